@@ -1,0 +1,23 @@
+/**
+ * One jest run covers unit, integration and end-to-end tests. The global setup starts
+ * DynamoDB Local and s3rver once on free loopback ports; each test file creates its own
+ * table, so files run in parallel without sharing state.
+ */
+const swc = [
+  '@swc/jest',
+  { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+];
+
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.(t|j)s$': swc },
+  // middy ships ES modules only; let swc turn them into CommonJS for jest.
+  transformIgnorePatterns: ['/node_modules/(?!(@middy)/)'],
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  testTimeout: 30000,
+  maxWorkers: 2,
+};
