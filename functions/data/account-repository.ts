@@ -1,0 +1,130 @@
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Account, SubscriptionStatus } from '../domain/account';
+import { NotFoundError } from '../domain/errors';
+import type { LedgerEntry } from '../domain/ledger';
+import type { AccountStore } from '../domain/ports';
+import { cancellationReasons, isConditionFailure, type Db } from './dynamo-client';
+import { accountKey } from './keys';
+import { ledgerEntryPut } from './ledger-repository';
+
+type AccountItem = ReturnType<typeof accountKey> & {
+  type: 'account';
+  account_id: string;
+  credits: number;
+  paid_access: boolean;
+  subscription_status: SubscriptionStatus;
+  created_at: string;
+  updated_at: string;
+};
+
+export function toAccountItem(account: Account): AccountItem {
+  return {
+    ...accountKey(account.accountId),
+    type: 'account',
+    account_id: account.accountId,
+    credits: account.credits,
+    paid_access: account.paidAccess,
+    subscription_status: account.subscriptionStatus,
+    created_at: account.createdAt,
+    updated_at: account.updatedAt,
+  };
+}
+
+export function fromAccountItem(item: Record<string, unknown>): Account {
+  const row = item as unknown as AccountItem;
+  return {
+    accountId: row.account_id,
+    credits: row.credits,
+    paidAccess: row.paid_access,
+    subscriptionStatus: row.subscription_status,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export class DynamoAccountStore implements AccountStore {
+  constructor(private readonly db: Db) {}
+
+  async get(accountId: string): Promise<Account | undefined> {
+    const { Item } = await this.db.doc.send(
+      new GetCommand({ TableName: this.db.tableName, Key: accountKey(accountId), ConsistentRead: true }),
+    );
+    return Item ? fromAccountItem(Item) : undefined;
+  }
+
+  async create(account: Account, openingGrant?: LedgerEntry): Promise<void> {
+    const put = {
+      TableName: this.db.tableName,
+      Item: toAccountItem(account),
+      ConditionExpression: 'attribute_not_exists(pk)',
+    };
+    if (!openingGrant) {
+      await this.db.doc.send(new PutCommand(put));
+      return;
+    }
+    await this.db.doc.send(
+      new TransactWriteCommand({
+        TransactItems: [{ Put: put }, { Put: ledgerEntryPut(this.db, openingGrant) }],
+      }),
+    );
+  }
+
+  async updateAccess(
+    accountId: string,
+    changes: { paidAccess?: boolean; subscriptionStatus?: SubscriptionStatus },
+    now: string,
+  ): Promise<Account> {
+    const sets = ['updated_at = :now'];
+    const values: Record<string, unknown> = { ':now': now };
+    if (changes.paidAccess !== undefined) {
+      sets.push('paid_access = :paid');
+      values[':paid'] = changes.paidAccess;
+    }
+    if (changes.subscriptionStatus !== undefined) {
+      sets.push('subscription_status = :sub');
+      values[':sub'] = changes.subscriptionStatus;
+    }
+    try {
+      const { Attributes } = await this.db.doc.send(
+        new UpdateCommand({
+          TableName: this.db.tableName,
+          Key: accountKey(accountId),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return fromAccountItem(Attributes ?? {});
+    } catch (error) {
+      if (isConditionFailure(error)) throw new NotFoundError(`No account ${accountId}.`);
+      throw error;
+    }
+  }
+
+  async grant(entry: LedgerEntry): Promise<void> {
+    try {
+      await this.db.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.db.tableName,
+                Key: accountKey(entry.accountId),
+                UpdateExpression: 'SET credits = credits + :amount, updated_at = :now',
+                ConditionExpression: 'attribute_exists(pk)',
+                ExpressionAttributeValues: { ':amount': entry.amount, ':now': entry.createdAt },
+              },
+            },
+            { Put: ledgerEntryPut(this.db, entry) },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (cancellationReasons(error)[0] === 'ConditionalCheckFailed') {
+        throw new NotFoundError(`No account ${entry.accountId}.`);
+      }
+      throw error;
+    }
+  }
+}

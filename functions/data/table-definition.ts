@@ -1,0 +1,41 @@
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+
+/**
+ * The one description of the application table. The local stack and the tests create their
+ * tables from `createTableInput`; the CDK stack builds its table from the same object, so the
+ * three cannot drift. docs/data-model.md lists every item type and access pattern.
+ */
+export const TABLE_DEFINITION = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  /** Overloaded secondary index: API keys by account (later: tasks by state). */
+  gsi1: { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+  /** Unix seconds; DynamoDB deletes expired items (rate-limit windows, idempotency records). */
+  timeToLiveAttribute: 'expires_at',
+} as const;
+
+export function createTableInput(tableName: string): CreateTableCommandInput {
+  const { partitionKey, sortKey, gsi1 } = TABLE_DEFINITION;
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [partitionKey, sortKey, gsi1.partitionKey, gsi1.sortKey].map((name) => ({
+      AttributeName: name,
+      AttributeType: 'S',
+    })),
+    KeySchema: [
+      { AttributeName: partitionKey, KeyType: 'HASH' },
+      { AttributeName: sortKey, KeyType: 'RANGE' },
+    ],
+    GlobalSecondaryIndexes: [
+      {
+        IndexName: gsi1.indexName,
+        KeySchema: [
+          { AttributeName: gsi1.partitionKey, KeyType: 'HASH' },
+          { AttributeName: gsi1.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+    ],
+  };
+}

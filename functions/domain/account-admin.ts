@@ -1,0 +1,150 @@
+import { type Account, type SubscriptionStatus } from './account';
+import { generateApiKey, hashApiKey, keyIdFromHash, type ApiKeyRecord } from './api-key';
+import { NotFoundError, ValidationError } from './errors';
+import { newAccountId, newLedgerEntryId } from './ids';
+import { ledgerSum, type LedgerEntry } from './ledger';
+import type { AccountStore, ApiKeyStore, LedgerStore } from './ports';
+
+/** Operator use cases behind the admin CLI. */
+
+export interface AdminStores {
+  accounts: AccountStore;
+  apiKeys: ApiKeyStore;
+  ledger: LedgerStore;
+}
+
+const MAX_GRANT = 1_000_000_000;
+const MAX_RATE_LIMIT = 1_000_000;
+
+function requireWholeNumber(value: number, field: string, min: number, max: number): void {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ValidationError(`${field} must be a whole number from ${min} to ${max}.`, field);
+  }
+}
+
+export interface IssuedKey {
+  keyId: string;
+  apiKey: string;
+}
+
+export async function createApiKey(
+  stores: AdminStores,
+  accountId: string,
+  options: { rateLimit?: number } = {},
+  now = new Date().toISOString(),
+): Promise<IssuedKey> {
+  if (options.rateLimit !== undefined) {
+    requireWholeNumber(options.rateLimit, 'rate-limit', 1, MAX_RATE_LIMIT);
+  }
+  if (!(await stores.accounts.get(accountId))) throw new NotFoundError(`No account ${accountId}.`);
+  const apiKey = generateApiKey();
+  const keyHash = hashApiKey(apiKey);
+  const record: ApiKeyRecord = {
+    keyId: keyIdFromHash(keyHash),
+    keyHash,
+    accountId,
+    createdAt: now,
+    ...(options.rateLimit !== undefined && { rateLimit: options.rateLimit }),
+  };
+  await stores.apiKeys.create(record);
+  return { keyId: record.keyId, apiKey };
+}
+
+export interface NewAccountOptions {
+  credits?: number;
+  paidAccess?: boolean;
+  subscriptionStatus?: SubscriptionStatus;
+}
+
+export async function createAccount(
+  stores: AdminStores,
+  options: NewAccountOptions = {},
+  now = new Date().toISOString(),
+): Promise<{ account: Account; key: IssuedKey }> {
+  const credits = options.credits ?? 0;
+  requireWholeNumber(credits, 'credits', 0, MAX_GRANT);
+  const account: Account = {
+    accountId: newAccountId(),
+    credits,
+    paidAccess: options.paidAccess ?? false,
+    subscriptionStatus: options.subscriptionStatus ?? 'none',
+    createdAt: now,
+    updatedAt: now,
+  };
+  const openingGrant: LedgerEntry | undefined =
+    credits > 0
+      ? {
+          entryId: newLedgerEntryId(),
+          accountId: account.accountId,
+          kind: 'grant',
+          amount: credits,
+          reason: 'opening balance',
+          createdAt: now,
+        }
+      : undefined;
+  await stores.accounts.create(account, openingGrant);
+  const key = await createApiKey(stores, account.accountId, {}, now);
+  return { account, key };
+}
+
+export async function grantCredits(
+  stores: AdminStores,
+  accountId: string,
+  amount: number,
+  reason: string,
+  now = new Date().toISOString(),
+): Promise<Account> {
+  requireWholeNumber(amount, 'amount', 1, MAX_GRANT);
+  if (!reason.trim()) throw new ValidationError('reason must not be empty.', 'reason');
+  await stores.accounts.grant({
+    entryId: newLedgerEntryId(),
+    accountId,
+    kind: 'grant',
+    amount,
+    reason: reason.trim(),
+    createdAt: now,
+  });
+  return requireAccount(stores, accountId);
+}
+
+export async function setAccess(
+  stores: AdminStores,
+  accountId: string,
+  changes: { paidAccess?: boolean; subscriptionStatus?: SubscriptionStatus },
+  now = new Date().toISOString(),
+): Promise<Account> {
+  if (changes.paidAccess === undefined && changes.subscriptionStatus === undefined) {
+    throw new ValidationError('Nothing to change: pass --paid and/or --subscription.');
+  }
+  return stores.accounts.updateAccess(accountId, changes, now);
+}
+
+export interface AccountSummary {
+  account: Account;
+  keys: ApiKeyRecord[];
+  ledgerSum: number;
+  ledgerEntries: number;
+}
+
+export async function describeAccount(stores: AdminStores, accountId: string): Promise<AccountSummary> {
+  const [account, keys, entries] = await Promise.all([
+    requireAccount(stores, accountId),
+    stores.apiKeys.listForAccount(accountId),
+    stores.ledger.listForAccount(accountId),
+  ]);
+  return { account, keys, ledgerSum: ledgerSum(entries), ledgerEntries: entries.length };
+}
+
+export async function revokeApiKey(
+  stores: AdminStores,
+  keyId: string,
+  now = new Date().toISOString(),
+): Promise<ApiKeyRecord> {
+  return stores.apiKeys.revoke(keyId, now);
+}
+
+async function requireAccount(stores: AdminStores, accountId: string): Promise<Account> {
+  const account = await stores.accounts.get(accountId);
+  if (!account) throw new NotFoundError(`No account ${accountId}.`);
+  return account;
+}

@@ -1,0 +1,32 @@
+/** Accounts: who pays, and what they may use. */
+
+export const SUBSCRIPTION_STATUSES = ['none', 'active', 'past_due', 'canceled'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+export function isSubscriptionStatus(value: string): value is SubscriptionStatus {
+  return (SUBSCRIPTION_STATUSES as readonly string[]).includes(value);
+}
+
+export interface Account {
+  accountId: string;
+  credits: number;
+  paidAccess: boolean;
+  subscriptionStatus: SubscriptionStatus;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The public shape of GET /credits (CONTRACT.md). */
+export interface CreditsView {
+  credits: number;
+  paid_access: boolean;
+  subscription_status: SubscriptionStatus;
+}
+
+export function toCreditsView(account: Account): CreditsView {
+  return {
+    credits: account.credits,
+    paid_access: account.paidAccess,
+    subscription_status: account.subscriptionStatus,
+  };
+}

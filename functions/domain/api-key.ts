@@ -1,0 +1,58 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * API keys are `vg_live_` + 40 random base62 characters (about 238 bits). Only the SHA-256 of a
+ * key is stored. The key id is derived from that hash, so the authorizer finds a key with one
+ * GetItem and no secondary index, and operators can name a key without ever seeing it again.
+ */
+export const API_KEY_PREFIX = 'vg_live_';
+const RANDOM_LENGTH = 40;
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const API_KEY_PATTERN = /^vg_live_[0-9A-Za-z]{32,128}$/;
+
+export interface ApiKeyRecord {
+  keyId: string;
+  keyHash: string;
+  accountId: string;
+  /** Per-key override of the default requests-per-minute limit. */
+  rateLimit?: number;
+  revokedAt?: string;
+  createdAt: string;
+}
+
+export function generateApiKey(): string {
+  let out = '';
+  while (out.length < RANDOM_LENGTH) {
+    for (const byte of randomBytes(RANDOM_LENGTH)) {
+      // 248 = 4 * 62: rejecting the top bytes keeps every character equally likely.
+      if (byte < 248 && out.length < RANDOM_LENGTH) out += BASE62[byte % 62];
+    }
+  }
+  return API_KEY_PREFIX + out;
+}
+
+export function isWellFormedApiKey(key: string): boolean {
+  return API_KEY_PATTERN.test(key);
+}
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export function keyIdFromHash(keyHash: string): string {
+  return `key_${keyHash.slice(0, 24)}`;
+}
+
+/** Constant-time comparison of two hex digests. */
+export function sameHash(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'hex');
+  const right = Buffer.from(b, 'hex');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** Extracts the key from an `Authorization: Bearer <key>` header value, or undefined. */
+export function parseBearer(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const match = /^Bearer[ ]+(\S+)[ ]*$/i.exec(header);
+  return match?.[1];
+}

@@ -1,0 +1,52 @@
+/**
+ * Typed errors the domain raises. They say what went wrong in business terms; the HTTP layer
+ * (functions/http/error-mapping.ts) decides the status code and error.code for each class.
+ */
+export class DomainError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** A request parameter is missing or invalid. `field` names it when there is one. */
+export class ValidationError extends DomainError {
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The API key is missing, malformed, unknown or revoked. */
+export class UnauthorizedError extends DomainError {
+  constructor(message = 'Missing or invalid API key. Send Authorization: Bearer <API_KEY>.') {
+    super(message);
+  }
+}
+
+export class NotFoundError extends DomainError {}
+
+export class InsufficientCreditsError extends DomainError {
+  constructor(
+    readonly required: number,
+    readonly available: number,
+  ) {
+    super(`This request costs ${required} credits; the account has ${available}.`);
+  }
+}
+
+export class PaidAccessRequiredError extends DomainError {}
+
+export class IdempotencyConflictError extends DomainError {}
+
+/** Over the per-key request quota for the current window. */
+export class RateLimitExceededError extends DomainError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(`Rate limit exceeded. Retry after ${retryAfterSeconds} seconds.`);
+  }
+}
+
+/** The upstream generation provider failed or refused the request. */
+export class UpstreamError extends DomainError {}

@@ -1,0 +1,57 @@
+/**
+ * Fixed one-minute windows aligned to the minute (CONTRACT.md). A window is identified by the
+ * unix minute it starts at; its counter expires (DynamoDB TTL) shortly after it ends.
+ */
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
+const WINDOW_SECONDS = 60;
+
+export interface RateWindow {
+  /** Unix minute number: floor(seconds / 60). */
+  id: number;
+  /** Unix seconds at which the window ends and the count starts again. */
+  resetAt: number;
+}
+
+export function windowAt(nowMs: number): RateWindow {
+  const id = Math.floor(nowMs / 1000 / WINDOW_SECONDS);
+  return { id, resetAt: (id + 1) * WINDOW_SECONDS };
+}
+
+/** Seconds a client should wait before retrying; never 0, so clients do not spin. */
+export function retryAfterSeconds(window: RateWindow, nowMs: number): number {
+  return Math.max(1, Math.ceil(window.resetAt - nowMs / 1000));
+}
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  resetAt: number;
+  retryAfter?: number;
+}
+
+/** Consumes one request from a store that counts atomically and refuses past `limit`. */
+export interface RateCounter {
+  /** Returns the count after this request, or undefined when the window is already full. */
+  increment(keyId: string, window: RateWindow, limit: number): Promise<number | undefined>;
+}
+
+export async function consumeRequest(
+  counter: RateCounter,
+  keyId: string,
+  limit: number,
+  nowMs: number = Date.now(),
+): Promise<RateDecision> {
+  const window = windowAt(nowMs);
+  const count = await counter.increment(keyId, window, limit);
+  if (count === undefined) {
+    return {
+      allowed: false,
+      limit,
+      remaining: 0,
+      resetAt: window.resetAt,
+      retryAfter: retryAfterSeconds(window, nowMs),
+    };
+  }
+  return { allowed: true, limit, remaining: Math.max(0, limit - count), resetAt: window.resetAt };
+}
