@@ -1,0 +1,41 @@
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { appContext } from '../app-context';
+import { authenticate } from '../domain/authenticate';
+import { UnauthorizedError } from '../domain/errors';
+import { authorizerContext } from '../http/principal';
+
+/**
+ * REQUEST authorizer for every route. API Gateway caches its answer per Authorization header,
+ * so the Allow covers the whole API, not just the method that asked; otherwise a cached answer
+ * would deny the same key on the next route.
+ */
+export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
+  const { apiKeys, config } = appContext();
+  try {
+    const principal = await authenticate(apiKeys, headerValue(event, 'authorization'), config.defaultRateLimit);
+    return {
+      principalId: principal.accountId,
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApiArn(event.methodArn) }],
+      },
+      context: authorizerContext(principal),
+    };
+  } catch (error) {
+    // This exact message is API Gateway's signal for a 401 (the UNAUTHORIZED gateway response).
+    if (error instanceof UnauthorizedError) throw new Error('Unauthorized');
+    throw error;
+  }
+}
+
+function headerValue(event: APIGatewayRequestAuthorizerEvent, name: string): string | undefined {
+  const headers = event.headers ?? {};
+  const match = Object.keys(headers).find((key) => key.toLowerCase() === name);
+  return match ? (headers[match] ?? undefined) : undefined;
+}
+
+/** arn:aws:execute-api:region:account:api/stage/METHOD/path -> arn:...:api/stage/* */
+export function wholeApiArn(methodArn: string): string {
+  const [arnPrefix, apiId, stage] = methodArn.split('/');
+  return `${arnPrefix}/${apiId}/${stage}/*`;
+}

@@ -1,0 +1,40 @@
+import middy from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { appContext } from '../app-context';
+import type { Principal } from '../domain/authenticate';
+import { jsonResponse, successEnvelope } from './envelope';
+import { apiResponse } from './middleware/api-response';
+import { rateLimit } from './middleware/rate-limit';
+import { principalFrom } from './principal';
+
+export interface ApiInput {
+  event: APIGatewayProxyEvent;
+  principal: Principal;
+  /** The parsed JSON body (unknown until the handler's schema checks it). */
+  body: unknown;
+}
+
+export interface HttpHandlerOptions {
+  /** Parse a JSON request body (POST endpoints). */
+  jsonBody?: boolean;
+}
+
+/**
+ * Wraps an endpoint's logic in the shared middleware: envelope and errors, X-Request-Id,
+ * the per-key rate limit, and (optionally) JSON body parsing. The logic returns `data`;
+ * success is always 200 (CONTRACT.md).
+ */
+export function httpHandler(
+  logic: (input: ApiInput) => Promise<unknown>,
+  options: HttpHandlerOptions = {},
+) {
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(async (event: APIGatewayProxyEvent) => {
+    const data = await logic({ event, principal: principalFrom(event), body: event.body });
+    return jsonResponse(200, successEnvelope(data));
+  })
+    .use(apiResponse())
+    .use(rateLimit(() => appContext().rateCounter));
+  if (options.jsonBody) handler.use(httpJsonBodyParser());
+  return handler;
+}

@@ -1,0 +1,30 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { RateLimitExceededError } from '../../domain/errors';
+import { consumeRequest, type RateCounter, type RateDecision } from '../../domain/rate-limit';
+import { principalFrom } from '../principal';
+
+export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(decision.limit),
+    'X-RateLimit-Remaining': String(decision.remaining),
+    'X-RateLimit-Reset': String(decision.resetAt),
+  };
+}
+
+/**
+ * Counts the request against its key's window before anything else runs (CONTRACT.md order:
+ * auth, rate limit, validation), so a refused request does no work and charges nothing.
+ */
+export function rateLimit(
+  counter: () => RateCounter,
+): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+  return {
+    before: async (request) => {
+      const principal = principalFrom(request.event);
+      const decision = await consumeRequest(counter(), principal.keyId, principal.rateLimit);
+      (request.internal as { rateLimit?: RateDecision }).rateLimit = decision;
+      if (!decision.allowed) throw new RateLimitExceededError(decision.retryAfter ?? 1);
+    },
+  };
+}

@@ -1,0 +1,25 @@
+/**
+ * The API's route table: one Lambda handler per endpoint. The local server routes with it and
+ * the CDK stack declares its functions and API Gateway methods from it.
+ * `handler` is the file name under functions/handlers/ (each exports `handler`).
+ */
+export interface Route {
+  method: 'GET' | 'POST';
+  /** API Gateway resource path, with {name} for path parameters. */
+  path: string;
+  handler: string;
+}
+
+export const API_PREFIX = '/api/v1';
+
+export const ROUTES: readonly Route[] = [
+  { method: 'GET', path: `${API_PREFIX}/credits`, handler: 'get-credits' },
+];
+
+export const AUTHORIZER_HANDLER = 'authorizer';
+
+/**
+ * Request bodies API Gateway passes to Lambda base64-encoded instead of as text. Without
+ * multipart here, binary uploads would be mangled.
+ */
+export const BINARY_MEDIA_TYPES = ['multipart/form-data', 'image/*', 'application/octet-stream'] as const;
