@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { BINARY_MEDIA_TYPES, type Route } from '../../functions/http/routes';
+
+/**
+ * Turns a Node HTTP request into the events API Gateway (REST, Lambda proxy integration) would
+ * hand our functions: the REQUEST authorizer event and the proxy event.
+ */
+const LOCAL_ACCOUNT = '000000000000';
+const LOCAL_API_ID = 'local';
+const LOCAL_STAGE = 'local';
+
+export interface IncomingCall {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  multiValueHeaders: Record<string, string[]>;
+  query: Record<string, string> | null;
+  multiValueQuery: Record<string, string[]> | null;
+  body: Buffer;
+  sourceIp: string;
+  requestId: string;
+}
+
+export function readCall(req: IncomingMessage, body: Buffer): IncomingCall {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  // rawHeaders keeps the client's casing, as API Gateway does; handlers must not assume lowercase.
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!;
+    const value = req.rawHeaders[i + 1]!;
+    headers[name] = value;
+    (multiValueHeaders[name] ??= []).push(value);
+  }
+  const query: Record<string, string> = {};
+  const multiValueQuery: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) {
+    query[name] = value;
+    (multiValueQuery[name] ??= []).push(value);
+  }
+  const hasQuery = Object.keys(query).length > 0;
+  return {
+    method: (req.method ?? 'GET').toUpperCase(),
+    path: decodeURI(url.pathname),
+    headers,
+    multiValueHeaders,
+    query: hasQuery ? query : null,
+    multiValueQuery: hasQuery ? multiValueQuery : null,
+    body,
+    sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+    requestId: randomUUID(),
+  };
+}
+
+export function headerOf(call: IncomingCall, name: string): string | undefined {
+  const key = Object.keys(call.headers).find((header) => header.toLowerCase() === name.toLowerCase());
+  return key ? call.headers[key] : undefined;
+}
+
+export function methodArn(route: Route): string {
+  return `arn:aws:execute-api:local:${LOCAL_ACCOUNT}:${LOCAL_API_ID}/${LOCAL_STAGE}/${route.method}${route.path}`;
+}
+
+function requestContext(call: IncomingCall, route: Route) {
+  return {
+    accountId: LOCAL_ACCOUNT,
+    apiId: LOCAL_API_ID,
+    stage: LOCAL_STAGE,
+    protocol: 'HTTP/1.1',
+    httpMethod: call.method,
+    path: `/${LOCAL_STAGE}${call.path}`,
+    resourceId: route.handler,
+    resourcePath: route.path,
+    requestId: call.requestId,
+    requestTimeEpoch: Date.now(),
+    identity: {
+      sourceIp: call.sourceIp,
+      userAgent: headerOf(call, 'user-agent') ?? null,
+    },
+  };
+}
+
+export function toAuthorizerEvent(
+  call: IncomingCall,
+  route: Route,
+  pathParameters: Record<string, string> | null,
+): APIGatewayRequestAuthorizerEvent {
+  return {
+    type: 'REQUEST',
+    methodArn: methodArn(route),
+    resource: route.path,
+    path: call.path,
+    httpMethod: call.method,
+    headers: call.headers,
+    multiValueHeaders: call.multiValueHeaders,
+    queryStringParameters: call.query,
+    multiValueQueryStringParameters: call.multiValueQuery,
+    pathParameters,
+    stageVariables: null,
+    requestContext: requestContext(call, route),
+  } as unknown as APIGatewayRequestAuthorizerEvent;
+}
+
+function isBinary(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  return BINARY_MEDIA_TYPES.some((pattern) =>
+    pattern.endsWith('/*') ? type.startsWith(pattern.slice(0, -1)) : type === pattern,
+  );
+}
+
+export function toProxyEvent(
+  call: IncomingCall,
+  route: Route,
+  pathParameters: Record<string, string> | null,
+  authorizerContext: Record<string, string> & { principalId: string },
+): APIGatewayProxyEvent {
+  const binary = isBinary(headerOf(call, 'content-type'));
+  const hasBody = call.body.length > 0;
+  return {
+    resource: route.path,
+    path: call.path,
+    httpMethod: call.method,
+    headers: call.headers,
+    multiValueHeaders: call.multiValueHeaders,
+    queryStringParameters: call.query,
+    multiValueQueryStringParameters: call.multiValueQuery,
+    pathParameters,
+    stageVariables: null,
+    requestContext: { ...requestContext(call, route), authorizer: authorizerContext },
+    body: hasBody ? call.body.toString(binary ? 'base64' : 'utf8') : null,
+    isBase64Encoded: hasBody && binary,
+  } as unknown as APIGatewayProxyEvent;
+}

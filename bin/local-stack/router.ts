@@ -1,0 +1,41 @@
+import type { Route } from '../../functions/http/routes';
+
+export interface RouteMatch {
+  route: Route;
+  pathParameters: Record<string, string> | null;
+}
+
+interface CompiledRoute {
+  route: Route;
+  pattern: RegExp;
+  names: string[];
+}
+
+/** Matches a method and path against API Gateway style resource paths (`/videos/{video_id}`). */
+export function createRouter(routes: readonly Route[]) {
+  const compiled: CompiledRoute[] = routes.map((route) => {
+    const names: string[] = [];
+    const source = route.path
+      .split('/')
+      .map((segment) => {
+        const param = /^\{(\w+)\}$/.exec(segment);
+        if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        names.push(param[1]!);
+        return '([^/]+)';
+      })
+      .join('/');
+    return { route, pattern: new RegExp(`^${source}$`), names };
+  });
+
+  return function match(method: string, path: string): RouteMatch | undefined {
+    for (const { route, pattern, names } of compiled) {
+      if (route.method !== method) continue;
+      const found = pattern.exec(path);
+      if (!found) continue;
+      const pathParameters =
+        names.length === 0 ? null : Object.fromEntries(names.map((name, i) => [name, found[i + 1]!]));
+      return { route, pathParameters };
+    }
+    return undefined;
+  };
+}

@@ -1,0 +1,42 @@
+import path from 'node:path';
+
+/**
+ * Where the local stack lives: ports, names and the git-ignored data folder. The local server,
+ * the admin CLI (which targets the running local stack by default) and the README agree on
+ * these through this one module.
+ */
+export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+
+function port(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 65535) {
+    throw new Error(`${name} must be a port number (0-65535); got "${raw}".`);
+  }
+  return value;
+}
+
+export interface LocalSettings {
+  host: string;
+  apiPort: number;
+  dynamodbPort: number;
+  s3Port: number;
+  tableName: string;
+  mediaBucket: string;
+  region: string;
+  dataDir: string;
+}
+
+export function localSettings(): LocalSettings {
+  return {
+    host: '127.0.0.1',
+    apiPort: port('PORT', 3000),
+    dynamodbPort: port('DYNAMODB_PORT', 8000),
+    s3Port: port('S3_PORT', 4569),
+    tableName: process.env.TABLE_NAME ?? 'vidgen-local',
+    mediaBucket: process.env.MEDIA_BUCKET ?? 'vidgen-media-local',
+    region: process.env.AWS_REGION ?? 'local',
+    dataDir: path.resolve(process.env.DATA_DIR ?? path.join(REPO_ROOT, '.data')),
+  };
+}

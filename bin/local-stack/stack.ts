@@ -1,0 +1,112 @@
+import type http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { appContext, type AppContext } from '../../functions/app-context';
+import { loadConfig } from '../../functions/config';
+import { ensureTable } from '../../functions/data/ensure-table';
+import { createApiServer } from './api-server';
+import { ensureDemoAccount, type DemoAccount } from './demo-account';
+import { startDynamoDbLocal } from './dynamodb-local';
+import { startS3Local } from './s3-local';
+import type { LocalSettings } from './settings';
+
+/**
+ * The whole local stack in one call: DynamoDB Local and s3rver (or ones already running),
+ * the table, the demo account and the API server. `npm start` and the end-to-end tests both
+ * come through here, so the tests exercise exactly what a developer runs.
+ */
+export interface LocalStack {
+  baseUrl: string;
+  apiPort: number;
+  dynamodbEndpoint: string;
+  s3Endpoint: string;
+  demo: DemoAccount;
+  context: AppContext;
+  stop(): Promise<void>;
+}
+
+export interface LocalStackOverrides {
+  /** Use this DynamoDB endpoint instead of starting DynamoDB Local. */
+  dynamodbEndpoint?: string;
+  /** Use this S3 endpoint instead of starting s3rver. */
+  s3Endpoint?: string;
+}
+
+export async function startLocalStack(
+  settings: LocalSettings,
+  overrides: LocalStackOverrides = {},
+): Promise<LocalStack> {
+  const stops: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const fn of stops.reverse()) await fn().catch(() => undefined);
+  };
+  try {
+    let dynamodbEndpoint = overrides.dynamodbEndpoint;
+    if (!dynamodbEndpoint) {
+      const dynamo = await startDynamoDbLocal({
+        host: settings.host,
+        port: settings.dynamodbPort,
+        dataDir: path.join(settings.dataDir, 'dynamodb'),
+      });
+      stops.push(dynamo.stop);
+      dynamodbEndpoint = dynamo.endpoint;
+    }
+    let s3Endpoint = overrides.s3Endpoint;
+    if (!s3Endpoint) {
+      const s3 = await startS3Local({
+        host: settings.host,
+        port: settings.s3Port,
+        directory: path.join(settings.dataDir, 's3'),
+        buckets: [settings.mediaBucket],
+      });
+      stops.push(s3.stop);
+      s3Endpoint = s3.endpoint;
+    }
+
+    // The handlers read their configuration from the environment, as on Lambda.
+    Object.assign(process.env, {
+      TABLE_NAME: settings.tableName,
+      AWS_REGION: settings.region,
+      DYNAMODB_ENDPOINT: dynamodbEndpoint,
+      S3_ENDPOINT: s3Endpoint,
+      MEDIA_BUCKET: settings.mediaBucket,
+    });
+    const config = loadConfig();
+    const context = appContext();
+    await ensureTable(context.db);
+    const demo = await ensureDemoAccount(context, settings.dataDir);
+
+    const server = createApiServer({ authCacheTtlSeconds: config.authCacheTtlSeconds });
+    const apiPort = await listen(server, settings.apiPort, settings.host);
+    stops.push(() => close(server));
+
+    return {
+      baseUrl: `http://${settings.host}:${apiPort}/api/v1`,
+      apiPort,
+      dynamodbEndpoint,
+      s3Endpoint,
+      demo,
+      context,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new Error(`Port ${port} is in use; set PORT to a free port.`) : error),
+    );
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+function close(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
