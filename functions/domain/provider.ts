@@ -1,0 +1,70 @@
+/**
+ * The upstream generation provider, behind one small interface. Adapters live in
+ * functions/providers/ (simulated, replicate); the use cases only ever see these types.
+ */
+
+export interface VideoJob {
+  kind: 'video';
+  /** Our task id (video_id); adapters may use it to name outputs. */
+  taskId: string;
+  model: string;
+  generationType: 'text_to_video' | 'image_to_video';
+  prompt: string;
+  imageUrl?: string;
+  aspectRatio: string;
+  /** Seconds. */
+  duration: number;
+  resolution: string;
+}
+
+export interface ImageJob {
+  kind: 'image';
+  taskId: string;
+  model: string;
+  prompt: string;
+  resolution: string;
+  aspectRatio: string;
+  outputFormat: 'png' | 'jpg' | 'webp';
+  /** Reference images (edit mode). */
+  images?: string[];
+}
+
+export type GenerationJob = VideoJob | ImageJob;
+
+/** Why a job ended badly, in the task error codes of CONTRACT.md. */
+export type ProviderFailureCode = 'upstream_error' | 'content_rejected';
+
+export type SubmitOutcome =
+  /** The provider took the job; poll it with this id. */
+  | { type: 'accepted'; jobId: string }
+  /** The provider refused the job outright (bad input, policy): it will never run. */
+  | { type: 'rejected'; code: ProviderFailureCode; message: string };
+
+export type ResultOutcome =
+  | { type: 'processing' }
+  /** Finished; the output URLs are the provider's and may expire, so they are copied before use. */
+  | { type: 'completed'; outputUrls: string[] }
+  | { type: 'failed'; code: ProviderFailureCode; message: string };
+
+export interface GenerationProvider {
+  readonly name: string;
+  submit(job: GenerationJob): Promise<SubmitOutcome>;
+  /** The latest state of a job this provider accepted. */
+  fetchResult(jobId: string): Promise<ResultOutcome>;
+}
+
+/**
+ * The provider could not be asked: network error, timeout, 5xx, 429 or an answer we cannot
+ * read. Nothing is known about the job, so callers keep the task's state as it is (a poll
+ * answers with the stored state) or treat a submission as failed (502, refund).
+ */
+export class ProviderUnavailableError extends Error {
+  constructor(
+    message: string,
+    /** Seconds the provider asked us to wait (429 Retry-After), when it said. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.name = 'ProviderUnavailableError';
+  }
+}
