@@ -3,6 +3,9 @@
  * DynamoDB Local and s3rver once on free loopback ports; each test file creates its own
  * table, so files run in parallel without sharing state.
  */
+// Node 20 is what these machines have; the SDK's notice about Node 22 is noise in test output.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
 const swc = [
   '@swc/jest',
   { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },

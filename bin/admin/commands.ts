@@ -1,0 +1,145 @@
+import { parseArgs } from 'node:util';
+import type { AppContext } from '../../functions/app-context';
+import { isSubscriptionStatus, SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../../functions/domain/account';
+import {
+  createAccount,
+  createApiKey,
+  describeAccount,
+  grantCredits,
+  revokeApiKey,
+  setAccess,
+} from '../../functions/domain/account-admin';
+import type { TargetOptions } from './target';
+import { accountView, summaryView } from './views';
+
+/** A mistake in how the command was called: printed with the usage, exit code 2. */
+export class UsageError extends Error {}
+
+export const USAGE = `Usage: npm run admin -- <command> [options]
+
+  account create [--credits N] [--paid] [--subscription ${SUBSCRIPTION_STATUSES.join('|')}]
+  account show   --account ID
+  account set    --account ID [--paid true|false] [--subscription STATUS]
+  credits grant  --account ID --amount N --reason TEXT
+  key create     --account ID [--rate-limit N]
+  key revoke     --key KEY_ID
+
+Target: the running local stack by default. --aws uses the deployed table named by
+TABLE_NAME (or --table) in AWS_REGION (or --region) with your AWS credentials.
+Every command prints one JSON object on stdout.`;
+
+const OPTIONS = {
+  account: { type: 'string' },
+  credits: { type: 'string' },
+  paid: { type: 'string' },
+  subscription: { type: 'string' },
+  amount: { type: 'string' },
+  reason: { type: 'string' },
+  key: { type: 'string' },
+  'rate-limit': { type: 'string' },
+  aws: { type: 'boolean' },
+  table: { type: 'string' },
+  region: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+export interface ParsedCommand {
+  name: string;
+  values: Values;
+  target: TargetOptions;
+}
+
+/** `--paid` may stand alone as a flag ("account create --paid") or take true/false. */
+function paidAsFlag(argv: string[]): string[] {
+  return argv.map((arg, i) => {
+    const next = argv[i + 1];
+    return arg === '--paid' && (next === undefined || next.startsWith('--')) ? '--paid=true' : arg;
+  });
+}
+
+export function parseCommand(argv: string[]): ParsedCommand {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: paidAsFlag(argv), options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help || positionals.length === 0) return { name: 'help', values, target: {} };
+  if (positionals.length !== 2) throw new UsageError(`Expected "<group> <action>", got "${positionals.join(' ')}".`);
+  return {
+    name: positionals.join(' '),
+    values,
+    target: { aws: values.aws ?? false, table: values.table, region: values.region },
+  };
+}
+
+function need(values: Values, name: 'account' | 'amount' | 'reason' | 'key'): string {
+  const value = values[name];
+  if (!value) throw new UsageError(`--${name} is required.`);
+  return value;
+}
+
+function wholeNumber(raw: string | undefined, name: string): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw)) throw new UsageError(`--${name} must be a whole number; got "${raw}".`);
+  return Number(raw);
+}
+
+function boolean(raw: string | undefined, name: string): boolean | undefined {
+  if (raw === undefined) return undefined;
+  if (raw !== 'true' && raw !== 'false') throw new UsageError(`--${name} must be true or false; got "${raw}".`);
+  return raw === 'true';
+}
+
+function subscription(raw: string | undefined): SubscriptionStatus | undefined {
+  if (raw === undefined) return undefined;
+  if (!isSubscriptionStatus(raw)) {
+    throw new UsageError(`--subscription must be one of ${SUBSCRIPTION_STATUSES.join(', ')}; got "${raw}".`);
+  }
+  return raw;
+}
+
+/** Runs one command and returns the object to print. */
+export async function runCommand(command: ParsedCommand, ctx: AppContext): Promise<object> {
+  const stores = { accounts: ctx.accounts, apiKeys: ctx.apiKeys, ledger: ctx.ledger };
+  const { values } = command;
+  switch (command.name) {
+    case 'account create': {
+      const { account, key } = await createAccount(stores, {
+        credits: wholeNumber(values.credits, 'credits'),
+        paidAccess: boolean(values.paid, 'paid'),
+        subscriptionStatus: subscription(values.subscription),
+      });
+      return { ...accountView(account), key_id: key.keyId, api_key: key.apiKey };
+    }
+    case 'account show':
+      return summaryView(await describeAccount(stores, need(values, 'account')));
+    case 'account set':
+      return accountView(
+        await setAccess(stores, need(values, 'account'), {
+          paidAccess: boolean(values.paid, 'paid'),
+          subscriptionStatus: subscription(values.subscription),
+        }),
+      );
+    case 'credits grant': {
+      const amount = wholeNumber(need(values, 'amount'), 'amount')!;
+      const account = await grantCredits(stores, need(values, 'account'), amount, need(values, 'reason'));
+      return { ...accountView(account), granted: amount };
+    }
+    case 'key create': {
+      const accountId = need(values, 'account');
+      const rateLimit = wholeNumber(values['rate-limit'], 'rate-limit');
+      const key = await createApiKey(stores, accountId, rateLimit === undefined ? {} : { rateLimit });
+      return { key_id: key.keyId, api_key: key.apiKey, account_id: accountId, rate_limit: rateLimit ?? null };
+    }
+    case 'key revoke': {
+      const key = await revokeApiKey(stores, need(values, 'key'));
+      return { key_id: key.keyId, account_id: key.accountId, status: 'revoked', revoked_at: key.revokedAt };
+    }
+    default:
+      throw new UsageError(`Unknown command "${command.name}".`);
+  }
+}
