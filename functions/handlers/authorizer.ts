@@ -36,6 +36,6 @@ function headerValue(event: APIGatewayRequestAuthorizerEvent, name: string): str
 
 /** arn:aws:execute-api:region:account:api/stage/METHOD/path -> arn:...:api/stage/* */
 export function wholeApiArn(methodArn: string): string {
-  const [arnPrefix, apiId, stage] = methodArn.split('/');
-  return `${arnPrefix}/${apiId}/${stage}/*`;
+  const [apiArn, stage] = methodArn.split('/');
+  return `${apiArn}/${stage}/*`;
 }

@@ -1,0 +1,51 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startLocalStack, type LocalStack } from '../../bin/local-stack/stack';
+import { uniqueTableName, testDynamoEndpoint } from './test-db';
+
+/**
+ * The local stack of `npm start`, in this test process, on a fresh table and a free port,
+ * using the DynamoDB Local and s3rver of the global setup. Requests go over real HTTP.
+ */
+export async function startTestApi(env: Record<string, string> = {}): Promise<LocalStack> {
+  Object.assign(process.env, env);
+  return startLocalStack(
+    {
+      host: '127.0.0.1',
+      apiPort: 0,
+      dynamodbPort: 0,
+      s3Port: 0,
+      tableName: uniqueTableName('e2e'),
+      mediaBucket: process.env.TEST_MEDIA_BUCKET ?? 'vidgen-test-media',
+      region: 'local',
+      dataDir: mkdtempSync(path.join(os.tmpdir(), 'vidgen-e2e-')),
+    },
+    { dynamodbEndpoint: testDynamoEndpoint(), s3Endpoint: process.env.TEST_S3_ENDPOINT },
+  );
+}
+
+export interface ApiReply<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: { data: T | null; error: { message: string; code: string } | null };
+}
+
+export async function call<T = unknown>(
+  baseUrl: string,
+  pathname: string,
+  init: RequestInit & { key?: string } = {},
+): Promise<ApiReply<T>> {
+  const { key, headers, ...rest } = init;
+  const response = await fetch(`${baseUrl}${pathname}`, {
+    ...rest,
+    headers: { ...(key && { Authorization: `Bearer ${key}` }), ...(headers as Record<string, string>) },
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as ApiReply<T>['body'] };
+}
+
+/** Waits until at least `seconds` remain in the current minute, so a burst stays in one rate window. */
+export async function awaitRoomInWindow(seconds: number): Promise<void> {
+  const intoMinute = (Date.now() / 1000) % 60;
+  if (60 - intoMinute < seconds) await new Promise((resolve) => setTimeout(resolve, (60 - intoMinute + 0.05) * 1000));
+}

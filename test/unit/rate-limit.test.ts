@@ -1,0 +1,43 @@
+import { consumeRequest, retryAfterSeconds, windowAt } from '../../functions/domain/rate-limit';
+import { MemoryRateCounter } from '../support/memory-stores';
+
+const MINUTE = 60_000;
+const at = (iso: string) => Date.parse(iso);
+
+describe('rate-limit windows', () => {
+  it('are aligned to the minute and reset at its end', () => {
+    const window = windowAt(at('2026-11-21T17:00:42.500Z'));
+    expect(window.resetAt).toBe(at('2026-11-21T17:01:00.000Z') / 1000);
+    expect(windowAt(at('2026-11-21T17:00:00.000Z')).id).toBe(window.id);
+    expect(windowAt(at('2026-11-21T17:00:59.999Z')).id).toBe(window.id);
+    expect(windowAt(at('2026-11-21T17:01:00.000Z')).id).toBe(window.id + 1);
+  });
+
+  it('tell clients to wait until the window ends, and at least one second', () => {
+    const now = at('2026-11-21T17:00:42.500Z');
+    expect(retryAfterSeconds(windowAt(now), now)).toBe(18);
+    const late = at('2026-11-21T17:00:59.900Z');
+    expect(retryAfterSeconds(windowAt(late), late)).toBe(1);
+  });
+});
+
+describe('consumeRequest', () => {
+  it('allows exactly `limit` requests per window, then refuses with Retry-After', async () => {
+    const counter = new MemoryRateCounter();
+    const now = at('2026-11-21T17:00:30.000Z');
+    const decisions = [];
+    for (let i = 0; i < 4; i += 1) decisions.push(await consumeRequest(counter, 'key_a', 3, now));
+    expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false]);
+    expect(decisions.map((d) => d.remaining)).toEqual([2, 1, 0, 0]);
+    expect(decisions[3]).toMatchObject({ limit: 3, retryAfter: 30, resetAt: windowAt(now).resetAt });
+  });
+
+  it('starts again in the next window and counts keys apart', async () => {
+    const counter = new MemoryRateCounter();
+    const now = at('2026-11-21T17:00:30.000Z');
+    await consumeRequest(counter, 'key_a', 1, now);
+    expect((await consumeRequest(counter, 'key_a', 1, now)).allowed).toBe(false);
+    expect((await consumeRequest(counter, 'key_b', 1, now)).allowed).toBe(true);
+    expect((await consumeRequest(counter, 'key_a', 1, now + MINUTE)).allowed).toBe(true);
+  });
+});
