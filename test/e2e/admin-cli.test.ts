@@ -1,0 +1,108 @@
+import { buildAppContext } from '../../functions/app-context';
+import { authenticate } from '../../functions/domain/authenticate';
+import { UnauthorizedError } from '../../functions/domain/errors';
+import type { Db } from '../../functions/data/dynamo-client';
+import { runScript } from '../support/run-script';
+import { createTestDb, dropTestDb, testDynamoEndpoint } from '../support/test-db';
+
+let db: Db;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  db = await createTestDb();
+  env = { TABLE_NAME: db.tableName, AWS_REGION: 'local', DYNAMODB_ENDPOINT: testDynamoEndpoint() };
+});
+afterAll(async () => {
+  await dropTestDb(db);
+});
+
+const admin = (...args: string[]) => runScript('bin/admin.ts', args, env);
+
+async function adminJson(...args: string[]): Promise<Record<string, any>> {
+  const result = await admin(...args);
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
+describe('admin CLI', () => {
+  it('creates an account, grants credits, manages keys and reports a consistent ledger', async () => {
+    const created = await adminJson('account', 'create', '--credits', '100', '--paid', '--subscription', 'active');
+    expect(created).toMatchObject({ credits: 100, paid_access: true, subscription_status: 'active' });
+    expect(created.account_id).toMatch(/^acc_/);
+    expect(created.api_key).toMatch(/^vg_live_[0-9A-Za-z]{40}$/);
+
+    const account = created.account_id as string;
+    expect(await adminJson('credits', 'grant', '--account', account, '--amount', '25', '--reason', 'welcome bonus')).toMatchObject({
+      credits: 125,
+      granted: 25,
+    });
+
+    const key = await adminJson('key', 'create', '--account', account, '--rate-limit', '5');
+    expect(key).toMatchObject({ account_id: account, rate_limit: 5 });
+
+    expect(await adminJson('account', 'set', '--account', account, '--paid', 'false', '--subscription', 'canceled')).toMatchObject({
+      paid_access: false,
+      subscription_status: 'canceled',
+    });
+
+    expect(await adminJson('key', 'revoke', '--key', key.key_id)).toMatchObject({ key_id: key.key_id, status: 'revoked' });
+
+    const shown = await adminJson('account', 'show', '--account', account);
+    expect(shown).toMatchObject({ credits: 125, ledger_sum: 125, ledger_entries: 2, balance_matches_ledger: true });
+    expect(shown.keys).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ key_id: created.key_id, status: 'active', rate_limit: null }),
+        expect.objectContaining({ key_id: key.key_id, status: 'revoked', rate_limit: 5 }),
+      ]),
+    );
+    expect(JSON.stringify(shown)).not.toContain('vg_live_');
+
+    // The printed keys are the real thing: one works, the revoked one does not.
+    const ctx = buildAppContext({
+      tableName: db.tableName,
+      region: 'local',
+      dynamodbEndpoint: testDynamoEndpoint(),
+      authCacheTtlSeconds: 0,
+      defaultRateLimit: 60,
+    });
+    await expect(authenticate(ctx.apiKeys, `Bearer ${created.api_key}`, 60)).resolves.toMatchObject({ accountId: account });
+    await expect(authenticate(ctx.apiKeys, `Bearer ${key.api_key}`, 60)).rejects.toBeInstanceOf(UnauthorizedError);
+    ctx.db.doc.destroy();
+  });
+
+  it.each([
+    [['account', 'create', '--credits', '-5'], /--credits/],
+    [['account', 'create', '--credits', 'ten'], /--credits must be a whole number/],
+    [['account', 'create', '--subscription', 'gold'], /--subscription must be one of none, active, past_due, canceled/],
+    [['account', 'show'], /--account is required/],
+    [['credits', 'grant', '--account', 'acc_x', '--amount', '5'], /--reason is required/],
+    [['account', 'set', '--account', 'acc_x', '--paid', 'yes'], /--paid must be true or false/],
+    [['key', 'create', '--account', 'acc_x', '--rate-limit', '1.5'], /--rate-limit must be a whole number/],
+    [['account', 'delete'], /Unknown command "account delete"/],
+    [['account', 'create', '--colour', 'blue'], /colour/],
+  ])('refuses %j with exit code 2 and a clear message', async (args, message) => {
+    const result = await admin(...args);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(message);
+  });
+
+  it.each([
+    [['account', 'show', '--account', 'acc_missing'], /No account acc_missing/],
+    [['credits', 'grant', '--account', 'acc_missing', '--amount', '5', '--reason', 'x'], /No account acc_missing/],
+    [['key', 'revoke', '--key', 'key_missing'], /No API key key_missing/],
+    [['credits', 'grant', '--account', 'acc_missing', '--amount', '0', '--reason', 'x'], /amount must be a whole number from 1/],
+  ])('fails %j with exit code 1 and says why', async (args, message) => {
+    const result = await admin(...args);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(message);
+  });
+
+  it('prints its usage with no command', async () => {
+    const result = await admin();
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('account create');
+  });
+});
