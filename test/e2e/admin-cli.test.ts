@@ -71,33 +71,38 @@ describe('admin CLI', () => {
     ctx.db.doc.destroy();
   });
 
-  it.each([
-    [['account', 'create', '--credits', '-5'], /--credits/],
-    [['account', 'create', '--credits', 'ten'], /--credits must be a whole number/],
-    [['account', 'create', '--subscription', 'gold'], /--subscription must be one of none, active, past_due, canceled/],
-    [['account', 'show'], /--account is required/],
-    [['credits', 'grant', '--account', 'acc_x', '--amount', '5'], /--reason is required/],
-    [['account', 'set', '--account', 'acc_x', '--paid', 'yes'], /--paid must be true or false/],
-    [['key', 'create', '--account', 'acc_x', '--rate-limit', '1.5'], /--rate-limit must be a whole number/],
-    [['account', 'delete'], /Unknown command "account delete"/],
-    [['account', 'create', '--colour', 'blue'], /colour/],
-  ])('refuses %j with exit code 2 and a clear message', async (args, message) => {
-    const result = await admin(...args);
-    expect(result.code).toBe(2);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(message);
+  // Each case spawns the CLI; they run side by side to keep the suite quick.
+  it('refuses usage mistakes with exit code 2, a clear message and nothing on stdout', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['account', 'create', '--credits', '-5'], /--credits/],
+      [['account', 'create', '--credits', 'ten'], /--credits must be a whole number/],
+      [['account', 'create', '--subscription', 'gold'], /--subscription must be one of none, active, past_due, canceled/],
+      [['account', 'show'], /--account is required/],
+      [['credits', 'grant', '--account', 'acc_x', '--amount', '5'], /--reason is required/],
+      [['account', 'set', '--account', 'acc_x', '--paid', 'yes'], /--paid must be true or false/],
+      [['key', 'create', '--account', 'acc_x', '--rate-limit', '1.5'], /--rate-limit must be a whole number/],
+      [['account', 'delete'], /Unknown command "account delete"/],
+      [['account', 'create', '--colour', 'blue'], /colour/],
+    ];
+    const results = await Promise.all(cases.map(([args]) => admin(...args)));
+    results.forEach((result, i) => {
+      expect({ args: cases[i]![0], code: result.code, stdout: result.stdout }).toEqual({ args: cases[i]![0], code: 2, stdout: '' });
+      expect(result.stderr).toMatch(cases[i]![1]);
+    });
   });
 
-  it.each([
-    [['account', 'show', '--account', 'acc_missing'], /No account acc_missing/],
-    [['credits', 'grant', '--account', 'acc_missing', '--amount', '5', '--reason', 'x'], /No account acc_missing/],
-    [['key', 'revoke', '--key', 'key_missing'], /No API key key_missing/],
-    [['credits', 'grant', '--account', 'acc_missing', '--amount', '0', '--reason', 'x'], /amount must be a whole number from 1/],
-  ])('fails %j with exit code 1 and says why', async (args, message) => {
-    const result = await admin(...args);
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(message);
+  it('fails on missing accounts and keys and bad amounts with exit code 1 and says why', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['account', 'show', '--account', 'acc_missing'], /No account acc_missing/],
+      [['credits', 'grant', '--account', 'acc_missing', '--amount', '5', '--reason', 'x'], /No account acc_missing/],
+      [['key', 'revoke', '--key', 'key_missing'], /No API key key_missing/],
+      [['credits', 'grant', '--account', 'acc_missing', '--amount', '0', '--reason', 'x'], /amount must be a whole number from 1/],
+    ];
+    const results = await Promise.all(cases.map(([args]) => admin(...args)));
+    results.forEach((result, i) => {
+      expect({ args: cases[i]![0], code: result.code, stdout: result.stdout }).toEqual({ args: cases[i]![0], code: 1, stdout: '' });
+      expect(result.stderr).toMatch(cases[i]![1]);
+    });
   });
 
   it('prints its usage with no command', async () => {
