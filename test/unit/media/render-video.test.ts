@@ -1,0 +1,186 @@
+import { spawnSync } from 'node:child_process';
+import { readFile, rm, stat } from 'node:fs/promises';
+import sharp from 'sharp';
+import { ffmpegPath } from '../../../functions/providers/simulated/media/ffmpeg';
+import { MediaInputError } from '../../../functions/providers/simulated/media/image-input';
+import { renderVideo, type RenderedFile } from '../../../functions/providers/simulated/media/render-video';
+
+const PROMPT = 'A paper boat drifting down a rainy street, close-up, 35mm';
+
+/** Top-level or nested ISO BMFF boxes: [type, payload start, end]. */
+interface Box {
+  type: string;
+  start: number;
+  end: number;
+}
+
+function readBoxes(data: Buffer, start = 0, end = data.length): Box[] {
+  const boxes: Box[] = [];
+  let offset = start;
+  while (offset + 8 <= end) {
+    let size = data.readUInt32BE(offset);
+    const type = data.toString('latin1', offset + 4, offset + 8);
+    let header = 8;
+    if (size === 1) {
+      size = Number(data.readBigUInt64BE(offset + 8));
+      header = 16;
+    } else if (size === 0) {
+      size = end - offset;
+    }
+    if (size < header || offset + size > end) throw new Error(`Malformed box ${type} at ${offset}`);
+    boxes.push({ type, start: offset + header, end: offset + size });
+    offset += size;
+  }
+  return boxes;
+}
+
+/** Follows a path of box types, e.g. ['moov', 'trak', 'tkhd']. */
+function findBox(data: Buffer, path: string[], within?: Box): Box {
+  let box = within;
+  for (const type of path) {
+    const found = readBoxes(data, box?.start, box?.end).find((b) => b.type === type);
+    if (!found) throw new Error(`No ${type} box in ${path.join('/')}`);
+    box = found;
+  }
+  return box as Box;
+}
+
+interface Mp4Facts {
+  topLevel: string[];
+  durationSeconds: number;
+  width: number;
+  height: number;
+  sampleEntry: string;
+  sampleCount: number;
+}
+
+function inspectMp4(data: Buffer): Mp4Facts {
+  const mvhd = findBox(data, ['moov', 'mvhd']);
+  const v1 = data[mvhd.start] === 1;
+  const timescale = data.readUInt32BE(mvhd.start + (v1 ? 20 : 12));
+  const duration = v1 ? Number(data.readBigUInt64BE(mvhd.start + 24)) : data.readUInt32BE(mvhd.start + 16);
+
+  const trak = findBox(data, ['moov', 'trak']);
+  const tkhd = findBox(data, ['tkhd'], trak);
+  const sizeAt = tkhd.start + (data[tkhd.start] === 1 ? 88 : 76);
+
+  const stbl = findBox(data, ['mdia', 'minf', 'stbl'], trak);
+  const stsd = findBox(data, ['stsd'], stbl);
+  // stsd is a full box: version and flags, then an entry count, then the sample entries.
+  const [entry] = readBoxes(data, stsd.start + 8, stsd.end);
+  const stsz = findBox(data, ['stsz'], stbl);
+
+  return {
+    topLevel: readBoxes(data).map((b) => b.type),
+    durationSeconds: duration / timescale,
+    width: data.readUInt32BE(sizeAt) / 65536,
+    height: data.readUInt32BE(sizeAt + 4) / 65536,
+    sampleEntry: entry?.type ?? '',
+    sampleCount: data.readUInt32BE(stsz.start + 8),
+  };
+}
+
+/** The first decoded frame as RGB, through the same ffmpeg build the renderer uses. */
+function firstFrameRgb(path: string): Buffer {
+  const result = spawnSync(ffmpegPath(), ['-v', 'error', '-i', path, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], {
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (result.status !== 0) throw new Error(`ffmpeg decode failed: ${result.stderr.toString()}`);
+  return result.stdout;
+}
+
+function meanColour(rgb: Buffer): [number, number, number] {
+  let r = 0;
+  let g = 0;
+  let b = 0;
+  for (let i = 0; i < rgb.length; i += 3) {
+    r += rgb[i] as number;
+    g += rgb[i + 1] as number;
+    b += rgb[i + 2] as number;
+  }
+  const pixels = rgb.length / 3;
+  return [r / pixels, g / pixels, b / pixels];
+}
+
+describe('renderVideo', () => {
+  const rendered: RenderedFile[] = [];
+  const render = async (options: Parameters<typeof renderVideo>[0]) => {
+    const video = await renderVideo(options);
+    rendered.push(video);
+    return video;
+  };
+
+  afterAll(async () => {
+    await Promise.all(rendered.map((video) => rm(video.path, { force: true })));
+  });
+
+  it('writes a faststart H.264 MP4 of the requested length and size', async () => {
+    const video = await render({ prompt: PROMPT, durationSeconds: 3, width: 320, height: 180 });
+    const data = await readFile(video.path);
+
+    expect(video.bytes).toBe(data.length);
+    expect(data.toString('latin1', 4, 8)).toBe('ftyp');
+    const facts = inspectMp4(data);
+    expect(facts.topLevel).toContain('moov');
+    // +faststart: the index comes before the media data, so playback can start while downloading.
+    expect(facts.topLevel.indexOf('moov')).toBeLessThan(facts.topLevel.indexOf('mdat'));
+    expect(facts.sampleEntry).toBe('avc1');
+    expect(Math.abs(facts.durationSeconds - 3)).toBeLessThanOrEqual(0.1);
+    expect({ width: facts.width, height: facts.height }).toEqual({ width: 320, height: 180 });
+    expect(facts.sampleCount).toBe(3 * 24);
+  });
+
+  it('renders 1080p 16:9', async () => {
+    const video = await render({ prompt: PROMPT, durationSeconds: 3, width: 1920, height: 1080 });
+    const facts = inspectMp4(await readFile(video.path));
+
+    expect(facts.sampleEntry).toBe('avc1');
+    expect({ width: facts.width, height: facts.height }).toEqual({ width: 1920, height: 1080 });
+    expect(Math.abs(facts.durationSeconds - 3)).toBeLessThanOrEqual(0.1);
+  });
+
+  it('honours fps and fractional durations', async () => {
+    const video = await render({ prompt: PROMPT, durationSeconds: 4.5, width: 180, height: 320, fps: 12 });
+    const facts = inspectMp4(await readFile(video.path));
+
+    expect(Math.abs(facts.durationSeconds - 4.5)).toBeLessThanOrEqual(0.1);
+    expect(facts.sampleCount).toBe(54);
+    expect({ width: facts.width, height: facts.height }).toEqual({ width: 180, height: 320 });
+  });
+
+  it('opens on the supplied first frame', async () => {
+    const orange = { r: 255, g: 140, b: 0 };
+    const firstFrame = await sharp({ create: { width: 64, height: 36, channels: 3, background: orange } }).jpeg().toBuffer();
+
+    const video = await render({ prompt: PROMPT, durationSeconds: 3, width: 320, height: 180, firstFrame });
+    const data = await readFile(video.path);
+    const facts = inspectMp4(data);
+
+    expect(facts.sampleEntry).toBe('avc1');
+    expect(Math.abs(facts.durationSeconds - 3)).toBeLessThanOrEqual(0.1);
+    const [r, g, b] = meanColour(firstFrameRgb(video.path));
+    expect(Math.abs(r - orange.r)).toBeLessThan(20);
+    expect(Math.abs(g - orange.g)).toBeLessThan(20);
+    expect(Math.abs(b - orange.b)).toBeLessThan(20);
+  });
+
+  it('rejects an unreadable first frame before starting ffmpeg', async () => {
+    await expect(
+      renderVideo({ prompt: PROMPT, durationSeconds: 3, width: 320, height: 180, firstFrame: Buffer.from('not an image') }),
+    ).rejects.toThrow(MediaInputError);
+  });
+
+  it.each([
+    ['too short', { durationSeconds: 2.9, width: 320, height: 180 }],
+    ['too long', { durationSeconds: 12.5, width: 320, height: 180 }],
+    ['odd width', { durationSeconds: 3, width: 321, height: 180 }],
+    ['zero fps', { durationSeconds: 3, width: 320, height: 180, fps: 0 }],
+  ])('rejects %s', async (_name, options) => {
+    await expect(renderVideo({ prompt: PROMPT, ...options })).rejects.toThrow(RangeError);
+  });
+
+  it('leaves the file for the caller to delete', async () => {
+    const video = await render({ prompt: '', durationSeconds: 3, width: 64, height: 64 });
+    await expect(stat(video.path)).resolves.toMatchObject({ size: video.bytes });
+  });
+});
