@@ -1,6 +1,12 @@
 import { ConfigError, CONFIG_DEFAULTS, loadConfig } from '../../functions/config';
 
-const base = { TABLE_NAME: 'tasks', AWS_REGION: 'eu-west-1' };
+const base = {
+  TABLE_NAME: 'tasks',
+  AWS_REGION: 'eu-west-1',
+  MEDIA_BUCKET: 'media',
+  PUBLIC_MEDIA_BASE_URL: 'https://cdn.example.com/',
+  PROVIDER: 'simulated',
+};
 
 describe('loadConfig', () => {
   it('reads the required variables and applies documented defaults', () => {
@@ -9,10 +15,14 @@ describe('loadConfig', () => {
       region: 'eu-west-1',
       authCacheTtlSeconds: CONFIG_DEFAULTS.authCacheTtlSeconds,
       defaultRateLimit: 60,
+      mediaBucket: 'media',
+      publicMediaBaseUrl: 'https://cdn.example.com',
+      provider: { name: 'simulated', delaySeconds: 10 },
+      taskTimeoutSeconds: 1800,
     });
   });
 
-  it.each(['TABLE_NAME', 'AWS_REGION'])('fails loudly, naming %s, when it is missing', (name) => {
+  it.each(['TABLE_NAME', 'AWS_REGION', 'MEDIA_BUCKET', 'PUBLIC_MEDIA_BASE_URL', 'PROVIDER'])('fails loudly, naming %s, when it is missing', (name) => {
     const env: Record<string, string | undefined> = { ...base, [name]: undefined };
     expect(() => loadConfig(env)).toThrow(new ConfigError(`Missing required environment variable ${name}.`));
   });
@@ -22,6 +32,10 @@ describe('loadConfig', () => {
     ['AUTH_CACHE_TTL_SECONDS', 'sixty'],
     ['DEFAULT_RATE_LIMIT', '0'],
     ['DEFAULT_RATE_LIMIT', '1.5'],
+    ['PROVIDER', 'openai'],
+    ['PUBLIC_MEDIA_BASE_URL', 'ftp://cdn'],
+    ['SIM_DELAY_SECONDS', '-2'],
+    ['TASK_TIMEOUT_SECONDS', '5'],
   ])('rejects %s=%s', (name, value) => {
     expect(() => loadConfig({ ...base, [name]: value })).toThrow(name);
   });
@@ -30,5 +44,15 @@ describe('loadConfig', () => {
     expect(
       loadConfig({ ...base, AUTH_CACHE_TTL_SECONDS: '0', DEFAULT_RATE_LIMIT: '5', DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' }),
     ).toMatchObject({ authCacheTtlSeconds: 0, defaultRateLimit: 5, dynamodbEndpoint: 'http://127.0.0.1:8000' });
+  });
+});
+
+describe('replicate provider configuration', () => {
+  it('needs the API token and takes the base URL, timeout and model map', () => {
+    expect(() => loadConfig({ ...base, PROVIDER: 'replicate' })).toThrow('REPLICATE_API_TOKEN');
+    expect(
+      loadConfig({ ...base, PROVIDER: 'replicate', REPLICATE_API_TOKEN: 'r8_x', REPLICATE_TIMEOUT_MS: '2500', REPLICATE_MODELS: '{}' })
+        .provider,
+    ).toEqual({ name: 'replicate', baseUrl: 'https://api.replicate.com', apiToken: 'r8_x', timeoutMs: 2500, modelsJson: '{}' });
   });
 });
