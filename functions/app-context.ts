@@ -1,13 +1,28 @@
-import { loadConfig, type Config } from './config';
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { loadConfig, type Config, type ProviderConfig } from './config';
 import { DynamoAccountStore } from './data/account-repository';
 import { DynamoApiKeyStore } from './data/api-key-repository';
+import { InProcessCopyQueue, LambdaCopyQueue, type CopyRequest } from './data/copy-queues';
 import { createDb, type Db } from './data/dynamo-client';
+import { DynamoIdempotencyStore } from './data/idempotency-repository';
 import { DynamoLedgerStore } from './data/ledger-repository';
+import { ObjectStorage } from './data/object-storage';
 import { DynamoRateCounter } from './data/rate-counter-repository';
+import { createS3Client } from './data/s3-client';
+import { DynamoTaskStore } from './data/task-repository';
+import type { GenerationProvider } from './domain/provider';
+import type { CopyQueue } from './domain/ports';
+import type { StartDeps } from './domain/start-task';
+import { copyOutputs, DEFAULT_LIFECYCLE_SETTINGS } from './domain/task-lifecycle';
+import defaultReplicateModels from './providers/replicate/default-models.json';
+import { parseModelMap } from './providers/replicate/model-map';
+import { ReplicateProvider } from './providers/replicate/replicate-provider';
+import { SimulatedProvider } from './providers/simulated/simulated-provider';
 
 /**
- * Wires configuration to repositories. Handlers call `appContext()`; it is built on the first
- * call of a cold start and reused by every warm invocation (SDK clients keep their sockets).
+ * Wires configuration to repositories and adapters. Handlers call `appContext()`; it is built
+ * on the first call of a cold start and reused by every warm invocation (SDK clients keep
+ * their sockets). Building it makes no network call.
  */
 export interface AppContext {
   config: Config;
@@ -16,22 +31,84 @@ export interface AppContext {
   apiKeys: DynamoApiKeyStore;
   ledger: DynamoLedgerStore;
   rateCounter: DynamoRateCounter;
+  tasks: DynamoTaskStore;
+  idempotency: DynamoIdempotencyStore;
+  storage: ObjectStorage;
+  provider: GenerationProvider;
+  copyQueue: CopyQueue;
+  /** Everything the task use cases need. */
+  lifecycle: StartDeps;
 }
 
-export function buildAppContext(config: Config): AppContext {
+export function buildAppContext(config: Config, overrides: { provider?: GenerationProvider } = {}): AppContext {
   const db = createDb({
     tableName: config.tableName,
     region: config.region,
     ...(config.dynamodbEndpoint && { endpoint: config.dynamodbEndpoint }),
   });
+  const s3 = createS3Client({ region: config.region, ...(config.s3Endpoint && { endpoint: config.s3Endpoint }) });
+  const storage = new ObjectStorage(s3, config.mediaBucket, config.publicMediaBaseUrl);
+  const accounts = new DynamoAccountStore(db);
+  const tasks = new DynamoTaskStore(db);
+  const idempotency = new DynamoIdempotencyStore(db);
+  const provider = overrides.provider ?? createProvider(config.provider, storage);
+
+  let lifecycle: StartDeps | undefined;
+  const copyQueue: CopyQueue = config.copyWorkerFunction
+    ? new LambdaCopyQueue(new LambdaClient({ region: config.region }), config.copyWorkerFunction)
+    : new InProcessCopyQueue((request) => copyRequested(lifecycle!, request));
+  lifecycle = {
+    accounts,
+    tasks,
+    idempotency,
+    provider,
+    media: storage,
+    copyQueue,
+    clock: () => new Date(),
+    settings: { ...DEFAULT_LIFECYCLE_SETTINGS, taskTimeoutMs: config.taskTimeoutSeconds * 1000 },
+  };
+
   return {
     config,
     db,
-    accounts: new DynamoAccountStore(db),
+    accounts,
     apiKeys: new DynamoApiKeyStore(db),
     ledger: new DynamoLedgerStore(db),
     rateCounter: new DynamoRateCounter(db),
+    tasks,
+    idempotency,
+    storage,
+    provider,
+    copyQueue,
+    lifecycle,
   };
+}
+
+/** The copy worker's job: copy one task's waiting outputs (also used in-process locally). */
+export async function copyRequested(deps: StartDeps, request: CopyRequest): Promise<void> {
+  const task = await deps.tasks.get(request.accountId, request.taskId);
+  if (task) await copyOutputs(deps, task);
+}
+
+function createProvider(config: ProviderConfig, storage: ObjectStorage): GenerationProvider {
+  if (config.name === 'replicate') {
+    return new ReplicateProvider({
+      baseUrl: config.baseUrl,
+      apiToken: config.apiToken,
+      timeoutMs: config.timeoutMs,
+      models: parseModelMap(config.modelsJson ? JSON.parse(config.modelsJson) : defaultReplicateModels),
+    });
+  }
+  return new SimulatedProvider({
+    storage,
+    delayMs: config.delaySeconds * 1000,
+    // Reference images from our own storage (uploads). Other URLs need the SSRF-safe fetcher
+    // of the uploads issue; until then the simulation renders without them.
+    fetchReference: async (url) => {
+      const key = storage.keyOf(url);
+      return key === undefined ? undefined : storage.getBytes(key);
+    },
+  });
 }
 
 let current: AppContext | undefined;

@@ -2,9 +2,20 @@ import { DEFAULT_RATE_LIMIT_PER_MINUTE } from './domain/rate-limit';
 
 /**
  * Runtime configuration, read once per cold start from the environment. A required variable
- * that is missing or a number that does not parse stops the function at once with a message
+ * that is missing or a value that does not parse stops the function at once with a message
  * naming the variable, instead of limping on with a silent default.
  */
+export type ProviderConfig =
+  | { name: 'simulated'; delaySeconds: number }
+  | {
+      name: 'replicate';
+      baseUrl: string;
+      apiToken: string;
+      timeoutMs: number;
+      /** JSON text of the model mapping; the shipped default-models.json when unset. */
+      modelsJson?: string;
+    };
+
 export interface Config {
   tableName: string;
   region: string;
@@ -14,26 +25,44 @@ export interface Config {
   authCacheTtlSeconds: number;
   /** Requests per minute for keys without their own limit. */
   defaultRateLimit: number;
+  mediaBucket: string;
+  /** s3rver's URL on the local stack; unset on AWS. */
+  s3Endpoint?: string;
+  /** Where media objects are served from, without a trailing slash (the CDN on AWS). */
+  publicMediaBaseUrl: string;
+  provider: ProviderConfig;
+  /** A task still processing after this long fails with `timeout`. */
+  taskTimeoutSeconds: number;
+  /** The Lambda that copies results (invoked asynchronously); unset: copy in this process. */
+  copyWorkerFunction?: string;
 }
 
 /** Defaults shared with the CDK stack, which sets the same variables on every function. */
 export const CONFIG_DEFAULTS = {
   authCacheTtlSeconds: 60,
   defaultRateLimit: DEFAULT_RATE_LIMIT_PER_MINUTE,
+  simDelaySeconds: 10,
+  replicateBaseUrl: 'https://api.replicate.com',
+  replicateTimeoutMs: 10_000,
+  taskTimeoutSeconds: 30 * 60,
 } as const;
 
 export class ConfigError extends Error {}
 
 type Env = Record<string, string | undefined>;
 
+function optional(env: Env, name: string): string | undefined {
+  return env[name]?.trim() || undefined;
+}
+
 function required(env: Env, name: string): string {
-  const value = env[name]?.trim();
+  const value = optional(env, name);
   if (!value) throw new ConfigError(`Missing required environment variable ${name}.`);
   return value;
 }
 
 function wholeNumber(env: Env, name: string, fallback: number, min: number): number {
-  const raw = env[name]?.trim();
+  const raw = optional(env, name);
   if (!raw) return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min) {
@@ -42,13 +71,50 @@ function wholeNumber(env: Env, name: string, fallback: number, min: number): num
   return value;
 }
 
+function url(env: Env, name: string, fallback?: string): string {
+  const raw = fallback === undefined ? required(env, name) : (optional(env, name) ?? fallback);
+  try {
+    const parsed = new URL(raw);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http(s)');
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL; got "${raw}".`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function provider(env: Env): ProviderConfig {
+  const name = required(env, 'PROVIDER');
+  if (name === 'simulated') {
+    return { name, delaySeconds: wholeNumber(env, 'SIM_DELAY_SECONDS', CONFIG_DEFAULTS.simDelaySeconds, 0) };
+  }
+  if (name === 'replicate') {
+    const modelsJson = optional(env, 'REPLICATE_MODELS');
+    return {
+      name,
+      baseUrl: url(env, 'REPLICATE_BASE_URL', CONFIG_DEFAULTS.replicateBaseUrl),
+      apiToken: required(env, 'REPLICATE_API_TOKEN'),
+      timeoutMs: wholeNumber(env, 'REPLICATE_TIMEOUT_MS', CONFIG_DEFAULTS.replicateTimeoutMs, 1),
+      ...(modelsJson && { modelsJson }),
+    };
+  }
+  throw new ConfigError(`PROVIDER must be "simulated" or "replicate"; got "${name}".`);
+}
+
 export function loadConfig(env: Env = process.env): Config {
-  const dynamodbEndpoint = env.DYNAMODB_ENDPOINT?.trim();
+  const dynamodbEndpoint = optional(env, 'DYNAMODB_ENDPOINT');
+  const s3Endpoint = optional(env, 'S3_ENDPOINT');
+  const copyWorkerFunction = optional(env, 'COPY_WORKER_FUNCTION');
   return {
     tableName: required(env, 'TABLE_NAME'),
     region: required(env, 'AWS_REGION'),
     ...(dynamodbEndpoint && { dynamodbEndpoint }),
     authCacheTtlSeconds: wholeNumber(env, 'AUTH_CACHE_TTL_SECONDS', CONFIG_DEFAULTS.authCacheTtlSeconds, 0),
     defaultRateLimit: wholeNumber(env, 'DEFAULT_RATE_LIMIT', CONFIG_DEFAULTS.defaultRateLimit, 1),
+    mediaBucket: required(env, 'MEDIA_BUCKET'),
+    ...(s3Endpoint && { s3Endpoint }),
+    publicMediaBaseUrl: url(env, 'PUBLIC_MEDIA_BASE_URL'),
+    provider: provider(env),
+    taskTimeoutSeconds: wholeNumber(env, 'TASK_TIMEOUT_SECONDS', CONFIG_DEFAULTS.taskTimeoutSeconds, 60),
+    ...(copyWorkerFunction && { copyWorkerFunction }),
   };
 }

@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import type { AppContext } from '../../functions/app-context';
 import { isSubscriptionStatus, SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../../functions/domain/account';
 import {
   createAccount,
@@ -9,11 +8,12 @@ import {
   revokeApiKey,
   setAccess,
 } from '../../functions/domain/account-admin';
-import type { TargetOptions } from './target';
+import type { AdminConnection, TargetOptions } from './target';
 import { accountView, summaryView } from './views';
 
-/** A mistake in how the command was called: printed with the usage, exit code 2. */
-export class UsageError extends Error {}
+import { UsageError } from './errors';
+
+export { UsageError };
 
 export const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -103,8 +103,7 @@ function subscription(raw: string | undefined): SubscriptionStatus | undefined {
 }
 
 /** Runs one command and returns the object to print. */
-export async function runCommand(command: ParsedCommand, ctx: AppContext): Promise<object> {
-  const stores = { accounts: ctx.accounts, apiKeys: ctx.apiKeys, ledger: ctx.ledger };
+export async function runCommand(command: ParsedCommand, stores: AdminConnection): Promise<object> {
   const { values } = command;
   switch (command.name) {
     case 'account create': {

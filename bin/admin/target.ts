@@ -1,10 +1,14 @@
-import { buildAppContext, type AppContext } from '../../functions/app-context';
-import { loadConfig } from '../../functions/config';
+import { DynamoAccountStore } from '../../functions/data/account-repository';
+import { DynamoApiKeyStore } from '../../functions/data/api-key-repository';
+import { createDb, type Db } from '../../functions/data/dynamo-client';
+import { DynamoLedgerStore } from '../../functions/data/ledger-repository';
+import type { AdminStores } from '../../functions/domain/account-admin';
 import { localSettings } from '../local-stack/settings';
+import { UsageError } from './errors';
 
 /**
- * Which tables the admin CLI works on. By default the running local stack (`npm start`);
- * with --aws, the deployed tables named by TABLE_NAME / AWS_REGION (or --table / --region),
+ * Which table the admin CLI works on. By default the running local stack (`npm start`);
+ * with --aws, the deployed table named by TABLE_NAME / AWS_REGION (or --table / --region),
  * using the normal AWS credential chain.
  */
 export interface TargetOptions {
@@ -13,24 +17,29 @@ export interface TargetOptions {
   region?: string;
 }
 
-export function connect(options: TargetOptions, env: NodeJS.ProcessEnv = process.env): AppContext {
+export interface AdminConnection extends AdminStores {
+  db: Db;
+}
+
+export function connect(options: TargetOptions, env: NodeJS.ProcessEnv = process.env): AdminConnection {
+  let db: Db;
   if (options.aws) {
-    return buildAppContext(
-      loadConfig({
-        ...env,
-        DYNAMODB_ENDPOINT: undefined,
-        TABLE_NAME: options.table ?? env.TABLE_NAME,
-        AWS_REGION: options.region ?? env.AWS_REGION,
-      }),
-    );
+    const tableName = options.table ?? env.TABLE_NAME;
+    const region = options.region ?? env.AWS_REGION;
+    if (!tableName || !region) throw new UsageError('--aws needs TABLE_NAME (or --table) and AWS_REGION (or --region).');
+    db = createDb({ tableName, region });
+  } else {
+    const local = localSettings();
+    db = createDb({
+      tableName: options.table ?? env.TABLE_NAME ?? local.tableName,
+      region: options.region ?? env.AWS_REGION ?? local.region,
+      endpoint: env.DYNAMODB_ENDPOINT ?? `http://${local.host}:${local.dynamodbPort}`,
+    });
   }
-  const local = localSettings();
-  return buildAppContext(
-    loadConfig({
-      ...env,
-      TABLE_NAME: options.table ?? env.TABLE_NAME ?? local.tableName,
-      AWS_REGION: options.region ?? env.AWS_REGION ?? local.region,
-      DYNAMODB_ENDPOINT: env.DYNAMODB_ENDPOINT ?? `http://${local.host}:${local.dynamodbPort}`,
-    }),
-  );
+  return {
+    db,
+    accounts: new DynamoAccountStore(db),
+    apiKeys: new DynamoApiKeyStore(db),
+    ledger: new DynamoLedgerStore(db),
+  };
 }

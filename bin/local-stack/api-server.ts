@@ -25,7 +25,7 @@ export interface ApiServerOptions {
   fallthrough?: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<boolean>;
 }
 
-export function createApiServer(options: ApiServerOptions): http.Server {
+export function apiRequestListener(options: ApiServerOptions): http.RequestListener {
   const match = createRouter(options.routes ?? ROUTES);
   const cache = new AuthorizerCache(options.authCacheTtlSeconds);
   const handlers = new Map<string, LambdaHandler>();
@@ -80,13 +80,13 @@ export function createApiServer(options: ApiServerOptions): http.Server {
     send(res, result);
   }
 
-  return http.createServer((req, res) => {
+  return (req, res) => {
     serve(req, res).catch((error: unknown) => {
       console.error(JSON.stringify({ level: 'error', message: 'local gateway failure', error: String(error) }));
       if (!res.headersSent) sendGateway(res, undefined, GATEWAY_RESPONSES.internal);
       else res.destroy();
     });
-  });
+  };
 }
 
 /** Reads the whole body, or returns undefined (and drains the rest) once it passes `limit`. */

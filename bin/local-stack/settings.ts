@@ -26,6 +26,8 @@ export interface LocalSettings {
   mediaBucket: string;
   region: string;
   dataDir: string;
+  /** How often the sweeper runs (every minute on AWS; more often locally, for quick feedback). */
+  sweepIntervalSeconds: number;
 }
 
 export function localSettings(): LocalSettings {
@@ -38,5 +40,6 @@ export function localSettings(): LocalSettings {
     mediaBucket: process.env.MEDIA_BUCKET ?? 'vidgen-media-local',
     region: process.env.AWS_REGION ?? 'local',
     dataDir: path.resolve(process.env.DATA_DIR ?? path.join(REPO_ROOT, '.data')),
+    sweepIntervalSeconds: Number(process.env.SWEEP_INTERVAL_SECONDS ?? 5),
   };
 }

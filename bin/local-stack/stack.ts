@@ -1,14 +1,18 @@
-import type http from 'node:http';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { appContext, type AppContext } from '../../functions/app-context';
 import { loadConfig } from '../../functions/config';
 import { ensureTable } from '../../functions/data/ensure-table';
-import { createApiServer } from './api-server';
+import { apiRequestListener } from './api-server';
+import { loadHandler, lambdaContext } from './lambda-runtime';
+import { mediaRoute, MEDIA_PATH } from './media-route';
 import { ensureDemoAccount, type DemoAccount } from './demo-account';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { startS3Local } from './s3-local';
 import type { LocalSettings } from './settings';
+import { InProcessCopyQueue } from '../../functions/data/copy-queues';
+import { SWEEPER_HANDLER } from '../../functions/http/routes';
 
 /**
  * The whole local stack in one call: DynamoDB Local and s3rver (or ones already running),
@@ -63,6 +67,12 @@ export async function startLocalStack(
       s3Endpoint = s3.endpoint;
     }
 
+    // Listen first: the public media URL the handlers are configured with names the port.
+    const server = http.createServer();
+    const apiPort = await listen(server, settings.apiPort, settings.host);
+    stops.push(() => close(server));
+    const baseUrl = `http://${settings.host}:${apiPort}`;
+
     // The handlers read their configuration from the environment, as on Lambda.
     Object.assign(process.env, {
       TABLE_NAME: settings.tableName,
@@ -70,18 +80,29 @@ export async function startLocalStack(
       DYNAMODB_ENDPOINT: dynamodbEndpoint,
       S3_ENDPOINT: s3Endpoint,
       MEDIA_BUCKET: settings.mediaBucket,
+      PUBLIC_MEDIA_BASE_URL: `${baseUrl}${MEDIA_PATH.slice(0, -1)}`,
+      PROVIDER: process.env.PROVIDER ?? 'simulated',
     });
     const config = loadConfig();
     const context = appContext();
     await ensureTable(context.db);
     const demo = await ensureDemoAccount(context, settings.dataDir);
 
-    const server = createApiServer({ authCacheTtlSeconds: config.authCacheTtlSeconds });
-    const apiPort = await listen(server, settings.apiPort, settings.host);
-    stops.push(() => close(server));
+    server.on(
+      'request',
+      apiRequestListener({
+        authCacheTtlSeconds: config.authCacheTtlSeconds,
+        fallthrough: mediaRoute(() => context.storage),
+      }),
+    );
+    const sweeper = startSweeper(settings.sweepIntervalSeconds);
+    stops.push(async () => {
+      sweeper.stop();
+      if (context.copyQueue instanceof InProcessCopyQueue) await context.copyQueue.drain();
+    });
 
     return {
-      baseUrl: `http://${settings.host}:${apiPort}/api/v1`,
+      baseUrl: `${baseUrl}/api/v1`,
       apiPort,
       dynamodbEndpoint,
       s3Endpoint,
@@ -109,4 +130,18 @@ function close(server: http.Server): Promise<void> {
     server.close(() => resolve());
     server.closeAllConnections();
   });
+}
+
+/** The local stand-in for the every-minute EventBridge schedule: the same handler, on a timer. */
+function startSweeper(intervalSeconds: number) {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    loadHandler(SWEEPER_HANDLER)({}, lambdaContext(SWEEPER_HANDLER, `sweep-${Date.now()}`))
+      .catch((error: unknown) => console.error(JSON.stringify({ level: 'error', message: 'sweep failed', error: String(error) })))
+      .finally(() => (running = false));
+  }, intervalSeconds * 1000);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }

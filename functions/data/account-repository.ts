@@ -13,6 +13,8 @@ type AccountItem = ReturnType<typeof accountKey> & {
   credits: number;
   paid_access: boolean;
   subscription_status: SubscriptionStatus;
+  video_count: number;
+  image_count: number;
   created_at: string;
   updated_at: string;
 };
@@ -25,6 +27,8 @@ export function toAccountItem(account: Account): AccountItem {
     credits: account.credits,
     paid_access: account.paidAccess,
     subscription_status: account.subscriptionStatus,
+    video_count: account.taskCounts.video,
+    image_count: account.taskCounts.image,
     created_at: account.createdAt,
     updated_at: account.updatedAt,
   };
@@ -37,6 +41,7 @@ export function fromAccountItem(item: Record<string, unknown>): Account {
     credits: row.credits,
     paidAccess: row.paid_access,
     subscriptionStatus: row.subscription_status,
+    taskCounts: { video: row.video_count ?? 0, image: row.image_count ?? 0 },
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

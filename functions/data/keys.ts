@@ -38,3 +38,27 @@ export const rateWindowKey = (keyId: string, windowId: number): PrimaryKey => ({
   pk: `RATE#${keyId}#${windowId}`,
   sk: RATE_SK,
 });
+
+/** A task lives in its account's partition, so a lookup by id is owner-only by construction. */
+export const taskKey = (accountId: string, taskId: string): PrimaryKey => ({
+  pk: accountPartition(accountId),
+  sk: `TASK#${taskId}`,
+});
+
+/** lsi1 position of a task in its account's history of that kind (zero-padded for order). */
+export const taskHistoryPrefix = (kind: 'video' | 'image'): string => (kind === 'video' ? 'VIDEO#' : 'IMAGE#');
+export const taskHistoryKey = (kind: 'video' | 'image', seq: number): string =>
+  `${taskHistoryPrefix(kind)}${String(seq).padStart(12, '0')}`;
+
+/** gsi1 entry present only while a task is processing: the sweeper's work list, oldest first. */
+export const PROCESSING_GSI1_PK = 'TASKS#PROCESSING';
+export const processingEntry = (createdAt: string, taskId: string) => ({
+  gsi1pk: PROCESSING_GSI1_PK,
+  gsi1sk: `${createdAt}#${taskId}`,
+});
+
+/** One record per account and Idempotency-Key (the key itself hashed: it is client data). */
+export const idempotencyKey = (accountId: string, keyHash: string): PrimaryKey => ({
+  pk: `IDEMPOTENCY#${accountId}#${keyHash}`,
+  sk: 'IDEMPOTENCY',
+});

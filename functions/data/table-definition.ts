@@ -8,24 +8,39 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 export const TABLE_DEFINITION = {
   partitionKey: 'pk',
   sortKey: 'sk',
-  /** Overloaded secondary index: API keys by account (later: tasks by state). */
+  /** Overloaded global index: API keys by account, tasks still processing (for the sweeper). */
   gsi1: { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+  /**
+   * Local index on the account partition: tasks by per-account sequence number, so a history
+   * page is one range read of exactly the items it returns, strongly consistent.
+   */
+  lsi1: { indexName: 'lsi1', sortKey: 'lsi1sk' },
   /** Unix seconds; DynamoDB deletes expired items (rate-limit windows, idempotency records). */
   timeToLiveAttribute: 'expires_at',
 } as const;
 
 export function createTableInput(tableName: string): CreateTableCommandInput {
-  const { partitionKey, sortKey, gsi1 } = TABLE_DEFINITION;
+  const { partitionKey, sortKey, gsi1, lsi1 } = TABLE_DEFINITION;
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
-    AttributeDefinitions: [partitionKey, sortKey, gsi1.partitionKey, gsi1.sortKey].map((name) => ({
+    AttributeDefinitions: [partitionKey, sortKey, gsi1.partitionKey, gsi1.sortKey, lsi1.sortKey].map((name) => ({
       AttributeName: name,
       AttributeType: 'S',
     })),
     KeySchema: [
       { AttributeName: partitionKey, KeyType: 'HASH' },
       { AttributeName: sortKey, KeyType: 'RANGE' },
+    ],
+    LocalSecondaryIndexes: [
+      {
+        IndexName: lsi1.indexName,
+        KeySchema: [
+          { AttributeName: partitionKey, KeyType: 'HASH' },
+          { AttributeName: lsi1.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
     ],
     GlobalSecondaryIndexes: [
       {

@@ -68,6 +68,7 @@ export async function createAccount(
     credits,
     paidAccess: options.paidAccess ?? false,
     subscriptionStatus: options.subscriptionStatus ?? 'none',
+    taskCounts: { video: 0, image: 0 },
     createdAt: now,
     updatedAt: now,
   };

@@ -12,6 +12,8 @@ export interface Account {
   credits: number;
   paidAccess: boolean;
   subscriptionStatus: SubscriptionStatus;
+  /** How many tasks of each kind the account has started: the next history position - 1. */
+  taskCounts: { video: number; image: number };
   createdAt: string;
   updatedAt: string;
 }
@@ -29,4 +31,9 @@ export function toCreditsView(account: Account): CreditsView {
     paid_access: account.paidAccess,
     subscription_status: account.subscriptionStatus,
   };
+}
+
+/** Models marked "Subscription: Required" need paid access and an active subscription. */
+export function hasPaidAccess(account: Account): boolean {
+  return account.paidAccess && account.subscriptionStatus === 'active';
 }

@@ -1,6 +1,7 @@
 import type { Account, SubscriptionStatus } from './account';
 import type { ApiKeyRecord } from './api-key';
 import type { LedgerEntry } from './ledger';
+import type { Task, TaskError, TaskKind } from './task';
 
 /**
  * What the use cases need from storage. The DynamoDB repositories in functions/data implement
@@ -31,4 +32,85 @@ export interface ApiKeyStore {
 
 export interface LedgerStore {
   listForAccount(accountId: string): Promise<LedgerEntry[]>;
+}
+
+/** What a use case needs to create a charged task atomically. */
+export interface NewTaskRequest {
+  /** The task, without its history position (the store assigns `seq`). */
+  task: Omit<Task, 'seq'>;
+  charge: LedgerEntry;
+  /** The account's task count of this kind as last read: the store's first guess for `seq`. */
+  expectedCount: number;
+  idempotency?: IdempotencyClaim;
+}
+
+export type CreateTaskResult =
+  | { type: 'created'; task: Task }
+  | { type: 'insufficient_credits'; available: number }
+  /** The idempotency key was already used (by an earlier or a concurrent request). */
+  | { type: 'idempotency_key_used'; record: IdempotencyRecord };
+
+export interface TaskStore {
+  /**
+   * In ONE transaction: takes the price off the balance (never below zero), creates the task
+   * `processing` with the next history position, writes the charge to the ledger and, when
+   * given, claims the idempotency key. Retries by itself when a concurrent request moved the
+   * account on.
+   */
+  create(request: NewTaskRequest): Promise<CreateTaskResult>;
+  get(accountId: string, taskId: string): Promise<Task | undefined>;
+  /** Records the provider's job id. False if the task is no longer processing. */
+  recordSubmission(task: Task, provider: { name: string; jobId: string }, now: string): Promise<boolean>;
+  /**
+   * Claims the right to ask the provider now: succeeds only if nobody asked within
+   * `minIntervalMs` (so concurrent polls share one upstream check).
+   */
+  claimCheck(task: Task, now: Date, minIntervalMs: number): Promise<boolean>;
+  /** Stores the provider's output URLs awaiting copy. False if already stored or final. */
+  recordOutputs(task: Task, outputUrls: string[], now: string): Promise<boolean>;
+  /** Counts a failed copy; returns the new count. */
+  recordCopyFailure(task: Task, now: string): Promise<number>;
+  /** processing -> completed with our URLs. False if the task was already final. */
+  complete(task: Task, outputUrls: string[], now: string): Promise<boolean>;
+  /**
+   * processing -> failed and the refund with its ledger entry, in one transaction, so the
+   * refund happens exactly once however many callers race. False if already final.
+   */
+  failAndRefund(task: Task, error: TaskError, refund: LedgerEntry, now: string): Promise<boolean>;
+  /** One page of an account's tasks of a kind, newest first, and the total count. */
+  listPage(accountId: string, kind: TaskKind, page: number, limit: number): Promise<{ tasks: Task[]; total: number }>;
+  /** Tasks still processing, oldest first. */
+  listProcessing(limit: number): Promise<Task[]>;
+}
+
+/** A request's claim on an Idempotency-Key (CONTRACT.md: 24 h, same body -> same answer). */
+export interface IdempotencyClaim {
+  accountId: string;
+  key: string;
+  /** Hash of the endpoint and the validated request. */
+  requestHash: string;
+  taskId: string;
+  createdAt: string;
+  expiresAt: number;
+}
+
+export interface IdempotencyRecord extends IdempotencyClaim {
+  /** How the first request ended, once it has: its task was started, or submission failed. */
+  outcome?: { type: 'created' } | { type: 'upstream_error'; message: string };
+}
+
+export interface IdempotencyStore {
+  get(accountId: string, key: string, now: Date): Promise<IdempotencyRecord | undefined>;
+  recordOutcome(claim: IdempotencyClaim, outcome: NonNullable<IdempotencyRecord['outcome']>): Promise<void>;
+}
+
+/** Our storage for results: copies a provider's output in, streaming, and names its public URL. */
+export interface MediaStore {
+  /** Streams `sourceUrl` into our bucket at `key`; returns our public URL for it. */
+  copyFromUrl(sourceUrl: string, key: string, contentType: string): Promise<string>;
+}
+
+/** Asks for a task's outputs to be copied soon, off the request path. */
+export interface CopyQueue {
+  enqueue(task: { accountId: string; taskId: string }): Promise<void>;
 }

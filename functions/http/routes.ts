@@ -13,10 +13,16 @@ export interface Route {
 export const API_PREFIX = '/api/v1';
 
 export const ROUTES: readonly Route[] = [
+  { method: 'POST', path: `${API_PREFIX}/generate`, handler: 'generate' },
+  { method: 'GET', path: `${API_PREFIX}/videos`, handler: 'list-videos' },
+  { method: 'GET', path: `${API_PREFIX}/videos/{video_id}`, handler: 'get-video' },
   { method: 'GET', path: `${API_PREFIX}/credits`, handler: 'get-credits' },
 ];
 
 export const AUTHORIZER_HANDLER = 'authorizer';
+/** Functions that are not behind a route: the scheduled sweeper and the copy worker. */
+export const SWEEPER_HANDLER = 'sweeper';
+export const COPY_WORKER_HANDLER = 'copy-output';
 
 /**
  * Request bodies API Gateway passes to Lambda base64-encoded instead of as text. Without

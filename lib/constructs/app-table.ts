@@ -17,7 +17,7 @@ export class AppTable extends Construct {
 
   constructor(scope: Construct, id: string, props: AppTableProps) {
     super(scope, id);
-    const { partitionKey, sortKey, gsi1, timeToLiveAttribute } = TABLE_DEFINITION;
+    const { partitionKey, sortKey, gsi1, lsi1, timeToLiveAttribute } = TABLE_DEFINITION;
     this.table = new TableV2(this, 'Table', {
       partitionKey: { name: partitionKey, type: AttributeType.STRING },
       sortKey: { name: sortKey, type: AttributeType.STRING },
@@ -26,6 +26,9 @@ export class AppTable extends Construct {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: props.production,
       removalPolicy: props.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      localSecondaryIndexes: [
+        { indexName: lsi1.indexName, sortKey: { name: lsi1.sortKey, type: AttributeType.STRING } },
+      ],
       globalSecondaryIndexes: [
         {
           indexName: gsi1.indexName,

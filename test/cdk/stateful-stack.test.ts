@@ -19,6 +19,13 @@ describe('StatefulStack', () => {
           Projection: { ProjectionType: 'ALL' },
         }),
       ],
+      LocalSecondaryIndexes: [
+        Match.objectLike({
+          IndexName: local.LocalSecondaryIndexes![0]!.IndexName,
+          KeySchema: local.LocalSecondaryIndexes![0]!.KeySchema,
+          Projection: { ProjectionType: 'ALL' },
+        }),
+      ],
       BillingMode: 'PAY_PER_REQUEST',
       TimeToLiveSpecification: { AttributeName: 'expires_at', Enabled: true },
       Replicas: [Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } })],

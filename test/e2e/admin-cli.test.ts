@@ -3,7 +3,7 @@ import { authenticate } from '../../functions/domain/authenticate';
 import { UnauthorizedError } from '../../functions/domain/errors';
 import type { Db } from '../../functions/data/dynamo-client';
 import { runScript } from '../support/run-script';
-import { createTestDb, dropTestDb, testDynamoEndpoint } from '../support/test-db';
+import { createTestDb, dropTestDb, testConfig, testDynamoEndpoint } from '../support/test-db';
 
 let db: Db;
 let env: Record<string, string>;
@@ -59,13 +59,7 @@ describe('admin CLI', () => {
     expect(JSON.stringify(shown)).not.toContain('vg_live_');
 
     // The printed keys are the real thing: one works, the revoked one does not.
-    const ctx = buildAppContext({
-      tableName: db.tableName,
-      region: 'local',
-      dynamodbEndpoint: testDynamoEndpoint(),
-      authCacheTtlSeconds: 0,
-      defaultRateLimit: 60,
-    });
+    const ctx = buildAppContext(testConfig(db.tableName));
     await expect(authenticate(ctx.apiKeys, `Bearer ${created.api_key}`, 60)).resolves.toMatchObject({ accountId: account });
     await expect(authenticate(ctx.apiKeys, `Bearer ${key.api_key}`, 60)).rejects.toBeInstanceOf(UnauthorizedError);
     ctx.db.doc.destroy();

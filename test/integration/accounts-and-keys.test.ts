@@ -11,20 +11,14 @@ import {
 import { authenticate } from '../../functions/domain/authenticate';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../../functions/domain/errors';
 import { ledgerSum } from '../../functions/domain/ledger';
-import { createTestDb, dropTestDb, testDynamoEndpoint } from '../support/test-db';
+import { createTestDb, dropTestDb, testConfig, testDynamoEndpoint } from '../support/test-db';
 
 let ctx: AppContext;
 let stores: Pick<AppContext, 'accounts' | 'apiKeys' | 'ledger'>;
 
 beforeAll(async () => {
   const db = await createTestDb();
-  ctx = buildAppContext({
-    tableName: db.tableName,
-    region: 'local',
-    dynamodbEndpoint: testDynamoEndpoint(),
-    authCacheTtlSeconds: 0,
-    defaultRateLimit: 60,
-  });
+  ctx = buildAppContext(testConfig(db.tableName));
   stores = { accounts: ctx.accounts, apiKeys: ctx.apiKeys, ledger: ctx.ledger };
   db.doc.destroy();
 });

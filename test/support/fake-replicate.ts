@@ -195,7 +195,8 @@ export async function startFakeReplicate(options: FakeReplicateOptions = {}): Pr
       case 'unknown-status': {
         const readId = /^\/v1\/predictions\/([^/]+)$/.exec(new URL(req.url ?? '/', 'http://fake').pathname)?.[1];
         const prediction =
-          (readId !== undefined && predictions.get(decodeURIComponent(readId))) || addPrediction({ status: 'starting' });
+          (readId !== undefined && predictions.get(decodeURIComponent(readId))) ||
+          addPrediction({ status: 'starting' });
         return send(res, okStatus, { ...view(prediction), status: m.status ?? 'queued_somewhere' });
       }
       case 'reset':
@@ -226,7 +227,8 @@ export async function startFakeReplicate(options: FakeReplicateOptions = {}): Pr
       }
       const proceed = (): void => {
         if (req.headers.authorization !== `Bearer ${apiToken}`) {
-          return send(res, 401, { title: 'Unauthenticated', detail: 'You did not pass a valid authentication token', status: 401 });
+          const detail = 'You did not pass a valid authentication token';
+          return send(res, 401, { title: 'Unauthenticated', detail, status: 401 });
         }
         if (typeof body === 'string') return send(res, 400, { detail: 'Request body is not JSON.', status: 400 });
         route(method, url.pathname, body, res);

@@ -20,6 +20,7 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Lo
       mediaBucket: process.env.TEST_MEDIA_BUCKET ?? 'vidgen-test-media',
       region: 'local',
       dataDir: mkdtempSync(path.join(os.tmpdir(), 'vidgen-e2e-')),
+      sweepIntervalSeconds: 3600,
     },
     { dynamodbEndpoint: testDynamoEndpoint(), s3Endpoint: process.env.TEST_S3_ENDPOINT },
   );

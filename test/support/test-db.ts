@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import type { Config } from '../../functions/config';
 import { createDb, type Db } from '../../functions/data/dynamo-client';
 import { ensureTable } from '../../functions/data/ensure-table';
 
@@ -24,4 +25,21 @@ export async function createTestDb(tableName = uniqueTableName()): Promise<Db> {
 export async function dropTestDb(db: Db): Promise<void> {
   await db.doc.send(new DeleteTableCommand({ TableName: db.tableName }));
   db.doc.destroy();
+}
+
+/** A complete configuration pointing at the test servers (simulated provider, no delay). */
+export function testConfig(tableName: string, overrides: Partial<Config> = {}): Config {
+  return {
+    tableName,
+    region: 'local',
+    dynamodbEndpoint: testDynamoEndpoint(),
+    authCacheTtlSeconds: 0,
+    defaultRateLimit: 60,
+    mediaBucket: process.env.TEST_MEDIA_BUCKET ?? 'vidgen-test-media',
+    s3Endpoint: process.env.TEST_S3_ENDPOINT,
+    publicMediaBaseUrl: 'http://127.0.0.1:1/media',
+    provider: { name: 'simulated', delaySeconds: 0 },
+    taskTimeoutSeconds: 1800,
+    ...overrides,
+  };
 }

@@ -1,0 +1,39 @@
+import type http from 'node:http';
+import { Readable } from 'node:stream';
+import type { ObjectStorage } from '../../functions/data/object-storage';
+import { GATEWAY_RESPONSES } from '../../functions/http/gateway-responses';
+
+/**
+ * GET /media/<key>: the bucket's objects, public and without a key, as CloudFront serves them
+ * on AWS. Passes Range through so browsers can seek in videos.
+ */
+export const MEDIA_PATH = '/media/';
+
+export function mediaRoute(storage: () => ObjectStorage) {
+  return async (req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean> => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (!url.pathname.startsWith(MEDIA_PATH)) return false;
+    const key = decodeURIComponent(url.pathname.slice(MEDIA_PATH.length));
+    const object = req.method === 'GET' || req.method === 'HEAD' ? await storage().open(key, req.headers.range) : undefined;
+    if (!object?.Body) {
+      const body = JSON.stringify(GATEWAY_RESPONSES.notFound.body);
+      res.writeHead(404, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+      res.end(body);
+      return true;
+    }
+    res.writeHead(object.ContentRange ? 206 : 200, {
+      'Content-Type': object.ContentType ?? 'application/octet-stream',
+      ...(object.ContentLength !== undefined && { 'Content-Length': String(object.ContentLength) }),
+      ...(object.ContentRange && { 'Content-Range': object.ContentRange }),
+      'Accept-Ranges': 'bytes',
+      'Cache-Control': 'public, max-age=31536000, immutable',
+    });
+    if (req.method === 'HEAD') {
+      res.end();
+      (object.Body as Readable).destroy?.();
+      return true;
+    }
+    (object.Body as Readable).pipe(res);
+    return true;
+  };
+}

@@ -1,0 +1,55 @@
+import { createHash } from 'node:crypto';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from '../domain/ports';
+import type { Db } from './dynamo-client';
+import { idempotencyKey } from './keys';
+
+const hashKey = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
+
+export function toIdempotencyItem(claim: IdempotencyClaim): Record<string, unknown> {
+  return {
+    ...idempotencyKey(claim.accountId, hashKey(claim.key)),
+    type: 'idempotency',
+    account_id: claim.accountId,
+    request_hash: claim.requestHash,
+    task_id: claim.taskId,
+    created_at: claim.createdAt,
+    expires_at: claim.expiresAt,
+  };
+}
+
+export class DynamoIdempotencyStore implements IdempotencyStore {
+  constructor(private readonly db: Db) {}
+
+  async get(accountId: string, key: string, now: Date): Promise<IdempotencyRecord | undefined> {
+    const { Item } = await this.db.doc.send(
+      new GetCommand({
+        TableName: this.db.tableName,
+        Key: idempotencyKey(accountId, hashKey(key)),
+        ConsistentRead: true,
+      }),
+    );
+    // TTL deletes lazily: an expired record is as good as none.
+    if (!Item || Item.expires_at * 1000 <= now.getTime()) return undefined;
+    return {
+      accountId,
+      key,
+      requestHash: Item.request_hash,
+      taskId: Item.task_id,
+      createdAt: Item.created_at,
+      expiresAt: Item.expires_at,
+      ...(Item.outcome && { outcome: Item.outcome }),
+    };
+  }
+
+  async recordOutcome(claim: IdempotencyClaim, outcome: NonNullable<IdempotencyRecord['outcome']>): Promise<void> {
+    await this.db.doc.send(
+      new UpdateCommand({
+        TableName: this.db.tableName,
+        Key: idempotencyKey(claim.accountId, hashKey(claim.key)),
+        UpdateExpression: 'SET outcome = :outcome',
+        ExpressionAttributeValues: { ':outcome': outcome },
+      }),
+    );
+  }
+}

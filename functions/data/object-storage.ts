@@ -1,0 +1,128 @@
+import { Readable } from 'node:stream';
+import {
+  CopyObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import type { MediaStore } from '../domain/ports';
+
+/** Largest provider output we accept (a 12 s 1080p video is tens of MB). */
+const MAX_COPY_BYTES = 2 * 1024 ** 3;
+const COPY_TIMEOUT_MS = 120_000;
+
+/**
+ * The media bucket: results, uploads and the simulated provider's files. Objects are public
+ * through `publicBaseUrl` (the local stack's /media route; CloudFront on AWS).
+ */
+export class ObjectStorage implements MediaStore {
+  constructor(
+    private readonly s3: S3Client,
+    readonly bucket: string,
+    readonly publicBaseUrl: string,
+  ) {}
+
+  publicUrl(key: string): string {
+    return `${this.publicBaseUrl}/${key.split('/').map(encodeURIComponent).join('/')}`;
+  }
+
+  /** The object key behind one of our public URLs, or undefined for any other URL. */
+  keyOf(url: string): string | undefined {
+    const prefix = `${this.publicBaseUrl}/`;
+    if (!url.startsWith(prefix)) return undefined;
+    return url.slice(prefix.length).split('/').map(decodeURIComponent).join('/');
+  }
+
+  async put(key: string, body: Buffer | string, contentType: string): Promise<string> {
+    await this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType }));
+    return this.publicUrl(key);
+  }
+
+  /** Streams a file of known length into the bucket. */
+  async putStream(key: string, body: Readable, contentLength: number, contentType: string): Promise<string> {
+    await this.s3.send(
+      new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: contentLength, ContentType: contentType }),
+    );
+    return this.publicUrl(key);
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return true;
+    } catch (error) {
+      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      if (status === 404 || (error as Error).name === 'NotFound') return false;
+      throw error;
+    }
+  }
+
+  async getText(key: string): Promise<string | undefined> {
+    try {
+      const { Body } = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      return Body ? await Body.transformToString() : undefined;
+    } catch (error) {
+      if ((error as Error).name === 'NoSuchKey') return undefined;
+      throw error;
+    }
+  }
+
+  async getBytes(key: string): Promise<Buffer | undefined> {
+    try {
+      const { Body } = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      return Body ? Buffer.from(await Body.transformToByteArray()) : undefined;
+    } catch (error) {
+      if ((error as Error).name === 'NoSuchKey') return undefined;
+      throw error;
+    }
+  }
+
+  /** For serving objects (the local stack's /media route), with an optional byte range. */
+  async open(key: string, range?: string) {
+    try {
+      return await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, ...(range && { Range: range }) }));
+    } catch (error) {
+      if ((error as Error).name === 'NoSuchKey') return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Copies a provider's output into the bucket without holding it in memory: a server-side
+   * copy when it is already ours, otherwise an HTTP download streamed into a multipart upload.
+   */
+  async copyFromUrl(sourceUrl: string, key: string, contentType: string): Promise<string> {
+    const ownKey = this.keyOf(sourceUrl);
+    if (ownKey !== undefined) {
+      await this.s3.send(
+        new CopyObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          CopySource: `${this.bucket}/${ownKey.split('/').map(encodeURIComponent).join('/')}`,
+          ContentType: contentType,
+          MetadataDirective: 'REPLACE',
+        }),
+      );
+      return this.publicUrl(key);
+    }
+    const url = new URL(sourceUrl);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`Refusing to copy from ${url.protocol} URL.`);
+    const response = await fetch(url, { signal: AbortSignal.timeout(COPY_TIMEOUT_MS) });
+    if (!response.ok || !response.body) throw new Error(`Download of provider output failed: HTTP ${response.status}.`);
+    const declared = Number(response.headers.get('content-length') ?? NaN);
+    if (declared > MAX_COPY_BYTES) throw new Error(`Provider output too large (${declared} bytes).`);
+    const upload = new Upload({
+      client: this.s3,
+      params: {
+        Bucket: this.bucket,
+        Key: key,
+        Body: Readable.fromWeb(response.body as import('node:stream/web').ReadableStream),
+        ContentType: contentType,
+      },
+    });
+    await upload.done();
+    return this.publicUrl(key);
+  }
+}

@@ -1,0 +1,22 @@
+import { S3Client } from '@aws-sdk/client-s3';
+
+export interface S3Options {
+  region: string;
+  /** s3rver's URL on the local stack; unset on AWS. */
+  endpoint?: string;
+}
+
+export function createS3Client({ region, endpoint }: S3Options): S3Client {
+  return new S3Client({
+    region,
+    // Only compute checksums when S3 requires them: newer SDKs otherwise frame streamed uploads
+    // with trailing checksums, which s3rver stores verbatim inside the object.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    ...(endpoint && {
+      endpoint,
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    }),
+  });
+}

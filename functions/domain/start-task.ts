@@ -1,0 +1,158 @@
+import { createHash } from 'node:crypto';
+import { hasPaidAccess } from './account';
+import { imagePrice, subscriptionRequired, videoPrice } from './catalogue';
+import {
+  IdempotencyConflictError,
+  InsufficientCreditsError,
+  PaidAccessRequiredError,
+  UnauthorizedError,
+  UpstreamError,
+} from './errors';
+import { newLedgerEntryId, newTaskId } from './ids';
+import { ProviderUnavailableError } from './provider';
+import type { AccountStore, IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from './ports';
+import type { ImageParams, Task, VideoParams } from './task';
+import { failTask, jobFor, type LifecycleDeps } from './task-lifecycle';
+
+export interface StartDeps extends LifecycleDeps {
+  accounts: AccountStore;
+  idempotency: IdempotencyStore;
+}
+
+export type StartRequest =
+  | { kind: 'video'; params: VideoParams }
+  | { kind: 'image'; params: ImageParams };
+
+const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+
+export function priceOf(request: StartRequest): number {
+  return request.kind === 'video'
+    ? videoPrice(request.params.model, request.params.duration)
+    : imagePrice(request.params.model);
+}
+
+/** Same endpoint and same validated request <=> same hash (defaults applied, key order fixed). */
+export function requestHash(request: StartRequest): string {
+  const canonical = JSON.stringify(request, (_, value) =>
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)))
+      : value,
+  );
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+/**
+ * Starts a generation task (POST /generate, POST /generate-image). Checks in CONTRACT.md's
+ * order (subscription, then credits), charges and creates the task in one transaction, then
+ * submits it upstream. A refused or failed submission fails the task, refunds it, and answers
+ * 502. With an Idempotency-Key, a repeat of the same request returns the first answer and
+ * charges nothing; a different request under the same key is a conflict.
+ */
+export async function startTask(
+  deps: StartDeps,
+  accountId: string,
+  request: StartRequest,
+  idempotencyKey?: string,
+): Promise<Task> {
+  const now = deps.clock();
+  const hash = requestHash(request);
+  if (idempotencyKey) {
+    const earlier = await deps.idempotency.get(accountId, idempotencyKey, now);
+    if (earlier) return replay(deps, earlier, hash);
+  }
+
+  const account = await deps.accounts.get(accountId);
+  if (!account) throw new UnauthorizedError();
+  if (subscriptionRequired(request.params.model) && !hasPaidAccess(account)) {
+    throw new PaidAccessRequiredError(
+      `The model ${request.params.model} needs paid access and an active subscription.`,
+    );
+  }
+  const price = priceOf(request);
+  if (account.credits < price) throw new InsufficientCreditsError(price, account.credits);
+
+  const createdAt = now.toISOString();
+  const taskId = newTaskId(request.kind);
+  const claim: IdempotencyClaim | undefined = idempotencyKey
+    ? {
+        accountId,
+        key: idempotencyKey,
+        requestHash: hash,
+        taskId,
+        createdAt,
+        expiresAt: Math.floor(now.getTime() / 1000) + IDEMPOTENCY_TTL_SECONDS,
+      }
+    : undefined;
+
+  const result = await deps.tasks.create({
+    task: {
+      ...request,
+      taskId,
+      accountId,
+      status: 'processing',
+      creditsUsed: price,
+      copyAttempts: 0,
+      createdAt,
+      updatedAt: createdAt,
+    } as Omit<Task, 'seq'>,
+    charge: {
+      entryId: newLedgerEntryId(),
+      accountId,
+      kind: 'charge',
+      amount: -price,
+      reason: `${request.kind} generation (${request.params.model})`,
+      taskId,
+      createdAt,
+    },
+    expectedCount: account.taskCounts[request.kind],
+    ...(claim && { idempotency: claim }),
+  });
+  if (result.type === 'insufficient_credits') throw new InsufficientCreditsError(price, result.available);
+  if (result.type === 'idempotency_key_used') return replay(deps, result.record, hash);
+
+  const task = await submit(deps, result.task);
+  if (claim) {
+    await deps.idempotency.recordOutcome(
+      claim,
+      task.status === 'failed' && !task.provider
+        ? { type: 'upstream_error', message: task.error?.message ?? 'The provider failed.' }
+        : { type: 'created' },
+    );
+  }
+  if (task.status === 'failed' && !task.provider) {
+    throw new UpstreamError(task.error?.message ?? 'The generation provider failed.');
+  }
+  return task;
+}
+
+async function submit(deps: StartDeps, task: Task): Promise<Task> {
+  let message: string;
+  let code: 'upstream_error' | 'content_rejected' = 'upstream_error';
+  try {
+    const outcome = await deps.provider.submit(jobFor(task));
+    if (outcome.type === 'accepted') {
+      const provider = { name: deps.provider.name, jobId: outcome.jobId };
+      const now = deps.clock().toISOString();
+      await deps.tasks.recordSubmission(task, provider, now);
+      return { ...task, provider, lastCheckedAt: now, updatedAt: now };
+    }
+    message = `The generation provider refused the request: ${outcome.message}`;
+    code = outcome.code;
+  } catch (error) {
+    if (!(error instanceof ProviderUnavailableError)) throw error;
+    message = 'The generation provider is unavailable. Your credits were refunded; please retry.';
+  }
+  return failTask(deps, task, { code, message });
+}
+
+async function replay(deps: StartDeps, record: IdempotencyRecord, hash: string): Promise<Task> {
+  if (record.requestHash !== hash) {
+    throw new IdempotencyConflictError(
+      'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
+    );
+  }
+  if (record.outcome?.type === 'upstream_error') throw new UpstreamError(record.outcome.message);
+  const task = await deps.tasks.get(record.accountId, record.taskId);
+  if (!task) throw new Error(`Idempotency record points at a missing task ${record.taskId}.`);
+  return task;
+}

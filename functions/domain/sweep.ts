@@ -1,0 +1,65 @@
+import { copyOutputs, failTask, refreshTask, type LifecycleDeps } from './task-lifecycle';
+import type { Task } from './task';
+
+export interface SweepReport {
+  examined: number;
+  refreshed: number;
+  copied: number;
+  timedOut: number;
+  lostSubmissions: number;
+  errors: number;
+}
+
+/** Tasks examined per run; the rest wait for the next minute. */
+const BATCH = 200;
+/** A task not checked for this long is refreshed by the sweeper even if nobody polls it. */
+const STALE_CHECK_MS = 30_000;
+
+/**
+ * The safety net, run every minute: fails and refunds tasks past the timeout or lost between
+ * charge and submission, copies results that are waiting, and refreshes tasks nobody polls.
+ */
+export async function sweep(deps: LifecycleDeps): Promise<SweepReport> {
+  const report: SweepReport = { examined: 0, refreshed: 0, copied: 0, timedOut: 0, lostSubmissions: 0, errors: 0 };
+  const tasks = await deps.tasks.listProcessing(BATCH);
+  for (const task of tasks) {
+    report.examined += 1;
+    try {
+      await sweepOne(deps, task, report);
+    } catch (error) {
+      report.errors += 1;
+      console.error(JSON.stringify({ level: 'error', message: 'sweep failed for task', taskId: task.taskId, error: String(error) }));
+    }
+  }
+  return report;
+}
+
+async function sweepOne(deps: LifecycleDeps, task: Task, report: SweepReport): Promise<void> {
+  const now = deps.clock().getTime();
+  const age = now - Date.parse(task.createdAt);
+  if (age > deps.settings.taskTimeoutMs) {
+    report.timedOut += 1;
+    await failTask(deps, task, {
+      code: 'timeout',
+      message: `The task was still processing after ${Math.round(deps.settings.taskTimeoutMs / 60_000)} minutes.`,
+    });
+    return;
+  }
+  if (!task.provider) {
+    if (age > deps.settings.submissionGraceMs) {
+      report.lostSubmissions += 1;
+      await failTask(deps, task, { code: 'internal_error', message: 'The task could not be submitted for generation.' });
+    }
+    return;
+  }
+  if (task.pendingOutputs) {
+    report.copied += 1;
+    await copyOutputs(deps, task);
+    return;
+  }
+  const lastChecked = task.lastCheckedAt ? Date.parse(task.lastCheckedAt) : 0;
+  if (now - lastChecked > STALE_CHECK_MS) {
+    report.refreshed += 1;
+    await refreshTask(deps, task);
+  }
+}

@@ -1,0 +1,142 @@
+import { newLedgerEntryId } from './ids';
+import type { LedgerEntry } from './ledger';
+import type { GenerationJob, GenerationProvider, ResultOutcome } from './provider';
+import { ProviderUnavailableError } from './provider';
+import type { CopyQueue, MediaStore, TaskStore } from './ports';
+import type { Task, TaskError } from './task';
+
+/**
+ * What happens to a task after it was started: asking the provider, copying results into
+ * our storage, completing or failing (with its refund). Shared by status polls, the copy
+ * worker and the sweeper, for videos and images alike.
+ */
+export interface LifecycleDeps {
+  tasks: TaskStore;
+  provider: GenerationProvider;
+  media: MediaStore;
+  copyQueue: CopyQueue;
+  clock: () => Date;
+  settings: LifecycleSettings;
+}
+
+export interface LifecycleSettings {
+  /** Polls within this long of the last upstream check reuse it (CONTRACT.md: 2 s). */
+  checkIntervalMs: number;
+  /** A task still processing after this long fails with `timeout` (default 30 min). */
+  taskTimeoutMs: number;
+  /** A task with no provider job after this long was lost between charge and submission. */
+  submissionGraceMs: number;
+  /** Failed copies of a result before the task gives up and fails (refunded). */
+  maxCopyAttempts: number;
+}
+
+export const DEFAULT_LIFECYCLE_SETTINGS: LifecycleSettings = {
+  checkIntervalMs: 2_000,
+  taskTimeoutMs: 30 * 60_000,
+  submissionGraceMs: 2 * 60_000,
+  maxCopyAttempts: 5,
+};
+
+export function refundEntry(task: Task, now: string): LedgerEntry {
+  return {
+    entryId: newLedgerEntryId(),
+    accountId: task.accountId,
+    kind: 'refund',
+    amount: task.creditsUsed,
+    reason: `refund: ${task.kind} task failed`,
+    taskId: task.taskId,
+    createdAt: now,
+  };
+}
+
+/** Fails a task and refunds it, exactly once however many callers race; returns the latest task. */
+export async function failTask(deps: Pick<LifecycleDeps, 'tasks' | 'clock'>, task: Task, error: TaskError): Promise<Task> {
+  const now = deps.clock().toISOString();
+  await deps.tasks.failAndRefund(task, error, refundEntry(task, now), now);
+  return (await deps.tasks.get(task.accountId, task.taskId)) ?? task;
+}
+
+/**
+ * SPEC.md 3 rule 2: while processing, ask the provider before answering. At most one check per
+ * task per interval goes upstream; a check that fails leaves the task as it was.
+ */
+export async function refreshTask(deps: LifecycleDeps, task: Task): Promise<Task> {
+  if (task.status !== 'processing' || !task.provider || task.pendingOutputs) return task;
+  const now = deps.clock();
+  if (!(await deps.tasks.claimCheck(task, now, deps.settings.checkIntervalMs))) return task;
+
+  let outcome: ResultOutcome;
+  try {
+    outcome = await deps.provider.fetchResult(task.provider.jobId);
+  } catch (error) {
+    if (error instanceof ProviderUnavailableError) return task;
+    throw error;
+  }
+  return applyOutcome(deps, task, outcome);
+}
+
+async function applyOutcome(deps: LifecycleDeps, task: Task, outcome: ResultOutcome): Promise<Task> {
+  switch (outcome.type) {
+    case 'processing':
+      return task;
+    case 'failed':
+      return failTask(deps, task, { code: outcome.code, message: outcome.message });
+    case 'completed': {
+      if (outcome.outputUrls.length === 0) {
+        return failTask(deps, task, { code: 'upstream_error', message: 'The provider returned no output.' });
+      }
+      // Provider URLs expire: keep the task processing until our copy exists.
+      if (await deps.tasks.recordOutputs(task, outcome.outputUrls, deps.clock().toISOString())) {
+        await deps.copyQueue.enqueue({ accountId: task.accountId, taskId: task.taskId });
+      }
+      return (await deps.tasks.get(task.accountId, task.taskId)) ?? task;
+    }
+  }
+}
+
+const EXTENSIONS: Record<string, { ext: string; contentType: string }> = {
+  video: { ext: 'mp4', contentType: 'video/mp4' },
+  png: { ext: 'png', contentType: 'image/png' },
+  jpg: { ext: 'jpg', contentType: 'image/jpeg' },
+  webp: { ext: 'webp', contentType: 'image/webp' },
+};
+
+function outputFile(task: Task, index: number) {
+  const format = task.kind === 'video' ? EXTENSIONS.video! : EXTENSIONS[task.params.outputFormat]!;
+  const folder = task.kind === 'video' ? 'videos' : 'images';
+  const suffix = task.kind === 'video' ? '' : `-${index + 1}`;
+  return { key: `${folder}/${task.taskId}${suffix}.${format.ext}`, contentType: format.contentType };
+}
+
+/**
+ * Copies a task's pending provider outputs into our bucket, then completes it. A failed copy
+ * is counted and retried later (copy worker, sweeper); after `maxCopyAttempts` the task fails
+ * and is refunded.
+ */
+export async function copyOutputs(deps: LifecycleDeps, task: Task): Promise<Task> {
+  if (task.status !== 'processing' || !task.pendingOutputs) return task;
+  try {
+    const urls: string[] = [];
+    for (const [index, sourceUrl] of task.pendingOutputs.entries()) {
+      const { key, contentType } = outputFile(task, index);
+      urls.push(await deps.media.copyFromUrl(sourceUrl, key, contentType));
+    }
+    await deps.tasks.complete(task, urls, deps.clock().toISOString());
+  } catch (error) {
+    const attempts = await deps.tasks.recordCopyFailure(task, deps.clock().toISOString());
+    console.warn(
+      JSON.stringify({ level: 'warn', message: 'copy of provider output failed', taskId: task.taskId, attempts, error: String(error) }),
+    );
+    if (attempts >= deps.settings.maxCopyAttempts) {
+      return failTask(deps, task, { code: 'upstream_error', message: 'The result could not be retrieved from the provider.' });
+    }
+  }
+  return (await deps.tasks.get(task.accountId, task.taskId)) ?? task;
+}
+
+/** The job to send upstream for a task. */
+export function jobFor(task: Task): GenerationJob {
+  return task.kind === 'video'
+    ? { kind: 'video', taskId: task.taskId, ...task.params }
+    : { kind: 'image', taskId: task.taskId, ...task.params };
+}

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import {
+  DEFAULT_VIDEO_MODEL,
+  GENERATION_TYPES,
+  PROMPT_MAX_LENGTH,
+  VIDEO_ASPECT_RATIOS,
+  VIDEO_DURATION,
+  VIDEO_MODEL_IDS,
+  VIDEO_RESOLUTIONS,
+} from '../domain/catalogue';
+import type { VideoParams } from '../domain/task';
+
+/** Request fields shared by both generate endpoints. */
+export const promptField = z
+  .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
+  .trim()
+  .min(1, 'must not be empty')
+  .max(PROMPT_MAX_LENGTH, `must be at most ${PROMPT_MAX_LENGTH} characters`);
+
+export const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: `must be one of ${values.join(', ')}` });
+
+export const httpUrl = z
+  .string({ error: 'must be an absolute http(s) URL' })
+  .max(2048, 'must be at most 2048 characters')
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return url.protocol === 'http:' || url.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http(s) URL');
+
+export const jsonObject = <T extends z.ZodRawShape>(shape: T) => z.object(shape, { error: 'must be a JSON object' });
+
+/** POST /api/v1/generate (SPEC.md 4.1, CONTRACT.md). */
+export const generateVideoBody = jsonObject({
+  prompt: promptField,
+  model: oneOf(VIDEO_MODEL_IDS).default(DEFAULT_VIDEO_MODEL),
+  generation_type: oneOf(GENERATION_TYPES).default('text_to_video'),
+  image_url: httpUrl.optional(),
+  aspect_ratio: oneOf(VIDEO_ASPECT_RATIOS).default('16:9'),
+  duration: z
+    .number({ error: `must be a whole number of seconds from ${VIDEO_DURATION.min} to ${VIDEO_DURATION.max}` })
+    .int(`must be a whole number of seconds from ${VIDEO_DURATION.min} to ${VIDEO_DURATION.max}`)
+    .min(VIDEO_DURATION.min, `must be at least ${VIDEO_DURATION.min} seconds`)
+    .max(VIDEO_DURATION.max, `must be at most ${VIDEO_DURATION.max} seconds`)
+    .default(VIDEO_DURATION.default),
+  resolution: oneOf(VIDEO_RESOLUTIONS).default('720p'),
+}).superRefine((body, ctx) => {
+  if (body.generation_type === 'image_to_video' && body.image_url === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['image_url'], message: 'is required when generation_type is image_to_video' });
+  }
+  if (body.generation_type === 'text_to_video' && body.image_url !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['image_url'],
+      message: 'is only allowed when generation_type is image_to_video',
+    });
+  }
+});
+
+export function parseGenerateVideo(body: unknown): VideoParams {
+  const parsed = generateVideoBody.parse(body);
+  return {
+    model: parsed.model,
+    generationType: parsed.generation_type,
+    prompt: parsed.prompt,
+    ...(parsed.image_url !== undefined && { imageUrl: parsed.image_url }),
+    aspectRatio: parsed.aspect_ratio,
+    duration: parsed.duration,
+    resolution: parsed.resolution,
+  };
+}

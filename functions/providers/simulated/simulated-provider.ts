@@ -1,0 +1,106 @@
+import { createReadStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { ulid } from 'ulid';
+import type { ObjectStorage } from '../../data/object-storage';
+import { imageDimensions, videoDimensions } from '../../domain/dimensions';
+import type { GenerationJob, GenerationProvider, ResultOutcome, SubmitOutcome } from '../../domain/provider';
+import { renderImage, renderVideo } from './media';
+
+/**
+ * A stand-in for the upstream provider that produces real files: after `delayMs` a job's
+ * result is rendered (an H.264 MP4 or a PNG/JPEG/WebP showing the prompt) into the media
+ * bucket. Job state lives in the bucket too, so any Lambda instance can answer for any job.
+ *
+ * Magic words in the prompt drive it: `sim:reject` (refused at submission), `sim:fail`
+ * (ends failed, upstream_error), `sim:content` (ends failed, content_rejected) and
+ * `sim:stall` (never finishes).
+ */
+export interface SimulatedProviderOptions {
+  storage: ObjectStorage;
+  delayMs: number;
+  /** Reads a reference image (image_url, images); undefined when it cannot be had. */
+  fetchReference: (url: string) => Promise<Buffer | undefined>;
+  clock?: () => Date;
+}
+
+interface SimJob {
+  job: GenerationJob;
+  submittedAt: string;
+}
+
+const JOBS = 'provider-sim/jobs';
+const OUTPUTS = 'provider-sim/outputs';
+const IMAGE_TYPES = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp' } as const;
+
+export class SimulatedProvider implements GenerationProvider {
+  readonly name = 'simulated';
+  private readonly clock: () => Date;
+
+  constructor(private readonly options: SimulatedProviderOptions) {
+    this.clock = options.clock ?? (() => new Date());
+  }
+
+  async submit(job: GenerationJob): Promise<SubmitOutcome> {
+    if (job.prompt.includes('sim:reject')) {
+      return { type: 'rejected', code: 'upstream_error', message: 'simulated refusal (sim:reject)' };
+    }
+    const jobId = `sim_${ulid()}`;
+    const state: SimJob = { job, submittedAt: this.clock().toISOString() };
+    await this.options.storage.put(`${JOBS}/${jobId}.json`, JSON.stringify(state), 'application/json');
+    return { type: 'accepted', jobId };
+  }
+
+  async fetchResult(jobId: string): Promise<ResultOutcome> {
+    if (!/^sim_[0-9A-Z]{26}$/.test(jobId)) return { type: 'failed', code: 'upstream_error', message: 'unknown job' };
+    const text = await this.options.storage.getText(`${JOBS}/${jobId}.json`);
+    if (!text) return { type: 'failed', code: 'upstream_error', message: 'unknown job' };
+    const { job, submittedAt } = JSON.parse(text) as SimJob;
+
+    if (job.prompt.includes('sim:stall')) return { type: 'processing' };
+    if (this.clock().getTime() - Date.parse(submittedAt) < this.options.delayMs) return { type: 'processing' };
+    if (job.prompt.includes('sim:fail')) {
+      return { type: 'failed', code: 'upstream_error', message: 'simulated generation failure (sim:fail)' };
+    }
+    if (job.prompt.includes('sim:content')) {
+      return { type: 'failed', code: 'content_rejected', message: 'simulated content policy refusal (sim:content)' };
+    }
+    return { type: 'completed', outputUrls: [await this.render(jobId, job)] };
+  }
+
+  /** Renders the result once; a concurrent second render writes the same object again. */
+  private async render(jobId: string, job: GenerationJob): Promise<string> {
+    const { storage } = this.options;
+    if (job.kind === 'video') {
+      const key = `${OUTPUTS}/${jobId}.mp4`;
+      if (await storage.exists(key)) return storage.publicUrl(key);
+      const { width, height } = videoDimensions(job.resolution as never, job.aspectRatio as never);
+      const firstFrame = job.imageUrl ? await this.options.fetchReference(job.imageUrl) : undefined;
+      const file = await renderVideo({
+        prompt: job.prompt,
+        durationSeconds: job.duration,
+        width,
+        height,
+        ...(firstFrame && { firstFrame }),
+      });
+      try {
+        return await storage.putStream(key, createReadStream(file.path), file.bytes, 'video/mp4');
+      } finally {
+        await rm(file.path, { force: true });
+      }
+    }
+    const key = `${OUTPUTS}/${jobId}.${job.outputFormat}`;
+    if (await storage.exists(key)) return storage.publicUrl(key);
+    const { width, height } = imageDimensions(job.resolution as never, job.aspectRatio as never);
+    const references = (
+      await Promise.all((job.images ?? []).map((url) => this.options.fetchReference(url)))
+    ).filter((buffer): buffer is Buffer => buffer !== undefined);
+    const image = await renderImage({
+      prompt: job.prompt,
+      width,
+      height,
+      format: job.outputFormat,
+      ...(references.length > 0 && { references }),
+    });
+    return storage.put(key, image, IMAGE_TYPES[job.outputFormat]);
+  }
+}
