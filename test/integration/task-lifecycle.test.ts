@@ -1,0 +1,289 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildAppContext, type AppContext } from '../../functions/app-context';
+import { InProcessCopyQueue } from '../../functions/data/copy-queues';
+import { createAccount } from '../../functions/domain/account-admin';
+import { InsufficientCreditsError, IdempotencyConflictError, NotFoundError, UpstreamError } from '../../functions/domain/errors';
+import { getTask } from '../../functions/domain/get-task';
+import { ledgerSum } from '../../functions/domain/ledger';
+import { listTasks } from '../../functions/domain/list-tasks';
+import { ProviderUnavailableError } from '../../functions/domain/provider';
+import { startTask, type StartDeps, type StartRequest } from '../../functions/domain/start-task';
+import { sweep } from '../../functions/domain/sweep';
+import { failTask } from '../../functions/domain/task-lifecycle';
+import type { VideoParams } from '../../functions/domain/task';
+import { ScriptedProvider } from '../support/scripted-provider';
+import { createTestDb, dropTestDb, testConfig } from '../support/test-db';
+
+const VIDEO: VideoParams = {
+  model: 'vid-1-5-pro',
+  generationType: 'text_to_video',
+  prompt: 'a lighthouse at dusk',
+  aspectRatio: '16:9',
+  duration: 5,
+  resolution: '720p',
+};
+const request = (params: Partial<VideoParams> = {}): StartRequest => ({ kind: 'video', params: { ...VIDEO, ...params } });
+
+let ctx: AppContext;
+let provider: ScriptedProvider;
+let deps: StartDeps;
+let now: Date;
+let files: http.Server;
+let filesUrl: string;
+const OUTPUT_BYTES = Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypisom'), Buffer.alloc(50_000, 7)]);
+
+beforeAll(async () => {
+  const db = await createTestDb();
+  db.doc.destroy();
+  provider = new ScriptedProvider();
+  ctx = buildAppContext(testConfig(db.tableName), { provider });
+  // A stand-in for the provider's file host: serves one output, 404 for everything else.
+  files = http.createServer((req, res) => {
+    if (req.url === '/out.mp4') {
+      res.writeHead(200, { 'Content-Type': 'video/mp4', 'Content-Length': OUTPUT_BYTES.length });
+      res.end(OUTPUT_BYTES);
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
+  filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+});
+
+beforeEach(() => {
+  provider = new ScriptedProvider();
+  now = new Date();
+  deps = { ...ctx.lifecycle, provider, clock: () => now };
+});
+
+afterAll(async () => {
+  await (ctx.copyQueue as InProcessCopyQueue).drain();
+  await new Promise((resolve) => files.close(resolve));
+  await dropTestDb(ctx.db);
+});
+
+async function newAccount(credits: number) {
+  const { account } = await createAccount(ctx, { credits });
+  return account.accountId;
+}
+
+async function money(accountId: string) {
+  const account = await ctx.accounts.get(accountId);
+  const entries = await ctx.ledger.listForAccount(accountId);
+  return { balance: account!.credits, ledger: ledgerSum(entries), entries };
+}
+
+describe('starting a task', () => {
+  it('charges, creates and submits in that order, and the ledger matches the balance', async () => {
+    const accountId = await newAccount(100);
+    const task = await startTask(deps, accountId, request());
+    expect(task).toMatchObject({ status: 'processing', creditsUsed: 25, seq: 1, provider: { name: 'scripted', jobId: 'job_1' } });
+    expect(provider.submits).toEqual([expect.objectContaining({ kind: 'video', taskId: task.taskId, prompt: VIDEO.prompt })]);
+    expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
+  });
+
+  it('refuses with too few credits and writes nothing', async () => {
+    const accountId = await newAccount(24);
+    await expect(startTask(deps, accountId, request())).rejects.toBeInstanceOf(InsufficientCreditsError);
+    expect(await money(accountId)).toMatchObject({ balance: 24, ledger: 24 });
+    expect((await listTasks(ctx.tasks, accountId, 'video', 1, 20)).pagination.total).toBe(0);
+    expect(provider.submits).toHaveLength(0);
+  });
+
+  it.each([
+    ['refused', async () => ({ type: 'rejected' as const, code: 'upstream_error' as const, message: 'bad input' })],
+    ['unreachable', async () => Promise.reject(new ProviderUnavailableError('503'))],
+  ])('fails and refunds exactly once when the provider is %s at submission', async (_, answer) => {
+    provider.onSubmit(answer);
+    const accountId = await newAccount(100);
+    await expect(startTask(deps, accountId, request())).rejects.toBeInstanceOf(UpstreamError);
+    const { tasks } = await listTasks(ctx.tasks, accountId, 'video', 1, 20);
+    expect(tasks).toEqual([expect.objectContaining({ status: 'failed', error: expect.objectContaining({ code: 'upstream_error' }) })]);
+    const after = await money(accountId);
+    expect(after).toMatchObject({ balance: 100, ledger: 100 });
+    expect(after.entries.map((entry) => entry.kind).sort()).toEqual(['charge', 'grant', 'refund']);
+  });
+
+  it('gives every one of many concurrent tasks its own history position, with no gaps', async () => {
+    const accountId = await newAccount(1000);
+    const tasks = await Promise.all(Array.from({ length: 15 }, () => startTask(deps, accountId, request({ duration: 3 }))));
+    expect(tasks.map((task) => task.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
+    expect(await money(accountId)).toMatchObject({ balance: 1000 - 15 * 15, ledger: 1000 - 15 * 15 });
+  });
+});
+
+describe('idempotency', () => {
+  it('answers a repeat with the first task and charges once; another body under the key is a conflict', async () => {
+    const accountId = await newAccount(100);
+    const first = await startTask(deps, accountId, request(), 'key-1');
+    const again = await startTask(deps, accountId, request(), 'key-1');
+    expect(again.taskId).toBe(first.taskId);
+    await expect(startTask(deps, accountId, request({ duration: 6 }), 'key-1')).rejects.toBeInstanceOf(IdempotencyConflictError);
+    expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
+    expect(provider.submits).toHaveLength(1);
+  });
+
+  it('charges once for 12 concurrent retries with one key', async () => {
+    const accountId = await newAccount(100);
+    const tasks = await Promise.all(Array.from({ length: 12 }, () => startTask(deps, accountId, request(), 'same-key')));
+    expect(new Set(tasks.map((task) => task.taskId)).size).toBe(1);
+    expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
+    expect((await listTasks(ctx.tasks, accountId, 'video', 1, 20)).pagination.total).toBe(1);
+  });
+
+  it('replays a failed submission as the same 502, without a second charge', async () => {
+    provider.onSubmit(async () => ({ type: 'rejected', code: 'upstream_error', message: 'no' }));
+    const accountId = await newAccount(100);
+    await expect(startTask(deps, accountId, request(), 'k')).rejects.toBeInstanceOf(UpstreamError);
+    await expect(startTask(deps, accountId, request(), 'k')).rejects.toBeInstanceOf(UpstreamError);
+    expect(provider.submits).toHaveLength(1);
+    expect(await money(accountId)).toMatchObject({ balance: 100, ledger: 100 });
+  });
+
+  it('keeps keys apart per account', async () => {
+    const [a, b] = await Promise.all([newAccount(100), newAccount(100)]);
+    const first = await startTask(deps, a, request(), 'shared');
+    const second = await startTask(deps, b, request({ duration: 3 }), 'shared');
+    expect(second.taskId).not.toBe(first.taskId);
+  });
+});
+
+describe('polling', () => {
+  it("answers another account's task and the other kind as not found", async () => {
+    const [owner, stranger] = await Promise.all([newAccount(100), newAccount(100)]);
+    const task = await startTask(deps, owner, request());
+    await expect(getTask(deps, stranger, 'video', task.taskId)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(getTask(deps, owner, 'image', task.taskId)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(getTask(deps, owner, 'video', 'vid_nope')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('asks the provider at most once per 2 s, and a failed check changes nothing', async () => {
+    const accountId = await newAccount(100);
+    const task = await startTask(deps, accountId, request());
+    now = new Date(now.getTime() + 5_000);
+    provider.onFetch(async () => Promise.reject(new ProviderUnavailableError('timeout')));
+    expect((await getTask(deps, accountId, 'video', task.taskId)).status).toBe('processing');
+    expect((await getTask(deps, accountId, 'video', task.taskId)).status).toBe('processing');
+    expect(provider.fetches).toBe(1);
+    now = new Date(now.getTime() + 2_001);
+    await getTask(deps, accountId, 'video', task.taskId);
+    expect(provider.fetches).toBe(2);
+  });
+
+  it('refunds exactly once when many concurrent polls see the task fail', async () => {
+    const accountId = await newAccount(100);
+    const task = await startTask(deps, accountId, request());
+    provider.onFetch(async () => ({ type: 'failed', code: 'content_rejected', message: 'flagged' }));
+    const racing = { ...deps, settings: { ...deps.settings, checkIntervalMs: 0 } };
+    let tick = 0;
+    racing.clock = () => new Date(now.getTime() + 10_000 + (tick += 1));
+    const results = await Promise.all(Array.from({ length: 20 }, () => getTask(racing, accountId, 'video', task.taskId)));
+    expect(results.some((result) => result.status === 'failed')).toBe(true);
+    const after = await money(accountId);
+    expect(after.entries.filter((entry) => entry.kind === 'refund')).toHaveLength(1);
+    expect(after).toMatchObject({ balance: 100, ledger: 100 });
+    const final = await ctx.tasks.get(accountId, task.taskId);
+    expect(final).toMatchObject({ status: 'failed', error: { code: 'content_rejected', message: 'flagged' } });
+  });
+
+  it('refunds exactly once when 25 callers fail the same task at the same moment', async () => {
+    const accountId = await newAccount(100);
+    const task = await startTask(deps, accountId, request());
+    await Promise.all(
+      Array.from({ length: 25 }, () => failTask(deps, task, { code: 'upstream_error', message: 'boom' })),
+    );
+    const after = await money(accountId);
+    expect(after.entries.filter((entry) => entry.kind === 'refund')).toHaveLength(1);
+    expect(after.balance).toBe(100);
+  });
+
+  it('keeps the task processing until our copy exists, then serves our URL', async () => {
+    const accountId = await newAccount(100);
+    const task = await startTask(deps, accountId, request());
+    provider.onFetch(async () => ({ type: 'completed', outputUrls: [`${filesUrl}/out.mp4`] }));
+    now = new Date(now.getTime() + 5_000);
+    const polled = await getTask(deps, accountId, 'video', task.taskId);
+    expect(polled.status).toBe('processing');
+    await (ctx.copyQueue as InProcessCopyQueue).drain();
+    const done = await getTask(deps, accountId, 'video', task.taskId);
+    expect(done.status).toBe('completed');
+    expect(done.outputUrls).toEqual([`http://127.0.0.1:1/media/videos/${task.taskId}.mp4`]);
+    const stored = await ctx.storage.getBytes(`videos/${task.taskId}.mp4`);
+    expect(stored?.equals(OUTPUT_BYTES)).toBe(true);
+    expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
+  });
+
+  it('retries a failed copy and gives up into failed + refund after the bound', async () => {
+    const accountId = await newAccount(100);
+    const task = await startTask(deps, accountId, request());
+    provider.onFetch(async () => ({ type: 'completed', outputUrls: [`${filesUrl}/gone.mp4`] }));
+    now = new Date(now.getTime() + 5_000);
+    await getTask(deps, accountId, 'video', task.taskId);
+    await (ctx.copyQueue as InProcessCopyQueue).drain();
+    const afterOne = await ctx.tasks.get(accountId, task.taskId);
+    expect(afterOne).toMatchObject({ status: 'processing', copyAttempts: 1 });
+    for (let run = 0; run < deps.settings.maxCopyAttempts; run += 1) await sweep(deps);
+    const final = await ctx.tasks.get(accountId, task.taskId);
+    expect(final).toMatchObject({ status: 'failed', error: { code: 'upstream_error' } });
+    expect(await money(accountId)).toMatchObject({ balance: 100, ledger: 100 });
+  });
+});
+
+describe('the sweeper', () => {
+  it('fails and refunds a task lost between charge and submission (injected crash)', async () => {
+    provider.onSubmit(async () => {
+      throw new Error('process crashed before submitting');
+    });
+    const accountId = await newAccount(100);
+    await expect(startTask(deps, accountId, request())).rejects.toThrow('crashed');
+    const [lost] = (await listTasks(ctx.tasks, accountId, 'video', 1, 1)).tasks;
+    expect(lost).toMatchObject({ status: 'processing' });
+    expect(lost!.provider).toBeUndefined();
+    expect((await money(accountId)).balance).toBe(75);
+
+    await sweep(deps); // within the grace period: left alone
+    expect((await ctx.tasks.get(accountId, lost!.taskId))?.status).toBe('processing');
+    now = new Date(now.getTime() + deps.settings.submissionGraceMs + 1_000);
+    await sweep(deps);
+    expect(await ctx.tasks.get(accountId, lost!.taskId)).toMatchObject({ status: 'failed', error: { code: 'internal_error' } });
+    expect(await money(accountId)).toMatchObject({ balance: 100, ledger: 100 });
+  });
+
+  it('times out a task still processing after 30 minutes, refunding once however often it runs', async () => {
+    const accountId = await newAccount(100);
+    const task = await startTask(deps, accountId, request());
+    now = new Date(now.getTime() + 30 * 60_000 + 1_000);
+    await sweep(deps);
+    await sweep(deps);
+    expect(await ctx.tasks.get(accountId, task.taskId)).toMatchObject({ status: 'failed', error: { code: 'timeout' } });
+    const after = await money(accountId);
+    expect(after.entries.filter((entry) => entry.kind === 'refund')).toHaveLength(1);
+    expect(after.balance).toBe(100);
+  });
+
+  it('refreshes tasks nobody polls', async () => {
+    const accountId = await newAccount(100);
+    const task = await startTask(deps, accountId, request());
+    provider.onFetch(async () => ({ type: 'failed', code: 'upstream_error', message: 'died' }));
+    now = new Date(now.getTime() + 60_000);
+    await sweep(deps);
+    expect((await ctx.tasks.get(accountId, task.taskId))?.status).toBe('failed');
+  });
+});
+
+describe('history pages', () => {
+  it('are newest first, exact, and empty past the end', async () => {
+    const accountId = await newAccount(1000);
+    const started = [];
+    for (let i = 0; i < 7; i += 1) started.push(await startTask(deps, accountId, request({ prompt: `task ${i}` })));
+    const page1 = await listTasks(ctx.tasks, accountId, 'video', 1, 3);
+    expect(page1.tasks.map((task) => task.params.prompt)).toEqual(['task 6', 'task 5', 'task 4']);
+    expect(page1.pagination).toEqual({ page: 1, limit: 3, total: 7, total_pages: 3, has_more: true });
+    const page3 = await listTasks(ctx.tasks, accountId, 'video', 3, 3);
+    expect(page3.tasks.map((task) => task.params.prompt)).toEqual(['task 0']);
+    expect(page3.pagination.has_more).toBe(false);
+    expect((await listTasks(ctx.tasks, accountId, 'video', 4, 3)).tasks).toEqual([]);
+    expect((await listTasks(ctx.tasks, accountId, 'image', 1, 3)).pagination.total).toBe(0);
+  });
+});

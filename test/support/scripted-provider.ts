@@ -1,0 +1,33 @@
+import type { GenerationJob, GenerationProvider, ResultOutcome, SubmitOutcome } from '../../functions/domain/provider';
+
+/**
+ * A provider whose answers the test decides, for driving the task lifecycle through every
+ * outcome against real DynamoDB Local and s3rver.
+ */
+export class ScriptedProvider implements GenerationProvider {
+  readonly name = 'scripted';
+  submits: GenerationJob[] = [];
+  fetches = 0;
+  private submitAnswer: () => Promise<SubmitOutcome> = async () => ({ type: 'accepted', jobId: `job_${this.submits.length}` });
+  private resultAnswer: () => Promise<ResultOutcome> = async () => ({ type: 'processing' });
+
+  onSubmit(answer: () => Promise<SubmitOutcome>): this {
+    this.submitAnswer = answer;
+    return this;
+  }
+
+  onFetch(answer: () => Promise<ResultOutcome>): this {
+    this.resultAnswer = answer;
+    return this;
+  }
+
+  async submit(job: GenerationJob): Promise<SubmitOutcome> {
+    this.submits.push(job);
+    return this.submitAnswer();
+  }
+
+  async fetchResult(): Promise<ResultOutcome> {
+    this.fetches += 1;
+    return this.resultAnswer();
+  }
+}
