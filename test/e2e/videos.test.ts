@@ -1,0 +1,220 @@
+import type { LocalStack } from '../../bin/local-stack/stack';
+import { createAccount, createApiKey } from '../../functions/domain/account-admin';
+import { ledgerSum } from '../../functions/domain/ledger';
+import { InProcessCopyQueue } from '../../functions/data/copy-queues';
+import { call, startTestApi, type ApiReply } from '../support/local-api';
+
+/**
+ * The video lifecycle over real HTTP on the local stack, with the simulated provider
+ * (no delay) rendering real MP4s into s3rver.
+ */
+jest.setTimeout(60_000);
+
+let stack: LocalStack;
+type Video = Record<string, any>;
+
+beforeAll(async () => {
+  stack = await startTestApi({ SIM_DELAY_SECONDS: '0', PROVIDER: 'simulated' });
+});
+afterAll(async () => {
+  await stack.stop();
+});
+
+async function account(credits: number, options: { subscription?: boolean; rateLimit?: number } = {}) {
+  const { account } = await createAccount(stack.context, {
+    credits,
+    ...(options.subscription && { paidAccess: true, subscriptionStatus: 'active' as const }),
+  });
+  const key = await createApiKey(stack.context, account.accountId, { rateLimit: options.rateLimit ?? 1000 });
+  return { accountId: account.accountId, key: key.apiKey };
+}
+
+const generate = (key: string, body: unknown, headers: Record<string, string> = {}) =>
+  call<Video>(stack.baseUrl, '/generate', {
+    method: 'POST',
+    key,
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+
+async function waitForFinal(key: string, videoId: string): Promise<ApiReply<Video>> {
+  const deadline = Date.now() + 45_000;
+  for (;;) {
+    const reply = await call<Video>(stack.baseUrl, `/videos/${videoId}`, { key });
+    if (reply.body.data?.status !== 'processing' || Date.now() > deadline) return reply;
+    await (stack.context.copyQueue as InProcessCopyQueue).drain();
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+  }
+}
+
+async function balanceAndLedger(accountId: string) {
+  const [current, entries] = await Promise.all([stack.context.accounts.get(accountId), stack.context.ledger.listForAccount(accountId)]);
+  return { balance: current!.credits, ledger: ledgerSum(entries) };
+}
+
+describe('generate, poll, download', () => {
+  it('produces a real MP4 at our own URL and charges the listed price', async () => {
+    const { accountId, key } = await account(100);
+    const started = await generate(key, { prompt: 'a paper boat on a pond', duration: 3, resolution: '480p' });
+    expect(started.status).toBe(200);
+    expect(started.body.data).toMatchObject({
+      status: 'processing',
+      model: 'vid-1-5-pro',
+      generation_type: 'text_to_video',
+      duration: 3,
+      resolution: '480p',
+      aspect_ratio: '16:9',
+      credits_used: 15,
+    });
+    expect(started.body.data?.video_id).toMatch(/^vid_[0-9A-Z]{26}$/);
+    expect(started.body.data).not.toHaveProperty('video_url');
+
+    const final = await waitForFinal(key, started.body.data!.video_id);
+    expect(final.body.data).toMatchObject({ status: 'completed', completed_at: expect.any(String) });
+    const videoUrl: string = final.body.data!.video_url;
+    expect(videoUrl.startsWith(`http://127.0.0.1:${stack.apiPort}/media/videos/`)).toBe(true);
+
+    const media = await fetch(videoUrl); // no key needed
+    expect(media.status).toBe(200);
+    expect(media.headers.get('content-type')).toBe('video/mp4');
+    const bytes = Buffer.from(await media.arrayBuffer());
+    expect(bytes.subarray(4, 8).toString('latin1')).toBe('ftyp');
+    expect(bytes.length).toBeGreaterThan(10_000);
+    expect(await balanceAndLedger(accountId)).toEqual({ balance: 85, ledger: 85 });
+  });
+
+  it('ends sim:fail as failed with an error and gives the credits back', async () => {
+    const { accountId, key } = await account(100);
+    const started = await generate(key, { prompt: 'sim:fail please', duration: 4 });
+    expect((await balanceAndLedger(accountId)).balance).toBe(80);
+    const final = await waitForFinal(key, started.body.data!.video_id);
+    expect(final.body.data).toMatchObject({ status: 'failed', error: { code: 'upstream_error', message: expect.any(String) } });
+    expect(final.body.data).not.toHaveProperty('video_url');
+    expect(await balanceAndLedger(accountId)).toEqual({ balance: 100, ledger: 100 });
+  });
+
+  it('ends sim:content as content_rejected', async () => {
+    const { key } = await account(100);
+    const started = await generate(key, { prompt: 'sim:content' });
+    const final = await waitForFinal(key, started.body.data!.video_id);
+    expect(final.body.data?.error).toMatchObject({ code: 'content_rejected' });
+  });
+
+  it('answers sim:reject with 502 upstream_error and refunds at once', async () => {
+    const { accountId, key } = await account(100);
+    const reply = await generate(key, { prompt: 'sim:reject' });
+    expect(reply.status).toBe(502);
+    expect(reply.body).toEqual({ data: null, error: { code: 'upstream_error', message: expect.any(String) } });
+    expect(await balanceAndLedger(accountId)).toEqual({ balance: 100, ledger: 100 });
+    const history = await call<{ videos: Video[] }>(stack.baseUrl, '/videos', { key });
+    expect(history.body.data?.videos).toEqual([expect.objectContaining({ status: 'failed' })]);
+  });
+});
+
+describe('refusals', () => {
+  it.each([
+    ['malformed JSON', '{"prompt": ', 'body'],
+    ['a JSON array', '[1,2]', 'body'],
+    ['no prompt', { duration: 5 }, 'prompt'],
+    ['an unknown model', { prompt: 'x', model: 'image-2' }, 'model'],
+    ['a fractional duration', { prompt: 'x', duration: 5.5 }, 'duration'],
+    ['image_to_video without image_url', { prompt: 'x', generation_type: 'image_to_video' }, 'image_url'],
+  ])('answers %s with 400 naming the field, charging nothing', async (_, body, field) => {
+    const { accountId, key } = await account(100);
+    const reply = await generate(key, body);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toEqual({ code: 'validation_error', message: expect.stringContaining(field) });
+    expect((await balanceAndLedger(accountId)).balance).toBe(100);
+  });
+
+  it('answers a wrong Content-Type with 400', async () => {
+    const { key } = await account(100);
+    const reply = await generate(key, JSON.stringify({ prompt: 'x' }), { 'Content-Type': 'text/plain' });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error?.code).toBe('validation_error');
+  });
+
+  it('needs a subscription for vid-2-0 (403 paid_access_required) but not for the lite model', async () => {
+    const { accountId, key } = await account(100);
+    const reply = await generate(key, { prompt: 'x', model: 'vid-2-0' });
+    expect(reply.status).toBe(403);
+    expect(reply.body.error?.code).toBe('paid_access_required');
+    expect((await balanceAndLedger(accountId)).balance).toBe(100);
+    const subscribed = await account(100, { subscription: true });
+    const ok = await generate(subscribed.key, { prompt: 'x', model: 'vid-2-0', duration: 5 });
+    expect(ok.body.data?.credits_used).toBe(38);
+  });
+
+  it('checks the subscription before credits, and credits before the provider', async () => {
+    const poor = await account(1);
+    expect((await generate(poor.key, { prompt: 'x', model: 'vid-2-0-fast' })).body.error?.code).toBe('paid_access_required');
+    const reply = await generate(poor.key, { prompt: 'sim:reject' });
+    expect(reply.status).toBe(403);
+    expect(reply.body.error?.code).toBe('insufficient_credits');
+  });
+
+  it("answers another account's video, and unknown ids, with 404", async () => {
+    const owner = await account(100);
+    const stranger = await account(100);
+    const started = await generate(owner.key, { prompt: 'mine', duration: 3 });
+    for (const id of [started.body.data!.video_id, 'vid_01ARZ3NDEKTSV4RRFFQ69G5FAV', 'nonsense']) {
+      const reply = await call(stack.baseUrl, `/videos/${id}`, { key: stranger.key });
+      expect(reply.status).toBe(404);
+      expect(reply.body.error?.code).toBe('not_found');
+    }
+  });
+});
+
+describe('races over HTTP', () => {
+  it('lets exactly K of K+M concurrent requests through for an account with credits for K', async () => {
+    const K = 8;
+    const M = 12;
+    const { accountId, key } = await account(K * 15);
+    const replies = await Promise.all(Array.from({ length: K + M }, () => generate(key, { prompt: 'race', duration: 3 })));
+    const ok = replies.filter((reply) => reply.status === 200);
+    const refused = replies.filter((reply) => reply.status === 403);
+    expect(ok).toHaveLength(K);
+    expect(refused).toHaveLength(M);
+    expect(refused.every((reply) => reply.body.error?.code === 'insufficient_credits')).toBe(true);
+    expect(await balanceAndLedger(accountId)).toEqual({ balance: 0, ledger: 0 });
+    const history = await call<{ pagination: { total: number } }>(stack.baseUrl, '/videos', { key });
+    expect(history.body.data?.pagination.total).toBe(K);
+  });
+
+  it('charges once for concurrent retries with one Idempotency-Key, and 409s a different body', async () => {
+    const { accountId, key } = await account(100);
+    const headers = { 'Idempotency-Key': 'retry-me-7' };
+    const replies = await Promise.all(Array.from({ length: 10 }, () => generate(key, { prompt: 'once', duration: 3 }, headers)));
+    expect(replies.every((reply) => reply.status === 200)).toBe(true);
+    expect(new Set(replies.map((reply) => reply.body.data?.video_id)).size).toBe(1);
+    expect(await balanceAndLedger(accountId)).toEqual({ balance: 85, ledger: 85 });
+    const conflict = await generate(key, { prompt: 'twice', duration: 3 }, headers);
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.error?.code).toBe('idempotency_conflict');
+    const tooLong = await generate(key, { prompt: 'x' }, { 'Idempotency-Key': 'k'.repeat(256) });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.error?.message).toContain('Idempotency-Key');
+  });
+});
+
+describe('GET /videos', () => {
+  it('pages newest first with a pagination block, empty past the end', async () => {
+    const { key } = await account(1000);
+    for (const prompt of ['first', 'second', 'third']) await generate(key, { prompt, duration: 3 });
+    const page1 = await call<{ videos: Video[]; pagination: object }>(stack.baseUrl, '/videos?limit=2', { key });
+    expect(page1.body.data?.videos.map((video) => video.prompt)).toEqual(['third', 'second']);
+    expect(page1.body.data?.pagination).toEqual({ page: 1, limit: 2, total: 3, total_pages: 2, has_more: true });
+    const page2 = await call<{ videos: Video[] }>(stack.baseUrl, '/videos?limit=2&page=2', { key });
+    expect(page2.body.data?.videos.map((video) => video.prompt)).toEqual(['first']);
+    const past = await call<{ videos: Video[] }>(stack.baseUrl, '/videos?page=9', { key });
+    expect(past.status).toBe(200);
+    expect(past.body.data?.videos).toEqual([]);
+  });
+
+  it.each(['page=0', 'page=abc', 'limit=0', 'limit=51', 'limit=2.5', 'page=-1'])('answers %s with 400 naming it', async (query) => {
+    const { key } = await account(0);
+    const reply = await call(stack.baseUrl, `/videos?${query}`, { key });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toEqual({ code: 'validation_error', message: expect.stringContaining(query.split('=')[0]!) });
+  });
+});
