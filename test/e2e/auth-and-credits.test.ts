@@ -5,11 +5,12 @@ import { ledgerSum } from '../../functions/domain/ledger';
 import { awaitRoomInWindow, call, startTestApi } from '../support/local-api';
 
 let stack: LocalStack;
+const CACHE_TTL_SECONDS = 4;
 let stores: Pick<LocalStack['context'], 'accounts' | 'apiKeys' | 'ledger'>;
 
 beforeAll(async () => {
   // A short authorizer cache, so the revocation test can watch it expire.
-  stack = await startTestApi({ AUTH_CACHE_TTL_SECONDS: '1' });
+  stack = await startTestApi({ AUTH_CACHE_TTL_SECONDS: String(CACHE_TTL_SECONDS) });
   stores = stack.context;
 });
 afterAll(async () => {
@@ -36,11 +37,12 @@ describe('authentication', () => {
   it('stops a revoked key within one authorizer cache TTL', async () => {
     const { account } = await createAccount(stores);
     const key = await createApiKey(stores, account.accountId);
+    const cachedAt = Date.now();
     expect((await call(stack.baseUrl, '/credits', { key: key.apiKey })).status).toBe(200);
     await revokeApiKey(stores, key.keyId);
     // Still cached, as API Gateway's authorizer cache would have it...
     expect((await call(stack.baseUrl, '/credits', { key: key.apiKey })).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await new Promise((resolve) => setTimeout(resolve, cachedAt + CACHE_TTL_SECONDS * 1000 + 100 - Date.now()));
     // ...and refused once the cached answer expires.
     const reply = await call(stack.baseUrl, '/credits', { key: key.apiKey });
     expect(reply.status).toBe(401);
