@@ -1,35 +1,24 @@
 /**
  * Output pixel sizes for the resolutions and aspect ratios the API accepts. Pure: no I/O.
- * The lists are `as const` so request schemas can build their enums from them.
  */
+import type { ImageAspectRatio, ImageResolution, VideoAspectRatio, VideoResolution } from './catalogue';
 
 export interface Dimensions {
   width: number;
   height: number;
 }
 
-export const VIDEO_RESOLUTIONS = ['480p', '720p', '1080p'] as const;
-export type VideoResolution = (typeof VIDEO_RESOLUTIONS)[number];
-
-export const VIDEO_ASPECT_RATIOS = ['16:9', '9:16', '1:1', '4:3', '3:4', '21:9'] as const;
-export type VideoAspectRatio = (typeof VIDEO_ASPECT_RATIOS)[number];
-
-export const IMAGE_RESOLUTIONS = ['1k', '2k', '4k'] as const;
-export type ImageResolution = (typeof IMAGE_RESOLUTIONS)[number];
-
-export const IMAGE_ASPECT_RATIOS = [
-  '1:1',
-  '2:3',
-  '3:2',
-  '3:4',
-  '4:3',
-  '4:5',
-  '5:4',
-  '9:16',
-  '16:9',
-  '21:9',
-] as const;
-export type ImageAspectRatio = (typeof IMAGE_ASPECT_RATIOS)[number];
+// The allowed values themselves live in the catalogue; re-exported for the renderers' tests.
+export {
+  IMAGE_ASPECT_RATIOS,
+  IMAGE_RESOLUTIONS,
+  VIDEO_ASPECT_RATIOS,
+  VIDEO_RESOLUTIONS,
+  type ImageAspectRatio,
+  type ImageResolution,
+  type VideoAspectRatio,
+  type VideoResolution,
+} from './catalogue';
 
 const VIDEO_SHORT_EDGE: Record<VideoResolution, number> = { '480p': 480, '720p': 720, '1080p': 1080 };
 const IMAGE_LONG_EDGE: Record<ImageResolution, number> = { '1k': 1024, '2k': 2048, '4k': 4096 };

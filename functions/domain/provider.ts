@@ -1,3 +1,14 @@
+import type {
+  GenerationType,
+  ImageAspectRatio,
+  ImageModel,
+  ImageResolution,
+  OutputFormat,
+  VideoAspectRatio,
+  VideoModel,
+  VideoResolution,
+} from './catalogue';
+
 /**
  * The upstream generation provider, behind one small interface. Adapters live in
  * functions/providers/ (simulated, replicate); the use cases only ever see these types.
@@ -7,24 +18,24 @@ export interface VideoJob {
   kind: 'video';
   /** Our task id (video_id); adapters may use it to name outputs. */
   taskId: string;
-  model: string;
-  generationType: 'text_to_video' | 'image_to_video';
+  model: VideoModel;
+  generationType: GenerationType;
   prompt: string;
   imageUrl?: string;
-  aspectRatio: string;
+  aspectRatio: VideoAspectRatio;
   /** Seconds. */
   duration: number;
-  resolution: string;
+  resolution: VideoResolution;
 }
 
 export interface ImageJob {
   kind: 'image';
   taskId: string;
-  model: string;
+  model: ImageModel;
   prompt: string;
-  resolution: string;
-  aspectRatio: string;
-  outputFormat: 'png' | 'jpg' | 'webp';
+  resolution: ImageResolution;
+  aspectRatio: ImageAspectRatio;
+  outputFormat: OutputFormat;
   /** Reference images (edit mode). */
   images?: string[];
 }

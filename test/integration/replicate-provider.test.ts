@@ -182,7 +182,7 @@ describe('submit', () => {
   });
 
   it('throws ProviderUnavailableError when a value map does not cover the job, without calling Replicate', async () => {
-    const error = await expectUnavailable(provider.submit({ ...imageJob, resolution: '8k' }));
+    const error = await expectUnavailable(provider.submit({ ...imageJob, resolution: '8k' as never /* not a catalogue value: the map has no entry */ }));
     expect(error.message).toContain('input.size');
     expect(fake.requests).toHaveLength(0);
   });

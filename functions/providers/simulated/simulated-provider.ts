@@ -73,7 +73,7 @@ export class SimulatedProvider implements GenerationProvider {
     if (job.kind === 'video') {
       const key = `${OUTPUTS}/${jobId}.mp4`;
       if (await storage.exists(key)) return storage.publicUrl(key);
-      const { width, height } = videoDimensions(job.resolution as never, job.aspectRatio as never);
+      const { width, height } = videoDimensions(job.resolution, job.aspectRatio);
       const firstFrame = job.imageUrl ? await this.options.fetchReference(job.imageUrl) : undefined;
       const file = await renderVideo({
         prompt: job.prompt,
@@ -90,7 +90,7 @@ export class SimulatedProvider implements GenerationProvider {
     }
     const key = `${OUTPUTS}/${jobId}.${job.outputFormat}`;
     if (await storage.exists(key)) return storage.publicUrl(key);
-    const { width, height } = imageDimensions(job.resolution as never, job.aspectRatio as never);
+    const { width, height } = imageDimensions(job.resolution, job.aspectRatio);
     const references = (
       await Promise.all((job.images ?? []).map((url) => this.options.fetchReference(url)))
     ).filter((buffer): buffer is Buffer => buffer !== undefined);
