@@ -31,6 +31,11 @@ export function priceOf(request: StartRequest): number {
     : imagePrice(request.params.model);
 }
 
+/** Image generation needs paid access whatever the model; videos only for subscription models. */
+function needsPaidAccess(request: StartRequest): boolean {
+  return request.kind === 'image' || subscriptionRequired(request.params.model);
+}
+
 /** Same endpoint and same validated request <=> same hash (defaults applied, key order fixed). */
 export function requestHash(request: StartRequest): string {
   const canonical = JSON.stringify(request, (_, value) =>
@@ -63,9 +68,11 @@ export async function startTask(
 
   const account = await deps.accounts.get(accountId);
   if (!account) throw new UnauthorizedError();
-  if (subscriptionRequired(request.params.model) && !hasPaidAccess(account)) {
+  if (needsPaidAccess(request) && !hasPaidAccess(account)) {
     throw new PaidAccessRequiredError(
-      `The model ${request.params.model} needs paid access and an active subscription.`,
+      request.kind === 'image'
+        ? 'Image generation needs paid access and an active subscription.'
+        : `The model ${request.params.model} needs paid access and an active subscription.`,
     );
   }
   const price = priceOf(request);

@@ -16,6 +16,9 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: `${API_PREFIX}/generate`, handler: 'generate' },
   { method: 'GET', path: `${API_PREFIX}/videos`, handler: 'list-videos' },
   { method: 'GET', path: `${API_PREFIX}/videos/{video_id}`, handler: 'get-video' },
+  { method: 'POST', path: `${API_PREFIX}/generate-image`, handler: 'generate-image' },
+  { method: 'GET', path: `${API_PREFIX}/images`, handler: 'list-images' },
+  { method: 'GET', path: `${API_PREFIX}/images/{image_id}`, handler: 'get-image' },
   { method: 'GET', path: `${API_PREFIX}/credits`, handler: 'get-credits' },
 ];
 

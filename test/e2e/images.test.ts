@@ -1,0 +1,150 @@
+import sharp from 'sharp';
+import type { LocalStack } from '../../bin/local-stack/stack';
+import { InProcessCopyQueue } from '../../functions/data/copy-queues';
+import { createAccount, createApiKey } from '../../functions/domain/account-admin';
+import type { SubscriptionStatus } from '../../functions/domain/account';
+import { ledgerSum } from '../../functions/domain/ledger';
+import { call, startTestApi, type ApiReply } from '../support/local-api';
+
+/** Image generation over real HTTP with the simulated provider rendering real files. */
+jest.setTimeout(60_000);
+
+let stack: LocalStack;
+type Image = Record<string, any>;
+
+beforeAll(async () => {
+  stack = await startTestApi({ SIM_DELAY_SECONDS: '0', PROVIDER: 'simulated' });
+});
+afterAll(async () => {
+  await stack.stop();
+});
+
+async function account(credits: number, paidAccess = true, subscriptionStatus: SubscriptionStatus = 'active') {
+  const { account } = await createAccount(stack.context, { credits, paidAccess, subscriptionStatus });
+  const key = await createApiKey(stack.context, account.accountId, { rateLimit: 1000 });
+  return { accountId: account.accountId, key: key.apiKey };
+}
+
+const generateImage = (key: string, body: unknown, headers: Record<string, string> = {}) =>
+  call<Image>(stack.baseUrl, '/generate-image', {
+    method: 'POST',
+    key,
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+
+async function waitForFinal(key: string, imageId: string): Promise<ApiReply<Image>> {
+  const deadline = Date.now() + 45_000;
+  for (;;) {
+    const reply = await call<Image>(stack.baseUrl, `/images/${imageId}`, { key });
+    if (reply.body.data?.status !== 'processing' || Date.now() > deadline) return reply;
+    await (stack.context.copyQueue as InProcessCopyQueue).drain();
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+  }
+}
+
+async function balanceAndLedger(accountId: string) {
+  const [current, entries] = await Promise.all([stack.context.accounts.get(accountId), stack.context.ledger.listForAccount(accountId)]);
+  return { balance: current!.credits, ledger: ledgerSum(entries) };
+}
+
+describe('POST /generate-image', () => {
+  it('renders a 2k 16:9 WebP of 2048x1152 and charges 5 credits', async () => {
+    const { accountId, key } = await account(20);
+    const started = await generateImage(key, { prompt: 'a lighthouse', resolution: '2k', aspect_ratio: '16:9', output_format: 'webp' });
+    expect(started.status).toBe(200);
+    expect(started.body.data).toMatchObject({
+      status: 'processing',
+      model: 'image-2',
+      resolution: '2k',
+      aspect_ratio: '16:9',
+      output_format: 'webp',
+      credits_used: 5,
+    });
+    expect(started.body.data?.image_id).toMatch(/^img_/);
+    const final = await waitForFinal(key, started.body.data!.image_id);
+    expect(final.body.data?.status).toBe('completed');
+    const [url] = final.body.data!.image_urls as string[];
+    const response = await fetch(url!);
+    expect(response.headers.get('content-type')).toBe('image/webp');
+    const metadata = await sharp(Buffer.from(await response.arrayBuffer())).metadata();
+    expect(metadata).toMatchObject({ format: 'webp', width: 2048, height: 1152 });
+    expect(await balanceAndLedger(accountId)).toEqual({ balance: 15, ledger: 15 });
+  });
+
+  it('applies the defaults: image-2, 1k, 1:1, png', async () => {
+    const { key } = await account(20);
+    const started = await generateImage(key, { prompt: 'defaults' });
+    expect(started.body.data).toMatchObject({ model: 'image-2', resolution: '1k', aspect_ratio: '1:1', output_format: 'png' });
+    const final = await waitForFinal(key, started.body.data!.image_id);
+    const bytes = Buffer.from(await (await fetch(final.body.data!.image_urls[0])).arrayBuffer());
+    expect(await sharp(bytes).metadata()).toMatchObject({ format: 'png', width: 1024, height: 1024 });
+  });
+
+  it('uses reference images in edit mode', async () => {
+    const { key } = await account(20);
+    const red = await sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 250, g: 0, b: 0 } } }).png().toBuffer();
+    const referenceUrl = await stack.context.storage.put('uploads/test-red.png', red, 'image/png');
+    const started = await generateImage(key, { prompt: 'make it pop', images: [referenceUrl], output_format: 'jpg' });
+    expect(started.body.data?.images).toEqual([referenceUrl]);
+    const final = await waitForFinal(key, started.body.data!.image_id);
+    const bytes = Buffer.from(await (await fetch(final.body.data!.image_urls[0])).arrayBuffer());
+    const { channels } = await sharp(bytes).stats();
+    expect(channels[0]!.mean).toBeGreaterThan(channels[1]!.mean + 60);
+  });
+
+  it.each([
+    ['no paid access', false, 'active'],
+    ['a past-due subscription', true, 'past_due'],
+    ['a canceled subscription', true, 'canceled'],
+    ['no subscription', true, 'none'],
+  ] as const)('refuses an account with %s: 403 paid_access_required, nothing charged', async (_, paid, subscription) => {
+    const { accountId, key } = await account(20, paid, subscription);
+    const reply = await generateImage(key, { prompt: 'x' });
+    expect(reply.status).toBe(403);
+    expect(reply.body.error?.code).toBe('paid_access_required');
+    expect((await balanceAndLedger(accountId)).balance).toBe(20);
+  });
+
+  it.each([
+    [{ prompt: 'x', model: 'vid-1-5-pro' }, 'model'],
+    [{ prompt: 'x', resolution: '8k' }, 'resolution'],
+    [{ prompt: 'x', aspect_ratio: '2:1' }, 'aspect_ratio'],
+    [{ prompt: 'x', output_format: 'gif' }, 'output_format'],
+    [{ prompt: 'x', images: [] }, 'images'],
+    [{ prompt: 'x', images: ['not a url'] }, 'images.0'],
+    [{ prompt: 'x', images: Array.from({ length: 11 }, (_, i) => `https://example.com/${i}.png`) }, 'images'],
+  ])('answers %j with 400 naming %s', async (body, field) => {
+    const { key } = await account(20);
+    const reply = await generateImage(key, body);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toEqual({ code: 'validation_error', message: expect.stringContaining(`${field}:`) });
+  });
+
+  it('lets exactly K of K+M concurrent requests through', async () => {
+    const K = 6;
+    const M = 9;
+    const { accountId, key } = await account(K * 5);
+    const replies = await Promise.all(Array.from({ length: K + M }, () => generateImage(key, { prompt: 'race' })));
+    expect(replies.filter((reply) => reply.status === 200)).toHaveLength(K);
+    expect(replies.filter((reply) => reply.body.error?.code === 'insufficient_credits')).toHaveLength(M);
+    expect(await balanceAndLedger(accountId)).toEqual({ balance: 0, ledger: 0 });
+  });
+});
+
+describe('GET /images', () => {
+  it('lists images apart from videos, newest first, and 404s across kinds and accounts', async () => {
+    const { key } = await account(100);
+    const first = await generateImage(key, { prompt: 'one' });
+    await generateImage(key, { prompt: 'two' });
+    const list = await call<{ images: Image[]; pagination: object }>(stack.baseUrl, '/images', { key });
+    expect(list.body.data?.images.map((image) => image.prompt)).toEqual(['two', 'one']);
+    expect(list.body.data?.pagination).toEqual({ page: 1, limit: 20, total: 2, total_pages: 1, has_more: false });
+    const videos = await call<{ videos: unknown[] }>(stack.baseUrl, '/videos', { key });
+    expect(videos.body.data?.videos).toEqual([]);
+    const asVideo = await call(stack.baseUrl, `/videos/${first.body.data!.image_id}`, { key });
+    expect(asVideo.status).toBe(404);
+    const other = await account(0);
+    expect((await call(stack.baseUrl, `/images/${first.body.data!.image_id}`, { key: other.key })).status).toBe(404);
+  });
+});
