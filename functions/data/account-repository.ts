@@ -47,6 +47,17 @@ export function fromAccountItem(item: Record<string, unknown>): Account {
   };
 }
 
+/** Adds `amount` to an existing account's balance, for use inside a transaction with its ledger entry. */
+export function balanceCredit(db: Db, accountId: string, amount: number, now: string) {
+  return {
+    TableName: db.tableName,
+    Key: accountKey(accountId),
+    UpdateExpression: 'SET credits = credits + :amount, updated_at = :now',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeValues: { ':amount': amount, ':now': now },
+  };
+}
+
 export class DynamoAccountStore implements AccountStore {
   constructor(private readonly db: Db) {}
 
@@ -112,15 +123,7 @@ export class DynamoAccountStore implements AccountStore {
       await this.db.doc.send(
         new TransactWriteCommand({
           TransactItems: [
-            {
-              Update: {
-                TableName: this.db.tableName,
-                Key: accountKey(entry.accountId),
-                UpdateExpression: 'SET credits = credits + :amount, updated_at = :now',
-                ConditionExpression: 'attribute_exists(pk)',
-                ExpressionAttributeValues: { ':amount': entry.amount, ':now': entry.createdAt },
-              },
-            },
+            { Update: balanceCredit(this.db, entry.accountId, entry.amount, entry.createdAt) },
             { Put: ledgerEntryPut(this.db, entry) },
           ],
         }),

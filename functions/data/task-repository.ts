@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@
 import type { LedgerEntry } from '../domain/ledger';
 import type { CreateTaskResult, IdempotencyClaim, NewTaskRequest, TaskStore } from '../domain/ports';
 import type { Task, TaskError, TaskKind } from '../domain/task';
-import { DynamoAccountStore } from './account-repository';
+import { balanceCredit, DynamoAccountStore } from './account-repository';
 import { cancellationReasons, isConditionFailure, type Db } from './dynamo-client';
 import { DynamoIdempotencyStore, toIdempotencyItem } from './idempotency-repository';
 import { accountKey, PROCESSING_GSI1_PK, taskHistoryKey, taskKey } from './keys';
@@ -166,15 +166,7 @@ export class DynamoTaskStore implements TaskStore {
                 },
               },
             },
-            {
-              Update: {
-                TableName: this.db.tableName,
-                Key: accountKey(task.accountId),
-                UpdateExpression: 'SET credits = credits + :amount, updated_at = :now',
-                ConditionExpression: 'attribute_exists(pk)',
-                ExpressionAttributeValues: { ':amount': refund.amount, ':now': now },
-              },
-            },
+            { Update: balanceCredit(this.db, task.accountId, refund.amount, now) },
             { Put: ledgerEntryPut(this.db, refund) },
           ],
         }),

@@ -1,10 +1,8 @@
 import sharp from 'sharp';
 import type { LocalStack } from '../../bin/local-stack/stack';
-import { InProcessCopyQueue } from '../../functions/data/copy-queues';
 import { createAccount, createApiKey } from '../../functions/domain/account-admin';
 import type { SubscriptionStatus } from '../../functions/domain/account';
-import { ledgerSum } from '../../functions/domain/ledger';
-import { call, startTestApi, type ApiReply } from '../support/local-api';
+import { balanceAndLedger, call, startTestApi, waitForFinal } from '../support/local-api';
 
 /** Image generation over real HTTP with the simulated provider rendering real files. */
 jest.setTimeout(60_000);
@@ -33,20 +31,6 @@ const generateImage = (key: string, body: unknown, headers: Record<string, strin
     body: JSON.stringify(body),
   });
 
-async function waitForFinal(key: string, imageId: string): Promise<ApiReply<Image>> {
-  const deadline = Date.now() + 45_000;
-  for (;;) {
-    const reply = await call<Image>(stack.baseUrl, `/images/${imageId}`, { key });
-    if (reply.body.data?.status !== 'processing' || Date.now() > deadline) return reply;
-    await (stack.context.copyQueue as InProcessCopyQueue).drain();
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
-  }
-}
-
-async function balanceAndLedger(accountId: string) {
-  const [current, entries] = await Promise.all([stack.context.accounts.get(accountId), stack.context.ledger.listForAccount(accountId)]);
-  return { balance: current!.credits, ledger: ledgerSum(entries) };
-}
 
 describe('POST /generate-image', () => {
   it('renders a 2k 16:9 WebP of 2048x1152 and charges 5 credits', async () => {
@@ -62,21 +46,21 @@ describe('POST /generate-image', () => {
       credits_used: 5,
     });
     expect(started.body.data?.image_id).toMatch(/^img_/);
-    const final = await waitForFinal(key, started.body.data!.image_id);
+    const final = await waitForFinal<Image>(stack, key, `/images/${started.body.data!.image_id}`);
     expect(final.body.data?.status).toBe('completed');
     const [url] = final.body.data!.image_urls as string[];
     const response = await fetch(url!);
     expect(response.headers.get('content-type')).toBe('image/webp');
     const metadata = await sharp(Buffer.from(await response.arrayBuffer())).metadata();
     expect(metadata).toMatchObject({ format: 'webp', width: 2048, height: 1152 });
-    expect(await balanceAndLedger(accountId)).toEqual({ balance: 15, ledger: 15 });
+    expect(await balanceAndLedger(stack, accountId)).toEqual({ balance: 15, ledger: 15 });
   });
 
   it('applies the defaults: image-2, 1k, 1:1, png', async () => {
     const { key } = await account(20);
     const started = await generateImage(key, { prompt: 'defaults' });
     expect(started.body.data).toMatchObject({ model: 'image-2', resolution: '1k', aspect_ratio: '1:1', output_format: 'png' });
-    const final = await waitForFinal(key, started.body.data!.image_id);
+    const final = await waitForFinal<Image>(stack, key, `/images/${started.body.data!.image_id}`);
     const bytes = Buffer.from(await (await fetch(final.body.data!.image_urls[0])).arrayBuffer());
     expect(await sharp(bytes).metadata()).toMatchObject({ format: 'png', width: 1024, height: 1024 });
   });
@@ -87,7 +71,7 @@ describe('POST /generate-image', () => {
     const referenceUrl = await stack.context.storage.put('uploads/test-red.png', red, 'image/png');
     const started = await generateImage(key, { prompt: 'make it pop', images: [referenceUrl], output_format: 'jpg' });
     expect(started.body.data?.images).toEqual([referenceUrl]);
-    const final = await waitForFinal(key, started.body.data!.image_id);
+    const final = await waitForFinal<Image>(stack, key, `/images/${started.body.data!.image_id}`);
     const bytes = Buffer.from(await (await fetch(final.body.data!.image_urls[0])).arrayBuffer());
     const { channels } = await sharp(bytes).stats();
     expect(channels[0]!.mean).toBeGreaterThan(channels[1]!.mean + 60);
@@ -103,7 +87,7 @@ describe('POST /generate-image', () => {
     const reply = await generateImage(key, { prompt: 'x' });
     expect(reply.status).toBe(403);
     expect(reply.body.error?.code).toBe('paid_access_required');
-    expect((await balanceAndLedger(accountId)).balance).toBe(20);
+    expect((await balanceAndLedger(stack, accountId)).balance).toBe(20);
   });
 
   it.each([
@@ -128,7 +112,7 @@ describe('POST /generate-image', () => {
     const replies = await Promise.all(Array.from({ length: K + M }, () => generateImage(key, { prompt: 'race' })));
     expect(replies.filter((reply) => reply.status === 200)).toHaveLength(K);
     expect(replies.filter((reply) => reply.body.error?.code === 'insufficient_credits')).toHaveLength(M);
-    expect(await balanceAndLedger(accountId)).toEqual({ balance: 0, ledger: 0 });
+    expect(await balanceAndLedger(stack, accountId)).toEqual({ balance: 0, ledger: 0 });
   });
 });
 

@@ -1,8 +1,6 @@
 import type { LocalStack } from '../../bin/local-stack/stack';
 import { createAccount, createApiKey } from '../../functions/domain/account-admin';
-import { ledgerSum } from '../../functions/domain/ledger';
-import { InProcessCopyQueue } from '../../functions/data/copy-queues';
-import { call, startTestApi, type ApiReply } from '../support/local-api';
+import { balanceAndLedger, call, startTestApi, waitForFinal } from '../support/local-api';
 
 /**
  * The video lifecycle over real HTTP on the local stack, with the simulated provider
@@ -37,20 +35,6 @@ const generate = (key: string, body: unknown, headers: Record<string, string> = 
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 
-async function waitForFinal(key: string, videoId: string): Promise<ApiReply<Video>> {
-  const deadline = Date.now() + 45_000;
-  for (;;) {
-    const reply = await call<Video>(stack.baseUrl, `/videos/${videoId}`, { key });
-    if (reply.body.data?.status !== 'processing' || Date.now() > deadline) return reply;
-    await (stack.context.copyQueue as InProcessCopyQueue).drain();
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
-  }
-}
-
-async function balanceAndLedger(accountId: string) {
-  const [current, entries] = await Promise.all([stack.context.accounts.get(accountId), stack.context.ledger.listForAccount(accountId)]);
-  return { balance: current!.credits, ledger: ledgerSum(entries) };
-}
 
 describe('generate, poll, download', () => {
   it('produces a real MP4 at our own URL and charges the listed price', async () => {
@@ -69,7 +53,7 @@ describe('generate, poll, download', () => {
     expect(started.body.data?.video_id).toMatch(/^vid_[0-9A-Z]{26}$/);
     expect(started.body.data).not.toHaveProperty('video_url');
 
-    const final = await waitForFinal(key, started.body.data!.video_id);
+    const final = await waitForFinal<Video>(stack, key, `/videos/${started.body.data!.video_id}`);
     expect(final.body.data).toMatchObject({ status: 'completed', completed_at: expect.any(String) });
     const videoUrl: string = final.body.data!.video_url;
     expect(videoUrl.startsWith(`http://127.0.0.1:${stack.apiPort}/media/videos/`)).toBe(true);
@@ -80,23 +64,23 @@ describe('generate, poll, download', () => {
     const bytes = Buffer.from(await media.arrayBuffer());
     expect(bytes.subarray(4, 8).toString('latin1')).toBe('ftyp');
     expect(bytes.length).toBeGreaterThan(10_000);
-    expect(await balanceAndLedger(accountId)).toEqual({ balance: 85, ledger: 85 });
+    expect(await balanceAndLedger(stack, accountId)).toEqual({ balance: 85, ledger: 85 });
   });
 
   it('ends sim:fail as failed with an error and gives the credits back', async () => {
     const { accountId, key } = await account(100);
     const started = await generate(key, { prompt: 'sim:fail please', duration: 4 });
-    expect((await balanceAndLedger(accountId)).balance).toBe(80);
-    const final = await waitForFinal(key, started.body.data!.video_id);
+    expect((await balanceAndLedger(stack, accountId)).balance).toBe(80);
+    const final = await waitForFinal<Video>(stack, key, `/videos/${started.body.data!.video_id}`);
     expect(final.body.data).toMatchObject({ status: 'failed', error: { code: 'upstream_error', message: expect.any(String) } });
     expect(final.body.data).not.toHaveProperty('video_url');
-    expect(await balanceAndLedger(accountId)).toEqual({ balance: 100, ledger: 100 });
+    expect(await balanceAndLedger(stack, accountId)).toEqual({ balance: 100, ledger: 100 });
   });
 
   it('ends sim:content as content_rejected', async () => {
     const { key } = await account(100);
     const started = await generate(key, { prompt: 'sim:content' });
-    const final = await waitForFinal(key, started.body.data!.video_id);
+    const final = await waitForFinal<Video>(stack, key, `/videos/${started.body.data!.video_id}`);
     expect(final.body.data?.error).toMatchObject({ code: 'content_rejected' });
   });
 
@@ -105,7 +89,7 @@ describe('generate, poll, download', () => {
     const reply = await generate(key, { prompt: 'sim:reject' });
     expect(reply.status).toBe(502);
     expect(reply.body).toEqual({ data: null, error: { code: 'upstream_error', message: expect.any(String) } });
-    expect(await balanceAndLedger(accountId)).toEqual({ balance: 100, ledger: 100 });
+    expect(await balanceAndLedger(stack, accountId)).toEqual({ balance: 100, ledger: 100 });
     const history = await call<{ videos: Video[] }>(stack.baseUrl, '/videos', { key });
     expect(history.body.data?.videos).toEqual([expect.objectContaining({ status: 'failed' })]);
   });
@@ -124,7 +108,7 @@ describe('refusals', () => {
     const reply = await generate(key, body);
     expect(reply.status).toBe(400);
     expect(reply.body.error).toEqual({ code: 'validation_error', message: expect.stringContaining(field) });
-    expect((await balanceAndLedger(accountId)).balance).toBe(100);
+    expect((await balanceAndLedger(stack, accountId)).balance).toBe(100);
   });
 
   it('answers a wrong Content-Type with 400', async () => {
@@ -139,7 +123,7 @@ describe('refusals', () => {
     const reply = await generate(key, { prompt: 'x', model: 'vid-2-0' });
     expect(reply.status).toBe(403);
     expect(reply.body.error?.code).toBe('paid_access_required');
-    expect((await balanceAndLedger(accountId)).balance).toBe(100);
+    expect((await balanceAndLedger(stack, accountId)).balance).toBe(100);
     const subscribed = await account(100, { subscription: true });
     const ok = await generate(subscribed.key, { prompt: 'x', model: 'vid-2-0', duration: 5 });
     expect(ok.body.data?.credits_used).toBe(38);
@@ -176,7 +160,7 @@ describe('races over HTTP', () => {
     expect(ok).toHaveLength(K);
     expect(refused).toHaveLength(M);
     expect(refused.every((reply) => reply.body.error?.code === 'insufficient_credits')).toBe(true);
-    expect(await balanceAndLedger(accountId)).toEqual({ balance: 0, ledger: 0 });
+    expect(await balanceAndLedger(stack, accountId)).toEqual({ balance: 0, ledger: 0 });
     const history = await call<{ pagination: { total: number } }>(stack.baseUrl, '/videos', { key });
     expect(history.body.data?.pagination.total).toBe(K);
   });
@@ -187,7 +171,7 @@ describe('races over HTTP', () => {
     const replies = await Promise.all(Array.from({ length: 10 }, () => generate(key, { prompt: 'once', duration: 3 }, headers)));
     expect(replies.every((reply) => reply.status === 200)).toBe(true);
     expect(new Set(replies.map((reply) => reply.body.data?.video_id)).size).toBe(1);
-    expect(await balanceAndLedger(accountId)).toEqual({ balance: 85, ledger: 85 });
+    expect(await balanceAndLedger(stack, accountId)).toEqual({ balance: 85, ledger: 85 });
     const conflict = await generate(key, { prompt: 'twice', duration: 3 }, headers);
     expect(conflict.status).toBe(409);
     expect(conflict.body.error?.code).toBe('idempotency_conflict');

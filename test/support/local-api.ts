@@ -2,6 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startLocalStack, type LocalStack } from '../../bin/local-stack/stack';
+import { InProcessCopyQueue } from '../../functions/data/copy-queues';
+import { ledgerSum } from '../../functions/domain/ledger';
 import { uniqueTableName, testDynamoEndpoint } from './test-db';
 
 /**
@@ -49,4 +51,29 @@ export async function call<T = unknown>(
 export async function awaitRoomInWindow(seconds: number): Promise<void> {
   const intoMinute = (Date.now() / 1000) % 60;
   if (60 - intoMinute < seconds) await new Promise((resolve) => setTimeout(resolve, (60 - intoMinute + 0.05) * 1000));
+}
+
+/** Polls a task until it is final, letting in-process copies finish between polls. */
+export async function waitForFinal<T extends { status?: string }>(
+  stack: LocalStack,
+  key: string,
+  path: string,
+  timeoutMs = 45_000,
+): Promise<ApiReply<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const reply = await call<T>(stack.baseUrl, path, { key });
+    if (reply.body.data?.status !== 'processing' || Date.now() > deadline) return reply;
+    await (stack.context.copyQueue as InProcessCopyQueue).drain();
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+  }
+}
+
+/** An account's balance and the sum of its ledger, which must always agree. */
+export async function balanceAndLedger(stack: LocalStack, accountId: string) {
+  const [account, entries] = await Promise.all([
+    stack.context.accounts.get(accountId),
+    stack.context.ledger.listForAccount(accountId),
+  ]);
+  return { balance: account!.credits, ledger: ledgerSum(entries) };
 }
