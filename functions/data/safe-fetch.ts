@@ -1,0 +1,346 @@
+/**
+ * Fetches user-supplied URLs (reference images) without letting a user reach our own network
+ * (SSRF): loopback, private ranges, link-local (including the 169.254.169.254 metadata
+ * service), CGNAT, multicast and every other address that is not public unicast.
+ *
+ * - http and https only, and no user:password in the URL.
+ * - The host is resolved once per hop and refused if ANY of its addresses is not public, unless
+ *   the URL's origin is one of `allowedOrigins` (our own media base URL, which is loopback on
+ *   the local stack). IP literals are checked the same way; the WHATWG URL parser has already
+ *   turned forms like http://2130706433/, http://0x7f.1/ or http://[::ffff:7f00:1]/ into
+ *   canonical addresses. IPv6 forms that embed an IPv4 address (IPv4-mapped, IPv4-compatible,
+ *   NAT64, 6to4) are judged by that IPv4 address.
+ * - Redirects are followed by hand, each hop checked like the first, at most `maxRedirects`.
+ * - One deadline (`timeoutMs`) covers DNS, connecting, every redirect and the whole body; the
+ *   body is streamed and abandoned as soon as it passes `maxBytes` (a declared Content-Length
+ *   over the limit is refused before reading).
+ *
+ * DNS rebinding: a check-then-fetch design resolves twice, and a hostile DNS server can answer
+ * the second lookup with 127.0.0.1. Here the connection uses the addresses that were checked:
+ * requests go through node:http / node:https with a `lookup` that returns only those addresses,
+ * so nothing is resolved again. (Global fetch could do the same only with an undici Agent as
+ * `dispatcher`, and undici is not importable on Node 20 without adding it as a dependency; this
+ * needs none.) Sockets are not pooled (`agent: false`), so a connection made for one check is
+ * never reused for another request. Proxy environment variables are not honoured.
+ *
+ * Errors: `UnsafeUrlError` when we refuse to go there, `FetchFailedError` when we tried and it did
+ * not work. Messages name the URL's host and never the addresses it resolved to.
+ */
+import { lookup as dnsLookup } from 'node:dns/promises';
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+
+export type UnsafeUrlReason = 'invalid_url' | 'scheme' | 'credentials' | 'blocked_address' | 'too_many_redirects';
+export type FetchFailureReason = 'dns' | 'network' | 'timeout' | 'status' | 'too_large';
+
+/** We refuse to fetch this URL (or a URL it redirected to). */
+export class UnsafeUrlError extends Error {
+  constructor(
+    message: string,
+    readonly reason: UnsafeUrlReason,
+  ) {
+    super(message);
+    this.name = 'UnsafeUrlError';
+  }
+}
+
+/** We tried to fetch the URL and could not get its bytes. `status` is set for a non-2xx answer. */
+export class FetchFailedError extends Error {
+  constructor(
+    message: string,
+    readonly reason: FetchFailureReason,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'FetchFailedError';
+  }
+}
+
+export interface SafeFetcherOptions {
+  /** Origins fetched even when they resolve to a non-public address, e.g. our media base URL. */
+  allowedOrigins: string[];
+  maxBytes: number;
+  /** For the whole fetch, redirects included. */
+  timeoutMs: number;
+  /** Default 3. */
+  maxRedirects?: number;
+  /** Every address a hostname resolves to. Default: node:dns/promises lookup, all addresses. */
+  lookup?: (hostname: string) => Promise<string[]>;
+}
+
+export interface FetchedBytes {
+  bytes: Buffer;
+  /** The response's Content-Type header, as the server sent it. */
+  contentType?: string;
+}
+
+export interface SafeFetcher {
+  fetchBytes(url: string): Promise<FetchedBytes>;
+}
+
+const DEFAULT_MAX_REDIRECTS = 3;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+export function createSafeFetcher(options: SafeFetcherOptions): SafeFetcher {
+  const allowedOrigins = new Set(options.allowedOrigins.map((origin) => new URL(origin).origin));
+  const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+  const lookup = options.lookup ?? systemLookup;
+
+  /** The addresses to connect to for `target`, refused unless all are public or the origin is ours. */
+  async function checkedAddresses(target: URL, signal: AbortSignal): Promise<string[]> {
+    const hostname = bareHostname(target);
+    let addresses: string[];
+    if (isIP(hostname) !== 0) {
+      addresses = [hostname];
+    } else {
+      try {
+        addresses = await abortable(lookup(hostname), signal);
+      } catch (error) {
+        if (signal.aborted) throw error;
+        throw new FetchFailedError(`Could not resolve ${target.host}.`, 'dns');
+      }
+      if (addresses.length === 0) throw new FetchFailedError(`Could not resolve ${target.host}.`, 'dns');
+    }
+    if (!allowedOrigins.has(target.origin) && !addresses.every(isPublicAddress)) {
+      throw new UnsafeUrlError(`Refusing to fetch from ${target.host}: it is not a public address.`, 'blocked_address');
+    }
+    return addresses;
+  }
+
+  async function fetchWithin(url: string, signal: AbortSignal): Promise<FetchedBytes> {
+    let target = parseTarget(url);
+    for (let redirects = 0; ; redirects += 1) {
+      const addresses = await checkedAddresses(target, signal);
+      const response = await get(target, addresses, signal);
+      const status = response.statusCode ?? 0;
+      const location = response.headers.location;
+
+      if (REDIRECT_STATUSES.has(status) && location !== undefined) {
+        response.destroy();
+        if (redirects >= maxRedirects) {
+          throw new UnsafeUrlError(`Too many redirects from ${target.host} (at most ${maxRedirects}).`, 'too_many_redirects');
+        }
+        target = parseTarget(location, target);
+        continue;
+      }
+      if (status < 200 || status > 299) {
+        response.destroy();
+        throw new FetchFailedError(`${target.host} answered with status ${status}.`, 'status', status);
+      }
+      const declared = Number(response.headers['content-length']);
+      if (Number.isFinite(declared) && declared > options.maxBytes) {
+        response.destroy();
+        throw tooLarge(target, options.maxBytes);
+      }
+      const bytes = await readAtMost(response, options.maxBytes, target, signal);
+      return { bytes, contentType: response.headers['content-type'] };
+    }
+  }
+
+  return {
+    async fetchBytes(url: string): Promise<FetchedBytes> {
+      const signal = AbortSignal.timeout(options.timeoutMs);
+      try {
+        return await fetchWithin(url, signal);
+      } catch (error) {
+        if (error instanceof UnsafeUrlError || error instanceof FetchFailedError) throw error;
+        const host = hostOf(url);
+        if (signal.aborted) {
+          throw new FetchFailedError(`Fetching from ${host} took longer than ${options.timeoutMs} ms.`, 'timeout');
+        }
+        throw new FetchFailedError(`Could not fetch from ${host}.`, 'network');
+      }
+    },
+  };
+}
+
+/**
+ * True only for public unicast addresses. Anything that does not parse as an IP address is not
+ * public, so a surprising lookup answer is refused rather than trusted.
+ */
+export function isPublicAddress(address: string): boolean {
+  const ip = address.split('%', 1)[0]!;
+  switch (isIP(ip)) {
+    case 4:
+      return isPublicIpv4(ipv4Octets(ip));
+    case 6:
+      return isPublicIpv6(ipv6Words(ip));
+    default:
+      return false;
+  }
+}
+
+/** IPv4 ranges that are not public (RFC 6890 special-purpose registry), as [address, prefix]. */
+const IPV4_NOT_PUBLIC: ReadonlyArray<[string, number]> = [
+  ['0.0.0.0', 8], // "this network", including the unspecified 0.0.0.0
+  ['10.0.0.0', 8], // private
+  ['100.64.0.0', 10], // carrier-grade NAT
+  ['127.0.0.0', 8], // loopback
+  ['169.254.0.0', 16], // link-local, including the 169.254.169.254 metadata service
+  ['172.16.0.0', 12], // private
+  ['192.0.0.0', 24], // IETF protocol assignments
+  ['192.0.2.0', 24], // documentation
+  ['192.88.99.0', 24], // 6to4 relay anycast
+  ['192.168.0.0', 16], // private
+  ['198.18.0.0', 15], // benchmarking
+  ['198.51.100.0', 24], // documentation
+  ['203.0.113.0', 24], // documentation
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved, including the broadcast 255.255.255.255
+];
+const IPV4_BLOCKS = IPV4_NOT_PUBLIC.map(([base, prefix]) => ({ base: toUint32(ipv4Octets(base)), prefix }));
+
+function isPublicIpv4(octets: number[]): boolean {
+  const value = toUint32(octets);
+  return !IPV4_BLOCKS.some(({ base, prefix }) => (value ^ base) >>> (32 - prefix) === 0);
+}
+
+/**
+ * Public IPv6 is global unicast (2000::/3) minus its special-purpose blocks. Forms that carry an
+ * IPv4 address are judged by it. Everything outside 2000::/3 (::, ::1, fc00::/7, fe80::/10,
+ * fec0::/10, ff00::/8, 100::/64...) is not public.
+ */
+function isPublicIpv6(words: number[]): boolean {
+  const [w0, w1, w2, w3, w4, w5] = words as [number, number, number, number, number, number];
+  const embedded = (high: number, low: number) => [high >>> 8, high & 0xff, low >>> 8, low & 0xff];
+  const upperZero = w0 === 0 && w1 === 0 && w2 === 0 && w3 === 0 && w4 === 0;
+
+  // ::ffff:a.b.c.d (IPv4-mapped) and ::a.b.c.d (IPv4-compatible, deprecated).
+  if (upperZero && (w5 === 0xffff || w5 === 0)) return isPublicIpv4(embedded(words[6]!, words[7]!));
+  // 64:ff9b::a.b.c.d, the well-known NAT64 prefix.
+  if (w0 === 0x64 && w1 === 0xff9b && w2 === 0 && w3 === 0 && w4 === 0 && w5 === 0) {
+    return isPublicIpv4(embedded(words[6]!, words[7]!));
+  }
+  // 2002:aabb:ccdd::/48, 6to4 for the IPv4 address aa.bb.cc.dd.
+  if (w0 === 0x2002) return isPublicIpv4(embedded(w1, w2));
+
+  if (w0 >>> 13 !== 0b001) return false; // outside 2000::/3
+  if (w0 === 0x2001 && w1 === 0x0db8) return false; // documentation
+  // 2001::/23, IETF protocol assignments: Teredo (which hides an arbitrary IPv4 address),
+  // benchmarking, ORCHID and a few anycast services; no image host lives there.
+  if (w0 === 0x2001 && (w1 & 0xfe00) === 0) return false;
+  if (w0 === 0x3fff && w1 >>> 12 === 0) return false; // documentation (3fff::/20)
+  return true;
+}
+
+function ipv4Octets(ip: string): number[] {
+  return ip.split('.').map(Number);
+}
+
+function toUint32(octets: number[]): number {
+  return ((octets[0]! << 24) | (octets[1]! << 16) | (octets[2]! << 8) | octets[3]!) >>> 0;
+}
+
+/** The eight 16-bit words of a valid IPv6 address (as checked by isIP). */
+function ipv6Words(ip: string): number[] {
+  let text = ip.toLowerCase();
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::') as [string, string | undefined];
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((word) => Number.parseInt(word, 16)));
+  const headWords = parse(head);
+  if (tail === undefined) return headWords;
+  const tailWords = parse(tail);
+  return [...headWords, ...Array<number>(8 - headWords.length - tailWords.length).fill(0), ...tailWords];
+}
+
+function parseTarget(url: string, base?: URL): URL {
+  let target: URL;
+  try {
+    target = new URL(url, base);
+  } catch {
+    throw new UnsafeUrlError('The URL is not a valid absolute URL.', 'invalid_url');
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+    throw new UnsafeUrlError(`Only http and https URLs can be fetched (${target.host || 'no host'}).`, 'scheme');
+  }
+  if (target.username !== '' || target.password !== '') {
+    throw new UnsafeUrlError(`URLs with credentials are not fetched (${target.host}).`, 'credentials');
+  }
+  return target;
+}
+
+/** The hostname without the brackets of an IPv6 literal. */
+function bareHostname(target: URL): string {
+  return target.hostname.replace(/^\[(.*)\]$/, '$1');
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'the URL';
+  }
+}
+
+/** One GET, connected only to `addresses` (nothing is resolved again). */
+function get(target: URL, addresses: string[], signal: AbortSignal): Promise<IncomingMessage> {
+  const client = target.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const request = client.request(
+      target,
+      {
+        method: 'GET',
+        agent: false,
+        signal,
+        lookup: pinnedLookup(addresses),
+        headers: { accept: 'image/*, */*;q=0.5', 'accept-encoding': 'identity', 'user-agent': 'vidgen-api' },
+      },
+      resolve,
+    );
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+/** A `lookup` for node:net that answers with addresses already checked, whatever it is asked. */
+function pinnedLookup(addresses: string[]): LookupFunction {
+  return (_hostname, options, callback) => {
+    const family = options.family === 4 || options.family === 6 ? options.family : undefined;
+    const usable = family === undefined ? addresses : addresses.filter((address) => isIP(address) === family);
+    const answers = (usable.length > 0 ? usable : addresses).map((address) => ({ address, family: isIP(address) }));
+    if (options.all) callback(null, answers);
+    else callback(null, answers[0]!.address, answers[0]!.family);
+  };
+}
+
+async function readAtMost(response: IncomingMessage, maxBytes: number, target: URL, signal: AbortSignal): Promise<Buffer> {
+  const stopOnAbort = () => response.destroy(new Error('aborted'));
+  signal.addEventListener('abort', stopOnAbort, { once: true });
+  try {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response) {
+      size += (chunk as Buffer).length;
+      if (size > maxBytes) throw tooLarge(target, maxBytes);
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks, size);
+  } finally {
+    signal.removeEventListener('abort', stopOnAbort);
+    response.destroy();
+  }
+}
+
+function tooLarge(target: URL, maxBytes: number): FetchFailedError {
+  return new FetchFailedError(`The file at ${target.host} is larger than ${maxBytes} bytes.`, 'too_large');
+}
+
+async function systemLookup(hostname: string): Promise<string[]> {
+  const answers = await dnsLookup(hostname, { all: true, verbatim: true });
+  return answers.map((answer) => answer.address);
+}
+
+/** `promise`, or a rejection as soon as `signal` aborts. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
