@@ -6,7 +6,10 @@ import { InProcessCopyQueue, LambdaCopyQueue, type CopyRequest } from './data/co
 import { createDb, type Db } from './data/dynamo-client';
 import { DynamoIdempotencyStore } from './data/idempotency-repository';
 import { DynamoLedgerStore } from './data/ledger-repository';
+import { isPublicMediaKey } from './data/media-layout';
 import { ObjectStorage } from './data/object-storage';
+import { createSafeFetcher } from './data/safe-fetch';
+import { MAX_UPLOAD_BYTES } from './domain/image-type';
 import { DynamoRateCounter } from './data/rate-counter-repository';
 import { createS3Client } from './data/s3-client';
 import { DynamoTaskStore } from './data/task-repository';
@@ -102,13 +105,29 @@ function createProvider(config: ProviderConfig, storage: ObjectStorage): Generat
   return new SimulatedProvider({
     storage,
     delayMs: config.delaySeconds * 1000,
-    // Reference images from our own storage (uploads). Other URLs need the SSRF-safe fetcher
-    // of the uploads issue; until then the simulation renders without them.
-    fetchReference: async (url) => {
-      const key = storage.keyOf(url);
-      return key === undefined ? undefined : storage.getBytes(key);
-    },
+    fetchReference: referenceReader(storage),
   });
+}
+
+/**
+ * Reads a user-supplied reference image: straight from the bucket when it is one of our own
+ * uploads, otherwise through the SSRF-safe fetcher (public http(s) targets only, bounded).
+ */
+function referenceReader(storage: ObjectStorage) {
+  const { fetchBytes } = createSafeFetcher({
+    allowedOrigins: [new URL(storage.publicBaseUrl).origin],
+    maxBytes: MAX_UPLOAD_BYTES,
+    timeoutMs: 10_000,
+  });
+  return async (url: string): Promise<Buffer> => {
+    const key = storage.keyOf(url);
+    if (key !== undefined) {
+      const bytes = isPublicMediaKey(key) ? await storage.getBytes(key) : undefined;
+      if (!bytes) throw new Error('no such file in our storage');
+      return bytes;
+    }
+    return (await fetchBytes(url)).bytes;
+  };
 }
 
 let current: AppContext | undefined;

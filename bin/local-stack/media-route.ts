@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import { Readable } from 'node:stream';
+import { isPublicMediaKey } from '../../functions/data/media-layout';
 import type { ObjectStorage } from '../../functions/data/object-storage';
 import { GATEWAY_RESPONSES } from '../../functions/http/gateway-responses';
 
@@ -14,7 +15,9 @@ export function mediaRoute(storage: () => ObjectStorage) {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (!url.pathname.startsWith(MEDIA_PATH)) return false;
     const key = decodeURIComponent(url.pathname.slice(MEDIA_PATH.length));
-    const object = req.method === 'GET' || req.method === 'HEAD' ? await storage().open(key, req.headers.range) : undefined;
+    // Only what CloudFront would serve: never incoming/ (unchecked direct uploads).
+    const servable = (req.method === 'GET' || req.method === 'HEAD') && isPublicMediaKey(key);
+    const object = servable ? await storage().open(key, req.headers.range) : undefined;
     if (!object?.Body) {
       const body = JSON.stringify(GATEWAY_RESPONSES.notFound.body);
       res.writeHead(404, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });

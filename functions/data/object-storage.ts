@@ -1,13 +1,15 @@
 import { Readable } from 'node:stream';
 import {
   CopyObjectCommand,
+  DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import type { MediaStore } from '../domain/ports';
+import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
+import type { MediaStore, UploadStorage } from '../domain/ports';
 
 /** Largest provider output we accept (a 12 s 1080p video is tens of MB). */
 const MAX_COPY_BYTES = 2 * 1024 ** 3;
@@ -17,7 +19,7 @@ const COPY_TIMEOUT_MS = 120_000;
  * The media bucket: results, uploads and the simulated provider's files. Objects are public
  * through `publicBaseUrl` (the local stack's /media route; CloudFront on AWS).
  */
-export class ObjectStorage implements MediaStore {
+export class ObjectStorage implements MediaStore, UploadStorage {
   constructor(
     private readonly s3: S3Client,
     readonly bucket: string,
@@ -46,6 +48,61 @@ export class ObjectStorage implements MediaStore {
       new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: contentLength, ContentType: contentType }),
     );
     return this.publicUrl(key);
+  }
+
+  async putPublic(key: string, bytes: Buffer, contentType: string, accountId: string): Promise<string> {
+    await this.s3.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        Body: bytes,
+        ContentType: contentType,
+        Metadata: { 'account-id': accountId },
+      }),
+    );
+    return this.publicUrl(key);
+  }
+
+  async presignUpload(key: string, options: { maxBytes: number; expiresSeconds: number }) {
+    const { url, fields } = await createPresignedPost(this.s3, {
+      Bucket: this.bucket,
+      Key: key,
+      Conditions: [
+        ['content-length-range', 1, options.maxBytes],
+        ['starts-with', '$Content-Type', 'image/'],
+      ],
+      Fields: { 'Content-Type': 'image/*' },
+      Expires: options.expiresSeconds,
+    });
+    return { url, fields };
+  }
+
+  async inspect(key: string, headBytes: number): Promise<{ size: number; head: Buffer } | undefined> {
+    const object = await this.open(key, `bytes=0-${headBytes - 1}`);
+    if (!object?.Body) return undefined;
+    const head = Buffer.from(await object.Body.transformToByteArray());
+    // "bytes 0-63/12345" -> 12345; a file shorter than the range comes back whole.
+    const total = Number(object.ContentRange?.split('/')[1] ?? NaN);
+    return { size: Number.isFinite(total) ? total : head.length, head };
+  }
+
+  async promote(fromKey: string, toKey: string, contentType: string, accountId: string): Promise<string> {
+    await this.s3.send(
+      new CopyObjectCommand({
+        Bucket: this.bucket,
+        Key: toKey,
+        CopySource: `${this.bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}`,
+        ContentType: contentType,
+        Metadata: { 'account-id': accountId },
+        MetadataDirective: 'REPLACE',
+      }),
+    );
+    await this.remove(fromKey);
+    return this.publicUrl(toKey);
+  }
+
+  async remove(key: string): Promise<void> {
+    await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 
   async exists(key: string): Promise<boolean> {

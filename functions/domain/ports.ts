@@ -114,3 +114,16 @@ export interface MediaStore {
 export interface CopyQueue {
   enqueue(task: { accountId: string; taskId: string }): Promise<void>;
 }
+
+/** Storage for uploaded reference images. */
+export interface UploadStorage {
+  /** Stores a checked image where the public can read it; returns its public URL. */
+  putPublic(key: string, bytes: Buffer, contentType: string, accountId: string): Promise<string>;
+  /** A presigned form upload straight to `key`, limited in size and type. */
+  presignUpload(key: string, options: { maxBytes: number; expiresSeconds: number }): Promise<{ url: string; fields: Record<string, string> }>;
+  /** Size and first bytes of a directly uploaded object, or undefined if it is not there. */
+  inspect(key: string, headBytes: number): Promise<{ size: number; head: Buffer } | undefined>;
+  /** Moves a checked object to its public key with its content type; returns the public URL. */
+  promote(fromKey: string, toKey: string, contentType: string, accountId: string): Promise<string>;
+  remove(key: string): Promise<void>;
+}

@@ -17,6 +17,7 @@
 import Busboy, { type BusboyFileStream } from '@fastify/busboy';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { ValidationError } from '../domain/errors';
+import { headerValue } from './request';
 
 export interface UploadedFile {
   /** The client's file name, without any directory part; undefined when it sent an empty one. */
@@ -164,13 +165,6 @@ function isMultipartWithBoundary(contentType: string): boolean {
 function bodyOf(event: MultipartEvent): Buffer {
   if (event.body === null || event.body === undefined) return Buffer.alloc(0);
   return Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
-}
-
-/** Case-insensitive header lookup (API Gateway keeps the client's casing). */
-function headerValue(event: MultipartEvent, name: string): string | undefined {
-  const headers = event.headers ?? {};
-  const key = Object.keys(headers).find((candidate) => candidate.toLowerCase() === name);
-  return key === undefined ? undefined : (headers[key] ?? undefined);
 }
 
 /** "10 MiB (10485760 bytes)", or just the bytes when the limit is not a whole number of MiB. */

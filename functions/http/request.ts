@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ValidationError } from '../domain/errors';
 
 /** Header lookup that ignores case, as HTTP does (API Gateway keeps the client's casing). */
-export function headerValue(event: APIGatewayProxyEvent, name: string): string | undefined {
+export function headerValue(event: Pick<APIGatewayProxyEvent, 'headers'>, name: string): string | undefined {
   const headers = event.headers ?? {};
   const match = Object.keys(headers).find((key) => key.toLowerCase() === name.toLowerCase());
   return match ? (headers[match] ?? undefined) : undefined;

@@ -19,6 +19,9 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: `${API_PREFIX}/generate-image`, handler: 'generate-image' },
   { method: 'GET', path: `${API_PREFIX}/images`, handler: 'list-images' },
   { method: 'GET', path: `${API_PREFIX}/images/{image_id}`, handler: 'get-image' },
+  { method: 'POST', path: `${API_PREFIX}/upload`, handler: 'upload' },
+  { method: 'POST', path: `${API_PREFIX}/uploads`, handler: 'create-upload' },
+  { method: 'POST', path: `${API_PREFIX}/uploads/{upload_id}/complete`, handler: 'complete-upload' },
   { method: 'GET', path: `${API_PREFIX}/credits`, handler: 'get-credits' },
 ];
 

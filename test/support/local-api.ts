@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
+import { CreateBucketCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { createS3Client } from '../../functions/data/s3-client';
 import os from 'node:os';
 import path from 'node:path';
 import { startLocalStack, type LocalStack } from '../../bin/local-stack/stack';
@@ -12,6 +15,11 @@ import { uniqueTableName, testDynamoEndpoint } from './test-db';
  */
 export async function startTestApi(env: Record<string, string> = {}): Promise<LocalStack> {
   Object.assign(process.env, env);
+  // A bucket of its own, so a test can count what was (not) written.
+  const mediaBucket = `e2e-${randomUUID().slice(0, 8)}`;
+  const s3 = createS3Client({ region: 'local', endpoint: process.env.TEST_S3_ENDPOINT! });
+  await s3.send(new CreateBucketCommand({ Bucket: mediaBucket }));
+  s3.destroy();
   return startLocalStack(
     {
       host: '127.0.0.1',
@@ -19,7 +27,7 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Lo
       dynamodbPort: 0,
       s3Port: 0,
       tableName: uniqueTableName('e2e'),
-      mediaBucket: process.env.TEST_MEDIA_BUCKET ?? 'vidgen-test-media',
+      mediaBucket,
       region: 'local',
       dataDir: mkdtempSync(path.join(os.tmpdir(), 'vidgen-e2e-')),
       sweepIntervalSeconds: 3600,
@@ -76,4 +84,17 @@ export async function balanceAndLedger(stack: LocalStack, accountId: string) {
     stack.context.ledger.listForAccount(accountId),
   ]);
   return { balance: account!.credits, ledger: ledgerSum(entries) };
+}
+
+/** Keys in the stack's bucket under a prefix (one page is plenty for tests). */
+export async function listKeys(stack: LocalStack, prefix: string): Promise<string[]> {
+  const s3 = createS3Client({ region: 'local', endpoint: stack.s3Endpoint });
+  try {
+    const { Contents } = await s3.send(
+      new ListObjectsV2Command({ Bucket: stack.context.storage.bucket, Prefix: prefix }),
+    );
+    return (Contents ?? []).map((object) => object.Key!);
+  } finally {
+    s3.destroy();
+  }
 }

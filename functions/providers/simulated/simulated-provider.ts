@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { ulid } from 'ulid';
+import { MEDIA_PREFIXES } from '../../data/media-layout';
 import type { ObjectStorage } from '../../data/object-storage';
 import { imageDimensions, videoDimensions } from '../../domain/dimensions';
 import type { GenerationJob, GenerationProvider, ResultOutcome, SubmitOutcome } from '../../domain/provider';
@@ -18,8 +19,8 @@ import { renderImage, renderVideo } from './media';
 export interface SimulatedProviderOptions {
   storage: ObjectStorage;
   delayMs: number;
-  /** Reads a reference image (image_url, images); undefined when it cannot be had. */
-  fetchReference: (url: string) => Promise<Buffer | undefined>;
+  /** Reads a reference image (image_url, images); throws when it cannot be had. */
+  fetchReference: (url: string) => Promise<Buffer>;
   clock?: () => Date;
 }
 
@@ -28,8 +29,8 @@ interface SimJob {
   submittedAt: string;
 }
 
-const JOBS = 'provider-sim/jobs';
-const OUTPUTS = 'provider-sim/outputs';
+const JOBS = `${MEDIA_PREFIXES.simulatedProvider}jobs`;
+const OUTPUTS = `${MEDIA_PREFIXES.simulatedProvider}outputs`;
 const IMAGE_TYPES = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp' } as const;
 
 export class SimulatedProvider implements GenerationProvider {
@@ -64,17 +65,23 @@ export class SimulatedProvider implements GenerationProvider {
     if (job.prompt.includes('sim:content')) {
       return { type: 'failed', code: 'content_rejected', message: 'simulated content policy refusal (sim:content)' };
     }
-    return { type: 'completed', outputUrls: [await this.render(jobId, job)] };
+    let references: Buffer[];
+    try {
+      references = await Promise.all(referenceUrls(job).map((url) => this.options.fetchReference(url)));
+    } catch (error) {
+      return { type: 'failed', code: 'upstream_error', message: `A reference image could not be read: ${(error as Error).message}` };
+    }
+    return { type: 'completed', outputUrls: [await this.render(jobId, job, references)] };
   }
 
   /** Renders the result once; a concurrent second render writes the same object again. */
-  private async render(jobId: string, job: GenerationJob): Promise<string> {
+  private async render(jobId: string, job: GenerationJob, references: Buffer[]): Promise<string> {
     const { storage } = this.options;
     if (job.kind === 'video') {
       const key = `${OUTPUTS}/${jobId}.mp4`;
       if (await storage.exists(key)) return storage.publicUrl(key);
       const { width, height } = videoDimensions(job.resolution, job.aspectRatio);
-      const firstFrame = job.imageUrl ? await this.options.fetchReference(job.imageUrl) : undefined;
+      const firstFrame = references[0];
       const file = await renderVideo({
         prompt: job.prompt,
         durationSeconds: job.duration,
@@ -91,9 +98,6 @@ export class SimulatedProvider implements GenerationProvider {
     const key = `${OUTPUTS}/${jobId}.${job.outputFormat}`;
     if (await storage.exists(key)) return storage.publicUrl(key);
     const { width, height } = imageDimensions(job.resolution, job.aspectRatio);
-    const references = (
-      await Promise.all((job.images ?? []).map((url) => this.options.fetchReference(url)))
-    ).filter((buffer): buffer is Buffer => buffer !== undefined);
     const image = await renderImage({
       prompt: job.prompt,
       width,
@@ -103,4 +107,9 @@ export class SimulatedProvider implements GenerationProvider {
     });
     return storage.put(key, image, IMAGE_TYPES[job.outputFormat]);
   }
+}
+
+function referenceUrls(job: GenerationJob): string[] {
+  if (job.kind === 'video') return job.imageUrl ? [job.imageUrl] : [];
+  return job.images ?? [];
 }

@@ -1,0 +1,210 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import sharp from 'sharp';
+import type { LocalStack } from '../../bin/local-stack/stack';
+import { createAccount, createApiKey } from '../../functions/domain/account-admin';
+import { ffmpegPath } from '../../functions/providers/simulated/media/ffmpeg';
+import { call, listKeys, startTestApi, waitForFinal, type ApiReply } from '../support/local-api';
+
+/** Uploads over real HTTP: multipart through the API, and the presigned direct path. */
+jest.setTimeout(60_000);
+
+const MiB = 1024 * 1024;
+let stack: LocalStack;
+let key: string;
+let otherKey: string;
+
+beforeAll(async () => {
+  stack = await startTestApi({ SIM_DELAY_SECONDS: '0', PROVIDER: 'simulated' });
+  const keyFor = async () => {
+    const { account } = await createAccount(stack.context, { credits: 500, paidAccess: true, subscriptionStatus: 'active' });
+    return (await createApiKey(stack.context, account.accountId, { rateLimit: 1000 })).apiKey;
+  };
+  key = await keyFor();
+  otherKey = await keyFor();
+});
+afterAll(async () => {
+  await stack.stop();
+});
+
+const solid = (format: 'png' | 'jpeg' | 'webp', rgb = { r: 250, g: 20, b: 20 }) =>
+  sharp({ create: { width: 96, height: 64, channels: 3, background: rgb } }).toFormat(format).toBuffer();
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+type Upload = { url: string; content_type: string; size: number };
+
+function upload(bytes: Buffer, options: { field?: string; filename?: string; type?: string } = {}) {
+  const form = new FormData();
+  form.append(options.field ?? 'image', new Blob([bytes], { type: options.type ?? 'application/octet-stream' }), options.filename ?? 'file.bin');
+  return call<Upload>(stack.baseUrl, '/upload', { method: 'POST', key, body: form });
+}
+
+function rawUpload(body: Buffer | string, contentType: string) {
+  return call<Upload>(stack.baseUrl, '/upload', { method: 'POST', key, headers: { 'Content-Type': contentType }, body });
+}
+
+function expectRefused(reply: ApiReply, status: number, code: string, message: RegExp) {
+  expect(reply.status).toBe(status);
+  expect(reply.body).toEqual({ data: null, error: { code, message: expect.stringMatching(message) } });
+}
+
+describe('POST /upload', () => {
+  it.each([
+    ['png', 'image/png'],
+    ['jpeg', 'image/jpeg'],
+    ['webp', 'image/webp'],
+  ] as const)('stores a %s, typed by its bytes, at an unguessable public URL with the same bytes', async (format, type) => {
+    const bytes = await solid(format);
+    // Misleading name and declared type: the bytes decide.
+    const reply = await upload(bytes, { filename: 'holiday.gif', type: 'text/plain' });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toEqual({ url: expect.any(String), content_type: type, size: bytes.length });
+    const url = reply.body.data!.url;
+    expect(url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${stack.apiPort}/media/uploads/[0-9a-f]{32}\\.(png|jpg|webp)$`));
+    const fetched = await fetch(url); // no key
+    expect(fetched.headers.get('content-type')).toBe(type);
+    expect(sha256(Buffer.from(await fetched.arrayBuffer()))).toBe(sha256(bytes));
+  });
+
+  it('accepts exactly 10 MiB and refuses 10 MiB + 1 byte and an empty file, writing nothing', async () => {
+    const png = await solid('png');
+    const exactly = Buffer.concat([png, Buffer.alloc(10 * MiB - png.length)]);
+    const ok = await upload(exactly);
+    expect(ok.status).toBe(200);
+    expect(ok.body.data?.size).toBe(10 * MiB);
+    const before = await listKeys(stack, 'uploads/');
+    expectRefused(await upload(Buffer.concat([exactly, Buffer.from([0])])), 400, 'validation_error', /^image: .*10 MiB/);
+    expectRefused(await upload(Buffer.alloc(0)), 400, 'validation_error', /^image: .*empty/);
+    expect(await listKeys(stack, 'uploads/')).toEqual(before);
+  });
+
+  it('refuses a renamed text file, a polyglot-looking file and a GIF', async () => {
+    const before = await listKeys(stack, 'uploads/');
+    for (const bytes of [
+      Buffer.from('hello, I am text pretending to be a PNG'),
+      Buffer.concat([Buffer.from('GIF89a'), Buffer.alloc(100)]),
+      Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.from('<html>')]),
+    ]) {
+      expectRefused(await upload(bytes, { filename: 'x.png', type: 'image/png' }), 400, 'validation_error', /^image: must be a JPEG, PNG or WebP/);
+    }
+    expect(await listKeys(stack, 'uploads/')).toEqual(before);
+  });
+
+  it('refuses malformed multipart bodies with 400 naming the problem', async () => {
+    const png = await solid('png');
+    expectRefused(await rawUpload(png, 'multipart/form-data'), 400, 'validation_error', /boundary/);
+    expectRefused(await rawUpload('{"image":"x"}', 'application/json'), 400, 'validation_error', /multipart\/form-data/);
+    const truncated = Buffer.concat([
+      Buffer.from('--XYZ\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n'),
+      png.subarray(0, 50),
+    ]);
+    expectRefused(await rawUpload(truncated, 'multipart/form-data; boundary=XYZ'), 400, 'validation_error', /malformed|truncated/);
+    expectRefused(await upload(png, { field: 'file' }), 400, 'validation_error', /^image: .*required/);
+    const two = new FormData();
+    two.append('image', new Blob([png]), 'a.png');
+    two.append('other', new Blob([png]), 'b.png');
+    const reply = await call(stack.baseUrl, '/upload', { method: 'POST', key, body: two });
+    expectRefused(reply, 400, 'validation_error', /only one file part/);
+  });
+
+  it('answers a body larger than the gateway takes with 413 payload_too_large', async () => {
+    const reply = await rawUpload(Buffer.alloc(13 * MiB), 'multipart/form-data; boundary=XYZ');
+    expectRefused(reply, 413, 'payload_too_large', /too large/);
+  });
+});
+
+describe('image-to-video with an upload', () => {
+  it('uses the uploaded image as the first frame of a completed MP4', async () => {
+    const uploaded = await upload(await solid('png', { r: 240, g: 10, b: 10 }));
+    const started = await call<{ video_id: string }>(stack.baseUrl, '/generate', {
+      method: 'POST',
+      key,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        prompt: 'bring it to life',
+        generation_type: 'image_to_video',
+        image_url: uploaded.body.data!.url,
+        duration: 3,
+        resolution: '480p',
+      }),
+    });
+    expect(started.status).toBe(200);
+    const final = await waitForFinal<{ status: string; video_url: string; image_url: string }>(
+      stack,
+      key,
+      `/videos/${started.body.data!.video_id}`,
+    );
+    expect(final.body.data).toMatchObject({ status: 'completed', image_url: uploaded.body.data!.url });
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'i2v-'));
+    writeFileSync(path.join(dir, 'v.mp4'), Buffer.from(await (await fetch(final.body.data!.video_url)).arrayBuffer()));
+    await promisify(execFile)(ffmpegPath(), ['-loglevel', 'error', '-i', path.join(dir, 'v.mp4'), '-frames:v', '1', path.join(dir, 'f.png')]);
+    const { channels } = await sharp(readFileSync(path.join(dir, 'f.png'))).stats();
+    expect(channels[0]!.mean).toBeGreaterThan(150);
+    expect(channels[1]!.mean).toBeLessThan(80);
+  });
+
+  it('fails and refunds a task whose reference URL points at a private address', async () => {
+    const credits = async () => (await call<{ credits: number }>(stack.baseUrl, '/credits', { key })).body.data!.credits;
+    const before = await credits();
+    const started = await call<{ video_id: string }>(stack.baseUrl, '/generate', {
+      method: 'POST',
+      key,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ prompt: 'x', generation_type: 'image_to_video', image_url: 'http://169.254.169.254/latest/meta-data/', duration: 3 }),
+    });
+    const final = await waitForFinal<{ status: string; error: { code: string; message: string } }>(
+      stack,
+      key,
+      `/videos/${started.body.data!.video_id}`,
+    );
+    expect(final.body.data).toMatchObject({ status: 'failed', error: { code: 'upstream_error', message: expect.stringContaining('reference image') } });
+    expect(await credits()).toBe(before);
+  });
+});
+
+describe('direct uploads (presigned)', () => {
+  type Direct = { upload_id: string; upload_url: string; fields: Record<string, string>; max_bytes: number; expires_at: string };
+
+  async function direct(bytes: Buffer, as = key) {
+    const created = await call<Direct>(stack.baseUrl, '/uploads', { method: 'POST', key: as });
+    expect(created.status).toBe(200);
+    const { upload_id, upload_url, fields, max_bytes } = created.body.data!;
+    expect(max_bytes).toBe(10 * MiB);
+    const form = new FormData();
+    for (const [name, value] of Object.entries(fields)) form.append(name, value);
+    form.append('file', new Blob([bytes]), 'upload.bin');
+    const stored = await fetch(upload_url, { method: 'POST', body: form });
+    return { uploadId: upload_id, storedStatus: stored.status };
+  }
+
+  it('publishes a checked image with its sniffed type, and only its owner can complete it', async () => {
+    const bytes = await solid('webp');
+    const { uploadId, storedStatus } = await direct(bytes);
+    expect(storedStatus).toBeLessThan(300);
+    // Not public before it is checked.
+    expect((await listKeys(stack, 'incoming/')).some((k) => k.endsWith(uploadId))).toBe(true);
+    expect((await call(stack.baseUrl, `/uploads/${uploadId}/complete`, { method: 'POST', key: otherKey })).status).toBe(404);
+    const done = await call<Upload>(stack.baseUrl, `/uploads/${uploadId}/complete`, { method: 'POST', key });
+    expect(done.body.data).toEqual({ url: expect.stringContaining('/media/uploads/'), content_type: 'image/webp', size: bytes.length });
+    expect(sha256(Buffer.from(await (await fetch(done.body.data!.url)).arrayBuffer()))).toBe(sha256(bytes));
+    expect((await listKeys(stack, 'incoming/')).some((k) => k.endsWith(uploadId))).toBe(false);
+  });
+
+  it('refuses and deletes a stored file that is not an image', async () => {
+    const { uploadId } = await direct(Buffer.from('not an image at all'));
+    const reply = await call(stack.baseUrl, `/uploads/${uploadId}/complete`, { method: 'POST', key });
+    expectRefused(reply, 400, 'validation_error', /^image: must be a JPEG, PNG or WebP/);
+    expect((await listKeys(stack, 'incoming/')).some((k) => k.endsWith(uploadId))).toBe(false);
+  });
+
+  it('answers an unknown upload id with 404', async () => {
+    for (const id of ['upl_00000000000000000000000000000000', 'nonsense']) {
+      const reply = await call(stack.baseUrl, `/uploads/${id}/complete`, { method: 'POST', key });
+      expectRefused(reply, 404, 'not_found', /No upload/);
+    }
+  });
+});
