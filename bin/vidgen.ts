@@ -1,0 +1,65 @@
+#!/usr/bin/env -S npx tsx
+/**
+ * `vidgen`: the command line for API users (`npm run vidgen -- <command>`, or
+ * `npx tsx bin/vidgen.ts <command>`). Built on the client in client/src. Results on stdout
+ * (JSON only with --json), progress and errors on stderr. Exit codes: 0 done, 1 API or network
+ * error or failed task, 2 usage error, 130 interrupted.
+ */
+import { ApiError, VidgenClient, WaitTimeoutError } from '../client/src/index';
+import { parseCommand, UsageError, USAGE } from './vidgen/args';
+import { runCommand } from './vidgen/commands';
+import { loadConfig } from './vidgen/config';
+import { DownloadError } from './vidgen/download';
+
+async function main(argv: string[], signal: AbortSignal): Promise<number> {
+  const command = parseCommand(argv);
+  if (command.name === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const config = loadConfig();
+  const client = new VidgenClient({
+    apiKey: config.apiKey,
+    baseUrl: config.baseUrl,
+    onRetry: ({ attempt, delayMs, error }) =>
+      process.stderr.write(`retrying in ${(delayMs / 1000).toFixed(1)}s (attempt ${attempt}) after [${error.code}] ${error.message}\n`),
+  });
+  return runCommand(command, client, { stdout: process.stdout, stderr: process.stderr, signal });
+}
+
+/** Reports a failure on stderr (and as {"error": ...} on stdout with --json); returns the exit code. */
+function fail(error: unknown, json: boolean, signal: AbortSignal): number {
+  if (error instanceof UsageError) {
+    process.stderr.write(`vidgen: ${error.message}\nRun "vidgen --help" for usage.\n`);
+    return 2;
+  }
+  if (signal.aborted) return 130; // the command already said where things stand
+  let code: string;
+  let message: string;
+  let extra: Record<string, unknown> = {};
+  if (error instanceof ApiError) {
+    ({ code, message } = error);
+    extra = { status: error.status, ...(error.requestId && { request_id: error.requestId }) };
+    process.stderr.write(`error [${code}]: ${message}${error.requestId ? ` (request id ${error.requestId})` : ''}\n`);
+  } else {
+    code = error instanceof WaitTimeoutError ? 'wait_timeout' : error instanceof DownloadError ? 'download_failed' : 'cli_error';
+    message = error instanceof Error ? error.message : String(error);
+    if (error instanceof WaitTimeoutError) {
+      const id = 'video_id' in error.lastTask ? error.lastTask.video_id : error.lastTask.image_id;
+      message += ` It carries on: vidgen status ${id} --wait`;
+    }
+    process.stderr.write(`error [${code}]: ${message}\n`);
+  }
+  if (json) process.stdout.write(`${JSON.stringify({ error: { code, message, ...extra } }, null, 2)}\n`);
+  return 1;
+}
+
+const argv = process.argv.slice(2);
+const interrupt = new AbortController();
+process.once('SIGINT', () => interrupt.abort());
+
+main(argv, interrupt.signal)
+  .catch((error: unknown) => fail(error, argv.includes('--json'), interrupt.signal))
+  .then((code) => {
+    process.exitCode = code;
+  });

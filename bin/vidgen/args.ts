@@ -1,0 +1,205 @@
+import { parseArgs } from 'node:util';
+
+/** A mistake in how the command was called: exit code 2. */
+export class UsageError extends Error {}
+
+export const USAGE = `Usage: vidgen <command> [options]
+
+Commands:
+  generate "PROMPT" [--model M] [--duration N] [--resolution R] [--aspect-ratio A]
+                    [--image FILE|URL] [--wait] [--out FILE]
+      Start a video. --image uploads FILE (or uses URL) and makes it image_to_video.
+  image "PROMPT" [--resolution R] [--aspect-ratio A] [--format png|jpg|webp]
+                 [--ref FILE|URL ...] [--wait] [--out FILE]
+      Start an image. --ref adds a reference image (edit mode); repeat it for more.
+  status ID [--wait] [--out FILE]
+      Show a task: vid_... or img_...
+  videos [--page N] [--limit N]      Your videos, newest first.
+  images [--page N] [--limit N]      Your images, newest first.
+  upload FILE                         Upload a JPEG, PNG or WebP; prints its URL.
+  credits                             Credits, paid access and subscription.
+
+Options:
+  --wait            Poll until the task is completed or failed (progress on stderr).
+  --out FILE        Download the result to FILE (implies --wait). More than one image:
+                    FILE, FILE-2, FILE-3 ... before the extension.
+  --interval SEC    Seconds between polls while waiting (default 5).
+  --timeout SEC     Stop waiting after SEC seconds (exit 1); the task carries on.
+  --json            Print only JSON on stdout (the API's data, or {"error": ...}).
+  -h, --help        This help.
+
+Configuration: VIDGEN_API_KEY and VIDGEN_BASE_URL, or "apiKey" and "baseUrl" in
+~/.config/vidgen/config.json (another file: VIDGEN_CONFIG). Default base URL
+http://127.0.0.1:3000/api/v1.
+
+Exit codes: 0 done, 1 API or network error or failed task, 2 usage error, 130 interrupted.`;
+
+const OPTIONS = {
+  model: { type: 'string' },
+  duration: { type: 'string' },
+  resolution: { type: 'string' },
+  'aspect-ratio': { type: 'string' },
+  image: { type: 'string' },
+  format: { type: 'string' },
+  ref: { type: 'string', multiple: true },
+  wait: { type: 'boolean' },
+  out: { type: 'string' },
+  interval: { type: 'string' },
+  timeout: { type: 'string' },
+  page: { type: 'string' },
+  limit: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type OptionName = keyof typeof OPTIONS;
+
+const WAITING: OptionName[] = ['wait', 'out', 'interval', 'timeout'];
+
+/** Which options each command takes (--json and --help go with all of them). */
+const COMMANDS = {
+  generate: { operand: 'PROMPT', options: ['model', 'duration', 'resolution', 'aspect-ratio', 'image', ...WAITING] },
+  image: { operand: 'PROMPT', options: ['model', 'resolution', 'aspect-ratio', 'format', 'ref', ...WAITING] },
+  status: { operand: 'ID', options: WAITING },
+  videos: { operand: undefined, options: ['page', 'limit'] },
+  images: { operand: undefined, options: ['page', 'limit'] },
+  upload: { operand: 'FILE', options: [] },
+  credits: { operand: undefined, options: [] },
+} satisfies Record<string, { operand: string | undefined; options: OptionName[] }>;
+
+export type CommandName = keyof typeof COMMANDS;
+
+export interface WaitSettings {
+  /** --wait or --out. */
+  wait: boolean;
+  out: string | undefined;
+  intervalMs: number;
+  timeoutMs: number | undefined;
+}
+
+export type Command =
+  | { name: 'help' }
+  | {
+      name: 'generate';
+      prompt: string;
+      model?: string;
+      duration?: number;
+      resolution?: string;
+      aspectRatio?: string;
+      image?: string;
+      wait: WaitSettings;
+      json: boolean;
+    }
+  | {
+      name: 'image';
+      prompt: string;
+      model?: string;
+      resolution?: string;
+      aspectRatio?: string;
+      format?: string;
+      refs: string[];
+      wait: WaitSettings;
+      json: boolean;
+    }
+  | { name: 'status'; id: string; kind: 'video' | 'image'; wait: WaitSettings; json: boolean }
+  | { name: 'videos' | 'images'; page?: number; limit?: number; json: boolean }
+  | { name: 'upload'; file: string; json: boolean }
+  | { name: 'credits'; json: boolean };
+
+export function parseCommand(argv: string[]): Command {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const [name, ...operands] = positionals;
+  if (values.help || name === 'help') return { name: 'help' };
+  if (name === undefined) throw new UsageError('No command given.');
+  if (!isCommand(name)) throw new UsageError(`Unknown command "${name}".`);
+
+  const spec = COMMANDS[name];
+  const allowed = new Set<OptionName>([...spec.options, 'json', 'help']);
+  for (const option of Object.keys(values) as OptionName[]) {
+    if (!allowed.has(option)) throw new UsageError(`--${option} is not an option of "${name}".`);
+  }
+  if (spec.operand && operands.length === 0) throw new UsageError(`"${name}" needs ${spec.operand}.`);
+  const expected = spec.operand ? 1 : 0;
+  if (operands.length > expected) {
+    const hint = spec.operand === 'PROMPT' ? ' Quote a prompt that has spaces.' : '';
+    throw new UsageError(`Too many arguments for "${name}": ${operands.slice(expected).join(' ')}.${hint}`);
+  }
+  const operand = operands[0] ?? '';
+  const json = values.json ?? false;
+
+  switch (name) {
+    case 'generate':
+      return {
+        name,
+        prompt: nonEmpty(operand, 'PROMPT'),
+        model: values.model,
+        duration: number(values.duration, '--duration'),
+        resolution: values.resolution,
+        aspectRatio: values['aspect-ratio'],
+        image: values.image,
+        wait: waitSettings(values),
+        json,
+      };
+    case 'image':
+      return {
+        name,
+        prompt: nonEmpty(operand, 'PROMPT'),
+        model: values.model,
+        resolution: values.resolution,
+        aspectRatio: values['aspect-ratio'],
+        format: values.format,
+        refs: values.ref ?? [],
+        wait: waitSettings(values),
+        json,
+      };
+    case 'status': {
+      const kind = operand.startsWith('vid_') ? 'video' : operand.startsWith('img_') ? 'image' : undefined;
+      if (!kind) throw new UsageError(`"${operand}" is not a task id: video ids start with vid_, image ids with img_.`);
+      return { name, id: operand, kind, wait: waitSettings(values), json };
+    }
+    case 'videos':
+    case 'images':
+      return { name, page: number(values.page, '--page'), limit: number(values.limit, '--limit'), json };
+    case 'upload':
+      return { name, file: nonEmpty(operand, 'FILE'), json };
+    case 'credits':
+      return { name, json };
+  }
+}
+
+function isCommand(name: string): name is CommandName {
+  return Object.hasOwn(COMMANDS, name);
+}
+
+function waitSettings(values: { wait?: boolean; out?: string; interval?: string; timeout?: string }): WaitSettings {
+  const interval = number(values.interval, '--interval');
+  const timeout = number(values.timeout, '--timeout');
+  if (interval !== undefined && interval <= 0) throw new UsageError('--interval must be more than 0 seconds.');
+  if (timeout !== undefined && timeout <= 0) throw new UsageError('--timeout must be more than 0 seconds.');
+  if (values.out === '') throw new UsageError('--out needs a file name.');
+  return {
+    wait: Boolean(values.wait || values.out),
+    out: values.out,
+    intervalMs: Math.round((interval ?? 5) * 1000),
+    timeoutMs: timeout === undefined ? undefined : Math.round(timeout * 1000),
+  };
+}
+
+/** A number as given; the API judges its range (and whether it must be whole). */
+function number(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (value.trim() === '' || !Number.isFinite(parsed)) throw new UsageError(`${name} must be a number, got "${value}".`);
+  return parsed;
+}
+
+function nonEmpty(value: string, what: string): string {
+  if (value.trim() === '') throw new UsageError(`${what} must not be empty.`);
+  return value;
+}

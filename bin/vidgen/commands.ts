@@ -1,0 +1,176 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type {
+  GenerateImageParams,
+  GenerateVideoParams,
+  ImageTask,
+  VidgenClient,
+  VideoTask,
+} from '../../client/src/index';
+import { UsageError, type Command, type WaitSettings } from './args';
+import { download, DownloadError, numberedFile } from './download';
+import { formatCredits, formatFields, formatImageList, formatSize, formatVideoList } from './format';
+import { startProgress, type ProgressStream } from './progress';
+
+export interface Io {
+  stdout: { write(text: string): unknown };
+  stderr: ProgressStream;
+  /** Aborted on Ctrl-C: waiting and downloading stop at once. */
+  signal: AbortSignal;
+}
+
+type Task = VideoTask | ImageTask;
+
+/** Runs one command; resolves with the exit code. API and network failures are thrown. */
+export async function runCommand(command: Exclude<Command, { name: 'help' }>, client: VidgenClient, io: Io): Promise<number> {
+  const { signal } = io;
+  const print = (text: string) => io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  const printData = (data: unknown, human: () => string) => print(command.json ? JSON.stringify(data, null, 2) : human());
+
+  switch (command.name) {
+    case 'credits': {
+      const credits = await client.getCredits({ signal });
+      printData(credits, () => formatCredits(credits));
+      return 0;
+    }
+    case 'videos': {
+      const page = await client.listVideos({ page: command.page, limit: command.limit }, { signal });
+      printData(page, () => formatVideoList(page));
+      return 0;
+    }
+    case 'images': {
+      const page = await client.listImages({ page: command.page, limit: command.limit }, { signal });
+      printData(page, () => formatImageList(page));
+      return 0;
+    }
+    case 'upload': {
+      const uploaded = await upload(client, command.file, io);
+      printData(uploaded, () => uploaded.url);
+      return 0;
+    }
+    case 'generate': {
+      const params: GenerateVideoParams = {
+        prompt: command.prompt,
+        ...(command.model !== undefined && { model: command.model as GenerateVideoParams['model'] }),
+        ...(command.duration !== undefined && { duration: command.duration }),
+        ...(command.resolution !== undefined && { resolution: command.resolution as GenerateVideoParams['resolution'] }),
+        ...(command.aspectRatio !== undefined && {
+          aspect_ratio: command.aspectRatio as GenerateVideoParams['aspect_ratio'],
+        }),
+      };
+      if (command.image !== undefined) {
+        params.generation_type = 'image_to_video';
+        params.image_url = isUrl(command.image) ? command.image : (await upload(client, command.image, io)).url;
+      }
+      const task = await client.generateVideo(params, { signal });
+      return finish(task, command.wait, command.json, client, io, print);
+    }
+    case 'image': {
+      const images: string[] = [];
+      for (const ref of command.refs) images.push(isUrl(ref) ? ref : (await upload(client, ref, io)).url);
+      const params: GenerateImageParams = {
+        prompt: command.prompt,
+        ...(command.model !== undefined && { model: command.model as GenerateImageParams['model'] }),
+        ...(command.resolution !== undefined && { resolution: command.resolution as GenerateImageParams['resolution'] }),
+        ...(command.aspectRatio !== undefined && {
+          aspect_ratio: command.aspectRatio as GenerateImageParams['aspect_ratio'],
+        }),
+        ...(command.format !== undefined && { output_format: command.format as GenerateImageParams['output_format'] }),
+        ...(images.length > 0 && { images }),
+      };
+      const task = await client.generateImage(params, { signal });
+      return finish(task, command.wait, command.json, client, io, print);
+    }
+    case 'status': {
+      const task = command.kind === 'video' ? await client.getVideo(command.id, { signal }) : await client.getImage(command.id, { signal });
+      return finish(task, command.wait, command.json, client, io, print);
+    }
+  }
+}
+
+/**
+ * Prints the task; with --wait, waits for it first (progress on stderr) and with --out
+ * downloads its results. Exit code 1 when the task failed.
+ */
+async function finish(
+  started: Task,
+  settings: WaitSettings,
+  json: boolean,
+  client: VidgenClient,
+  io: Io,
+  print: (text: string) => void,
+): Promise<number> {
+  const id = taskId(started);
+  let task = started;
+  if (settings.wait && task.status === 'processing') {
+    const progress = startProgress(io.stderr, id);
+    const options = {
+      intervalMs: settings.intervalMs,
+      timeoutMs: settings.timeoutMs,
+      signal: io.signal,
+      onProgress: (current: Task) => progress.update(current.status),
+    };
+    try {
+      task = 'video_id' in task ? await client.waitForVideo(id, options) : await client.waitForImage(id, options);
+    } catch (error) {
+      if (io.signal.aborted) io.stderr.write(`Stopped waiting. ${id} carries on: vidgen status ${id} --wait\n`);
+      throw error;
+    } finally {
+      progress.stop();
+    }
+  }
+
+  if (task.status === 'completed' && settings.out !== undefined) await save(task, settings.out, io);
+  print(json ? JSON.stringify(task, null, 2) : formatFields(task));
+
+  if (task.status === 'failed') {
+    const error = task.error ?? { code: 'failed', message: 'The task failed.' };
+    io.stderr.write(`error [${error.code}]: ${error.message} (${id}; its credits were refunded)\n`);
+    return 1;
+  }
+  if (task.status === 'processing' && !json) io.stderr.write(`Check on it with: vidgen status ${id} --wait\n`);
+  return 0;
+}
+
+/** Downloads every result: FILE, then FILE-2, FILE-3 ... for more than one image. */
+async function save(task: Task, out: string, io: Io): Promise<void> {
+  const urls = 'video_id' in task ? (task.video_url ? [task.video_url] : []) : (task.image_urls ?? []);
+  if (urls.length === 0) throw new DownloadError(`${taskId(task)} is completed but has no result URL to download.`);
+  for (const [index, url] of urls.entries()) {
+    const file = numberedFile(out, index);
+    const bytes = await download(url, file, io.signal);
+    io.stderr.write(`saved ${file} (${formatSize(bytes)})\n`);
+  }
+}
+
+async function upload(client: VidgenClient, file: string, io: Io) {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    throw new UsageError(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const uploaded = await client.uploadImage(bytes, {
+    filename: path.basename(file),
+    contentType: contentTypeOf(file),
+    signal: io.signal,
+  });
+  io.stderr.write(`uploaded ${file} (${formatSize(uploaded.size)}): ${uploaded.url}\n`);
+  return uploaded;
+}
+
+function taskId(task: Task): string {
+  return 'video_id' in task ? task.video_id : task.image_id;
+}
+
+function isUrl(value: string): boolean {
+  return /^https?:\/\//i.test(value);
+}
+
+function contentTypeOf(file: string): string {
+  const ext = path.extname(file).toLowerCase();
+  if (ext === '.png') return 'image/png';
+  if (ext === '.jpg' || ext === '.jpeg') return 'image/jpeg';
+  if (ext === '.webp') return 'image/webp';
+  return 'application/octet-stream';
+}

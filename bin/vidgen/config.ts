@@ -1,0 +1,59 @@
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DEFAULT_BASE_URL } from '../../client/src/index';
+import { UsageError } from './args';
+
+export interface CliConfig {
+  apiKey: string;
+  baseUrl: string;
+}
+
+/** ~/.config/vidgen/config.json ($XDG_CONFIG_HOME when set), or VIDGEN_CONFIG. */
+export function configPath(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.VIDGEN_CONFIG) return env.VIDGEN_CONFIG;
+  const base = env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config');
+  return path.join(base, 'vidgen', 'config.json');
+}
+
+/**
+ * The key and base URL: the environment first (VIDGEN_API_KEY, VIDGEN_BASE_URL), then the
+ * config file. A missing file is fine; an unreadable one or no key at all is a usage error.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): CliConfig {
+  const file = configPath(env);
+  const saved = readConfigFile(file);
+  const apiKey = env.VIDGEN_API_KEY?.trim() || saved.apiKey;
+  if (!apiKey) {
+    throw new UsageError(`No API key. Set VIDGEN_API_KEY, or put {"apiKey": "vg_live_..."} in ${file}.`);
+  }
+  const baseUrl = env.VIDGEN_BASE_URL?.trim() || saved.baseUrl || DEFAULT_BASE_URL;
+  if (!/^https?:\/\/[^/]/i.test(baseUrl)) {
+    throw new UsageError(`The base URL must be an http(s) URL ending in /api/v1, got "${baseUrl}".`);
+  }
+  return { apiKey, baseUrl };
+}
+
+function readConfigFile(file: string): { apiKey?: string; baseUrl?: string } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new UsageError(`Cannot read ${file}: ${(error as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${file} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new UsageError(`${file} must hold a JSON object like {"apiKey": "vg_live_...", "baseUrl": "https://..."}.`);
+  }
+  const { apiKey, baseUrl } = parsed as Record<string, unknown>;
+  for (const [name, value] of Object.entries({ apiKey, baseUrl })) {
+    if (value !== undefined && typeof value !== 'string') throw new UsageError(`${file}: "${name}" must be a string.`);
+  }
+  return { apiKey: (apiKey as string | undefined)?.trim(), baseUrl: (baseUrl as string | undefined)?.trim() };
+}

@@ -1,0 +1,85 @@
+import type { Credits, ImagePage, ImageTask, Pagination, VideoPage, VideoTask } from '../../client/src/index';
+
+/** Human-readable output for stdout (without --json). */
+
+/** One "name  value" line per field, in the API's order; nested errors and lists readable. */
+export function formatFields(record: VideoTask | ImageTask | Credits): string {
+  const entries = Object.entries(record).filter(([, value]) => value !== undefined && value !== null);
+  const width = Math.max(...entries.map(([name]) => name.length));
+  return entries
+    .map(([name, value]) => {
+      const label = name.padEnd(width);
+      if (Array.isArray(value)) return value.map((item, i) => `${i === 0 ? label : ' '.repeat(width)}  ${String(item)}`).join('\n');
+      if (typeof value === 'object') {
+        const { code, message } = value as { code?: string; message?: string };
+        return `${label}  [${code}] ${message}`;
+      }
+      return `${label}  ${String(value)}`;
+    })
+    .join('\n');
+}
+
+export const formatCredits = (credits: Credits) => formatFields(credits);
+
+export function formatVideoList(page: VideoPage): string {
+  const rows = page.videos.map((video) => [
+    video.video_id,
+    video.status,
+    video.model,
+    `${video.duration}s`,
+    video.resolution,
+    video.aspect_ratio,
+    shortTime(video.created_at),
+    clip(video.prompt),
+  ]);
+  return [...table(rows), footer(page.pagination, 'video')].join('\n');
+}
+
+export function formatImageList(page: ImagePage): string {
+  const rows = page.images.map((image) => [
+    image.image_id,
+    image.status,
+    image.model,
+    image.resolution,
+    image.aspect_ratio,
+    image.output_format,
+    shortTime(image.created_at),
+    clip(image.prompt),
+  ]);
+  return [...table(rows), footer(page.pagination, 'image')].join('\n');
+}
+
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+function table(rows: string[][]): string[] {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows.map((row) =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+function footer(pagination: Pagination, noun: string): string {
+  const { page, total_pages, total } = pagination;
+  const count = `${total} ${noun}${total === 1 ? '' : 's'}`;
+  if (total === 0) return `No ${noun}s yet.`;
+  if (page > total_pages) return `Page ${page} is past the end (${total_pages} page${total_pages === 1 ? '' : 's'}, ${count}).`;
+  return `Page ${page} of ${total_pages} (${count}).`;
+}
+
+/** 2026-11-21T17:00:00.000Z -> 2026-11-21 17:00Z */
+function shortTime(iso: string): string {
+  return iso.length >= 16 ? `${iso.slice(0, 10)} ${iso.slice(11, 16)}Z` : iso;
+}
+
+function clip(prompt: string, max = 50): string {
+  const oneLine = prompt.replace(/\s+/g, ' ').trim();
+  return JSON.stringify(oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine);
+}

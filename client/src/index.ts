@@ -1,0 +1,537 @@
+/**
+ * @vidgen/client: a typed client for the video and image generation API.
+ *
+ * Needs nothing but the platform's fetch, FormData, Blob and AbortSignal (Node 20+, Deno, Bun,
+ * browsers). Every method resolves with the envelope's `data` or rejects with an ApiError.
+ *
+ * All run-time code lives in this one module on purpose: the other source files hold types
+ * only, so the sources run unchanged under Node's ESM loader (after tsc), tsx and jest alike.
+ */
+import type {
+  Credits,
+  DirectUpload,
+  ErrorCode,
+  GenerateImageParams,
+  GenerateVideoParams,
+  ImagePage,
+  ImageTask,
+  PageParams,
+  UploadedImage,
+  VideoPage,
+  VideoTask,
+} from './types.js';
+
+export type * from './types.js';
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000/api/v1';
+
+/** The subset of fetch the client uses; the global fetch fits. */
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+/** Waits `ms` milliseconds; should reject with `signal.reason` when the signal aborts. */
+export type SleepLike = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+export interface RetryOptions {
+  /** Retries after the first attempt (so at most maxRetries + 1 requests). Default 3; 0 turns retrying off. */
+  maxRetries: number;
+  /** First backoff delay; it doubles on every retry, with jitter. Default 500. */
+  baseDelayMs: number;
+  /** Upper bound of any single wait, Retry-After included. Default 30000. */
+  maxDelayMs: number;
+}
+
+export interface RetryInfo {
+  /** 1 for the first retry. */
+  attempt: number;
+  delayMs: number;
+  /** The failure that is being retried. */
+  error: ApiError;
+  method: string;
+  url: string;
+}
+
+export interface VidgenClientOptions {
+  /** `vg_live_...`, sent as `Authorization: Bearer <apiKey>`. */
+  apiKey: string;
+  /** Ends with /api/v1. Default http://127.0.0.1:3000/api/v1 (the local stack). */
+  baseUrl?: string;
+  /** Defaults to the global fetch. */
+  fetch?: FetchLike;
+  retry?: Partial<RetryOptions>;
+  /** Budget for one HTTP request (not for waitForVideo). Default 60000; 0 means none. */
+  timeoutMs?: number;
+  /** Used for retry delays and polling intervals; injectable for tests. */
+  sleep?: SleepLike;
+  /** Called before each retry, e.g. to log it. */
+  onRetry?: (info: RetryInfo) => void;
+}
+
+export interface RequestOptions {
+  /** Aborting rejects the call with the signal's reason (an AbortError by default). */
+  signal?: AbortSignal;
+}
+
+export interface GenerateOptions extends RequestOptions {
+  /**
+   * Makes the start safe to retry: the API answers a repeat of the same request under the same
+   * key (within 24 h) with the first answer and charges once. By default the client generates a
+   * random key per call and reuses it across its own retries. Pass a key of your own to make
+   * retries across processes safe too, or `null` to send none (then the call is not retried on
+   * 5xx or network errors, since a retry could start and charge a second task).
+   */
+  idempotencyKey?: string | null;
+}
+
+export interface UploadOptions extends RequestOptions {
+  /** Sent as the file part's name. Default `image`. */
+  filename?: string;
+  /** Sent as the part's type. The API decides the type from the bytes; this is informational. */
+  contentType?: string;
+  /**
+   * `multipart`: POST /upload, through the API (on AWS it carries files up to about 4.5 MB).
+   * `direct`: a presigned upload straight to storage (POST /uploads, the file, then complete).
+   * `auto` (default): multipart up to 4 MB (DIRECT_UPLOAD_THRESHOLD), direct above.
+   */
+  via?: 'auto' | 'multipart' | 'direct';
+}
+
+export interface WaitOptions<T> extends RequestOptions {
+  /** Time between polls. Default 5000 (the API suggests about 5 s). */
+  intervalMs?: number;
+  /** Give up after this long with a WaitTimeoutError. Default: wait as long as it takes. */
+  timeoutMs?: number;
+  /** Called with the task after every poll, the final one included. */
+  onProgress?: (task: T) => void;
+}
+
+/**
+ * Any failure of a call: an error answer of the API (its `code` and message), an answer that is
+ * not the API's (a proxy's HTML page: `internal_error`, or `upstream_error` for 502/503/504), or
+ * no answer at all (`network_error`, status 0).
+ */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  /** The API's `error.code`, or one this client assigns (see above). */
+  readonly code: ErrorCode;
+  /** HTTP status; 0 when no answer arrived. */
+  readonly status: number;
+  /** The `X-Request-Id` of the answer: quote it in support requests. */
+  readonly requestId: string | undefined;
+  /** Seconds to wait before trying again (the `Retry-After` header), when the API said. */
+  readonly retryAfter: number | undefined;
+
+  constructor(
+    message: string,
+    details: { code: ErrorCode; status: number; requestId?: string; retryAfter?: number; cause?: unknown },
+  ) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.code = details.code;
+    this.status = details.status;
+    this.requestId = details.requestId;
+    this.retryAfter = details.retryAfter;
+  }
+}
+
+/** waitForVideo / waitForImage ran out of `timeoutMs`; the task itself carries on. */
+export class WaitTimeoutError extends Error {
+  override readonly name = 'WaitTimeoutError';
+  constructor(
+    message: string,
+    /** The last state seen. */
+    readonly lastTask: VideoTask | ImageTask,
+  ) {
+    super(message);
+  }
+}
+
+/** Files larger than this (bytes) go to storage directly: a Lambda request carries about 4.5 MB. */
+export const DIRECT_UPLOAD_THRESHOLD = 4_000_000;
+
+const DEFAULT_RETRY: RetryOptions = { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 30_000 };
+const DEFAULT_TIMEOUT_MS = 60_000;
+const RETRYABLE_5XX = new Set([500, 502, 503, 504]);
+
+interface Call {
+  method: 'GET' | 'POST';
+  /** Under baseUrl, with the API key. */
+  path: string;
+  /** Instead of path: an absolute URL outside the API (storage), sent without the API key. */
+  externalUrl?: string;
+  /** How to read the answer; the API's envelope by default. */
+  read?: (response: Response, text: string, what: string) => unknown;
+  query?: Record<string, number | string | undefined>;
+  json?: unknown;
+  form?: FormData;
+  headers?: Record<string, string>;
+  /** Safe to repeat after a 5xx or a network error (a 429 is always retried: nothing happened). */
+  idempotent: boolean;
+  signal?: AbortSignal | undefined;
+}
+
+export class VidgenClient {
+  readonly baseUrl: string;
+  private readonly apiKey: string;
+  private readonly fetchImpl: FetchLike | undefined;
+  private readonly retry: RetryOptions;
+  private readonly timeoutMs: number;
+  private readonly sleepImpl: SleepLike;
+  private readonly onRetry: ((info: RetryInfo) => void) | undefined;
+
+  constructor(options: VidgenClientOptions) {
+    if (!options || typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {
+      throw new TypeError('VidgenClient: apiKey is required.');
+    }
+    this.apiKey = options.apiKey.trim();
+    this.baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+    this.fetchImpl = options.fetch;
+    this.retry = { ...DEFAULT_RETRY, ...definedOnly(options.retry ?? {}) };
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.sleepImpl = options.sleep ?? defaultSleep;
+    this.onRetry = options.onRetry;
+  }
+
+  /** POST /generate: starts a video task; resolves with it (status `processing`). */
+  generateVideo(params: GenerateVideoParams, options: GenerateOptions = {}): Promise<VideoTask> {
+    return this.start<VideoTask>('/generate', params, options);
+  }
+
+  /** GET /videos/{id}. */
+  getVideo(videoId: string, options: RequestOptions = {}): Promise<VideoTask> {
+    return this.request({ method: 'GET', path: `/videos/${encodeId(videoId)}`, idempotent: true, signal: options.signal });
+  }
+
+  /** GET /videos: the history, newest first. */
+  listVideos(params: PageParams = {}, options: RequestOptions = {}): Promise<VideoPage> {
+    return this.request({ method: 'GET', path: '/videos', query: { ...params }, idempotent: true, signal: options.signal });
+  }
+
+  /** POST /generate-image: starts an image task; resolves with it (status `processing`). */
+  generateImage(params: GenerateImageParams, options: GenerateOptions = {}): Promise<ImageTask> {
+    return this.start<ImageTask>('/generate-image', params, options);
+  }
+
+  /** GET /images/{id}. */
+  getImage(imageId: string, options: RequestOptions = {}): Promise<ImageTask> {
+    return this.request({ method: 'GET', path: `/images/${encodeId(imageId)}`, idempotent: true, signal: options.signal });
+  }
+
+  /** GET /images: image tasks, newest first. */
+  listImages(params: PageParams = {}, options: RequestOptions = {}): Promise<ImagePage> {
+    return this.request({ method: 'GET', path: '/images', query: { ...params }, idempotent: true, signal: options.signal });
+  }
+
+  /**
+   * Uploads a JPEG, PNG or WebP image (at most 10 MiB) and resolves with its public URL, to
+   * pass as `image_url` or in `images`. Files up to 4 MB go through POST /upload
+   * (multipart/form-data, part `image`); larger ones straight to storage (see `via`).
+   * POST /upload is retried on 429 only: after a 5xx the file may have been stored, so the
+   * caller decides.
+   */
+  async uploadImage(data: Blob | Uint8Array, options: UploadOptions = {}): Promise<UploadedImage> {
+    const blob = toBlob(data, options.contentType);
+    const filename = options.filename ?? 'image';
+    const via = options.via ?? 'auto';
+    if (via === 'direct' || (via === 'auto' && blob.size > DIRECT_UPLOAD_THRESHOLD)) {
+      return this.uploadDirect(blob, filename, options.signal);
+    }
+    const form = new FormData();
+    form.append('image', blob, filename);
+    return this.request({ method: 'POST', path: '/upload', form, idempotent: false, signal: options.signal });
+  }
+
+  /**
+   * POST /uploads: a presigned form for uploading straight to storage (the path uploadImage
+   * takes for files over 4 MB). POST `fields` and then the file as `file` to `upload_url`,
+   * then call completeUpload. Creating an unused upload costs nothing, so this is retried.
+   */
+  createUpload(options: RequestOptions = {}): Promise<DirectUpload> {
+    return this.request({ method: 'POST', path: '/uploads', idempotent: true, signal: options.signal });
+  }
+
+  /** POST /uploads/{id}/complete: checks the stored file's bytes and publishes it. */
+  completeUpload(uploadId: string, options: RequestOptions = {}): Promise<UploadedImage> {
+    const path = `/uploads/${encodeId(uploadId)}/complete`;
+    return this.request({ method: 'POST', path, idempotent: false, signal: options.signal });
+  }
+
+  /** GET /credits. */
+  getCredits(options: RequestOptions = {}): Promise<Credits> {
+    return this.request({ method: 'GET', path: '/credits', idempotent: true, signal: options.signal });
+  }
+
+  /**
+   * Polls GET /videos/{id} every `intervalMs` until the task is `completed` or `failed` and
+   * resolves with that final task. A failed task is a result, not an exception: check
+   * `status` (and `error`). Rejects with an ApiError when a poll fails after its retries, with a
+   * WaitTimeoutError after `timeoutMs`, and with the signal's reason as soon as it aborts.
+   */
+  waitForVideo(videoId: string, options: WaitOptions<VideoTask> = {}): Promise<VideoTask> {
+    return this.waitFor(videoId, (signal) => this.getVideo(videoId, { signal }), options);
+  }
+
+  /** As waitForVideo, for GET /images/{id}. */
+  waitForImage(imageId: string, options: WaitOptions<ImageTask> = {}): Promise<ImageTask> {
+    return this.waitFor(imageId, (signal) => this.getImage(imageId, { signal }), options);
+  }
+
+  private async uploadDirect(blob: Blob, filename: string, signal: AbortSignal | undefined): Promise<UploadedImage> {
+    const slot = await this.createUpload({ signal });
+    const form = new FormData();
+    for (const [name, value] of Object.entries(slot.fields)) form.append(name, value);
+    form.append('file', blob, filename); // storage reads the fields before the file: it goes last
+    // Storing under the same key again is harmless, so the storage POST is retried like a GET.
+    await this.request({ method: 'POST', path: '', externalUrl: slot.upload_url, form, idempotent: true, read: readStorageAnswer, signal });
+    return this.completeUpload(slot.upload_id, { signal });
+  }
+
+  private start<T>(path: string, params: object, options: GenerateOptions): Promise<T> {
+    const key = options.idempotencyKey === undefined ? crypto.randomUUID() : options.idempotencyKey;
+    return this.request({
+      method: 'POST',
+      path,
+      json: params,
+      headers: key === null ? {} : { 'Idempotency-Key': key },
+      idempotent: key !== null,
+      signal: options.signal,
+    });
+  }
+
+  private async waitFor<T extends VideoTask | ImageTask>(
+    id: string,
+    poll: (signal: AbortSignal | undefined) => Promise<T>,
+    options: WaitOptions<T>,
+  ): Promise<T> {
+    const { intervalMs = 5000, timeoutMs, onProgress, signal } = options;
+    const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
+    for (;;) {
+      signal?.throwIfAborted();
+      const task = await poll(signal);
+      onProgress?.(task);
+      if (task.status === 'completed' || task.status === 'failed') return task;
+      let wait = intervalMs;
+      if (deadline !== undefined) {
+        const left = deadline - Date.now();
+        if (left <= 0) throw new WaitTimeoutError(`${id} is still ${task.status} after ${timeoutMs} ms.`, task);
+        wait = Math.min(wait, left);
+      }
+      await this.sleep(wait, signal);
+    }
+  }
+
+  private async request<T>(call: Call): Promise<T> {
+    const url = this.url(call);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return (await this.attempt(call, url)) as T;
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error; // an abort: never retried
+        const delayMs = this.retryDelay(call, error, attempt);
+        if (delayMs === undefined) throw error;
+        this.onRetry?.({ attempt: attempt + 1, delayMs, error, method: call.method, url });
+        await this.sleep(delayMs, call.signal);
+      }
+    }
+  }
+
+  /** The wait before the next attempt, or undefined when this failure is final. */
+  private retryDelay(call: Call, error: ApiError, attempt: number): number | undefined {
+    if (attempt >= this.retry.maxRetries) return undefined;
+    if (error.status === 429) {
+      return error.retryAfter !== undefined
+        ? Math.min(error.retryAfter * 1000, this.retry.maxDelayMs)
+        : backoffDelay(attempt, this.retry);
+    }
+    if (!call.idempotent) return undefined;
+    if (error.code === 'network_error' || RETRYABLE_5XX.has(error.status)) return backoffDelay(attempt, this.retry);
+    return undefined;
+  }
+
+  private async attempt(call: Call, url: string): Promise<unknown> {
+    const timeout = this.timeoutMs > 0 ? AbortSignal.timeout(this.timeoutMs) : undefined;
+    const signals = [call.signal, timeout].filter((s): s is AbortSignal => s !== undefined);
+    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    // Never send the API key anywhere but the API.
+    const headers: Record<string, string> = call.externalUrl
+      ? { ...call.headers }
+      : { Authorization: `Bearer ${this.apiKey}`, Accept: 'application/json', ...call.headers };
+    let body: string | FormData | undefined;
+    if (call.json !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      body = JSON.stringify(call.json);
+    } else if (call.form) {
+      body = call.form; // fetch sets the multipart Content-Type with its boundary
+    }
+
+    const fetchImpl = this.fetchImpl ?? globalThis.fetch;
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetchImpl(url, { method: call.method, headers, body, ...(signal && { signal }) });
+      text = await response.text();
+    } catch (error) {
+      if (call.signal?.aborted) throw call.signal.reason;
+      const what = `${call.method} ${url}`;
+      const message = timeout?.aborted
+        ? `No answer from ${what} within ${this.timeoutMs} ms.`
+        : `Could not reach ${what}: ${describeCause(error)}.`;
+      throw new ApiError(message, { code: 'network_error', status: 0, cause: error });
+    }
+    return (call.read ?? readEnvelope)(response, text, `${call.method} ${url}`);
+  }
+
+  private url(call: Call): string {
+    if (call.externalUrl) return call.externalUrl;
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(call.query ?? {})) {
+      if (value !== undefined) query.set(name, String(value));
+    }
+    const search = query.toString();
+    return `${this.baseUrl}${call.path}${search ? `?${search}` : ''}`;
+  }
+
+  private sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    signal?.throwIfAborted();
+    const slept = this.sleepImpl(ms, signal);
+    if (!signal) return slept;
+    // Even an injected sleep that ignores the signal must not hold up an abort.
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      slept.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
+  }
+}
+
+/**
+ * Turns an answer into the envelope's data, or an ApiError. Exported for tests and for callers
+ * that make their own requests (e.g. with their own HTTP stack).
+ */
+export function readEnvelope(response: Response, text: string, what = 'the request'): unknown {
+  const requestId = response.headers.get('x-request-id') ?? undefined;
+  const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+  let body: unknown;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (isEnvelope(body)) {
+    if (body.error === null && response.ok) return body.data;
+    if (body.error !== null) {
+      throw new ApiError(body.error.message, { code: body.error.code, status: response.status, requestId, retryAfter });
+    }
+  }
+  const type = response.headers.get('content-type')?.split(';')[0]?.trim() || 'no content type';
+  const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+  const snippet = text.replace(/\s+/g, ' ').trim().slice(0, 200);
+  throw new ApiError(
+    `Unexpected answer to ${what}: ${status} (${type}) is not the API's JSON envelope; ` +
+      `a proxy or gateway in between may have answered.${snippet ? ` Body starts: ${snippet}` : ''}`,
+    { code: codeForStatus(response.status), status: response.status, requestId, retryAfter },
+  );
+}
+
+/**
+ * The answer of storage to a presigned POST: 2xx (usually 204) is stored; anything else is S3's
+ * XML error, e.g. EntityTooLarge when the file breaks the signed size limit.
+ */
+function readStorageAnswer(response: Response, text: string, what: string): undefined {
+  if (response.ok) return undefined;
+  const tag = (name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(text)?.[1]?.trim();
+  const s3Code = tag('Code');
+  const detail = [s3Code, tag('Message')].filter(Boolean).join(': ') || text.replace(/\s+/g, ' ').trim().slice(0, 200);
+  const code: ErrorCode =
+    response.status === 413 || s3Code === 'EntityTooLarge'
+      ? 'payload_too_large'
+      : response.status === 429
+        ? 'rate_limit_exceeded'
+        : response.status >= 500
+          ? 'upstream_error'
+          : 'validation_error';
+  throw new ApiError(`Storage refused the upload (${what}: HTTP ${response.status}${detail ? `, ${detail}` : ''}).`, {
+    code,
+    status: response.status,
+    requestId: response.headers.get('x-amz-request-id') ?? undefined,
+    retryAfter: parseRetryAfter(response.headers.get('retry-after')),
+  });
+}
+
+/** The code given to an answer that is not the API's envelope. */
+function codeForStatus(status: number): ErrorCode {
+  if (status === 429) return 'rate_limit_exceeded';
+  if (status === 502 || status === 503 || status === 504) return 'upstream_error';
+  return 'internal_error';
+}
+
+interface Envelope {
+  data: unknown;
+  error: { message: string; code: string } | null;
+}
+
+function isEnvelope(body: unknown): body is Envelope {
+  if (typeof body !== 'object' || body === null || !('data' in body) || !('error' in body)) return false;
+  const { error } = body as { error: unknown };
+  if (error === null) return true;
+  return (
+    typeof error === 'object' &&
+    typeof (error as { message?: unknown }).message === 'string' &&
+    typeof (error as { code?: unknown }).code === 'string'
+  );
+}
+
+/** Retry-After is whole seconds or an HTTP date; returns seconds (>= 0) or undefined. */
+export function parseRetryAfter(value: string | null): number | undefined {
+  if (value === null || value.trim() === '') return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  if (!/^[A-Za-z]{3}, /.test(trimmed)) return undefined; // an HTTP date: "Wed, 21 Oct 2026 07:28:00 GMT"
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+/** Exponential backoff with "equal jitter": between half and all of base * 2^attempt, capped. */
+export function backoffDelay(attempt: number, retry: Pick<RetryOptions, 'baseDelayMs' | 'maxDelayMs'>): number {
+  const ceiling = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** attempt);
+  return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
+}
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function toBlob(data: Blob | Uint8Array, contentType: string | undefined): Blob {
+  if (data instanceof Blob) return contentType && data.type !== contentType ? new Blob([data], { type: contentType }) : data;
+  // Blob parts must be backed by an ArrayBuffer (not a SharedArrayBuffer): copy if need be.
+  const bytes = data.buffer instanceof ArrayBuffer ? (data as Uint8Array<ArrayBuffer>) : new Uint8Array(data);
+  return new Blob([bytes], { type: contentType ?? 'application/octet-stream' });
+}
+
+function encodeId(id: string): string {
+  if (typeof id !== 'string' || id === '') throw new TypeError('An id is required.');
+  return encodeURIComponent(id);
+}
+
+function describeCause(error: unknown): string {
+  const cause = (error as { cause?: unknown })?.cause;
+  const inner = cause instanceof Error ? cause : error instanceof Error ? error : undefined;
+  if (inner && 'errors' in inner && Array.isArray(inner.errors) && inner.errors[0] instanceof Error) {
+    return inner.errors[0].message; // AggregateError from happy eyeballs
+  }
+  return inner?.message || String(error);
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,179 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import type { LocalStack } from '../../bin/local-stack/stack';
+import { createAccount, createApiKey } from '../../functions/domain/account-admin';
+import { runScript } from '../support/run-script';
+import { startTestApi } from '../support/local-api';
+
+/**
+ * The `vidgen` CLI for API users, spawned as users run it (tsx bin/vidgen.ts), against the
+ * local stack started in this test process (simulated provider, no delay).
+ */
+jest.setTimeout(90_000);
+
+let stack: LocalStack;
+let tmp: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  stack = await startTestApi({ SIM_DELAY_SECONDS: '0', PROVIDER: 'simulated' });
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'vidgen-cli-'));
+  env = {
+    VIDGEN_API_KEY: await newKey(1000),
+    VIDGEN_BASE_URL: stack.baseUrl,
+    // Never the developer's own ~/.config/vidgen/config.json.
+    VIDGEN_CONFIG: path.join(tmp, 'no-config.json'),
+  };
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+async function newKey(credits: number): Promise<string> {
+  const { account } = await createAccount(stack.context, { credits, paidAccess: true, subscriptionStatus: 'active' });
+  return (await createApiKey(stack.context, account.accountId, { rateLimit: 1000 })).apiKey;
+}
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const vidgen = (args: string[], extraEnv: Record<string, string> = {}) => runScript('bin/vidgen.ts', args, { ...env, ...extraEnv });
+
+describe('vidgen CLI', () => {
+  it('generate --wait --out downloads a real MP4', async () => {
+    const out = path.join(tmp, 'x.mp4');
+    const result = await vidgen(['generate', 'a cat', '--duration', '3', '--resolution', '480p', '--wait', '--out', out]);
+    expect(result.stderr).toMatch(/^vid_\w+ processing/m);
+    expect(result.stderr).toContain(`saved ${out}`);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^status\s+completed$/m);
+    expect(result.stdout).toMatch(/^video_url\s+http:\/\/127\.0\.0\.1:\d+\/media\/videos\/vid_\w+\.mp4$/m);
+    const bytes = readFileSync(out);
+    expect(bytes.subarray(4, 8).toString('latin1')).toBe('ftyp');
+    expect(bytes.length).toBeGreaterThan(10 * 1024);
+  });
+
+  it('image --wait --out --json prints only JSON on stdout and writes a PNG', async () => {
+    const out = path.join(tmp, 'x.png');
+    const result = await vidgen(['image', 'a cat', '--wait', '--out', out, '--json', '--interval', '0.5']);
+    expect(result.code).toBe(0);
+    const task = JSON.parse(result.stdout);
+    expect(task).toMatchObject({ image_id: expect.stringMatching(/^img_/), status: 'completed', output_format: 'png', image_urls: [expect.any(String)] });
+    expect([...readFileSync(out).subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+    // The same task through status, videos/images and credits, all as JSON.
+    const [status, images, credits] = await Promise.all([
+      vidgen(['status', task.image_id, '--json']),
+      vidgen(['images', '--limit', '5', '--json']),
+      vidgen(['credits', '--json']),
+    ]);
+    expect(JSON.parse(status.stdout)).toEqual(task);
+    expect(JSON.parse(images.stdout).images.map((i: { image_id: string }) => i.image_id)).toContain(task.image_id);
+    expect(JSON.parse(images.stdout).pagination).toMatchObject({ page: 1, limit: 5 });
+    expect(credits.code).toBe(0);
+    expect(JSON.parse(credits.stdout)).toEqual({ credits: expect.any(Number), paid_access: true, subscription_status: 'active' });
+  });
+
+  it('credits --json parses; the human form is readable', async () => {
+    const key = await newKey(250);
+    const [json, human] = await Promise.all([
+      vidgen(['credits', '--json'], { VIDGEN_API_KEY: key }),
+      vidgen(['credits'], { VIDGEN_API_KEY: key }),
+    ]);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({ credits: 250, paid_access: true, subscription_status: 'active' });
+    expect(human.stdout).toMatch(/^credits\s+250$/m);
+  });
+
+  it('upload FILE prints the URL; generate --image FILE uploads it and starts image_to_video', async () => {
+    const file = path.join(tmp, 'ref.png');
+    writeFileSync(file, await sharp({ create: { width: 32, height: 32, channels: 3, background: '#00aa44' } }).png().toBuffer());
+    const [uploaded, generated] = await Promise.all([
+      vidgen(['upload', file]),
+      vidgen(['generate', 'it waves', '--image', file, '--duration', '3', '--json']),
+    ]);
+    expect(uploaded.code).toBe(0);
+    expect(uploaded.stdout.trim()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/media\/uploads\/\w+\.png$/);
+    expect(generated.code).toBe(0);
+    expect(JSON.parse(generated.stdout)).toMatchObject({
+      status: 'processing',
+      generation_type: 'image_to_video',
+      image_url: expect.stringContaining('/media/uploads/'),
+    });
+  });
+
+  it('a failed task exits 1 with its error code', async () => {
+    const result = await vidgen(['generate', 'sim:fail please', '--duration', '3', '--wait', '--interval', '0.3']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^status\s+failed$/m);
+    expect(result.stderr).toMatch(/^error \[upstream_error\]: .*\(vid_\w+; its credits were refunded\)$/m);
+  });
+
+  it('API errors exit 1 with "error [code]: message (request id ...)"', async () => {
+    const closed = await closedPort();
+    const [badKey, badKeyJson, invalid, unknown, unreachable] = await Promise.all([
+      vidgen(['credits'], { VIDGEN_API_KEY: 'vg_live_notakeynotakeynotakeynotakey00' }),
+      vidgen(['credits', '--json'], { VIDGEN_API_KEY: 'vg_live_notakeynotakeynotakeynotakey00' }),
+      vidgen(['generate', 'x', '--duration', '99']),
+      vidgen(['status', 'vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ']),
+      vidgen(['credits'], { VIDGEN_BASE_URL: `http://127.0.0.1:${closed}/api/v1` }),
+    ]);
+    expect(badKey.code).toBe(1);
+    expect(badKey.stdout).toBe('');
+    expect(badKey.stderr).toMatch(/^error \[unauthorized\]: Missing or invalid API key\..* \(request id [0-9a-f-]{36}\)$/m);
+    expect(badKeyJson.code).toBe(1);
+    expect(JSON.parse(badKeyJson.stdout)).toEqual({
+      error: { code: 'unauthorized', message: expect.stringMatching(/API key/), status: 401, request_id: expect.any(String) },
+    });
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toMatch(/^error \[validation_error\]: .*duration/m);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^error \[not_found\]: /m);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toMatch(/^retrying in \d+\.\ds \(attempt 1\) after \[network_error\]/m);
+    expect(unreachable.stderr).toMatch(/^error \[network_error\]: Could not reach GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/credits: .*ECONNREFUSED/m);
+  });
+
+  it('usage errors exit 2 with a message and nothing on stdout', async () => {
+    const cases: Array<[string[], RegExp, Record<string, string>?]> = [
+      [['generate'], /"generate" needs PROMPT/],
+      [['frobnicate'], /Unknown command "frobnicate"/],
+      [['generate', 'a', 'cat'], /Too many arguments for "generate": cat\. Quote a prompt/],
+      [['generate', 'x', '--duration', 'ten'], /--duration must be a number/],
+      [['generate', 'x', '--format', 'png'], /--format is not an option of "generate"/],
+      [['status', 'abc'], /not a task id/],
+      [['videos', '--colour', 'red'], /Unknown option '--colour'/],
+      [['upload', path.join(tmp, 'missing.png')], /Cannot read .*missing\.png: ENOENT/],
+      [['credits'], /No API key\. Set VIDGEN_API_KEY/, { VIDGEN_API_KEY: '' }],
+    ];
+    const results = await Promise.all(cases.map(([args, , extra]) => vidgen(args, extra)));
+    results.forEach((result, i) => {
+      const [args, message] = cases[i]!;
+      expect({ args, code: result.code, stdout: result.stdout }).toEqual({ args, code: 2, stdout: '' });
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr).toContain('Run "vidgen --help" for usage.');
+    });
+  });
+
+  it('reads the key and base URL from the config file; --help prints usage', async () => {
+    const config = path.join(tmp, 'config.json');
+    writeFileSync(config, JSON.stringify({ apiKey: await newKey(40), baseUrl: stack.baseUrl }));
+    const [fromFile, help] = await Promise.all([
+      vidgen(['credits', '--json'], { VIDGEN_API_KEY: '', VIDGEN_BASE_URL: '', VIDGEN_CONFIG: config }),
+      vidgen(['--help']),
+    ]);
+    expect(fromFile.code).toBe(0);
+    expect(JSON.parse(fromFile.stdout).credits).toBe(40);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: vidgen <command>/);
+  });
+});

@@ -1,0 +1,171 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseCommand, UsageError } from '../../bin/vidgen/args';
+import { configPath, loadConfig } from '../../bin/vidgen/config';
+import { numberedFile } from '../../bin/vidgen/download';
+import { formatFields, formatVideoList } from '../../bin/vidgen/format';
+import { startProgress } from '../../bin/vidgen/progress';
+import type { VideoTask } from '../../client/src/index';
+
+/** The vidgen CLI's pure parts: argument parsing, configuration, output. */
+
+describe('parseCommand', () => {
+  it('reads generate with every option; --out implies --wait', () => {
+    expect(
+      parseCommand([
+        'generate', 'a cat', '--model', 'vid-2-0', '--duration', '3', '--resolution', '480p',
+        '--aspect-ratio', '9:16', '--image', 'cat.png', '--out', 'x.mp4', '--interval', '0.5', '--timeout', '60', '--json',
+      ]),
+    ).toEqual({
+      name: 'generate',
+      prompt: 'a cat',
+      model: 'vid-2-0',
+      duration: 3,
+      resolution: '480p',
+      aspectRatio: '9:16',
+      image: 'cat.png',
+      wait: { wait: true, out: 'x.mp4', intervalMs: 500, timeoutMs: 60_000 },
+      json: true,
+    });
+    expect(parseCommand(['generate', 'x'])).toMatchObject({ wait: { wait: false, out: undefined, intervalMs: 5000, timeoutMs: undefined }, json: false });
+  });
+
+  it('reads image with repeated --ref, status by id prefix, lists and the rest', () => {
+    expect(parseCommand(['image', 'p', '--ref', 'a.png', '--ref', 'https://x/b.jpg', '--format', 'webp', '--wait'])).toMatchObject({
+      name: 'image',
+      refs: ['a.png', 'https://x/b.jpg'],
+      format: 'webp',
+      wait: { wait: true },
+    });
+    expect(parseCommand(['status', 'vid_1'])).toMatchObject({ name: 'status', kind: 'video', id: 'vid_1' });
+    expect(parseCommand(['status', 'img_1', '--wait'])).toMatchObject({ name: 'status', kind: 'image', wait: { wait: true } });
+    expect(parseCommand(['videos', '--page', '2', '--limit', '10'])).toEqual({ name: 'videos', page: 2, limit: 10, json: false });
+    expect(parseCommand(['images'])).toEqual({ name: 'images', page: undefined, limit: undefined, json: false });
+    expect(parseCommand(['upload', 'f.png', '--json'])).toEqual({ name: 'upload', file: 'f.png', json: true });
+    expect(parseCommand(['credits'])).toEqual({ name: 'credits', json: false });
+    expect(parseCommand(['--help'])).toEqual({ name: 'help' });
+    expect(parseCommand(['help'])).toEqual({ name: 'help' });
+    expect(parseCommand(['generate', '--', '--a prompt that starts with dashes'])).toMatchObject({ prompt: '--a prompt that starts with dashes' });
+  });
+
+  it.each([
+    [[], /No command given/],
+    [['nope'], /Unknown command "nope"/],
+    [['generate'], /"generate" needs PROMPT/],
+    [['generate', '  '], /PROMPT must not be empty/],
+    [['generate', 'a', 'b'], /Too many arguments/],
+    [['credits', 'extra'], /Too many arguments for "credits": extra\.$/],
+    [['generate', 'x', '--duration', ''], /--duration must be a number/],
+    [['videos', '--page', 'two'], /--page must be a number, got "two"/],
+    [['generate', 'x', '--interval', '0'], /--interval must be more than 0/],
+    [['generate', 'x', '--timeout', '-1'], /--timeout/],
+    [['image', 'x', '--image', 'a.png'], /--image is not an option of "image"/],
+    [['credits', '--wait'], /--wait is not an option of "credits"/],
+    [['status', 'job_1'], /video ids start with vid_, image ids with img_/],
+    [['generate', 'x', '--bogus'], /Unknown option '--bogus'/],
+    [['generate', 'x', '--wait=yes'], /--wait/],
+  ])('%j is a usage error: %s', (argv, message) => {
+    expect(() => parseCommand(argv)).toThrow(UsageError);
+    expect(() => parseCommand(argv)).toThrow(message);
+  });
+});
+
+describe('configuration', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'vidgen-config-'));
+  const file = (name: string, content: string) => {
+    const full = path.join(dir, name);
+    writeFileSync(full, content);
+    return full;
+  };
+
+  it('the environment wins over the file; the file fills in; a default base URL', () => {
+    const config = file('both.json', JSON.stringify({ apiKey: 'vg_live_file', baseUrl: 'https://file.example/api/v1' }));
+    expect(loadConfig({ VIDGEN_CONFIG: config })).toEqual({ apiKey: 'vg_live_file', baseUrl: 'https://file.example/api/v1' });
+    expect(loadConfig({ VIDGEN_CONFIG: config, VIDGEN_API_KEY: 'vg_live_env', VIDGEN_BASE_URL: 'https://env.example/api/v1' })).toEqual({
+      apiKey: 'vg_live_env',
+      baseUrl: 'https://env.example/api/v1',
+    });
+    expect(loadConfig({ VIDGEN_CONFIG: path.join(dir, 'missing.json'), VIDGEN_API_KEY: 'k' })).toEqual({
+      apiKey: 'k',
+      baseUrl: 'http://127.0.0.1:3000/api/v1',
+    });
+  });
+
+  it('finds ~/.config/vidgen/config.json, or under XDG_CONFIG_HOME', () => {
+    expect(configPath({})).toBe(path.join(os.homedir(), '.config', 'vidgen', 'config.json'));
+    expect(configPath({ XDG_CONFIG_HOME: '/xdg' })).toBe('/xdg/vidgen/config.json');
+    expect(configPath({ VIDGEN_CONFIG: '/etc/v.json', XDG_CONFIG_HOME: '/xdg' })).toBe('/etc/v.json');
+  });
+
+  it.each([
+    ['{not json', /is not valid JSON/],
+    ['[1]', /must hold a JSON object/],
+    ['{"apiKey": 5}', /"apiKey" must be a string/],
+    ['{}', /No API key\. Set VIDGEN_API_KEY, or put \{"apiKey": "vg_live_\.\.\."\} in /],
+    ['{"apiKey": "k", "baseUrl": "localhost:3000"}', /must be an http\(s\) URL/],
+  ])('%s is refused clearly', (content, message) => {
+    expect(() => loadConfig({ VIDGEN_CONFIG: file(`c${Math.random()}.json`, content) })).toThrow(message);
+  });
+});
+
+describe('output', () => {
+  const video: VideoTask = {
+    video_id: 'vid_1',
+    status: 'failed',
+    model: 'vid-1-5-pro',
+    generation_type: 'text_to_video',
+    prompt: 'a very long prompt '.repeat(5),
+    aspect_ratio: '16:9',
+    duration: 5,
+    resolution: '720p',
+    credits_used: 25,
+    error: { code: 'content_rejected', message: 'refused' },
+    created_at: '2026-11-21T17:00:00.000Z',
+    updated_at: '2026-11-21T17:00:05.000Z',
+  };
+
+  it('prints a task as aligned fields', () => {
+    const text = formatFields(video);
+    expect(text).toMatch(/^video_id {9}vid_1$/m);
+    expect(text).toMatch(/^error {12}\[content_rejected\] refused$/m);
+    expect(formatFields({ ...video, status: 'completed', error: undefined } as never)).not.toMatch(/^error/m);
+  });
+
+  it('prints a page as a table with a footer', () => {
+    const lines = formatVideoList({ videos: [video], pagination: { page: 1, limit: 20, total: 1, total_pages: 1, has_more: false } }).split('\n');
+    expect(lines[0]).toMatch(/^vid_1 {2}failed {2}vid-1-5-pro {2}5s {2}720p {2}16:9 {2}2026-11-21 17:00Z {2}"a very long prompt .*…"$/);
+    expect(lines[1]).toBe('Page 1 of 1 (1 video).');
+    expect(formatVideoList({ videos: [], pagination: { page: 1, limit: 20, total: 0, total_pages: 0, has_more: false } })).toBe('No videos yet.');
+  });
+
+  it('numbers extra result files before the extension', () => {
+    expect(numberedFile('out/x.png', 0)).toBe('out/x.png');
+    expect(numberedFile('out/x.png', 1)).toBe('out/x-2.png');
+    expect(numberedFile('noext', 2)).toBe('noext-3');
+  });
+
+  it('progress: plain lines when not a terminal, on change and then every 15 s', () => {
+    const lines: string[] = [];
+    let now = 0;
+    const progress = startProgress({ isTTY: false, write: (t) => lines.push(t) }, 'vid_1', () => now);
+    progress.update('processing');
+    now = 5_000;
+    progress.update('processing');
+    now = 16_000;
+    progress.update('processing');
+    now = 17_000;
+    progress.update('completed');
+    progress.stop();
+    expect(lines).toEqual(['vid_1 processing (0s)\n', 'vid_1 processing (16s)\n', 'vid_1 completed (17s)\n']);
+  });
+
+  it('progress: a redrawn spinner line on a terminal, cleared at the end', () => {
+    const writes: string[] = [];
+    const progress = startProgress({ isTTY: true, write: (t) => writes.push(t) }, 'vid_1', () => 3_000);
+    progress.update('processing');
+    progress.stop();
+    expect(writes[0]).toMatch(/^\r\x1b\[2K⠋ vid_1 starting 0s$/);
+    expect(writes.at(-1)).toBe('\r\x1b[2K');
+  });
+});
