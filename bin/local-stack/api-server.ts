@@ -66,13 +66,14 @@ export function apiRequestListener(options: ApiServerOptions): http.RequestListe
     const found = match(call.method, call.path);
     if (!found) return sendGateway(res, call, GATEWAY_RESPONSES.notFound);
 
-    const auth = await authorize(call, found.route, found.pathParameters);
-    if (!auth) return sendGateway(res, call, GATEWAY_RESPONSES.unauthorized);
+    let authorizerContext: (Record<string, string> & { principalId: string }) | undefined;
+    if (found.route.auth !== 'none') {
+      const auth = await authorize(call, found.route, found.pathParameters);
+      if (!auth) return sendGateway(res, call, GATEWAY_RESPONSES.unauthorized);
+      authorizerContext = { principalId: auth.principalId, ...(auth.context as Record<string, string>) };
+    }
 
-    const event = toProxyEvent(call, found.route, found.pathParameters, {
-      principalId: auth.principalId,
-      ...(auth.context as Record<string, string>),
-    });
+    const event = toProxyEvent(call, found.route, found.pathParameters, authorizerContext);
     const result = (await handlerFor(found.route.handler)(
       event,
       lambdaContext(found.route.handler, call.requestId),

@@ -115,7 +115,7 @@ export function toProxyEvent(
   call: IncomingCall,
   route: Route,
   pathParameters: Record<string, string> | null,
-  authorizerContext: Record<string, string> & { principalId: string },
+  authorizerContext: (Record<string, string> & { principalId: string }) | undefined,
 ): APIGatewayProxyEvent {
   const binary = isBinary(headerOf(call, 'content-type'));
   const hasBody = call.body.length > 0;
@@ -129,7 +129,7 @@ export function toProxyEvent(
     multiValueQueryStringParameters: call.multiValueQuery,
     pathParameters,
     stageVariables: null,
-    requestContext: { ...requestContext(call, route), authorizer: authorizerContext },
+    requestContext: { ...requestContext(call, route), authorizer: authorizerContext ?? null },
     body: hasBody ? call.body.toString(binary ? 'base64' : 'utf8') : null,
     isBase64Encoded: hasBody && binary,
   } as unknown as APIGatewayProxyEvent;

@@ -8,6 +8,8 @@ export interface Route {
   /** API Gateway resource path, with {name} for path parameters. */
   path: string;
   handler: string;
+  /** 'none' for the few public routes (the API reference); every other route needs an API key. */
+  auth?: 'none';
 }
 
 export const API_PREFIX = '/api/v1';
