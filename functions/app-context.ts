@@ -50,7 +50,12 @@ export function buildAppContext(config: Config, overrides: { provider?: Generati
     ...(config.dynamodbEndpoint && { endpoint: config.dynamodbEndpoint }),
   });
   const s3 = createS3Client({ region: config.region, ...(config.s3Endpoint && { endpoint: config.s3Endpoint }) });
-  const storage = new ObjectStorage(s3, config.mediaBucket, config.publicMediaBaseUrl);
+  const outputs = createSafeFetcher({
+    allowedOrigins: [new URL(config.publicMediaBaseUrl).origin],
+    maxBytes: MAX_OUTPUT_BYTES,
+    timeoutMs: OUTPUT_DOWNLOAD_TIMEOUT_MS,
+  });
+  const storage = new ObjectStorage(s3, config.mediaBucket, config.publicMediaBaseUrl, outputs.openStream);
   const accounts = new DynamoAccountStore(db);
   const tasks = new DynamoTaskStore(db);
   const idempotency = new DynamoIdempotencyStore(db);
@@ -129,6 +134,10 @@ function referenceReader(storage: ObjectStorage) {
     return (await fetchBytes(url)).bytes;
   };
 }
+
+/** Bounds for copying a provider's result (a 12 s 1080p video is tens of MB). */
+const MAX_OUTPUT_BYTES = 1024 ** 3;
+const OUTPUT_DOWNLOAD_TIMEOUT_MS = 120_000;
 
 let current: AppContext | undefined;
 

@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { Readable } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import { isPublicMediaKey } from '../../functions/data/media-layout';
 import type { ObjectStorage } from '../../functions/data/object-storage';
 import { GATEWAY_RESPONSES } from '../../functions/http/gateway-responses';
@@ -14,7 +14,12 @@ export function mediaRoute(storage: () => ObjectStorage) {
   return async (req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (!url.pathname.startsWith(MEDIA_PATH)) return false;
-    const key = decodeURIComponent(url.pathname.slice(MEDIA_PATH.length));
+    let key = '';
+    try {
+      key = decodeURIComponent(url.pathname.slice(MEDIA_PATH.length));
+    } catch {
+      // malformed escape: served as not found below
+    }
     // Only what CloudFront would serve: never incoming/ (unchecked direct uploads).
     const servable = (req.method === 'GET' || req.method === 'HEAD') && isPublicMediaKey(key);
     const object = servable ? await storage().open(key, req.headers.range) : undefined;
@@ -36,7 +41,7 @@ export function mediaRoute(storage: () => ObjectStorage) {
       (object.Body as Readable).destroy?.();
       return true;
     }
-    (object.Body as Readable).pipe(res);
+    pipeline(object.Body as Readable, res, () => undefined); // errors end the response; nothing to report
     return true;
   };
 }

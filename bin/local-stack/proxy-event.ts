@@ -43,7 +43,7 @@ export function readCall(req: IncomingMessage, body: Buffer): IncomingCall {
   const hasQuery = Object.keys(query).length > 0;
   return {
     method: (req.method ?? 'GET').toUpperCase(),
-    path: decodeURI(url.pathname),
+    path: safeDecodeURI(url.pathname),
     headers,
     multiValueHeaders,
     query: hasQuery ? query : null,
@@ -133,4 +133,13 @@ export function toProxyEvent(
     body: hasBody ? call.body.toString(binary ? 'base64' : 'utf8') : null,
     isBase64Encoded: hasBody && binary,
   } as unknown as APIGatewayProxyEvent;
+}
+
+/** API Gateway decodes the path; a malformed escape stays as sent (and matches no route). */
+function safeDecodeURI(path: string): string {
+  try {
+    return decodeURI(path);
+  } catch {
+    return path;
+  }
 }

@@ -29,8 +29,9 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
         ConsistentRead: true,
       }),
     );
-    // TTL deletes lazily: an expired record is as good as none.
-    if (!Item || Item.expires_at * 1000 <= now.getTime()) return undefined;
+    // TTL deletes lazily: an expired record is as good as none (the same rule as the
+    // takeover condition in DynamoTaskStore.create).
+    if (!Item || Item.expires_at <= Math.floor(now.getTime() / 1000)) return undefined;
     return {
       accountId,
       key,

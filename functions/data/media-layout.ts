@@ -15,4 +15,15 @@ export const MEDIA_PREFIXES = {
 
 export const PUBLIC_MEDIA_PREFIXES = [MEDIA_PREFIXES.uploads, MEDIA_PREFIXES.videos, MEDIA_PREFIXES.images] as const;
 
-export const isPublicMediaKey = (key: string): boolean => PUBLIC_MEDIA_PREFIXES.some((prefix) => key.startsWith(prefix));
+/**
+ * A key made of plain segments: no empty, `.` or `..` segment, no backslash or control
+ * character. Anything else could be resolved by a store (s3rver joins keys into file paths)
+ * to an object outside the prefix it seems to be under.
+ */
+export function isSafeKey(key: string): boolean {
+  if (key.length === 0 || key.length > 1024 || /[\\\u0000-\u001f]/.test(key)) return false;
+  return key.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
+}
+
+export const isPublicMediaKey = (key: string): boolean =>
+  isSafeKey(key) && PUBLIC_MEDIA_PREFIXES.some((prefix) => key.startsWith(prefix));

@@ -10,10 +10,10 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import type { MediaStore, UploadStorage } from '../domain/ports';
+import { isSafeKey } from './media-layout';
 
-/** Largest provider output we accept (a 12 s 1080p video is tens of MB). */
-const MAX_COPY_BYTES = 2 * 1024 ** 3;
-const COPY_TIMEOUT_MS = 120_000;
+/** Opens a download of a provider's output (SSRF-checked, size-bounded: see safe-fetch.ts). */
+export type Downloader = (url: string) => Promise<{ stream: Readable }>;
 
 /**
  * The media bucket: results, uploads and the simulated provider's files. Objects are public
@@ -24,17 +24,26 @@ export class ObjectStorage implements MediaStore, UploadStorage {
     private readonly s3: S3Client,
     readonly bucket: string,
     readonly publicBaseUrl: string,
+    private readonly download?: Downloader,
   ) {}
 
   publicUrl(key: string): string {
     return `${this.publicBaseUrl}/${key.split('/').map(encodeURIComponent).join('/')}`;
   }
 
-  /** The object key behind one of our public URLs, or undefined for any other URL. */
+  /**
+   * The object key behind one of our public URLs, or undefined for any other URL (and for
+   * keys with `.`/`..`/empty segments, which a store could resolve outside their prefix).
+   */
   keyOf(url: string): string | undefined {
     const prefix = `${this.publicBaseUrl}/`;
     if (!url.startsWith(prefix)) return undefined;
-    return url.slice(prefix.length).split('/').map(decodeURIComponent).join('/');
+    try {
+      const key = url.slice(prefix.length).split('?')[0]!.split('/').map(decodeURIComponent).join('/');
+      return isSafeKey(key) ? key : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   async put(key: string, body: Buffer | string, contentType: string): Promise<string> {
@@ -164,20 +173,11 @@ export class ObjectStorage implements MediaStore, UploadStorage {
       );
       return this.publicUrl(key);
     }
-    const url = new URL(sourceUrl);
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`Refusing to copy from ${url.protocol} URL.`);
-    const response = await fetch(url, { signal: AbortSignal.timeout(COPY_TIMEOUT_MS) });
-    if (!response.ok || !response.body) throw new Error(`Download of provider output failed: HTTP ${response.status}.`);
-    const declared = Number(response.headers.get('content-length') ?? NaN);
-    if (declared > MAX_COPY_BYTES) throw new Error(`Provider output too large (${declared} bytes).`);
+    if (!this.download) throw new Error('No downloader configured for provider outputs.');
+    const { stream } = await this.download(sourceUrl);
     const upload = new Upload({
       client: this.s3,
-      params: {
-        Bucket: this.bucket,
-        Key: key,
-        Body: Readable.fromWeb(response.body as import('node:stream/web').ReadableStream),
-        ContentType: contentType,
-      },
+      params: { Bucket: this.bucket, Key: key, Body: stream, ContentType: contentType },
     });
     await upload.done();
     return this.publicUrl(key);

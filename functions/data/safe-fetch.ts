@@ -30,6 +30,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { pipeline, Transform, type Readable } from 'node:stream';
 
 export type UnsafeUrlReason = 'invalid_url' | 'scheme' | 'credentials' | 'blocked_address' | 'too_many_redirects';
 export type FetchFailureReason = 'dns' | 'network' | 'timeout' | 'status' | 'too_large';
@@ -77,6 +78,11 @@ export interface FetchedBytes {
 
 export interface SafeFetcher {
   fetchBytes(url: string): Promise<FetchedBytes>;
+  /**
+   * The same checks, but the body is handed over as a stream (for large files): it errors with
+   * FetchFailedError once it passes maxBytes, and is cut when the timeout expires.
+   */
+  openStream(url: string): Promise<{ stream: Readable; contentType?: string }>;
 }
 
 const DEFAULT_MAX_REDIRECTS = 3;
@@ -108,7 +114,8 @@ export function createSafeFetcher(options: SafeFetcherOptions): SafeFetcher {
     return addresses;
   }
 
-  async function fetchWithin(url: string, signal: AbortSignal): Promise<FetchedBytes> {
+  /** Follows redirects (each hop checked) to a 2xx response whose declared size is within bounds. */
+  async function openWithin(url: string, signal: AbortSignal): Promise<{ response: IncomingMessage; target: URL }> {
     let target = parseTarget(url);
     for (let redirects = 0; ; redirects += 1) {
       const addresses = await checkedAddresses(target, signal);
@@ -133,9 +140,24 @@ export function createSafeFetcher(options: SafeFetcherOptions): SafeFetcher {
         response.destroy();
         throw tooLarge(target, options.maxBytes);
       }
-      const bytes = await readAtMost(response, options.maxBytes, target, signal);
-      return { bytes, contentType: response.headers['content-type'] };
+      return { response, target };
     }
+  }
+
+  async function fetchWithin(url: string, signal: AbortSignal): Promise<FetchedBytes> {
+    const { response, target } = await openWithin(url, signal);
+    const bytes = await readAtMost(response, options.maxBytes, target, signal);
+    return { bytes, contentType: response.headers['content-type'] };
+  }
+
+  /** Maps anything thrown while fetching to our two error types, with no internal detail. */
+  function translated(error: unknown, url: string, signal: AbortSignal): Error {
+    if (error instanceof UnsafeUrlError || error instanceof FetchFailedError) return error;
+    const host = hostOf(url);
+    if (signal.aborted) {
+      return new FetchFailedError(`Fetching from ${host} took longer than ${options.timeoutMs} ms.`, 'timeout');
+    }
+    return new FetchFailedError(`Could not fetch from ${host}.`, 'network');
   }
 
   return {
@@ -144,13 +166,30 @@ export function createSafeFetcher(options: SafeFetcherOptions): SafeFetcher {
       try {
         return await fetchWithin(url, signal);
       } catch (error) {
-        if (error instanceof UnsafeUrlError || error instanceof FetchFailedError) throw error;
-        const host = hostOf(url);
-        if (signal.aborted) {
-          throw new FetchFailedError(`Fetching from ${host} took longer than ${options.timeoutMs} ms.`, 'timeout');
-        }
-        throw new FetchFailedError(`Could not fetch from ${host}.`, 'network');
+        throw translated(error, url, signal);
       }
+    },
+
+    async openStream(url: string) {
+      const signal = AbortSignal.timeout(options.timeoutMs);
+      let opened;
+      try {
+        opened = await openWithin(url, signal);
+      } catch (error) {
+        throw translated(error, url, signal);
+      }
+      const { response, target } = opened;
+      let size = 0;
+      const limiter = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          size += chunk.length;
+          done(size > options.maxBytes ? tooLarge(target, options.maxBytes) : null, chunk);
+        },
+      });
+      const stream = pipeline(response, limiter, (error) => {
+        if (error && !limiter.destroyed) limiter.destroy(translated(error, url, signal));
+      });
+      return { stream, contentType: response.headers['content-type'] };
     },
   };
 }

@@ -37,10 +37,11 @@ export class DynamoTaskStore implements TaskStore {
       } catch (error) {
         const reasons = cancellationReasons(error);
         if (reasons.length === 0) throw error;
-        if (idempotency && reasons[3] === 'ConditionalCheckFailed') {
+        // Whatever cancelled us, a concurrent request with our Idempotency-Key may have won:
+        // then its answer is ours, even if it spent the last credits.
+        if (idempotency) {
           const record = await this.idempotency.get(idempotency.accountId, idempotency.key, new Date());
           if (record) return { type: 'idempotency_key_used', record };
-          // The record expired between the check and our read: try again.
         }
         // Either the balance is too low or another task took our position: read and decide.
         const account = await this.accounts.get(draft.accountId);
@@ -81,9 +82,10 @@ export class DynamoTaskStore implements TaskStore {
               Put: {
                 TableName: table,
                 Item: toIdempotencyItem(idempotency),
-                // An expired record that TTL has not deleted yet may be taken over.
-                ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :nowEpoch',
-                ExpressionAttributeValues: { ':nowEpoch': Math.floor(Date.parse(task.createdAt) / 1000) },
+                // An expired record that TTL has not deleted yet may be taken over (the same
+                // rule as DynamoIdempotencyStore.get, judged on the clock of this attempt).
+                ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :nowEpoch',
+                ExpressionAttributeValues: { ':nowEpoch': Math.floor(Date.now() / 1000) },
               },
             },
           ]
@@ -123,17 +125,25 @@ export class DynamoTaskStore implements TaskStore {
     });
   }
 
-  async recordCopyFailure(task: Task, now: string): Promise<number> {
-    const { Attributes } = await this.db.doc.send(
-      new UpdateCommand({
-        TableName: this.db.tableName,
-        Key: taskKey(task.accountId, task.taskId),
-        UpdateExpression: 'ADD copy_attempts :one SET updated_at = :now',
-        ExpressionAttributeValues: { ':one': 1, ':now': now },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    return Number(Attributes?.copy_attempts ?? 0);
+  async recordCopyFailure(task: Task, now: string): Promise<number | undefined> {
+    try {
+      const { Attributes } = await this.db.doc.send(
+        new UpdateCommand({
+          TableName: this.db.tableName,
+          Key: taskKey(task.accountId, task.taskId),
+          UpdateExpression: 'ADD copy_attempts :one SET updated_at = :now',
+          // A final task never changes again, not even its copy counter.
+          ConditionExpression: '#status = :processing',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':one': 1, ':now': now, ':processing': 'processing' },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return Number(Attributes?.copy_attempts ?? 0);
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
   }
 
   async complete(task: Task, outputUrls: string[], now: string): Promise<boolean> {
@@ -145,7 +155,13 @@ export class DynamoTaskStore implements TaskStore {
     });
   }
 
-  async failAndRefund(task: Task, error: TaskError, refund: LedgerEntry, now: string): Promise<boolean> {
+  async failAndRefund(
+    task: Task,
+    error: TaskError,
+    refund: LedgerEntry,
+    now: string,
+    options: { onlyIfUnsubmitted?: boolean } = {},
+  ): Promise<boolean> {
     try {
       await this.db.doc.send(
         new TransactWriteCommand({
@@ -156,7 +172,9 @@ export class DynamoTaskStore implements TaskStore {
                 Key: taskKey(task.accountId, task.taskId),
                 UpdateExpression:
                   'SET #status = :failed, #error = :error, completed_at = :now, updated_at = :now REMOVE gsi1pk, gsi1sk, pending_outputs',
-                ConditionExpression: '#status = :processing',
+                ConditionExpression: options.onlyIfUnsubmitted
+                  ? '#status = :processing AND attribute_not_exists(provider_job_id)'
+                  : '#status = :processing',
                 ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
                 ExpressionAttributeValues: {
                   ':failed': 'failed',

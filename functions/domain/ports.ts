@@ -68,15 +68,22 @@ export interface TaskStore {
   claimCheck(task: Task, now: Date, minIntervalMs: number): Promise<boolean>;
   /** Stores the provider's output URLs awaiting copy. False if already stored or final. */
   recordOutputs(task: Task, outputUrls: string[], now: string): Promise<boolean>;
-  /** Counts a failed copy; returns the new count. */
-  recordCopyFailure(task: Task, now: string): Promise<number>;
+  /** Counts a failed copy; returns the new count, or undefined if the task is already final. */
+  recordCopyFailure(task: Task, now: string): Promise<number | undefined>;
   /** processing -> completed with our URLs. False if the task was already final. */
   complete(task: Task, outputUrls: string[], now: string): Promise<boolean>;
   /**
    * processing -> failed and the refund with its ledger entry, in one transaction, so the
    * refund happens exactly once however many callers race. False if already final.
    */
-  failAndRefund(task: Task, error: TaskError, refund: LedgerEntry, now: string): Promise<boolean>;
+  failAndRefund(
+    task: Task,
+    error: TaskError,
+    refund: LedgerEntry,
+    now: string,
+    /** Only while the provider has not accepted it (the sweeper's lost-submission case). */
+    options?: { onlyIfUnsubmitted?: boolean },
+  ): Promise<boolean>;
   /** One page of an account's tasks of a kind, newest first, and the total count. */
   listPage(accountId: string, kind: TaskKind, page: number, limit: number): Promise<{ tasks: Task[]; total: number }>;
   /** Tasks still processing, oldest first. */

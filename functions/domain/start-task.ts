@@ -12,7 +12,7 @@ import { newLedgerEntryId, newTaskId } from './ids';
 import { ProviderUnavailableError } from './provider';
 import type { AccountStore, IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from './ports';
 import type { ImageParams, Task, VideoParams } from './task';
-import { failTask, jobFor, type LifecycleDeps } from './task-lifecycle';
+import { FAILURE_MESSAGES, failTask, jobFor, logProviderDetail, type LifecycleDeps } from './task-lifecycle';
 
 export interface StartDeps extends LifecycleDeps {
   accounts: AccountStore;
@@ -117,39 +117,42 @@ export async function startTask(
   if (result.type === 'insufficient_credits') throw new InsufficientCreditsError(price, result.available);
   if (result.type === 'idempotency_key_used') return replay(deps, result.record, hash);
 
-  const task = await submit(deps, result.task);
-  if (claim) {
-    await deps.idempotency.recordOutcome(
-      claim,
-      task.status === 'failed' && !task.provider
-        ? { type: 'upstream_error', message: task.error?.message ?? 'The provider failed.' }
-        : { type: 'created' },
-    );
+  const submitted = await submit(deps, result.task);
+  if (submitted.type === 'accepted') {
+    if (claim) await deps.idempotency.recordOutcome(claim, { type: 'created' });
+    return submitted.task;
   }
-  if (task.status === 'failed' && !task.provider) {
-    throw new UpstreamError(task.error?.message ?? 'The generation provider failed.');
-  }
-  return task;
+  // Record the 502 before the refund, so a retry can never see the failed task as a success.
+  const message = 'The generation provider did not accept the request. Your credits were refunded; please retry.';
+  if (claim) await deps.idempotency.recordOutcome(claim, { type: 'upstream_error', message });
+  await failTask(deps, result.task, { code: submitted.code, message: FAILURE_MESSAGES[submitted.code] });
+  throw new UpstreamError(message);
 }
 
-async function submit(deps: StartDeps, task: Task): Promise<Task> {
-  let message: string;
-  let code: 'upstream_error' | 'content_rejected' = 'upstream_error';
+type Submission =
+  | { type: 'accepted'; task: Task }
+  | { type: 'failed'; code: 'upstream_error' | 'content_rejected' };
+
+async function submit(deps: StartDeps, task: Task): Promise<Submission> {
   try {
     const outcome = await deps.provider.submit(jobFor(task));
-    if (outcome.type === 'accepted') {
-      const provider = { name: deps.provider.name, jobId: outcome.jobId };
-      const now = deps.clock().toISOString();
-      await deps.tasks.recordSubmission(task, provider, now);
-      return { ...task, provider, lastCheckedAt: now, updatedAt: now };
+    if (outcome.type === 'rejected') {
+      logProviderDetail(task, outcome.message);
+      return { type: 'failed', code: outcome.code };
     }
-    message = `The generation provider refused the request: ${outcome.message}`;
-    code = outcome.code;
+    const provider = { name: deps.provider.name, jobId: outcome.jobId };
+    const now = deps.clock().toISOString();
+    if (!(await deps.tasks.recordSubmission(task, provider, now))) {
+      // The sweeper gave the task up (and refunded it) while we were submitting.
+      console.warn(JSON.stringify({ level: 'warn', message: 'submission recorded too late', taskId: task.taskId, jobId: outcome.jobId }));
+      return { type: 'accepted', task: (await deps.tasks.get(task.accountId, task.taskId)) ?? task };
+    }
+    return { type: 'accepted', task: { ...task, provider, lastCheckedAt: now, updatedAt: now } };
   } catch (error) {
     if (!(error instanceof ProviderUnavailableError)) throw error;
-    message = 'The generation provider is unavailable. Your credits were refunded; please retry.';
+    logProviderDetail(task, error.message);
+    return { type: 'failed', code: 'upstream_error' };
   }
-  return failTask(deps, task, { code, message });
 }
 
 async function replay(deps: StartDeps, record: IdempotencyRecord, hash: string): Promise<Task> {

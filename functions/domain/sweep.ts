@@ -1,4 +1,4 @@
-import { copyOutputs, failTask, refreshTask, type LifecycleDeps } from './task-lifecycle';
+import { copyOutputs, FAILURE_MESSAGES, failTask, refreshTask, type LifecycleDeps } from './task-lifecycle';
 import type { Task } from './task';
 
 export interface SweepReport {
@@ -34,21 +34,22 @@ export async function sweep(deps: LifecycleDeps): Promise<SweepReport> {
   return report;
 }
 
-async function sweepOne(deps: LifecycleDeps, task: Task, report: SweepReport): Promise<void> {
+async function sweepOne(deps: LifecycleDeps, listed: Task, report: SweepReport): Promise<void> {
+  // The index is eventually consistent: decide on a fresh, strongly consistent read.
+  const task = await deps.tasks.get(listed.accountId, listed.taskId);
+  if (!task || task.status !== 'processing') return;
   const now = deps.clock().getTime();
   const age = now - Date.parse(task.createdAt);
   if (age > deps.settings.taskTimeoutMs) {
     report.timedOut += 1;
-    await failTask(deps, task, {
-      code: 'timeout',
-      message: `The task was still processing after ${Math.round(deps.settings.taskTimeoutMs / 60_000)} minutes.`,
-    });
+    await failTask(deps, task, { code: 'timeout', message: FAILURE_MESSAGES.timeout });
     return;
   }
   if (!task.provider) {
     if (age > deps.settings.submissionGraceMs) {
       report.lostSubmissions += 1;
-      await failTask(deps, task, { code: 'internal_error', message: 'The task could not be submitted for generation.' });
+      // Only if its submission has still not been recorded: a late one wins.
+      await failTask(deps, task, { code: 'internal_error', message: FAILURE_MESSAGES.internal_error }, { onlyIfUnsubmitted: true });
     }
     return;
   }

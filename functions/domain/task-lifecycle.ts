@@ -50,10 +50,30 @@ export function refundEntry(task: Task, now: string): LedgerEntry {
 }
 
 /** Fails a task and refunds it, exactly once however many callers race; returns the latest task. */
-export async function failTask(deps: Pick<LifecycleDeps, 'tasks' | 'clock'>, task: Task, error: TaskError): Promise<Task> {
+export async function failTask(
+  deps: Pick<LifecycleDeps, 'tasks' | 'clock'>,
+  task: Task,
+  error: TaskError,
+  options: { onlyIfUnsubmitted?: boolean } = {},
+): Promise<Task> {
   const now = deps.clock().toISOString();
-  await deps.tasks.failAndRefund(task, error, refundEntry(task, now), now);
+  await deps.tasks.failAndRefund(task, error, refundEntry(task, now), now, options);
   return (await deps.tasks.get(task.accountId, task.taskId)) ?? task;
+}
+
+/**
+ * What a client reads in `error.message`: our words for each code. The provider's own text
+ * (which may name the vendor or leak internals) goes to the logs only.
+ */
+export const FAILURE_MESSAGES: Record<TaskError['code'], string> = {
+  upstream_error: 'The generation provider could not produce a result. Your credits were refunded.',
+  content_rejected: 'The provider refused the prompt or image under its content policy. Your credits were refunded.',
+  timeout: 'The task did not finish in time. Your credits were refunded.',
+  internal_error: 'The task could not be submitted for generation. Your credits were refunded.',
+};
+
+export function logProviderDetail(task: Task, detail: string): void {
+  console.warn(JSON.stringify({ level: 'warn', message: 'provider failure', taskId: task.taskId, detail }));
 }
 
 /**
@@ -80,14 +100,21 @@ async function applyOutcome(deps: LifecycleDeps, task: Task, outcome: ResultOutc
     case 'processing':
       return task;
     case 'failed':
-      return failTask(deps, task, { code: outcome.code, message: outcome.message });
+      logProviderDetail(task, outcome.message);
+      return failTask(deps, task, { code: outcome.code, message: FAILURE_MESSAGES[outcome.code] });
     case 'completed': {
       if (outcome.outputUrls.length === 0) {
-        return failTask(deps, task, { code: 'upstream_error', message: 'The provider returned no output.' });
+        logProviderDetail(task, 'completed without output');
+        return failTask(deps, task, { code: 'upstream_error', message: FAILURE_MESSAGES.upstream_error });
       }
       // Provider URLs expire: keep the task processing until our copy exists.
       if (await deps.tasks.recordOutputs(task, outcome.outputUrls, deps.clock().toISOString())) {
-        await deps.copyQueue.enqueue({ accountId: task.accountId, taskId: task.taskId });
+        try {
+          await deps.copyQueue.enqueue({ accountId: task.accountId, taskId: task.taskId });
+        } catch (error) {
+          // The outputs are recorded: the sweeper copies them within a minute.
+          console.warn(JSON.stringify({ level: 'warn', message: 'copy request failed', taskId: task.taskId, error: String(error) }));
+        }
       }
       return (await deps.tasks.get(task.accountId, task.taskId)) ?? task;
     }
@@ -127,8 +154,8 @@ export async function copyOutputs(deps: LifecycleDeps, task: Task): Promise<Task
     console.warn(
       JSON.stringify({ level: 'warn', message: 'copy of provider output failed', taskId: task.taskId, attempts, error: String(error) }),
     );
-    if (attempts >= deps.settings.maxCopyAttempts) {
-      return failTask(deps, task, { code: 'upstream_error', message: 'The result could not be retrieved from the provider.' });
+    if (attempts !== undefined && attempts >= deps.settings.maxCopyAttempts) {
+      return failTask(deps, task, { code: 'upstream_error', message: FAILURE_MESSAGES.upstream_error });
     }
   }
   return (await deps.tasks.get(task.accountId, task.taskId)) ?? task;

@@ -1,4 +1,4 @@
-import middy from '@middy/core';
+import middy, { type MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { appContext } from '../app-context';
@@ -7,6 +7,20 @@ import { jsonResponse, successEnvelope } from './envelope';
 import { apiResponse } from './middleware/api-response';
 import { rateLimit } from './middleware/rate-limit';
 import { principalFrom } from './principal';
+import { headerValue } from './request';
+
+/**
+ * The JSON body parser looks only at `content-type` / `Content-Type`; API Gateway keeps the
+ * client's casing (`CONTENT-TYPE` is legal HTTP), so give it the lowercase name.
+ */
+function contentTypeLowercase(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+  return {
+    before: (request) => {
+      const value = headerValue(request.event, 'content-type');
+      if (value !== undefined) request.event.headers = { ...request.event.headers, 'content-type': value };
+    },
+  };
+}
 
 export interface ApiInput {
   event: APIGatewayProxyEvent;
@@ -35,7 +49,7 @@ export function httpHandler(
   })
     .use(apiResponse())
     .use(rateLimit(() => appContext().rateCounter));
-  if (options.jsonBody) handler.use(httpJsonBodyParser());
+  if (options.jsonBody) handler.use(contentTypeLowercase()).use(httpJsonBodyParser());
   return handler;
 }
 

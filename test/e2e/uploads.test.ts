@@ -111,6 +111,28 @@ describe('POST /upload', () => {
     expectRefused(reply, 400, 'validation_error', /only one file part/);
   });
 
+  it('serves only public prefixes, whatever the encoding of the path', async () => {
+    const { uploadId } = await (async () => {
+      const created = await call<{ upload_id: string; upload_url: string; fields: Record<string, string> }>(stack.baseUrl, '/uploads', { method: 'POST', key });
+      const form = new FormData();
+      for (const [name, value] of Object.entries(created.body.data!.fields)) form.append(name, value);
+      form.append('file', new Blob([await solid('png')]), 'a.png');
+      await fetch(created.body.data!.upload_url, { method: 'POST', body: form });
+      return { uploadId: created.body.data!.upload_id };
+    })();
+    const [incoming] = (await listKeys(stack, 'incoming/')).filter((k) => k.endsWith(uploadId));
+    const media = `http://127.0.0.1:${stack.apiPort}/media/`;
+    for (const path of [
+      incoming!,
+      `uploads/../${incoming}`,
+      `uploads%2F..%2F${encodeURIComponent(incoming!)}`,
+      `videos/%2e%2e/${incoming}`,
+      'uploads/%E0%A4%A',
+    ]) {
+      expect({ path, status: (await fetch(media + path)).status }).toEqual({ path, status: 404 });
+    }
+  });
+
   it('answers a body larger than the gateway takes with 413 payload_too_large', async () => {
     const reply = await rawUpload(Buffer.alloc(13 * MiB), 'multipart/form-data; boundary=XYZ');
     expectRefused(reply, 413, 'payload_too_large', /too large/);
@@ -161,8 +183,24 @@ describe('image-to-video with an upload', () => {
       key,
       `/videos/${started.body.data!.video_id}`,
     );
-    expect(final.body.data).toMatchObject({ status: 'failed', error: { code: 'upstream_error', message: expect.stringContaining('reference image') } });
+    expect(final.body.data).toMatchObject({ status: 'failed', error: { code: 'upstream_error' } });
     expect(await credits()).toBe(before);
+  });
+
+  it('fails a task whose uploaded reference has an image header but does not decode', async () => {
+    const png = await solid('png');
+    const corrupt = Buffer.concat([png.subarray(0, 33), Buffer.alloc(4000, 0xab)]);
+    const uploaded = await upload(corrupt);
+    expect(uploaded.status).toBe(200);
+    const started = await call<{ video_id: string }>(stack.baseUrl, '/generate', {
+      method: 'POST',
+      key,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ prompt: 'x', generation_type: 'image_to_video', image_url: uploaded.body.data!.url, duration: 3 }),
+    });
+    const final = await waitForFinal<{ status: string; error: { code: string } }>(stack, key, `/videos/${started.body.data!.video_id}`);
+    expect(final.status).toBe(200);
+    expect(final.body.data).toMatchObject({ status: 'failed', error: { code: 'upstream_error' } });
   });
 });
 

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import type { LocalStack } from '../../bin/local-stack/stack';
 import { createAccount, createApiKey } from '../../functions/domain/account-admin';
 import { balanceAndLedger, call, startTestApi, waitForFinal } from '../support/local-api';
@@ -111,6 +112,25 @@ describe('refusals', () => {
     expect((await balanceAndLedger(stack, accountId)).balance).toBe(100);
   });
 
+  it('reads the Content-Type header in any casing', async () => {
+    const { key } = await account(100);
+    // node:http keeps header names as written (fetch would lowercase them).
+    const status = await new Promise<number>((resolve, reject) => {
+      const body = JSON.stringify({ prompt: 'shouting headers', duration: 3 });
+      const req = http.request(`${stack.baseUrl}/generate`, {
+        method: 'POST',
+        headers: { 'CONTENT-TYPE': 'application/json', AUTHORIZATION: `Bearer ${key}`, 'Content-Length': Buffer.byteLength(body) },
+      });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(status).toBe(200);
+  });
+
   it('answers a wrong Content-Type with 400', async () => {
     const { key } = await account(100);
     const reply = await generate(key, JSON.stringify({ prompt: 'x' }), { 'Content-Type': 'text/plain' });
@@ -141,7 +161,7 @@ describe('refusals', () => {
     const owner = await account(100);
     const stranger = await account(100);
     const started = await generate(owner.key, { prompt: 'mine', duration: 3 });
-    for (const id of [started.body.data!.video_id, 'vid_01ARZ3NDEKTSV4RRFFQ69G5FAV', 'nonsense']) {
+    for (const id of [started.body.data!.video_id, 'vid_01ARZ3NDEKTSV4RRFFQ69G5FAV', 'nonsense', 'x'.repeat(1100), '%E0']) {
       const reply = await call(stack.baseUrl, `/videos/${id}`, { key: stranger.key });
       expect(reply.status).toBe(404);
       expect(reply.body.error?.code).toBe('not_found');

@@ -1,6 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildAppContext, type AppContext } from '../../functions/app-context';
+import { buildAppContext, copyRequested, type AppContext } from '../../functions/app-context';
+import { ObjectStorage } from '../../functions/data/object-storage';
+import { createS3Client } from '../../functions/data/s3-client';
+import { createSafeFetcher } from '../../functions/data/safe-fetch';
 import { InProcessCopyQueue } from '../../functions/data/copy-queues';
 import { createAccount } from '../../functions/domain/account-admin';
 import { InsufficientCreditsError, IdempotencyConflictError, NotFoundError, UpstreamError } from '../../functions/domain/errors';
@@ -141,6 +144,15 @@ describe('idempotency', () => {
     expect(await money(accountId)).toMatchObject({ balance: 100, ledger: 100 });
   });
 
+  it('lets a key be used again once its 24 hours are over', async () => {
+    const accountId = await newAccount(100);
+    const dayAgo = new Date(Date.now() - 24 * 60 * 60_000 - 500);
+    const first = await startTask({ ...deps, clock: () => dayAgo }, accountId, request(), 'old-key');
+    const second = await startTask({ ...deps, clock: () => new Date() }, accountId, request(), 'old-key');
+    expect(second.taskId).not.toBe(first.taskId);
+    expect((await money(accountId)).balance).toBe(50);
+  });
+
   it('keeps keys apart per account', async () => {
     const [a, b] = await Promise.all([newAccount(100), newAccount(100)]);
     const first = await startTask(deps, a, request(), 'shared');
@@ -184,7 +196,9 @@ describe('polling', () => {
     expect(after.entries.filter((entry) => entry.kind === 'refund')).toHaveLength(1);
     expect(after).toMatchObject({ balance: 100, ledger: 100 });
     const final = await ctx.tasks.get(accountId, task.taskId);
-    expect(final).toMatchObject({ status: 'failed', error: { code: 'content_rejected', message: 'flagged' } });
+    // Our words for the code, not the provider's text.
+    expect(final).toMatchObject({ status: 'failed', error: { code: 'content_rejected', message: expect.stringContaining('content policy') } });
+    expect(final?.error?.message).not.toContain('flagged');
   });
 
   it('refunds exactly once when 25 callers fail the same task at the same moment', async () => {
@@ -199,19 +213,54 @@ describe('polling', () => {
   });
 
   it('keeps the task processing until our copy exists, then serves our URL', async () => {
+    // The provider's file host is on loopback here, so the downloader must allow its origin.
+    const { openStream } = createSafeFetcher({ allowedOrigins: [filesUrl], maxBytes: 10 * 1024 * 1024, timeoutMs: 5_000 });
+    const storage = new ObjectStorage(createS3Client({ region: 'local', endpoint: process.env.TEST_S3_ENDPOINT! }), ctx.storage.bucket, ctx.storage.publicBaseUrl, openStream);
+    deps = { ...deps, media: storage };
+    const copier = new InProcessCopyQueue((req) => copyRequested(deps, req));
+    deps = { ...deps, copyQueue: copier };
     const accountId = await newAccount(100);
     const task = await startTask(deps, accountId, request());
     provider.onFetch(async () => ({ type: 'completed', outputUrls: [`${filesUrl}/out.mp4`] }));
     now = new Date(now.getTime() + 5_000);
     const polled = await getTask(deps, accountId, 'video', task.taskId);
     expect(polled.status).toBe('processing');
-    await (ctx.copyQueue as InProcessCopyQueue).drain();
+    await copier.drain();
     const done = await getTask(deps, accountId, 'video', task.taskId);
     expect(done.status).toBe('completed');
     expect(done.outputUrls).toEqual([`http://127.0.0.1:1/media/videos/${task.taskId}.mp4`]);
     const stored = await ctx.storage.getBytes(`videos/${task.taskId}.mp4`);
     expect(stored?.equals(OUTPUT_BYTES)).toBe(true);
     expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
+  });
+
+  it('refuses to download a provider output from a private address', async () => {
+    const accountId = await newAccount(100);
+    const task = await startTask(deps, accountId, request());
+    provider.onFetch(async () => ({ type: 'completed', outputUrls: [`${filesUrl}/out.mp4`] }));
+    now = new Date(now.getTime() + 5_000);
+    await getTask(deps, accountId, 'video', task.taskId);
+    await (ctx.copyQueue as InProcessCopyQueue).drain();
+    expect(await ctx.tasks.get(accountId, task.taskId)).toMatchObject({ status: 'processing', copyAttempts: 1 });
+    expect(await ctx.storage.getBytes(`videos/${task.taskId}.mp4`)).toBeUndefined();
+  });
+
+  it('never touches a final task again, not even its copy counter', async () => {
+    const accountId = await newAccount(100);
+    const task = await startTask(deps, accountId, request());
+    const failed = await failTask(deps, task, { code: 'upstream_error', message: 'x' });
+    expect(await ctx.tasks.recordCopyFailure(task, new Date().toISOString())).toBeUndefined();
+    expect(await ctx.tasks.get(accountId, task.taskId)).toEqual(failed);
+  });
+
+  it('answers with the stored state when the provider check throws something unexpected', async () => {
+    const accountId = await newAccount(100);
+    const task = await startTask(deps, accountId, request());
+    provider.onFetch(async () => {
+      throw new TypeError('provider adapter bug');
+    });
+    now = new Date(now.getTime() + 5_000);
+    expect(await getTask(deps, accountId, 'video', task.taskId)).toMatchObject({ status: 'processing' });
   });
 
   it('retries a failed copy and gives up into failed + refund after the bound', async () => {
@@ -248,6 +297,21 @@ describe('the sweeper', () => {
     await sweep(deps);
     expect(await ctx.tasks.get(accountId, lost!.taskId)).toMatchObject({ status: 'failed', error: { code: 'internal_error' } });
     expect(await money(accountId)).toMatchObject({ balance: 100, ledger: 100 });
+  });
+
+  it('leaves a task alone whose submission was recorded late, after the sweeper listed it', async () => {
+    provider.onSubmit(async () => {
+      throw new Error('slow submit crashed the request');
+    });
+    const accountId = await newAccount(100);
+    await expect(startTask(deps, accountId, request())).rejects.toThrow();
+    const [task] = (await listTasks(ctx.tasks, accountId, 'video', 1, 1)).tasks;
+    // The submission lands after all (another instance finished it).
+    expect(await ctx.tasks.recordSubmission(task!, { name: 'scripted', jobId: 'late' }, new Date().toISOString())).toBe(true);
+    now = new Date(now.getTime() + deps.settings.submissionGraceMs + 1_000);
+    await sweep(deps);
+    expect((await ctx.tasks.get(accountId, task!.taskId))?.status).toBe('processing');
+    expect((await money(accountId)).balance).toBe(75);
   });
 
   it('times out a task still processing after 30 minutes, refunding once however often it runs', async () => {

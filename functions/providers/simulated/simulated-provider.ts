@@ -5,7 +5,7 @@ import { MEDIA_PREFIXES } from '../../data/media-layout';
 import type { ObjectStorage } from '../../data/object-storage';
 import { imageDimensions, videoDimensions } from '../../domain/dimensions';
 import type { GenerationJob, GenerationProvider, ResultOutcome, SubmitOutcome } from '../../domain/provider';
-import { renderImage, renderVideo } from './media';
+import { MediaInputError, renderImage, renderVideo } from './media';
 
 /**
  * A stand-in for the upstream provider that produces real files: after `delayMs` a job's
@@ -71,7 +71,15 @@ export class SimulatedProvider implements GenerationProvider {
     } catch (error) {
       return { type: 'failed', code: 'upstream_error', message: `A reference image could not be read: ${(error as Error).message}` };
     }
-    return { type: 'completed', outputUrls: [await this.render(jobId, job, references)] };
+    try {
+      return { type: 'completed', outputUrls: [await this.render(jobId, job, references)] };
+    } catch (error) {
+      // A reference that passed the upload's header check but does not decode.
+      if (error instanceof MediaInputError) {
+        return { type: 'failed', code: 'upstream_error', message: `A reference image could not be decoded: ${error.message}` };
+      }
+      throw error;
+    }
   }
 
   /** Renders the result once; a concurrent second render writes the same object again. */
