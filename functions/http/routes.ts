@@ -25,6 +25,10 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: `${API_PREFIX}/uploads`, handler: 'create-upload' },
   { method: 'POST', path: `${API_PREFIX}/uploads/{upload_id}/complete`, handler: 'complete-upload' },
   { method: 'GET', path: `${API_PREFIX}/credits`, handler: 'get-credits' },
+  // The API reference: public, no key.
+  { method: 'GET', path: `${API_PREFIX}/openapi.json`, handler: 'get-openapi', auth: 'none' },
+  { method: 'GET', path: `${API_PREFIX}/docs`, handler: 'get-docs', auth: 'none' },
+  { method: 'GET', path: `${API_PREFIX}/docs/assets/{file}`, handler: 'get-docs-asset', auth: 'none' },
 ];
 
 export const AUTHORIZER_HANDLER = 'authorizer';
