@@ -1,43 +1,163 @@
-import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match } from 'aws-cdk-lib/assertions';
 import { createTableInput } from '../../functions/data/table-definition';
-import { StatefulStack } from '../../lib/stateful-stack';
-
-const synth = (stage: string) =>
-  Template.fromStack(new StatefulStack(new App(), `Test-${stage}`, { stage }));
+import { PUBLIC_MEDIA_PREFIXES } from '../../lib/function-permissions';
+import { resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
 
 describe('StatefulStack', () => {
-  it('deploys the same keys and index the local stack creates', () => {
-    const local = createTableInput('any');
-    synth('dev').hasResourceProperties('AWS::DynamoDB::GlobalTable', {
-      KeySchema: local.KeySchema,
-      AttributeDefinitions: Match.arrayEquals(local.AttributeDefinitions!),
-      GlobalSecondaryIndexes: [
-        Match.objectLike({
-          IndexName: local.GlobalSecondaryIndexes![0]!.IndexName,
-          KeySchema: local.GlobalSecondaryIndexes![0]!.KeySchema,
-          Projection: { ProjectionType: 'ALL' },
-        }),
-      ],
-      LocalSecondaryIndexes: [
-        Match.objectLike({
-          IndexName: local.LocalSecondaryIndexes![0]!.IndexName,
-          KeySchema: local.LocalSecondaryIndexes![0]!.KeySchema,
-          Projection: { ProjectionType: 'ALL' },
-        }),
-      ],
-      BillingMode: 'PAY_PER_REQUEST',
-      TimeToLiveSpecification: { AttributeName: 'expires_at', Enabled: true },
-      Replicas: [Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } })],
+  let dev: Synthesized;
+  let prod: Synthesized;
+  beforeAll(() => {
+    dev = synthesize();
+    prod = synthesize({ context: { stage: 'prod', replicateSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vidgen/prod/replicate-AbCdEf' } });
+  });
+
+  describe('table', () => {
+    it('deploys the same keys and indexes the local stack creates, with TTL and PITR', () => {
+      const local = createTableInput('any');
+      dev.statefulTemplate.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+        KeySchema: local.KeySchema,
+        AttributeDefinitions: Match.arrayEquals(local.AttributeDefinitions!),
+        GlobalSecondaryIndexes: [
+          Match.objectLike({
+            IndexName: local.GlobalSecondaryIndexes![0]!.IndexName,
+            KeySchema: local.GlobalSecondaryIndexes![0]!.KeySchema,
+            Projection: { ProjectionType: 'ALL' },
+          }),
+        ],
+        LocalSecondaryIndexes: [
+          Match.objectLike({
+            IndexName: local.LocalSecondaryIndexes![0]!.IndexName,
+            KeySchema: local.LocalSecondaryIndexes![0]!.KeySchema,
+            Projection: { ProjectionType: 'ALL' },
+          }),
+        ],
+        BillingMode: 'PAY_PER_REQUEST',
+        TimeToLiveSpecification: { AttributeName: 'expires_at', Enabled: true },
+        Replicas: [Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } })],
+      });
+    });
+
+    it('is retained and deletion-protected in prod only', () => {
+      prod.statefulTemplate.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Retain' });
+      prod.statefulTemplate.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+        Replicas: [Match.objectLike({ DeletionProtectionEnabled: true })],
+      });
+      dev.statefulTemplate.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Delete' });
+    });
+
+    it('exports its name for the admin CLI', () => {
+      dev.statefulTemplate.hasOutput('TableName', { Value: { Ref: Match.stringLikeRegexp('AppTable') } });
     });
   });
 
-  it('retains and protects the table in production only', () => {
-    const prod = synth('prod');
-    prod.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Retain' });
-    prod.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
-      Replicas: [Match.objectLike({ DeletionProtectionEnabled: true })],
+  describe('media bucket', () => {
+    const mediaBucket = (s: Synthesized) => {
+      const found = resourcesOf(s.statefulTemplate, 'AWS::S3::Bucket').find(([id]) => id.startsWith('MediaBucket'));
+      if (!found) throw new Error('no media bucket');
+      return found;
+    };
+
+    it('blocks public access and encrypts at rest', () => {
+      const [, bucket] = mediaBucket(dev);
+      expect(bucket.Properties!.PublicAccessBlockConfiguration).toEqual({
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      });
+      expect(bucket.Properties!.BucketEncryption.ServerSideEncryptionConfiguration).toEqual([
+        { ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } },
+      ]);
+      expect(bucket.Properties!.LoggingConfiguration).toMatchObject({ LogFilePrefix: 'media-bucket/' });
     });
-    synth('dev').hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Delete' });
+
+    it('refuses requests without TLS', () => {
+      const [id] = mediaBucket(dev);
+      dev.statefulTemplate.hasResourceProperties('AWS::S3::BucketPolicy', {
+        Bucket: { Ref: id },
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+    });
+
+    it('expires incoming/ after a day and aborts incomplete multipart uploads', () => {
+      const [, bucket] = mediaBucket(dev);
+      const rules = bucket.Properties!.LifecycleConfiguration.Rules as Array<Record<string, unknown>>;
+      expect(rules).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ Prefix: 'incoming/', ExpirationInDays: 1, Status: 'Enabled' }),
+          expect.objectContaining({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }),
+        ]),
+      );
+    });
+
+    it('lets the CDN read the public prefixes only, through its origin access control', () => {
+      const [id] = mediaBucket(dev);
+      const policy = resourcesOf(dev.statefulTemplate, 'AWS::S3::BucketPolicy').find(
+        ([, p]) => p.Properties!.Bucket.Ref === id,
+      )![1];
+      const cdnStatements = (policy.Properties!.PolicyDocument.Statement as Array<Record<string, any>>).filter(
+        (statement) => statement.Principal?.Service === 'cloudfront.amazonaws.com',
+      );
+      const reads = cdnStatements.find((statement) => statement.Action === 's3:GetObject')!;
+      const prefixes = (reads.Resource as Array<{ 'Fn::Join': [string, unknown[]] }>).map((r) => r['Fn::Join'][1].at(-1));
+      expect(prefixes.sort()).toEqual(PUBLIC_MEDIA_PREFIXES.map((prefix) => `/${prefix}*`).sort());
+      expect(prefixes).not.toContain('/incoming/*');
+      expect(prefixes).not.toContain('/*');
+      for (const statement of cdnStatements) {
+        expect(statement.Condition.StringEquals['AWS:SourceArn']).toBeDefined();
+      }
+      dev.statefulTemplate.hasResourceProperties('AWS::CloudFront::OriginAccessControl', {
+        OriginAccessControlConfig: Match.objectLike({ OriginAccessControlOriginType: 's3', SigningBehavior: 'always' }),
+      });
+    });
+
+    it('is retained in prod, and emptied and deleted with a dev stack', () => {
+      expect(mediaBucket(prod)[1].DeletionPolicy).toBe('Retain');
+      expect(mediaBucket(dev)[1].DeletionPolicy).toBe('Delete');
+      prod.statefulTemplate.resourceCountIs('Custom::S3AutoDeleteObjects', 0);
+    });
+  });
+
+  describe('CDN', () => {
+    it('serves each public prefix over HTTPS and answers everything else at the edge', () => {
+      const [, distribution] = resourcesOf(dev.statefulTemplate, 'AWS::CloudFront::Distribution')[0]!;
+      const config = distribution.Properties!.DistributionConfig;
+      expect(config.CacheBehaviors.map((b: { PathPattern: string }) => b.PathPattern).sort()).toEqual(
+        PUBLIC_MEDIA_PREFIXES.map((prefix) => `${prefix}*`).sort(),
+      );
+      for (const behavior of [config.DefaultCacheBehavior, ...config.CacheBehaviors]) {
+        expect(behavior.ViewerProtocolPolicy).toBe('redirect-to-https');
+        expect(behavior.AllowedMethods).toEqual(['GET', 'HEAD']);
+      }
+      expect(config.DefaultCacheBehavior.FunctionAssociations).toHaveLength(1);
+      expect(config.Origins[0].OriginAccessControlId).toBeDefined();
+      expect(config.Logging).toBeDefined();
+    });
+
+    it('uses a custom domain and certificate from context', () => {
+      const custom = synthesize({
+        context: {
+          cdnDomainName: 'media.example.com',
+          cdnCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/11111111-2222-3333-4444-555555555555',
+        },
+      });
+      custom.statefulTemplate.hasResourceProperties('AWS::CloudFront::Distribution', {
+        DistributionConfig: Match.objectLike({
+          Aliases: ['media.example.com'],
+          ViewerCertificate: Match.objectLike({ MinimumProtocolVersion: 'TLSv1.2_2021', SslSupportMethod: 'sni-only' }),
+        }),
+      });
+      custom.statefulTemplate.hasOutput('CdnUrl', { Value: 'https://media.example.com' });
+    });
+
+    it('outputs its URL (PUBLIC_MEDIA_BASE_URL)', () => {
+      dev.statefulTemplate.hasOutput('CdnUrl', {
+        Value: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [Match.stringLikeRegexp('MediaCdn'), 'DomainName'] }]] },
+      });
+    });
   });
 });

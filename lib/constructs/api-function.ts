@@ -1,0 +1,228 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { Duration, RemovalPolicy, Token, Validations } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, type CfnFunction, type IFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Charset, LogLevel, NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import type { ExtraFile } from '../bundle-extras';
+import type { FunctionEnvironment } from '../function-environment';
+import { type MediaAccess, type MediaPrefix, mergeMedia, type QueryTarget, type TableAction } from '../function-permissions';
+import { acknowledgeWildcardResource } from '../nag';
+
+/**
+ * The one way this project declares a Lambda function (Powertools' FunctionWithLogGroup idea):
+ * a handler file under functions/handlers/, bundled locally by esbuild (no Docker), minified
+ * with a source map, on the newest Node.js runtime, arm64, X-Ray tracing, its own log group
+ * with a retention, and a role that holds nothing until a `grant*` helper adds exactly what
+ * the permission table (lib/function-permissions.ts) says.
+ */
+export const HANDLERS_DIR = path.resolve(__dirname, '..', '..', 'functions', 'handlers');
+/** Template metadata naming the handler a function runs; bin/invoke.ts finds bundles by it. */
+export const HANDLER_METADATA_KEY = 'vidgen:handler';
+export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
+export const BUNDLE_TARGET = 'node24';
+/**
+ * Native packages of the simulated provider (libvips and an ffmpeg binary, per platform): never
+ * bundled. PROVIDER=simulated on AWS would need them in a layer (not provided); the default
+ * provider on AWS is replicate, which needs neither.
+ */
+export const NATIVE_EXTERNALS = ['sharp', '@ffmpeg-installer/*'];
+/** The SDK v3 that the Node.js runtime ships (see docs/operations.md, "Bundles"). */
+export const AWS_SDK_EXTERNALS = ['@aws-sdk/*', '@smithy/*'];
+/** Lambda refuses a function whose environment is larger than 4 KB. */
+const ENVIRONMENT_LIMIT_BYTES = 4096;
+
+export interface ApiFunctionProps {
+  /** File name under functions/handlers/ without extension; it exports `handler`. */
+  handler: string;
+  /** One line for the console and for the reasons of this function's acknowledgments. */
+  purpose: string;
+  environment: FunctionEnvironment;
+  logRetention: RetentionDays;
+  /** Keep the log group when the stack is deleted. */
+  retainLogs: boolean;
+  /** Include the AWS SDK in the bundle instead of using the runtime's. */
+  bundleAwsSdk: boolean;
+  /** Files the handler reads at run time, copied next to its bundle (lib/bundle-extras.ts). */
+  extraFiles?: ExtraFile[];
+  memorySize?: number;
+  timeout?: Duration;
+  /** Lambda's retries of a failed asynchronous invocation (0 to 2). */
+  retryAttempts?: number;
+  maxEventAge?: Duration;
+}
+
+export class ApiFunction extends Construct {
+  readonly handlerName: string;
+  readonly function: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+  private readonly purpose: string;
+
+  constructor(scope: Construct, id: string, props: ApiFunctionProps) {
+    super(scope, id);
+    this.handlerName = props.handler;
+    this.purpose = props.purpose;
+
+    const entry = path.join(HANDLERS_DIR, `${props.handler}.ts`);
+    if (!existsSync(entry)) {
+      throw new Error(`functions/handlers/${props.handler}.ts does not exist (named by a route or the stack).`);
+    }
+    for (const file of props.extraFiles ?? []) {
+      if (!existsSync(file.source)) throw new Error(`${props.handler} needs ${file.source}, which does not exist.`);
+    }
+    checkEnvironmentSize(props.handler, props.environment);
+
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention,
+      removalPolicy: props.retainLogs ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    // Our own role instead of AWSLambdaBasicExecutionRole: it may write to this log group only.
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `vidgen ${props.handler}: ${props.purpose}`,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry,
+      handler: 'handler',
+      description: `vidgen ${props.handler}: ${props.purpose}`,
+      runtime: FUNCTION_RUNTIME,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(28),
+      role: this.role,
+      logGroup: this.logGroup,
+      tracing: Tracing.ACTIVE,
+      environment: props.environment as Record<string, string>,
+      ...(props.retryAttempts !== undefined && { retryAttempts: props.retryAttempts }),
+      ...(props.maxEventAge && { maxEventAge: props.maxEventAge }),
+      bundling: {
+        forceDockerBundling: false,
+        format: OutputFormat.CJS,
+        target: BUNDLE_TARGET,
+        minify: true,
+        // Minified class names would otherwise show up in logs as `t` instead of `ValidationError`.
+        keepNames: true,
+        sourceMap: true,
+        sourceMapMode: SourceMapMode.DEFAULT,
+        sourcesContent: false,
+        charset: Charset.UTF8,
+        logLevel: LogLevel.WARNING,
+        externalModules: [...(props.bundleAwsSdk ? [] : AWS_SDK_EXTERNALS), ...NATIVE_EXTERNALS],
+        ...(props.extraFiles?.length && {
+          commandHooks: {
+            beforeBundling: () => [],
+            beforeInstall: () => [],
+            afterBundling: (_inputDir: string, outputDir: string) =>
+              props.extraFiles!.map((file) => `cp ${shellQuote(file.source)} ${shellQuote(path.join(outputDir, file.name))}`),
+          },
+        }),
+      },
+    });
+    (this.function.node.defaultChild as CfnFunction).addMetadata(HANDLER_METADATA_KEY, props.handler);
+
+    // Tracing adds xray:PutTraceSegments / PutTelemetryRecords on "*".
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'X-Ray PutTraceSegments and PutTelemetryRecords support no resource-level permissions; nothing else is granted on "*".',
+    });
+  }
+
+  /** Item actions on the table, and Query only on the named table or indexes. */
+  grantTable(table: ITableV2, actions: readonly TableAction[], queryTargets: readonly QueryTarget[] = []): void {
+    const itemActions = [...new Set(actions.filter((action) => action !== 'Query'))].sort();
+    if (itemActions.length > 0) {
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({ actions: itemActions.map((action) => `dynamodb:${action}`), resources: [table.tableArn] }),
+      );
+    }
+    if (actions.includes('Query') !== queryTargets.length > 0) {
+      throw new Error(`${this.handlerName}: Query needs query targets (the table or index names) and vice versa.`);
+    }
+    if (queryTargets.length > 0) {
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ['dynamodb:Query'],
+          resources: queryTargets.map((target) =>
+            target === 'table' ? table.tableArn : `${table.tableArn}/index/${target}`,
+          ),
+        }),
+      );
+    }
+  }
+
+  /** Object actions on bucket prefixes only (plus, where asked, ListBucket for honest 404s). */
+  grantMedia(bucket: IBucket, ...access: (MediaAccess | undefined)[]): void {
+    const media = mergeMedia(...access);
+    const prefixStatement = (actions: string[], prefixes: MediaPrefix[], what: string) => {
+      if (prefixes.length === 0) return;
+      const resources = prefixes.map((prefix) => bucket.arnForObjects(`${prefix}*`));
+      this.role.addToPrincipalPolicy(new PolicyStatement({ actions, resources }));
+      for (const resource of resources) {
+        acknowledgeWildcardResource(
+          this.role,
+          resource,
+          `${this.handlerName} ${this.purpose}: it ${what} objects under ${prefixes.join(', ')} only; object keys are generated ids, so the grant is a prefix.`,
+        );
+      }
+    };
+    prefixStatement(['s3:GetObject'], media.read, 'reads');
+    prefixStatement(['s3:AbortMultipartUpload', 's3:PutObject'], media.write, 'writes');
+    prefixStatement(['s3:DeleteObject'], media.delete, 'deletes');
+    if (media.listBucket) {
+      this.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
+    }
+  }
+
+  /** Reading one secret's value (the Replicate token). */
+  grantSecretRead(secret: ISecret): void {
+    const resource = secret.secretFullArn ?? `${secret.secretArn}-??????`;
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], resources: [resource] }),
+    );
+    if (!secret.secretFullArn) {
+      acknowledgeWildcardResource(
+        this.role,
+        resource,
+        'The token secret is named, not given by full ARN: "-??????" matches only the random suffix Secrets Manager appends to that one name. Pass -c replicateSecretArn=<full ARN> to drop the wildcard.',
+      );
+    }
+  }
+
+  /** lambda:InvokeFunction on that function only (no versions or aliases). */
+  grantInvoke(target: IFunction): void {
+    this.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [target.functionArn] }));
+  }
+}
+
+function checkEnvironmentSize(handler: string, environment: FunctionEnvironment): void {
+  // Unresolved values (names and URLs of other resources) are counted at a generous 128 bytes.
+  const bytes = Object.entries(environment).reduce(
+    (sum, [name, value]) => sum + name.length + (value === undefined ? 0 : Token.isUnresolved(value) ? 128 : Buffer.byteLength(value)),
+    0,
+  );
+  if (bytes > ENVIRONMENT_LIMIT_BYTES) {
+    throw new Error(
+      `The environment of ${handler} is about ${bytes} bytes; Lambda allows ${ENVIRONMENT_LIMIT_BYTES}. Shorten REPLICATE_MODELS (context replicateModels).`,
+    );
+  }
+}
+
+/** A POSIX shell word (command hooks run through the shell when bundling locally). */
+const shellQuote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
+
+/** `get-credits` -> `GetCredits`: construct ids from handler names. */
+export function constructIdFor(handler: string): string {
+  return handler
+    .split(/[^a-zA-Z0-9]+/)
+    .filter(Boolean)
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('');
+}

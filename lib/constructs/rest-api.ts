@@ -1,0 +1,243 @@
+import { Duration, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogField,
+  AccessLogFormat,
+  AuthorizationType,
+  BasePathMapping,
+  DomainName,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  type Method,
+  MethodLoggingLevel,
+  RequestAuthorizer,
+  ResponseType,
+  RestApi,
+  SecurityPolicy,
+} from 'aws-cdk-lib/aws-apigateway';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
+import { Construct } from 'constructs';
+import { errorEnvelope } from '../../functions/http/envelope';
+import { GATEWAY_RESPONSES, type GatewayResponse } from '../../functions/http/gateway-responses';
+import { API_PREFIX, BINARY_MEDIA_TYPES, type Route } from '../../functions/http/routes';
+import type { CustomDomain } from '../deploy-settings';
+
+/** Routes marked `auth: 'none'` (the API reference: OpenAPI document, docs page) skip the authorizer. */
+export const isPublicRoute = (route: Route): boolean => route.auth === 'none';
+
+/**
+ * Platform answers that must arrive in our envelope, and which GATEWAY_RESPONSES entry each
+ * uses, so the local stack (bin/local-stack) and API Gateway answer alike.
+ *   MISSING_AUTHENTICATION_TOKEN is API Gateway's answer for an unknown path or method (also
+ *     the "Authorization header requires 'Credential' parameter" variant when a Bearer header
+ *     is present): 404 not_found.
+ *   ACCESS_DENIED: a policy that does not cover the route; our authorizer never produces one,
+ *     and decisions.md answers it like a missing key.
+ *   DEFAULT_4XX / DEFAULT_5XX catch the rest (malformed request, authorizer crash, Lambda
+ *     error or timeout) with a status that matches the envelope's code.
+ */
+type GatewayResponseName = keyof typeof GATEWAY_RESPONSES | 'badRequest';
+export const GATEWAY_RESPONSE_MAP: ReadonlyArray<{ type: ResponseType; response: GatewayResponseName }> = [
+  { type: ResponseType.UNAUTHORIZED, response: 'unauthorized' },
+  { type: ResponseType.ACCESS_DENIED, response: 'unauthorized' },
+  { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, response: 'notFound' },
+  { type: ResponseType.REQUEST_TOO_LARGE, response: 'payloadTooLarge' },
+  { type: ResponseType.THROTTLED, response: 'throttled' },
+  { type: ResponseType.DEFAULT_4XX, response: 'badRequest' },
+  { type: ResponseType.DEFAULT_5XX, response: 'internal' },
+];
+
+/**
+ * Used until functions/http/gateway-responses.ts has a `badRequest` entry (then that one wins),
+ * so the local stack can share it.
+ */
+const BAD_REQUEST_FALLBACK: GatewayResponse = {
+  status: 400,
+  body: errorEnvelope('validation_error', 'The request could not be processed. Check the method, headers and body.'),
+};
+
+export function gatewayResponse(name: GatewayResponseName): GatewayResponse {
+  const shared = (GATEWAY_RESPONSES as Readonly<Record<string, GatewayResponse>>)[name];
+  if (shared) return shared;
+  if (name === 'badRequest') return BAD_REQUEST_FALLBACK;
+  throw new Error(`No gateway response named ${name}.`);
+}
+
+/** The response template: the envelope as JSON. `$` would start a variable in API Gateway's templates. */
+export function gatewayResponseTemplate(response: GatewayResponse): string {
+  const body = JSON.stringify(response.body);
+  if (body.includes('$')) throw new Error(`Gateway response bodies must not contain "$": ${body}`);
+  return body;
+}
+
+export interface RestApiProps {
+  stage: string;
+  routes: readonly Route[];
+  functionFor: (handler: string) => IFunction;
+  authorizer: IFunction;
+  authCacheTtlSeconds: number;
+  throttle: { rateLimit: number; burstLimit: number };
+  logRetention: RetentionDays;
+  retainLogs: boolean;
+  domain?: CustomDomain;
+  webAclArn?: string;
+}
+
+/**
+ * The REST API at /api/v1, built from the route table: one resource per path, one Lambda proxy
+ * method per route, the REQUEST authorizer on every method unless the route is public.
+ */
+export class VidGenRestApi extends Construct {
+  readonly api: RestApi;
+  readonly accessLogs: LogGroup;
+  readonly authorizer: RequestAuthorizer;
+  readonly methods: Method[] = [];
+  /** https://…/api/v1 (the custom domain when there is one). */
+  readonly url: string;
+  readonly domainName?: DomainName;
+
+  constructor(scope: Construct, id: string, props: RestApiProps) {
+    super(scope, id);
+
+    this.accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: props.logRetention,
+      removalPolicy: props.retainLogs ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+
+    this.authorizer = new RequestAuthorizer(this, 'ApiKeyAuthorizer', {
+      authorizerName: `vidgen-${props.stage}-api-key`,
+      handler: props.authorizer,
+      identitySources: [IdentitySource.header('Authorization')],
+      // The same TTL the functions are told (AUTH_CACHE_TTL_SECONDS) and the local stack uses.
+      resultsCacheTtl: Duration.seconds(props.authCacheTtlSeconds),
+    });
+
+    this.api = new RestApi(this, 'Api', {
+      restApiName: `vidgen-${props.stage}`,
+      description: 'Video and image generation API (routes from functions/http/routes.ts)',
+      endpointTypes: [EndpointType.REGIONAL],
+      binaryMediaTypes: [...BINARY_MEDIA_TYPES],
+      minCompressionSize: Size.kibibytes(1),
+      cloudWatchRole: true,
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      deployOptions: {
+        stageName: props.stage,
+        tracingEnabled: true,
+        metricsEnabled: true,
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        throttlingRateLimit: props.throttle.rateLimit,
+        throttlingBurstLimit: props.throttle.burstLimit,
+        accessLogDestination: new LogGroupLogDestination(this.accessLogs),
+        accessLogFormat: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: AccessLogField.contextRequestId(),
+            extendedRequestId: AccessLogField.contextExtendedRequestId(),
+            requestTime: AccessLogField.contextRequestTime(),
+            ip: AccessLogField.contextIdentitySourceIp(),
+            userAgent: AccessLogField.contextIdentityUserAgent(),
+            httpMethod: AccessLogField.contextHttpMethod(),
+            resourcePath: AccessLogField.contextResourcePath(),
+            path: AccessLogField.contextPath(),
+            protocol: AccessLogField.contextProtocol(),
+            status: AccessLogField.contextStatus(),
+            responseLength: AccessLogField.contextResponseLength(),
+            responseLatency: AccessLogField.contextResponseLatency(),
+            integrationStatus: AccessLogField.contextIntegrationStatus(),
+            integrationLatency: AccessLogField.contextIntegrationLatency(),
+            accountId: AccessLogField.contextAuthorizer('accountId'),
+            keyId: AccessLogField.contextAuthorizer('keyId'),
+            authorizerStatus: AccessLogField.contextAuthorizerIntegrationStatus(),
+            authorizerLatency: AccessLogField.contextAuthorizerLatency(),
+            authorizerError: AccessLogField.contextAuthorizerError(),
+            errorType: AccessLogField.contextErrorResponseType(),
+            errorMessage: AccessLogField.contextErrorMessageString(),
+            xrayTraceId: AccessLogField.contextXrayTraceId(),
+          }),
+        ),
+      },
+      defaultMethodOptions: { authorizationType: AuthorizationType.CUSTOM, authorizer: this.authorizer },
+    });
+
+    // RestApi's own output is the stage URL without /api/v1; the stack outputs ApiUrl instead.
+    this.api.node.tryRemoveChild('Endpoint');
+
+    for (const route of props.routes) {
+      if (!route.path.startsWith(`${API_PREFIX}/`)) {
+        throw new Error(`Route ${route.method} ${route.path} is outside ${API_PREFIX}.`);
+      }
+      const integration = new LambdaIntegration(props.functionFor(route.handler), { allowTestInvoke: false });
+      const method = this.api.root
+        .resourceForPath(route.path)
+        .addMethod(
+          route.method,
+          integration,
+          isPublicRoute(route) ? { authorizationType: AuthorizationType.NONE, authorizer: undefined } : {},
+        );
+      this.methods.push(method);
+      if (isPublicRoute(route)) {
+        Validations.of(method).acknowledge({
+          id: 'AwsSolutions-APIG4',
+          reason: `${route.method} ${route.path} is public by design (auth: 'none' in the route table): a document anyone may read.`,
+        });
+      }
+    }
+
+    for (const { type, response: name } of GATEWAY_RESPONSE_MAP) {
+      const response = gatewayResponse(name);
+      this.api.addGatewayResponse(`Gateway${type.responseType}`, {
+        type,
+        statusCode: String(response.status),
+        responseHeaders: {
+          'X-Request-Id': 'context.requestId',
+          'Content-Type': "'application/json'",
+        },
+        templates: { 'application/json': gatewayResponseTemplate(response) },
+      });
+    }
+
+    if (props.domain) {
+      this.domainName = new DomainName(this, 'Domain', {
+        domainName: props.domain.domainName,
+        certificate: Certificate.fromCertificateArn(this, 'Certificate', props.domain.certificateArn),
+        endpointType: EndpointType.REGIONAL,
+        securityPolicy: SecurityPolicy.TLS_1_2,
+      });
+      new BasePathMapping(this, 'Mapping', { domainName: this.domainName, restApi: this.api, stage: this.api.deploymentStage });
+      this.url = `https://${props.domain.domainName}${API_PREFIX}`;
+    } else {
+      // api.url ends with the stage and a slash: https://<id>.execute-api.<region>.amazonaws.com/<stage>/
+      this.url = `${this.api.url}${API_PREFIX.slice(1)}`;
+    }
+
+    if (props.webAclArn) {
+      new CfnWebACLAssociation(this, 'WebAcl', {
+        resourceArn: this.api.deploymentStage.stageArn,
+        webAclArn: props.webAclArn,
+      });
+    } else {
+      Validations.of(this.api).acknowledge({
+        id: 'AwsSolutions-APIG3',
+        reason: 'Every method sits behind the API-key authorizer, a per-key rate limit and stage throttling; attach a regional web ACL with -c apiWebAclArn=... where one is required.',
+      });
+    }
+    Validations.of(this.api).acknowledge(
+      {
+        id: 'AwsSolutions-APIG2',
+        reason: 'Requests are validated in each function (zod), so that errors carry the contract envelope and name the offending field; a gateway validator would answer with its own body.',
+      },
+      {
+        id: 'AwsSolutions-COG4',
+        reason: 'Callers are developers with API keys (SPEC.md section 5), checked by the Lambda REQUEST authorizer; there are no Cognito users.',
+      },
+      {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason: "API Gateway's account-level CloudWatch role for execution logs; AWS maintains this policy for exactly that purpose.",
+      },
+    );
+  }
+}

@@ -1,0 +1,236 @@
+import { CONFIG_DEFAULTS } from '../functions/config';
+
+/**
+ * Everything a deployment can vary, read once from CDK context (`cdk.json` defaults, overridden
+ * on the command line with `-c key=value`). Values are checked here, so a typo in a deploy
+ * command stops `cdk synth` with the key's name instead of producing a broken stack.
+ * docs/operations.md lists the keys for operators.
+ */
+export type Stage = 'dev' | 'prod';
+export const STAGES: readonly Stage[] = ['dev', 'prod'];
+
+export interface CustomDomain {
+  domainName: string;
+  /** ACM certificate for `domainName` (us-east-1 for the CDN, the stack's region for the API). */
+  certificateArn: string;
+}
+
+/** Where the Replicate API token lives. Never its value: the template must not contain it. */
+export type SecretReference = { arn: string } | { name: string };
+
+export type ProviderSettings =
+  | { name: 'simulated'; delaySeconds: number }
+  | {
+      name: 'replicate';
+      secret: SecretReference;
+      baseUrl?: string;
+      timeoutMs?: number;
+      /** JSON text of the model map (REPLICATE_MODELS); the shipped default when unset. */
+      modelsJson?: string;
+    };
+
+export interface DeploySettings {
+  stage: Stage;
+  /** RETAIN data, deletion protection, longer log retention. */
+  production: boolean;
+  /** Account and region when given (context or CDK_DEFAULT_*); otherwise environment-agnostic. */
+  env: { account?: string; region?: string };
+  provider: ProviderSettings;
+  /** Values every function receives (functions/config.ts reads them). */
+  runtime: { authCacheTtlSeconds: number; defaultRateLimit: number; taskTimeoutSeconds: number };
+  api: {
+    domain?: CustomDomain;
+    /** Stage-wide backstop; per-key limits are enforced by the functions. */
+    throttle: { rateLimit: number; burstLimit: number };
+    webAclArn?: string;
+  };
+  cdn: { domain?: CustomDomain; webAclArn?: string };
+  alarms: { topicArn?: string; serverErrorRate: number; latencyP99Ms: number };
+  logRetentionDays: number;
+  /** Bundle the AWS SDK into each function instead of using the runtime's copy. */
+  bundleAwsSdk: boolean;
+  /**
+   * A synth for `sam local invoke` only: declares DYNAMODB_ENDPOINT and S3_ENDPOINT (empty) on
+   * every function, because SAM's --env-vars can only override variables the template declares.
+   */
+  samLocal: boolean;
+}
+
+export class DeploySettingsError extends Error {}
+
+/** The retention periods CloudWatch Logs accepts. */
+export const LOG_RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+] as const;
+
+/** Reads one context key; `App.node.tryGetContext` fits. */
+export type ContextReader = (key: string) => unknown;
+
+export function readDeploySettings(
+  context: ContextReader,
+  env: Record<string, string | undefined> = process.env,
+): DeploySettings {
+  const read = reader(context);
+  const stage = read.oneOf('stage', STAGES, 'dev');
+  const production = stage === 'prod';
+  const providerName = read.oneOf('provider', ['replicate', 'simulated'] as const, 'replicate');
+
+  const provider: ProviderSettings =
+    providerName === 'simulated'
+      ? { name: 'simulated', delaySeconds: read.integer('simDelaySeconds', CONFIG_DEFAULTS.simDelaySeconds, 0) }
+      : {
+          name: 'replicate',
+          secret: secretReference(read, stage),
+          ...optional('baseUrl', read.url('replicateBaseUrl')),
+          ...optional('timeoutMs', read.optionalInteger('replicateTimeoutMs', 1)),
+          ...optional('modelsJson', read.json('replicateModels')),
+        };
+
+  const account = read.string('account') ?? env.CDK_DEFAULT_ACCOUNT;
+  const region = read.string('region') ?? env.CDK_DEFAULT_REGION;
+
+  return {
+    stage,
+    production,
+    env: { ...optional('account', account), ...optional('region', region) },
+    provider,
+    runtime: {
+      authCacheTtlSeconds: read.integer('authCacheTtlSeconds', CONFIG_DEFAULTS.authCacheTtlSeconds, 0, 3600),
+      defaultRateLimit: read.integer('defaultRateLimit', CONFIG_DEFAULTS.defaultRateLimit, 1),
+      taskTimeoutSeconds: read.integer('taskTimeoutSeconds', CONFIG_DEFAULTS.taskTimeoutSeconds, 60),
+    },
+    api: {
+      ...optional('domain', domain(read, 'api')),
+      throttle: {
+        rateLimit: read.integer('apiThrottleRateLimit', 100, 1),
+        burstLimit: read.integer('apiThrottleBurstLimit', 200, 1),
+      },
+      ...optional('webAclArn', read.arn('apiWebAclArn')),
+    },
+    cdn: { ...optional('domain', domain(read, 'cdn')), ...optional('webAclArn', read.arn('cdnWebAclArn')) },
+    alarms: {
+      ...optional('topicArn', read.arn('alarmTopicArn')),
+      serverErrorRate: read.number('alarmServerErrorRate', 0.05),
+      latencyP99Ms: read.integer('alarmLatencyP99Ms', 5000, 1),
+    },
+    logRetentionDays: read.oneOfNumbers('logRetentionDays', LOG_RETENTION_DAYS, production ? 90 : 14),
+    bundleAwsSdk: read.boolean('bundleAwsSdk', false),
+    samLocal: read.boolean('samLocal', false),
+  };
+}
+
+function secretReference(read: Reader, stage: Stage): SecretReference {
+  const arn = read.arn('replicateSecretArn');
+  if (arn) {
+    if (!arn.startsWith('arn:') || !arn.includes(':secretsmanager:')) {
+      throw new DeploySettingsError(`replicateSecretArn must be a Secrets Manager secret ARN; got "${arn}".`);
+    }
+    return { arn };
+  }
+  return { name: read.string('replicateSecretName') ?? `vidgen/${stage}/replicate-api-token` };
+}
+
+function domain(read: Reader, prefix: 'api' | 'cdn'): CustomDomain | undefined {
+  const domainName = read.string(`${prefix}DomainName`);
+  const certificateArn = read.arn(`${prefix}CertificateArn`);
+  if (!domainName && !certificateArn) return undefined;
+  if (!domainName || !certificateArn) {
+    throw new DeploySettingsError(`${prefix}DomainName and ${prefix}CertificateArn go together: set both or neither.`);
+  }
+  if (prefix === 'cdn' && !certificateArn.includes(':us-east-1:')) {
+    throw new DeploySettingsError('cdnCertificateArn must be an ACM certificate in us-east-1 (CloudFront requires it).');
+  }
+  return { domainName, certificateArn };
+}
+
+const optional = <K extends string, V>(key: K, value: V | undefined) =>
+  (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+
+type Reader = ReturnType<typeof reader>;
+
+/** Context values arrive as strings from `-c key=value` and as JSON values from cdk.json. */
+function reader(context: ContextReader) {
+  const raw = (key: string): unknown => {
+    const value = context(key);
+    return typeof value === 'string' && value.trim() === '' ? undefined : value;
+  };
+  const fail = (key: string, expected: string, value: unknown): never => {
+    throw new DeploySettingsError(`Context "${key}" must be ${expected}; got ${JSON.stringify(value)}.`);
+  };
+  const string = (key: string): string | undefined => {
+    const value = raw(key);
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'string') return fail(key, 'a string', value);
+    return value.trim();
+  };
+  const number = (key: string, fallback: number): number => {
+    const value = raw(key);
+    if (value === undefined || value === null) return fallback;
+    const parsed = typeof value === 'number' ? value : Number(value);
+    if (!Number.isFinite(parsed)) return fail(key, 'a number', value);
+    return parsed;
+  };
+  const optionalInteger = (key: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined => {
+    const value = raw(key);
+    if (value === undefined || value === null) return undefined;
+    const parsed = typeof value === 'number' ? value : Number(value);
+    if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+      return fail(key, `a whole number from ${min} to ${max}`, value);
+    }
+    return parsed;
+  };
+  return {
+    string,
+    number,
+    optionalInteger,
+    integer: (key: string, fallback: number, min: number, max?: number): number =>
+      optionalInteger(key, min, max) ?? fallback,
+    boolean: (key: string, fallback: boolean): boolean => {
+      const value = raw(key);
+      if (value === undefined || value === null) return fallback;
+      if (value === true || value === 'true') return true;
+      if (value === false || value === 'false') return false;
+      return fail(key, 'true or false', value);
+    },
+    oneOfNumbers: (key: string, allowed: readonly number[], fallback: number): number => {
+      const value = optionalInteger(key, 1);
+      if (value === undefined) return fallback;
+      if (!allowed.includes(value)) return fail(key, `one of ${allowed.join(', ')}`, value);
+      return value;
+    },
+    oneOf: <T extends string>(key: string, allowed: readonly T[], fallback: T): T => {
+      const value = string(key) ?? fallback;
+      if (!(allowed as readonly string[]).includes(value)) return fail(key, `one of ${allowed.join(', ')}`, value);
+      return value as T;
+    },
+    arn: (key: string): string | undefined => {
+      const value = string(key);
+      if (value !== undefined && !value.startsWith('arn:')) return fail(key, 'an ARN', value);
+      return value;
+    },
+    url: (key: string): string | undefined => {
+      const value = string(key);
+      if (value === undefined) return undefined;
+      try {
+        const url = new URL(value);
+        if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('not http(s)');
+      } catch {
+        return fail(key, 'an http(s) URL', value);
+      }
+      return value;
+    },
+    /** A JSON object given inline in cdk.json, or as JSON text on the command line. */
+    json: (key: string): string | undefined => {
+      const value = raw(key);
+      if (value === undefined || value === null) return undefined;
+      if (typeof value === 'object') return JSON.stringify(value);
+      if (typeof value !== 'string') return fail(key, 'a JSON object', value);
+      try {
+        JSON.parse(value);
+      } catch {
+        return fail(key, 'JSON text', value);
+      }
+      return value;
+    },
+  };
+}

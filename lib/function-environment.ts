@@ -1,0 +1,76 @@
+import { CONFIG_DEFAULTS } from '../functions/config';
+import type { DeploySettings } from './deploy-settings';
+
+/**
+ * The environment variables the stack sets on functions: what functions/config.ts reads at
+ * cold start. A CDK test reads config.ts and checks that every variable it reads is either
+ * set here or listed in NOT_SET_ON_AWS, so the two cannot drift apart.
+ */
+export type FunctionEnvName =
+  | 'TABLE_NAME'
+  | 'MEDIA_BUCKET'
+  | 'PUBLIC_MEDIA_BASE_URL'
+  | 'PROVIDER'
+  | 'SIM_DELAY_SECONDS'
+  | 'REPLICATE_API_TOKEN_SECRET_ARN'
+  | 'REPLICATE_BASE_URL'
+  | 'REPLICATE_TIMEOUT_MS'
+  | 'REPLICATE_MODELS'
+  | 'TASK_TIMEOUT_SECONDS'
+  | 'AUTH_CACHE_TTL_SECONDS'
+  | 'DEFAULT_RATE_LIMIT'
+  | 'COPY_WORKER_FUNCTION'
+  | 'NODE_OPTIONS'
+  | 'DYNAMODB_ENDPOINT'
+  | 'S3_ENDPOINT';
+
+export type FunctionEnvironment = Partial<Record<FunctionEnvName, string>>;
+
+/** Variables config.ts reads that the stack deliberately leaves unset, and why. */
+export const NOT_SET_ON_AWS: Readonly<Record<string, string>> = {
+  AWS_REGION: 'set by the Lambda runtime',
+  DYNAMODB_ENDPOINT: 'DynamoDB Local only (declared empty in a -c samLocal=true synth)',
+  S3_ENDPOINT: 's3rver only (declared empty in a -c samLocal=true synth)',
+  REPLICATE_API_TOKEN:
+    'never in the template: functions get REPLICATE_API_TOKEN_SECRET_ARN and read the token from Secrets Manager',
+};
+
+export interface SharedResources {
+  tableName: string;
+  bucketName: string;
+  /** The CDN's base URL, without a trailing slash. */
+  publicMediaBaseUrl: string;
+  /** The Replicate token's secret (ARN, or partial ARN when imported by name). */
+  providerSecretArn?: string;
+}
+
+/** What every function gets; COPY_WORKER_FUNCTION is added per function by the stack. */
+export function sharedEnvironment(settings: DeploySettings, resources: SharedResources): FunctionEnvironment {
+  const { provider, runtime } = settings;
+  const env: FunctionEnvironment = {
+    TABLE_NAME: resources.tableName,
+    MEDIA_BUCKET: resources.bucketName,
+    PUBLIC_MEDIA_BASE_URL: resources.publicMediaBaseUrl,
+    PROVIDER: provider.name,
+    TASK_TIMEOUT_SECONDS: String(runtime.taskTimeoutSeconds),
+    AUTH_CACHE_TTL_SECONDS: String(runtime.authCacheTtlSeconds),
+    DEFAULT_RATE_LIMIT: String(runtime.defaultRateLimit),
+    // Stack traces point at functions/… lines through the bundle's source map.
+    NODE_OPTIONS: '--enable-source-maps',
+  };
+  if (provider.name === 'simulated') {
+    env.SIM_DELAY_SECONDS = String(provider.delaySeconds);
+  } else {
+    if (!resources.providerSecretArn) throw new Error('The replicate provider needs the token secret.');
+    env.REPLICATE_API_TOKEN_SECRET_ARN = resources.providerSecretArn;
+    env.REPLICATE_BASE_URL = provider.baseUrl ?? CONFIG_DEFAULTS.replicateBaseUrl;
+    env.REPLICATE_TIMEOUT_MS = String(provider.timeoutMs ?? CONFIG_DEFAULTS.replicateTimeoutMs);
+    if (provider.modelsJson) env.REPLICATE_MODELS = provider.modelsJson;
+  }
+  if (settings.samLocal) {
+    // Empty means unset to functions/config.ts; sam local invoke --env-vars fills them in.
+    env.DYNAMODB_ENDPOINT = '';
+    env.S3_ENDPOINT = '';
+  }
+  return env;
+}

@@ -1,0 +1,180 @@
+import { Annotations, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import {
+  AUTHORIZER_HANDLER,
+  COPY_WORKER_HANDLER,
+  ROUTES,
+  type Route,
+  SWEEPER_HANDLER,
+} from '../functions/http/routes';
+import { extraFilesOf } from './bundle-extras';
+import { ApiFunction, type ApiFunctionProps, constructIdFor } from './constructs/api-function';
+import { isPublicRoute, VidGenRestApi } from './constructs/rest-api';
+import { ServiceAlarms } from './constructs/service-alarms';
+import type { DeploySettings } from './deploy-settings';
+import { sharedEnvironment } from './function-environment';
+import {
+  type FunctionNeeds,
+  needsOf,
+  RESULT_COPY_MEDIA,
+  SIMULATED_PROVIDER_MEDIA,
+  SIMULATED_RESULT_SOURCE_MEDIA,
+} from './function-permissions';
+import type { StatefulResources } from './stateful-stack';
+
+export interface StatelessStackProps extends StackProps {
+  settings: DeploySettings;
+  /** The table, bucket and CDN URL of the stateful stack. */
+  data: StatefulResources;
+  /** The route table; ROUTES unless a test passes its own. */
+  routes?: readonly Route[];
+}
+
+/** Sizes that differ from the house default (512 MB, 28 s: under API Gateway's 29 s). */
+const SIZING: Readonly<Record<string, Pick<ApiFunctionProps, 'memorySize' | 'timeout' | 'retryAttempts' | 'maxEventAge'>>> = {
+  [AUTHORIZER_HANDLER]: { timeout: Duration.seconds(10) },
+  // Runs every minute; a failed run is simply the next run's work, so Lambda need not retry it.
+  [SWEEPER_HANDLER]: { memorySize: 1024, timeout: Duration.minutes(2), retryAttempts: 0, maxEventAge: Duration.minutes(1) },
+  // Streams provider outputs (up to 2 GB) into S3; network throughput grows with memory.
+  [COPY_WORKER_HANDLER]: { memorySize: 1024, timeout: Duration.minutes(5), retryAttempts: 2 },
+};
+
+/**
+ * Compute: the REST API, one function per endpoint (from the route table), the authorizer, the
+ * every-minute sweeper, the copy worker and the alarms. Holds no data: it can be destroyed and
+ * redeployed without losing anything.
+ */
+export class StatelessStack extends Stack {
+  readonly functions = new Map<string, ApiFunction>();
+  readonly restApi: VidGenRestApi;
+  readonly sweepSchedule: Rule;
+  readonly providerSecret?: ISecret;
+
+  constructor(scope: Construct, id: string, props: StatelessStackProps) {
+    super(scope, id, props);
+    const { settings, data } = props;
+    const routes = props.routes ?? ROUTES;
+
+    this.providerSecret = providerSecretOf(this, settings);
+    const environment = sharedEnvironment(settings, {
+      tableName: data.table.tableName,
+      bucketName: data.mediaBucket.bucketName,
+      publicMediaBaseUrl: data.publicMediaBaseUrl,
+      ...(this.providerSecret && { providerSecretArn: this.providerSecret.secretArn }),
+    });
+    const logRetention = settings.logRetentionDays as RetentionDays;
+
+    const publicHandlers = new Set(routes.filter(isPublicRoute).map((route) => route.handler));
+    const create = (handler: string, copyWorker?: ApiFunction): ApiFunction => {
+      const { needs, declared } = needsOf(handler, { publicRoute: publicHandlers.has(handler) });
+      if (!declared) {
+        Annotations.of(this).addWarningV2(
+          'vidgen:undeclared-permissions',
+          `functions/handlers/${handler}.ts has no entry in lib/function-permissions.ts; it gets only ${needs.table.actions.length ? 'the rate-limit counter' : 'no permissions'}.`,
+        );
+      }
+      const fn = new ApiFunction(this, constructIdFor(handler), {
+        handler,
+        purpose: needs.purpose,
+        environment: {
+          ...environment,
+          ...(needs.queuesCopies && copyWorker && { COPY_WORKER_FUNCTION: copyWorker.function.functionName }),
+        },
+        logRetention,
+        retainLogs: settings.production,
+        bundleAwsSdk: settings.bundleAwsSdk,
+        extraFiles: extraFilesOf(handler),
+        ...SIZING[handler],
+      });
+      this.grant(fn, needs, props, copyWorker);
+      this.functions.set(handler, fn);
+      return fn;
+    };
+
+    // The copy worker first: the functions that queue copies are told its name.
+    const copyWorker = create(COPY_WORKER_HANDLER);
+    const authorizer = create(AUTHORIZER_HANDLER, copyWorker);
+    for (const handler of new Set(routes.map((route) => route.handler))) {
+      if (!this.functions.has(handler)) create(handler, copyWorker);
+    }
+    const sweeper = this.functions.get(SWEEPER_HANDLER) ?? create(SWEEPER_HANDLER, copyWorker);
+
+    this.restApi = new VidGenRestApi(this, 'Api', {
+      stage: settings.stage,
+      routes,
+      functionFor: (handler) => this.functionOf(handler),
+      authorizer: authorizer.function,
+      authCacheTtlSeconds: settings.runtime.authCacheTtlSeconds,
+      throttle: settings.api.throttle,
+      logRetention,
+      retainLogs: settings.production,
+      ...(settings.api.domain && { domain: settings.api.domain }),
+      ...(settings.api.webAclArn && { webAclArn: settings.api.webAclArn }),
+    });
+
+    this.sweepSchedule = new Rule(this, 'SweepSchedule', {
+      description: 'Runs the sweeper every minute: timeouts, refunds, result copies, idle tasks',
+      schedule: Schedule.rate(Duration.minutes(1)),
+      targets: [new LambdaFunction(sweeper.function, { retryAttempts: 0, maxEventAge: Duration.minutes(1) })],
+    });
+
+    new ServiceAlarms(this, 'Alarms', {
+      stage: settings.stage,
+      api: this.restApi.api,
+      accessLogs: this.restApi.accessLogs,
+      functions: new Map([...this.functions].map(([handler, fn]) => [handler, fn.function])),
+      sweeper: sweeper.function,
+      copyWorker: copyWorker.function,
+      table: data.table,
+      ...(settings.alarms.topicArn && { topicArn: settings.alarms.topicArn }),
+      thresholds: settings.alarms,
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: this.restApi.url, description: 'Base URL of the API (ends with /api/v1)' });
+    if (this.restApi.domainName) {
+      new CfnOutput(this, 'ApiDnsTarget', {
+        value: this.restApi.domainName.domainNameAliasDomainName,
+        description: `Point ${settings.api.domain?.domainName} here (CNAME, or a Route 53 alias)`,
+      });
+    }
+  }
+
+  functionOf(handler: string): IFunction {
+    const fn = this.functions.get(handler);
+    if (!fn) throw new Error(`No function for handler ${handler}.`);
+    return fn.function;
+  }
+
+  /** Turns one permission-table entry into grants, for the provider this stage uses. */
+  private grant(fn: ApiFunction, needs: FunctionNeeds, props: StatelessStackProps, copyWorker?: ApiFunction): void {
+    const { data, settings } = props;
+    const simulated = settings.provider.name === 'simulated';
+    if (needs.table.actions.length > 0) fn.grantTable(data.table, needs.table.actions, needs.table.query);
+    fn.grantMedia(
+      data.mediaBucket,
+      needs.media,
+      needs.provider && simulated ? SIMULATED_PROVIDER_MEDIA : undefined,
+      needs.copiesResults ? RESULT_COPY_MEDIA : undefined,
+      needs.copiesResults && simulated ? SIMULATED_RESULT_SOURCE_MEDIA : undefined,
+    );
+    if (needs.provider && this.providerSecret) fn.grantSecretRead(this.providerSecret);
+    if (needs.queuesCopies) {
+      if (!copyWorker) throw new Error(`${fn.handlerName} queues copies but the copy worker does not exist yet.`);
+      fn.grantInvoke(copyWorker.function);
+    }
+  }
+}
+
+/** The Replicate token's secret, imported by ARN or name; undefined for the simulated provider. */
+function providerSecretOf(scope: Construct, settings: DeploySettings): ISecret | undefined {
+  if (settings.provider.name !== 'replicate') return undefined;
+  const { secret } = settings.provider;
+  return 'arn' in secret
+    ? Secret.fromSecretCompleteArn(scope, 'ReplicateToken', secret.arn)
+    : Secret.fromSecretNameV2(scope, 'ReplicateToken', secret.name);
+}

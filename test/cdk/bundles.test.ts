@@ -1,0 +1,227 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildAppContext } from '../../functions/app-context';
+import type { Db } from '../../functions/data/dynamo-client';
+import { createAccount } from '../../functions/domain/account-admin';
+import { hashApiKey, keyIdFromHash } from '../../functions/domain/api-key';
+import { AUTHORIZER_HANDLER, COPY_WORKER_HANDLER, ROUTES, SWEEPER_HANDLER } from '../../functions/http/routes';
+import { findBundledFunction, listBundledFunctions, type BundledFunction } from '../../bin/invoke/assembly';
+import { invokeBundle, type InvokeOutcome } from '../../bin/invoke/invoke-bundle';
+import { fillPlaceholders, invokeEnvironment } from '../../bin/invoke/local-env';
+import { runScript } from '../support/run-script';
+import { createTestDb, dropTestDb, testConfig, testDynamoEndpoint } from '../support/test-db';
+import { RENDERER_ASSET, RENDERER_BUNDLED_FILE } from '../../functions/openapi/renderer';
+import { REPO_ROOT, synthesize, withReferenceRoutes } from './support/cdk-app';
+
+/**
+ * The synthesized bundles (esbuild output in the cloud assembly, not the TypeScript sources)
+ * run in plain `node` processes, configured through their environment as on Lambda, against
+ * DynamoDB Local and s3rver from the jest global setup.
+ */
+const BUNDLE_TARGET_BYTES = 300 * 1024;
+/** Today's bundles, until the zod imports become namespace imports (docs/operations.md, "Bundles"). */
+const BUNDLE_CEILING_BYTES = 640 * 1024;
+
+let cdkOut: string;
+let db: Db;
+let account: { accountId: string; apiKey: string; keyId: string };
+
+beforeAll(async () => {
+  cdkOut = synthesize({ bundle: true, routes: withReferenceRoutes() }).outdir;
+  db = await createTestDb();
+  const context = buildAppContext(testConfig(db.tableName));
+  const created = await createAccount(
+    { accounts: context.accounts, apiKeys: context.apiKeys, ledger: context.ledger },
+    { credits: 100, paidAccess: true, subscriptionStatus: 'active' },
+  );
+  account = {
+    accountId: created.account.accountId,
+    apiKey: created.key.apiKey,
+    keyId: keyIdFromHash(hashApiKey(created.key.apiKey)),
+  };
+}, 120_000);
+
+afterAll(async () => {
+  if (db) await dropTestDb(db);
+});
+
+function environment(fn: BundledFunction, extra: Record<string, string> = {}) {
+  return {
+    ...invokeEnvironment(
+      fn,
+      {
+        TABLE_NAME: db.tableName,
+        AWS_REGION: 'local',
+        DYNAMODB_ENDPOINT: testDynamoEndpoint(),
+        S3_ENDPOINT: process.env.TEST_S3_ENDPOINT!,
+        MEDIA_BUCKET: process.env.TEST_MEDIA_BUCKET!,
+        PUBLIC_MEDIA_BASE_URL: 'http://127.0.0.1:1/media',
+        PROVIDER: 'simulated',
+        SIM_DELAY_SECONDS: '0',
+      },
+      {},
+    ),
+    ...extra,
+  };
+}
+
+function sampleEvent(name: string, values: Record<string, string> = {}): any {
+  const event = JSON.parse(readFileSync(path.join(REPO_ROOT, 'events', `${name}.json`), 'utf8'));
+  return fillPlaceholders(event, {
+    DEMO_ACCOUNT_ID: account.accountId,
+    DEMO_KEY_ID: account.keyId,
+    DEMO_API_KEY: account.apiKey,
+    ...values,
+  });
+}
+
+async function invoke(handler: string, event: unknown, extraEnv: Record<string, string> = {}): Promise<InvokeOutcome> {
+  const fn = findBundledFunction(cdkOut, handler);
+  const { outcome, logs } = await invokeBundle(fn, event, { environment: environment(fn, extraEnv), timeoutMs: 20_000 });
+  if (!outcome.ok && outcome.phase !== 'invoke') throw new Error(`${handler} did not run: ${JSON.stringify(outcome)}\n${logs}`);
+  return outcome;
+}
+
+/** A NODE_PATH folder holding only these packages (symlinks into the repository's node_modules). */
+function modulePathWith(packages: string[]): { nodePath: string; remove: () => void } {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'vidgen-runtime-'));
+  mkdirSync(path.join(root, 'node_modules'));
+  for (const name of packages) symlinkSync(path.join(REPO_ROOT, 'node_modules', name), path.join(root, 'node_modules', name));
+  return { nodePath: path.join(root, 'node_modules'), remove: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+const resultOf = (outcome: InvokeOutcome) => {
+  if (!outcome.ok) throw new Error(`handler threw: ${outcome.errorType}: ${outcome.errorMessage}`);
+  return outcome.result as any;
+};
+
+describe('synthesized bundles', () => {
+  it('exist for every function, minified with a source map, each its own asset', () => {
+    const all = listBundledFunctions(cdkOut);
+    const handlers = new Set([AUTHORIZER_HANDLER, SWEEPER_HANDLER, COPY_WORKER_HANDLER, ...withReferenceRoutes().map((r) => r.handler)]);
+    expect(all.map((fn) => fn.handler).sort()).toEqual([...handlers].sort());
+    for (const fn of all) {
+      const code = readFileSync(path.join(fn.assetDir, fn.file), 'utf8');
+      expect(code).toMatch(/\/\/# sourceMappingURL=index\.js\.map\s*$/);
+      expect(statSync(path.join(fn.assetDir, 'index.js.map')).size).toBeGreaterThan(0);
+      // The AWS SDK comes from the runtime, the simulated provider's native modules are never bundled.
+      expect(code).toContain('require("@aws-sdk/client-dynamodb")');
+      expect(code).not.toContain('DynamoDBServiceException=class');
+      expect(statSync(path.join(fn.assetDir, fn.file)).size).toBeLessThan(BUNDLE_CEILING_BYTES);
+    }
+    expect(new Set(all.map((fn) => fn.assetDir)).size).toBe(all.length);
+  });
+
+  it.failing(`are each under ${BUNDLE_TARGET_BYTES / 1024} KB (known: \`import { z } from 'zod'\` defeats tree-shaking)`, () => {
+    for (const fn of listBundledFunctions(cdkOut)) {
+      expect([fn.handler, statSync(path.join(fn.assetDir, fn.file)).size < BUNDLE_TARGET_BYTES]).toEqual([fn.handler, true]);
+    }
+  });
+
+  it('authorizer: a seeded key gets an Allow for the whole API, with the principal in its context', async () => {
+    const result = resultOf(await invoke(AUTHORIZER_HANDLER, sampleEvent('authorizer')));
+    expect(result).toEqual({
+      principalId: account.accountId,
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-west-1:123456789012:0123456789/dev/*' }],
+      },
+      context: { accountId: account.accountId, keyId: account.keyId, rateLimit: '60' },
+    });
+  });
+
+  it('authorizer: an unknown key is refused with the error API Gateway turns into 401', async () => {
+    const event = sampleEvent('authorizer');
+    event.headers.Authorization = `Bearer vg_live_${'x'.repeat(40)}`;
+    const outcome = await invoke(AUTHORIZER_HANDLER, event);
+    expect(outcome).toMatchObject({ ok: false, phase: 'invoke', errorMessage: 'Unauthorized' });
+  });
+
+  it('get-credits: 200 with the envelope, X-Request-Id and rate-limit headers', async () => {
+    const result = resultOf(await invoke('get-credits', sampleEvent('get-credits')));
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body)).toEqual({
+      data: { credits: 100, paid_access: true, subscription_status: 'active' },
+      error: null,
+    });
+    expect(result.headers).toMatchObject({
+      'X-Request-Id': 'c0ffee00-0000-4000-8000-000000000001',
+      'X-RateLimit-Limit': '60',
+    });
+  });
+
+  it('generate: a bad body is 400 validation_error naming the fields', async () => {
+    const result = resultOf(await invoke('generate', sampleEvent('generate-invalid')));
+    expect(result.statusCode).toBe(400);
+    const body = JSON.parse(result.body);
+    expect(body.data).toBeNull();
+    expect(body.error.code).toBe('validation_error');
+    expect(body.error.message).toMatch(/prompt/);
+    expect(body.error.message).toMatch(/duration/);
+  });
+
+  it('generate then sweeper: the task is charged, stored and swept by the bundled code', async () => {
+    const started = resultOf(await invoke('generate', sampleEvent('generate')));
+    expect(started.statusCode).toBe(200);
+    const task = JSON.parse(started.body).data;
+    expect(task).toMatchObject({ status: 'processing', credits_used: 15, duration: 3 });
+    const credits = JSON.parse(resultOf(await invoke('get-credits', sampleEvent('get-credits'))).body).data.credits;
+    expect(credits).toBe(85);
+    const report = resultOf(await invoke(SWEEPER_HANDLER, sampleEvent('sweeper')));
+    expect(report).toMatchObject({ errors: 0 });
+    expect(report.examined).toBeGreaterThanOrEqual(1);
+  });
+
+  it('get-docs-asset: serves the renderer copied next to its bundle (run-time file, not imported)', async () => {
+    const fn = findBundledFunction(cdkOut, 'get-docs-asset');
+    expect(statSync(path.join(fn.assetDir, RENDERER_BUNDLED_FILE)).size).toBeGreaterThan(100_000);
+    const event = sampleEvent('get-credits');
+    Object.assign(event, {
+      resource: '/api/v1/docs/assets/{file}',
+      path: `/api/v1/docs/assets/${RENDERER_ASSET}`,
+      pathParameters: { file: RENDERER_ASSET },
+    });
+    // Everything but redoc: the script can only come from the copy in the asset folder.
+    const modules = modulePathWith(['@aws-sdk', '@smithy', 'sharp', '@ffmpeg-installer']);
+    try {
+      const result = resultOf(await invoke('get-docs-asset', event, { NODE_PATH: modules.nodePath }));
+      expect(result.statusCode).toBe(200);
+      expect(result.headers['Content-Type']).toMatch(/javascript/);
+      expect(result.body.length).toBeGreaterThan(100_000);
+    } finally {
+      modules.remove();
+    }
+  });
+
+  it('npm run invoke runs a bundle from a cloud assembly and prints its result', async () => {
+    const local = environment(findBundledFunction(cdkOut, 'get-credits'));
+    const run = await runScript('bin/invoke.ts', ['get-credits', 'events/get-credits.json', '--cdk-out', cdkOut], {
+      ...local,
+      DEMO_ACCOUNT_ID: account.accountId,
+      DEMO_KEY_ID: account.keyId,
+    });
+    expect(run.stderr).toContain('invoke get-credits');
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.stdout);
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body).error).toBeNull();
+  }, 30_000);
+
+  /**
+   * Known, must be fixed before a deploy: on Lambda there is no sharp or @ffmpeg-installer
+   * (no layer), and today every bundle requires them when it loads (app-context imports the
+   * simulated provider, which imports its renderers at the top). Here the bundle sits outside
+   * the repository and NODE_PATH holds only the AWS SDK, as on Lambda. When the renderers are
+   * imported lazily (docs/operations.md, "Bundles"), this starts passing: turn it into `it`.
+   */
+  it.failing('load and answer where only the AWS SDK is available, as on Lambda without a layer', async () => {
+    const runtime = modulePathWith(['@aws-sdk', '@smithy']);
+    try {
+      const outcome = await invoke(AUTHORIZER_HANDLER, sampleEvent('authorizer'), { NODE_PATH: runtime.nodePath });
+      expect(resultOf(outcome).principalId).toBe(account.accountId);
+    } finally {
+      runtime.remove();
+    }
+  });
+});

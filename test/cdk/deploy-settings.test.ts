@@ -1,0 +1,144 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { AssemblyError, findBundledFunction } from '../../bin/invoke/assembly';
+import { fillPlaceholders, invokeEnvironment } from '../../bin/invoke/local-env';
+import { CONFIG_DEFAULTS } from '../../functions/config';
+import { DeploySettingsError, readDeploySettings } from '../../lib/deploy-settings';
+import { sharedEnvironment } from '../../lib/function-environment';
+import { cdkJsonContext } from './support/cdk-app';
+
+const settingsFrom = (context: Record<string, unknown>, env: Record<string, string> = {}) =>
+  readDeploySettings((key) => context[key], env);
+
+describe('deploy settings from CDK context', () => {
+  it('defaults to a dev stage on Replicate, the token secret found by name', () => {
+    const settings = settingsFrom(cdkJsonContext());
+    expect(settings).toMatchObject({
+      stage: 'dev',
+      production: false,
+      env: {},
+      provider: { name: 'replicate', secret: { name: 'vidgen/dev/replicate-api-token' } },
+      runtime: {
+        authCacheTtlSeconds: CONFIG_DEFAULTS.authCacheTtlSeconds,
+        defaultRateLimit: CONFIG_DEFAULTS.defaultRateLimit,
+        taskTimeoutSeconds: CONFIG_DEFAULTS.taskTimeoutSeconds,
+      },
+      logRetentionDays: 14,
+      bundleAwsSdk: false,
+      samLocal: false,
+    });
+  });
+
+  it('reads -c values (strings) and cdk.json values (JSON) alike', () => {
+    const settings = settingsFrom(
+      {
+        stage: 'prod',
+        replicateSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:x-AbCdEf',
+        replicateModels: { 'vid-1-5-pro': { model: 'owner/name' } },
+        replicateTimeoutMs: '15000',
+        apiThrottleRateLimit: 50,
+        bundleAwsSdk: 'true',
+      },
+      { CDK_DEFAULT_ACCOUNT: '123456789012', CDK_DEFAULT_REGION: 'eu-west-1' },
+    );
+    expect(settings).toMatchObject({
+      stage: 'prod',
+      production: true,
+      env: { account: '123456789012', region: 'eu-west-1' },
+      provider: {
+        name: 'replicate',
+        secret: { arn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:x-AbCdEf' },
+        timeoutMs: 15000,
+        modelsJson: '{"vid-1-5-pro":{"model":"owner/name"}}',
+      },
+      api: { throttle: { rateLimit: 50, burstLimit: 200 } },
+      logRetentionDays: 90,
+      bundleAwsSdk: true,
+    });
+  });
+
+  it.each([
+    [{ stage: 'staging' }, /"stage" must be one of dev, prod/],
+    [{ provider: 'openai' }, /"provider" must be one of replicate, simulated/],
+    [{ replicateSecretArn: 'arn:aws:s3:::bucket' }, /Secrets Manager secret ARN/],
+    [{ apiDomainName: 'api.example.com' }, /apiDomainName and apiCertificateArn go together/],
+    [{ cdnDomainName: 'm.example.com', cdnCertificateArn: 'arn:aws:acm:eu-west-1:1:certificate/x' }, /us-east-1/],
+    [{ logRetentionDays: '10' }, /"logRetentionDays" must be one of 1, 3, 5/],
+    [{ authCacheTtlSeconds: '7200' }, /"authCacheTtlSeconds" must be a whole number from 0 to 3600/],
+    [{ replicateModels: '{not json' }, /"replicateModels" must be JSON text/],
+    [{ bundleAwsSdk: 'yes' }, /"bundleAwsSdk" must be true or false/],
+    [{ alarmTopicArn: 'my-topic' }, /"alarmTopicArn" must be an ARN/],
+  ])('refuses %j', (context, message) => {
+    expect(() => settingsFrom(context)).toThrow(DeploySettingsError);
+    expect(() => settingsFrom(context)).toThrow(message);
+  });
+});
+
+describe('function environment', () => {
+  const resources = { tableName: 't', bucketName: 'b', publicMediaBaseUrl: 'https://cdn', providerSecretArn: 'arn:secret' };
+
+  it('declares the local endpoints (empty) only in a samLocal synth, for sam local invoke --env-vars', () => {
+    expect(sharedEnvironment(settingsFrom({ provider: 'simulated', samLocal: 'true' }), resources)).toMatchObject({
+      DYNAMODB_ENDPOINT: '',
+      S3_ENDPOINT: '',
+      PROVIDER: 'simulated',
+      SIM_DELAY_SECONDS: '10',
+    });
+    expect(sharedEnvironment(settingsFrom({}), resources).DYNAMODB_ENDPOINT).toBeUndefined();
+  });
+
+  it('hands Replicate settings and the token secret ARN, never the token', () => {
+    const env = sharedEnvironment(settingsFrom({ replicateModels: '{"a":1}' }), resources);
+    expect(env).toMatchObject({ PROVIDER: 'replicate', REPLICATE_API_TOKEN_SECRET_ARN: 'arn:secret', REPLICATE_MODELS: '{"a":1}' });
+    expect(Object.keys(env)).not.toContain('REPLICATE_API_TOKEN');
+  });
+});
+
+describe('npm run invoke helpers', () => {
+  it('fills {{PLACEHOLDERS}} everywhere in an event and names the missing ones', () => {
+    const event = { headers: { Authorization: 'Bearer {{DEMO_API_KEY}}' }, list: ['{{A}}-{{A}}'] };
+    expect(fillPlaceholders(event, { DEMO_API_KEY: 'k', A: 'x' })).toEqual({ headers: { Authorization: 'Bearer k' }, list: ['x-x'] });
+    expect(() => fillPlaceholders(event, {})).toThrow(/\{\{A\}\}, \{\{DEMO_API_KEY\}\}.*npm start/);
+  });
+
+  it('configures a bundle like the local stack, keeping the template settings and your overrides', () => {
+    const fn = {
+      handler: 'get-video',
+      stack: 'S',
+      logicalId: 'F',
+      assetDir: '/x',
+      file: 'index.js',
+      exportName: 'handler',
+      literalEnvironment: { PROVIDER: 'replicate', REPLICATE_BASE_URL: 'https://api.replicate.com', DEFAULT_RATE_LIMIT: '60', NODE_OPTIONS: '--enable-source-maps' },
+    };
+    const env = invokeEnvironment(fn, { TABLE_NAME: 'vidgen-local', PROVIDER: 'simulated' }, { DEFAULT_RATE_LIMIT: '5' });
+    expect(env).toMatchObject({ TABLE_NAME: 'vidgen-local', PROVIDER: 'simulated', DEFAULT_RATE_LIMIT: '5', NODE_OPTIONS: '--enable-source-maps' });
+    expect(env.REPLICATE_BASE_URL).toBeUndefined();
+    expect(env.COPY_WORKER_FUNCTION).toBeUndefined();
+  });
+
+  it('finds a bundle through the asset manifest when asset metadata is off', () => {
+    const cdkOut = mkdtempSync(path.join(os.tmpdir(), 'vidgen-assembly-'));
+    mkdirSync(path.join(cdkOut, 'asset.abc'));
+    writeFileSync(path.join(cdkOut, 'asset.abc', 'index.js'), 'exports.handler = async () => 1;');
+    writeFileSync(
+      path.join(cdkOut, 'manifest.json'),
+      JSON.stringify({ artifacts: { S: { type: 'aws:cloudformation:stack', properties: { templateFile: 'S.template.json' } } } }),
+    );
+    writeFileSync(path.join(cdkOut, 'S.assets.json'), JSON.stringify({ files: { abc: { source: { path: 'asset.abc' } } } }));
+    writeFileSync(
+      path.join(cdkOut, 'S.template.json'),
+      JSON.stringify({
+        Resources: {
+          Fn1: { Type: 'AWS::Lambda::Function', Metadata: { 'vidgen:handler': 'sweeper' }, Properties: { Handler: 'index.handler', Code: { S3Key: 'abc.zip' } } },
+        },
+      }),
+    );
+    expect(findBundledFunction(cdkOut, 'sweeper')).toMatchObject({ assetDir: path.join(cdkOut, 'asset.abc'), file: 'index.js', exportName: 'handler' });
+    expect(findBundledFunction(cdkOut, 'Fn1').handler).toBe('sweeper');
+    expect(() => findBundledFunction(cdkOut, 'nope')).toThrow(AssemblyError);
+    expect(() => findBundledFunction(path.join(cdkOut, 'missing'), 'sweeper')).toThrow(/npm run synth/);
+    rmSync(cdkOut, { recursive: true, force: true });
+  });
+});

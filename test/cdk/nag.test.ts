@@ -1,0 +1,94 @@
+import { Validations } from 'aws-cdk-lib';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
+import type { IConstruct } from 'constructs';
+import { ROUTES } from '../../functions/http/routes';
+import { synthesize, withReferenceRoutes, type Synthesized } from './support/cdk-app';
+
+/** Every acknowledgment in the app: construct path, rule id and reason. */
+function acknowledgments(root: IConstruct) {
+  const found: Array<{ path: string; id: string; reason: string }> = [];
+  for (const construct of root.node.findAll()) {
+    for (const entry of construct.node.metadata) {
+      if (entry.type !== Validations.ACKNOWLEDGED_RULES_METADATA_KEY) continue;
+      for (const [id, reason] of Object.entries(entry.data as Record<string, string>)) {
+        found.push({ path: construct.node.path, id: id.replace(/^annotation::/i, ''), reason });
+      }
+    }
+  }
+  return found;
+}
+
+const PROD_CONTEXT = {
+  stage: 'prod',
+  replicateSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vidgen/prod/replicate-AbCdEf',
+  apiDomainName: 'api.example.com',
+  apiCertificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/11111111-2222-3333-4444-555555555555',
+  cdnDomainName: 'media.example.com',
+  cdnCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/11111111-2222-3333-4444-555555555555',
+  apiWebAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/vidgen/abc',
+  cdnWebAclArn: 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/vidgen/abc',
+  alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:vidgen-alarms',
+};
+
+const ACKNOWLEDGEABLE = [
+  'AwsSolutions-IAM5',
+  'AwsSolutions-IAM4',
+  'AwsSolutions-S1',
+  'AwsSolutions-APIG2',
+  'AwsSolutions-APIG3',
+  'AwsSolutions-APIG4',
+  'AwsSolutions-COG4',
+  'AwsSolutions-CFR1',
+  'AwsSolutions-CFR2',
+  'AwsSolutions-CFR4',
+];
+
+describe('cdk-nag AwsSolutions', () => {
+  it.each([
+    ['dev defaults (replicate, secret by name, no domains)', {}, ROUTES],
+    ['prod with domains, web ACLs and a secret ARN', PROD_CONTEXT, ROUTES],
+    ['the simulated provider', { provider: 'simulated' }, ROUTES],
+    ['the public API-reference routes (auth: none)', {}, withReferenceRoutes()],
+  ])('passes for %s, every suppression with a reason', (_name, context, routes) => {
+    // synthesize() runs the checks during synthesis (Validations.of(app).addPlugins) and throws on a finding.
+    const s = synthesize({ context, routes });
+    expect(s.nag.lastReport).toEqual({ success: true, violations: [] });
+    const acks = acknowledgments(s.app).filter((ack) => ack.id.startsWith('AwsSolutions-'));
+    expect(acks.length).toBeGreaterThan(0);
+    for (const ack of acks) expect(ack.reason.length).toBeGreaterThan(40);
+    // Only these rules are ever acknowledged; anything else must be fixed, not suppressed.
+    const rules = new Set(acks.map((ack) => ack.id.replace(/\[.*$/, '')));
+    expect([...rules].filter((rule) => !ACKNOWLEDGEABLE.includes(rule))).toEqual([]);
+  });
+
+  it('drops the WAF and TLS-policy suppressions when web ACLs and domains are configured', () => {
+    const s = synthesize({ context: PROD_CONTEXT });
+    const ids = acknowledgments(s.app).map((ack) => ack.id);
+    expect(ids).not.toContain('AwsSolutions-APIG3');
+    expect(ids).not.toContain('AwsSolutions-CFR2');
+    expect(ids).not.toContain('AwsSolutions-CFR4');
+    expect(ids.filter((id) => id.includes('??????'))).toEqual([]);
+  });
+
+  it('acknowledges IAM5 only for X-Ray, bucket prefixes and a secret named without its suffix', () => {
+    const s = synthesize();
+    const iam5 = acknowledgments(s.app).filter((ack) => ack.id.startsWith('AwsSolutions-IAM5'));
+    for (const { id } of iam5) {
+      expect(id).toMatch(/^AwsSolutions-IAM5\[Resource::(\*|.*MediaBucket.*\/(videos|images|uploads|incoming|provider-sim)\/\*|.*:secret:vidgen\/dev\/replicate-api-token-\?\?\?\?\?\?)\]$/);
+    }
+  });
+
+  it('fails synthesis on an unacknowledged finding', () => {
+    let built: Synthesized | undefined;
+    expect(() =>
+      synthesize({
+        // A bucket without TLS enforcement or access logs.
+        beforeSynth: (app) => {
+          built = app;
+          new Bucket(app.stateful, 'CarelessBucket');
+        },
+      }),
+    ).toThrow(/AwsSolutions-S10/);
+    expect(built?.nag.lastReport?.violations.map((v) => v.ruleName).sort()).toEqual(['AwsSolutions-S1', 'AwsSolutions-S10']);
+  });
+});

@@ -1,0 +1,300 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Match } from 'aws-cdk-lib/assertions';
+import { CONFIG_DEFAULTS } from '../../functions/config';
+import { GATEWAY_RESPONSES } from '../../functions/http/gateway-responses';
+import {
+  API_PREFIX,
+  AUTHORIZER_HANDLER,
+  BINARY_MEDIA_TYPES,
+  COPY_WORKER_HANDLER,
+  ROUTES,
+  type Route,
+  SWEEPER_HANDLER,
+} from '../../functions/http/routes';
+import { readDeploySettings } from '../../lib/deploy-settings';
+import { NOT_SET_ON_AWS, sharedEnvironment } from '../../lib/function-environment';
+import { REPO_ROOT, functionIdOf, resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
+
+const CONTRACT_CODES = ['unauthorized', 'not_found', 'payload_too_large', 'rate_limit_exceeded', 'validation_error', 'internal_error'];
+
+describe('StatelessStack', () => {
+  let s: Synthesized;
+  beforeAll(() => {
+    s = synthesize();
+  });
+  const template = () => s.statelessTemplate;
+  const resources = () => template().toJSON().Resources as Record<string, any>;
+  const resources_ = resources;
+
+  /** "/api/v1/videos/{video_id}" from an AWS::ApiGateway::Resource id, following ParentId up to the root. */
+  function pathOf(resourceId: string): string {
+    const resource = resources()[resourceId];
+    const parent = resource.Properties.ParentId;
+    const parentPath = parent['Fn::GetAtt'] ? '' : pathOf(parent.Ref);
+    return `${parentPath}/${resource.Properties.PathPart}`;
+  }
+
+  function methods() {
+    return resourcesOf(template(), 'AWS::ApiGateway::Method').map(([, m]) => ({
+      method: m.Properties!.HttpMethod as string,
+      path: m.Properties!.ResourceId.Ref ? pathOf(m.Properties!.ResourceId.Ref) : '/',
+      authorizationType: m.Properties!.AuthorizationType as string,
+      authorizerId: m.Properties!.AuthorizerId,
+      functionId: (m.Properties!.Integration.Uri['Fn::Join'][1] as unknown[])
+        .map((part) => (part as { 'Fn::GetAtt'?: [string] })['Fn::GetAtt']?.[0])
+        .find(Boolean),
+    }));
+  }
+
+  describe('REST API', () => {
+    it('has every route of the route table, with its method, behind the authorizer unless marked public', () => {
+      const deployed = methods();
+      const authorizerId = resourcesOf(template(), 'AWS::ApiGateway::Authorizer')[0]![0];
+      expect(deployed.map((m) => `${m.method} ${m.path}`).sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
+      for (const route of ROUTES) {
+        const method = deployed.find((m) => m.method === route.method && m.path === route.path)!;
+        expect(method.functionId).toBe(functionIdOf(template(), route.handler));
+        if (route.auth === 'none') {
+          expect([route.path, method.authorizationType, method.authorizerId]).toEqual([route.path, 'NONE', undefined]);
+        } else {
+          expect([route.path, method.authorizationType, method.authorizerId]).toEqual([route.path, 'CUSTOM', { Ref: authorizerId }]);
+        }
+      }
+      expect(ROUTES.filter((r) => r.auth !== 'none').length).toBeGreaterThanOrEqual(10);
+    });
+
+    it('uses a REQUEST authorizer on the Authorization header, cached as long as the functions are told', () => {
+      template().hasResourceProperties('AWS::ApiGateway::Authorizer', {
+        Type: 'REQUEST',
+        IdentitySource: 'method.request.header.Authorization',
+        AuthorizerResultTtlInSeconds: CONFIG_DEFAULTS.authCacheTtlSeconds,
+        AuthorizerUri: Match.objectLike({
+          'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': [functionIdOf(template(), AUTHORIZER_HANDLER), 'Arn'] }])],
+        }),
+      });
+      template().hasResourceProperties('AWS::Lambda::Function', {
+        Environment: { Variables: Match.objectLike({ AUTH_CACHE_TTL_SECONDS: String(CONFIG_DEFAULTS.authCacheTtlSeconds) }) },
+      });
+    });
+
+    it('passes binary bodies (multipart uploads) base64-encoded', () => {
+      template().hasResourceProperties('AWS::ApiGateway::RestApi', {
+        BinaryMediaTypes: [...BINARY_MEDIA_TYPES],
+      });
+      expect(BINARY_MEDIA_TYPES).toContain('multipart/form-data');
+    });
+
+    it('logs every request as JSON with its request id, traces, and throttles the stage as a backstop', () => {
+      const [, stage] = resourcesOf(template(), 'AWS::ApiGateway::Stage')[0]!;
+      const format = JSON.parse(stage.Properties!.AccessLogSetting.Format);
+      expect(format.requestId).toBe('$context.requestId');
+      expect(format.errorType).toBe('$context.error.responseType');
+      expect(stage.Properties!.StageName).toBe('dev');
+      expect(stage.Properties!.TracingEnabled).toBe(true);
+      expect(stage.Properties!.MethodSettings).toEqual([
+        expect.objectContaining({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 }),
+      ]);
+    });
+
+    it.each([
+      ['UNAUTHORIZED', GATEWAY_RESPONSES.unauthorized],
+      ['ACCESS_DENIED', GATEWAY_RESPONSES.unauthorized],
+      ['MISSING_AUTHENTICATION_TOKEN', GATEWAY_RESPONSES.notFound],
+      ['REQUEST_TOO_LARGE', GATEWAY_RESPONSES.payloadTooLarge],
+      ['THROTTLED', GATEWAY_RESPONSES.throttled],
+      ['DEFAULT_5XX', GATEWAY_RESPONSES.internal],
+    ])('answers %s with the shared envelope', (type, shared) => {
+      template().hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+        ResponseType: type,
+        StatusCode: String(shared.status),
+        ResponseParameters: {
+          'gatewayresponse.header.X-Request-Id': 'context.requestId',
+          'gatewayresponse.header.Content-Type': "'application/json'",
+        },
+        ResponseTemplates: { 'application/json': JSON.stringify(shared.body) },
+      });
+    });
+
+    it('answers every gateway error in the envelope with a CONTRACT code, unknown routes with 404 not_found', () => {
+      const responses = resourcesOf(template(), 'AWS::ApiGateway::GatewayResponse').map(([, r]) => r.Properties!);
+      expect(responses.map((r) => r.ResponseType).sort()).toEqual(
+        ['ACCESS_DENIED', 'DEFAULT_4XX', 'DEFAULT_5XX', 'MISSING_AUTHENTICATION_TOKEN', 'REQUEST_TOO_LARGE', 'THROTTLED', 'UNAUTHORIZED'].sort(),
+      );
+      for (const response of responses) {
+        const body = JSON.parse(response.ResponseTemplates['application/json']);
+        expect(body.data).toBeNull();
+        expect(typeof body.error.message).toBe('string');
+        expect(CONTRACT_CODES).toContain(body.error.code);
+      }
+      const notFound = responses.find((r) => r.ResponseType === 'MISSING_AUTHENTICATION_TOKEN')!;
+      expect(notFound.StatusCode).toBe('404');
+      expect(JSON.parse(notFound.ResponseTemplates['application/json']).error.code).toBe('not_found');
+      const default4xx = responses.find((r) => r.ResponseType === 'DEFAULT_4XX')!;
+      expect([default4xx.StatusCode, JSON.parse(default4xx.ResponseTemplates['application/json']).error.code]).toEqual(['400', 'validation_error']);
+    });
+
+    it('outputs the API URL ending in /api/v1', () => {
+      const output = template().toJSON().Outputs.ApiUrl.Value;
+      const parts = output['Fn::Join'][1] as unknown[];
+      expect(parts.at(-1)).toMatch(/\/api\/v1$/);
+      expect(Object.keys(template().toJSON().Outputs)).toEqual(['ApiUrl']);
+    });
+  });
+
+  describe('functions', () => {
+    const handlers = () => [...new Set([AUTHORIZER_HANDLER, SWEEPER_HANDLER, COPY_WORKER_HANDLER, ...ROUTES.map((r) => r.handler)])];
+
+    it('has one function per endpoint plus the authorizer, sweeper and copy worker', () => {
+      const deployed = resourcesOf(template(), 'AWS::Lambda::Function')
+        .map(([, fn]) => fn.Metadata?.['vidgen:handler'])
+        .filter(Boolean);
+      expect(deployed.sort()).toEqual(handlers().sort());
+    });
+
+    it('runs every function on the newest Node.js runtime, arm64, traced, with its own log group', () => {
+      for (const handler of handlers()) {
+        const fn = resources()[functionIdOf(template(), handler)].Properties;
+        expect(fn.Runtime).toBe('nodejs24.x');
+        expect(fn.Architectures).toEqual(['arm64']);
+        expect(fn.TracingConfig).toEqual({ Mode: 'Active' });
+        expect(fn.Handler).toBe('index.handler');
+        const logGroupId = fn.LoggingConfig.LogGroup.Ref;
+        expect(resources()[logGroupId].Type).toBe('AWS::Logs::LogGroup');
+        expect(resources()[logGroupId].Properties.RetentionInDays).toBe(14);
+      }
+    });
+
+    it('configures every function from the same environment, the CDN as media base URL', () => {
+      const envs = handlers().map((h) => resources()[functionIdOf(template(), h)].Properties.Environment.Variables);
+      for (const env of envs) {
+        expect(env).toMatchObject({
+          PROVIDER: 'replicate',
+          NODE_OPTIONS: '--enable-source-maps',
+          TASK_TIMEOUT_SECONDS: String(CONFIG_DEFAULTS.taskTimeoutSeconds),
+          DEFAULT_RATE_LIMIT: String(CONFIG_DEFAULTS.defaultRateLimit),
+          REPLICATE_BASE_URL: CONFIG_DEFAULTS.replicateBaseUrl,
+          TABLE_NAME: { 'Fn::ImportValue': expect.stringContaining('AppTable') },
+          MEDIA_BUCKET: { 'Fn::ImportValue': expect.stringContaining('MediaBucket') },
+          PUBLIC_MEDIA_BASE_URL: { 'Fn::Join': ['', ['https://', { 'Fn::ImportValue': expect.stringContaining('MediaCdn') }]] },
+          REPLICATE_API_TOKEN_SECRET_ARN: expect.anything(),
+        });
+      }
+    });
+
+    it('sets every variable functions/config.ts reads, except the ones that must not be set on AWS', () => {
+      const source = readFileSync(path.join(REPO_ROOT, 'functions', 'config.ts'), 'utf8');
+      const read = new Set([...source.matchAll(/\(env, '([A-Z0-9_]+)'/g)].map((m) => m[1]!));
+      expect(read.size).toBeGreaterThan(5);
+      const resources = { tableName: 't', bucketName: 'b', publicMediaBaseUrl: 'https://cdn', providerSecretArn: 'arn:secret' };
+      const settings = (context: Record<string, unknown>) => readDeploySettings((key) => context[key], {});
+      const set = new Set([
+        ...Object.keys(sharedEnvironment(settings({ provider: 'simulated' }), resources)),
+        ...Object.keys(sharedEnvironment(settings({ provider: 'replicate', replicateModels: '{}' }), resources)),
+        'COPY_WORKER_FUNCTION',
+      ]);
+      const missing = [...read].filter((name) => !set.has(name) && !(name in NOT_SET_ON_AWS));
+      expect(missing).toEqual([]);
+      // What the template carries is what sharedEnvironment gives (plus per-function COPY_WORKER_FUNCTION).
+      const env = resources_()[functionIdOf(template(), 'get-credits')].Properties.Environment.Variables;
+      expect(Object.keys(env).sort()).toEqual(Object.keys(sharedEnvironment(s.settings, resources)).sort());
+    });
+
+    it('never puts the provider token in the template, only its secret ARN', () => {
+      const text = JSON.stringify(template().toJSON());
+      expect(text).not.toContain('REPLICATE_API_TOKEN"');
+      expect(text).toContain('REPLICATE_API_TOKEN_SECRET_ARN');
+    });
+
+    it('tells the polling functions (and only them) which function copies results', () => {
+      const copyWorkerId = functionIdOf(template(), COPY_WORKER_HANDLER);
+      for (const handler of handlers()) {
+        const env = resources()[functionIdOf(template(), handler)].Properties.Environment.Variables;
+        if (['get-video', 'get-image', SWEEPER_HANDLER].includes(handler)) {
+          expect(env.COPY_WORKER_FUNCTION).toEqual({ Ref: copyWorkerId });
+        } else {
+          expect(env.COPY_WORKER_FUNCTION).toBeUndefined();
+        }
+      }
+    });
+
+    it('runs the sweeper every minute, without retries', () => {
+      template().hasResourceProperties('AWS::Events::Rule', {
+        ScheduleExpression: 'rate(1 minute)',
+        State: 'ENABLED',
+        Targets: [
+          Match.objectLike({
+            Arn: { 'Fn::GetAtt': [functionIdOf(template(), SWEEPER_HANDLER), 'Arn'] },
+            RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 },
+          }),
+        ],
+      });
+      template().hasResourceProperties('AWS::Lambda::Permission', {
+        Action: 'lambda:InvokeFunction',
+        Principal: 'events.amazonaws.com',
+        FunctionName: { 'Fn::GetAtt': [functionIdOf(template(), SWEEPER_HANDLER), 'Arn'] },
+      });
+    });
+  });
+
+  describe('alarms', () => {
+    const alarms = () => resourcesOf(template(), 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties!);
+    const named = (suffix: string) => alarms().find((a) => a.AlarmName === `vidgen-dev-${suffix}`);
+
+    it('watch the API 5xx rate and p99 latency', () => {
+      expect(named('api-5xx-rate')!.Metrics.find((m: { Expression?: string }) => m.Expression).Expression).toMatch(/IF\(requests >= 20, .*errors.* \/ requests, 0\)/);
+      expect(named('api-latency-p99')).toMatchObject({ MetricName: 'Latency', ExtendedStatistic: 'p99', Threshold: 5000 });
+    });
+
+    it('watch throttles of every function, authorizer failures, the sweeper and DynamoDB throttling', () => {
+      for (const handler of [AUTHORIZER_HANDLER, SWEEPER_HANDLER, COPY_WORKER_HANDLER, ...ROUTES.map((r) => r.handler)]) {
+        expect(named(`throttles-${handler}`)).toMatchObject({ MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
+      }
+      expect(named('authorizer-errors')).toMatchObject({ MetricName: 'AuthorizerFailures', Namespace: 'VidGen/dev' });
+      template().hasResourceProperties('AWS::Logs::MetricFilter', {
+        FilterPattern: '{ ($.errorType = "AUTHORIZER_FAILURE") || ($.errorType = "AUTHORIZER_CONFIGURATION_ERROR") }',
+      });
+      expect(named('sweeper-errors')).toMatchObject({ MetricName: 'Errors', Namespace: 'AWS/Lambda' });
+      expect(named('sweeper-stopped')).toMatchObject({ MetricName: 'Invocations', TreatMissingData: 'breaching' });
+      expect(JSON.stringify(named('dynamodb-throttles')!.Metrics)).toContain('WriteThrottleEvents');
+    });
+
+    it('notify an SNS topic from context', () => {
+      const topicArn = 'arn:aws:sns:eu-west-1:123456789012:vidgen-alarms';
+      const withTopic = synthesize({ context: { alarmTopicArn: topicArn } });
+      const all = resourcesOf(withTopic.statelessTemplate, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties!);
+      expect(all.length).toBeGreaterThan(10);
+      for (const alarm of all) {
+        expect(alarm.AlarmActions).toEqual([topicArn]);
+        expect(alarm.OKActions).toEqual([topicArn]);
+      }
+      expect(alarms()[0]!.AlarmActions).toBeUndefined();
+    });
+  });
+
+  describe('route table changes', () => {
+    it('picks up new routes, public or not, without other changes', () => {
+      const extra: Route[] = [
+        ...ROUTES,
+        { method: 'GET', path: `${API_PREFIX}/status`, handler: 'get-credits', auth: 'none' },
+        { method: 'POST', path: `${API_PREFIX}/videos/{video_id}/retry`, handler: 'get-video' },
+      ];
+      const changed = synthesize({ routes: extra });
+      const all = resourcesOf(changed.statelessTemplate, 'AWS::ApiGateway::Method').map(([, m]) => m.Properties!);
+      const publicCount = ROUTES.filter((r) => r.auth === 'none').length;
+      expect(all.filter((m) => m.AuthorizationType === 'NONE')).toHaveLength(publicCount + 1);
+      expect(all.filter((m) => m.AuthorizationType === 'CUSTOM')).toHaveLength(ROUTES.length - publicCount + 1);
+      for (const open of all.filter((m) => m.AuthorizationType === 'NONE')) expect(open.AuthorizerId).toBeUndefined();
+      // Routes sharing a handler share its function.
+      expect(resourcesOf(changed.statelessTemplate, 'AWS::Lambda::Function')).toHaveLength(
+        resourcesOf(template(), 'AWS::Lambda::Function').length,
+      );
+    });
+
+    it('refuses a route whose handler file does not exist', () => {
+      expect(() =>
+        synthesize({ routes: [...ROUTES, { method: 'GET', path: `${API_PREFIX}/nope`, handler: 'no-such-handler' }] }),
+      ).toThrow(/functions\/handlers\/no-such-handler\.ts does not exist/);
+    });
+  });
+});
