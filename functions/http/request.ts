@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '../domain/errors';
 
 /** Header lookup that ignores case, as HTTP does (API Gateway keeps the client's casing). */

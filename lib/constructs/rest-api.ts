@@ -40,7 +40,7 @@ export const isPublicRoute = (route: Route): boolean => route.auth === 'none';
  *   DEFAULT_4XX / DEFAULT_5XX catch the rest (malformed request, authorizer crash, Lambda
  *     error or timeout) with a status that matches the envelope's code.
  */
-type GatewayResponseName = keyof typeof GATEWAY_RESPONSES | 'badRequest';
+type GatewayResponseName = keyof typeof GATEWAY_RESPONSES;
 export const GATEWAY_RESPONSE_MAP: ReadonlyArray<{ type: ResponseType; response: GatewayResponseName }> = [
   { type: ResponseType.UNAUTHORIZED, response: 'unauthorized' },
   { type: ResponseType.ACCESS_DENIED, response: 'unauthorized' },
@@ -51,20 +51,8 @@ export const GATEWAY_RESPONSE_MAP: ReadonlyArray<{ type: ResponseType; response:
   { type: ResponseType.DEFAULT_5XX, response: 'internal' },
 ];
 
-/**
- * Used until functions/http/gateway-responses.ts has a `badRequest` entry (then that one wins),
- * so the local stack can share it.
- */
-const BAD_REQUEST_FALLBACK: GatewayResponse = {
-  status: 400,
-  body: errorEnvelope('validation_error', 'The request could not be processed. Check the method, headers and body.'),
-};
-
 export function gatewayResponse(name: GatewayResponseName): GatewayResponse {
-  const shared = (GATEWAY_RESPONSES as Readonly<Record<string, GatewayResponse>>)[name];
-  if (shared) return shared;
-  if (name === 'badRequest') return BAD_REQUEST_FALLBACK;
-  throw new Error(`No gateway response named ${name}.`);
+  return GATEWAY_RESPONSES[name];
 }
 
 /** The response template: the envelope as JSON. `$` would start a variable in API Gateway's templates. */

@@ -5,7 +5,14 @@ import { MEDIA_PREFIXES } from '../../data/media-layout';
 import type { ObjectStorage } from '../../data/object-storage';
 import { imageDimensions, videoDimensions } from '../../domain/dimensions';
 import type { GenerationJob, GenerationProvider, ResultOutcome, SubmitOutcome } from '../../domain/provider';
-import { MediaInputError, renderImage, renderVideo } from './media';
+import { MediaInputError } from './media/errors';
+
+/**
+ * The renderers need sharp and ffmpeg (native, large): loaded on the first render only, so a
+ * function that never renders (every one on AWS, where the provider is Replicate) never
+ * loads them.
+ */
+const renderers = () => import('./media');
 
 /**
  * A stand-in for the upstream provider that produces real files: after `delayMs` a job's
@@ -90,6 +97,7 @@ export class SimulatedProvider implements GenerationProvider {
       if (await storage.exists(key)) return storage.publicUrl(key);
       const { width, height } = videoDimensions(job.resolution, job.aspectRatio);
       const firstFrame = references[0];
+      const { renderVideo } = await renderers();
       const file = await renderVideo({
         prompt: job.prompt,
         durationSeconds: job.duration,
@@ -106,6 +114,7 @@ export class SimulatedProvider implements GenerationProvider {
     const key = `${OUTPUTS}/${jobId}.${job.outputFormat}`;
     if (await storage.exists(key)) return storage.publicUrl(key);
     const { width, height } = imageDimensions(job.resolution, job.aspectRatio);
+    const { renderImage } = await renderers();
     const image = await renderImage({
       prompt: job.prompt,
       width,

@@ -6,13 +6,9 @@
 import ffmpegInstaller from '@ffmpeg-installer/ffmpeg';
 import { spawn, type ChildProcess } from 'node:child_process';
 
-/** ffmpeg failed or exited non-zero; the message carries the end of its stderr. */
-export class EncoderError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'EncoderError';
-  }
-}
+import { EncoderError } from './errors';
+
+export { EncoderError };
 
 export interface FrameSink {
   /** Resolves once ffmpeg has taken the bytes, after which the buffer may be reused. */

@@ -6,13 +6,9 @@ import sharp from 'sharp';
 import type { Raster } from './raster';
 import type { Rgb } from './surface';
 
-/** A supplied image could not be decoded: the request's input is at fault, not the renderer. */
-export class MediaInputError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'MediaInputError';
-  }
-}
+import { MediaInputError } from './errors';
+
+export { MediaInputError };
 
 export type Fit = 'contain' | 'cover';
 

@@ -1,5 +1,4 @@
 /** Real media files for the simulated provider. */
 export { renderVideo, type RenderVideoOptions, type RenderedFile } from './render-video';
 export { renderImage, type ImageFormat, type RenderImageOptions } from './render-image';
-export { MediaInputError } from './image-input';
-export { EncoderError } from './ffmpeg';
+export { EncoderError, MediaInputError } from './errors';
