@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import { pipeline, type Readable } from 'node:stream';
 import { isPublicMediaKey } from '../../functions/data/media-layout';
@@ -25,7 +26,11 @@ export function mediaRoute(storage: () => ObjectStorage) {
     const object = servable ? await storage().open(key, req.headers.range) : undefined;
     if (!object?.Body) {
       const body = JSON.stringify(GATEWAY_RESPONSES.notFound.body);
-      res.writeHead(404, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+      res.writeHead(404, {
+        'Content-Type': 'application/json; charset=utf-8',
+        'Content-Length': Buffer.byteLength(body),
+        'X-Request-Id': randomUUID(),
+      });
       res.end(body);
       return true;
     }

@@ -53,11 +53,3 @@ export function httpHandler(
   return handler;
 }
 
-/**
- * For the few routes without an API key (the API reference): the same envelope, errors and
- * X-Request-Id, no principal and no rate limit. `respond` may return a full response (for
- * non-JSON bodies such as the docs page) or data for the envelope.
- */
-export function publicHandler(respond: (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>) {
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult>(respond).use(apiResponse());
-}

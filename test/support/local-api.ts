@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { CreateBucketCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { createS3Client } from '../../functions/data/s3-client';
+import { recordContract } from './contract';
 import os from 'node:os';
 import path from 'node:path';
 import { startLocalStack, type LocalStack } from '../../bin/local-stack/stack';
@@ -52,7 +53,10 @@ export async function call<T = unknown>(
     ...rest,
     headers: { ...(key && { Authorization: `Bearer ${key}` }), ...(headers as Record<string, string>) },
   });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as ApiReply<T>['body'] };
+  const body = (await response.json()) as ApiReply<T>['body'];
+  // Every answer the end-to-end suite receives must be one the OpenAPI document describes.
+  recordContract(rest.method ?? 'GET', `${new URL(baseUrl).pathname}${pathname}`, response.status, response.headers, body);
+  return { status: response.status, headers: response.headers, body };
 }
 
 /** Waits until at least `seconds` remain in the current minute, so a burst stays in one rate window. */

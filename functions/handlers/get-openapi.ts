@@ -1,0 +1,18 @@
+import { publicHandler } from '../http/public-handler';
+import { buildOpenApiDocument } from '../openapi/document';
+import { serverUrlOf } from '../openapi/server-url';
+
+/**
+ * GET /api/v1/openapi.json (public): the OpenAPI document itself, not wrapped in the envelope,
+ * with `servers` set to the address the request came to when that can be told.
+ */
+export const handler = publicHandler(async (event) => ({
+  statusCode: 200,
+  headers: {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'public, max-age=300',
+    // A public document: let API tools on other origins read it.
+    'Access-Control-Allow-Origin': '*',
+  },
+  body: JSON.stringify(buildOpenApiDocument({ serverUrl: serverUrlOf(event) })),
+}));

@@ -1,0 +1,332 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
+import { IMAGE_MODELS, PROMPT_MAX_LENGTH, VIDEO_DURATION, VIDEO_MODELS, MAX_REFERENCE_IMAGES } from '../domain/catalogue';
+import { MAX_UPLOAD_BYTES } from '../domain/image-type';
+import { ERROR_SCHEMAS, ERROR_STATUSES, OPERATIONS, documentPath, type ErrorStatus, type OperationDoc } from './operations';
+
+/**
+ * The OpenAPI 3.1 document of the API, generated from the zod schemas the handlers validate
+ * with (requests) and the response schemas in ./schemas.ts, plus the prose a reader needs.
+ * Served by GET /api/v1/openapi.json, rendered by GET /api/v1/docs, written to
+ * docs/openapi.json by `npm run openapi`.
+ */
+
+export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
+
+export const LOCAL_SERVER_URL = 'http://127.0.0.1:3000/api/v1';
+export const DEPLOYED_SERVER = {
+  url: 'https://{api_id}.execute-api.{region}.amazonaws.com/{stage}/api/v1',
+  description: 'A deployment on AWS (API Gateway default endpoint; behind a custom domain it is https://<domain>/api/v1).',
+  variables: {
+    api_id: { default: 'a1b2c3d4e5', description: 'The REST API id (stack output).' },
+    region: { default: 'eu-west-1', description: 'The AWS region of the deployment.' },
+    stage: { default: 'prod', enum: ['prod', 'dev'], description: 'The deployment stage.' },
+  },
+};
+/** What code samples call the server URL before a concrete one is put in. */
+const BASE_PLACEHOLDER = '{BASE}';
+const SECURITY_SCHEME = 'bearerAuth';
+
+export interface BuildOptions {
+  /**
+   * The base URL (ending in /api/v1) to put first in `servers` and in the curl examples; by
+   * default the local stack's, followed by the deployed-URL template.
+   */
+  serverUrl?: string;
+}
+
+let base: OpenApiDocument | undefined;
+
+export function buildOpenApiDocument(options: BuildOptions = {}): OpenApiDocument {
+  base ??= generate();
+  const document = structuredClone(base);
+  const serverUrl = options.serverUrl ?? LOCAL_SERVER_URL;
+  document.servers =
+    options.serverUrl === undefined || options.serverUrl === LOCAL_SERVER_URL
+      ? [{ url: LOCAL_SERVER_URL, description: 'The local stack (`npm start`).' }, DEPLOYED_SERVER]
+      : [{ url: serverUrl, description: 'The server that answered this request.' }];
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item as Record<string, { 'x-codeSamples'?: { source: string }[] }>)) {
+      for (const sample of operation['x-codeSamples'] ?? []) sample.source = sample.source.split(BASE_PLACEHOLDER).join(serverUrl);
+    }
+  }
+  return document;
+}
+
+function generate(): OpenApiDocument {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', SECURITY_SCHEME, {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'vg_live_<32+ base62 characters>',
+    description: 'Your API key: `Authorization: Bearer <API_KEY>`. Missing, invalid or revoked: 401 `unauthorized`.',
+  });
+  for (const [name, header] of Object.entries(HEADERS)) registry.registerComponent('headers', name, header);
+  for (const operation of OPERATIONS) registerOperation(registry, operation);
+
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Video & Image Generation API',
+      version: '1.0.0',
+      description: INTRODUCTION,
+    },
+    servers: [],
+    security: [{ [SECURITY_SCHEME]: [] }],
+    tags: TAGS,
+  });
+  describeRequests(document);
+  return document;
+}
+
+const HEADERS = {
+  XRequestId: {
+    description: 'Identifies this request; quote it when you contact support. On every response.',
+    required: true,
+    schema: { type: 'string' as const, examples: ['5832c74a-4c1e-4b7e-9f36-0d6a1f7f2b10'] },
+  },
+  XRateLimitLimit: {
+    description: "Requests allowed per minute for this key (60 unless the key has its own limit).",
+    required: true,
+    schema: { type: 'integer' as const, examples: [60] },
+  },
+  XRateLimitRemaining: {
+    description: 'Requests left in the current one-minute window.',
+    required: true,
+    schema: { type: 'integer' as const, minimum: 0, examples: [59] },
+  },
+  XRateLimitReset: {
+    description: 'When the current window ends, in Unix seconds (windows are aligned to the minute).',
+    required: true,
+    schema: { type: 'integer' as const, examples: [1795284300] },
+  },
+  RetryAfter: {
+    description: 'Seconds until the window ends and requests are accepted again (at least 1).',
+    required: true,
+    schema: { type: 'integer' as const, minimum: 1, examples: [12] },
+  },
+};
+const ref = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': ref('XRateLimitLimit'),
+  'X-RateLimit-Remaining': ref('XRateLimitRemaining'),
+  'X-RateLimit-Reset': ref('XRateLimitReset'),
+};
+
+/** Statuses answered before the key is counted carry no X-RateLimit-* headers. */
+const BEFORE_RATE_LIMIT: ReadonlySet<ErrorStatus> = new Set([401, 413, 500]);
+
+function responseHeaders(operation: OperationDoc, status: 200 | ErrorStatus) {
+  const counted = !operation.public && !(status !== 200 && BEFORE_RATE_LIMIT.has(status));
+  return {
+    'X-Request-Id': ref('XRequestId'),
+    ...(counted && RATE_LIMIT_HEADERS),
+    ...(status === 429 && { 'Retry-After': ref('RetryAfter') }),
+  };
+}
+
+function registerOperation(registry: OpenAPIRegistry, operation: OperationDoc): void {
+  const responses: Record<string, ResponseConfig> = {
+    200: { ...operation.success, headers: responseHeaders(operation, 200) },
+  };
+  for (const status of operation.errors) {
+    const { codes } = ERROR_STATUSES[status];
+    const description = operation.errorNotes?.[status]?.description ?? ERROR_STATUSES[status].description;
+    const example = operation.errorNotes?.[status]?.example ?? ERROR_STATUSES[status].example;
+    responses[status] = {
+      description,
+      headers: responseHeaders(operation, status),
+      content: {
+        'application/json': {
+          schema: ERROR_SCHEMAS[status],
+          example: { data: null, error: { message: example, code: codes[0] } },
+        },
+      },
+    };
+  }
+  registry.registerPath({
+    method: operation.method === 'GET' ? 'get' : 'post',
+    path: documentPath(operation.routePath),
+    operationId: operation.operationId,
+    summary: operation.summary,
+    description: operation.description,
+    tags: [operation.tag],
+    ...(operation.public && { security: [] }),
+    ...(operation.request && { request: operation.request }),
+    responses,
+    'x-codeSamples': [{ lang: 'Shell', label: 'curl', source: operation.curl.split('{BASE}').join(BASE_PLACEHOLDER) }],
+  });
+}
+
+const TAGS = [
+  { name: 'Videos', description: 'Start video tasks, poll them, list your history.' },
+  { name: 'Images', description: 'Start image tasks (paid access), poll them, list your history.' },
+  { name: 'Uploads', description: 'Reference images: upload a file, get a public URL to pass to the generate endpoints.' },
+  { name: 'Account', description: 'Your credits and access.' },
+  { name: 'Reference', description: 'This document and its page. No key needed.' },
+];
+
+const modelRows = [
+  ...Object.entries(VIDEO_MODELS).map(
+    ([id, model]) =>
+      `| \`${id}\` | ${model.name} | ${model.creditsPerSecond} per second, rounded up per video | ${model.subscriptionRequired ? 'required' : 'not required'} |`,
+  ),
+  ...Object.entries(IMAGE_MODELS).map(
+    ([id, model]) =>
+      `| \`${id}\` | ${model.name} | ${model.creditsPerImage} per image | ${model.subscriptionRequired ? 'required' : 'not required'} |`,
+  ),
+].join('\n');
+
+const INTRODUCTION = `Asynchronous text-to-video, image-to-video and image generation over HTTPS/JSON: start a task, poll it until it is final, fetch the result from its public URL.
+
+## Quick start
+
+\`\`\`bash
+KEY=vg_live_...                       # your API key
+BASE=http://127.0.0.1:3000/api/v1     # or the deployed base URL
+
+curl -s -H "Authorization: Bearer $KEY" $BASE/credits
+curl -s -X POST $BASE/generate -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \\
+  -d '{"prompt":"a red fox running through snow","duration":5}'
+curl -s -H "Authorization: Bearer $KEY" $BASE/videos/<video_id>     # every ~5 s until completed or failed
+\`\`\`
+
+Every operation below has a curl example that runs as it is once \`KEY\` (and the id it names, such as \`VIDEO_ID\`) is set.
+
+## Authentication
+
+Send \`Authorization: Bearer <API_KEY>\` with every request except the reference (\`/openapi.json\`, \`/docs\`). A missing, invalid or revoked key is 401 \`unauthorized\`.
+
+## Envelope and errors
+
+Every response body, success or error, is \`{ "data": ..., "error": ... }\`: on success \`data\` is the result and \`error\` is null (status 200); on error \`data\` is null and \`error\` is \`{ "message", "code" }\`. Every response carries \`X-Request-Id\`.
+
+| status | error.code | when |
+|---|---|---|
+| 400 | \`validation_error\` | a parameter is missing or invalid; malformed JSON, a non-object body or a wrong Content-Type |
+| 401 | \`unauthorized\` | missing, invalid or revoked key |
+| 403 | \`insufficient_credits\` | too few credits for the price |
+| 403 | \`paid_access_required\` | the model or endpoint needs paid access and an active subscription |
+| 404 | \`not_found\` | unknown route, or an id that does not exist for your account |
+| 409 | \`idempotency_conflict\` | an Idempotency-Key reused with a different body |
+| 413 | \`payload_too_large\` | a body larger than the platform accepts |
+| 429 | \`rate_limit_exceeded\` | over the per-key rate limit |
+| 500 | \`internal_error\` | a failure on our side |
+| 502 | \`upstream_error\` | the generation provider refused or failed the submission (credits refunded) |
+
+Unknown JSON fields are ignored. Timestamps are ISO 8601 UTC. Clients should ignore response fields they do not know: fields may be added within v1.
+
+## Rate limit
+
+Per API key, fixed one-minute windows aligned to the minute, 60 requests by default. Authenticated responses carry \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix seconds); a 429 also carries \`Retry-After\` (seconds) and does nothing else.
+
+## Tasks
+
+A task is \`processing\` until it ends \`completed\` (results in \`video_url\` / \`image_urls\`, public, no key needed) or \`failed\` (with \`error\`; its credits are refunded in full, once). A final task never changes again. Poll about every 5 seconds.
+
+## Models and prices
+
+| model | name | credits | subscription |
+|---|---|---|---|
+${modelRows}
+
+"Subscription required" means paid access and an active subscription (see \`GET /credits\`); \`POST /generate-image\` needs them for any model.
+
+## Idempotency
+
+\`POST /generate\` and \`POST /generate-image\` accept an \`Idempotency-Key\` header (1 to 255 characters): the same key with the same body within 24 hours returns the first answer and charges nothing more.
+`;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Prose and the few rules zod cannot show, added to the generated request schemas.            */
+/* Each helper throws if the generated document lacks what it describes, so they cannot drift. */
+
+type JsonObject = { [key: string]: unknown };
+
+function objectAt(root: unknown, ...path: string[]): JsonObject {
+  let node = root;
+  for (const key of path) {
+    if (typeof node !== 'object' || node === null || !(key in node)) {
+      throw new Error(`OpenAPI document: nothing at ${path.join('.')} (stopped at ${key}).`);
+    }
+    node = (node as JsonObject)[key];
+  }
+  if (typeof node !== 'object' || node === null) throw new Error(`OpenAPI document: ${path.join('.')} is not an object.`);
+  return node as JsonObject;
+}
+
+function describeProperties(document: OpenApiDocument, schema: string, additions: Record<string, JsonObject>): JsonObject {
+  const component = objectAt(document, 'components', 'schemas', schema);
+  for (const [property, extra] of Object.entries(additions)) {
+    Object.assign(objectAt(component, 'properties', property), extra);
+  }
+  return component;
+}
+
+function parameter(document: OpenApiDocument, path: string, name: string): JsonObject {
+  const parameters = objectAt(document, 'paths', path, 'get').parameters as JsonObject[] | undefined;
+  const found = parameters?.find((candidate) => candidate.name === name);
+  if (!found) throw new Error(`OpenAPI document: GET ${path} has no parameter ${name}.`);
+  return found;
+}
+
+const promptDoc = (what: string) => ({
+  description: `What the ${what} should show. Leading and trailing spaces are trimmed; then 1 to ${PROMPT_MAX_LENGTH} characters.`,
+  pattern: '\\S',
+});
+const HTTP_URL = { format: 'uri', pattern: '^https?://' };
+
+function describeRequests(document: OpenApiDocument): void {
+  const video = describeProperties(document, 'GenerateVideoRequest', {
+    prompt: promptDoc('video'),
+    model: { description: 'Video model (see "Models and prices"). `vid-2-0` and `vid-2-0-fast` need paid access and an active subscription.' },
+    generation_type: { description: '`image_to_video` animates `image_url`; `text_to_video` uses the prompt only.' },
+    image_url: {
+      ...HTTP_URL,
+      description:
+        'Absolute http(s) URL of the reference image, at most 2048 characters (for example the `url` answered by `POST /upload`). Required with `image_to_video`, refused with `text_to_video`.',
+    },
+    aspect_ratio: { description: 'Aspect ratio of the video.' },
+    duration: { description: `Length in whole seconds, ${VIDEO_DURATION.min} to ${VIDEO_DURATION.max} (\`5.0\` is 5, \`5.5\` is refused).` },
+    resolution: { description: 'Output resolution.' },
+  });
+  video.description = 'Starts a video task. `image_url` goes with `generation_type: image_to_video`, and only with it.';
+  // As JSON Schema: with text_to_video (or no generation_type) no image_url, else image_url
+  // required. The titles name the cases for renderers that show if/then/else as "one of".
+  video.allOf = [
+    {
+      if: { title: 'text_to_video (default)', properties: { generation_type: { const: 'text_to_video' } } },
+      then: { not: { required: ['image_url'] } },
+      else: { title: 'image_to_video', required: ['image_url'] },
+    },
+  ];
+
+  const image = describeProperties(document, 'GenerateImageRequest', {
+    prompt: promptDoc('image'),
+    model: { description: 'Image model (see "Models and prices").' },
+    resolution: { description: 'Output resolution.' },
+    aspect_ratio: { description: 'Aspect ratio of the image.' },
+    output_format: { description: 'File format of the result.' },
+    images: {
+      description: `Edit mode: 1 to ${MAX_REFERENCE_IMAGES} absolute http(s) URLs of the images to edit (for example from \`POST /upload\`).`,
+    },
+  });
+  image.description = 'Starts an image task. Paid access and an active subscription are required.';
+  Object.assign(objectAt(image, 'properties', 'images', 'items'), HTTP_URL);
+
+  // page and limit arrive as strings and are parsed by a transform, which zod cannot describe:
+  // the bounds are restated here, and test/unit/openapi-document.test.ts checks them against
+  // the schema (functions/http/request.ts).
+  for (const path of ['/videos', '/images']) {
+    Object.assign(parameter(document, path, 'page'), {
+      description: 'Page number, from 1. Past the last page: an empty list.',
+      schema: { type: 'integer', minimum: 1, default: 1 },
+    });
+    Object.assign(parameter(document, path, 'limit'), {
+      description: 'Items per page, 1 to 50.',
+      schema: { type: 'integer', minimum: 1, maximum: 50, default: 20 },
+    });
+  }
+
+  objectAt(document, 'paths', '/upload', 'post', 'requestBody').description =
+    `multipart/form-data with one file part named \`image\`: JPEG, PNG or WebP, at most ${MAX_UPLOAD_BYTES} bytes (10 MiB).`;
+}

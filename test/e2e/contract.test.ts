@@ -1,0 +1,287 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import sharp from 'sharp';
+import type { LocalStack } from '../../bin/local-stack/stack';
+import { createAccount, createApiKey } from '../../functions/domain/account-admin';
+import { ROUTES } from '../../functions/http/routes';
+import { buildOpenApiDocument } from '../../functions/openapi/document';
+import { documentPath } from '../../functions/openapi/operations';
+import { RENDERER_ASSET } from '../../functions/openapi/renderer';
+import { assertMatchesContract, operationFor } from '../support/contract';
+import { awaitRoomInWindow, call, startTestApi, waitForFinal, type ApiReply } from '../support/local-api';
+
+/**
+ * Contract tests: every operation of the OpenAPI document is called over real HTTP, for its
+ * success and its main errors, and every answer is checked against the document (status,
+ * headers, body schema). The route table and the document must list the same operations, and
+ * every curl example in the document must run as written.
+ */
+jest.setTimeout(120_000);
+
+let stack: LocalStack;
+let key: string;
+let brokeKey: string;
+let freeKey: string;
+let tightKey: string;
+let workDir: string;
+
+type Task = { video_id?: string; image_id?: string; status: string };
+type Direct = { upload_id: string; upload_url: string; fields: Record<string, string> };
+
+/** operationId -> statuses seen, to check every operation ran for success and an error. */
+const seen = new Map<string, Set<number>>();
+
+beforeAll(async () => {
+  stack = await startTestApi({ SIM_DELAY_SECONDS: '0', PROVIDER: 'simulated' });
+  const keyFor = async (options: Parameters<typeof createAccount>[1], rateLimit = 1000) => {
+    const { account } = await createAccount(stack.context, options);
+    return (await createApiKey(stack.context, account.accountId, { rateLimit })).apiKey;
+  };
+  key = await keyFor({ credits: 1000, paidAccess: true, subscriptionStatus: 'active' });
+  brokeKey = await keyFor({ credits: 0, paidAccess: true, subscriptionStatus: 'active' });
+  freeKey = await keyFor({ credits: 100, paidAccess: false, subscriptionStatus: 'none' });
+  tightKey = await keyFor({ credits: 0 }, 1);
+  workDir = mkdtempSync(path.join(os.tmpdir(), 'vidgen-contract-'));
+});
+afterAll(async () => {
+  await stack?.stop();
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+});
+
+function note(method: string, pathname: string, status: number) {
+  const operation = operationFor(method, pathname);
+  if (!operation) return;
+  if (!seen.has(operation.operationId)) seen.set(operation.operationId, new Set());
+  seen.get(operation.operationId)!.add(status);
+}
+
+/** A JSON call through call(), checked against the contract; returns the reply. */
+async function api<T = unknown>(
+  pathname: string,
+  init: RequestInit & { key?: string } = {},
+  expected?: { status: number; code?: string },
+): Promise<ApiReply<T>> {
+  const reply = await call<T>(stack.baseUrl, pathname, init);
+  const method = init.method ?? 'GET';
+  assertMatchesContract(method, `/api/v1${pathname}`, reply.status, reply.headers, reply.body);
+  note(method, `/api/v1${pathname}`, reply.status);
+  if (expected) {
+    expect([pathname, reply.status, reply.body.error?.code]).toEqual([pathname, expected.status, expected.code]);
+  }
+  return reply;
+}
+
+/** A call whose answer may not be JSON (the docs page and its script). */
+async function raw(pathname: string) {
+  const response = await fetch(`${stack.baseUrl}${pathname}`);
+  const text = await response.text();
+  const json = response.headers.get('content-type')?.startsWith('application/json');
+  const body = json ? JSON.parse(text) : text;
+  assertMatchesContract('GET', `/api/v1${pathname}`, response.status, response.headers, body);
+  note('GET', `/api/v1${pathname}`, response.status);
+  return { status: response.status, headers: response.headers, body, text };
+}
+
+const png = () => sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 20, g: 120, b: 220 } } }).png().toBuffer();
+
+function form(bytes: Buffer, field = 'image') {
+  const body = new FormData();
+  body.append(field, new Blob([bytes]), 'cat.png');
+  return body;
+}
+
+async function directUpload(bytes: Buffer): Promise<string> {
+  const created = await api<Direct>('/uploads', { method: 'POST', key }, { status: 200 });
+  const { upload_id, upload_url, fields } = created.body.data!;
+  const body = new FormData();
+  for (const [name, value] of Object.entries(fields)) body.append(name, value);
+  body.append('file', new Blob([bytes]), 'cat.png');
+  expect((await fetch(upload_url, { method: 'POST', body })).status).toBeLessThan(300);
+  return upload_id;
+}
+
+describe('the route table and the document', () => {
+  it('list the same operations, public exactly where the route is', () => {
+    const document = buildOpenApiDocument() as unknown as { paths: Record<string, Record<string, { security?: unknown[] }>> };
+    const documented = Object.entries(document.paths).flatMap(([template, item]) =>
+      Object.entries(item).map(([method, operation]) => `${method.toUpperCase()} ${template}${operation.security?.length === 0 ? ' (public)' : ''}`),
+    );
+    const routed = ROUTES.map((route) => `${route.method} ${documentPath(route.path)}${route.auth === 'none' ? ' (public)' : ''}`);
+    expect([...documented].sort()).toEqual([...routed].sort());
+  });
+});
+
+describe('every operation answers as documented', () => {
+  let videoId: string;
+  let imageId: string;
+
+  it('GET /credits', async () => {
+    await api('/credits', { key }, { status: 200 });
+    await api('/credits', {}, { status: 401, code: 'unauthorized' });
+  });
+
+  it('POST /generate: success, then each error the document lists', async () => {
+    const json = (body: unknown, extra: Record<string, string> = {}) => ({
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...extra },
+      body: JSON.stringify(body),
+    });
+    const started = await api<Task>('/generate', { ...json({ prompt: 'a red fox', duration: 3 }, { 'Idempotency-Key': 'contract-1' }), key }, { status: 200 });
+    videoId = started.body.data!.video_id!;
+    await api(`/videos/${videoId}`, { key }, { status: 200 });
+    await api('/generate', { ...json({ prompt: 'a red fox', duration: 3 }, { 'Idempotency-Key': 'contract-1' }), key }, { status: 200 });
+    await api('/generate', { ...json({ prompt: 'a blue fox', duration: 3 }, { 'Idempotency-Key': 'contract-1' }), key }, { status: 409, code: 'idempotency_conflict' });
+    await api('/generate', { ...json({ prompt: 'x', duration: 99 }), key }, { status: 400, code: 'validation_error' });
+    await api('/generate', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{not json', key }, { status: 400, code: 'validation_error' });
+    await api('/generate', { ...json({ prompt: 'x' }), key: brokeKey }, { status: 403, code: 'insufficient_credits' });
+    await api('/generate', { ...json({ prompt: 'x', model: 'vid-2-0' }), key: freeKey }, { status: 403, code: 'paid_access_required' });
+    await api('/generate', { ...json({ prompt: 'sim:reject please', duration: 3 }), key }, { status: 502, code: 'upstream_error' });
+    await api('/generate', json({ prompt: 'x' }), { status: 401, code: 'unauthorized' });
+    await api('/generate', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: 'x'.repeat(13 * 1024 * 1024), key }, { status: 413, code: 'payload_too_large' });
+  });
+
+  it('GET /videos/{video_id}: processing, completed and failed tasks, and an unknown id', async () => {
+    const failed = await api<Task>('/generate', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ prompt: 'sim:fail this one', duration: 3 }),
+      key,
+    });
+    const done = await waitForFinal<Task>(stack, key, `/videos/${videoId}`);
+    expect(done.body.data?.status).toBe('completed');
+    assertMatchesContract('GET', `/api/v1/videos/${videoId}`, done.status, done.headers, done.body);
+    note('GET', `/api/v1/videos/${videoId}`, done.status);
+    const ended = await waitForFinal<Task>(stack, key, `/videos/${failed.body.data!.video_id}`);
+    expect(ended.body.data?.status).toBe('failed');
+    assertMatchesContract('GET', `/api/v1/videos/x`, ended.status, ended.headers, ended.body);
+    await api('/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ', { key }, { status: 404, code: 'not_found' });
+  });
+
+  it('GET /videos', async () => {
+    const page = await api<{ videos: Task[] }>('/videos?page=1&limit=2', { key }, { status: 200 });
+    expect(page.body.data!.videos.length).toBeGreaterThan(0);
+    await api('/videos?page=99', { key }, { status: 200 });
+    await api('/videos?limit=0', { key }, { status: 400, code: 'validation_error' });
+  });
+
+  it('POST /generate-image, GET /images/{image_id}, GET /images', async () => {
+    const body = (value: unknown) => ({ method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(value) });
+    const started = await api<Task>('/generate-image', { ...body({ prompt: 'a lighthouse', output_format: 'webp' }), key }, { status: 200 });
+    imageId = started.body.data!.image_id!;
+    await api('/generate-image', { ...body({ prompt: 'x' }), key: freeKey }, { status: 403, code: 'paid_access_required' });
+    await api('/generate-image', { ...body({ prompt: 'x', resolution: '8k' }), key }, { status: 400, code: 'validation_error' });
+    const done = await waitForFinal<Task>(stack, key, `/images/${imageId}`);
+    expect(done.body.data?.status).toBe('completed');
+    note('GET', `/api/v1/images/${imageId}`, done.status);
+    assertMatchesContract('GET', `/api/v1/images/${imageId}`, done.status, done.headers, done.body);
+    await api('/images/img_01M7ZP0E1WQ4R5N8B2C6D7F9GH', { key }, { status: 404, code: 'not_found' });
+    await api('/images', { key }, { status: 200 });
+    await api('/images?page=abc', { key }, { status: 400, code: 'validation_error' });
+  });
+
+  it('POST /upload', async () => {
+    await api('/upload', { method: 'POST', body: form(await png()), key }, { status: 200 });
+    await api('/upload', { method: 'POST', body: form(Buffer.from('plain text, not an image')), key }, { status: 400, code: 'validation_error' });
+    await api('/upload', { method: 'POST', body: form(Buffer.from('x'), 'file'), key }, { status: 400, code: 'validation_error' });
+  });
+
+  it('POST /uploads and POST /uploads/{upload_id}/complete', async () => {
+    const uploadId = await directUpload(await png());
+    await api(`/uploads/${uploadId}/complete`, { method: 'POST', key }, { status: 200 });
+    await api(`/uploads/${uploadId}/complete`, { method: 'POST', key }, { status: 404, code: 'not_found' });
+    const notImage = await directUpload(Buffer.from('not an image'));
+    await api(`/uploads/${notImage}/complete`, { method: 'POST', key }, { status: 400, code: 'validation_error' });
+    await api('/uploads', { method: 'POST' }, { status: 401, code: 'unauthorized' });
+  });
+
+  it('answers 429 with Retry-After over the rate limit', async () => {
+    await awaitRoomInWindow(5);
+    await api('/credits', { key: tightKey }, { status: 200 });
+    const refused = await api('/credits', { key: tightKey }, { status: 429, code: 'rate_limit_exceeded' });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    await api('/videos', { key: tightKey }, { status: 429, code: 'rate_limit_exceeded' });
+  });
+
+  it('GET /openapi.json, GET /docs and GET /docs/assets/{file}, without a key', async () => {
+    const document = await raw('/openapi.json');
+    expect(document.status).toBe(200);
+    expect(document.body).toEqual(buildOpenApiDocument({ serverUrl: stack.baseUrl }));
+    expect(document.body.servers).toEqual([{ url: stack.baseUrl, description: expect.any(String) }]);
+
+    const page = await raw('/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(page.text).toContain(RENDERER_ASSET);
+
+    const asset = await raw(`/docs/assets/${RENDERER_ASSET}`);
+    expect([asset.status, asset.headers.get('cache-control')]).toEqual([200, 'public, max-age=31536000, immutable']);
+    expect(asset.text.length).toBeGreaterThan(500_000);
+    const missing = await raw('/docs/assets/other.js');
+    expect([missing.status, missing.body.error.code]).toEqual([404, 'not_found']);
+  });
+
+  it('answers a request that matches no operation with the gateway 404', async () => {
+    await api('/nothing-here', { key }, { status: 404, code: 'not_found' });
+    await api('/credits', { method: 'POST', key }, { status: 404, code: 'not_found' });
+  });
+
+  it('ran every documented operation for its success and at least one error', () => {
+    const document = buildOpenApiDocument() as unknown as { paths: Record<string, Record<string, { operationId: string }>> };
+    const missing: string[] = [];
+    for (const item of Object.values(document.paths)) {
+      for (const { operationId } of Object.values(item)) {
+        const statuses = seen.get(operationId) ?? new Set<number>();
+        if (!statuses.has(200) || ![...statuses].some((status) => status >= 400)) missing.push(`${operationId} [${[...statuses].join(', ')}]`);
+      }
+    }
+    // The docs page and this document have no client error to provoke.
+    expect(missing.filter((entry) => !/^(getDocsPage|getOpenApiDocument) /.test(entry))).toEqual([]);
+  });
+});
+
+describe('the curl examples in the document', () => {
+  it('run as written against the served document', async () => {
+    const served = (await raw('/openapi.json')).body as {
+      paths: Record<string, Record<string, { operationId: string; 'x-codeSamples': Array<{ source: string }> }>>;
+    };
+    writeFileSync(path.join(workDir, 'cat.png'), await png());
+    const started = await api<Task>('/generate', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ prompt: 'a fox for curl', duration: 3 }),
+      key,
+    });
+    const image = await api<Task>('/generate-image', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ prompt: 'a lighthouse for curl' }),
+      key,
+    });
+    const env = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      KEY: key,
+      VIDEO_ID: started.body.data!.video_id!,
+      IMAGE_ID: image.body.data!.image_id!,
+      UPLOAD_ID: await directUpload(await png()),
+    };
+    const run = promisify(execFile);
+    for (const [template, item] of Object.entries(served.paths)) {
+      for (const operation of Object.values(item)) {
+        const [sample] = operation['x-codeSamples'];
+        const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', sample!.source], { cwd: workDir, env, maxBuffer: 8 * 1024 * 1024 });
+        const output = /-o (\S+)$/.exec(sample!.source)?.[1];
+        if (output) {
+          expect([template, existsSync(path.join(workDir, output)) && statSync(path.join(workDir, output)).size > 1000]).toEqual([template, true]);
+          continue;
+        }
+        const body = JSON.parse(stdout);
+        if (template === '/openapi.json') expect(body.openapi).toBe('3.1.0');
+        else expect([template, body.error]).toEqual([template, null]);
+      }
+    }
+    expect(readFileSync(path.join(workDir, 'api-reference.html'), 'utf8')).toContain('<div id="redoc">');
+  });
+});
