@@ -1,5 +1,5 @@
 import { LambdaClient } from '@aws-sdk/client-lambda';
-import { loadConfig, type Config, type ProviderConfig } from './config';
+import { loadConfig, type Config } from './config';
 import { DynamoAccountStore } from './data/account-repository';
 import { DynamoApiKeyStore } from './data/api-key-repository';
 import { InProcessCopyQueue, LambdaCopyQueue, type CopyRequest } from './data/copy-queues';
@@ -21,6 +21,8 @@ import defaultReplicateModels from './providers/replicate/default-models.json';
 import { parseModelMap } from './providers/replicate/model-map';
 import { ReplicateProvider } from './providers/replicate/replicate-provider';
 import { SimulatedProvider } from './providers/simulated/simulated-provider';
+import { lazyProvider } from './providers/lazy-provider';
+import { readSecret } from './data/secrets';
 
 /**
  * Wires configuration to repositories and adapters. Handlers call `appContext()`; it is built
@@ -59,7 +61,7 @@ export function buildAppContext(config: Config, overrides: { provider?: Generati
   const accounts = new DynamoAccountStore(db);
   const tasks = new DynamoTaskStore(db);
   const idempotency = new DynamoIdempotencyStore(db);
-  const provider = overrides.provider ?? createProvider(config.provider, storage);
+  const provider = overrides.provider ?? createProvider(config, storage);
 
   let lifecycle: StartDeps | undefined;
   const copyQueue: CopyQueue = config.copyWorkerFunction
@@ -98,14 +100,16 @@ export async function copyRequested(deps: StartDeps, request: CopyRequest): Prom
   if (task) await copyOutputs(deps, task);
 }
 
-function createProvider(config: ProviderConfig, storage: ObjectStorage): GenerationProvider {
+function createProvider({ provider: config, region }: Config, storage: ObjectStorage): GenerationProvider {
   if (config.name === 'replicate') {
-    return new ReplicateProvider({
-      baseUrl: config.baseUrl,
-      apiToken: config.apiToken,
-      timeoutMs: config.timeoutMs,
-      models: parseModelMap(config.modelsJson ? JSON.parse(config.modelsJson) : defaultReplicateModels),
-    });
+    const models = parseModelMap(config.modelsJson ? JSON.parse(config.modelsJson) : defaultReplicateModels);
+    const replicate = (apiToken: string) =>
+      new ReplicateProvider({ baseUrl: config.baseUrl, apiToken, timeoutMs: config.timeoutMs, models });
+    const token = config.apiToken;
+    if ('value' in token) return replicate(token.value);
+    // On AWS the token stays in Secrets Manager, read on the first provider call (only the
+    // functions that call the provider are allowed to read it).
+    return lazyProvider('replicate', async () => replicate(await readSecret(region, token.secretArn)));
   }
   return new SimulatedProvider({
     storage,

@@ -10,7 +10,8 @@ export type ProviderConfig =
   | {
       name: 'replicate';
       baseUrl: string;
-      apiToken: string;
+      /** Either the token itself (local use) or the Secrets Manager secret holding it (AWS). */
+      apiToken: { value: string } | { secretArn: string };
       timeoutMs: number;
       /** JSON text of the model mapping; the shipped default-models.json when unset. */
       modelsJson?: string;
@@ -82,6 +83,14 @@ function url(env: Env, name: string, fallback?: string): string {
   return raw.replace(/\/+$/, '');
 }
 
+function replicateToken(env: Env): { value: string } | { secretArn: string } {
+  const value = optional(env, 'REPLICATE_API_TOKEN');
+  if (value) return { value };
+  const secretArn = optional(env, 'REPLICATE_API_TOKEN_SECRET_ARN');
+  if (secretArn) return { secretArn };
+  throw new ConfigError('Missing REPLICATE_API_TOKEN or REPLICATE_API_TOKEN_SECRET_ARN (PROVIDER=replicate).');
+}
+
 function provider(env: Env): ProviderConfig {
   const name = required(env, 'PROVIDER');
   if (name === 'simulated') {
@@ -92,7 +101,7 @@ function provider(env: Env): ProviderConfig {
     return {
       name,
       baseUrl: url(env, 'REPLICATE_BASE_URL', CONFIG_DEFAULTS.replicateBaseUrl),
-      apiToken: required(env, 'REPLICATE_API_TOKEN'),
+      apiToken: replicateToken(env),
       timeoutMs: wholeNumber(env, 'REPLICATE_TIMEOUT_MS', CONFIG_DEFAULTS.replicateTimeoutMs, 1),
       ...(modelsJson && { modelsJson }),
     };

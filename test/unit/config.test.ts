@@ -49,10 +49,13 @@ describe('loadConfig', () => {
 
 describe('replicate provider configuration', () => {
   it('needs the API token and takes the base URL, timeout and model map', () => {
-    expect(() => loadConfig({ ...base, PROVIDER: 'replicate' })).toThrow('REPLICATE_API_TOKEN');
+    expect(() => loadConfig({ ...base, PROVIDER: 'replicate' })).toThrow('REPLICATE_API_TOKEN or REPLICATE_API_TOKEN_SECRET_ARN');
+    expect(
+      loadConfig({ ...base, PROVIDER: 'replicate', REPLICATE_API_TOKEN_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:1:secret:r' }).provider,
+    ).toMatchObject({ apiToken: { secretArn: 'arn:aws:secretsmanager:eu-west-1:1:secret:r' } });
     expect(
       loadConfig({ ...base, PROVIDER: 'replicate', REPLICATE_API_TOKEN: 'r8_x', REPLICATE_TIMEOUT_MS: '2500', REPLICATE_MODELS: '{}' })
         .provider,
-    ).toEqual({ name: 'replicate', baseUrl: 'https://api.replicate.com', apiToken: 'r8_x', timeoutMs: 2500, modelsJson: '{}' });
+    ).toEqual({ name: 'replicate', baseUrl: 'https://api.replicate.com', apiToken: { value: 'r8_x' }, timeoutMs: 2500, modelsJson: '{}' });
   });
 });
