@@ -199,7 +199,10 @@ describe('synthesized bundles', () => {
     const local = environment(findBundledFunction(cdkOut, 'get-credits'));
     const run = await runScript('bin/invoke.ts', ['get-credits', 'events/get-credits.json', '--cdk-out', cdkOut], {
       ...local,
+      // Hermetic: no local stack's data folder; the event's placeholders come from here.
+      DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'invoke-')),
       DEMO_ACCOUNT_ID: account.accountId,
+      DEMO_API_KEY: account.apiKey,
       DEMO_KEY_ID: account.keyId,
     });
     expect(run.stderr).toContain('invoke get-credits');
