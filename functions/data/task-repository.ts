@@ -1,4 +1,5 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { AccountBusyError } from '../domain/errors';
 import type { LedgerEntry } from '../domain/ledger';
 import type { CreateTaskResult, IdempotencyClaim, NewTaskRequest, TaskStore } from '../domain/ports';
 import type { Task, TaskError, TaskKind } from '../domain/task';
@@ -10,8 +11,11 @@ import { ledgerEntryPut } from './ledger-repository';
 import { fromTaskItem, toTaskItem } from './task-item';
 import { TABLE_DEFINITION } from './table-definition';
 
-/** Optimistic retries of a task creation that lost a race for the account's next position. */
-const MAX_CREATE_ATTEMPTS = 40;
+/**
+ * How long a start may keep retrying after losing races for the account (every start of one
+ * account updates its item, so they serialise). Past it the caller is told to retry: 429.
+ */
+const CREATE_BUDGET_MS = 10_000;
 
 const COUNT_ATTRIBUTE: Record<TaskKind, string> = { video: 'video_count', image: 'image_count' };
 
@@ -27,7 +31,8 @@ export class DynamoTaskStore implements TaskStore {
   async create(request: NewTaskRequest): Promise<CreateTaskResult> {
     const { task: draft, charge, idempotency } = request;
     let expectedCount = request.expectedCount;
-    for (let attempt = 1; attempt <= MAX_CREATE_ATTEMPTS; attempt += 1) {
+    const deadline = Date.now() + CREATE_BUDGET_MS;
+    for (let attempt = 1; Date.now() < deadline; attempt += 1) {
       const task = { ...draft, seq: expectedCount + 1 } as Task;
       try {
         await this.db.doc.send(
@@ -51,7 +56,7 @@ export class DynamoTaskStore implements TaskStore {
         await backoff(attempt);
       }
     }
-    throw new Error(`Could not create a task for ${draft.accountId} after ${MAX_CREATE_ATTEMPTS} attempts.`);
+    throw new AccountBusyError();
   }
 
   private createItems(task: Task, charge: LedgerEntry, expectedCount: number, idempotency?: IdempotencyClaim) {
@@ -263,8 +268,8 @@ export class DynamoTaskStore implements TaskStore {
   }
 }
 
-/** Jittered, growing pause between optimistic retries, so racing writers spread out. */
+/** Exponential backoff with full jitter (capped), so racing writers spread out. */
 function backoff(attempt: number): Promise<void> {
-  const ms = Math.random() * Math.min(100, 5 * attempt);
+  const ms = Math.random() * Math.min(250, 10 * 2 ** Math.min(attempt, 5));
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

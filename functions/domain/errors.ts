@@ -43,8 +43,18 @@ export class IdempotencyConflictError extends DomainError {}
 
 /** Over the per-key request quota for the current window. */
 export class RateLimitExceededError extends DomainError {
-  constructor(readonly retryAfterSeconds: number) {
-    super(`Rate limit exceeded. Retry after ${retryAfterSeconds} seconds.`);
+  constructor(
+    readonly retryAfterSeconds: number,
+    message = `Rate limit exceeded. Retry after ${retryAfterSeconds} seconds.`,
+  ) {
+    super(message);
+  }
+}
+
+/** So many starts for one account at once that this one could not get through in time. */
+export class AccountBusyError extends RateLimitExceededError {
+  constructor() {
+    super(1, 'Too many generation requests for this account at once. Nothing was charged; retry in a second.');
   }
 }
 

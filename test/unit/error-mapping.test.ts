@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  AccountBusyError,
   IdempotencyConflictError,
   InsufficientCreditsError,
   NotFoundError,
@@ -20,6 +21,7 @@ describe('toHttpError', () => {
     [new NotFoundError('no such video'), 404, 'not_found'],
     [new IdempotencyConflictError('other body'), 409, 'idempotency_conflict'],
     [new RateLimitExceededError(12), 429, 'rate_limit_exceeded'],
+    [new AccountBusyError(), 429, 'rate_limit_exceeded'],
     [new UpstreamError('provider down'), 502, 'upstream_error'],
   ])('maps %p to %i %s with its own message', (error, status, code) => {
     expect(toHttpError(error)).toEqual({ status, code, message: error.message });
