@@ -1,6 +1,12 @@
 import { CONFIG_DEFAULTS } from '../functions/config';
 
 /**
+ * A start may spend 10 s winning its account's races plus the provider call, inside the
+ * function's 28 s and API Gateway's 29 s: so the provider gets at most 15 s.
+ */
+const MAX_PROVIDER_TIMEOUT_MS = 15_000;
+
+/**
  * Everything a deployment can vary, read once from CDK context (`cdk.json` defaults, overridden
  * on the command line with `-c key=value`). Values are checked here, so a typo in a deploy
  * command stops `cdk synth` with the key's name instead of producing a broken stack.
@@ -82,7 +88,7 @@ export function readDeploySettings(
           name: 'replicate',
           secret: secretReference(read, stage),
           ...optional('baseUrl', read.url('replicateBaseUrl')),
-          ...optional('timeoutMs', read.optionalInteger('replicateTimeoutMs', 1)),
+          ...optional('timeoutMs', read.optionalInteger('replicateTimeoutMs', 1, MAX_PROVIDER_TIMEOUT_MS)),
           ...optional('modelsJson', read.json('replicateModels')),
         };
 

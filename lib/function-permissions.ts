@@ -1,5 +1,6 @@
 import { TABLE_DEFINITION } from '../functions/data/table-definition';
 import { AUTHORIZER_HANDLER, COPY_WORKER_HANDLER, SWEEPER_HANDLER } from '../functions/http/routes';
+import { MEDIA_PREFIXES as LAYOUT_PREFIXES, PUBLIC_MEDIA_PREFIXES as LAYOUT_PUBLIC_PREFIXES } from '../functions/data/media-layout';
 
 /**
  * What each function may do, keyed by handler name (functions/handlers/<name>.ts), read off
@@ -21,10 +22,14 @@ export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 
 /** Where a Query runs: the base table or one of its indexes (TABLE_DEFINITION). */
 export type QueryTarget = 'table' | typeof TABLE_DEFINITION.gsi1.indexName | typeof TABLE_DEFINITION.lsi1.indexName;
 
-/** The media bucket's folders. Public through the CDN: videos/, images/, uploads/, provider-sim/. */
-export const MEDIA_PREFIXES = ['videos/', 'images/', 'uploads/', 'incoming/', 'provider-sim/'] as const;
-export type MediaPrefix = (typeof MEDIA_PREFIXES)[number];
-export const PUBLIC_MEDIA_PREFIXES: readonly MediaPrefix[] = ['videos/', 'images/', 'uploads/', 'provider-sim/'];
+/**
+ * The media bucket's folders (functions/data/media-layout.ts owns the layout). Public through
+ * the CDN: exactly the layout's PUBLIC_MEDIA_PREFIXES (uploads/, videos/, images/); never
+ * incoming/ (unchecked uploads) or provider-sim/ (the simulated provider's job state).
+ */
+export const MEDIA_PREFIXES = Object.values(LAYOUT_PREFIXES);
+export type MediaPrefix = (typeof LAYOUT_PREFIXES)[keyof typeof LAYOUT_PREFIXES];
+export const PUBLIC_MEDIA_PREFIXES: readonly MediaPrefix[] = LAYOUT_PUBLIC_PREFIXES;
 
 export interface MediaAccess {
   /** s3:GetObject (also the source side of a CopyObject). */
@@ -136,7 +141,8 @@ export const FUNCTION_NEEDS: Readonly<Record<string, FunctionNeeds>> = {
 
 /** What `provider: true` adds when PROVIDER=simulated (it stores jobs and renders in the bucket). */
 export const SIMULATED_PROVIDER_MEDIA: MediaAccess = {
-  read: ['provider-sim/', 'uploads/'],
+  // Its own state and outputs, and reference images from any public prefix of ours.
+  read: ['provider-sim/', 'uploads/', 'videos/', 'images/'],
   write: ['provider-sim/'],
   listBucket: true,
 };

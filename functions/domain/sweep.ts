@@ -1,4 +1,4 @@
-import { copyOutputs, FAILURE_MESSAGES, failTask, refreshTask, type LifecycleDeps } from './task-lifecycle';
+import { FAILURE_MESSAGES, failTask, refreshTask, type LifecycleDeps } from './task-lifecycle';
 import type { Task } from './task';
 
 export interface SweepReport {
@@ -12,6 +12,8 @@ export interface SweepReport {
 
 /** Tasks examined per run; the rest wait for the next minute. */
 const BATCH = 200;
+/** Stop picking up tasks after this long, so one run ends before the next minute's starts. */
+const RUN_BUDGET_MS = 45_000;
 /** A task not checked for this long is refreshed by the sweeper even if nobody polls it. */
 const STALE_CHECK_MS = 30_000;
 
@@ -22,7 +24,9 @@ const STALE_CHECK_MS = 30_000;
 export async function sweep(deps: LifecycleDeps): Promise<SweepReport> {
   const report: SweepReport = { examined: 0, refreshed: 0, copied: 0, timedOut: 0, lostSubmissions: 0, errors: 0 };
   const tasks = await deps.tasks.listProcessing(BATCH);
+  const stopAt = Date.now() + RUN_BUDGET_MS;
   for (const task of tasks) {
+    if (Date.now() > stopAt) break;
     report.examined += 1;
     try {
       await sweepOne(deps, task, report);
@@ -54,8 +58,9 @@ async function sweepOne(deps: LifecycleDeps, listed: Task, report: SweepReport):
     return;
   }
   if (task.pendingOutputs) {
+    // The copy worker does the (possibly long) download; the sweeper only asks again.
     report.copied += 1;
-    await copyOutputs(deps, task);
+    await deps.copyQueue.enqueue({ accountId: task.accountId, taskId: task.taskId });
     return;
   }
   const lastChecked = task.lastCheckedAt ? Date.parse(task.lastCheckedAt) : 0;

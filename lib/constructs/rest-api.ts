@@ -183,6 +183,8 @@ export class VidGenRestApi extends Construct {
         responseHeaders: {
           'X-Request-Id': 'context.requestId',
           'Content-Type': "'application/json'",
+          // CONTRACT.md: every 429 says when to retry (the stage throttle has no window: 1 s).
+          ...(response.status === 429 && { 'Retry-After': "'1'" }),
         },
         templates: { 'application/json': gatewayResponseTemplate(response) },
       });

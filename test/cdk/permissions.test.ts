@@ -47,7 +47,8 @@ const EXPECTED_REPLICATE: Record<string, string[]> = {
 };
 
 /** With PROVIDER=simulated: no secret; the provider's own folder, and uploads as references. */
-const SIMULATED_PROVIDER = ['s3:GetObject provider-sim/*', 's3:GetObject uploads/*', ...WRITE('provider-sim/'), 's3:ListBucket bucket'];
+// Its own state and outputs, and reference images from any public prefix of ours.
+const SIMULATED_PROVIDER = ['s3:GetObject provider-sim/*', 's3:GetObject uploads/*', 's3:GetObject videos/*', 's3:GetObject images/*', ...WRITE('provider-sim/'), 's3:ListBucket bucket'];
 const withoutSecret = (grants: string[]) => grants.filter((grant) => !grant.startsWith('secretsmanager:'));
 const EXPECTED_SIMULATED: Record<string, string[]> = {
   ...EXPECTED_REPLICATE,

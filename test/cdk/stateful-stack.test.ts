@@ -1,6 +1,5 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { createTableInput } from '../../functions/data/table-definition';
-import { PUBLIC_MEDIA_PREFIXES } from '../../lib/function-permissions';
 import { resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
 
 describe('StatefulStack', () => {
@@ -104,7 +103,8 @@ describe('StatefulStack', () => {
       );
       const reads = cdnStatements.find((statement) => statement.Action === 's3:GetObject')!;
       const prefixes = (reads.Resource as Array<{ 'Fn::Join': [string, unknown[]] }>).map((r) => r['Fn::Join'][1].at(-1));
-      expect(prefixes.sort()).toEqual(PUBLIC_MEDIA_PREFIXES.map((prefix) => `/${prefix}*`).sort());
+      // Written out: provider-sim/ (job state with prompts) and incoming/ must never be public.
+      expect(prefixes.sort()).toEqual(['/images/*', '/uploads/*', '/videos/*']);
       expect(prefixes).not.toContain('/incoming/*');
       expect(prefixes).not.toContain('/*');
       for (const statement of cdnStatements) {
@@ -127,7 +127,7 @@ describe('StatefulStack', () => {
       const [, distribution] = resourcesOf(dev.statefulTemplate, 'AWS::CloudFront::Distribution')[0]!;
       const config = distribution.Properties!.DistributionConfig;
       expect(config.CacheBehaviors.map((b: { PathPattern: string }) => b.PathPattern).sort()).toEqual(
-        PUBLIC_MEDIA_PREFIXES.map((prefix) => `${prefix}*`).sort(),
+        ['images/*', 'uploads/*', 'videos/*'],
       );
       for (const behavior of [config.DefaultCacheBehavior, ...config.CacheBehaviors]) {
         expect(behavior.ViewerProtocolPolicy).toBe('redirect-to-https');

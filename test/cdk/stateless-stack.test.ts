@@ -127,6 +127,8 @@ describe('StatelessStack', () => {
         expect(typeof body.error.message).toBe('string');
         expect(CONTRACT_CODES).toContain(body.error.code);
       }
+      const throttled = responses.find((r) => r.ResponseType === 'THROTTLED')!;
+      expect(throttled.ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'1'");
       const notFound = responses.find((r) => r.ResponseType === 'MISSING_AUTHENTICATION_TOKEN')!;
       expect(notFound.StatusCode).toBe('404');
       expect(JSON.parse(notFound.ResponseTemplates['application/json']).error.code).toBe('not_found');

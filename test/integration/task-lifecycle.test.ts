@@ -272,7 +272,10 @@ describe('polling', () => {
     await (ctx.copyQueue as InProcessCopyQueue).drain();
     const afterOne = await ctx.tasks.get(accountId, task.taskId);
     expect(afterOne).toMatchObject({ status: 'processing', copyAttempts: 1 });
-    for (let run = 0; run < deps.settings.maxCopyAttempts; run += 1) await sweep(deps);
+    for (let run = 0; run < deps.settings.maxCopyAttempts; run += 1) {
+      await sweep(deps); // asks the copy worker again...
+      await (ctx.copyQueue as InProcessCopyQueue).drain(); // ...which fails again
+    }
     const final = await ctx.tasks.get(accountId, task.taskId);
     expect(final).toMatchObject({ status: 'failed', error: { code: 'upstream_error' } });
     expect(await money(accountId)).toMatchObject({ balance: 100, ledger: 100 });
