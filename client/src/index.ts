@@ -1,8 +1,8 @@
 /**
  * @vidgen/client: a typed client for the video and image generation API.
  *
- * Needs nothing but the platform's fetch, FormData, Blob and AbortSignal (Node 20+, Deno, Bun,
- * browsers). Every method resolves with the envelope's `data` or rejects with an ApiError.
+ * Needs nothing but the platform's fetch, FormData, Blob and AbortSignal (Node 20+, Deno, Bun;
+ * browsers only once the API offers CORS). Every method resolves with the envelope's `data` or rejects with an ApiError.
  *
  * All run-time code lives in this one module on purpose: the other source files hold types
  * only, so the sources run unchanged under Node's ESM loader (after tsc), tsx and jest alike.
