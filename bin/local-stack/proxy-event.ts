@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { headerValue } from '../../functions/http/headers';
 import { BINARY_MEDIA_TYPES, type Route } from '../../functions/http/routes';
 
 /**
@@ -55,8 +56,7 @@ export function readCall(req: IncomingMessage, body: Buffer): IncomingCall {
 }
 
 export function headerOf(call: IncomingCall, name: string): string | undefined {
-  const key = Object.keys(call.headers).find((header) => header.toLowerCase() === name.toLowerCase());
-  return key ? call.headers[key] : undefined;
+  return headerValue(call, name);
 }
 
 export function methodArn(route: Route): string {
@@ -82,14 +82,9 @@ function requestContext(call: IncomingCall, route: Route) {
   };
 }
 
-export function toAuthorizerEvent(
-  call: IncomingCall,
-  route: Route,
-  pathParameters: Record<string, string> | null,
-): APIGatewayRequestAuthorizerEvent {
+/** What the REQUEST authorizer event and the proxy event both carry. */
+function requestFields(call: IncomingCall, route: Route, pathParameters: Record<string, string> | null) {
   return {
-    type: 'REQUEST',
-    methodArn: methodArn(route),
     resource: route.path,
     path: call.path,
     httpMethod: call.method,
@@ -99,6 +94,18 @@ export function toAuthorizerEvent(
     multiValueQueryStringParameters: call.multiValueQuery,
     pathParameters,
     stageVariables: null,
+  };
+}
+
+export function toAuthorizerEvent(
+  call: IncomingCall,
+  route: Route,
+  pathParameters: Record<string, string> | null,
+): APIGatewayRequestAuthorizerEvent {
+  return {
+    type: 'REQUEST',
+    methodArn: methodArn(route),
+    ...requestFields(call, route, pathParameters),
     requestContext: requestContext(call, route),
   } as unknown as APIGatewayRequestAuthorizerEvent;
 }
@@ -120,15 +127,7 @@ export function toProxyEvent(
   const binary = isBinary(headerOf(call, 'content-type'));
   const hasBody = call.body.length > 0;
   return {
-    resource: route.path,
-    path: call.path,
-    httpMethod: call.method,
-    headers: call.headers,
-    multiValueHeaders: call.multiValueHeaders,
-    queryStringParameters: call.query,
-    multiValueQueryStringParameters: call.multiValueQuery,
-    pathParameters,
-    stageVariables: null,
+    ...requestFields(call, route, pathParameters),
     requestContext: { ...requestContext(call, route), authorizer: authorizerContext ?? null },
     body: hasBody ? call.body.toString(binary ? 'base64' : 'utf8') : null,
     isBase64Encoded: hasBody && binary,

@@ -3,6 +3,7 @@ import { appContext } from '../app-context';
 import { authenticate } from '../domain/authenticate';
 import { UnauthorizedError } from '../domain/errors';
 import { authorizerContext } from '../http/principal';
+import { headerValue } from '../http/headers';
 
 /**
  * REQUEST authorizer for every route. API Gateway caches its answer per Authorization header,
@@ -26,12 +27,6 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<
     if (error instanceof UnauthorizedError) throw new Error('Unauthorized');
     throw error;
   }
-}
-
-function headerValue(event: APIGatewayRequestAuthorizerEvent, name: string): string | undefined {
-  const headers = event.headers ?? {};
-  const match = Object.keys(headers).find((key) => key.toLowerCase() === name);
-  return match ? (headers[match] ?? undefined) : undefined;
 }
 
 /** arn:aws:execute-api:region:account:api/stage/METHOD/path -> arn:...:api/stage/* */

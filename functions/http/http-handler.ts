@@ -7,7 +7,7 @@ import { jsonResponse, successEnvelope } from './envelope';
 import { apiResponse } from './middleware/api-response';
 import { rateLimit } from './middleware/rate-limit';
 import { principalFrom } from './principal';
-import { headerValue } from './request';
+import { headerValue } from './headers';
 
 /**
  * The JSON body parser looks only at `content-type` / `Content-Type`; API Gateway keeps the

@@ -17,7 +17,7 @@
 import Busboy, { type BusboyFileStream } from '@fastify/busboy';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { ValidationError } from '../domain/errors';
-import { headerValue } from './request';
+import { headerValue } from './headers';
 
 export interface UploadedFile {
   /** The client's file name, without any directory part; undefined when it sent an empty one. */

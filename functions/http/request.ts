@@ -1,13 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import * as z from 'zod';
 import { ValidationError } from '../domain/errors';
-
-/** Header lookup that ignores case, as HTTP does (API Gateway keeps the client's casing). */
-export function headerValue(event: Pick<APIGatewayProxyEvent, 'headers'>, name: string): string | undefined {
-  const headers = event.headers ?? {};
-  const match = Object.keys(headers).find((key) => key.toLowerCase() === name.toLowerCase());
-  return match ? (headers[match] ?? undefined) : undefined;
-}
+import { headerValue } from './headers';
 
 /** The optional Idempotency-Key header (CONTRACT.md: 1 to 255 characters). */
 export function idempotencyKeyOf(event: APIGatewayProxyEvent): string | undefined {

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { headerValue } from '../http/request';
+import { headerValue } from '../http/headers';
 import { API_PREFIX } from '../http/routes';
 
 /**
