@@ -1,18 +1,18 @@
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { loadConfig, type Config } from './config';
-import { DynamoAccountStore } from './data/account-repository';
-import { DynamoApiKeyStore } from './data/api-key-repository';
-import { InProcessCopyQueue, LambdaCopyQueue, type CopyRequest } from './data/copy-queues';
-import { createDb, type Db } from './data/dynamo-client';
-import { DynamoIdempotencyStore } from './data/idempotency-repository';
-import { DynamoLedgerStore } from './data/ledger-repository';
-import { isPublicMediaKey } from './data/media-layout';
-import { ObjectStorage } from './data/object-storage';
-import { createSafeFetcher } from './data/safe-fetch';
+import { DynamoAccountStore } from './adapters/dynamodb/account-repository';
+import { DynamoApiKeyStore } from './adapters/dynamodb/api-key-repository';
+import { InProcessCopyQueue, LambdaCopyQueue, type CopyRequest } from './adapters/copy-queues';
+import { createDb, type Db } from './adapters/dynamodb/dynamo-client';
+import { DynamoIdempotencyStore } from './adapters/dynamodb/idempotency-repository';
+import { DynamoLedgerStore } from './adapters/dynamodb/ledger-repository';
+import { isPublicMediaKey } from './adapters/s3/media-layout';
+import { ObjectStorage } from './adapters/s3/object-storage';
+import { createSafeFetcher } from './adapters/safe-fetch';
 import { MAX_UPLOAD_BYTES } from './domain/image-type';
-import { DynamoRateCounter } from './data/rate-counter-repository';
-import { createS3Client } from './data/s3-client';
-import { DynamoTaskStore } from './data/task-repository';
+import { DynamoRateCounter } from './adapters/dynamodb/rate-counter-repository';
+import { createS3Client } from './adapters/s3/s3-client';
+import { DynamoTaskStore } from './adapters/dynamodb/task-repository';
 import type { GenerationProvider } from './domain/provider';
 import type { CopyQueue } from './domain/ports';
 import type { StartDeps } from './domain/start-task';
@@ -22,7 +22,7 @@ import { parseModelMap } from './providers/replicate/model-map';
 import { ReplicateProvider } from './providers/replicate/replicate-provider';
 import { SimulatedProvider } from './providers/simulated/simulated-provider';
 import { lazyProvider } from './providers/lazy-provider';
-import { readSecret } from './data/secrets';
+import { readSecret } from './adapters/secrets';
 
 /**
  * Wires configuration to repositories and adapters. Handlers call `appContext()`; it is built

@@ -1,10 +1,10 @@
-import { TABLE_DEFINITION } from '../functions/data/table-definition';
+import { TABLE_DEFINITION } from '../functions/adapters/dynamodb/table-definition';
 import { AUTHORIZER_HANDLER, COPY_WORKER_HANDLER, SWEEPER_HANDLER } from '../functions/http/routes';
-import { MEDIA_PREFIXES as LAYOUT_PREFIXES, PUBLIC_MEDIA_PREFIXES as LAYOUT_PUBLIC_PREFIXES } from '../functions/data/media-layout';
+import { MEDIA_PREFIXES as LAYOUT_PREFIXES, PUBLIC_MEDIA_PREFIXES as LAYOUT_PUBLIC_PREFIXES } from '../functions/adapters/s3/media-layout';
 
 /**
  * What each function may do, keyed by handler name (functions/handlers/<name>.ts), read off
- * the repositories in functions/data/. The house construct turns an entry into IAM statements;
+ * the repositories in functions/adapters/. The house construct turns an entry into IAM statements;
  * nothing else grants a function anything (see `needsOf` for a handler without an entry).
  *
  * DynamoDB transactions have no IAM action of their own: each Put/Update/ConditionCheck inside
@@ -23,7 +23,7 @@ export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 
 export type QueryTarget = 'table' | typeof TABLE_DEFINITION.gsi1.indexName | typeof TABLE_DEFINITION.lsi1.indexName;
 
 /**
- * The media bucket's folders (functions/data/media-layout.ts owns the layout). Public through
+ * The media bucket's folders (functions/adapters/s3/media-layout.ts owns the layout). Public through
  * the CDN: exactly the layout's PUBLIC_MEDIA_PREFIXES (uploads/, videos/, images/); never
  * incoming/ (unchecked uploads) or provider-sim/ (the simulated provider's job state).
  */

@@ -1,7 +1,7 @@
-import { DynamoAccountStore } from '../../functions/data/account-repository';
-import { DynamoApiKeyStore } from '../../functions/data/api-key-repository';
-import { createDb, type Db } from '../../functions/data/dynamo-client';
-import { DynamoLedgerStore } from '../../functions/data/ledger-repository';
+import { DynamoAccountStore } from '../../functions/adapters/dynamodb/account-repository';
+import { DynamoApiKeyStore } from '../../functions/adapters/dynamodb/api-key-repository';
+import { createDb, type Db } from '../../functions/adapters/dynamodb/dynamo-client';
+import { DynamoLedgerStore } from '../../functions/adapters/dynamodb/ledger-repository';
 import type { AdminStores } from '../../functions/domain/account-admin';
 import { localSettings } from '../local-stack/settings';
 import { UsageError } from './errors';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import { pipeline, type Readable } from 'node:stream';
-import { isPublicMediaKey } from '../../functions/data/media-layout';
-import type { ObjectStorage } from '../../functions/data/object-storage';
+import { isPublicMediaKey } from '../../functions/adapters/s3/media-layout';
+import type { ObjectStorage } from '../../functions/adapters/s3/object-storage';
 import { GATEWAY_RESPONSES } from '../../functions/http/gateway-responses';
 
 /**

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { appContext, type AppContext } from '../../functions/app-context';
 import { loadConfig } from '../../functions/config';
-import { ensureTable } from '../../functions/data/ensure-table';
+import { ensureTable } from '../../functions/adapters/dynamodb/ensure-table';
 import { apiRequestListener } from './api-server';
 import { loadHandler, lambdaContext } from './lambda-runtime';
 import { mediaRoute, MEDIA_PATH } from './media-route';
@@ -11,7 +11,7 @@ import { ensureDemoAccount, type DemoAccount } from './demo-account';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { startS3Local } from './s3-local';
 import type { LocalSettings } from './settings';
-import { InProcessCopyQueue } from '../../functions/data/copy-queues';
+import { InProcessCopyQueue } from '../../functions/adapters/copy-queues';
 import { SWEEPER_HANDLER } from '../../functions/http/routes';
 
 /**

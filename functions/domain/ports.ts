@@ -4,7 +4,7 @@ import type { LedgerEntry } from './ledger';
 import type { Task, TaskError, TaskKind } from './task';
 
 /**
- * What the use cases need from storage. The DynamoDB repositories in functions/data implement
+ * What the use cases need from storage. The adapters in functions/adapters/ implement
  * these; the domain never sees a table, a key template or an SDK call.
  */
 export interface AccountStore {

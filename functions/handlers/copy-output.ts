@@ -1,5 +1,5 @@
 import { appContext, copyRequested } from '../app-context';
-import type { CopyRequest } from '../data/copy-queues';
+import type { CopyRequest } from '../adapters/copy-queues';
 
 /** Copies a finished task's provider outputs into our bucket (invoked asynchronously). */
 export async function handler(event: CopyRequest): Promise<void> {

@@ -4,7 +4,7 @@ import type { ImageTask } from '../domain/task';
 import { imageView } from '../domain/task-views';
 import { httpHandler } from '../http/http-handler';
 import { idempotencyKeyOf } from '../http/request';
-import { parseGenerateImage } from './generate-image.schema';
+import { parseGenerateImage } from '../contract/generate-image';
 
 /** POST /api/v1/generate-image: charge, create and submit an image task (paid access only). */
 export const handler = httpHandler(

@@ -4,7 +4,7 @@ import { videoView } from '../domain/task-views';
 import type { VideoTask } from '../domain/task';
 import { httpHandler } from '../http/http-handler';
 import { idempotencyKeyOf } from '../http/request';
-import { parseGenerateVideo } from './generate.schema';
+import { parseGenerateVideo } from '../contract/generate-video';
 
 /** POST /api/v1/generate: charge, create and submit a video task. */
 export const handler = httpHandler(

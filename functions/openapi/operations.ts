@@ -5,8 +5,8 @@ import type { ErrorCode } from '../http/envelope';
 import { GATEWAY_RESPONSES } from '../http/gateway-responses';
 import { paginationQuery } from '../http/request';
 import { API_PREFIX } from '../http/routes';
-import { generateImageBody } from '../handlers/generate-image.schema';
-import { generateVideoBody } from '../handlers/generate.schema';
+import { generateImageBody } from '../contract/generate-image';
+import { generateVideoBody } from '../contract/generate-video';
 import { RENDERER_ASSET } from './renderer';
 import {
   creditsResponse,

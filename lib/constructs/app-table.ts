@@ -1,7 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { TABLE_DEFINITION } from '../../functions/data/table-definition';
+import { TABLE_DEFINITION } from '../../functions/adapters/dynamodb/table-definition';
 
 export interface AppTableProps {
   /** RETAIN and deletion protection in production; DESTROY elsewhere. */
@@ -10,7 +10,7 @@ export interface AppTableProps {
 
 /**
  * The application table, built from the same definition the local stack and the tests use
- * (functions/data/table-definition.ts), so the deployed keys and indexes cannot drift.
+ * (functions/adapters/dynamodb/table-definition.ts), so the deployed keys and indexes cannot drift.
  */
 export class AppTable extends Construct {
   readonly table: TableV2;

@@ -37,7 +37,7 @@ export interface MediaStorageProps {
  *
  * - The bucket is private: public access blocked, SSE-S3, TLS only. Objects are public only
  *   through CloudFront, with an Origin Access Control whose bucket-policy grant names the
- *   public prefixes (videos/, images/, uploads/: functions/data/media-layout.ts) and nothing
+ *   public prefixes (videos/, images/, uploads/: functions/adapters/s3/media-layout.ts) and nothing
  *   else: incoming/ (unchecked direct uploads) and provider-sim/ (job state) are never served.
  * - incoming/ expires after a day, as do incomplete multipart uploads; provider-sim/ (the
  *   simulated provider's jobs and renders, copied elsewhere once done) after a week.

@@ -14,7 +14,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { TABLE_DEFINITION } from '../../functions/data/table-definition';
+import { TABLE_DEFINITION } from '../../functions/adapters/dynamodb/table-definition';
 
 export interface ServiceAlarmsProps {
   stage: string;

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } f
 import os from 'node:os';
 import path from 'node:path';
 import { buildAppContext } from '../../functions/app-context';
-import type { Db } from '../../functions/data/dynamo-client';
+import type { Db } from '../../functions/adapters/dynamodb/dynamo-client';
 import { createAccount } from '../../functions/domain/account-admin';
 import { hashApiKey, keyIdFromHash } from '../../functions/domain/api-key';
 import { AUTHORIZER_HANDLER, COPY_WORKER_HANDLER, ROUTES, SWEEPER_HANDLER } from '../../functions/http/routes';

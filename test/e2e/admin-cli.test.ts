@@ -1,7 +1,7 @@
 import { buildAppContext } from '../../functions/app-context';
 import { authenticate } from '../../functions/domain/authenticate';
 import { UnauthorizedError } from '../../functions/domain/errors';
-import type { Db } from '../../functions/data/dynamo-client';
+import type { Db } from '../../functions/adapters/dynamodb/dynamo-client';
 import { runScript } from '../support/run-script';
 import { createTestDb, dropTestDb, testConfig, testDynamoEndpoint } from '../support/test-db';
 

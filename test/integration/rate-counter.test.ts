@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { Db } from '../../functions/data/dynamo-client';
-import { rateWindowKey } from '../../functions/data/keys';
-import { DynamoRateCounter } from '../../functions/data/rate-counter-repository';
+import type { Db } from '../../functions/adapters/dynamodb/dynamo-client';
+import { rateWindowKey } from '../../functions/adapters/dynamodb/keys';
+import { DynamoRateCounter } from '../../functions/adapters/dynamodb/rate-counter-repository';
 import { consumeRequest, windowAt } from '../../functions/domain/rate-limit';
 import { createTestDb, dropTestDb } from '../support/test-db';
 

@@ -1,10 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildAppContext, copyRequested, type AppContext } from '../../functions/app-context';
-import { ObjectStorage } from '../../functions/data/object-storage';
-import { createS3Client } from '../../functions/data/s3-client';
-import { createSafeFetcher } from '../../functions/data/safe-fetch';
-import { InProcessCopyQueue } from '../../functions/data/copy-queues';
+import { ObjectStorage } from '../../functions/adapters/s3/object-storage';
+import { createS3Client } from '../../functions/adapters/s3/s3-client';
+import { createSafeFetcher } from '../../functions/adapters/safe-fetch';
+import { InProcessCopyQueue } from '../../functions/adapters/copy-queues';
 import { createAccount } from '../../functions/domain/account-admin';
 import { InsufficientCreditsError, IdempotencyConflictError, NotFoundError, UpstreamError } from '../../functions/domain/errors';
 import { getTask } from '../../functions/domain/get-task';

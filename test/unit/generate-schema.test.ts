@@ -1,5 +1,5 @@
 import { ZodError } from 'zod';
-import { parseGenerateVideo } from '../../functions/handlers/generate.schema';
+import { parseGenerateVideo } from '../../functions/contract/generate-video';
 import { describeZodError } from '../../functions/http/error-mapping';
 
 function problem(body: unknown): string {

@@ -1,8 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { ulid } from 'ulid';
-import { MEDIA_PREFIXES } from '../../data/media-layout';
-import type { ObjectStorage } from '../../data/object-storage';
+import { MEDIA_PREFIXES } from '../../adapters/s3/media-layout';
+import type { ObjectStorage } from '../../adapters/s3/object-storage';
 import { imageDimensions, videoDimensions } from '../../domain/dimensions';
 import type { GenerationJob, GenerationProvider, ResultOutcome, SubmitOutcome } from '../../domain/provider';
 import { MediaInputError } from './media/errors';

@@ -1,8 +1,8 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { AccountBusyError } from '../domain/errors';
-import type { LedgerEntry } from '../domain/ledger';
-import type { CreateTaskResult, IdempotencyClaim, NewTaskRequest, TaskStore } from '../domain/ports';
-import type { Task, TaskError, TaskKind } from '../domain/task';
+import { AccountBusyError } from '../../domain/errors';
+import type { LedgerEntry } from '../../domain/ledger';
+import type { CreateTaskResult, IdempotencyClaim, NewTaskRequest, TaskStore } from '../../domain/ports';
+import type { Task, TaskError, TaskKind } from '../../domain/task';
 import { balanceCredit, DynamoAccountStore } from './account-repository';
 import { cancellationReasons, isConditionFailure, type Db } from './dynamo-client';
 import { DynamoIdempotencyStore, toIdempotencyItem } from './idempotency-repository';

@@ -1,4 +1,4 @@
-import type { Task } from '../domain/task';
+import type { Task } from '../../domain/task';
 import { processingEntry, taskHistoryKey, taskKey } from './keys';
 
 /** How a task is stored: snake_case attributes, params as a map, index keys while relevant. */

@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
-import type { MediaStore, UploadStorage } from '../domain/ports';
+import type { MediaStore, UploadStorage } from '../../domain/ports';
 import { isSafeKey } from './media-layout';
 
 /** Opens a download of a provider's output (SSRF-checked, size-bounded: see safe-fetch.ts). */

@@ -8,7 +8,7 @@ import {
   OUTPUT_FORMATS,
 } from '../domain/catalogue';
 import type { ImageParams } from '../domain/task';
-import { httpUrl, jsonObject, oneOf, promptField } from './generate.schema';
+import { httpUrl, jsonObject, oneOf, promptField } from './generate-video';
 
 /** POST /api/v1/generate-image (SPEC.md 4.2, CONTRACT.md). */
 export const generateImageBody = jsonObject({
