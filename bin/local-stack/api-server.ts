@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyResult } from 'aws-lambda';
-import { GATEWAY_RESPONSES, type GatewayResponse } from '../../functions/http/gateway-responses';
+import { GATEWAY_RESPONSES, type GatewayResponse } from '../../functions/contract/gateway-responses';
 import { AUTHORIZER_HANDLER, ROUTES, type Route } from '../../functions/http/routes';
 import { AuthorizerCache, policyAllows } from './authorizer-cache';
 import { lambdaContext, loadHandler, type LambdaHandler } from './lambda-runtime';

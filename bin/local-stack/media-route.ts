@@ -3,7 +3,7 @@ import type http from 'node:http';
 import { pipeline, type Readable } from 'node:stream';
 import { isPublicMediaKey } from '../../functions/adapters/s3/media-layout';
 import type { ObjectStorage } from '../../functions/adapters/s3/object-storage';
-import { GATEWAY_RESPONSES } from '../../functions/http/gateway-responses';
+import { GATEWAY_RESPONSES } from '../../functions/contract/gateway-responses';
 
 /**
  * GET /media/<key>: the bucket's objects, public and without a key, as CloudFront serves them

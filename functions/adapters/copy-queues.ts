@@ -1,11 +1,5 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import type { CopyQueue } from '../domain/ports';
-
-/** The copy request both queues deliver: the copy-output worker's event. */
-export interface CopyRequest {
-  accountId: string;
-  taskId: string;
-}
+import type { CopyQueue, CopyRequest } from '../domain/ports';
 
 /**
  * On AWS: an asynchronous invocation of the copy-output Lambda. Lambda retries a failed

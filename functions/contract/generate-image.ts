@@ -8,9 +8,9 @@ import {
   OUTPUT_FORMATS,
 } from '../domain/catalogue';
 import type { ImageParams } from '../domain/task';
-import { httpUrl, jsonObject, oneOf, promptField } from './generate-video';
+import { httpUrl, jsonObject, oneOf, promptField } from './fields';
 
-/** POST /api/v1/generate-image (SPEC.md 4.2, CONTRACT.md). */
+/** POST /api/v1/generate-image: the body, with the defaults a missing field takes. */
 export const generateImageBody = jsonObject({
   prompt: promptField,
   model: oneOf(IMAGE_MODEL_IDS).default(DEFAULT_IMAGE_MODEL),
@@ -23,6 +23,9 @@ export const generateImageBody = jsonObject({
     .max(MAX_REFERENCE_IMAGES, `must have 1 to ${MAX_REFERENCE_IMAGES} URLs`)
     .optional(),
 });
+
+/** The body as the API reference names it (`.meta` returns a copy: the schema above is unchanged). */
+export const generateImageRequest = generateImageBody.meta({ id: 'GenerateImageRequest' });
 
 export function parseGenerateImage(body: unknown): ImageParams {
   const parsed = generateImageBody.parse(body);

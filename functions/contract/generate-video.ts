@@ -2,39 +2,15 @@ import * as z from 'zod';
 import {
   DEFAULT_VIDEO_MODEL,
   GENERATION_TYPES,
-  PROMPT_MAX_LENGTH,
   VIDEO_ASPECT_RATIOS,
   VIDEO_DURATION,
   VIDEO_MODEL_IDS,
   VIDEO_RESOLUTIONS,
 } from '../domain/catalogue';
 import type { VideoParams } from '../domain/task';
+import { httpUrl, jsonObject, oneOf, promptField } from './fields';
 
-/** Request fields shared by both generate endpoints. */
-export const promptField = z
-  .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
-  .trim()
-  .min(1, 'must not be empty')
-  .max(PROMPT_MAX_LENGTH, `must be at most ${PROMPT_MAX_LENGTH} characters`);
-
-export const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
-  z.enum(values, { error: `must be one of ${values.join(', ')}` });
-
-export const httpUrl = z
-  .string({ error: 'must be an absolute http(s) URL' })
-  .max(2048, 'must be at most 2048 characters')
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return url.protocol === 'http:' || url.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, 'must be an absolute http(s) URL');
-
-export const jsonObject = <T extends z.ZodRawShape>(shape: T) => z.object(shape, { error: 'must be a JSON object' });
-
-/** POST /api/v1/generate (SPEC.md 4.1, CONTRACT.md). */
+/** POST /api/v1/generate: the body, with the defaults a missing field takes. */
 export const generateVideoBody = jsonObject({
   prompt: promptField,
   model: oneOf(VIDEO_MODEL_IDS).default(DEFAULT_VIDEO_MODEL),
@@ -60,6 +36,9 @@ export const generateVideoBody = jsonObject({
     });
   }
 });
+
+/** The body as the API reference names it (`.meta` returns a copy: the schema above is unchanged). */
+export const generateVideoRequest = generateVideoBody.meta({ id: 'GenerateVideoRequest' });
 
 export function parseGenerateVideo(body: unknown): VideoParams {
   const parsed = generateVideoBody.parse(body);

@@ -18,21 +18,6 @@ export interface Account {
   updatedAt: string;
 }
 
-/** The public shape of GET /credits (CONTRACT.md). */
-export interface CreditsView {
-  credits: number;
-  paid_access: boolean;
-  subscription_status: SubscriptionStatus;
-}
-
-export function toCreditsView(account: Account): CreditsView {
-  return {
-    credits: account.credits,
-    paid_access: account.paidAccess,
-    subscription_status: account.subscriptionStatus,
-  };
-}
-
 /** Models marked "Subscription: Required" need paid access and an active subscription. */
 export function hasPaidAccess(account: Account): boolean {
   return account.paidAccess && account.subscriptionStatus === 'active';

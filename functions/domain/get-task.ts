@@ -1,22 +1,27 @@
 import { NotFoundError } from './errors';
-import type { Task, TaskKind } from './task';
+import { narrowTask, type TaskKind, type TaskOfKind } from './task';
 import { refreshTask, type LifecycleDeps } from './task-lifecycle';
 
 /**
  * A task of the caller's, refreshed from the provider while processing. Another account's
  * task, a task of the other kind and an unknown id are the same 404.
  */
-export async function getTask(deps: LifecycleDeps, accountId: string, kind: TaskKind, taskId: string): Promise<Task> {
+export async function getTask<K extends TaskKind>(
+  deps: LifecycleDeps,
+  accountId: string,
+  kind: K,
+  taskId: string,
+): Promise<TaskOfKind<K>> {
   const notFound = () => new NotFoundError(`No ${kind} with id "${taskId.slice(0, 64)}".`);
   if (!TASK_ID.test(taskId)) throw notFound();
   const task = await deps.tasks.get(accountId, taskId);
   if (!task || task.kind !== kind) throw notFound();
   try {
-    return await refreshTask(deps, task);
+    return narrowTask(await refreshTask(deps, task), kind);
   } catch (error) {
-    // The stored state is still a correct answer (CONTRACT.md: a failed check answers with it).
+    // The stored state is still a correct answer: a failed check answers with it.
     console.error(JSON.stringify({ level: 'error', message: 'refresh failed', taskId, error: String(error) }));
-    return task;
+    return narrowTask(task, kind);
   }
 }
 

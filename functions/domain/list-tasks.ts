@@ -1,26 +1,32 @@
 import type { TaskStore } from './ports';
-import type { Task, TaskKind } from './task';
+import { narrowTask, type TaskKind, type TaskOfKind } from './task';
 
-export interface Pagination {
+/** One page of a history list and where it sits in the whole. */
+export interface Page<T> {
+  items: T[];
   page: number;
   limit: number;
   total: number;
-  total_pages: number;
-  has_more: boolean;
+  totalPages: number;
+  hasMore: boolean;
 }
 
-/** A page of an account's history, newest first (CONTRACT.md). Past the end: an empty page. */
-export async function listTasks(
+/** A page of an account's history of one kind, newest first. Past the end: an empty page. */
+export async function listTasks<K extends TaskKind>(
   tasks: TaskStore,
   accountId: string,
-  kind: TaskKind,
+  kind: K,
   page: number,
   limit: number,
-): Promise<{ tasks: Task[]; pagination: Pagination }> {
+): Promise<Page<TaskOfKind<K>>> {
   const result = await tasks.listPage(accountId, kind, page, limit);
   const totalPages = Math.ceil(result.total / limit);
   return {
-    tasks: result.tasks,
-    pagination: { page, limit, total: result.total, total_pages: totalPages, has_more: page < totalPages },
+    items: result.tasks.map((task) => narrowTask(task, kind)),
+    page,
+    limit,
+    total: result.total,
+    totalPages,
+    hasMore: page < totalPages,
   };
 }

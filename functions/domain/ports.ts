@@ -117,9 +117,15 @@ export interface MediaStore {
   copyFromUrl(sourceUrl: string, key: string, contentType: string): Promise<string>;
 }
 
+/** Which task's outputs to copy: the copy worker's event. */
+export interface CopyRequest {
+  accountId: string;
+  taskId: string;
+}
+
 /** Asks for a task's outputs to be copied soon, off the request path. */
 export interface CopyQueue {
-  enqueue(task: { accountId: string; taskId: string }): Promise<void>;
+  enqueue(request: CopyRequest): Promise<void>;
 }
 
 /** Storage for uploaded reference images. */

@@ -11,7 +11,7 @@ import {
 import { newLedgerEntryId, newTaskId } from './ids';
 import { ProviderUnavailableError } from './provider';
 import type { AccountStore, IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from './ports';
-import type { ImageParams, Task, VideoParams } from './task';
+import { narrowTask, type ImageParams, type Task, type TaskKind, type TaskOfKind, type VideoParams } from './task';
 import { FAILURE_MESSAGES, failTask, jobFor, logProviderDetail, type LifecycleDeps } from './task-lifecycle';
 
 export interface StartDeps extends LifecycleDeps {
@@ -53,7 +53,23 @@ export function requestHash(request: StartRequest): string {
  * 502. With an Idempotency-Key, a repeat of the same request returns the first answer and
  * charges nothing; a different request under the same key is a conflict.
  */
+export function startTask<K extends TaskKind>(
+  deps: StartDeps,
+  accountId: string,
+  request: StartRequest & { kind: K },
+  idempotencyKey?: string,
+): Promise<TaskOfKind<K>>;
 export async function startTask(
+  deps: StartDeps,
+  accountId: string,
+  request: StartRequest,
+  idempotencyKey?: string,
+): Promise<Task> {
+  // A replayed answer is the task of the first request, which had the same kind (same hash).
+  return narrowTask(await startAnyTask(deps, accountId, request, idempotencyKey), request.kind);
+}
+
+async function startAnyTask(
   deps: StartDeps,
   accountId: string,
   request: StartRequest,

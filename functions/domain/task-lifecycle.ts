@@ -2,7 +2,7 @@ import { newLedgerEntryId } from './ids';
 import type { LedgerEntry } from './ledger';
 import type { GenerationJob, GenerationProvider, ResultOutcome } from './provider';
 import { ProviderUnavailableError } from './provider';
-import type { CopyQueue, MediaStore, TaskStore } from './ports';
+import type { CopyQueue, CopyRequest, MediaStore, TaskStore } from './ports';
 import type { Task, TaskError } from './task';
 
 /**
@@ -159,6 +159,12 @@ export async function copyOutputs(deps: LifecycleDeps, task: Task): Promise<Task
     }
   }
   return (await deps.tasks.get(task.accountId, task.taskId)) ?? task;
+}
+
+/** The copy worker's job: copy one task's waiting outputs (a task gone or final is left alone). */
+export async function copyRequested(deps: LifecycleDeps, request: CopyRequest): Promise<void> {
+  const task = await deps.tasks.get(request.accountId, request.taskId);
+  if (task) await copyOutputs(deps, task);
 }
 
 /** The job to send upstream for a task. */

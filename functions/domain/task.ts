@@ -74,6 +74,16 @@ export interface ImageTask extends TaskBase {
 }
 
 export type Task = VideoTask | ImageTask;
-export type TaskParams = VideoParams | ImageParams;
 
-export const isFinal = (status: TaskStatus): boolean => status !== 'processing';
+/** The task type of one kind: `TaskOfKind<'video'>` is `VideoTask`. */
+export type TaskOfKind<K extends TaskKind> = Extract<Task, { kind: K }>;
+
+export function isTaskOfKind<K extends TaskKind>(task: Task, kind: K): task is TaskOfKind<K> {
+  return task.kind === kind;
+}
+
+/** The task as the kind its caller asked for; a task of another kind here is a bug, not a 404. */
+export function narrowTask<K extends TaskKind>(task: Task, kind: K): TaskOfKind<K> {
+  if (!isTaskOfKind(task, kind)) throw new Error(`Task ${task.taskId} is a ${task.kind} task, not a ${kind} task.`);
+  return task;
+}

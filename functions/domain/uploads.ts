@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { NotFoundError, ValidationError } from './errors';
-import { IMAGE_EXTENSIONS, MAX_UPLOAD_BYTES, sniffImageType } from './image-type';
+import { IMAGE_EXTENSIONS, MAX_UPLOAD_BYTES, sniffImageType, type ImageContentType } from './image-type';
 import type { UploadStorage } from './ports';
 
 /**
@@ -9,9 +9,10 @@ import type { UploadStorage } from './ports';
  * Two ways in: POST /upload (multipart, through the API) and a presigned direct upload to the
  * bucket followed by a check (for files larger than a Lambda request can carry).
  */
-export interface UploadView {
+/** A checked image in our storage, public at `url`. */
+export interface StoredImage {
   url: string;
-  content_type: string;
+  contentType: ImageContentType;
   size: number;
 }
 
@@ -39,37 +40,38 @@ function checkedType(head: Buffer, size: number) {
   return contentType;
 }
 
-export async function storeUpload(storage: UploadStorage, accountId: string, bytes: Buffer): Promise<UploadView> {
+export async function storeUpload(storage: UploadStorage, accountId: string, bytes: Buffer): Promise<StoredImage> {
   const contentType = checkedType(bytes, bytes.length);
   const url = await storage.putPublic(uploadKey(IMAGE_EXTENSIONS[contentType]), bytes, contentType, accountId);
-  return { url, content_type: contentType, size: bytes.length };
+  return { url, contentType, size: bytes.length };
 }
 
-export interface DirectUploadView {
-  upload_id: string;
+/** A presigned form for uploading straight to storage, checked later by `completeDirectUpload`. */
+export interface DirectUpload {
+  uploadId: string;
   /** POST the fields, then the file as the last form field named `file`, to this URL. */
-  upload_url: string;
+  uploadUrl: string;
   fields: Record<string, string>;
-  max_bytes: number;
-  expires_at: string;
+  maxBytes: number;
+  expiresAt: string;
 }
 
 export async function createDirectUpload(
   storage: UploadStorage,
   accountId: string,
   now = new Date(),
-): Promise<DirectUploadView> {
+): Promise<DirectUpload> {
   const uploadId = `upl_${token()}`;
   const { url, fields } = await storage.presignUpload(incomingKey(accountId, uploadId), {
     maxBytes: MAX_UPLOAD_BYTES,
     expiresSeconds: DIRECT_UPLOAD_EXPIRY_SECONDS,
   });
   return {
-    upload_id: uploadId,
-    upload_url: url,
+    uploadId,
+    uploadUrl: url,
     fields,
-    max_bytes: MAX_UPLOAD_BYTES,
-    expires_at: new Date(now.getTime() + DIRECT_UPLOAD_EXPIRY_SECONDS * 1000).toISOString(),
+    maxBytes: MAX_UPLOAD_BYTES,
+    expiresAt: new Date(now.getTime() + DIRECT_UPLOAD_EXPIRY_SECONDS * 1000).toISOString(),
   };
 }
 
@@ -78,7 +80,7 @@ export async function completeDirectUpload(
   storage: UploadStorage,
   accountId: string,
   uploadId: string,
-): Promise<UploadView> {
+): Promise<StoredImage> {
   const notFound = new NotFoundError(`No upload "${uploadId}" was received. POST the file to its upload_url first.`);
   if (!UPLOAD_ID.test(uploadId)) throw notFound;
   const key = incomingKey(accountId, uploadId);
@@ -92,5 +94,5 @@ export async function completeDirectUpload(
     throw error;
   }
   const url = await storage.promote(key, uploadKey(IMAGE_EXTENSIONS[contentType]), contentType, accountId);
-  return { url, content_type: contentType, size: stored.size };
+  return { url, contentType, size: stored.size };
 }

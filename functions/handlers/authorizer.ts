@@ -1,5 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { appContext } from '../app-context';
+import { appConfig } from '../app-context/config';
+import { stores } from '../app-context/stores';
 import { authenticate } from '../domain/authenticate';
 import { UnauthorizedError } from '../domain/errors';
 import { authorizerContext } from '../http/principal';
@@ -11,9 +12,8 @@ import { headerValue } from '../http/headers';
  * would deny the same key on the next route.
  */
 export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
-  const { apiKeys, config } = appContext();
   try {
-    const principal = await authenticate(apiKeys, headerValue(event, 'authorization'), config.defaultRateLimit);
+    const principal = await authenticate(stores().apiKeys, headerValue(event, 'authorization'), appConfig().defaultRateLimit);
     return {
       principalId: principal.accountId,
       policyDocument: {

@@ -1,9 +1,10 @@
-import { appContext } from '../app-context';
+import { uploadStorage } from '../app-context/media';
+import { uploadedImageView } from '../contract/uploads';
 import { completeDirectUpload } from '../domain/uploads';
 import { httpHandler } from '../http/http-handler';
 import { pathParameter } from '../http/request';
 
 /** POST /api/v1/uploads/{upload_id}/complete: check a direct upload's bytes and publish it. */
 export const handler = httpHandler(async ({ event, principal }) =>
-  completeDirectUpload(appContext().storage, principal.accountId, pathParameter(event, 'upload_id')),
+  uploadedImageView(await completeDirectUpload(uploadStorage(), principal.accountId, pathParameter(event, 'upload_id'))),
 );

@@ -1,7 +1,8 @@
-import { appContext, copyRequested } from '../app-context';
-import type { CopyRequest } from '../adapters/copy-queues';
+import { lifecycle } from '../app-context/lifecycle';
+import type { CopyRequest } from '../domain/ports';
+import { copyRequested } from '../domain/task-lifecycle';
 
 /** Copies a finished task's provider outputs into our bucket (invoked asynchronously). */
 export async function handler(event: CopyRequest): Promise<void> {
-  await copyRequested(appContext().lifecycle, event);
+  await copyRequested(lifecycle(), event);
 }

@@ -1,6 +1,9 @@
-import { appContext } from '../app-context';
+import { uploadStorage } from '../app-context/media';
+import { directUploadView } from '../contract/uploads';
 import { createDirectUpload } from '../domain/uploads';
 import { httpHandler } from '../http/http-handler';
 
 /** POST /api/v1/uploads: a presigned direct upload to storage, for files of any allowed size. */
-export const handler = httpHandler(async ({ principal }) => createDirectUpload(appContext().storage, principal.accountId));
+export const handler = httpHandler(async ({ principal }) =>
+  directUploadView(await createDirectUpload(uploadStorage(), principal.accountId)),
+);

@@ -1,22 +1,15 @@
-import { appContext } from '../app-context';
+import { lifecycle } from '../app-context/lifecycle';
+import { parseGenerateVideo } from '../contract/generate-video';
+import { videoView } from '../contract/tasks';
 import { startTask } from '../domain/start-task';
-import { videoView } from '../domain/task-views';
-import type { VideoTask } from '../domain/task';
 import { httpHandler } from '../http/http-handler';
 import { idempotencyKeyOf } from '../http/request';
-import { parseGenerateVideo } from '../contract/generate-video';
 
 /** POST /api/v1/generate: charge, create and submit a video task. */
 export const handler = httpHandler(
   async ({ event, principal, body }) => {
-    const params = parseGenerateVideo(body);
-    const task = await startTask(
-      appContext().lifecycle,
-      principal.accountId,
-      { kind: 'video', params },
-      idempotencyKeyOf(event),
-    );
-    return videoView(task as VideoTask);
+    const request = { kind: 'video' as const, params: parseGenerateVideo(body) };
+    return videoView(await startTask(lifecycle(), principal.accountId, request, idempotencyKeyOf(event)));
   },
   { jsonBody: true },
 );

@@ -1,4 +1,5 @@
-import { appContext } from '../app-context';
+import { uploadStorage } from '../app-context/media';
+import { uploadedImageView } from '../contract/uploads';
 import { MAX_UPLOAD_BYTES } from '../domain/image-type';
 import { storeUpload } from '../domain/uploads';
 import { httpHandler } from '../http/http-handler';
@@ -7,5 +8,5 @@ import { parseSingleFileUpload } from '../http/multipart';
 /** POST /api/v1/upload: one `image` file part (JPEG, PNG or WebP, at most 10 MiB) -> public URL. */
 export const handler = httpHandler(async ({ event, principal }) => {
   const file = await parseSingleFileUpload(event, { field: 'image', maxBytes: MAX_UPLOAD_BYTES });
-  return storeUpload(appContext().storage, principal.accountId, file.bytes);
+  return uploadedImageView(await storeUpload(uploadStorage(), principal.accountId, file.bytes));
 });

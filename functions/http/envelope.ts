@@ -1,30 +1,7 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { Envelope } from '../contract/envelope';
 
-/** Every response body, success or error: `{ data, error }` (SPEC.md 2.1). */
-export type ErrorCode =
-  | 'validation_error'
-  | 'unauthorized'
-  | 'insufficient_credits'
-  | 'paid_access_required'
-  | 'not_found'
-  | 'idempotency_conflict'
-  | 'payload_too_large'
-  | 'rate_limit_exceeded'
-  | 'internal_error'
-  | 'upstream_error';
-
-export interface Envelope<T = unknown> {
-  data: T | null;
-  error: { message: string; code: ErrorCode } | null;
-}
-
-export const successEnvelope = <T>(data: T): Envelope<T> => ({ data, error: null });
-
-export const errorEnvelope = (code: ErrorCode, message: string): Envelope<never> => ({
-  data: null,
-  error: { message, code },
-});
-
+/** A JSON response carrying an envelope. */
 export function jsonResponse(
   statusCode: number,
   body: Envelope,

@@ -10,7 +10,7 @@ import {
   UpstreamError,
   ValidationError,
 } from '../domain/errors';
-import type { ErrorCode } from './envelope';
+import { INTERNAL_ERROR_MESSAGE, statusOf, type ErrorCode } from '../contract/errors';
 
 export interface HttpError {
   status: number;
@@ -18,43 +18,33 @@ export interface HttpError {
   message: string;
 }
 
-/** Domain error classes and the HTTP answer each gets. Matched with instanceof, in order. */
-const DOMAIN_ERRORS: ReadonlyArray<[new (...args: never[]) => DomainError, number, ErrorCode]> = [
-  [ValidationError, 400, 'validation_error'],
-  [UnauthorizedError, 401, 'unauthorized'],
-  [InsufficientCreditsError, 403, 'insufficient_credits'],
-  [PaidAccessRequiredError, 403, 'paid_access_required'],
-  [NotFoundError, 404, 'not_found'],
-  [IdempotencyConflictError, 409, 'idempotency_conflict'],
-  [RateLimitExceededError, 429, 'rate_limit_exceeded'],
-  [UpstreamError, 502, 'upstream_error'],
+/** Domain error classes and the code each is answered with. Matched with instanceof, in order. */
+const DOMAIN_ERRORS: ReadonlyArray<[new (...args: never[]) => DomainError, ErrorCode]> = [
+  [ValidationError, 'validation_error'],
+  [UnauthorizedError, 'unauthorized'],
+  [InsufficientCreditsError, 'insufficient_credits'],
+  [PaidAccessRequiredError, 'paid_access_required'],
+  [NotFoundError, 'not_found'],
+  [IdempotencyConflictError, 'idempotency_conflict'],
+  [RateLimitExceededError, 'rate_limit_exceeded'],
+  [UpstreamError, 'upstream_error'],
 ];
 
-const INTERNAL: HttpError = {
-  status: 500,
-  code: 'internal_error',
-  message: 'Something went wrong on our side. Quote the X-Request-Id header if you contact support.',
-};
+const answer = (code: ErrorCode, message: string): HttpError => ({ status: statusOf(code), code, message });
 
 /**
  * Turns any thrown value into the status, code and message a client sees. Only messages we
  * wrote reach the client: an unexpected error becomes a generic 500 (the caller logs it).
  */
 export function toHttpError(error: unknown): HttpError {
-  for (const [type, status, code] of DOMAIN_ERRORS) {
-    if (error instanceof type) return { status, code, message: error.message };
+  for (const [type, code] of DOMAIN_ERRORS) {
+    if (error instanceof type) return answer(code, error.message);
   }
-  if (error instanceof ZodError) {
-    return { status: 400, code: 'validation_error', message: describeZodError(error) };
-  }
+  if (error instanceof ZodError) return answer('validation_error', describeZodError(error));
   if (isJsonBodyParserError(error)) {
-    return {
-      status: 400,
-      code: 'validation_error',
-      message: 'The request body must be a JSON object sent with Content-Type: application/json.',
-    };
+    return answer('validation_error', 'The request body must be a JSON object sent with Content-Type: application/json.');
   }
-  return INTERNAL;
+  return answer('internal_error', INTERNAL_ERROR_MESSAGE);
 }
 
 /** "prompt: Required; duration: must be an integer" — every problem, each naming its field. */

@@ -1,9 +1,10 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { appContext } from '../app-context';
+import { stores } from '../app-context/stores';
 import type { Principal } from '../domain/authenticate';
-import { jsonResponse, successEnvelope } from './envelope';
+import { successEnvelope } from '../contract/envelope';
+import { jsonResponse } from './envelope';
 import { apiResponse } from './middleware/api-response';
 import { rateLimit } from './middleware/rate-limit';
 import { principalFrom } from './principal';
@@ -37,7 +38,7 @@ export interface HttpHandlerOptions {
 /**
  * Wraps an endpoint's logic in the shared middleware: envelope and errors, X-Request-Id,
  * the per-key rate limit, and (optionally) JSON body parsing. The logic returns `data`;
- * success is always 200 (CONTRACT.md).
+ * success is always 200.
  */
 export function httpHandler(
   logic: (input: ApiInput) => Promise<unknown>,
@@ -48,7 +49,7 @@ export function httpHandler(
     return jsonResponse(200, successEnvelope(data));
   })
     .use(apiResponse())
-    .use(rateLimit(() => appContext().rateCounter));
+    .use(rateLimit(() => stores().rateCounter));
   if (options.jsonBody) handler.use(contentTypeLowercase()).use(httpJsonBodyParser());
   return handler;
 }

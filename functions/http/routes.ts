@@ -1,34 +1,373 @@
+import * as z from 'zod';
+import {
+  EXAMPLE_IMAGE,
+  EXAMPLE_IMAGE_DONE,
+  EXAMPLE_PAGINATION,
+  EXAMPLE_UPLOAD,
+  EXAMPLE_VIDEO,
+  EXAMPLE_VIDEO_DONE,
+  ok,
+} from '../contract/examples';
+import { creditsResponse } from '../contract/credits';
+import { generateImageRequest } from '../contract/generate-image';
+import { generateVideoRequest } from '../contract/generate-video';
+import { paginationQuery } from '../contract/pagination';
+import { idempotencyHeader, imageIdParam, uploadForm, uploadIdParam, videoIdParam } from '../contract/params';
+import { imagePageResponse, imageTaskResponse, videoPageResponse, videoTaskResponse } from '../contract/tasks';
+import { directUploadResponse, uploadedImageResponse } from '../contract/uploads';
+import { MAX_UPLOAD_BYTES } from '../domain/image-type';
+import { RENDERER_ASSET } from '../openapi/renderer';
+import type { ApiRoute, FunctionNeeds, TableAction } from './route';
+
 /**
- * The API's route table: one Lambda handler per endpoint. The local server routes with it and
- * the CDK stack declares its functions and API Gateway methods from it.
- * `handler` is the file name under functions/handlers/ (each exports `handler`).
+ * The API's route table: one entry per endpoint with everything it needs. The local server
+ * routes with it; the CDK stack declares each function, its permissions and its API Gateway
+ * method from it; the OpenAPI document is built from its `doc`s and the contract's schemas.
+ * A new endpoint is one entry here, its handler under functions/handlers/ and its use case.
  */
-export interface Route {
-  method: 'GET' | 'POST';
-  /** API Gateway resource path, with {name} for path parameters. */
-  path: string;
-  handler: string;
-  /** 'none' for the few public routes (the API reference); every other route needs an API key. */
-  auth?: 'none';
-}
 
 export const API_PREFIX = '/api/v1';
 
-export const ROUTES: readonly Route[] = [
-  { method: 'POST', path: `${API_PREFIX}/generate`, handler: 'generate' },
-  { method: 'GET', path: `${API_PREFIX}/videos`, handler: 'list-videos' },
-  { method: 'GET', path: `${API_PREFIX}/videos/{video_id}`, handler: 'get-video' },
-  { method: 'POST', path: `${API_PREFIX}/generate-image`, handler: 'generate-image' },
-  { method: 'GET', path: `${API_PREFIX}/images`, handler: 'list-images' },
-  { method: 'GET', path: `${API_PREFIX}/images/{image_id}`, handler: 'get-image' },
-  { method: 'POST', path: `${API_PREFIX}/upload`, handler: 'upload' },
-  { method: 'POST', path: `${API_PREFIX}/uploads`, handler: 'create-upload' },
-  { method: 'POST', path: `${API_PREFIX}/uploads/{upload_id}/complete`, handler: 'complete-upload' },
-  { method: 'GET', path: `${API_PREFIX}/credits`, handler: 'get-credits' },
-  // The API reference: public, no key.
-  { method: 'GET', path: `${API_PREFIX}/openapi.json`, handler: 'get-openapi', auth: 'none' },
-  { method: 'GET', path: `${API_PREFIX}/docs`, handler: 'get-docs', auth: 'none' },
-  { method: 'GET', path: `${API_PREFIX}/docs/assets/{file}`, handler: 'get-docs-asset', auth: 'none' },
+/** Every API handler counts the request in its key's rate window first. */
+const RATE_LIMITED: TableAction[] = ['UpdateItem'];
+
+const json = (schema: z.ZodType, example?: unknown) => ({
+  content: { 'application/json': { schema, ...(example !== undefined && { example }) } },
+});
+
+const AUTH = '\\\n  -H "Authorization: Bearer $KEY"';
+
+const assetParam = z.object({
+  file: z.string().meta({ description: 'A file name the docs page refers to.', examples: [RENDERER_ASSET] }),
+});
+
+export const ROUTES: readonly ApiRoute[] = [
+  // Videos
+  {
+    method: 'POST',
+    path: `${API_PREFIX}/generate`,
+    handler: 'generate',
+    needs: {
+      purpose: 'charges, creates and submits a video task',
+      table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+      provider: true,
+    },
+    doc: {
+      operationId: 'generateVideo',
+      summary: 'Start a video generation task',
+      description:
+        'Starts a text-to-video task, or image-to-video with `image_url` (upload a local file first with `POST /upload`). The price is charged at once (see the model table in the introduction) and refunded in full if the task fails. The answer is the task, `processing`; poll `GET /videos/{video_id}` about every 5 seconds until it is `completed` or `failed`.\n\nChecks, in this order: key (401), rate limit (429), validation (400), subscription (403 `paid_access_required`), credits (403 `insufficient_credits`), submission to the provider (502).',
+      tag: 'Videos',
+      request: {
+        headers: idempotencyHeader,
+        body: { required: true, description: 'Unknown fields are ignored.', ...json(generateVideoRequest, { prompt: 'a red fox running through snow', duration: 5 }) },
+      },
+      success: { description: 'The new task, `processing`.', ...json(videoTaskResponse, ok(EXAMPLE_VIDEO)) },
+      errors: [400, 401, 403, 409, 413, 429, 500, 502],
+      curl: `curl -s -X POST "{BASE}/generate" ${AUTH} \\\n  -H 'Content-Type: application/json' \\\n  -d '{"prompt":"a red fox running through snow","duration":5}'`,
+    },
+  },
+  {
+    method: 'GET',
+    path: `${API_PREFIX}/videos`,
+    handler: 'list-videos',
+    needs: {
+      purpose: 'reads a page of the video history',
+      table: { actions: [...RATE_LIMITED, 'GetItem', 'Query'], query: ['lsi1'] },
+    },
+    doc: {
+      operationId: 'listVideos',
+      summary: 'List your video tasks',
+      description: 'Your video history, newest first, a page at a time. A page past the end is an empty list.',
+      tag: 'Videos',
+      request: { query: paginationQuery },
+      success: {
+        description: 'One page of video tasks.',
+        ...json(videoPageResponse, ok({ videos: [EXAMPLE_VIDEO_DONE], pagination: EXAMPLE_PAGINATION })),
+      },
+      errors: [400, 401, 429, 500],
+      errorNotes: { 400: { description: '`page` or `limit` is not an integer in range.', example: 'limit: must be an integer from 1 to 50' } },
+      curl: `curl -s "{BASE}/videos?page=1&limit=20" ${AUTH}`,
+    },
+  },
+  {
+    method: 'GET',
+    path: `${API_PREFIX}/videos/{video_id}`,
+    handler: 'get-video',
+    needs: {
+      purpose: 'reads a video task and refreshes it from the provider',
+      table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+      provider: true,
+      queuesCopies: true,
+    },
+    doc: {
+      operationId: 'getVideo',
+      summary: 'Get a video task',
+      description:
+        'The task and its status. While it is `processing` the service asks the provider for news before answering (answers within 2 s of the last check may reuse it); if that check fails, the stored state is returned, still `processing`.',
+      tag: 'Videos',
+      request: { params: videoIdParam },
+      success: { description: 'The task.', ...json(videoTaskResponse, ok(EXAMPLE_VIDEO_DONE)) },
+      errors: [401, 404, 429, 500],
+      curl: `curl -s "{BASE}/videos/$VIDEO_ID" ${AUTH}`,
+    },
+  },
+  // Images
+  {
+    method: 'POST',
+    path: `${API_PREFIX}/generate-image`,
+    handler: 'generate-image',
+    needs: {
+      purpose: 'charges, creates and submits an image task',
+      table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+      provider: true,
+    },
+    doc: {
+      operationId: 'generateImage',
+      summary: 'Start an image generation task',
+      description:
+        'Starts an image task with the image model; with `images` (1 to 10 URLs) it edits those images. Needs paid access and an active subscription. Charged at once, refunded in full if the task fails; poll `GET /images/{image_id}` until it is final.\n\nChecks, in this order: key (401), rate limit (429), validation (400), paid access (403 `paid_access_required`), credits (403 `insufficient_credits`), submission (502).',
+      tag: 'Images',
+      request: {
+        headers: idempotencyHeader,
+        body: {
+          required: true,
+          description: 'Unknown fields are ignored.',
+          ...json(generateImageRequest, { prompt: 'a lighthouse at dusk', resolution: '2k', aspect_ratio: '16:9', output_format: 'webp' }),
+        },
+      },
+      success: { description: 'The new task, `processing`.', ...json(imageTaskResponse, ok(EXAMPLE_IMAGE)) },
+      errors: [400, 401, 403, 409, 413, 429, 500, 502],
+      curl: `curl -s -X POST "{BASE}/generate-image" ${AUTH} \\\n  -H 'Content-Type: application/json' \\\n  -d '{"prompt":"a lighthouse at dusk","resolution":"2k","aspect_ratio":"16:9","output_format":"webp"}'`,
+    },
+  },
+  {
+    method: 'GET',
+    path: `${API_PREFIX}/images`,
+    handler: 'list-images',
+    needs: {
+      purpose: 'reads a page of the image history',
+      table: { actions: [...RATE_LIMITED, 'GetItem', 'Query'], query: ['lsi1'] },
+    },
+    doc: {
+      operationId: 'listImages',
+      summary: 'List your image tasks',
+      description: 'Your image history, newest first, a page at a time. A page past the end is an empty list.',
+      tag: 'Images',
+      request: { query: paginationQuery },
+      success: {
+        description: 'One page of image tasks.',
+        ...json(imagePageResponse, ok({ images: [EXAMPLE_IMAGE_DONE], pagination: EXAMPLE_PAGINATION })),
+      },
+      errors: [400, 401, 429, 500],
+      errorNotes: { 400: { description: '`page` or `limit` is not an integer in range.', example: 'limit: must be an integer from 1 to 50' } },
+      curl: `curl -s "{BASE}/images?page=1&limit=20" ${AUTH}`,
+    },
+  },
+  {
+    method: 'GET',
+    path: `${API_PREFIX}/images/{image_id}`,
+    handler: 'get-image',
+    needs: {
+      purpose: 'reads an image task and refreshes it from the provider',
+      table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+      provider: true,
+      queuesCopies: true,
+    },
+    doc: {
+      operationId: 'getImage',
+      summary: 'Get an image task',
+      description: 'The task and its status, refreshed from the provider while `processing` (same rules as videos).',
+      tag: 'Images',
+      request: { params: imageIdParam },
+      success: { description: 'The task.', ...json(imageTaskResponse, ok(EXAMPLE_IMAGE_DONE)) },
+      errors: [401, 404, 429, 500],
+      errorNotes: { 404: { example: 'No image with id "img_01M7ZP0E1WQ4R5N8B2C6D7F9GH".' } },
+      curl: `curl -s "{BASE}/images/$IMAGE_ID" ${AUTH}`,
+    },
+  },
+  // Uploads
+  {
+    method: 'POST',
+    path: `${API_PREFIX}/upload`,
+    handler: 'upload',
+    needs: {
+      purpose: 'stores an uploaded reference image',
+      table: { actions: [...RATE_LIMITED] },
+      media: { write: ['uploads/'] },
+    },
+    doc: {
+      operationId: 'uploadImage',
+      summary: 'Upload a reference image',
+      description:
+        "Stores an image and answers its public URL, to pass as `image_url` (image-to-video) or in `images` (image edits). The type is read from the file's bytes. On AWS a request through this endpoint carries at most about 4.5 MB (API Gateway and Lambda limits); use the direct upload (`POST /uploads`) for larger files.",
+      tag: 'Uploads',
+      request: {
+        body: {
+          required: true,
+          content: {
+            'multipart/form-data': {
+              schema: uploadForm,
+              encoding: { image: { contentType: 'image/jpeg, image/png, image/webp' } },
+            },
+          },
+        },
+      },
+      success: { description: 'The stored image.', ...json(uploadedImageResponse, ok(EXAMPLE_UPLOAD)) },
+      errors: [400, 401, 413, 429, 500],
+      errorNotes: {
+        400: {
+          description: 'Not multipart/form-data, no file part named `image`, more than one file, an empty or too large file, or not a JPEG, PNG or WebP image.',
+          example: "image: must be a JPEG, PNG or WebP image (the type is read from the file's content, not its name).",
+        },
+      },
+      curl: `curl -s -X POST "{BASE}/upload" ${AUTH} \\\n  -F image=@cat.png`,
+    },
+  },
+  {
+    method: 'POST',
+    path: `${API_PREFIX}/uploads`,
+    handler: 'create-upload',
+    needs: {
+      purpose: 'presigns an upload into incoming/',
+      table: { actions: [...RATE_LIMITED] },
+      // A presigned PUT carries the signer's permissions: the function must hold PutObject itself.
+      media: { write: ['incoming/'] },
+    },
+    doc: {
+      operationId: 'createDirectUpload',
+      summary: 'Start a direct upload (presigned form)',
+      description:
+        'For files of any allowed size (up to 10 MiB): answers a presigned form. POST every entry of `fields`, then the file as the last field named `file`, to `upload_url` (storage answers there, not this API), then call `POST /uploads/{upload_id}/complete`. The form expires after 15 minutes.',
+      tag: 'Uploads',
+      success: {
+        description: 'The presigned form.',
+        ...json(
+          directUploadResponse,
+          ok({
+            upload_id: 'upl_6f1c0b6a3d2e4f5a8b9c0d1e2f3a4b5c',
+            upload_url: 'https://vidgen-media.s3.eu-west-1.amazonaws.com/',
+            fields: { key: 'incoming/acc_01M7ZMF8J1P87E686TGQYTVN2H/upl_6f1c0b6a3d2e4f5a8b9c0d1e2f3a4b5c', Policy: '…', 'X-Amz-Signature': '…' },
+            max_bytes: MAX_UPLOAD_BYTES,
+            expires_at: '2026-11-21T17:15:00.000Z',
+          }),
+        ),
+      },
+      errors: [401, 413, 429, 500],
+      curl: `curl -s -X POST "{BASE}/uploads" ${AUTH}`,
+    },
+  },
+  {
+    method: 'POST',
+    path: `${API_PREFIX}/uploads/{upload_id}/complete`,
+    handler: 'complete-upload',
+    needs: {
+      purpose: 'checks an uploaded file and moves it from incoming/ to uploads/',
+      table: { actions: [...RATE_LIMITED] },
+      media: { read: ['incoming/'], delete: ['incoming/'], write: ['uploads/'], listBucket: true },
+    },
+    doc: {
+      operationId: 'completeDirectUpload',
+      summary: 'Finish a direct upload',
+      description:
+        "Checks the uploaded file (type from its bytes, 1 byte to 10 MiB) and publishes it. A file that is not a JPEG, PNG or WebP image is deleted and answered 400. Only the account that started the upload can complete it.",
+      tag: 'Uploads',
+      request: { params: uploadIdParam },
+      success: { description: 'The stored image.', ...json(uploadedImageResponse, ok(EXAMPLE_UPLOAD)) },
+      errors: [400, 401, 404, 413, 429, 500],
+      errorNotes: {
+        400: {
+          description: 'The uploaded file is empty, larger than 10 MiB, or not a JPEG, PNG or WebP image (it was deleted).',
+          example: 'image: the file is larger than 10 MiB (10485760 bytes).',
+        },
+        404: {
+          description: 'No file was received for this upload id (or it belongs to another account).',
+          example: 'No upload "upl_6f1c0b6a3d2e4f5a8b9c0d1e2f3a4b5c" was received. POST the file to its upload_url first.',
+        },
+      },
+      curl: `curl -s -X POST "{BASE}/uploads/$UPLOAD_ID/complete" ${AUTH}`,
+    },
+  },
+  // Account
+  {
+    method: 'GET',
+    path: `${API_PREFIX}/credits`,
+    handler: 'get-credits',
+    needs: {
+      purpose: 'reads the caller account',
+      table: { actions: [...RATE_LIMITED, 'GetItem'] },
+    },
+    doc: {
+      operationId: 'getCredits',
+      summary: 'Get your credits and access',
+      description: 'Remaining credits, the paid-access flag and the subscription status of the account that owns the key.',
+      tag: 'Account',
+      success: {
+        description: 'The account.',
+        ...json(creditsResponse, ok({ credits: 1000, paid_access: true, subscription_status: 'active' })),
+      },
+      errors: [401, 429, 500],
+      curl: `curl -s "{BASE}/credits" ${AUTH}`,
+    },
+  },
+  // The API reference: public, no key, nothing to read or write (documents built in memory).
+  {
+    method: 'GET',
+    path: `${API_PREFIX}/openapi.json`,
+    handler: 'get-openapi',
+    auth: 'none',
+    needs: { purpose: 'serves the OpenAPI document', table: { actions: [] } },
+    doc: {
+      operationId: 'getOpenApiDocument',
+      summary: 'This OpenAPI document',
+      description:
+        'The OpenAPI 3.1 document of this API, as JSON (not wrapped in the envelope). No key needed. `servers` names the address the request was made to.',
+      tag: 'Reference',
+      success: {
+        description: 'The OpenAPI document.',
+        content: { 'application/json': { schema: { type: 'object', description: 'An OpenAPI 3.1 document.' } } },
+      },
+      errors: [500],
+      curl: 'curl -s "{BASE}/openapi.json"',
+    },
+  },
+  {
+    method: 'GET',
+    path: `${API_PREFIX}/docs`,
+    handler: 'get-docs',
+    auth: 'none',
+    needs: { purpose: 'serves the API reference page', table: { actions: [] } },
+    doc: {
+      operationId: 'getDocsPage',
+      summary: 'API reference page',
+      description: 'This reference as a web page (HTML). No key needed; it loads nothing from other sites.',
+      tag: 'Reference',
+      success: { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } },
+      errors: [500],
+      curl: 'curl -s "{BASE}/docs" -o api-reference.html',
+    },
+  },
+  {
+    method: 'GET',
+    path: `${API_PREFIX}/docs/assets/{file}`,
+    handler: 'get-docs-asset',
+    auth: 'none',
+    needs: { purpose: 'serves the reference page script (copied next to its bundle)', table: { actions: [] } },
+    doc: {
+      operationId: 'getDocsAsset',
+      summary: 'Script of the reference page',
+      description: 'Files the reference page loads (the renderer). No key needed. Other names: 404.',
+      tag: 'Reference',
+      request: { params: assetParam },
+      success: {
+        description: 'The file, cacheable for a year (its name changes with its content).',
+        content: { 'application/javascript': { schema: { type: 'string' } } },
+      },
+      errors: [404, 500],
+      errorNotes: { 404: { description: 'No such file.', example: 'No docs asset "nope.js".' } },
+      curl: `curl -s "{BASE}/docs/assets/${RENDERER_ASSET}" -o redoc.js`,
+    },
+  },
 ];
 
 export const AUTHORIZER_HANDLER = 'authorizer';
@@ -36,8 +375,30 @@ export const AUTHORIZER_HANDLER = 'authorizer';
 export const SWEEPER_HANDLER = 'sweeper';
 export const COPY_WORKER_HANDLER = 'copy-output';
 
+/** What the functions that are not behind a route may do. */
+export const BACKGROUND_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
+  [AUTHORIZER_HANDLER]: {
+    purpose: 'looks up the presented API key',
+    table: { actions: ['GetItem'] },
+  },
+  [SWEEPER_HANDLER]: {
+    purpose: 'times out, refreshes and finishes tasks still processing',
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'Query'], query: ['gsi1'] },
+    provider: true,
+    copiesResults: true,
+    queuesCopies: true,
+  },
+  [COPY_WORKER_HANDLER]: {
+    purpose: 'copies provider outputs into the bucket and completes the task',
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
+    copiesResults: true,
+  },
+};
+
 /**
  * Request bodies API Gateway passes to Lambda base64-encoded instead of as text. Without
  * multipart here, binary uploads would be mangled.
  */
 export const BINARY_MEDIA_TYPES = ['multipart/form-data', 'image/*', 'application/octet-stream'] as const;
+
+export type { ApiRoute, Route } from './route';

@@ -1,11 +1,14 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { IMAGE_MODELS, PROMPT_MAX_LENGTH, VIDEO_DURATION, VIDEO_MODELS, MAX_REFERENCE_IMAGES } from '../domain/catalogue';
 import { MAX_UPLOAD_BYTES } from '../domain/image-type';
-import { ERROR_SCHEMAS, ERROR_STATUSES, OPERATIONS, documentPath, type ErrorStatus, type OperationDoc } from './operations';
+import { errorEnvelopeWith } from '../contract/envelope';
+import { ERROR_STATUSES, type ErrorStatus } from '../contract/errors';
+import type { ApiRoute } from '../http/route';
+import { API_PREFIX, ROUTES } from '../http/routes';
 
 /**
- * The OpenAPI 3.1 document of the API, generated from the zod schemas the handlers validate
- * with (requests) and the response schemas in ./schemas.ts, plus the prose a reader needs.
+ * The OpenAPI 3.1 document of the API, generated from the route table (each route's `doc`) and
+ * the contract's zod schemas (functions/contract/), plus the prose a reader needs.
  * Served by GET /api/v1/openapi.json, rendered by GET /api/v1/docs, written to
  * docs/openapi.json by `npm run openapi`.
  */
@@ -61,7 +64,7 @@ function generate(): OpenApiDocument {
     description: 'Your API key: `Authorization: Bearer <API_KEY>`. Missing, invalid or revoked: 401 `unauthorized`.',
   });
   for (const [name, header] of Object.entries(HEADERS)) registry.registerComponent('headers', name, header);
-  for (const operation of OPERATIONS) registerOperation(registry, operation);
+  for (const route of ROUTES) registerOperation(registry, route);
 
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
@@ -115,8 +118,8 @@ const RATE_LIMIT_HEADERS = {
 /** Statuses answered before the key is counted carry no X-RateLimit-* headers. */
 const BEFORE_RATE_LIMIT: ReadonlySet<ErrorStatus> = new Set([401, 413, 500]);
 
-function responseHeaders(operation: OperationDoc, status: 200 | ErrorStatus) {
-  const counted = !operation.public && !(status !== 200 && BEFORE_RATE_LIMIT.has(status));
+function responseHeaders(route: ApiRoute, status: 200 | ErrorStatus) {
+  const counted = route.auth !== 'none' && !(status !== 200 && BEFORE_RATE_LIMIT.has(status));
   return {
     'X-Request-Id': ref('XRequestId'),
     ...(counted && RATE_LIMIT_HEADERS),
@@ -124,9 +127,19 @@ function responseHeaders(operation: OperationDoc, status: 200 | ErrorStatus) {
   };
 }
 
-function registerOperation(registry: OpenAPIRegistry, operation: OperationDoc): void {
+/** The document's path for a route-table path: relative to the server URL, which ends in /api/v1. */
+export const documentPath = (routePath: string): string =>
+  routePath.startsWith(API_PREFIX) ? routePath.slice(API_PREFIX.length) : routePath;
+
+/** One schema per error status (`Error400`, ...), the envelope narrowed to that status's codes. */
+const ERROR_SCHEMAS = Object.fromEntries(
+  Object.entries(ERROR_STATUSES).map(([status, { codes }]) => [status, errorEnvelopeWith(`Error${status}`, codes)]),
+) as Record<ErrorStatus, ReturnType<typeof errorEnvelopeWith>>;
+
+function registerOperation(registry: OpenAPIRegistry, route: ApiRoute): void {
+  const { doc: operation } = route;
   const responses: Record<string, ResponseConfig> = {
-    200: { ...operation.success, headers: responseHeaders(operation, 200) },
+    200: { ...operation.success, headers: responseHeaders(route, 200) },
   };
   for (const status of operation.errors) {
     const { codes } = ERROR_STATUSES[status];
@@ -134,7 +147,7 @@ function registerOperation(registry: OpenAPIRegistry, operation: OperationDoc): 
     const example = operation.errorNotes?.[status]?.example ?? ERROR_STATUSES[status].example;
     responses[status] = {
       description,
-      headers: responseHeaders(operation, status),
+      headers: responseHeaders(route, status),
       content: {
         'application/json': {
           schema: ERROR_SCHEMAS[status],
@@ -144,13 +157,13 @@ function registerOperation(registry: OpenAPIRegistry, operation: OperationDoc): 
     };
   }
   registry.registerPath({
-    method: operation.method === 'GET' ? 'get' : 'post',
-    path: documentPath(operation.routePath),
+    method: route.method === 'GET' ? 'get' : 'post',
+    path: documentPath(route.path),
     operationId: operation.operationId,
     summary: operation.summary,
     description: operation.description,
     tags: [operation.tag],
-    ...(operation.public && { security: [] }),
+    ...(route.auth === 'none' && { security: [] }),
     ...(operation.request && { request: operation.request }),
     responses,
     'x-codeSamples': [{ lang: 'Shell', label: 'curl', source: operation.curl.split('{BASE}').join(BASE_PLACEHOLDER) }],
@@ -315,7 +328,7 @@ function describeRequests(document: OpenApiDocument): void {
 
   // page and limit arrive as strings and are parsed by a transform, which zod cannot describe:
   // the bounds are restated here, and test/unit/openapi-document.test.ts checks them against
-  // the schema (functions/http/request.ts).
+  // the schema (functions/contract/pagination.ts).
   for (const path of ['/videos', '/images']) {
     Object.assign(parameter(document, path, 'page'), {
       description: 'Page number, from 1. Past the last page: an empty list.',

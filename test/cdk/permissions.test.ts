@@ -4,7 +4,7 @@ import { functionIdOf, grantsOf, synthesize, withReferenceRoutes, type Synthesiz
 
 /**
  * What each function's role may do, written out by hand from the repositories in
- * functions/adapters (not derived from lib/function-permissions.ts, which is what is under test).
+ * functions/adapters (not derived from the route table's needs, which are what is under test).
  * Resources are shown as: table, index/<name>, bucket, <prefix>* (objects), secret,
  * fn:<handler>, own-log-group, *.
  */

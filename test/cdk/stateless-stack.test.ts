@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { CONFIG_DEFAULTS } from '../../functions/config';
-import { GATEWAY_RESPONSES } from '../../functions/http/gateway-responses';
+import { GATEWAY_RESPONSES } from '../../functions/contract/gateway-responses';
 import {
   API_PREFIX,
   AUTHORIZER_HANDLER,

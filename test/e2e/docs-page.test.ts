@@ -4,8 +4,7 @@ import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { LocalStack } from '../../bin/local-stack/stack';
 import { ROUTES } from '../../functions/http/routes';
-import { LOCAL_SERVER_URL } from '../../functions/openapi/document';
-import { documentPath } from '../../functions/openapi/operations';
+import { LOCAL_SERVER_URL, documentPath } from '../../functions/openapi/document';
 import { startTestApi } from '../support/local-api';
 
 /**

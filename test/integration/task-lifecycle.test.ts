@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildAppContext, copyRequested, type AppContext } from '../../functions/app-context';
+import { buildAppContext, type AppContext } from '../../functions/app-context';
+import { paginationView } from '../../functions/contract/pagination';
 import { ObjectStorage } from '../../functions/adapters/s3/object-storage';
 import { createS3Client } from '../../functions/adapters/s3/s3-client';
 import { createSafeFetcher } from '../../functions/adapters/safe-fetch';
@@ -10,6 +11,7 @@ import { InsufficientCreditsError, IdempotencyConflictError, NotFoundError, Upst
 import { getTask } from '../../functions/domain/get-task';
 import { ledgerSum } from '../../functions/domain/ledger';
 import { listTasks } from '../../functions/domain/list-tasks';
+import { copyRequested } from '../../functions/domain/task-lifecycle';
 import { ProviderUnavailableError } from '../../functions/domain/provider';
 import { startTask, type StartDeps, type StartRequest } from '../../functions/domain/start-task';
 import { sweep } from '../../functions/domain/sweep';
@@ -17,6 +19,12 @@ import { failTask } from '../../functions/domain/task-lifecycle';
 import type { VideoParams } from '../../functions/domain/task';
 import { ScriptedProvider } from '../support/scripted-provider';
 import { createTestDb, dropTestDb, testConfig } from '../support/test-db';
+
+/** A history page as the API lists it: the tasks and the pagination block. */
+async function historyPage(...args: Parameters<typeof listTasks>) {
+  const page = await listTasks(...args);
+  return { tasks: page.items, pagination: paginationView(page) };
+}
 
 const VIDEO: VideoParams = {
   model: 'vid-1-5-pro',
@@ -90,7 +98,7 @@ describe('starting a task', () => {
     const accountId = await newAccount(24);
     await expect(startTask(deps, accountId, request())).rejects.toBeInstanceOf(InsufficientCreditsError);
     expect(await money(accountId)).toMatchObject({ balance: 24, ledger: 24 });
-    expect((await listTasks(ctx.tasks, accountId, 'video', 1, 20)).pagination.total).toBe(0);
+    expect((await historyPage(ctx.tasks, accountId, 'video', 1, 20)).pagination.total).toBe(0);
     expect(provider.submits).toHaveLength(0);
   });
 
@@ -101,7 +109,7 @@ describe('starting a task', () => {
     provider.onSubmit(answer);
     const accountId = await newAccount(100);
     await expect(startTask(deps, accountId, request())).rejects.toBeInstanceOf(UpstreamError);
-    const { tasks } = await listTasks(ctx.tasks, accountId, 'video', 1, 20);
+    const { tasks } = await historyPage(ctx.tasks, accountId, 'video', 1, 20);
     expect(tasks).toEqual([expect.objectContaining({ status: 'failed', error: expect.objectContaining({ code: 'upstream_error' }) })]);
     const after = await money(accountId);
     expect(after).toMatchObject({ balance: 100, ledger: 100 });
@@ -132,7 +140,7 @@ describe('idempotency', () => {
     const tasks = await Promise.all(Array.from({ length: 12 }, () => startTask(deps, accountId, request(), 'same-key')));
     expect(new Set(tasks.map((task) => task.taskId)).size).toBe(1);
     expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
-    expect((await listTasks(ctx.tasks, accountId, 'video', 1, 20)).pagination.total).toBe(1);
+    expect((await historyPage(ctx.tasks, accountId, 'video', 1, 20)).pagination.total).toBe(1);
   });
 
   it('replays a failed submission as the same 502, without a second charge', async () => {
@@ -289,7 +297,7 @@ describe('the sweeper', () => {
     });
     const accountId = await newAccount(100);
     await expect(startTask(deps, accountId, request())).rejects.toThrow('crashed');
-    const [lost] = (await listTasks(ctx.tasks, accountId, 'video', 1, 1)).tasks;
+    const [lost] = (await historyPage(ctx.tasks, accountId, 'video', 1, 1)).tasks;
     expect(lost).toMatchObject({ status: 'processing' });
     expect(lost!.provider).toBeUndefined();
     expect((await money(accountId)).balance).toBe(75);
@@ -308,7 +316,7 @@ describe('the sweeper', () => {
     });
     const accountId = await newAccount(100);
     await expect(startTask(deps, accountId, request())).rejects.toThrow();
-    const [task] = (await listTasks(ctx.tasks, accountId, 'video', 1, 1)).tasks;
+    const [task] = (await historyPage(ctx.tasks, accountId, 'video', 1, 1)).tasks;
     // The submission lands after all (another instance finished it).
     expect(await ctx.tasks.recordSubmission(task!, { name: 'scripted', jobId: 'late' }, new Date().toISOString())).toBe(true);
     now = new Date(now.getTime() + deps.settings.submissionGraceMs + 1_000);
@@ -344,13 +352,13 @@ describe('history pages', () => {
     const accountId = await newAccount(1000);
     const started = [];
     for (let i = 0; i < 7; i += 1) started.push(await startTask(deps, accountId, request({ prompt: `task ${i}` })));
-    const page1 = await listTasks(ctx.tasks, accountId, 'video', 1, 3);
+    const page1 = await historyPage(ctx.tasks, accountId, 'video', 1, 3);
     expect(page1.tasks.map((task) => task.params.prompt)).toEqual(['task 6', 'task 5', 'task 4']);
     expect(page1.pagination).toEqual({ page: 1, limit: 3, total: 7, total_pages: 3, has_more: true });
-    const page3 = await listTasks(ctx.tasks, accountId, 'video', 3, 3);
+    const page3 = await historyPage(ctx.tasks, accountId, 'video', 3, 3);
     expect(page3.tasks.map((task) => task.params.prompt)).toEqual(['task 0']);
     expect(page3.pagination.has_more).toBe(false);
-    expect((await listTasks(ctx.tasks, accountId, 'video', 4, 3)).tasks).toEqual([]);
-    expect((await listTasks(ctx.tasks, accountId, 'image', 1, 3)).pagination.total).toBe(0);
+    expect((await historyPage(ctx.tasks, accountId, 'video', 4, 3)).tasks).toEqual([]);
+    expect((await historyPage(ctx.tasks, accountId, 'image', 1, 3)).pagination.total).toBe(0);
   });
 });

@@ -4,21 +4,22 @@ import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { renderOpenApiFile, OPENAPI_FILE } from '../../bin/openapi';
-import { toCreditsView, type Account } from '../../functions/domain/account';
+import type { Account } from '../../functions/domain/account';
+import { toCreditsView } from '../../functions/contract/credits';
+import { ERROR_CODES, ERROR_STATUSES } from '../../functions/contract/errors';
+import { paginationQuery } from '../../functions/contract/pagination';
+import { imagePageView, imageView, videoPageView, videoView } from '../../functions/contract/tasks';
+import { directUploadView, uploadedImageView } from '../../functions/contract/uploads';
 import { GENERATION_TYPES, IMAGE_MODEL_IDS, VIDEO_MODEL_IDS, VIDEO_RESOLUTIONS } from '../../functions/domain/catalogue';
 import { listTasks } from '../../functions/domain/list-tasks';
 import type { TaskStore, UploadStorage } from '../../functions/domain/ports';
 import type { ImageTask, VideoTask } from '../../functions/domain/task';
-import { imageView, videoView } from '../../functions/domain/task-views';
 import { createDirectUpload, storeUpload } from '../../functions/domain/uploads';
 import { generateImageBody } from '../../functions/contract/generate-image';
 import { generateVideoBody } from '../../functions/contract/generate-video';
-import { paginationQuery } from '../../functions/http/request';
 import { ROUTES } from '../../functions/http/routes';
-import { DEPLOYED_SERVER, LOCAL_SERVER_URL, buildOpenApiDocument } from '../../functions/openapi/document';
+import { DEPLOYED_SERVER, LOCAL_SERVER_URL, buildOpenApiDocument, documentPath } from '../../functions/openapi/document';
 import { DOCS_PAGE_CSP, docsPageHtml } from '../../functions/openapi/docs-page';
-import { ERROR_STATUSES, OPERATIONS, documentPath } from '../../functions/openapi/operations';
-import { ERROR_CODES } from '../../functions/openapi/schemas';
 import { RENDERER_ASSET, RENDERER_VERSION, rendererScript } from '../../functions/openapi/renderer';
 import { serverUrlOf } from '../../functions/openapi/server-url';
 import { contractProblems } from '../support/contract';
@@ -53,7 +54,7 @@ describe('OpenAPI document: structure', () => {
     const ids = operations().map(({ operation }) => operation.operationId);
     expect(new Set(ids).size).toBe(ids.length);
     const routed = ROUTES.map((route) => `${route.method} ${route.path}`).sort();
-    expect(OPERATIONS.map((op) => `${op.method} ${op.routePath}`).sort()).toEqual(routed);
+    expect(operations().map(({ method, template }) => `${method.toUpperCase()} /api/v1${template}`).sort()).toEqual(routed);
   });
 
   it('documents X-Request-Id on every response, X-RateLimit-* where the key was counted, Retry-After on 429', () => {
@@ -321,9 +322,9 @@ describe('OpenAPI document: response schemas match what the code answers', () =>
       listPage: async () => ({ tasks: [video(done), video({})], total: 21 }),
     } as unknown as TaskStore;
     const page = await listTasks(store, 'acc_1', 'video', 2, 20);
-    expect(problems('GET', '/api/v1/videos?page=2', envelope({ videos: page.tasks.map((t) => videoView(t as VideoTask)), pagination: page.pagination }))).toEqual([]);
+    expect(problems('GET', '/api/v1/videos?page=2', envelope(videoPageView(page)))).toEqual([]);
     const imagePage = await listTasks({ listPage: async () => ({ tasks: [], total: 0 }) } as unknown as TaskStore, 'acc_1', 'image', 3, 50);
-    expect(problems('GET', '/api/v1/images', envelope({ images: [], pagination: imagePage.pagination }))).toEqual([]);
+    expect(problems('GET', '/api/v1/images', envelope(imagePageView(imagePage)))).toEqual([]);
 
     const storage = {
       putPublic: async (key: string) => `https://media.test/${key}`,
@@ -331,9 +332,9 @@ describe('OpenAPI document: response schemas match what the code answers', () =>
     } as unknown as UploadStorage;
     // A PNG header is all the type check reads.
     const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), Buffer.from('IHDR'), Buffer.alloc(64)]);
-    expect(problems('POST', '/api/v1/upload', envelope(await storeUpload(storage, 'acc_1', png)))).toEqual([]);
-    expect(problems('POST', '/api/v1/uploads/upl_x/complete', envelope(await storeUpload(storage, 'acc_1', png)))).toEqual([]);
-    expect(problems('POST', '/api/v1/uploads', envelope(await createDirectUpload(storage, 'acc_1')))).toEqual([]);
+    expect(problems('POST', '/api/v1/upload', envelope(uploadedImageView(await storeUpload(storage, 'acc_1', png))))).toEqual([]);
+    expect(problems('POST', '/api/v1/uploads/upl_x/complete', envelope(uploadedImageView(await storeUpload(storage, 'acc_1', png))))).toEqual([]);
+    expect(problems('POST', '/api/v1/uploads', envelope(directUploadView(await createDirectUpload(storage, 'acc_1'))))).toEqual([]);
 
     const account: Account = {
       accountId: 'acc_1',

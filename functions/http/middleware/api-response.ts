@@ -2,7 +2,8 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { RateLimitExceededError } from '../../domain/errors';
 import type { RateDecision } from '../../domain/rate-limit';
-import { errorEnvelope, jsonResponse } from '../envelope';
+import { errorEnvelope } from '../../contract/envelope';
+import { jsonResponse } from '../envelope';
 import { toHttpError } from '../error-mapping';
 import { rateLimitHeaders } from './rate-limit';
 

@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { SUBSCRIPTION_STATUSES } from '../domain/account';
 import {
   GENERATION_TYPES,
   IMAGE_ASPECT_RATIOS,
@@ -10,31 +9,18 @@ import {
   VIDEO_MODEL_IDS,
   VIDEO_RESOLUTIONS,
 } from '../domain/catalogue';
-import { IMAGE_EXTENSIONS, MAX_UPLOAD_BYTES, type ImageContentType } from '../domain/image-type';
-import type { TaskErrorCode, TaskStatus } from '../domain/task';
-import type { ErrorCode } from '../http/envelope';
+import type { ImageTask, Task, TaskErrorCode, TaskStatus, VideoTask } from '../domain/task';
+import { successEnvelopeSchema } from './envelope';
+import { credits, timestamp } from './fields';
+import { pagination, paginationView, type PageOf } from './pagination';
 
 /**
- * Zod schemas of what the API answers, for the OpenAPI document. They mirror the views the
- * handlers return (domain/task-views.ts, domain/uploads.ts, domain/account.ts,
- * domain/list-tasks.ts) field for field, optional where the view leaves a field out; the
- * contract tests check every response of the end-to-end suite against them.
- * Request schemas are not repeated here: the document uses the handlers' own.
+ * The public shape of video and image tasks: snake_case, results only when completed, the
+ * error only when failed, completed_at once final. The views below are typed by the schemas,
+ * so a view that drifts from its schema does not compile.
  */
 
-/** Lists of values whose source is a TypeScript union: the checks below fail to compile on drift. */
-export const ERROR_CODES = [
-  'validation_error',
-  'unauthorized',
-  'insufficient_credits',
-  'paid_access_required',
-  'not_found',
-  'idempotency_conflict',
-  'payload_too_large',
-  'rate_limit_exceeded',
-  'internal_error',
-  'upstream_error',
-] as const satisfies readonly ErrorCode[];
+/** Lists of values whose source is a TypeScript union: the check below fails to compile on drift. */
 export const TASK_STATUSES = ['processing', 'completed', 'failed'] as const satisfies readonly TaskStatus[];
 export const TASK_ERROR_CODES = [
   'upstream_error',
@@ -42,19 +28,13 @@ export const TASK_ERROR_CODES = [
   'timeout',
   'internal_error',
 ] as const satisfies readonly TaskErrorCode[];
-const IMAGE_CONTENT_TYPES = Object.keys(IMAGE_EXTENSIONS) as [ImageContentType, ...ImageContentType[]];
 
 type Exhaustive<Union, Listed> = [Exclude<Union, Listed>] extends [never] ? true : never;
 const exhaustive: [
-  Exhaustive<ErrorCode, (typeof ERROR_CODES)[number]>,
   Exhaustive<TaskStatus, (typeof TASK_STATUSES)[number]>,
   Exhaustive<TaskErrorCode, (typeof TASK_ERROR_CODES)[number]>,
-] = [true, true, true];
+] = [true, true];
 void exhaustive;
-
-const EXAMPLE_TIME = '2026-11-21T17:00:00.000Z';
-const timestamp = (description: string) => z.iso.datetime().meta({ description, examples: [EXAMPLE_TIME] });
-const credits = (description: string) => z.number().int().nonnegative().meta({ description });
 
 export const taskStatus = z.enum(TASK_STATUSES).meta({
   id: 'TaskStatus',
@@ -73,7 +53,7 @@ export const taskError = z
   .meta({ id: 'TaskError', description: 'Why a task failed (failed tasks only). Its credits were refunded in full.' });
 
 /**
- * Fields that depend on `status` (task-views.ts): results only when completed, the error only
+ * Fields that depend on `status` (see the views below): results only when completed, the error only
  * when failed, completed_at once final. As JSON Schema (one variant per status, named by its
  * title, which renderers show as tabs), so that clients and the contract tests see one rule.
  */
@@ -149,15 +129,8 @@ export const imageTask = z
     oneOf: statusVariants('image_urls'),
   });
 
-export const pagination = z
-  .object({
-    page: z.number().int().min(1).meta({ description: 'This page (from 1).' }),
-    limit: z.number().int().min(1).max(50).meta({ description: 'Items per page.' }),
-    total: z.number().int().nonnegative().meta({ description: 'Tasks in the whole history.' }),
-    total_pages: z.number().int().nonnegative().meta({ description: '`ceil(total / limit)`.' }),
-    has_more: z.boolean().meta({ description: 'Whether a later page has items.' }),
-  })
-  .meta({ id: 'Pagination', description: 'Where this page sits in the history. A page past the end is empty, not an error.' });
+export type VideoTaskView = z.infer<typeof videoTask>;
+export type ImageTaskView = z.infer<typeof imageTask>;
 
 export const videoPage = z
   .object({
@@ -173,60 +146,72 @@ export const imagePage = z
   })
   .meta({ id: 'ImagePage' });
 
-export const uploadedImage = z
-  .object({
-    url: z.url().meta({
-      description:
-        'Public, unguessable URL of the stored image (https; http on the local stack). Pass it as `image_url` to `POST /generate` or in `images` of `POST /generate-image`.',
-    }),
-    content_type: z.enum(IMAGE_CONTENT_TYPES).meta({ description: "Read from the file's bytes, not its name." }),
-    size: z.number().int().min(1).max(MAX_UPLOAD_BYTES).meta({ description: 'Bytes.' }),
-  })
-  .meta({ id: 'UploadedImage' });
+export const videoTaskResponse = successEnvelopeSchema('VideoTaskResponse', videoTask);
+export const videoPageResponse = successEnvelopeSchema('VideoPageResponse', videoPage);
+export const imageTaskResponse = successEnvelopeSchema('ImageTaskResponse', imageTask);
+export const imagePageResponse = successEnvelopeSchema('ImagePageResponse', imagePage);
 
-export const directUpload = z
-  .object({
-    upload_id: z.string().regex(/^upl_[0-9a-f]{32}$/).meta({ description: 'Use it in `POST /uploads/{upload_id}/complete`.' }),
-    upload_url: z.url().meta({ description: 'POST a multipart form here: every field of `fields`, then the file as the last field, named `file`.' }),
-    fields: z.record(z.string(), z.string()).meta({ description: 'Form fields of the presigned POST, sent as they are.' }),
-    max_bytes: z.number().int().meta({ description: `Largest accepted file (${MAX_UPLOAD_BYTES} bytes, 10 MiB).` }),
-    expires_at: timestamp('The form is refused after this time (15 minutes).'),
-  })
-  .meta({ id: 'DirectUpload', description: 'A presigned direct upload to storage, for files of any allowed size.' });
+/** What every task view shares, final-only fields only when final. */
+function common(task: Task) {
+  return {
+    status: task.status,
+    credits_used: task.creditsUsed,
+    ...(task.status === 'failed' && task.error && { error: { message: task.error.message, code: task.error.code } }),
+    created_at: task.createdAt,
+    updated_at: task.updatedAt,
+    ...(task.completedAt && { completed_at: task.completedAt }),
+  };
+}
 
-export const creditsView = z
-  .object({
-    credits: z.number().int().meta({ description: 'Remaining credits.' }),
-    paid_access: z.boolean().meta({ description: 'Whether the account has paid access (needed by `POST /generate-image`).' }),
-    subscription_status: z.enum(SUBSCRIPTION_STATUSES).meta({
-      description: 'Models marked "subscription required" (vid-2-0, vid-2-0-fast, image-2) need paid access and `active`.',
-    }),
-  })
-  .meta({ id: 'Credits' });
+export function videoView(task: VideoTask): VideoTaskView {
+  const { params } = task;
+  const { status, credits_used, error, created_at, updated_at, completed_at } = common(task);
+  return {
+    video_id: task.taskId,
+    status,
+    model: params.model,
+    generation_type: params.generationType,
+    prompt: params.prompt,
+    ...(params.generationType === 'image_to_video' && { image_url: params.imageUrl }),
+    aspect_ratio: params.aspectRatio,
+    duration: params.duration,
+    resolution: params.resolution,
+    credits_used,
+    ...(status === 'completed' && { video_url: task.outputUrls?.[0] }),
+    ...(error && { error }),
+    created_at,
+    updated_at,
+    ...(completed_at && { completed_at }),
+  };
+}
 
-/** `{ data, error: null }` around a success payload. */
-const successEnvelope = <T extends z.ZodType>(id: string, data: T) =>
-  z.object({ data, error: z.null() }).meta({ id, description: 'Success: `data` is the result, `error` is null.' });
+export function imageView(task: ImageTask): ImageTaskView {
+  const { params } = task;
+  const { status, credits_used, error, created_at, updated_at, completed_at } = common(task);
+  return {
+    image_id: task.taskId,
+    status,
+    model: params.model,
+    prompt: params.prompt,
+    resolution: params.resolution,
+    aspect_ratio: params.aspectRatio,
+    output_format: params.outputFormat,
+    ...(params.images && { images: params.images }),
+    credits_used,
+    ...(status === 'completed' && { image_urls: task.outputUrls ?? [] }),
+    ...(error && { error }),
+    created_at,
+    updated_at,
+    ...(completed_at && { completed_at }),
+  };
+}
 
-export const videoTaskResponse = successEnvelope('VideoTaskResponse', videoTask);
-export const videoPageResponse = successEnvelope('VideoPageResponse', videoPage);
-export const imageTaskResponse = successEnvelope('ImageTaskResponse', imageTask);
-export const imagePageResponse = successEnvelope('ImagePageResponse', imagePage);
-export const uploadedImageResponse = successEnvelope('UploadedImageResponse', uploadedImage);
-export const directUploadResponse = successEnvelope('DirectUploadResponse', directUpload);
-export const creditsResponse = successEnvelope('CreditsResponse', creditsView);
+export const videoPageView = (page: PageOf<VideoTask>): z.infer<typeof videoPage> => ({
+  videos: page.items.map(videoView),
+  pagination: paginationView(page),
+});
 
-/** The error envelope narrowed to the codes one status can carry. */
-export const errorEnvelopeWith = (id: string, codes: readonly [ErrorCode, ...ErrorCode[]]) =>
-  z
-    .object({
-      data: z.null(),
-      error: z.object({
-        message: z.string(),
-        code: z.enum(codes as [ErrorCode, ...ErrorCode[]]),
-      }),
-    })
-    .meta({
-      id,
-      description: `Error: \`data\` is null, \`error\` has a human-readable \`message\` and the \`code\` ${codes.map((code) => `\`${code}\``).join(' or ')}.`,
-    });
+export const imagePageView = (page: PageOf<ImageTask>): z.infer<typeof imagePage> => ({
+  images: page.items.map(imageView),
+  pagination: paginationView(page),
+});

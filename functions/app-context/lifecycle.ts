@@ -1,0 +1,42 @@
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { InProcessCopyQueue, LambdaCopyQueue } from '../adapters/copy-queues';
+import type { ObjectStorage } from '../adapters/s3/object-storage';
+import type { Config } from '../config';
+import type { CopyQueue } from '../domain/ports';
+import type { GenerationProvider } from '../domain/provider';
+import type { StartDeps } from '../domain/start-task';
+import { copyRequested, DEFAULT_LIFECYCLE_SETTINGS } from '../domain/task-lifecycle';
+import { appConfig } from './config';
+import { appMediaStorage } from './media';
+import { buildProvider } from './provider';
+import { stores, type Stores } from './stores';
+
+/** Everything the task use cases need, with the copy queue that fits where we run. */
+export function buildLifecycle(
+  config: Config,
+  parts: { stores: Stores; storage: ObjectStorage; provider?: GenerationProvider },
+): StartDeps {
+  const { accounts, tasks, idempotency } = parts.stores;
+  let deps: StartDeps | undefined;
+  const copyQueue: CopyQueue = config.copyWorkerFunction
+    ? new LambdaCopyQueue(new LambdaClient({ region: config.region }), config.copyWorkerFunction)
+    : new InProcessCopyQueue((request) => copyRequested(deps!, request));
+  deps = {
+    accounts,
+    tasks,
+    idempotency,
+    provider: parts.provider ?? buildProvider(config, parts.storage),
+    media: parts.storage,
+    copyQueue,
+    clock: () => new Date(),
+    settings: { ...DEFAULT_LIFECYCLE_SETTINGS, taskTimeoutMs: config.taskTimeoutSeconds * 1000 },
+  };
+  return deps;
+}
+
+let current: StartDeps | undefined;
+
+export function lifecycle(): StartDeps {
+  current ??= buildLifecycle(appConfig(), { stores: stores(), storage: appMediaStorage() });
+  return current;
+}

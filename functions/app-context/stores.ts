@@ -1,0 +1,54 @@
+import { DynamoAccountStore } from '../adapters/dynamodb/account-repository';
+import { DynamoApiKeyStore } from '../adapters/dynamodb/api-key-repository';
+import { createDb, type Db } from '../adapters/dynamodb/dynamo-client';
+import { DynamoIdempotencyStore } from '../adapters/dynamodb/idempotency-repository';
+import { DynamoLedgerStore } from '../adapters/dynamodb/ledger-repository';
+import { DynamoRateCounter } from '../adapters/dynamodb/rate-counter-repository';
+import { DynamoTaskStore } from '../adapters/dynamodb/task-repository';
+import type { Config } from '../config';
+import type { AccountStore, ApiKeyStore, IdempotencyStore, LedgerStore, TaskStore } from '../domain/ports';
+import type { RateCounter } from '../domain/rate-limit';
+import { appConfig } from './config';
+
+/** Every store, each behind its port: what handlers that only read and write the table need. */
+export interface Stores {
+  accounts: AccountStore;
+  apiKeys: ApiKeyStore;
+  ledger: LedgerStore;
+  rateCounter: RateCounter;
+  tasks: TaskStore;
+  idempotency: IdempotencyStore;
+}
+
+export function buildDb(config: Config): Db {
+  return createDb({
+    tableName: config.tableName,
+    region: config.region,
+    ...(config.dynamodbEndpoint && { endpoint: config.dynamodbEndpoint }),
+  });
+}
+
+export function buildStores(db: Db): Stores {
+  return {
+    accounts: new DynamoAccountStore(db),
+    apiKeys: new DynamoApiKeyStore(db),
+    ledger: new DynamoLedgerStore(db),
+    rateCounter: new DynamoRateCounter(db),
+    tasks: new DynamoTaskStore(db),
+    idempotency: new DynamoIdempotencyStore(db),
+  };
+}
+
+let db: Db | undefined;
+let current: Stores | undefined;
+
+/** This process's DynamoDB client and table (one per cold start, sockets reused). */
+export function appDb(): Db {
+  db ??= buildDb(appConfig());
+  return db;
+}
+
+export function stores(): Stores {
+  current ??= buildStores(appDb());
+  return current;
+}

@@ -1,0 +1,102 @@
+/**
+ * The API's error codes and the one HTTP status each is answered with. The error mapping, the
+ * gateway responses and the OpenAPI document all read this table; nothing else pairs a code
+ * with a status.
+ */
+
+export const ERROR_CODES = [
+  'validation_error',
+  'unauthorized',
+  'insufficient_credits',
+  'paid_access_required',
+  'not_found',
+  'idempotency_conflict',
+  'payload_too_large',
+  'rate_limit_exceeded',
+  'internal_error',
+  'upstream_error',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 502;
+
+export interface ErrorStatusDoc {
+  /** The codes answered with this status; the first is the one its examples show. */
+  codes: readonly [ErrorCode, ...ErrorCode[]];
+  /** What the status means for every operation (an operation may word it its own way). */
+  description: string;
+  example: string;
+}
+
+/** Messages the platform answers with before any handler runs (gateway responses). */
+export const GATEWAY_MESSAGES = {
+  unauthorized: 'Missing or invalid API key. Send Authorization: Bearer <API_KEY>.',
+  notFound: 'No such route. See the API reference for the available endpoints.',
+  payloadTooLarge: 'The request body is too large.',
+  badRequest: 'The request could not be processed. Check the method, headers and body.',
+  throttled: 'Too many requests.',
+  internal: 'Something went wrong on our side.',
+} as const;
+
+/** The message of an unexpected failure: never the error itself. */
+export const INTERNAL_ERROR_MESSAGE = 'Something went wrong on our side. Quote the X-Request-Id header if you contact support.';
+
+export const ERROR_STATUSES: Readonly<Record<ErrorStatus, ErrorStatusDoc>> = {
+  400: {
+    codes: ['validation_error'],
+    description: 'A parameter is missing or invalid; the message names each field and the allowed values.',
+    example: 'duration: must be at most 12 seconds',
+  },
+  401: {
+    codes: ['unauthorized'],
+    description: 'The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers.',
+    example: GATEWAY_MESSAGES.unauthorized,
+  },
+  403: {
+    codes: ['insufficient_credits', 'paid_access_required'],
+    description:
+      '`paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `insufficient_credits`: the balance is below the price. Nothing was charged.',
+    example: 'This request costs 38 credits; the account has 10.',
+  },
+  404: {
+    codes: ['not_found'],
+    description: 'No such id for this account (ids of other accounts are answered the same way).',
+    example: 'No video with id "vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ".',
+  },
+  409: {
+    codes: ['idempotency_conflict'],
+    description: 'This Idempotency-Key was used with a different request body within 24 hours.',
+    example: 'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
+  },
+  413: {
+    codes: ['payload_too_large'],
+    description: 'The request body is larger than the platform accepts; refused before the handler (no X-RateLimit-* headers).',
+    example: GATEWAY_MESSAGES.payloadTooLarge,
+  },
+  429: {
+    codes: ['rate_limit_exceeded'],
+    description: 'Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds.',
+    example: 'Rate limit exceeded. Retry after 12 seconds.',
+  },
+  500: {
+    codes: ['internal_error'],
+    description: 'A failure on our side. Quote the X-Request-Id header if you contact support.',
+    example: INTERNAL_ERROR_MESSAGE,
+  },
+  502: {
+    codes: ['upstream_error'],
+    description: 'The generation provider refused or failed the submission. The task ended `failed` and its credits were refunded.',
+    example: 'The generation provider did not accept the request. Your credits were refunded; please retry.',
+  },
+};
+
+const STATUS_OF = new Map<ErrorCode, ErrorStatus>(
+  Object.entries(ERROR_STATUSES).flatMap(([status, { codes }]) => codes.map((code) => [code, Number(status) as ErrorStatus])),
+);
+
+/** The HTTP status an error code is always answered with. */
+export function statusOf(code: ErrorCode): ErrorStatus {
+  const status = STATUS_OF.get(code);
+  if (status === undefined) throw new Error(`No HTTP status for error code ${code}.`);
+  return status;
+}

@@ -1,0 +1,51 @@
+/**
+ * Example values the API reference shows. The OpenAPI tests validate every example against
+ * its schema, so they cannot drift from the contract.
+ */
+export const EXAMPLE_VIDEO = {
+  video_id: 'vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ',
+  status: 'processing',
+  model: 'vid-1-5-pro',
+  generation_type: 'text_to_video',
+  prompt: 'a red fox running through snow',
+  aspect_ratio: '16:9',
+  duration: 5,
+  resolution: '720p',
+  credits_used: 25,
+  created_at: '2026-11-21T17:00:00.000Z',
+  updated_at: '2026-11-21T17:00:00.000Z',
+};
+export const EXAMPLE_VIDEO_DONE = {
+  ...EXAMPLE_VIDEO,
+  status: 'completed',
+  video_url: 'https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4',
+  updated_at: '2026-11-21T17:00:41.000Z',
+  completed_at: '2026-11-21T17:00:41.000Z',
+};
+export const EXAMPLE_IMAGE = {
+  image_id: 'img_01M7ZP0E1WQ4R5N8B2C6D7F9GH',
+  status: 'processing',
+  model: 'image-2',
+  prompt: 'a lighthouse at dusk',
+  resolution: '2k',
+  aspect_ratio: '16:9',
+  output_format: 'webp',
+  credits_used: 5,
+  created_at: '2026-11-21T17:00:00.000Z',
+  updated_at: '2026-11-21T17:00:00.000Z',
+};
+export const EXAMPLE_IMAGE_DONE = {
+  ...EXAMPLE_IMAGE,
+  status: 'completed',
+  image_urls: ['https://media.example.com/images/img_01M7ZP0E1WQ4R5N8B2C6D7F9GH-1.webp'],
+  updated_at: '2026-11-21T17:00:12.000Z',
+  completed_at: '2026-11-21T17:00:12.000Z',
+};
+export const EXAMPLE_PAGINATION = { page: 1, limit: 20, total: 1, total_pages: 1, has_more: false };
+export const EXAMPLE_UPLOAD = {
+  url: 'https://media.example.com/uploads/6f1c0b6a3d2e4f5a8b9c0d1e2f3a4b5c.png',
+  content_type: 'image/png',
+  size: 48213,
+};
+/** A success envelope around an example. */
+export const ok = (data: unknown) => ({ data, error: null });

@@ -1,0 +1,36 @@
+import * as z from 'zod';
+import { MAX_UPLOAD_BYTES } from '../domain/image-type';
+
+/** Request headers, path parameters and the upload form, as the API reference describes them. */
+
+export const idempotencyHeader = z.object({
+  'Idempotency-Key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .meta({
+      description:
+        'Makes retries safe (1 to 255 characters). The same key with the same body within 24 hours returns the first answer and charges nothing more; with a different body: 409 `idempotency_conflict`.',
+      examples: ['3b7e2c9a-5f1d-4e8b-9a6c-0d2f4e6a8b1c'],
+    }),
+});
+
+export const videoIdParam = z.object({
+  video_id: z.string().meta({ description: 'The `video_id` returned by `POST /generate`.', examples: ['vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ'] }),
+});
+export const imageIdParam = z.object({
+  image_id: z.string().meta({ description: 'The `image_id` returned by `POST /generate-image`.', examples: ['img_01M7ZP0E1WQ4R5N8B2C6D7F9GH'] }),
+});
+export const uploadIdParam = z.object({
+  upload_id: z.string().meta({ description: 'The `upload_id` returned by `POST /uploads`.', examples: ['upl_6f1c0b6a3d2e4f5a8b9c0d1e2f3a4b5c'] }),
+});
+export const uploadForm = z
+  .object({
+  image: z.string().meta({
+    description: `The image file: JPEG, PNG or WebP (decided from its bytes), 1 byte to ${MAX_UPLOAD_BYTES} bytes (10 MiB). Exactly one file part.`,
+    format: 'binary',
+    contentMediaType: 'application/octet-stream',
+  }),
+  })
+  .meta({ id: 'UploadImageForm' });
