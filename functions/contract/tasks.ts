@@ -9,7 +9,7 @@ import {
   VIDEO_MODEL_IDS,
   VIDEO_RESOLUTIONS,
 } from '../domain/catalogue';
-import type { ImageTask, Task, TaskErrorCode, TaskStatus, VideoTask } from '../domain/task';
+import { TASK_ERROR_CODES, TASK_STATUSES, type ImageTask, type Task, type TaskStatus, type VideoTask } from '../domain/task';
 import { successEnvelopeSchema } from './envelope';
 import { credits, timestamp } from './fields';
 import { pagination, paginationView, type PageOf } from './pagination';
@@ -19,22 +19,6 @@ import { pagination, paginationView, type PageOf } from './pagination';
  * error only when failed, completed_at once final. The views below are typed by the schemas,
  * so a view that drifts from its schema does not compile.
  */
-
-/** Lists of values whose source is a TypeScript union: the check below fails to compile on drift. */
-export const TASK_STATUSES = ['processing', 'completed', 'failed'] as const satisfies readonly TaskStatus[];
-export const TASK_ERROR_CODES = [
-  'upstream_error',
-  'content_rejected',
-  'timeout',
-  'internal_error',
-] as const satisfies readonly TaskErrorCode[];
-
-type Exhaustive<Union, Listed> = [Exclude<Union, Listed>] extends [never] ? true : never;
-const exhaustive: [
-  Exhaustive<TaskStatus, (typeof TASK_STATUSES)[number]>,
-  Exhaustive<TaskErrorCode, (typeof TASK_ERROR_CODES)[number]>,
-] = [true, true];
-void exhaustive;
 
 export const taskStatus = z.enum(TASK_STATUSES).meta({
   id: 'TaskStatus',

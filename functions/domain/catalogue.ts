@@ -1,7 +1,6 @@
 /**
  * The model catalogue: ids, prices, subscription requirements and allowed parameters, as data.
- * Schemas, pricing, the paid-access check and the docs all read from here (SPEC.md 8.3,
- * CONTRACT.md).
+ * Schemas, pricing, the paid-access check and the docs all read from here.
  */
 
 export const VIDEO_MODELS = {

@@ -1,6 +1,6 @@
 /**
  * What kind of image a file is, decided from its first bytes (magic numbers) and never from its
- * name or the Content-Type a client declared (CONTRACT.md, POST /upload). Only JPEG, PNG and
+ * name or the Content-Type a client declared (POST /upload). Only JPEG, PNG and
  * WebP are accepted; anything else, including a header cut short, is `undefined`.
  *
  * This looks at the header only: it does not prove the rest of the file decodes.
@@ -15,7 +15,7 @@ export const IMAGE_EXTENSIONS: Readonly<Record<ImageContentType, string>> = {
   'image/webp': 'webp',
 };
 
-/** Largest accepted upload: 10 MiB (CONTRACT.md). */
+/** Largest accepted upload: 10 MiB. */
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 
 /** SOI marker followed by the first byte of the next marker. */

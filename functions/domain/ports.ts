@@ -90,7 +90,7 @@ export interface TaskStore {
   listProcessing(limit: number): Promise<Task[]>;
 }
 
-/** A request's claim on an Idempotency-Key (CONTRACT.md: 24 h, same body -> same answer). */
+/** A request's claim on an Idempotency-Key (24 h; same body -> same answer). */
 export interface IdempotencyClaim {
   accountId: string;
   key: string;

@@ -42,7 +42,7 @@ export interface ImageJob {
 
 export type GenerationJob = VideoJob | ImageJob;
 
-/** Why a job ended badly, in the task error codes of CONTRACT.md. */
+/** Why a job ended badly, in the public task error codes. */
 export type ProviderFailureCode = 'upstream_error' | 'content_rejected';
 
 export type SubmitOutcome =

@@ -1,5 +1,5 @@
 /**
- * Fixed one-minute windows aligned to the minute (CONTRACT.md). A window is identified by the
+ * Fixed one-minute windows aligned to the minute. A window is identified by the
  * unix minute it starts at; its counter expires (DynamoDB TTL) shortly after it ends.
  */
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;

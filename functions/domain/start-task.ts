@@ -47,8 +47,8 @@ export function requestHash(request: StartRequest): string {
 }
 
 /**
- * Starts a generation task (POST /generate, POST /generate-image). Checks in CONTRACT.md's
- * order (subscription, then credits), charges and creates the task in one transaction, then
+ * Starts a generation task (POST /generate, POST /generate-image). Checks in the API's
+ * documented order (subscription, then credits), charges and creates the task in one transaction, then
  * submits it upstream. A refused or failed submission fails the task, refunds it, and answers
  * 502. With an Idempotency-Key, a repeat of the same request returns the first answer and
  * charges nothing; a different request under the same key is a conflict.

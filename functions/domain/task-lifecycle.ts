@@ -20,7 +20,7 @@ export interface LifecycleDeps {
 }
 
 export interface LifecycleSettings {
-  /** Polls within this long of the last upstream check reuse it (CONTRACT.md: 2 s). */
+  /** Polls within this long of the last upstream check reuse it (2 s by default). */
   checkIntervalMs: number;
   /** A task still processing after this long fails with `timeout` (default 30 min). */
   taskTimeoutMs: number;
@@ -77,7 +77,7 @@ export function logProviderDetail(task: Task, detail: string): void {
 }
 
 /**
- * SPEC.md 3 rule 2: while processing, ask the provider before answering. At most one check per
+ * While processing, a status request asks the provider before answering. At most one check per
  * task per interval goes upstream; a check that fails leaves the task as it was.
  */
 export async function refreshTask(deps: LifecycleDeps, task: Task): Promise<Task> {

@@ -10,12 +10,14 @@ import type {
 } from './catalogue';
 
 /**
- * Generation tasks. A video task and an image task share one lifecycle (CONTRACT.md):
+ * Generation tasks. A video task and an image task share one lifecycle (docs/tasks.md):
  * `processing -> completed` or `processing -> failed`, and a final task never changes again.
  */
 export type TaskKind = 'video' | 'image';
-export type TaskStatus = 'processing' | 'completed' | 'failed';
-export type TaskErrorCode = 'upstream_error' | 'content_rejected' | 'timeout' | 'internal_error';
+export const TASK_STATUSES = ['processing', 'completed', 'failed'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+export const TASK_ERROR_CODES = ['upstream_error', 'content_rejected', 'timeout', 'internal_error'] as const;
+export type TaskErrorCode = (typeof TASK_ERROR_CODES)[number];
 
 export interface TaskError {
   code: TaskErrorCode;

@@ -183,7 +183,7 @@ export class VidGenRestApi extends Construct {
         responseHeaders: {
           'X-Request-Id': 'context.requestId',
           'Content-Type': "'application/json'",
-          // CONTRACT.md: every 429 says when to retry (the stage throttle has no window: 1 s).
+          // Every 429 says when to retry (the stage throttle has no window: 1 s).
           ...(response.status === 429 && { 'Retry-After': "'1'" }),
         },
         templates: { 'application/json': gatewayResponseTemplate(response) },
@@ -222,7 +222,7 @@ export class VidGenRestApi extends Construct {
       },
       {
         id: 'AwsSolutions-COG4',
-        reason: 'Callers are developers with API keys (SPEC.md section 5), checked by the Lambda REQUEST authorizer; there are no Cognito users.',
+        reason: 'Callers are developers with API keys (see README: authentication), checked by the Lambda REQUEST authorizer; there are no Cognito users.',
       },
       {
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',

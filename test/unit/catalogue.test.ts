@@ -1,6 +1,6 @@
 import { imagePrice, subscriptionRequired, videoPrice } from '../../functions/domain/catalogue';
 
-describe('prices (SPEC.md 8.3)', () => {
+describe('prices', () => {
   it.each([
     ['vid-1-5-pro', 3, 15],
     ['vid-1-5-pro', 5, 25],

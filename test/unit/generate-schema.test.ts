@@ -12,7 +12,7 @@ function problem(body: unknown): string {
   throw new Error(`expected ${JSON.stringify(body)} to be refused`);
 }
 
-describe('POST /generate validation (CONTRACT.md)', () => {
+describe('POST /generate validation', () => {
   it('applies every default', () => {
     expect(parseGenerateVideo({ prompt: '  a cat  ' })).toEqual({
       model: 'vid-1-5-pro',

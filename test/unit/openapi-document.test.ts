@@ -72,7 +72,7 @@ describe('OpenAPI document: structure', () => {
     expect(doc.components.headers.XRateLimitReset.required).toBe(true);
   });
 
-  it('gives every authenticated operation 401, 429 and 500, and each error status its CONTRACT.md codes', () => {
+  it('gives every authenticated operation 401, 429 and 500, and each error status its codes', () => {
     const codes: Record<string, string[]> = {
       400: ['validation_error'],
       401: ['unauthorized'],

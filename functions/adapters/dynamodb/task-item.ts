@@ -1,4 +1,14 @@
-import type { Task } from '../../domain/task';
+import {
+  GENERATION_TYPES,
+  IMAGE_ASPECT_RATIOS,
+  IMAGE_MODEL_IDS,
+  IMAGE_RESOLUTIONS,
+  OUTPUT_FORMATS,
+  VIDEO_ASPECT_RATIOS,
+  VIDEO_MODEL_IDS,
+  VIDEO_RESOLUTIONS,
+} from '../../domain/catalogue';
+import { TASK_ERROR_CODES, TASK_STATUSES, type ImageParams, type Task, type TaskError, type VideoParams } from '../../domain/task';
 import { processingEntry, taskHistoryKey, taskKey } from './keys';
 
 /** How a task is stored: snake_case attributes, params as a map, index keys while relevant. */
@@ -28,23 +38,91 @@ export function toTaskItem(task: Task): Record<string, unknown> {
   };
 }
 
-export function fromTaskItem(item: Record<string, any>): Task {
-  return {
-    kind: item.kind,
-    taskId: item.task_id,
-    accountId: item.account_id,
-    seq: item.seq,
-    status: item.status,
-    creditsUsed: item.credits_used,
-    params: item.params,
-    ...(item.provider_job_id && { provider: { name: item.provider_name, jobId: item.provider_job_id } }),
-    ...(item.last_checked_at && { lastCheckedAt: item.last_checked_at }),
-    ...(item.pending_outputs && { pendingOutputs: item.pending_outputs }),
-    copyAttempts: item.copy_attempts ?? 0,
-    ...(item.output_urls && { outputUrls: item.output_urls }),
-    ...(item.error && { error: item.error }),
-    createdAt: item.created_at,
-    updatedAt: item.updated_at,
-    ...(item.completed_at && { completedAt: item.completed_at }),
-  } as Task;
+/**
+ * A stored item as a task, checked rather than cast: an item that is not a well-formed task
+ * (a bug or a hand edit) fails loudly here instead of somewhere downstream.
+ */
+export function fromTaskItem(item: Record<string, unknown>): Task {
+  const problem = (field: string) => new Error(`Malformed task item ${String(item.pk)} ${String(item.sk)}: ${field}.`);
+  const text = (field: string): string => {
+    const value = item[field];
+    if (typeof value !== 'string') throw problem(field);
+    return value;
+  };
+  const optionalText = (field: string): string | undefined => (item[field] === undefined ? undefined : text(field));
+  const count = (field: string): number => {
+    const value = item[field];
+    if (typeof value !== 'number' || !Number.isInteger(value)) throw problem(field);
+    return value;
+  };
+  const status = item.status;
+  if (!isOneOf(status, TASK_STATUSES)) throw problem('status');
+  const outputs = (field: string): string[] | undefined => {
+    const value = item[field];
+    if (value === undefined) return undefined;
+    if (!Array.isArray(value) || !value.every((url) => typeof url === 'string')) throw problem(field);
+    return value;
+  };
+  const providerJobId = optionalText('provider_job_id');
+  const lastCheckedAt = optionalText('last_checked_at');
+  const pendingOutputs = outputs('pending_outputs');
+  const outputUrls = outputs('output_urls');
+  const completedAt = optionalText('completed_at');
+  const base = {
+    taskId: text('task_id'),
+    accountId: text('account_id'),
+    seq: count('seq'),
+    status,
+    creditsUsed: count('credits_used'),
+    ...(providerJobId && { provider: { name: text('provider_name'), jobId: providerJobId } }),
+    ...(lastCheckedAt && { lastCheckedAt }),
+    ...(pendingOutputs && { pendingOutputs }),
+    copyAttempts: item.copy_attempts === undefined ? 0 : count('copy_attempts'),
+    ...(outputUrls && { outputUrls }),
+    ...(item.error !== undefined && { error: taskError(item.error, problem) }),
+    createdAt: text('created_at'),
+    updatedAt: text('updated_at'),
+    ...(completedAt && { completedAt }),
+  };
+  const { kind, params } = item;
+  if (kind === 'video' && isVideoParams(params)) return { kind, ...base, params };
+  if (kind === 'image' && isImageParams(params)) return { kind, ...base, params };
+  throw problem(kind === 'video' || kind === 'image' ? 'params' : 'kind');
+}
+
+function isOneOf<T extends string>(value: unknown, allowed: readonly T[]): value is T {
+  return typeof value === 'string' && (allowed as readonly string[]).includes(value);
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every((entry) => typeof entry === 'string');
+
+function taskError(value: unknown, problem: (field: string) => Error): TaskError {
+  if (!isRecord(value) || !isOneOf(value.code, TASK_ERROR_CODES) || typeof value.message !== 'string') throw problem('error');
+  return { code: value.code, message: value.message };
+}
+
+function isVideoParams(value: unknown): value is VideoParams {
+  return (
+    isRecord(value) &&
+    isOneOf(value.model, VIDEO_MODEL_IDS) &&
+    isOneOf(value.generationType, GENERATION_TYPES) &&
+    typeof value.prompt === 'string' &&
+    (value.imageUrl === undefined || typeof value.imageUrl === 'string') &&
+    isOneOf(value.aspectRatio, VIDEO_ASPECT_RATIOS) &&
+    Number.isInteger(value.duration) &&
+    isOneOf(value.resolution, VIDEO_RESOLUTIONS)
+  );
+}
+
+function isImageParams(value: unknown): value is ImageParams {
+  return (
+    isRecord(value) &&
+    isOneOf(value.model, IMAGE_MODEL_IDS) &&
+    typeof value.prompt === 'string' &&
+    isOneOf(value.resolution, IMAGE_RESOLUTIONS) &&
+    isOneOf(value.aspectRatio, IMAGE_ASPECT_RATIOS) &&
+    isOneOf(value.outputFormat, OUTPUT_FORMATS) &&
+    (value.images === undefined || isStringList(value.images))
+  );
 }

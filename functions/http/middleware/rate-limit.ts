@@ -13,7 +13,7 @@ export function rateLimitHeaders(decision: RateDecision): Record<string, string>
 }
 
 /**
- * Counts the request against its key's window before anything else runs (CONTRACT.md order:
+ * Counts the request against its key's window before anything else runs (the API's order:
  * auth, rate limit, validation), so a refused request does no work and charges nothing.
  */
 export function rateLimit(
