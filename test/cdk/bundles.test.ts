@@ -213,11 +213,9 @@ describe('synthesized bundles', () => {
   }, 30_000);
 
   /**
-   * Known, must be fixed before a deploy: on Lambda there is no sharp or @ffmpeg-installer
-   * (no layer), and today every bundle requires them when it loads (app-context imports the
-   * simulated provider, which imports its renderers at the top). Here the bundle sits outside
-   * the repository and NODE_PATH holds only the AWS SDK, as on Lambda. When the renderers are
-   * imported lazily (docs/operations.md, "Bundles"), this starts passing: turn it into `it`.
+   * On Lambda there is no sharp or @ffmpeg-installer (no layer): the simulated provider loads its
+   * renderers lazily, and the authorizer does not load the provider at all. Here the bundle sits
+   * outside the repository and NODE_PATH holds only the AWS SDK, as on Lambda.
    */
   it('load and answer where only the AWS SDK is available, as on Lambda without a layer', async () => {
     const runtime = modulePathWith(['@aws-sdk', '@smithy']);
