@@ -18,6 +18,20 @@ export const ERROR_CODES = [
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/** When each code is answered, in a few words (the API reference's error table). */
+export const ERROR_SUMMARIES: Readonly<Record<ErrorCode, string>> = {
+  validation_error: 'a parameter is missing or invalid; malformed JSON, a non-object body or a wrong Content-Type',
+  unauthorized: 'missing, invalid or revoked key',
+  insufficient_credits: 'too few credits for the price',
+  paid_access_required: 'the model or endpoint needs paid access and an active subscription',
+  not_found: 'unknown route, or an id that does not exist for your account',
+  idempotency_conflict: 'an Idempotency-Key reused with a different body',
+  payload_too_large: 'a body larger than the platform accepts',
+  rate_limit_exceeded: 'over the per-key rate limit',
+  internal_error: 'a failure on our side',
+  upstream_error: 'the generation provider refused or failed the submission (credits refunded)',
+};
+
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 502;
 
 export interface ErrorStatusDoc {

@@ -3,7 +3,7 @@ import type { Page } from '../domain/list-tasks';
 
 /** Pagination of the history lists: the query a client sends and the block it gets back. */
 
-/** page and limit query parameters: integers, page >= 1, limit 1..50 (default 1 and 20). */
+/** A whole-number query parameter in [min, max], `fallback` when absent. */
 const wholeNumberParam = (name: string, min: number, max: number, fallback: number) =>
   z
     .string()
@@ -22,10 +22,28 @@ const wholeNumberParam = (name: string, min: number, max: number, fallback: numb
     })
     .describe(name);
 
+const PAGE = { min: 1, default: 1 } as const;
+const LIMIT = { min: 1, max: 50, default: 20 } as const;
+
 export const paginationQuery = z.object({
-  page: wholeNumberParam('page', 1, Number.MAX_SAFE_INTEGER, 1),
-  limit: wholeNumberParam('limit', 1, 50, 20),
+  page: wholeNumberParam('page', PAGE.min, Number.MAX_SAFE_INTEGER, PAGE.default),
+  limit: wholeNumberParam('limit', LIMIT.min, LIMIT.max, LIMIT.default),
 });
+
+/**
+ * The query parameters as the API reference shows them. They arrive as strings and are parsed
+ * by a transform, which zod cannot describe, so the document takes these (from the same bounds).
+ */
+export const PAGINATION_PARAMETERS = {
+  page: {
+    description: `Page number, from ${PAGE.min}. Past the last page: an empty list.`,
+    schema: { type: 'integer', minimum: PAGE.min, default: PAGE.default },
+  },
+  limit: {
+    description: `Items per page, ${LIMIT.min} to ${LIMIT.max}.`,
+    schema: { type: 'integer', minimum: LIMIT.min, maximum: LIMIT.max, default: LIMIT.default },
+  },
+} as const;
 
 export const pagination = z
   .object({

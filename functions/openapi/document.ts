@@ -2,7 +2,8 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@aste
 import { IMAGE_MODELS, PROMPT_MAX_LENGTH, VIDEO_DURATION, VIDEO_MODELS, MAX_REFERENCE_IMAGES } from '../domain/catalogue';
 import { MAX_UPLOAD_BYTES } from '../domain/image-type';
 import { errorEnvelopeWith } from '../contract/envelope';
-import { ERROR_STATUSES, type ErrorStatus } from '../contract/errors';
+import { PAGINATION_PARAMETERS } from '../contract/pagination';
+import { ERROR_STATUSES, ERROR_SUMMARIES, type ErrorStatus } from '../contract/errors';
 import type { ApiRoute } from '../http/route';
 import { API_PREFIX, ROUTES } from '../http/routes';
 
@@ -189,6 +190,10 @@ const modelRows = [
   ),
 ].join('\n');
 
+const errorRows = Object.entries(ERROR_STATUSES)
+  .flatMap(([status, { codes }]) => codes.map((code) => `| ${status} | \`${code}\` | ${ERROR_SUMMARIES[code]} |`))
+  .join('\n');
+
 const INTRODUCTION = `Asynchronous text-to-video, image-to-video and image generation over HTTPS/JSON: start a task, poll it until it is final, fetch the result from its public URL.
 
 ## Quick start
@@ -215,16 +220,7 @@ Every response body, success or error, is \`{ "data": ..., "error": ... }\`: on 
 
 | status | error.code | when |
 |---|---|---|
-| 400 | \`validation_error\` | a parameter is missing or invalid; malformed JSON, a non-object body or a wrong Content-Type |
-| 401 | \`unauthorized\` | missing, invalid or revoked key |
-| 403 | \`insufficient_credits\` | too few credits for the price |
-| 403 | \`paid_access_required\` | the model or endpoint needs paid access and an active subscription |
-| 404 | \`not_found\` | unknown route, or an id that does not exist for your account |
-| 409 | \`idempotency_conflict\` | an Idempotency-Key reused with a different body |
-| 413 | \`payload_too_large\` | a body larger than the platform accepts |
-| 429 | \`rate_limit_exceeded\` | over the per-key rate limit |
-| 500 | \`internal_error\` | a failure on our side |
-| 502 | \`upstream_error\` | the generation provider refused or failed the submission (credits refunded) |
+${errorRows}
 
 Unknown JSON fields are ignored. Timestamps are ISO 8601 UTC. Clients should ignore response fields they do not know: fields may be added within v1.
 
@@ -326,18 +322,8 @@ function describeRequests(document: OpenApiDocument): void {
   image.description = 'Starts an image task. Paid access and an active subscription are required.';
   Object.assign(objectAt(image, 'properties', 'images', 'items'), HTTP_URL);
 
-  // page and limit arrive as strings and are parsed by a transform, which zod cannot describe:
-  // the bounds are restated here, and test/unit/openapi-document.test.ts checks them against
-  // the schema (functions/contract/pagination.ts).
   for (const path of ['/videos', '/images']) {
-    Object.assign(parameter(document, path, 'page'), {
-      description: 'Page number, from 1. Past the last page: an empty list.',
-      schema: { type: 'integer', minimum: 1, default: 1 },
-    });
-    Object.assign(parameter(document, path, 'limit'), {
-      description: 'Items per page, 1 to 50.',
-      schema: { type: 'integer', minimum: 1, maximum: 50, default: 20 },
-    });
+    for (const [name, doc] of Object.entries(PAGINATION_PARAMETERS)) Object.assign(parameter(document, path, name), structuredClone(doc));
   }
 
   objectAt(document, 'paths', '/upload', 'post', 'requestBody').description =
