@@ -1,0 +1,109 @@
+import type { SQSEvent } from 'aws-lambda';
+import * as z from 'zod';
+import { InProcessQueue } from '../../functions/adapters/queues/in-process-queue';
+import { queueHandler } from '../../functions/queue/queue-handler';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const bodies = (event: SQSEvent) => event.Records.map((record) => JSON.parse(record.body) as { n: number });
+
+function queue(overrides: Partial<ConstructorParameters<typeof InProcessQueue>[0]> = {}) {
+  return new InProcessQueue<{ n: number }>({ name: 'test', visibilityTimeoutMs: 200, maxReceiveCount: 3, ...overrides });
+}
+
+describe('the in-process queue (SQS semantics on the local stack)', () => {
+  it('delivers each message, deletes it on success, and keeps it hidden until its delay has passed', async () => {
+    const q = queue();
+    await q.send({ n: 1 });
+    await q.send({ n: 2 }, { delaySeconds: 1 });
+    const seen: number[] = [];
+    const consumer = async (event: SQSEvent) => void seen.push(...bodies(event).map((b) => b.n));
+    await q.pollOnce(consumer);
+    expect(seen).toEqual([1]);
+    await q.pollOnce(consumer);
+    expect(seen).toEqual([1]);
+    await sleep(1_050);
+    await q.pollOnce(consumer);
+    expect(seen).toEqual([1, 2]);
+    expect(q.depth).toBe(0);
+  });
+
+  it('delivers a failed record again (partial batch failure) and not the ones that succeeded', async () => {
+    const q = queue({ visibilityTimeoutMs: 50 });
+    for (const n of [1, 2, 3]) await q.send({ n });
+    const attempts: number[] = [];
+    const handler = queueHandler('test', z.object({ n: z.number() }), async ({ n }, receiveCount) => {
+      attempts.push(n);
+      if (n === 2 && receiveCount < 2) throw new Error('first try fails');
+    });
+    await q.pollOnce(handler);
+    await sleep(60);
+    await q.pollOnce(handler);
+    expect(attempts.sort()).toEqual([1, 2, 2, 3]);
+    expect(q.depth).toBe(0);
+  });
+
+  it('redelivers a message whose consumer outlives the visibility timeout: a duplicate while the first still runs', async () => {
+    const q = queue({ visibilityTimeoutMs: 50 });
+    await q.send({ n: 7 });
+    let running = 0;
+    let overlapped = false;
+    let deliveries = 0;
+    const slow = async () => {
+      deliveries += 1;
+      running += 1;
+      if (running > 1) overlapped = true;
+      await sleep(150);
+      running -= 1;
+    };
+    const first = q.pollOnce(slow);
+    await sleep(70);
+    await q.pollOnce(slow);
+    await first;
+    expect(deliveries).toBe(2);
+    expect(overlapped).toBe(true);
+    // The second delivery holds the message now: the first one's success did not delete it...
+    // ...and the second's did.
+    expect(q.depth).toBe(0);
+  });
+
+  it('moves a message that keeps failing to the dead-letter list after maxReceiveCount deliveries', async () => {
+    const q = queue({ visibilityTimeoutMs: 10, maxReceiveCount: 3 });
+    await q.send({ n: 9 });
+    let deliveries = 0;
+    const failing = async () => {
+      deliveries += 1;
+      throw new Error('always');
+    };
+    for (let i = 0; i < 6; i += 1) {
+      await q.pollOnce(failing);
+      await sleep(15);
+    }
+    expect(deliveries).toBe(3);
+    expect(q.deadLetters()).toEqual([{ n: 9 }]);
+    expect(q.depth).toBe(0);
+  });
+
+  it('drops an unreadable message instead of retrying it forever', async () => {
+    const q = new InProcessQueue<unknown>({ name: 'test', visibilityTimeoutMs: 10, maxReceiveCount: 5 });
+    await q.send({ wrong: true });
+    const handled: unknown[] = [];
+    const handler = queueHandler('test', z.object({ n: z.number() }), async (message) => void handled.push(message));
+    await q.pollOnce(handler);
+    expect(handled).toEqual([]);
+    expect(q.depth).toBe(0);
+  });
+
+  it('refuses delays SQS would refuse', async () => {
+    await expect(queue().send({ n: 1 }, { delaySeconds: 901 })).rejects.toThrow(/delaySeconds/);
+  });
+
+  it('runs on its own until stopped, with every message handled at least once', async () => {
+    const q = queue({ pollIntervalMs: 5, batchSize: 4 });
+    const seen = new Set<number>();
+    q.start(async (event) => void bodies(event).forEach((b) => seen.add(b.n)));
+    await Promise.all(Array.from({ length: 25 }, (_, n) => q.send({ n })));
+    for (let i = 0; i < 100 && seen.size < 25; i += 1) await sleep(10);
+    await q.stop();
+    expect(seen.size).toBe(25);
+  });
+});
