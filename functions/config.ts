@@ -36,6 +36,16 @@ export interface Config {
   taskTimeoutSeconds: number;
   /** The Lambda that copies results (invoked asynchronously); unset: copy in this process. */
   copyWorkerFunction?: string;
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  /** The SQS queue of deliveries; unset: an in-process queue (the local stack and tests only). */
+  queueUrl?: string;
+  /** Seconds before each retry of a failed delivery, in order; after the last, it is failed. */
+  retrySchedule: number[];
+  /** Accept http:// endpoints on loopback and deliver to loopback (a developer's receiver). */
+  allowLoopback: boolean;
 }
 
 /** Defaults shared with the CDK stack, which sets the same variables on every function. */
@@ -46,7 +56,12 @@ export const CONFIG_DEFAULTS = {
   replicateBaseUrl: 'https://api.replicate.com',
   replicateTimeoutMs: 10_000,
   taskTimeoutSeconds: 30 * 60,
+  /** Growing delays over more than 24 h (27.6 h in all): the deployed schedule. */
+  webhookRetrySchedule: [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000],
 } as const;
+
+/** What the local stack uses: the first retries within seconds, so they are seen while watching. */
+export const LOCAL_WEBHOOK_RETRY_SCHEDULE = [2, 10, 30, 120, 600, 3_600, 21_600, 64_800] as const;
 
 export class ConfigError extends Error {}
 
@@ -83,6 +98,23 @@ function url(env: Env, name: string, fallback?: string): string {
   return raw.replace(/\/+$/, '');
 }
 
+function secondsList(env: Env, name: string, fallback: readonly number[]): number[] {
+  const raw = optional(env, name);
+  if (!raw) return [...fallback];
+  const values = raw.split(',').map((part) => Number(part.trim()));
+  if (values.length === 0 || !values.every((value) => Number.isFinite(value) && value >= 0 && value <= 900)) {
+    throw new ConfigError(`${name} must be a comma-separated list of seconds (0 to 900 each); got "${raw}".`);
+  }
+  return values;
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = optional(env, name);
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new ConfigError(`${name} must be "true" or "false"; got "${raw}".`);
+}
+
 function replicateToken(env: Env): { value: string } | { secretArn: string } {
   const value = optional(env, 'REPLICATE_API_TOKEN');
   if (value) return { value };
@@ -113,6 +145,7 @@ export function loadConfig(env: Env = process.env): Config {
   const dynamodbEndpoint = optional(env, 'DYNAMODB_ENDPOINT');
   const s3Endpoint = optional(env, 'S3_ENDPOINT');
   const copyWorkerFunction = optional(env, 'COPY_WORKER_FUNCTION');
+  const webhookQueueUrl = optional(env, 'WEBHOOK_QUEUE_URL');
   return {
     tableName: required(env, 'TABLE_NAME'),
     region: required(env, 'AWS_REGION'),
@@ -125,5 +158,10 @@ export function loadConfig(env: Env = process.env): Config {
     provider: provider(env),
     taskTimeoutSeconds: wholeNumber(env, 'TASK_TIMEOUT_SECONDS', CONFIG_DEFAULTS.taskTimeoutSeconds, 60),
     ...(copyWorkerFunction && { copyWorkerFunction }),
+    webhooks: {
+      ...(webhookQueueUrl && { queueUrl: webhookQueueUrl }),
+      retrySchedule: secondsList(env, 'WEBHOOK_RETRY_SCHEDULE', CONFIG_DEFAULTS.webhookRetrySchedule),
+      allowLoopback: flag(env, 'WEBHOOK_ALLOW_LOOPBACK'),
+    },
   };
 }

@@ -12,7 +12,9 @@ import { startDynamoDbLocal } from './dynamodb-local';
 import { startS3Local } from './s3-local';
 import type { LocalSettings } from './settings';
 import { InProcessCopyQueue } from '../../functions/adapters/copy-queues';
-import { SWEEPER_HANDLER } from '../../functions/http/routes';
+import { LOCAL_WEBHOOK_RETRY_SCHEDULE } from '../../functions/config';
+import { localDeliveryQueue } from '../../functions/app-context/webhooks';
+import { SWEEPER_HANDLER, WEBHOOK_DELIVERY_HANDLER } from '../../functions/http/routes';
 
 /**
  * The whole local stack in one call: DynamoDB Local and s3rver (or ones already running),
@@ -82,6 +84,9 @@ export async function startLocalStack(
       MEDIA_BUCKET: settings.mediaBucket,
       PUBLIC_MEDIA_BASE_URL: `${baseUrl}${MEDIA_PATH.slice(0, -1)}`,
       PROVIDER: process.env.PROVIDER ?? 'simulated',
+      // A developer's receiver runs on this machine, and retries should be seen while watching.
+      WEBHOOK_ALLOW_LOOPBACK: process.env.WEBHOOK_ALLOW_LOOPBACK ?? 'true',
+      WEBHOOK_RETRY_SCHEDULE: process.env.WEBHOOK_RETRY_SCHEDULE ?? LOCAL_WEBHOOK_RETRY_SCHEDULE.join(','),
     });
     const config = loadConfig();
     const context = appContext();
@@ -96,8 +101,14 @@ export async function startLocalStack(
       }),
     );
     const sweeper = startSweeper(settings.sweepIntervalSeconds);
+    // The SQS event source mapping's stand-in: the same handler, fed the same event shape.
+    const deliveries = localDeliveryQueue();
+    deliveries.start((event) =>
+      loadHandler(WEBHOOK_DELIVERY_HANDLER)(event, lambdaContext(WEBHOOK_DELIVERY_HANDLER, `delivery-${Date.now()}`)),
+    );
     stops.push(async () => {
       sweeper.stop();
+      await deliveries.stop();
       if (context.copyQueue instanceof InProcessCopyQueue) await context.copyQueue.drain();
     });
 

@@ -68,6 +68,13 @@ export interface SafeFetcherOptions {
   maxRedirects?: number;
   /** Every address a hostname resolves to. Default: node:dns/promises lookup, all addresses. */
   lookup?: (hostname: string) => Promise<string[]>;
+  /** Also reach loopback addresses (127.0.0.0/8, ::1): the local stack's webhooks to a developer's machine. */
+  allowLoopback?: boolean;
+}
+
+/** What a destination answered to a POST (its body is read, bounded, and dropped). */
+export interface PostResult {
+  status: number;
 }
 
 export interface FetchedBytes {
@@ -83,6 +90,11 @@ export interface SafeFetcher {
    * FetchFailedError once it passes maxBytes, and is cut when the timeout expires.
    */
   openStream(url: string): Promise<{ stream: Readable; contentType?: string }>;
+  /**
+   * POSTs `body` with the same address checks. Redirects are never followed: a 3xx is an answer
+   * like any other. Rejects only when no answer came (refused, unreachable, timeout).
+   */
+  post(url: string, body: string, headers: Record<string, string>): Promise<PostResult>;
 }
 
 const DEFAULT_MAX_REDIRECTS = 3;
@@ -108,7 +120,8 @@ export function createSafeFetcher(options: SafeFetcherOptions): SafeFetcher {
       }
       if (addresses.length === 0) throw new FetchFailedError(`Could not resolve ${target.host}.`, 'dns');
     }
-    if (!allowedOrigins.has(target.origin) && !addresses.every(isPublicAddress)) {
+    const reachable = (address: string) => isPublicAddress(address) || (options.allowLoopback === true && isLoopbackAddress(address));
+    if (!allowedOrigins.has(target.origin) && !addresses.every(reachable)) {
       throw new UnsafeUrlError(`Refusing to fetch from ${target.host}: it is not a public address.`, 'blocked_address');
     }
     return addresses;
@@ -119,7 +132,7 @@ export function createSafeFetcher(options: SafeFetcherOptions): SafeFetcher {
     let target = parseTarget(url);
     for (let redirects = 0; ; redirects += 1) {
       const addresses = await checkedAddresses(target, signal);
-      const response = await get(target, addresses, signal);
+      const response = await send(target, addresses, signal, { method: 'GET', headers: { accept: 'image/*, */*;q=0.5' } });
       const status = response.statusCode ?? 0;
       const location = response.headers.location;
 
@@ -191,7 +204,33 @@ export function createSafeFetcher(options: SafeFetcherOptions): SafeFetcher {
       });
       return { stream, contentType: response.headers['content-type'] };
     },
+
+    async post(url: string, body: string, headers: Record<string, string>): Promise<PostResult> {
+      const signal = AbortSignal.timeout(options.timeoutMs);
+      try {
+        const target = parseTarget(url);
+        const addresses = await checkedAddresses(target, signal);
+        const response = await send(target, addresses, signal, { method: 'POST', headers, body });
+        // Read (a bounded part of) the answer so the exchange completes; its content is not used.
+        await readAtMost(response, options.maxBytes, target, signal).catch(() => undefined);
+        return { status: response.statusCode ?? 0 };
+      } catch (error) {
+        throw translated(error, url, signal);
+      }
+    },
   };
+}
+
+/** 127.0.0.0/8 and ::1 (and IPv4-mapped loopback). */
+function isLoopbackAddress(address: string): boolean {
+  const ip = address.split('%', 1)[0]!;
+  if (isIP(ip) === 4) return ip.startsWith('127.');
+  if (isIP(ip) === 6) {
+    const words = ipv6Words(ip);
+    if (words.slice(0, 7).every((word) => word === 0) && words[7] === 1) return true;
+    return words.slice(0, 5).every((word) => word === 0) && words[5] === 0xffff && words[6]! >>> 8 === 127;
+  }
+  return false;
 }
 
 /**
@@ -316,23 +355,28 @@ function hostOf(url: string): string {
   }
 }
 
-/** One GET, connected only to `addresses` (nothing is resolved again). */
-function get(target: URL, addresses: string[], signal: AbortSignal): Promise<IncomingMessage> {
+/** One request, connected only to `addresses` (nothing is resolved again). */
+function send(
+  target: URL,
+  addresses: string[],
+  signal: AbortSignal,
+  { method, headers, body }: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
+): Promise<IncomingMessage> {
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const request = client.request(
       target,
       {
-        method: 'GET',
+        method,
         agent: false,
         signal,
         lookup: pinnedLookup(addresses),
-        headers: { accept: 'image/*, */*;q=0.5', 'accept-encoding': 'identity', 'user-agent': 'vidgen-api' },
+        headers: { 'accept-encoding': 'identity', 'user-agent': 'vidgen-api', ...headers },
       },
       resolve,
     );
     request.on('error', reject);
-    request.end();
+    request.end(body);
   });
 }
 

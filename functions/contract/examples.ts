@@ -47,5 +47,23 @@ export const EXAMPLE_UPLOAD = {
   content_type: 'image/png',
   size: 48213,
 };
+export const EXAMPLE_WEBHOOK = {
+  webhook_id: 'whk_01M7ZQ4XW6S3D2F1G0H9J8K7L6',
+  url: 'https://example.com/hooks/vidgen',
+  events: ['video.completed', 'video.failed'],
+  description: null,
+  created_at: '2026-11-21T17:00:00.000Z',
+};
+export const EXAMPLE_CREATED_WEBHOOK = { ...EXAMPLE_WEBHOOK, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' };
+export const EXAMPLE_DELIVERY = {
+  event_id: 'evt_01M7ZNHRE3YZJA4Y3XQS4DQDGQ',
+  type: 'video.completed',
+  status: 'delivered',
+  attempts: 1,
+  last_status_code: 200,
+  last_attempt_at: '2026-11-21T17:00:42.000Z',
+  next_attempt_at: null,
+};
+
 /** A success envelope around an example. */
 export const ok = (data: unknown) => ({ data, error: null });

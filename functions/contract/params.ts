@@ -34,3 +34,7 @@ export const uploadForm = z
   }),
   })
   .meta({ id: 'UploadImageForm' });
+
+export const webhookIdParam = z.object({
+  webhook_id: z.string().meta({ description: 'The `webhook_id` returned by `POST /webhooks`.', examples: ['whk_01M7ZQ4XW6S3D2F1G0H9J8K7L6'] }),
+});

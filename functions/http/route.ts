@@ -5,7 +5,7 @@ import type { ErrorStatus } from '../contract/errors';
 
 /** What the local server and API Gateway need to send a request to its function. */
 export interface Route {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** API Gateway resource path, with {name} for path parameters. */
   path: string;
   /** The file name under functions/handlers/ (each exports `handler`). */
@@ -25,7 +25,7 @@ export interface OperationDoc {
   operationId: string;
   summary: string;
   description: string;
-  tag: 'Videos' | 'Images' | 'Uploads' | 'Account' | 'Reference';
+  tag: 'Videos' | 'Images' | 'Uploads' | 'Account' | 'Webhooks' | 'Reference';
   request?: RouteConfig['request'];
   success: ResponseConfig;
   /** The error statuses this operation answers; their codes come from the contract's error table. */
@@ -87,4 +87,9 @@ export interface FunctionNeeds {
   copiesResults?: boolean;
   /** Hands copies to the copy worker: COPY_WORKER_FUNCTION and lambda:InvokeFunction on it. */
   queuesCopies?: boolean;
+  /** Queues it sends to (its URL in the environment, sqs:SendMessage) and the one it consumes. */
+  queues?: { send?: QueueName[]; consume?: QueueName };
 }
+
+/** The SQS queues of the event pipeline (each with a DLQ). */
+export type QueueName = 'webhook-deliveries';

@@ -158,7 +158,7 @@ function registerOperation(registry: OpenAPIRegistry, route: ApiRoute): void {
     };
   }
   registry.registerPath({
-    method: route.method === 'GET' ? 'get' : 'post',
+    method: route.method.toLowerCase() as 'get' | 'post' | 'delete',
     path: documentPath(route.path),
     operationId: operation.operationId,
     summary: operation.summary,
@@ -176,6 +176,7 @@ const TAGS = [
   { name: 'Images', description: 'Start image tasks (paid access), poll them, list your history.' },
   { name: 'Uploads', description: 'Reference images: upload a file, get a public URL to pass to the generate endpoints.' },
   { name: 'Account', description: 'Your credits and access.' },
+  { name: 'Webhooks', description: 'Endpoints that receive signed events (Standard Webhooks) when your tasks end, and their deliveries.' },
   { name: 'Reference', description: 'This document and its page. No key needed.' },
 ];
 

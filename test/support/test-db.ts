@@ -40,6 +40,8 @@ export function testConfig(tableName: string, overrides: Partial<Config> = {}): 
     publicMediaBaseUrl: 'http://127.0.0.1:1/media',
     provider: { name: 'simulated', delaySeconds: 0 },
     taskTimeoutSeconds: 1800,
+    // Retries within a second, to loopback receivers: what the webhook tests watch.
+    webhooks: { retrySchedule: [0.2, 0.5, 1], allowLoopback: true },
     ...overrides,
   };
 }

@@ -62,3 +62,19 @@ export const idempotencyKey = (accountId: string, keyHash: string): PrimaryKey =
   pk: `IDEMPOTENCY#${accountId}#${keyHash}`,
   sk: 'IDEMPOTENCY',
 });
+
+/** A webhook endpoint, in its account's partition (so lookups are owner-only by construction). */
+export const WEBHOOK_SK_PREFIX = 'WEBHOOK#';
+export const webhookKey = (accountId: string, webhookId: string): PrimaryKey => ({
+  pk: accountPartition(accountId),
+  sk: `${WEBHOOK_SK_PREFIX}${webhookId}`,
+});
+
+/** One delivery of one event to one endpoint: the key makes a second record for the pair impossible. */
+export const deliveryKey = (accountId: string, webhookId: string, eventId: string): PrimaryKey => ({
+  pk: accountPartition(accountId),
+  sk: `DELIVERY#${webhookId}#${eventId}`,
+});
+
+/** lsi1 position of a delivery in its endpoint's list (zero-padded for order). */
+export const deliveryListKey = (webhookId: string, seq: number): string => `DELIVERY#${webhookId}#${String(seq).padStart(12, '0')}`;

@@ -1,0 +1,158 @@
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Delivery, DeliveryMessage, DeliveryStore } from '../../domain/webhook-deliveries';
+import type { EventType } from '../../domain/webhooks';
+import { isConditionFailure, type Db } from './dynamo-client';
+import { accountPartition, deliveryKey, deliveryListKey, webhookKey } from './keys';
+import { TABLE_DEFINITION } from './table-definition';
+
+/** Delivery records are kept 30 days (TTL), long after the 24 h of retries. */
+const RETENTION_SECONDS = 30 * 24 * 60 * 60;
+
+/**
+ * Deliveries: one item per (endpoint, event), in the account partition. Each takes the next
+ * position in its endpoint's list from a counter on the endpoint item (one atomic ADD), so a
+ * page is one range read on lsi1, as for the task history.
+ */
+export class DynamoDeliveryStore implements DeliveryStore {
+  constructor(private readonly db: Db) {}
+
+  async create(delivery: Delivery): Promise<boolean> {
+    // Most repeats stop here, before they take a position they would not use.
+    if (await this.get(delivery)) return false;
+    let seq: number;
+    try {
+      const { Attributes } = await this.db.doc.send(
+        new UpdateCommand({
+          TableName: this.db.tableName,
+          Key: webhookKey(delivery.accountId, delivery.webhookId),
+          UpdateExpression: 'ADD delivery_count :one',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':one': 1 },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      seq = Number(Attributes?.delivery_count);
+    } catch (error) {
+      if (isConditionFailure(error)) return false; // the endpoint was deleted
+      throw error;
+    }
+    try {
+      await this.db.doc.send(
+        new PutCommand({
+          TableName: this.db.tableName,
+          Item: toDeliveryItem(delivery, seq),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async get(message: DeliveryMessage): Promise<Delivery | undefined> {
+    const { Item } = await this.db.doc.send(
+      new GetCommand({
+        TableName: this.db.tableName,
+        Key: deliveryKey(message.accountId, message.webhookId, message.eventId),
+        ConsistentRead: true,
+      }),
+    );
+    return Item ? fromDeliveryItem(Item) : undefined;
+  }
+
+  async recordAttempt(
+    seen: Delivery,
+    next: Pick<Delivery, 'status' | 'attempts' | 'lastStatusCode' | 'lastAttemptAt' | 'nextAttemptAt'>,
+  ): Promise<boolean> {
+    try {
+      await this.db.doc.send(
+        new UpdateCommand({
+          TableName: this.db.tableName,
+          Key: deliveryKey(seen.accountId, seen.webhookId, seen.eventId),
+          UpdateExpression:
+            'SET #status = :status, attempts = :attempts, last_status_code = :code, last_attempt_at = :at, next_attempt_at = :next',
+          ConditionExpression: '#status = :pending AND attempts = :seen',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':status': next.status,
+            ':attempts': next.attempts,
+            ':code': next.lastStatusCode,
+            ':at': next.lastAttemptAt,
+            ':next': next.nextAttemptAt,
+            ':pending': 'pending',
+            ':seen': seen.attempts,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async listPage(accountId: string, webhookId: string, page: number, limit: number) {
+    const { Item } = await this.db.doc.send(
+      new GetCommand({ TableName: this.db.tableName, Key: webhookKey(accountId, webhookId), ConsistentRead: true }),
+    );
+    const total = Number(Item?.delivery_count ?? 0);
+    const newest = total - (page - 1) * limit;
+    const oldest = Math.max(1, newest - limit + 1);
+    if (newest < 1) return { deliveries: [], total };
+    const { lsi1, partitionKey } = TABLE_DEFINITION;
+    const { Items } = await this.db.doc.send(
+      new QueryCommand({
+        TableName: this.db.tableName,
+        IndexName: lsi1.indexName,
+        KeyConditionExpression: `${partitionKey} = :pk AND ${lsi1.sortKey} BETWEEN :from AND :to`,
+        ExpressionAttributeValues: {
+          ':pk': accountPartition(accountId),
+          ':from': deliveryListKey(webhookId, oldest),
+          ':to': deliveryListKey(webhookId, newest),
+        },
+        ScanIndexForward: false,
+        ConsistentRead: true,
+      }),
+    );
+    return { deliveries: (Items ?? []).map(fromDeliveryItem), total };
+  }
+}
+
+function toDeliveryItem(delivery: Delivery, seq: number): Record<string, unknown> {
+  return {
+    ...deliveryKey(delivery.accountId, delivery.webhookId, delivery.eventId),
+    lsi1sk: deliveryListKey(delivery.webhookId, seq),
+    type: 'delivery',
+    account_id: delivery.accountId,
+    webhook_id: delivery.webhookId,
+    event_id: delivery.eventId,
+    event_type: delivery.type,
+    payload: delivery.payload,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    last_status_code: delivery.lastStatusCode,
+    last_attempt_at: delivery.lastAttemptAt,
+    next_attempt_at: delivery.nextAttemptAt,
+    created_at: delivery.createdAt,
+    expires_at: Math.floor(Date.parse(delivery.createdAt) / 1000) + RETENTION_SECONDS,
+  };
+}
+
+function fromDeliveryItem(item: Record<string, unknown>): Delivery {
+  const nullable = <T>(value: unknown) => (value === undefined || value === null ? null : (value as T));
+  return {
+    accountId: String(item.account_id),
+    webhookId: String(item.webhook_id),
+    eventId: String(item.event_id),
+    type: item.event_type as EventType,
+    payload: String(item.payload),
+    status: item.status as Delivery['status'],
+    attempts: Number(item.attempts),
+    lastStatusCode: nullable<number>(item.last_status_code),
+    lastAttemptAt: nullable<string>(item.last_attempt_at),
+    nextAttemptAt: nullable<string>(item.next_attempt_at),
+    createdAt: String(item.created_at),
+  };
+}

@@ -1,0 +1,109 @@
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { TaskEventType, WebhookEndpoint, WebhookStore } from '../../domain/webhooks';
+import { cancellationReasons, type Db } from './dynamo-client';
+import { accountKey, accountPartition, WEBHOOK_SK_PREFIX, webhookKey } from './keys';
+import { TABLE_DEFINITION } from './table-definition';
+
+/** Webhook endpoints, one item each in the account partition; the account item counts them. */
+export class DynamoWebhookStore implements WebhookStore {
+  constructor(private readonly db: Db) {}
+
+  async create(endpoint: WebhookEndpoint, max: number): Promise<boolean> {
+    try {
+      await this.db.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              // The count and the limit in one conditional write: racing creates cannot pass it.
+              Update: {
+                TableName: this.db.tableName,
+                Key: accountKey(endpoint.accountId),
+                UpdateExpression: 'ADD webhook_count :one',
+                ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(webhook_count) OR webhook_count < :max)',
+                ExpressionAttributeValues: { ':one': 1, ':max': max },
+              },
+            },
+            { Put: { TableName: this.db.tableName, Item: toWebhookItem(endpoint), ConditionExpression: 'attribute_not_exists(pk)' } },
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (cancellationReasons(error)[0] === 'ConditionalCheckFailed') return false;
+      throw error;
+    }
+  }
+
+  async get(accountId: string, webhookId: string): Promise<WebhookEndpoint | undefined> {
+    const { Item } = await this.db.doc.send(
+      new GetCommand({ TableName: this.db.tableName, Key: webhookKey(accountId, webhookId), ConsistentRead: true }),
+    );
+    return Item ? fromWebhookItem(Item) : undefined;
+  }
+
+  async list(accountId: string): Promise<WebhookEndpoint[]> {
+    const { Items } = await this.db.doc.send(
+      // On lsi1, so that the function listing endpoints needs no Query on the base table.
+      new QueryCommand({
+        TableName: this.db.tableName,
+        IndexName: TABLE_DEFINITION.lsi1.indexName,
+        KeyConditionExpression: `pk = :pk AND begins_with(${TABLE_DEFINITION.lsi1.sortKey}, :prefix)`,
+        ExpressionAttributeValues: { ':pk': accountPartition(accountId), ':prefix': WEBHOOK_SK_PREFIX },
+        ConsistentRead: true,
+      }),
+    );
+    return (Items ?? []).map(fromWebhookItem);
+  }
+
+  async delete(accountId: string, webhookId: string): Promise<boolean> {
+    try {
+      await this.db.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Delete: { TableName: this.db.tableName, Key: webhookKey(accountId, webhookId), ConditionExpression: 'attribute_exists(pk)' } },
+            {
+              Update: {
+                TableName: this.db.tableName,
+                Key: accountKey(accountId),
+                UpdateExpression: 'ADD webhook_count :minusOne',
+                ExpressionAttributeValues: { ':minusOne': -1 },
+              },
+            },
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (cancellationReasons(error)[0] === 'ConditionalCheckFailed') return false;
+      throw error;
+    }
+  }
+}
+
+function toWebhookItem(endpoint: WebhookEndpoint): Record<string, unknown> {
+  return {
+    ...webhookKey(endpoint.accountId, endpoint.webhookId),
+    lsi1sk: webhookKey(endpoint.accountId, endpoint.webhookId).sk,
+    type: 'webhook',
+    webhook_id: endpoint.webhookId,
+    account_id: endpoint.accountId,
+    url: endpoint.url,
+    events: endpoint.events,
+    description: endpoint.description,
+    secret: endpoint.secret,
+    created_at: endpoint.createdAt,
+    delivery_count: 0,
+  };
+}
+
+function fromWebhookItem(item: Record<string, unknown>): WebhookEndpoint {
+  return {
+    webhookId: String(item.webhook_id),
+    accountId: String(item.account_id),
+    url: String(item.url),
+    events: item.events as TaskEventType[],
+    description: typeof item.description === 'string' ? item.description : null,
+    secret: String(item.secret),
+    createdAt: String(item.created_at),
+  };
+}

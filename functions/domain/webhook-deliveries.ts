@@ -1,0 +1,176 @@
+import type { MessageQueue } from './ports';
+import { MAX_QUEUE_DELAY_SECONDS } from './ports';
+import {
+  getWebhook,
+  testEvent,
+  type EventRenderer,
+  type EventType,
+  type WebhookEndpoint,
+  type WebhookEvent,
+  type WebhookStore,
+} from './webhooks';
+import type { Page } from './list-tasks';
+
+/**
+ * Delivering events to webhook endpoints, at least once: each (event, endpoint) pair gets one
+ * delivery record and queue messages until an attempt is answered 2xx or the retry schedule
+ * runs out. Retries send the same body under the same `webhook-id`, newly signed.
+ */
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface Delivery {
+  accountId: string;
+  webhookId: string;
+  eventId: string;
+  type: EventType;
+  /** The exact body every attempt sends. */
+  payload: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+}
+
+/** What a queue message names: one delivery. */
+export interface DeliveryMessage {
+  accountId: string;
+  webhookId: string;
+  eventId: string;
+}
+
+export interface DeliveryStore {
+  /** Records a new pending delivery; false if this event already has one for this endpoint, or the endpoint is gone. */
+  create(delivery: Delivery): Promise<boolean>;
+  get(message: DeliveryMessage): Promise<Delivery | undefined>;
+  /** Saves an attempt's outcome, only if nobody recorded an attempt since `seen` was read. */
+  recordAttempt(seen: Delivery, next: Pick<Delivery, 'status' | 'attempts' | 'lastStatusCode' | 'lastAttemptAt' | 'nextAttemptAt'>): Promise<boolean>;
+  /** One page of an endpoint's deliveries, newest first, and how many it has had. */
+  listPage(accountId: string, webhookId: string, page: number, limit: number): Promise<{ deliveries: Delivery[]; total: number }>;
+}
+
+/** Signs a body the Standard Webhooks way: `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`. */
+export type WebhookSigner = (secret: string, eventId: string, timestamp: Date, body: string) => string;
+
+/** POSTs to a customer's URL (SSRF-checked, no redirects, bounded time); rejects when nothing answered. */
+export type WebhookSender = (url: string, body: string, headers: Record<string, string>) => Promise<{ status: number }>;
+
+export interface DeliveryDeps {
+  webhooks: WebhookStore;
+  deliveries: DeliveryStore;
+  queue: MessageQueue<DeliveryMessage>;
+  render: EventRenderer;
+  sign: WebhookSigner;
+  send: WebhookSender;
+  clock: () => Date;
+  /** Seconds before each retry; after the last one the delivery is failed. */
+  retrySchedule: readonly number[];
+}
+
+/** Records one delivery per interested endpoint and queues it. Safe to repeat: duplicates are skipped. */
+export async function publishEvent(
+  deps: Pick<DeliveryDeps, 'webhooks' | 'deliveries' | 'queue' | 'render'>,
+  accountId: string,
+  event: WebhookEvent,
+  only?: WebhookEndpoint,
+): Promise<number> {
+  const endpoints = only ? [only] : await deps.webhooks.list(accountId);
+  const interested = endpoints.filter((endpoint) => event.type === 'webhook.test' || endpoint.events.includes(event.type));
+  const payload = deps.render(event);
+  let queued = 0;
+  for (const endpoint of interested) {
+    const created = await deps.deliveries.create({
+      accountId,
+      webhookId: endpoint.webhookId,
+      eventId: event.id,
+      type: event.type,
+      payload,
+      status: 'pending',
+      attempts: 0,
+      lastStatusCode: null,
+      lastAttemptAt: null,
+      nextAttemptAt: event.createdAt,
+      createdAt: event.createdAt,
+    });
+    if (!created) {
+      // A repeat (the announcement is retried after a failure): queue it again only if no
+      // attempt was ever made, in case the first queueing is what failed. A duplicate message
+      // costs at most one duplicate attempt; a lost one would lose the event.
+      const existing = await deps.deliveries.get({ accountId, webhookId: endpoint.webhookId, eventId: event.id });
+      if (!existing || existing.status !== 'pending' || existing.attempts > 0) continue;
+    }
+    await deps.queue.send({ accountId, webhookId: endpoint.webhookId, eventId: event.id });
+    queued += 1;
+  }
+  return queued;
+}
+
+/** POST /webhooks/{id}/test: a `webhook.test` event to that endpoint only. */
+export async function sendTestEvent(deps: DeliveryDeps, accountId: string, webhookId: string): Promise<{ eventId: string }> {
+  const endpoint = await getWebhook(deps.webhooks, accountId, webhookId);
+  const event = testEvent(endpoint, deps.clock());
+  await publishEvent(deps, accountId, event, endpoint);
+  return { eventId: event.id };
+}
+
+/**
+ * Handles one queue message: makes the next attempt of its delivery when it is due. A message
+ * that arrives early (a wait longer than the queue's delay limit) is sent on with the rest of
+ * the wait. Throws only when the message should be delivered again by the queue.
+ */
+export async function attemptDelivery(deps: DeliveryDeps, message: DeliveryMessage): Promise<void> {
+  const delivery = await deps.deliveries.get(message);
+  if (!delivery || delivery.status !== 'pending') return;
+  const now = deps.clock();
+  const dueIn = delivery.nextAttemptAt ? Date.parse(delivery.nextAttemptAt) - now.getTime() : 0;
+  if (dueIn > 1_000) {
+    await deps.queue.send(message, { delaySeconds: Math.min(MAX_QUEUE_DELAY_SECONDS, Math.ceil(dueIn / 1000)) });
+    return;
+  }
+  const endpoint = await deps.webhooks.get(message.accountId, message.webhookId);
+  if (!endpoint) return; // Deleted before delivery: the event is dropped.
+
+  let statusCode: number | null = null;
+  try {
+    const timestamp = deps.clock();
+    const answer = await deps.send(endpoint.url, delivery.payload, {
+      'content-type': 'application/json',
+      'webhook-id': delivery.eventId,
+      'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+      'webhook-signature': deps.sign(endpoint.secret, delivery.eventId, timestamp, delivery.payload),
+    });
+    statusCode = answer.status;
+  } catch {
+    // Refused, unreachable or too slow: a failed attempt like a 5xx.
+  }
+  const attempts = delivery.attempts + 1;
+  const attemptedAt = deps.clock();
+  const delivered = statusCode !== null && statusCode >= 200 && statusCode <= 299;
+  const wait = deps.retrySchedule[attempts - 1];
+  const next = delivered || wait === undefined ? null : new Date(attemptedAt.getTime() + wait * 1000);
+  const recorded = await deps.deliveries.recordAttempt(delivery, {
+    status: delivered ? 'delivered' : next ? 'pending' : 'failed',
+    attempts,
+    lastStatusCode: statusCode,
+    lastAttemptAt: attemptedAt.toISOString(),
+    nextAttemptAt: next ? next.toISOString() : null,
+  });
+  // Another copy of this message recorded an attempt first: it schedules what follows.
+  if (!recorded || !next) return;
+  await deps.queue.send(message, { delaySeconds: Math.min(MAX_QUEUE_DELAY_SECONDS, wait ?? 0) });
+}
+
+/** GET /webhooks/{id}/deliveries: newest first. */
+export async function listDeliveries(
+  deps: Pick<DeliveryDeps, 'webhooks' | 'deliveries'>,
+  accountId: string,
+  webhookId: string,
+  page: number,
+  limit: number,
+): Promise<Page<Delivery>> {
+  await getWebhook(deps.webhooks, accountId, webhookId);
+  const { deliveries, total } = await deps.deliveries.listPage(accountId, webhookId, page, limit);
+  const totalPages = Math.ceil(total / limit);
+  return { items: deliveries, page, limit, total, totalPages, hasMore: page < totalPages };
+}

@@ -1,0 +1,126 @@
+import { randomBytes } from 'node:crypto';
+import { NotFoundError, ValidationError } from './errors';
+import { newEventId, newWebhookId } from './ids';
+import type { Task } from './task';
+
+/**
+ * Customer webhook endpoints (Standard Webhooks): an account registers up to ten URLs, each
+ * with the events it wants and a signing secret shown once. Deliveries are in
+ * webhook-deliveries.ts.
+ */
+export const TASK_EVENT_TYPES = ['video.completed', 'video.failed', 'image.completed', 'image.failed'] as const;
+export type TaskEventType = (typeof TASK_EVENT_TYPES)[number];
+export type EventType = TaskEventType | 'webhook.test';
+
+export const MAX_WEBHOOKS_PER_ACCOUNT = 10;
+export const MAX_WEBHOOK_DESCRIPTION = 500;
+
+export interface WebhookEndpoint {
+  webhookId: string;
+  accountId: string;
+  url: string;
+  events: TaskEventType[];
+  description: string | null;
+  /** `whsec_` + base64 of 24 random bytes: the signing key, shown to the customer once. */
+  secret: string;
+  createdAt: string;
+}
+
+export interface WebhookStore {
+  /** Stores the endpoint unless the account already has `max`; false when it has. */
+  create(endpoint: WebhookEndpoint, max: number): Promise<boolean>;
+  get(accountId: string, webhookId: string): Promise<WebhookEndpoint | undefined>;
+  /** Oldest first. */
+  list(accountId: string): Promise<WebhookEndpoint[]>;
+  /** False when there was no such endpoint. */
+  delete(accountId: string, webhookId: string): Promise<boolean>;
+}
+
+export interface WebhookSettings {
+  /** Accept http:// URLs whose host is loopback (the local stack, for a developer's receiver). */
+  allowLoopback: boolean;
+}
+
+export interface NewWebhook {
+  url: string;
+  events?: TaskEventType[];
+  description?: string;
+}
+
+const LOOPBACK_HOSTS = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/** Why a destination is refused, or undefined when it is acceptable. */
+export function destinationProblem(raw: string, settings: WebhookSettings): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'must be an absolute https URL';
+  }
+  if (url.username || url.password) return 'must not contain credentials';
+  const loopback = LOOPBACK_HOSTS.test(url.hostname);
+  if (loopback) {
+    return settings.allowLoopback && (url.protocol === 'http:' || url.protocol === 'https:')
+      ? undefined
+      : 'must be a public https URL (loopback is refused)';
+  }
+  if (url.protocol !== 'https:') return 'must be an https URL';
+  return undefined;
+}
+
+export async function createWebhook(
+  deps: { webhooks: WebhookStore; clock: () => Date; settings: WebhookSettings },
+  accountId: string,
+  input: NewWebhook,
+): Promise<WebhookEndpoint> {
+  const problem = destinationProblem(input.url, deps.settings);
+  if (problem) throw new ValidationError(`url: ${problem}.`, 'url');
+  const endpoint: WebhookEndpoint = {
+    webhookId: newWebhookId(),
+    accountId,
+    url: input.url,
+    events: input.events ? [...new Set(input.events)] : [...TASK_EVENT_TYPES],
+    description: input.description ?? null,
+    secret: `whsec_${randomBytes(24).toString('base64')}`,
+    createdAt: deps.clock().toISOString(),
+  };
+  if (!(await deps.webhooks.create(endpoint, MAX_WEBHOOKS_PER_ACCOUNT))) {
+    throw new ValidationError(
+      `url: an account can have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhook endpoints; delete one first.`,
+      'url',
+    );
+  }
+  return endpoint;
+}
+
+const WEBHOOK_ID = /^whk_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** One of the caller's endpoints; another account's id and an unknown one are the same 404. */
+export async function getWebhook(webhooks: WebhookStore, accountId: string, webhookId: string): Promise<WebhookEndpoint> {
+  const endpoint = WEBHOOK_ID.test(webhookId) ? await webhooks.get(accountId, webhookId) : undefined;
+  if (!endpoint) throw new NotFoundError(`No webhook with id "${webhookId.slice(0, 64)}".`);
+  return endpoint;
+}
+
+export async function deleteWebhook(webhooks: WebhookStore, accountId: string, webhookId: string): Promise<void> {
+  if (!WEBHOOK_ID.test(webhookId) || !(await webhooks.delete(accountId, webhookId))) {
+    throw new NotFoundError(`No webhook with id "${webhookId.slice(0, 64)}".`);
+  }
+}
+
+/** Something that happened, to be sent to the endpoints that want it. Its id is `webhook-id`. */
+export interface WebhookEvent {
+  id: string;
+  type: EventType;
+  createdAt: string;
+  subject: { kind: 'task'; task: Task } | { kind: 'test'; webhookId: string };
+}
+
+/** Turns an event into the body every attempt sends (the contract's wire format). */
+export type EventRenderer = (event: WebhookEvent) => string;
+
+export function testEvent(endpoint: WebhookEndpoint, now: Date): WebhookEvent {
+  return { id: newEventId(), type: 'webhook.test', createdAt: now.toISOString(), subject: { kind: 'test', webhookId: endpoint.webhookId } };
+}
+
+export const listWebhooks = (webhooks: WebhookStore, accountId: string): Promise<WebhookEndpoint[]> => webhooks.list(accountId);

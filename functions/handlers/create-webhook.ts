@@ -1,0 +1,10 @@
+import { webhooks } from '../app-context/webhooks';
+import { createdWebhookView, parseCreateWebhook } from '../contract/webhooks';
+import { createWebhook } from '../domain/webhooks';
+import { httpHandler } from '../http/http-handler';
+
+/** POST /api/v1/webhooks: register an endpoint; its signing secret is in this answer only. */
+export const handler = httpHandler(
+  async ({ principal, body }) => createdWebhookView(await createWebhook(webhooks(), principal.accountId, parseCreateWebhook(body))),
+  { jsonBody: true },
+);

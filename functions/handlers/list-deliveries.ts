@@ -1,0 +1,12 @@
+import { webhooks } from '../app-context/webhooks';
+import { deliveryPageView } from '../contract/webhooks';
+import { listDeliveries } from '../domain/webhook-deliveries';
+import { httpHandler } from '../http/http-handler';
+import { parsePagination, pathParameter } from '../http/request';
+
+/** GET /api/v1/webhooks/{webhook_id}/deliveries: the endpoint's deliveries, newest first. */
+export const handler = httpHandler(async ({ event, principal }) => {
+  const { page, limit } = parsePagination(event);
+  const webhookId = pathParameter(event, 'webhook_id');
+  return deliveryPageView(await listDeliveries(webhooks(), principal.accountId, webhookId, page, limit));
+});
