@@ -2,6 +2,7 @@ import { DynamoAccountStore } from '../../functions/adapters/dynamodb/account-re
 import { DynamoApiKeyStore } from '../../functions/adapters/dynamodb/api-key-repository';
 import { DynamoIdempotencyStore } from '../../functions/adapters/dynamodb/idempotency-repository';
 import { DynamoLedgerStore } from '../../functions/adapters/dynamodb/ledger-repository';
+import { DynamoRateCounter } from '../../functions/adapters/dynamodb/rate-counter-repository';
 import { DynamoTaskStore } from '../../functions/adapters/dynamodb/task-repository';
 import { describeStoreContract } from '../support/store-contract';
 import { createTestDb, dropTestDb } from '../support/test-db';
@@ -18,6 +19,7 @@ describeStoreContract('DynamoDB stores', async () => {
       ledger: new DynamoLedgerStore(db),
       tasks: new DynamoTaskStore(db),
       idempotency: new DynamoIdempotencyStore(db),
+      rates: new DynamoRateCounter(db),
     },
     close: () => dropTestDb(db),
   };

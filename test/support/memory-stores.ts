@@ -310,6 +310,7 @@ export class MemoryRateCounter implements RateCounter {
   readonly counts = new Map<string, number>();
 
   async increment(keyId: string, window: RateWindow, limit: number): Promise<number | undefined> {
+    await turn();
     const id = `${keyId}#${window.id}`;
     const count = this.counts.get(id) ?? 0;
     if (count >= limit) return undefined;
@@ -328,6 +329,7 @@ export function createMemoryStores(options: { wallClock?: () => Date } = {}) {
     tasks: new MemoryTaskStore(table),
     idempotency: new MemoryIdempotencyStore(table),
     apiKeys: new MemoryApiKeyStore(),
+    rates: new MemoryRateCounter(),
   };
 }
 export type MemoryStores = ReturnType<typeof createMemoryStores>;

@@ -11,6 +11,7 @@ import type {
   NewTaskRequest,
   TaskStore,
 } from '../../functions/domain/ports';
+import { windowAt, type RateCounter } from '../../functions/domain/rate-limit';
 import type { Task, TaskKind } from '../../functions/domain/task';
 
 /**
@@ -24,6 +25,7 @@ export interface StoreSet {
   ledger: LedgerStore;
   tasks: TaskStore;
   idempotency: IdempotencyStore;
+  rates: RateCounter;
 }
 
 /** Opens an empty set of stores (a fresh table) for one test. */
@@ -100,6 +102,17 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       reason: 'refund',
       taskId: task.taskId,
       createdAt: at(1),
+    });
+
+    describe('rate counters', () => {
+      it('hand out each count of a window once, up to the limit, per key and window', async () => {
+        const window = windowAt(T0);
+        const counts = await Promise.all(Array.from({ length: 8 }, () => stores.rates.increment('key_a', window, 5)));
+        expect(counts.filter((count) => count !== undefined).sort()).toEqual([1, 2, 3, 4, 5]);
+        expect(counts.filter((count) => count === undefined)).toHaveLength(3);
+        expect(await stores.rates.increment('key_b', window, 5)).toBe(1);
+        expect(await stores.rates.increment('key_a', windowAt(T0 + 60_000), 5)).toBe(1);
+      });
     });
 
     describe('accounts and the ledger', () => {
