@@ -1,7 +1,8 @@
 /**
- * One jest run covers unit, integration and end-to-end tests. The global setup starts
- * DynamoDB Local and s3rver once on free loopback ports; each test file creates its own
- * table, so files run in parallel without sharing state.
+ * One jest run covers four projects: unit, integration, e2e and cdk (`--selectProjects unit`
+ * runs one). The global setup of the last three starts DynamoDB Local and s3rver once on free
+ * loopback ports; each test file creates its own table, so files run in parallel without
+ * sharing state. Unit tests need neither.
  */
 // Node 20 is what these machines have; the SDK's notice about Node 22 is noise in test output.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -20,16 +21,31 @@ const babel = [
   },
 ];
 
-/** @type {import('jest').Config} */
-module.exports = {
+const common = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.(t|j)s$': babel },
   // middy ships ES modules only; let babel turn them into CommonJS for jest.
   transformIgnorePatterns: ['/node_modules/(?!(@middy)/)'],
+};
+
+/** DynamoDB Local and s3rver, started once for every selected project that needs them. */
+const withLocalServers = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    // Pure rules and use cases on in-memory stores: no servers, milliseconds per test.
+    { ...common, displayName: 'unit', roots: ['<rootDir>/test/unit'] },
+    { ...common, ...withLocalServers, displayName: 'integration', roots: ['<rootDir>/test/integration'] },
+    { ...common, ...withLocalServers, displayName: 'e2e', roots: ['<rootDir>/test/e2e'] },
+    // The bundle test runs the built handlers against the local servers.
+    { ...common, ...withLocalServers, displayName: 'cdk', roots: ['<rootDir>/test/cdk'] },
+  ],
+  // Jest 29 reads testTimeout from the top level only (a project's own is ignored).
   testTimeout: 30000,
   maxWorkers: 2,
 };

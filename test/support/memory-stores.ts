@@ -1,29 +1,308 @@
+import type { Account, SubscriptionStatus } from '../../functions/domain/account';
 import type { ApiKeyRecord } from '../../functions/domain/api-key';
 import { NotFoundError } from '../../functions/domain/errors';
-import type { ApiKeyStore } from '../../functions/domain/ports';
+import type { LedgerEntry } from '../../functions/domain/ledger';
+import type {
+  AccountStore,
+  ApiKeyStore,
+  CopyQueue,
+  CreateTaskResult,
+  IdempotencyClaim,
+  IdempotencyRecord,
+  IdempotencyStore,
+  LedgerStore,
+  MediaStore,
+  NewTaskRequest,
+  TaskStore,
+  UploadStorage,
+} from '../../functions/domain/ports';
 import type { RateCounter, RateWindow } from '../../functions/domain/rate-limit';
+import type { Task, TaskError, TaskKind } from '../../functions/domain/task';
 
-/** In-memory stand-ins for unit tests of the use cases (the DynamoDB ones have their own tests). */
+/**
+ * In-memory stand-ins for every store port, for use-case tests that run in milliseconds.
+ * They keep the DynamoDB adapters' rules (test/support/store-contract.ts runs the same suite
+ * against both): a balance never goes below zero, every balance change writes its ledger
+ * entry, a conditional transition has one winner, a refund happens once, reads return copies.
+ *
+ * Each method yields once before its atomic part, so calls made with Promise.all interleave
+ * as real requests do; the check-and-write itself runs without a yield, like one DynamoDB
+ * condition expression or transaction.
+ */
+
+/** What DynamoDB gives back: a fresh copy without `undefined` attributes (removeUndefinedValues). */
+const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+/** One yield to other pending calls (a microtask, so jest's fake timers cannot stall it). */
+const turn = () => Promise.resolve();
+
+/** A condition failure the adapters do not translate (a duplicate item, a missing account). */
+export class MemoryConditionError extends Error {
+  override name = 'ConditionalCheckFailedException';
+}
+
+/** The rows shared by the stores of one "table" (a task's charge touches account and ledger). */
+export class MemoryTable {
+  readonly accounts = new Map<string, Account>();
+  /** Per account, by entry id: DynamoDB lists an account's ledger in entry-id (ULID) order. */
+  readonly ledger = new Map<string, Map<string, LedgerEntry>>();
+  readonly tasks = new Map<string, Task>();
+  readonly idempotency = new Map<string, IdempotencyRecord>();
+
+  /** The wall clock DynamoDB judges an expired idempotency record by (Date.now() in the adapter). */
+  constructor(readonly wallClock: () => Date = () => new Date()) {}
+
+  ledgerOf(accountId: string): Map<string, LedgerEntry> {
+    let entries = this.ledger.get(accountId);
+    if (!entries) this.ledger.set(accountId, (entries = new Map()));
+    return entries;
+  }
+
+  /** Fails like a transaction whose ledger Put finds the entry already there. */
+  checkNewEntry(entry: LedgerEntry): void {
+    if (this.ledgerOf(entry.accountId).has(entry.entryId)) throw new MemoryConditionError(`ledger entry ${entry.entryId} exists`);
+  }
+
+  addEntry(entry: LedgerEntry): void {
+    this.ledgerOf(entry.accountId).set(entry.entryId, copy(entry));
+  }
+}
+
+const taskId = (accountId: string, id: string) => `${accountId}#${id}`;
+const claimId = (accountId: string, key: string) => `${accountId}#${key}`;
+const unexpired = (record: IdempotencyRecord | undefined, now: Date) =>
+  record && record.expiresAt > Math.floor(now.getTime() / 1000) ? record : undefined;
+
+export class MemoryAccountStore implements AccountStore {
+  constructor(readonly table = new MemoryTable()) {}
+
+  async get(accountId: string): Promise<Account | undefined> {
+    await turn();
+    const account = this.table.accounts.get(accountId);
+    return account && copy(account);
+  }
+
+  async create(account: Account, openingGrant?: LedgerEntry): Promise<void> {
+    await turn();
+    if (this.table.accounts.has(account.accountId)) throw new MemoryConditionError(`account ${account.accountId} exists`);
+    if (openingGrant) this.table.checkNewEntry(openingGrant);
+    this.table.accounts.set(account.accountId, copy(account));
+    if (openingGrant) this.table.addEntry(openingGrant);
+  }
+
+  async updateAccess(
+    accountId: string,
+    changes: { paidAccess?: boolean; subscriptionStatus?: SubscriptionStatus },
+    now: string,
+  ): Promise<Account> {
+    await turn();
+    const account = this.table.accounts.get(accountId);
+    if (!account) throw new NotFoundError(`No account ${accountId}.`);
+    if (changes.paidAccess !== undefined) account.paidAccess = changes.paidAccess;
+    if (changes.subscriptionStatus !== undefined) account.subscriptionStatus = changes.subscriptionStatus;
+    account.updatedAt = now;
+    return copy(account);
+  }
+
+  async grant(entry: LedgerEntry): Promise<void> {
+    await turn();
+    const account = this.table.accounts.get(entry.accountId);
+    if (!account) throw new NotFoundError(`No account ${entry.accountId}.`);
+    this.table.checkNewEntry(entry);
+    account.credits += entry.amount;
+    account.updatedAt = entry.createdAt;
+    this.table.addEntry(entry);
+  }
+}
+
+export class MemoryLedgerStore implements LedgerStore {
+  constructor(readonly table = new MemoryTable()) {}
+
+  async listForAccount(accountId: string): Promise<LedgerEntry[]> {
+    await turn();
+    const entries = [...this.table.ledgerOf(accountId).values()];
+    return copy(entries.sort((a, b) => (a.entryId < b.entryId ? -1 : a.entryId > b.entryId ? 1 : 0)));
+  }
+}
+
+export class MemoryIdempotencyStore implements IdempotencyStore {
+  constructor(readonly table = new MemoryTable()) {}
+
+  async get(accountId: string, key: string, now: Date): Promise<IdempotencyRecord | undefined> {
+    await turn();
+    const record = unexpired(this.table.idempotency.get(claimId(accountId, key)), now);
+    return record && copy(record);
+  }
+
+  async recordOutcome(claim: IdempotencyClaim, outcome: NonNullable<IdempotencyRecord['outcome']>): Promise<void> {
+    await turn();
+    // An unconditional update, as in DynamoDB (which would create the record if it were gone).
+    const id = claimId(claim.accountId, claim.key);
+    this.table.idempotency.set(id, { ...(this.table.idempotency.get(id) ?? copy(claim)), outcome: copy(outcome) });
+  }
+}
+
+export class MemoryTaskStore implements TaskStore {
+  constructor(readonly table = new MemoryTable()) {}
+
+  async create(request: NewTaskRequest): Promise<CreateTaskResult> {
+    await turn();
+    const { task: draft, charge, idempotency } = request;
+    // As the adapter: a live claim on the key wins over everything, even a too-low balance.
+    if (idempotency) {
+      const record = unexpired(
+        this.table.idempotency.get(claimId(idempotency.accountId, idempotency.key)),
+        this.table.wallClock(),
+      );
+      if (record) return { type: 'idempotency_key_used', record: copy(record) };
+    }
+    const account = this.table.accounts.get(draft.accountId);
+    if (!account) throw new Error(`Account ${draft.accountId} disappeared while creating a task.`);
+    const price = -charge.amount;
+    if (account.credits < price) return { type: 'insufficient_credits', available: account.credits };
+    const id = taskId(draft.accountId, draft.taskId);
+    if (this.table.tasks.has(id)) throw new MemoryConditionError(`task ${draft.taskId} exists`);
+    this.table.checkNewEntry(charge);
+
+    // The next position is decided here, atomically; `expectedCount` is only the adapter's first guess.
+    const task = { ...draft, seq: account.taskCounts[draft.kind] + 1 } as Task;
+    account.credits -= price;
+    account.taskCounts[draft.kind] = task.seq;
+    account.updatedAt = draft.createdAt;
+    this.table.tasks.set(id, copy(task));
+    this.table.addEntry(charge);
+    if (idempotency) this.table.idempotency.set(claimId(idempotency.accountId, idempotency.key), copy(idempotency));
+    return { type: 'created', task };
+  }
+
+  async get(accountId: string, id: string): Promise<Task | undefined> {
+    await turn();
+    const task = this.table.tasks.get(taskId(accountId, id));
+    return task && copy(task);
+  }
+
+  /** The stored task if it is still processing (the condition of every transition). */
+  private processing(task: Task): Task | undefined {
+    const stored = this.table.tasks.get(taskId(task.accountId, task.taskId));
+    return stored?.status === 'processing' ? stored : undefined;
+  }
+
+  async recordSubmission(task: Task, provider: { name: string; jobId: string }, now: string): Promise<boolean> {
+    await turn();
+    const stored = this.processing(task);
+    if (!stored) return false;
+    Object.assign(stored, { provider: { ...provider }, lastCheckedAt: now, updatedAt: now });
+    return true;
+  }
+
+  async claimCheck(task: Task, now: Date, minIntervalMs: number): Promise<boolean> {
+    await turn();
+    const stored = this.processing(task);
+    const cutoff = new Date(now.getTime() - minIntervalMs).toISOString();
+    // ISO strings compared as strings, as DynamoDB compares them.
+    if (!stored || (stored.lastCheckedAt !== undefined && stored.lastCheckedAt > cutoff)) return false;
+    stored.lastCheckedAt = now.toISOString();
+    return true;
+  }
+
+  async recordOutputs(task: Task, outputUrls: string[], now: string): Promise<boolean> {
+    await turn();
+    const stored = this.processing(task);
+    if (!stored || stored.pendingOutputs) return false;
+    Object.assign(stored, { pendingOutputs: [...outputUrls], updatedAt: now });
+    return true;
+  }
+
+  async recordCopyFailure(task: Task, now: string): Promise<number | undefined> {
+    await turn();
+    const stored = this.processing(task);
+    if (!stored) return undefined;
+    stored.copyAttempts += 1;
+    stored.updatedAt = now;
+    return stored.copyAttempts;
+  }
+
+  async complete(task: Task, outputUrls: string[], now: string): Promise<boolean> {
+    await turn();
+    const stored = this.processing(task);
+    if (!stored) return false;
+    Object.assign(stored, { status: 'completed', outputUrls: [...outputUrls], completedAt: now, updatedAt: now });
+    delete stored.pendingOutputs;
+    return true;
+  }
+
+  async failAndRefund(
+    task: Task,
+    error: TaskError,
+    refund: LedgerEntry,
+    now: string,
+    options: { onlyIfUnsubmitted?: boolean } = {},
+  ): Promise<boolean> {
+    await turn();
+    const stored = this.processing(task);
+    if (!stored || (options.onlyIfUnsubmitted && stored.provider)) return false;
+    // The other two parts of the adapter's transaction: an existing account, a new ledger entry.
+    const account = this.table.accounts.get(task.accountId);
+    if (!account) throw new MemoryConditionError(`account ${task.accountId} does not exist`);
+    this.table.checkNewEntry(refund);
+    Object.assign(stored, { status: 'failed', error: { code: error.code, message: error.message }, completedAt: now, updatedAt: now });
+    delete stored.pendingOutputs;
+    account.credits += refund.amount;
+    account.updatedAt = now;
+    this.table.addEntry(refund);
+    return true;
+  }
+
+  async listPage(accountId: string, kind: TaskKind, page: number, limit: number) {
+    await turn();
+    const total = this.table.accounts.get(accountId)?.taskCounts[kind] ?? 0;
+    const newest = total - (page - 1) * limit;
+    const oldest = Math.max(1, newest - limit + 1);
+    const tasks = [...this.table.tasks.values()]
+      .filter((task) => task.accountId === accountId && task.kind === kind && task.seq >= oldest && task.seq <= newest)
+      .sort((a, b) => b.seq - a.seq);
+    return { tasks: copy(tasks), total };
+  }
+
+  async listProcessing(limit: number): Promise<Task[]> {
+    await turn();
+    const order = (task: Task) => `${task.createdAt}#${task.taskId}`;
+    const tasks = [...this.table.tasks.values()]
+      .filter((task) => task.status === 'processing')
+      .sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0))
+      .slice(0, limit);
+    return copy(tasks);
+  }
+}
+
 export class MemoryApiKeyStore implements ApiKeyStore {
+  /** The stored rows, by key id (tests may edit them, as an operator could edit the table). */
   readonly records = new Map<string, ApiKeyRecord>();
   lookups = 0;
 
   async create(record: ApiKeyRecord): Promise<void> {
-    if (this.records.has(record.keyId)) throw new Error('duplicate');
-    this.records.set(record.keyId, { ...record });
+    await turn();
+    if (this.records.has(record.keyId)) throw new MemoryConditionError(`API key ${record.keyId} exists`);
+    this.records.set(record.keyId, copy(record));
   }
+
   async get(keyId: string): Promise<ApiKeyRecord | undefined> {
     this.lookups += 1;
-    return this.records.get(keyId);
-  }
-  async listForAccount(accountId: string): Promise<ApiKeyRecord[]> {
-    return [...this.records.values()].filter((record) => record.accountId === accountId);
-  }
-  async revoke(keyId: string, now: string): Promise<ApiKeyRecord> {
+    await turn();
     const record = this.records.get(keyId);
-    if (!record) throw new NotFoundError(keyId);
+    return record && copy(record);
+  }
+
+  async listForAccount(accountId: string): Promise<ApiKeyRecord[]> {
+    await turn();
+    return copy([...this.records.values()].filter((record) => record.accountId === accountId));
+  }
+
+  async revoke(keyId: string, now: string): Promise<ApiKeyRecord> {
+    await turn();
+    const record = this.records.get(keyId);
+    if (!record) throw new NotFoundError(`No API key ${keyId}.`);
     record.revokedAt ??= now;
-    return record;
+    return copy(record);
   }
 }
 
@@ -31,10 +310,119 @@ export class MemoryRateCounter implements RateCounter {
   readonly counts = new Map<string, number>();
 
   async increment(keyId: string, window: RateWindow, limit: number): Promise<number | undefined> {
+    await turn();
     const id = `${keyId}#${window.id}`;
     const count = this.counts.get(id) ?? 0;
     if (count >= limit) return undefined;
     this.counts.set(id, count + 1);
     return count + 1;
+  }
+}
+
+/** Every store of one table, wired together as the app context wires the DynamoDB ones. */
+export function createMemoryStores(options: { wallClock?: () => Date } = {}) {
+  const table = new MemoryTable(options.wallClock);
+  return {
+    table,
+    accounts: new MemoryAccountStore(table),
+    ledger: new MemoryLedgerStore(table),
+    tasks: new MemoryTaskStore(table),
+    idempotency: new MemoryIdempotencyStore(table),
+    apiKeys: new MemoryApiKeyStore(),
+    rates: new MemoryRateCounter(),
+  };
+}
+export type MemoryStores = ReturnType<typeof createMemoryStores>;
+
+/** The result bucket: records each copy; `failing` decides which sources cannot be fetched. */
+export class MemoryMediaStore implements MediaStore {
+  readonly objects = new Map<string, { sourceUrl: string; contentType: string }>();
+  failing: (sourceUrl: string) => boolean = () => false;
+
+  constructor(readonly publicBaseUrl = 'https://media.test') {}
+
+  async copyFromUrl(sourceUrl: string, key: string, contentType: string): Promise<string> {
+    await turn();
+    if (this.failing(sourceUrl)) throw new Error(`download of ${sourceUrl} failed`);
+    this.objects.set(key, { sourceUrl, contentType });
+    return `${this.publicBaseUrl}/${key}`;
+  }
+}
+
+export interface CopyRequest {
+  accountId: string;
+  taskId: string;
+}
+
+/**
+ * Records copy requests; with `work`, runs each after the current call, like the local
+ * stack's in-process queue. `refuse` makes enqueue fail, like an unreachable Lambda.
+ */
+export class MemoryCopyQueue implements CopyQueue {
+  readonly requests: CopyRequest[] = [];
+  refuse = false;
+  work?: (request: CopyRequest) => Promise<void>;
+  private readonly running = new Set<Promise<void>>();
+
+  async enqueue(request: CopyRequest): Promise<void> {
+    if (this.refuse) throw new Error('copy queue unavailable');
+    this.requests.push({ ...request });
+    const work = this.work;
+    if (!work) return;
+    const job: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => work(request))
+      .finally(() => this.running.delete(job));
+    this.running.add(job);
+  }
+
+  /** Waits for the copies under way (a failed one rejects here, so a test sees it). */
+  async drain(): Promise<void> {
+    while (this.running.size > 0) await Promise.all([...this.running]);
+  }
+}
+
+/** The upload area of the bucket: objects by key, public or not, and the presigned forms issued. */
+export class MemoryUploadStorage implements UploadStorage {
+  readonly objects = new Map<string, { bytes: Buffer; contentType?: string; accountId?: string; public: boolean }>();
+  readonly presigned = new Map<string, { maxBytes: number; expiresSeconds: number }>();
+
+  constructor(readonly publicBaseUrl = 'https://media.test') {}
+
+  async putPublic(key: string, bytes: Buffer, contentType: string, accountId: string): Promise<string> {
+    await turn();
+    this.objects.set(key, { bytes: Buffer.from(bytes), contentType, accountId, public: true });
+    return `${this.publicBaseUrl}/${key}`;
+  }
+
+  async presignUpload(key: string, options: { maxBytes: number; expiresSeconds: number }) {
+    await turn();
+    this.presigned.set(key, { ...options });
+    return { url: 'https://uploads.test/', fields: { key, 'Content-Type': 'image/*' } };
+  }
+
+  /** What a client's form POST to a presigned upload would leave in the bucket. */
+  simulateDirectUpload(key: string, bytes: Buffer): void {
+    this.objects.set(key, { bytes: Buffer.from(bytes), public: false });
+  }
+
+  async inspect(key: string, headBytes: number): Promise<{ size: number; head: Buffer } | undefined> {
+    await turn();
+    const object = this.objects.get(key);
+    return object && { size: object.bytes.length, head: Buffer.from(object.bytes.subarray(0, headBytes)) };
+  }
+
+  async promote(fromKey: string, toKey: string, contentType: string, accountId: string): Promise<string> {
+    await turn();
+    const object = this.objects.get(fromKey);
+    // S3's CopyObject of a missing source fails with NoSuchKey.
+    if (!object) throw Object.assign(new Error(`No object ${fromKey}.`), { name: 'NoSuchKey' });
+    this.objects.set(toKey, { bytes: object.bytes, contentType, accountId, public: true });
+    this.objects.delete(fromKey);
+    return `${this.publicBaseUrl}/${toKey}`;
+  }
+
+  async remove(key: string): Promise<void> {
+    await turn();
+    this.objects.delete(key);
   }
 }

@@ -2,7 +2,7 @@ import type { GenerationJob, GenerationProvider, ResultOutcome, SubmitOutcome } 
 
 /**
  * A provider whose answers the test decides, for driving the task lifecycle through every
- * outcome against real DynamoDB Local and s3rver.
+ * outcome, on DynamoDB Local and s3rver or on the in-memory stores.
  */
 export class ScriptedProvider implements GenerationProvider {
   readonly name = 'scripted';

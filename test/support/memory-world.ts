@@ -1,0 +1,80 @@
+import type { Account } from '../../functions/domain/account';
+import { createAccount } from '../../functions/domain/account-admin';
+import { ledgerSum } from '../../functions/domain/ledger';
+import type { StartDeps, StartRequest } from '../../functions/domain/start-task';
+import type { ImageParams, VideoParams } from '../../functions/domain/task';
+import { copyOutputs, DEFAULT_LIFECYCLE_SETTINGS } from '../../functions/domain/task-lifecycle';
+import { createMemoryStores, MemoryCopyQueue, MemoryMediaStore } from './memory-stores';
+import { ScriptedProvider } from './scripted-provider';
+
+export const VIDEO: VideoParams = {
+  model: 'vid-1-5-pro',
+  generationType: 'text_to_video',
+  prompt: 'a lighthouse at dusk',
+  aspectRatio: '16:9',
+  duration: 5,
+  resolution: '720p',
+};
+
+export const IMAGE: ImageParams = {
+  model: 'image-2',
+  prompt: 'a red kite',
+  resolution: '1k',
+  aspectRatio: '1:1',
+  outputFormat: 'png',
+};
+
+export const video = (params: Partial<VideoParams> = {}): StartRequest => ({ kind: 'video', params: { ...VIDEO, ...params } });
+export const image = (params: Partial<ImageParams> = {}): StartRequest => ({ kind: 'image', params: { ...IMAGE, ...params } });
+
+/**
+ * Everything a use case needs, in memory: the stores, a scripted provider, a result bucket,
+ * a copy queue that copies right after the call (as the local stack does; `drain()` waits
+ * for it) and a clock that moves only when the test says so.
+ */
+export function memoryWorld(start = '2026-03-01T12:00:00.000Z') {
+  let now = new Date(start);
+  const stores = createMemoryStores({ wallClock: () => now });
+  const provider = new ScriptedProvider();
+  const media = new MemoryMediaStore();
+  const copyQueue = new MemoryCopyQueue();
+  const deps: StartDeps = {
+    accounts: stores.accounts,
+    idempotency: stores.idempotency,
+    tasks: stores.tasks,
+    provider,
+    media,
+    copyQueue,
+    clock: () => now,
+    settings: { ...DEFAULT_LIFECYCLE_SETTINGS },
+  };
+  // What the copy-output worker does with a request.
+  copyQueue.work = async ({ accountId, taskId }) => {
+    const task = await stores.tasks.get(accountId, taskId);
+    if (task) await copyOutputs(deps, task);
+  };
+
+  return {
+    deps,
+    stores,
+    provider,
+    media,
+    copyQueue,
+    now: () => now,
+    advance(ms: number): void {
+      now = new Date(now.getTime() + ms);
+    },
+    async newAccount(credits: number, access: Partial<Pick<Account, 'paidAccess' | 'subscriptionStatus'>> = {}): Promise<string> {
+      const { account } = await createAccount(stores, { credits, ...access }, now.toISOString());
+      return account.accountId;
+    },
+    /** The balance, the ledger's sum and its entries: the two must always agree. */
+    async money(accountId: string) {
+      const account = await stores.accounts.get(accountId);
+      const entries = await stores.ledger.listForAccount(accountId);
+      return { balance: account!.credits, ledger: ledgerSum(entries), entries, kinds: entries.map((entry) => entry.kind) };
+    },
+  };
+}
+
+export type MemoryWorld = ReturnType<typeof memoryWorld>;

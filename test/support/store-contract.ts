@@ -1,0 +1,450 @@
+import type { Account } from '../../functions/domain/account';
+import { NotFoundError } from '../../functions/domain/errors';
+import { newAccountId, newLedgerEntryId, newTaskId } from '../../functions/domain/ids';
+import { ledgerSum, type LedgerEntry } from '../../functions/domain/ledger';
+import type {
+  AccountStore,
+  ApiKeyStore,
+  IdempotencyClaim,
+  IdempotencyStore,
+  LedgerStore,
+  NewTaskRequest,
+  TaskStore,
+} from '../../functions/domain/ports';
+import { windowAt, type RateCounter } from '../../functions/domain/rate-limit';
+import type { Task, TaskKind } from '../../functions/domain/task';
+
+/**
+ * The behaviour the use cases rely on from the store ports, as one suite run against every
+ * implementation: the DynamoDB adapters on DynamoDB Local (test/integration) and the
+ * in-memory fakes (test/unit), so a fast use-case test can trust its fake.
+ */
+export interface StoreSet {
+  accounts: AccountStore;
+  apiKeys: ApiKeyStore;
+  ledger: LedgerStore;
+  tasks: TaskStore;
+  idempotency: IdempotencyStore;
+  rates: RateCounter;
+}
+
+/** Opens an empty set of stores (a fresh table) for one test. */
+export type OpenStores = () => Promise<{ stores: StoreSet; close(): Promise<void> }>;
+
+const T0 = Date.parse('2026-03-01T12:00:00.000Z');
+const at = (ms: number) => new Date(T0 + ms).toISOString();
+
+export function describeStoreContract(name: string, open: OpenStores): void {
+  describe(`${name}: store contract`, () => {
+    let stores: StoreSet;
+    let close: () => Promise<void>;
+
+    beforeEach(async () => {
+      ({ stores, close } = await open());
+    });
+    afterEach(async () => {
+      await close();
+    });
+
+    async function newAccount(credits: number, overrides: Partial<Account> = {}): Promise<string> {
+      const account: Account = {
+        accountId: newAccountId(),
+        credits,
+        paidAccess: false,
+        subscriptionStatus: 'none',
+        taskCounts: { video: 0, image: 0 },
+        createdAt: at(0),
+        updatedAt: at(0),
+        ...overrides,
+      };
+      await stores.accounts.create(account, credits > 0 ? grantOf(account.accountId, credits) : undefined);
+      return account.accountId;
+    }
+
+    async function money(accountId: string) {
+      const account = await stores.accounts.get(accountId);
+      const entries = await stores.ledger.listForAccount(accountId);
+      return { balance: account!.credits, ledger: ledgerSum(entries), entries };
+    }
+
+    /** A start request for `price` credits, as startTask builds it. */
+    function startOf(
+      accountId: string,
+      options: { price?: number; kind?: TaskKind; createdAt?: string; expectedCount?: number; claim?: string } = {},
+    ): NewTaskRequest {
+      const kind = options.kind ?? 'video';
+      const price = options.price ?? 25;
+      const createdAt = options.createdAt ?? at(0);
+      const taskId = newTaskId(kind);
+      const params =
+        kind === 'video'
+          ? { model: 'vid-1-5-pro', generationType: 'text_to_video', prompt: `p ${taskId}`, aspectRatio: '16:9', duration: 5, resolution: '720p' }
+          : { model: 'image-2', prompt: `p ${taskId}`, resolution: '1k', aspectRatio: '1:1', outputFormat: 'png' };
+      return {
+        task: { kind, params, taskId, accountId, status: 'processing', creditsUsed: price, copyAttempts: 0, createdAt, updatedAt: createdAt } as Omit<Task, 'seq'>,
+        charge: { entryId: newLedgerEntryId(), accountId, kind: 'charge', amount: -price, reason: 'test', taskId, createdAt },
+        expectedCount: options.expectedCount ?? 0,
+        ...(options.claim && { idempotency: claimOf(accountId, options.claim, taskId) }),
+      };
+    }
+
+    async function started(accountId: string, options: Parameters<typeof startOf>[1] = {}): Promise<Task> {
+      const result = await stores.tasks.create(startOf(accountId, options));
+      if (result.type !== 'created') throw new Error(`expected a task, got ${result.type}`);
+      return result.task;
+    }
+
+    const refundOf = (task: Task): LedgerEntry => ({
+      entryId: newLedgerEntryId(),
+      accountId: task.accountId,
+      kind: 'refund',
+      amount: task.creditsUsed,
+      reason: 'refund',
+      taskId: task.taskId,
+      createdAt: at(1),
+    });
+
+    describe('rate counters', () => {
+      it('hand out each count of a window once, up to the limit, per key and window', async () => {
+        const window = windowAt(T0);
+        const counts = await Promise.all(Array.from({ length: 8 }, () => stores.rates.increment('key_a', window, 5)));
+        expect(counts.filter((count) => count !== undefined).sort()).toEqual([1, 2, 3, 4, 5]);
+        expect(counts.filter((count) => count === undefined)).toHaveLength(3);
+        expect(await stores.rates.increment('key_b', window, 5)).toBe(1);
+        expect(await stores.rates.increment('key_a', windowAt(T0 + 60_000), 5)).toBe(1);
+      });
+    });
+
+    describe('accounts and the ledger', () => {
+      it('creates an account with its opening grant, and reads it back', async () => {
+        const accountId = await newAccount(100, { paidAccess: true, subscriptionStatus: 'active' });
+        expect(await stores.accounts.get(accountId)).toEqual({
+          accountId,
+          credits: 100,
+          paidAccess: true,
+          subscriptionStatus: 'active',
+          taskCounts: { video: 0, image: 0 },
+          createdAt: at(0),
+          updatedAt: at(0),
+        });
+        const { entries } = await money(accountId);
+        expect(entries).toEqual([expect.objectContaining({ kind: 'grant', amount: 100, accountId })]);
+        expect(await stores.accounts.get('acc_unknown')).toBeUndefined();
+      });
+
+      it('refuses to create an account twice and keeps the first', async () => {
+        const accountId = await newAccount(10);
+        const again = { accountId, credits: 999, paidAccess: true, subscriptionStatus: 'active', taskCounts: { video: 0, image: 0 }, createdAt: at(5), updatedAt: at(5) } as Account;
+        await expect(stores.accounts.create(again, grantOf(accountId, 999))).rejects.toThrow();
+        expect(await money(accountId)).toMatchObject({ balance: 10, ledger: 10 });
+      });
+
+      // Sequential: grants come from the operator's CLI, and DynamoDB may cancel racing
+      // transactions on one item (the adapter does not retry a grant).
+      it('adds every grant to the balance with its ledger entry', async () => {
+        const accountId = await newAccount(0);
+        for (let i = 0; i < 10; i += 1) await stores.accounts.grant(grantOf(accountId, i + 1));
+        const after = await money(accountId);
+        expect(after).toMatchObject({ balance: 55, ledger: 55 });
+        expect(after.entries).toHaveLength(10);
+        expect((await stores.accounts.get(accountId))?.updatedAt).toBe(at(0));
+      });
+
+      it('lists an account ledger in entry order, and no other account', async () => {
+        const [a, b] = [await newAccount(1), await newAccount(2)];
+        const later = grantOf(a, 3);
+        await stores.accounts.grant(later);
+        const entries = (await money(a)).entries;
+        expect(entries.map((entry) => entry.amount)).toEqual([1, 3]);
+        expect(entries[1]).toEqual(later);
+        expect((await money(b)).entries.map((entry) => entry.amount)).toEqual([2]);
+      });
+
+      it('answers NotFoundError for a grant or a change of an unknown account, writing nothing', async () => {
+        await expect(stores.accounts.grant(grantOf('acc_nobody', 5))).rejects.toBeInstanceOf(NotFoundError);
+        expect(await stores.ledger.listForAccount('acc_nobody')).toEqual([]);
+        await expect(stores.accounts.updateAccess('acc_nobody', { paidAccess: true }, at(1))).rejects.toBeInstanceOf(NotFoundError);
+        expect(await stores.accounts.get('acc_nobody')).toBeUndefined();
+      });
+
+      it('changes only the access fields it is given', async () => {
+        const accountId = await newAccount(7);
+        const changed = await stores.accounts.updateAccess(accountId, { subscriptionStatus: 'past_due' }, at(9));
+        expect(changed).toMatchObject({ accountId, credits: 7, paidAccess: false, subscriptionStatus: 'past_due', updatedAt: at(9) });
+        expect(await stores.accounts.get(accountId)).toEqual(changed);
+        expect(await stores.accounts.updateAccess(accountId, { paidAccess: true }, at(10))).toMatchObject({
+          paidAccess: true,
+          subscriptionStatus: 'past_due',
+        });
+      });
+    });
+
+    describe('API keys', () => {
+      const record = (keyId: string, accountId: string) => ({ keyId, keyHash: `hash-${keyId}`, accountId, createdAt: at(0) });
+
+      it('stores, finds, lists per account and refuses a duplicate id', async () => {
+        await stores.apiKeys.create(record('k1', 'acc_a'));
+        await stores.apiKeys.create({ ...record('k2', 'acc_a'), rateLimit: 5 });
+        await stores.apiKeys.create(record('k3', 'acc_b'));
+        await expect(stores.apiKeys.create(record('k1', 'acc_b'))).rejects.toThrow();
+        expect(await stores.apiKeys.get('k1')).toEqual(record('k1', 'acc_a'));
+        expect(await stores.apiKeys.get('k9')).toBeUndefined();
+        const listed = await stores.apiKeys.listForAccount('acc_a');
+        expect(listed.map((key) => key.keyId).sort()).toEqual(['k1', 'k2']);
+        expect(listed.find((key) => key.keyId === 'k2')?.rateLimit).toBe(5);
+      });
+
+      it('revokes once, keeping the first time; an unknown key is NotFoundError', async () => {
+        await stores.apiKeys.create(record('k1', 'acc_a'));
+        expect(await stores.apiKeys.revoke('k1', at(1))).toMatchObject({ keyId: 'k1', revokedAt: at(1) });
+        expect(await stores.apiKeys.revoke('k1', at(2))).toMatchObject({ revokedAt: at(1) });
+        expect((await stores.apiKeys.get('k1'))?.revokedAt).toBe(at(1));
+        await expect(stores.apiKeys.revoke('k9', at(1))).rejects.toBeInstanceOf(NotFoundError);
+      });
+    });
+
+    describe('creating a task', () => {
+      it('charges, creates at the next position and writes the charge, in one step', async () => {
+        const accountId = await newAccount(100);
+        const request = startOf(accountId);
+        const result = await stores.tasks.create(request);
+        expect(result).toEqual({ type: 'created', task: { ...request.task, seq: 1 } });
+        expect(await stores.tasks.get(accountId, request.task.taskId)).toEqual({ ...request.task, seq: 1 });
+        const after = await money(accountId);
+        expect(after).toMatchObject({ balance: 75, ledger: 75 });
+        expect(after.entries).toContainEqual(request.charge);
+        expect((await stores.accounts.get(accountId))?.taskCounts).toEqual({ video: 1, image: 0 });
+      });
+
+      it('finds the right position even when the caller read a stale count', async () => {
+        const accountId = await newAccount(100);
+        await started(accountId);
+        const second = await started(accountId, { expectedCount: 0 });
+        expect(second.seq).toBe(2);
+        const image = await started(accountId, { kind: 'image', price: 5, expectedCount: 0 });
+        expect(image.seq).toBe(1);
+        expect((await stores.accounts.get(accountId))?.taskCounts).toEqual({ video: 2, image: 1 });
+      });
+
+      it('refuses a charge above the balance and writes nothing', async () => {
+        const accountId = await newAccount(24);
+        const request = startOf(accountId);
+        expect(await stores.tasks.create(request)).toEqual({ type: 'insufficient_credits', available: 24 });
+        expect(await stores.tasks.get(accountId, request.task.taskId)).toBeUndefined();
+        expect(await money(accountId)).toMatchObject({ balance: 24, ledger: 24 });
+        expect((await stores.accounts.get(accountId))?.taskCounts.video).toBe(0);
+      });
+
+      it('never goes below zero under concurrent starts, and leaves no gap in positions', async () => {
+        const accountId = await newAccount(75);
+        const results = await Promise.all(Array.from({ length: 6 }, () => stores.tasks.create(startOf(accountId))));
+        const created = results.filter((result) => result.type === 'created');
+        expect(created).toHaveLength(3);
+        expect(results.filter((result) => result.type === 'insufficient_credits')).toHaveLength(3);
+        expect(created.map((result) => (result.type === 'created' ? result.task.seq : 0)).sort()).toEqual([1, 2, 3]);
+        expect(await money(accountId)).toMatchObject({ balance: 0, ledger: 0 });
+      });
+
+      it('claims the idempotency key with the task; a second claim gets the first record', async () => {
+        const accountId = await newAccount(100);
+        const first = startOf(accountId, { claim: 'key-1' });
+        await stores.tasks.create(first);
+        expect(await stores.idempotency.get(accountId, 'key-1', new Date())).toEqual(first.idempotency);
+        const second = startOf(accountId, { claim: 'key-1' });
+        expect(await stores.tasks.create(second)).toEqual({ type: 'idempotency_key_used', record: first.idempotency });
+        expect(await stores.tasks.get(accountId, second.task.taskId)).toBeUndefined();
+        expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
+      });
+
+      it('answers a used key before a balance too low for a second charge', async () => {
+        const accountId = await newAccount(25);
+        const first = startOf(accountId, { claim: 'k' });
+        await stores.tasks.create(first);
+        expect(await stores.tasks.create(startOf(accountId, { claim: 'k' }))).toEqual({ type: 'idempotency_key_used', record: first.idempotency });
+      });
+
+      it('lets exactly one of many concurrent claims of one key create a task', async () => {
+        const accountId = await newAccount(1000);
+        const results = await Promise.all(Array.from({ length: 8 }, () => stores.tasks.create(startOf(accountId, { claim: 'same' }))));
+        const created = results.filter((result) => result.type === 'created');
+        expect(created).toHaveLength(1);
+        const winner = created[0]!.type === 'created' ? created[0]!.task.taskId : '';
+        for (const result of results) {
+          if (result.type === 'idempotency_key_used') expect(result.record.taskId).toBe(winner);
+          else expect(result.type).toBe('created');
+        }
+        expect(await money(accountId)).toMatchObject({ balance: 975, ledger: 975 });
+      });
+
+      it('lets an expired key be claimed again', async () => {
+        const accountId = await newAccount(100);
+        const old = startOf(accountId, { claim: 'old' });
+        old.idempotency!.expiresAt = Math.floor(Date.now() / 1000) - 1;
+        await stores.tasks.create(old);
+        expect(await stores.idempotency.get(accountId, 'old', new Date())).toBeUndefined();
+        const fresh = startOf(accountId, { claim: 'old' });
+        expect(await stores.tasks.create(fresh)).toMatchObject({ type: 'created', task: { seq: 2 } });
+        expect((await stores.idempotency.get(accountId, 'old', new Date()))?.taskId).toBe(fresh.task.taskId);
+      });
+    });
+
+    describe('idempotency records', () => {
+      it('are per account, expire at expiresAt, and carry the recorded outcome', async () => {
+        const accountId = await newAccount(100);
+        const request = startOf(accountId, { claim: 'k' });
+        await stores.tasks.create(request);
+        const claim = request.idempotency!;
+        expect(await stores.idempotency.get('acc_other', 'k', new Date())).toBeUndefined();
+        expect(await stores.idempotency.get(accountId, 'k', new Date((claim.expiresAt - 1) * 1000))).toEqual(claim);
+        expect(await stores.idempotency.get(accountId, 'k', new Date(claim.expiresAt * 1000))).toBeUndefined();
+        await stores.idempotency.recordOutcome(claim, { type: 'upstream_error', message: 'no' });
+        expect(await stores.idempotency.get(accountId, 'k', new Date())).toEqual({ ...claim, outcome: { type: 'upstream_error', message: 'no' } });
+      });
+    });
+
+    describe('task transitions', () => {
+      it('records the submission while processing, and not once final', async () => {
+        const accountId = await newAccount(100);
+        const task = await started(accountId);
+        expect(await stores.tasks.recordSubmission(task, { name: 'p', jobId: 'j1' }, at(1))).toBe(true);
+        expect(await stores.tasks.get(accountId, task.taskId)).toEqual({
+          ...task,
+          provider: { name: 'p', jobId: 'j1' },
+          lastCheckedAt: at(1),
+          updatedAt: at(1),
+        });
+        await stores.tasks.failAndRefund(task, { code: 'timeout', message: 'late' }, refundOf(task), at(2));
+        expect(await stores.tasks.recordSubmission(task, { name: 'p', jobId: 'j2' }, at(3))).toBe(false);
+        expect((await stores.tasks.get(accountId, task.taskId))?.provider?.jobId).toBe('j1');
+      });
+
+      it('grants a check once per interval, to one of many concurrent callers', async () => {
+        const accountId = await newAccount(100);
+        const task = await started(accountId);
+        const now = new Date(T0 + 10_000);
+        const claims = await Promise.all(Array.from({ length: 10 }, () => stores.tasks.claimCheck(task, now, 2_000)));
+        expect(claims.filter(Boolean)).toHaveLength(1);
+        expect((await stores.tasks.get(accountId, task.taskId))?.lastCheckedAt).toBe(now.toISOString());
+        expect(await stores.tasks.claimCheck(task, new Date(T0 + 11_999), 2_000)).toBe(false);
+        expect(await stores.tasks.claimCheck(task, new Date(T0 + 12_000), 2_000)).toBe(true);
+        await stores.tasks.complete(task, ['u'], at(13_000));
+        expect(await stores.tasks.claimCheck(task, new Date(T0 + 60_000), 2_000)).toBe(false);
+        expect(await stores.tasks.claimCheck({ ...task, taskId: newTaskId('video') }, now, 0)).toBe(false);
+      });
+
+      it('stores outputs once, counts failed copies, then completes exactly once', async () => {
+        const accountId = await newAccount(100);
+        const task = await started(accountId);
+        expect(await stores.tasks.recordOutputs(task, ['https://p/1'], at(1))).toBe(true);
+        expect(await stores.tasks.recordOutputs(task, ['https://p/2'], at(2))).toBe(false);
+        expect(await stores.tasks.recordCopyFailure(task, at(3))).toBe(1);
+        expect(await stores.tasks.recordCopyFailure(task, at(4))).toBe(2);
+        expect(await stores.tasks.get(accountId, task.taskId)).toMatchObject({ pendingOutputs: ['https://p/1'], copyAttempts: 2, updatedAt: at(4) });
+        const results = await Promise.all([
+          stores.tasks.complete(task, ['https://ours/1'], at(5)),
+          stores.tasks.complete(task, ['https://ours/2'], at(5)),
+        ]);
+        expect(results.filter(Boolean)).toHaveLength(1);
+        const done = await stores.tasks.get(accountId, task.taskId);
+        expect(done).toMatchObject({ status: 'completed', completedAt: at(5), updatedAt: at(5), copyAttempts: 2 });
+        expect(done?.pendingOutputs).toBeUndefined();
+        expect(done?.outputUrls).toHaveLength(1);
+        expect(await stores.tasks.recordOutputs(task, ['https://p/3'], at(6))).toBe(false);
+        expect(await stores.tasks.recordCopyFailure(task, at(6))).toBeUndefined();
+        expect(await stores.tasks.failAndRefund(task, { code: 'timeout', message: 'x' }, refundOf(task), at(6))).toBe(false);
+        expect(await stores.tasks.get(accountId, task.taskId)).toEqual(done);
+        expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
+      });
+
+      it('fails and refunds exactly once however many callers race', async () => {
+        const accountId = await newAccount(100);
+        const task = await started(accountId);
+        await stores.tasks.recordOutputs(task, ['https://p/1'], at(1));
+        const results = await Promise.all(
+          Array.from({ length: 10 }, () => stores.tasks.failAndRefund(task, { code: 'upstream_error', message: 'm' }, refundOf(task), at(2))),
+        );
+        expect(results.filter(Boolean)).toHaveLength(1);
+        const failed = await stores.tasks.get(accountId, task.taskId);
+        expect(failed).toMatchObject({ status: 'failed', error: { code: 'upstream_error', message: 'm' }, completedAt: at(2), updatedAt: at(2) });
+        expect(failed?.pendingOutputs).toBeUndefined();
+        const after = await money(accountId);
+        expect(after).toMatchObject({ balance: 100, ledger: 100 });
+        expect(after.entries.filter((entry) => entry.kind === 'refund')).toEqual([expect.objectContaining({ amount: 25, taskId: task.taskId })]);
+        expect(await stores.tasks.complete(task, ['u'], at(3))).toBe(false);
+      });
+
+      it('fails an unsubmitted task only while it is still unsubmitted, when asked to', async () => {
+        const accountId = await newAccount(100);
+        const [lost, late] = [await started(accountId), await started(accountId)];
+        await stores.tasks.recordSubmission(late, { name: 'p', jobId: 'j' }, at(1));
+        const error = { code: 'internal_error' as const, message: 'lost' };
+        expect(await stores.tasks.failAndRefund(late, error, refundOf(late), at(2), { onlyIfUnsubmitted: true })).toBe(false);
+        expect((await stores.tasks.get(accountId, late.taskId))?.status).toBe('processing');
+        expect(await stores.tasks.failAndRefund(lost, error, refundOf(lost), at(2), { onlyIfUnsubmitted: true })).toBe(true);
+        expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
+      });
+
+      it('changes nothing for a task that does not exist', async () => {
+        const accountId = await newAccount(100);
+        const ghost = { ...(await started(accountId)), taskId: newTaskId('video') };
+        expect(await stores.tasks.get(accountId, ghost.taskId)).toBeUndefined();
+        expect(await stores.tasks.recordSubmission(ghost, { name: 'p', jobId: 'j' }, at(1))).toBe(false);
+        expect(await stores.tasks.recordOutputs(ghost, ['u'], at(1))).toBe(false);
+        expect(await stores.tasks.recordCopyFailure(ghost, at(1))).toBeUndefined();
+        expect(await stores.tasks.complete(ghost, ['u'], at(1))).toBe(false);
+        expect(await stores.tasks.failAndRefund(ghost, { code: 'timeout', message: 'x' }, refundOf(ghost), at(1))).toBe(false);
+        expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
+      });
+
+      it("keeps one account's task out of another's reach", async () => {
+        const [owner, other] = [await newAccount(100), await newAccount(100)];
+        const task = await started(owner);
+        expect(await stores.tasks.get(other, task.taskId)).toBeUndefined();
+        expect(await stores.tasks.complete({ ...task, accountId: other }, ['u'], at(1))).toBe(false);
+        expect((await stores.tasks.get(owner, task.taskId))?.status).toBe('processing');
+      });
+    });
+
+    describe('listing', () => {
+      it('pages an account history of one kind newest first, with its total', async () => {
+        const accountId = await newAccount(1000);
+        const videos: Task[] = [];
+        for (let i = 0; i < 7; i += 1) videos.push(await started(accountId, { expectedCount: i }));
+        await started(accountId, { kind: 'image', price: 5 });
+        await started(await newAccount(100));
+        const ids = (tasks: Task[]) => tasks.map((task) => task.taskId);
+        const page1 = await stores.tasks.listPage(accountId, 'video', 1, 3);
+        expect(page1.total).toBe(7);
+        expect(ids(page1.tasks)).toEqual(ids([videos[6]!, videos[5]!, videos[4]!]));
+        expect(page1.tasks[0]).toEqual(videos[6]);
+        expect(ids((await stores.tasks.listPage(accountId, 'video', 3, 3)).tasks)).toEqual([videos[0]!.taskId]);
+        expect(await stores.tasks.listPage(accountId, 'video', 4, 3)).toEqual({ tasks: [], total: 7 });
+        expect((await stores.tasks.listPage(accountId, 'image', 1, 20)).total).toBe(1);
+        expect(await stores.tasks.listPage('acc_nobody', 'video', 1, 20)).toEqual({ tasks: [], total: 0 });
+      });
+
+      it('lists processing tasks oldest first, up to the limit, and no final ones', async () => {
+        const [a, b] = [await newAccount(1000), await newAccount(1000)];
+        const newest = await started(a, { createdAt: at(3_000) });
+        const oldest = await started(b, { createdAt: at(1_000) });
+        const middle = await started(a, { createdAt: at(2_000) });
+        const done = await started(b, { createdAt: at(500) });
+        const failed = await started(a, { createdAt: at(600) });
+        await stores.tasks.complete(done, ['u'], at(4_000));
+        await stores.tasks.failAndRefund(failed, { code: 'timeout', message: 'x' }, refundOf(failed), at(4_000));
+        const ids = (tasks: Task[]) => tasks.map((task) => task.taskId);
+        expect(ids(await stores.tasks.listProcessing(10))).toEqual(ids([oldest, middle, newest]));
+        expect(ids(await stores.tasks.listProcessing(2))).toEqual(ids([oldest, middle]));
+        expect((await stores.tasks.listProcessing(10))[0]).toEqual(oldest);
+      });
+    });
+  });
+}
+
+function grantOf(accountId: string, amount: number): LedgerEntry {
+  return { entryId: newLedgerEntryId(), accountId, kind: 'grant', amount, reason: 'test grant', createdAt: at(0) };
+}
+
+function claimOf(accountId: string, key: string, taskId: string): IdempotencyClaim {
+  return { accountId, key, requestHash: `hash-of-${key}`, taskId, createdAt: at(0), expiresAt: Math.floor(Date.now() / 1000) + 86_400 };
+}

@@ -1,0 +1,6 @@
+import { createMemoryStores } from '../support/memory-stores';
+import { describeStoreContract } from '../support/store-contract';
+
+// The in-memory fakes the use-case tests run on keep the rules of the DynamoDB adapters:
+// the same suite runs against DynamoDB Local in test/integration/store-contract.test.ts.
+describeStoreContract('in-memory stores', async () => ({ stores: createMemoryStores(), close: async () => {} }));

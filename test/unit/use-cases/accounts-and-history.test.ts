@@ -1,0 +1,61 @@
+import { createAccount, createApiKey, describeAccount, grantCredits, revokeApiKey, setAccess } from '../../../functions/domain/account-admin';
+import { authenticate } from '../../../functions/domain/authenticate';
+import { NotFoundError, UnauthorizedError, ValidationError } from '../../../functions/domain/errors';
+import { listTasks } from '../../../functions/domain/list-tasks';
+import { startTask } from '../../../functions/domain/start-task';
+import { memoryWorld, video, type MemoryWorld } from '../../support/memory-world';
+
+/** The operator's use cases and history pages on in-memory stores (on DynamoDB Local: test/integration). */
+let world: MemoryWorld;
+beforeEach(() => {
+  world = memoryWorld();
+});
+
+describe('accounts', () => {
+  it('open with their grant, take further grants, and always sum to their ledger', async () => {
+    const { account, key } = await createAccount(world.stores, { credits: 10 }, '2026-03-01T00:00:00.000Z');
+    expect(account).toMatchObject({ credits: 10, paidAccess: false, subscriptionStatus: 'none', taskCounts: { video: 0, image: 0 } });
+    expect((await authenticate(world.stores.apiKeys, `Bearer ${key.apiKey}`, 60)).accountId).toBe(account.accountId);
+    expect(await grantCredits(world.stores, account.accountId, 5, '  promo  ')).toMatchObject({ credits: 15 });
+    expect(await describeAccount(world.stores, account.accountId)).toMatchObject({ ledgerSum: 15, ledgerEntries: 2, keys: [{ keyId: key.keyId }] });
+    expect((await world.money(account.accountId)).entries.map((entry) => entry.reason)).toEqual(['opening balance', 'promo']);
+  });
+
+  it('refuse bad grants and unknown accounts without writing anything', async () => {
+    const { account } = await createAccount(world.stores);
+    await expect(grantCredits(world.stores, account.accountId, 0, 'x')).rejects.toBeInstanceOf(ValidationError);
+    await expect(grantCredits(world.stores, account.accountId, 1.5, 'x')).rejects.toBeInstanceOf(ValidationError);
+    await expect(grantCredits(world.stores, account.accountId, 5, ' ')).rejects.toBeInstanceOf(ValidationError);
+    await expect(grantCredits(world.stores, 'acc_nobody', 5, 'x')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(setAccess(world.stores, account.accountId, {})).rejects.toBeInstanceOf(ValidationError);
+    await expect(setAccess(world.stores, 'acc_nobody', { paidAccess: true })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(createApiKey(world.stores, 'acc_nobody')).rejects.toBeInstanceOf(NotFoundError);
+    expect(await describeAccount(world.stores, account.accountId)).toMatchObject({ ledgerSum: 0, ledgerEntries: 0 });
+  });
+
+  it('stop authenticating a revoked key', async () => {
+    const { account, key } = await createAccount(world.stores);
+    const second = await createApiKey(world.stores, account.accountId, { rateLimit: 5 });
+    await revokeApiKey(world.stores, key.keyId);
+    await expect(authenticate(world.stores.apiKeys, `Bearer ${key.apiKey}`, 60)).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(await authenticate(world.stores.apiKeys, `Bearer ${second.apiKey}`, 60)).toMatchObject({ accountId: account.accountId, rateLimit: 5 });
+  });
+});
+
+describe('history pages', () => {
+  it('are newest first, exact, and empty past the end', async () => {
+    const accountId = await world.newAccount(1000);
+    for (let i = 0; i < 7; i += 1) await startTask(world.deps, accountId, video({ prompt: `task ${i}` }));
+    const page1 = await listTasks(world.stores.tasks, accountId, 'video', 1, 3);
+    expect(page1.tasks.map((task) => task.params.prompt)).toEqual(['task 6', 'task 5', 'task 4']);
+    expect(page1.pagination).toEqual({ page: 1, limit: 3, total: 7, total_pages: 3, has_more: true });
+    const page3 = await listTasks(world.stores.tasks, accountId, 'video', 3, 3);
+    expect(page3.tasks.map((task) => task.params.prompt)).toEqual(['task 0']);
+    expect(page3.pagination.has_more).toBe(false);
+    expect(await listTasks(world.stores.tasks, accountId, 'video', 4, 3)).toEqual({
+      tasks: [],
+      pagination: { page: 4, limit: 3, total: 7, total_pages: 3, has_more: false },
+    });
+    expect((await listTasks(world.stores.tasks, accountId, 'image', 1, 3)).pagination).toMatchObject({ total: 0, total_pages: 0 });
+  });
+});

@@ -1,0 +1,141 @@
+import { getTask } from '../../../functions/domain/get-task';
+import { startTask } from '../../../functions/domain/start-task';
+import { sweep } from '../../../functions/domain/sweep';
+import { memoryWorld, video, type MemoryWorld } from '../../support/memory-world';
+
+/** The sweeper on in-memory stores with a fixed clock (on DynamoDB Local: test/integration/task-lifecycle.test.ts). */
+let world: MemoryWorld;
+beforeEach(() => {
+  world = memoryWorld();
+  jest.spyOn(console, 'warn').mockImplementation(() => {});
+  jest.spyOn(console, 'error').mockImplementation(() => {});
+});
+afterEach(() => jest.restoreAllMocks());
+
+const MINUTE = 60_000;
+const start = (accountId: string, prompt = 'p') => startTask(world.deps, accountId, video({ prompt }));
+const report = (counts: Partial<Awaited<ReturnType<typeof sweep>>>) => ({
+  examined: 0,
+  refreshed: 0,
+  copied: 0,
+  timedOut: 0,
+  lostSubmissions: 0,
+  errors: 0,
+  ...counts,
+});
+
+/** A start whose process dies before the provider heard of it: charged, processing, no job. */
+async function lostStart(accountId: string) {
+  world.provider.onSubmit(async () => {
+    throw new Error('process crashed before submitting');
+  });
+  await expect(start(accountId)).rejects.toThrow('crashed');
+  world.provider.onSubmit(async () => ({ type: 'accepted', jobId: `job_${world.provider.submits.length}` }));
+  return (await world.stores.tasks.listPage(accountId, 'video', 1, 1)).tasks[0]!;
+}
+
+it('has nothing to do without processing tasks', async () => {
+  expect(await sweep(world.deps)).toEqual(report({}));
+});
+
+it('times out a task still processing after 30 minutes, refunding once however often it runs', async () => {
+  const accountId = await world.newAccount(100);
+  const task = await start(accountId);
+  world.advance(30 * MINUTE);
+  // At exactly the limit it is not over it yet (and its last check is old: it is refreshed).
+  expect(await sweep(world.deps)).toEqual(report({ examined: 1, refreshed: 1 }));
+  world.advance(1);
+  expect(await sweep(world.deps)).toEqual(report({ examined: 1, timedOut: 1 }));
+  expect(await sweep(world.deps)).toEqual(report({}));
+  expect(await world.stores.tasks.get(accountId, task.taskId)).toMatchObject({ status: 'failed', error: { code: 'timeout' } });
+  expect(await world.money(accountId)).toMatchObject({ balance: 100, ledger: 100, kinds: ['grant', 'charge', 'refund'] });
+});
+
+it('uses the configured timeout', async () => {
+  const accountId = await world.newAccount(100);
+  const task = await start(accountId);
+  world.deps.settings.taskTimeoutMs = 5 * MINUTE;
+  world.advance(5 * MINUTE + 1);
+  expect(await sweep(world.deps)).toMatchObject({ timedOut: 1 });
+  expect((await world.stores.tasks.get(accountId, task.taskId))?.status).toBe('failed');
+});
+
+it('fails and refunds a task lost between charge and submission, after the grace period only', async () => {
+  const accountId = await world.newAccount(100);
+  const lost = await lostStart(accountId);
+  expect(lost.provider).toBeUndefined();
+  expect((await world.money(accountId)).balance).toBe(75);
+
+  world.advance(world.deps.settings.submissionGraceMs);
+  expect(await sweep(world.deps)).toEqual(report({ examined: 1 }));
+  expect((await world.stores.tasks.get(accountId, lost.taskId))?.status).toBe('processing');
+
+  world.advance(1);
+  expect(await sweep(world.deps)).toEqual(report({ examined: 1, lostSubmissions: 1 }));
+  expect(await world.stores.tasks.get(accountId, lost.taskId)).toMatchObject({ status: 'failed', error: { code: 'internal_error' } });
+  expect(await world.money(accountId)).toMatchObject({ balance: 100, ledger: 100 });
+});
+
+it('leaves a task alone whose submission was recorded late, after the sweeper listed it', async () => {
+  const accountId = await world.newAccount(100);
+  const lost = await lostStart(accountId);
+  world.advance(world.deps.settings.submissionGraceMs + 1);
+  // The late submission lands between the sweeper's listing and its decision.
+  const listProcessing = world.stores.tasks.listProcessing.bind(world.stores.tasks);
+  jest.spyOn(world.stores.tasks, 'listProcessing').mockImplementation(async (limit) => {
+    const listed = await listProcessing(limit);
+    await world.stores.tasks.recordSubmission(lost, { name: 'scripted', jobId: 'late' }, world.now().toISOString());
+    return listed;
+  });
+  await sweep(world.deps);
+  expect(await world.stores.tasks.get(accountId, lost.taskId)).toMatchObject({ status: 'processing', provider: { jobId: 'late' } });
+  expect((await world.money(accountId)).balance).toBe(75);
+});
+
+it('refreshes tasks nobody polled for 30 s, and only those', async () => {
+  const accountId = await world.newAccount(100);
+  const stale = await start(accountId, 'stale');
+  world.advance(20_000);
+  const fresh = await start(accountId, 'fresh');
+  world.provider.onFetch(async () => ({ type: 'failed', code: 'upstream_error', message: 'died' }));
+  world.advance(10_000);
+  expect(await sweep(world.deps)).toEqual(report({ examined: 2 }));
+  world.advance(1);
+  expect(await sweep(world.deps)).toEqual(report({ examined: 2, refreshed: 1 }));
+  expect(world.provider.fetches).toBe(1);
+  expect((await world.stores.tasks.get(accountId, stale.taskId))?.status).toBe('failed');
+  expect((await world.stores.tasks.get(accountId, fresh.taskId))?.status).toBe('processing');
+  expect(await world.money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
+});
+
+it('asks for the copy of outputs still waiting, and the copy completes the task', async () => {
+  const accountId = await world.newAccount(100);
+  const task = await start(accountId);
+  world.copyQueue.refuse = true;
+  world.provider.onFetch(async () => ({ type: 'completed', outputUrls: ['https://p.test/v'] }));
+  world.advance(5_000);
+  await getTask(world.deps, accountId, 'video', task.taskId);
+  world.copyQueue.refuse = false;
+  expect(await sweep(world.deps)).toEqual(report({ examined: 1, copied: 1 }));
+  expect(world.copyQueue.requests).toEqual([{ accountId, taskId: task.taskId }]);
+  await world.copyQueue.drain();
+  expect(await world.stores.tasks.get(accountId, task.taskId)).toMatchObject({ status: 'completed' });
+  expect(await sweep(world.deps)).toEqual(report({}));
+});
+
+it('goes on with the other tasks when one of them fails, oldest first', async () => {
+  const accountId = await world.newAccount(100);
+  const first = await start(accountId, 'first');
+  world.advance(1_000);
+  const second = await start(accountId, 'second');
+  let calls = 0;
+  world.provider.onFetch(async () => {
+    calls += 1;
+    if (calls === 1) throw new TypeError('adapter bug');
+    return { type: 'failed', code: 'upstream_error', message: 'died' };
+  });
+  world.advance(MINUTE);
+  expect(await sweep(world.deps)).toEqual(report({ examined: 2, refreshed: 2, errors: 1 }));
+  expect((await world.stores.tasks.get(accountId, first.taskId))?.status).toBe('processing');
+  expect((await world.stores.tasks.get(accountId, second.taskId))?.status).toBe('failed');
+});
