@@ -19,7 +19,20 @@ describe('loadConfig', () => {
       publicMediaBaseUrl: 'https://cdn.example.com',
       provider: { name: 'simulated', delaySeconds: 10 },
       taskTimeoutSeconds: 1800,
+      // Deployed defaults: no loopback, more than 24 h of retries.
+      webhooks: { allowLoopback: false, retrySchedule: [...CONFIG_DEFAULTS.webhookRetrySchedule] },
     });
+    const retried = CONFIG_DEFAULTS.webhookRetrySchedule.reduce((sum, seconds) => sum + seconds, 0);
+    expect(retried).toBeGreaterThan(24 * 3600);
+  });
+
+  it('reads the webhook queue, retry schedule and loopback setting', () => {
+    expect(
+      loadConfig({ ...base, WEBHOOK_QUEUE_URL: 'https://sqs.test/q', WEBHOOK_RETRY_SCHEDULE: '2, 10,30', WEBHOOK_ALLOW_LOOPBACK: 'true' }).webhooks,
+    ).toEqual({ queueUrl: 'https://sqs.test/q', retrySchedule: [2, 10, 30], allowLoopback: true });
+    expect(() => loadConfig({ ...base, WEBHOOK_RETRY_SCHEDULE: '2,soon' })).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
+    expect(() => loadConfig({ ...base, WEBHOOK_RETRY_SCHEDULE: '-1' })).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
+    expect(() => loadConfig({ ...base, WEBHOOK_ALLOW_LOOPBACK: 'yes' })).toThrow(/WEBHOOK_ALLOW_LOOPBACK/);
   });
 
   it.each(['TABLE_NAME', 'AWS_REGION', 'MEDIA_BUCKET', 'PUBLIC_MEDIA_BASE_URL', 'PROVIDER'])('fails loudly, naming %s, when it is missing', (name) => {

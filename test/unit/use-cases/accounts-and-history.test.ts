@@ -47,15 +47,19 @@ describe('history pages', () => {
     const accountId = await world.newAccount(1000);
     for (let i = 0; i < 7; i += 1) await startTask(world.deps, accountId, video({ prompt: `task ${i}` }));
     const page1 = await listTasks(world.stores.tasks, accountId, 'video', 1, 3);
-    expect(page1.tasks.map((task) => task.params.prompt)).toEqual(['task 6', 'task 5', 'task 4']);
-    expect(page1.pagination).toEqual({ page: 1, limit: 3, total: 7, total_pages: 3, has_more: true });
+    expect(page1.items.map((task) => task.params.prompt)).toEqual(['task 6', 'task 5', 'task 4']);
+    expect(page1).toMatchObject({ page: 1, limit: 3, total: 7, totalPages: 3, hasMore: true });
     const page3 = await listTasks(world.stores.tasks, accountId, 'video', 3, 3);
-    expect(page3.tasks.map((task) => task.params.prompt)).toEqual(['task 0']);
-    expect(page3.pagination.has_more).toBe(false);
+    expect(page3.items.map((task) => task.params.prompt)).toEqual(['task 0']);
+    expect(page3.hasMore).toBe(false);
     expect(await listTasks(world.stores.tasks, accountId, 'video', 4, 3)).toEqual({
-      tasks: [],
-      pagination: { page: 4, limit: 3, total: 7, total_pages: 3, has_more: false },
+      items: [],
+      page: 4,
+      limit: 3,
+      total: 7,
+      totalPages: 3,
+      hasMore: false,
     });
-    expect((await listTasks(world.stores.tasks, accountId, 'image', 1, 3)).pagination).toMatchObject({ total: 0, total_pages: 0 });
+    expect(await listTasks(world.stores.tasks, accountId, 'image', 1, 3)).toMatchObject({ total: 0, totalPages: 0 });
   });
 });

@@ -13,7 +13,7 @@ beforeEach(() => {
 
 it('stores an image under an unguessable public key, typed by its bytes', async () => {
   const view = await storeUpload(storage, 'acc_1', JPEG);
-  expect(view).toEqual({ url: expect.stringMatching(/^https:\/\/media\.test\/uploads\/[0-9a-f]{32}\.jpg$/), content_type: 'image/jpeg', size: JPEG.length });
+  expect(view).toEqual({ url: expect.stringMatching(/^https:\/\/media\.test\/uploads\/[0-9a-f]{32}\.jpg$/), contentType: 'image/jpeg', size: JPEG.length });
   const key = view.url.slice('https://media.test/'.length);
   expect(storage.objects.get(key)).toMatchObject({ contentType: 'image/jpeg', accountId: 'acc_1', public: true });
   await expect(storeUpload(storage, 'acc_1', TEXT)).rejects.toBeInstanceOf(ValidationError);
@@ -22,16 +22,16 @@ it('stores an image under an unguessable public key, typed by its bytes', async 
 
 it('publishes a checked direct upload and removes the incoming object', async () => {
   const upload = await createDirectUpload(storage, 'acc_1', new Date('2026-03-01T12:00:00.000Z'));
-  expect(upload).toMatchObject({ upload_id: expect.stringMatching(/^upl_[0-9a-f]{32}$/), expires_at: '2026-03-01T12:15:00.000Z' });
+  expect(upload).toMatchObject({ uploadId: expect.stringMatching(/^upl_[0-9a-f]{32}$/), expiresAt: '2026-03-01T12:15:00.000Z' });
   const incoming = upload.fields.key!;
-  expect(storage.presigned.get(incoming)).toEqual({ maxBytes: upload.max_bytes, expiresSeconds: 900 });
-  await expect(completeDirectUpload(storage, 'acc_1', upload.upload_id)).rejects.toBeInstanceOf(NotFoundError);
+  expect(storage.presigned.get(incoming)).toEqual({ maxBytes: upload.maxBytes, expiresSeconds: 900 });
+  await expect(completeDirectUpload(storage, 'acc_1', upload.uploadId)).rejects.toBeInstanceOf(NotFoundError);
 
   storage.simulateDirectUpload(incoming, JPEG);
   // Another account cannot complete it.
-  await expect(completeDirectUpload(storage, 'acc_2', upload.upload_id)).rejects.toBeInstanceOf(NotFoundError);
-  const view = await completeDirectUpload(storage, 'acc_1', upload.upload_id);
-  expect(view).toMatchObject({ content_type: 'image/jpeg', size: JPEG.length });
+  await expect(completeDirectUpload(storage, 'acc_2', upload.uploadId)).rejects.toBeInstanceOf(NotFoundError);
+  const view = await completeDirectUpload(storage, 'acc_1', upload.uploadId);
+  expect(view).toMatchObject({ contentType: 'image/jpeg', size: JPEG.length });
   expect(storage.objects.has(incoming)).toBe(false);
   expect([...storage.objects.values()]).toEqual([expect.objectContaining({ public: true, accountId: 'acc_1', contentType: 'image/jpeg' })]);
 });
@@ -39,6 +39,6 @@ it('publishes a checked direct upload and removes the incoming object', async ()
 it('deletes a direct upload that is not an image', async () => {
   const upload = await createDirectUpload(storage, 'acc_1');
   storage.simulateDirectUpload(upload.fields.key!, TEXT);
-  await expect(completeDirectUpload(storage, 'acc_1', upload.upload_id)).rejects.toBeInstanceOf(ValidationError);
+  await expect(completeDirectUpload(storage, 'acc_1', upload.uploadId)).rejects.toBeInstanceOf(ValidationError);
   expect(storage.objects.size).toBe(0);
 });
