@@ -1,0 +1,212 @@
+import type { LocalStack } from '../../bin/local-stack/stack';
+import { createAccount, createApiKey } from '../../functions/domain/account-admin';
+import { call, startTestApi } from '../support/local-api';
+import { startReceiver } from '../support/webhook-receiver';
+
+/**
+ * Webhook endpoints and deliveries over real HTTP: the local stack's delivery queue runs the
+ * consumer; receivers on 127.0.0.1 verify every request with the standardwebhooks library.
+ */
+jest.setTimeout(60_000);
+
+let stack: LocalStack;
+type Json = Record<string, any>;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+beforeAll(async () => {
+  // Retries within a second, so the schedule is seen in a test.
+  stack = await startTestApi({ SIM_DELAY_SECONDS: '0', PROVIDER: 'simulated', WEBHOOK_RETRY_SCHEDULE: '0.3,0.3,0.3' });
+});
+afterAll(async () => {
+  await stack.stop();
+});
+
+async function account() {
+  const { account } = await createAccount(stack.context, { credits: 100 });
+  const key = await createApiKey(stack.context, account.accountId, { rateLimit: 1000 });
+  return { accountId: account.accountId, key: key.apiKey };
+}
+
+const post = (key: string, path: string, body?: unknown) =>
+  call<Json>(stack.baseUrl, path, {
+    method: 'POST',
+    key,
+    ...(body !== undefined && { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
+  });
+
+async function endpoint(key: string, url: string, extra: Json = {}) {
+  const reply = await post(key, '/webhooks', { url, ...extra });
+  expect(reply.status).toBe(200);
+  return reply.body.data!;
+}
+
+describe('webhook endpoints', () => {
+  it('registers an endpoint with a secret shown once, lists it without, and deletes it', async () => {
+    const { key } = await account();
+    const created = await endpoint(key, 'https://example.com/hooks', { description: 'prod receiver' });
+    expect(created).toMatchObject({
+      webhook_id: expect.stringMatching(/^whk_[0-9A-Z]{26}$/),
+      url: 'https://example.com/hooks',
+      events: ['video.completed', 'video.failed', 'image.completed', 'image.failed'],
+      description: 'prod receiver',
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/),
+    });
+    const listed = await call<Json>(stack.baseUrl, '/webhooks', { key });
+    const { secret: _secret, ...shown } = created;
+    expect(listed.body.data).toEqual({ webhooks: [shown] });
+
+    const deleted = await call<Json>(stack.baseUrl, `/webhooks/${created.webhook_id}`, { method: 'DELETE', key });
+    expect(deleted.body.data).toEqual({ webhook_id: created.webhook_id, deleted: true });
+    expect((await call<Json>(stack.baseUrl, '/webhooks', { key })).body.data).toEqual({ webhooks: [] });
+    const again = await call(stack.baseUrl, `/webhooks/${created.webhook_id}`, { method: 'DELETE', key });
+    expect([again.status, again.body.error?.code]).toEqual([404, 'not_found']);
+  });
+
+  it.each([
+    [{ url: 'http://example.com/hooks' }, 'url: must be an https URL'],
+    [{ url: 'http://127.0.0.1:9/hooks', note: 'allowed locally' }, ''],
+    [{ url: 'https://user:pw@example.com/hooks' }, 'url: must not contain credentials'],
+    [{ url: 'not a url' }, 'url: must be an absolute https URL'],
+    [{ url: 'https://example.com', events: ['video.started'] }, 'events.0: must be one of'],
+    [{ url: 'https://example.com', events: [] }, 'events: must name at least one event type'],
+    [{ url: 'https://example.com', description: 'a description of 501 characters' }, 'description: must be at most 500 characters'],
+    [{}, 'url:'],
+  ])('refuses %j with a 400 naming the field', async (body, message) => {
+    const { key } = await account();
+    const sent = 'description' in body ? { ...body, description: 'x'.repeat(501) } : body;
+    const reply = await post(key, '/webhooks', sent);
+    if (message === '') {
+      // Loopback over http is the local stack's own allowance (WEBHOOK_ALLOW_LOOPBACK), for a developer's receiver.
+      expect(reply.status).toBe(200);
+      return;
+    }
+    expect([reply.status, reply.body.error?.code]).toEqual([400, 'validation_error']);
+    expect(reply.body.error?.message).toContain(message);
+    expect((await call<Json>(stack.baseUrl, '/webhooks', { key })).body.data).toEqual({ webhooks: [] });
+  });
+
+  it('allows at most ten endpoints per account, even when the eleventh and twelfth race', async () => {
+    const { key } = await account();
+    for (let i = 0; i < 8; i += 1) await endpoint(key, `https://example.com/hooks/${i}`);
+    const racing = await Promise.all([0, 1, 2, 3].map((i) => post(key, '/webhooks', { url: `https://example.com/race/${i}` })));
+    expect(racing.map((reply) => reply.status).sort()).toEqual([200, 200, 400, 400]);
+    expect(racing.find((reply) => reply.status === 400)!.body.error!.message).toContain('at most 10 webhook endpoints');
+    expect(((await call<Json>(stack.baseUrl, '/webhooks', { key })).body.data!.webhooks as unknown[]).length).toBe(10);
+  });
+
+  it("answers 404 for another account's endpoint and for ids that cannot exist", async () => {
+    const owner = await account();
+    const other = await account();
+    const created = await endpoint(owner.key, 'https://example.com/hooks');
+    for (const [method, path] of [
+      ['DELETE', `/webhooks/${created.webhook_id}`],
+      ['POST', `/webhooks/${created.webhook_id}/test`],
+      ['GET', `/webhooks/${created.webhook_id}/deliveries`],
+      ['GET', '/webhooks/whk_nope/deliveries'],
+    ] as const) {
+      const reply = await call(stack.baseUrl, path, { method, key: other.key });
+      expect([method, path, reply.status, reply.body.error?.code]).toEqual([method, path, 404, 'not_found']);
+    }
+  });
+});
+
+describe('deliveries', () => {
+  it('sends a signed webhook.test event that standardwebhooks verifies, and lists the delivery', async () => {
+    const { key } = await account();
+    const receiver = await startReceiver();
+    try {
+      const created = await endpoint(key, receiver.url);
+      receiver.useSecret(created.secret);
+      const sent = await post(key, `/webhooks/${created.webhook_id}/test`);
+      expect(sent.body.data).toEqual({ event_id: expect.stringMatching(/^evt_[0-9A-Z]{26}$/) });
+      const [event] = await receiver.waitFor(1);
+      expect(event!.id).toBe(sent.body.data!.event_id);
+      expect(event!.verified).toEqual({
+        id: sent.body.data!.event_id,
+        type: 'webhook.test',
+        created_at: expect.any(String),
+        data: { webhook_id: created.webhook_id },
+      });
+
+      let deliveries: Json[] = [];
+      for (let i = 0; i < 40 && deliveries[0]?.status !== 'delivered'; i += 1) {
+        await sleep(50);
+        deliveries = (await call<Json>(stack.baseUrl, `/webhooks/${created.webhook_id}/deliveries`, { key })).body.data!.deliveries;
+      }
+      expect(deliveries).toEqual([
+        {
+          event_id: sent.body.data!.event_id,
+          type: 'webhook.test',
+          status: 'delivered',
+          attempts: 1,
+          last_status_code: 200,
+          last_attempt_at: expect.any(String),
+          next_attempt_at: null,
+        },
+      ]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('retries a receiver that fails, under the same webhook-id, until it answers 2xx', async () => {
+    const { key } = await account();
+    const receiver = await startReceiver({ answer: (attempt) => ({ status: attempt <= 2 ? 503 : 204 }) });
+    try {
+      const created = await endpoint(key, receiver.url);
+      receiver.useSecret(created.secret);
+      const sent = await post(key, `/webhooks/${created.webhook_id}/test`);
+      const attempts = await receiver.waitFor(3);
+      expect(attempts.map((attempt) => attempt.id)).toEqual(Array(3).fill(sent.body.data!.event_id));
+      expect(attempts.every((attempt) => attempt.verified !== undefined)).toBe(true);
+      expect(new Set(attempts.map((attempt) => attempt.body)).size).toBe(1);
+      await sleep(1_000);
+      expect(receiver.received).toHaveLength(3);
+      const [delivery] = (await call<Json>(stack.baseUrl, `/webhooks/${created.webhook_id}/deliveries`, { key })).body.data!.deliveries;
+      expect(delivery).toMatchObject({ status: 'delivered', attempts: 3, last_status_code: 204 });
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('never follows a redirect: a 3xx is a failed attempt, and the schedule ends in failed', async () => {
+    const { key } = await account();
+    const target = await startReceiver();
+    const receiver = await startReceiver({ answer: () => ({ status: 302, headers: { location: target.url } }) });
+    try {
+      const created = await endpoint(key, receiver.url);
+      await post(key, `/webhooks/${created.webhook_id}/test`);
+      // One first attempt plus three retries (WEBHOOK_RETRY_SCHEDULE has three entries).
+      await receiver.waitFor(4);
+      let delivery: Json | undefined;
+      for (let i = 0; i < 40 && delivery?.status !== 'failed'; i += 1) {
+        await sleep(100);
+        delivery = (await call<Json>(stack.baseUrl, `/webhooks/${created.webhook_id}/deliveries`, { key })).body.data!.deliveries[0];
+      }
+      expect(delivery).toMatchObject({ status: 'failed', attempts: 4, last_status_code: 302, next_attempt_at: null });
+      expect(receiver.received).toHaveLength(4);
+      expect(target.received).toHaveLength(0);
+    } finally {
+      await Promise.all([receiver.close(), target.close()]);
+    }
+  });
+
+  it('sends nothing more to an endpoint deleted while its delivery waits for a retry', async () => {
+    const { key } = await account();
+    const receiver = await startReceiver({ answer: () => ({ status: 500 }) });
+    try {
+      const created = await endpoint(key, receiver.url);
+      await post(key, `/webhooks/${created.webhook_id}/test`);
+      await receiver.waitFor(1);
+      await call(stack.baseUrl, `/webhooks/${created.webhook_id}`, { method: 'DELETE', key });
+      const seen = receiver.received.length;
+      await sleep(1_500);
+      expect(receiver.received.length).toBeLessThanOrEqual(seen + 1); // at most the attempt already under way
+      const settled = receiver.received.length;
+      await sleep(1_000);
+      expect(receiver.received.length).toBe(settled);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
