@@ -1,3 +1,4 @@
+import type { NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
 import type { Task } from '../../domain/task';
 import { processingEntry, taskHistoryKey, taskKey } from './keys';
 
@@ -28,7 +29,7 @@ export function toTaskItem(task: Task): Record<string, unknown> {
   };
 }
 
-export function fromTaskItem(item: Record<string, any>): Task {
+export function fromTaskItem(item: Record<string, NativeAttributeValue>): Task {
   return {
     kind: item.kind,
     taskId: item.task_id,
