@@ -24,7 +24,7 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<
     };
   } catch (error) {
     // This exact message is API Gateway's signal for a 401 (the UNAUTHORIZED gateway response).
-    if (error instanceof UnauthorizedError) throw new Error('Unauthorized');
+    if (error instanceof UnauthorizedError) throw new Error('Unauthorized', { cause: error });
     throw error;
   }
 }

@@ -21,7 +21,6 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { errorEnvelope } from '../../functions/contract/envelope';
 import { GATEWAY_RESPONSES, type GatewayResponse } from '../../functions/contract/gateway-responses';
 import { API_PREFIX, BINARY_MEDIA_TYPES, type Route } from '../../functions/http/routes';
 import type { CustomDomain } from '../deploy-settings';

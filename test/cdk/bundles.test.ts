@@ -5,7 +5,7 @@ import { buildAppContext } from '../../functions/app-context';
 import type { Db } from '../../functions/adapters/dynamodb/dynamo-client';
 import { createAccount } from '../../functions/domain/account-admin';
 import { hashApiKey, keyIdFromHash } from '../../functions/domain/api-key';
-import { AUTHORIZER_HANDLER, COPY_WORKER_HANDLER, ROUTES, SWEEPER_HANDLER } from '../../functions/http/routes';
+import { AUTHORIZER_HANDLER, COPY_WORKER_HANDLER, SWEEPER_HANDLER } from '../../functions/http/routes';
 import { findBundledFunction, listBundledFunctions, type BundledFunction } from '../../bin/invoke/assembly';
 import { invokeBundle, type InvokeOutcome } from '../../bin/invoke/invoke-bundle';
 import { fillPlaceholders, invokeEnvironment } from '../../bin/invoke/local-env';

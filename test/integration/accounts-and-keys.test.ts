@@ -11,7 +11,7 @@ import {
 import { authenticate } from '../../functions/domain/authenticate';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../../functions/domain/errors';
 import { ledgerSum } from '../../functions/domain/ledger';
-import { createTestDb, dropTestDb, testConfig, testDynamoEndpoint } from '../support/test-db';
+import { createTestDb, dropTestDb, testConfig } from '../support/test-db';
 
 let ctx: AppContext;
 let stores: Pick<AppContext, 'accounts' | 'apiKeys' | 'ledger'>;

@@ -24,7 +24,6 @@ import { RENDERER_ASSET, RENDERER_VERSION, rendererScript } from '../../function
 import { serverUrlOf } from '../../functions/openapi/server-url';
 import { contractProblems } from '../support/contract';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const doc = buildOpenApiDocument() as any;
 const schemas = doc.components.schemas;
 

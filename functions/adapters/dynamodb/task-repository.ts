@@ -50,7 +50,7 @@ export class DynamoTaskStore implements TaskStore {
         }
         // Either the balance is too low or another task took our position: read and decide.
         const account = await this.accounts.get(draft.accountId);
-        if (!account) throw new Error(`Account ${draft.accountId} disappeared while creating a task.`);
+        if (!account) throw new Error(`Account ${draft.accountId} disappeared while creating a task.`, { cause: error });
         if (account.credits < -charge.amount) return { type: 'insufficient_credits', available: account.credits };
         expectedCount = account.taskCounts[draft.kind];
         await backoff(attempt);

@@ -1,5 +1,5 @@
 import type { MiddlewareObj, Request } from '@middy/core';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { RateLimitExceededError } from '../../domain/errors';
 import type { RateDecision } from '../../domain/rate-limit';
 import { errorEnvelope } from '../../contract/envelope';
@@ -7,7 +7,7 @@ import { jsonResponse } from '../envelope';
 import { toHttpError } from '../error-mapping';
 import { rateLimitHeaders } from './rate-limit';
 
-type ApiRequest = Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, any, { rateLimit?: RateDecision }>;
+type ApiRequest = Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, { rateLimit?: RateDecision }>;
 
 export function requestIdOf(request: ApiRequest): string {
   return request.event.requestContext?.requestId ?? request.context?.awsRequestId ?? 'unknown';
