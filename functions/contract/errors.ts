@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   'rate_limit_exceeded',
   'internal_error',
   'upstream_error',
+  'task_not_cancelable',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -30,6 +31,7 @@ export const ERROR_SUMMARIES: Readonly<Record<ErrorCode, string>> = {
   rate_limit_exceeded: 'over the per-key rate limit',
   internal_error: 'a failure on our side',
   upstream_error: 'the generation provider refused or failed the submission (credits refunded)',
+  task_not_cancelable: 'a cancel of a task that has already completed or failed',
 };
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 502;
@@ -78,8 +80,9 @@ export const ERROR_STATUSES: Readonly<Record<ErrorStatus, ErrorStatusDoc>> = {
     example: 'No video with id "vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ".',
   },
   409: {
-    codes: ['idempotency_conflict'],
-    description: 'This Idempotency-Key was used with a different request body within 24 hours.',
+    codes: ['idempotency_conflict', 'task_not_cancelable'],
+    description:
+      '`idempotency_conflict`: this Idempotency-Key was used with a different request body within 24 hours. `task_not_cancelable`: the task has already completed or failed.',
     example: 'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
   },
   413: {

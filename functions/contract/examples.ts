@@ -12,12 +12,14 @@ export const EXAMPLE_VIDEO = {
   duration: 5,
   resolution: '720p',
   credits_used: 25,
+  progress: 0,
   created_at: '2026-11-21T17:00:00.000Z',
   updated_at: '2026-11-21T17:00:00.000Z',
 };
 export const EXAMPLE_VIDEO_DONE = {
   ...EXAMPLE_VIDEO,
   status: 'completed',
+  progress: 100,
   video_url: 'https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4',
   updated_at: '2026-11-21T17:00:41.000Z',
   completed_at: '2026-11-21T17:00:41.000Z',
@@ -31,12 +33,14 @@ export const EXAMPLE_IMAGE = {
   aspect_ratio: '16:9',
   output_format: 'webp',
   credits_used: 5,
+  progress: 0,
   created_at: '2026-11-21T17:00:00.000Z',
   updated_at: '2026-11-21T17:00:00.000Z',
 };
 export const EXAMPLE_IMAGE_DONE = {
   ...EXAMPLE_IMAGE,
   status: 'completed',
+  progress: 100,
   image_urls: ['https://media.example.com/images/img_01M7ZP0E1WQ4R5N8B2C6D7F9GH-1.webp'],
   updated_at: '2026-11-21T17:00:12.000Z',
   completed_at: '2026-11-21T17:00:12.000Z',

@@ -31,7 +31,7 @@ export const taskError = z
     message: z.string().meta({ description: 'Human-readable reason.' }),
     code: z.enum(TASK_ERROR_CODES).meta({
       description:
-        '`upstream_error`: the provider failed; `content_rejected`: the provider refused the prompt or image; `timeout`: still processing after the time limit (30 min by default); `internal_error`: a failure on our side.',
+        '`upstream_error`: the provider failed; `content_rejected`: the provider refused the prompt or image; `timeout`: still processing after the time limit (30 min by default); `internal_error`: a failure on our side; `canceled`: you canceled it.',
     }),
   })
   .meta({ id: 'TaskError', description: 'Why a task failed (failed tasks only). Its credits were refunded in full.' });
@@ -76,6 +76,7 @@ export const videoTask = z
     duration: z.number().int().meta({ description: 'Length in seconds.' }),
     resolution: z.enum(VIDEO_RESOLUTIONS),
     credits_used: credits('Credits charged for this task (refunded if it failed).'),
+    progress: z.number().int().min(0).max(100).meta({ description: 'How far the task is, 0-100: 0 at start, rising while processing (held at 95 or below), 100 when completed; a failed task keeps its last value. Never goes down.' }),
     video_url: z.url().meta({ description: 'The MP4, public, no key needed (completed only).' }).optional(),
     error: taskError.optional(),
     created_at: timestamp('When the task was started.'),
@@ -100,6 +101,7 @@ export const imageTask = z
     output_format: z.enum(OUTPUT_FORMATS),
     images: z.array(z.string()).meta({ description: 'Reference images (edit mode only).' }).optional(),
     credits_used: credits('Credits charged for this task (refunded if it failed).'),
+    progress: z.number().int().min(0).max(100).meta({ description: 'How far the task is, 0-100: 0 at start, rising while processing (held at 95 or below), 100 when completed; a failed task keeps its last value. Never goes down.' }),
     image_urls: z.array(z.url()).meta({ description: 'The images, public, no key needed (completed only).' }).optional(),
     error: taskError.optional(),
     created_at: timestamp('When the task was started.'),
@@ -140,6 +142,7 @@ function common(task: Task) {
   return {
     status: task.status,
     credits_used: task.creditsUsed,
+    progress: task.progress,
     ...(task.status === 'failed' && task.error && { error: { message: task.error.message, code: task.error.code } }),
     created_at: task.createdAt,
     updated_at: task.updatedAt,
@@ -149,7 +152,7 @@ function common(task: Task) {
 
 export function videoView(task: VideoTask): VideoTaskView {
   const { params } = task;
-  const { status, credits_used, error, created_at, updated_at, completed_at } = common(task);
+  const { status, credits_used, progress, error, created_at, updated_at, completed_at } = common(task);
   return {
     video_id: task.taskId,
     status,
@@ -161,6 +164,7 @@ export function videoView(task: VideoTask): VideoTaskView {
     duration: params.duration,
     resolution: params.resolution,
     credits_used,
+    progress,
     ...(status === 'completed' && { video_url: task.outputUrls?.[0] }),
     ...(error && { error }),
     created_at,
@@ -171,7 +175,7 @@ export function videoView(task: VideoTask): VideoTaskView {
 
 export function imageView(task: ImageTask): ImageTaskView {
   const { params } = task;
-  const { status, credits_used, error, created_at, updated_at, completed_at } = common(task);
+  const { status, credits_used, progress, error, created_at, updated_at, completed_at } = common(task);
   return {
     image_id: task.taskId,
     status,
@@ -182,6 +186,7 @@ export function imageView(task: ImageTask): ImageTaskView {
     output_format: params.outputFormat,
     ...(params.images && { images: params.images }),
     credits_used,
+    progress,
     ...(status === 'completed' && { image_urls: task.outputUrls ?? [] }),
     ...(error && { error }),
     created_at,

@@ -4,16 +4,17 @@
  */
 
 export const VIDEO_MODELS = {
-  'vid-1-5-pro': { name: 'Lite video model', creditsPerSecond: 5, subscriptionRequired: false },
-  'vid-2-0': { name: 'Standard 1.0 video model', creditsPerSecond: 7.5, subscriptionRequired: true },
-  'vid-2-0-fast': { name: 'Fast 1.0 video model', creditsPerSecond: 5, subscriptionRequired: true },
+  // typicalSeconds: how long a task usually takes upstream, for the progress estimate.
+  'vid-1-5-pro': { name: 'Lite video model', creditsPerSecond: 5, subscriptionRequired: false, typicalSeconds: 60 },
+  'vid-2-0': { name: 'Standard 1.0 video model', creditsPerSecond: 7.5, subscriptionRequired: true, typicalSeconds: 120 },
+  'vid-2-0-fast': { name: 'Fast 1.0 video model', creditsPerSecond: 5, subscriptionRequired: true, typicalSeconds: 45 },
 } as const;
 export type VideoModel = keyof typeof VIDEO_MODELS;
 export const VIDEO_MODEL_IDS = Object.keys(VIDEO_MODELS) as [VideoModel, ...VideoModel[]];
 export const DEFAULT_VIDEO_MODEL: VideoModel = 'vid-1-5-pro';
 
 export const IMAGE_MODELS = {
-  'image-2': { name: 'Image model 2.0', creditsPerImage: 5, subscriptionRequired: true },
+  'image-2': { name: 'Image model 2.0', creditsPerImage: 5, subscriptionRequired: true, typicalSeconds: 15 },
 } as const;
 export type ImageModel = keyof typeof IMAGE_MODELS;
 export const IMAGE_MODEL_IDS = Object.keys(IMAGE_MODELS) as [ImageModel, ...ImageModel[]];

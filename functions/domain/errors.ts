@@ -58,5 +58,8 @@ export class AccountBusyError extends RateLimitExceededError {
   }
 }
 
+/** A cancel of a task that has already ended (completed or failed). */
+export class TaskNotCancelableError extends DomainError {}
+
 /** The upstream generation provider failed or refused the request. */
 export class UpstreamError extends DomainError {}

@@ -1,4 +1,5 @@
 import { NotFoundError } from './errors';
+import { withProgress } from './progress';
 import { narrowTask, type TaskKind, type TaskOfKind } from './task';
 import { refreshTask, type LifecycleDeps } from './task-lifecycle';
 
@@ -17,11 +18,11 @@ export async function getTask<K extends TaskKind>(
   const task = await deps.tasks.get(accountId, taskId);
   if (!task || task.kind !== kind) throw notFound();
   try {
-    return narrowTask(await refreshTask(deps, task), kind);
+    return withProgress(narrowTask(await refreshTask(deps, task), kind), deps.clock());
   } catch (error) {
     // The stored state is still a correct answer: a failed check answers with it.
     console.error(JSON.stringify({ level: 'error', message: 'refresh failed', taskId, error: String(error) }));
-    return narrowTask(task, kind);
+    return withProgress(narrowTask(task, kind), deps.clock());
   }
 }
 

@@ -1,4 +1,5 @@
 import type { TaskStore } from './ports';
+import { withProgress } from './progress';
 import { narrowTask, type TaskKind, type TaskOfKind } from './task';
 
 /** One page of a history list and where it sits in the whole. */
@@ -18,11 +19,12 @@ export async function listTasks<K extends TaskKind>(
   kind: K,
   page: number,
   limit: number,
+  now = new Date(),
 ): Promise<Page<TaskOfKind<K>>> {
   const result = await tasks.listPage(accountId, kind, page, limit);
   const totalPages = Math.ceil(result.total / limit);
   return {
-    items: result.tasks.map((task) => narrowTask(task, kind)),
+    items: result.tasks.map((task) => withProgress(narrowTask(task, kind), now)),
     page,
     limit,
     total: result.total,

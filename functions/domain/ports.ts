@@ -76,18 +76,22 @@ export interface TaskStore {
    * processing -> failed and the refund with its ledger entry, in one transaction, so the
    * refund happens exactly once however many callers race. False if already final.
    */
-  failAndRefund(
-    task: Task,
-    error: TaskError,
-    refund: LedgerEntry,
-    now: string,
-    /** Only while the provider has not accepted it (the sweeper's lost-submission case). */
-    options?: { onlyIfUnsubmitted?: boolean },
-  ): Promise<boolean>;
+  failAndRefund(task: Task, error: TaskError, refund: LedgerEntry, now: string, options?: FailOptions): Promise<boolean>;
+  /** Raises the stored progress (never lowers it) while the task is processing. */
+  recordProgress(task: Task, progress: number): Promise<void>;
   /** One page of an account's tasks of a kind, newest first, and the total count. */
   listPage(accountId: string, kind: TaskKind, page: number, limit: number): Promise<{ tasks: Task[]; total: number }>;
   /** Tasks still processing, oldest first. */
   listProcessing(limit: number): Promise<Task[]>;
+}
+
+export interface FailOptions {
+  /** Only while the provider has not accepted it (the sweeper's lost-submission case). */
+  onlyIfUnsubmitted?: boolean;
+  /** Only while no result has been recorded (a cancel: once outputs exist, the task completes). */
+  onlyBeforeOutputs?: boolean;
+  /** The progress the failed task keeps (what it showed when it ended). */
+  progress?: number;
 }
 
 /** A request's claim on an Idempotency-Key (24 h; same body -> same answer). */
@@ -115,6 +119,7 @@ export interface IdempotencyStore {
 export interface MediaStore {
   /** Streams `sourceUrl` into our bucket at `key`; returns our public URL for it. */
   copyFromUrl(sourceUrl: string, key: string, contentType: string): Promise<string>;
+  remove(key: string): Promise<void>;
 }
 
 /** Which task's outputs to copy: the copy worker's event. */

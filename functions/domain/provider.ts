@@ -52,7 +52,8 @@ export type SubmitOutcome =
   | { type: 'rejected'; code: ProviderFailureCode; message: string };
 
 export type ResultOutcome =
-  | { type: 'processing' }
+  /** Still running; `progress` (0-100) when the provider says how far it is. */
+  | { type: 'processing'; progress?: number }
   /** Finished; the output URLs are the provider's and may expire, so they are copied before use. */
   | { type: 'completed'; outputUrls: string[] }
   | { type: 'failed'; code: ProviderFailureCode; message: string };
@@ -62,6 +63,8 @@ export interface GenerationProvider {
   submit(job: GenerationJob): Promise<SubmitOutcome>;
   /** The latest state of a job this provider accepted. */
   fetchResult(jobId: string): Promise<ResultOutcome>;
+  /** Asks the provider to stop a job (best effort: a job that already ended is left alone). */
+  cancel(jobId: string): Promise<void>;
 }
 
 /**

@@ -114,6 +114,7 @@ async function startAnyTask(
       accountId,
       status: 'processing',
       creditsUsed: price,
+      progress: 0,
       copyAttempts: 0,
       createdAt,
       updatedAt: createdAt,

@@ -2,7 +2,8 @@ import { newLedgerEntryId } from './ids';
 import type { LedgerEntry } from './ledger';
 import type { GenerationJob, GenerationProvider, ResultOutcome } from './provider';
 import { ProviderUnavailableError } from './provider';
-import type { CopyQueue, CopyRequest, MediaStore, TaskStore } from './ports';
+import type { CopyQueue, CopyRequest, FailOptions, MediaStore, TaskStore } from './ports';
+import { MAX_PROCESSING_PROGRESS, progressOf } from './progress';
 import type { Task, TaskError } from './task';
 
 /**
@@ -54,10 +55,12 @@ export async function failTask(
   deps: Pick<LifecycleDeps, 'tasks' | 'clock'>,
   task: Task,
   error: TaskError,
-  options: { onlyIfUnsubmitted?: boolean } = {},
+  options: Omit<FailOptions, 'progress'> = {},
 ): Promise<Task> {
-  const now = deps.clock().toISOString();
-  await deps.tasks.failAndRefund(task, error, refundEntry(task, now), now, options);
+  const clock = deps.clock();
+  const now = clock.toISOString();
+  // A failed task keeps the progress it showed when it ended.
+  await deps.tasks.failAndRefund(task, error, refundEntry(task, now), now, { ...options, progress: progressOf(task, clock) });
   return (await deps.tasks.get(task.accountId, task.taskId)) ?? task;
 }
 
@@ -70,6 +73,7 @@ export const FAILURE_MESSAGES: Record<TaskError['code'], string> = {
   content_rejected: 'The provider refused the prompt or image under its content policy. Your credits were refunded.',
   timeout: 'The task did not finish in time. Your credits were refunded.',
   internal_error: 'The task could not be submitted for generation. Your credits were refunded.',
+  canceled: 'The task was canceled. Your credits were refunded.',
 };
 
 export function logProviderDetail(task: Task, detail: string): void {
@@ -98,6 +102,11 @@ export async function refreshTask(deps: LifecycleDeps, task: Task): Promise<Task
 async function applyOutcome(deps: LifecycleDeps, task: Task, outcome: ResultOutcome): Promise<Task> {
   switch (outcome.type) {
     case 'processing':
+      if (outcome.progress !== undefined && outcome.progress > task.progress) {
+        const progress = Math.min(MAX_PROCESSING_PROGRESS, Math.max(0, Math.floor(outcome.progress)));
+        await deps.tasks.recordProgress(task, progress);
+        return { ...task, progress };
+      }
       return task;
     case 'failed':
       logProviderDetail(task, outcome.message);
@@ -148,7 +157,10 @@ export async function copyOutputs(deps: LifecycleDeps, task: Task): Promise<Task
       const { key, contentType } = outputFile(task, index);
       urls.push(await deps.media.copyFromUrl(sourceUrl, key, contentType));
     }
-    await deps.tasks.complete(task, urls, deps.clock().toISOString());
+    if (!(await deps.tasks.complete(task, urls, deps.clock().toISOString()))) {
+      // The task ended otherwise meanwhile (timed out): its result must not stay published.
+      await Promise.all(task.pendingOutputs.map((_, index) => deps.media.remove(outputFile(task, index).key)));
+    }
   } catch (error) {
     const attempts = await deps.tasks.recordCopyFailure(task, deps.clock().toISOString());
     console.warn(

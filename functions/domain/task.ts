@@ -16,7 +16,7 @@ import type {
 export type TaskKind = 'video' | 'image';
 export const TASK_STATUSES = ['processing', 'completed', 'failed'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
-export const TASK_ERROR_CODES = ['upstream_error', 'content_rejected', 'timeout', 'internal_error'] as const;
+export const TASK_ERROR_CODES = ['upstream_error', 'content_rejected', 'timeout', 'internal_error', 'canceled'] as const;
 export type TaskErrorCode = (typeof TASK_ERROR_CODES)[number];
 
 export interface TaskError {
@@ -50,6 +50,11 @@ interface TaskBase {
   seq: number;
   status: TaskStatus;
   creditsUsed: number;
+  /**
+   * 0-100, stored as last known: the provider's own figure or the estimate when the task
+   * failed. What a caller sees while processing is `progressOf` (progress.ts).
+   */
+  progress: number;
   /** Set once the provider accepted the job. */
   provider?: { name: string; jobId: string };
   /** When the provider was last asked about this task (polls within 2 s reuse it). */

@@ -6,6 +6,7 @@ import {
   NotFoundError,
   PaidAccessRequiredError,
   RateLimitExceededError,
+  TaskNotCancelableError,
   UnauthorizedError,
   UpstreamError,
   ValidationError,
@@ -26,6 +27,7 @@ const DOMAIN_ERRORS: ReadonlyArray<[new (...args: never[]) => DomainError, Error
   [PaidAccessRequiredError, 'paid_access_required'],
   [NotFoundError, 'not_found'],
   [IdempotencyConflictError, 'idempotency_conflict'],
+  [TaskNotCancelableError, 'task_not_cancelable'],
   [RateLimitExceededError, 'rate_limit_exceeded'],
   [UpstreamError, 'upstream_error'],
 ];

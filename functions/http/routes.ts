@@ -123,6 +123,30 @@ export const ROUTES: readonly ApiRoute[] = [
       curl: `curl -s "{BASE}/videos/$VIDEO_ID" ${AUTH}`,
     },
   },
+  {
+    method: 'POST',
+    path: `${API_PREFIX}/videos/{video_id}/cancel`,
+    handler: 'cancel-video',
+    needs: {
+      purpose: 'cancels a video task, refunds it and stops the upstream job',
+      table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+      provider: true,
+    },
+    doc: {
+      operationId: 'cancelVideo',
+      summary: 'Cancel a video task',
+      description:
+        'A `processing` task becomes `failed` with `error.code` `canceled` and its credits are refunded in full, once; the provider is asked to stop the job. A task that has already completed or failed (or whose result is already being stored) answers 409 `task_not_cancelable`. A cancel racing the completion has exactly one outcome: completed (the cancel gets 409) or canceled (refunded, and no result is ever published).',
+      tag: 'Videos',
+      request: { params: videoIdParam },
+      success: { description: 'The canceled task.', ...json(videoTaskResponse, ok({ ...EXAMPLE_VIDEO, status: 'failed', progress: 12, error: { code: 'canceled', message: 'The task was canceled. Your credits were refunded.' }, completed_at: '2026-11-21T17:00:05.000Z', updated_at: '2026-11-21T17:00:05.000Z' })) },
+      errors: [401, 404, 409, 429, 500],
+      errorNotes: {
+        409: { description: 'The task has already completed or failed.', example: `The video ${EXAMPLE_VIDEO.video_id} has already completed: only a processing task can be canceled.` },
+      },
+      curl: `curl -s -X POST "{BASE}/videos/$VIDEO_ID/cancel" ${AUTH}`,
+    },
+  },
   // Images
   {
     method: 'POST',
@@ -195,6 +219,30 @@ export const ROUTES: readonly ApiRoute[] = [
       errors: [401, 404, 429, 500],
       errorNotes: { 404: { example: 'No image with id "img_01M7ZP0E1WQ4R5N8B2C6D7F9GH".' } },
       curl: `curl -s "{BASE}/images/$IMAGE_ID" ${AUTH}`,
+    },
+  },
+  {
+    method: 'POST',
+    path: `${API_PREFIX}/images/{image_id}/cancel`,
+    handler: 'cancel-image',
+    needs: {
+      purpose: 'cancels a image task, refunds it and stops the upstream job',
+      table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+      provider: true,
+    },
+    doc: {
+      operationId: 'cancelImage',
+      summary: 'Cancel a image task',
+      description:
+        'A `processing` task becomes `failed` with `error.code` `canceled` and its credits are refunded in full, once; the provider is asked to stop the job. A task that has already completed or failed (or whose result is already being stored) answers 409 `task_not_cancelable`. A cancel racing the completion has exactly one outcome: completed (the cancel gets 409) or canceled (refunded, and no result is ever published).',
+      tag: 'Images',
+      request: { params: imageIdParam },
+      success: { description: 'The canceled task.', ...json(imageTaskResponse, ok({ ...EXAMPLE_IMAGE, status: 'failed', progress: 12, error: { code: 'canceled', message: 'The task was canceled. Your credits were refunded.' }, completed_at: '2026-11-21T17:00:05.000Z', updated_at: '2026-11-21T17:00:05.000Z' })) },
+      errors: [401, 404, 409, 429, 500],
+      errorNotes: {
+        409: { description: 'The task has already completed or failed.', example: `The image ${EXAMPLE_IMAGE.image_id} has already completed: only a processing task can be canceled.` },
+      },
+      curl: `curl -s -X POST "{BASE}/images/$IMAGE_ID/cancel" ${AUTH}`,
     },
   },
   // Uploads

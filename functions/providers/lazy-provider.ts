@@ -18,5 +18,6 @@ export function lazyProvider(name: string, build: () => Promise<GenerationProvid
     name,
     submit: async (job) => (await provider()).submit(job),
     fetchResult: async (jobId) => (await provider()).fetchResult(jobId),
+    cancel: async (jobId) => (await provider()).cancel(jobId),
   };
 }

@@ -7,6 +7,7 @@ import type {
   ApiKeyStore,
   CopyQueue,
   CreateTaskResult,
+  FailOptions,
   IdempotencyClaim,
   IdempotencyRecord,
   IdempotencyStore,
@@ -235,21 +236,28 @@ export class MemoryTaskStore implements TaskStore {
     error: TaskError,
     refund: LedgerEntry,
     now: string,
-    options: { onlyIfUnsubmitted?: boolean } = {},
+    options: FailOptions = {},
   ): Promise<boolean> {
     await turn();
     const stored = this.processing(task);
-    if (!stored || (options.onlyIfUnsubmitted && stored.provider)) return false;
+    if (!stored || (options.onlyIfUnsubmitted && stored.provider) || (options.onlyBeforeOutputs && stored.pendingOutputs)) return false;
     // The other two parts of the adapter's transaction: an existing account, a new ledger entry.
     const account = this.table.accounts.get(task.accountId);
     if (!account) throw new MemoryConditionError(`account ${task.accountId} does not exist`);
     this.table.checkNewEntry(refund);
     Object.assign(stored, { status: 'failed', error: { code: error.code, message: error.message }, completedAt: now, updatedAt: now });
+    if (options.progress !== undefined) stored.progress = options.progress;
     delete stored.pendingOutputs;
     account.credits += refund.amount;
     account.updatedAt = now;
     this.table.addEntry(refund);
     return true;
+  }
+
+  async recordProgress(task: Task, progress: number): Promise<void> {
+    await turn();
+    const stored = this.processing(task);
+    if (stored && stored.progress < progress) stored.progress = progress;
   }
 
   async listPage(accountId: string, kind: TaskKind, page: number, limit: number) {
@@ -346,6 +354,11 @@ export class MemoryMediaStore implements MediaStore {
     if (this.failing(sourceUrl)) throw new Error(`download of ${sourceUrl} failed`);
     this.objects.set(key, { sourceUrl, contentType });
     return `${this.publicBaseUrl}/${key}`;
+  }
+
+  async remove(key: string): Promise<void> {
+    await turn();
+    this.objects.delete(key);
   }
 }
 

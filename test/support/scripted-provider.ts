@@ -8,6 +8,7 @@ export class ScriptedProvider implements GenerationProvider {
   readonly name = 'scripted';
   submits: GenerationJob[] = [];
   fetches = 0;
+  canceled: string[] = [];
   private submitAnswer: () => Promise<SubmitOutcome> = async () => ({ type: 'accepted', jobId: `job_${this.submits.length}` });
   private resultAnswer: () => Promise<ResultOutcome> = async () => ({ type: 'processing' });
 
@@ -29,5 +30,9 @@ export class ScriptedProvider implements GenerationProvider {
   async fetchResult(): Promise<ResultOutcome> {
     this.fetches += 1;
     return this.resultAnswer();
+  }
+
+  async cancel(jobId: string): Promise<void> {
+    this.canceled.push(jobId);
   }
 }

@@ -5,6 +5,7 @@ const inner: GenerationProvider = {
   name: 'inner',
   submit: async () => ({ type: 'accepted', jobId: 'j1' }),
   fetchResult: async () => ({ type: 'processing' }),
+  cancel: async () => undefined,
 };
 
 describe('lazyProvider', () => {

@@ -7,6 +7,7 @@ const base = {
   seq: 3,
   status: 'processing' as const,
   creditsUsed: 25,
+  progress: 40,
   copyAttempts: 0,
   createdAt: '2026-11-21T17:00:00.000Z',
   updatedAt: '2026-11-21T17:00:00.000Z',

@@ -66,6 +66,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/videos/{video_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a video task
+         * @description A `processing` task becomes `failed` with `error.code` `canceled` and its credits are refunded in full, once; the provider is asked to stop the job. A task that has already completed or failed (or whose result is already being stored) answers 409 `task_not_cancelable`. A cancel racing the completion has exactly one outcome: completed (the cancel gets 409) or canceled (refunded, and no result is ever published).
+         */
+        post: operations["cancelVideo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/generate-image": {
         parameters: {
             query?: never;
@@ -122,6 +142,26 @@ export interface paths {
         get: operations["getImage"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images/{image_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a image task
+         * @description A `processing` task becomes `failed` with `error.code` `canceled` and its credits are refunded in full, once; the provider is asked to stop the job. A task that has already completed or failed (or whose result is already being stored) answers 409 `task_not_cancelable`. A cancel racing the completion has exactly one outcome: completed (the cancel gets 409) or canceled (refunded, and no result is ever published).
+         */
+        post: operations["cancelImage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -385,6 +425,8 @@ export interface components {
             resolution: "480p" | "720p" | "1080p";
             /** @description Credits charged for this task (refunded if it failed). */
             credits_used: number;
+            /** @description How far the task is, 0-100: 0 at start, rising while processing (held at 95 or below), 100 when completed; a failed task keeps its last value. Never goes down. */
+            progress: number;
             /**
              * Format: uri
              * @description The MP4, public, no key needed (completed only).
@@ -429,10 +471,10 @@ export interface components {
             /** @description Human-readable reason. */
             message: string;
             /**
-             * @description `upstream_error`: the provider failed; `content_rejected`: the provider refused the prompt or image; `timeout`: still processing after the time limit (30 min by default); `internal_error`: a failure on our side.
+             * @description `upstream_error`: the provider failed; `content_rejected`: the provider refused the prompt or image; `timeout`: still processing after the time limit (30 min by default); `internal_error`: a failure on our side; `canceled`: you canceled it.
              * @enum {string}
              */
-            code: "upstream_error" | "content_rejected" | "timeout" | "internal_error";
+            code: "upstream_error" | "content_rejected" | "timeout" | "internal_error" | "canceled";
         };
         /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `validation_error`. */
         Error400: {
@@ -461,13 +503,13 @@ export interface components {
                 code: "insufficient_credits" | "paid_access_required";
             };
         };
-        /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `idempotency_conflict`. */
+        /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `idempotency_conflict` or `task_not_cancelable`. */
         Error409: {
             data: null;
             error: {
                 message: string;
                 /** @enum {string} */
-                code: "idempotency_conflict";
+                code: "idempotency_conflict" | "task_not_cancelable";
             };
         };
         /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `payload_too_large`. */
@@ -604,6 +646,8 @@ export interface components {
             images?: string[];
             /** @description Credits charged for this task (refunded if it failed). */
             credits_used: number;
+            /** @description How far the task is, 0-100: 0 at start, rising while processing (held at 95 or below), 100 when completed; a failed task keeps its last value. Never goes down. */
+            progress: number;
             /** @description The images, public, no key needed (completed only). */
             image_urls?: string[];
             error?: components["schemas"]["TaskError"];
@@ -919,6 +963,7 @@ export interface operations {
                      *         "duration": 5,
                      *         "resolution": "720p",
                      *         "credits_used": 25,
+                     *         "progress": 0,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:00.000Z"
                      *       },
@@ -991,7 +1036,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description This Idempotency-Key was used with a different request body within 24 hours. */
+            /** @description `idempotency_conflict`: this Idempotency-Key was used with a different request body within 24 hours. `task_not_cancelable`: the task has already completed or failed. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1136,6 +1181,7 @@ export interface operations {
                      *             "duration": 5,
                      *             "resolution": "720p",
                      *             "credits_used": 25,
+                     *             "progress": 100,
                      *             "created_at": "2026-11-21T17:00:00.000Z",
                      *             "updated_at": "2026-11-21T17:00:41.000Z",
                      *             "video_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4",
@@ -1275,6 +1321,7 @@ export interface operations {
                      *         "duration": 5,
                      *         "resolution": "720p",
                      *         "credits_used": 25,
+                     *         "progress": 100,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:41.000Z",
                      *         "video_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4",
@@ -1371,6 +1418,162 @@ export interface operations {
             };
         };
     };
+    cancelVideo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `video_id` returned by `POST /generate`. */
+                video_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The canceled task. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "video_id": "vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ",
+                     *         "status": "failed",
+                     *         "model": "vid-1-5-pro",
+                     *         "generation_type": "text_to_video",
+                     *         "prompt": "a red fox running through snow",
+                     *         "aspect_ratio": "16:9",
+                     *         "duration": 5,
+                     *         "resolution": "720p",
+                     *         "credits_used": 25,
+                     *         "progress": 12,
+                     *         "created_at": "2026-11-21T17:00:00.000Z",
+                     *         "updated_at": "2026-11-21T17:00:05.000Z",
+                     *         "error": {
+                     *           "code": "canceled",
+                     *           "message": "The task was canceled. Your credits were refunded."
+                     *         },
+                     *         "completed_at": "2026-11-21T17:00:05.000Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VideoTaskResponse"];
+                };
+            };
+            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description No such id for this account (ids of other accounts are answered the same way). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "No video with id \"vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ\".",
+                     *         "code": "not_found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The task has already completed or failed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The video vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ has already completed: only a processing task can be canceled.",
+                     *         "code": "idempotency_conflict"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
     generateImage: {
         parameters: {
             query?: never;
@@ -1417,6 +1620,7 @@ export interface operations {
                      *         "aspect_ratio": "16:9",
                      *         "output_format": "webp",
                      *         "credits_used": 5,
+                     *         "progress": 0,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:00.000Z"
                      *       },
@@ -1489,7 +1693,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description This Idempotency-Key was used with a different request body within 24 hours. */
+            /** @description `idempotency_conflict`: this Idempotency-Key was used with a different request body within 24 hours. `task_not_cancelable`: the task has already completed or failed. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1633,6 +1837,7 @@ export interface operations {
                      *             "aspect_ratio": "16:9",
                      *             "output_format": "webp",
                      *             "credits_used": 5,
+                     *             "progress": 100,
                      *             "created_at": "2026-11-21T17:00:00.000Z",
                      *             "updated_at": "2026-11-21T17:00:12.000Z",
                      *             "image_urls": [
@@ -1773,6 +1978,7 @@ export interface operations {
                      *         "aspect_ratio": "16:9",
                      *         "output_format": "webp",
                      *         "credits_used": 5,
+                     *         "progress": 100,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:12.000Z",
                      *         "image_urls": [
@@ -1825,6 +2031,161 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    cancelImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `image_id` returned by `POST /generate-image`. */
+                image_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The canceled task. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "image_id": "img_01M7ZP0E1WQ4R5N8B2C6D7F9GH",
+                     *         "status": "failed",
+                     *         "model": "image-2",
+                     *         "prompt": "a lighthouse at dusk",
+                     *         "resolution": "2k",
+                     *         "aspect_ratio": "16:9",
+                     *         "output_format": "webp",
+                     *         "credits_used": 5,
+                     *         "progress": 12,
+                     *         "created_at": "2026-11-21T17:00:00.000Z",
+                     *         "updated_at": "2026-11-21T17:00:05.000Z",
+                     *         "error": {
+                     *           "code": "canceled",
+                     *           "message": "The task was canceled. Your credits were refunded."
+                     *         },
+                     *         "completed_at": "2026-11-21T17:00:05.000Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImageTaskResponse"];
+                };
+            };
+            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description No such id for this account (ids of other accounts are answered the same way). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "No video with id \"vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ\".",
+                     *         "code": "not_found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The task has already completed or failed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The image img_01M7ZP0E1WQ4R5N8B2C6D7F9GH has already completed: only a processing task can be canceled.",
+                     *         "code": "idempotency_conflict"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error409"];
                 };
             };
             /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */

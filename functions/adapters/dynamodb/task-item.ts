@@ -24,6 +24,7 @@ export function toTaskItem(task: Task): Record<string, unknown> {
     seq: task.seq,
     status: task.status,
     credits_used: task.creditsUsed,
+    progress: task.progress,
     params: task.params,
     provider_name: task.provider?.name,
     provider_job_id: task.provider?.jobId,
@@ -74,6 +75,8 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
     seq: count('seq'),
     status,
     creditsUsed: count('credits_used'),
+    // Items written before progress existed read as 0.
+    progress: item.progress === undefined ? 0 : count('progress'),
     ...(providerJobId && { provider: { name: text('provider_name'), jobId: providerJobId } }),
     ...(lastCheckedAt && { lastCheckedAt }),
     ...(pendingOutputs && { pendingOutputs }),

@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AccountBusyError } from '../../domain/errors';
 import type { LedgerEntry } from '../../domain/ledger';
-import type { CreateTaskResult, IdempotencyClaim, NewTaskRequest, TaskStore } from '../../domain/ports';
+import type { CreateTaskResult, FailOptions, IdempotencyClaim, NewTaskRequest, TaskStore } from '../../domain/ports';
 import type { Task, TaskError, TaskKind } from '../../domain/task';
 import { balanceCredit, DynamoAccountStore } from './account-repository';
 import { cancellationReasons, isConditionFailure, type Db } from './dynamo-client';
@@ -165,7 +165,7 @@ export class DynamoTaskStore implements TaskStore {
     error: TaskError,
     refund: LedgerEntry,
     now: string,
-    options: { onlyIfUnsubmitted?: boolean } = {},
+    options: FailOptions = {},
   ): Promise<boolean> {
     try {
       await this.db.doc.send(
@@ -175,17 +175,21 @@ export class DynamoTaskStore implements TaskStore {
               Update: {
                 TableName: this.db.tableName,
                 Key: taskKey(task.accountId, task.taskId),
-                UpdateExpression:
-                  'SET #status = :failed, #error = :error, completed_at = :now, updated_at = :now REMOVE gsi1pk, gsi1sk, pending_outputs',
-                ConditionExpression: options.onlyIfUnsubmitted
-                  ? '#status = :processing AND attribute_not_exists(provider_job_id)'
-                  : '#status = :processing',
+                UpdateExpression: `SET #status = :failed, #error = :error, completed_at = :now, updated_at = :now${
+                  options.progress === undefined ? '' : ', progress = :progress'
+                } REMOVE gsi1pk, gsi1sk, pending_outputs`,
+                ConditionExpression: [
+                  '#status = :processing',
+                  ...(options.onlyIfUnsubmitted ? ['attribute_not_exists(provider_job_id)'] : []),
+                  ...(options.onlyBeforeOutputs ? ['attribute_not_exists(pending_outputs)'] : []),
+                ].join(' AND '),
                 ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
                 ExpressionAttributeValues: {
                   ':failed': 'failed',
                   ':processing': 'processing',
                   ':error': { code: error.code, message: error.message },
                   ':now': now,
+                  ...(options.progress !== undefined && { ':progress': options.progress }),
                 },
               },
             },
@@ -205,6 +209,14 @@ export class DynamoTaskStore implements TaskStore {
       }
       throw caught;
     }
+  }
+
+  async recordProgress(task: Task, progress: number): Promise<void> {
+    await this.conditionalUpdate(task, {
+      UpdateExpression: 'SET progress = :progress',
+      ConditionExpression: '#status = :processing AND (attribute_not_exists(progress) OR progress < :progress)',
+      ExpressionAttributeValues: { ':progress': progress },
+    });
   }
 
   async listPage(accountId: string, kind: TaskKind, page: number, limit: number) {

@@ -127,6 +127,13 @@ export class ReplicateProvider implements GenerationProvider {
     }
   }
 
+  async cancel(jobId: string): Promise<void> {
+    const path = `/v1/predictions/${encodeURIComponent(jobId)}/cancel`;
+    const answer = await this.send('POST', path, {}, Date.now() + this.options.timeoutMs);
+    // A prediction that already ended answers 4xx: there is nothing left to stop.
+    if (answer.status >= 500 || answer.status === 429) throw this.unavailable(answer, `canceling prediction ${jobId}`);
+  }
+
   /** A GET, tried once more after a 5xx or a dropped connection if the budget allows. */
   private async getWithOneRetry(path: string, deadline: number): Promise<HttpAnswer> {
     try {

@@ -34,6 +34,8 @@ export interface SimulatedProviderOptions {
 interface SimJob {
   job: GenerationJob;
   submittedAt: string;
+  /** Set by cancel: the job renders nothing and reports itself canceled. */
+  canceledAt?: string;
 }
 
 const JOBS = `${MEDIA_PREFIXES.simulatedProvider}jobs`;
@@ -62,10 +64,14 @@ export class SimulatedProvider implements GenerationProvider {
     if (!/^sim_[0-9A-Z]{26}$/.test(jobId)) return { type: 'failed', code: 'upstream_error', message: 'unknown job' };
     const text = await this.options.storage.getText(`${JOBS}/${jobId}.json`);
     if (!text) return { type: 'failed', code: 'upstream_error', message: 'unknown job' };
-    const { job, submittedAt } = JSON.parse(text) as SimJob;
+    const { job, submittedAt, canceledAt } = JSON.parse(text) as SimJob;
 
-    if (job.prompt.includes('sim:stall')) return { type: 'processing' };
-    if (this.clock().getTime() - Date.parse(submittedAt) < this.options.delayMs) return { type: 'processing' };
+    if (canceledAt) return { type: 'failed', code: 'upstream_error', message: 'the job was canceled' };
+    const elapsed = this.clock().getTime() - Date.parse(submittedAt);
+    // Its own figure, as a real provider's would be: how much of the delay has passed.
+    const progress = Math.min(99, Math.floor((100 * elapsed) / Math.max(1, this.options.delayMs)));
+    if (job.prompt.includes('sim:stall')) return { type: 'processing', progress: 0 };
+    if (elapsed < this.options.delayMs) return { type: 'processing', progress };
     if (job.prompt.includes('sim:fail')) {
       return { type: 'failed', code: 'upstream_error', message: 'simulated generation failure (sim:fail)' };
     }
@@ -87,6 +93,16 @@ export class SimulatedProvider implements GenerationProvider {
       }
       throw error;
     }
+  }
+
+  /** Stops the job: it will render nothing. Unknown or ended jobs are left alone. */
+  async cancel(jobId: string): Promise<void> {
+    if (!/^sim_[0-9A-Z]{26}$/.test(jobId)) return;
+    const key = `${JOBS}/${jobId}.json`;
+    const text = await this.options.storage.getText(key);
+    if (!text) return;
+    const state = JSON.parse(text) as SimJob;
+    await this.options.storage.put(key, JSON.stringify({ ...state, canceledAt: this.clock().toISOString() }), 'application/json');
   }
 
   /** Renders the result once; a concurrent second render writes the same object again. */

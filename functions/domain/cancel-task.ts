@@ -1,0 +1,46 @@
+import { NotFoundError, TaskNotCancelableError } from './errors';
+import { withProgress, progressOf } from './progress';
+import { narrowTask, type TaskKind, type TaskOfKind } from './task';
+import { FAILURE_MESSAGES, refundEntry, type LifecycleDeps } from './task-lifecycle';
+
+const TASK_ID = /^(vid|img)_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/**
+ * Cancels a processing task: it fails with `canceled` and is refunded, exactly once, in the same
+ * conditional transaction every other failure uses; then the upstream job is asked to stop.
+ * A cancel racing completion has one outcome: once the provider's result is recorded the task
+ * completes and the cancel is refused (409), and a task canceled first never gets a result.
+ */
+export async function cancelTask<K extends TaskKind>(
+  deps: LifecycleDeps,
+  accountId: string,
+  kind: K,
+  taskId: string,
+): Promise<TaskOfKind<K>> {
+  const notFound = () => new NotFoundError(`No ${kind} with id "${taskId.slice(0, 64)}".`);
+  if (!TASK_ID.test(taskId)) throw notFound();
+  const task = await deps.tasks.get(accountId, taskId);
+  if (!task || task.kind !== kind) throw notFound();
+  const refuse = (status: string) =>
+    new TaskNotCancelableError(`The ${kind} ${taskId} has already ${status === 'completed' ? 'completed' : 'failed'}: only a processing task can be canceled.`);
+  if (task.status !== 'processing' || task.pendingOutputs) throw refuse(task.pendingOutputs ? 'completed' : task.status);
+
+  const clock = deps.clock();
+  const now = clock.toISOString();
+  const canceled = await deps.tasks.failAndRefund(task, { code: 'canceled', message: FAILURE_MESSAGES.canceled }, refundEntry(task, now), now, {
+    onlyBeforeOutputs: true,
+    progress: progressOf(task, clock),
+  });
+  const latest = (await deps.tasks.get(accountId, taskId)) ?? task;
+  if (!canceled) throw refuse(latest.pendingOutputs ? 'completed' : latest.status);
+
+  if (task.provider) {
+    try {
+      await deps.provider.cancel(task.provider.jobId);
+    } catch (error) {
+      // Best effort: the task is canceled and refunded either way; a job that runs on is not ours to bill.
+      console.warn(JSON.stringify({ level: 'warn', message: 'upstream cancel failed', taskId, error: String(error) }));
+    }
+  }
+  return withProgress(narrowTask(latest, kind), deps.clock());
+}

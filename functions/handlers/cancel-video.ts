@@ -1,0 +1,10 @@
+import { lifecycle } from '../app-context/lifecycle';
+import { videoView } from '../contract/tasks';
+import { cancelTask } from '../domain/cancel-task';
+import { httpHandler } from '../http/http-handler';
+import { pathParameter } from '../http/request';
+
+/** POST /api/v1/videos/{video_id}/cancel: fail and refund a processing task, stop its upstream job. */
+export const handler = httpHandler(async ({ event, principal }) =>
+  videoView(await cancelTask(lifecycle(), principal.accountId, 'video', pathParameter(event, 'video_id'))),
+);
