@@ -32,6 +32,7 @@ export class StatefulStack extends Stack {
       production: settings.production,
       ...(settings.cdn.domain && { cdnDomain: settings.cdn.domain }),
       ...(settings.cdn.webAclArn && { cdnWebAclArn: settings.cdn.webAclArn }),
+      cdnLogs: settings.cdn.logs,
     });
     this.shared = {
       tableName: this.table.tableName,
