@@ -7,7 +7,13 @@ describe('StatefulStack', () => {
   let prod: Synthesized;
   beforeAll(() => {
     dev = synthesize();
-    prod = synthesize({ context: { stage: 'prod', replicateSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vidgen/prod/replicate-AbCdEf' } });
+    prod = synthesize({
+      context: {
+        stage: 'prod',
+        replicateSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vidgen/prod/replicate-AbCdEf',
+        alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:vidgen-alarms',
+      },
+    });
   });
 
   describe('table', () => {
