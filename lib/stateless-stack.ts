@@ -173,6 +173,7 @@ export class StatelessStack extends Stack {
       api: this.restApi.api,
       accessLogs: this.restApi.accessLogs,
       functions,
+      capped: new Set([...this.functions.values()].filter((fn) => fn.reservedConcurrency).map((fn) => fn.function)),
       authorizer: authorizer.function,
       sweeper: sweeper.function,
       copyWorker: copyWorker.function,

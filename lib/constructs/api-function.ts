@@ -68,12 +68,14 @@ export class ApiFunction extends Construct {
   readonly function: NodejsFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
+  readonly reservedConcurrency?: number;
   private readonly purpose: string;
 
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
     super(scope, id);
     this.handlerName = props.handler;
     this.purpose = props.purpose;
+    if (props.reservedConcurrency) this.reservedConcurrency = props.reservedConcurrency;
 
     const entry = path.join(HANDLERS_DIR, `${props.handler}.ts`);
     if (!existsSync(entry)) {

@@ -28,6 +28,8 @@ export interface ServiceAlarmsProps {
   accessLogs: ILogGroup;
   /** Every function, by handler name. */
   functions: ReadonlyMap<string, IFunction>;
+  /** Functions with reserved concurrency (throttled by design in a burst). */
+  capped: ReadonlySet<IFunction>;
   /** Watched through the access log instead of Lambda's Errors (see below). */
   authorizer: IFunction;
   sweeper: IFunction;
@@ -108,13 +110,18 @@ export class ServiceAlarms extends Construct {
     });
 
     for (const [handler, fn] of props.functions) {
+      // A function with reserved concurrency is throttled by design in a burst (its asynchronous
+      // events wait and retry): only throttling that lasts 15 minutes says the cap is too low.
+      const capped = props.capped.has(fn);
       alarm(`Throttles${handler.replace(/[^a-zA-Z0-9]/g, '')}`, {
         alarmName: `throttles-${handler}`,
-        alarmDescription: `Lambda throttled ${handler} (account concurrency exhausted?).`,
+        alarmDescription: capped
+          ? `Lambda throttled ${handler} for 15 minutes: the work needs more than its reserved concurrency.`
+          : `Lambda throttled ${handler} (account concurrency exhausted?).`,
         metric: fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }),
         threshold: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: 1,
+        evaluationPeriods: capped ? 3 : 1,
       });
     }
 

@@ -94,6 +94,12 @@ describe('operations: background functions, alarms, dashboard', () => {
       expect(reserved(tuned, COPY_WORKER_HANDLER)).toBe(25);
       expect(reserved(tuned, SWEEPER_HANDLER)).toBeUndefined();
     });
+
+    it('alarm on throttling of a capped function only when it lasts 15 minutes (a burst waits by design)', () => {
+      expect(named(`throttles-${COPY_WORKER_HANDLER}`)).toMatchObject({ EvaluationPeriods: 3, Period: 300 });
+      expect(named(`throttles-${SWEEPER_HANDLER}`)).toMatchObject({ EvaluationPeriods: 3 });
+      expect(named('throttles-generate')).toMatchObject({ EvaluationPeriods: 1 });
+    });
   });
 
   describe('alarms', () => {
