@@ -18,6 +18,7 @@ import { isPublicRoute, VidGenRestApi } from './constructs/rest-api';
 import { DeadLetterQueue } from './constructs/dead-letter-queue';
 import { ServiceAlarms } from './constructs/service-alarms';
 import { ServiceDashboard } from './constructs/service-dashboard';
+import type { WorkQueue } from './constructs/work-queue';
 import type { DeploySettings } from './deploy-settings';
 import { sharedEnvironment } from './function-environment';
 import {
@@ -58,6 +59,11 @@ export class StatelessStack extends Stack {
   readonly data: SharedResources;
   /** Where failed background invocations go, each with a depth alarm. */
   readonly deadLetterQueues: { copyWorker: DeadLetterQueue; sweeper: DeadLetterQueue; sweepSchedule: DeadLetterQueue };
+  /**
+   * Queues between functions, each with its dead-letter queue (lib/constructs/work-queue.ts).
+   * Create them (and their consumers) before the alarms below, which watch every one.
+   */
+  readonly workQueues: WorkQueue[] = [];
   readonly alarms: ServiceAlarms;
   readonly dashboard: ServiceDashboard;
 
@@ -167,7 +173,7 @@ export class StatelessStack extends Stack {
     });
 
     const functions = new Map([...this.functions].map(([handler, fn]) => [handler, fn.function]));
-    const deadLetterQueues = Object.values(this.deadLetterQueues);
+    const deadLetterQueues = [...Object.values(this.deadLetterQueues), ...this.workQueues.map((work) => work.deadLetters)];
     this.alarms = new ServiceAlarms(this, 'Alarms', {
       stage: settings.stage,
       api: this.restApi.api,
@@ -179,6 +185,7 @@ export class StatelessStack extends Stack {
       copyWorker: copyWorker.function,
       table: data.table,
       deadLetterQueues,
+      workQueues: this.workQueues,
       ...(settings.alarms.topicArn && { topicArn: settings.alarms.topicArn }),
       emails: settings.alarms.emails,
       thresholds: settings.alarms,
@@ -190,6 +197,7 @@ export class StatelessStack extends Stack {
       sweeper: sweeper.function,
       table: data.table,
       deadLetterQueues,
+      workQueues: this.workQueues,
       alarms: this.alarms,
     });
 

@@ -19,6 +19,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { TABLE_DEFINITION } from '../../functions/adapters/dynamodb/table-definition';
 import type { DeadLetterQueue } from './dead-letter-queue';
+import type { WorkQueue } from './work-queue';
 import { businessMetric } from './service-metrics';
 
 export interface ServiceAlarmsProps {
@@ -35,8 +36,10 @@ export interface ServiceAlarmsProps {
   sweeper: IFunction;
   copyWorker: IFunction;
   table: ITableV2;
-  /** Every dead-letter queue of the stack: each gets a depth alarm. */
+  /** Every dead-letter queue of the stack (work queues' included): each gets a depth alarm. */
   deadLetterQueues: readonly DeadLetterQueue[];
+  /** Queues between functions: an alarm when their oldest message waits too long. */
+  workQueues: readonly WorkQueue[];
   /** SNS topic for alarm and OK notifications. */
   topicArn?: string;
   /** Addresses subscribed to a topic this construct creates (when not empty). */
@@ -221,6 +224,18 @@ export class ServiceAlarms extends Construct {
         alarmDescription: `Messages in the ${dlq.name} dead-letter queue: ${dlq.purpose}.`,
         metric: dlq.queue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }),
         threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+      });
+    }
+
+    // A consumer that stopped (or cannot keep up) shows as messages waiting, before any fails.
+    for (const work of props.workQueues) {
+      alarm(`QueueAge${work.node.id}`, {
+        alarmName: `queue-age-${work.name}`,
+        alarmDescription: `The oldest message in ${work.name} (${work.purpose}) has waited 15 minutes: its consumer is failing, throttled or stopped.`,
+        metric: work.queue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+        threshold: 15 * 60,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,
       });

@@ -13,6 +13,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import type { DeadLetterQueue } from './dead-letter-queue';
 import type { ServiceAlarms } from './service-alarms';
+import type { WorkQueue } from './work-queue';
 import { businessMetric } from './service-metrics';
 
 export interface ServiceDashboardProps {
@@ -22,6 +23,7 @@ export interface ServiceDashboardProps {
   sweeper: IFunction;
   table: ITableV2;
   deadLetterQueues: readonly DeadLetterQueue[];
+  workQueues: readonly WorkQueue[];
   alarms: ServiceAlarms;
 }
 
@@ -129,9 +131,12 @@ export class ServiceDashboard extends Construct {
           width: 8,
         }),
         new GraphWidget({
-          title: 'Dead-letter queues (messages)',
+          title: 'Queues: dead letters (left), oldest message age in s (right)',
           left: props.deadLetterQueues.map((dlq) =>
             dlq.queue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum', label: dlq.name }),
+          ),
+          right: props.workQueues.map((work) =>
+            work.queue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: 'Maximum', label: work.name }),
           ),
           width: 8,
         }),

@@ -1,4 +1,8 @@
+import { App, Duration, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { AUTHORIZER_HANDLER, COPY_WORKER_HANDLER, ROUTES, SWEEPER_HANDLER } from '../../functions/http/routes';
+import { WorkQueue } from '../../lib/constructs/work-queue';
 import { DeploySettingsError, readDeploySettings } from '../../lib/deploy-settings';
 import { functionIdOf, resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
 
@@ -220,6 +224,41 @@ describe('operations: background functions, alarms, dashboard', () => {
       }
       const alarmIds = resourcesOf(template(), 'AWS::CloudWatch::Alarm').map(([id]) => id);
       for (const id of alarmIds) expect(body).toContain(`"Fn::GetAtt":["${id}","Arn"]`);
+    });
+  });
+});
+
+describe('WorkQueue (queues between functions, e.g. webhook deliveries)', () => {
+  // In isolation: the stack creates one per queue a function consumes.
+  it('redrives to its own encrypted dead-letter queue and feeds its consumer with batch item failures, capped', () => {
+    const stack = new Stack(new App(), 'Q');
+    const consumer = new LambdaFunction(stack, 'Consumer', {
+      runtime: Runtime.NODEJS_22_X,
+      handler: 'index.handler',
+      code: Code.fromInline('exports.handler = async () => ({ batchItemFailures: [] });'),
+      timeout: Duration.seconds(30),
+    });
+    const work = new WorkQueue(stack, 'WebhookDeliveries', {
+      name: 'webhook-deliveries',
+      purpose: 'webhook delivery attempts',
+      consumerTimeout: Duration.seconds(30),
+    });
+    work.consumeWith(consumer, { maxConcurrency: 5 });
+    const template = Template.fromStack(stack);
+    const queues = Object.entries(template.toJSON().Resources as Record<string, any>).filter(([, r]) => r.Type === 'AWS::SQS::Queue');
+    const [mainId, main] = queues.find(([, q]) => q.Properties.RedrivePolicy)!;
+    const [dlqId, dlq] = queues.find(([id]) => id !== mainId)!;
+    expect(main.Properties).toMatchObject({
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: 180,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 5 },
+    });
+    expect(dlq.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+    expect(work.deadLetters.name).toBe('webhook-deliveries');
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [mainId, 'Arn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 5 },
     });
   });
 });
