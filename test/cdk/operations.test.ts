@@ -152,7 +152,15 @@ describe('operations: background functions, alarms, dashboard', () => {
       const watched = alarms()
         .filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible')
         .map((a) => a.Dimensions[0].Value['Fn::GetAtt'][0]);
-      expect(watched.sort()).toEqual(queueIds().sort());
+      // Dead-letter queues: Lambda on-failure destinations, EventBridge target DLQs, redrive targets.
+      const text = JSON.stringify(template().toJSON().Resources);
+      const deadLetterIds = queueIds().filter((id) =>
+        [`"Destination":{"Fn::GetAtt":["${id}","Arn"]}`, `"DeadLetterConfig":{"Arn":{"Fn::GetAtt":["${id}","Arn"]}}`, `"deadLetterTargetArn":{"Fn::GetAtt":["${id}","Arn"]}`].some(
+          (reference) => text.includes(reference),
+        ),
+      );
+      expect(deadLetterIds).toHaveLength(3);
+      expect(watched.sort()).toEqual(deadLetterIds.sort());
       expect(named('dlq-copy-worker')).toMatchObject({ Threshold: 1, Statistic: 'Maximum' });
       expect(named('dlq-sweeper')).toBeDefined();
       expect(named('dlq-sweep-schedule')).toBeDefined();
