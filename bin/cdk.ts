@@ -1,7 +1,7 @@
 #!/usr/bin/env -S npx tsx
 /**
  * The CDK app: `npm run synth` (offline, no credentials), `npx cdk deploy --all -c stage=prod
- * -c replicateSecretArn=...`. Every deploy setting comes from CDK context (cdk.json for the
+ * -c replicateSecretArn=... -c alarmEmail=...` (prod needs an alarm recipient). Every deploy setting comes from CDK context (cdk.json for the
  * defaults, -c key=value to override); lib/deploy-settings.ts lists and checks them and
  * docs/operations.md explains them. cdk-nag's AwsSolutions checks run during synthesis.
  */

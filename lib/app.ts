@@ -39,7 +39,6 @@ export function buildApp(
   const stateless = new StatelessStack(app, names.stateless, {
     ...env,
     settings,
-    data: stateful.resources,
     ...options,
     description: `vidgen ${settings.stage}: REST API, functions, schedule and alarms (no data)`,
   });

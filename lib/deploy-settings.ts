@@ -50,8 +50,33 @@ export interface DeploySettings {
     throttle: { rateLimit: number; burstLimit: number };
     webAclArn?: string;
   };
-  cdn: { domain?: CustomDomain; webAclArn?: string };
-  alarms: { topicArn?: string; serverErrorRate: number; latencyP99Ms: number };
+  cdn: {
+    domain?: CustomDomain;
+    webAclArn?: string;
+    /**
+     * CloudFront standard logs into the access-log bucket, in the regions CloudFront delivers
+     * them to (not the opt-in ones; lib/constructs/media-storage.ts decides per region).
+     */
+    logs: boolean;
+  };
+  alarms: {
+    /** An existing SNS topic for alarm and OK notifications. */
+    topicArn?: string;
+    /** Addresses the stack subscribes to a topic of its own (created only when given). */
+    emails: string[];
+    serverErrorRate: number;
+    latencyP99Ms: number;
+    /** TaskRefunded / TaskStarted over an hour, once at least `refundMinTasks` tasks started. */
+    refundRatio: number;
+    refundMinTasks: number;
+    /** ProviderError count in 10 minutes. */
+    providerErrors: number;
+  };
+  /**
+   * Reserved concurrency of the background functions (0: no reservation). It caps them, so a
+   * burst of copies or an overlapping sweep cannot take the account's concurrency from the API.
+   */
+  background: { copyWorkerConcurrency: number; sweeperConcurrency: number };
   logRetentionDays: number;
   /** Bundle the AWS SDK into each function instead of using the runtime's copy. */
   bundleAwsSdk: boolean;
@@ -113,15 +138,55 @@ export function readDeploySettings(
       },
       ...optional('webAclArn', read.arn('apiWebAclArn')),
     },
-    cdn: { ...optional('domain', domain(read, 'cdn')), ...optional('webAclArn', read.arn('cdnWebAclArn')) },
-    alarms: {
-      ...optional('topicArn', read.arn('alarmTopicArn')),
-      serverErrorRate: read.number('alarmServerErrorRate', 0.05),
-      latencyP99Ms: read.integer('alarmLatencyP99Ms', 5000, 1),
+    cdn: {
+      ...optional('domain', domain(read, 'cdn')),
+      ...optional('webAclArn', read.arn('cdnWebAclArn')),
+      logs: read.boolean('cdnLogs', true),
+    },
+    alarms: alarmSettings(read, stage),
+    background: {
+      copyWorkerConcurrency: read.integer('copyWorkerConcurrency', 10, 0, 1000),
+      sweeperConcurrency: read.integer('sweeperConcurrency', 2, 0, 10),
     },
     logRetentionDays: read.oneOfNumbers('logRetentionDays', LOG_RETENTION_DAYS, production ? 90 : 14),
     bundleAwsSdk: read.boolean('bundleAwsSdk', false),
     samLocal: read.boolean('samLocal', false),
+  };
+}
+
+function alarmSettings(read: Reader, stage: Stage): DeploySettings['alarms'] {
+  const topicArn = read.arn('alarmTopicArn');
+  if (topicArn !== undefined && !topicArn.includes(':sns:')) {
+    throw new DeploySettingsError(`alarmTopicArn must be an SNS topic ARN; got "${topicArn}".`);
+  }
+  const emails = (read.string('alarmEmail') ?? '')
+    .split(',')
+    .map((email) => email.trim())
+    .filter(Boolean);
+  for (const email of emails) {
+    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) {
+      throw new DeploySettingsError(`alarmEmail must be e-mail addresses separated by commas; got "${email}".`);
+    }
+  }
+  if (stage === 'prod' && !topicArn && emails.length === 0) {
+    // An alarm nobody receives is no alarm: prod does not deploy without a recipient.
+    throw new DeploySettingsError(
+      'stage=prod needs somewhere to send alarms: pass -c alarmTopicArn=arn:aws:sns:<region>:<account>:<topic> (an existing topic) ' +
+        'or -c alarmEmail=ops@example.com (the stack creates a topic and subscribes the address; confirm the e-mail AWS sends).',
+    );
+  }
+  const refundRatio = read.number('alarmRefundRatio', 0.25);
+  if (refundRatio <= 0 || refundRatio > 1) {
+    throw new DeploySettingsError(`Context "alarmRefundRatio" must be a number above 0 and at most 1; got ${refundRatio}.`);
+  }
+  return {
+    ...optional('topicArn', topicArn),
+    emails,
+    serverErrorRate: read.number('alarmServerErrorRate', 0.05),
+    latencyP99Ms: read.integer('alarmLatencyP99Ms', 5000, 1),
+    refundRatio,
+    refundMinTasks: read.integer('alarmRefundMinTasks', 5, 1),
+    providerErrors: read.integer('alarmProviderErrors', 3, 1),
   };
 }
 

@@ -16,10 +16,11 @@ import type { IConstruct } from 'constructs';
  * after synthesis.
  *
  * Why deferred: cdk-nag names an IAM5 finding after the flattened resource, and a grant on
- * `videos/*` of a bucket from the stateful stack only becomes `<export name>/videos/*` once
- * CDK has turned the cross-stack reference into an `Fn::ImportValue`, after constructs are
- * built. So grants register their reason here (`acknowledgeWildcardResource`) and the
- * acknowledgment is written just before the checks run, from the final template values.
+ * `videos/*` of the media bucket only has its final form (`arn:…:s3:::<MediaBucketNameParameter>/videos/*`,
+ * the bucket named by an SSM-backed template parameter; an `Fn::ImportValue` when it was a
+ * cross-stack reference) once the template is resolved, after constructs are built. So grants
+ * register their reason here (`acknowledgeWildcardResource`) and the acknowledgment is written
+ * just before the checks run, from the final template values.
  */
 interface PendingAcknowledgment {
   scope: IConstruct;

@@ -1,21 +1,13 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
-import type { ITableV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import { AppTable } from './constructs/app-table';
 import { MediaStorage } from './constructs/media-storage';
 import type { DeploySettings } from './deploy-settings';
+import { publishSharedValues, type SharedValues } from './shared-parameters';
 
 export interface StatefulStackProps extends StackProps {
   settings: DeploySettings;
-}
-
-/** What the stateless stack receives from this one (typed props, no lookups by name). */
-export interface StatefulResources {
-  table: ITableV2;
-  mediaBucket: IBucket;
-  /** The CDN's https base URL, without a trailing slash. */
-  publicMediaBaseUrl: string;
 }
 
 /**
@@ -27,7 +19,10 @@ export interface StatefulResources {
 export class StatefulStack extends Stack {
   readonly table: TableV2;
   readonly media: MediaStorage;
-  readonly resources: StatefulResources;
+  /** What the stateless stack needs, also written to SSM (lib/shared-parameters.ts). */
+  readonly shared: SharedValues;
+  /** Import expressions of the exports kept for stateless stacks deployed before SSM (see below). */
+  readonly legacyExports: string[];
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, props);
@@ -37,12 +32,26 @@ export class StatefulStack extends Stack {
       production: settings.production,
       ...(settings.cdn.domain && { cdnDomain: settings.cdn.domain }),
       ...(settings.cdn.webAclArn && { cdnWebAclArn: settings.cdn.webAclArn }),
+      cdnLogs: settings.cdn.logs,
     });
-    this.resources = {
-      table: this.table,
-      mediaBucket: this.media.bucket,
+    this.shared = {
+      tableName: this.table.tableName,
+      mediaBucketName: this.media.bucket.bucketName,
       publicMediaBaseUrl: this.media.publicBaseUrl,
     };
+    publishSharedValues(this, settings.stage, this.shared);
+
+    // The exports stateless stacks deployed before the SSM parameters import (the names CDK
+    // generated for its automatic cross-stack references). CloudFormation refuses to delete an
+    // export that is still imported, so they stay, with the same names and values, until every
+    // stage's stateless stack has been deployed once without imports; then they can go.
+    this.legacyExports = [
+      this.table.tableArn,
+      this.table.tableName,
+      this.media.bucket.bucketArn,
+      this.media.bucket.bucketName,
+      this.media.distribution.distributionDomainName,
+    ].map((value) => this.exportValue(value));
 
     new CfnOutput(this, 'TableName', {
       value: this.table.tableName,
@@ -50,11 +59,12 @@ export class StatefulStack extends Stack {
     });
     new CfnOutput(this, 'MediaBucketName', { value: this.media.bucket.bucketName });
     new CfnOutput(this, 'CdnUrl', { value: this.media.publicBaseUrl, description: 'PUBLIC_MEDIA_BASE_URL' });
-    if (settings.cdn.domain) {
-      new CfnOutput(this, 'CdnDnsTarget', {
-        value: this.media.distribution.distributionDomainName,
-        description: `Point ${settings.cdn.domain.domainName} here (CNAME, or a Route 53 alias)`,
-      });
-    }
+    // Always there, so the outputs are the same with and without a custom domain.
+    new CfnOutput(this, 'CdnDnsTarget', {
+      value: this.media.distribution.distributionDomainName,
+      description: settings.cdn.domain
+        ? `Point ${settings.cdn.domain.domainName} here (CNAME, or a Route 53 alias)`
+        : 'The distribution domain (the target of cdnDomainName, once one is set)',
+    });
   }
 }

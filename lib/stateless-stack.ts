@@ -15,7 +15,10 @@ import {
 import { extraFilesOf } from './bundle-extras';
 import { ApiFunction, type ApiFunctionProps, constructIdFor } from './constructs/api-function';
 import { isPublicRoute, VidGenRestApi } from './constructs/rest-api';
+import { DeadLetterQueue } from './constructs/dead-letter-queue';
 import { ServiceAlarms } from './constructs/service-alarms';
+import { ServiceDashboard } from './constructs/service-dashboard';
+import type { WorkQueue } from './constructs/work-queue';
 import type { DeploySettings } from './deploy-settings';
 import { sharedEnvironment } from './function-environment';
 import {
@@ -25,12 +28,10 @@ import {
   SIMULATED_PROVIDER_MEDIA,
   SIMULATED_RESULT_SOURCE_MEDIA,
 } from './function-permissions';
-import type { StatefulResources } from './stateful-stack';
+import { readSharedValues, type SharedResources } from './shared-parameters';
 
 export interface StatelessStackProps extends StackProps {
   settings: DeploySettings;
-  /** The table, bucket and CDN URL of the stateful stack. */
-  data: StatefulResources;
   /** The route table; ROUTES unless a test passes its own. */
   routes?: readonly Route[];
 }
@@ -54,20 +55,61 @@ export class StatelessStack extends Stack {
   readonly restApi: VidGenRestApi;
   readonly sweepSchedule: Rule;
   readonly providerSecret?: ISecret;
+  /** The stateful stack's table, bucket and CDN URL, read from SSM at deploy time (no imports). */
+  readonly data: SharedResources;
+  /** Where failed background invocations go, each with a depth alarm. */
+  readonly deadLetterQueues: { copyWorker: DeadLetterQueue; sweeper: DeadLetterQueue; sweepSchedule: DeadLetterQueue };
+  /**
+   * Queues between functions, each with its dead-letter queue (lib/constructs/work-queue.ts).
+   * Create them (and their consumers) before the alarms below, which watch every one.
+   */
+  readonly workQueues: WorkQueue[] = [];
+  readonly alarms: ServiceAlarms;
+  readonly dashboard: ServiceDashboard;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
-    const { settings, data } = props;
+    const { settings } = props;
     const routes = props.routes ?? ROUTES;
+    const data = readSharedValues(this, settings.stage);
+    this.data = data;
 
     this.providerSecret = providerSecretOf(this, settings);
     const environment = sharedEnvironment(settings, {
-      tableName: data.table.tableName,
-      bucketName: data.mediaBucket.bucketName,
+      tableName: data.tableName,
+      bucketName: data.mediaBucketName,
       publicMediaBaseUrl: data.publicMediaBaseUrl,
       ...(this.providerSecret && { providerSecretArn: this.providerSecret.secretArn }),
     });
     const logRetention = settings.logRetentionDays as RetentionDays;
+
+    // Background functions: failures land in a queue an operator can read, and reserved
+    // concurrency caps them so a burst of copies cannot take the account's pool from the API.
+    this.deadLetterQueues = {
+      copyWorker: new DeadLetterQueue(this, 'CopyWorkerFailures', {
+        name: 'copy-worker',
+        purpose: 'copy-worker invocations that failed all three attempts',
+      }),
+      sweeper: new DeadLetterQueue(this, 'SweeperFailures', {
+        name: 'sweeper',
+        purpose: 'sweeper runs that failed, or could not start within a minute',
+      }),
+      sweepSchedule: new DeadLetterQueue(this, 'SweepScheduleFailures', {
+        name: 'sweep-schedule',
+        purpose: 'schedule events EventBridge could not deliver to the sweeper',
+      }),
+    };
+    const reserved = (concurrency: number) => (concurrency > 0 ? { reservedConcurrency: concurrency } : {});
+    const background: Readonly<Record<string, Pick<ApiFunctionProps, 'onFailure' | 'reservedConcurrency'>>> = {
+      [COPY_WORKER_HANDLER]: {
+        onFailure: this.deadLetterQueues.copyWorker.queue,
+        ...reserved(settings.background.copyWorkerConcurrency),
+      },
+      [SWEEPER_HANDLER]: {
+        onFailure: this.deadLetterQueues.sweeper.queue,
+        ...reserved(settings.background.sweeperConcurrency),
+      },
+    };
 
     const publicHandlers = new Set(routes.filter(isPublicRoute).map((route) => route.handler));
     const create = (handler: string, copyWorker?: ApiFunction): ApiFunction => {
@@ -90,8 +132,9 @@ export class StatelessStack extends Stack {
         bundleAwsSdk: settings.bundleAwsSdk,
         extraFiles: extraFilesOf(handler),
         ...SIZING[handler],
+        ...background[handler],
       });
-      this.grant(fn, needs, props, copyWorker);
+      this.grant(fn, needs, data, settings, copyWorker);
       this.functions.set(handler, fn);
       return fn;
     };
@@ -120,19 +163,42 @@ export class StatelessStack extends Stack {
     this.sweepSchedule = new Rule(this, 'SweepSchedule', {
       description: 'Runs the sweeper every minute: timeouts, refunds, result copies, idle tasks',
       schedule: Schedule.rate(Duration.minutes(1)),
-      targets: [new LambdaFunction(sweeper.function, { retryAttempts: 0, maxEventAge: Duration.minutes(1) })],
+      targets: [
+        new LambdaFunction(sweeper.function, {
+          retryAttempts: 0,
+          maxEventAge: Duration.minutes(1),
+          deadLetterQueue: this.deadLetterQueues.sweepSchedule.queue,
+        }),
+      ],
     });
 
-    new ServiceAlarms(this, 'Alarms', {
+    const functions = new Map([...this.functions].map(([handler, fn]) => [handler, fn.function]));
+    const deadLetterQueues = [...Object.values(this.deadLetterQueues), ...this.workQueues.map((work) => work.deadLetters)];
+    this.alarms = new ServiceAlarms(this, 'Alarms', {
       stage: settings.stage,
       api: this.restApi.api,
       accessLogs: this.restApi.accessLogs,
-      functions: new Map([...this.functions].map(([handler, fn]) => [handler, fn.function])),
+      functions,
+      capped: new Set([...this.functions.values()].filter((fn) => fn.reservedConcurrency).map((fn) => fn.function)),
+      authorizer: authorizer.function,
       sweeper: sweeper.function,
       copyWorker: copyWorker.function,
       table: data.table,
+      deadLetterQueues,
+      workQueues: this.workQueues,
       ...(settings.alarms.topicArn && { topicArn: settings.alarms.topicArn }),
+      emails: settings.alarms.emails,
       thresholds: settings.alarms,
+    });
+    this.dashboard = new ServiceDashboard(this, 'Dashboard', {
+      stage: settings.stage,
+      api: this.restApi.api,
+      functions,
+      sweeper: sweeper.function,
+      table: data.table,
+      deadLetterQueues,
+      workQueues: this.workQueues,
+      alarms: this.alarms,
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.restApi.url, description: 'Base URL of the API (ends with /api/v1)' });
@@ -151,8 +217,7 @@ export class StatelessStack extends Stack {
   }
 
   /** Turns one permission-table entry into grants, for the provider this stage uses. */
-  private grant(fn: ApiFunction, needs: FunctionNeeds, props: StatelessStackProps, copyWorker?: ApiFunction): void {
-    const { data, settings } = props;
+  private grant(fn: ApiFunction, needs: FunctionNeeds, data: SharedResources, settings: DeploySettings, copyWorker?: ApiFunction): void {
     const simulated = settings.provider.name === 'simulated';
     if (needs.table.actions.length > 0) fn.grantTable(data.table, needs.table.actions, needs.table.query);
     fn.grantMedia(

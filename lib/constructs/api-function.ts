@@ -4,10 +4,12 @@ import { Duration, RemovalPolicy, Token, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, type CfnFunction, type IFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { Charset, LogLevel, NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ExtraFile } from '../bundle-extras';
 import type { FunctionEnvironment } from '../function-environment';
@@ -55,6 +57,10 @@ export interface ApiFunctionProps {
   /** Lambda's retries of a failed asynchronous invocation (0 to 2). */
   retryAttempts?: number;
   maxEventAge?: Duration;
+  /** Asynchronous invocations that failed every attempt (or aged out) go here. */
+  onFailure?: IQueue;
+  /** Caps (and guarantees) the function's concurrency; unset: the account's shared pool. */
+  reservedConcurrency?: number;
 }
 
 export class ApiFunction extends Construct {
@@ -62,12 +68,14 @@ export class ApiFunction extends Construct {
   readonly function: NodejsFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
+  readonly reservedConcurrency?: number;
   private readonly purpose: string;
 
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
     super(scope, id);
     this.handlerName = props.handler;
     this.purpose = props.purpose;
+    if (props.reservedConcurrency) this.reservedConcurrency = props.reservedConcurrency;
 
     const entry = path.join(HANDLERS_DIR, `${props.handler}.ts`);
     if (!existsSync(entry)) {
@@ -103,6 +111,8 @@ export class ApiFunction extends Construct {
       environment: props.environment as Record<string, string>,
       ...(props.retryAttempts !== undefined && { retryAttempts: props.retryAttempts }),
       ...(props.maxEventAge && { maxEventAge: props.maxEventAge }),
+      ...(props.onFailure && { onFailure: new SqsDestination(props.onFailure) }),
+      ...(props.reservedConcurrency && { reservedConcurrentExecutions: props.reservedConcurrency }),
       bundling: {
         forceDockerBundling: false,
         format: OutputFormat.CJS,

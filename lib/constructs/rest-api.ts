@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -18,12 +18,15 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup, LogRetention, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { GATEWAY_RESPONSES, type GatewayResponse } from '../../functions/contract/gateway-responses';
 import { API_PREFIX, BINARY_MEDIA_TYPES, type Route } from '../../functions/http/routes';
 import type { CustomDomain } from '../deploy-settings';
+
+/** The id CDK gives the one LogRetention function of a stack. */
+const LOG_RETENTION_SINGLETON_ID = 'LogRetentionaae0aa3c5b4d4f87b02d85b201efdd8a';
 
 /** Routes marked `auth: 'none'` (the API reference: OpenAPI document, docs page) skip the authorizer. */
 export const isPublicRoute = (route: Route): boolean => route.auth === 'none';
@@ -149,6 +152,29 @@ export class VidGenRestApi extends Construct {
       },
       defaultMethodOptions: { authorizationType: AuthorizationType.CUSTOM, authorizer: this.authorizer },
     });
+
+    // API Gateway writes execution logs (ERROR level) to a group it creates itself, without a
+    // retention. LogRetention (a CDK custom resource) sets one whether API Gateway has created
+    // the group already (a stack deployed before this) or not yet; a plain LogGroup of that
+    // name would fail on "already exists" in the first case. The group outlives the stack
+    // (its events still expire), which spares the custom resource a DeleteLogGroup grant.
+    new LogRetention(this, 'ExecutionLogRetention', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${props.stage}`,
+      retention: props.logRetention,
+    });
+    const logRetentionFunction = Stack.of(this).node.tryFindChild(LOG_RETENTION_SINGLETON_ID);
+    if (logRetentionFunction) {
+      Validations.of(logRetentionFunction).acknowledge(
+        {
+          id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+          reason: "CDK's LogRetention custom resource (sets the execution-log group's retention): AWS's basic policy lets it write its own logs.",
+        },
+        {
+          id: 'AwsSolutions-IAM5[Resource::*]',
+          reason: "CDK's LogRetention custom resource puts retention policies on log groups it is told about at deploy time; CDK grants the two retention actions on any group.",
+        },
+      );
+    }
 
     // RestApi's own output is the stage URL without /api/v1; the stack outputs ApiUrl instead.
     this.api.node.tryRemoveChild('Endpoint');

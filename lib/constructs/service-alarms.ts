@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
   Alarm,
@@ -10,11 +10,17 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
-import { Topic } from 'aws-cdk-lib/aws-sns';
+import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { TABLE_DEFINITION } from '../../functions/adapters/dynamodb/table-definition';
+import type { DeadLetterQueue } from './dead-letter-queue';
+import type { WorkQueue } from './work-queue';
+import { businessMetric } from './service-metrics';
 
 export interface ServiceAlarmsProps {
   stage: string;
@@ -23,12 +29,28 @@ export interface ServiceAlarmsProps {
   accessLogs: ILogGroup;
   /** Every function, by handler name. */
   functions: ReadonlyMap<string, IFunction>;
+  /** Functions with reserved concurrency (throttled by design in a burst). */
+  capped: ReadonlySet<IFunction>;
+  /** Watched through the access log instead of Lambda's Errors (see below). */
+  authorizer: IFunction;
   sweeper: IFunction;
   copyWorker: IFunction;
   table: ITableV2;
-  /** SNS topic for alarm and OK notifications; alarms still show in the console without one. */
+  /** Every dead-letter queue of the stack (work queues' included): each gets a depth alarm. */
+  deadLetterQueues: readonly DeadLetterQueue[];
+  /** Queues between functions: an alarm when their oldest message waits too long. */
+  workQueues: readonly WorkQueue[];
+  /** SNS topic for alarm and OK notifications. */
   topicArn?: string;
-  thresholds: { serverErrorRate: number; latencyP99Ms: number };
+  /** Addresses subscribed to a topic this construct creates (when not empty). */
+  emails: readonly string[];
+  thresholds: {
+    serverErrorRate: number;
+    latencyP99Ms: number;
+    refundRatio: number;
+    refundMinTasks: number;
+    providerErrors: number;
+  };
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -41,17 +63,21 @@ const FIVE_MINUTES = Duration.minutes(5);
  */
 export class ServiceAlarms extends Construct {
   readonly alarms: Alarm[] = [];
+  /** Where notifications go: the given topic and/or the one created for `emails`. */
+  readonly topics: ITopic[] = [];
 
   constructor(scope: Construct, id: string, props: ServiceAlarmsProps) {
     super(scope, id);
-    const action = props.topicArn ? new SnsAction(Topic.fromTopicArn(this, 'Topic', props.topicArn)) : undefined;
+    if (props.topicArn) this.topics.push(Topic.fromTopicArn(this, 'Topic', props.topicArn));
+    if (props.emails.length > 0) this.topics.push(emailTopic(this, props.stage, props.emails));
+    const actions = this.topics.map((topic) => new SnsAction(topic));
     const alarm = (alarmId: string, options: ConstructorParameters<typeof Alarm>[2]) => {
       const created = new Alarm(this, alarmId, {
         treatMissingData: TreatMissingData.NOT_BREACHING,
         ...options,
         alarmName: `vidgen-${props.stage}-${options.alarmName}`,
       });
-      if (action) {
+      for (const action of actions) {
         created.addAlarmAction(action);
         created.addOkAction(action);
       }
@@ -87,13 +113,18 @@ export class ServiceAlarms extends Construct {
     });
 
     for (const [handler, fn] of props.functions) {
+      // A function with reserved concurrency is throttled by design in a burst (its asynchronous
+      // events wait and retry): only throttling that lasts 15 minutes says the cap is too low.
+      const capped = props.capped.has(fn);
       alarm(`Throttles${handler.replace(/[^a-zA-Z0-9]/g, '')}`, {
         alarmName: `throttles-${handler}`,
-        alarmDescription: `Lambda throttled ${handler} (account concurrency exhausted?).`,
+        alarmDescription: capped
+          ? `Lambda throttled ${handler} for 15 minutes: the work needs more than its reserved concurrency.`
+          : `Lambda throttled ${handler} (account concurrency exhausted?).`,
         metric: fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }),
         threshold: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: 1,
+        evaluationPeriods: capped ? 3 : 1,
       });
     }
 
@@ -143,6 +174,73 @@ export class ServiceAlarms extends Construct {
       evaluationPeriods: 1,
     });
 
+    // Errors of the API functions: a handler maps every expected failure to an envelope, so a
+    // Lambda error (crash, timeout, out of memory) is a bug or an outage, even once.
+    for (const [handler, fn] of props.functions) {
+      if ([props.authorizer, props.sweeper, props.copyWorker].includes(fn)) continue;
+      alarm(`Errors${handler.replace(/[^a-zA-Z0-9]/g, '')}`, {
+        alarmName: `errors-${handler}`,
+        alarmDescription: `${handler} failed (unhandled error, timeout or out of memory); callers got 500.`,
+        metric: fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+      });
+    }
+
+    // Refunds against starts over an hour: a task is refunded when it fails or times out, so a
+    // high ratio means the provider (or our side of it) is failing paid work. The guard keeps a
+    // quiet hour (1 start, 1 refund) from paging anyone.
+    const hour = Duration.hours(1);
+    alarm('RefundRatio', {
+      alarmName: 'refund-ratio',
+      alarmDescription: `More than ${props.thresholds.refundRatio * 100}% of tasks refunded (TaskRefunded / TaskStarted over an hour, from ${props.thresholds.refundMinTasks} started tasks).`,
+      metric: new MathExpression({
+        expression: `IF(FILL(started, 0) >= ${props.thresholds.refundMinTasks}, FILL(refunded, 0) / started, 0)`,
+        usingMetrics: {
+          started: businessMetric(props.stage, 'TaskStarted', { period: hour, statistic: 'Sum' }),
+          refunded: businessMetric(props.stage, 'TaskRefunded', { period: hour, statistic: 'Sum' }),
+        },
+        period: hour,
+        label: 'refund ratio',
+      }),
+      threshold: props.thresholds.refundRatio,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+    });
+
+    alarm('ProviderErrors', {
+      alarmName: 'provider-errors',
+      alarmDescription: `The generation provider failed ${props.thresholds.providerErrors} or more calls in 10 minutes (ProviderError: outage, bad token, timeouts).`,
+      metric: businessMetric(props.stage, 'ProviderError', { period: Duration.minutes(10), statistic: 'Sum' }),
+      threshold: props.thresholds.providerErrors,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+    });
+
+    for (const dlq of props.deadLetterQueues) {
+      alarm(`DeadLetters${dlq.node.id}`, {
+        alarmName: `dlq-${dlq.name}`,
+        alarmDescription: `Messages in the ${dlq.name} dead-letter queue: ${dlq.purpose}.`,
+        metric: dlq.queue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+      });
+    }
+
+    // A consumer that stopped (or cannot keep up) shows as messages waiting, before any fails.
+    for (const work of props.workQueues) {
+      alarm(`QueueAge${work.node.id}`, {
+        alarmName: `queue-age-${work.name}`,
+        alarmDescription: `The oldest message in ${work.name} (${work.purpose}) has waited 15 minutes: its consumer is failing, throttled or stopped.`,
+        metric: work.queue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+        threshold: 15 * 60,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+      });
+    }
+
     const throttleEvents: Record<string, IMetric> = {};
     const dynamo = (metricName: string, index?: string) =>
       new Metric({
@@ -170,4 +268,24 @@ export class ServiceAlarms extends Construct {
       evaluationPeriods: 1,
     });
   }
+}
+
+/**
+ * A topic for `-c alarmEmail=...`. Encrypted with a key of its own: CloudWatch cannot publish
+ * to a topic under the AWS-managed SNS key, so this key lets the CloudWatch service use it.
+ */
+function emailTopic(scope: Construct, stage: string, emails: readonly string[]): Topic {
+  const key = new Key(scope, 'TopicKey', {
+    description: `vidgen ${stage}: encrypts the alarm topic; CloudWatch may use it to publish`,
+    enableKeyRotation: true,
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
+  key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+  const topic = new Topic(scope, 'AlarmTopic', {
+    displayName: `vidgen ${stage} alarms`,
+    masterKey: key,
+    enforceSSL: true,
+  });
+  for (const email of emails) topic.addSubscription(new EmailSubscription(email));
+  return topic;
 }

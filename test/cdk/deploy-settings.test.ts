@@ -35,6 +35,7 @@ describe('deploy settings from CDK context', () => {
       {
         stage: 'prod',
         replicateSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:x-AbCdEf',
+        alarmEmail: 'ops@example.com',
         replicateModels: { 'vid-1-5-pro': { model: 'owner/name' } },
         replicateTimeoutMs: '15000',
         apiThrottleRateLimit: 50,

@@ -41,6 +41,10 @@ const ACKNOWLEDGEABLE = [
   'AwsSolutions-CFR1',
   'AwsSolutions-CFR2',
   'AwsSolutions-CFR4',
+  // Dead-letter queues of Lambda destinations and EventBridge targets (cdk-nag only recognises redrive policies).
+  'AwsSolutions-SQS3',
+  // CDN standard logs where CloudFront cannot deliver them (opt-in regions) or when switched off.
+  'AwsSolutions-CFR3',
 ];
 
 describe('cdk-nag AwsSolutions', () => {
@@ -49,6 +53,9 @@ describe('cdk-nag AwsSolutions', () => {
     ['prod with domains, web ACLs and a secret ARN', PROD_CONTEXT, ROUTES],
     ['the simulated provider', { provider: 'simulated' }, ROUTES],
     ['the public API-reference routes (auth: none)', {}, withReferenceRoutes()],
+    ['alarms by e-mail (a topic of its own, KMS-encrypted)', { alarmEmail: 'ops@example.com' }, ROUTES],
+    ['an opt-in region (no CDN standard logs there)', { region: 'af-south-1', account: '123456789012' }, ROUTES],
+    ['CDN logs switched off', { cdnLogs: 'false' }, ROUTES],
   ])('passes for %s, every suppression with a reason', (_name, context, routes) => {
     // synthesize() runs the checks during synthesis (Validations.of(app).addPlugins) and throws on a finding.
     const s = synthesize({ context, routes });

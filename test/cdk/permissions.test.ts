@@ -19,6 +19,8 @@ const WRITE = (prefix: string) => [`s3:PutObject ${prefix}*`, `s3:AbortMultipart
 const SECRET = ['secretsmanager:GetSecretValue secret', 'secretsmanager:DescribeSecret secret'];
 const QUEUE_COPIES = [`lambda:InvokeFunction fn:${COPY_WORKER_HANDLER}`];
 const TASK_WRITES = ['dynamodb:GetItem table', 'dynamodb:PutItem table', 'dynamodb:UpdateItem table'];
+/** A background function's on-failure destination (Lambda sends the failed event there with its role). */
+const DEAD_LETTERS = (name: string) => ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => `${action} dlq:${name}`);
 
 const EXPECTED_REPLICATE: Record<string, string[]> = {
   [AUTHORIZER_HANDLER]: ['dynamodb:GetItem table'],
@@ -38,8 +40,8 @@ const EXPECTED_REPLICATE: Record<string, string[]> = {
     ...WRITE('uploads/'),
     's3:ListBucket bucket',
   ],
-  [SWEEPER_HANDLER]: [...TASK_WRITES, 'dynamodb:Query index/gsi1', ...WRITE('videos/'), ...WRITE('images/'), ...SECRET, ...QUEUE_COPIES],
-  [COPY_WORKER_HANDLER]: [...TASK_WRITES, ...WRITE('videos/'), ...WRITE('images/')],
+  [SWEEPER_HANDLER]: [...TASK_WRITES, 'dynamodb:Query index/gsi1', ...WRITE('videos/'), ...WRITE('images/'), ...SECRET, ...QUEUE_COPIES, ...DEAD_LETTERS('sweeper')],
+  [COPY_WORKER_HANDLER]: [...TASK_WRITES, ...WRITE('videos/'), ...WRITE('images/'), ...DEAD_LETTERS('copy-worker')],
   // Public API reference: nothing but their own logs and traces.
   'get-openapi': [],
   'get-docs': [],
@@ -66,16 +68,20 @@ function label(s: Synthesized, handler: string, resource: string): string {
   const template = s.statelessTemplate.toJSON();
   const logGroupRef = template.Resources[functionIdOf(s.statelessTemplate, handler)].Properties.LoggingConfig.LogGroup.Ref;
   if (resource === JSON.stringify({ 'Fn::GetAtt': [logGroupRef, 'Arn'] })) return 'own-log-group';
+  for (const dlq of Object.values(s.stateless.deadLetterQueues)) {
+    if (resource === JSON.stringify(s.stateless.resolve(dlq.queue.queueArn))) return `dlq:${dlq.name}`;
+  }
   const fnArn = /^\{"Fn::GetAtt":\["([A-Za-z0-9]+)","Arn"\]\}$/.exec(resource);
   if (fnArn) return `fn:${template.Resources[fnArn[1]!].Metadata['vidgen:handler']}`;
   if (/secretsmanager/.test(resource)) return 'secret';
-  const table = /^\{"Fn::ImportValue":"[^"]*AppTable[^"]*Arn[^"]*"\}$/;
-  if (table.test(resource)) return 'table';
-  const index = /^\{"Fn::Join":\["",\[\{"Fn::ImportValue":"[^"]*AppTable[^"]*"\},"\/index\/([a-z0-9]+)"\]\]\}$/.exec(resource);
-  if (index) return `index/${index[1]}`;
-  if (/^\{"Fn::ImportValue":"[^"]*MediaBucket[^"]*Arn[^"]*"\}$/.test(resource)) return 'bucket';
-  const objects = /^\{"Fn::Join":\["",\[\{"Fn::ImportValue":"[^"]*MediaBucket[^"]*"\},"\/([a-z-]+\/\*)"\]\]\}$/.exec(resource);
-  if (objects) return objects[1]!;
+  // The table and bucket ARNs are built from their names, read from SSM (lib/shared-parameters.ts).
+  const { table, mediaBucket } = s.stateless.data;
+  const resolved = (value: string) => JSON.stringify(s.stateless.resolve(value));
+  if (resource === resolved(table.tableArn)) return 'table';
+  for (const index of ['gsi1', 'lsi1']) if (resource === resolved(`${table.tableArn}/index/${index}`)) return `index/${index}`;
+  if (resource === resolved(mediaBucket.bucketArn)) return 'bucket';
+  const prefix = ['uploads/', 'incoming/', 'videos/', 'images/', 'provider-sim/'].find((p) => resource === resolved(mediaBucket.arnForObjects(`${p}*`)));
+  if (prefix) return `${prefix}*`;
   return `UNRECOGNISED ${resource}`;
 }
 

@@ -7,7 +7,13 @@ describe('StatefulStack', () => {
   let prod: Synthesized;
   beforeAll(() => {
     dev = synthesize();
-    prod = synthesize({ context: { stage: 'prod', replicateSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vidgen/prod/replicate-AbCdEf' } });
+    prod = synthesize({
+      context: {
+        stage: 'prod',
+        replicateSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vidgen/prod/replicate-AbCdEf',
+        alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:vidgen-alarms',
+      },
+    });
   });
 
   describe('table', () => {
@@ -115,6 +121,19 @@ describe('StatefulStack', () => {
       });
     });
 
+    it('moves results and reference images to Intelligent-Tiering at once, and never expires them', () => {
+      const [, bucket] = mediaBucket(dev);
+      const rules = bucket.Properties!.LifecycleConfiguration.Rules as Array<Record<string, any>>;
+      for (const prefix of ['videos/', 'images/', 'uploads/']) {
+        const rule = rules.find((r) => r.Prefix === prefix);
+        expect([prefix, rule]).toEqual([
+          prefix,
+          expect.objectContaining({ Status: 'Enabled', Transitions: [{ StorageClass: 'INTELLIGENT_TIERING', TransitionInDays: 0 }] }),
+        ]);
+        expect(rule!.ExpirationInDays).toBeUndefined();
+      }
+    });
+
     it('is retained in prod, and emptied and deleted with a dev stack', () => {
       expect(mediaBucket(prod)[1].DeletionPolicy).toBe('Retain');
       expect(mediaBucket(dev)[1].DeletionPolicy).toBe('Delete');
@@ -152,6 +171,46 @@ describe('StatefulStack', () => {
         }),
       });
       custom.statefulTemplate.hasOutput('CdnUrl', { Value: 'https://media.example.com' });
+    });
+
+    it('names its origin access control per stack and region (OAC names are unique per account)', () => {
+      dev.statefulTemplate.hasResourceProperties('AWS::CloudFront::OriginAccessControl', {
+        OriginAccessControlConfig: Match.objectLike({
+          Name: { 'Fn::Join': ['', ['VidGen-dev-Stateful-media-', { Ref: 'AWS::Region' }]] },
+        }),
+      });
+    });
+
+    describe('standard logs (CloudFront delivers none to buckets in opt-in regions)', () => {
+      const loggingOf = (s: Synthesized) =>
+        resourcesOf(s.statefulTemplate, 'AWS::CloudFront::Distribution')[0]![1].Properties!.DistributionConfig.Logging;
+      const conditions = (s: Synthesized) => (s.statefulTemplate.toJSON().Conditions ?? {}) as Record<string, any>;
+
+      it('are decided by the deploy region in an environment-agnostic synth: on in default regions, off in opt-in ones', () => {
+        const logging = loggingOf(dev);
+        const [conditionId, whenDeliverable, otherwise] = logging['Fn::If'];
+        expect(whenDeliverable).toEqual({
+          Bucket: { 'Fn::GetAtt': [expect.stringMatching(/^MediaAccessLogs/), 'RegionalDomainName'] },
+          IncludeCookies: false,
+          Prefix: 'cdn/',
+        });
+        expect(otherwise).toEqual({ Ref: 'AWS::NoValue' });
+        const regions = JSON.stringify(conditions(dev)[conditionId]).match(/[a-z]{2}-[a-z]+-\d/g)!;
+        expect(regions).toEqual(expect.arrayContaining(['us-east-1', 'eu-west-1', 'ap-southeast-2']));
+        for (const optIn of ['af-south-1', 'ap-east-1', 'eu-south-1', 'me-south-1', 'il-central-1']) expect(regions).not.toContain(optIn);
+      });
+
+      it('are on for a default region and off for an opt-in region when the synth knows it, and off with -c cdnLogs=false', () => {
+        const at = (region: string) => synthesize({ context: { region, account: '123456789012' } });
+        expect(loggingOf(at('eu-west-1'))).toEqual({
+          Bucket: { 'Fn::GetAtt': [expect.stringMatching(/^MediaAccessLogs/), 'RegionalDomainName'] },
+          Prefix: 'cdn/',
+        });
+        const optIn = at('af-south-1');
+        expect(loggingOf(optIn)).toBeUndefined();
+        expect(conditions(optIn)).toEqual({});
+        expect(loggingOf(synthesize({ context: { cdnLogs: 'false' } }))).toBeUndefined();
+      });
     });
 
     it('outputs its URL (PUBLIC_MEDIA_BASE_URL)', () => {

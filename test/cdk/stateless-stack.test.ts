@@ -176,9 +176,10 @@ describe('StatelessStack', () => {
           TASK_TIMEOUT_SECONDS: String(CONFIG_DEFAULTS.taskTimeoutSeconds),
           DEFAULT_RATE_LIMIT: String(CONFIG_DEFAULTS.defaultRateLimit),
           REPLICATE_BASE_URL: CONFIG_DEFAULTS.replicateBaseUrl,
-          TABLE_NAME: { 'Fn::ImportValue': expect.stringContaining('AppTable') },
-          MEDIA_BUCKET: { 'Fn::ImportValue': expect.stringContaining('MediaBucket') },
-          PUBLIC_MEDIA_BASE_URL: { 'Fn::Join': ['', ['https://', { 'Fn::ImportValue': expect.stringContaining('MediaCdn') }]] },
+          // From the stateful stack through SSM parameters (lib/shared-parameters.ts), not imports.
+          TABLE_NAME: { Ref: 'TableNameParameter' },
+          MEDIA_BUCKET: { Ref: 'MediaBucketNameParameter' },
+          PUBLIC_MEDIA_BASE_URL: { Ref: 'PublicMediaBaseUrlParameter' },
           REPLICATE_API_TOKEN_SECRET_ARN: expect.anything(),
         });
       }
