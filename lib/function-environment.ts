@@ -20,6 +20,7 @@ export type FunctionEnvName =
   | 'AUTH_CACHE_TTL_SECONDS'
   | 'DEFAULT_RATE_LIMIT'
   | 'COPY_WORKER_FUNCTION'
+  | 'WEBHOOK_QUEUE_URL'
   | 'NODE_OPTIONS'
   | 'DYNAMODB_ENDPOINT'
   | 'S3_ENDPOINT';
@@ -31,6 +32,8 @@ export const NOT_SET_ON_AWS: Readonly<Record<string, string>> = {
   AWS_REGION: 'set by the Lambda runtime',
   DYNAMODB_ENDPOINT: 'DynamoDB Local only (declared empty in a -c samLocal=true synth)',
   S3_ENDPOINT: 's3rver only (declared empty in a -c samLocal=true synth)',
+  WEBHOOK_ALLOW_LOOPBACK: 'the local stack only: the deployed API never delivers to loopback addresses',
+  WEBHOOK_RETRY_SCHEDULE: 'the deployed API uses the full schedule (CONFIG_DEFAULTS.webhookRetrySchedule, over 24 h)',
   REPLICATE_API_TOKEN:
     'never in the template: functions get REPLICATE_API_TOKEN_SECRET_ARN and read the token from Secrets Manager',
 };
@@ -44,7 +47,7 @@ export interface SharedResources {
   providerSecretArn?: string;
 }
 
-/** What every function gets; COPY_WORKER_FUNCTION is added per function by the stack. */
+/** What every function gets; COPY_WORKER_FUNCTION and queue URLs are added per function by the stack. */
 export function sharedEnvironment(settings: DeploySettings, resources: SharedResources): FunctionEnvironment {
   const { provider, runtime } = settings;
   const env: FunctionEnvironment = {

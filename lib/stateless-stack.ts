@@ -5,12 +5,15 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { QUEUE_URL_VARIABLES, type QueueName } from '../functions/http/route';
 import {
   AUTHORIZER_HANDLER,
+  BACKGROUND_FUNCTIONS,
   COPY_WORKER_HANDLER,
   ROUTES,
   type Route,
   SWEEPER_HANDLER,
+  WEBHOOK_DELIVERY_HANDLER,
 } from '../functions/http/routes';
 import { extraFilesOf } from './bundle-extras';
 import { ApiFunction, type ApiFunctionProps, constructIdFor } from './constructs/api-function';
@@ -18,7 +21,7 @@ import { isPublicRoute, VidGenRestApi } from './constructs/rest-api';
 import { DeadLetterQueue } from './constructs/dead-letter-queue';
 import { ServiceAlarms } from './constructs/service-alarms';
 import { ServiceDashboard } from './constructs/service-dashboard';
-import type { WorkQueue } from './constructs/work-queue';
+import { WorkQueue } from './constructs/work-queue';
 import type { DeploySettings } from './deploy-settings';
 import { sharedEnvironment } from './function-environment';
 import {
@@ -43,6 +46,8 @@ const SIZING: Readonly<Record<string, Pick<ApiFunctionProps, 'memorySize' | 'tim
   [SWEEPER_HANDLER]: { memorySize: 1024, timeout: Duration.minutes(2), retryAttempts: 0, maxEventAge: Duration.minutes(1) },
   // Streams provider outputs (up to 2 GB) into S3; network throughput grows with memory.
   [COPY_WORKER_HANDLER]: { memorySize: 1024, timeout: Duration.minutes(5), retryAttempts: 2 },
+  // One delivery attempt waits at most 10 s for the customer's endpoint.
+  [WEBHOOK_DELIVERY_HANDLER]: { timeout: Duration.seconds(30) },
 };
 
 /**
@@ -111,6 +116,16 @@ export class StatelessStack extends Stack {
       },
     };
 
+    // The event pipeline's queues, each with its DLQ (alarms and dashboard pick them up).
+    const queues: Record<QueueName, WorkQueue> = {
+      'webhook-deliveries': new WorkQueue(this, 'WebhookDeliveries', {
+        name: 'webhook-deliveries',
+        purpose: 'webhook delivery attempts',
+        consumerTimeout: SIZING[WEBHOOK_DELIVERY_HANDLER]!.timeout!,
+      }),
+    };
+    this.workQueues.push(...Object.values(queues));
+
     const publicHandlers = new Set(routes.filter(isPublicRoute).map((route) => route.handler));
     const create = (handler: string, copyWorker?: ApiFunction): ApiFunction => {
       const { needs, declared } = needsOf(handler, { publicRoute: publicHandlers.has(handler) });
@@ -126,6 +141,7 @@ export class StatelessStack extends Stack {
         environment: {
           ...environment,
           ...(needs.queuesCopies && copyWorker && { COPY_WORKER_FUNCTION: copyWorker.function.functionName }),
+          ...Object.fromEntries((needs.queues?.send ?? []).map((name) => [QUEUE_URL_VARIABLES[name], queues[name].queue.queueUrl])),
         },
         logRetention,
         retainLogs: settings.production,
@@ -135,6 +151,8 @@ export class StatelessStack extends Stack {
         ...background[handler],
       });
       this.grant(fn, needs, data, settings, copyWorker);
+      for (const name of needs.queues?.send ?? []) queues[name].queue.grantSendMessages(fn.function);
+      if (needs.queues?.consume) queues[needs.queues.consume].consumeWith(fn.function, { maxConcurrency: 10 });
       this.functions.set(handler, fn);
       return fn;
     };
@@ -146,6 +164,10 @@ export class StatelessStack extends Stack {
       if (!this.functions.has(handler)) create(handler, copyWorker);
     }
     const sweeper = this.functions.get(SWEEPER_HANDLER) ?? create(SWEEPER_HANDLER, copyWorker);
+    // The other functions behind no route (queue consumers).
+    for (const handler of Object.keys(BACKGROUND_FUNCTIONS)) {
+      if (!this.functions.has(handler)) create(handler, copyWorker);
+    }
 
     this.restApi = new VidGenRestApi(this, 'Api', {
       stage: settings.stage,

@@ -5,7 +5,7 @@ import { buildAppContext } from '../../functions/app-context';
 import type { Db } from '../../functions/adapters/dynamodb/dynamo-client';
 import { createAccount } from '../../functions/domain/account-admin';
 import { hashApiKey, keyIdFromHash } from '../../functions/domain/api-key';
-import { AUTHORIZER_HANDLER, COPY_WORKER_HANDLER, SWEEPER_HANDLER } from '../../functions/http/routes';
+import { AUTHORIZER_HANDLER, BACKGROUND_FUNCTIONS, SWEEPER_HANDLER } from '../../functions/http/routes';
 import { findBundledFunction, listBundledFunctions, type BundledFunction } from '../../bin/invoke/assembly';
 import { invokeBundle, type InvokeOutcome } from '../../bin/invoke/invoke-bundle';
 import { fillPlaceholders, invokeEnvironment } from '../../bin/invoke/local-env';
@@ -99,7 +99,7 @@ const resultOf = (outcome: InvokeOutcome) => {
 describe('synthesized bundles', () => {
   it('exist for every function, minified with a source map, each its own asset', () => {
     const all = listBundledFunctions(cdkOut);
-    const handlers = new Set([AUTHORIZER_HANDLER, SWEEPER_HANDLER, COPY_WORKER_HANDLER, ...withReferenceRoutes().map((r) => r.handler)]);
+    const handlers = new Set([...Object.keys(BACKGROUND_FUNCTIONS), ...withReferenceRoutes().map((r) => r.handler)]);
     expect(all.map((fn) => fn.handler).sort()).toEqual([...handlers].sort());
     for (const fn of all) {
       const code = readFileSync(path.join(fn.assetDir, fn.file), 'utf8');

@@ -6,6 +6,7 @@ import { GATEWAY_RESPONSES } from '../../functions/contract/gateway-responses';
 import {
   API_PREFIX,
   AUTHORIZER_HANDLER,
+  BACKGROUND_FUNCTIONS,
   BINARY_MEDIA_TYPES,
   COPY_WORKER_HANDLER,
   ROUTES,
@@ -145,9 +146,9 @@ describe('StatelessStack', () => {
   });
 
   describe('functions', () => {
-    const handlers = () => [...new Set([AUTHORIZER_HANDLER, SWEEPER_HANDLER, COPY_WORKER_HANDLER, ...ROUTES.map((r) => r.handler)])];
+    const handlers = () => [...new Set([...Object.keys(BACKGROUND_FUNCTIONS), ...ROUTES.map((r) => r.handler)])];
 
-    it('has one function per endpoint plus the authorizer, sweeper and copy worker', () => {
+    it('has one function per endpoint plus the functions behind no route (authorizer, sweeper, copy worker, queue consumers)', () => {
       const deployed = resourcesOf(template(), 'AWS::Lambda::Function')
         .map(([, fn]) => fn.Metadata?.['vidgen:handler'])
         .filter(Boolean);
@@ -194,7 +195,9 @@ describe('StatelessStack', () => {
       const set = new Set([
         ...Object.keys(sharedEnvironment(settings({ provider: 'simulated' }), resources)),
         ...Object.keys(sharedEnvironment(settings({ provider: 'replicate', replicateModels: '{}' }), resources)),
+        // Per function, by the stack: the copy worker's name and the queues a function sends to.
         'COPY_WORKER_FUNCTION',
+        'WEBHOOK_QUEUE_URL',
       ]);
       const missing = [...read].filter((name) => !set.has(name) && !(name in NOT_SET_ON_AWS));
       expect(missing).toEqual([]);

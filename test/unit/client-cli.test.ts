@@ -120,6 +120,7 @@ describe('output', () => {
     duration: 5,
     resolution: '720p',
     credits_used: 25,
+    progress: 40,
     error: { code: 'content_rejected', message: 'refused' },
     created_at: '2026-11-21T17:00:00.000Z',
     updated_at: '2026-11-21T17:00:05.000Z',
