@@ -83,6 +83,8 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 class ApiProcess {
   private child: ChildProcess | undefined;
   starts = 0;
+  /** How long each start took until the server answered. */
+  readonly startMs: number[] = [];
 
   constructor(
     private readonly env: NodeJS.ProcessEnv,
@@ -99,6 +101,7 @@ class ApiProcess {
     });
     this.child = child;
     this.starts += 1;
+    const began = Date.now();
     this.log.write(`\n--- API start ${this.starts} (pid ${child.pid}) at ${new Date().toISOString()}\n`);
     child.stderr!.on('data', (chunk: Buffer) => this.log.write(chunk));
     await new Promise<void>((resolve, reject) => {
@@ -110,6 +113,7 @@ class ApiProcess {
         if (buffered.includes('"chaosReady":true')) {
           clearTimeout(timer);
           buffered = '';
+          this.startMs.push(Date.now() - began);
           resolve();
         }
         if (buffered.length > 100_000) buffered = buffered.slice(-1000);
@@ -224,6 +228,8 @@ async function api(
   } catch (error) {
     const failure = error instanceof Error && error.name === 'TimeoutError' ? 'timeout' : 'connection failed';
     tally.count(tally.answers, failure);
+    // The API is down (being restarted): a client would wait a moment before trying again.
+    if (failure === 'connection failed') await sleep(between(200, 600));
     return { failure };
   }
   let body: { data: any; error: { code: string } | null } | undefined;
@@ -595,19 +601,23 @@ async function main(): Promise<number> {
     const requests = answers.reduce((sum, [, count]) => sum + count, 0);
     const allTasks = audits.flatMap((audit) => audit.tasks);
     const status = (s: string) => allTasks.filter((task) => task.status === s).length;
+    // Failures the prompt did not ask for (sim:fail, sim:content, sim:stall, sim:reject): lost work, if any.
+    const unasked = allTasks.filter((task) => task.status === 'failed' && !/sim:(fail|content|stall|reject)/.test(task.params.prompt));
     console.log(
       [
         '',
         `traffic   ${seconds(trafficMs)}, ${requests} requests: ${[...tally.actions.entries()].map(([a, n]) => `${a} ×${n}`).join(', ')}`,
         `answers   ${answers.map(([label, count]) => `${label} ×${count}`).join(', ')}${tally.nonEnvelope ? `; ${tally.nonEnvelope} outside the envelope` : ''}`,
         `chaos     API killed (SIGKILL) and restarted ${chaos.kills}× (${chaos.killedWhileFrozen} while DynamoDB was frozen), ` +
-          `DynamoDB Local frozen (SIGSTOP/SIGCONT) ${chaos.freezes}× for ${seconds(chaos.frozenMs)} in all; ${apiProcess.starts} API starts`,
+          `DynamoDB Local frozen (SIGSTOP/SIGCONT) ${chaos.freezes}× for ${seconds(chaos.frozenMs)} in all; ${apiProcess.starts} API starts ` +
+          `(${seconds(Math.min(...apiProcess.startMs))} to ${seconds(Math.max(...apiProcess.startMs))} until it answered)`,
         `retries   ${tally.idempotent.size} Idempotency-Keys over ${tally.idempotentRequests} requests, ` +
           `${idempotencyProblems.length} keys answered with more than one task`,
         `settle    ${processing === 0 ? 'every task final' : `${processing} tasks still processing`} after ${seconds(settleMs)}`,
         `tasks     ${allTasks.length}: ${status('completed')} completed, ${status('failed')} failed ` +
           `(${['upstream_error', 'content_rejected', 'timeout', 'internal_error'].map((code) => `${code} ${allTasks.filter((t) => t.error?.code === code).length}`).join(', ')}), ` +
           `${status('processing')} processing`,
+        `          failed without a sim: word asking for it: ${unasked.length}${unasked.length ? ` (${unasked.slice(0, 5).map((t) => `${t.taskId} ${t.error?.code}`).join(', ')})` : ''}`,
         '',
         table([
           ['account', 'grants', 'tasks', 'completed', 'failed', 'charged', 'refunded', 'balance', 'ledger sum', 'audit'],

@@ -28,8 +28,13 @@ import {
  */
 jest.setTimeout(180_000);
 
-/** Requests per phase: sized to take well under a minute in all on a loaded 2-core machine. */
-const RUNS = { anyInput: 400, invalidBodies: 200 };
+/**
+ * Requests per phase: sized to take well under a minute in all on a loaded 2-core machine.
+ * FUZZ_RUNS=<n> runs a longer hunt (n cases, and n/2 with invalid bodies).
+ */
+const RUNS = process.env.FUZZ_RUNS
+  ? { anyInput: Number(process.env.FUZZ_RUNS), invalidBodies: Math.ceil(Number(process.env.FUZZ_RUNS) / 2) }
+  : { anyInput: 400, invalidBodies: 200 };
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
 
 let stack: LocalStack;
