@@ -65,7 +65,6 @@ async function directUpload(owner: Subject, bytes?: Buffer): Promise<string> {
   );
   const { upload_id, upload_url, fields } = created.body.data!;
   if (bytes) {
-    if (bytes.length === 0 && KNOWN_BUG_EMPTY_DIRECT_UPLOAD) throw new Error('excluded: issue 13 bug 5');
     const form = new FormData();
     for (const [name, value] of Object.entries(fields)) form.append(name, value);
     form.append('file', new Blob([bytes]));
@@ -109,12 +108,14 @@ interface PhaseFigures {
 }
 
 async function runPhase(who: Subject, invalidOnly: boolean, numRuns: number): Promise<PhaseFigures> {
-  // The subject's own uploads: one complete (a PNG), one refused (not an image), one never posted.
+  // The subject's own uploads: one complete (a PNG), one refused (not an image), one never
+  // posted, and (once issue 13 bug 5 is fixed) an empty one.
   pools.ids.push(
     await directUpload(who, TINY_PNG),
     await directUpload(who, Buffer.from('not an image')),
     await directUpload(who),
   );
+  if (!KNOWN_BUG_EMPTY_DIRECT_UPLOAD) pools.ids.push(await directUpload(who, Buffer.alloc(0)));
   const figures: PhaseFigures = { cases: 0, statuses: {}, perRoute: new Map(), ms: 0 };
   const started = Date.now();
   const anyRoute = fc.constantFrom(...ROUTES).chain((route) => fuzzCase(route, invalidOnly));

@@ -24,10 +24,10 @@ export const KNOWN_BUG_PROTOTYPE_NAMES: readonly string[] = Object.getOwnPropert
 
 /**
  * Issue 13 bug 5 (h4, functions/domain/uploads.ts): completing a direct upload whose object is
- * EMPTY (0 bytes posted to the presigned form) gives 500. The fuzz test does not store an empty
- * direct upload while this is true.
+ * EMPTY (0 bytes posted to the presigned form) gives 500. While this is true the fuzz test's
+ * path parameters include no empty direct upload; set it to false with the fix.
  */
-export const KNOWN_BUG_EMPTY_DIRECT_UPLOAD = true;
+export const KNOWN_BUG_EMPTY_DIRECT_UPLOAD: boolean = true;
 
 const isKnownBadName = (name: string) =>
   KNOWN_BUG_PROTOTYPE_NAMES.some((bad) => bad.toLowerCase() === name.toLowerCase());
