@@ -637,6 +637,15 @@ async function main(): Promise<number> {
         '',
       ].join('\n'),
     );
+    // What the unasked failures looked like when they failed: whether they had reached the
+    // provider, were checked, or had outputs waiting (in the log with --keep).
+    for (const task of unasked.slice(0, 10)) {
+      console.log(
+        `  unasked ${task.taskId} ${task.error?.code}: created ${task.createdAt}, last checked ${task.lastCheckedAt ?? 'never'}, ` +
+          `provider job ${task.provider?.jobId ?? 'none'}, outputs waiting ${task.pendingOutputs?.length ?? 0}, copy attempts ${task.copyAttempts}, ` +
+          `ended ${task.updatedAt}`,
+      );
+    }
     const problems = [...audits.flatMap((audit) => audit.problems.map((p) => `${audit.actor.accountId}: ${p}`)), ...idempotencyProblems];
     for (const problem of problems.slice(0, 50)) console.log(`  PROBLEM ${problem}`);
     passed = problems.length === 0;
