@@ -207,7 +207,8 @@ class Tally {
   }
 }
 
-type Answer = { status: number; body: { data: any; error: { code: string } | null } | undefined } | { failure: string };
+type Envelope = { data: Record<string, unknown> | null; error: { code: string } | null };
+type Answer = { status: number; body: Envelope | undefined } | { failure: string };
 
 async function api(
   baseUrl: string,
@@ -232,10 +233,10 @@ async function api(
     if (failure === 'connection failed') await sleep(between(200, 600));
     return { failure };
   }
-  let body: { data: any; error: { code: string } | null } | undefined;
+  let body: Envelope | undefined;
   try {
     const parsed = (await response.json()) as Record<string, unknown>;
-    if (parsed && 'data' in parsed && 'error' in parsed) body = parsed as typeof body;
+    if (parsed && 'data' in parsed && 'error' in parsed) body = parsed as unknown as Envelope;
   } catch {
     // not JSON: counted below
   }
@@ -334,19 +335,19 @@ async function act(baseUrl: string, tally: Tally, actor: Actor): Promise<void> {
   } else if (roll < 0.88) {
     tally.count(tally.actions, 'upload');
     const answer = await api(baseUrl, tally, '/upload', { method: 'POST', key: actor.key, form: pngForm() });
-    if ('status' in answer && answer.status === 200) actor.uploads.push(answer.body!.data.url as string);
+    if ('status' in answer && answer.status === 200) actor.uploads.push(answer.body!.data!.url as string);
   } else if (roll < 0.93) {
     tally.count(tally.actions, 'direct upload');
     const created = await api(baseUrl, tally, '/uploads', { method: 'POST', key: actor.key });
     if (!('status' in created) || created.status !== 200) return;
-    const { upload_id, upload_url, fields } = created.body!.data as { upload_id: string; upload_url: string; fields: Record<string, string> };
+    const { upload_id, upload_url, fields } = created.body!.data as unknown as { upload_id: string; upload_url: string; fields: Record<string, string> };
     const form = new FormData();
     for (const [name, value] of Object.entries(fields)) form.append(name, value);
     form.append('file', new Blob([TINY_PNG]));
     const stored = await fetch(upload_url, { method: 'POST', body: form }).catch(() => undefined);
     if (!stored || stored.status >= 300) return;
     const done = await api(baseUrl, tally, `/uploads/${upload_id}/complete`, { method: 'POST', key: actor.key });
-    if ('status' in done && done.status === 200) actor.uploads.push(done.body!.data.url as string);
+    if ('status' in done && done.status === 200) actor.uploads.push(done.body!.data!.url as string);
   } else {
     tally.count(tally.actions, 'credits');
     await api(baseUrl, tally, '/credits', { key: actor.key });
@@ -601,7 +602,9 @@ async function main(): Promise<number> {
     const requests = answers.reduce((sum, [, count]) => sum + count, 0);
     const allTasks = audits.flatMap((audit) => audit.tasks);
     const status = (s: string) => allTasks.filter((task) => task.status === s).length;
-    // Failures the prompt did not ask for (sim:fail, sim:content, sim:stall, sim:reject): lost work, if any.
+    // Failures the prompt did not ask for (sim:fail, sim:content, sim:stall, sim:reject): work the
+    // kills lost. Refunded like any failure; with the 60 s timeout a submission lost between
+    // charge and provider ends `timeout` before the sweeper's 2-minute lost-submission rule.
     const unasked = allTasks.filter((task) => task.status === 'failed' && !/sim:(fail|content|stall|reject)/.test(task.params.prompt));
     console.log(
       [
