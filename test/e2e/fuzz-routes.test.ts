@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { LocalStack } from '../../bin/local-stack/stack';
 import { createAccount, createApiKey } from '../../functions/domain/account-admin';
 import { ledgerSum } from '../../functions/domain/ledger';
-import { ROUTES, type Route } from '../../functions/http/routes';
+import { ROUTES } from '../../functions/http/routes';
 import { call, startTestApi } from '../support/local-api';
 import {
   answerProblem,
@@ -15,6 +15,7 @@ import {
   toWire,
   type FuzzCase,
   type Pools,
+  type Route,
 } from '../support/route-fuzz';
 
 /**
