@@ -22,7 +22,10 @@ import { parseModelMap } from './providers/replicate/model-map';
 import { ReplicateProvider } from './providers/replicate/replicate-provider';
 import { SimulatedProvider } from './providers/simulated/simulated-provider';
 import { lazyProvider } from './providers/lazy-provider';
-import { readSecret } from './adapters/secrets';
+import { instrumentedProvider } from './providers/instrumented-provider';
+import { readSecret, SECRET_MAX_AGE_SECONDS } from './adapters/secrets';
+import { traced } from './observability/client-tracing';
+import { powertoolsTelemetry } from './observability/telemetry';
 
 /**
  * Wires configuration to repositories and adapters. Handlers call `appContext()`; it is built
@@ -61,11 +64,11 @@ export function buildAppContext(config: Config, overrides: { provider?: Generati
   const accounts = new DynamoAccountStore(db);
   const tasks = new DynamoTaskStore(db);
   const idempotency = new DynamoIdempotencyStore(db);
-  const provider = overrides.provider ?? createProvider(config, storage);
+  const provider = instrumentedProvider(overrides.provider ?? createProvider(config, storage), powertoolsTelemetry);
 
   let lifecycle: StartDeps | undefined;
   const copyQueue: CopyQueue = config.copyWorkerFunction
-    ? new LambdaCopyQueue(new LambdaClient({ region: config.region }), config.copyWorkerFunction)
+    ? new LambdaCopyQueue(traced(new LambdaClient({ region: config.region })), config.copyWorkerFunction)
     : new InProcessCopyQueue((request) => copyRequested(lifecycle!, request));
   lifecycle = {
     accounts,
@@ -76,6 +79,7 @@ export function buildAppContext(config: Config, overrides: { provider?: Generati
     copyQueue,
     clock: () => new Date(),
     settings: { ...DEFAULT_LIFECYCLE_SETTINGS, taskTimeoutMs: config.taskTimeoutSeconds * 1000 },
+    telemetry: powertoolsTelemetry,
   };
 
   return {
@@ -108,8 +112,13 @@ function createProvider({ provider: config, region }: Config, storage: ObjectSto
     const token = config.apiToken;
     if ('value' in token) return replicate(token.value);
     // On AWS the token stays in Secrets Manager, read on the first provider call (only the
-    // functions that call the provider are allowed to read it).
-    return lazyProvider('replicate', async () => replicate(await readSecret(region, token.secretArn)));
+    // functions that call the provider are allowed to read it) and again every few minutes,
+    // so a rotated token is picked up without a redeploy.
+    return lazyProvider('replicate', async () => replicate(await readSecret(region, token.secretArn)), {
+      rebuildAfterMs: SECRET_MAX_AGE_SECONDS * 1000,
+      onRebuildError: (error) =>
+        powertoolsTelemetry.warn('provider token not refreshed; the previous one stays in use', { error: String(error) }),
+    });
   }
   return new SimulatedProvider({
     storage,

@@ -82,6 +82,8 @@ export async function startLocalStack(
       MEDIA_BUCKET: settings.mediaBucket,
       PUBLIC_MEDIA_BASE_URL: `${baseUrl}${MEDIA_PATH.slice(0, -1)}`,
       PROVIDER: process.env.PROVIDER ?? 'simulated',
+      // One readable line per log entry instead of Lambda's JSON (LOG_FORMAT=json to compare).
+      LOG_FORMAT: process.env.LOG_FORMAT ?? 'pretty',
     });
     const config = loadConfig();
     const context = appContext();

@@ -1,5 +1,6 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { CopyQueue } from '../domain/ports';
+import { logger } from '../observability/logger';
 
 /** The copy request both queues deliver: the copy-output worker's event. */
 export interface CopyRequest {
@@ -41,7 +42,7 @@ export class InProcessCopyQueue implements CopyQueue {
     const job = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.work(request))
       .catch((error: unknown) =>
-        console.error(JSON.stringify({ level: 'error', message: 'in-process copy failed', ...request, error: String(error) })),
+        logger.error('in-process copy failed', { task_id: request.taskId, account_id: request.accountId, error: error as Error }),
       )
       .finally(() => this.running.delete(job));
     this.running.add(job);

@@ -15,7 +15,7 @@ export async function getTask(deps: LifecycleDeps, accountId: string, kind: Task
     return await refreshTask(deps, task);
   } catch (error) {
     // The stored state is still a correct answer (CONTRACT.md: a failed check answers with it).
-    console.error(JSON.stringify({ level: 'error', message: 'refresh failed', taskId, error: String(error) }));
+    deps.telemetry.error('refresh failed', error, { task_id: taskId });
     return task;
   }
 }

@@ -1,0 +1,61 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Logger, LogLevelThreshold, type LogItem } from '@aws-lambda-powertools/logger';
+import type { ConstructorOptions, LogItemExtraInput, LogItemMessage } from '@aws-lambda-powertools/logger/types';
+import { formatPretty, prettyLogs } from './log-format';
+
+/**
+ * Keys that belong to one request (request_id, account_id, task_id). Kept per async call
+ * chain rather than with `logger.appendKeys`, which is process-wide: the local stack runs
+ * many requests at once in one process, and each line must name its own request.
+ */
+const requestScope = new AsyncLocalStorage<Record<string, unknown>>();
+
+/** Runs `fn` with its own set of request keys (empty until `addRequestKeys`). */
+export function inRequestScope<T>(fn: () => T): T {
+  return requestScope.run({}, fn);
+}
+
+/** Adds keys to every later line of the current request (ignored outside one). */
+export function addRequestKeys(keys: Record<string, unknown>): void {
+  const scope = requestScope.getStore();
+  if (!scope) return;
+  for (const [key, value] of Object.entries(keys)) if (value !== undefined) scope[key] = value;
+}
+
+/**
+ * Powertools Logger: JSON lines with service, cold start, function name and request ids, plus
+ * the current request's keys. With LOG_FORMAT=pretty (the local stack) the same entries print
+ * as one readable line each.
+ */
+class VidGenLogger extends Logger {
+  protected override createLogger(options?: ConstructorOptions): Logger {
+    return new VidGenLogger(options);
+  }
+
+  protected override createAndPopulateLogItem(
+    logLevel: number,
+    input: LogItemMessage,
+    extraInput: LogItemExtraInput,
+  ): LogItem {
+    const item = super.createAndPopulateLogItem(logLevel, input, extraInput);
+    const scope = requestScope.getStore();
+    if (scope) {
+      const attributes = item.getAttributes();
+      // A field passed with the line wins over the request's.
+      for (const [key, value] of Object.entries(scope)) if (!(key in attributes)) attributes[key] = value;
+    }
+    return item;
+  }
+
+  protected override printLog(logLevel: number, log: LogItem): void {
+    if (!prettyLogs()) return super.printLog(logLevel, log);
+    log.prepareForPrint();
+    const stream = logLevel >= LogLevelThreshold.WARN ? process.stderr : process.stdout;
+    stream.write(`${formatPretty(log.getAttributes())}\n`);
+  }
+}
+
+export const logger = new VidGenLogger({
+  // POWERTOOLS_SERVICE_NAME (vidgen-<stage>) on AWS.
+  serviceName: process.env.POWERTOOLS_SERVICE_NAME || 'vidgen-local',
+});
