@@ -4,22 +4,33 @@ import type { ConstructorOptions, LogItemExtraInput, LogItemMessage } from '@aws
 import { formatPretty, prettyLogs } from './log-format';
 
 /**
- * Keys that belong to one request (request_id, account_id, task_id). Kept per async call
- * chain rather than with `logger.appendKeys`, which is process-wide: the local stack runs
- * many requests at once in one process, and each line must name its own request.
+ * Keys that belong to one request (request_id, account_id, task_id) and the invocation that
+ * serves it. Kept per async call chain rather than with `logger.appendKeys` and Powertools'
+ * Lambda context, which are process-wide: the local stack runs many requests of several
+ * functions at once in one process, and each line must name its own.
  */
-const requestScope = new AsyncLocalStorage<Record<string, unknown>>();
+interface RequestScope {
+  keys: Record<string, unknown>;
+  invocation: { function_name?: string; function_request_id?: string };
+}
+const requestScope = new AsyncLocalStorage<RequestScope>();
 
 /** Runs `fn` with its own set of request keys (empty until `addRequestKeys`). */
 export function inRequestScope<T>(fn: () => T): T {
-  return requestScope.run({}, fn);
+  return requestScope.run({ keys: {}, invocation: {} }, fn);
 }
 
 /** Adds keys to every later line of the current request (ignored outside one). */
 export function addRequestKeys(keys: Record<string, unknown>): void {
   const scope = requestScope.getStore();
   if (!scope) return;
-  for (const [key, value] of Object.entries(keys)) if (value !== undefined) scope[key] = value;
+  for (const [key, value] of Object.entries(keys)) if (value !== undefined) scope.keys[key] = value;
+}
+
+/** Names the function and Lambda request id serving the current request. */
+export function setInvocation(functionName: string | undefined, awsRequestId: string | undefined): void {
+  const scope = requestScope.getStore();
+  if (scope) scope.invocation = { function_name: functionName, function_request_id: awsRequestId };
 }
 
 /**
@@ -41,8 +52,9 @@ class VidGenLogger extends Logger {
     const scope = requestScope.getStore();
     if (scope) {
       const attributes = item.getAttributes();
+      for (const [key, value] of Object.entries(scope.invocation)) if (value !== undefined) attributes[key] = value;
       // A field passed with the line wins over the request's.
-      for (const [key, value] of Object.entries(scope)) if (!(key in attributes)) attributes[key] = value;
+      for (const [key, value] of Object.entries(scope.keys)) if (!(key in attributes)) attributes[key] = value;
     }
     return item;
   }

@@ -3,7 +3,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { Context } from 'aws-lambda';
 import type { TracingMiddleware } from './client-tracing';
-import { addRequestKeys, inRequestScope, logger } from './logger';
+import { addRequestKeys, inRequestScope, logger, setInvocation } from './logger';
 import { metrics } from './metrics';
 
 /**
@@ -18,7 +18,12 @@ export function observability<TEvent>(
   return [
     injectLambdaContext(logger) as MiddlewareObj<TEvent, any>,
     logMetrics(metrics) as MiddlewareObj<TEvent, any>,
-    { before: (request) => addRequestKeys(requestKeys?.(request.event) ?? {}) },
+    {
+      before: (request) => {
+        setInvocation(request.context?.functionName, request.context?.awsRequestId);
+        addRequestKeys(requestKeys?.(request.event) ?? {});
+      },
+    },
   ];
 }
 

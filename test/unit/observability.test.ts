@@ -79,11 +79,14 @@ describe('HTTP errors in the log', () => {
       await new Promise((resolve) => setTimeout(resolve, e.requestContext.requestId === 'slow' ? 30 : 1));
       throw new UpstreamError(`refused ${e.requestContext.requestId}`);
     });
-    const { stderr } = await output(() => Promise.all([handler(event('slow'), context), handler(event('fast'), context)]));
+    const invocation = (functionName: string) => ({ ...context, functionName, awsRequestId: `aws-${functionName}` });
+    const { stderr } = await output(() =>
+      Promise.all([handler(event('slow'), invocation('slow-fn')), handler(event('fast'), invocation('fast-fn'))]),
+    );
     const lines = stderr.map((text) => JSON.parse(text));
-    expect(lines.map((line) => [line.request_id, line.reason])).toEqual([
-      ['fast', 'refused fast'],
-      ['slow', 'refused slow'],
+    expect(lines.map((line) => [line.request_id, line.reason, line.function_name, line.function_request_id])).toEqual([
+      ['fast', 'refused fast', 'fast-fn', 'aws-fast-fn'],
+      ['slow', 'refused slow', 'slow-fn', 'aws-slow-fn'],
     ]);
   });
 });
