@@ -11,7 +11,7 @@ import { formatPretty, prettyLogs } from './log-format';
  */
 interface RequestScope {
   keys: Record<string, unknown>;
-  invocation: { function_name?: string; function_request_id?: string };
+  invocation: { function_name?: string; function_arn?: string; function_request_id?: string };
 }
 const requestScope = new AsyncLocalStorage<RequestScope>();
 
@@ -28,9 +28,14 @@ export function addRequestKeys(keys: Record<string, unknown>): void {
 }
 
 /** Names the function and Lambda request id serving the current request. */
-export function setInvocation(functionName: string | undefined, awsRequestId: string | undefined): void {
+export function setInvocation(context: { functionName?: string; invokedFunctionArn?: string; awsRequestId?: string } = {}): void {
   const scope = requestScope.getStore();
-  if (scope) scope.invocation = { function_name: functionName, function_request_id: awsRequestId };
+  if (!scope) return;
+  scope.invocation = {
+    function_name: context.functionName,
+    function_arn: context.invokedFunctionArn,
+    function_request_id: context.awsRequestId,
+  };
 }
 
 /**

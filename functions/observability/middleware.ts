@@ -20,7 +20,7 @@ export function observability<TEvent>(
     logMetrics(metrics) as MiddlewareObj<TEvent, any>,
     {
       before: (request) => {
-        setInvocation(request.context?.functionName, request.context?.awsRequestId);
+        setInvocation(request.context);
         addRequestKeys(requestKeys?.(request.event) ?? {});
       },
     },
