@@ -42,7 +42,11 @@ export class InProcessCopyQueue implements CopyQueue {
     const job = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.work(request))
       .catch((error: unknown) =>
-        logger.error('in-process copy failed', { task_id: request.taskId, account_id: request.accountId, error: error as Error }),
+        logger.error('in-process copy failed', {
+          task_id: request.taskId,
+          account_id: request.accountId,
+          error: error as Error,
+        }),
       )
       .finally(() => this.running.delete(job));
     this.running.add(job);

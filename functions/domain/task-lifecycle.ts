@@ -62,8 +62,13 @@ export async function failTask(
   if (await deps.tasks.failAndRefund(task, error, refundEntry(task, now), now, options)) {
     // Only the caller whose transaction won reports it, so each failure counts once.
     const model = task.params.model;
-    const credits = task.creditsUsed;
-    deps.telemetry.info('task failed and refunded', { task_id: task.taskId, account_id: task.accountId, model, code: error.code, credits });
+    deps.telemetry.info('task failed and refunded', {
+      task_id: task.taskId,
+      account_id: task.accountId,
+      model,
+      code: error.code,
+      credits: task.creditsUsed,
+    });
     deps.telemetry.count('TaskFailed', { model });
     deps.telemetry.count('TaskRefunded', { model });
   }
@@ -160,7 +165,8 @@ export async function copyOutputs(deps: LifecycleDeps, task: Task): Promise<Task
     }
     if (await deps.tasks.complete(task, urls, deps.clock().toISOString())) {
       const model = task.params.model;
-      deps.telemetry.info('task completed', { task_id: task.taskId, account_id: task.accountId, model, outputs: urls.length });
+      const outputs = urls.length;
+      deps.telemetry.info('task completed', { task_id: task.taskId, account_id: task.accountId, model, outputs });
       deps.telemetry.count('TaskCompleted', { model });
     }
   } catch (error) {

@@ -28,7 +28,9 @@ export function addRequestKeys(keys: Record<string, unknown>): void {
 }
 
 /** Names the function and Lambda request id serving the current request. */
-export function setInvocation(context: { functionName?: string; invokedFunctionArn?: string; awsRequestId?: string } = {}): void {
+export function setInvocation(
+  context: { functionName?: string; invokedFunctionArn?: string; awsRequestId?: string } = {},
+): void {
   const scope = requestScope.getStore();
   if (!scope) return;
   scope.invocation = {

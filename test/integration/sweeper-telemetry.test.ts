@@ -54,7 +54,14 @@ it('logs changes, not heartbeats, and counts what it examined on every run', asy
   const { account } = await createAccount(context, { credits: 100, paidAccess: true, subscriptionStatus: 'active' });
   const request = {
     kind: 'video' as const,
-    params: { model: 'vid-2-0' as const, generationType: 'text_to_video' as const, prompt: 'a cat', aspectRatio: '16:9' as const, duration: 5, resolution: '720p' as const },
+    params: {
+      model: 'vid-2-0' as const,
+      generationType: 'text_to_video' as const,
+      prompt: 'a cat',
+      aspectRatio: '16:9' as const,
+      duration: 5,
+      resolution: '720p' as const,
+    },
   };
   await startTask(context.lifecycle, account.accountId, request);
 
@@ -73,11 +80,20 @@ it('logs changes, not heartbeats, and counts what it examined on every run', asy
     ['INFO', 'task failed and refunded'],
     ['INFO', 'sweep'],
   ]);
-  expect(logs[0]).toMatchObject({ task_id: old.taskId, account_id: account.accountId, model: 'vid-2-0', code: 'timeout', function_name: 'sweeper', function_request_id: 'sweep-2', cold_start: false });
+  expect(logs[0]).toMatchObject({
+    task_id: old.taskId,
+    account_id: account.accountId,
+    model: 'vid-2-0',
+    code: 'timeout',
+    function_name: 'sweeper',
+    function_request_id: 'sweep-2',
+    cold_start: false,
+  });
   expect(logs[1]).toMatchObject({ examined: 2, timedOut: 1, errors: 0 });
   const metrics = Object.assign({}, ...busy.filter((line) => line._aws && line.model === undefined));
   expect(metrics).toMatchObject({ SweeperTasksExamined: 2, TaskFailed: 1, TaskRefunded: 1 });
-  expect(busy.filter((line) => line._aws && line.model === 'vid-2-0').map((line) => Object.keys(line).filter((key) => key.startsWith('Task')))).toEqual([
+  const perModel = busy.filter((line) => line._aws && line.model === 'vid-2-0');
+  expect(perModel.map((line) => Object.keys(line).filter((key) => key.startsWith('Task')))).toEqual([
     ['TaskFailed'],
     ['TaskRefunded'],
   ]);
