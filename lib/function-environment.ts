@@ -22,6 +22,9 @@ export type FunctionEnvName =
   | 'COPY_WORKER_FUNCTION'
   | 'WEBHOOK_QUEUE_URL'
   | 'NODE_OPTIONS'
+  | 'POWERTOOLS_SERVICE_NAME'
+  | 'POWERTOOLS_METRICS_NAMESPACE'
+  | 'LOG_LEVEL'
   | 'DYNAMODB_ENDPOINT'
   | 'S3_ENDPOINT';
 
@@ -60,6 +63,11 @@ export function sharedEnvironment(settings: DeploySettings, resources: SharedRes
     DEFAULT_RATE_LIMIT: String(runtime.defaultRateLimit),
     // Stack traces point at functions/… lines through the bundle's source map.
     NODE_OPTIONS: '--enable-source-maps',
+    // Powertools (functions/observability): the `service` on log lines and the metrics'
+    // dimension, which the alarms and the dashboard select on.
+    POWERTOOLS_SERVICE_NAME: `vidgen-${settings.stage}`,
+    POWERTOOLS_METRICS_NAMESPACE: 'VidGen',
+    LOG_LEVEL: 'INFO',
   };
   if (provider.name === 'simulated') {
     env.SIM_DELAY_SECONDS = String(provider.delaySeconds);

@@ -1,5 +1,6 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { CopyQueue, CopyRequest } from '../domain/ports';
+import { logger } from '../observability/logger';
 
 /**
  * On AWS: an asynchronous invocation of the copy-output Lambda. Lambda retries a failed
@@ -35,7 +36,11 @@ export class InProcessCopyQueue implements CopyQueue {
     const job = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.work(request))
       .catch((error: unknown) =>
-        console.error(JSON.stringify({ level: 'error', message: 'in-process copy failed', ...request, error: String(error) })),
+        logger.error('in-process copy failed', {
+          task_id: request.taskId,
+          account_id: request.accountId,
+          error: error as Error,
+        }),
       )
       .finally(() => this.running.delete(job));
     this.running.add(job);

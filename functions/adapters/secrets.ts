@@ -1,13 +1,31 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import { traced } from '../observability/client-tracing';
 
-/** Reads a secret string from Secrets Manager (the provider's API token on AWS). */
-export async function readSecret(region: string, secretArn: string): Promise<string> {
-  const client = new SecretsManagerClient({ region });
-  try {
-    const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretArn }));
-    if (!SecretString) throw new Error(`Secret ${secretArn} has no string value.`);
-    return SecretString.trim();
-  } finally {
-    client.destroy();
-  }
+/**
+ * How long a secret read is reused before Secrets Manager is asked again. A rotated provider
+ * token is in use within this long, without a redeploy; meanwhile each warm function asks
+ * Secrets Manager at most once per period.
+ */
+export const SECRET_MAX_AGE_SECONDS = 5 * 60;
+
+export type SecretReader = (secretArn: string) => Promise<string>;
+
+/** Reads secret strings through Powertools Parameters, cached for `maxAgeSeconds`. */
+export function secretReader(client: SecretsManagerClient, maxAgeSeconds = SECRET_MAX_AGE_SECONDS): SecretReader {
+  const secrets = new SecretsProvider({ awsSdkV3Client: client });
+  return async (secretArn) => {
+    const value = await secrets.get(secretArn, { maxAge: maxAgeSeconds });
+    if (typeof value !== 'string' || !value.trim()) throw new Error(`Secret ${secretArn} has no string value.`);
+    return value.trim();
+  };
+}
+
+const readers = new Map<string, SecretReader>();
+
+/** Reads a secret string (the provider's API token on AWS) with one cached client per region. */
+export function readSecret(region: string, secretArn: string): Promise<string> {
+  let reader = readers.get(region);
+  if (!reader) readers.set(region, (reader = secretReader(traced(new SecretsManagerClient({ region })))));
+  return reader(secretArn);
 }

@@ -6,6 +6,9 @@ import type { CopyQueue } from '../domain/ports';
 import type { GenerationProvider } from '../domain/provider';
 import type { StartDeps } from '../domain/start-task';
 import { copyRequested, DEFAULT_LIFECYCLE_SETTINGS } from '../domain/task-lifecycle';
+import { traced } from '../observability/client-tracing';
+import { powertoolsTelemetry } from '../observability/telemetry';
+import { instrumentedProvider } from '../providers/instrumented-provider';
 import { appConfig } from './config';
 import { appMediaStorage } from './media';
 import { buildProvider } from './provider';
@@ -19,17 +22,18 @@ export function buildLifecycle(
   const { accounts, tasks, idempotency } = parts.stores;
   let deps: StartDeps | undefined;
   const copyQueue: CopyQueue = config.copyWorkerFunction
-    ? new LambdaCopyQueue(new LambdaClient({ region: config.region }), config.copyWorkerFunction)
+    ? new LambdaCopyQueue(traced(new LambdaClient({ region: config.region })), config.copyWorkerFunction)
     : new InProcessCopyQueue((request) => copyRequested(deps!, request));
   deps = {
     accounts,
     tasks,
     idempotency,
-    provider: parts.provider ?? buildProvider(config, parts.storage),
+    provider: instrumentedProvider(parts.provider ?? buildProvider(config, parts.storage), powertoolsTelemetry),
     media: parts.storage,
     copyQueue,
     clock: () => new Date(),
     settings: { ...DEFAULT_LIFECYCLE_SETTINGS, taskTimeoutMs: config.taskTimeoutSeconds * 1000 },
+    telemetry: powertoolsTelemetry,
   };
   return deps;
 }

@@ -1,6 +1,7 @@
 import { referenceReader } from '../adapters/reference-reader';
 import type { ObjectStorage } from '../adapters/s3/object-storage';
-import { readSecret } from '../adapters/secrets';
+import { readSecret, SECRET_MAX_AGE_SECONDS } from '../adapters/secrets';
+import { powertoolsTelemetry } from '../observability/telemetry';
 import type { Config } from '../config';
 import type { GenerationProvider } from '../domain/provider';
 import { lazyProvider } from '../providers/lazy-provider';
@@ -18,8 +19,13 @@ export function buildProvider({ provider: config, region }: Config, storage: Obj
     const token = config.apiToken;
     if ('value' in token) return replicate(token.value);
     // On AWS the token stays in Secrets Manager, read on the first provider call (only the
-    // functions that call the provider are allowed to read it).
-    return lazyProvider('replicate', async () => replicate(await readSecret(region, token.secretArn)));
+    // functions that call the provider are allowed to read it) and again every few minutes,
+    // so a rotated token is picked up without a redeploy.
+    return lazyProvider('replicate', async () => replicate(await readSecret(region, token.secretArn)), {
+      rebuildAfterMs: SECRET_MAX_AGE_SECONDS * 1000,
+      onRebuildError: (error) =>
+        powertoolsTelemetry.warn('provider token not refreshed; the previous one stays in use', { error: String(error) }),
+    });
   }
   return new SimulatedProvider({
     storage,

@@ -33,13 +33,16 @@ export async function cancelTask<K extends TaskKind>(
   });
   const latest = (await deps.tasks.get(accountId, taskId)) ?? task;
   if (!canceled) throw refuse(latest.pendingOutputs ? 'completed' : latest.status);
+  const model = task.params.model;
+  deps.telemetry.info('task canceled and refunded', { task_id: taskId, account_id: accountId, model, credits: task.creditsUsed });
+  for (const metric of ['TaskCanceled', 'TaskFailed', 'TaskRefunded'] as const) deps.telemetry.count(metric, { model });
 
   if (task.provider) {
     try {
       await deps.provider.cancel(task.provider.jobId);
     } catch (error) {
       // Best effort: the task is canceled and refunded either way; a job that runs on is not ours to bill.
-      console.warn(JSON.stringify({ level: 'warn', message: 'upstream cancel failed', taskId, error: String(error) }));
+      deps.telemetry.warn('upstream cancel failed', { task_id: taskId, error: String(error) });
     }
   }
   return withProgress(narrowTask(latest, kind), deps.clock());

@@ -21,7 +21,7 @@ export async function getTask<K extends TaskKind>(
     return withProgress(narrowTask(await refreshTask(deps, task), kind), deps.clock());
   } catch (error) {
     // The stored state is still a correct answer: a failed check answers with it.
-    console.error(JSON.stringify({ level: 'error', message: 'refresh failed', taskId, error: String(error) }));
+    deps.telemetry.error('refresh failed', error, { task_id: taskId });
     return withProgress(narrowTask(task, kind), deps.clock());
   }
 }

@@ -133,6 +133,9 @@ async function startAnyTask(
   });
   if (result.type === 'insufficient_credits') throw new InsufficientCreditsError(price, result.available);
   if (result.type === 'idempotency_key_used') return replay(deps, result.record, hash);
+  const model = request.params.model;
+  deps.telemetry.info('task started', { task_id: taskId, account_id: accountId, model, credits: price });
+  deps.telemetry.count('TaskStarted', { model });
 
   const submitted = await submit(deps, result.task);
   if (submitted.type === 'accepted') {
@@ -154,20 +157,20 @@ async function submit(deps: StartDeps, task: Task): Promise<Submission> {
   try {
     const outcome = await deps.provider.submit(jobFor(task));
     if (outcome.type === 'rejected') {
-      logProviderDetail(task, outcome.message);
+      logProviderDetail(deps, task, outcome.message);
       return { type: 'failed', code: outcome.code };
     }
     const provider = { name: deps.provider.name, jobId: outcome.jobId };
     const now = deps.clock().toISOString();
     if (!(await deps.tasks.recordSubmission(task, provider, now))) {
       // The sweeper gave the task up (and refunded it) while we were submitting.
-      console.warn(JSON.stringify({ level: 'warn', message: 'submission recorded too late', taskId: task.taskId, jobId: outcome.jobId }));
+      deps.telemetry.warn('submission recorded too late', { task_id: task.taskId, job_id: outcome.jobId });
       return { type: 'accepted', task: (await deps.tasks.get(task.accountId, task.taskId)) ?? task };
     }
     return { type: 'accepted', task: { ...task, provider, lastCheckedAt: now, updatedAt: now } };
   } catch (error) {
     if (!(error instanceof ProviderUnavailableError)) throw error;
-    logProviderDetail(task, error.message);
+    logProviderDetail(deps, task, error.message);
     return { type: 'failed', code: 'upstream_error' };
   }
 }

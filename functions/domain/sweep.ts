@@ -32,7 +32,7 @@ export async function sweep(deps: LifecycleDeps): Promise<SweepReport> {
       await sweepOne(deps, task, report);
     } catch (error) {
       report.errors += 1;
-      console.error(JSON.stringify({ level: 'error', message: 'sweep failed for task', taskId: task.taskId, error: String(error) }));
+      deps.telemetry.error('sweep failed for task', error, { task_id: task.taskId });
     }
   }
   return report;

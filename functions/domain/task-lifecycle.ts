@@ -5,6 +5,7 @@ import { ProviderUnavailableError } from './provider';
 import type { CopyQueue, CopyRequest, FailOptions, MediaStore, TaskStore } from './ports';
 import { MAX_PROCESSING_PROGRESS, progressOf } from './progress';
 import type { Task, TaskError } from './task';
+import type { Telemetry } from './telemetry';
 
 /**
  * What happens to a task after it was started: asking the provider, copying results into
@@ -18,6 +19,7 @@ export interface LifecycleDeps {
   copyQueue: CopyQueue;
   clock: () => Date;
   settings: LifecycleSettings;
+  telemetry: Telemetry;
 }
 
 export interface LifecycleSettings {
@@ -52,7 +54,7 @@ export function refundEntry(task: Task, now: string): LedgerEntry {
 
 /** Fails a task and refunds it, exactly once however many callers race; returns the latest task. */
 export async function failTask(
-  deps: Pick<LifecycleDeps, 'tasks' | 'clock'>,
+  deps: Pick<LifecycleDeps, 'tasks' | 'clock' | 'telemetry'>,
   task: Task,
   error: TaskError,
   options: Omit<FailOptions, 'progress'> = {},
@@ -60,7 +62,19 @@ export async function failTask(
   const clock = deps.clock();
   const now = clock.toISOString();
   // A failed task keeps the progress it showed when it ended.
-  await deps.tasks.failAndRefund(task, error, refundEntry(task, now), now, { ...options, progress: progressOf(task, clock) });
+  if (await deps.tasks.failAndRefund(task, error, refundEntry(task, now), now, { ...options, progress: progressOf(task, clock) })) {
+    // Only the caller whose transaction won reports it, so each failure counts once.
+    const model = task.params.model;
+    deps.telemetry.info('task failed and refunded', {
+      task_id: task.taskId,
+      account_id: task.accountId,
+      model,
+      code: error.code,
+      credits: task.creditsUsed,
+    });
+    deps.telemetry.count('TaskFailed', { model });
+    deps.telemetry.count('TaskRefunded', { model });
+  }
   return (await deps.tasks.get(task.accountId, task.taskId)) ?? task;
 }
 
@@ -76,8 +90,9 @@ export const FAILURE_MESSAGES: Record<TaskError['code'], string> = {
   canceled: 'The task was canceled. Your credits were refunded.',
 };
 
-export function logProviderDetail(task: Task, detail: string): void {
-  console.warn(JSON.stringify({ level: 'warn', message: 'provider failure', taskId: task.taskId, detail }));
+/** A refusal or failure upstream is expected now and then: a warning with the provider's words. */
+export function logProviderDetail(deps: Pick<LifecycleDeps, 'telemetry'>, task: Task, detail: string): void {
+  deps.telemetry.warn('provider failure', { task_id: task.taskId, model: task.params.model, detail });
 }
 
 /**
@@ -109,11 +124,11 @@ async function applyOutcome(deps: LifecycleDeps, task: Task, outcome: ResultOutc
       }
       return task;
     case 'failed':
-      logProviderDetail(task, outcome.message);
+      logProviderDetail(deps, task, outcome.message);
       return failTask(deps, task, { code: outcome.code, message: FAILURE_MESSAGES[outcome.code] });
     case 'completed': {
       if (outcome.outputUrls.length === 0) {
-        logProviderDetail(task, 'completed without output');
+        logProviderDetail(deps, task, 'completed without output');
         return failTask(deps, task, { code: 'upstream_error', message: FAILURE_MESSAGES.upstream_error });
       }
       // Provider URLs expire: keep the task processing until our copy exists.
@@ -122,7 +137,7 @@ async function applyOutcome(deps: LifecycleDeps, task: Task, outcome: ResultOutc
           await deps.copyQueue.enqueue({ accountId: task.accountId, taskId: task.taskId });
         } catch (error) {
           // The outputs are recorded: the sweeper copies them within a minute.
-          console.warn(JSON.stringify({ level: 'warn', message: 'copy request failed', taskId: task.taskId, error: String(error) }));
+          deps.telemetry.warn('copy request failed', { task_id: task.taskId, error: String(error) });
         }
       }
       return (await deps.tasks.get(task.accountId, task.taskId)) ?? task;
@@ -157,15 +172,18 @@ export async function copyOutputs(deps: LifecycleDeps, task: Task): Promise<Task
       const { key, contentType } = outputFile(task, index);
       urls.push(await deps.media.copyFromUrl(sourceUrl, key, contentType));
     }
-    if (!(await deps.tasks.complete(task, urls, deps.clock().toISOString()))) {
+    if (await deps.tasks.complete(task, urls, deps.clock().toISOString())) {
+      const model = task.params.model;
+      const outputs = urls.length;
+      deps.telemetry.info('task completed', { task_id: task.taskId, account_id: task.accountId, model, outputs });
+      deps.telemetry.count('TaskCompleted', { model });
+    } else {
       // The task ended otherwise meanwhile (timed out): its result must not stay published.
       await Promise.all(task.pendingOutputs.map((_, index) => deps.media.remove(outputFile(task, index).key)));
     }
   } catch (error) {
     const attempts = await deps.tasks.recordCopyFailure(task, deps.clock().toISOString());
-    console.warn(
-      JSON.stringify({ level: 'warn', message: 'copy of provider output failed', taskId: task.taskId, attempts, error: String(error) }),
-    );
+    deps.telemetry.warn('copy of provider output failed', { task_id: task.taskId, attempts, error: String(error) });
     if (attempts !== undefined && attempts >= deps.settings.maxCopyAttempts) {
       return failTask(deps, task, { code: 'upstream_error', message: FAILURE_MESSAGES.upstream_error });
     }

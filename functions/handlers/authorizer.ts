@@ -5,13 +5,22 @@ import { authenticate } from '../domain/authenticate';
 import { UnauthorizedError } from '../domain/errors';
 import { authorizerContext } from '../http/principal';
 import { headerValue } from '../http/headers';
+import { observe } from '../observability/middleware';
+
+/** This exact message is API Gateway's signal for a 401 (the UNAUTHORIZED gateway response). */
+const UNAUTHORIZED = 'Unauthorized';
 
 /**
  * REQUEST authorizer for every route. API Gateway caches its answer per Authorization header,
  * so the Allow covers the whole API, not just the method that asked; otherwise a cached answer
  * would deny the same key on the next route.
  */
-export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
+export const handler = observe(authorize, {
+  requestKeys: (event) => ({ request_id: event.requestContext?.requestId }),
+  isExpected: (error) => error.message === UNAUTHORIZED,
+});
+
+async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   try {
     const principal = await authenticate(stores().apiKeys, headerValue(event, 'authorization'), appConfig().defaultRateLimit);
     return {
@@ -23,8 +32,7 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<
       context: authorizerContext(principal),
     };
   } catch (error) {
-    // This exact message is API Gateway's signal for a 401 (the UNAUTHORIZED gateway response).
-    if (error instanceof UnauthorizedError) throw new Error('Unauthorized', { cause: error });
+    if (error instanceof UnauthorizedError) throw new Error(UNAUTHORIZED, { cause: error });
     throw error;
   }
 }

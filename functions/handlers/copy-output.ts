@@ -1,8 +1,12 @@
 import { lifecycle } from '../app-context/lifecycle';
 import type { CopyRequest } from '../domain/ports';
 import { copyRequested } from '../domain/task-lifecycle';
+import { observe } from '../observability/middleware';
 
 /** Copies a finished task's provider outputs into our bucket (invoked asynchronously). */
-export async function handler(event: CopyRequest): Promise<void> {
-  await copyRequested(lifecycle(), event);
-}
+export const handler = observe(
+  async (event: CopyRequest): Promise<void> => {
+    await copyRequested(lifecycle(), event);
+  },
+  { requestKeys: (event) => ({ task_id: event.taskId, account_id: event.accountId }) },
+);

@@ -1,10 +1,19 @@
 import { lifecycle } from '../app-context/lifecycle';
-import { sweep } from '../domain/sweep';
+import { sweep, type SweepReport } from '../domain/sweep';
+import { logger } from '../observability/logger';
+import { observe } from '../observability/middleware';
+import { powertoolsTelemetry } from '../observability/telemetry';
 
 /** Scheduled every minute (EventBridge on AWS, a timer on the local stack). */
-export async function handler() {
+export const handler = observe(async () => {
   const report = await sweep(lifecycle());
-  // Idle runs (every minute on AWS, every few seconds locally) are not worth a log line.
-  if (report.examined > 0) console.log(JSON.stringify({ level: 'info', message: 'sweep', ...report }));
+  // Counted on every run, idle ones too: a flat line means the sweeper stopped.
+  powertoolsTelemetry.count('SweeperTasksExamined', { value: report.examined });
+  // Log changes, not heartbeats: a run that only looked at tasks still processing is silent.
+  if (changedSomething(report)) logger.info('sweep', { ...report });
   return report;
+});
+
+function changedSomething(report: SweepReport): boolean {
+  return report.timedOut + report.lostSubmissions + report.copied + report.errors > 0;
 }

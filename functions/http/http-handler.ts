@@ -4,11 +4,14 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { stores } from '../app-context/stores';
 import type { Principal } from '../domain/authenticate';
 import { successEnvelope } from '../contract/envelope';
+import type { TracingMiddleware } from '../observability/client-tracing';
+import { observability, perInvocation } from '../observability/middleware';
 import { jsonResponse } from './envelope';
 import { apiResponse } from './middleware/api-response';
 import { rateLimit } from './middleware/rate-limit';
 import { principalFrom } from './principal';
 import { headerValue } from './headers';
+import { apiRequestKeys } from './log-keys';
 
 /**
  * The JSON body parser looks only at `content-type` / `Content-Type`; API Gateway keeps the
@@ -33,12 +36,14 @@ export interface ApiInput {
 export interface HttpHandlerOptions {
   /** Parse a JSON request body (POST endpoints). */
   jsonBody?: boolean;
+  /** X-Ray tracing (`tracing()` from observability/tracer), for functions whose bundle can carry it. */
+  tracing?: TracingMiddleware;
 }
 
 /**
- * Wraps an endpoint's logic in the shared middleware: envelope and errors, X-Request-Id,
- * the per-key rate limit, and (optionally) JSON body parsing. The logic returns `data`;
- * success is always 200.
+ * Wraps an endpoint's logic in the shared middleware: logs and metrics (Powertools), envelope
+ * and errors, X-Request-Id, the per-key rate limit, and (optionally) JSON body parsing and
+ * tracing. The logic returns `data`; success is always 200.
  */
 export function httpHandler(
   logic: (input: ApiInput) => Promise<unknown>,
@@ -48,9 +53,11 @@ export function httpHandler(
     const data = await logic({ event, principal: principalFrom(event), body: event.body });
     return jsonResponse(200, successEnvelope(data));
   })
+    .use(observability(apiRequestKeys))
+    .use(options.tracing ? [options.tracing] : [])
     .use(apiResponse())
     .use(rateLimit(() => stores().rateCounter));
   if (options.jsonBody) handler.use(contentTypeLowercase()).use(httpJsonBodyParser());
-  return handler;
+  return perInvocation(handler);
 }
 

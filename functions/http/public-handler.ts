@@ -1,5 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { observability, perInvocation } from '../observability/middleware';
+import { apiRequestKeys } from './log-keys';
 import { apiResponse } from './middleware/api-response';
 
 /**
@@ -8,5 +10,7 @@ import { apiResponse } from './middleware/api-response';
  * functions do not load the app context (SDK clients, providers) they never use.
  */
 export function publicHandler(respond: (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>) {
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult>(respond).use(apiResponse());
+  return perInvocation(
+    middy<APIGatewayProxyEvent, APIGatewayProxyResult>(respond).use(observability(apiRequestKeys)).use(apiResponse()),
+  );
 }

@@ -1,18 +1,52 @@
 import { ProviderUnavailableError, type GenerationProvider } from '../domain/provider';
 
+export interface LazyProviderOptions {
+  /**
+   * Build the provider again after this long (for example to pick up a rotated API token).
+   * Unset: built once per process.
+   */
+  rebuildAfterMs?: number;
+  /** Told when a rebuild failed while an earlier provider keeps serving. */
+  onRebuildError?: (error: unknown) => void;
+  now?: () => number;
+}
+
 /**
  * A provider built on its first use (for example once its API token has been read from
- * Secrets Manager). A failed build is not cached: the next call tries again, and meanwhile the
- * provider counts as unavailable, which never changes a task by itself.
+ * Secrets Manager). A failed first build is not cached: the next call tries again, and
+ * meanwhile the provider counts as unavailable, which never changes a task by itself. A failed
+ * rebuild keeps the provider it had for another period: a Secrets Manager outage must not stop
+ * a token that still works.
  */
-export function lazyProvider(name: string, build: () => Promise<GenerationProvider>): GenerationProvider {
-  let built: Promise<GenerationProvider> | undefined;
-  const provider = async () => {
-    built ??= build().catch((error: unknown) => {
-      built = undefined;
-      throw new ProviderUnavailableError(`The ${name} provider could not be set up: ${(error as Error).message}`);
-    });
-    return built;
+export function lazyProvider(
+  name: string,
+  build: () => Promise<GenerationProvider>,
+  options: LazyProviderOptions = {},
+): GenerationProvider {
+  const now = options.now ?? Date.now;
+  let current: { provider: Promise<GenerationProvider>; builtAt: number } | undefined;
+  let lastGood: GenerationProvider | undefined;
+
+  const rebuild = () => {
+    const provider: Promise<GenerationProvider> = build().then(
+      (fresh) => (lastGood = fresh),
+      (error: unknown) => {
+        if (lastGood) {
+          options.onRebuildError?.(error);
+          return lastGood;
+        }
+        if (current?.provider === provider) current = undefined;
+        throw new ProviderUnavailableError(`The ${name} provider could not be set up: ${(error as Error).message}`);
+      },
+    );
+    current = { provider, builtAt: now() };
+    return provider;
+  };
+  const provider = () => {
+    if (!current) return rebuild();
+    const { rebuildAfterMs } = options;
+    if (rebuildAfterMs !== undefined && now() - current.builtAt >= rebuildAfterMs) return rebuild();
+    return current.provider;
   };
   return {
     name,

@@ -1,5 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { ZodType } from 'zod';
+import { logger } from '../observability/logger';
+import { observe } from '../observability/middleware';
 
 /**
  * A Lambda handler for an SQS queue (and the local in-process queue, which sends the same
@@ -8,7 +10,7 @@ import type { ZodType } from 'zod';
  * that does not parse can never succeed: it is logged and dropped rather than retried.
  */
 export function queueHandler<T>(name: string, schema: ZodType<T>, process: (message: T, receiveCount: number) => Promise<void>) {
-  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  return observe(async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const failures: { itemIdentifier: string }[] = [];
     await Promise.all(
       event.Records.map(async (record) => {
@@ -16,17 +18,17 @@ export function queueHandler<T>(name: string, schema: ZodType<T>, process: (mess
         try {
           message = schema.parse(JSON.parse(record.body));
         } catch (error) {
-          console.error(JSON.stringify({ level: 'error', message: `${name}: unreadable message dropped`, messageId: record.messageId, error: String(error) }));
+          logger.error(`${name}: unreadable message dropped`, { message_id: record.messageId, error: String(error) });
           return;
         }
         try {
           await process(message, Number(record.attributes.ApproximateReceiveCount ?? 1));
         } catch (error) {
-          console.warn(JSON.stringify({ level: 'warn', message: `${name}: message failed, will be retried`, messageId: record.messageId, error: String(error) }));
+          logger.warn(`${name}: message failed, will be retried`, { message_id: record.messageId, error: String(error) });
           failures.push({ itemIdentifier: record.messageId });
         }
       }),
     );
     return { batchItemFailures: failures };
-  };
+  });
 }

@@ -4,6 +4,7 @@ import { ledgerSum } from '../../functions/domain/ledger';
 import type { StartDeps, StartRequest } from '../../functions/domain/start-task';
 import type { ImageParams, VideoParams } from '../../functions/domain/task';
 import { copyOutputs, DEFAULT_LIFECYCLE_SETTINGS } from '../../functions/domain/task-lifecycle';
+import { SILENT_TELEMETRY } from '../../functions/domain/telemetry';
 import { createMemoryStores, MemoryCopyQueue, MemoryMediaStore } from './memory-stores';
 import { ScriptedProvider } from './scripted-provider';
 
@@ -47,6 +48,7 @@ export function memoryWorld(start = '2026-03-01T12:00:00.000Z') {
     copyQueue,
     clock: () => now,
     settings: { ...DEFAULT_LIFECYCLE_SETTINGS },
+    telemetry: SILENT_TELEMETRY,
   };
   // What the copy-output worker does with a request.
   copyQueue.work = async ({ accountId, taskId }) => {

@@ -1,10 +1,14 @@
-import type { SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
 import { InProcessQueue } from '../../functions/adapters/queues/in-process-queue';
 import { queueHandler } from '../../functions/queue/queue-handler';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const bodies = (event: SQSEvent) => event.Records.map((record) => JSON.parse(record.body) as { n: number });
+
+/** The Lambda handler as the queue calls it (the local stack passes a Lambda-like context). */
+const asConsumer = (handler: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>) => (event: SQSEvent) =>
+  handler(event, { functionName: 'test', awsRequestId: 'test' } as Context);
 
 function queue(overrides: Partial<ConstructorParameters<typeof InProcessQueue>[0]> = {}) {
   return new InProcessQueue<{ n: number }>({ name: 'test', visibilityTimeoutMs: 200, maxReceiveCount: 3, ...overrides });
@@ -31,10 +35,10 @@ describe('the in-process queue (SQS semantics on the local stack)', () => {
     const q = queue({ visibilityTimeoutMs: 50 });
     for (const n of [1, 2, 3]) await q.send({ n });
     const attempts: number[] = [];
-    const handler = queueHandler('test', z.object({ n: z.number() }), async ({ n }, receiveCount) => {
+    const handler = asConsumer(queueHandler('test', z.object({ n: z.number() }), async ({ n }, receiveCount) => {
       attempts.push(n);
       if (n === 2 && receiveCount < 2) throw new Error('first try fails');
-    });
+    }));
     await q.pollOnce(handler);
     await sleep(60);
     await q.pollOnce(handler);
@@ -87,7 +91,7 @@ describe('the in-process queue (SQS semantics on the local stack)', () => {
     const q = new InProcessQueue<unknown>({ name: 'test', visibilityTimeoutMs: 10, maxReceiveCount: 5 });
     await q.send({ wrong: true });
     const handled: unknown[] = [];
-    const handler = queueHandler('test', z.object({ n: z.number() }), async (message) => void handled.push(message));
+    const handler = asConsumer(queueHandler('test', z.object({ n: z.number() }), async (message) => void handled.push(message)));
     await q.pollOnce(handler);
     expect(handled).toEqual([]);
     expect(q.depth).toBe(0);

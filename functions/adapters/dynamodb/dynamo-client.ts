@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { traced } from '../../observability/client-tracing';
 
 /** The document client plus the table it works on: what every repository is built from. */
 export interface Db {
@@ -23,7 +24,7 @@ export function createDb({ tableName, region, endpoint }: DbOptions): Db {
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     }),
   });
-  const doc = DynamoDBDocumentClient.from(client, {
+  const doc = DynamoDBDocumentClient.from(traced(client), {
     marshallOptions: { removeUndefinedValues: true },
   });
   return { doc, tableName };

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { MAX_QUEUE_DELAY_SECONDS, type MessageQueue } from '../../domain/ports';
+import { logger } from '../../observability/logger';
 
 export interface InProcessQueueOptions {
   /** Shown in logs and in the records' eventSourceARN. */
@@ -87,7 +88,7 @@ export class InProcessQueue<T> implements MessageQueue<T> {
       if (stored.receiveCount >= this.options.maxReceiveCount) {
         this.messages.delete(stored.messageId);
         this.dead.push(stored);
-        console.warn(JSON.stringify({ level: 'warn', message: 'message moved to the dead-letter list', queue: this.options.name, messageId: stored.messageId }));
+        logger.warn('message moved to the dead-letter list', { queue: this.options.name, message_id: stored.messageId });
         continue;
       }
       stored.receiveCount += 1;
@@ -108,7 +109,7 @@ export class InProcessQueue<T> implements MessageQueue<T> {
       const response = await consumer({ Records: received.map(({ stored, receiveCount }) => this.record(stored, receiveCount)) });
       failed = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
     } catch (error) {
-      console.warn(JSON.stringify({ level: 'warn', message: 'queue consumer failed', queue: this.options.name, error: String(error) }));
+      logger.warn('queue consumer failed', { queue: this.options.name, error: String(error) });
       failed = new Set(batch.map((stored) => stored.messageId));
     }
     for (const { stored, receiveCount } of received) {

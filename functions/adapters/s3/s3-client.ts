@@ -1,4 +1,5 @@
 import { S3Client } from '@aws-sdk/client-s3';
+import { traced } from '../../observability/client-tracing';
 
 export interface S3Options {
   region: string;
@@ -7,7 +8,7 @@ export interface S3Options {
 }
 
 export function createS3Client({ region, endpoint }: S3Options): S3Client {
-  return new S3Client({
+  const client = new S3Client({
     region,
     // Only compute checksums when S3 requires them: newer SDKs otherwise frame streamed uploads
     // with trailing checksums, which s3rver stores verbatim inside the object.
@@ -19,4 +20,5 @@ export function createS3Client({ region, endpoint }: S3Options): S3Client {
       credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
     }),
   });
+  return traced(client);
 }

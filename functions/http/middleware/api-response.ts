@@ -1,6 +1,7 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { RateLimitExceededError } from '../../domain/errors';
+import { RateLimitExceededError, UpstreamError } from '../../domain/errors';
+import { logger } from '../../observability/logger';
 import type { RateDecision } from '../../domain/rate-limit';
 import { errorEnvelope } from '../../contract/envelope';
 import { jsonResponse } from '../envelope';
@@ -33,16 +34,7 @@ export function apiResponse(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayPro
     onError: (request) => {
       const typed = request as ApiRequest;
       const error = toHttpError(typed.error);
-      if (error.status >= 500) {
-        console.error(
-          JSON.stringify({
-            level: 'error',
-            requestId: requestIdOf(typed),
-            message: typed.error?.message,
-            stack: typed.error?.stack,
-          }),
-        );
-      }
+      logFailure(typed.error, error.status);
       const retryAfter =
         typed.error instanceof RateLimitExceededError
           ? { 'Retry-After': String(typed.error.retryAfterSeconds) }
@@ -51,4 +43,18 @@ export function apiResponse(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayPro
       decorate(typed);
     },
   };
+}
+
+/**
+ * A 502 is the provider refusing or failing a submission, which happens and was already
+ * refunded and logged with its detail: a warning, no stack. Any other 5xx is a bug or an
+ * outage of ours: an error with the stack. 4xx answers are the client's business, not logged.
+ */
+function logFailure(error: Error | null | undefined, status: number): void {
+  if (status < 500) return;
+  if (error instanceof UpstreamError) {
+    logger.warn('request failed upstream', { status, reason: error.message });
+    return;
+  }
+  logger.error('request failed', { status, error: error ?? new Error('unknown error') });
 }

@@ -1,0 +1,41 @@
+/**
+ * What the use cases tell operators: log lines about changes and counts of business events.
+ * functions/observability/ implements it with Powertools (JSON logs, CloudWatch metrics in
+ * namespace VidGen); the domain never sees a logger or a metrics library.
+ */
+
+/** Counted business events (CloudWatch metric names; unit Count). */
+export type BusinessEvent =
+  | 'TaskStarted'
+  | 'TaskCompleted'
+  | 'TaskFailed'
+  | 'TaskRefunded'
+  /** Counted by the cancel use case (CONTRACT.md's cancel routes), next to TaskFailed. */
+  | 'TaskCanceled'
+  /** A provider call that failed: unreachable, timed out, 5xx, unreadable answer. */
+  | 'ProviderError'
+  | 'SweeperTasksExamined';
+
+/** Extra fields of a log line, snake_case (`task_id`, `account_id`, `model`...). */
+export type LogFields = Record<string, unknown>;
+
+export interface Telemetry {
+  info(message: string, fields?: LogFields): void;
+  /** Expected trouble (a provider refusal, a retry to come): no stack trace. */
+  warn(message: string, fields?: LogFields): void;
+  /** Unexpected failures: logged with the error's stack. */
+  error(message: string, error: unknown, fields?: LogFields): void;
+  /** Counts an event; `model` adds a per-model breakdown next to the service-wide count. */
+  count(event: BusinessEvent, options?: { model?: string; value?: number }): void;
+  /** How long a provider call took (metric ProviderLatency, milliseconds). */
+  providerLatency(milliseconds: number, operation: string): void;
+}
+
+/** For tests and tools that want no output. */
+export const SILENT_TELEMETRY: Telemetry = {
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+  count: () => undefined,
+  providerLatency: () => undefined,
+};

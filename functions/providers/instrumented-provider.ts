@@ -1,0 +1,27 @@
+import type { GenerationProvider } from '../domain/provider';
+import type { Telemetry } from '../domain/telemetry';
+
+/**
+ * Measures every call to the provider: ProviderLatency (milliseconds, per operation) and
+ * ProviderError when the call failed (unreachable, timed out, 5xx, unreadable answer). A
+ * refused prompt or a failed generation is an answer, not an error: the task counts it.
+ */
+export function instrumentedProvider(provider: GenerationProvider, telemetry: Telemetry): GenerationProvider {
+  async function measure<T>(operation: string, model: string | undefined, call: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await call();
+    } catch (error) {
+      telemetry.count('ProviderError', model ? { model } : {});
+      throw error;
+    } finally {
+      telemetry.providerLatency(performance.now() - started, operation);
+    }
+  }
+  return {
+    name: provider.name,
+    submit: (job) => measure('submit', job.model, () => provider.submit(job)),
+    fetchResult: (jobId) => measure('fetch_result', undefined, () => provider.fetchResult(jobId)),
+    cancel: (jobId) => measure('cancel', undefined, () => provider.cancel(jobId)),
+  };
+}
