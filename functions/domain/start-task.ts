@@ -76,7 +76,7 @@ export async function startTask(
     );
   }
   const price = priceOf(request);
-  if (account.credits < price) throw new InsufficientCreditsError(price, account.credits);
+  if (account.credits < price) return refuseOrReplay(deps, accountId, idempotencyKey, hash, price, account.credits);
 
   const createdAt = now.toISOString();
   const taskId = newTaskId(request.kind);
@@ -114,7 +114,9 @@ export async function startTask(
     expectedCount: account.taskCounts[request.kind],
     ...(claim && { idempotency: claim }),
   });
-  if (result.type === 'insufficient_credits') throw new InsufficientCreditsError(price, result.available);
+  if (result.type === 'insufficient_credits') {
+    return refuseOrReplay(deps, accountId, idempotencyKey, hash, price, result.available);
+  }
   if (result.type === 'idempotency_key_used') return replay(deps, result.record, hash);
 
   const submitted = await submit(deps, result.task);
@@ -153,6 +155,27 @@ async function submit(deps: StartDeps, task: Task): Promise<Submission> {
     logProviderDetail(task, error.message);
     return { type: 'failed', code: 'upstream_error' };
   }
+}
+
+/**
+ * Too few credits, unless a concurrent request under the same key got there first: its claim
+ * was written in the transaction that spent the credits, so the balance we read may already
+ * include its charge while our first look at the key came too early. Then this request is a
+ * retry and gets the replay (or 409), never 403.
+ */
+async function refuseOrReplay(
+  deps: StartDeps,
+  accountId: string,
+  idempotencyKey: string | undefined,
+  hash: string,
+  price: number,
+  available: number,
+): Promise<Task> {
+  if (idempotencyKey) {
+    const earlier = await deps.idempotency.get(accountId, idempotencyKey, deps.clock());
+    if (earlier) return replay(deps, earlier, hash);
+  }
+  throw new InsufficientCreditsError(price, available);
 }
 
 async function replay(deps: StartDeps, record: IdempotencyRecord, hash: string): Promise<Task> {
