@@ -13,6 +13,7 @@ import { MAX_UPLOAD_BYTES } from './domain/image-type';
 import { DynamoRateCounter } from './adapters/dynamodb/rate-counter-repository';
 import { createS3Client } from './adapters/s3/s3-client';
 import { DynamoTaskStore } from './adapters/dynamodb/task-repository';
+import { DynamoUploadPublications } from './adapters/dynamodb/upload-publication-repository';
 import type { GenerationProvider } from './domain/provider';
 import type { CopyQueue } from './domain/ports';
 import type { StartDeps } from './domain/start-task';
@@ -39,6 +40,7 @@ export interface AppContext {
   tasks: DynamoTaskStore;
   idempotency: DynamoIdempotencyStore;
   storage: ObjectStorage;
+  uploadPublications: DynamoUploadPublications;
   provider: GenerationProvider;
   copyQueue: CopyQueue;
   /** Everything the task use cases need. */
@@ -88,6 +90,7 @@ export function buildAppContext(config: Config, overrides: { provider?: Generati
     tasks,
     idempotency,
     storage,
+    uploadPublications: new DynamoUploadPublications(db),
     provider,
     copyQueue,
     lifecycle,

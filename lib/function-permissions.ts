@@ -118,7 +118,8 @@ export const FUNCTION_NEEDS: Readonly<Record<string, FunctionNeeds>> = {
   },
   'complete-upload': {
     purpose: 'checks an uploaded file and moves it from incoming/ to uploads/',
-    table: { actions: [...RATE_LIMITED] },
+    // The upload's publication (UPLOAD#): get, claim (Put), answer (Update, as RATE_LIMITED), release.
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem', 'DeleteItem'] },
     media: { read: ['incoming/'], delete: ['incoming/'], write: ['uploads/'], listBucket: true },
   },
   // The API reference (public routes, no key): documents built in memory, nothing to read or write.

@@ -239,6 +239,55 @@ describe('direct uploads (presigned)', () => {
     expect((await listKeys(stack, 'incoming/')).some((k) => k.endsWith(uploadId))).toBe(false);
   });
 
+  it('refuses and deletes an empty stored file with 400', async () => {
+    // S3 refuses an empty file by the policy's content-length-range; s3rver stores it.
+    const { uploadId } = await direct(Buffer.alloc(0));
+    expect((await listKeys(stack, 'incoming/')).some((k) => k.endsWith(uploadId))).toBe(true);
+    const reply = await call(stack.baseUrl, `/uploads/${uploadId}/complete`, { method: 'POST', key });
+    expectRefused(reply, 400, 'validation_error', /^image: the file is empty/);
+    expect((await listKeys(stack, 'incoming/')).some((k) => k.endsWith(uploadId))).toBe(false);
+  });
+
+  it('publishes once when the same upload is completed concurrently: one URL, the others the same answer or 404', async () => {
+    const created = await call<Direct>(stack.baseUrl, '/uploads', { method: 'POST', key });
+    const { upload_id: uploadId, upload_url, fields } = created.body.data!;
+    const postToForm = async (bytes: Buffer) => {
+      const form = new FormData();
+      for (const [name, value] of Object.entries(fields)) form.append(name, value);
+      form.append('file', new Blob([bytes]), 'upload.bin');
+      expect((await fetch(upload_url, { method: 'POST', body: form })).status).toBeLessThan(300);
+    };
+    const bytes = await solid('png', { r: 1, g: 2, b: 3 });
+    await postToForm(bytes);
+    const before = await listKeys(stack, 'uploads/');
+    const complete = () => call<Upload>(stack.baseUrl, `/uploads/${uploadId}/complete`, { method: 'POST', key });
+
+    const replies = await Promise.all(Array.from({ length: 12 }, complete));
+
+    const statuses = replies.map((reply) => reply.status);
+    expect(statuses.filter((status) => status !== 200 && status !== 404)).toEqual([]);
+    const ok = replies.filter((reply) => reply.status === 200);
+    expect(ok.length).toBeGreaterThan(0);
+    expect(new Set(ok.map((reply) => JSON.stringify(reply.body.data))).size).toBe(1);
+    const answer = ok[0]!.body.data!;
+    expect(answer).toEqual({ url: expect.stringContaining('/media/uploads/'), content_type: 'image/png', size: bytes.length });
+    const published = (await listKeys(stack, 'uploads/')).filter((k) => !before.includes(k));
+    expect(published).toHaveLength(1);
+    expect(answer.url.endsWith(published[0]!)).toBe(true);
+    expect(sha256(Buffer.from(await (await fetch(answer.url)).arrayBuffer()))).toBe(sha256(bytes));
+    expect((await listKeys(stack, 'incoming/')).some((k) => k.endsWith(uploadId))).toBe(false);
+
+    // A later completion answers the same, even after other bytes were POSTed to the form again
+    // (they are dropped: a published image never changes).
+    await postToForm(await solid('png', { r: 9, g: 9, b: 9 }));
+    const repeat = await complete();
+    expect(repeat.status).toBe(200);
+    expect(repeat.body.data).toEqual(answer);
+    expect((await listKeys(stack, 'uploads/')).filter((k) => !before.includes(k))).toEqual(published);
+    expect((await listKeys(stack, 'incoming/')).some((k) => k.endsWith(uploadId))).toBe(false);
+    expect(sha256(Buffer.from(await (await fetch(answer.url)).arrayBuffer()))).toBe(sha256(bytes));
+  });
+
   it('answers an unknown upload id with 404', async () => {
     for (const id of ['upl_00000000000000000000000000000000', 'nonsense']) {
       const reply = await call(stack.baseUrl, `/uploads/${id}/complete`, { method: 'POST', key });

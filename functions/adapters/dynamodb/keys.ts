@@ -62,3 +62,9 @@ export const idempotencyKey = (accountId: string, keyHash: string): PrimaryKey =
   pk: `IDEMPOTENCY#${accountId}#${keyHash}`,
   sk: 'IDEMPOTENCY',
 });
+
+/** The publication claim and answer of one direct upload (POST /uploads/{id}/complete). */
+export const uploadPublicationKey = (accountId: string, uploadId: string): PrimaryKey => ({
+  pk: `UPLOAD#${accountId}#${uploadId}`,
+  sk: 'UPLOAD',
+});
