@@ -6,10 +6,9 @@ import { InProcessCopyQueue, LambdaCopyQueue, type CopyRequest } from './adapter
 import { createDb, type Db } from './adapters/dynamodb/dynamo-client';
 import { DynamoIdempotencyStore } from './adapters/dynamodb/idempotency-repository';
 import { DynamoLedgerStore } from './adapters/dynamodb/ledger-repository';
-import { isPublicMediaKey } from './adapters/s3/media-layout';
 import { ObjectStorage } from './adapters/s3/object-storage';
+import { ReferenceImages } from './adapters/reference-images';
 import { createSafeFetcher } from './adapters/safe-fetch';
-import { MAX_UPLOAD_BYTES } from './domain/image-type';
 import { DynamoRateCounter } from './adapters/dynamodb/rate-counter-repository';
 import { createS3Client } from './adapters/s3/s3-client';
 import { DynamoTaskStore } from './adapters/dynamodb/task-repository';
@@ -63,7 +62,8 @@ export function buildAppContext(config: Config, overrides: { provider?: Generati
   const accounts = new DynamoAccountStore(db);
   const tasks = new DynamoTaskStore(db);
   const idempotency = new DynamoIdempotencyStore(db);
-  const provider = overrides.provider ?? createProvider(config, storage);
+  const references = new ReferenceImages(storage);
+  const provider = overrides.provider ?? createProvider(config, storage, references);
 
   let lifecycle: StartDeps | undefined;
   const copyQueue: CopyQueue = config.copyWorkerFunction
@@ -73,6 +73,7 @@ export function buildAppContext(config: Config, overrides: { provider?: Generati
     accounts,
     tasks,
     idempotency,
+    references,
     provider,
     media: storage,
     copyQueue,
@@ -103,7 +104,7 @@ export async function copyRequested(deps: StartDeps, request: CopyRequest): Prom
   if (task) await copyOutputs(deps, task);
 }
 
-function createProvider({ provider: config, region }: Config, storage: ObjectStorage): GenerationProvider {
+function createProvider({ provider: config, region }: Config, storage: ObjectStorage, references: ReferenceImages): GenerationProvider {
   if (config.name === 'replicate') {
     const models = parseModelMap(config.modelsJson ? JSON.parse(config.modelsJson) : defaultReplicateModels);
     const replicate = (apiToken: string) =>
@@ -117,29 +118,8 @@ function createProvider({ provider: config, region }: Config, storage: ObjectSto
   return new SimulatedProvider({
     storage,
     delayMs: config.delaySeconds * 1000,
-    fetchReference: referenceReader(storage),
+    fetchReference: (url) => references.read(url),
   });
-}
-
-/**
- * Reads a user-supplied reference image: straight from the bucket when it is one of our own
- * uploads, otherwise through the SSRF-safe fetcher (public http(s) targets only, bounded).
- */
-function referenceReader(storage: ObjectStorage) {
-  const { fetchBytes } = createSafeFetcher({
-    allowedOrigins: [new URL(storage.publicBaseUrl).origin],
-    maxBytes: MAX_UPLOAD_BYTES,
-    timeoutMs: 10_000,
-  });
-  return async (url: string): Promise<Buffer> => {
-    const key = storage.keyOf(url);
-    if (key !== undefined) {
-      const bytes = isPublicMediaKey(key) ? await storage.getBytes(key) : undefined;
-      if (!bytes) throw new Error('no such file in our storage');
-      return bytes;
-    }
-    return (await fetchBytes(url)).bytes;
-  };
 }
 
 /** Bounds for copying a provider's result (a 12 s 1080p video is tens of MB). */

@@ -161,3 +161,9 @@ export interface UploadPublications {
   /** Gives a claim up (its holder failed to publish), so a retry can claim again. */
   release(accountId: string, uploadId: string): Promise<void>;
 }
+
+/** Which user-supplied reference image URLs we refuse to fetch, judged without network I/O. */
+export interface ReferenceUrlPolicy {
+  /** Why `url` would be refused (words a client can act on), or undefined. */
+  whyRefused(url: string): string | undefined;
+}

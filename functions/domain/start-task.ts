@@ -7,16 +7,19 @@ import {
   PaidAccessRequiredError,
   UnauthorizedError,
   UpstreamError,
+  ValidationError,
 } from './errors';
 import { newLedgerEntryId, newTaskId } from './ids';
 import { ProviderUnavailableError } from './provider';
-import type { AccountStore, IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from './ports';
+import type { AccountStore, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, ReferenceUrlPolicy } from './ports';
 import type { ImageParams, Task, VideoParams } from './task';
 import { FAILURE_MESSAGES, failTask, jobFor, logProviderDetail, type LifecycleDeps } from './task-lifecycle';
 
 export interface StartDeps extends LifecycleDeps {
   accounts: AccountStore;
   idempotency: IdempotencyStore;
+  /** Reference image URLs we would refuse to fetch are refused before anything is charged. */
+  references: ReferenceUrlPolicy;
 }
 
 export type StartRequest =
@@ -59,6 +62,7 @@ export async function startTask(
   request: StartRequest,
   idempotencyKey?: string,
 ): Promise<Task> {
+  checkReferenceUrls(deps.references, request);
   const now = deps.clock();
   const hash = requestHash(request);
   if (idempotencyKey) {
@@ -129,6 +133,21 @@ export async function startTask(
   if (claim) await deps.idempotency.recordOutcome(claim, { type: 'upstream_error', message });
   await failTask(deps, result.task, { code: submitted.code, message: FAILURE_MESSAGES[submitted.code] });
   throw new UpstreamError(message);
+}
+
+/** 400 naming each reference URL (`image_url`, `images.N`) we would refuse to fetch. */
+function checkReferenceUrls(policy: ReferenceUrlPolicy, request: StartRequest): void {
+  const references: [string, string][] =
+    request.kind === 'video'
+      ? request.params.imageUrl !== undefined
+        ? [['image_url', request.params.imageUrl]]
+        : []
+      : (request.params.images ?? []).map((url, index) => [`images.${index}`, url]);
+  const refused = references.flatMap(([field, url]) => {
+    const why = policy.whyRefused(url);
+    return why === undefined ? [] : [{ field, message: `${field}: we will not fetch this URL: ${why}` }];
+  });
+  if (refused.length > 0) throw new ValidationError(refused.map(({ message }) => message).join('; '), refused[0]!.field);
 }
 
 type Submission =

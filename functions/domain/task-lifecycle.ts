@@ -99,9 +99,13 @@ async function applyOutcome(deps: LifecycleDeps, task: Task, outcome: ResultOutc
   switch (outcome.type) {
     case 'processing':
       return task;
-    case 'failed':
+    case 'failed': {
       logProviderDetail(task, outcome.message);
-      return failTask(deps, task, { code: outcome.code, message: FAILURE_MESSAGES[outcome.code] });
+      const message = outcome.publicMessage
+        ? `${outcome.publicMessage} Your credits were refunded.`
+        : FAILURE_MESSAGES[outcome.code];
+      return failTask(deps, task, { code: outcome.code, message });
+    }
     case 'completed': {
       if (outcome.outputUrls.length === 0) {
         logProviderDetail(task, 'completed without output');

@@ -105,6 +105,21 @@ describe('POST /generate-image', () => {
     expect(reply.body.error).toEqual({ code: 'validation_error', message: expect.stringContaining(`${field}:`) });
   });
 
+  it('refuses an images entry we would not fetch with 400 naming images.N, before any charge', async () => {
+    const { accountId, key } = await account(20);
+    const reply = await generateImage(key, {
+      prompt: 'x',
+      images: ['https://images.example.com/a.png', 'http://192.168.0.10/b.png', 'http://localhost/c.png'],
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toEqual({
+      code: 'validation_error',
+      message: expect.stringMatching(/^images\.1: we will not fetch this URL: .*not a public address.*; images\.2: /),
+    });
+    expect(await balanceAndLedger(stack, accountId)).toEqual({ balance: 20, ledger: 20 });
+    expect((await call<Image>(stack.baseUrl, '/images', { key })).body.data?.pagination.total).toBe(0);
+  });
+
   it('lets exactly K of K+M concurrent requests through', async () => {
     const K = 6;
     const M = 9;
