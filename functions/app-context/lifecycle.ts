@@ -1,5 +1,6 @@
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { InProcessCopyQueue, LambdaCopyQueue } from '../adapters/copy-queues';
+import { ReferenceImages } from '../adapters/reference-images';
 import type { ObjectStorage } from '../adapters/s3/object-storage';
 import type { Config } from '../config';
 import type { CopyQueue } from '../domain/ports';
@@ -20,6 +21,7 @@ export function buildLifecycle(
   parts: { stores: Stores; storage: ObjectStorage; provider?: GenerationProvider },
 ): StartDeps {
   const { accounts, tasks, idempotency } = parts.stores;
+  const references = new ReferenceImages(parts.storage);
   let deps: StartDeps | undefined;
   const copyQueue: CopyQueue = config.copyWorkerFunction
     ? new LambdaCopyQueue(traced(new LambdaClient({ region: config.region })), config.copyWorkerFunction)
@@ -28,7 +30,8 @@ export function buildLifecycle(
     accounts,
     tasks,
     idempotency,
-    provider: instrumentedProvider(parts.provider ?? buildProvider(config, parts.storage), powertoolsTelemetry),
+    references,
+    provider: instrumentedProvider(parts.provider ?? buildProvider(config, parts.storage, references), powertoolsTelemetry),
     media: parts.storage,
     copyQueue,
     clock: () => new Date(),

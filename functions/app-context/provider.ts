@@ -1,4 +1,4 @@
-import { referenceReader } from '../adapters/reference-reader';
+import type { ReferenceImages } from '../adapters/reference-images';
 import type { ObjectStorage } from '../adapters/s3/object-storage';
 import { readSecret, SECRET_MAX_AGE_SECONDS } from '../adapters/secrets';
 import { powertoolsTelemetry } from '../observability/telemetry';
@@ -11,7 +11,7 @@ import { ReplicateProvider } from '../providers/replicate/replicate-provider';
 import { SimulatedProvider } from '../providers/simulated/simulated-provider';
 
 /** The configured generation provider. Building it makes no network call. */
-export function buildProvider({ provider: config, region }: Config, storage: ObjectStorage): GenerationProvider {
+export function buildProvider({ provider: config, region }: Config, storage: ObjectStorage, references: ReferenceImages): GenerationProvider {
   if (config.name === 'replicate') {
     const models = parseModelMap(config.modelsJson ? JSON.parse(config.modelsJson) : defaultReplicateModels);
     const replicate = (apiToken: string) =>
@@ -30,6 +30,6 @@ export function buildProvider({ provider: config, region }: Config, storage: Obj
   return new SimulatedProvider({
     storage,
     delayMs: config.delaySeconds * 1000,
-    fetchReference: referenceReader(storage),
+    fetchReference: (url) => references.read(url),
   });
 }

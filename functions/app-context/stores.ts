@@ -5,8 +5,9 @@ import { DynamoIdempotencyStore } from '../adapters/dynamodb/idempotency-reposit
 import { DynamoLedgerStore } from '../adapters/dynamodb/ledger-repository';
 import { DynamoRateCounter } from '../adapters/dynamodb/rate-counter-repository';
 import { DynamoTaskStore } from '../adapters/dynamodb/task-repository';
+import { DynamoUploadPublications } from '../adapters/dynamodb/upload-publication-repository';
 import type { Config } from '../config';
-import type { AccountStore, ApiKeyStore, IdempotencyStore, LedgerStore, TaskStore } from '../domain/ports';
+import type { AccountStore, ApiKeyStore, IdempotencyStore, LedgerStore, TaskStore, UploadPublications } from '../domain/ports';
 import type { RateCounter } from '../domain/rate-limit';
 import { appConfig } from './config';
 
@@ -18,6 +19,7 @@ export interface Stores {
   rateCounter: RateCounter;
   tasks: TaskStore;
   idempotency: IdempotencyStore;
+  uploadPublications: UploadPublications;
 }
 
 export function buildDb(config: Config): Db {
@@ -36,6 +38,7 @@ export function buildStores(db: Db): Stores {
     rateCounter: new DynamoRateCounter(db),
     tasks: new DynamoTaskStore(db),
     idempotency: new DynamoIdempotencyStore(db),
+    uploadPublications: new DynamoUploadPublications(db),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Account, SubscriptionStatus } from './account';
 import type { ApiKeyRecord } from './api-key';
+import type { ImageContentType } from './image-type';
 import type { LedgerEntry } from './ledger';
 import type { Task, TaskError, TaskKind } from './task';
 
@@ -141,8 +142,11 @@ export interface UploadStorage {
   presignUpload(key: string, options: { maxBytes: number; expiresSeconds: number }): Promise<{ url: string; fields: Record<string, string> }>;
   /** Size and first bytes of a directly uploaded object, or undefined if it is not there. */
   inspect(key: string, headBytes: number): Promise<{ size: number; head: Buffer } | undefined>;
-  /** Moves a checked object to its public key with its content type; returns the public URL. */
-  promote(fromKey: string, toKey: string, contentType: string, accountId: string): Promise<string>;
+  /**
+   * Copies a checked object to its public key with its content type, then deletes the source;
+   * returns the public URL, or undefined when the source is no longer there.
+   */
+  promote(fromKey: string, toKey: string, contentType: string, accountId: string): Promise<string | undefined>;
   remove(key: string): Promise<void>;
 }
 
@@ -158,3 +162,33 @@ export interface MessageQueue<T> {
 
 /** SQS's limit on a message's delay, kept by every implementation. */
 export const MAX_QUEUE_DELAY_SECONDS = 900;
+
+/** What a completed direct upload answered (POST /uploads/{id}/complete). */
+export interface PublishedUpload {
+  url: string;
+  contentType: ImageContentType;
+  size: number;
+}
+
+/**
+ * Who publishes a direct upload: exactly one completion claims it, publishes it and records
+ * its answer; every other completion of that upload gets the recorded answer.
+ */
+export interface UploadPublications {
+  /** The claim on an upload and, once published, its answer. */
+  get(accountId: string, uploadId: string): Promise<{ answer?: PublishedUpload } | undefined>;
+  /**
+   * True for exactly one caller per upload; false while another holds it or after it was
+   * answered. A claim left unanswered for `staleAfterSeconds` (its holder died) can be taken over.
+   */
+  claim(accountId: string, uploadId: string, now: Date, staleAfterSeconds: number): Promise<boolean>;
+  recordAnswer(accountId: string, uploadId: string, answer: PublishedUpload, now: Date): Promise<void>;
+  /** Gives a claim up (its holder failed to publish), so a retry can claim again. */
+  release(accountId: string, uploadId: string): Promise<void>;
+}
+
+/** Which user-supplied reference image URLs we refuse to fetch, judged without network I/O. */
+export interface ReferenceUrlPolicy {
+  /** Why `url` would be refused (words a client can act on), or undefined. */
+  whyRefused(url: string): string | undefined;
+}

@@ -56,7 +56,17 @@ export type ResultOutcome =
   | { type: 'processing'; progress?: number }
   /** Finished; the output URLs are the provider's and may expire, so they are copied before use. */
   | { type: 'completed'; outputUrls: string[] }
-  | { type: 'failed'; code: ProviderFailureCode; message: string };
+  | {
+      type: 'failed';
+      code: ProviderFailureCode;
+      /** For the logs only (may name the vendor or leak internals). */
+      message: string;
+      /**
+       * When the request itself is at fault (a reference image that cannot be fetched): what the
+       * client reads in error.message, in words it can act on. Otherwise our sentence for `code`.
+       */
+      publicMessage?: string;
+    };
 
 export interface GenerationProvider {
   readonly name: string;

@@ -7,16 +7,19 @@ import {
   PaidAccessRequiredError,
   UnauthorizedError,
   UpstreamError,
+  ValidationError,
 } from './errors';
 import { newLedgerEntryId, newTaskId } from './ids';
 import { ProviderUnavailableError } from './provider';
-import type { AccountStore, IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from './ports';
+import type { AccountStore, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, ReferenceUrlPolicy } from './ports';
 import { narrowTask, type ImageParams, type Task, type TaskKind, type TaskOfKind, type VideoParams } from './task';
 import { FAILURE_MESSAGES, failTask, jobFor, logProviderDetail, type LifecycleDeps } from './task-lifecycle';
 
 export interface StartDeps extends LifecycleDeps {
   accounts: AccountStore;
   idempotency: IdempotencyStore;
+  /** Reference image URLs we would refuse to fetch are refused before anything is charged. */
+  references: ReferenceUrlPolicy;
 }
 
 export type StartRequest =
@@ -75,6 +78,7 @@ async function startAnyTask(
   request: StartRequest,
   idempotencyKey?: string,
 ): Promise<Task> {
+  checkReferenceUrls(deps.references, request);
   const now = deps.clock();
   const hash = requestHash(request);
   if (idempotencyKey) {
@@ -92,7 +96,7 @@ async function startAnyTask(
     );
   }
   const price = priceOf(request);
-  if (account.credits < price) throw new InsufficientCreditsError(price, account.credits);
+  if (account.credits < price) return refuseOrReplay(deps, accountId, idempotencyKey, hash, price, account.credits);
 
   const createdAt = now.toISOString();
   const taskId = newTaskId(request.kind);
@@ -131,7 +135,9 @@ async function startAnyTask(
     expectedCount: account.taskCounts[request.kind],
     ...(claim && { idempotency: claim }),
   });
-  if (result.type === 'insufficient_credits') throw new InsufficientCreditsError(price, result.available);
+  if (result.type === 'insufficient_credits') {
+    return refuseOrReplay(deps, accountId, idempotencyKey, hash, price, result.available);
+  }
   if (result.type === 'idempotency_key_used') return replay(deps, result.record, hash);
   const model = request.params.model;
   deps.telemetry.info('task started', { task_id: taskId, account_id: accountId, model, credits: price });
@@ -147,6 +153,21 @@ async function startAnyTask(
   if (claim) await deps.idempotency.recordOutcome(claim, { type: 'upstream_error', message });
   await failTask(deps, result.task, { code: submitted.code, message: FAILURE_MESSAGES[submitted.code] });
   throw new UpstreamError(message);
+}
+
+/** 400 naming each reference URL (`image_url`, `images.N`) we would refuse to fetch. */
+function checkReferenceUrls(policy: ReferenceUrlPolicy, request: StartRequest): void {
+  const references: [string, string][] =
+    request.kind === 'video'
+      ? request.params.imageUrl !== undefined
+        ? [['image_url', request.params.imageUrl]]
+        : []
+      : (request.params.images ?? []).map((url, index) => [`images.${index}`, url]);
+  const refused = references.flatMap(([field, url]) => {
+    const why = policy.whyRefused(url);
+    return why === undefined ? [] : [{ field, message: `${field}: we will not fetch this URL: ${why}` }];
+  });
+  if (refused.length > 0) throw new ValidationError(refused.map(({ message }) => message).join('; '), refused[0]!.field);
 }
 
 type Submission =
@@ -173,6 +194,27 @@ async function submit(deps: StartDeps, task: Task): Promise<Submission> {
     logProviderDetail(deps, task, error.message);
     return { type: 'failed', code: 'upstream_error' };
   }
+}
+
+/**
+ * Too few credits, unless a concurrent request under the same key got there first: its claim
+ * was written in the transaction that spent the credits, so the balance we read may already
+ * include its charge while our first look at the key came too early. Then this request is a
+ * retry and gets the replay (or 409), never 403.
+ */
+async function refuseOrReplay(
+  deps: StartDeps,
+  accountId: string,
+  idempotencyKey: string | undefined,
+  hash: string,
+  price: number,
+  available: number,
+): Promise<Task> {
+  if (idempotencyKey) {
+    const earlier = await deps.idempotency.get(accountId, idempotencyKey, deps.clock());
+    if (earlier) return replay(deps, earlier, hash);
+  }
+  throw new InsufficientCreditsError(price, available);
 }
 
 async function replay(deps: StartDeps, record: IdempotencyRecord, hash: string): Promise<Task> {

@@ -123,9 +123,13 @@ async function applyOutcome(deps: LifecycleDeps, task: Task, outcome: ResultOutc
         return { ...task, progress };
       }
       return task;
-    case 'failed':
+    case 'failed': {
       logProviderDetail(deps, task, outcome.message);
-      return failTask(deps, task, { code: outcome.code, message: FAILURE_MESSAGES[outcome.code] });
+      const message = outcome.publicMessage
+        ? `${outcome.publicMessage} Your credits were refunded.`
+        : FAILURE_MESSAGES[outcome.code];
+      return failTask(deps, task, { code: outcome.code, message });
+    }
     case 'completed': {
       if (outcome.outputUrls.length === 0) {
         logProviderDetail(deps, task, 'completed without output');

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { NotFoundError, ValidationError } from './errors';
 import { IMAGE_EXTENSIONS, MAX_UPLOAD_BYTES, sniffImageType, type ImageContentType } from './image-type';
-import type { UploadStorage } from './ports';
+import type { PublishedUpload, UploadPublications, UploadStorage } from './ports';
 
 /**
  * Reference image uploads. The type is decided by the file's bytes (JPEG, PNG or WebP), the
@@ -75,17 +75,54 @@ export async function createDirectUpload(
   };
 }
 
-/** Checks a direct upload's stored bytes and, if they are a valid image, publishes it. */
+export interface CompleteUploadDeps {
+  storage: UploadStorage;
+  publications: UploadPublications;
+  clock?: () => Date;
+  /** How long a completion that lost the claim waits for the winner's answer (default 10 s). */
+  waitMs?: number;
+}
+
+/** A claim unanswered this long belongs to a completion that died: another may take it over. */
+const CLAIM_STALE_AFTER_SECONDS = 60;
+const ANSWER_POLL_MS = 100;
+
+/**
+ * Checks a direct upload's stored bytes and, if they are a valid image, publishes it, once:
+ * concurrent and repeated completions of one upload all get the first answer (bytes POSTed to
+ * the form again after that are dropped, so a published image never changes). A completion
+ * that finds neither the upload nor an answer is 404.
+ */
 export async function completeDirectUpload(
-  storage: UploadStorage,
+  deps: CompleteUploadDeps,
   accountId: string,
   uploadId: string,
 ): Promise<StoredImage> {
+  const { storage, publications } = deps;
+  const now = () => (deps.clock ?? (() => new Date()))();
   const notFound = new NotFoundError(`No upload "${uploadId}" was received. POST the file to its upload_url first.`);
   if (!UPLOAD_ID.test(uploadId)) throw notFound;
   const key = incomingKey(accountId, uploadId);
+
+  /** The recorded answer, waiting while another completion holds the claim; else 404. */
+  const recordedAnswer = async (): Promise<StoredImage> => {
+    const deadline = Date.now() + (deps.waitMs ?? 10_000);
+    for (;;) {
+      const record = await publications.get(accountId, uploadId);
+      if (record?.answer) return viewOf(record.answer);
+      if (!record || Date.now() >= deadline) throw notFound;
+      await new Promise((resolve) => setTimeout(resolve, ANSWER_POLL_MS));
+    }
+  };
+
+  const earlier = await publications.get(accountId, uploadId);
+  if (earlier?.answer) {
+    await storage.remove(key);
+    return viewOf(earlier.answer);
+  }
   const stored = await storage.inspect(key, SNIFF_BYTES);
-  if (!stored) throw notFound;
+  // Gone: a concurrent completion may be publishing it (or has refused it: then 404).
+  if (!stored) return recordedAnswer();
   let contentType;
   try {
     contentType = checkedType(stored.head, stored.size);
@@ -93,6 +130,22 @@ export async function completeDirectUpload(
     await storage.remove(key);
     throw error;
   }
-  const url = await storage.promote(key, uploadKey(IMAGE_EXTENSIONS[contentType]), contentType, accountId);
-  return { url, contentType, size: stored.size };
+  if (!(await publications.claim(accountId, uploadId, now(), CLAIM_STALE_AFTER_SECONDS))) return recordedAnswer();
+  let url;
+  try {
+    url = await storage.promote(key, uploadKey(IMAGE_EXTENSIONS[contentType]), contentType, accountId);
+  } catch (error) {
+    await publications.release(accountId, uploadId);
+    throw error;
+  }
+  if (url === undefined) {
+    // Only after taking over a stale claim whose holder had moved the file already.
+    await publications.release(accountId, uploadId);
+    throw notFound;
+  }
+  const answer: PublishedUpload = { url, contentType, size: stored.size };
+  await publications.recordAnswer(accountId, uploadId, answer, now());
+  return viewOf(answer);
 }
+
+const viewOf = (answer: PublishedUpload): StoredImage => ({ url: answer.url, contentType: answer.contentType, size: answer.size });

@@ -50,6 +50,7 @@ export interface OperationDoc {
  *   poll / complete / count copy failure .. UpdateItem on the task
  *   history page .......................... GetItem account + Query lsi1
  *   sweeper work list ..................... Query gsi1
+ *   publish a direct upload once .......... GetItem, PutItem (claim), UpdateItem (answer), DeleteItem UPLOAD#
  */
 export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'Query';
 /** Where a Query runs: the base table or one of its indexes. */

@@ -322,7 +322,8 @@ export const ROUTES: readonly ApiRoute[] = [
     handler: 'complete-upload',
     needs: {
       purpose: 'checks an uploaded file and moves it from incoming/ to uploads/',
-      table: { actions: [...RATE_LIMITED] },
+      // The upload's publication (UPLOAD#): get, claim (Put), answer (Update, as RATE_LIMITED), release.
+      table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem', 'DeleteItem'] },
       media: { read: ['incoming/'], delete: ['incoming/'], write: ['uploads/'], listBucket: true },
     },
     doc: {

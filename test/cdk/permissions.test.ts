@@ -35,6 +35,10 @@ const EXPECTED_REPLICATE: Record<string, string[]> = {
   'create-upload': [...RATE, ...WRITE('incoming/')],
   'complete-upload': [
     ...RATE,
+    // The upload's publication claim and answer.
+    'dynamodb:GetItem table',
+    'dynamodb:PutItem table',
+    'dynamodb:DeleteItem table',
     's3:GetObject incoming/*',
     's3:DeleteObject incoming/*',
     ...WRITE('uploads/'),

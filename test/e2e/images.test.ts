@@ -105,6 +105,21 @@ describe('POST /generate-image', () => {
     expect(reply.body.error).toEqual({ code: 'validation_error', message: expect.stringContaining(`${field}:`) });
   });
 
+  it('refuses an images entry we would not fetch with 400 naming images.N, before any charge', async () => {
+    const { accountId, key } = await account(20);
+    const reply = await generateImage(key, {
+      prompt: 'x',
+      images: ['https://images.example.com/a.png', 'http://192.168.0.10/b.png', 'http://localhost/c.png'],
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toEqual({
+      code: 'validation_error',
+      message: expect.stringMatching(/^images\.1: we will not fetch this URL: .*not a public address.*; images\.2: /),
+    });
+    expect(await balanceAndLedger(stack, accountId)).toEqual({ balance: 20, ledger: 20 });
+    expect((await call<Image>(stack.baseUrl, '/images', { key })).body.data?.pagination.total).toBe(0);
+  });
+
   it('lets exactly K of K+M concurrent requests through', async () => {
     const K = 6;
     const M = 9;
@@ -113,6 +128,28 @@ describe('POST /generate-image', () => {
     expect(replies.filter((reply) => reply.status === 200)).toHaveLength(K);
     expect(replies.filter((reply) => reply.body.error?.code === 'insufficient_credits')).toHaveLength(M);
     expect(await balanceAndLedger(stack, accountId)).toEqual({ balance: 0, ledger: 0 });
+  });
+
+  it('answers every concurrent retry with the replay or 409, never 403, when the account can afford only one', async () => {
+    const same = await account(5);
+    const sameReplies = await Promise.all(
+      Array.from({ length: 30 }, () => generateImage(same.key, { prompt: 'afford one' }, { 'Idempotency-Key': 'one-only' })),
+    );
+    expect(sameReplies.map((reply) => reply.status)).toEqual(Array(30).fill(200));
+    expect(new Set(sameReplies.map((reply) => reply.body.data?.image_id)).size).toBe(1);
+    expect(await balanceAndLedger(stack, same.accountId)).toEqual({ balance: 0, ledger: 0 });
+
+    const mixed = await account(5);
+    const mixedReplies = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        generateImage(mixed.key, { prompt: i % 2 ? 'body a' : 'body b' }, { 'Idempotency-Key': 'two-bodies' }),
+      ),
+    );
+    const codes = mixedReplies.map((reply) => (reply.status === 200 ? reply.body.data?.prompt : reply.body.error?.code));
+    const winner = codes.find((code) => code === 'body a' || code === 'body b');
+    expect(codes.filter((code) => code === winner)).toHaveLength(15);
+    expect(codes.filter((code) => code === 'idempotency_conflict')).toHaveLength(15);
+    expect(await balanceAndLedger(stack, mixed.accountId)).toEqual({ balance: 0, ledger: 0 });
   });
 });
 

@@ -169,21 +169,61 @@ describe('image-to-video with an upload', () => {
     expect(channels[1]!.mean).toBeLessThan(80);
   });
 
-  it('fails and refunds a task whose reference URL points at a private address', async () => {
+  it.each([
+    ['http://169.254.169.254/latest/meta-data/', /not a public address/],
+    ['http://localhost:9/cat.png', /not a public address/],
+    ['http://[::ffff:127.0.0.1]/cat.png', /not a public address/],
+    ['http://10.0.0.7/cat.png', /not a public address/],
+    ['http://0x7f.1/cat.png', /not a public address/],
+    ['https://user:secret@images.example.com/cat.png', /user name or password/],
+    ['MEDIA/incoming/acc_x/upl_00000000000000000000000000000000', /only uploaded or generated files/],
+    ['MEDIA/provider-sim/jobs/x.json', /only uploaded or generated files/],
+    ['ORIGIN/api/v1/credits', /only uploaded or generated files/],
+  ])('refuses image_url %s with 400 naming image_url, before any charge', async (template, reason) => {
+    const imageUrl = template
+      .replace('MEDIA', stack.context.storage.publicBaseUrl)
+      .replace('ORIGIN', new URL(stack.baseUrl).origin);
     const credits = async () => (await call<{ credits: number }>(stack.baseUrl, '/credits', { key })).body.data!.credits;
     const before = await credits();
+    const history = async () => (await call<{ pagination: { total: number } }>(stack.baseUrl, '/videos', { key })).body.data!.pagination.total;
+    const tasksBefore = await history();
+    const reply = await call(stack.baseUrl, '/generate', {
+      method: 'POST',
+      key,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ prompt: 'x', generation_type: 'image_to_video', image_url: imageUrl, duration: 3 }),
+    });
+    expectRefused(reply, 400, 'validation_error', /^image_url: we will not fetch this URL: /);
+    expect(reply.body.error!.message).toMatch(reason);
+    expect(reply.body.error!.message).not.toContain('secret');
+    expect(await credits()).toBe(before);
+    expect(await history()).toBe(tasksBefore);
+  });
+
+  it('fails and refunds a task whose reference cannot be fetched, saying why', async () => {
+    const credits = async () => (await call<{ credits: number }>(stack.baseUrl, '/credits', { key })).body.data!.credits;
+    const before = await credits();
+    // Accepted at POST (a public file of ours, as far as its URL tells), but there is no such file.
+    const missing = `${stack.context.storage.publicBaseUrl}/uploads/00000000000000000000000000000000.png`;
     const started = await call<{ video_id: string }>(stack.baseUrl, '/generate', {
       method: 'POST',
       key,
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ prompt: 'x', generation_type: 'image_to_video', image_url: 'http://169.254.169.254/latest/meta-data/', duration: 3 }),
+      body: JSON.stringify({ prompt: 'x', generation_type: 'image_to_video', image_url: missing, duration: 3 }),
     });
+    expect(started.status).toBe(200);
     const final = await waitForFinal<{ status: string; error: { code: string; message: string } }>(
       stack,
       key,
       `/videos/${started.body.data!.video_id}`,
     );
-    expect(final.body.data).toMatchObject({ status: 'failed', error: { code: 'upstream_error' } });
+    expect(final.body.data).toMatchObject({
+      status: 'failed',
+      error: {
+        code: 'upstream_error',
+        message: 'image_url could not be fetched: there is no such file in our storage (upload it again). Your credits were refunded.',
+      },
+    });
     expect(await credits()).toBe(before);
   });
 
@@ -201,6 +241,7 @@ describe('image-to-video with an upload', () => {
     const final = await waitForFinal<{ status: string; error: { code: string } }>(stack, key, `/videos/${started.body.data!.video_id}`);
     expect(final.status).toBe(200);
     expect(final.body.data).toMatchObject({ status: 'failed', error: { code: 'upstream_error' } });
+    expect(final.body.data).toMatchObject({ error: { message: expect.stringMatching(/^image_url could not be decoded as an image/) } });
   });
 });
 
@@ -237,6 +278,55 @@ describe('direct uploads (presigned)', () => {
     const reply = await call(stack.baseUrl, `/uploads/${uploadId}/complete`, { method: 'POST', key });
     expectRefused(reply, 400, 'validation_error', /^image: must be a JPEG, PNG or WebP/);
     expect((await listKeys(stack, 'incoming/')).some((k) => k.endsWith(uploadId))).toBe(false);
+  });
+
+  it('refuses and deletes an empty stored file with 400', async () => {
+    // S3 refuses an empty file by the policy's content-length-range; s3rver stores it.
+    const { uploadId } = await direct(Buffer.alloc(0));
+    expect((await listKeys(stack, 'incoming/')).some((k) => k.endsWith(uploadId))).toBe(true);
+    const reply = await call(stack.baseUrl, `/uploads/${uploadId}/complete`, { method: 'POST', key });
+    expectRefused(reply, 400, 'validation_error', /^image: the file is empty/);
+    expect((await listKeys(stack, 'incoming/')).some((k) => k.endsWith(uploadId))).toBe(false);
+  });
+
+  it('publishes once when the same upload is completed concurrently: one URL, the others the same answer or 404', async () => {
+    const created = await call<Direct>(stack.baseUrl, '/uploads', { method: 'POST', key });
+    const { upload_id: uploadId, upload_url, fields } = created.body.data!;
+    const postToForm = async (bytes: Buffer) => {
+      const form = new FormData();
+      for (const [name, value] of Object.entries(fields)) form.append(name, value);
+      form.append('file', new Blob([bytes]), 'upload.bin');
+      expect((await fetch(upload_url, { method: 'POST', body: form })).status).toBeLessThan(300);
+    };
+    const bytes = await solid('png', { r: 1, g: 2, b: 3 });
+    await postToForm(bytes);
+    const before = await listKeys(stack, 'uploads/');
+    const complete = () => call<Upload>(stack.baseUrl, `/uploads/${uploadId}/complete`, { method: 'POST', key });
+
+    const replies = await Promise.all(Array.from({ length: 12 }, complete));
+
+    const statuses = replies.map((reply) => reply.status);
+    expect(statuses.filter((status) => status !== 200 && status !== 404)).toEqual([]);
+    const ok = replies.filter((reply) => reply.status === 200);
+    expect(ok.length).toBeGreaterThan(0);
+    expect(new Set(ok.map((reply) => JSON.stringify(reply.body.data))).size).toBe(1);
+    const answer = ok[0]!.body.data!;
+    expect(answer).toEqual({ url: expect.stringContaining('/media/uploads/'), content_type: 'image/png', size: bytes.length });
+    const published = (await listKeys(stack, 'uploads/')).filter((k) => !before.includes(k));
+    expect(published).toHaveLength(1);
+    expect(answer.url.endsWith(published[0]!)).toBe(true);
+    expect(sha256(Buffer.from(await (await fetch(answer.url)).arrayBuffer()))).toBe(sha256(bytes));
+    expect((await listKeys(stack, 'incoming/')).some((k) => k.endsWith(uploadId))).toBe(false);
+
+    // A later completion answers the same, even after other bytes were POSTed to the form again
+    // (they are dropped: a published image never changes).
+    await postToForm(await solid('png', { r: 9, g: 9, b: 9 }));
+    const repeat = await complete();
+    expect(repeat.status).toBe(200);
+    expect(repeat.body.data).toEqual(answer);
+    expect((await listKeys(stack, 'uploads/')).filter((k) => !before.includes(k))).toEqual(published);
+    expect((await listKeys(stack, 'incoming/')).some((k) => k.endsWith(uploadId))).toBe(false);
+    expect(sha256(Buffer.from(await (await fetch(answer.url)).arrayBuffer()))).toBe(sha256(bytes));
   });
 
   it('answers an unknown upload id with 404', async () => {

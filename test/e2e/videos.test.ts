@@ -199,6 +199,31 @@ describe('races over HTTP', () => {
     expect(tooLong.status).toBe(400);
     expect(tooLong.body.error?.message).toContain('Idempotency-Key');
   });
+
+  it('answers every concurrent retry with the replay or 409, never 403, when the account can afford only one', async () => {
+    // 30 retries of one request under one key, racing, on an account with credits for exactly one.
+    const same = await account(15);
+    const sameReplies = await Promise.all(
+      Array.from({ length: 30 }, () => generate(same.key, { prompt: 'afford one', duration: 3 }, { 'Idempotency-Key': 'one-only' })),
+    );
+    expect(sameReplies.map((reply) => reply.status)).toEqual(Array(30).fill(200));
+    expect(new Set(sameReplies.map((reply) => reply.body.data?.video_id)).size).toBe(1);
+    expect(await balanceAndLedger(stack, same.accountId)).toEqual({ balance: 0, ledger: 0 });
+
+    // Two different bodies racing under one key: one wins and is replayed, the other is a conflict.
+    const mixed = await account(15);
+    const mixedReplies = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        generate(mixed.key, { prompt: i % 2 ? 'body a' : 'body b', duration: 3 }, { 'Idempotency-Key': 'two-bodies' }),
+      ),
+    );
+    const codes = mixedReplies.map((reply) => (reply.status === 200 ? reply.body.data?.prompt : reply.body.error?.code));
+    const winner = codes.find((code) => code === 'body a' || code === 'body b');
+    expect(codes.filter((code) => code === winner)).toHaveLength(15);
+    expect(codes.filter((code) => code === 'idempotency_conflict')).toHaveLength(15);
+    expect(new Set(mixedReplies.filter((reply) => reply.status === 200).map((reply) => reply.body.data?.video_id)).size).toBe(1);
+    expect(await balanceAndLedger(stack, mixed.accountId)).toEqual({ balance: 0, ledger: 0 });
+  });
 });
 
 describe('GET /videos', () => {

@@ -14,7 +14,9 @@ import type {
   LedgerStore,
   MediaStore,
   NewTaskRequest,
+  PublishedUpload,
   TaskStore,
+  UploadPublications,
   UploadStorage,
 } from '../../functions/domain/ports';
 import type { RateCounter, RateWindow } from '../../functions/domain/rate-limit';
@@ -437,5 +439,36 @@ export class MemoryUploadStorage implements UploadStorage {
   async remove(key: string): Promise<void> {
     await turn();
     this.objects.delete(key);
+  }
+}
+
+/** Publication claims of direct uploads, as the DynamoDB adapter keeps them (one winner per upload). */
+export class MemoryUploadPublications implements UploadPublications {
+  private readonly records = new Map<string, { claimedAt: number; answer?: PublishedUpload }>();
+
+  async get(accountId: string, uploadId: string): Promise<{ answer?: PublishedUpload } | undefined> {
+    await turn();
+    const record = this.records.get(`${accountId}#${uploadId}`);
+    return record && (record.answer ? { answer: { ...record.answer } } : {});
+  }
+
+  async claim(accountId: string, uploadId: string, now: Date, staleAfterSeconds: number): Promise<boolean> {
+    await turn();
+    const id = `${accountId}#${uploadId}`;
+    const record = this.records.get(id);
+    if (record && (record.answer || record.claimedAt > now.getTime() - staleAfterSeconds * 1000)) return false;
+    this.records.set(id, { claimedAt: now.getTime() });
+    return true;
+  }
+
+  async recordAnswer(accountId: string, uploadId: string, answer: PublishedUpload): Promise<void> {
+    await turn();
+    const record = this.records.get(`${accountId}#${uploadId}`) ?? { claimedAt: 0 };
+    this.records.set(`${accountId}#${uploadId}`, { ...record, answer: { ...answer } });
+  }
+
+  async release(accountId: string, uploadId: string): Promise<void> {
+    await turn();
+    this.records.delete(`${accountId}#${uploadId}`);
   }
 }

@@ -78,3 +78,9 @@ export const deliveryKey = (accountId: string, webhookId: string, eventId: strin
 
 /** lsi1 position of a delivery in its endpoint's list (zero-padded for order). */
 export const deliveryListKey = (webhookId: string, seq: number): string => `DELIVERY#${webhookId}#${String(seq).padStart(12, '0')}`;
+
+/** The publication claim and answer of one direct upload (POST /uploads/{id}/complete). */
+export const uploadPublicationKey = (accountId: string, uploadId: string): PrimaryKey => ({
+  pk: `UPLOAD#${accountId}#${uploadId}`,
+  sk: 'UPLOAD',
+});

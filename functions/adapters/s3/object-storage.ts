@@ -87,27 +87,57 @@ export class ObjectStorage implements MediaStore, UploadStorage {
   }
 
   async inspect(key: string, headBytes: number): Promise<{ size: number; head: Buffer } | undefined> {
-    const object = await this.open(key, `bytes=0-${headBytes - 1}`);
+    let object;
+    try {
+      object = await this.open(key, `bytes=0-${headBytes - 1}`);
+    } catch (error) {
+      // No byte range of an empty object is satisfiable (S3 and s3rver answer 416).
+      if (!isInvalidRange(error)) throw error;
+      const size = await this.sizeOf(key);
+      return size === undefined ? undefined : { size, head: Buffer.alloc(0) };
+    }
     if (!object?.Body) return undefined;
-    const head = Buffer.from(await object.Body.transformToByteArray());
     // "bytes 0-63/12345" -> 12345; a file shorter than the range comes back whole.
     const total = Number(object.ContentRange?.split('/')[1] ?? NaN);
+    if (total === 0) {
+      // s3rver answers "bytes 0-0/0" for an empty object, promising a byte it never sends.
+      (object.Body as Readable).destroy();
+      return { size: 0, head: Buffer.alloc(0) };
+    }
+    const head = Buffer.from(await object.Body.transformToByteArray());
     return { size: Number.isFinite(total) ? total : head.length, head };
   }
 
-  async promote(fromKey: string, toKey: string, contentType: string, accountId: string): Promise<string> {
-    await this.s3.send(
-      new CopyObjectCommand({
-        Bucket: this.bucket,
-        Key: toKey,
-        CopySource: `${this.bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}`,
-        ContentType: contentType,
-        Metadata: { 'account-id': accountId },
-        MetadataDirective: 'REPLACE',
-      }),
-    );
+  async promote(fromKey: string, toKey: string, contentType: string, accountId: string): Promise<string | undefined> {
+    try {
+      await this.s3.send(
+        new CopyObjectCommand({
+          Bucket: this.bucket,
+          Key: toKey,
+          CopySource: `${this.bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}`,
+          ContentType: contentType,
+          Metadata: { 'account-id': accountId },
+          MetadataDirective: 'REPLACE',
+        }),
+      );
+    } catch (error) {
+      // The source went away: a concurrent promotion of the same object moved it first.
+      if ((error as Error).name === 'NoSuchKey') return undefined;
+      throw error;
+    }
     await this.remove(fromKey);
     return this.publicUrl(toKey);
+  }
+
+  /** The object's size in bytes, or undefined if there is none. */
+  private async sizeOf(key: string): Promise<number | undefined> {
+    try {
+      const { ContentLength } = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return ContentLength ?? 0;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
   }
 
   async remove(key: string): Promise<void> {
@@ -115,14 +145,7 @@ export class ObjectStorage implements MediaStore, UploadStorage {
   }
 
   async exists(key: string): Promise<boolean> {
-    try {
-      await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
-      return true;
-    } catch (error) {
-      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-      if (status === 404 || (error as Error).name === 'NotFound') return false;
-      throw error;
-    }
+    return (await this.sizeOf(key)) !== undefined;
   }
 
   async getText(key: string): Promise<string | undefined> {
@@ -182,4 +205,15 @@ export class ObjectStorage implements MediaStore, UploadStorage {
     await upload.done();
     return this.publicUrl(key);
   }
+}
+
+const statusOf = (error: unknown) => (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+
+/** A HEAD of a missing object: no body, so no error code, only the status. */
+function isNotFound(error: unknown): boolean {
+  return statusOf(error) === 404 || (error as Error).name === 'NotFound';
+}
+
+function isInvalidRange(error: unknown): boolean {
+  return statusOf(error) === 416 || (error as Error).name === 'InvalidRange';
 }

@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { ulid } from 'ulid';
+import { ReferenceUnavailableError } from '../../adapters/reference-images';
 import { MEDIA_PREFIXES } from '../../adapters/s3/media-layout';
 import type { ObjectStorage } from '../../adapters/s3/object-storage';
 import { imageDimensions, videoDimensions } from '../../domain/dimensions';
@@ -26,7 +27,10 @@ const renderers = () => import('./media');
 export interface SimulatedProviderOptions {
   storage: ObjectStorage;
   delayMs: number;
-  /** Reads a reference image (image_url, images); throws when it cannot be had. */
+  /**
+   * Reads a reference image (image_url, images); throws when it cannot be had, with a
+   * ReferenceUnavailableError when the reason is one a client can act on.
+   */
   fetchReference: (url: string) => Promise<Buffer>;
   clock?: () => Date;
 }
@@ -78,18 +82,32 @@ export class SimulatedProvider implements GenerationProvider {
     if (job.prompt.includes('sim:content')) {
       return { type: 'failed', code: 'content_rejected', message: 'simulated content policy refusal (sim:content)' };
     }
-    let references: Buffer[];
-    try {
-      references = await Promise.all(referenceUrls(job).map((url) => this.options.fetchReference(url)));
-    } catch (error) {
-      return { type: 'failed', code: 'upstream_error', message: `A reference image could not be read: ${(error as Error).message}` };
+    const fields = referenceFields(job);
+    const read = await Promise.allSettled(fields.map(({ url }) => this.options.fetchReference(url)));
+    const unreadable = read.findIndex((result) => result.status === 'rejected');
+    if (unreadable !== -1) {
+      const error = (read[unreadable] as PromiseRejectedResult).reason as Error;
+      const why = error instanceof ReferenceUnavailableError ? error.reason : 'it could not be read';
+      return {
+        type: 'failed',
+        code: 'upstream_error',
+        message: `A reference image could not be read: ${error.message}`,
+        publicMessage: `${fields[unreadable]!.field} could not be fetched: ${why}.`,
+      };
     }
+    const references = read.map((result) => (result as PromiseFulfilledResult<Buffer>).value);
     try {
       return { type: 'completed', outputUrls: [await this.render(jobId, job, references)] };
     } catch (error) {
       // A reference that passed the upload's header check but does not decode.
       if (error instanceof MediaInputError) {
-        return { type: 'failed', code: 'upstream_error', message: `A reference image could not be decoded: ${error.message}` };
+        const field = job.kind === 'video' ? 'image_url' : 'one of images';
+        return {
+          type: 'failed',
+          code: 'upstream_error',
+          message: `A reference image could not be decoded: ${error.message}`,
+          publicMessage: `${field} could not be decoded as an image (JPEG, PNG or WebP).`,
+        };
       }
       throw error;
     }
@@ -142,7 +160,8 @@ export class SimulatedProvider implements GenerationProvider {
   }
 }
 
-function referenceUrls(job: GenerationJob): string[] {
-  if (job.kind === 'video') return job.imageUrl ? [job.imageUrl] : [];
-  return job.images ?? [];
+/** The job's reference images with the request field each came from. */
+function referenceFields(job: GenerationJob): { field: string; url: string }[] {
+  if (job.kind === 'video') return job.imageUrl ? [{ field: 'image_url', url: job.imageUrl }] : [];
+  return (job.images ?? []).map((url, index) => ({ field: `images.${index}`, url }));
 }

@@ -1,14 +1,16 @@
 import { NotFoundError, ValidationError } from '../../../functions/domain/errors';
 import { completeDirectUpload, createDirectUpload, storeUpload } from '../../../functions/domain/uploads';
-import { MemoryUploadStorage } from '../../support/memory-stores';
+import { MemoryUploadPublications, MemoryUploadStorage } from '../../support/memory-stores';
 
 /** Reference-image uploads on the in-memory bucket (on s3rver: test/e2e/uploads.test.ts). */
 const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(100, 1)]);
 const TEXT = Buffer.from('not an image at all, whatever its name says');
 
 let storage: MemoryUploadStorage;
+let publications: MemoryUploadPublications;
 beforeEach(() => {
   storage = new MemoryUploadStorage();
+  publications = new MemoryUploadPublications();
 });
 
 it('stores an image under an unguessable public key, typed by its bytes', async () => {
@@ -25,12 +27,12 @@ it('publishes a checked direct upload and removes the incoming object', async ()
   expect(upload).toMatchObject({ uploadId: expect.stringMatching(/^upl_[0-9a-f]{32}$/), expiresAt: '2026-03-01T12:15:00.000Z' });
   const incoming = upload.fields.key!;
   expect(storage.presigned.get(incoming)).toEqual({ maxBytes: upload.maxBytes, expiresSeconds: 900 });
-  await expect(completeDirectUpload(storage, 'acc_1', upload.uploadId)).rejects.toBeInstanceOf(NotFoundError);
+  await expect(completeDirectUpload({ storage, publications }, 'acc_1', upload.uploadId)).rejects.toBeInstanceOf(NotFoundError);
 
   storage.simulateDirectUpload(incoming, JPEG);
   // Another account cannot complete it.
-  await expect(completeDirectUpload(storage, 'acc_2', upload.uploadId)).rejects.toBeInstanceOf(NotFoundError);
-  const view = await completeDirectUpload(storage, 'acc_1', upload.uploadId);
+  await expect(completeDirectUpload({ storage, publications }, 'acc_2', upload.uploadId)).rejects.toBeInstanceOf(NotFoundError);
+  const view = await completeDirectUpload({ storage, publications }, 'acc_1', upload.uploadId);
   expect(view).toMatchObject({ contentType: 'image/jpeg', size: JPEG.length });
   expect(storage.objects.has(incoming)).toBe(false);
   expect([...storage.objects.values()]).toEqual([expect.objectContaining({ public: true, accountId: 'acc_1', contentType: 'image/jpeg' })]);
@@ -39,6 +41,6 @@ it('publishes a checked direct upload and removes the incoming object', async ()
 it('deletes a direct upload that is not an image', async () => {
   const upload = await createDirectUpload(storage, 'acc_1');
   storage.simulateDirectUpload(upload.fields.key!, TEXT);
-  await expect(completeDirectUpload(storage, 'acc_1', upload.uploadId)).rejects.toBeInstanceOf(ValidationError);
+  await expect(completeDirectUpload({ storage, publications }, 'acc_1', upload.uploadId)).rejects.toBeInstanceOf(ValidationError);
   expect(storage.objects.size).toBe(0);
 });
