@@ -1,8 +1,7 @@
-import { LambdaClient } from '@aws-sdk/client-lambda';
 import { loadConfig, type Config } from './config';
 import { DynamoAccountStore } from './adapters/dynamodb/account-repository';
 import { DynamoApiKeyStore } from './adapters/dynamodb/api-key-repository';
-import { InProcessCopyQueue, LambdaCopyQueue, type CopyRequest } from './adapters/copy-queues';
+import { createLambdaClient, InProcessCopyQueue, LambdaCopyQueue, type CopyRequest } from './adapters/copy-queues';
 import { createDb, type Db } from './adapters/dynamodb/dynamo-client';
 import { DynamoIdempotencyStore } from './adapters/dynamodb/idempotency-repository';
 import { DynamoLedgerStore } from './adapters/dynamodb/ledger-repository';
@@ -65,7 +64,7 @@ export function buildAppContext(config: Config, overrides: { provider?: Generati
 
   let lifecycle: StartDeps | undefined;
   const copyQueue: CopyQueue = config.copyWorkerFunction
-    ? new LambdaCopyQueue(new LambdaClient({ region: config.region }), config.copyWorkerFunction)
+    ? new LambdaCopyQueue(createLambdaClient(config.region), config.copyWorkerFunction)
     : new InProcessCopyQueue((request) => copyRequested(lifecycle!, request));
   lifecycle = {
     accounts,

@@ -10,17 +10,22 @@ import { MEDIA_PREFIXES as LAYOUT_PREFIXES, PUBLIC_MEDIA_PREFIXES as LAYOUT_PUBL
  * DynamoDB transactions have no IAM action of their own: each Put/Update/ConditionCheck inside
  * a TransactWriteItems needs PutItem/UpdateItem/ConditionCheckItem on the table.
  *   rate limit (every API handler) ....... UpdateItem RATE#
- *   start a task (generate*) .............. GetItem (idempotency, account, task), TransactWriteItems
- *                                           [Update account, Put task, Put ledger, Put idempotency],
+ *   start a task (generate*) .............. GetItem (idempotency, account, task), PutItem (draft task),
+ *                                           UpdateItem (account: price and position, note removal),
+ *                                           TransactWriteItems [Update task, Put ledger, Put idempotency],
  *                                           UpdateItem (job id, idempotency outcome)
  *   fail and refund ....................... TransactWriteItems [Update task, Update account, Put ledger]
  *   poll / complete / count copy failure .. UpdateItem on the task
  *   history page .......................... GetItem account + Query lsi1
- *   sweeper work list ..................... Query gsi1
+ *   sweeper work list ..................... Query gsi2 (the in-flight shards)
  */
 export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'Query';
 /** Where a Query runs: the base table or one of its indexes (TABLE_DEFINITION). */
-export type QueryTarget = 'table' | typeof TABLE_DEFINITION.gsi1.indexName | typeof TABLE_DEFINITION.lsi1.indexName;
+export type QueryTarget =
+  | 'table'
+  | typeof TABLE_DEFINITION.gsi1.indexName
+  | typeof TABLE_DEFINITION.gsi2.indexName
+  | typeof TABLE_DEFINITION.lsi1.indexName;
 
 /**
  * The media bucket's folders (functions/adapters/s3/media-layout.ts owns the layout). Public through
@@ -127,7 +132,7 @@ export const FUNCTION_NEEDS: Readonly<Record<string, FunctionNeeds>> = {
   'get-docs-asset': { purpose: 'serves the reference page script (copied next to its bundle)', table: { actions: [] } },
   [SWEEPER_HANDLER]: {
     purpose: 'times out, refreshes and finishes tasks still processing',
-    table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'Query'], query: ['gsi1'] },
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'Query'], query: ['gsi2'] },
     provider: true,
     copiesResults: true,
     queuesCopies: true,

@@ -1,5 +1,10 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { CopyQueue } from '../domain/ports';
+import { boundedClientConfig, CONTROL_PLANE_BOUNDS } from './aws-client-options';
+
+/** The Lambda client the copy queue invokes the worker with, its waits bounded. */
+export const createLambdaClient = (region: string): LambdaClient =>
+  new LambdaClient({ region, ...boundedClientConfig(CONTROL_PLANE_BOUNDS) });
 
 /** The copy request both queues deliver: the copy-output worker's event. */
 export interface CopyRequest {

@@ -38,7 +38,7 @@ const EXPECTED_REPLICATE: Record<string, string[]> = {
     ...WRITE('uploads/'),
     's3:ListBucket bucket',
   ],
-  [SWEEPER_HANDLER]: [...TASK_WRITES, 'dynamodb:Query index/gsi1', ...WRITE('videos/'), ...WRITE('images/'), ...SECRET, ...QUEUE_COPIES],
+  [SWEEPER_HANDLER]: [...TASK_WRITES, 'dynamodb:Query index/gsi2', ...WRITE('videos/'), ...WRITE('images/'), ...SECRET, ...QUEUE_COPIES],
   [COPY_WORKER_HANDLER]: [...TASK_WRITES, ...WRITE('videos/'), ...WRITE('images/')],
   // Public API reference: nothing but their own logs and traces.
   'get-openapi': [],

@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { boundedClientConfig, DYNAMODB_BOUNDS, type ClientBounds } from '../aws-client-options';
 
 /** The document client plus the table it works on: what every repository is built from. */
 export interface Db {
@@ -12,11 +13,14 @@ export interface DbOptions {
   region: string;
   /** Set for DynamoDB Local; unset on AWS. */
   endpoint?: string;
+  /** Timeouts and attempts; DYNAMODB_BOUNDS unless given (tests). */
+  bounds?: ClientBounds;
 }
 
-export function createDb({ tableName, region, endpoint }: DbOptions): Db {
+export function createDb({ tableName, region, endpoint, bounds = DYNAMODB_BOUNDS }: DbOptions): Db {
   const client = new DynamoDBClient({
     region,
+    ...boundedClientConfig(bounds),
     ...(endpoint && {
       endpoint,
       // DynamoDB Local accepts any credentials; fixed ones keep a developer's AWS profile out of it.

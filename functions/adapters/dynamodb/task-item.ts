@@ -1,17 +1,20 @@
 import type { Task } from '../../domain/task';
-import { processingEntry, taskHistoryKey, taskKey } from './keys';
+import { inFlightEntry, taskHistoryKey, taskKey } from './keys';
 
-/** How a task is stored: snake_case attributes, params as a map, index keys while relevant. */
+/**
+ * How a task is stored: snake_case attributes, params as a map, index keys while relevant. A
+ * draft (seq 0: its start is not settled yet) has no history position and so no lsi1sk.
+ */
 export function toTaskItem(task: Task): Record<string, unknown> {
   return {
     ...taskKey(task.accountId, task.taskId),
-    lsi1sk: taskHistoryKey(task.kind, task.seq),
-    ...(task.status === 'processing' && processingEntry(task.createdAt, task.taskId)),
+    ...(task.seq > 0 && { lsi1sk: taskHistoryKey(task.kind, task.seq) }),
+    ...(task.status === 'processing' && inFlightEntry(task.createdAt, task.taskId)),
     type: 'task',
     kind: task.kind,
     task_id: task.taskId,
     account_id: task.accountId,
-    seq: task.seq,
+    ...(task.seq > 0 && { seq: task.seq }),
     status: task.status,
     credits_used: task.creditsUsed,
     params: task.params,
@@ -33,7 +36,7 @@ export function fromTaskItem(item: Record<string, any>): Task {
     kind: item.kind,
     taskId: item.task_id,
     accountId: item.account_id,
-    seq: item.seq,
+    seq: item.seq ?? 0,
     status: item.status,
     creditsUsed: item.credits_used,
     params: item.params,

@@ -1,4 +1,5 @@
 import { S3Client } from '@aws-sdk/client-s3';
+import { boundedClientConfig, S3_BOUNDS } from '../aws-client-options';
 
 export interface S3Options {
   region: string;
@@ -9,6 +10,7 @@ export interface S3Options {
 export function createS3Client({ region, endpoint }: S3Options): S3Client {
   return new S3Client({
     region,
+    ...boundedClientConfig(S3_BOUNDS),
     // Only compute checksums when S3 requires them: newer SDKs otherwise frame streamed uploads
     // with trailing checksums, which s3rver stores verbatim inside the object.
     requestChecksumCalculation: 'WHEN_REQUIRED',
