@@ -16,7 +16,7 @@ const COUNT_ATTRIBUTE: Record<TaskKind, string> = { video: 'video_count', image:
 /** A discarded draft (its charge was refused) is deleted by TTL a day later. */
 const DISCARDED_DRAFT_TTL_SECONDS = 24 * 60 * 60;
 /** How long a request waits for an earlier one holding its Idempotency-Key to get its position. */
-const EARLIER_REQUEST_WAIT_MS = 5_000;
+const EARLIER_REQUEST_WAIT_MS = 10_000;
 /** Keys per in-flight page (keys-only items: about 150 bytes each). */
 const IN_FLIGHT_PAGE = 500;
 
@@ -128,7 +128,7 @@ export class DynamoTaskStore implements TaskStore {
       if (!record) return undefined;
       const task = record.outcome ? undefined : await this.get(record.accountId, record.taskId);
       if (record.outcome || (task && task.seq > 0)) return { type: 'idempotency_key_used', record };
-      await new Promise((resolve) => setTimeout(resolve, 25));
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
     throw new AccountBusyError('An earlier request with this Idempotency-Key is still being processed. Retry in a second.');
   }
