@@ -324,7 +324,9 @@ export class DynamoTaskStore implements TaskStore {
     const { Item } = await this.db.doc.send(
       new GetCommand({ TableName: this.db.tableName, Key: taskKey(accountId, taskId), ConsistentRead: true }),
     );
-    return Item ? fromTaskItem(Item) : undefined;
+    // A discarded draft (its charge was refused) never existed as far as anyone else can tell.
+    if (!Item || (Item.seq === undefined && Item.expires_at !== undefined)) return undefined;
+    return fromTaskItem(Item);
   }
 
   async recordSubmission(task: Task, provider: { name: string; jobId: string }, now: string): Promise<boolean> {
