@@ -1,6 +1,7 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { traced } from '../observability/client-tracing';
+import { boundedClientConfig, CONTROL_PLANE_BOUNDS } from './aws-client-options';
 
 /**
  * How long a secret read is reused before Secrets Manager is asked again. A rotated provider
@@ -26,6 +27,6 @@ const readers = new Map<string, SecretReader>();
 /** Reads a secret string (the provider's API token on AWS) with one cached client per region. */
 export function readSecret(region: string, secretArn: string): Promise<string> {
   let reader = readers.get(region);
-  if (!reader) readers.set(region, (reader = secretReader(traced(new SecretsManagerClient({ region })))));
+  if (!reader) readers.set(region, (reader = secretReader(traced(new SecretsManagerClient({ region, ...boundedClientConfig(CONTROL_PLANE_BOUNDS) })))));
   return reader(secretArn);
 }

@@ -1,5 +1,4 @@
-import { LambdaClient } from '@aws-sdk/client-lambda';
-import { InProcessCopyQueue, LambdaCopyQueue } from '../adapters/copy-queues';
+import { createLambdaClient, InProcessCopyQueue, LambdaCopyQueue } from '../adapters/copy-queues';
 import { ReferenceImages } from '../adapters/reference-images';
 import type { ObjectStorage } from '../adapters/s3/object-storage';
 import type { Config } from '../config';
@@ -24,7 +23,7 @@ export function buildLifecycle(
   const references = new ReferenceImages(parts.storage);
   let deps: StartDeps | undefined;
   const copyQueue: CopyQueue = config.copyWorkerFunction
-    ? new LambdaCopyQueue(traced(new LambdaClient({ region: config.region })), config.copyWorkerFunction)
+    ? new LambdaCopyQueue(traced(createLambdaClient(config.region)), config.copyWorkerFunction)
     : new InProcessCopyQueue((request) => copyRequested(deps!, request));
   deps = {
     accounts,

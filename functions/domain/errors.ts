@@ -53,8 +53,8 @@ export class RateLimitExceededError extends DomainError {
 
 /** So many starts for one account at once that this one could not get through in time. */
 export class AccountBusyError extends RateLimitExceededError {
-  constructor() {
-    super(1, 'Too many generation requests for this account at once. Nothing was charged; retry in a second.');
+  constructor(message = 'Too many generation requests for this account at once. Nothing was charged; retry in a second.') {
+    super(1, message);
   }
 }
 

@@ -35,15 +35,24 @@ export interface LedgerStore {
   listForAccount(accountId: string): Promise<LedgerEntry[]>;
 }
 
-/** What a use case needs to create a charged task atomically. */
+/** What a use case needs to create a charged task. */
 export interface NewTaskRequest {
   /** The task, without its history position (the store assigns `seq`). */
   task: Omit<Task, 'seq'>;
   charge: LedgerEntry;
-  /** The account's task count of this kind as last read: the store's first guess for `seq`. */
+  /** The account's task count of this kind as last read (informative; the store allocates). */
   expectedCount: number;
   idempotency?: IdempotencyClaim;
 }
+
+/** A task named by the in-flight index (which holds keys only). */
+export interface TaskRef {
+  accountId: string;
+  taskId: string;
+}
+
+/** How the repair of a draft (a start that never settled) ended. */
+export type StartRepair = 'refunded' | 'discarded' | 'settled';
 
 export type CreateTaskResult =
   | { type: 'created'; task: Task }
@@ -53,10 +62,11 @@ export type CreateTaskResult =
 
 export interface TaskStore {
   /**
-   * In ONE transaction: takes the price off the balance (never below zero), creates the task
-   * `processing` with the next history position, writes the charge to the ledger and, when
-   * given, claims the idempotency key. Retries by itself when a concurrent request moved the
-   * account on.
+   * Takes the price off the balance (never below zero) and the next history position in one
+   * atomic account update, and creates the task `processing` at that position with its ledger
+   * charge and, when given, the idempotency claim. Concurrent starts of one account never
+   * conflict (docs/data-model.md, "Starting a task"); a start cut short is settled by
+   * `repairStart`.
    */
   create(request: NewTaskRequest): Promise<CreateTaskResult>;
   get(accountId: string, taskId: string): Promise<Task | undefined>;
@@ -82,8 +92,14 @@ export interface TaskStore {
   recordProgress(task: Task, progress: number): Promise<void>;
   /** One page of an account's tasks of a kind, newest first, and the total count. */
   listPage(accountId: string, kind: TaskKind, page: number, limit: number): Promise<{ tasks: Task[]; total: number }>;
-  /** Tasks still processing, oldest first. */
-  listProcessing(limit: number): Promise<Task[]>;
+  /** Tasks still processing: one stream per in-flight shard, each oldest first, read page by page. */
+  listProcessing(): AsyncIterable<TaskRef>[];
+  /**
+   * Settles a draft whose start was cut short (a crash between its steps): if its charge was
+   * taken, the task takes its reserved position as failed and is refunded; otherwise the draft
+   * is discarded. Only for drafts older than any start can run. 'settled' if nothing was left to do.
+   */
+  repairStart(draft: Task, error: TaskError, now: string): Promise<StartRepair>;
 }
 
 export interface FailOptions {

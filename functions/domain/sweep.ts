@@ -1,5 +1,5 @@
+import type { TaskRef } from './ports';
 import { FAILURE_MESSAGES, failTask, refreshTask, type LifecycleDeps } from './task-lifecycle';
-import type { Task } from './task';
 
 export interface SweepReport {
   examined: number;
@@ -7,43 +7,97 @@ export interface SweepReport {
   copied: number;
   timedOut: number;
   lostSubmissions: number;
+  /** Drafts of starts cut short, refunded or discarded. */
+  repairedStarts: number;
   errors: number;
 }
 
-/** Tasks examined per run; the rest wait for the next minute. */
-const BATCH = 200;
-/** Stop picking up tasks after this long, so one run ends before the next minute's starts. */
+export interface SweepOptions {
+  /** Tasks handled at once (each mostly waits on DynamoDB or the provider). */
+  concurrency?: number;
+  /** Stop picking up tasks after this long, so one run ends before the next minute's starts. */
+  budgetMs?: number;
+}
+
+const DEFAULT_CONCURRENCY = 16;
 const RUN_BUDGET_MS = 45_000;
 /** A task not checked for this long is refreshed by the sweeper even if nobody polls it. */
 const STALE_CHECK_MS = 30_000;
+/**
+ * A draft (seq 0) older than this belongs to a start that can no longer be running: functions
+ * time out after at most 28 s and every AWS call is bounded well below that.
+ */
+export const START_GRACE_MS = 2 * 60_000;
 
 /**
  * The safety net, run every minute: fails and refunds tasks past the timeout or lost between
- * charge and submission, copies results that are waiting, and refreshes tasks nobody polls.
+ * charge and submission, settles starts cut short, copies results that are waiting, and
+ * refreshes tasks nobody polls. It reads every in-flight shard at once and works on
+ * `concurrency` tasks at a time until the work list or its budget runs out.
  */
-export async function sweep(deps: LifecycleDeps): Promise<SweepReport> {
-  const report: SweepReport = { examined: 0, refreshed: 0, copied: 0, timedOut: 0, lostSubmissions: 0, errors: 0 };
-  const tasks = await deps.tasks.listProcessing(BATCH);
-  const stopAt = Date.now() + RUN_BUDGET_MS;
-  for (const task of tasks) {
-    if (Date.now() > stopAt) break;
-    report.examined += 1;
-    try {
-      await sweepOne(deps, task, report);
-    } catch (error) {
-      report.errors += 1;
-      deps.telemetry.error('sweep failed for task', error, { task_id: task.taskId });
-    }
-  }
+export async function sweep(deps: LifecycleDeps, options: SweepOptions = {}): Promise<SweepReport> {
+  const report: SweepReport = {
+    examined: 0,
+    refreshed: 0,
+    copied: 0,
+    timedOut: 0,
+    lostSubmissions: 0,
+    repairedStarts: 0,
+    errors: 0,
+  };
+  const stopAt = Date.now() + (options.budgetMs ?? RUN_BUDGET_MS);
+  const work = interleave(deps.tasks.listProcessing());
+  await Promise.all(
+    Array.from({ length: options.concurrency ?? DEFAULT_CONCURRENCY }, async () => {
+      while (Date.now() <= stopAt) {
+        const next = await work.next();
+        if (next.done) return;
+        report.examined += 1;
+        try {
+          await sweepOne(deps, next.value, report);
+        } catch (error) {
+          report.errors += 1;
+          deps.telemetry.error('sweep failed for task', error, { task_id: next.value.taskId });
+        }
+      }
+    }),
+  );
+  await work.return(undefined);
   return report;
 }
 
-async function sweepOne(deps: LifecycleDeps, listed: Task, report: SweepReport): Promise<void> {
+/** One item from each shard in turn; every shard is read at the same time (concurrent `next` calls queue). */
+async function* interleave<T>(sources: AsyncIterable<T>[]): AsyncGenerator<T> {
+  const iterators = sources.map((source) => source[Symbol.asyncIterator]());
+  const pending = iterators.map((iterator) => iterator.next());
+  let active = iterators.map((_, index) => index);
+  while (active.length > 0) {
+    const results = await Promise.all(active.map((index) => pending[index]!));
+    const stillActive: number[] = [];
+    for (const [position, index] of active.entries()) {
+      const result = results[position]!;
+      if (result.done) continue;
+      stillActive.push(index);
+      pending[index] = iterators[index]!.next();
+      yield result.value;
+    }
+    active = stillActive;
+  }
+}
+
+async function sweepOne(deps: LifecycleDeps, listed: TaskRef, report: SweepReport): Promise<void> {
   // The index is eventually consistent: decide on a fresh, strongly consistent read.
   const task = await deps.tasks.get(listed.accountId, listed.taskId);
   if (!task || task.status !== 'processing') return;
   const now = deps.clock().getTime();
   const age = now - Date.parse(task.createdAt);
+  if (task.seq === 0) {
+    if (age > START_GRACE_MS) {
+      const outcome = await deps.tasks.repairStart(task, { code: 'internal_error', message: FAILURE_MESSAGES.internal_error }, new Date(now).toISOString());
+      if (outcome !== 'settled') report.repairedStarts += 1;
+    }
+    return;
+  }
   if (age > deps.settings.taskTimeoutMs) {
     report.timedOut += 1;
     await failTask(deps, task, { code: 'timeout', message: FAILURE_MESSAGES.timeout });

@@ -46,7 +46,10 @@ export interface ImageParams {
 interface TaskBase {
   taskId: string;
   accountId: string;
-  /** Position in the account's history of this kind (1, 2, ...): the key of history pages. */
+  /**
+   * Position in the account's history of this kind (1, 2, ...): the key of history pages. 0 on
+   * a draft, a task whose start is not settled yet (never shown: its id is not given out).
+   */
   seq: number;
   status: TaskStatus;
   creditsUsed: number;

@@ -43,18 +43,23 @@ export interface OperationDoc {
  * DynamoDB transactions have no IAM action of their own: each Put/Update/ConditionCheck inside
  * a TransactWriteItems needs PutItem/UpdateItem/ConditionCheckItem on the table.
  *   rate limit (every API handler) ....... UpdateItem RATE#
- *   start a task (generate*) .............. GetItem (idempotency, account, task), TransactWriteItems
- *                                           [Update account, Put task, Put ledger, Put idempotency],
+ *   start a task (generate*) .............. GetItem (idempotency, account, task), PutItem (draft task),
+ *                                           UpdateItem (account: price and position, note removal),
+ *                                           TransactWriteItems [Update task, Put ledger, Put idempotency],
  *                                           UpdateItem (job id, idempotency outcome)
  *   fail and refund ....................... TransactWriteItems [Update task, Update account, Put ledger]
  *   poll / complete / count copy failure .. UpdateItem on the task
  *   history page .......................... GetItem account + Query lsi1
- *   sweeper work list ..................... Query gsi1
+ *   sweeper work list ..................... Query gsi2 (the in-flight shards)
  *   publish a direct upload once .......... GetItem, PutItem (claim), UpdateItem (answer), DeleteItem UPLOAD#
  */
 export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'Query';
 /** Where a Query runs: the base table or one of its indexes. */
-export type QueryTarget = 'table' | typeof TABLE_DEFINITION.gsi1.indexName | typeof TABLE_DEFINITION.lsi1.indexName;
+export type QueryTarget =
+  | 'table'
+  | typeof TABLE_DEFINITION.gsi1.indexName
+  | typeof TABLE_DEFINITION.gsi2.indexName
+  | typeof TABLE_DEFINITION.lsi1.indexName;
 /** A folder of the media bucket (functions/adapters/s3/media-layout.ts owns the layout). */
 export type MediaPrefix = (typeof MEDIA_PREFIXES)[keyof typeof MEDIA_PREFIXES];
 

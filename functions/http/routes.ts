@@ -563,7 +563,7 @@ export const BACKGROUND_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
   },
   [SWEEPER_HANDLER]: {
     purpose: 'times out, refreshes and finishes tasks still processing',
-    table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'Query'], query: ['gsi1'] },
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'Query'], query: ['gsi2'] },
     provider: true,
     copiesResults: true,
     queuesCopies: true,

@@ -1,5 +1,5 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { TABLE_DEFINITION } from '../../functions/adapters/dynamodb/table-definition';
 
@@ -17,7 +17,7 @@ export class AppTable extends Construct {
 
   constructor(scope: Construct, id: string, props: AppTableProps) {
     super(scope, id);
-    const { partitionKey, sortKey, gsi1, lsi1, timeToLiveAttribute } = TABLE_DEFINITION;
+    const { partitionKey, sortKey, gsi1, gsi2, lsi1, timeToLiveAttribute } = TABLE_DEFINITION;
     this.table = new TableV2(this, 'Table', {
       partitionKey: { name: partitionKey, type: AttributeType.STRING },
       sortKey: { name: sortKey, type: AttributeType.STRING },
@@ -34,6 +34,12 @@ export class AppTable extends Construct {
           indexName: gsi1.indexName,
           partitionKey: { name: gsi1.partitionKey, type: AttributeType.STRING },
           sortKey: { name: gsi1.sortKey, type: AttributeType.STRING },
+        },
+        {
+          indexName: gsi2.indexName,
+          partitionKey: { name: gsi2.partitionKey, type: AttributeType.STRING },
+          sortKey: { name: gsi2.sortKey, type: AttributeType.STRING },
+          projectionType: ProjectionType[gsi2.projection],
         },
       ],
     });

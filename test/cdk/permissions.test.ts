@@ -44,7 +44,7 @@ const EXPECTED_REPLICATE: Record<string, string[]> = {
     ...WRITE('uploads/'),
     's3:ListBucket bucket',
   ],
-  [SWEEPER_HANDLER]: [...TASK_WRITES, 'dynamodb:Query index/gsi1', ...WRITE('videos/'), ...WRITE('images/'), ...SECRET, ...QUEUE_COPIES, ...DEAD_LETTERS('sweeper')],
+  [SWEEPER_HANDLER]: [...TASK_WRITES, 'dynamodb:Query index/gsi2', ...WRITE('videos/'), ...WRITE('images/'), ...SECRET, ...QUEUE_COPIES, ...DEAD_LETTERS('sweeper')],
   [COPY_WORKER_HANDLER]: [...TASK_WRITES, ...WRITE('videos/'), ...WRITE('images/'), ...DEAD_LETTERS('copy-worker')],
   // Public API reference: nothing but their own logs and traces.
   'get-openapi': [],

@@ -28,6 +28,11 @@ describe('StatefulStack', () => {
             KeySchema: local.GlobalSecondaryIndexes![0]!.KeySchema,
             Projection: { ProjectionType: 'ALL' },
           }),
+          Match.objectLike({
+            IndexName: local.GlobalSecondaryIndexes![1]!.IndexName,
+            KeySchema: local.GlobalSecondaryIndexes![1]!.KeySchema,
+            Projection: { ProjectionType: 'KEYS_ONLY' },
+          }),
         ],
         LocalSecondaryIndexes: [
           Match.objectLike({

@@ -15,6 +15,8 @@ import type {
   MediaStore,
   NewTaskRequest,
   PublishedUpload,
+  StartRepair,
+  TaskRef,
   TaskStore,
   UploadPublications,
   UploadStorage,
@@ -273,14 +275,24 @@ export class MemoryTaskStore implements TaskStore {
     return { tasks: copy(tasks), total };
   }
 
-  async listProcessing(limit: number): Promise<Task[]> {
+  /** One shard, oldest first (the adapter has several, each oldest first). */
+  listProcessing(): AsyncIterable<TaskRef>[] {
+    const table = this.table;
+    async function* shard(): AsyncIterable<TaskRef> {
+      await turn();
+      const order = (task: Task) => `${task.createdAt}#${task.taskId}`;
+      const tasks = [...table.tasks.values()]
+        .filter((task) => task.status === 'processing')
+        .sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+      for (const task of tasks) yield { accountId: task.accountId, taskId: task.taskId };
+    }
+    return [shard()];
+  }
+
+  /** Starts here are atomic, so no draft is ever left half-done: nothing to repair. */
+  async repairStart(draft: Task): Promise<StartRepair> {
     await turn();
-    const order = (task: Task) => `${task.createdAt}#${task.taskId}`;
-    const tasks = [...this.table.tasks.values()]
-      .filter((task) => task.status === 'processing')
-      .sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0))
-      .slice(0, limit);
-    return copy(tasks);
+    return this.table.tasks.has(taskId(draft.accountId, draft.taskId)) ? 'settled' : 'discarded';
   }
 }
 

@@ -423,7 +423,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(await stores.tasks.listPage('acc_nobody', 'video', 1, 20)).toEqual({ tasks: [], total: 0 });
       });
 
-      it('lists processing tasks oldest first, up to the limit, and no final ones', async () => {
+      it('lists every processing task once, each shard oldest first, and no final ones', async () => {
         const [a, b] = [await newAccount(1000), await newAccount(1000)];
         const newest = await started(a, { createdAt: at(3_000) });
         const oldest = await started(b, { createdAt: at(1_000) });
@@ -432,10 +432,16 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         const failed = await started(a, { createdAt: at(600) });
         await stores.tasks.complete(done, ['u'], at(4_000));
         await stores.tasks.failAndRefund(failed, { code: 'timeout', message: 'x' }, refundOf(failed), at(4_000));
-        const ids = (tasks: Task[]) => tasks.map((task) => task.taskId);
-        expect(ids(await stores.tasks.listProcessing(10))).toEqual(ids([oldest, middle, newest]));
-        expect(ids(await stores.tasks.listProcessing(2))).toEqual(ids([oldest, middle]));
-        expect((await stores.tasks.listProcessing(10))[0]).toEqual(oldest);
+        const created = new Map([oldest, middle, newest].map((task) => [task.taskId, Date.parse(task.createdAt)]));
+        const listed: string[] = [];
+        for (const shard of stores.tasks.listProcessing()) {
+          const inShard: string[] = [];
+          for await (const ref of shard) inShard.push(ref.taskId);
+          const times = inShard.map((id) => created.get(id)!);
+          expect(times).toEqual([...times].sort((x, y) => x - y));
+          listed.push(...inShard);
+        }
+        expect(listed.sort()).toEqual([oldest, middle, newest].map((task) => task.taskId).sort());
       });
     });
   });

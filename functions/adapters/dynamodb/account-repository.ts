@@ -7,6 +7,13 @@ import { cancellationReasons, isConditionFailure, type Db } from './dynamo-clien
 import { accountKey } from './keys';
 import { ledgerEntryPut } from './ledger-repository';
 
+/**
+ * Map on the account item: task id -> history position, for each start charged but not yet in
+ * the ledger (between steps 2 and 4 of DynamoTaskStore.create; usually milliseconds). Ledger sum
+ * = balance + the prices of the starts noted here whose task has no position yet.
+ */
+export const PENDING_STARTS = 'pending_starts';
+
 type AccountItem = ReturnType<typeof accountKey> & {
   type: 'account';
   account_id: string;
@@ -15,6 +22,7 @@ type AccountItem = ReturnType<typeof accountKey> & {
   subscription_status: SubscriptionStatus;
   video_count: number;
   image_count: number;
+  pending_starts: Record<string, number>;
   created_at: string;
   updated_at: string;
 };
@@ -29,6 +37,7 @@ export function toAccountItem(account: Account): AccountItem {
     subscription_status: account.subscriptionStatus,
     video_count: account.taskCounts.video,
     image_count: account.taskCounts.image,
+    pending_starts: {},
     created_at: account.createdAt,
     updated_at: account.updatedAt,
   };

@@ -50,17 +50,35 @@ export const taskHistoryPrefix = (kind: 'video' | 'image'): string => (kind === 
 export const taskHistoryKey = (kind: 'video' | 'image', seq: number): string =>
   `${taskHistoryPrefix(kind)}${String(seq).padStart(12, '0')}`;
 
-/** gsi1 entry present only while a task is processing: the sweeper's work list, oldest first. */
-export const PROCESSING_GSI1_PK = 'TASKS#PROCESSING';
-export const processingEntry = (createdAt: string, taskId: string) => ({
-  gsi1pk: PROCESSING_GSI1_PK,
-  gsi1sk: `${createdAt}#${taskId}`,
+/**
+ * The in-flight index (gsi2, keys only) holds a task only while it is processing: the sweeper's
+ * work list, oldest first within each shard. Tasks spread over IN_FLIGHT_SHARDS partitions by a
+ * hash of their id, so no single partition takes every start's and every finish's index write.
+ * The count may only grow: tasks written under a smaller count stay in shards the sweeper reads.
+ */
+export const IN_FLIGHT_SHARDS = 16;
+const IN_FLIGHT_PREFIX = 'TASKS#PROCESSING#';
+export const inFlightPartition = (shard: number): string => `${IN_FLIGHT_PREFIX}${shard}`;
+export function inFlightShardOf(taskId: string): number {
+  let hash = 0x811c9dc5; // FNV-1a: stable across processes and releases
+  for (let i = 0; i < taskId.length; i += 1) hash = Math.imul(hash ^ taskId.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % IN_FLIGHT_SHARDS;
+}
+export const inFlightEntry = (createdAt: string, taskId: string) => ({
+  gsi2pk: inFlightPartition(inFlightShardOf(taskId)),
+  gsi2sk: `${createdAt}#${taskId}`,
 });
 
+/** The owner and id of a task, read back from its primary key (the in-flight index projects keys only). */
+export function taskRefOf(key: { pk: string; sk: string }): { accountId: string; taskId: string } {
+  return { accountId: key.pk.slice('ACCOUNT#'.length), taskId: key.sk.slice('TASK#'.length) };
+}
+
+export const IDEMPOTENCY_SK = 'IDEMPOTENCY';
 /** One record per account and Idempotency-Key (the key itself hashed: it is client data). */
 export const idempotencyKey = (accountId: string, keyHash: string): PrimaryKey => ({
   pk: `IDEMPOTENCY#${accountId}#${keyHash}`,
-  sk: 'IDEMPOTENCY',
+  sk: IDEMPOTENCY_SK,
 });
 
 /** A webhook endpoint, in its account's partition (so lookups are owner-only by construction). */

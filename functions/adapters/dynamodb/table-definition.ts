@@ -8,8 +8,14 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 export const TABLE_DEFINITION = {
   partitionKey: 'pk',
   sortKey: 'sk',
-  /** Overloaded global index: API keys by account, tasks still processing (for the sweeper). */
+  /** Overloaded global index: API keys by account. */
   gsi1: { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+  /**
+   * Sparse in-flight index: tasks still processing, sharded (keys.ts, IN_FLIGHT_SHARDS), keys
+   * only: the sweeper reads each task itself, and updates of a processing task (check claims,
+   * job ids) then cost no index write.
+   */
+  gsi2: { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: 'KEYS_ONLY' },
   /**
    * Local index on the account partition: tasks by per-account sequence number, so a history
    * page is one range read of exactly the items it returns, strongly consistent.
@@ -20,11 +26,19 @@ export const TABLE_DEFINITION = {
 } as const;
 
 export function createTableInput(tableName: string): CreateTableCommandInput {
-  const { partitionKey, sortKey, gsi1, lsi1 } = TABLE_DEFINITION;
+  const { partitionKey, sortKey, gsi1, gsi2, lsi1 } = TABLE_DEFINITION;
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
-    AttributeDefinitions: [partitionKey, sortKey, gsi1.partitionKey, gsi1.sortKey, lsi1.sortKey].map((name) => ({
+    AttributeDefinitions: [
+      partitionKey,
+      sortKey,
+      gsi1.partitionKey,
+      gsi1.sortKey,
+      gsi2.partitionKey,
+      gsi2.sortKey,
+      lsi1.sortKey,
+    ].map((name) => ({
       AttributeName: name,
       AttributeType: 'S',
     })),
@@ -50,6 +64,14 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
           { AttributeName: gsi1.sortKey, KeyType: 'RANGE' },
         ],
         Projection: { ProjectionType: 'ALL' },
+      },
+      {
+        IndexName: gsi2.indexName,
+        KeySchema: [
+          { AttributeName: gsi2.partitionKey, KeyType: 'HASH' },
+          { AttributeName: gsi2.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: gsi2.projection },
       },
     ],
   };

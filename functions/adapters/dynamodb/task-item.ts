@@ -9,19 +9,22 @@ import {
   VIDEO_RESOLUTIONS,
 } from '../../domain/catalogue';
 import { TASK_ERROR_CODES, TASK_STATUSES, type ImageParams, type Task, type TaskError, type VideoParams } from '../../domain/task';
-import { processingEntry, taskHistoryKey, taskKey } from './keys';
+import { inFlightEntry, taskHistoryKey, taskKey } from './keys';
 
-/** How a task is stored: snake_case attributes, params as a map, index keys while relevant. */
+/**
+ * How a task is stored: snake_case attributes, params as a map, index keys while relevant. A
+ * draft (seq 0: its start is not settled yet) has no history position and so no lsi1sk.
+ */
 export function toTaskItem(task: Task): Record<string, unknown> {
   return {
     ...taskKey(task.accountId, task.taskId),
-    lsi1sk: taskHistoryKey(task.kind, task.seq),
-    ...(task.status === 'processing' && processingEntry(task.createdAt, task.taskId)),
+    ...(task.seq > 0 && { lsi1sk: taskHistoryKey(task.kind, task.seq) }),
+    ...(task.status === 'processing' && inFlightEntry(task.createdAt, task.taskId)),
     type: 'task',
     kind: task.kind,
     task_id: task.taskId,
     account_id: task.accountId,
-    seq: task.seq,
+    ...(task.seq > 0 && { seq: task.seq }),
     status: task.status,
     credits_used: task.creditsUsed,
     progress: task.progress,
@@ -72,7 +75,8 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
   const base = {
     taskId: text('task_id'),
     accountId: text('account_id'),
-    seq: count('seq'),
+    // A draft (its start not settled yet) has no position: 0.
+    seq: item.seq === undefined ? 0 : count('seq'),
     status,
     creditsUsed: count('credits_used'),
     // Items written before progress existed read as 0.

@@ -1,23 +1,24 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { AccountBusyError } from '../../domain/errors';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { newLedgerEntryId } from '../../domain/ids';
 import type { LedgerEntry } from '../../domain/ledger';
-import type { CreateTaskResult, FailOptions, IdempotencyClaim, NewTaskRequest, TaskStore } from '../../domain/ports';
+import { AccountBusyError } from '../../domain/errors';
+import type { CreateTaskResult, FailOptions, IdempotencyClaim, NewTaskRequest, StartRepair, TaskRef, TaskStore } from '../../domain/ports';
 import type { Task, TaskError, TaskKind } from '../../domain/task';
-import { balanceCredit, DynamoAccountStore } from './account-repository';
+import { balanceCredit, DynamoAccountStore, PENDING_STARTS } from './account-repository';
 import { cancellationReasons, isConditionFailure, type Db } from './dynamo-client';
 import { DynamoIdempotencyStore, toIdempotencyItem } from './idempotency-repository';
-import { accountKey, PROCESSING_GSI1_PK, taskHistoryKey, taskKey } from './keys';
+import { accountKey, IDEMPOTENCY_SK, IN_FLIGHT_SHARDS, inFlightPartition, taskHistoryKey, taskKey, taskRefOf } from './keys';
 import { ledgerEntryPut } from './ledger-repository';
 import { fromTaskItem, toTaskItem } from './task-item';
 import { TABLE_DEFINITION } from './table-definition';
 
-/**
- * How long a start may keep retrying after losing races for the account (every start of one
- * account updates its item, so they serialise). Past it the caller is told to retry: 429.
- */
-const CREATE_BUDGET_MS = 10_000;
-
 const COUNT_ATTRIBUTE: Record<TaskKind, string> = { video: 'video_count', image: 'image_count' };
+/** A discarded draft (its charge was refused) is deleted by TTL a day later. */
+const DISCARDED_DRAFT_TTL_SECONDS = 24 * 60 * 60;
+/** How long a request waits for an earlier one holding its Idempotency-Key to get its position. */
+const EARLIER_REQUEST_WAIT_MS = 10_000;
+/** Keys per in-flight page (keys-only items: about 150 bytes each). */
+const IN_FLIGHT_PAGE = 500;
 
 export class DynamoTaskStore implements TaskStore {
   private readonly accounts: DynamoAccountStore;
@@ -28,81 +29,304 @@ export class DynamoTaskStore implements TaskStore {
     this.idempotency = new DynamoIdempotencyStore(db);
   }
 
+  /**
+   * Four writes, none of them a transaction on the account item, so concurrent starts of one
+   * account never conflict (docs/data-model.md, "Starting a task"):
+   *   1. the draft task (no position yet) is put, in the in-flight index, with the
+   *      Idempotency-Key claim if any: a start cut short after this is found and settled by
+   *      the sweeper (`repairStart`); a concurrent request with the same key stops here;
+   *   2. ONE update of the account takes the price (if the balance allows) and the next
+   *      position, and notes the position under the task id (`pending_starts`): the record
+   *      that this start was charged until its ledger entry exists;
+   *   3. one transaction (task and ledger: not the account) gives the task its position and
+   *      writes the charge to the ledger;
+   *   4. the note is removed.
+   */
   async create(request: NewTaskRequest): Promise<CreateTaskResult> {
-    const { task: draft, charge, idempotency } = request;
-    let expectedCount = request.expectedCount;
-    const deadline = Date.now() + CREATE_BUDGET_MS;
-    for (let attempt = 1; Date.now() < deadline; attempt += 1) {
-      const task = { ...draft, seq: expectedCount + 1 } as Task;
-      try {
-        await this.db.doc.send(
-          new TransactWriteCommand({ TransactItems: this.createItems(task, charge, expectedCount, idempotency) }),
-        );
-        return { type: 'created', task };
-      } catch (error) {
-        const reasons = cancellationReasons(error);
-        if (reasons.length === 0) throw error;
-        // Whatever cancelled us, a concurrent request with our Idempotency-Key may have won:
-        // then its answer is ours, even if it spent the last credits.
-        if (idempotency) {
-          const record = await this.idempotency.get(idempotency.accountId, idempotency.key, new Date());
-          if (record) return { type: 'idempotency_key_used', record };
-        }
-        // Either the balance is too low or another task took our position: read and decide.
-        const account = await this.accounts.get(draft.accountId);
-        if (!account) throw new Error(`Account ${draft.accountId} disappeared while creating a task.`, { cause: error });
-        if (account.credits < -charge.amount) return { type: 'insufficient_credits', available: account.credits };
-        expectedCount = account.taskCounts[draft.kind];
-        await backoff(attempt);
-      }
+    const { charge, idempotency } = request;
+    const draft = { ...request.task, seq: 0 } as Task;
+    const price = -charge.amount;
+    const claimDeadline = Date.now() + EARLIER_REQUEST_WAIT_MS;
+    while (!(await this.putDraft(draft, idempotency))) {
+      const earlier = await this.earlierRequest(idempotency!, claimDeadline);
+      if (earlier) return earlier;
+      // The earlier request released the key (its charge was refused): claim it ourselves.
     }
-    throw new AccountBusyError();
+
+    const taken = await this.takePosition(draft, price);
+    if (taken.type === 'refused') {
+      await this.discardDraft(draft, idempotency && (toIdempotencyItem(idempotency).pk as string));
+      return { type: 'insufficient_credits', available: taken.available };
+    }
+    const task = { ...draft, seq: taken.seq } as Task;
+
+    await this.db.doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: this.db.tableName,
+              Key: taskKey(task.accountId, task.taskId),
+              UpdateExpression: 'SET seq = :seq, lsi1sk = :position',
+              ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(seq)',
+              ExpressionAttributeValues: { ':seq': task.seq, ':position': taskHistoryKey(task.kind, task.seq) },
+            },
+          },
+          { Put: ledgerEntryPut(this.db, charge) },
+        ],
+      }),
+    );
+
+    await this.clearPendingStart(task).catch((error: unknown) =>
+      // Harmless if left: the task has its position, so no repair ever reads this note.
+      console.warn(JSON.stringify({ level: 'warn', message: 'pending start note not cleared', taskId: task.taskId, error: String(error) })),
+    );
+    return { type: 'created', task };
   }
 
-  private createItems(task: Task, charge: LedgerEntry, expectedCount: number, idempotency?: IdempotencyClaim) {
-    const table = this.db.tableName;
-    const price = -charge.amount;
-    const countMatches = expectedCount === 0 ? '(attribute_not_exists(#count) OR #count = :expected)' : '#count = :expected';
-    return [
-      {
-        Update: {
-          TableName: table,
-          Key: accountKey(task.accountId),
-          UpdateExpression: 'SET credits = credits - :price, #count = :next, updated_at = :now',
-          ConditionExpression: `attribute_exists(pk) AND credits >= :price AND ${countMatches}`,
-          ExpressionAttributeNames: { '#count': COUNT_ATTRIBUTE[task.kind] },
-          ExpressionAttributeValues: {
-            ':price': price,
-            ':expected': expectedCount,
-            ':next': task.seq,
-            ':now': task.createdAt,
-          },
-        },
-      },
-      { Put: { TableName: table, Item: toTaskItem(task), ConditionExpression: 'attribute_not_exists(pk)' } },
-      { Put: ledgerEntryPut(this.db, charge) },
-      ...(idempotency
-        ? [
+  /** Step 1. False when another request holds the Idempotency-Key. */
+  private async putDraft(draft: Task, idempotency?: IdempotencyClaim): Promise<boolean> {
+    const put = { TableName: this.db.tableName, Item: toTaskItem(draft), ConditionExpression: 'attribute_not_exists(pk)' };
+    if (!idempotency) {
+      await this.db.doc.send(new PutCommand(put));
+      return true;
+    }
+    const claim = toIdempotencyItem(idempotency);
+    try {
+      await this.db.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            // The draft names its claim, so a repair can release it.
+            { Put: { ...put, Item: { ...put.Item, idempotency_pk: claim.pk } } },
             {
               Put: {
-                TableName: table,
-                Item: toIdempotencyItem(idempotency),
-                // An expired record that TTL has not deleted yet may be taken over (the same
-                // rule as DynamoIdempotencyStore.get, judged on the clock of this attempt).
+                TableName: this.db.tableName,
+                Item: claim,
+                // An expired (or released) record that TTL has not deleted yet may be taken over
+                // (the same rule as DynamoIdempotencyStore.get, judged on the clock of this attempt).
                 ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :nowEpoch',
                 ExpressionAttributeValues: { ':nowEpoch': Math.floor(Date.now() / 1000) },
               },
             },
-          ]
-        : []),
-    ];
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (cancellationReasons(error)[1] === 'ConditionalCheckFailed') return false;
+      throw error;
+    }
+  }
+
+  /**
+   * The answer of the request that holds our Idempotency-Key, once its task has its position
+   * (milliseconds). Undefined if it released the key; AccountBusyError if it is not done in time.
+   */
+  private async earlierRequest(claim: IdempotencyClaim, deadline: number): Promise<CreateTaskResult | undefined> {
+    while (Date.now() < deadline) {
+      const record = await this.idempotency.get(claim.accountId, claim.key, new Date());
+      if (!record) return undefined;
+      const task = record.outcome ? undefined : await this.get(record.accountId, record.taskId);
+      if (record.outcome || (task && task.seq > 0)) return { type: 'idempotency_key_used', record };
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new AccountBusyError('An earlier request with this Idempotency-Key is still being processed. Retry in a second.');
+  }
+
+  /** Step 2: price and position in one conditional update; nothing changes if the balance is too low. */
+  private async takePosition(draft: Task, price: number): Promise<{ type: 'taken'; seq: number } | { type: 'refused'; available: number }> {
+    const count = COUNT_ATTRIBUTE[draft.kind];
+    const update = () =>
+      this.db.doc.send(
+        new UpdateCommand({
+          TableName: this.db.tableName,
+          Key: accountKey(draft.accountId),
+          // Operands read the item before the update, so the note holds the new position.
+          UpdateExpression:
+            'SET credits = credits - :price, #count = if_not_exists(#count, :zero) + :one, #pending.#task = if_not_exists(#count, :zero) + :one, updated_at = :now',
+          // The note also makes the update idempotent: an SDK retry after a lost answer finds it.
+          ConditionExpression: 'attribute_exists(pk) AND credits >= :price AND attribute_not_exists(#pending.#task)',
+          ExpressionAttributeNames: { '#count': count, '#pending': PENDING_STARTS, '#task': draft.taskId },
+          ExpressionAttributeValues: { ':price': price, ':zero': 0, ':one': 1, ':now': draft.createdAt },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+    try {
+      let result;
+      try {
+        result = await withConflictRetries(update);
+      } catch (error) {
+        // An account written before pending_starts existed: give it the (empty) map once.
+        if (!(error instanceof Error && error.name === 'ValidationException')) throw error;
+        await this.db.doc.send(
+          new UpdateCommand({
+            TableName: this.db.tableName,
+            Key: accountKey(draft.accountId),
+            UpdateExpression: 'SET #pending = if_not_exists(#pending, :empty)',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: { '#pending': PENDING_STARTS },
+            ExpressionAttributeValues: { ':empty': {} },
+          }),
+        );
+        result = await withConflictRetries(update);
+      }
+      return { type: 'taken', seq: Number(result.Attributes?.[count]) };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const { Item: account } = await this.db.doc.send(
+        new GetCommand({ TableName: this.db.tableName, Key: accountKey(draft.accountId), ConsistentRead: true }),
+      );
+      if (!account) throw new Error(`Account ${draft.accountId} disappeared while creating a task.`, { cause: error });
+      const noted = (account[PENDING_STARTS] as Record<string, unknown> | undefined)?.[draft.taskId];
+      if (noted !== undefined) return { type: 'taken', seq: Number(noted) };
+      return { type: 'refused', available: Number(account.credits) };
+    }
+  }
+
+  /** A draft whose charge was refused leaves the work list and expires; its key claim is released. */
+  private async discardDraft(draft: Task, claimPk?: string): Promise<boolean> {
+    const discard = {
+      TableName: this.db.tableName,
+      Key: taskKey(draft.accountId, draft.taskId),
+      UpdateExpression: 'SET expires_at = :expires REMOVE gsi2pk, gsi2sk',
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(seq)',
+      ExpressionAttributeValues: { ':expires': Math.floor(Date.now() / 1000) + DISCARDED_DRAFT_TTL_SECONDS },
+    };
+    try {
+      if (!claimPk) {
+        await this.db.doc.send(new UpdateCommand(discard));
+        return true;
+      }
+      await this.db.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Update: discard },
+            {
+              // Expired now: the next request with this key starts afresh (nothing was charged).
+              Update: {
+                TableName: this.db.tableName,
+                Key: { pk: claimPk, sk: IDEMPOTENCY_SK },
+                UpdateExpression: 'SET expires_at = :zero',
+                ConditionExpression: 'task_id = :task',
+                ExpressionAttributeValues: { ':zero': 0, ':task': draft.taskId },
+              },
+            },
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error) || cancellationReasons(error)[0] === 'ConditionalCheckFailed') return false;
+      if (cancellationReasons(error)[1] === 'ConditionalCheckFailed') {
+        // The claim was already taken over (it can only be by a later request): just discard.
+        return this.discardDraft(draft);
+      }
+      throw error;
+    }
+  }
+
+  private async clearPendingStart(task: Task): Promise<void> {
+    await withConflictRetries(() =>
+      this.db.doc.send(
+        new UpdateCommand({
+          TableName: this.db.tableName,
+          Key: accountKey(task.accountId),
+          UpdateExpression: 'REMOVE #pending.#task',
+          ExpressionAttributeNames: { '#pending': PENDING_STARTS, '#task': task.taskId },
+        }),
+      ),
+    );
+  }
+
+  /**
+   * A charged start whose task never got its position: in one transaction, the task takes it
+   * as failed, the charge and its refund go to the ledger, the price goes back and the note is
+   * removed. Conditioned on the note, so it happens at most once however many callers race.
+   */
+  private async settleAsFailed(task: Task, charge: LedgerEntry, error: TaskError, now: string): Promise<boolean> {
+    const refund: LedgerEntry = {
+      entryId: newLedgerEntryId(),
+      accountId: task.accountId,
+      kind: 'refund',
+      amount: -charge.amount,
+      reason: `refund: ${task.kind} task failed`,
+      taskId: task.taskId,
+      createdAt: now,
+    };
+    try {
+      await this.db.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.db.tableName,
+                Key: taskKey(task.accountId, task.taskId),
+                UpdateExpression:
+                  'SET seq = :seq, lsi1sk = :position, #status = :failed, #error = :error, completed_at = :now, updated_at = :now REMOVE gsi2pk, gsi2sk',
+                ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(seq)',
+                ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+                ExpressionAttributeValues: {
+                  ':seq': task.seq,
+                  ':position': taskHistoryKey(task.kind, task.seq),
+                  ':failed': 'failed',
+                  ':error': { code: error.code, message: error.message },
+                  ':now': now,
+                },
+              },
+            },
+            { Put: ledgerEntryPut(this.db, charge) },
+            { Put: ledgerEntryPut(this.db, refund) },
+            {
+              Update: {
+                TableName: this.db.tableName,
+                Key: accountKey(task.accountId),
+                UpdateExpression: 'SET credits = credits + :price, updated_at = :now REMOVE #pending.#task',
+                ConditionExpression: '#pending.#task = :seq',
+                ExpressionAttributeNames: { '#pending': PENDING_STARTS, '#task': task.taskId },
+                ExpressionAttributeValues: { ':price': -charge.amount, ':seq': task.seq, ':now': now },
+              },
+            },
+          ],
+        }),
+      );
+      return true;
+    } catch (caught) {
+      if (cancellationReasons(caught).includes('ConditionalCheckFailed')) return false;
+      throw caught;
+    }
+  }
+
+  async repairStart(draft: Task, error: TaskError, now: string): Promise<StartRepair> {
+    const { Item } = await this.db.doc.send(
+      new GetCommand({ TableName: this.db.tableName, Key: accountKey(draft.accountId), ConsistentRead: true }),
+    );
+    const seq = (Item?.[PENDING_STARTS] as Record<string, unknown> | undefined)?.[draft.taskId];
+    // No note: the charge was never taken (a start that did take it notes it before anything else).
+    if (seq === undefined) {
+      const { Item: raw } = await this.db.doc.send(
+        new GetCommand({ TableName: this.db.tableName, Key: taskKey(draft.accountId, draft.taskId), ConsistentRead: true }),
+      );
+      return (await this.discardDraft(draft, raw?.idempotency_pk as string | undefined)) ? 'discarded' : 'settled';
+    }
+    const charge: LedgerEntry = {
+      entryId: newLedgerEntryId(),
+      accountId: draft.accountId,
+      kind: 'charge',
+      amount: -draft.creditsUsed,
+      reason: `${draft.kind} generation (${draft.params.model})`,
+      taskId: draft.taskId,
+      createdAt: draft.createdAt,
+    };
+    return (await this.settleAsFailed({ ...draft, seq: Number(seq) } as Task, charge, error, now)) ? 'refunded' : 'settled';
   }
 
   async get(accountId: string, taskId: string): Promise<Task | undefined> {
     const { Item } = await this.db.doc.send(
       new GetCommand({ TableName: this.db.tableName, Key: taskKey(accountId, taskId), ConsistentRead: true }),
     );
-    return Item ? fromTaskItem(Item) : undefined;
+    // A discarded draft (its charge was refused) never existed as far as anyone else can tell.
+    if (!Item || (Item.seq === undefined && Item.expires_at !== undefined)) return undefined;
+    return fromTaskItem(Item);
   }
 
   async recordSubmission(task: Task, provider: { name: string; jobId: string }, now: string): Promise<boolean> {
@@ -154,7 +378,7 @@ export class DynamoTaskStore implements TaskStore {
   async complete(task: Task, outputUrls: string[], now: string): Promise<boolean> {
     return this.conditionalUpdate(task, {
       UpdateExpression:
-        'SET #status = :completed, output_urls = :urls, completed_at = :now, updated_at = :now REMOVE gsi1pk, gsi1sk, pending_outputs',
+        'SET #status = :completed, output_urls = :urls, completed_at = :now, updated_at = :now REMOVE gsi2pk, gsi2sk, pending_outputs',
       ConditionExpression: '#status = :processing',
       ExpressionAttributeValues: { ':completed': 'completed', ':urls': outputUrls, ':now': now },
     });
@@ -177,7 +401,7 @@ export class DynamoTaskStore implements TaskStore {
                 Key: taskKey(task.accountId, task.taskId),
                 UpdateExpression: `SET #status = :failed, #error = :error, completed_at = :now, updated_at = :now${
                   options.progress === undefined ? '' : ', progress = :progress'
-                } REMOVE gsi1pk, gsi1sk, pending_outputs`,
+                } REMOVE gsi2pk, gsi2sk, pending_outputs`,
                 ConditionExpression: [
                   '#status = :processing',
                   ...(options.onlyIfUnsubmitted ? ['attribute_not_exists(provider_job_id)'] : []),
@@ -244,18 +468,27 @@ export class DynamoTaskStore implements TaskStore {
     return { tasks: (Items ?? []).map(fromTaskItem), total };
   }
 
-  async listProcessing(limit: number): Promise<Task[]> {
-    const { gsi1 } = TABLE_DEFINITION;
-    const { Items } = await this.db.doc.send(
-      new QueryCommand({
-        TableName: this.db.tableName,
-        IndexName: gsi1.indexName,
-        KeyConditionExpression: `${gsi1.partitionKey} = :pk`,
-        ExpressionAttributeValues: { ':pk': PROCESSING_GSI1_PK },
-        Limit: limit,
-      }),
-    );
-    return (Items ?? []).map(fromTaskItem);
+  listProcessing(): AsyncIterable<TaskRef>[] {
+    return Array.from({ length: IN_FLIGHT_SHARDS }, (_, shard) => this.inFlightShard(shard));
+  }
+
+  private async *inFlightShard(shard: number): AsyncGenerator<TaskRef> {
+    const { gsi2 } = TABLE_DEFINITION;
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.doc.send(
+        new QueryCommand({
+          TableName: this.db.tableName,
+          IndexName: gsi2.indexName,
+          KeyConditionExpression: `${gsi2.partitionKey} = :pk`,
+          ExpressionAttributeValues: { ':pk': inFlightPartition(shard) },
+          ExclusiveStartKey: startKey,
+          Limit: IN_FLIGHT_PAGE,
+        }),
+      );
+      for (const item of page.Items ?? []) yield taskRefOf(item as { pk: string; sk: string });
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
   }
 
   private async conditionalUpdate(
@@ -280,8 +513,18 @@ export class DynamoTaskStore implements TaskStore {
   }
 }
 
-/** Exponential backoff with full jitter (capped), so racing writers spread out. */
-function backoff(attempt: number): Promise<void> {
-  const ms = Math.random() * Math.min(250, 10 * 2 ** Math.min(attempt, 5));
-  return new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A single write to the account item is refused (TransactionConflictException, which the SDK
+ * does not retry) while a transaction on it is in progress (a refund, a grant): try again shortly.
+ */
+async function withConflictRetries<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!(error instanceof Error && error.name === 'TransactionConflictException') || attempt >= 4) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
+    }
+  }
 }

@@ -1,5 +1,6 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { traced } from '../../observability/client-tracing';
+import { boundedClientConfig, S3_BOUNDS } from '../aws-client-options';
 
 export interface S3Options {
   region: string;
@@ -10,6 +11,7 @@ export interface S3Options {
 export function createS3Client({ region, endpoint }: S3Options): S3Client {
   const client = new S3Client({
     region,
+    ...boundedClientConfig(S3_BOUNDS),
     // Only compute checksums when S3 requires them: newer SDKs otherwise frame streamed uploads
     // with trailing checksums, which s3rver stores verbatim inside the object.
     requestChecksumCalculation: 'WHEN_REQUIRED',

@@ -82,11 +82,14 @@ it('leaves a task alone whose submission was recorded late, after the sweeper li
   world.advance(world.deps.settings.submissionGraceMs + 1);
   // The late submission lands between the sweeper's listing and its decision.
   const listProcessing = world.stores.tasks.listProcessing.bind(world.stores.tasks);
-  jest.spyOn(world.stores.tasks, 'listProcessing').mockImplementation(async (limit) => {
-    const listed = await listProcessing(limit);
-    await world.stores.tasks.recordSubmission(lost, { name: 'scripted', jobId: 'late' }, world.now().toISOString());
-    return listed;
-  });
+  jest.spyOn(world.stores.tasks, 'listProcessing').mockImplementation(() =>
+    listProcessing().map(async function* (shard) {
+      for await (const ref of shard) {
+        await world.stores.tasks.recordSubmission(lost, { name: 'scripted', jobId: 'late' }, world.now().toISOString());
+        yield ref;
+      }
+    }),
+  );
   await sweep(world.deps);
   expect(await world.stores.tasks.get(accountId, lost.taskId)).toMatchObject({ status: 'processing', provider: { jobId: 'late' } });
   expect((await world.money(accountId)).balance).toBe(75);

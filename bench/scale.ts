@@ -1,0 +1,175 @@
+/**
+ * Scale figures on the local stack (DynamoDB Local, s3rver, the API over real HTTP), in one run:
+ *   1. POST /generate on ONE account vs spread over TEN accounts, at c=10 and c=50 (per-key
+ *      rate limit raised so it plays no part): starts/s, p95, statuses and the ratio;
+ *   2. a history page near the top vs a deep page (same size);
+ *   3. GET /credits against the raw DynamoDB calls it makes (rate counter UpdateItem, account GetItem);
+ *   4. the sweeper: one run over every task in flight, tasks examined, time, tasks/minute.
+ * Run: npm run bench:scale   (figures only; no pass/fail). DynamoDB Local is far slower than
+ * DynamoDB: read these as relative figures.
+ */
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { startLocalStack } from '../bin/local-stack/stack';
+import { freePort } from '../bin/local-stack/wait-for-port';
+import { createAccount, createApiKey } from '../functions/domain/account-admin';
+import { sweep } from '../functions/domain/sweep';
+
+interface Figures {
+  requests: number;
+  seconds: number;
+  statuses: Record<number, number>;
+  latencies: number[];
+}
+
+async function load(count: number, concurrency: number, send: (i: number) => Promise<number>): Promise<Figures> {
+  const latencies: number[] = [];
+  const statuses: Record<number, number> = {};
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const i = next++;
+        const began = performance.now();
+        const status = await send(i);
+        latencies.push(performance.now() - began);
+        statuses[status] = (statuses[status] ?? 0) + 1;
+      }
+    }),
+  );
+  return { requests: count, seconds: (performance.now() - start) / 1000, statuses, latencies };
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+};
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+const rate = (figures: Figures) => figures.requests / figures.seconds;
+/** Successful answers per second (a 429 is not a start). */
+const okRate = (figures: Figures) => (figures.statuses[200] ?? 0) / figures.seconds;
+
+function line(label: string, figures: Figures): string {
+  return (
+    `${label.padEnd(36)} ${String(figures.requests).padStart(4)} req ${rate(figures).toFixed(1).padStart(6)} req/s ${okRate(figures).toFixed(1).padStart(6)} ok/s` +
+    `  p50 ${ms(percentile(figures.latencies, 50))}  p95 ${ms(percentile(figures.latencies, 95))}  statuses ${JSON.stringify(figures.statuses)}`
+  );
+}
+
+async function main(): Promise<void> {
+  process.env.SIM_DELAY_SECONDS = '3600'; // tasks stay processing: the sweeper has them all to examine
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'vidgen-bench-scale-'));
+  const stack = await startLocalStack({
+    host: '127.0.0.1',
+    apiPort: await freePort(),
+    dynamodbPort: await freePort(),
+    s3Port: await freePort(),
+    tableName: 'bench',
+    mediaBucket: 'bench-media',
+    region: 'local',
+    dataDir,
+    sweepIntervalSeconds: 3600,
+  });
+  let started = 0;
+  try {
+    const newKey = async () => {
+      const { account } = await createAccount(stack.context, { credits: 10_000_000 });
+      const { apiKey } = await createApiKey(stack.context, account.accountId, { rateLimit: 1_000_000 });
+      return { accountId: account.accountId, apiKey };
+    };
+    const generate = (apiKey: string) => async () => {
+      const response = await fetch(`${stack.baseUrl}/generate`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ prompt: 'bench', duration: 3 }),
+      });
+      await response.arrayBuffer();
+      if (response.status === 200) started += 1;
+      return response.status;
+    };
+    const get = (apiKey: string, pathname: string) => async () => {
+      const response = await fetch(`${stack.baseUrl}${pathname}`, { headers: { Authorization: `Bearer ${apiKey}` } });
+      await response.arrayBuffer();
+      return response.status;
+    };
+
+    const warm = await newKey();
+    await load(30, 5, generate(warm.apiKey)); // module loading, first connections
+
+    console.log('== POST /generate: one account vs ten accounts ==');
+    for (const [concurrency, count] of [
+      [10, 300],
+      [50, 500],
+    ] as const) {
+      const ten = await Promise.all(Array.from({ length: 10 }, newKey));
+      const spread = await load(count, concurrency, (i) => generate(ten[i % 10]!.apiKey)());
+      const single = await newKey();
+      const one = await load(count, concurrency, generate(single.apiKey));
+      console.log(line(`ten accounts (c=${concurrency})`, spread));
+      console.log(line(`one account  (c=${concurrency})`, one));
+      console.log(`ratio one/ten at c=${concurrency}: ${(okRate(one) / okRate(spread)).toFixed(2)} (successful starts per second)`);
+    }
+
+    console.log('== 50 concurrent starts on one account (enough credits) ==');
+    const burst = await newKey();
+    console.log(line('burst of 50 (c=50)', await load(50, 50, generate(burst.apiKey))));
+
+    console.log('== history: page 1 vs a deep page (limit 20, 1,000 tasks) ==');
+    const history = await newKey();
+    await load(1000, 20, generate(history.apiKey));
+    console.log(line('GET /videos?page=1&limit=20 (c=1)', await load(200, 1, get(history.apiKey, '/videos?page=1&limit=20'))));
+    console.log(line('GET /videos?page=50&limit=20 (c=1)', await load(200, 1, get(history.apiKey, '/videos?page=50&limit=20'))));
+
+    console.log('== GET /credits vs the raw DynamoDB calls it makes ==');
+    const credits = await load(300, 1, get(history.apiKey, '/credits'));
+    const { db } = stack.context;
+    const keyId = 'bench-raw';
+    const raw = await load(300, 1, async () => {
+      await db.doc.send(
+        new UpdateCommand({
+          TableName: db.tableName,
+          Key: { pk: `RATE#${keyId}#${Math.floor(Date.now() / 60_000)}`, sk: 'RATE' },
+          UpdateExpression: 'ADD request_count :one SET expires_at = :exp',
+          ConditionExpression: 'attribute_not_exists(request_count) OR request_count < :limit',
+          ExpressionAttributeValues: { ':one': 1, ':limit': 1_000_000, ':exp': Math.floor(Date.now() / 1000) + 600 },
+        }),
+      );
+      await db.doc.send(
+        new GetCommand({ TableName: db.tableName, Key: { pk: `ACCOUNT#${history.accountId}`, sk: 'ACCOUNT' }, ConsistentRead: true }),
+      );
+      return 200;
+    });
+    console.log(line('GET /credits over HTTP (c=1)', credits));
+    console.log(line('raw UpdateItem + GetItem (c=1)', raw));
+    console.log(
+      `GET /credits overhead over raw DynamoDB: p50 ${ms(percentile(credits.latencies, 50) - percentile(raw.latencies, 50))}` +
+        ` (${(percentile(credits.latencies, 50) / percentile(raw.latencies, 50)).toFixed(2)}x)`,
+    );
+
+    console.log('== sweeper: one run, every task in flight due for a check ==');
+    // A clock one minute ahead makes every task "not checked for 30 s": each one is refreshed.
+    const lifecycle = { ...stack.context.lifecycle, clock: () => new Date(Date.now() + 60_000) };
+    const began = performance.now();
+    const report = await sweep(lifecycle);
+    const seconds = (performance.now() - began) / 1000;
+    const perSecond = report.examined / seconds;
+    console.log(`sweep report: ${JSON.stringify(report)} in ${seconds.toFixed(1)} s (${perSecond.toFixed(0)} tasks/s)`);
+    const inFlight = started;
+    // One run a minute, each stopping after its 45 s budget: a run that examined fewer than the
+    // tasks in flight was capped by its batch; otherwise its rate over the budget is the ceiling.
+    const budgetBound = seconds >= 44;
+    const perMinute = report.examined < inFlight || budgetBound ? report.examined : Math.round(perSecond * 45);
+    const why = budgetBound ? 'capped by the 45 s run budget' : report.examined < inFlight ? 'capped by the per-run batch' : 'rate x 45 s budget';
+    console.log(`sweeper tasks/minute: ${perMinute} (${inFlight} in flight; ${why})`);
+  } finally {
+    await stack.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
