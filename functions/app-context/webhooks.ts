@@ -4,6 +4,8 @@ import type { Db } from '../adapters/dynamodb/dynamo-client';
 import { DynamoWebhookStore } from '../adapters/dynamodb/webhook-repository';
 import { InProcessQueue } from '../adapters/queues/in-process-queue';
 import { SqsQueue } from '../adapters/queues/sqs-queue';
+import { boundedClientConfig, CONTROL_PLANE_BOUNDS } from '../adapters/aws-client-options';
+import { traced } from '../observability/client-tracing';
 import { createSafeFetcher } from '../adapters/safe-fetch';
 import { signWebhook } from '../adapters/webhook-signing';
 import type { Config } from '../config';
@@ -43,7 +45,7 @@ export function buildWebhookDeps(config: Config, db: Db): WebhookDeps {
     throw new Error('WEBHOOK_QUEUE_URL is required on Lambda.');
   }
   const queue: MessageQueue<DeliveryMessage> = queueUrl
-    ? new SqsQueue(new SQSClient({ region: config.region }), queueUrl)
+    ? new SqsQueue(traced(new SQSClient({ region: config.region, ...boundedClientConfig(CONTROL_PLANE_BOUNDS) })), queueUrl)
     : localDeliveryQueue();
   const fetcher = createSafeFetcher({ allowedOrigins: [], maxBytes: MAX_ANSWER_BYTES, timeoutMs: DELIVERY_TIMEOUT_MS, allowLoopback });
   return {
