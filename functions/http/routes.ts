@@ -422,26 +422,6 @@ export const ROUTES: readonly ApiRoute[] = [
     },
   },
   {
-    method: 'DELETE',
-    path: `${API_PREFIX}/webhooks/{webhook_id}`,
-    handler: 'delete-webhook',
-    needs: {
-      purpose: 'deletes a webhook endpoint',
-      table: { actions: [...RATE_LIMITED, 'DeleteItem'] },
-    },
-    doc: {
-      operationId: 'deleteWebhook',
-      summary: 'Delete a webhook endpoint',
-      description: 'The endpoint gets nothing more, not even events still waiting for a retry.',
-      tag: 'Webhooks',
-      request: { params: webhookIdParam },
-      success: { description: 'Deleted.', ...json(deletedWebhookResponse, ok({ webhook_id: EXAMPLE_WEBHOOK.webhook_id, deleted: true })) },
-      errors: [401, 404, 429, 500],
-      errorNotes: { 404: { example: `No webhook with id "${EXAMPLE_WEBHOOK.webhook_id}".` } },
-      curl: `curl -s -X DELETE "{BASE}/webhooks/$WEBHOOK_ID" ${AUTH}`,
-    },
-  },
-  {
     method: 'POST',
     path: `${API_PREFIX}/webhooks/{webhook_id}/test`,
     handler: 'test-webhook',
@@ -486,6 +466,26 @@ export const ROUTES: readonly ApiRoute[] = [
         404: { example: `No webhook with id "${EXAMPLE_WEBHOOK.webhook_id}".` },
       },
       curl: `curl -s "{BASE}/webhooks/$WEBHOOK_ID/deliveries?page=1&limit=20" ${AUTH}`,
+    },
+  },
+  {
+    method: 'DELETE',
+    path: `${API_PREFIX}/webhooks/{webhook_id}`,
+    handler: 'delete-webhook',
+    needs: {
+      purpose: 'deletes a webhook endpoint',
+      table: { actions: [...RATE_LIMITED, 'DeleteItem'] },
+    },
+    doc: {
+      operationId: 'deleteWebhook',
+      summary: 'Delete a webhook endpoint',
+      description: 'The endpoint gets nothing more, not even events still waiting for a retry.',
+      tag: 'Webhooks',
+      request: { params: webhookIdParam },
+      success: { description: 'Deleted.', ...json(deletedWebhookResponse, ok({ webhook_id: EXAMPLE_WEBHOOK.webhook_id, deleted: true })) },
+      errors: [401, 404, 429, 500],
+      errorNotes: { 404: { example: `No webhook with id "${EXAMPLE_WEBHOOK.webhook_id}".` } },
+      curl: `curl -s -X DELETE "{BASE}/webhooks/$WEBHOOK_ID" ${AUTH}`,
     },
   },
   // The API reference: public, no key, nothing to read or write (documents built in memory).

@@ -82,7 +82,7 @@ function label(s: Synthesized, handler: string, resource: string): string {
   const { table, mediaBucket } = s.stateless.data;
   const resolved = (value: string) => JSON.stringify(s.stateless.resolve(value));
   if (resource === resolved(table.tableArn)) return 'table';
-  for (const index of ['gsi1', 'lsi1']) if (resource === resolved(`${table.tableArn}/index/${index}`)) return `index/${index}`;
+  for (const index of ['gsi1', 'gsi2', 'lsi1']) if (resource === resolved(`${table.tableArn}/index/${index}`)) return `index/${index}`;
   if (resource === resolved(mediaBucket.bucketArn)) return 'bucket';
   const prefix = ['uploads/', 'incoming/', 'videos/', 'images/', 'provider-sim/'].find((p) => resource === resolved(mediaBucket.arnForObjects(`${p}*`)));
   if (prefix) return `${prefix}*`;

@@ -189,11 +189,46 @@ describe('every operation answers as documented', () => {
 
   it('POST /uploads and POST /uploads/{upload_id}/complete', async () => {
     const uploadId = await directUpload(await png());
-    await api(`/uploads/${uploadId}/complete`, { method: 'POST', key }, { status: 200 });
-    await api(`/uploads/${uploadId}/complete`, { method: 'POST', key }, { status: 404, code: 'not_found' });
+    const first = await api<{ url: string }>(`/uploads/${uploadId}/complete`, { method: 'POST', key }, { status: 200 });
+    // Published once: a repeat gets the same answer.
+    const again = await api<{ url: string }>(`/uploads/${uploadId}/complete`, { method: 'POST', key }, { status: 200 });
+    expect(again.body.data!.url).toBe(first.body.data!.url);
+    await api('/uploads/upl_00000000000000000000000000000000/complete', { method: 'POST', key }, { status: 404, code: 'not_found' });
     const notImage = await directUpload(Buffer.from('not an image'));
     await api(`/uploads/${notImage}/complete`, { method: 'POST', key }, { status: 400, code: 'validation_error' });
     await api('/uploads', { method: 'POST' }, { status: 401, code: 'unauthorized' });
+  });
+
+  it('POST /videos/{video_id}/cancel and POST /images/{image_id}/cancel', async () => {
+    const start = (path: string, body: unknown) =>
+      api<Task>(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), key }, { status: 200 });
+    // sim:stall keeps a task processing until it is canceled.
+    const video = (await start('/generate', { prompt: 'sim:stall a fox', duration: 3 })).body.data!.video_id!;
+    const image = (await start('/generate-image', { prompt: 'sim:stall a kite' })).body.data!.image_id!;
+    for (const path of [`/videos/${video}/cancel`, `/images/${image}/cancel`]) {
+      const canceled = await api<Task>(path, { method: 'POST', key }, { status: 200 });
+      expect(canceled.body.data).toMatchObject({ status: 'failed', error: { code: 'canceled' } });
+      await api(path, { method: 'POST', key }, { status: 409, code: 'task_not_cancelable' });
+    }
+    await api('/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ/cancel', { method: 'POST', key }, { status: 404, code: 'not_found' });
+    await api('/images/img_01M7ZP0E1WQ4R5N8B2C6D7F9GH/cancel', { method: 'POST', key }, { status: 404, code: 'not_found' });
+  });
+
+  it('POST, GET and DELETE /webhooks, POST /webhooks/{id}/test, GET /webhooks/{id}/deliveries', async () => {
+    const body = (value: unknown) => ({ method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(value) });
+    // Loopback over http: the local stack's allowance; port 9 refuses, so deliveries fail and retry.
+    const created = await api<{ webhook_id: string }>('/webhooks', { ...body({ url: 'http://127.0.0.1:9/hooks' }), key }, { status: 200 });
+    const id = created.body.data!.webhook_id;
+    await api('/webhooks', { ...body({ url: 'ftp://example.com/hooks' }), key }, { status: 400, code: 'validation_error' });
+    await api('/webhooks', { key }, { status: 200 });
+    await api('/webhooks', {}, { status: 401, code: 'unauthorized' });
+    await api(`/webhooks/${id}/test`, { method: 'POST', key }, { status: 200 });
+    await api('/webhooks/whk_01M7ZQ4XW6S3D2F1G0H9J8K7L6/test', { method: 'POST', key }, { status: 404, code: 'not_found' });
+    await api(`/webhooks/${id}/deliveries?page=1&limit=5`, { key }, { status: 200 });
+    await api(`/webhooks/${id}/deliveries?limit=0`, { key }, { status: 400, code: 'validation_error' });
+    await api('/webhooks/whk_01M7ZQ4XW6S3D2F1G0H9J8K7L6/deliveries', { key }, { status: 404, code: 'not_found' });
+    await api(`/webhooks/${id}`, { method: 'DELETE', key }, { status: 200 });
+    await api(`/webhooks/${id}`, { method: 'DELETE', key }, { status: 404, code: 'not_found' });
   });
 
   it('answers 429 with Retry-After over the rate limit', async () => {
@@ -250,13 +285,14 @@ describe('the curl examples in the document', () => {
     const started = await api<Task>('/generate', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ prompt: 'a fox for curl', duration: 3 }),
+      // sim:stall: still processing when the cancel example runs.
+      body: JSON.stringify({ prompt: 'sim:stall a fox for curl', duration: 3 }),
       key,
     });
     const image = await api<Task>('/generate-image', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ prompt: 'a lighthouse for curl' }),
+      body: JSON.stringify({ prompt: 'sim:stall a lighthouse for curl' }),
       key,
     });
     const env = {
@@ -265,6 +301,14 @@ describe('the curl examples in the document', () => {
       VIDEO_ID: started.body.data!.video_id!,
       IMAGE_ID: image.body.data!.image_id!,
       UPLOAD_ID: await directUpload(await png()),
+      WEBHOOK_ID: (
+        await api<{ webhook_id: string }>('/webhooks', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ url: 'http://127.0.0.1:9/hooks' }),
+          key,
+        })
+      ).body.data!.webhook_id,
     };
     const run = promisify(execFile);
     for (const [template, item] of Object.entries(served.paths)) {

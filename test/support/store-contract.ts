@@ -81,7 +81,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           ? { model: 'vid-1-5-pro', generationType: 'text_to_video', prompt: `p ${taskId}`, aspectRatio: '16:9', duration: 5, resolution: '720p' }
           : { model: 'image-2', prompt: `p ${taskId}`, resolution: '1k', aspectRatio: '1:1', outputFormat: 'png' };
       return {
-        task: { kind, params, taskId, accountId, status: 'processing', creditsUsed: price, copyAttempts: 0, createdAt, updatedAt: createdAt } as Omit<Task, 'seq'>,
+        task: { kind, params, taskId, accountId, status: 'processing', creditsUsed: price, progress: 0, copyAttempts: 0, createdAt, updatedAt: createdAt } as Omit<Task, 'seq'>,
         charge: { entryId: newLedgerEntryId(), accountId, kind: 'charge', amount: -price, reason: 'test', taskId, createdAt },
         expectedCount: options.expectedCount ?? 0,
         ...(options.claim && { idempotency: claimOf(accountId, options.claim, taskId) }),

@@ -272,26 +272,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/webhooks/{webhook_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Delete a webhook endpoint
-         * @description The endpoint gets nothing more, not even events still waiting for a retry.
-         */
-        delete: operations["deleteWebhook"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/webhooks/{webhook_id}/test": {
         parameters: {
             query?: never;
@@ -327,6 +307,26 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description The endpoint gets nothing more, not even events still waiting for a retry.
+         */
+        delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         patch?: never;
@@ -849,16 +849,6 @@ export interface components {
             created_at: string;
         };
         /** @description Success: `data` is the result, `error` is null. */
-        DeletedWebhookResponse: {
-            data: components["schemas"]["DeletedWebhook"];
-            error: null;
-        };
-        DeletedWebhook: {
-            webhook_id: string;
-            /** @enum {boolean} */
-            deleted: true;
-        };
-        /** @description Success: `data` is the result, `error` is null. */
         TestEventSentResponse: {
             data: components["schemas"]["TestEventSent"];
             error: null;
@@ -897,6 +887,16 @@ export interface components {
              * @description When the next attempt is due (pending only).
              */
             next_attempt_at: string | null;
+        };
+        /** @description Success: `data` is the result, `error` is null. */
+        DeletedWebhookResponse: {
+            data: components["schemas"]["DeletedWebhook"];
+            error: null;
+        };
+        DeletedWebhook: {
+            webhook_id: string;
+            /** @enum {boolean} */
+            deleted: true;
         };
     };
     responses: never;
@@ -3009,125 +3009,6 @@ export interface operations {
             };
         };
     };
-    deleteWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The `webhook_id` returned by `POST /webhooks`. */
-                webhook_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "webhook_id": "whk_01M7ZQ4XW6S3D2F1G0H9J8K7L6",
-                     *         "deleted": true
-                     *       },
-                     *       "error": null
-                     *     }
-                     */
-                    "application/json": components["schemas"]["DeletedWebhookResponse"];
-                };
-            };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "data": null,
-                     *       "error": {
-                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
-                     *         "code": "unauthorized"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error401"];
-                };
-            };
-            /** @description No such id for this account (ids of other accounts are answered the same way). */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "data": null,
-                     *       "error": {
-                     *         "message": "No webhook with id \"whk_01M7ZQ4XW6S3D2F1G0H9J8K7L6\".",
-                     *         "code": "not_found"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error404"];
-                };
-            };
-            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "data": null,
-                     *       "error": {
-                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
-                     *         "code": "rate_limit_exceeded"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error429"];
-                };
-            };
-            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "data": null,
-                     *       "error": {
-                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
-                     *         "code": "internal_error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error500"];
-                };
-            };
-        };
-    };
     testWebhook: {
         parameters: {
             query?: never;
@@ -3321,6 +3202,125 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description No such id for this account (ids of other accounts are answered the same way). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "No webhook with id \"whk_01M7ZQ4XW6S3D2F1G0H9J8K7L6\".",
+                     *         "code": "not_found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `webhook_id` returned by `POST /webhooks`. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "webhook_id": "whk_01M7ZQ4XW6S3D2F1G0H9J8K7L6",
+                     *         "deleted": true
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeletedWebhookResponse"];
                 };
             };
             /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */

@@ -18,6 +18,7 @@ const report = (counts: Partial<Awaited<ReturnType<typeof sweep>>>) => ({
   examined: 0,
   refreshed: 0,
   copied: 0,
+  repairedStarts: 0,
   timedOut: 0,
   lostSubmissions: 0,
   errors: 0,
