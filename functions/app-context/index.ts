@@ -7,6 +7,7 @@ import type { StartDeps } from '../domain/start-task';
 import { appConfig } from './config';
 import { buildLifecycle, lifecycle } from './lifecycle';
 import { appMediaStorage, buildMediaStorage } from './media';
+import { buildWebhookDeps } from './webhooks';
 import { appDb, buildDb, buildStores, stores, type Stores } from './stores';
 
 /**
@@ -33,7 +34,7 @@ export function buildAppContext(config: Config, overrides: { provider?: Generati
   const db = buildDb(config);
   const parts = buildStores(db);
   const storage = buildMediaStorage(config);
-  const deps = buildLifecycle(config, { stores: parts, storage, ...overrides });
+  const deps = buildLifecycle(config, { stores: parts, storage, webhooks: buildWebhookDeps(config, db), ...overrides });
   return { config, db, ...parts, storage, lifecycle: deps, copyQueue: deps.copyQueue };
 }
 

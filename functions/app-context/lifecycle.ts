@@ -9,7 +9,10 @@ import { copyRequested, DEFAULT_LIFECYCLE_SETTINGS } from '../domain/task-lifecy
 import { traced } from '../observability/client-tracing';
 import { powertoolsTelemetry } from '../observability/telemetry';
 import { instrumentedProvider } from '../providers/instrumented-provider';
+import { publishEvent, type DeliveryDeps } from '../domain/webhook-deliveries';
+import { taskEndedEvent } from '../domain/webhooks';
 import { appConfig } from './config';
+import { webhooks } from './webhooks';
 import { appMediaStorage } from './media';
 import { buildProvider } from './provider';
 import { stores, type Stores } from './stores';
@@ -17,7 +20,7 @@ import { stores, type Stores } from './stores';
 /** Everything the task use cases need, with the copy queue that fits where we run. */
 export function buildLifecycle(
   config: Config,
-  parts: { stores: Stores; storage: ObjectStorage; provider?: GenerationProvider },
+  parts: { stores: Stores; storage: ObjectStorage; webhooks: DeliveryDeps; provider?: GenerationProvider },
 ): StartDeps {
   const { accounts, tasks, idempotency } = parts.stores;
   const references = new ReferenceImages(parts.storage);
@@ -36,6 +39,7 @@ export function buildLifecycle(
     clock: () => new Date(),
     settings: { ...DEFAULT_LIFECYCLE_SETTINGS, taskTimeoutMs: config.taskTimeoutSeconds * 1000 },
     telemetry: powertoolsTelemetry,
+    events: { taskEnded: async (task) => void (await publishEvent(parts.webhooks, task.accountId, taskEndedEvent(task))) },
   };
   return deps;
 }
@@ -43,6 +47,6 @@ export function buildLifecycle(
 let current: StartDeps | undefined;
 
 export function lifecycle(): StartDeps {
-  current ??= buildLifecycle(appConfig(), { stores: stores(), storage: appMediaStorage() });
+  current ??= buildLifecycle(appConfig(), { stores: stores(), storage: appMediaStorage(), webhooks: webhooks() });
   return current;
 }

@@ -1,7 +1,7 @@
 import { NotFoundError, TaskNotCancelableError } from './errors';
 import { withProgress, progressOf } from './progress';
 import { narrowTask, type TaskKind, type TaskOfKind } from './task';
-import { FAILURE_MESSAGES, refundEntry, type LifecycleDeps } from './task-lifecycle';
+import { announceEnded, FAILURE_MESSAGES, refundEntry, type LifecycleDeps } from './task-lifecycle';
 
 const TASK_ID = /^(vid|img)_[0-9A-HJKMNP-TV-Z]{26}$/;
 
@@ -36,6 +36,7 @@ export async function cancelTask<K extends TaskKind>(
   const model = task.params.model;
   deps.telemetry.info('task canceled and refunded', { task_id: taskId, account_id: accountId, model, credits: task.creditsUsed });
   for (const metric of ['TaskCanceled', 'TaskFailed', 'TaskRefunded'] as const) deps.telemetry.count(metric, { model });
+  await announceEnded(deps, latest);
 
   if (task.provider) {
     try {

@@ -100,6 +100,15 @@ export interface TaskStore {
    * is discarded. Only for drafts older than any start can run. 'settled' if nothing was left to do.
    */
   repairStart(draft: Task, error: TaskError, now: string): Promise<StartRepair>;
+  /** Tasks that ended and whose events may not be published yet (the outbox), in shards. */
+  listUnannounced(): AsyncIterable<TaskRef>[];
+  /** Takes an ended task out of the outbox once its events are published. */
+  markAnnounced(task: Task): Promise<void>;
+}
+
+/** Publishes a task's ending to whoever listens (the customer's webhooks). Safe to repeat. */
+export interface TaskEvents {
+  taskEnded(task: Task): Promise<void>;
 }
 
 export interface FailOptions {

@@ -1,5 +1,5 @@
 import type { TaskRef } from './ports';
-import { FAILURE_MESSAGES, failTask, refreshTask, type LifecycleDeps } from './task-lifecycle';
+import { announceEnded, FAILURE_MESSAGES, failTask, refreshTask, type LifecycleDeps } from './task-lifecycle';
 
 export interface SweepReport {
   examined: number;
@@ -9,6 +9,8 @@ export interface SweepReport {
   lostSubmissions: number;
   /** Drafts of starts cut short, refunded or discarded. */
   repairedStarts: number;
+  /** Ended tasks whose webhook events had not been published (a publication cut short). */
+  announced: number;
   errors: number;
 }
 
@@ -43,6 +45,7 @@ export async function sweep(deps: LifecycleDeps, options: SweepOptions = {}): Pr
     timedOut: 0,
     lostSubmissions: 0,
     repairedStarts: 0,
+    announced: 0,
     errors: 0,
   };
   const stopAt = Date.now() + (options.budgetMs ?? RUN_BUDGET_MS);
@@ -63,6 +66,18 @@ export async function sweep(deps: LifecycleDeps, options: SweepOptions = {}): Pr
     }),
   );
   await work.return(undefined);
+
+  // The outbox: normally empty, as every ending publishes its own events at once.
+  const ended = interleave(deps.tasks.listUnannounced());
+  while (Date.now() <= stopAt) {
+    const next = await ended.next();
+    if (next.done) break;
+    const task = await deps.tasks.get(next.value.accountId, next.value.taskId);
+    if (!task || task.status === 'processing') continue;
+    await announceEnded(deps, task);
+    report.announced += 1;
+  }
+  await ended.return(undefined);
   return report;
 }
 

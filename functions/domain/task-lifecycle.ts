@@ -2,7 +2,7 @@ import { newLedgerEntryId } from './ids';
 import type { LedgerEntry } from './ledger';
 import type { GenerationJob, GenerationProvider, ResultOutcome } from './provider';
 import { ProviderUnavailableError } from './provider';
-import type { CopyQueue, CopyRequest, FailOptions, MediaStore, TaskStore } from './ports';
+import type { CopyQueue, CopyRequest, FailOptions, MediaStore, TaskEvents, TaskStore } from './ports';
 import { MAX_PROCESSING_PROGRESS, progressOf } from './progress';
 import type { Task, TaskError } from './task';
 import type { Telemetry } from './telemetry';
@@ -19,6 +19,8 @@ export interface LifecycleDeps {
   copyQueue: CopyQueue;
   clock: () => Date;
   settings: LifecycleSettings;
+  /** Where a task's ending is published (webhooks), at least once. */
+  events: TaskEvents;
   telemetry: Telemetry;
 }
 
@@ -54,7 +56,7 @@ export function refundEntry(task: Task, now: string): LedgerEntry {
 
 /** Fails a task and refunds it, exactly once however many callers race; returns the latest task. */
 export async function failTask(
-  deps: Pick<LifecycleDeps, 'tasks' | 'clock' | 'telemetry'>,
+  deps: Pick<LifecycleDeps, 'tasks' | 'clock' | 'telemetry' | 'events'>,
   task: Task,
   error: TaskError,
   options: Omit<FailOptions, 'progress'> = {},
@@ -74,8 +76,24 @@ export async function failTask(
     });
     deps.telemetry.count('TaskFailed', { model });
     deps.telemetry.count('TaskRefunded', { model });
+    const ended = await deps.tasks.get(task.accountId, task.taskId);
+    if (ended) await announceEnded(deps, ended);
+    return ended ?? task;
   }
   return (await deps.tasks.get(task.accountId, task.taskId)) ?? task;
+}
+
+/**
+ * Publishes an ended task's events, then takes it out of the outbox. A failure leaves it there:
+ * the sweeper publishes it on its next run (events are keyed by task, so a repeat is harmless).
+ */
+export async function announceEnded(deps: Pick<LifecycleDeps, 'tasks' | 'telemetry' | 'events'>, task: Task): Promise<void> {
+  try {
+    await deps.events.taskEnded(task);
+    await deps.tasks.markAnnounced(task);
+  } catch (error) {
+    deps.telemetry.warn('task events not published yet; the sweeper retries', { task_id: task.taskId, error: String(error) });
+  }
 }
 
 /**
@@ -181,6 +199,8 @@ export async function copyOutputs(deps: LifecycleDeps, task: Task): Promise<Task
       const outputs = urls.length;
       deps.telemetry.info('task completed', { task_id: task.taskId, account_id: task.accountId, model, outputs });
       deps.telemetry.count('TaskCompleted', { model });
+      const completed = await deps.tasks.get(task.accountId, task.taskId);
+      if (completed) await announceEnded(deps, completed);
     } else {
       // The task ended otherwise meanwhile (timed out): its result must not stay published.
       await Promise.all(task.pendingOutputs.map((_, index) => deps.media.remove(outputFile(task, index).key)));

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { NotFoundError, ValidationError } from './errors';
-import { newEventId, newWebhookId } from './ids';
+import { newEventId, newWebhookId, taskEventId } from './ids';
+import { progressOf } from './progress';
 import type { Task } from './task';
 
 /**
@@ -118,6 +119,17 @@ export interface WebhookEvent {
 
 /** Turns an event into the body every attempt sends (the contract's wire format). */
 export type EventRenderer = (event: WebhookEvent) => string;
+
+/** The event of a task that ended: one per task (its id comes from the task's), completed or failed. */
+export function taskEndedEvent(task: Task): WebhookEvent {
+  return {
+    id: taskEventId(task.taskId),
+    type: `${task.kind}.${task.status === 'completed' ? 'completed' : 'failed'}`,
+    createdAt: task.completedAt ?? task.updatedAt,
+    // As GET answers it: a final task's progress is 100 when completed, its last value when failed.
+    subject: { kind: 'task', task: { ...task, progress: progressOf(task, new Date()) } },
+  };
+}
 
 export function testEvent(endpoint: WebhookEndpoint, now: Date): WebhookEvent {
   return { id: newEventId(), type: 'webhook.test', createdAt: now.toISOString(), subject: { kind: 'test', webhookId: endpoint.webhookId } };

@@ -210,3 +210,45 @@ describe('deliveries', () => {
     }
   });
 });
+
+describe('task events', () => {
+  const start = (key: string, path: string, body: unknown) =>
+    call<Json>(stack.baseUrl, path, { method: 'POST', key, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+
+  it('sends video.completed, video.failed (a failure and a cancel) and image.completed with the task as GET returns it', async () => {
+    const { account } = await createAccount(stack.context, { credits: 200, paidAccess: true, subscriptionStatus: 'active' });
+    const key = (await createApiKey(stack.context, account.accountId, { rateLimit: 1000 })).apiKey;
+    const receiver = await startReceiver();
+    try {
+      const created = await endpoint(key, receiver.url);
+      receiver.useSecret(created.secret);
+      const done = (await start(key, '/generate', { prompt: 'a kite over dunes', duration: 3 })).body.data!.video_id;
+      const failed = (await start(key, '/generate', { prompt: 'sim:fail a storm', duration: 3 })).body.data!.video_id;
+      const stalled = (await start(key, '/generate', { prompt: 'sim:stall a queue', duration: 3 })).body.data!.video_id;
+      const image = (await start(key, '/generate-image', { prompt: 'a red kite' })).body.data!.image_id;
+      await call(stack.baseUrl, `/videos/${stalled}/cancel`, { method: 'POST', key });
+      // Polls move the other tasks on (the simulated provider has no delay here).
+      const deadline = Date.now() + 40_000;
+      while (receiver.received.length < 4 && Date.now() < deadline) {
+        await Promise.all([call(stack.baseUrl, `/videos/${done}`, { key }), call(stack.baseUrl, `/videos/${failed}`, { key }), call(stack.baseUrl, `/images/${image}`, { key })]);
+        await sleep(500);
+      }
+      const events = receiver.received.map((event) => event.verified!);
+      expect(events.map((event) => `${event.type} ${(event.data.video_id ?? event.data.image_id) as string}`).sort()).toEqual(
+        [`image.completed ${image}`, `video.completed ${done}`, `video.failed ${failed}`, `video.failed ${stalled}`].sort(),
+      );
+      for (const event of events) {
+        const id = (event.data.video_id ?? event.data.image_id) as string;
+        const path = event.data.video_id ? `/videos/${id}` : `/images/${id}`;
+        expect(event.data).toEqual((await call<Json>(stack.baseUrl, path, { key })).body.data);
+        expect(event.id).toBe(`evt_${id.slice(4)}`);
+      }
+      expect(events.find((event) => event.data.video_id === stalled)!.data.error).toMatchObject({ code: 'canceled' });
+      await sleep(1_000);
+      expect(receiver.received).toHaveLength(4); // one event per task
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+

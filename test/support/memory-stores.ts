@@ -232,6 +232,7 @@ export class MemoryTaskStore implements TaskStore {
     if (!stored) return false;
     Object.assign(stored, { status: 'completed', outputUrls: [...outputUrls], completedAt: now, updatedAt: now });
     delete stored.pendingOutputs;
+    this.unannounced.add(taskId(task.accountId, task.taskId));
     return true;
   }
 
@@ -251,6 +252,7 @@ export class MemoryTaskStore implements TaskStore {
     this.table.checkNewEntry(refund);
     Object.assign(stored, { status: 'failed', error: { code: error.code, message: error.message }, completedAt: now, updatedAt: now });
     if (options.progress !== undefined) stored.progress = options.progress;
+    this.unannounced.add(taskId(task.accountId, task.taskId));
     delete stored.pendingOutputs;
     account.credits += refund.amount;
     account.updatedAt = now;
@@ -287,6 +289,27 @@ export class MemoryTaskStore implements TaskStore {
       for (const task of tasks) yield { accountId: task.accountId, taskId: task.taskId };
     }
     return [shard()];
+  }
+
+  /** Ended tasks whose events are not published yet (the adapter's outbox entries). */
+  private readonly unannounced = new Set<string>();
+
+  listUnannounced(): AsyncIterable<TaskRef>[] {
+    const { table, unannounced } = this;
+    async function* shard(): AsyncIterable<TaskRef> {
+      await turn();
+      for (const id of [...unannounced]) {
+        const task = table.tasks.get(id);
+        if (task) yield { accountId: task.accountId, taskId: task.taskId };
+      }
+    }
+    return [shard()];
+  }
+
+  async markAnnounced(task: Task): Promise<void> {
+    await turn();
+    const id = taskId(task.accountId, task.taskId);
+    if (this.table.tasks.get(id)?.status !== 'processing') this.unannounced.delete(id);
   }
 
   /** Starts here are atomic, so no draft is ever left half-done: nothing to repair. */

@@ -2,7 +2,7 @@ import type { Account } from '../../functions/domain/account';
 import { createAccount } from '../../functions/domain/account-admin';
 import { ledgerSum } from '../../functions/domain/ledger';
 import type { StartDeps, StartRequest } from '../../functions/domain/start-task';
-import type { ImageParams, VideoParams } from '../../functions/domain/task';
+import type { ImageParams, Task, VideoParams } from '../../functions/domain/task';
 import { copyOutputs, DEFAULT_LIFECYCLE_SETTINGS } from '../../functions/domain/task-lifecycle';
 import { SILENT_TELEMETRY } from '../../functions/domain/telemetry';
 import { createMemoryStores, MemoryCopyQueue, MemoryMediaStore } from './memory-stores';
@@ -39,6 +39,9 @@ export function memoryWorld(start = '2026-03-01T12:00:00.000Z') {
   const provider = new ScriptedProvider();
   const media = new MemoryMediaStore();
   const copyQueue = new MemoryCopyQueue();
+  /** Every task ending published, in order; `refuseEvents` makes publication fail. */
+  const published: Task[] = [];
+  let refuseEvents = false;
   const deps: StartDeps = {
     accounts: stores.accounts,
     idempotency: stores.idempotency,
@@ -51,6 +54,12 @@ export function memoryWorld(start = '2026-03-01T12:00:00.000Z') {
     clock: () => now,
     settings: { ...DEFAULT_LIFECYCLE_SETTINGS },
     telemetry: SILENT_TELEMETRY,
+    events: {
+      taskEnded: async (task) => {
+        if (refuseEvents) throw new Error('event queue unreachable');
+        published.push(task);
+      },
+    },
   };
   // What the copy-output worker does with a request.
   copyQueue.work = async ({ accountId, taskId }) => {
@@ -64,6 +73,10 @@ export function memoryWorld(start = '2026-03-01T12:00:00.000Z') {
     provider,
     media,
     copyQueue,
+    published,
+    refuseEvents(refuse: boolean): void {
+      refuseEvents = refuse;
+    },
     now: () => now,
     advance(ms: number): void {
       now = new Date(now.getTime() + ms);

@@ -64,6 +64,17 @@ export function inFlightShardOf(taskId: string): number {
   for (let i = 0; i < taskId.length; i += 1) hash = Math.imul(hash ^ taskId.charCodeAt(i), 0x01000193);
   return (hash >>> 0) % IN_FLIGHT_SHARDS;
 }
+/**
+ * The same index's outbox: a task that has ended keeps an entry under TASKS#ENDED#<shard> until
+ * its webhook events are published, so an ending whose publication was cut short is found again.
+ */
+const ENDED_PREFIX = 'TASKS#ENDED#';
+export const endedPartition = (shard: number): string => `${ENDED_PREFIX}${shard}`;
+export const endedEntryValues = (endedAt: string, taskId: string) => ({
+  ':endedPk': endedPartition(inFlightShardOf(taskId)),
+  ':endedSk': `${endedAt}#${taskId}`,
+});
+
 export const inFlightEntry = (createdAt: string, taskId: string) => ({
   gsi2pk: inFlightPartition(inFlightShardOf(taskId)),
   gsi2sk: `${createdAt}#${taskId}`,

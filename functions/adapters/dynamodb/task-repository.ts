@@ -7,7 +7,17 @@ import type { Task, TaskError, TaskKind } from '../../domain/task';
 import { balanceCredit, DynamoAccountStore, PENDING_STARTS } from './account-repository';
 import { cancellationReasons, isConditionFailure, type Db } from './dynamo-client';
 import { DynamoIdempotencyStore, toIdempotencyItem } from './idempotency-repository';
-import { accountKey, IDEMPOTENCY_SK, IN_FLIGHT_SHARDS, inFlightPartition, taskHistoryKey, taskKey, taskRefOf } from './keys';
+import {
+  accountKey,
+  endedEntryValues,
+  endedPartition,
+  IDEMPOTENCY_SK,
+  IN_FLIGHT_SHARDS,
+  inFlightPartition,
+  taskHistoryKey,
+  taskKey,
+  taskRefOf,
+} from './keys';
 import { ledgerEntryPut } from './ledger-repository';
 import { fromTaskItem, toTaskItem } from './task-item';
 import { TABLE_DEFINITION } from './table-definition';
@@ -262,7 +272,7 @@ export class DynamoTaskStore implements TaskStore {
                 TableName: this.db.tableName,
                 Key: taskKey(task.accountId, task.taskId),
                 UpdateExpression:
-                  'SET seq = :seq, lsi1sk = :position, #status = :failed, #error = :error, completed_at = :now, updated_at = :now REMOVE gsi2pk, gsi2sk',
+                  'SET seq = :seq, lsi1sk = :position, #status = :failed, #error = :error, completed_at = :now, updated_at = :now, gsi2pk = :endedPk, gsi2sk = :endedSk',
                 ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(seq)',
                 ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
                 ExpressionAttributeValues: {
@@ -271,6 +281,7 @@ export class DynamoTaskStore implements TaskStore {
                   ':failed': 'failed',
                   ':error': { code: error.code, message: error.message },
                   ':now': now,
+                  ...endedEntryValues(now, task.taskId),
                 },
               },
             },
@@ -378,9 +389,9 @@ export class DynamoTaskStore implements TaskStore {
   async complete(task: Task, outputUrls: string[], now: string): Promise<boolean> {
     return this.conditionalUpdate(task, {
       UpdateExpression:
-        'SET #status = :completed, output_urls = :urls, completed_at = :now, updated_at = :now REMOVE gsi2pk, gsi2sk, pending_outputs',
+        'SET #status = :completed, output_urls = :urls, completed_at = :now, updated_at = :now, gsi2pk = :endedPk, gsi2sk = :endedSk REMOVE pending_outputs',
       ConditionExpression: '#status = :processing',
-      ExpressionAttributeValues: { ':completed': 'completed', ':urls': outputUrls, ':now': now },
+      ExpressionAttributeValues: { ':completed': 'completed', ':urls': outputUrls, ':now': now, ...endedEntryValues(now, task.taskId) },
     });
   }
 
@@ -399,9 +410,10 @@ export class DynamoTaskStore implements TaskStore {
               Update: {
                 TableName: this.db.tableName,
                 Key: taskKey(task.accountId, task.taskId),
-                UpdateExpression: `SET #status = :failed, #error = :error, completed_at = :now, updated_at = :now${
+                // The in-flight entry becomes an outbox entry until the task's events are published.
+                UpdateExpression: `SET #status = :failed, #error = :error, completed_at = :now, updated_at = :now, gsi2pk = :endedPk, gsi2sk = :endedSk${
                   options.progress === undefined ? '' : ', progress = :progress'
-                } REMOVE gsi2pk, gsi2sk, pending_outputs`,
+                } REMOVE pending_outputs`,
                 ConditionExpression: [
                   '#status = :processing',
                   ...(options.onlyIfUnsubmitted ? ['attribute_not_exists(provider_job_id)'] : []),
@@ -413,6 +425,7 @@ export class DynamoTaskStore implements TaskStore {
                   ':processing': 'processing',
                   ':error': { code: error.code, message: error.message },
                   ':now': now,
+                  ...endedEntryValues(now, task.taskId),
                   ...(options.progress !== undefined && { ':progress': options.progress }),
                 },
               },
@@ -469,10 +482,31 @@ export class DynamoTaskStore implements TaskStore {
   }
 
   listProcessing(): AsyncIterable<TaskRef>[] {
-    return Array.from({ length: IN_FLIGHT_SHARDS }, (_, shard) => this.inFlightShard(shard));
+    return Array.from({ length: IN_FLIGHT_SHARDS }, (_, shard) => this.indexShard(inFlightPartition(shard)));
   }
 
-  private async *inFlightShard(shard: number): AsyncGenerator<TaskRef> {
+  listUnannounced(): AsyncIterable<TaskRef>[] {
+    return Array.from({ length: IN_FLIGHT_SHARDS }, (_, shard) => this.indexShard(endedPartition(shard)));
+  }
+
+  async markAnnounced(task: Task): Promise<void> {
+    try {
+      await this.db.doc.send(
+        new UpdateCommand({
+          TableName: this.db.tableName,
+          Key: taskKey(task.accountId, task.taskId),
+          UpdateExpression: 'REMOVE gsi2pk, gsi2sk',
+          ConditionExpression: '#status <> :processing',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':processing': 'processing' },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  private async *indexShard(partition: string): AsyncGenerator<TaskRef> {
     const { gsi2 } = TABLE_DEFINITION;
     let startKey: Record<string, unknown> | undefined;
     do {
@@ -481,7 +515,7 @@ export class DynamoTaskStore implements TaskStore {
           TableName: this.db.tableName,
           IndexName: gsi2.indexName,
           KeyConditionExpression: `${gsi2.partitionKey} = :pk`,
-          ExpressionAttributeValues: { ':pk': inFlightPartition(shard) },
+          ExpressionAttributeValues: { ':pk': partition },
           ExclusiveStartKey: startKey,
           Limit: IN_FLIGHT_PAGE,
         }),

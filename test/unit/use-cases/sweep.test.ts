@@ -19,6 +19,7 @@ const report = (counts: Partial<Awaited<ReturnType<typeof sweep>>>) => ({
   refreshed: 0,
   copied: 0,
   repairedStarts: 0,
+  announced: 0,
   timedOut: 0,
   lostSubmissions: 0,
   errors: 0,
