@@ -42,6 +42,17 @@ export const API_PREFIX = '/api/v1';
 /** Every API handler counts the request in its key's rate window first. */
 const RATE_LIMITED: TableAction[] = ['UpdateItem'];
 
+/**
+ * What a function that can end a task needs to publish the ending: the account's webhook
+ * endpoints (Query lsi1), a delivery record (GetItem, UpdateItem on the endpoint's counter,
+ * PutItem) and the delivery queue.
+ */
+function endsTasks(needs: FunctionNeeds): FunctionNeeds {
+  const actions = [...new Set<TableAction>([...needs.table.actions, 'GetItem', 'UpdateItem', 'PutItem', 'Query'])];
+  const query = [...new Set([...(needs.table.query ?? []), 'lsi1' as const])];
+  return { ...needs, table: { actions, query }, queues: { ...needs.queues, send: ['webhook-deliveries'] } };
+}
+
 const json = (schema: z.ZodType, example?: unknown) => ({
   content: { 'application/json': { schema, ...(example !== undefined && { example }) } },
 });
@@ -58,11 +69,11 @@ export const ROUTES: readonly ApiRoute[] = [
     method: 'POST',
     path: `${API_PREFIX}/generate`,
     handler: 'generate',
-    needs: {
+    needs: endsTasks({
       purpose: 'charges, creates and submits a video task',
       table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
       provider: true,
-    },
+    }),
     doc: {
       operationId: 'generateVideo',
       summary: 'Start a video generation task',
@@ -105,12 +116,12 @@ export const ROUTES: readonly ApiRoute[] = [
     method: 'GET',
     path: `${API_PREFIX}/videos/{video_id}`,
     handler: 'get-video',
-    needs: {
+    needs: endsTasks({
       purpose: 'reads a video task and refreshes it from the provider',
       table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
       provider: true,
       queuesCopies: true,
-    },
+    }),
     doc: {
       operationId: 'getVideo',
       summary: 'Get a video task',
@@ -127,11 +138,11 @@ export const ROUTES: readonly ApiRoute[] = [
     method: 'POST',
     path: `${API_PREFIX}/videos/{video_id}/cancel`,
     handler: 'cancel-video',
-    needs: {
+    needs: endsTasks({
       purpose: 'cancels a video task, refunds it and stops the upstream job',
       table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
       provider: true,
-    },
+    }),
     doc: {
       operationId: 'cancelVideo',
       summary: 'Cancel a video task',
@@ -152,11 +163,11 @@ export const ROUTES: readonly ApiRoute[] = [
     method: 'POST',
     path: `${API_PREFIX}/generate-image`,
     handler: 'generate-image',
-    needs: {
+    needs: endsTasks({
       purpose: 'charges, creates and submits an image task',
       table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
       provider: true,
-    },
+    }),
     doc: {
       operationId: 'generateImage',
       summary: 'Start an image generation task',
@@ -203,12 +214,12 @@ export const ROUTES: readonly ApiRoute[] = [
     method: 'GET',
     path: `${API_PREFIX}/images/{image_id}`,
     handler: 'get-image',
-    needs: {
+    needs: endsTasks({
       purpose: 'reads an image task and refreshes it from the provider',
       table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
       provider: true,
       queuesCopies: true,
-    },
+    }),
     doc: {
       operationId: 'getImage',
       summary: 'Get an image task',
@@ -225,11 +236,11 @@ export const ROUTES: readonly ApiRoute[] = [
     method: 'POST',
     path: `${API_PREFIX}/images/{image_id}/cancel`,
     handler: 'cancel-image',
-    needs: {
+    needs: endsTasks({
       purpose: 'cancels a image task, refunds it and stops the upstream job',
       table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
       provider: true,
-    },
+    }),
     doc: {
       operationId: 'cancelImage',
       summary: 'Cancel a image task',
@@ -561,18 +572,18 @@ export const BACKGROUND_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
     purpose: 'looks up the presented API key',
     table: { actions: ['GetItem'] },
   },
-  [SWEEPER_HANDLER]: {
+  [SWEEPER_HANDLER]: endsTasks({
     purpose: 'times out, refreshes and finishes tasks still processing',
     table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'Query'], query: ['gsi2'] },
     provider: true,
     copiesResults: true,
     queuesCopies: true,
-  },
-  [COPY_WORKER_HANDLER]: {
+  }),
+  [COPY_WORKER_HANDLER]: endsTasks({
     purpose: 'copies provider outputs into the bucket and completes the task',
     table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
     copiesResults: true,
-  },
+  }),
   [WEBHOOK_DELIVERY_HANDLER]: {
     purpose: 'makes one attempt of a webhook delivery and schedules the next',
     table: { actions: ['GetItem', 'UpdateItem'] },

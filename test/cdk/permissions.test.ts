@@ -22,15 +22,23 @@ const TASK_WRITES = ['dynamodb:GetItem table', 'dynamodb:PutItem table', 'dynamo
 /** A background function's on-failure destination (Lambda sends the failed event there with its role). */
 const DEAD_LETTERS = (name: string) => ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => `${action} dlq:${name}`);
 
+/** Ending a task publishes it: the account's webhooks (lsi1), a delivery record, the delivery queue. */
+const PUBLISH_EVENTS = [
+  'dynamodb:Query index/lsi1',
+  ...['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => `${action} queue:webhook-deliveries`),
+];
+
 const EXPECTED_REPLICATE: Record<string, string[]> = {
   [AUTHORIZER_HANDLER]: ['dynamodb:GetItem table'],
   'get-credits': [...RATE, 'dynamodb:GetItem table'],
-  generate: [...TASK_WRITES, ...SECRET],
-  'generate-image': [...TASK_WRITES, ...SECRET],
+  generate: [...TASK_WRITES, ...SECRET, ...PUBLISH_EVENTS],
+  'generate-image': [...TASK_WRITES, ...SECRET, ...PUBLISH_EVENTS],
   'list-videos': [...RATE, 'dynamodb:GetItem table', 'dynamodb:Query index/lsi1'],
   'list-images': [...RATE, 'dynamodb:GetItem table', 'dynamodb:Query index/lsi1'],
-  'get-video': [...TASK_WRITES, ...SECRET, ...QUEUE_COPIES],
-  'get-image': [...TASK_WRITES, ...SECRET, ...QUEUE_COPIES],
+  'get-video': [...TASK_WRITES, ...SECRET, ...QUEUE_COPIES, ...PUBLISH_EVENTS],
+  'get-image': [...TASK_WRITES, ...SECRET, ...QUEUE_COPIES, ...PUBLISH_EVENTS],
+  'cancel-video': [...TASK_WRITES, ...SECRET, ...PUBLISH_EVENTS],
+  'cancel-image': [...TASK_WRITES, ...SECRET, ...PUBLISH_EVENTS],
   upload: [...RATE, ...WRITE('uploads/')],
   'create-upload': [...RATE, ...WRITE('incoming/')],
   'complete-upload': [
@@ -44,8 +52,8 @@ const EXPECTED_REPLICATE: Record<string, string[]> = {
     ...WRITE('uploads/'),
     's3:ListBucket bucket',
   ],
-  [SWEEPER_HANDLER]: [...TASK_WRITES, 'dynamodb:Query index/gsi2', ...WRITE('videos/'), ...WRITE('images/'), ...SECRET, ...QUEUE_COPIES, ...DEAD_LETTERS('sweeper')],
-  [COPY_WORKER_HANDLER]: [...TASK_WRITES, ...WRITE('videos/'), ...WRITE('images/'), ...DEAD_LETTERS('copy-worker')],
+  [SWEEPER_HANDLER]: [...TASK_WRITES, 'dynamodb:Query index/gsi2', ...WRITE('videos/'), ...WRITE('images/'), ...SECRET, ...QUEUE_COPIES, ...DEAD_LETTERS('sweeper'), ...PUBLISH_EVENTS],
+  [COPY_WORKER_HANDLER]: [...TASK_WRITES, ...WRITE('videos/'), ...WRITE('images/'), ...DEAD_LETTERS('copy-worker'), ...PUBLISH_EVENTS],
   // Public API reference: nothing but their own logs and traces.
   'get-openapi': [],
   'get-docs': [],
@@ -62,6 +70,8 @@ const EXPECTED_SIMULATED: Record<string, string[]> = {
   'generate-image': [...withoutSecret(EXPECTED_REPLICATE['generate-image']!), ...SIMULATED_PROVIDER],
   'get-video': [...withoutSecret(EXPECTED_REPLICATE['get-video']!), ...SIMULATED_PROVIDER],
   'get-image': [...withoutSecret(EXPECTED_REPLICATE['get-image']!), ...SIMULATED_PROVIDER],
+  'cancel-video': [...withoutSecret(EXPECTED_REPLICATE['cancel-video']!), ...SIMULATED_PROVIDER],
+  'cancel-image': [...withoutSecret(EXPECTED_REPLICATE['cancel-image']!), ...SIMULATED_PROVIDER],
   [SWEEPER_HANDLER]: [...withoutSecret(EXPECTED_REPLICATE[SWEEPER_HANDLER]!), ...SIMULATED_PROVIDER],
   // CopyObject from the simulated provider's output: GetObject on the source.
   [COPY_WORKER_HANDLER]: [...EXPECTED_REPLICATE[COPY_WORKER_HANDLER]!, 's3:GetObject provider-sim/*'],
@@ -74,6 +84,9 @@ function label(s: Synthesized, handler: string, resource: string): string {
   if (resource === JSON.stringify({ 'Fn::GetAtt': [logGroupRef, 'Arn'] })) return 'own-log-group';
   for (const dlq of Object.values(s.stateless.deadLetterQueues)) {
     if (resource === JSON.stringify(s.stateless.resolve(dlq.queue.queueArn))) return `dlq:${dlq.name}`;
+  }
+  for (const work of s.stateless.workQueues) {
+    if (resource === JSON.stringify(s.stateless.resolve(work.queue.queueArn))) return `queue:${work.name}`;
   }
   const fnArn = /^\{"Fn::GetAtt":\["([A-Za-z0-9]+)","Arn"\]\}$/.exec(resource);
   if (fnArn) return `fn:${template.Resources[fnArn[1]!].Metadata['vidgen:handler']}`;
