@@ -100,7 +100,7 @@ describe('local gateway maps of client-chosen names', () => {
         const response = await fetch(`http://127.0.0.1:${port}/api/v1/credits?${encodeURIComponent(name)}=1`, {
           headers: name === '__proto__' ? {} : { [name]: 'x' },
         });
-        expect([name, response.status, (await response.json()).error?.code]).toEqual([name, 401, 'unauthorized']);
+        expect([name, response.status, ((await response.json()) as { error?: { code: string } }).error?.code]).toEqual([name, 401, 'unauthorized']);
       }
     } finally {
       server.close();
