@@ -1,10 +1,11 @@
-import http from 'node:http';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { appContext, type AppContext } from '../../functions/app-context';
 import { loadConfig } from '../../functions/config';
 import { ensureTable } from '../../functions/adapters/dynamodb/ensure-table';
 import { apiRequestListener } from './api-server';
+import { createLocalHttpServer } from './http-server';
 import { loadHandler, lambdaContext } from './lambda-runtime';
 import { mediaRoute, MEDIA_PATH } from './media-route';
 import { ensureDemoAccount, type DemoAccount } from './demo-account';
@@ -12,7 +13,7 @@ import { startDynamoDbLocal } from './dynamodb-local';
 import { startS3Local } from './s3-local';
 import type { LocalSettings } from './settings';
 import { InProcessCopyQueue } from '../../functions/adapters/copy-queues';
-import { SWEEPER_HANDLER } from '../../functions/http/routes';
+import { API_PREFIX, SWEEPER_HANDLER } from '../../functions/http/routes';
 
 /**
  * The whole local stack in one call: DynamoDB Local and s3rver (or ones already running),
@@ -68,7 +69,8 @@ export async function startLocalStack(
     }
 
     // Listen first: the public media URL the handlers are configured with names the port.
-    const server = http.createServer();
+    // Until the API is ready below, requests get 503 (bin/local-stack/http-server.ts).
+    const { server, ready } = createLocalHttpServer();
     const apiPort = await listen(server, settings.apiPort, settings.host);
     stops.push(() => close(server));
     const baseUrl = `http://${settings.host}:${apiPort}`;
@@ -81,6 +83,7 @@ export async function startLocalStack(
       S3_ENDPOINT: s3Endpoint,
       MEDIA_BUCKET: settings.mediaBucket,
       PUBLIC_MEDIA_BASE_URL: `${baseUrl}${MEDIA_PATH.slice(0, -1)}`,
+      API_BASE_URL: settings.apiBaseUrl ?? `${baseUrl}${API_PREFIX}`,
       PROVIDER: process.env.PROVIDER ?? 'simulated',
     });
     const config = loadConfig();
@@ -88,8 +91,7 @@ export async function startLocalStack(
     await ensureTable(context.db);
     const demo = await ensureDemoAccount(context, settings.dataDir);
 
-    server.on(
-      'request',
+    ready(
       apiRequestListener({
         authCacheTtlSeconds: config.authCacheTtlSeconds,
         fallthrough: mediaRoute(() => context.storage),
@@ -102,7 +104,7 @@ export async function startLocalStack(
     });
 
     return {
-      baseUrl: `${baseUrl}/api/v1`,
+      baseUrl: `${baseUrl}${API_PREFIX}`,
       apiPort,
       dynamodbEndpoint,
       s3Endpoint,
