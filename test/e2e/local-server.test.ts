@@ -93,6 +93,37 @@ describe('the published base URL', () => {
   });
 });
 
+describe('keep-alive (bug 11: pooled connections "closed by the other side" after idling)', () => {
+  it('keeps an idle connection for as long as its Keep-Alive header promises, and closes it after', async () => {
+    const socket = net.connect({ host: '127.0.0.1', port: stack.apiPort });
+    await new Promise((resolve) => socket.once('connect', resolve));
+    let received = '';
+    let closedAt = 0;
+    socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+    socket.once('close', () => (closedAt = Date.now()));
+    const body = '{}';
+    const post = `POST /api/v1/generate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const answered = async (count: number) => {
+      while ((received.match(/HTTP\/1\.1 \d{3} /g) ?? []).length < count || !received.endsWith('}')) {
+        if (closedAt) throw new Error(`closed early: ${received}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      return Date.now();
+    };
+    socket.write(post);
+    await answered(1);
+    const promised = Number(/\r\nKeep-Alive: timeout=(\d+)/i.exec(received)?.[1]);
+    expect(promised).toBeGreaterThanOrEqual(1);
+    // Idle for most of the promise (a client keeps a margin), then reuse the connection for a POST.
+    await new Promise((resolve) => setTimeout(resolve, promised * 1000 - 800));
+    socket.write(post);
+    const secondAnswer = await answered(2);
+    expect(received.match(/HTTP\/1\.1 400 /g)).toHaveLength(2);
+    while (!closedAt) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(closedAt - secondAnswer).toBeGreaterThanOrEqual(promised * 1000 - 50);
+  });
+});
+
 describe('names an ordinary object already has', () => {
   it('work as header and query names on routes with a key', async () => {
     for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
