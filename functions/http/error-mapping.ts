@@ -7,6 +7,7 @@ import {
   PaidAccessRequiredError,
   RateLimitExceededError,
   UnauthorizedError,
+  UnsupportedMediaTypeError,
   UpstreamError,
   ValidationError,
 } from '../domain/errors';
@@ -20,6 +21,7 @@ export interface HttpError {
 
 /** Domain error classes and the HTTP answer each gets. Matched with instanceof, in order. */
 const DOMAIN_ERRORS: ReadonlyArray<[new (...args: never[]) => DomainError, number, ErrorCode]> = [
+  [UnsupportedMediaTypeError, 415, 'validation_error'],
   [ValidationError, 400, 'validation_error'],
   [UnauthorizedError, 401, 'unauthorized'],
   [InsufficientCreditsError, 403, 'insufficient_credits'],

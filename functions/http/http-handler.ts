@@ -5,6 +5,7 @@ import { appContext } from '../app-context';
 import type { Principal } from '../domain/authenticate';
 import { jsonResponse, successEnvelope } from './envelope';
 import { apiResponse } from './middleware/api-response';
+import { jsonCharset } from './middleware/json-content-type';
 import { rateLimit } from './middleware/rate-limit';
 import { principalFrom } from './principal';
 import { headerValue } from './headers';
@@ -49,7 +50,7 @@ export function httpHandler(
   })
     .use(apiResponse())
     .use(rateLimit(() => appContext().rateCounter));
-  if (options.jsonBody) handler.use(contentTypeLowercase()).use(httpJsonBodyParser());
+  if (options.jsonBody) handler.use(contentTypeLowercase()).use(jsonCharset()).use(httpJsonBodyParser());
   return handler;
 }
 

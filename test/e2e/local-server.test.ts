@@ -124,6 +124,38 @@ describe('keep-alive (bug 11: pooled connections "closed by the other side" afte
   });
 });
 
+describe('the charset of a JSON body', () => {
+  const generate = (contentType: string, body: string | Buffer) =>
+    fetch(`${stack.baseUrl}/generate`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': contentType }, body });
+  const credits = async () =>
+    ((await (await fetch(`${stack.baseUrl}/credits`, { headers: { Authorization: `Bearer ${key}` } })).json()) as { data: { credits: number } }).data.credits;
+
+  it('refuses anything but UTF-8 with 415 validation_error naming Content-Type, charging nothing', async () => {
+    const before = await credits();
+    const latin1 = Buffer.from('{"prompt":"café au lait","duration":3}', 'latin1');
+    for (const contentType of ['application/json; charset=latin1', 'application/json;charset="ISO-8859-1"', 'application/json; charset=utf-16']) {
+      const response = await generate(contentType, latin1);
+      expect({ contentType, status: response.status, body: await response.json() }).toEqual({
+        contentType,
+        status: 415,
+        body: { data: null, error: { code: 'validation_error', message: expect.stringMatching(/^Content-Type: charset/) } },
+      });
+      expect(response.headers.get('x-request-id')).toBeTruthy();
+    }
+    expect(await credits()).toBe(before);
+  });
+
+  it('accepts utf-8 in any spelling or no charset, and still answers a wrong type with 400', async () => {
+    for (const contentType of ['application/json', 'application/json; charset=utf-8', 'application/json; charset="UTF-8"', 'application/json;charset=utf8']) {
+      const response = await generate(contentType, '{"prompt":"café","duration":3}');
+      const body = (await response.json()) as { data: { prompt: string } };
+      expect({ contentType, status: response.status, prompt: body.data?.prompt }).toEqual({ contentType, status: 200, prompt: 'café' });
+    }
+    const wrongType = await generate('text/plain; charset=latin1', '{"prompt":"x"}');
+    expect(wrongType.status).toBe(400);
+  });
+});
+
 describe('names an ordinary object already has', () => {
   it('work as header and query names on routes with a key', async () => {
     for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
