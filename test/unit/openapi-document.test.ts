@@ -396,6 +396,11 @@ describe('serverUrlOf', () => {
     expect(() => configuredApiBaseUrl({ API_BASE_URL: 'javascript:alert(1)' })).toThrow(/API_BASE_URL/);
   });
 
+  it("puts the server's base URL in the quick start, not a fixed port", () => {
+    expect(buildOpenApiDocument({ serverUrl: 'http://127.0.0.1:4321/api/v1' }).info.description).toContain('BASE=http://127.0.0.1:4321/api/v1 ');
+    expect(buildOpenApiDocument().info.description).toContain(`BASE=${LOCAL_SERVER_URL} `);
+  });
+
   it('never reflects the Host header (the document is publicly cacheable): the default servers are used', () => {
     expect(serverUrlOf({ headers: { host: 'evil.test' }, path: '/api/v1/docs', requestContext: { path: '/local/api/v1/docs' } }, undefined)).toBeUndefined();
     expect(serverUrlOf({ headers: { Host: 'docs.test', 'X-Forwarded-Proto': 'https' }, path: '/api/v1/docs' }, undefined)).toBeUndefined();
