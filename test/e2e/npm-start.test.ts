@@ -127,12 +127,22 @@ describe('npm start after the API process was killed with SIGKILL', () => {
     expect(isAlive(java!)).toBe(false);
 
     const second = await start(env);
+    let wrapperKilled = false;
     try {
       expect(second.apiKey).toBe(first.apiKey);
       const credits = await fetch(`${second.baseUrl}/credits`, { headers: { Authorization: `Bearer ${second.apiKey}` } });
       expect(credits.status).toBe(200);
+
+      // Killing tsx (the wrapper) outright: the orphaned API process stops itself and its children.
+      second.child.removeAllListeners('exit');
+      process.kill(second.child.pid!, 'SIGKILL');
+      wrapperKilled = true;
+      const until = Date.now() + 20_000;
+      const busy = async () => (await Promise.all(Object.values(ports).map((port) => canConnectNow('127.0.0.1', port)))).some(Boolean);
+      while ((await busy()) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await busy()).toBe(false);
     } finally {
-      expect(await interrupt(second.child)).toBe(0);
+      if (!wrapperKilled) expect(await interrupt(second.child)).toBe(0);
     }
   }, 180_000);
 });
