@@ -9,13 +9,15 @@
  * local stack's demo account; other {{NAME}}s from --set NAME=value or the environment.
  *
  * Prints the handler's result as JSON on stdout (its logs go to stderr). Exit code 0 when the
- * handler returned, 1 when it threw or failed to load, 2 for a usage mistake.
+ * handler returned (a 4xx included), 1 when it threw, failed to load or answered 5xx (with
+ * "Is the local stack running?" when its DynamoDB Local or s3rver does not answer), 2 for a
+ * usage mistake.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { AssemblyError, findBundledFunction, listBundledFunctions } from './invoke/assembly';
 import { invokeBundle } from './invoke/invoke-bundle';
-import { demoAccountValues, fillPlaceholders, invokeEnvironment } from './invoke/local-env';
+import { demoAccountValues, fillPlaceholders, invokeEnvironment, isServerErrorResult, localStackHint } from './invoke/local-env';
 import { REPO_ROOT } from './local-stack/settings';
 
 const USAGE = `Usage: npm run invoke -- <function> <event.json> [--set NAME=value]... [--cdk-out <dir>] [--timeout <ms>]
@@ -91,20 +93,24 @@ async function main(): Promise<number> {
 
   const fn = findBundledFunction(args.cdkOut, args.name!);
   process.stderr.write(`invoke ${fn.handler} (${fn.stack}/${fn.logicalId}) from ${path.relative(process.cwd(), fn.assetDir)}/${fn.file}\n`);
+  const environment = invokeEnvironment(fn);
   const { outcome } = await invokeBundle(fn, event, {
-    environment: invokeEnvironment(fn),
+    environment,
     logTo: process.stderr,
     ...(args.timeoutMs && { timeoutMs: args.timeoutMs }),
   });
   if (outcome.ok) {
     process.stderr.write(`returned in ${outcome.durationMs} ms\n`);
     process.stdout.write(`${JSON.stringify(outcome.result, null, 2)}\n`);
-    return 0;
+    if (!isServerErrorResult(outcome.result)) return 0;
+  } else {
+    process.stdout.write(
+      `${JSON.stringify({ errorType: outcome.errorType, errorMessage: outcome.errorMessage, phase: outcome.phase }, null, 2)}\n`,
+    );
+    if (outcome.stack) process.stderr.write(`${outcome.stack}\n`);
   }
-  process.stdout.write(
-    `${JSON.stringify({ errorType: outcome.errorType, errorMessage: outcome.errorMessage, phase: outcome.phase }, null, 2)}\n`,
-  );
-  if (outcome.stack) process.stderr.write(`${outcome.stack}\n`);
+  const hint = await localStackHint(environment);
+  process.stderr.write(`${hint ?? (outcome.ok ? 'The handler answered with a server error (5xx).' : 'The handler failed.')}\n`);
   return 1;
 }
 

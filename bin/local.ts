@@ -42,6 +42,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  // tsx runs this file in a child process: if tsx is killed outright (kill -9), nobody would stop
+  // us, and we would keep the ports. A changed parent pid means we were orphaned.
+  const parent = process.ppid;
+  setInterval(() => process.ppid !== parent && shutdown('parent process gone'), 1_000).unref();
 }
 
 main().catch((error: unknown) => {

@@ -141,6 +141,15 @@ function provider(env: Env): ProviderConfig {
   throw new ConfigError(`PROVIDER must be "simulated" or "replicate"; got "${name}".`);
 }
 
+/**
+ * API_BASE_URL: the API's public base URL (ending in /api/v1) where the request cannot tell it
+ * trustworthily, as on the local stack (which sets it). Read on its own, not in loadConfig: the
+ * public document endpoints need nothing else.
+ */
+export function configuredApiBaseUrl(env: Env = process.env): string | undefined {
+  return optional(env, 'API_BASE_URL') && url(env, 'API_BASE_URL');
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const dynamodbEndpoint = optional(env, 'DYNAMODB_ENDPOINT');
   const s3Endpoint = optional(env, 'S3_ENDPOINT');

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { hashApiKey, keyIdFromHash } from '../../functions/domain/api-key';
 import { localSettings, REPO_ROOT, type LocalSettings } from '../local-stack/settings';
+import { canConnectNow } from '../local-stack/wait-for-port';
 import type { BundledFunction } from './assembly';
 
 /**
@@ -113,4 +114,30 @@ export function fillPlaceholders(event: unknown, values: Record<string, string>)
     );
   }
   return filled;
+}
+
+/**
+ * The local endpoints in a function's environment that nothing answers on: with the local stack
+ * down, a handler still returns (a 500 envelope), so the CLI says why instead.
+ */
+export async function localStackHint(environment: Record<string, string>): Promise<string | undefined> {
+  const endpoints: Array<[string, string | undefined]> = [
+    ['DynamoDB Local', environment.DYNAMODB_ENDPOINT],
+    ['s3rver', environment.S3_ENDPOINT],
+  ];
+  for (const [name, endpoint] of endpoints) {
+    if (!endpoint) continue;
+    const url = new URL(endpoint);
+    if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) continue;
+    if (!(await canConnectNow(url.hostname.replace(/^\[|\]$/g, ''), Number(url.port || 80)))) {
+      return `Nothing answers at ${endpoint} (${name}). Is the local stack running (npm start)?`;
+    }
+  }
+  return undefined;
+}
+
+/** A Lambda proxy result with a 5xx status: the handler ran but the call failed. */
+export function isServerErrorResult(result: unknown): boolean {
+  const status = (result as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === 'number' && status >= 500;
 }

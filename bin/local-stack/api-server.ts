@@ -107,7 +107,7 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | un
 }
 
 function send(res: http.ServerResponse, result: APIGatewayProxyResult): void {
-  const headers: Record<string, string | string[]> = {};
+  const headers = Object.create(null) as Record<string, string | string[]>;
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) {
     headers[name] = values.map(String);

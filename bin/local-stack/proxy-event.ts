@@ -27,16 +27,17 @@ export interface IncomingCall {
 export function readCall(req: IncomingMessage, body: Buffer): IncomingCall {
   const url = new URL(req.url ?? '/', 'http://localhost');
   // rawHeaders keeps the client's casing, as API Gateway does; handlers must not assume lowercase.
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  // Null-prototype maps: a header or query named __proto__, constructor or toString is just a name.
+  const headers = nameMap<string>();
+  const multiValueHeaders = nameMap<string[]>();
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i]!;
     const value = req.rawHeaders[i + 1]!;
     headers[name] = value;
     (multiValueHeaders[name] ??= []).push(value);
   }
-  const query: Record<string, string> = {};
-  const multiValueQuery: Record<string, string[]> = {};
+  const query = nameMap<string>();
+  const multiValueQuery = nameMap<string[]>();
   for (const [name, value] of url.searchParams) {
     query[name] = value;
     (multiValueQuery[name] ??= []).push(value);
@@ -53,6 +54,11 @@ export function readCall(req: IncomingMessage, body: Buffer): IncomingCall {
     sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
     requestId: randomUUID(),
   };
+}
+
+/** A map keyed by client-chosen names, with no inherited keys for those names to collide with. */
+function nameMap<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
 }
 
 export function headerOf(call: IncomingCall, name: string): string | undefined {

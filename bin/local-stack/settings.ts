@@ -26,6 +26,11 @@ export interface LocalSettings {
   mediaBucket: string;
   region: string;
   dataDir: string;
+  /**
+   * The API's base URL as clients should see it (in the served OpenAPI document and docs page);
+   * by default the address the stack listens on. Never taken from a request's Host header.
+   */
+  apiBaseUrl?: string;
   /** How often the sweeper runs (every minute on AWS; more often locally, for quick feedback). */
   sweepIntervalSeconds: number;
 }
@@ -41,5 +46,6 @@ export function localSettings(): LocalSettings {
     region: process.env.AWS_REGION ?? 'local',
     dataDir: path.resolve(process.env.DATA_DIR ?? path.join(REPO_ROOT, '.data')),
     sweepIntervalSeconds: Number(process.env.SWEEP_INTERVAL_SECONDS ?? 5),
+    ...(process.env.API_BASE_URL && { apiBaseUrl: process.env.API_BASE_URL }),
   };
 }

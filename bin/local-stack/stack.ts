@@ -1,10 +1,11 @@
-import http from 'node:http';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { appContext, type AppContext } from '../../functions/app-context';
 import { loadConfig } from '../../functions/config';
 import { ensureTable } from '../../functions/adapters/dynamodb/ensure-table';
 import { apiRequestListener } from './api-server';
+import { createLocalHttpServer } from './http-server';
 import { loadHandler, lambdaContext } from './lambda-runtime';
 import { mediaRoute, MEDIA_PATH } from './media-route';
 import { ensureDemoAccount, type DemoAccount } from './demo-account';
@@ -14,7 +15,7 @@ import type { LocalSettings } from './settings';
 import { InProcessCopyQueue } from '../../functions/adapters/copy-queues';
 import { LOCAL_WEBHOOK_RETRY_SCHEDULE } from '../../functions/config';
 import { localDeliveryQueue } from '../../functions/app-context/webhooks';
-import { SWEEPER_HANDLER, WEBHOOK_DELIVERY_HANDLER } from '../../functions/http/routes';
+import { API_PREFIX, SWEEPER_HANDLER, WEBHOOK_DELIVERY_HANDLER } from '../../functions/http/routes';
 
 /**
  * The whole local stack in one call: DynamoDB Local and s3rver (or ones already running),
@@ -70,7 +71,8 @@ export async function startLocalStack(
     }
 
     // Listen first: the public media URL the handlers are configured with names the port.
-    const server = http.createServer();
+    // Until the API is ready below, requests get 503 (bin/local-stack/http-server.ts).
+    const { server, ready } = createLocalHttpServer();
     const apiPort = await listen(server, settings.apiPort, settings.host);
     stops.push(() => close(server));
     const baseUrl = `http://${settings.host}:${apiPort}`;
@@ -83,6 +85,7 @@ export async function startLocalStack(
       S3_ENDPOINT: s3Endpoint,
       MEDIA_BUCKET: settings.mediaBucket,
       PUBLIC_MEDIA_BASE_URL: `${baseUrl}${MEDIA_PATH.slice(0, -1)}`,
+      API_BASE_URL: settings.apiBaseUrl ?? `${baseUrl}${API_PREFIX}`,
       PROVIDER: process.env.PROVIDER ?? 'simulated',
       // A developer's receiver runs on this machine, and retries should be seen while watching.
       WEBHOOK_ALLOW_LOOPBACK: process.env.WEBHOOK_ALLOW_LOOPBACK ?? 'true',
@@ -95,8 +98,7 @@ export async function startLocalStack(
     await ensureTable(context.db);
     const demo = await ensureDemoAccount(context, settings.dataDir);
 
-    server.on(
-      'request',
+    ready(
       apiRequestListener({
         authCacheTtlSeconds: config.authCacheTtlSeconds,
         fallthrough: mediaRoute(() => context.storage),
@@ -115,7 +117,7 @@ export async function startLocalStack(
     });
 
     return {
-      baseUrl: `${baseUrl}/api/v1`,
+      baseUrl: `${baseUrl}${API_PREFIX}`,
       apiPort,
       dynamodbEndpoint,
       s3Endpoint,

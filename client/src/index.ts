@@ -150,6 +150,8 @@ export const DIRECT_UPLOAD_THRESHOLD = 4_000_000;
 const DEFAULT_RETRY: RetryOptions = { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 30_000 };
 const DEFAULT_TIMEOUT_MS = 60_000;
 const RETRYABLE_5XX = new Set([500, 502, 503, 504]);
+/** Errors the API itself answered (its envelope), as opposed to a proxy's page or no answer. */
+const FROM_ENVELOPE = new WeakSet<ApiError>();
 
 interface Call {
   method: 'GET' | 'POST';
@@ -342,6 +344,9 @@ export class VidgenClient {
         : backoffDelay(attempt, this.retry);
     }
     if (!call.idempotent) return undefined;
+    // The API keeps its answer under an Idempotency-Key: its own 502 (the provider refused; the
+    // credits were refunded) is that answer, and a retry under the same key can only replay it.
+    if (call.headers?.['Idempotency-Key'] !== undefined && error.status === 502 && FROM_ENVELOPE.has(error)) return undefined;
     if (error.code === 'network_error' || RETRYABLE_5XX.has(error.status)) return backoffDelay(attempt, this.retry);
     return undefined;
   }
@@ -418,7 +423,9 @@ export function readEnvelope(response: Response, text: string, what = 'the reque
   if (isEnvelope(body)) {
     if (body.error === null && response.ok) return body.data;
     if (body.error !== null) {
-      throw new ApiError(body.error.message, { code: body.error.code, status: response.status, requestId, retryAfter });
+      const error = new ApiError(body.error.message, { code: body.error.code, status: response.status, requestId, retryAfter });
+      FROM_ENVELOPE.add(error);
+      throw error;
     }
   }
   const type = response.headers.get('content-type')?.split(';')[0]?.trim() || 'no content type';

@@ -19,6 +19,9 @@ export class ValidationError extends DomainError {
   }
 }
 
+/** The request body is in an encoding we do not read (a JSON body in another charset than UTF-8). */
+export class UnsupportedMediaTypeError extends ValidationError {}
+
 /** The API key is missing, malformed, unknown or revoked. */
 export class UnauthorizedError extends DomainError {
   constructor(message = 'Missing or invalid API key. Send Authorization: Bearer <API_KEY>.') {

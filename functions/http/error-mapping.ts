@@ -8,6 +8,7 @@ import {
   RateLimitExceededError,
   TaskNotCancelableError,
   UnauthorizedError,
+  UnsupportedMediaTypeError,
   UpstreamError,
   ValidationError,
 } from '../domain/errors';
@@ -39,6 +40,9 @@ const answer = (code: ErrorCode, message: string): HttpError => ({ status: statu
  * wrote reach the client: an unexpected error becomes a generic 500 (the caller logs it).
  */
 export function toHttpError(error: unknown): HttpError {
+  // The one exception to "one status per code": a JSON body in a charset we do not read is a
+  // validation error of the request's Content-Type, answered 415 Unsupported Media Type.
+  if (error instanceof UnsupportedMediaTypeError) return { status: 415, code: 'validation_error', message: error.message };
   for (const [type, code] of DOMAIN_ERRORS) {
     if (error instanceof type) return answer(code, error.message);
   }

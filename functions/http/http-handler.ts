@@ -8,6 +8,7 @@ import type { TracingMiddleware } from '../observability/client-tracing';
 import { observability, perInvocation } from '../observability/middleware';
 import { jsonResponse } from './envelope';
 import { apiResponse } from './middleware/api-response';
+import { jsonCharset } from './middleware/json-content-type';
 import { rateLimit } from './middleware/rate-limit';
 import { principalFrom } from './principal';
 import { headerValue } from './headers';
@@ -57,7 +58,7 @@ export function httpHandler(
     .use(options.tracing ? [options.tracing] : [])
     .use(apiResponse())
     .use(rateLimit(() => stores().rateCounter));
-  if (options.jsonBody) handler.use(contentTypeLowercase()).use(httpJsonBodyParser());
+  if (options.jsonBody) handler.use(contentTypeLowercase()).use(jsonCharset()).use(httpJsonBodyParser());
   return perInvocation(handler);
 }
 

@@ -48,6 +48,7 @@ export function buildOpenApiDocument(options: BuildOptions = {}): OpenApiDocumen
     options.serverUrl === undefined || options.serverUrl === LOCAL_SERVER_URL
       ? [{ url: LOCAL_SERVER_URL, description: 'The local stack (`npm start`).' }, DEPLOYED_SERVER]
       : [{ url: serverUrl, description: 'The server that answered this request.' }];
+  document.info.description = document.info.description?.split(BASE_PLACEHOLDER).join(serverUrl);
   for (const item of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(item as Record<string, { 'x-codeSamples'?: { source: string }[] }>)) {
       for (const sample of operation['x-codeSamples'] ?? []) sample.source = sample.source.split(BASE_PLACEHOLDER).join(serverUrl);
@@ -201,7 +202,7 @@ const INTRODUCTION = `Asynchronous text-to-video, image-to-video and image gener
 
 \`\`\`bash
 KEY=vg_live_...                       # your API key
-BASE=http://127.0.0.1:3000/api/v1     # or the deployed base URL
+BASE=${BASE_PLACEHOLDER}     # this server (the local stack: see npm start's banner)
 
 curl -s -H "Authorization: Bearer $KEY" $BASE/credits
 curl -s -X POST $BASE/generate -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \\

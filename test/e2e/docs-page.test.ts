@@ -32,7 +32,8 @@ beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does).`);
   }
-  stack = await startTestApi();
+  // The stack's configured base URL is the address the browser uses (it never trusts Host).
+  stack = await startTestApi({ API_BASE_URL: LOCAL_SERVER_URL });
   profile = mkdtempSync(path.join(os.tmpdir(), 'vidgen-chromium-'));
   context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,

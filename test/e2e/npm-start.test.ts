@@ -1,9 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { canConnectNow, freePort } from '../../bin/local-stack/wait-for-port';
-import { spawnScript } from '../support/run-script';
+import { runScript, spawnScript } from '../support/run-script';
 
 /**
  * `npm start` as a developer runs it: its own DynamoDB Local (a Java child process) and
@@ -84,5 +84,85 @@ describe('npm start', () => {
     } finally {
       expect(await interrupt(second.child)).toBe(0);
     }
+  });
+});
+
+/** Direct children of a process (Linux: /proc/<pid>/task/<tid>/children). */
+function childrenOf(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+    readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+  );
+}
+const commandOf = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+};
+const isAlive = (pid: number) => commandOf(pid) !== '' && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
+
+describe('npm start after the API process was killed with SIGKILL', () => {
+  it('leaves no DynamoDB Local behind, and the next start comes up on the same ports', async () => {
+    const ports = { PORT: await freePort(), DYNAMODB_PORT: await freePort(), S3_PORT: await freePort() };
+    const env = {
+      PORT: String(ports.PORT),
+      DYNAMODB_PORT: String(ports.DYNAMODB_PORT),
+      S3_PORT: String(ports.S3_PORT),
+      DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'vidgen-kill-')),
+    };
+    const first = await start(env);
+    // tsx runs the API in a child node process; DynamoDB Local is a java child of that one.
+    const [api] = childrenOf(first.child.pid!).filter((pid) => commandOf(pid).includes('bin/local.ts'));
+    expect(api).toBeDefined();
+    const java = childrenOf(api!).find((pid) => commandOf(pid).includes('DynamoDBLocal.jar'));
+    expect(java).toBeDefined();
+
+    first.child.removeAllListeners('exit');
+    const exited = new Promise((resolve) => first.child.once('exit', resolve));
+    process.kill(api!, 'SIGKILL');
+    await exited;
+    const deadline = Date.now() + 10_000;
+    while (isAlive(java!) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(isAlive(java!)).toBe(false);
+
+    const second = await start(env);
+    let wrapperKilled = false;
+    try {
+      expect(second.apiKey).toBe(first.apiKey);
+      const credits = await fetch(`${second.baseUrl}/credits`, { headers: { Authorization: `Bearer ${second.apiKey}` } });
+      expect(credits.status).toBe(200);
+
+      // Killing tsx (the wrapper) outright: the orphaned API process stops itself and its children.
+      second.child.removeAllListeners('exit');
+      process.kill(second.child.pid!, 'SIGKILL');
+      wrapperKilled = true;
+      const until = Date.now() + 20_000;
+      const busy = async () => (await Promise.all(Object.values(ports).map((port) => canConnectNow('127.0.0.1', port)))).some(Boolean);
+      while ((await busy()) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await busy()).toBe(false);
+    } finally {
+      if (!wrapperKilled) expect(await interrupt(second.child)).toBe(0);
+    }
+  }, 180_000);
+});
+
+describe('npm start without Java', () => {
+  it('stops at once and says how to install it', async () => {
+    // A PATH with node and nothing else: no java.
+    const bin = mkdtempSync(path.join(os.tmpdir(), 'vidgen-nojava-'));
+    symlinkSync(process.execPath, path.join(bin, 'node'));
+    const startedAt = Date.now();
+    const result = await runScript('bin/local.ts', [], {
+      PATH: bin,
+      PORT: String(await freePort()),
+      DYNAMODB_PORT: String(await freePort()),
+      S3_PORT: String(await freePort()),
+      DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'vidgen-nojava-data-')),
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('apt-get install -y default-jre-headless');
+    expect(result.stderr).toMatch(/Java 17/);
+    expect(Date.now() - startedAt).toBeLessThan(25_000);
   });
 });

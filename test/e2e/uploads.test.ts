@@ -4,7 +4,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import sharp from 'sharp';
+import { createS3Client } from '../../functions/adapters/s3/s3-client';
 import type { LocalStack } from '../../bin/local-stack/stack';
 import { createAccount, createApiKey } from '../../functions/domain/account-admin';
 import { ffmpegPath } from '../../functions/providers/simulated/media/ffmpeg';
@@ -131,6 +133,53 @@ describe('POST /upload', () => {
     ]) {
       expect({ path, status: (await fetch(media + path)).status }).toEqual({ path, status: 404 });
     }
+  });
+
+  it('serves only image and video types, with nosniff, whatever a tampered bucket holds', async () => {
+    // s3rver takes unsigned writes: anything can land under a public prefix with any type.
+    const s3 = createS3Client({ region: 'local', endpoint: stack.s3Endpoint });
+    const put = (key: string, body: Buffer | string, type: string) =>
+      s3.send(new PutObjectCommand({ Bucket: stack.context.storage.bucket, Key: key, Body: body, ContentType: type }));
+    const png = await solid('png');
+    try {
+      await put('uploads/evil.html', '<script>alert(document.domain)</script>', 'text/html');
+      await put('uploads/evil.svg', '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>', 'image/svg+xml');
+      await put('videos/evil.mp4', '<script>alert(1)</script>', 'text/html; charset=utf-8');
+      await put('images/untyped.png', png, 'application/octet-stream');
+      await put('uploads/fine.png', png, 'image/png');
+    } finally {
+      s3.destroy();
+    }
+    const media = `http://127.0.0.1:${stack.apiPort}/media/`;
+    for (const path of ['uploads/evil.html', 'uploads/evil.svg', 'videos/evil.mp4', 'images/untyped.png']) {
+      const response = await fetch(media + path);
+      const body = await response.text();
+      expect({ path, status: response.status, type: response.headers.get('content-type') }).toEqual({
+        path,
+        status: 404,
+        type: 'application/json; charset=utf-8',
+      });
+      expect(JSON.parse(body)).toEqual({ data: null, error: { code: 'not_found', message: expect.any(String) } });
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+    const fine = await fetch(media + 'uploads/fine.png');
+    expect(fine.status).toBe(200);
+    expect(fine.headers.get('content-type')).toBe('image/png');
+    expect(fine.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(Buffer.from(await fine.arrayBuffer())).toEqual(png);
+  });
+
+  it('answers a Range it cannot satisfy with 416 and the size, a satisfiable one with 206', async () => {
+    const png = await solid('png');
+    const { url } = (await upload(png, { filename: 'a.png' })).body.data!;
+    const beyond = await fetch(url, { headers: { Range: `bytes=${png.length + 10}-` } });
+    expect(beyond.status).toBe(416);
+    expect(beyond.headers.get('content-range')).toBe(`bytes */${png.length}`);
+    expect(await beyond.json()).toEqual({ data: null, error: { code: 'validation_error', message: expect.stringMatching(/Range/) } });
+    const part = await fetch(url, { headers: { Range: 'bytes=0-7' } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 0-7/${png.length}`);
+    expect(Buffer.from(await part.arrayBuffer())).toEqual(png.subarray(0, 8));
   });
 
   it('answers a body larger than the gateway takes with 413 payload_too_large', async () => {

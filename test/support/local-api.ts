@@ -32,6 +32,7 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Lo
       region: 'local',
       dataDir: mkdtempSync(path.join(os.tmpdir(), 'vidgen-e2e-')),
       sweepIntervalSeconds: 3600,
+      ...(env.API_BASE_URL && { apiBaseUrl: env.API_BASE_URL }),
     },
     { dynamodbEndpoint: testDynamoEndpoint(), s3Endpoint: process.env.TEST_S3_ENDPOINT },
   );

@@ -124,10 +124,22 @@ describe('5xx and network errors: retried only when the call is idempotent', () 
   });
 
   it('generate calls retry with the same generated Idempotency-Key', async () => {
-    const { fetch, sent } = fakeFetch(fail(502, 'upstream_error'), refused(), ok({ image_id: 'img_1' }));
+    const { fetch, sent } = fakeFetch(fail(503, 'internal_error'), refused(), ok({ image_id: 'img_1' }));
     const { api } = setup(fetch);
     await expect(api.generateImage({ prompt: 'x' })).resolves.toEqual({ image_id: 'img_1' });
     expect(sent).toHaveLength(3);
+    expect(new Set(sent.map((s) => s.key)).size).toBe(1);
+  });
+
+  it("generate calls do not retry the API's own 502 (the stored answer under that key), but do retry a proxy's 502", async () => {
+    const api502 = fakeFetch(fail(502, 'upstream_error'), ok({ video_id: 'vid_1' }));
+    await expect(setup(api502.fetch).api.generateVideo({ prompt: 'x' })).rejects.toMatchObject({ status: 502, code: 'upstream_error' });
+    expect(api502.sent).toHaveLength(1);
+
+    const proxy502 = () => new Response('<html><body>502 Bad Gateway</body></html>', { status: 502, headers: { 'Content-Type': 'text/html' } });
+    const { fetch, sent } = fakeFetch(proxy502, ok({ video_id: 'vid_1' }));
+    await expect(setup(fetch).api.generateVideo({ prompt: 'x' })).resolves.toEqual({ video_id: 'vid_1' });
+    expect(sent).toHaveLength(2);
     expect(new Set(sent.map((s) => s.key)).size).toBe(1);
   });
 

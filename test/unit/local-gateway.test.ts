@@ -1,4 +1,10 @@
-import type { APIGatewayAuthorizerResult } from 'aws-lambda';
+import http, { type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent } from 'aws-lambda';
+import { apiRequestListener } from '../../bin/local-stack/api-server';
+import { headerOf, readCall } from '../../bin/local-stack/proxy-event';
+import { headerValue } from '../../functions/http/headers';
+import { idempotencyKeyOf, parsePagination } from '../../functions/http/request';
 import { AuthorizerCache, policyAllows } from '../../bin/local-stack/authorizer-cache';
 import { createRouter } from '../../bin/local-stack/router';
 import { wholeApiArn } from '../../functions/handlers/authorizer';
@@ -61,5 +67,58 @@ describe('local router', () => {
     expect(match('POST', '/api/v1/videos')).toBeUndefined();
     expect(match('GET', '/api/v1/videos/a/b')).toBeUndefined();
     expect(match('GET', '/api/v1/videosX')).toBeUndefined();
+  });
+});
+
+describe('local gateway maps of client-chosen names', () => {
+  // Names an ordinary object already "has": as keys of a plain {} they broke every route (500).
+  const NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'];
+
+  const request = (url: string, rawHeaders: string[]) =>
+    ({ url, method: 'GET', rawHeaders, socket: { remoteAddress: '127.0.0.1' } }) as unknown as IncomingMessage;
+
+  it('keeps headers and query parameters named like Object.prototype members as plain names', () => {
+    const query = NAMES.map((name, i) => `${encodeURIComponent(name)}=q${i}`).join('&');
+    const raw = NAMES.flatMap((name, i) => [name, `h${i}`, name, `again${i}`]);
+    const call = readCall(request(`/api/v1/credits?${query}&toString=twice`, raw), Buffer.alloc(0));
+    NAMES.forEach((name, i) => {
+      expect(Object.getOwnPropertyDescriptor(call.headers, name)?.value).toBe(`again${i}`);
+      expect(Object.getOwnPropertyDescriptor(call.multiValueHeaders, name)?.value).toEqual([`h${i}`, `again${i}`]);
+    });
+    expect(Object.getOwnPropertyDescriptor(call.query, '__proto__')?.value).toBe('q0');
+    expect(Object.getOwnPropertyDescriptor(call.multiValueQuery, 'toString')?.value).toEqual(['q2', 'twice']);
+    expect(headerOf(call, 'constructor')).toBe('again1');
+    expect(headerOf(call, 'authorization')).toBeUndefined();
+  });
+
+  it('answers such a request without a key with 401 in the envelope, not 500', async () => {
+    const server = http.createServer(apiRequestListener({ authCacheTtlSeconds: 0 }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      for (const name of NAMES) {
+        const response = await fetch(`http://127.0.0.1:${port}/api/v1/credits?${encodeURIComponent(name)}=1`, {
+          headers: name === '__proto__' ? {} : { [name]: 'x' },
+        });
+        expect([name, response.status, ((await response.json()) as { error?: { code: string } }).error?.code]).toEqual([name, 401, 'unauthorized']);
+      }
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('Lambda-side helpers on events as API Gateway sends them (JSON, so such names are own keys)', () => {
+  const event = JSON.parse(
+    '{"headers":{"__proto__":"a","constructor":"b","toString":"c","Idempotency-Key":"k1"},' +
+      '"queryStringParameters":{"__proto__":"1","constructor":"2","toString":"3","page":"2"}}',
+  ) as APIGatewayProxyEvent;
+
+  it('reads those names and the real ones', () => {
+    expect(headerValue(event, '__proto__')).toBe('a');
+    expect(headerValue(event, 'constructor')).toBe('b');
+    expect(headerValue(event, 'valueOf')).toBeUndefined();
+    expect(idempotencyKeyOf(event)).toBe('k1');
+    expect(parsePagination(event)).toEqual({ page: 2, limit: 20 });
   });
 });

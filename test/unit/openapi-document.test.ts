@@ -22,6 +22,7 @@ import { DEPLOYED_SERVER, LOCAL_SERVER_URL, buildOpenApiDocument, documentPath }
 import { DOCS_PAGE_CSP, docsPageHtml } from '../../functions/openapi/docs-page';
 import { RENDERER_ASSET, RENDERER_VERSION, rendererScript } from '../../functions/openapi/renderer';
 import { serverUrlOf } from '../../functions/openapi/server-url';
+import { configuredApiBaseUrl } from '../../functions/config';
 import { contractProblems } from '../support/contract';
 
 const doc = buildOpenApiDocument() as any;
@@ -388,17 +389,24 @@ describe('serverUrlOf', () => {
     ).toBe('https://api.example.org/api/v1');
   });
 
-  it('uses the Host header (and X-Forwarded-Proto) without a domain name, as on the local stack', () => {
-    expect(serverUrlOf({ headers: { host: '127.0.0.1:3000' }, path: '/api/v1/docs', requestContext: { path: '/local/api/v1/docs' } })).toBe(
-      'http://127.0.0.1:3000/api/v1',
-    );
-    expect(serverUrlOf({ headers: { Host: 'docs.test', 'X-Forwarded-Proto': 'https' }, path: '/api/v1/docs' })).toBe('https://docs.test/api/v1');
+  it('uses the configured base URL first (API_BASE_URL; the local stack sets its own)', () => {
+    const event = { headers: { Host: 'evil.test' }, path: '/api/v1/docs', requestContext: { domainName: 'api.example.org', path: '/api/v1/docs' } };
+    expect(serverUrlOf(event, 'http://127.0.0.1:3000/api/v1')).toBe('http://127.0.0.1:3000/api/v1');
+    expect(configuredApiBaseUrl({ API_BASE_URL: 'http://127.0.0.1:4321/api/v1/' })).toBe('http://127.0.0.1:4321/api/v1');
+    expect(configuredApiBaseUrl({})).toBeUndefined();
+    expect(() => configuredApiBaseUrl({ API_BASE_URL: 'javascript:alert(1)' })).toThrow(/API_BASE_URL/);
   });
 
-  it('gives up on a missing or odd host, so the default servers are used', () => {
-    expect(serverUrlOf({ headers: {}, path: '/api/v1/docs' })).toBeUndefined();
-    expect(serverUrlOf({ headers: { Host: 'evil.test/"><script>' }, path: '/api/v1/docs' })).toBeUndefined();
-    expect(serverUrlOf({ headers: { Host: 'a b' }, path: '/api/v1/docs' })).toBeUndefined();
+  it("puts the server's base URL in the quick start, not a fixed port", () => {
+    expect(buildOpenApiDocument({ serverUrl: 'http://127.0.0.1:4321/api/v1' }).info.description).toContain('BASE=http://127.0.0.1:4321/api/v1 ');
+    expect(buildOpenApiDocument().info.description).toContain(`BASE=${LOCAL_SERVER_URL} `);
+  });
+
+  it('never reflects the Host header (the document is publicly cacheable): the default servers are used', () => {
+    expect(serverUrlOf({ headers: { host: 'evil.test' }, path: '/api/v1/docs', requestContext: { path: '/local/api/v1/docs' } }, undefined)).toBeUndefined();
+    expect(serverUrlOf({ headers: { Host: 'docs.test', 'X-Forwarded-Proto': 'https' }, path: '/api/v1/docs' }, undefined)).toBeUndefined();
+    expect(serverUrlOf({ headers: {}, path: '/api/v1/docs' }, undefined)).toBeUndefined();
+    expect(serverUrlOf({ headers: { Host: 'evil.test/"><script>' }, path: '/api/v1/docs' }, undefined)).toBeUndefined();
   });
 });
 
