@@ -1,0 +1,242 @@
+import type { LocalStack } from '../../bin/local-stack/stack';
+import type { InProcessCopyQueue } from '../../functions/adapters/copy-queues';
+import { MEDIA_PREFIXES } from '../../functions/adapters/s3/media-layout';
+import { createAccount, createApiKey } from '../../functions/domain/account-admin';
+import type { LedgerEntry } from '../../functions/domain/ledger';
+import { balanceAndLedger, call, listKeys, waitForFinal, startTestApi, type ApiReply } from '../support/local-api';
+
+/**
+ * Cancel and progress (CONTRACT.md, "Progress and cancel") over real HTTP on the local stack:
+ * DynamoDB Local, s3rver and the simulated provider, which finishes a job SIM_DELAY_SECONDS after
+ * submission. Nobody polls unless a test does (the sweeper is off), so a task stays processing
+ * until a test asks for it.
+ */
+jest.setTimeout(60_000);
+
+const DELAY_MS = 6_000;
+let stack: LocalStack;
+type Task = Record<string, any>;
+
+beforeAll(async () => {
+  stack = await startTestApi({ SIM_DELAY_SECONDS: String(DELAY_MS / 1000), PROVIDER: 'simulated' });
+});
+afterAll(async () => {
+  await stack.stop();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+async function account(credits: number) {
+  const { account } = await createAccount(stack.context, { credits, paidAccess: true, subscriptionStatus: 'active' });
+  const key = await createApiKey(stack.context, account.accountId, { rateLimit: 5000 });
+  return { accountId: account.accountId, key: key.apiKey };
+}
+
+const post = (key: string, path: string, body?: unknown) =>
+  call<Task>(stack.baseUrl, path, {
+    method: 'POST',
+    key,
+    ...(body !== undefined && { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
+  });
+
+const KINDS = {
+  video: { start: '/generate', body: { prompt: 'a kite over the dunes', duration: 3, resolution: '480p' }, path: 'videos', id: 'video_id', price: 15 },
+  image: { start: '/generate-image', body: { prompt: 'a kite over the dunes' }, path: 'images', id: 'image_id', price: 5 },
+} as const;
+
+async function start(kind: keyof typeof KINDS, key: string) {
+  const reply = await post(key, KINDS[kind].start, KINDS[kind].body);
+  expect(reply.status).toBe(200);
+  return { reply, id: reply.body.data![KINDS[kind].id] as string, startedAt: Date.now() };
+}
+
+async function refundsOf(accountId: string, taskId: string): Promise<LedgerEntry[]> {
+  const entries = await stack.context.ledger.listForAccount(accountId);
+  return entries.filter((entry) => entry.kind === 'refund' && entry.taskId === taskId);
+}
+
+/** What was published for a task (under videos/ or images/) and what the provider rendered for its job. */
+async function objectsOf(kind: keyof typeof KINDS, accountId: string, taskId: string) {
+  const task = await stack.context.tasks.get(accountId, taskId);
+  const jobId = task!.provider!.jobId;
+  const [published, rendered] = await Promise.all([
+    listKeys(stack, `${KINDS[kind].path}/${taskId}`),
+    listKeys(stack, `${MEDIA_PREFIXES.simulatedProvider}outputs/${jobId}`),
+  ]);
+  return { jobId, published, rendered };
+}
+
+function expectNotCancelable(reply: ApiReply) {
+  expect(reply.status).toBe(409);
+  expect(reply.body).toEqual({ data: null, error: { code: 'task_not_cancelable', message: expect.any(String) } });
+}
+
+describe.each(['video', 'image'] as const)('cancelling a processing %s', (kind) => {
+  const { path, price } = KINDS[kind];
+
+  it('fails it as canceled, refunds it once, publishes nothing and stops the provider job', async () => {
+    const { accountId, key } = await account(100);
+    const stranger = await account(100);
+    const { reply: started, id } = await start(kind, key);
+    expect(started.body.data).toMatchObject({ status: 'processing', progress: 0 });
+    expect(await balanceAndLedger(stack, accountId)).toEqual({ balance: 100 - price, ledger: 100 - price });
+
+    // Another account's id, unknown ids and the other kind's route are all 404, and change nothing.
+    const otherPath = kind === 'video' ? 'images' : 'videos';
+    for (const [who, target] of [
+      [stranger.key, `/${path}/${id}/cancel`],
+      [key, `/${path}/${kind === 'video' ? 'vid' : 'img'}_01ARZ3NDEKTSV4RRFFQ69G5FAV/cancel`],
+      [key, `/${path}/nonsense/cancel`],
+      [key, `/${otherPath}/${id}/cancel`],
+    ] as const) {
+      const reply = await post(who, target);
+      expect(reply.status).toBe(404);
+      expect(reply.body).toEqual({ data: null, error: { code: 'not_found', message: expect.any(String) } });
+    }
+    expect((await call<Task>(stack.baseUrl, `/${path}/${id}`, { key })).body.data?.status).toBe('processing');
+
+    const canceled = await post(key, `/${path}/${id}/cancel`);
+    expect(canceled.status).toBe(200);
+    expect(canceled.body.error).toBeNull();
+    expect(canceled.body.data).toMatchObject({
+      [KINDS[kind].id]: id,
+      status: 'failed',
+      error: { code: 'canceled', message: expect.any(String) },
+      completed_at: expect.any(String),
+      credits_used: price,
+    });
+    expect(canceled.body.data).not.toHaveProperty(kind === 'video' ? 'video_url' : 'image_urls');
+    expect(await balanceAndLedger(stack, accountId)).toEqual({ balance: 100, ledger: 100 });
+    expect(await refundsOf(accountId, id)).toEqual([expect.objectContaining({ amount: price })]);
+
+    const read = await call<Task>(stack.baseUrl, `/${path}/${id}`, { key });
+    expect(read.body.data).toEqual(canceled.body.data);
+    expectNotCancelable(await post(key, `/${path}/${id}/cancel`));
+
+    // After the provider's delay the job still renders nothing: it was marked canceled upstream.
+    await sleep(DELAY_MS + 300 - (Date.now() - Date.parse(started.body.data!.created_at)));
+    const later = await call<Task>(stack.baseUrl, `/${path}/${id}`, { key });
+    expect(later.body.data).toEqual(canceled.body.data);
+    const { jobId, published, rendered } = await objectsOf(kind, accountId, id);
+    expect(await stack.context.lifecycle.provider.fetchResult(jobId)).toMatchObject({ type: 'failed', message: 'the job was canceled' });
+    expect(published).toEqual([]);
+    expect(rendered).toEqual([]);
+    expect(await balanceAndLedger(stack, accountId)).toEqual({ balance: 100, ledger: 100 });
+    expect(await refundsOf(accountId, id)).toHaveLength(1);
+  });
+});
+
+describe('progress', () => {
+  it('is 0 at start, rises with the provider figure while processing, 100 when completed; then cancel is 409', async () => {
+    const { accountId, key } = await account(100);
+    const { reply: started, id } = await start('image', key);
+    expect(started.body.data?.progress).toBe(0);
+
+    const seen: number[] = [];
+    let stored = 0;
+    let final: Task | null = null;
+    const deadline = Date.now() + 40_000;
+    while (!final && Date.now() < deadline) {
+      const reply = await call<Task>(stack.baseUrl, `/images/${id}`, { key });
+      const view = reply.body.data!;
+      seen.push(view.progress);
+      if (view.status === 'processing') {
+        expect(view.progress).toBeLessThanOrEqual(95);
+        // The stored figure only comes from the provider; the view never shows less.
+        stored = Math.max(stored, (await stack.context.tasks.get(accountId, id))!.progress);
+        expect(view.progress).toBeGreaterThanOrEqual(stored);
+        await (stack.context.copyQueue as InProcessCopyQueue).drain();
+        await sleep(400);
+      } else final = view;
+    }
+    console.log(`progress of ${id} across polls: ${seen.join(' ')}`);
+    expect(final).toMatchObject({ status: 'completed', progress: 100 });
+    expect(seen.slice(1).every((value, index) => value >= seen[index]!)).toBe(true);
+    // Checks reach the provider at most every 2 s and it finishes after 6 s: at least one check
+    // between gives its own figure (a third of the way or more).
+    expect(stored).toBeGreaterThanOrEqual(30);
+    expect(seen.some((value) => value > 0 && value < 100)).toBe(true);
+
+    expectNotCancelable(await post(key, `/images/${id}/cancel`));
+    const { published } = await objectsOf('image', accountId, id);
+    expect(published).toHaveLength(1);
+    expect(await balanceAndLedger(stack, accountId)).toEqual({ balance: 95, ledger: 95 });
+    expect(await refundsOf(accountId, id)).toEqual([]);
+  });
+
+  it('keeps its last value when canceled', async () => {
+    const { key } = await account(100);
+    const { id } = await start('video', key);
+    await sleep(2_300); // past the 2 s between provider checks: the next poll brings its figure
+    const before = await call<Task>(stack.baseUrl, `/videos/${id}`, { key });
+    expect(before.body.data?.status).toBe('processing');
+    expect(before.body.data?.progress).toBeGreaterThan(0);
+    const canceled = await post(key, `/videos/${id}/cancel`);
+    expect(canceled.status).toBe(200);
+    expect(canceled.body.data?.progress).toBeGreaterThanOrEqual(before.body.data!.progress);
+    await sleep(1_000);
+    const later = await call<Task>(stack.baseUrl, `/videos/${id}`, { key });
+    expect(later.body.data).toMatchObject({ status: 'failed', progress: canceled.body.data!.progress });
+  });
+});
+
+describe('cancel racing completion', () => {
+  it('has exactly one outcome per task under concurrent cancels and polls, and ledger = balance', async () => {
+    const N = 8;
+    const CANCELS = 10;
+    const POLLERS = 4;
+    const { accountId, key } = await account(N * 5);
+    const tasks = await Promise.all(Array.from({ length: N }, () => start('image', key)));
+    // Nobody has polled: the first poll after the delay finds the job done and records its result.
+    await sleep(DELAY_MS + 200 - (Date.now() - Math.min(...tasks.map((task) => task.startedAt))));
+
+    const raced = await Promise.all(
+      tasks.map(async ({ id }, index) => {
+        let cancelsDone = false;
+        const poll = async () => {
+          const statuses: number[] = [];
+          while (!cancelsDone) {
+            statuses.push((await call<Task>(stack.baseUrl, `/images/${id}`, { key })).status);
+            await sleep(20);
+          }
+          return statuses;
+        };
+        const polls = Promise.all(Array.from({ length: POLLERS }, poll));
+        // Cancels land from the very moment the polls start up to well after: tasks differ in which wins.
+        await sleep(index * 200);
+        const cancels = await Promise.all(Array.from({ length: CANCELS }, () => post(key, `/images/${id}/cancel`)));
+        cancelsDone = true;
+        expect((await polls).flat().every((status) => status === 200)).toBe(true);
+        return { id, cancels };
+      }),
+    );
+
+    const outcomes = { completed: 0, canceled: 0 };
+    for (const { id, cancels } of raced) {
+      const final = await waitForFinal<Task>(stack, key, `/images/${id}`);
+      const won = cancels.filter((reply) => reply.status === 200);
+      for (const reply of cancels.filter((reply) => reply.status !== 200)) expectNotCancelable(reply);
+      const refunds = await refundsOf(accountId, id);
+      const { published } = await objectsOf('image', accountId, id);
+      if (final.body.data?.status === 'completed') {
+        outcomes.completed += 1;
+        expect(won).toHaveLength(0);
+        expect(refunds).toHaveLength(0);
+        expect(published).toHaveLength(1);
+        expect(final.body.data.progress).toBe(100);
+      } else {
+        outcomes.canceled += 1;
+        expect(final.body.data).toMatchObject({ status: 'failed', error: { code: 'canceled' } });
+        expect(won).toHaveLength(1);
+        expect(won[0]!.body.data).toMatchObject({ status: 'failed', error: { code: 'canceled' } });
+        expect(refunds).toEqual([expect.objectContaining({ amount: 5 })]);
+        expect(published).toEqual([]);
+      }
+    }
+    console.log(`cancel racing completion over ${N} tasks: ${outcomes.completed} completed, ${outcomes.canceled} canceled`);
+    expect(outcomes.completed + outcomes.canceled).toBe(N);
+    const money = await balanceAndLedger(stack, accountId);
+    expect(money.balance).toBe(money.ledger);
+    expect(money.balance).toBe(outcomes.canceled * 5);
+  });
+});
