@@ -35,6 +35,7 @@ export const NOT_SET_ON_AWS: Readonly<Record<string, string>> = {
   AWS_REGION: 'set by the Lambda runtime',
   DYNAMODB_ENDPOINT: 'DynamoDB Local only (declared empty in a -c samLocal=true synth)',
   S3_ENDPOINT: 's3rver only (declared empty in a -c samLocal=true synth)',
+  API_BASE_URL: 'the local stack only: on AWS the API reference names the address the request came through',
   WEBHOOK_ALLOW_LOOPBACK: 'the local stack only: the deployed API never delivers to loopback addresses',
   WEBHOOK_RETRY_SCHEDULE: 'the deployed API uses the full schedule (CONFIG_DEFAULTS.webhookRetrySchedule, over 24 h)',
   REPLICATE_API_TOKEN:

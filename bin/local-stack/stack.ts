@@ -106,13 +106,17 @@ export async function startLocalStack(
     );
     const sweeper = startSweeper(settings.sweepIntervalSeconds);
     // The SQS event source mapping's stand-in: the same handler, fed the same event shape.
+    // One consumer per process: a second stack in the same process (tests) shares the first's.
     const deliveries = localDeliveryQueue();
-    deliveries.start((event) =>
-      loadHandler(WEBHOOK_DELIVERY_HANDLER)(event, lambdaContext(WEBHOOK_DELIVERY_HANDLER, `delivery-${Date.now()}`)),
-    );
+    const ownsDeliveries = !deliveries.running;
+    if (ownsDeliveries) {
+      deliveries.start((event) =>
+        loadHandler(WEBHOOK_DELIVERY_HANDLER)(event, lambdaContext(WEBHOOK_DELIVERY_HANDLER, `delivery-${Date.now()}`)),
+      );
+    }
     stops.push(async () => {
       sweeper.stop();
-      await deliveries.stop();
+      if (ownsDeliveries) await deliveries.stop();
       if (context.copyQueue instanceof InProcessCopyQueue) await context.copyQueue.drain();
     });
 

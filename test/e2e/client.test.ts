@@ -304,7 +304,7 @@ interface ScriptedReply {
   headers: Record<string, string>;
   body: string;
 }
-/** 'forward-then-502': the API handles the request but the client is told 502. 'hang-up': the connection is dropped. */
+/** 'forward-then-502': the API handles the request but the proxy answers its own bare 502. 'hang-up': the connection is dropped. */
 type Step = ScriptedReply | 'forward-then-502' | 'hang-up';
 
 interface SeenRequest {
@@ -373,8 +373,8 @@ async function startProxy(apiBaseUrl: string): Promise<Proxy> {
         if (step === undefined || step === 'forward-then-502') {
           const answer = await forward(req, Buffer.concat(chunks));
           if (step === 'forward-then-502') {
-            const reply = upstreamErrorReply();
-            res.writeHead(reply.status, reply.headers).end(reply.body);
+            // The proxy's own 502 (not the API's enveloped upstream_error, which is never retried).
+            res.writeHead(502, { 'content-type': 'text/html' }).end('<html><body>502 Bad Gateway</body></html>');
             return;
           }
           const { 'transfer-encoding': _te, connection: _c, ...headers } = answer.headers;

@@ -35,7 +35,7 @@ export type QueueConsumer = (event: SQSEvent) => Promise<SQSBatchResponse | void
 export class InProcessQueue<T> implements MessageQueue<T> {
   private readonly messages = new Map<string, Stored>();
   private readonly dead: Stored[] = [];
-  private readonly running = new Set<Promise<void>>();
+  private readonly underWay = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: InProcessQueueOptions) {}
@@ -50,6 +50,11 @@ export class InProcessQueue<T> implements MessageQueue<T> {
     this.messages.set(messageId, { messageId, body: JSON.stringify(message), visibleAt: now + delaySeconds * 1000, receiveCount: 0, sentAt: now });
   }
 
+  /** Whether a consumer is attached (one per queue, as one event source mapping per SQS queue). */
+  get running(): boolean {
+    return this.timer !== undefined;
+  }
+
   /** Starts delivering to `consumer` until `stop()`. */
   start(consumer: QueueConsumer): void {
     if (this.timer) throw new Error(`${this.options.name}: already started.`);
@@ -61,7 +66,7 @@ export class InProcessQueue<T> implements MessageQueue<T> {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
-    await Promise.allSettled([...this.running]);
+    await Promise.allSettled([...this.underWay]);
   }
 
   /** Messages waiting or in flight (not deleted, not dead). */
@@ -96,8 +101,8 @@ export class InProcessQueue<T> implements MessageQueue<T> {
       batch.push(stored);
     }
     if (batch.length === 0) return Promise.resolve();
-    const run = this.deliver(consumer, batch).finally(() => this.running.delete(run));
-    this.running.add(run);
+    const run = this.deliver(consumer, batch).finally(() => this.underWay.delete(run));
+    this.underWay.add(run);
     return run;
   }
 
