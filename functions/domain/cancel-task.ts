@@ -1,9 +1,8 @@
-import { NotFoundError, TaskNotCancelableError } from './errors';
+import { TaskNotCancelableError } from './errors';
+import { ownTask } from './get-task';
 import { withProgress, progressOf } from './progress';
 import { narrowTask, type TaskKind, type TaskOfKind } from './task';
 import { announceEnded, FAILURE_MESSAGES, refundEntry, type LifecycleDeps } from './task-lifecycle';
-
-const TASK_ID = /^(vid|img)_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 /**
  * Cancels a processing task: it fails with `canceled` and is refunded, exactly once, in the same
@@ -17,10 +16,7 @@ export async function cancelTask<K extends TaskKind>(
   kind: K,
   taskId: string,
 ): Promise<TaskOfKind<K>> {
-  const notFound = () => new NotFoundError(`No ${kind} with id "${taskId.slice(0, 64)}".`);
-  if (!TASK_ID.test(taskId)) throw notFound();
-  const task = await deps.tasks.get(accountId, taskId);
-  if (!task || task.kind !== kind) throw notFound();
+  const task = await ownTask(deps.tasks, accountId, kind, taskId);
   const refuse = (status: string) =>
     new TaskNotCancelableError(`The ${kind} ${taskId} has already ${status === 'completed' ? 'completed' : 'failed'}: only a processing task can be canceled.`);
   if (task.status !== 'processing' || task.pendingOutputs) throw refuse(task.pendingOutputs ? 'completed' : task.status);

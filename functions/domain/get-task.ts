@@ -1,6 +1,7 @@
 import { NotFoundError } from './errors';
 import { withProgress } from './progress';
-import { narrowTask, type TaskKind, type TaskOfKind } from './task';
+import type { TaskStore } from './ports';
+import { isTaskOfKind, narrowTask, type TaskKind, type TaskOfKind } from './task';
 import { refreshTask, type LifecycleDeps } from './task-lifecycle';
 
 /**
@@ -13,10 +14,7 @@ export async function getTask<K extends TaskKind>(
   kind: K,
   taskId: string,
 ): Promise<TaskOfKind<K>> {
-  const notFound = () => new NotFoundError(`No ${kind} with id "${taskId.slice(0, 64)}".`);
-  if (!TASK_ID.test(taskId)) throw notFound();
-  const task = await deps.tasks.get(accountId, taskId);
-  if (!task || task.kind !== kind) throw notFound();
+  const task = await ownTask(deps.tasks, accountId, kind, taskId);
   try {
     return withProgress(narrowTask(await refreshTask(deps, task), kind), deps.clock());
   } catch (error) {
@@ -28,3 +26,16 @@ export async function getTask<K extends TaskKind>(
 
 /** Ids as we issue them (`vid_`/`img_` + ULID); anything else cannot exist. */
 const TASK_ID = /^(vid|img)_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** The caller's task of this kind, as stored. Another account's, the other kind's and unknown ids: the same 404. */
+export async function ownTask<K extends TaskKind>(
+  tasks: Pick<TaskStore, 'get'>,
+  accountId: string,
+  kind: K,
+  taskId: string,
+): Promise<TaskOfKind<K>> {
+  const notFound = () => new NotFoundError(`No ${kind} with id "${taskId.slice(0, 64)}".`);
+  const task = TASK_ID.test(taskId) ? await tasks.get(accountId, taskId) : undefined;
+  if (!task || !isTaskOfKind(task, kind)) throw notFound();
+  return task;
+}

@@ -1,9 +1,9 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Delivery, DeliveryMessage, DeliveryStore } from '../../domain/webhook-deliveries';
 import type { EventType } from '../../domain/webhooks';
 import { isConditionFailure, type Db } from './dynamo-client';
-import { accountPartition, deliveryKey, deliveryListKey, webhookKey } from './keys';
-import { TABLE_DEFINITION } from './table-definition';
+import { deliveryKey, deliveryListKey, webhookKey } from './keys';
+import { positionPage } from './position-page';
 
 /** Delivery records are kept 30 days (TTL), long after the 24 h of retries. */
 const RETENTION_SECONDS = 30 * 24 * 60 * 60;
@@ -98,25 +98,8 @@ export class DynamoDeliveryStore implements DeliveryStore {
       new GetCommand({ TableName: this.db.tableName, Key: webhookKey(accountId, webhookId), ConsistentRead: true }),
     );
     const total = Number(Item?.delivery_count ?? 0);
-    const newest = total - (page - 1) * limit;
-    const oldest = Math.max(1, newest - limit + 1);
-    if (newest < 1) return { deliveries: [], total };
-    const { lsi1, partitionKey } = TABLE_DEFINITION;
-    const { Items } = await this.db.doc.send(
-      new QueryCommand({
-        TableName: this.db.tableName,
-        IndexName: lsi1.indexName,
-        KeyConditionExpression: `${partitionKey} = :pk AND ${lsi1.sortKey} BETWEEN :from AND :to`,
-        ExpressionAttributeValues: {
-          ':pk': accountPartition(accountId),
-          ':from': deliveryListKey(webhookId, oldest),
-          ':to': deliveryListKey(webhookId, newest),
-        },
-        ScanIndexForward: false,
-        ConsistentRead: true,
-      }),
-    );
-    return { deliveries: (Items ?? []).map(fromDeliveryItem), total };
+    const items = await positionPage(this.db, accountId, (seq) => deliveryListKey(webhookId, seq), { total, page, limit });
+    return { deliveries: items.map(fromDeliveryItem), total };
   }
 }
 

@@ -19,6 +19,7 @@ import {
   taskRefOf,
 } from './keys';
 import { ledgerEntryPut } from './ledger-repository';
+import { positionPage } from './position-page';
 import { fromTaskItem, toTaskItem } from './task-item';
 import { TABLE_DEFINITION } from './table-definition';
 
@@ -459,26 +460,8 @@ export class DynamoTaskStore implements TaskStore {
   async listPage(accountId: string, kind: TaskKind, page: number, limit: number) {
     const account = await this.accounts.get(accountId);
     const total = account?.taskCounts[kind] ?? 0;
-    // Positions are 1..total with no gaps, so page p (newest first) is one exact range.
-    const newest = total - (page - 1) * limit;
-    const oldest = Math.max(1, newest - limit + 1);
-    if (newest < 1) return { tasks: [], total };
-    const { lsi1, partitionKey } = TABLE_DEFINITION;
-    const { Items } = await this.db.doc.send(
-      new QueryCommand({
-        TableName: this.db.tableName,
-        IndexName: lsi1.indexName,
-        KeyConditionExpression: `${partitionKey} = :pk AND ${lsi1.sortKey} BETWEEN :from AND :to`,
-        ExpressionAttributeValues: {
-          ':pk': accountKey(accountId).pk,
-          ':from': taskHistoryKey(kind, oldest),
-          ':to': taskHistoryKey(kind, newest),
-        },
-        ScanIndexForward: false,
-        ConsistentRead: true,
-      }),
-    );
-    return { tasks: (Items ?? []).map(fromTaskItem), total };
+    const items = await positionPage(this.db, accountId, (seq) => taskHistoryKey(kind, seq), { total, page, limit });
+    return { tasks: items.map(fromTaskItem), total };
   }
 
   listProcessing(): AsyncIterable<TaskRef>[] {
