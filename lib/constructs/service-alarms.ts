@@ -252,13 +252,16 @@ export class ServiceAlarms extends Construct {
       });
     throttleEvents.tableReads = dynamo('ReadThrottleEvents');
     throttleEvents.tableWrites = dynamo('WriteThrottleEvents');
-    throttleEvents.gsiReads = dynamo('ReadThrottleEvents', TABLE_DEFINITION.gsi1.indexName);
-    throttleEvents.gsiWrites = dynamo('WriteThrottleEvents', TABLE_DEFINITION.gsi1.indexName);
+    // Both global indexes: API keys by account (gsi1) and the sharded in-flight/outbox index (gsi2).
+    throttleEvents.gsi1Reads = dynamo('ReadThrottleEvents', TABLE_DEFINITION.gsi1.indexName);
+    throttleEvents.gsi1Writes = dynamo('WriteThrottleEvents', TABLE_DEFINITION.gsi1.indexName);
+    throttleEvents.gsi2Reads = dynamo('ReadThrottleEvents', TABLE_DEFINITION.gsi2.indexName);
+    throttleEvents.gsi2Writes = dynamo('WriteThrottleEvents', TABLE_DEFINITION.gsi2.indexName);
     alarm('DynamoDbThrottles', {
       alarmName: 'dynamodb-throttles',
-      alarmDescription: 'DynamoDB throttled reads or writes on the table or its global index (hot key?).',
+      alarmDescription: 'DynamoDB throttled reads or writes on the table or a global index (hot key?).',
       metric: new MathExpression({
-        expression: 'FILL(tableReads, 0) + FILL(tableWrites, 0) + FILL(gsiReads, 0) + FILL(gsiWrites, 0)',
+        expression: 'FILL(tableReads, 0) + FILL(tableWrites, 0) + FILL(gsi1Reads, 0) + FILL(gsi1Writes, 0) + FILL(gsi2Reads, 0) + FILL(gsi2Writes, 0)',
         usingMetrics: throttleEvents,
         period: FIVE_MINUTES,
         label: 'throttle events',

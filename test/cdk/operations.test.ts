@@ -150,6 +150,14 @@ describe('operations: background functions, alarms, dashboard', () => {
       });
     });
 
+    it('watch throttling on the table and both global indexes (API keys, the in-flight shards)', () => {
+      const indexes = (named('dynamodb-throttles')!.Metrics as Array<{ MetricStat?: { Metric: { Dimensions: Array<{ Name: string; Value: unknown }> } } }>)
+        .flatMap((m) => m.MetricStat?.Metric.Dimensions ?? [])
+        .filter((d) => d.Name === 'GlobalSecondaryIndexName')
+        .map((d) => d.Value);
+      expect([...new Set(indexes)].sort()).toEqual(['gsi1', 'gsi2']);
+    });
+
     it('watch the depth of every dead-letter queue', () => {
       const watched = alarms()
         .filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible')
