@@ -6,7 +6,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  globalIgnores(['**/node_modules/', 'cdk.out/', '.data/', 'coverage/', 'client/dist/', 'client/src/generated/']),
+  globalIgnores(['**/node_modules/', 'cdk.out/', '.data/', '.bench/', 'coverage/', 'client/dist/', 'client/src/generated/']),
   eslint.configs.recommended,
   tseslint.configs.recommended,
   {
