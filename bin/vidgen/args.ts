@@ -14,6 +14,11 @@ Commands:
       Start an image. --ref adds a reference image (edit mode); repeat it for more.
   status ID [--wait] [--out FILE]
       Show a task: vid_... or img_...
+  cancel ID                           Cancel a processing task (refunded); 409 once it ended.
+  webhooks listen [--port N]
+      Receive your events here: starts a receiver on 127.0.0.1 (a free port by default),
+      registers it (the local stack accepts http to loopback), prints each verified event,
+      and removes the endpoint on Ctrl-C.
   videos [--page N] [--limit N]      Your videos, newest first.
   images [--page N] [--limit N]      Your images, newest first.
   upload FILE                         Upload a JPEG, PNG or WebP; prints its URL.
@@ -48,6 +53,7 @@ const OPTIONS = {
   timeout: { type: 'string' },
   page: { type: 'string' },
   limit: { type: 'string' },
+  port: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -61,6 +67,8 @@ const COMMANDS = {
   generate: { operand: 'PROMPT', options: ['model', 'duration', 'resolution', 'aspect-ratio', 'image', ...WAITING] },
   image: { operand: 'PROMPT', options: ['model', 'resolution', 'aspect-ratio', 'format', 'ref', ...WAITING] },
   status: { operand: 'ID', options: WAITING },
+  cancel: { operand: 'ID', options: [] },
+  webhooks: { operand: 'listen', options: ['port'] },
   videos: { operand: undefined, options: ['page', 'limit'] },
   images: { operand: undefined, options: ['page', 'limit'] },
   upload: { operand: 'FILE', options: [] },
@@ -102,6 +110,8 @@ export type Command =
       json: boolean;
     }
   | { name: 'status'; id: string; kind: 'video' | 'image'; wait: WaitSettings; json: boolean }
+  | { name: 'cancel'; id: string; kind: 'video' | 'image'; json: boolean }
+  | { name: 'webhooks'; action: 'listen'; port: number; json: boolean }
   | { name: 'videos' | 'images'; page?: number; limit?: number; json: boolean }
   | { name: 'upload'; file: string; json: boolean }
   | { name: 'credits'; json: boolean };
@@ -158,10 +168,15 @@ export function parseCommand(argv: string[]): Command {
         wait: waitSettings(values),
         json,
       };
-    case 'status': {
-      const kind = operand.startsWith('vid_') ? 'video' : operand.startsWith('img_') ? 'image' : undefined;
-      if (!kind) throw new UsageError(`"${operand}" is not a task id: video ids start with vid_, image ids with img_.`);
-      return { name, id: operand, kind, wait: waitSettings(values), json };
+    case 'status':
+      return { name, id: operand, kind: taskKind(operand), wait: waitSettings(values), json };
+    case 'cancel':
+      return { name, id: operand, kind: taskKind(operand), json };
+    case 'webhooks': {
+      if (operand !== 'listen') throw new UsageError(`Unknown webhooks command "${operand}": use "webhooks listen".`);
+      const port = number(values.port, '--port') ?? 0;
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be a port number (0 for a free one).');
+      return { name, action: 'listen', port, json };
     }
     case 'videos':
     case 'images':
@@ -171,6 +186,12 @@ export function parseCommand(argv: string[]): Command {
     case 'credits':
       return { name, json };
   }
+}
+
+function taskKind(id: string): 'video' | 'image' {
+  const kind = id.startsWith('vid_') ? 'video' : id.startsWith('img_') ? 'image' : undefined;
+  if (!kind) throw new UsageError(`"${id}" is not a task id: video ids start with vid_, image ids with img_.`);
+  return kind;
 }
 
 function isCommand(name: string): name is CommandName {

@@ -1,4 +1,6 @@
 import { readFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type {
   GenerateImageParams,
@@ -7,6 +9,7 @@ import type {
   VidgenClient,
   VideoTask,
 } from '../../client/src/index';
+import { verifyWebhook } from '../../client/src/index';
 import { UsageError, type Command, type WaitSettings } from './args';
 import { download, DownloadError, numberedFile } from './download';
 import { formatCredits, formatFields, formatImageList, formatSize, formatVideoList } from './format';
@@ -85,6 +88,13 @@ export async function runCommand(command: Exclude<Command, { name: 'help' }>, cl
       const task = command.kind === 'video' ? await client.getVideo(command.id, { signal }) : await client.getImage(command.id, { signal });
       return finish(task, command.wait, command.json, client, io, print);
     }
+    case 'cancel': {
+      const task = command.kind === 'video' ? await client.cancelVideo(command.id, { signal }) : await client.cancelImage(command.id, { signal });
+      printData(task, () => formatFields(task));
+      return 0;
+    }
+    case 'webhooks':
+      return listen(client, command.port, command.json, io, print);
   }
 }
 
@@ -174,3 +184,52 @@ function contentTypeOf(file: string): string {
   if (ext === '.webp') return 'image/webp';
   return 'application/octet-stream';
 }
+
+/**
+ * `vidgen webhooks listen`: a receiver on 127.0.0.1, registered as a webhook endpoint for as long
+ * as it runs. Each request is verified with the endpoint's secret; one line per event on stdout
+ * (the event as JSON with --json). Ctrl-C removes the endpoint.
+ */
+async function listen(client: VidgenClient, port: number, json: boolean, io: Io, print: (text: string) => void): Promise<number> {
+  let secret = '';
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      verifyWebhook(body, request.headers as Record<string, string>, secret).then(
+        (event) => {
+          const data = event.data as Record<string, unknown>;
+          const subject = (data.video_id ?? data.image_id ?? data.webhook_id) as string;
+          print(json ? JSON.stringify(event) : `${new Date().toISOString()}  ${event.type.padEnd(16)} ${event.id}  ${subject}${data.status ? ` ${String(data.status)}` : ''}`);
+          response.writeHead(200).end();
+        },
+        (error: unknown) => {
+          io.stderr.write(`warning: refused a request that does not verify: ${(error as Error).message}\n`);
+          response.writeHead(400).end();
+        },
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  let webhookId: string | undefined;
+  try {
+    const created = await client.createWebhook({ url, description: 'vidgen webhooks listen' }, { signal: io.signal });
+    secret = created.secret;
+    webhookId = created.webhook_id;
+    io.stderr.write(`Ready: forwarding events to ${url} (webhook ${webhookId}). Ctrl-C to stop.\n`);
+    await new Promise<void>((resolve) => {
+      if (io.signal.aborted) resolve();
+      io.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    return 0;
+  } finally {
+    if (webhookId) {
+      await client.deleteWebhook(webhookId).catch(() => undefined);
+      io.stderr.write(`Removed webhook ${webhookId}.\n`);
+    }
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+

@@ -8,6 +8,8 @@
  * only, so the sources run unchanged under Node's ESM loader (after tsc), tsx and jest alike.
  */
 import type {
+  CreatedWebhook,
+  CreateWebhookParams,
   Credits,
   DirectUpload,
   ErrorCode,
@@ -19,6 +21,9 @@ import type {
   UploadedImage,
   VideoPage,
   VideoTask,
+  Webhook,
+  WebhookDeliveryPage,
+  WebhookEvent,
 } from './types.js';
 
 export type * from './types.js';
@@ -154,7 +159,7 @@ const RETRYABLE_5XX = new Set([500, 502, 503, 504]);
 const FROM_ENVELOPE = new WeakSet<ApiError>();
 
 interface Call {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** Under baseUrl, with the API key. */
   path: string;
   /** Instead of path: an absolute URL outside the API (storage), sent without the API key. */
@@ -254,6 +259,45 @@ export class VidgenClient {
   completeUpload(uploadId: string, options: RequestOptions = {}): Promise<UploadedImage> {
     const path = `/uploads/${encodeId(uploadId)}/complete`;
     return this.request({ method: 'POST', path, idempotent: false, signal: options.signal });
+  }
+
+  /** POST /videos/{id}/cancel: a processing task fails as `canceled` and is refunded (409 once it ended). */
+  cancelVideo(videoId: string, options: RequestOptions = {}): Promise<VideoTask> {
+    return this.request({ method: 'POST', path: `/videos/${encodeId(videoId)}/cancel`, idempotent: true, signal: options.signal });
+  }
+
+  /** POST /images/{id}/cancel. */
+  cancelImage(imageId: string, options: RequestOptions = {}): Promise<ImageTask> {
+    return this.request({ method: 'POST', path: `/images/${encodeId(imageId)}/cancel`, idempotent: true, signal: options.signal });
+  }
+
+  /**
+   * POST /webhooks: registers an endpoint; the answer holds its signing secret, shown only here.
+   * Not retried after a 5xx (the endpoint may exist: list them to see).
+   */
+  createWebhook(params: CreateWebhookParams, options: RequestOptions = {}): Promise<CreatedWebhook> {
+    return this.request({ method: 'POST', path: '/webhooks', json: params, idempotent: false, signal: options.signal });
+  }
+
+  /** GET /webhooks. */
+  listWebhooks(options: RequestOptions = {}): Promise<{ webhooks: Webhook[] }> {
+    return this.request({ method: 'GET', path: '/webhooks', idempotent: true, signal: options.signal });
+  }
+
+  /** DELETE /webhooks/{id}. */
+  deleteWebhook(webhookId: string, options: RequestOptions = {}): Promise<{ webhook_id: string; deleted: true }> {
+    return this.request({ method: 'DELETE', path: `/webhooks/${encodeId(webhookId)}`, idempotent: true, signal: options.signal });
+  }
+
+  /** POST /webhooks/{id}/test: sends a `webhook.test` event (not retried after a 5xx: it may have been sent). */
+  testWebhook(webhookId: string, options: RequestOptions = {}): Promise<{ event_id: string }> {
+    return this.request({ method: 'POST', path: `/webhooks/${encodeId(webhookId)}/test`, idempotent: false, signal: options.signal });
+  }
+
+  /** GET /webhooks/{id}/deliveries: newest first. */
+  listWebhookDeliveries(webhookId: string, params: PageParams = {}, options: RequestOptions = {}): Promise<WebhookDeliveryPage> {
+    const path = `/webhooks/${encodeId(webhookId)}/deliveries`;
+    return this.request({ method: 'GET', path, query: { ...params }, idempotent: true, signal: options.signal });
   }
 
   /** GET /credits. */
@@ -542,3 +586,65 @@ function describeCause(error: unknown): string {
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
+
+/** Why verifyWebhook refused a request. */
+export class WebhookVerificationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WebhookVerificationError';
+  }
+}
+
+/** How far a webhook's timestamp may be from now (Standard Webhooks' default). */
+const WEBHOOK_TOLERANCE_SECONDS = 5 * 60;
+
+/**
+ * Verifies a webhook request as Standard Webhooks defines it and returns its event: the
+ * `webhook-signature` header must hold a `v1,` HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`
+ * keyed with the base64-decoded secret (after `whsec_`), and the timestamp must be within 5
+ * minutes. Pass the raw body exactly as received. Uses Web Crypto (Node 20+, browsers, workers).
+ */
+export async function verifyWebhook(
+  body: string,
+  headers: Headers | Record<string, string | string[] | undefined>,
+  secret: string,
+  now: Date = new Date(),
+): Promise<WebhookEvent> {
+  const header = (name: string): string | undefined => {
+    if (headers instanceof Headers) return headers.get(name) ?? undefined;
+    const found = Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+    return Array.isArray(found) ? found[0] : found;
+  };
+  const id = header('webhook-id');
+  const timestamp = header('webhook-timestamp');
+  const signatures = header('webhook-signature');
+  if (!id || !timestamp || !signatures) throw new WebhookVerificationError('Missing webhook-id, webhook-timestamp or webhook-signature.');
+  const seconds = Number(timestamp);
+  if (!Number.isInteger(seconds)) throw new WebhookVerificationError('webhook-timestamp is not a number of seconds.');
+  if (Math.abs(now.getTime() / 1000 - seconds) > WEBHOOK_TOLERANCE_SECONDS) {
+    throw new WebhookVerificationError('webhook-timestamp is more than 5 minutes from now (a replay, or a wrong clock).');
+  }
+  const key = await crypto.subtle.importKey('raw', base64Bytes(secret.replace(/^whsec_/, '')), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+  const signed = new TextEncoder().encode(`${id}.${timestamp}.${body}`);
+  for (const candidate of signatures.split(' ')) {
+    const [version, signature] = candidate.split(',');
+    if (version !== 'v1' || !signature) continue;
+    let bytes: Uint8Array<ArrayBuffer>;
+    try {
+      bytes = base64Bytes(signature);
+    } catch {
+      continue;
+    }
+    // crypto.subtle.verify compares in constant time.
+    if (await crypto.subtle.verify('HMAC', key, bytes, signed)) return JSON.parse(body) as WebhookEvent;
+  }
+  throw new WebhookVerificationError('No webhook-signature matches this body and secret.');
+}
+
+function base64Bytes(text: string): Uint8Array<ArrayBuffer> {
+  const binary = atob(text);
+  const bytes = new Uint8Array(new ArrayBuffer(binary.length));
+  for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+

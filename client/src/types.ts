@@ -85,3 +85,28 @@ export type ErrorEnvelope = {
  * today must still accept them.
  */
 export type ErrorCode = ErrorEnvelope['error']['code'] | 'network_error' | (string & {});
+
+/** A webhook endpoint as listed (the secret is shown only when it is created). */
+export type Webhook = Schemas['Webhook'];
+
+/** POST /webhooks' answer: the endpoint and its signing secret (`whsec_…`), shown this once. */
+export type CreatedWebhook = Schemas['CreatedWebhook'];
+
+/** Body of POST /webhooks. */
+export type CreateWebhookParams = Schemas['CreateWebhookRequest'];
+
+/** One delivery of an event to an endpoint. */
+export type WebhookDelivery = Schemas['Delivery'];
+
+/** GET /webhooks/{id}/deliveries: newest first. */
+export type WebhookDeliveryPage = Schemas['DeliveryPage'];
+
+/** The body of every event a webhook endpoint receives. */
+export interface WebhookEvent {
+  id: string;
+  type: 'video.completed' | 'video.failed' | 'image.completed' | 'image.failed' | 'webhook.test';
+  created_at: string;
+  /** The task as GET /videos/{id} or /images/{id} returns it; `{ webhook_id }` for a test. */
+  data: VideoTask | ImageTask | { webhook_id: string };
+}
+

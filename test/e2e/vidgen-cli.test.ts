@@ -5,7 +5,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import type { LocalStack } from '../../bin/local-stack/stack';
 import { createAccount, createApiKey } from '../../functions/domain/account-admin';
-import { runScript } from '../support/run-script';
+import { runScript, spawnScript } from '../support/run-script';
 import { startTestApi } from '../support/local-api';
 
 /**
@@ -177,3 +177,43 @@ describe('vidgen CLI', () => {
     expect(help.stdout).toMatch(/^Usage: vidgen <command>/);
   });
 });
+
+describe('vidgen webhooks listen and vidgen cancel', () => {
+  it('prints each verified event, and removes its endpoint on Ctrl-C', async () => {
+    const key = await newKey(100);
+    const child = spawnScript('bin/vidgen.ts', ['webhooks', 'listen'], { ...env, VIDGEN_API_KEY: key });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+    const until = async (test: () => boolean, what: string) => {
+      for (let i = 0; i < 300 && !test(); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+      if (!test()) throw new Error(`timed out waiting for ${what}; stderr: ${stderr}`);
+    };
+    const api = (pathname: string, method = 'GET') =>
+      fetch(`${stack.baseUrl}${pathname}`, { method, headers: { Authorization: `Bearer ${key}` } }).then((r) => r.json() as Promise<{ data: any }>);
+    try {
+      await until(() => /Ready: .*\(webhook whk_/.test(stderr), 'the Ready line');
+      const webhookId = /\(webhook (whk_[0-9A-Z]+)\)/.exec(stderr)![1]!;
+      const { data } = await api(`/webhooks/${webhookId}/test`, 'POST');
+      await until(() => stdout.includes(data.event_id), 'the event line');
+      expect(stdout).toMatch(new RegExp(`webhook\\.test\\s+${data.event_id}\\s+${webhookId}`));
+
+      const task = await vidgen(['generate', 'sim:stall a kite', '--duration', '3', '--json'], { VIDGEN_API_KEY: key });
+      const videoId = JSON.parse(task.stdout).video_id as string;
+      const canceled = await vidgen(['cancel', videoId, '--json'], { VIDGEN_API_KEY: key });
+      expect([canceled.code, JSON.parse(canceled.stdout)]).toEqual([0, expect.objectContaining({ status: 'failed', error: expect.objectContaining({ code: 'canceled' }) })]);
+      await until(() => stdout.includes(`video.failed`), 'the video.failed line');
+      expect(stdout).toContain(`${videoId} failed`);
+      const again = await vidgen(['cancel', videoId], { VIDGEN_API_KEY: key });
+      expect([again.code, again.stderr]).toEqual([1, expect.stringContaining('[task_not_cancelable]')]);
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await closed).toBe(0);
+    expect(stderr).toContain('Removed webhook');
+    expect((await api('/webhooks')).data).toEqual({ webhooks: [] });
+  }, 60_000);
+});
+

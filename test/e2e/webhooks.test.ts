@@ -2,6 +2,7 @@ import type { LocalStack } from '../../bin/local-stack/stack';
 import { createAccount, createApiKey } from '../../functions/domain/account-admin';
 import { call, startTestApi } from '../support/local-api';
 import { startReceiver } from '../support/webhook-receiver';
+import { VidgenClient, verifyWebhook } from '../../client/src/index';
 
 /**
  * Webhook endpoints and deliveries over real HTTP: the local stack's delivery queue runs the
@@ -246,6 +247,43 @@ describe('task events', () => {
       expect(events.find((event) => event.data.video_id === stalled)!.data.error).toMatchObject({ code: 'canceled' });
       await sleep(1_000);
       expect(receiver.received).toHaveLength(4); // one event per task
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('the TypeScript client', () => {
+  it('manages endpoints, sends a test event its verifyWebhook accepts, lists deliveries and cancels a task', async () => {
+    const { key } = await account();
+    const client = new VidgenClient({ apiKey: key, baseUrl: stack.baseUrl });
+    const receiver = await startReceiver();
+    try {
+      const created = await client.createWebhook({ url: receiver.url, events: ['video.failed'] });
+      expect(created).toMatchObject({ events: ['video.failed'], secret: expect.stringMatching(/^whsec_/) });
+      expect((await client.listWebhooks()).webhooks.map((webhook) => webhook.webhook_id)).toEqual([created.webhook_id]);
+      const { event_id } = await client.testWebhook(created.webhook_id);
+      const [event] = await receiver.waitFor(1);
+      const headers = { 'webhook-id': event!.id, 'webhook-timestamp': event!.timestamp, 'webhook-signature': event!.signature };
+      await expect(verifyWebhook(event!.body, headers, created.secret)).resolves.toMatchObject({ id: event_id, type: 'webhook.test' });
+      await expect(verifyWebhook(event!.body, headers, `whsec_${Buffer.from('some other secret here!!').toString('base64')}`)).rejects.toThrow(/No webhook-signature/);
+
+      const video = await client.generateVideo({ prompt: 'sim:stall a paper kite', duration: 3 });
+      const canceled = await client.cancelVideo(video.video_id);
+      expect(canceled).toMatchObject({ status: 'failed', error: { code: 'canceled' } });
+      await receiver.waitFor(2);
+      let page = await client.listWebhookDeliveries(created.webhook_id, { limit: 10 });
+      for (let i = 0; i < 40 && page.deliveries.some((delivery) => delivery.status !== 'delivered'); i += 1) {
+        await sleep(50);
+        page = await client.listWebhookDeliveries(created.webhook_id, { limit: 10 });
+      }
+      expect(page.deliveries.map((delivery) => [delivery.type, delivery.status])).toEqual([
+        ['video.failed', 'delivered'],
+        ['webhook.test', 'delivered'],
+      ]);
+      expect(page.pagination).toMatchObject({ total: 2, has_more: false });
+      await expect(client.deleteWebhook(created.webhook_id)).resolves.toEqual({ webhook_id: created.webhook_id, deleted: true });
+      await expect(client.cancelVideo(video.video_id)).rejects.toMatchObject({ status: 409, code: 'task_not_cancelable' });
     } finally {
       await receiver.close();
     }

@@ -5,6 +5,7 @@ import { Webhook } from 'standardwebhooks';
 export interface ReceivedEvent {
   id: string;
   timestamp: string;
+  signature: string;
   body: string;
   /** What `standardwebhooks` verified and parsed, or undefined when verification failed. */
   verified?: { id: string; type: string; created_at: string; data: Record<string, unknown> };
@@ -32,7 +33,14 @@ export async function startReceiver(options: { answer?: (attempt: number, path: 
       } catch {
         verified = undefined;
       }
-      received.push({ id: headers['webhook-id'] ?? '', timestamp: headers['webhook-timestamp'] ?? '', body, verified, at: Date.now() });
+      received.push({
+        id: headers['webhook-id'] ?? '',
+        timestamp: headers['webhook-timestamp'] ?? '',
+        signature: headers['webhook-signature'] ?? '',
+        body,
+        verified,
+        at: Date.now(),
+      });
       const { status, headers: answerHeaders } = options.answer?.(attempt, request.url ?? '/') ?? { status: 200 };
       response.writeHead(status, answerHeaders).end('ok');
     });
