@@ -261,14 +261,18 @@ export class VidgenClient {
     return this.request({ method: 'POST', path, idempotent: false, signal: options.signal });
   }
 
-  /** POST /videos/{id}/cancel: a processing task fails as `canceled` and is refunded (409 once it ended). */
+  /**
+   * POST /videos/{id}/cancel: a processing task fails as `canceled` and is refunded (409 once it
+   * ended). Retried on 429 only: after a 5xx the cancel may have taken effect, and a repeat would
+   * answer 409; read the task to see.
+   */
   cancelVideo(videoId: string, options: RequestOptions = {}): Promise<VideoTask> {
-    return this.request({ method: 'POST', path: `/videos/${encodeId(videoId)}/cancel`, idempotent: true, signal: options.signal });
+    return this.request({ method: 'POST', path: `/videos/${encodeId(videoId)}/cancel`, idempotent: false, signal: options.signal });
   }
 
-  /** POST /images/{id}/cancel. */
+  /** POST /images/{id}/cancel (retried as cancelVideo). */
   cancelImage(imageId: string, options: RequestOptions = {}): Promise<ImageTask> {
-    return this.request({ method: 'POST', path: `/images/${encodeId(imageId)}/cancel`, idempotent: true, signal: options.signal });
+    return this.request({ method: 'POST', path: `/images/${encodeId(imageId)}/cancel`, idempotent: false, signal: options.signal });
   }
 
   /**
@@ -284,9 +288,9 @@ export class VidgenClient {
     return this.request({ method: 'GET', path: '/webhooks', idempotent: true, signal: options.signal });
   }
 
-  /** DELETE /webhooks/{id}. */
+  /** DELETE /webhooks/{id}. Retried on 429 only: a repeat of a delete that took effect answers 404. */
   deleteWebhook(webhookId: string, options: RequestOptions = {}): Promise<{ webhook_id: string; deleted: true }> {
-    return this.request({ method: 'DELETE', path: `/webhooks/${encodeId(webhookId)}`, idempotent: true, signal: options.signal });
+    return this.request({ method: 'DELETE', path: `/webhooks/${encodeId(webhookId)}`, idempotent: false, signal: options.signal });
   }
 
   /** POST /webhooks/{id}/test: sends a `webhook.test` event (not retried after a 5xx: it may have been sent). */
