@@ -5,7 +5,7 @@
  * (JSON only with --json), progress and errors on stderr. Exit codes: 0 done, 1 API or network
  * error or failed task, 2 usage error, 130 interrupted.
  */
-import { ApiError, VidgenClient, WaitTimeoutError } from '../client/src/index';
+import { ApiError, keyMode, VidgenClient, WaitTimeoutError } from '../client/src/index';
 import { parseCommand, UsageError, USAGE } from './vidgen/args';
 import { runCommand } from './vidgen/commands';
 import { loadConfig } from './vidgen/config';
@@ -18,6 +18,10 @@ async function main(argv: string[], signal: AbortSignal): Promise<number> {
     return 0;
   }
   const config = loadConfig();
+  if (keyMode(config.apiKey) === 'test') {
+    // On stderr, so --json output stays JSON.
+    process.stderr.write('vidgen: TEST MODE (vg_test_ key): test data, test credits, simulated provider\n');
+  }
   const client = new VidgenClient({
     apiKey: config.apiKey,
     baseUrl: config.baseUrl,
@@ -56,7 +60,8 @@ function fail(error: unknown, json: boolean, signal: AbortSignal): number {
 
 const argv = process.argv.slice(2);
 const interrupt = new AbortController();
-process.once('SIGINT', () => interrupt.abort());
+// Ctrl-C, or a kill from a script or a closing terminal: `webhooks listen` removes its endpoint either way.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => interrupt.abort());
 
 main(argv, interrupt.signal)
   .catch((error: unknown) => fail(error, argv.includes('--json'), interrupt.signal))

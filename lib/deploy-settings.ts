@@ -29,6 +29,8 @@ export type ProviderSettings =
   | {
       name: 'replicate';
       secret: SecretReference;
+      /** Replicate's webhook signing secret (whsec_…), which verifies its callbacks. */
+      webhookSecret: SecretReference;
       baseUrl?: string;
       timeoutMs?: number;
       /** JSON text of the model map (REPLICATE_MODELS); the shipped default when unset. */
@@ -76,7 +78,7 @@ export interface DeploySettings {
    * Reserved concurrency of the background functions (0: no reservation). It caps them, so a
    * burst of copies or an overlapping sweep cannot take the account's concurrency from the API.
    */
-  background: { copyWorkerConcurrency: number; sweeperConcurrency: number };
+  background: { copyWorkerConcurrency: number; sweeperConcurrency: number; submissionConsumerConcurrency: number };
   logRetentionDays: number;
   /** Bundle the AWS SDK into each function instead of using the runtime's copy. */
   bundleAwsSdk: boolean;
@@ -112,6 +114,7 @@ export function readDeploySettings(
       : {
           name: 'replicate',
           secret: secretReference(read, stage),
+          webhookSecret: secretReference(read, stage, 'replicateWebhookSecret', 'replicate-webhook-secret'),
           ...optional('baseUrl', read.url('replicateBaseUrl')),
           ...optional('timeoutMs', read.optionalInteger('replicateTimeoutMs', 1, MAX_PROVIDER_TIMEOUT_MS)),
           ...optional('modelsJson', read.json('replicateModels')),
@@ -147,6 +150,8 @@ export function readDeploySettings(
     background: {
       copyWorkerConcurrency: read.integer('copyWorkerConcurrency', 10, 0, 1000),
       sweeperConcurrency: read.integer('sweeperConcurrency', 2, 0, 10),
+      // Two consumers are plenty: the provider's budget, not they, sets the pace.
+      submissionConsumerConcurrency: read.integer('submissionConsumerConcurrency', 2, 0, 50),
     },
     logRetentionDays: read.oneOfNumbers('logRetentionDays', LOG_RETENTION_DAYS, production ? 90 : 14),
     bundleAwsSdk: read.boolean('bundleAwsSdk', false),
@@ -190,15 +195,16 @@ function alarmSettings(read: Reader, stage: Stage): DeploySettings['alarms'] {
   };
 }
 
-function secretReference(read: Reader, stage: Stage): SecretReference {
-  const arn = read.arn('replicateSecretArn');
+/** A secret by `<setting>Arn`, else by `<setting>Name`, else by its default name for the stage. */
+function secretReference(read: Reader, stage: Stage, setting = 'replicateSecret', defaultName = 'replicate-api-token'): SecretReference {
+  const arn = read.arn(`${setting}Arn`);
   if (arn) {
     if (!arn.startsWith('arn:') || !arn.includes(':secretsmanager:')) {
-      throw new DeploySettingsError(`replicateSecretArn must be a Secrets Manager secret ARN; got "${arn}".`);
+      throw new DeploySettingsError(`${setting}Arn must be a Secrets Manager secret ARN; got "${arn}".`);
     }
     return { arn };
   }
-  return { name: read.string('replicateSecretName') ?? `vidgen/${stage}/replicate-api-token` };
+  return { name: read.string(`${setting}Name`) ?? `vidgen/${stage}/${defaultName}` };
 }
 
 function domain(read: Reader, prefix: 'api' | 'cdn'): CustomDomain | undefined {

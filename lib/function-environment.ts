@@ -13,6 +13,7 @@ export type FunctionEnvName =
   | 'PROVIDER'
   | 'SIM_DELAY_SECONDS'
   | 'REPLICATE_API_TOKEN_SECRET_ARN'
+  | 'REPLICATE_WEBHOOK_SECRET_ARN'
   | 'REPLICATE_BASE_URL'
   | 'REPLICATE_TIMEOUT_MS'
   | 'REPLICATE_MODELS'
@@ -21,6 +22,8 @@ export type FunctionEnvName =
   | 'DEFAULT_RATE_LIMIT'
   | 'COPY_WORKER_FUNCTION'
   | 'WEBHOOK_QUEUE_URL'
+  | 'SUBMISSION_QUEUE_URL'
+  | 'CALLBACK_BASE_URL'
   | 'NODE_OPTIONS'
   | 'POWERTOOLS_SERVICE_NAME'
   | 'POWERTOOLS_METRICS_NAMESPACE'
@@ -38,8 +41,16 @@ export const NOT_SET_ON_AWS: Readonly<Record<string, string>> = {
   API_BASE_URL: 'the local stack only: on AWS the API reference names the address the request came through',
   WEBHOOK_ALLOW_LOOPBACK: 'the local stack only: the deployed API never delivers to loopback addresses',
   WEBHOOK_RETRY_SCHEDULE: 'the deployed API uses the full schedule (CONFIG_DEFAULTS.webhookRetrySchedule, over 24 h)',
+  PROVIDER_BUDGET_PER_SECOND: "the provider's default budget (10 creates a second for Replicate) unless a stage needs another",
+  CALLBACK_SILENCE_SECONDS: 'the default: a job that calls back is polled after 2 minutes without news',
+  SUBMISSION_GRACE_SECONDS: "the default: an unanswered create waits 10 minutes for its job's callback",
+  OUTPUT_ALLOWED_ORIGINS: 'the local stack only: on AWS provider outputs are copied from public addresses (or our own media) only',
   REPLICATE_API_TOKEN:
     'never in the template: functions get REPLICATE_API_TOKEN_SECRET_ARN and read the token from Secrets Manager',
+  REPLICATE_WEBHOOK_SECRET:
+    'never in the template: the webhook signing secret belongs in Secrets Manager (REPLICATE_WEBHOOK_SECRET_ARN)',
+  SIM_CALLBACK_SECRET:
+    "the local stack only: a Lambda's timers do not outlive its invocation, so on AWS the simulated provider relies on polling",
 };
 
 export interface SharedResources {
@@ -49,6 +60,8 @@ export interface SharedResources {
   publicMediaBaseUrl: string;
   /** The Replicate token's secret (ARN, or partial ARN when imported by name). */
   providerSecretArn?: string;
+  /** Replicate's webhook signing secret, likewise. */
+  providerWebhookSecretArn?: string;
 }
 
 /** What every function gets; COPY_WORKER_FUNCTION and queue URLs are added per function by the stack. */
@@ -75,6 +88,7 @@ export function sharedEnvironment(settings: DeploySettings, resources: SharedRes
   } else {
     if (!resources.providerSecretArn) throw new Error('The replicate provider needs the token secret.');
     env.REPLICATE_API_TOKEN_SECRET_ARN = resources.providerSecretArn;
+    if (resources.providerWebhookSecretArn) env.REPLICATE_WEBHOOK_SECRET_ARN = resources.providerWebhookSecretArn;
     env.REPLICATE_BASE_URL = provider.baseUrl ?? CONFIG_DEFAULTS.replicateBaseUrl;
     env.REPLICATE_TIMEOUT_MS = String(provider.timeoutMs ?? CONFIG_DEFAULTS.replicateTimeoutMs);
     if (provider.modelsJson) env.REPLICATE_MODELS = provider.modelsJson;

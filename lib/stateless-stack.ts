@@ -14,6 +14,7 @@ import {
   type Route,
   SWEEPER_HANDLER,
   WEBHOOK_DELIVERY_HANDLER,
+  SUBMISSION_CONSUMER_HANDLER,
 } from '../functions/http/routes';
 import { extraFilesOf } from './bundle-extras';
 import { ApiFunction, type ApiFunctionProps, constructIdFor } from './constructs/api-function';
@@ -40,6 +41,15 @@ export interface StatelessStackProps extends StackProps {
 }
 
 /** Sizes that differ from the house default (512 MB, 28 s: under API Gateway's 29 s). */
+/**
+ * How each queue is consumed. Submissions: few at a time, as they mostly wait for the provider's
+ * budget (the budget, not this, is what paces them); small batches so a message waits little.
+ */
+const CONSUMERS: Readonly<Record<QueueName, { maxConcurrency: number; batchSize: number }>> = {
+  'webhook-deliveries': { maxConcurrency: 10, batchSize: 10 },
+  submissions: { maxConcurrency: 2, batchSize: 5 },
+};
+
 const SIZING: Readonly<Record<string, Pick<ApiFunctionProps, 'memorySize' | 'timeout' | 'retryAttempts' | 'maxEventAge'>>> = {
   [AUTHORIZER_HANDLER]: { timeout: Duration.seconds(10) },
   // Runs every minute; a failed run is simply the next run's work, so Lambda need not retry it.
@@ -48,6 +58,8 @@ const SIZING: Readonly<Record<string, Pick<ApiFunctionProps, 'memorySize' | 'tim
   [COPY_WORKER_HANDLER]: { memorySize: 1024, timeout: Duration.minutes(5), retryAttempts: 2 },
   // One delivery attempt waits at most 10 s for the customer's endpoint.
   [WEBHOOK_DELIVERY_HANDLER]: { timeout: Duration.seconds(30) },
+  // A batch of creates, each waiting up to 5 s for its turn and 10 s for Replicate's answer.
+  [SUBMISSION_CONSUMER_HANDLER]: { timeout: Duration.seconds(60) },
 };
 
 /**
@@ -60,6 +72,8 @@ export class StatelessStack extends Stack {
   readonly restApi: VidGenRestApi;
   readonly sweepSchedule: Rule;
   readonly providerSecret?: ISecret;
+  /** The provider's webhook signing secret (verifies its callbacks). */
+  readonly providerWebhookSecret?: ISecret;
   /** The stateful stack's table, bucket and CDN URL, read from SSM at deploy time (no imports). */
   readonly data: SharedResources;
   /** Where failed background invocations go, each with a depth alarm. */
@@ -80,11 +94,13 @@ export class StatelessStack extends Stack {
     this.data = data;
 
     this.providerSecret = providerSecretOf(this, settings);
+    this.providerWebhookSecret = providerSecretOf(this, settings, 'webhookSecret');
     const environment = sharedEnvironment(settings, {
       tableName: data.tableName,
       bucketName: data.mediaBucketName,
       publicMediaBaseUrl: data.publicMediaBaseUrl,
       ...(this.providerSecret && { providerSecretArn: this.providerSecret.secretArn }),
+      ...(this.providerWebhookSecret && { providerWebhookSecretArn: this.providerWebhookSecret.secretArn }),
     });
     const logRetention = settings.logRetentionDays as RetentionDays;
 
@@ -114,6 +130,7 @@ export class StatelessStack extends Stack {
         onFailure: this.deadLetterQueues.sweeper.queue,
         ...reserved(settings.background.sweeperConcurrency),
       },
+      [SUBMISSION_CONSUMER_HANDLER]: reserved(settings.background.submissionConsumerConcurrency),
     };
 
     // The event pipeline's queues, each with its DLQ (alarms and dashboard pick them up).
@@ -122,6 +139,11 @@ export class StatelessStack extends Stack {
         name: 'webhook-deliveries',
         purpose: 'webhook delivery attempts',
         consumerTimeout: SIZING[WEBHOOK_DELIVERY_HANDLER]!.timeout!,
+      }),
+      submissions: new WorkQueue(this, 'Submissions', {
+        name: 'submissions',
+        purpose: "creates waiting for a turn in the provider's budget",
+        consumerTimeout: SIZING[SUBMISSION_CONSUMER_HANDLER]!.timeout!,
       }),
     };
     this.workQueues.push(...Object.values(queues));
@@ -152,7 +174,7 @@ export class StatelessStack extends Stack {
       });
       this.grant(fn, needs, data, settings, copyWorker);
       for (const name of needs.queues?.send ?? []) queues[name].queue.grantSendMessages(fn.function);
-      if (needs.queues?.consume) queues[needs.queues.consume].consumeWith(fn.function, { maxConcurrency: 10 });
+      if (needs.queues?.consume) queues[needs.queues.consume].consumeWith(fn.function, CONSUMERS[needs.queues.consume]);
       this.functions.set(handler, fn);
       return fn;
     };
@@ -181,6 +203,13 @@ export class StatelessStack extends Stack {
       ...(settings.api.domain && { domain: settings.api.domain }),
       ...(settings.api.webAclArn && { webAclArn: settings.api.webAclArn }),
     });
+
+    // Functions that submit ask the provider to call back at the public callback route.
+    for (const [handler, fn] of this.functions) {
+      if (needsOf(handler, { publicRoute: publicHandlers.has(handler) }).needs.queues?.send?.includes('submissions')) {
+        fn.function.addEnvironment('CALLBACK_BASE_URL', this.restApi.callbackBaseUrl);
+      }
+    }
 
     this.sweepSchedule = new Rule(this, 'SweepSchedule', {
       description: 'Runs the sweeper every minute: timeouts, refunds, result copies, idle tasks',
@@ -250,6 +279,7 @@ export class StatelessStack extends Stack {
       needs.copiesResults && simulated ? SIMULATED_RESULT_SOURCE_MEDIA : undefined,
     );
     if (needs.provider && this.providerSecret) fn.grantSecretRead(this.providerSecret);
+    if (needs.provider && this.providerWebhookSecret) fn.grantSecretRead(this.providerWebhookSecret);
     if (needs.queuesCopies) {
       if (!copyWorker) throw new Error(`${fn.handlerName} queues copies but the copy worker does not exist yet.`);
       fn.grantInvoke(copyWorker.function);
@@ -258,10 +288,9 @@ export class StatelessStack extends Stack {
 }
 
 /** The Replicate token's secret, imported by ARN or name; undefined for the simulated provider. */
-function providerSecretOf(scope: Construct, settings: DeploySettings): ISecret | undefined {
+function providerSecretOf(scope: Construct, settings: DeploySettings, which: 'secret' | 'webhookSecret' = 'secret'): ISecret | undefined {
   if (settings.provider.name !== 'replicate') return undefined;
-  const { secret } = settings.provider;
-  return 'arn' in secret
-    ? Secret.fromSecretCompleteArn(scope, 'ReplicateToken', secret.arn)
-    : Secret.fromSecretNameV2(scope, 'ReplicateToken', secret.name);
+  const secret = settings.provider[which];
+  const id = which === 'secret' ? 'ReplicateToken' : 'ReplicateWebhookSecret';
+  return 'arn' in secret ? Secret.fromSecretCompleteArn(scope, id, secret.arn) : Secret.fromSecretNameV2(scope, id, secret.name);
 }

@@ -20,13 +20,14 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
   account create [--credits N] [--paid] [--subscription ${SUBSCRIPTION_STATUSES.join('|')}]
   account show   --account ID
   account set    --account ID [--paid true|false] [--subscription STATUS]
-  credits grant  --account ID --amount N --reason TEXT
-  key create     --account ID [--rate-limit N]
+  credits grant  --account ID --amount N --reason TEXT [--test]
+  key create     --account ID [--rate-limit N] [--test]
   key revoke     --key KEY_ID
 
 Target: the running local stack by default. --aws uses the deployed table named by
 TABLE_NAME (or --table) in AWS_REGION (or --region) with your AWS credentials.
-Every command prints one JSON object on stdout.`;
+Every command prints one JSON object on stdout. --test: a vg_test_ key, or a grant to the
+account's test balance (test mode: separate data, the simulated provider, 1000 test credits).`;
 
 const OPTIONS = {
   account: { type: 'string' },
@@ -37,6 +38,7 @@ const OPTIONS = {
   reason: { type: 'string' },
   key: { type: 'string' },
   'rate-limit': { type: 'string' },
+  test: { type: 'boolean' },
   aws: { type: 'boolean' },
   table: { type: 'string' },
   region: { type: 'string' },
@@ -125,14 +127,19 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
       );
     case 'credits grant': {
       const amount = wholeNumber(need(values, 'amount'), 'amount')!;
-      const account = await grantCredits(stores, need(values, 'account'), amount, need(values, 'reason'));
-      return { ...accountView(account), granted: amount };
+      const mode = values.test ? 'test' : 'live';
+      const account = await grantCredits(stores, need(values, 'account'), amount, need(values, 'reason'), { mode });
+      // A test grant prints the test balance, under the account's own id.
+      return { ...accountView(account), account_id: need(values, 'account'), mode, granted: amount };
     }
     case 'key create': {
       const accountId = need(values, 'account');
       const rateLimit = wholeNumber(values['rate-limit'], 'rate-limit');
-      const key = await createApiKey(stores, accountId, rateLimit === undefined ? {} : { rateLimit });
-      return { key_id: key.keyId, api_key: key.apiKey, account_id: accountId, rate_limit: rateLimit ?? null };
+      const key = await createApiKey(stores, accountId, {
+        ...(rateLimit !== undefined && { rateLimit }),
+        mode: values.test ? 'test' : 'live',
+      });
+      return { key_id: key.keyId, api_key: key.apiKey, account_id: accountId, mode: key.mode, rate_limit: rateLimit ?? null };
     }
     case 'key revoke': {
       const key = await revokeApiKey(stores, need(values, 'key'));

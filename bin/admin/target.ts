@@ -3,6 +3,7 @@ import { DynamoApiKeyStore } from '../../functions/adapters/dynamodb/api-key-rep
 import { createDb, type Db } from '../../functions/adapters/dynamodb/dynamo-client';
 import { DynamoLedgerStore } from '../../functions/adapters/dynamodb/ledger-repository';
 import type { AdminStores } from '../../functions/domain/account-admin';
+import { modeAwareAccounts } from '../../functions/domain/mode-accounts';
 import { localSettings } from '../local-stack/settings';
 import { UsageError } from './errors';
 
@@ -38,7 +39,7 @@ export function connect(options: TargetOptions, env: NodeJS.ProcessEnv = process
   }
   return {
     db,
-    accounts: new DynamoAccountStore(db),
+    accounts: modeAwareAccounts(new DynamoAccountStore(db)),
     apiKeys: new DynamoApiKeyStore(db),
     ledger: new DynamoLedgerStore(db),
   };

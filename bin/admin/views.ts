@@ -14,6 +14,7 @@ export const accountView = (account: Account) => ({
 
 export const keyView = (key: ApiKeyRecord) => ({
   key_id: key.keyId,
+  mode: key.mode,
   status: key.revokedAt ? 'revoked' : 'active',
   rate_limit: key.rateLimit ?? null,
   created_at: key.createdAt,

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -14,8 +15,9 @@ import { startS3Local } from './s3-local';
 import type { LocalSettings } from './settings';
 import { InProcessCopyQueue } from '../../functions/adapters/copy-queues';
 import { LOCAL_WEBHOOK_RETRY_SCHEDULE } from '../../functions/config';
-import { localDeliveryQueue } from '../../functions/app-context/webhooks';
-import { API_PREFIX, SWEEPER_HANDLER, WEBHOOK_DELIVERY_HANDLER } from '../../functions/http/routes';
+import { localQueue } from '../../functions/app-context/queues';
+import type { InProcessQueue } from '../../functions/adapters/queues/in-process-queue';
+import { API_PREFIX, SUBMISSION_CONSUMER_HANDLER, SWEEPER_HANDLER, WEBHOOK_DELIVERY_HANDLER } from '../../functions/http/routes';
 
 /**
  * The whole local stack in one call: DynamoDB Local and s3rver (or ones already running),
@@ -86,6 +88,10 @@ export async function startLocalStack(
       MEDIA_BUCKET: settings.mediaBucket,
       PUBLIC_MEDIA_BASE_URL: `${baseUrl}${MEDIA_PATH.slice(0, -1)}`,
       API_BASE_URL: settings.apiBaseUrl ?? `${baseUrl}${API_PREFIX}`,
+      // Where the provider calls back: this server (a real provider needs a tunnel: set CALLBACK_BASE_URL).
+      CALLBACK_BASE_URL: process.env.CALLBACK_BASE_URL ?? `${baseUrl}${API_PREFIX}`,
+      // The simulated provider signs its callbacks with this (a fresh one per start, unless given).
+      SIM_CALLBACK_SECRET: process.env.SIM_CALLBACK_SECRET ?? `whsec_${randomBytes(24).toString('base64')}`,
       PROVIDER: process.env.PROVIDER ?? 'simulated',
       // A developer's receiver runs on this machine, and retries should be seen while watching.
       WEBHOOK_ALLOW_LOOPBACK: process.env.WEBHOOK_ALLOW_LOOPBACK ?? 'true',
@@ -105,18 +111,15 @@ export async function startLocalStack(
       }),
     );
     const sweeper = startSweeper(settings.sweepIntervalSeconds);
-    // The SQS event source mapping's stand-in: the same handler, fed the same event shape.
-    // One consumer per process: a second stack in the same process (tests) shares the first's.
-    const deliveries = localDeliveryQueue();
-    const ownsDeliveries = !deliveries.running;
-    if (ownsDeliveries) {
-      deliveries.start((event) =>
-        loadHandler(WEBHOOK_DELIVERY_HANDLER)(event, lambdaContext(WEBHOOK_DELIVERY_HANDLER, `delivery-${Date.now()}`)),
-      );
-    }
+    // The SQS event source mappings' stand-in: the same handlers, fed the same event shape.
+    // One consumer per queue and process: a second stack in the same process (tests) shares the first's.
+    const consumers = [
+      consumeLocally(localQueue('webhook-deliveries'), WEBHOOK_DELIVERY_HANDLER),
+      consumeLocally(localQueue('submissions'), SUBMISSION_CONSUMER_HANDLER),
+    ];
     stops.push(async () => {
       sweeper.stop();
-      if (ownsDeliveries) await deliveries.stop();
+      await Promise.all(consumers.map((stopConsumer) => stopConsumer()));
       if (context.copyQueue instanceof InProcessCopyQueue) await context.copyQueue.drain();
     });
 
@@ -149,6 +152,13 @@ function close(server: http.Server): Promise<void> {
     server.close(() => resolve());
     server.closeAllConnections();
   });
+}
+
+/** Feeds an in-process queue to its consumer's handler, unless this process already does; returns the stop. */
+function consumeLocally(queue: InProcessQueue<unknown>, handler: string): () => Promise<void> {
+  if (queue.running) return async () => undefined;
+  queue.start((event) => loadHandler(handler)(event, lambdaContext(handler, `${handler}-${Date.now()}`)));
+  return () => queue.stop();
 }
 
 /** The local stand-in for the every-minute EventBridge schedule: the same handler, on a timer. */

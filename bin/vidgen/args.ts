@@ -23,6 +23,7 @@ Commands:
   images [--page N] [--limit N]      Your images, newest first.
   upload FILE                         Upload a JPEG, PNG or WebP; prints its URL.
   credits                             Credits, paid access and subscription.
+  transactions [--page N] [--limit N] Every grant, charge and refund of your credits, newest first.
 
 Options:
   --wait            Poll until the task is completed or failed (progress on stderr).
@@ -35,7 +36,8 @@ Options:
 
 Configuration: VIDGEN_API_KEY and VIDGEN_BASE_URL, or "apiKey" and "baseUrl" in
 ~/.config/vidgen/config.json (another file: VIDGEN_CONFIG). Default base URL
-http://127.0.0.1:3000/api/v1.
+http://127.0.0.1:3000/api/v1. A test key (vg_test_...) works on test data only (simulated
+provider, test credits); vidgen says so on stderr before every command.
 
 Exit codes: 0 done, 1 API or network error or failed task, 2 usage error, 130 interrupted.`;
 
@@ -73,6 +75,7 @@ const COMMANDS = {
   images: { operand: undefined, options: ['page', 'limit'] },
   upload: { operand: 'FILE', options: [] },
   credits: { operand: undefined, options: [] },
+  transactions: { operand: undefined, options: ['page', 'limit'] },
 } satisfies Record<string, { operand: string | undefined; options: OptionName[] }>;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -112,7 +115,7 @@ export type Command =
   | { name: 'status'; id: string; kind: 'video' | 'image'; wait: WaitSettings; json: boolean }
   | { name: 'cancel'; id: string; kind: 'video' | 'image'; json: boolean }
   | { name: 'webhooks'; action: 'listen'; port: number; json: boolean }
-  | { name: 'videos' | 'images'; page?: number; limit?: number; json: boolean }
+  | { name: 'videos' | 'images' | 'transactions'; page?: number; limit?: number; json: boolean }
   | { name: 'upload'; file: string; json: boolean }
   | { name: 'credits'; json: boolean };
 
@@ -180,6 +183,7 @@ export function parseCommand(argv: string[]): Command {
     }
     case 'videos':
     case 'images':
+    case 'transactions':
       return { name, page: number(values.page, '--page'), limit: number(values.limit, '--limit'), json };
     case 'upload':
       return { name, file: nonEmpty(operand, 'FILE'), json };

@@ -12,7 +12,7 @@ import type {
 import { verifyWebhook } from '../../client/src/index';
 import { UsageError, type Command, type WaitSettings } from './args';
 import { download, DownloadError, numberedFile } from './download';
-import { formatCredits, formatFields, formatImageList, formatSize, formatVideoList } from './format';
+import { formatCredits, formatFields, formatImageList, formatSize, formatTransactionList, formatVideoList } from './format';
 import { startProgress, type ProgressStream } from './progress';
 
 export interface Io {
@@ -44,6 +44,11 @@ export async function runCommand(command: Exclude<Command, { name: 'help' }>, cl
     case 'images': {
       const page = await client.listImages({ page: command.page, limit: command.limit }, { signal });
       printData(page, () => formatImageList(page));
+      return 0;
+    }
+    case 'transactions': {
+      const page = await client.listTransactions({ page: command.page, limit: command.limit }, { signal });
+      printData(page, () => formatTransactionList(page));
       return 0;
     }
     case 'upload': {

@@ -1,4 +1,4 @@
-import type { Credits, ImagePage, ImageTask, Pagination, VideoPage, VideoTask } from '../../client/src/index';
+import type { Credits, ImagePage, ImageTask, Pagination, TransactionPage, VideoPage, VideoTask } from '../../client/src/index';
 
 /** Human-readable output for stdout (without --json). */
 
@@ -47,6 +47,21 @@ export function formatImageList(page: ImagePage): string {
     clip(image.prompt),
   ]);
   return [...table(rows), footer(page.pagination, 'image')].join('\n');
+}
+
+export function formatTransactionList(page: TransactionPage): string {
+  const rows = page.transactions.map((transaction) => [
+    shortTime(transaction.created_at),
+    transaction.type,
+    `${transaction.amount > 0 ? '+' : ''}${transaction.amount}`,
+    transaction.task_id ?? '-',
+    transaction.reason ?? '',
+  ]);
+  const sum = page.transactions.reduce((total, transaction) => total + transaction.amount, 0);
+  // Every amount of every page adds up to the balance: say so when this page is all of them.
+  const whole = page.pagination.page === 1 && !page.pagination.has_more && page.transactions.length > 0;
+  const sumLine = whole ? [`Sum: ${sum} (your balance)`] : [];
+  return [...table(rows), ...sumLine, footer(page.pagination, 'transaction')].join('\n');
 }
 
 export function formatSize(bytes: number): string {

@@ -17,7 +17,9 @@ import type {
   GenerateVideoParams,
   ImagePage,
   ImageTask,
+  KeyMode,
   PageParams,
+  TransactionPage,
   UploadedImage,
   VideoPage,
   VideoTask,
@@ -29,6 +31,11 @@ import type {
 export type * from './types.js';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000/api/v1';
+
+/** The mode a key works in, from its prefix: `vg_test_` keys see test data only. */
+export function keyMode(apiKey: string): KeyMode {
+  return apiKey.trim().startsWith('vg_test_') ? 'test' : 'live';
+}
 
 /** The subset of fetch the client uses; the global fetch fits. */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -56,7 +63,7 @@ export interface RetryInfo {
 }
 
 export interface VidgenClientOptions {
-  /** `vg_live_...`, sent as `Authorization: Bearer <apiKey>`. */
+  /** `vg_live_...` (or `vg_test_...` for test mode), sent as `Authorization: Bearer <apiKey>`. */
   apiKey: string;
   /** Ends with /api/v1. Default http://127.0.0.1:3000/api/v1 (the local stack). */
   baseUrl?: string;
@@ -177,6 +184,8 @@ interface Call {
 
 export class VidgenClient {
   readonly baseUrl: string;
+  /** `test` with a `vg_test_` key: every call works on test data, with test credits. */
+  readonly mode: KeyMode;
   private readonly apiKey: string;
   private readonly fetchImpl: FetchLike | undefined;
   private readonly retry: RetryOptions;
@@ -189,6 +198,7 @@ export class VidgenClient {
       throw new TypeError('VidgenClient: apiKey is required.');
     }
     this.apiKey = options.apiKey.trim();
+    this.mode = keyMode(this.apiKey);
     this.baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
     this.fetchImpl = options.fetch;
     this.retry = { ...DEFAULT_RETRY, ...definedOnly(options.retry ?? {}) };
@@ -304,9 +314,14 @@ export class VidgenClient {
     return this.request({ method: 'GET', path, query: { ...params }, idempotent: true, signal: options.signal });
   }
 
-  /** GET /credits. */
+  /** GET /credits (the test balance with a test key). */
   getCredits(options: RequestOptions = {}): Promise<Credits> {
     return this.request({ method: 'GET', path: '/credits', idempotent: true, signal: options.signal });
+  }
+
+  /** GET /credits/transactions: every grant, charge and refund, newest first. */
+  listTransactions(params: PageParams = {}, options: RequestOptions = {}): Promise<TransactionPage> {
+    return this.request({ method: 'GET', path: '/credits/transactions', query: { ...params }, idempotent: true, signal: options.signal });
   }
 
   /**

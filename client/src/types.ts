@@ -98,6 +98,15 @@ export type CreateWebhookParams = Schemas['CreateWebhookRequest'];
 /** One delivery of an event to an endpoint. */
 export type WebhookDelivery = Schemas['Delivery'];
 
+/** One movement of the balance: a grant, a task's charge or a failed task's refund. */
+export type CreditTransaction = Schemas['CreditTransaction'];
+
+/** GET /credits/transactions: newest first; the sum of every amount is the balance. */
+export type TransactionPage = Schemas['TransactionPage'];
+
+/** `live` for `vg_live_` keys; `test` for `vg_test_` keys (test data, simulated provider, test credits). */
+export type KeyMode = 'live' | 'test';
+
 /** GET /webhooks/{id}/deliveries: newest first. */
 export type WebhookDeliveryPage = Schemas['DeliveryPage'];
 
@@ -106,6 +115,8 @@ export interface WebhookEvent {
   id: string;
   type: 'video.completed' | 'video.failed' | 'image.completed' | 'image.failed' | 'webhook.test';
   created_at: string;
+  /** False for test mode's events (a `vg_test_` key's tasks and endpoints). */
+  livemode: boolean;
   /** The task as GET /videos/{id} or /images/{id} returns it; `{ webhook_id }` for a test. */
   data: VideoTask | ImageTask | { webhook_id: string };
 }

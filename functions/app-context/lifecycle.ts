@@ -1,8 +1,11 @@
 import { createLambdaClient, InProcessCopyQueue, LambdaCopyQueue } from '../adapters/copy-queues';
+import { messageQueue } from './queues';
+import { providerCallbackUrl } from '../contract/params';
+import { CounterBudget } from '../domain/provider-budget';
 import { ReferenceImages } from '../adapters/reference-images';
 import type { ObjectStorage } from '../adapters/s3/object-storage';
 import type { Config } from '../config';
-import type { CopyQueue } from '../domain/ports';
+import type { CopyQueue, SubmissionRequest } from '../domain/ports';
 import type { GenerationProvider } from '../domain/provider';
 import type { StartDeps } from '../domain/start-task';
 import { copyRequested, DEFAULT_LIFECYCLE_SETTINGS } from '../domain/task-lifecycle';
@@ -14,7 +17,7 @@ import { taskEndedEvent } from '../domain/webhooks';
 import { appConfig } from './config';
 import { webhooks } from './webhooks';
 import { appMediaStorage } from './media';
-import { buildProvider } from './provider';
+import { buildProvider, buildTestProvider } from './provider';
 import { stores, type Stores } from './stores';
 
 /** Everything the task use cases need, with the copy queue that fits where we run. */
@@ -25,6 +28,10 @@ export function buildLifecycle(
   const { accounts, tasks, idempotency } = parts.stores;
   const references = new ReferenceImages(parts.storage);
   let deps: StartDeps | undefined;
+  const configured = parts.provider ?? buildProvider(config, parts.storage, references);
+  const provider = instrumentedProvider(configured, powertoolsTelemetry);
+  const { submissions } = config;
+  const callbackBase = submissions.callbackBaseUrl;
   const copyQueue: CopyQueue = config.copyWorkerFunction
     ? new LambdaCopyQueue(traced(createLambdaClient(config.region)), config.copyWorkerFunction)
     : new InProcessCopyQueue((request) => copyRequested(deps!, request));
@@ -33,11 +40,24 @@ export function buildLifecycle(
     tasks,
     idempotency,
     references,
-    provider: instrumentedProvider(parts.provider ?? buildProvider(config, parts.storage, references), powertoolsTelemetry),
+    provider,
+    // Not measured when it is not the configured one: the provider metrics watch the real upstream.
+    testProvider: config.provider.name === 'simulated' ? provider : buildTestProvider(config, parts.storage, references),
     media: parts.storage,
     copyQueue,
     clock: () => new Date(),
-    settings: { ...DEFAULT_LIFECYCLE_SETTINGS, taskTimeoutMs: config.taskTimeoutSeconds * 1000 },
+    settings: {
+      ...DEFAULT_LIFECYCLE_SETTINGS,
+      taskTimeoutMs: config.taskTimeoutSeconds * 1000,
+      providerBudgets: submissions.budgetPerSecond === undefined ? {} : { [provider.name]: submissions.budgetPerSecond },
+      callbackSilenceMs: submissions.callbackSilenceSeconds * 1000,
+      submissionGraceMs: submissions.graceSeconds * 1000,
+    },
+    budget: new CounterBudget(parts.stores.rateCounter),
+    submissions: messageQueue<SubmissionRequest>('submissions', submissions.queueUrl, config.region),
+    ...(callbackBase && {
+      callbackUrl: (task, providerName) => providerCallbackUrl(callbackBase, providerName, task.accountId, task.taskId),
+    }),
     telemetry: powertoolsTelemetry,
     events: { taskEnded: async (task) => void (await publishEvent(parts.webhooks, task.accountId, taskEndedEvent(task))) },
   };

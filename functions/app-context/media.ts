@@ -14,7 +14,7 @@ export function buildMediaStorage(config: Config): ObjectStorage {
   const s3 = createS3Client({ region: config.region, ...(config.s3Endpoint && { endpoint: config.s3Endpoint }) });
   // Provider outputs are fetched from anywhere public, or from our own media origin.
   const outputs = createSafeFetcher({
-    allowedOrigins: [new URL(config.publicMediaBaseUrl).origin],
+    allowedOrigins: [new URL(config.publicMediaBaseUrl).origin, ...config.outputOrigins],
     maxBytes: MAX_OUTPUT_BYTES,
     timeoutMs: OUTPUT_DOWNLOAD_TIMEOUT_MS,
   });

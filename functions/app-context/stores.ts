@@ -8,6 +8,7 @@ import { DynamoTaskStore } from '../adapters/dynamodb/task-repository';
 import { DynamoUploadPublications } from '../adapters/dynamodb/upload-publication-repository';
 import type { Config } from '../config';
 import type { AccountStore, ApiKeyStore, IdempotencyStore, LedgerStore, TaskStore, UploadPublications } from '../domain/ports';
+import { modeAwareAccounts } from '../domain/mode-accounts';
 import type { RateCounter } from '../domain/rate-limit';
 import { appConfig } from './config';
 
@@ -32,7 +33,8 @@ export function buildDb(config: Config): Db {
 
 export function buildStores(db: Db): Stores {
   return {
-    accounts: new DynamoAccountStore(db),
+    // Test keys' scopes answer with their own balance and the live account's access rules.
+    accounts: modeAwareAccounts(new DynamoAccountStore(db)),
     apiKeys: new DynamoApiKeyStore(db),
     ledger: new DynamoLedgerStore(db),
     rateCounter: new DynamoRateCounter(db),

@@ -2,7 +2,7 @@ import type { WebhookEvent } from '../domain/webhooks';
 import { imageView, videoView } from './tasks';
 
 /**
- * The body of a webhook event: `{ id, type, created_at, data }`, where `data` is the task view
+ * The body of a webhook event: `{ id, type, created_at, livemode, data }`, where `data` is the task view
  * exactly as GET /videos/{id} or /images/{id} returns it (`{ webhook_id }` for a test event).
  */
 export function renderEvent(event: WebhookEvent): string {
@@ -13,5 +13,5 @@ export function renderEvent(event: WebhookEvent): string {
       : subject.task.kind === 'video'
         ? videoView(subject.task)
         : imageView(subject.task);
-  return JSON.stringify({ id: event.id, type: event.type, created_at: event.createdAt, data });
+  return JSON.stringify({ id: event.id, type: event.type, created_at: event.createdAt, livemode: event.livemode, data });
 }

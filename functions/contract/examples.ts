@@ -13,6 +13,7 @@ export const EXAMPLE_VIDEO = {
   resolution: '720p',
   credits_used: 25,
   progress: 0,
+  livemode: true,
   created_at: '2026-11-21T17:00:00.000Z',
   updated_at: '2026-11-21T17:00:00.000Z',
 };
@@ -34,6 +35,7 @@ export const EXAMPLE_IMAGE = {
   output_format: 'webp',
   credits_used: 5,
   progress: 0,
+  livemode: true,
   created_at: '2026-11-21T17:00:00.000Z',
   updated_at: '2026-11-21T17:00:00.000Z',
 };
@@ -45,6 +47,33 @@ export const EXAMPLE_IMAGE_DONE = {
   updated_at: '2026-11-21T17:00:12.000Z',
   completed_at: '2026-11-21T17:00:12.000Z',
 };
+export const EXAMPLE_TRANSACTIONS = [
+  {
+    transaction_id: 'txn_01M7ZNJ0R4T5V6W7X8Y9Z0A1B2',
+    type: 'refund',
+    amount: 25,
+    task_id: 'vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ',
+    reason: 'refund: video task failed',
+    created_at: '2026-11-21T17:00:12.000Z',
+  },
+  {
+    transaction_id: 'txn_01M7ZNHRE4A5B6C7D8E9F0G1H2',
+    type: 'charge',
+    amount: -25,
+    task_id: 'vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ',
+    reason: 'video generation (vid-1-5-pro)',
+    created_at: '2026-11-21T17:00:00.000Z',
+  },
+  {
+    transaction_id: 'txn_01M7ZMF8J1P87E686TGQYTVN2J',
+    type: 'grant',
+    amount: 1000,
+    task_id: null,
+    reason: 'opening balance',
+    created_at: '2026-11-20T09:00:00.000Z',
+  },
+];
+
 export const EXAMPLE_PAGINATION = { page: 1, limit: 20, total: 1, total_pages: 1, has_more: false };
 export const EXAMPLE_UPLOAD = {
   url: 'https://media.example.com/uploads/6f1c0b6a3d2e4f5a8b9c0d1e2f3a4b5c.png',

@@ -49,7 +49,7 @@ export const pagination = z
   .object({
     page: z.number().int().min(1).meta({ description: 'This page (from 1).' }),
     limit: z.number().int().min(1).max(50).meta({ description: 'Items per page.' }),
-    total: z.number().int().nonnegative().meta({ description: 'Tasks in the whole history.' }),
+    total: z.number().int().nonnegative().meta({ description: 'Items in the whole list (tasks, deliveries or transactions).' }),
     total_pages: z.number().int().nonnegative().meta({ description: '`ceil(total / limit)`.' }),
     has_more: z.boolean().meta({ description: 'Whether a later page has items.' }),
   })

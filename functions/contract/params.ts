@@ -38,3 +38,16 @@ export const uploadForm = z
 export const webhookIdParam = z.object({
   webhook_id: z.string().meta({ description: 'The `webhook_id` returned by `POST /webhooks`.', examples: ['whk_01M7ZQ4XW6S3D2F1G0H9J8K7L6'] }),
 });
+
+/** The provider callback route's path parameters: which provider, and whose task. */
+export const providerCallbackParams = z.object({
+  provider: z.string().meta({ description: 'The provider that ran the job.', examples: ['replicate'] }),
+  account_id: z.string().meta({ description: 'The account the task belongs to.', examples: ['acc_01M7ZNHRE3YZJA4Y3XQS4DQDGQ'] }),
+  task_id: z.string().meta({ description: 'The task the job is for.', examples: ['vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ'] }),
+});
+
+/** Where a provider reports a task's job: `{base}/provider-callbacks/{provider}/{account_id}/{task_id}`. */
+export function providerCallbackUrl(baseUrl: string, provider: string, accountId: string, taskId: string): string {
+  const segments = [provider, accountId, taskId].map(encodeURIComponent).join('/');
+  return `${baseUrl.replace(/\/+$/, '')}/provider-callbacks/${segments}`;
+}

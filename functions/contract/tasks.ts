@@ -9,6 +9,7 @@ import {
   VIDEO_MODEL_IDS,
   VIDEO_RESOLUTIONS,
 } from '../domain/catalogue';
+import { isLivemode } from '../domain/mode';
 import { TASK_ERROR_CODES, TASK_STATUSES, type ImageTask, type Task, type TaskStatus, type VideoTask } from '../domain/task';
 import { successEnvelopeSchema } from './envelope';
 import { credits, timestamp } from './fields';
@@ -77,6 +78,7 @@ export const videoTask = z
     resolution: z.enum(VIDEO_RESOLUTIONS),
     credits_used: credits('Credits charged for this task (refunded if it failed).'),
     progress: z.number().int().min(0).max(100).meta({ description: 'How far the task is, 0-100: 0 at start, rising while processing (held at 95 or below), 100 when completed; a failed task keeps its last value. Never goes down.' }),
+    livemode: z.boolean().meta({ description: '`true` for a task started with a live key, `false` with a test key (`vg_test_`: simulated provider, test credits).' }),
     video_url: z.url().meta({ description: 'The MP4, public, no key needed (completed only).' }).optional(),
     error: taskError.optional(),
     created_at: timestamp('When the task was started.'),
@@ -102,6 +104,7 @@ export const imageTask = z
     images: z.array(z.string()).meta({ description: 'Reference images (edit mode only).' }).optional(),
     credits_used: credits('Credits charged for this task (refunded if it failed).'),
     progress: z.number().int().min(0).max(100).meta({ description: 'How far the task is, 0-100: 0 at start, rising while processing (held at 95 or below), 100 when completed; a failed task keeps its last value. Never goes down.' }),
+    livemode: z.boolean().meta({ description: '`true` for a task started with a live key, `false` with a test key (`vg_test_`: simulated provider, test credits).' }),
     image_urls: z.array(z.url()).meta({ description: 'The images, public, no key needed (completed only).' }).optional(),
     error: taskError.optional(),
     created_at: timestamp('When the task was started.'),
@@ -143,6 +146,7 @@ function common(task: Task) {
     status: task.status,
     credits_used: task.creditsUsed,
     progress: task.progress,
+    livemode: isLivemode(task.accountId),
     ...(task.status === 'failed' && task.error && { error: { message: task.error.message, code: task.error.code } }),
     created_at: task.createdAt,
     updated_at: task.updatedAt,
@@ -152,7 +156,7 @@ function common(task: Task) {
 
 export function videoView(task: VideoTask): VideoTaskView {
   const { params } = task;
-  const { status, credits_used, progress, error, created_at, updated_at, completed_at } = common(task);
+  const { status, credits_used, progress, livemode, error, created_at, updated_at, completed_at } = common(task);
   return {
     video_id: task.taskId,
     status,
@@ -165,6 +169,7 @@ export function videoView(task: VideoTask): VideoTaskView {
     resolution: params.resolution,
     credits_used,
     progress,
+    livemode,
     ...(status === 'completed' && { video_url: task.outputUrls?.[0] }),
     ...(error && { error }),
     created_at,
@@ -175,7 +180,7 @@ export function videoView(task: VideoTask): VideoTaskView {
 
 export function imageView(task: ImageTask): ImageTaskView {
   const { params } = task;
-  const { status, credits_used, progress, error, created_at, updated_at, completed_at } = common(task);
+  const { status, credits_used, progress, livemode, error, created_at, updated_at, completed_at } = common(task);
   return {
     image_id: task.taskId,
     status,
@@ -187,6 +192,7 @@ export function imageView(task: ImageTask): ImageTaskView {
     ...(params.images && { images: params.images }),
     credits_used,
     progress,
+    livemode,
     ...(status === 'completed' && { image_urls: task.outputUrls ?? [] }),
     ...(error && { error }),
     created_at,

@@ -3,6 +3,7 @@ import { generateApiKey, hashApiKey, keyIdFromHash, type ApiKeyRecord } from './
 import { NotFoundError, ValidationError } from './errors';
 import { newAccountId, newLedgerEntryId } from './ids';
 import { ledgerSum, type LedgerEntry } from './ledger';
+import { scopeOf, type KeyMode } from './mode';
 import type { AccountStore, ApiKeyStore, LedgerStore } from './ports';
 
 /** Operator use cases behind the admin CLI. */
@@ -25,29 +26,32 @@ function requireWholeNumber(value: number, field: string, min: number, max: numb
 export interface IssuedKey {
   keyId: string;
   apiKey: string;
+  mode: KeyMode;
 }
 
 export async function createApiKey(
   stores: AdminStores,
   accountId: string,
-  options: { rateLimit?: number } = {},
+  options: { rateLimit?: number; mode?: KeyMode } = {},
   now = new Date().toISOString(),
 ): Promise<IssuedKey> {
   if (options.rateLimit !== undefined) {
     requireWholeNumber(options.rateLimit, 'rate-limit', 1, MAX_RATE_LIMIT);
   }
   if (!(await stores.accounts.get(accountId))) throw new NotFoundError(`No account ${accountId}.`);
-  const apiKey = generateApiKey();
+  const mode = options.mode ?? 'live';
+  const apiKey = generateApiKey(mode);
   const keyHash = hashApiKey(apiKey);
   const record: ApiKeyRecord = {
     keyId: keyIdFromHash(keyHash),
     keyHash,
     accountId,
+    mode,
     createdAt: now,
     ...(options.rateLimit !== undefined && { rateLimit: options.rateLimit }),
   };
   await stores.apiKeys.create(record);
-  return { keyId: record.keyId, apiKey };
+  return { keyId: record.keyId, apiKey, mode };
 }
 
 export interface NewAccountOptions {
@@ -93,19 +97,21 @@ export async function grantCredits(
   accountId: string,
   amount: number,
   reason: string,
-  now = new Date().toISOString(),
+  { mode = 'live', now = new Date().toISOString() }: { mode?: KeyMode; now?: string } = {},
 ): Promise<Account> {
   requireWholeNumber(amount, 'amount', 1, MAX_GRANT);
   if (!reason.trim()) throw new ValidationError('reason must not be empty.', 'reason');
+  // A test grant goes to the account's test balance (opened with its 1000 first if need be).
+  const scopeId = scopeOf(accountId, mode);
   await stores.accounts.grant({
     entryId: newLedgerEntryId(),
-    accountId,
+    accountId: scopeId,
     kind: 'grant',
     amount,
     reason: reason.trim(),
     createdAt: now,
   });
-  return requireAccount(stores, accountId);
+  return requireAccount(stores, scopeId);
 }
 
 export async function setAccess(

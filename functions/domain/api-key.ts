@@ -1,26 +1,32 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { KeyMode } from './mode';
 
 /**
- * API keys are `vg_live_` + 40 random base62 characters (about 238 bits). Only the SHA-256 of a
+ * API keys are `vg_live_` (or `vg_test_` for test mode, functions/domain/mode.ts) + 40 random
+ * base62 characters (about 238 bits). Only the SHA-256 of a
  * key is stored. The key id is derived from that hash, so the authorizer finds a key with one
  * GetItem and no secondary index, and operators can name a key without ever seeing it again.
  */
 export const API_KEY_PREFIX = 'vg_live_';
+export const TEST_API_KEY_PREFIX = 'vg_test_';
+const PREFIXES: Record<KeyMode, string> = { live: API_KEY_PREFIX, test: TEST_API_KEY_PREFIX };
 const RANDOM_LENGTH = 40;
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const API_KEY_PATTERN = /^vg_live_[0-9A-Za-z]{32,128}$/;
+const API_KEY_PATTERN = /^vg_(live|test)_[0-9A-Za-z]{32,128}$/;
 
 export interface ApiKeyRecord {
   keyId: string;
   keyHash: string;
   accountId: string;
+  /** Which data the key acts on; keys stored before test mode existed are live. */
+  mode: KeyMode;
   /** Per-key override of the default requests-per-minute limit. */
   rateLimit?: number;
   revokedAt?: string;
   createdAt: string;
 }
 
-export function generateApiKey(): string {
+export function generateApiKey(mode: KeyMode = 'live'): string {
   let out = '';
   while (out.length < RANDOM_LENGTH) {
     for (const byte of randomBytes(RANDOM_LENGTH)) {
@@ -28,11 +34,16 @@ export function generateApiKey(): string {
       if (byte < 248 && out.length < RANDOM_LENGTH) out += BASE62[byte % 62];
     }
   }
-  return API_KEY_PREFIX + out;
+  return PREFIXES[mode] + out;
 }
 
 export function isWellFormedApiKey(key: string): boolean {
   return API_KEY_PATTERN.test(key);
+}
+
+/** The mode a key's prefix announces (the stored record decides; the two always agree). */
+export function modeOfApiKey(key: string): KeyMode {
+  return key.startsWith(TEST_API_KEY_PREFIX) ? 'test' : 'live';
 }
 
 export function hashApiKey(key: string): string {

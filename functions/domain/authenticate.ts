@@ -1,9 +1,15 @@
 import { hashApiKey, isWellFormedApiKey, keyIdFromHash, parseBearer, sameHash } from './api-key';
 import { UnauthorizedError } from './errors';
+import { scopeOf, type KeyMode } from './mode';
 import type { ApiKeyStore } from './ports';
 
 export interface Principal {
+  /**
+   * Whose data the request acts on: the account's id for a live key, the account's test scope
+   * for a test key (functions/domain/mode.ts). Every store is keyed by it, so modes never mix.
+   */
   accountId: string;
+  mode: KeyMode;
   keyId: string;
   rateLimit: number;
 }
@@ -27,7 +33,8 @@ export async function authenticate(
     throw new UnauthorizedError();
   }
   return {
-    accountId: record.accountId,
+    accountId: scopeOf(record.accountId, record.mode),
+    mode: record.mode,
     keyId: record.keyId,
     rateLimit: record.rateLimit ?? defaultRateLimit,
   };

@@ -2,7 +2,7 @@ import type { Account, SubscriptionStatus } from './account';
 import type { ApiKeyRecord } from './api-key';
 import type { ImageContentType } from './image-type';
 import type { LedgerEntry } from './ledger';
-import type { Task, TaskError, TaskKind } from './task';
+import type { ProviderJob, Task, TaskError, TaskKind } from './task';
 
 /**
  * What the use cases need from storage. The adapters in functions/adapters/ implement
@@ -33,6 +33,11 @@ export interface ApiKeyStore {
 
 export interface LedgerStore {
   listForAccount(accountId: string): Promise<LedgerEntry[]>;
+  /**
+   * One page of a scope's ledger, newest first, and how many entries it has. Entries are
+   * numbered 1..total in the order they were written, so a page reads only its own entries.
+   */
+  listPage(accountId: string, page: number, limit: number): Promise<{ entries: LedgerEntry[]; total: number }>;
 }
 
 /** What a use case needs to create a charged task. */
@@ -70,8 +75,21 @@ export interface TaskStore {
    */
   create(request: NewTaskRequest): Promise<CreateTaskResult>;
   get(accountId: string, taskId: string): Promise<Task | undefined>;
-  /** Records the provider's job id. False if the task is no longer processing. */
-  recordSubmission(task: Task, provider: { name: string; jobId: string }, now: string): Promise<boolean>;
+  /**
+   * Records the provider's job (and ends any wait on the submission queue). False if the task
+   * is no longer processing or already has another job.
+   */
+  recordSubmission(task: Task, provider: ProviderJob, now: string): Promise<boolean>;
+  /**
+   * Puts a task with no job on the submission queue's books (`queuedAt`, `submitAttempts`).
+   * False if it is no longer processing, has a job, or is already queued.
+   */
+  markQueued(task: Task, now: string, attempts: number): Promise<boolean>;
+  /**
+   * Takes a queued task off the queue's books to send its create now (`sentAt`): true for
+   * exactly one caller, so a message delivered twice never submits twice.
+   */
+  claimQueued(task: Task, now: string): Promise<boolean>;
   /**
    * Claims the right to ask the provider now: succeeds only if nobody asked within
    * `minIntervalMs` (so concurrent polls share one upstream check).
@@ -104,6 +122,24 @@ export interface TaskStore {
   listUnannounced(): AsyncIterable<TaskRef>[];
   /** Takes an ended task out of the outbox once its events are published. */
   markAnnounced(task: Task): Promise<void>;
+}
+
+/** A task whose create waits on the submission queue: the queue's message. */
+export interface SubmissionRequest {
+  accountId: string;
+  taskId: string;
+}
+
+/**
+ * The provider's request budget, shared by every function: turns at most `perSecond` a
+ * second, evenly spaced, so no burst of ours becomes the provider's 429s.
+ */
+export interface ProviderBudget {
+  /**
+   * Reserves the next free turn for `provider` no later than `maxWaitMs` after `now` (ms since
+   * the epoch) and returns its time; undefined when every turn until then is taken.
+   */
+  reserve(provider: string, perSecond: number, now: number, maxWaitMs: number): Promise<number | undefined>;
 }
 
 /** Publishes a task's ending to whoever listens (the customer's webhooks). Safe to repeat. */

@@ -46,8 +46,11 @@ export type GenerationJob = VideoJob | ImageJob;
 export type ProviderFailureCode = 'upstream_error' | 'content_rejected';
 
 export type SubmitOutcome =
-  /** The provider took the job; poll it with this id. */
-  | { type: 'accepted'; jobId: string }
+  /**
+   * The provider took the job; poll it with this id. `callbacks`: it will report the job to
+   * the callback URL it was given (so polls upstream are only the safety net).
+   */
+  | { type: 'accepted'; jobId: string; callbacks?: boolean }
   /** The provider refused the job outright (bad input, policy): it will never run. */
   | { type: 'rejected'; code: ProviderFailureCode; message: string };
 
@@ -68,9 +71,43 @@ export type ResultOutcome =
       publicMessage?: string;
     };
 
+export interface SubmitOptions {
+  /**
+   * Where the provider should report the job's progress and its end: our public callback
+   * route for this task (docs/tasks.md, "Provider callbacks"). The task's id travels in it, so
+   * a callback names its task even when the create's answer was lost.
+   */
+  callbackUrl?: string;
+}
+
+/** A provider's callback as it reached our public route. */
+export interface CallbackRequest {
+  /** The raw body, exactly as received (the signature covers these bytes). */
+  body: string;
+  /** Header names in lower case. */
+  headers: Record<string, string | undefined>;
+}
+
+/** What a verified callback says about one job. */
+export interface ProviderCallback {
+  jobId: string;
+  outcome: ResultOutcome;
+}
+
 export interface GenerationProvider {
   readonly name: string;
-  submit(job: GenerationJob): Promise<SubmitOutcome>;
+  /**
+   * Creates a job. Throws ProviderUnavailableError when the provider could not be asked
+   * (nothing was created: safe to try again, after `retryAfterSeconds` for a 429), and
+   * SubmissionUnknownError when the request may have created a job whose id we never read.
+   */
+  submit(job: GenerationJob, options?: SubmitOptions): Promise<SubmitOutcome>;
+  /**
+   * Verifies a callback this provider sent (signature, and a timestamp within
+   * CALLBACK_TOLERANCE_SECONDS of `now`) and reads it. Throws CallbackRejectedError for a
+   * forged, stale or unreadable callback.
+   */
+  readCallback(request: CallbackRequest, now: Date): Promise<ProviderCallback>;
   /** The latest state of a job this provider accepted. */
   fetchResult(jobId: string): Promise<ResultOutcome>;
   /** Asks the provider to stop a job (best effort: a job that already ended is left alone). */
@@ -87,8 +124,36 @@ export class ProviderUnavailableError extends Error {
     message: string,
     /** Seconds the provider asked us to wait (429 Retry-After), when it said. */
     readonly retryAfterSeconds?: number,
+    /** The provider refused for load (429): nothing was created; it wants fewer requests. */
+    readonly rateLimited = retryAfterSeconds !== undefined,
   ) {
     super(message);
     this.name = 'ProviderUnavailableError';
+  }
+}
+
+/**
+ * A create whose outcome we do not know: it timed out, or the provider answered 2xx in words we
+ * cannot read. A job may exist upstream and bill us, so the task is not refunded at once: the
+ * job's callback (which names the task) adopts it, or the sweeper refunds after a bounded wait.
+ */
+export class SubmissionUnknownError extends ProviderUnavailableError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SubmissionUnknownError';
+  }
+}
+
+/** Callbacks older or newer than this (by their signed timestamp) are refused as replays. */
+export const CALLBACK_TOLERANCE_SECONDS = 5 * 60;
+
+/** A callback we refuse: it changes nothing and is answered 4xx. */
+export class CallbackRejectedError extends Error {
+  constructor(
+    readonly reason: 'signature' | 'stale' | 'malformed',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CallbackRejectedError';
   }
 }

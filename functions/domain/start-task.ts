@@ -10,10 +10,10 @@ import {
   ValidationError,
 } from './errors';
 import { newLedgerEntryId, newTaskId } from './ids';
-import { ProviderUnavailableError } from './provider';
 import type { AccountStore, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, ReferenceUrlPolicy } from './ports';
 import { narrowTask, type ImageParams, type Task, type TaskKind, type TaskOfKind, type VideoParams } from './task';
-import { FAILURE_MESSAGES, failTask, jobFor, logProviderDetail, type LifecycleDeps } from './task-lifecycle';
+import { submitInline } from './submission';
+import { FAILURE_MESSAGES, failTask, type LifecycleDeps } from './task-lifecycle';
 
 export interface StartDeps extends LifecycleDeps {
   accounts: AccountStore;
@@ -143,8 +143,8 @@ async function startAnyTask(
   deps.telemetry.info('task started', { task_id: taskId, account_id: accountId, model, credits: price });
   deps.telemetry.count('TaskStarted', { model });
 
-  const submitted = await submit(deps, result.task);
-  if (submitted.type === 'accepted') {
+  const submitted = await submitInline(deps, result.task);
+  if (submitted.type !== 'failed') {
     if (claim) await deps.idempotency.recordOutcome(claim, { type: 'created' });
     return submitted.task;
   }
@@ -168,32 +168,6 @@ function checkReferenceUrls(policy: ReferenceUrlPolicy, request: StartRequest): 
     return why === undefined ? [] : [{ field, message: `${field}: we will not fetch this URL: ${why}` }];
   });
   if (refused.length > 0) throw new ValidationError(refused.map(({ message }) => message).join('; '), refused[0]!.field);
-}
-
-type Submission =
-  | { type: 'accepted'; task: Task }
-  | { type: 'failed'; code: 'upstream_error' | 'content_rejected' };
-
-async function submit(deps: StartDeps, task: Task): Promise<Submission> {
-  try {
-    const outcome = await deps.provider.submit(jobFor(task));
-    if (outcome.type === 'rejected') {
-      logProviderDetail(deps, task, outcome.message);
-      return { type: 'failed', code: outcome.code };
-    }
-    const provider = { name: deps.provider.name, jobId: outcome.jobId };
-    const now = deps.clock().toISOString();
-    if (!(await deps.tasks.recordSubmission(task, provider, now))) {
-      // The sweeper gave the task up (and refunded it) while we were submitting.
-      deps.telemetry.warn('submission recorded too late', { task_id: task.taskId, job_id: outcome.jobId });
-      return { type: 'accepted', task: (await deps.tasks.get(task.accountId, task.taskId)) ?? task };
-    }
-    return { type: 'accepted', task: { ...task, provider, lastCheckedAt: now, updatedAt: now } };
-  } catch (error) {
-    if (!(error instanceof ProviderUnavailableError)) throw error;
-    logProviderDetail(deps, task, error.message);
-    return { type: 'failed', code: 'upstream_error' };
-  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { TaskRef } from './ports';
+import { QUEUE_STALL_MS, resendQueued } from './submission';
 import { announceEnded, FAILURE_MESSAGES, failTask, refreshTask, type LifecycleDeps } from './task-lifecycle';
 
 export interface SweepReport {
@@ -6,7 +7,10 @@ export interface SweepReport {
   refreshed: number;
   copied: number;
   timedOut: number;
+  /** Tasks whose create went unanswered and no callback adopted a job in time: refunded. */
   lostSubmissions: number;
+  /** Queued creates whose message went missing, sent again. */
+  requeued: number;
   /** Drafts of starts cut short, refunded or discarded. */
   repairedStarts: number;
   /** Ended tasks whose webhook events had not been published (a publication cut short). */
@@ -32,9 +36,10 @@ const STALE_CHECK_MS = 30_000;
 export const START_GRACE_MS = 2 * 60_000;
 
 /**
- * The safety net, run every minute: fails and refunds tasks past the timeout or lost between
- * charge and submission, settles starts cut short, copies results that are waiting, and
- * refreshes tasks nobody polls. It reads every in-flight shard at once and works on
+ * The safety net, run every minute: fails and refunds tasks past the timeout or whose create
+ * went unanswered with no callback adopting a job, resends queued creates whose message went
+ * missing, settles starts cut short, copies results that are waiting, and refreshes tasks
+ * nobody polls or whose callbacks went silent. It reads every in-flight shard at once and works on
  * `concurrency` tasks at a time until the work list or its budget runs out.
  */
 export async function sweep(deps: LifecycleDeps, options: SweepOptions = {}): Promise<SweepReport> {
@@ -44,6 +49,7 @@ export async function sweep(deps: LifecycleDeps, options: SweepOptions = {}): Pr
     copied: 0,
     timedOut: 0,
     lostSubmissions: 0,
+    requeued: 0,
     repairedStarts: 0,
     announced: 0,
     errors: 0,
@@ -119,9 +125,18 @@ async function sweepOne(deps: LifecycleDeps, listed: TaskRef, report: SweepRepor
     return;
   }
   if (!task.provider) {
-    if (age > deps.settings.submissionGraceMs) {
+    if (task.queuedAt) {
+      // Waiting its turn: normal, unless its message went missing.
+      if (now - Date.parse(task.queuedAt) > QUEUE_STALL_MS) {
+        report.requeued += 1;
+        await resendQueued(deps, task);
+      }
+      return;
+    }
+    // Its create went out and nothing named a job since: give the job's callback its time first.
+    if (now - Date.parse(task.sentAt ?? task.createdAt) > deps.settings.submissionGraceMs) {
       report.lostSubmissions += 1;
-      // Only if its submission has still not been recorded: a late one wins.
+      // Only if no job was recorded meanwhile: a late answer or callback wins.
       await failTask(deps, task, { code: 'internal_error', message: FAILURE_MESSAGES.internal_error }, { onlyIfUnsubmitted: true });
     }
     return;
@@ -133,7 +148,8 @@ async function sweepOne(deps: LifecycleDeps, listed: TaskRef, report: SweepRepor
     return;
   }
   const lastChecked = task.lastCheckedAt ? Date.parse(task.lastCheckedAt) : 0;
-  if (now - lastChecked > STALE_CHECK_MS) {
+  // A job that calls back is asked only after its silence (refreshTask applies the same rule).
+  if (now - lastChecked > (task.provider.callbacks ? deps.settings.callbackSilenceMs : STALE_CHECK_MS)) {
     report.refreshed += 1;
     await refreshTask(deps, task);
   }

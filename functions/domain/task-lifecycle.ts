@@ -2,8 +2,9 @@ import { newLedgerEntryId } from './ids';
 import type { LedgerEntry } from './ledger';
 import type { GenerationJob, GenerationProvider, ResultOutcome } from './provider';
 import { ProviderUnavailableError } from './provider';
-import type { CopyQueue, CopyRequest, FailOptions, MediaStore, TaskEvents, TaskStore } from './ports';
+import type { CopyQueue, CopyRequest, FailOptions, MediaStore, MessageQueue, ProviderBudget, SubmissionRequest, TaskEvents, TaskStore } from './ports';
 import { MAX_PROCESSING_PROGRESS, progressOf } from './progress';
+import { providerFor } from './provider-choice';
 import type { Task, TaskError } from './task';
 import type { Telemetry } from './telemetry';
 
@@ -15,6 +16,8 @@ import type { Telemetry } from './telemetry';
 export interface LifecycleDeps {
   tasks: TaskStore;
   provider: GenerationProvider;
+  /** Test-mode tasks' provider (simulated); pick one with `providerFor` (provider-choice.ts). */
+  testProvider?: GenerationProvider;
   media: MediaStore;
   copyQueue: CopyQueue;
   clock: () => Date;
@@ -22,6 +25,12 @@ export interface LifecycleDeps {
   /** Where a task's ending is published (webhooks), at least once. */
   events: TaskEvents;
   telemetry: Telemetry;
+  /** Turns for calls to a paced provider, shared by every function. */
+  budget: ProviderBudget;
+  /** Creates that wait for a turn (SQS on AWS, in process locally). */
+  submissions: MessageQueue<SubmissionRequest>;
+  /** Our callback route for a task's job at a provider; undefined: no callbacks, polls only. */
+  callbackUrl?: (task: Task, provider: string) => string | undefined;
 }
 
 export interface LifecycleSettings {
@@ -29,8 +38,19 @@ export interface LifecycleSettings {
   checkIntervalMs: number;
   /** A task still processing after this long fails with `timeout` (default 30 min). */
   taskTimeoutMs: number;
-  /** A task with no provider job after this long was lost between charge and submission. */
+  /**
+   * A task with no provider job this long after its create went out (timed out, or cut short)
+   * gets no callback adopting a job any more: it is failed and refunded.
+   */
   submissionGraceMs: number;
+  /** Creates a second each paced provider allows us, by provider name; others are not paced. */
+  providerBudgets: Readonly<Record<string, number>>;
+  /** A start waits at most this long for a turn before its create goes on the queue instead. */
+  inlineTurnWaitMs: number;
+  /** The queue's consumer waits at most this long for a turn before putting a message back. */
+  queuedTurnWaitMs: number;
+  /** A job that calls back is asked about only after this long without news (a lost callback). */
+  callbackSilenceMs: number;
   /** Failed copies of a result before the task gives up and fails (refunded). */
   maxCopyAttempts: number;
 }
@@ -38,8 +58,13 @@ export interface LifecycleSettings {
 export const DEFAULT_LIFECYCLE_SETTINGS: LifecycleSettings = {
   checkIntervalMs: 2_000,
   taskTimeoutMs: 30 * 60_000,
-  submissionGraceMs: 2 * 60_000,
+  // Long enough for a job's first callback even when the provider queues it a while.
+  submissionGraceMs: 10 * 60_000,
   maxCopyAttempts: 5,
+  providerBudgets: {},
+  inlineTurnWaitMs: 1_000,
+  queuedTurnWaitMs: 5_000,
+  callbackSilenceMs: 2 * 60_000,
 };
 
 export function refundEntry(task: Task, now: string): LedgerEntry {
@@ -120,11 +145,15 @@ export function logProviderDetail(deps: Pick<LifecycleDeps, 'telemetry'>, task: 
 export async function refreshTask(deps: LifecycleDeps, task: Task): Promise<Task> {
   if (task.status !== 'processing' || !task.provider || task.pendingOutputs) return task;
   const now = deps.clock();
-  if (!(await deps.tasks.claimCheck(task, now, deps.settings.checkIntervalMs))) return task;
+  // A job that calls back tells us itself: ask only once it has been silent too long.
+  const interval = task.provider.callbacks ? deps.settings.callbackSilenceMs : deps.settings.checkIntervalMs;
+  // The task was just read (consistently): a check within the interval cannot be claimed, so skip the write.
+  if (task.lastCheckedAt !== undefined && now.getTime() - Date.parse(task.lastCheckedAt) < interval) return task;
+  if (!(await deps.tasks.claimCheck(task, now, interval))) return task;
 
   let outcome: ResultOutcome;
   try {
-    outcome = await deps.provider.fetchResult(task.provider.jobId);
+    outcome = await providerFor(deps, task).fetchResult(task.provider.jobId);
   } catch (error) {
     if (error instanceof ProviderUnavailableError) return task;
     throw error;
@@ -132,7 +161,8 @@ export async function refreshTask(deps: LifecycleDeps, task: Task): Promise<Task
   return applyOutcome(deps, task, outcome);
 }
 
-async function applyOutcome(deps: LifecycleDeps, task: Task, outcome: ResultOutcome): Promise<Task> {
+/** Moves a task on by what the provider said (a poll's answer or a callback), with the same conditional transitions. */
+export async function applyOutcome(deps: LifecycleDeps, task: Task, outcome: ResultOutcome): Promise<Task> {
   switch (outcome.type) {
     case 'processing':
       if (outcome.progress !== undefined && outcome.progress > task.progress) {

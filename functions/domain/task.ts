@@ -58,8 +58,17 @@ interface TaskBase {
    * failed. What a caller sees while processing is `progressOf` (progress.ts).
    */
   progress: number;
-  /** Set once the provider accepted the job. */
-  provider?: { name: string; jobId: string };
+  /** Set once the provider accepted the job (or a callback naming the task adopted it). */
+  provider?: ProviderJob;
+  /**
+   * While the task waits its turn on the submission queue (nothing sent upstream yet): since
+   * when. Absent on a task with no job: a create went out and its answer is awaited or lost.
+   */
+  queuedAt?: string;
+  /** When the last create for this task went out (absent: at `createdAt`, the inline submit). */
+  sentAt?: string;
+  /** Creates refused for load (429, 5xx) so far; the queue's backoff grows with it. */
+  submitAttempts?: number;
   /** When the provider was last asked about this task (polls within 2 s reuse it). */
   lastCheckedAt?: string;
   /** The provider's result URLs, waiting to be copied into our storage. */
@@ -71,6 +80,13 @@ interface TaskBase {
   createdAt: string;
   updatedAt: string;
   completedAt?: string;
+}
+
+export interface ProviderJob {
+  name: string;
+  jobId: string;
+  /** The job reports back to our callback route: polls upstream are only the safety net. */
+  callbacks?: boolean;
 }
 
 export interface VideoTask extends TaskBase {

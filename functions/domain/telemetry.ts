@@ -14,6 +14,12 @@ export type BusinessEvent =
   | 'TaskCanceled'
   /** A provider call that failed: unreachable, timed out, 5xx, unreadable answer. */
   | 'ProviderError'
+  /** A create that waits on the submission queue (over the provider's budget, or refused for load). */
+  | 'SubmissionQueued'
+  /** A provider callback applied to its task (or adopting its job). */
+  | 'ProviderCallback'
+  /** A job we do not count on (a late callback for a task that ended without it), canceled upstream. */
+  | 'OrphanJobCanceled'
   | 'SweeperTasksExamined';
 
 /** Extra fields of a log line, snake_case (`task_id`, `account_id`, `model`...). */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { NotFoundError, ValidationError } from './errors';
 import { newEventId, newWebhookId, taskEventId } from './ids';
+import { isLivemode } from './mode';
 import { progressOf } from './progress';
 import type { Task } from './task';
 
@@ -114,6 +115,8 @@ export interface WebhookEvent {
   id: string;
   type: EventType;
   createdAt: string;
+  /** False for the events of test mode (a test key's tasks and endpoints). */
+  livemode: boolean;
   subject: { kind: 'task'; task: Task } | { kind: 'test'; webhookId: string };
 }
 
@@ -126,13 +129,20 @@ export function taskEndedEvent(task: Task): WebhookEvent {
     id: taskEventId(task.taskId),
     type: `${task.kind}.${task.status === 'completed' ? 'completed' : 'failed'}`,
     createdAt: task.completedAt ?? task.updatedAt,
+    livemode: isLivemode(task.accountId),
     // As GET answers it: a final task's progress is 100 when completed, its last value when failed.
     subject: { kind: 'task', task: { ...task, progress: progressOf(task, new Date()) } },
   };
 }
 
 export function testEvent(endpoint: WebhookEndpoint, now: Date): WebhookEvent {
-  return { id: newEventId(), type: 'webhook.test', createdAt: now.toISOString(), subject: { kind: 'test', webhookId: endpoint.webhookId } };
+  return {
+    id: newEventId(),
+    type: 'webhook.test',
+    createdAt: now.toISOString(),
+    livemode: isLivemode(endpoint.accountId),
+    subject: { kind: 'test', webhookId: endpoint.webhookId },
+  };
 }
 
 export const listWebhooks = (webhooks: WebhookStore, accountId: string): Promise<WebhookEndpoint[]> => webhooks.list(accountId);

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Principal } from '../domain/authenticate';
 import { UnauthorizedError } from '../domain/errors';
+import { KEY_MODES, modeOfScope, type KeyMode } from '../domain/mode';
 
 /**
  * What the authorizer put in its context, as the handler receives it. API Gateway (REST)
@@ -11,17 +12,27 @@ export function principalFrom(event: APIGatewayProxyEvent): Principal {
   const accountId = context.accountId;
   const keyId = context.keyId;
   const rateLimit = Number(context.rateLimit);
-  if (typeof accountId !== 'string' || typeof keyId !== 'string' || !Number.isInteger(rateLimit)) {
+  // A context without a mode (an answer cached before test mode existed) is a live key's.
+  const mode = context.mode ?? 'live';
+  if (
+    typeof accountId !== 'string' ||
+    typeof keyId !== 'string' ||
+    !Number.isInteger(rateLimit) ||
+    !(KEY_MODES as readonly unknown[]).includes(mode) ||
+    // The scope and the mode travel separately; a context where they disagree is not ours.
+    modeOfScope(accountId) !== mode
+  ) {
     // Only reachable if a route is deployed without the authorizer.
     throw new UnauthorizedError();
   }
-  return { accountId, keyId, rateLimit };
+  return { accountId, mode: mode as KeyMode, keyId, rateLimit };
 }
 
 /** The authorizer's context, as strings, the way API Gateway hands it to the integration. */
 export function authorizerContext(principal: Principal): Record<string, string> {
   return {
     accountId: principal.accountId,
+    mode: principal.mode,
     keyId: principal.keyId,
     rateLimit: String(principal.rateLimit),
   };

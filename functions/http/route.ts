@@ -25,7 +25,7 @@ export interface OperationDoc {
   operationId: string;
   summary: string;
   description: string;
-  tag: 'Videos' | 'Images' | 'Uploads' | 'Account' | 'Webhooks' | 'Reference';
+  tag: 'Videos' | 'Images' | 'Uploads' | 'Account' | 'Webhooks' | 'Reference' | 'Internal';
   request?: RouteConfig['request'];
   success: ResponseConfig;
   /** The error statuses this operation answers; their codes come from the contract's error table. */
@@ -98,7 +98,7 @@ export interface FunctionNeeds {
 }
 
 /** The SQS queues of the event pipeline (each with a DLQ). */
-export type QueueName = 'webhook-deliveries';
+export type QueueName = 'webhook-deliveries' | 'submissions';
 
 /** The environment variable that gives a function a queue's URL (functions/config.ts reads it). */
-export const QUEUE_URL_VARIABLES = { 'webhook-deliveries': 'WEBHOOK_QUEUE_URL' } as const satisfies Record<QueueName, string>;
+export const QUEUE_URL_VARIABLES = { 'webhook-deliveries': 'WEBHOOK_QUEUE_URL', submissions: 'SUBMISSION_QUEUE_URL' } as const satisfies Record<QueueName, string>;

@@ -8,6 +8,7 @@ import {
   EXAMPLE_VIDEO_DONE,
   EXAMPLE_CREATED_WEBHOOK,
   EXAMPLE_DELIVERY,
+  EXAMPLE_TRANSACTIONS,
   EXAMPLE_WEBHOOK,
   ok,
 } from '../contract/examples';
@@ -15,8 +16,10 @@ import { creditsResponse } from '../contract/credits';
 import { generateImageRequest } from '../contract/generate-image';
 import { generateVideoRequest } from '../contract/generate-video';
 import { paginationQuery } from '../contract/pagination';
-import { idempotencyHeader, imageIdParam, uploadForm, uploadIdParam, videoIdParam, webhookIdParam } from '../contract/params';
+import { idempotencyHeader, imageIdParam, providerCallbackParams, uploadForm, uploadIdParam, videoIdParam, webhookIdParam } from '../contract/params';
+import { providerCallbackResponse } from '../contract/provider-callbacks';
 import { imagePageResponse, imageTaskResponse, videoPageResponse, videoTaskResponse } from '../contract/tasks';
+import { transactionPageResponse } from '../contract/transactions';
 import { directUploadResponse, uploadedImageResponse } from '../contract/uploads';
 import {
   createdWebhookResponse,
@@ -50,7 +53,18 @@ const RATE_LIMITED: TableAction[] = ['UpdateItem'];
 function endsTasks(needs: FunctionNeeds): FunctionNeeds {
   const actions = [...new Set<TableAction>([...needs.table.actions, 'GetItem', 'UpdateItem', 'PutItem', 'Query'])];
   const query = [...new Set([...(needs.table.query ?? []), 'lsi1' as const])];
-  return { ...needs, table: { actions, query }, queues: { ...needs.queues, send: ['webhook-deliveries'] } };
+  const send = [...new Set([...(needs.queues?.send ?? []), 'webhook-deliveries' as const])];
+  return { ...needs, table: { actions, query }, queues: { ...needs.queues, send } };
+}
+
+/**
+ * What a function that sends creates to the provider needs: the provider, a turn in its budget
+ * (UpdateItem on the rate counters) and the submission queue, where creates wait their turn.
+ */
+function submitsTasks(needs: FunctionNeeds): FunctionNeeds {
+  const actions = [...new Set<TableAction>([...needs.table.actions, 'UpdateItem'])];
+  const send = [...new Set([...(needs.queues?.send ?? []), 'submissions' as const])];
+  return { ...needs, table: { ...needs.table, actions }, provider: true, queues: { ...needs.queues, send } };
 }
 
 const json = (schema: z.ZodType, example?: unknown) => ({
@@ -69,11 +83,12 @@ export const ROUTES: readonly ApiRoute[] = [
     method: 'POST',
     path: `${API_PREFIX}/generate`,
     handler: 'generate',
-    needs: endsTasks({
-      purpose: 'charges, creates and submits a video task',
-      table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
-      provider: true,
-    }),
+    needs: submitsTasks(
+      endsTasks({
+        purpose: 'charges, creates and submits a video task',
+        table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+      }),
+    ),
     doc: {
       operationId: 'generateVideo',
       summary: 'Start a video generation task',
@@ -163,11 +178,12 @@ export const ROUTES: readonly ApiRoute[] = [
     method: 'POST',
     path: `${API_PREFIX}/generate-image`,
     handler: 'generate-image',
-    needs: endsTasks({
-      purpose: 'charges, creates and submits an image task',
-      table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
-      provider: true,
-    }),
+    needs: submitsTasks(
+      endsTasks({
+        purpose: 'charges, creates and submits an image task',
+        table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+      }),
+    ),
     doc: {
       operationId: 'generateImage',
       summary: 'Start an image generation task',
@@ -365,8 +381,8 @@ export const ROUTES: readonly ApiRoute[] = [
     path: `${API_PREFIX}/credits`,
     handler: 'get-credits',
     needs: {
-      purpose: 'reads the caller account',
-      table: { actions: [...RATE_LIMITED, 'GetItem'] },
+      purpose: 'reads the caller account (a test key opens its test balance on first use)',
+      table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
     },
     doc: {
       operationId: 'getCredits',
@@ -381,6 +397,30 @@ export const ROUTES: readonly ApiRoute[] = [
       curl: `curl -s "{BASE}/credits" ${AUTH}`,
     },
   },
+  {
+    method: 'GET',
+    path: `${API_PREFIX}/credits/transactions`,
+    handler: 'list-transactions',
+    needs: {
+      purpose: 'reads a page of the caller ledger (a test key opens its test balance on first use)',
+      table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem', 'Query'], query: ['lsi1'] },
+    },
+    doc: {
+      operationId: 'listCreditTransactions',
+      summary: 'List your credit transactions',
+      description:
+        'Every change to your balance, newest first, a page at a time: grants (the opening balance, purchases), the charge of each task you started and the refund of each task that failed or was canceled. The sum of every `amount` equals `credits` in `GET /credits`. A test key lists the test balance\'s transactions. A page past the end is an empty list.',
+      tag: 'Account',
+      request: { query: paginationQuery },
+      success: {
+        description: 'One page of transactions.',
+        ...json(transactionPageResponse, ok({ transactions: EXAMPLE_TRANSACTIONS, pagination: { ...EXAMPLE_PAGINATION, total: 3 } })),
+      },
+      errors: [400, 401, 429, 500],
+      errorNotes: { 400: { description: '`page` or `limit` is not an integer in range.', example: 'limit: must be an integer from 1 to 50' } },
+      curl: `curl -s "{BASE}/credits/transactions?page=1&limit=20" ${AUTH}`,
+    },
+  },
   // Webhooks
   {
     method: 'POST',
@@ -388,7 +428,7 @@ export const ROUTES: readonly ApiRoute[] = [
     handler: 'create-webhook',
     needs: {
       purpose: 'registers a webhook endpoint (at most ten per account)',
-      table: { actions: [...RATE_LIMITED, 'PutItem'] },
+      table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
     },
     doc: {
       operationId: 'createWebhook',
@@ -499,6 +539,37 @@ export const ROUTES: readonly ApiRoute[] = [
       curl: `curl -s -X DELETE "{BASE}/webhooks/$WEBHOOK_ID" ${AUTH}`,
     },
   },
+  // Called by the generation provider, not by API clients: its signature is the credential.
+  {
+    method: 'POST',
+    path: `${API_PREFIX}/provider-callbacks/{provider}/{account_id}/{task_id}`,
+    handler: 'provider-callback',
+    auth: 'none',
+    needs: endsTasks({
+      purpose: "applies a provider's signed callback to its task",
+      table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
+      provider: true,
+      queuesCopies: true,
+    }),
+    doc: {
+      operationId: 'receiveProviderCallback',
+      summary: 'Provider callback (internal)',
+      description:
+        "Where the generation provider reports a job's progress and end; you never call it. No API key: the request must carry the provider's Standard Webhooks signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with a timestamp within 5 minutes. A forged or stale callback: 401; an unreadable one: 400; an unknown task: 404. Each changes nothing.",
+      tag: 'Internal',
+      request: { params: providerCallbackParams },
+      success: {
+        description: 'Received (the provider does not retry).',
+        ...json(providerCallbackResponse, ok({ received: true, result: 'applied' })),
+      },
+      errors: [400, 401, 404, 500],
+      errorNotes: {
+        401: { description: 'The signature is missing, does not verify, or is older than 5 minutes.', example: 'The callback signature is missing or does not verify.' },
+        404: { description: 'No such task, or no such provider.', example: 'No task "vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ" awaits a callback here.' },
+      },
+      curl: `curl -s -X POST "{BASE}/provider-callbacks/simulated/$ACCOUNT_ID/$VIDEO_ID" -H "webhook-id: msg_1" -H "webhook-timestamp: $(date +%s)" -H "webhook-signature: v1,<signature>" -H "Content-Type: application/json" -d '{"id":"sim_01M7ZNHRE3YZJA4Y3XQS4DQDGQ","status":"processing"}'`,
+    },
+  },
   // The API reference: public, no key, nothing to read or write (documents built in memory).
   {
     method: 'GET',
@@ -565,6 +636,8 @@ export const SWEEPER_HANDLER = 'sweeper';
 export const COPY_WORKER_HANDLER = 'copy-output';
 /** Consumer of the webhook delivery queue. */
 export const WEBHOOK_DELIVERY_HANDLER = 'webhook-delivery';
+/** Consumer of the submission queue: creates at the provider budget's pace. */
+export const SUBMISSION_CONSUMER_HANDLER = 'submission-consumer';
 
 /** What the functions that are not behind a route may do. */
 export const BACKGROUND_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
@@ -572,18 +645,26 @@ export const BACKGROUND_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
     purpose: 'looks up the presented API key',
     table: { actions: ['GetItem'] },
   },
-  [SWEEPER_HANDLER]: endsTasks({
-    purpose: 'times out, refreshes and finishes tasks still processing',
-    table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'Query'], query: ['gsi2'] },
-    provider: true,
-    copiesResults: true,
-    queuesCopies: true,
-  }),
+  [SWEEPER_HANDLER]: submitsTasks(
+    endsTasks({
+      purpose: 'times out, refreshes and finishes tasks still processing',
+      table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'Query'], query: ['gsi2'] },
+      copiesResults: true,
+      queuesCopies: true,
+    }),
+  ),
   [COPY_WORKER_HANDLER]: endsTasks({
     purpose: 'copies provider outputs into the bucket and completes the task',
     table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
     copiesResults: true,
   }),
+  [SUBMISSION_CONSUMER_HANDLER]: submitsTasks(
+    endsTasks({
+      purpose: "submits queued creates at the provider budget's pace, backing off while the provider refuses for load",
+      table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
+      queues: { consume: 'submissions' },
+    }),
+  ),
   [WEBHOOK_DELIVERY_HANDLER]: {
     purpose: 'makes one attempt of a webhook delivery and schedules the next',
     table: { actions: ['GetItem', 'UpdateItem'] },

@@ -20,8 +20,10 @@ export function instrumentedProvider(provider: GenerationProvider, telemetry: Te
   }
   return {
     name: provider.name,
-    submit: (job) => measure('submit', job.model, () => provider.submit(job)),
+    submit: (job, options) => measure('submit', job.model, () => provider.submit(job, options)),
     fetchResult: (jobId) => measure('fetch_result', undefined, () => provider.fetchResult(jobId)),
     cancel: (jobId) => measure('cancel', undefined, () => provider.cancel(jobId)),
+    // A refused callback is somebody else's mistake (or an attack), not a provider error.
+    readCallback: (request, now) => provider.readCallback(request, now),
   };
 }

@@ -50,8 +50,9 @@ export function lazyProvider(
   };
   return {
     name,
-    submit: async (job) => (await provider()).submit(job),
+    submit: async (job, submitOptions) => (await provider()).submit(job, submitOptions),
     fetchResult: async (jobId) => (await provider()).fetchResult(jobId),
     cancel: async (jobId) => (await provider()).cancel(jobId),
+    readCallback: async (request, now) => (await provider()).readCallback(request, now),
   };
 }

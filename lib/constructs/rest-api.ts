@@ -88,6 +88,12 @@ export class VidGenRestApi extends Construct {
   readonly methods: Method[] = [];
   /** https://…/api/v1 (the custom domain when there is one). */
   readonly url: string;
+  /**
+   * The same address for the functions' own environment (the provider's callback route): built
+   * from the API's id and the stage's name, not from the stage resource, which depends on the
+   * functions through its deployment (a cycle otherwise).
+   */
+  readonly callbackBaseUrl: string;
   readonly domainName?: DomainName;
 
   constructor(scope: Construct, id: string, props: RestApiProps) {
@@ -224,9 +230,12 @@ export class VidGenRestApi extends Construct {
       });
       new BasePathMapping(this, 'Mapping', { domainName: this.domainName, restApi: this.api, stage: this.api.deploymentStage });
       this.url = `https://${props.domain.domainName}${API_PREFIX}`;
+      this.callbackBaseUrl = this.url;
     } else {
       // api.url ends with the stage and a slash: https://<id>.execute-api.<region>.amazonaws.com/<stage>/
       this.url = `${this.api.url}${API_PREFIX.slice(1)}`;
+      const stack = Stack.of(this);
+      this.callbackBaseUrl = `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${props.stage}${API_PREFIX}`;
     }
 
     if (props.webAclArn) {

@@ -219,7 +219,9 @@ export class ServiceAlarms extends Construct {
     });
 
     for (const dlq of props.deadLetterQueues) {
-      alarm(`DeadLetters${dlq.node.id}`, {
+      // By name: the DLQs inside work queues share the construct id `DeadLetters`.
+      const id = dlq.name.replace(/(^|-)([a-z0-9])/g, (_, __, letter: string) => letter.toUpperCase());
+      alarm(`DeadLetters${id}`, {
         alarmName: `dlq-${dlq.name}`,
         alarmDescription: `Messages in the ${dlq.name} dead-letter queue: ${dlq.purpose}.`,
         metric: dlq.queue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }),

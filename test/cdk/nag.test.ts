@@ -21,6 +21,7 @@ function acknowledgments(root: IConstruct) {
 const PROD_CONTEXT = {
   stage: 'prod',
   replicateSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vidgen/prod/replicate-AbCdEf',
+  replicateWebhookSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vidgen/prod/replicate-webhook-GhIjKl',
   apiDomainName: 'api.example.com',
   apiCertificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/11111111-2222-3333-4444-555555555555',
   cdnDomainName: 'media.example.com',
@@ -81,7 +82,7 @@ describe('cdk-nag AwsSolutions', () => {
     const s = synthesize();
     const iam5 = acknowledgments(s.app).filter((ack) => ack.id.startsWith('AwsSolutions-IAM5'));
     for (const { id } of iam5) {
-      expect(id).toMatch(/^AwsSolutions-IAM5\[Resource::(\*|.*MediaBucket.*\/(videos|images|uploads|incoming|provider-sim)\/\*|.*:secret:vidgen\/dev\/replicate-api-token-\?\?\?\?\?\?)\]$/);
+      expect(id).toMatch(/^AwsSolutions-IAM5\[Resource::(\*|.*MediaBucket.*\/(videos|images|uploads|incoming|provider-sim)\/\*|.*:secret:vidgen\/dev\/replicate-(api-token|webhook-secret)-\?\?\?\?\?\?)\]$/);
     }
   });
 

@@ -16,7 +16,8 @@ const OWN_LOGS_AND_TRACES = [
   'xray:PutTraceSegments *',
 ];
 const WRITE = (prefix: string) => [`s3:PutObject ${prefix}*`, `s3:AbortMultipartUpload ${prefix}*`];
-const SECRET = ['secretsmanager:GetSecretValue secret', 'secretsmanager:DescribeSecret secret'];
+/** The Replicate token and its webhook signing secret: every function that calls Replicate or reads its callbacks. */
+const SECRET = ['secret', 'webhook-secret'].flatMap((name) => [`secretsmanager:GetSecretValue ${name}`, `secretsmanager:DescribeSecret ${name}`]);
 const QUEUE_COPIES = [`lambda:InvokeFunction fn:${COPY_WORKER_HANDLER}`];
 const TASK_WRITES = ['dynamodb:GetItem table', 'dynamodb:PutItem table', 'dynamodb:UpdateItem table'];
 /** A background function's on-failure destination (Lambda sends the failed event there with its role). */
@@ -28,11 +29,18 @@ const PUBLISH_EVENTS = [
   ...['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => `${action} queue:webhook-deliveries`),
 ];
 
+/** Sending creates: the submission queue, where a create waits for a turn in the provider's budget. */
+const QUEUE_SUBMISSIONS = ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => `${action} queue:submissions`);
+
 const EXPECTED_REPLICATE: Record<string, string[]> = {
   [AUTHORIZER_HANDLER]: ['dynamodb:GetItem table'],
-  'get-credits': [...RATE, 'dynamodb:GetItem table'],
-  generate: [...TASK_WRITES, ...SECRET, ...PUBLISH_EVENTS],
-  'generate-image': [...TASK_WRITES, ...SECRET, ...PUBLISH_EVENTS],
+  // PutItem: a test key's first use opens its test balance (with its opening grant).
+  'get-credits': [...RATE, 'dynamodb:GetItem table', 'dynamodb:PutItem table'],
+  'list-transactions': [...RATE, 'dynamodb:GetItem table', 'dynamodb:PutItem table', 'dynamodb:Query index/lsi1'],
+  generate: [...TASK_WRITES, ...SECRET, ...PUBLISH_EVENTS, ...QUEUE_SUBMISSIONS],
+  'generate-image': [...TASK_WRITES, ...SECRET, ...PUBLISH_EVENTS, ...QUEUE_SUBMISSIONS],
+  // Public, but only what applying a callback takes: the task, its copy, its ending.
+  'provider-callback': [...TASK_WRITES, ...SECRET, ...QUEUE_COPIES, ...PUBLISH_EVENTS],
   'list-videos': [...RATE, 'dynamodb:GetItem table', 'dynamodb:Query index/lsi1'],
   'list-images': [...RATE, 'dynamodb:GetItem table', 'dynamodb:Query index/lsi1'],
   'get-video': [...TASK_WRITES, ...SECRET, ...QUEUE_COPIES, ...PUBLISH_EVENTS],
@@ -52,8 +60,16 @@ const EXPECTED_REPLICATE: Record<string, string[]> = {
     ...WRITE('uploads/'),
     's3:ListBucket bucket',
   ],
-  [SWEEPER_HANDLER]: [...TASK_WRITES, 'dynamodb:Query index/gsi2', ...WRITE('videos/'), ...WRITE('images/'), ...SECRET, ...QUEUE_COPIES, ...DEAD_LETTERS('sweeper'), ...PUBLISH_EVENTS],
+  [SWEEPER_HANDLER]: [...TASK_WRITES, 'dynamodb:Query index/gsi2', ...WRITE('videos/'), ...WRITE('images/'), ...SECRET, ...QUEUE_COPIES, ...DEAD_LETTERS('sweeper'), ...PUBLISH_EVENTS, ...QUEUE_SUBMISSIONS],
   [COPY_WORKER_HANDLER]: [...TASK_WRITES, ...WRITE('videos/'), ...WRITE('images/'), ...DEAD_LETTERS('copy-worker'), ...PUBLISH_EVENTS],
+  // Consumes the submission queue and sends back what must wait longer.
+  'submission-consumer': [
+    ...TASK_WRITES,
+    ...SECRET,
+    ...PUBLISH_EVENTS,
+    ...QUEUE_SUBMISSIONS,
+    ...['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => `${action} queue:submissions`),
+  ],
   // Public API reference: nothing but their own logs and traces.
   'get-openapi': [],
   'get-docs': [],
@@ -73,6 +89,8 @@ const EXPECTED_SIMULATED: Record<string, string[]> = {
   'cancel-video': [...withoutSecret(EXPECTED_REPLICATE['cancel-video']!), ...SIMULATED_PROVIDER],
   'cancel-image': [...withoutSecret(EXPECTED_REPLICATE['cancel-image']!), ...SIMULATED_PROVIDER],
   [SWEEPER_HANDLER]: [...withoutSecret(EXPECTED_REPLICATE[SWEEPER_HANDLER]!), ...SIMULATED_PROVIDER],
+  'provider-callback': [...withoutSecret(EXPECTED_REPLICATE['provider-callback']!), ...SIMULATED_PROVIDER],
+  'submission-consumer': [...withoutSecret(EXPECTED_REPLICATE['submission-consumer']!), ...SIMULATED_PROVIDER],
   // CopyObject from the simulated provider's output: GetObject on the source.
   [COPY_WORKER_HANDLER]: [...EXPECTED_REPLICATE[COPY_WORKER_HANDLER]!, 's3:GetObject provider-sim/*'],
 };
@@ -90,7 +108,7 @@ function label(s: Synthesized, handler: string, resource: string): string {
   }
   const fnArn = /^\{"Fn::GetAtt":\["([A-Za-z0-9]+)","Arn"\]\}$/.exec(resource);
   if (fnArn) return `fn:${template.Resources[fnArn[1]!].Metadata['vidgen:handler']}`;
-  if (/secretsmanager/.test(resource)) return 'secret';
+  if (/secretsmanager/.test(resource)) return /webhook/.test(resource) ? 'webhook-secret' : 'secret';
   // The table and bucket ARNs are built from their names, read from SSM (lib/shared-parameters.ts).
   const { table, mediaBucket } = s.stateless.data;
   const resolved = (value: string) => JSON.stringify(s.stateless.resolve(value));
@@ -149,10 +167,12 @@ describe('least privilege', () => {
 
   it('reads the token by full ARN (no wildcard) when given one', () => {
     const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vidgen/prod/replicate-AbCdEf';
-    const byArn = synthesize({ context: { replicateSecretArn: arn } });
+    const webhookArn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vidgen/prod/replicate-webhook-GhIjKl';
+    const byArn = synthesize({ context: { replicateSecretArn: arn, replicateWebhookSecretArn: webhookArn } });
     const grants = grantsOf(byArn.statelessTemplate, 'generate').filter((g) => g.action.startsWith('secretsmanager:'));
-    expect(grants.map((g) => g.resource)).toEqual([arn, arn]);
+    expect(grants.map((g) => g.resource).sort()).toEqual([arn, arn, webhookArn, webhookArn].sort());
     const env = byArn.statelessTemplate.toJSON().Resources[functionIdOf(byArn.statelessTemplate, 'generate')].Properties.Environment.Variables;
     expect(env.REPLICATE_API_TOKEN_SECRET_ARN).toBe(arn);
+    expect(env.REPLICATE_WEBHOOK_SECRET_ARN).toBe(webhookArn);
   });
 });

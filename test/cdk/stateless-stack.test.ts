@@ -190,7 +190,13 @@ describe('StatelessStack', () => {
       const source = readFileSync(path.join(REPO_ROOT, 'functions', 'config.ts'), 'utf8');
       const read = new Set([...source.matchAll(/\(env, '([A-Z0-9_]+)'/g)].map((m) => m[1]!));
       expect(read.size).toBeGreaterThan(5);
-      const resources = { tableName: 't', bucketName: 'b', publicMediaBaseUrl: 'https://cdn', providerSecretArn: 'arn:secret' };
+      const resources = {
+        tableName: 't',
+        bucketName: 'b',
+        publicMediaBaseUrl: 'https://cdn',
+        providerSecretArn: 'arn:secret',
+        providerWebhookSecretArn: 'arn:webhook-secret',
+      };
       const settings = (context: Record<string, unknown>) => readDeploySettings((key) => context[key], {});
       const set = new Set([
         ...Object.keys(sharedEnvironment(settings({ provider: 'simulated' }), resources)),
@@ -198,6 +204,9 @@ describe('StatelessStack', () => {
         // Per function, by the stack: the copy worker's name and the queues a function sends to.
         'COPY_WORKER_FUNCTION',
         'WEBHOOK_QUEUE_URL',
+        'SUBMISSION_QUEUE_URL',
+        // The functions that submit: where the provider calls back.
+        'CALLBACK_BASE_URL',
       ]);
       const missing = [...read].filter((name) => !set.has(name) && !(name in NOT_SET_ON_AWS));
       expect(missing).toEqual([]);
@@ -216,7 +225,7 @@ describe('StatelessStack', () => {
       const copyWorkerId = functionIdOf(template(), COPY_WORKER_HANDLER);
       for (const handler of handlers()) {
         const env = resources()[functionIdOf(template(), handler)].Properties.Environment.Variables;
-        if (['get-video', 'get-image', SWEEPER_HANDLER].includes(handler)) {
+        if (['get-video', 'get-image', 'provider-callback', SWEEPER_HANDLER].includes(handler)) {
           expect(env.COPY_WORKER_FUNCTION).toEqual({ Ref: copyWorkerId });
         } else {
           expect(env.COPY_WORKER_FUNCTION).toBeUndefined();

@@ -39,7 +39,17 @@ describe('admin CLI', () => {
     });
 
     const key = await adminJson('key', 'create', '--account', account, '--rate-limit', '5');
-    expect(key).toMatchObject({ account_id: account, rate_limit: 5 });
+    expect(key).toMatchObject({ account_id: account, mode: 'live', rate_limit: 5 });
+
+    // Test mode: a vg_test_ key, and grants to the test balance (opened with 1000) only.
+    const testKey = await adminJson('key', 'create', '--account', account, '--test');
+    expect(testKey).toMatchObject({ account_id: account, mode: 'test', api_key: expect.stringMatching(/^vg_test_[0-9A-Za-z]{40}$/) });
+    expect(await adminJson('credits', 'grant', '--account', account, '--amount', '5', '--reason', 'test top-up', '--test')).toMatchObject({
+      account_id: account,
+      mode: 'test',
+      credits: 1005,
+      granted: 5,
+    });
 
     expect(await adminJson('account', 'set', '--account', account, '--paid', 'false', '--subscription', 'canceled')).toMatchObject({
       paid_access: false,

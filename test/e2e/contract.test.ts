@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Webhook } from 'standardwebhooks';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import type { LocalStack } from '../../bin/local-stack/stack';
@@ -30,16 +31,23 @@ let workDir: string;
 type Task = { video_id?: string; image_id?: string; status: string };
 type Direct = { upload_id: string; upload_url: string; fields: Record<string, string> };
 
+/** Signs the simulated provider's callbacks on this stack, so the test can send a genuine one. */
+const SIM_CALLBACK_SECRET = `whsec_${Buffer.from('contract test callback secret').toString('base64')}`;
+const accountIds: string[] = [];
+let accountId: string;
+
 /** operationId -> statuses seen, to check every operation ran for success and an error. */
 const seen = new Map<string, Set<number>>();
 
 beforeAll(async () => {
-  stack = await startTestApi({ SIM_DELAY_SECONDS: '0', PROVIDER: 'simulated' });
+  stack = await startTestApi({ SIM_DELAY_SECONDS: '0', PROVIDER: 'simulated', SIM_CALLBACK_SECRET });
   const keyFor = async (options: Parameters<typeof createAccount>[1], rateLimit = 1000) => {
     const { account } = await createAccount(stack.context, options);
+    accountIds.push(account.accountId);
     return (await createApiKey(stack.context, account.accountId, { rateLimit })).apiKey;
   };
   key = await keyFor({ credits: 1000, paidAccess: true, subscriptionStatus: 'active' });
+  accountId = accountIds[0]!;
   brokeKey = await keyFor({ credits: 0, paidAccess: true, subscriptionStatus: 'active' });
   freeKey = await keyFor({ credits: 100, paidAccess: false, subscriptionStatus: 'none' });
   tightKey = await keyFor({ credits: 0 }, 1);
@@ -120,6 +128,12 @@ describe('every operation answers as documented', () => {
   it('GET /credits', async () => {
     await api('/credits', { key }, { status: 200 });
     await api('/credits', {}, { status: 401, code: 'unauthorized' });
+  });
+
+  it('GET /credits/transactions', async () => {
+    await api('/credits/transactions?page=1&limit=5', { key }, { status: 200 });
+    await api('/credits/transactions?limit=51', { key }, { status: 400, code: 'validation_error' });
+    await api('/credits/transactions', {}, { status: 401, code: 'unauthorized' });
   });
 
   it('POST /generate: success, then each error the document lists', async () => {
@@ -231,6 +245,29 @@ describe('every operation answers as documented', () => {
     await api(`/webhooks/${id}`, { method: 'DELETE', key }, { status: 404, code: 'not_found' });
   });
 
+  it('POST /provider-callbacks/{provider}/{account_id}/{task_id}: a signed callback, and refusals', async () => {
+    const started = await api<Task>(
+      '/generate',
+      { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ prompt: 'sim:stall sim:nocallback a callback', duration: 3 }), key },
+      { status: 200 },
+    );
+    const taskId = started.body.data!.video_id!;
+    const jobId = (await stack.context.tasks.get(accountId, taskId))!.provider!.jobId;
+    const body = JSON.stringify({ id: jobId, status: 'processing', progress: 10 });
+    const signed = (payload: string) => {
+      const id = `msg_${Date.now()}`;
+      const signature = new Webhook(SIM_CALLBACK_SECRET).sign(id, new Date(), payload);
+      return { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': signature, 'Content-Type': 'application/json' };
+    };
+    const route = `/provider-callbacks/simulated/${accountId}/${taskId}`;
+    const applied = await api(route, { method: 'POST', headers: signed(body), body }, { status: 200 });
+    expect(applied.body.data).toEqual({ received: true, result: 'applied' });
+    await api(route, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body }, { status: 401, code: 'unauthorized' });
+    await api(route, { method: 'POST', headers: signed('not json'), body: 'not json' }, { status: 400, code: 'validation_error' });
+    const unknown = `/provider-callbacks/simulated/${accountId}/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ`;
+    await api(unknown, { method: 'POST', headers: signed(body), body }, { status: 404, code: 'not_found' });
+  });
+
   it('answers 429 with Retry-After over the rate limit', async () => {
     await awaitRoomInWindow(5);
     await api('/credits', { key: tightKey }, { status: 200 });
@@ -279,7 +316,7 @@ describe('every operation answers as documented', () => {
 describe('the curl examples in the document', () => {
   it('run as written against the served document', async () => {
     const served = (await raw('/openapi.json')).body as {
-      paths: Record<string, Record<string, { operationId: string; 'x-codeSamples': Array<{ source: string }> }>>;
+      paths: Record<string, Record<string, { operationId: string; tags?: string[]; 'x-codeSamples': Array<{ source: string }> }>>;
     };
     writeFileSync(path.join(workDir, 'cat.png'), await png());
     const started = await api<Task>('/generate', {
@@ -298,6 +335,7 @@ describe('the curl examples in the document', () => {
     const env = {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       KEY: key,
+      ACCOUNT_ID: accountId,
       VIDEO_ID: started.body.data!.video_id!,
       IMAGE_ID: image.body.data!.image_id!,
       UPLOAD_ID: await directUpload(await png()),
@@ -322,6 +360,8 @@ describe('the curl examples in the document', () => {
         }
         const body = JSON.parse(stdout);
         if (template === '/openapi.json') expect(body.openapi).toBe('3.1.0');
+        // Internal routes are the provider's: unsigned, as curl sends it, the example is refused.
+        else if (operation.tags?.includes('Internal')) expect([template, body.error?.code]).toEqual([template, 'unauthorized']);
         else expect([template, body.error]).toEqual([template, null]);
       }
     }

@@ -94,6 +94,27 @@ describe('vidgen CLI', () => {
     expect(human.stdout).toMatch(/^credits\s+250$/m);
   });
 
+  it('transactions lists grant, charge and refund with their sum; a test key is marked on stderr', async () => {
+    const { account } = await createAccount(stack.context, { credits: 40, paidAccess: true, subscriptionStatus: 'active' });
+    const test = (await createApiKey(stack.context, account.accountId, { rateLimit: 1000, mode: 'test' })).apiKey;
+    const failed = await vidgen(['generate', 'sim:fail a fox', '--duration', '3', '--wait', '--interval', '0.2'], { VIDGEN_API_KEY: test });
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/^vidgen: TEST MODE/m);
+    const listed = await vidgen(['transactions'], { VIDGEN_API_KEY: test });
+    expect(listed.code).toBe(0);
+    expect(listed.stderr).toMatch(/^vidgen: TEST MODE/m);
+    expect(listed.stdout).toMatch(/ refund +\+15 +vid_\w+ +refund: video task failed$/m);
+    expect(listed.stdout).toMatch(/ charge +-15 +vid_\w+ +video generation \(vid-1-5-pro\)$/m);
+    expect(listed.stdout).toMatch(/ grant +\+1000 +- +test mode opening balance$/m);
+    expect(listed.stdout).toMatch(/^Sum: 1000 \(your balance\)$/m);
+    const json = await vidgen(['transactions', '--json', '--limit', '2'], { VIDGEN_API_KEY: test });
+    expect(JSON.parse(json.stdout).pagination).toEqual({ page: 1, limit: 2, total: 3, total_pages: 2, has_more: true });
+    const live = (await createApiKey(stack.context, account.accountId, { rateLimit: 1000 })).apiKey;
+    const liveListed = await vidgen(['transactions'], { VIDGEN_API_KEY: live });
+    expect(liveListed.stderr).not.toContain('TEST MODE');
+    expect(liveListed.stdout).toMatch(/^Sum: 40 \(your balance\)$/m);
+  });
+
   it('upload FILE prints the URL; generate --image FILE uploads it and starts image_to_video', async () => {
     const file = path.join(tmp, 'ref.png');
     writeFileSync(file, await sharp({ create: { width: 32, height: 32, channels: 3, background: '#00aa44' } }).png().toBuffer());

@@ -126,6 +126,7 @@ describe('deliveries', () => {
         id: sent.body.data!.event_id,
         type: 'webhook.test',
         created_at: expect.any(String),
+        livemode: true,
         data: { webhook_id: created.webhook_id },
       });
 

@@ -2,6 +2,7 @@ import {
   type ImageJob,
   ProviderUnavailableError,
   type ResultOutcome,
+  SubmissionUnknownError,
   type VideoJob,
 } from '../../functions/domain/provider';
 import { parseModelMap } from '../../functions/providers/replicate/model-map';
@@ -91,6 +92,20 @@ async function expectUnavailable(promise: Promise<unknown>): Promise<ProviderUna
   return error;
 }
 
+/** A create that certainly made nothing: unavailable, and not of unknown outcome. */
+async function expectNothingCreated(promise: Promise<unknown>): Promise<ProviderUnavailableError> {
+  const error = await expectUnavailable(promise);
+  expect(error).not.toBeInstanceOf(SubmissionUnknownError);
+  return error;
+}
+
+/** A create that may have made a job whose id we never read. */
+async function expectOutcomeUnknown(promise: Promise<unknown>): Promise<SubmissionUnknownError> {
+  const error = await expectUnavailable(promise);
+  expect(error).toBeInstanceOf(SubmissionUnknownError);
+  return error as SubmissionUnknownError;
+}
+
 function posts(): number {
   return fake.requests.filter((r) => r.method === 'POST').length;
 }
@@ -176,41 +191,41 @@ describe('submit', () => {
   });
 
   it('throws ProviderUnavailableError for a model with no mapping, without calling Replicate', async () => {
-    const error = await expectUnavailable(provider.submit({ ...videoJob, model: 'vid-2-0' }));
+    const error = await expectNothingCreated(provider.submit({ ...videoJob, model: 'vid-2-0' }));
     expect(error.message).toContain('"vid-2-0"');
     expect(fake.requests).toHaveLength(0);
   });
 
   it('throws ProviderUnavailableError when a value map does not cover the job, without calling Replicate', async () => {
-    const error = await expectUnavailable(provider.submit({ ...imageJob, resolution: '8k' as never /* not a catalogue value: the map has no entry */ }));
+    const error = await expectNothingCreated(provider.submit({ ...imageJob, resolution: '8k' as never /* not a catalogue value: the map has no entry */ }));
     expect(error.message).toContain('input.size');
     expect(fake.requests).toHaveLength(0);
   });
 
   it.each([500, 502, 503])('throws ProviderUnavailableError on %i and does not retry the create', async (status) => {
     fake.behave({ kind: 'respond', status, body: { detail: 'upstream trouble' } }, 3);
-    await expectUnavailable(provider.submit(videoJob));
+    await expectNothingCreated(provider.submit(videoJob));
     expect(posts()).toBe(1);
   });
 
   it('passes on Retry-After from a 429', async () => {
     fake.behave({ kind: 'rate-limit', retryAfterSeconds: 7 }, 3);
-    const error = await expectUnavailable(provider.submit(videoJob));
+    const error = await expectNothingCreated(provider.submit(videoJob));
     expect(error.retryAfterSeconds).toBe(7);
     expect(posts()).toBe(1);
   });
 
-  it('throws ProviderUnavailableError when Replicate answers slower than the timeout', async () => {
+  it('throws SubmissionUnknownError when Replicate answers slower than the timeout: a job may exist', async () => {
     fake.behave({ kind: 'slow', delayMs: SLOW_MS });
     const started = Date.now();
-    await expectUnavailable(impatient.submit(videoJob));
+    await expectOutcomeUnknown(impatient.submit(videoJob));
     expect(Date.now() - started).toBeLessThan(SLOW_MS);
     expect(posts()).toBe(1);
   });
 
-  it('throws ProviderUnavailableError on a 2xx that is not JSON', async () => {
+  it('throws SubmissionUnknownError on a 2xx that is not JSON', async () => {
     fake.behave({ kind: 'malformed-json' });
-    await expectUnavailable(provider.submit(videoJob));
+    await expectOutcomeUnknown(provider.submit(videoJob));
   });
 
   it.each([
@@ -218,9 +233,9 @@ describe('submit', () => {
     ['an empty id', { id: '', status: 'starting' }],
     ['a numeric id', { id: 42, status: 'starting' }],
     ['a JSON array', []],
-  ])('throws ProviderUnavailableError on a 201 with %s', async (_, body) => {
+  ])('throws SubmissionUnknownError on a 201 with %s', async (_, body) => {
     fake.behave({ kind: 'respond', status: 201, body });
-    await expectUnavailable(provider.submit(videoJob));
+    await expectOutcomeUnknown(provider.submit(videoJob));
   });
 
   it('accepts a created prediction with an unknown status: it exists, and polling will tell', async () => {
@@ -279,20 +294,20 @@ describe('submit', () => {
 
   it.each([401, 403, 404])('throws ProviderUnavailableError on %i', async (status) => {
     fake.behave({ kind: 'respond', status, body: { detail: `bad token ${TOKEN}` } });
-    await expectUnavailable(provider.submit(videoJob));
+    await expectNothingCreated(provider.submit(videoJob));
     expect(posts()).toBe(1);
   });
 
   it('throws ProviderUnavailableError when the token is wrong', async () => {
     const wrong = new ReplicateProvider({ baseUrl: fake.baseUrl, apiToken: 'r8_wrong', timeoutMs: TIMEOUT_MS, models });
-    const error = await expectUnavailable(wrong.submit(videoJob));
+    const error = await expectNothingCreated(wrong.submit(videoJob));
     expect(error.message).toContain('401');
     expect(error.message).not.toContain('r8_wrong');
   });
 
   it('throws ProviderUnavailableError when the connection is reset, without retrying', async () => {
     fake.behave({ kind: 'reset' }, 3);
-    await expectUnavailable(provider.submit(videoJob));
+    await expectNothingCreated(provider.submit(videoJob));
     expect(posts()).toBe(1);
   });
 
@@ -301,7 +316,7 @@ describe('submit', () => {
     await fake.close();
     fake = await startFakeReplicate({ apiToken: TOKEN }); // for afterEach
     const offline = new ReplicateProvider({ baseUrl, apiToken: TOKEN, timeoutMs: TIMEOUT_MS, models });
-    await expectUnavailable(offline.submit(videoJob));
+    await expectNothingCreated(offline.submit(videoJob));
   });
 
   it('keeps the token out of a rejection message that echoes it', async () => {

@@ -22,7 +22,7 @@ import type {
   UploadStorage,
 } from '../../functions/domain/ports';
 import type { RateCounter, RateWindow } from '../../functions/domain/rate-limit';
-import type { Task, TaskError, TaskKind } from '../../functions/domain/task';
+import type { ProviderJob, Task, TaskError, TaskKind } from '../../functions/domain/task';
 
 /**
  * In-memory stand-ins for every store port, for use-case tests that run in milliseconds.
@@ -50,6 +50,8 @@ export class MemoryTable {
   readonly accounts = new Map<string, Account>();
   /** Per account, by entry id: DynamoDB lists an account's ledger in entry-id (ULID) order. */
   readonly ledger = new Map<string, Map<string, LedgerEntry>>();
+  /** Per account, in the order written: an entry's position is its index + 1, as in the adapter. */
+  readonly ledgerPositions = new Map<string, LedgerEntry[]>();
   readonly tasks = new Map<string, Task>();
   readonly idempotency = new Map<string, IdempotencyRecord>();
 
@@ -69,6 +71,9 @@ export class MemoryTable {
 
   addEntry(entry: LedgerEntry): void {
     this.ledgerOf(entry.accountId).set(entry.entryId, copy(entry));
+    const positions = this.ledgerPositions.get(entry.accountId) ?? [];
+    positions.push(copy(entry));
+    this.ledgerPositions.set(entry.accountId, positions);
   }
 }
 
@@ -126,6 +131,16 @@ export class MemoryLedgerStore implements LedgerStore {
     await turn();
     const entries = [...this.table.ledgerOf(accountId).values()];
     return copy(entries.sort((a, b) => (a.entryId < b.entryId ? -1 : a.entryId > b.entryId ? 1 : 0)));
+  }
+
+  async listPage(accountId: string, page: number, limit: number): Promise<{ entries: LedgerEntry[]; total: number }> {
+    await turn();
+    const positions = this.table.ledgerPositions.get(accountId) ?? [];
+    const total = positions.length;
+    const newest = total - (page - 1) * limit;
+    const oldest = Math.max(1, newest - limit + 1);
+    const entries = newest < 1 ? [] : positions.slice(oldest - 1, newest).reverse();
+    return { entries: copy(entries), total };
   }
 }
 
@@ -191,11 +206,29 @@ export class MemoryTaskStore implements TaskStore {
     return stored?.status === 'processing' ? stored : undefined;
   }
 
-  async recordSubmission(task: Task, provider: { name: string; jobId: string }, now: string): Promise<boolean> {
+  async recordSubmission(task: Task, provider: ProviderJob, now: string): Promise<boolean> {
     await turn();
     const stored = this.processing(task);
-    if (!stored) return false;
+    if (!stored || (stored.provider && stored.provider.jobId !== provider.jobId)) return false;
     Object.assign(stored, { provider: { ...provider }, lastCheckedAt: now, updatedAt: now });
+    delete stored.queuedAt;
+    return true;
+  }
+
+  async markQueued(task: Task, now: string, attempts: number): Promise<boolean> {
+    await turn();
+    const stored = this.processing(task);
+    if (!stored || stored.provider || stored.queuedAt) return false;
+    Object.assign(stored, { queuedAt: now, submitAttempts: attempts, updatedAt: now });
+    return true;
+  }
+
+  async claimQueued(task: Task, now: string): Promise<boolean> {
+    await turn();
+    const stored = this.processing(task);
+    if (!stored || stored.provider || !stored.queuedAt) return false;
+    Object.assign(stored, { sentAt: now, updatedAt: now });
+    delete stored.queuedAt;
     return true;
   }
 

@@ -4,6 +4,9 @@ import { ledgerSum } from '../../functions/domain/ledger';
 import type { StartDeps, StartRequest } from '../../functions/domain/start-task';
 import type { ImageParams, Task, VideoParams } from '../../functions/domain/task';
 import { copyOutputs, DEFAULT_LIFECYCLE_SETTINGS } from '../../functions/domain/task-lifecycle';
+import type { SubmissionRequest } from '../../functions/domain/ports';
+import { CounterBudget } from '../../functions/domain/provider-budget';
+import { submitQueued } from '../../functions/domain/submission';
 import { SILENT_TELEMETRY } from '../../functions/domain/telemetry';
 import { createMemoryStores, MemoryCopyQueue, MemoryMediaStore } from './memory-stores';
 import { ScriptedProvider } from './scripted-provider';
@@ -41,6 +44,8 @@ export function memoryWorld(start = '2026-03-01T12:00:00.000Z') {
   const copyQueue = new MemoryCopyQueue();
   /** Every task ending published, in order; `refuseEvents` makes publication fail. */
   const published: Task[] = [];
+  /** Messages sent to the submission queue, with their delays; `deliverSubmissions()` hands them to the consumer. */
+  const submissions: { message: SubmissionRequest; delaySeconds: number }[] = [];
   let refuseEvents = false;
   const deps: StartDeps = {
     accounts: stores.accounts,
@@ -53,6 +58,11 @@ export function memoryWorld(start = '2026-03-01T12:00:00.000Z') {
     copyQueue,
     clock: () => now,
     settings: { ...DEFAULT_LIFECYCLE_SETTINGS },
+    budget: new CounterBudget(stores.rates),
+    submissions: {
+      send: async (message, options) => void submissions.push({ message, delaySeconds: options?.delaySeconds ?? 0 }),
+    },
+    callbackUrl: (task, provider) => `https://api.test/api/v1/provider-callbacks/${provider}/${task.accountId}/${task.taskId}`,
     telemetry: SILENT_TELEMETRY,
     events: {
       taskEnded: async (task) => {
@@ -74,6 +84,13 @@ export function memoryWorld(start = '2026-03-01T12:00:00.000Z') {
     media,
     copyQueue,
     published,
+    submissions,
+    /** Delivers every queued submission message once (in order, ignoring delays); returns how many. */
+    async deliverSubmissions(): Promise<number> {
+      const batch = submissions.splice(0);
+      for (const { message } of batch) await submitQueued(deps, message);
+      return batch.length;
+    },
     refuseEvents(refuse: boolean): void {
       refuseEvents = refuse;
     },

@@ -1,4 +1,16 @@
-import type { GenerationJob, GenerationProvider, ResultOutcome, SubmitOutcome } from '../../functions/domain/provider';
+import {
+  CallbackRejectedError,
+  type CallbackRequest,
+  type GenerationJob,
+  type GenerationProvider,
+  type ProviderCallback,
+  type ResultOutcome,
+  type SubmitOptions,
+  type SubmitOutcome,
+} from '../../functions/domain/provider';
+
+/** The header a scripted callback must carry to count as signed. */
+export const SCRIPTED_SIGNATURE = { name: 'x-scripted-signature', value: 'valid' } as const;
 
 /**
  * A provider whose answers the test decides, for driving the task lifecycle through every
@@ -7,6 +19,8 @@ import type { GenerationJob, GenerationProvider, ResultOutcome, SubmitOutcome } 
 export class ScriptedProvider implements GenerationProvider {
   readonly name = 'scripted';
   submits: GenerationJob[] = [];
+  /** The options each submit was given (callback URLs), in order. */
+  submitOptions: (SubmitOptions | undefined)[] = [];
   fetches = 0;
   canceled: string[] = [];
   private submitAnswer: () => Promise<SubmitOutcome> = async () => ({ type: 'accepted', jobId: `job_${this.submits.length}` });
@@ -22,8 +36,9 @@ export class ScriptedProvider implements GenerationProvider {
     return this;
   }
 
-  async submit(job: GenerationJob): Promise<SubmitOutcome> {
+  async submit(job: GenerationJob, options?: SubmitOptions): Promise<SubmitOutcome> {
     this.submits.push(job);
+    this.submitOptions.push(options);
     return this.submitAnswer();
   }
 
@@ -34,5 +49,17 @@ export class ScriptedProvider implements GenerationProvider {
 
   async cancel(jobId: string): Promise<void> {
     this.canceled.push(jobId);
+  }
+
+  /** A callback is `{ jobId, outcome }` as JSON, signed by SCRIPTED_SIGNATURE. */
+  async readCallback(request: CallbackRequest): Promise<ProviderCallback> {
+    if (request.headers[SCRIPTED_SIGNATURE.name] !== SCRIPTED_SIGNATURE.value) {
+      throw new CallbackRejectedError('signature', 'The scripted signature is missing or wrong.');
+    }
+    try {
+      return JSON.parse(request.body) as ProviderCallback;
+    } catch {
+      throw new CallbackRejectedError('malformed', 'The scripted callback is not JSON.');
+    }
   }
 }

@@ -160,6 +160,33 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect((await money(b)).entries.map((entry) => entry.amount)).toEqual([2]);
       });
 
+      it('pages the ledger newest first by position, each entry once, under concurrent charges, refunds and grants', async () => {
+        const accountId = await newAccount(1000);
+        const tasks = await Promise.all(Array.from({ length: 8 }, () => started(accountId)));
+        await Promise.all([
+          ...tasks.slice(0, 4).map((task) => stores.tasks.failAndRefund(task, { code: 'upstream_error', message: 'm' }, refundOf(task), at(2))),
+          ...Array.from({ length: 3 }, (_, i) => stores.accounts.grant(grantOf(accountId, i + 1))),
+        ]);
+        // 1 opening grant + 8 charges + 4 refunds + 3 grants.
+        const pages = await Promise.all([1, 2, 3, 4, 5].map((page) => stores.ledger.listPage(accountId, page, 4)));
+        expect(pages.map((page) => [page.total, page.entries.length])).toEqual([
+          [16, 4],
+          [16, 4],
+          [16, 4],
+          [16, 4],
+          [16, 0],
+        ]);
+        const listed = pages.flatMap((page) => page.entries);
+        expect(new Set(listed.map((entry) => entry.entryId)).size).toBe(16);
+        expect(listed.at(-1)).toMatchObject({ kind: 'grant', amount: 1000 });
+        const { balance, ledger } = await money(accountId);
+        expect(listed.reduce((sum, entry) => sum + entry.amount, 0)).toBe(balance);
+        expect(ledger).toBe(balance);
+        // Another account's ledger is its own.
+        const other = await newAccount(5);
+        expect(await stores.ledger.listPage(other, 1, 4)).toEqual({ total: 1, entries: [expect.objectContaining({ amount: 5 })] });
+      });
+
       it('answers NotFoundError for a grant or a change of an unknown account, writing nothing', async () => {
         await expect(stores.accounts.grant(grantOf('acc_nobody', 5))).rejects.toBeInstanceOf(NotFoundError);
         expect(await stores.ledger.listForAccount('acc_nobody')).toEqual([]);
@@ -180,14 +207,15 @@ export function describeStoreContract(name: string, open: OpenStores): void {
     });
 
     describe('API keys', () => {
-      const record = (keyId: string, accountId: string) => ({ keyId, keyHash: `hash-${keyId}`, accountId, createdAt: at(0) });
+      const record = (keyId: string, accountId: string, mode: 'live' | 'test' = 'live') => ({ keyId, keyHash: `hash-${keyId}`, accountId, mode, createdAt: at(0) });
 
       it('stores, finds, lists per account and refuses a duplicate id', async () => {
         await stores.apiKeys.create(record('k1', 'acc_a'));
         await stores.apiKeys.create({ ...record('k2', 'acc_a'), rateLimit: 5 });
-        await stores.apiKeys.create(record('k3', 'acc_b'));
+        await stores.apiKeys.create(record('k3', 'acc_b', 'test'));
         await expect(stores.apiKeys.create(record('k1', 'acc_b'))).rejects.toThrow();
         expect(await stores.apiKeys.get('k1')).toEqual(record('k1', 'acc_a'));
+        expect(await stores.apiKeys.get('k3')).toEqual(record('k3', 'acc_b', 'test'));
         expect(await stores.apiKeys.get('k9')).toBeUndefined();
         const listed = await stores.apiKeys.listForAccount('acc_a');
         expect(listed.map((key) => key.keyId).sort()).toEqual(['k1', 'k2']);

@@ -38,10 +38,13 @@ export function testConfig(tableName: string, overrides: Partial<Config> = {}): 
     mediaBucket: process.env.TEST_MEDIA_BUCKET ?? 'vidgen-test-media',
     s3Endpoint: process.env.TEST_S3_ENDPOINT,
     publicMediaBaseUrl: 'http://127.0.0.1:1/media',
+    outputOrigins: [],
     provider: { name: 'simulated', delaySeconds: 0 },
+    testModeDelaySeconds: 0,
     taskTimeoutSeconds: 1800,
     // Retries within a second, to loopback receivers: what the webhook tests watch.
     webhooks: { retrySchedule: [0.2, 0.5, 1], allowLoopback: true },
+    submissions: { callbackSilenceSeconds: 120, graceSeconds: 600 },
     ...overrides,
   };
 }

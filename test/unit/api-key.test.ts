@@ -4,6 +4,7 @@ import {
   hashApiKey,
   isWellFormedApiKey,
   keyIdFromHash,
+  modeOfApiKey,
   parseBearer,
   sameHash,
 } from '../../functions/domain/api-key';
@@ -14,6 +15,14 @@ describe('API keys', () => {
     expect(key).toMatch(/^vg_live_[0-9A-Za-z]{40}$/);
     expect(key.startsWith(API_KEY_PREFIX)).toBe(true);
     expect(isWellFormedApiKey(key)).toBe(true);
+  });
+
+  it('of test mode look like vg_test_ + 40 base62 characters, and say so', () => {
+    const key = generateApiKey('test');
+    expect(key).toMatch(/^vg_test_[0-9A-Za-z]{40}$/);
+    expect(isWellFormedApiKey(key)).toBe(true);
+    expect(modeOfApiKey(key)).toBe('test');
+    expect(modeOfApiKey(generateApiKey())).toBe('live');
   });
 
   it('are unique and use the whole base62 alphabet', () => {
@@ -27,7 +36,9 @@ describe('API keys', () => {
     ['', false],
     ['vg_live_', false],
     ['vg_live_short', false],
-    [`vg_test_${'a'.repeat(40)}`, false],
+    [`vg_test_${'a'.repeat(40)}`, true],
+    [`vg_test_${'a'.repeat(31)}`, false],
+    [`vg_demo_${'a'.repeat(40)}`, false],
     [`vg_live_${'a'.repeat(31)}`, false],
     [`vg_live_${'a'.repeat(32)}`, true],
     [`vg_live_${'a'.repeat(39)}-`, false],

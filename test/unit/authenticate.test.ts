@@ -3,14 +3,15 @@ import { authenticate } from '../../functions/domain/authenticate';
 import { UnauthorizedError } from '../../functions/domain/errors';
 import { MemoryApiKeyStore } from '../support/memory-stores';
 
-async function storeWithKey(overrides: { rateLimit?: number; revokedAt?: string } = {}) {
+async function storeWithKey(overrides: { rateLimit?: number; revokedAt?: string } = {}, mode: 'live' | 'test' = 'live') {
   const store = new MemoryApiKeyStore();
-  const apiKey = generateApiKey();
+  const apiKey = generateApiKey(mode);
   const keyHash = hashApiKey(apiKey);
   await store.create({
     keyId: keyIdFromHash(keyHash),
     keyHash,
     accountId: 'acc_1',
+    mode,
     createdAt: '2026-01-01T00:00:00.000Z',
     ...overrides,
   });
@@ -22,6 +23,18 @@ describe('authenticate', () => {
     const { store, apiKey } = await storeWithKey();
     await expect(authenticate(store, `Bearer ${apiKey}`, 60)).resolves.toEqual({
       accountId: 'acc_1',
+      mode: 'live',
+      keyId: keyIdFromHash(hashApiKey(apiKey)),
+      rateLimit: 60,
+    });
+  });
+
+  it('resolves a test key to its account\'s test scope, in test mode', async () => {
+    const { store, apiKey } = await storeWithKey({}, 'test');
+    expect(apiKey).toMatch(/^vg_test_[0-9A-Za-z]{40}$/);
+    await expect(authenticate(store, `Bearer ${apiKey}`, 60)).resolves.toEqual({
+      accountId: 'acc_1_test',
+      mode: 'test',
       keyId: keyIdFromHash(hashApiKey(apiKey)),
       rateLimit: 60,
     });

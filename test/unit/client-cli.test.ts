@@ -118,6 +118,7 @@ describe('output', () => {
     prompt: 'a very long prompt '.repeat(5),
     aspect_ratio: '16:9',
     duration: 5,
+    livemode: true,
     resolution: '720p',
     credits_used: 25,
     progress: 40,

@@ -18,9 +18,13 @@ describe('loadConfig', () => {
       mediaBucket: 'media',
       publicMediaBaseUrl: 'https://cdn.example.com',
       provider: { name: 'simulated', delaySeconds: 10 },
+      testModeDelaySeconds: 10,
       taskTimeoutSeconds: 1800,
       // Deployed defaults: no loopback, more than 24 h of retries.
       webhooks: { allowLoopback: false, retrySchedule: [...CONFIG_DEFAULTS.webhookRetrySchedule] },
+      outputOrigins: [],
+      // The simulated provider is not paced, and without a callback base URL nothing calls back.
+      submissions: { callbackSilenceSeconds: 120, graceSeconds: 600 },
     });
     const retried = CONFIG_DEFAULTS.webhookRetrySchedule.reduce((sum, seconds) => sum + seconds, 0);
     expect(retried).toBeGreaterThan(24 * 3600);
@@ -70,5 +74,87 @@ describe('replicate provider configuration', () => {
       loadConfig({ ...base, PROVIDER: 'replicate', REPLICATE_API_TOKEN: 'r8_x', REPLICATE_TIMEOUT_MS: '2500', REPLICATE_MODELS: '{}' })
         .provider,
     ).toEqual({ name: 'replicate', baseUrl: 'https://api.replicate.com', apiToken: { value: 'r8_x' }, timeoutMs: 2500, modelsJson: '{}' });
+  });
+});
+
+describe('submission settings', () => {
+  const base = {
+    TABLE_NAME: 't',
+    AWS_REGION: 'eu-west-1',
+    MEDIA_BUCKET: 'b',
+    PUBLIC_MEDIA_BASE_URL: 'https://cdn.example.com',
+  };
+  const replicate = { ...base, PROVIDER: 'replicate', REPLICATE_API_TOKEN: 'r8_x' };
+
+  it('paces Replicate at 10 creates a second unless told otherwise; the simulated provider not at all', () => {
+    expect(loadConfig(replicate).submissions.budgetPerSecond).toBe(10);
+    expect(loadConfig({ ...replicate, PROVIDER_BUDGET_PER_SECOND: '5' }).submissions.budgetPerSecond).toBe(5);
+    expect(loadConfig({ ...base, PROVIDER: 'simulated' }).submissions.budgetPerSecond).toBeUndefined();
+  });
+
+  it('reads the queue, callback base URL, silence and grace', () => {
+    expect(
+      loadConfig({
+        ...replicate,
+        SUBMISSION_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/1/submissions',
+        CALLBACK_BASE_URL: 'https://api.example.com/api/v1/',
+        CALLBACK_SILENCE_SECONDS: '30',
+        SUBMISSION_GRACE_SECONDS: '90',
+      }).submissions,
+    ).toEqual({
+      queueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/submissions',
+      budgetPerSecond: 10,
+      callbackBaseUrl: 'https://api.example.com/api/v1',
+      callbackSilenceSeconds: 30,
+      graceSeconds: 90,
+    });
+  });
+
+  it('reads the extra origins provider outputs may be copied from (a provider on this machine)', () => {
+    expect(loadConfig({ ...replicate, OUTPUT_ALLOWED_ORIGINS: 'http://127.0.0.1:4010/files, https://x.test' }).outputOrigins).toEqual([
+      'http://127.0.0.1:4010',
+      'https://x.test',
+    ]);
+    expect(() => loadConfig({ ...replicate, OUTPUT_ALLOWED_ORIGINS: 'nope' })).toThrow('OUTPUT_ALLOWED_ORIGINS');
+  });
+
+  it('refuses a budget below 1 and a callback base URL that is not http(s)', () => {
+    expect(() => loadConfig({ ...replicate, PROVIDER_BUDGET_PER_SECOND: '0' })).toThrow('PROVIDER_BUDGET_PER_SECOND');
+    expect(() => loadConfig({ ...replicate, CALLBACK_BASE_URL: 'ftp://x' })).toThrow('CALLBACK_BASE_URL');
+  });
+});
+
+describe('provider callback secrets', () => {
+  const secret = `whsec_${Buffer.from('a callback signing secret').toString('base64')}`;
+  const replicate = { ...base, PROVIDER: 'replicate', REPLICATE_API_TOKEN: 'r8_x' };
+
+  it('gives the simulated provider SIM_CALLBACK_SECRET, or none', () => {
+    expect(loadConfig({ ...base, SIM_CALLBACK_SECRET: secret }).provider).toEqual({ name: 'simulated', delaySeconds: 10, callbackSecret: secret });
+    expect(loadConfig(base).provider).not.toHaveProperty('callbackSecret');
+  });
+
+  it('gives Replicate its webhook secret as a value or as a Secrets Manager ARN, or none', () => {
+    expect(loadConfig({ ...replicate, REPLICATE_WEBHOOK_SECRET: secret }).provider).toMatchObject({ webhookSecret: { value: secret } });
+    const arn = 'arn:aws:secretsmanager:eu-west-1:1:secret:replicate-webhook';
+    expect(loadConfig({ ...replicate, REPLICATE_WEBHOOK_SECRET_ARN: arn }).provider).toMatchObject({ webhookSecret: { secretArn: arn } });
+    expect(loadConfig(replicate).provider).not.toHaveProperty('webhookSecret');
+  });
+
+  it.each([
+    ['SIM_CALLBACK_SECRET', base],
+    ['REPLICATE_WEBHOOK_SECRET', replicate],
+  ])('refuses a %s that is not a Standard Webhooks secret, without showing it', (name, env) => {
+    expect(() => loadConfig({ ...env, [name]: 'whsec_' })).toThrow(ConfigError);
+    for (const value of ['hunter2-not-a-secret', 'whsec_not base64!', `${secret.slice('whsec_'.length)}`]) {
+      let message = '';
+      try {
+        loadConfig({ ...env, [name]: value });
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        message = (error as Error).message;
+      }
+      expect(message).toContain(name);
+      expect(message).not.toContain(value);
+    }
   });
 });

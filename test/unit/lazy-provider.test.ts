@@ -6,6 +6,7 @@ const inner: GenerationProvider = {
   submit: async () => ({ type: 'accepted', jobId: 'j1' }),
   fetchResult: async () => ({ type: 'processing' }),
   cancel: async () => undefined,
+  readCallback: async () => ({ jobId: 'j1', outcome: { type: 'processing' } }),
 };
 
 describe('lazyProvider', () => {

@@ -17,6 +17,7 @@ const providerWith = (token: string): GenerationProvider => ({
   submit: async () => ({ type: 'accepted', jobId: `job-for-${token}` }),
   fetchResult: async () => ({ type: 'processing' }),
   cancel: async () => undefined,
+  readCallback: async () => ({ jobId: 'j1', outcome: { type: 'processing' } }),
 });
 
 function wiring(answers: Array<string | Error>) {

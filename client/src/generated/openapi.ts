@@ -248,6 +248,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/credits/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your credit transactions
+         * @description Every change to your balance, newest first, a page at a time: grants (the opening balance, purchases), the charge of each task you started and the refund of each task that failed or was canceled. The sum of every `amount` equals `credits` in `GET /credits`. A test key lists the test balance's transactions. A page past the end is an empty list.
+         */
+        get: operations["listCreditTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -327,6 +347,26 @@ export interface paths {
          * @description The endpoint gets nothing more, not even events still waiting for a retry.
          */
         delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/provider-callbacks/{provider}/{account_id}/{task_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Provider callback (internal)
+         * @description Where the generation provider reports a job's progress and end; you never call it. No API key: the request must carry the provider's Standard Webhooks signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with a timestamp within 5 minutes. A forged or stale callback: 401; an unreadable one: 400; an unknown task: 404. Each changes nothing.
+         */
+        post: operations["receiveProviderCallback"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -427,6 +467,8 @@ export interface components {
             credits_used: number;
             /** @description How far the task is, 0-100: 0 at start, rising while processing (held at 95 or below), 100 when completed; a failed task keeps its last value. Never goes down. */
             progress: number;
+            /** @description `true` for a task started with a live key, `false` with a test key (`vg_test_`: simulated provider, test credits). */
+            livemode: boolean;
             /**
              * Format: uri
              * @description The MP4, public, no key needed (completed only).
@@ -603,7 +645,7 @@ export interface components {
             page: number;
             /** @description Items per page. */
             limit: number;
-            /** @description Tasks in the whole history. */
+            /** @description Items in the whole list (tasks, deliveries or transactions). */
             total: number;
             /** @description `ceil(total / limit)`. */
             total_pages: number;
@@ -648,6 +690,8 @@ export interface components {
             credits_used: number;
             /** @description How far the task is, 0-100: 0 at start, rising while processing (held at 95 or below), 100 when completed; a failed task keeps its last value. Never goes down. */
             progress: number;
+            /** @description `true` for a task started with a live key, `false` with a test key (`vg_test_`: simulated provider, test credits). */
+            livemode: boolean;
             /** @description The images, public, no key needed (completed only). */
             image_urls?: string[];
             error?: components["schemas"]["TaskError"];
@@ -790,6 +834,40 @@ export interface components {
             subscription_status: "none" | "active" | "past_due" | "canceled";
         };
         /** @description Success: `data` is the result, `error` is null. */
+        TransactionPageResponse: {
+            data: components["schemas"]["TransactionPage"];
+            error: null;
+        };
+        TransactionPage: {
+            /** @description Newest first. */
+            transactions: components["schemas"]["CreditTransaction"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        CreditTransaction: {
+            /**
+             * @description Id of this movement (`txn_` + ULID).
+             * @example txn_01M7ZNHRE3YZJA4Y3XQS4DQDGQ
+             */
+            transaction_id: string;
+            /**
+             * @description `grant`: credits added (the opening balance, a purchase, support); `charge`: a task started; `refund`: a failed or canceled task given back.
+             * @enum {string}
+             */
+            type: "grant" | "charge" | "refund";
+            /** @description Signed: negative for a charge, positive for a grant or refund. The sum of every amount is your balance. */
+            amount: number;
+            /** @description The `video_id` or `image_id` a charge or refund belongs to; null for a grant. */
+            task_id: string | null;
+            /** @description Why, in words. */
+            reason: string | null;
+            /**
+             * Format: date-time
+             * @description When the balance changed.
+             * @example 2026-11-21T17:00:00.000Z
+             */
+            created_at: string;
+        };
+        /** @description Success: `data` is the result, `error` is null. */
         CreatedWebhookResponse: {
             data: components["schemas"]["CreatedWebhook"];
             error: null;
@@ -898,6 +976,20 @@ export interface components {
             /** @enum {boolean} */
             deleted: true;
         };
+        /** @description Success: `data` is the result, `error` is null. */
+        ProviderCallbackResponse: {
+            data: components["schemas"]["ProviderCallbackAnswer"];
+            error: null;
+        };
+        ProviderCallbackAnswer: {
+            /** @enum {boolean} */
+            received: true;
+            /**
+             * @description `applied`: the task moved on (or already had); `adopted`: the task had no job yet and this one is now its job; `orphaned`: the task ended without this job, which was asked to stop.
+             * @enum {string}
+             */
+            result: "applied" | "adopted" | "orphaned";
+        };
     };
     responses: never;
     parameters: never;
@@ -964,6 +1056,7 @@ export interface operations {
                      *         "resolution": "720p",
                      *         "credits_used": 25,
                      *         "progress": 0,
+                     *         "livemode": true,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:00.000Z"
                      *       },
@@ -1182,6 +1275,7 @@ export interface operations {
                      *             "resolution": "720p",
                      *             "credits_used": 25,
                      *             "progress": 100,
+                     *             "livemode": true,
                      *             "created_at": "2026-11-21T17:00:00.000Z",
                      *             "updated_at": "2026-11-21T17:00:41.000Z",
                      *             "video_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4",
@@ -1322,6 +1416,7 @@ export interface operations {
                      *         "resolution": "720p",
                      *         "credits_used": 25,
                      *         "progress": 100,
+                     *         "livemode": true,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:41.000Z",
                      *         "video_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4",
@@ -1453,6 +1548,7 @@ export interface operations {
                      *         "resolution": "720p",
                      *         "credits_used": 25,
                      *         "progress": 12,
+                     *         "livemode": true,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:05.000Z",
                      *         "error": {
@@ -1621,6 +1717,7 @@ export interface operations {
                      *         "output_format": "webp",
                      *         "credits_used": 5,
                      *         "progress": 0,
+                     *         "livemode": true,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:00.000Z"
                      *       },
@@ -1838,6 +1935,7 @@ export interface operations {
                      *             "output_format": "webp",
                      *             "credits_used": 5,
                      *             "progress": 100,
+                     *             "livemode": true,
                      *             "created_at": "2026-11-21T17:00:00.000Z",
                      *             "updated_at": "2026-11-21T17:00:12.000Z",
                      *             "image_urls": [
@@ -1979,6 +2077,7 @@ export interface operations {
                      *         "output_format": "webp",
                      *         "credits_used": 5,
                      *         "progress": 100,
+                     *         "livemode": true,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:12.000Z",
                      *         "image_urls": [
@@ -2111,6 +2210,7 @@ export interface operations {
                      *         "output_format": "webp",
                      *         "credits_used": 5,
                      *         "progress": 12,
+                     *         "livemode": true,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:05.000Z",
                      *         "error": {
@@ -2684,6 +2784,158 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["CreditsResponse"];
+                };
+            };
+            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    listCreditTransactions: {
+        parameters: {
+            query?: {
+                /** @description page */
+                page?: string;
+                /** @description limit */
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of transactions. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "transactions": [
+                     *           {
+                     *             "transaction_id": "txn_01M7ZNJ0R4T5V6W7X8Y9Z0A1B2",
+                     *             "type": "refund",
+                     *             "amount": 25,
+                     *             "task_id": "vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ",
+                     *             "reason": "refund: video task failed",
+                     *             "created_at": "2026-11-21T17:00:12.000Z"
+                     *           },
+                     *           {
+                     *             "transaction_id": "txn_01M7ZNHRE4A5B6C7D8E9F0G1H2",
+                     *             "type": "charge",
+                     *             "amount": -25,
+                     *             "task_id": "vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ",
+                     *             "reason": "video generation (vid-1-5-pro)",
+                     *             "created_at": "2026-11-21T17:00:00.000Z"
+                     *           },
+                     *           {
+                     *             "transaction_id": "txn_01M7ZMF8J1P87E686TGQYTVN2J",
+                     *             "type": "grant",
+                     *             "amount": 1000,
+                     *             "task_id": null,
+                     *             "reason": "opening balance",
+                     *             "created_at": "2026-11-20T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 20,
+                     *           "total": 3,
+                     *           "total_pages": 1,
+                     *           "has_more": false
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TransactionPageResponse"];
+                };
+            };
+            /** @description `page` or `limit` is not an integer in range. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "limit: must be an integer from 1 to 50",
+                     *         "code": "validation_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
             /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
@@ -3385,6 +3637,119 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    receiveProviderCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The provider that ran the job. */
+                provider: string;
+                /** @description The account the task belongs to. */
+                account_id: string;
+                /** @description The task the job is for. */
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Received (the provider does not retry). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "received": true,
+                     *         "result": "applied"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProviderCallbackResponse"];
+                };
+            };
+            /** @description A parameter is missing or invalid; the message names each field and the allowed values. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "duration: must be at most 12 seconds",
+                     *         "code": "validation_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The signature is missing, does not verify, or is older than 5 minutes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The callback signature is missing or does not verify.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description No such task, or no such provider. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "No task \"vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ\" awaits a callback here.",
+                     *         "code": "not_found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
             /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */

@@ -5,6 +5,7 @@ import type { LedgerEntry } from '../../domain/ledger';
 import type { AccountStore } from '../../domain/ports';
 import { cancellationReasons, isConditionFailure, type Db } from './dynamo-client';
 import { accountKey } from './keys';
+import { appendWithRetries, POSITION_TAKEN, slotAfter, type LedgerSlot } from './ledger-positions';
 import { ledgerEntryPut } from './ledger-repository';
 
 /**
@@ -23,6 +24,8 @@ type AccountItem = ReturnType<typeof accountKey> & {
   video_count: number;
   image_count: number;
   pending_starts: Record<string, number>;
+  pending_charges: Record<string, number>;
+  ledger_count: number;
   created_at: string;
   updated_at: string;
 };
@@ -38,6 +41,8 @@ export function toAccountItem(account: Account): AccountItem {
     video_count: account.taskCounts.video,
     image_count: account.taskCounts.image,
     pending_starts: {},
+    pending_charges: {},
+    ledger_count: 0,
     created_at: account.createdAt,
     updated_at: account.updatedAt,
   };
@@ -56,14 +61,18 @@ export function fromAccountItem(item: Record<string, unknown>): Account {
   };
 }
 
-/** Adds `amount` to an existing account's balance, for use inside a transaction with its ledger entry. */
-export function balanceCredit(db: Db, accountId: string, amount: number, now: string) {
+/**
+ * Adds `amount` to an existing account's balance and takes the ledger slot its entry goes in,
+ * for use inside a transaction with that entry (put at `slot.position`).
+ */
+export function balanceCredit(db: Db, accountId: string, amount: number, now: string, slot: LedgerSlot) {
   return {
     TableName: db.tableName,
     Key: accountKey(accountId),
-    UpdateExpression: 'SET credits = credits + :amount, updated_at = :now',
-    ConditionExpression: 'attribute_exists(pk)',
-    ExpressionAttributeValues: { ':amount': amount, ':now': now },
+    UpdateExpression: `SET credits = credits + :amount, updated_at = :now, ${slot.set}`,
+    ConditionExpression: `attribute_exists(pk) AND ${slot.condition}`,
+    ExpressionAttributeNames: slot.names,
+    ExpressionAttributeValues: { ':amount': amount, ':now': now, ...slot.values },
   };
 }
 
@@ -89,7 +98,8 @@ export class DynamoAccountStore implements AccountStore {
     }
     await this.db.doc.send(
       new TransactWriteCommand({
-        TransactItems: [{ Put: put }, { Put: ledgerEntryPut(this.db, openingGrant) }],
+        // The opening grant is the ledger's first entry.
+        TransactItems: [{ Put: { ...put, Item: { ...put.Item, ledger_count: 1 } } }, { Put: ledgerEntryPut(this.db, openingGrant, 1) }],
       }),
     );
   }
@@ -128,20 +138,25 @@ export class DynamoAccountStore implements AccountStore {
   }
 
   async grant(entry: LedgerEntry): Promise<void> {
-    try {
-      await this.db.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Update: balanceCredit(this.db, entry.accountId, entry.amount, entry.createdAt) },
-            { Put: ledgerEntryPut(this.db, entry) },
-          ],
-        }),
-      );
-    } catch (error) {
-      if (cancellationReasons(error)[0] === 'ConditionalCheckFailed') {
-        throw new NotFoundError(`No account ${entry.accountId}.`);
+    await appendWithRetries(this.db, entry.accountId, async (seen) => {
+      if (seen === undefined) throw new NotFoundError(`No account ${entry.accountId}.`);
+      const slot = slotAfter(seen);
+      try {
+        await this.db.doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Update: balanceCredit(this.db, entry.accountId, entry.amount, entry.createdAt, slot) },
+              { Put: ledgerEntryPut(this.db, entry, slot.position) },
+            ],
+          }),
+        );
+        return undefined;
+      } catch (error) {
+        // The count moved (or the account went: the next read says which).
+        const reasons = cancellationReasons(error);
+        if (reasons[0] === 'ConditionalCheckFailed' || reasons.includes('TransactionConflict')) return POSITION_TAKEN;
+        throw error;
       }
-      throw error;
-    }
+    });
   }
 }

@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord } from '../../domain/api-key';
 import { NotFoundError } from '../../domain/errors';
+import type { KeyMode } from '../../domain/mode';
 import type { ApiKeyStore } from '../../domain/ports';
 import { isConditionFailure, type Db } from './dynamo-client';
 import { accountPartition, apiKeyByAccount, apiKeyKey, API_KEY_GSI1_PREFIX } from './keys';
@@ -12,6 +13,8 @@ type ApiKeyItem = ReturnType<typeof apiKeyKey> &
     key_id: string;
     key_hash: string;
     account_id: string;
+    /** Absent on keys written before test mode existed: live. */
+    mode?: KeyMode;
     rate_limit?: number;
     revoked_at?: string;
     created_at: string;
@@ -25,6 +28,7 @@ function toApiKeyItem(record: ApiKeyRecord): ApiKeyItem {
     key_id: record.keyId,
     key_hash: record.keyHash,
     account_id: record.accountId,
+    mode: record.mode,
     rate_limit: record.rateLimit,
     revoked_at: record.revokedAt,
     created_at: record.createdAt,
@@ -37,6 +41,7 @@ function fromApiKeyItem(item: Record<string, unknown>): ApiKeyRecord {
     keyId: row.key_id,
     keyHash: row.key_hash,
     accountId: row.account_id,
+    mode: row.mode ?? 'live',
     createdAt: row.created_at,
     ...(row.rate_limit !== undefined && { rateLimit: row.rate_limit }),
     ...(row.revoked_at !== undefined && { revokedAt: row.revoked_at }),

@@ -24,6 +24,10 @@ export const ledgerEntryKey = (accountId: string, entryId: string): PrimaryKey =
   sk: `${LEDGER_SK_PREFIX}${entryId}`,
 });
 
+/** lsi1 position of a ledger entry in its scope's ledger (zero-padded for order). */
+export const LEDGER_POSITION_PREFIX = 'LEDGER#';
+export const ledgerPositionKey = (position: number): string => `${LEDGER_POSITION_PREFIX}${String(position).padStart(12, '0')}`;
+
 export const apiKeyKey = (keyId: string): PrimaryKey => ({ pk: `APIKEY#${keyId}`, sk: API_KEY_SK });
 
 /** gsi1 entry that lists an account's keys. */

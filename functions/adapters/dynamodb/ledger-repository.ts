@@ -2,7 +2,9 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { LedgerEntry, LedgerKind } from '../../domain/ledger';
 import type { LedgerStore } from '../../domain/ports';
 import type { Db } from './dynamo-client';
-import { accountPartition, ledgerEntryKey, LEDGER_SK_PREFIX } from './keys';
+import { accountPartition, ledgerEntryKey, ledgerPositionKey, LEDGER_SK_PREFIX } from './keys';
+import { readLedgerCount } from './ledger-positions';
+import { positionPage } from './position-page';
 
 type LedgerItem = ReturnType<typeof ledgerEntryKey> & {
   type: 'ledger';
@@ -13,12 +15,17 @@ type LedgerItem = ReturnType<typeof ledgerEntryKey> & {
   reason: string;
   task_id?: string;
   created_at: string;
+  /** Position in the scope's ledger (1..ledger_count); lsi1sk = LEDGER#<seq>. */
+  seq: number;
+  lsi1sk: string;
 };
 
-export function toLedgerItem(entry: LedgerEntry): LedgerItem {
+export function toLedgerItem(entry: LedgerEntry, position: number): LedgerItem {
   return {
     ...ledgerEntryKey(entry.accountId, entry.entryId),
     type: 'ledger',
+    seq: position,
+    lsi1sk: ledgerPositionKey(position),
     entry_id: entry.entryId,
     account_id: entry.accountId,
     kind: entry.kind,
@@ -42,17 +49,26 @@ function fromLedgerItem(item: Record<string, unknown>): LedgerEntry {
   };
 }
 
-/** The Put of one ledger entry, for use inside a transaction. Entries are never overwritten. */
-export function ledgerEntryPut(db: Db, entry: LedgerEntry) {
+/**
+ * The Put of one ledger entry at its position (ledger-positions.ts), for use inside a
+ * transaction. Entries are never overwritten.
+ */
+export function ledgerEntryPut(db: Db, entry: LedgerEntry, position: number) {
   return {
     TableName: db.tableName,
-    Item: toLedgerItem(entry),
+    Item: toLedgerItem(entry, position),
     ConditionExpression: 'attribute_not_exists(pk)',
   };
 }
 
 export class DynamoLedgerStore implements LedgerStore {
   constructor(private readonly db: Db) {}
+
+  async listPage(accountId: string, page: number, limit: number): Promise<{ entries: LedgerEntry[]; total: number }> {
+    const total = (await readLedgerCount(this.db, accountId)) ?? 0;
+    const items = await positionPage(this.db, accountId, ledgerPositionKey, { total, page, limit });
+    return { entries: items.map(fromLedgerItem), total };
+  }
 
   async listForAccount(accountId: string): Promise<LedgerEntry[]> {
     const entries: LedgerEntry[] = [];

@@ -31,6 +31,10 @@ export function toTaskItem(task: Task): Record<string, unknown> {
     params: task.params,
     provider_name: task.provider?.name,
     provider_job_id: task.provider?.jobId,
+    provider_callbacks: task.provider?.callbacks,
+    queued_at: task.queuedAt,
+    sent_at: task.sentAt,
+    submit_attempts: task.submitAttempts,
     last_checked_at: task.lastCheckedAt,
     pending_outputs: task.pendingOutputs,
     copy_attempts: task.copyAttempts,
@@ -69,6 +73,9 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
   };
   const providerJobId = optionalText('provider_job_id');
   const lastCheckedAt = optionalText('last_checked_at');
+  const queuedAt = optionalText('queued_at');
+  const sentAt = optionalText('sent_at');
+  if (item.provider_callbacks !== undefined && typeof item.provider_callbacks !== 'boolean') throw problem('provider_callbacks');
   const pendingOutputs = outputs('pending_outputs');
   const outputUrls = outputs('output_urls');
   const completedAt = optionalText('completed_at');
@@ -81,7 +88,12 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
     creditsUsed: count('credits_used'),
     // Items written before progress existed read as 0.
     progress: item.progress === undefined ? 0 : count('progress'),
-    ...(providerJobId && { provider: { name: text('provider_name'), jobId: providerJobId } }),
+    ...(providerJobId && {
+      provider: { name: text('provider_name'), jobId: providerJobId, ...(item.provider_callbacks === true && { callbacks: true }) },
+    }),
+    ...(queuedAt && { queuedAt }),
+    ...(sentAt && { sentAt }),
+    ...(item.submit_attempts !== undefined && { submitAttempts: count('submit_attempts') }),
     ...(lastCheckedAt && { lastCheckedAt }),
     ...(pendingOutputs && { pendingOutputs }),
     copyAttempts: item.copy_attempts === undefined ? 0 : count('copy_attempts'),

@@ -3,7 +3,7 @@ import { newLedgerEntryId } from '../../domain/ids';
 import type { LedgerEntry } from '../../domain/ledger';
 import { AccountBusyError } from '../../domain/errors';
 import type { CreateTaskResult, FailOptions, IdempotencyClaim, NewTaskRequest, StartRepair, TaskRef, TaskStore } from '../../domain/ports';
-import type { Task, TaskError, TaskKind } from '../../domain/task';
+import type { ProviderJob, Task, TaskError, TaskKind } from '../../domain/task';
 import { balanceCredit, DynamoAccountStore, PENDING_STARTS } from './account-repository';
 import { cancellationReasons, isConditionFailure, type Db } from './dynamo-client';
 import { DynamoIdempotencyStore, toIdempotencyItem } from './idempotency-repository';
@@ -18,6 +18,7 @@ import {
   taskKey,
   taskRefOf,
 } from './keys';
+import { appendWithRetries, LEDGER_COUNT, PENDING_CHARGES, pauseBeforeRetry, POSITION_TAKEN, slotAfter, type LedgerSlot } from './ledger-positions';
 import { ledgerEntryPut } from './ledger-repository';
 import { positionPage } from './position-page';
 import { fromTaskItem, toTaskItem } from './task-item';
@@ -83,7 +84,7 @@ export class DynamoTaskStore implements TaskStore {
               ExpressionAttributeValues: { ':seq': task.seq, ':position': taskHistoryKey(task.kind, task.seq) },
             },
           },
-          { Put: ledgerEntryPut(this.db, charge) },
+          { Put: ledgerEntryPut(this.db, charge, taken.ledgerPosition) },
         ],
       }),
     );
@@ -145,7 +146,10 @@ export class DynamoTaskStore implements TaskStore {
   }
 
   /** Step 2: price and position in one conditional update; nothing changes if the balance is too low. */
-  private async takePosition(draft: Task, price: number): Promise<{ type: 'taken'; seq: number } | { type: 'refused'; available: number }> {
+  private async takePosition(
+    draft: Task,
+    price: number,
+  ): Promise<{ type: 'taken'; seq: number; ledgerPosition: number } | { type: 'refused'; available: number }> {
     const count = COUNT_ATTRIBUTE[draft.kind];
     const update = () =>
       this.db.doc.send(
@@ -153,11 +157,18 @@ export class DynamoTaskStore implements TaskStore {
           TableName: this.db.tableName,
           Key: accountKey(draft.accountId),
           // Operands read the item before the update, so the note holds the new position.
+          // The charge's ledger position is taken (and noted) here too (ledger-positions.ts).
           UpdateExpression:
-            'SET credits = credits - :price, #count = if_not_exists(#count, :zero) + :one, #pending.#task = if_not_exists(#count, :zero) + :one, updated_at = :now',
+            'SET credits = credits - :price, #count = if_not_exists(#count, :zero) + :one, #pending.#task = if_not_exists(#count, :zero) + :one, #ledgerCount = if_not_exists(#ledgerCount, :zero) + :one, #charges.#task = if_not_exists(#ledgerCount, :zero) + :one, updated_at = :now',
           // The note also makes the update idempotent: an SDK retry after a lost answer finds it.
           ConditionExpression: 'attribute_exists(pk) AND credits >= :price AND attribute_not_exists(#pending.#task)',
-          ExpressionAttributeNames: { '#count': count, '#pending': PENDING_STARTS, '#task': draft.taskId },
+          ExpressionAttributeNames: {
+            '#count': count,
+            '#pending': PENDING_STARTS,
+            '#task': draft.taskId,
+            '#ledgerCount': LEDGER_COUNT,
+            '#charges': PENDING_CHARGES,
+          },
           ExpressionAttributeValues: { ':price': price, ':zero': 0, ':one': 1, ':now': draft.createdAt },
           ReturnValues: 'UPDATED_NEW',
         }),
@@ -173,15 +184,15 @@ export class DynamoTaskStore implements TaskStore {
           new UpdateCommand({
             TableName: this.db.tableName,
             Key: accountKey(draft.accountId),
-            UpdateExpression: 'SET #pending = if_not_exists(#pending, :empty)',
+            UpdateExpression: 'SET #pending = if_not_exists(#pending, :empty), #charges = if_not_exists(#charges, :empty)',
             ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeNames: { '#pending': PENDING_STARTS },
+            ExpressionAttributeNames: { '#pending': PENDING_STARTS, '#charges': PENDING_CHARGES },
             ExpressionAttributeValues: { ':empty': {} },
           }),
         );
         result = await withConflictRetries(update);
       }
-      return { type: 'taken', seq: Number(result.Attributes?.[count]) };
+      return { type: 'taken', seq: Number(result.Attributes?.[count]), ledgerPosition: Number(result.Attributes?.[LEDGER_COUNT]) };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       const { Item: account } = await this.db.doc.send(
@@ -189,7 +200,8 @@ export class DynamoTaskStore implements TaskStore {
       );
       if (!account) throw new Error(`Account ${draft.accountId} disappeared while creating a task.`, { cause: error });
       const noted = (account[PENDING_STARTS] as Record<string, unknown> | undefined)?.[draft.taskId];
-      if (noted !== undefined) return { type: 'taken', seq: Number(noted) };
+      const ledgerPosition = (account[PENDING_CHARGES] as Record<string, unknown> | undefined)?.[draft.taskId];
+      if (noted !== undefined) return { type: 'taken', seq: Number(noted), ledgerPosition: Number(ledgerPosition) };
       return { type: 'refused', available: Number(account.credits) };
     }
   }
@@ -242,8 +254,8 @@ export class DynamoTaskStore implements TaskStore {
         new UpdateCommand({
           TableName: this.db.tableName,
           Key: accountKey(task.accountId),
-          UpdateExpression: 'REMOVE #pending.#task',
-          ExpressionAttributeNames: { '#pending': PENDING_STARTS, '#task': task.taskId },
+          UpdateExpression: 'REMOVE #pending.#task, #charges.#task',
+          ExpressionAttributeNames: { '#pending': PENDING_STARTS, '#charges': PENDING_CHARGES, '#task': task.taskId },
         }),
       ),
     );
@@ -254,7 +266,13 @@ export class DynamoTaskStore implements TaskStore {
    * as failed, the charge and its refund go to the ledger, the price goes back and the note is
    * removed. Conditioned on the note, so it happens at most once however many callers race.
    */
-  private async settleAsFailed(task: Task, charge: LedgerEntry, error: TaskError, now: string): Promise<boolean> {
+  private async settleAsFailed(
+    task: Task,
+    charge: LedgerEntry,
+    error: TaskError,
+    now: string,
+    ledger: { chargePosition: number; refundPosition: number; slot: LedgerSlot },
+  ): Promise<boolean | typeof POSITION_TAKEN> {
     const refund: LedgerEntry = {
       entryId: newLedgerEntryId(),
       accountId: task.accountId,
@@ -286,16 +304,16 @@ export class DynamoTaskStore implements TaskStore {
                 },
               },
             },
-            { Put: ledgerEntryPut(this.db, charge) },
-            { Put: ledgerEntryPut(this.db, refund) },
+            { Put: ledgerEntryPut(this.db, charge, ledger.chargePosition) },
+            { Put: ledgerEntryPut(this.db, refund, ledger.refundPosition) },
             {
               Update: {
                 TableName: this.db.tableName,
                 Key: accountKey(task.accountId),
-                UpdateExpression: 'SET credits = credits + :price, updated_at = :now REMOVE #pending.#task',
-                ConditionExpression: '#pending.#task = :seq',
-                ExpressionAttributeNames: { '#pending': PENDING_STARTS, '#task': task.taskId },
-                ExpressionAttributeValues: { ':price': -charge.amount, ':seq': task.seq, ':now': now },
+                UpdateExpression: `SET credits = credits + :price, updated_at = :now, ${ledger.slot.set} REMOVE #pending.#task, #charges.#task`,
+                ConditionExpression: `#pending.#task = :seq AND ${ledger.slot.condition}`,
+                ExpressionAttributeNames: { '#pending': PENDING_STARTS, '#charges': PENDING_CHARGES, '#task': task.taskId, ...ledger.slot.names },
+                ExpressionAttributeValues: { ':price': -charge.amount, ':seq': task.seq, ':now': now, ...ledger.slot.values },
               },
             },
           ],
@@ -303,12 +321,24 @@ export class DynamoTaskStore implements TaskStore {
       );
       return true;
     } catch (caught) {
-      if (cancellationReasons(caught).includes('ConditionalCheckFailed')) return false;
+      const reasons = cancellationReasons(caught);
+      if (reasons[0] === 'ConditionalCheckFailed') return false;
+      // The ledger count moved, or the note went: the caller reads the account again.
+      if (reasons[3] === 'ConditionalCheckFailed' || reasons.includes('TransactionConflict')) return POSITION_TAKEN;
+      if (reasons.includes('ConditionalCheckFailed')) return false;
       throw caught;
     }
   }
 
   async repairStart(draft: Task, error: TaskError, now: string): Promise<StartRepair> {
+    for (let round = 0; ; round += 1) {
+      const repaired = await this.repairOnce(draft, error, now);
+      if (repaired !== POSITION_TAKEN) return repaired;
+      await pauseBeforeRetry(round, draft.accountId);
+    }
+  }
+
+  private async repairOnce(draft: Task, error: TaskError, now: string): Promise<StartRepair | typeof POSITION_TAKEN> {
     const { Item } = await this.db.doc.send(
       new GetCommand({ TableName: this.db.tableName, Key: accountKey(draft.accountId), ConsistentRead: true }),
     );
@@ -320,6 +350,13 @@ export class DynamoTaskStore implements TaskStore {
       );
       return (await this.discardDraft(draft, raw?.idempotency_pk as string | undefined)) ? 'discarded' : 'settled';
     }
+    const seen = Number(Item?.[LEDGER_COUNT] ?? 0);
+    const notedCharge = (Item?.[PENDING_CHARGES] as Record<string, unknown> | undefined)?.[draft.taskId];
+    // The charge's position was taken with the start; a note from before ledger positions has none.
+    const ledger =
+      notedCharge === undefined
+        ? { chargePosition: seen + 1, refundPosition: seen + 2, slot: slotAfter(seen, 2) }
+        : { chargePosition: Number(notedCharge), refundPosition: seen + 1, slot: slotAfter(seen) };
     const charge: LedgerEntry = {
       entryId: newLedgerEntryId(),
       accountId: draft.accountId,
@@ -329,7 +366,8 @@ export class DynamoTaskStore implements TaskStore {
       taskId: draft.taskId,
       createdAt: draft.createdAt,
     };
-    return (await this.settleAsFailed({ ...draft, seq: Number(seq) } as Task, charge, error, now)) ? 'refunded' : 'settled';
+    const settled = await this.settleAsFailed({ ...draft, seq: Number(seq) } as Task, charge, error, now, ledger);
+    return settled === POSITION_TAKEN ? settled : settled ? 'refunded' : 'settled';
   }
 
   async get(accountId: string, taskId: string): Promise<Task | undefined> {
@@ -341,11 +379,29 @@ export class DynamoTaskStore implements TaskStore {
     return fromTaskItem(Item);
   }
 
-  async recordSubmission(task: Task, provider: { name: string; jobId: string }, now: string): Promise<boolean> {
+  async recordSubmission(task: Task, provider: ProviderJob, now: string): Promise<boolean> {
     return this.conditionalUpdate(task, {
-      UpdateExpression: 'SET provider_name = :name, provider_job_id = :job, last_checked_at = :now, updated_at = :now',
-      ConditionExpression: '#status = :processing',
-      ExpressionAttributeValues: { ':name': provider.name, ':job': provider.jobId, ':now': now },
+      UpdateExpression:
+        'SET provider_name = :name, provider_job_id = :job, provider_callbacks = :callbacks, last_checked_at = :now, updated_at = :now REMOVE queued_at',
+      // A second record of the same job (a callback racing the create's answer) is harmless.
+      ConditionExpression: '#status = :processing AND (attribute_not_exists(provider_job_id) OR provider_job_id = :job)',
+      ExpressionAttributeValues: { ':name': provider.name, ':job': provider.jobId, ':callbacks': provider.callbacks === true, ':now': now },
+    });
+  }
+
+  async markQueued(task: Task, now: string, attempts: number): Promise<boolean> {
+    return this.conditionalUpdate(task, {
+      UpdateExpression: 'SET queued_at = :now, submit_attempts = :attempts, updated_at = :now',
+      ConditionExpression: '#status = :processing AND attribute_not_exists(provider_job_id) AND attribute_not_exists(queued_at)',
+      ExpressionAttributeValues: { ':now': now, ':attempts': attempts },
+    });
+  }
+
+  async claimQueued(task: Task, now: string): Promise<boolean> {
+    return this.conditionalUpdate(task, {
+      UpdateExpression: 'SET sent_at = :now, updated_at = :now REMOVE queued_at',
+      ConditionExpression: '#status = :processing AND attribute_not_exists(provider_job_id) AND attribute_exists(queued_at)',
+      ExpressionAttributeValues: { ':now': now },
     });
   }
 
@@ -403,6 +459,18 @@ export class DynamoTaskStore implements TaskStore {
     now: string,
     options: FailOptions = {},
   ): Promise<boolean> {
+    // The refund's ledger position is appended to on the condition that the count has not moved.
+    return appendWithRetries(this.db, task.accountId, (seen) => this.failAndRefundAt(task, error, refund, now, options, slotAfter(seen ?? 0)));
+  }
+
+  private async failAndRefundAt(
+    task: Task,
+    error: TaskError,
+    refund: LedgerEntry,
+    now: string,
+    options: FailOptions,
+    slot: LedgerSlot,
+  ): Promise<boolean | typeof POSITION_TAKEN> {
     try {
       await this.db.doc.send(
         new TransactWriteCommand({
@@ -431,8 +499,8 @@ export class DynamoTaskStore implements TaskStore {
                 },
               },
             },
-            { Update: balanceCredit(this.db, task.accountId, refund.amount, now) },
-            { Put: ledgerEntryPut(this.db, refund) },
+            { Update: balanceCredit(this.db, task.accountId, refund.amount, now, slot) },
+            { Put: ledgerEntryPut(this.db, refund, slot.position) },
           ],
         }),
       );
@@ -440,10 +508,14 @@ export class DynamoTaskStore implements TaskStore {
     } catch (caught) {
       const reasons = cancellationReasons(caught);
       if (reasons[0] === 'ConditionalCheckFailed') return false;
+      // Another ledger write took the position: append again after it.
+      if (reasons[1] === 'ConditionalCheckFailed') return POSITION_TAKEN;
       // Lost a race with another writer of the same task: whoever won decided its fate.
       if (reasons.includes('TransactionConflict')) {
         const latest = await this.get(task.accountId, task.taskId);
         if (latest && latest.status !== 'processing') return false;
+        // A writer of the account item (a start, another refund) held it: try again.
+        return POSITION_TAKEN;
       }
       throw caught;
     }
@@ -513,14 +585,17 @@ export class DynamoTaskStore implements TaskStore {
     update: { UpdateExpression: string; ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> },
   ): Promise<boolean> {
     try {
-      await this.db.doc.send(
-        new UpdateCommand({
-          TableName: this.db.tableName,
-          Key: taskKey(task.accountId, task.taskId),
-          ...update,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':processing': 'processing' },
-        }),
+      // A transaction on the task (a cancel's or a timeout's refund) refuses this write while it runs.
+      await withConflictRetries(() =>
+        this.db.doc.send(
+          new UpdateCommand({
+            TableName: this.db.tableName,
+            Key: taskKey(task.accountId, task.taskId),
+            ...update,
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':processing': 'processing' },
+          }),
+        ),
       );
       return true;
     } catch (error) {

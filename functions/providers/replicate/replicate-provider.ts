@@ -1,11 +1,17 @@
 import {
+  type CallbackRequest,
+  CallbackRejectedError,
   type GenerationJob,
   type GenerationProvider,
+  type ProviderCallback,
   type ProviderFailureCode,
   ProviderUnavailableError,
   type ResultOutcome,
+  SubmissionUnknownError,
+  type SubmitOptions,
   type SubmitOutcome,
 } from '../../domain/provider';
+import { assertCallbackSecret, verifySignedCallback } from '../signed-callback';
 import { buildInput, findMapping, ModelMapError, type ReplicateModelMap } from './model-map';
 
 /**
@@ -13,11 +19,17 @@ import { buildInput, findMapping, ModelMapError, type ReplicateModelMap } from '
  * GenerationProvider interface.
  *
  * - submit creates a prediction and never retries: a create is not idempotent, so a retry
- *   could start (and bill) two jobs. Anything we cannot read as a clear answer throws
- *   ProviderUnavailableError; 400/422 is Replicate refusing the input, a rejected outcome.
+ *   could start (and bill) two jobs. A timeout, or a 2xx without a readable prediction id,
+ *   may have created one: SubmissionUnknownError. A 429, 5xx, 401/403/404 or a connection
+ *   refused or reset throws ProviderUnavailableError (nothing was created); 400/422 is
+ *   Replicate refusing the input, a rejected outcome.
+ * - With a webhook signing secret, a submit with a callback URL asks Replicate to POST the
+ *   prediction there when it starts and when it ends; readCallback verifies those (Standard
+ *   Webhooks) and reads them exactly as fetchResult reads a poll. Without a secret nothing is
+ *   requested (a callback we cannot verify is worthless) and every callback is refused.
  * - fetchResult reads a prediction. A poll that cannot be read throws, so it never changes a
  *   task; a 5xx or a dropped connection is tried once more within the same time budget.
- * - Messages never contain the API token, even if Replicate echoes it back.
+ * - Messages never contain the API token or the webhook secret, even if Replicate echoes them.
  */
 
 export interface ReplicateProviderOptions {
@@ -27,7 +39,15 @@ export interface ReplicateProviderOptions {
   /** Budget for one submit or one fetchResult, retries included. */
   timeoutMs: number;
   models: ReplicateModelMap;
+  /**
+   * The account's webhook signing secret ("whsec_...", from GET /v1/webhooks/default/secret).
+   * Unset: no callbacks are requested and readCallback refuses every one.
+   */
+  webhookSecret?: string;
 }
+
+/** The webhook events we want: the start (progress) and the end (completed, failed or canceled). */
+export const WEBHOOK_EVENTS = ['start', 'completed'] as const;
 
 type PredictionStatus = 'starting' | 'processing' | 'succeeded' | 'failed' | 'canceled';
 const STATUSES: readonly string[] = ['starting', 'processing', 'succeeded', 'failed', 'canceled'];
@@ -55,9 +75,10 @@ export class ReplicateProvider implements GenerationProvider {
 
   constructor(private readonly options: ReplicateProviderOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    if (options.webhookSecret !== undefined) assertCallbackSecret(options.webhookSecret, 'The Replicate webhook secret');
   }
 
-  async submit(job: GenerationJob): Promise<SubmitOutcome> {
+  async submit(job: GenerationJob, submitOptions: SubmitOptions = {}): Promise<SubmitOutcome> {
     const mapping = findMapping(this.options.models, job.model);
     if (!mapping) {
       throw new ProviderUnavailableError(`No Replicate model is configured for model "${job.model}".`);
@@ -69,12 +90,23 @@ export class ReplicateProvider implements GenerationProvider {
       if (error instanceof ModelMapError) throw new ProviderUnavailableError(error.message);
       throw error;
     }
+    const { callbackUrl } = submitOptions;
+    const webhook =
+      callbackUrl !== undefined && this.options.webhookSecret !== undefined
+        ? { webhook: callbackUrl, webhook_events_filter: [...WEBHOOK_EVENTS] }
+        : {};
     const [path, body] = mapping.model
-      ? [`/v1/models/${mapping.model}/predictions`, { input }]
-      : ['/v1/predictions', { version: mapping.version, input }];
+      ? [`/v1/models/${mapping.model}/predictions`, { input, ...webhook }]
+      : ['/v1/predictions', { version: mapping.version, input, ...webhook }];
 
-    const deadline = Date.now() + this.options.timeoutMs;
-    const answer = await this.send('POST', path, body, deadline);
+    let answer: HttpAnswer;
+    try {
+      answer = await this.send('POST', path, body, Date.now() + this.options.timeoutMs);
+    } catch (error) {
+      // The request may have arrived and started a job whose answer we never read.
+      if (error instanceof RequestTimeout) throw new SubmissionUnknownError(error.message);
+      throw error;
+    }
 
     if (answer.status === 400 || answer.status === 422) {
       const detail = upstreamDetail(answer.text) ?? `Replicate refused the input (HTTP ${answer.status}).`;
@@ -84,7 +116,7 @@ export class ReplicateProvider implements GenerationProvider {
 
     const prediction = parsePrediction(answer.text);
     if (typeof prediction?.id !== 'string' || prediction.id === '') {
-      throw new ProviderUnavailableError(
+      throw new SubmissionUnknownError(
         `Replicate answered HTTP ${answer.status} to a create without a readable prediction id.`,
       );
     }
@@ -93,7 +125,7 @@ export class ReplicateProvider implements GenerationProvider {
     }
     // Any other status, even one we do not know, means the prediction exists: fetchResult
     // will tell what became of it.
-    return { type: 'accepted', jobId: prediction.id };
+    return { type: 'accepted', jobId: prediction.id, ...('webhook' in webhook && { callbacks: true }) };
   }
 
   async fetchResult(jobId: string): Promise<ResultOutcome> {
@@ -103,28 +135,35 @@ export class ReplicateProvider implements GenerationProvider {
 
     const prediction = parsePrediction(answer.text);
     if (!prediction) throw new ProviderUnavailableError(`Replicate's answer for prediction ${jobId} is not JSON.`);
-    const status = prediction.status;
-    if (typeof status !== 'string' || !STATUSES.includes(status)) {
+    const outcome = this.outcomeOf(prediction);
+    if (!outcome) {
       throw new ProviderUnavailableError(
         this.redact(
-          `Replicate reported an unknown status ${truncate(String(JSON.stringify(status)))} for prediction ${jobId}.`,
+          `Replicate reported an unknown status ${truncate(String(JSON.stringify(prediction.status)))} for prediction ${jobId}.`,
         ),
       );
     }
-    switch (status as PredictionStatus) {
-      case 'starting':
-      case 'processing':
-        return { type: 'processing' };
-      case 'succeeded': {
-        const outputUrls = outputUrlsOf(prediction.output);
-        return outputUrls.length > 0
-          ? { type: 'completed', outputUrls }
-          : { type: 'failed', code: 'upstream_error', message: 'Replicate succeeded without an output URL.' };
-      }
-      case 'failed':
-      case 'canceled':
-        return { type: 'failed', ...this.failure(prediction) };
+    return outcome;
+  }
+
+  /**
+   * A webhook Replicate sent for one of our predictions: the prediction as it stood, read as
+   * a poll of it would be.
+   */
+  async readCallback(request: CallbackRequest, now: Date): Promise<ProviderCallback> {
+    const body = verifySignedCallback(this.options.webhookSecret, request, now);
+    const prediction = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Prediction) : undefined;
+    if (typeof prediction?.id !== 'string' || prediction.id === '') {
+      throw new CallbackRejectedError('malformed', 'The callback is not a prediction with an id.');
     }
+    const outcome = this.outcomeOf(prediction);
+    if (!outcome) {
+      throw new CallbackRejectedError(
+        'malformed',
+        this.redact(`The callback reports an unknown status ${truncate(String(JSON.stringify(prediction.status)))}.`),
+      );
+    }
+    return { jobId: prediction.id, outcome };
   }
 
   async cancel(jobId: string): Promise<void> {
@@ -144,6 +183,26 @@ export class ReplicateProvider implements GenerationProvider {
       if (!(error instanceof ConnectionError) || Date.now() >= deadline) throw error;
     }
     return this.send('GET', path, undefined, deadline);
+  }
+
+  /** What a prediction says about its job, from a poll or a callback; undefined for a status we do not know. */
+  private outcomeOf(prediction: Prediction): ResultOutcome | undefined {
+    const status = prediction.status;
+    if (typeof status !== 'string' || !STATUSES.includes(status)) return undefined;
+    switch (status as PredictionStatus) {
+      case 'starting':
+      case 'processing':
+        return { type: 'processing' };
+      case 'succeeded': {
+        const outputUrls = outputUrlsOf(prediction.output);
+        return outputUrls.length > 0
+          ? { type: 'completed', outputUrls }
+          : { type: 'failed', code: 'upstream_error', message: 'Replicate succeeded without an output URL.' };
+      }
+      case 'failed':
+      case 'canceled':
+        return { type: 'failed', ...this.failure(prediction) };
+    }
   }
 
   private failure(prediction: Prediction): { code: ProviderFailureCode; message: string } {
@@ -173,8 +232,10 @@ export class ReplicateProvider implements GenerationProvider {
       });
       return { status: response.status, headers: response.headers, text: await response.text() };
     } catch (error) {
-      if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
-        throw new ProviderUnavailableError(
+      // By name: fetch's DOMException is not always an instance of this realm's Error (jest).
+      const name = typeof error === 'object' && error !== null ? (error as { name?: unknown }).name : undefined;
+      if (name === 'TimeoutError' || name === 'AbortError') {
+        throw new RequestTimeout(
           `Replicate did not answer ${method} ${path} within ${this.options.timeoutMs} ms.`,
         );
       }
@@ -202,12 +263,19 @@ export class ReplicateProvider implements GenerationProvider {
   }
 
   private redact(message: string): string {
-    return this.options.apiToken === '' ? message : message.split(this.options.apiToken).join('[redacted]');
+    let redacted = message;
+    for (const secret of [this.options.apiToken, this.options.webhookSecret]) {
+      if (secret) redacted = redacted.split(secret).join('[redacted]');
+    }
+    return redacted;
   }
 }
 
 /** Network failure before any answer: the one case besides 5xx worth a second GET. */
 class ConnectionError extends ProviderUnavailableError {}
+
+/** No whole answer within the budget: the request may have taken effect. */
+class RequestTimeout extends ProviderUnavailableError {}
 
 function networkReason(error: unknown): string {
   const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;

@@ -1,11 +1,23 @@
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { ulid } from 'ulid';
+import * as z from 'zod';
 import { ReferenceUnavailableError } from '../../adapters/reference-images';
 import { MEDIA_PREFIXES } from '../../adapters/s3/media-layout';
 import type { ObjectStorage } from '../../adapters/s3/object-storage';
 import { imageDimensions, videoDimensions } from '../../domain/dimensions';
-import type { GenerationJob, GenerationProvider, ResultOutcome, SubmitOutcome } from '../../domain/provider';
+import {
+  type CallbackRequest,
+  CallbackRejectedError,
+  type GenerationJob,
+  type GenerationProvider,
+  type ProviderCallback,
+  type ResultOutcome,
+  type SubmitOptions,
+  type SubmitOutcome,
+} from '../../domain/provider';
+import { assertCallbackSecret, verifySignedCallback } from '../signed-callback';
+import { CallbackSender } from './callback-sender';
 import { MediaInputError } from './media/errors';
 
 /**
@@ -21,8 +33,24 @@ const renderers = () => import('./media');
  * bucket. Job state lives in the bucket too, so any Lambda instance can answer for any job.
  *
  * Magic words in the prompt drive it: `sim:reject` (refused at submission), `sim:fail`
- * (ends failed, upstream_error), `sim:content` (ends failed, content_rejected) and
- * `sim:stall` (never finishes).
+ * (ends failed, upstream_error), `sim:content` (ends failed, content_rejected),
+ * `sim:stall` (never finishes) and `sim:nocallback` (sends no callbacks: a lost callback,
+ * which polling recovers).
+ *
+ * Callbacks: with a `callbackSecret`, a job submitted with a callback URL reports itself
+ * there, as Replicate's webhooks do, signed with Standard Webhooks: its progress at about a
+ * third and two thirds of `delayMs`, then at `delayMs` its end, computed by fetchResult itself
+ * (so it renders the result, and a poll and a callback can never disagree). A cancel reports
+ * the end at once. The timers live in this process only (the job's state stays in the bucket):
+ * they are unref'd, and close() cancels them and aborts deliveries under way; a test calls it
+ * when it is done. In a Lambda the timers do not outlive the invocation (the runtime freezes
+ * the process), so there the simulated provider's callbacks are not to be relied on: polling
+ * and the sweeper carry every task, as they do for any lost callback.
+ *
+ * The callback body is a small JSON object, Replicate-like:
+ *   { "id": "sim_...", "status": "processing", "progress": 33 }
+ *   { "id": "sim_...", "status": "succeeded", "output": ["https://.../outputs/sim_....mp4"] }
+ *   { "id": "sim_...", "status": "failed", "error": { "code": "upstream_error", "message": "...", "public_message": "..." } }
  */
 export interface SimulatedProviderOptions {
   storage: ObjectStorage;
@@ -33,6 +61,12 @@ export interface SimulatedProviderOptions {
    */
   fetchReference: (url: string) => Promise<Buffer>;
   clock?: () => Date;
+  /** Signs callbacks ("whsec_..."). Unset: callback URLs are ignored and every callback is refused. */
+  callbackSecret?: string;
+  /** Waits before the retries of a callback POST that failed (default 250 and 1000 ms); then it is dropped. */
+  callbackRetryDelaysMs?: readonly number[];
+  /** Told when a callback could not be computed or delivered (it is dropped: polling recovers the task). */
+  onCallbackError?: (error: unknown) => void;
 }
 
 interface SimJob {
@@ -42,30 +76,59 @@ interface SimJob {
   canceledAt?: string;
 }
 
+const JOB_ID_PATTERN = /^sim_[0-9A-Z]{26}$/;
 const JOBS = `${MEDIA_PREFIXES.simulatedProvider}jobs`;
 const OUTPUTS = `${MEDIA_PREFIXES.simulatedProvider}outputs`;
 const IMAGE_TYPES = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp' } as const;
 
+/** Fractions of the delay at which a running job reports its progress, before its end at 1. */
+const PROGRESS_POINTS = [1 / 3, 2 / 3] as const;
+const CALLBACK_ATTEMPT_TIMEOUT_MS = 5_000;
+
+/** Jobs of this process that still have callbacks to send. */
+interface Reporting {
+  url: string;
+  /** When the job was stored (this process's clock), which the report times count from. */
+  startedAt: number;
+  /** The next report's timer, while one is waiting. */
+  timer?: NodeJS.Timeout;
+}
+
 export class SimulatedProvider implements GenerationProvider {
   readonly name = 'simulated';
   private readonly clock: () => Date;
+  private readonly sender: CallbackSender | undefined;
+  private readonly reporting = new Map<string, Reporting>();
 
   constructor(private readonly options: SimulatedProviderOptions) {
     this.clock = options.clock ?? (() => new Date());
+    if (options.callbackSecret !== undefined) {
+      assertCallbackSecret(options.callbackSecret, 'The simulated provider callback secret');
+      this.sender = new CallbackSender({
+        secret: options.callbackSecret,
+        retryDelaysMs: options.callbackRetryDelaysMs ?? [250, 1_000],
+        attemptTimeoutMs: CALLBACK_ATTEMPT_TIMEOUT_MS,
+        clock: this.clock,
+      });
+    }
   }
 
-  async submit(job: GenerationJob): Promise<SubmitOutcome> {
+  async submit(job: GenerationJob, submitOptions: SubmitOptions = {}): Promise<SubmitOutcome> {
     if (job.prompt.includes('sim:reject')) {
       return { type: 'rejected', code: 'upstream_error', message: 'simulated refusal (sim:reject)' };
     }
     const jobId = `sim_${ulid()}`;
     const state: SimJob = { job, submittedAt: this.clock().toISOString() };
     await this.options.storage.put(`${JOBS}/${jobId}.json`, JSON.stringify(state), 'application/json');
-    return { type: 'accepted', jobId };
+    const { callbackUrl } = submitOptions;
+    // sim:nocallback still promises callbacks and sends none: a lost callback, for polls to recover.
+    const callbacks = callbackUrl !== undefined && this.sender !== undefined && !this.sender.closed;
+    if (callbacks && !job.prompt.includes('sim:nocallback')) this.startReporting(jobId, callbackUrl);
+    return { type: 'accepted', jobId, ...(callbacks && { callbacks: true }) };
   }
 
   async fetchResult(jobId: string): Promise<ResultOutcome> {
-    if (!/^sim_[0-9A-Z]{26}$/.test(jobId)) return { type: 'failed', code: 'upstream_error', message: 'unknown job' };
+    if (!JOB_ID_PATTERN.test(jobId)) return { type: 'failed', code: 'upstream_error', message: 'unknown job' };
     const text = await this.options.storage.getText(`${JOBS}/${jobId}.json`);
     if (!text) return { type: 'failed', code: 'upstream_error', message: 'unknown job' };
     const { job, submittedAt, canceledAt } = JSON.parse(text) as SimJob;
@@ -113,14 +176,85 @@ export class SimulatedProvider implements GenerationProvider {
     }
   }
 
-  /** Stops the job: it will render nothing. Unknown or ended jobs are left alone. */
+  /** Verifies a callback this provider sent (Standard Webhooks, with the callback secret) and reads it. */
+  async readCallback(request: CallbackRequest, now: Date): Promise<ProviderCallback> {
+    const parsed = callbackBody.safeParse(verifySignedCallback(this.options.callbackSecret, request, now));
+    if (!parsed.success) throw new CallbackRejectedError('malformed', 'The callback is not a simulated job report.');
+    const body = parsed.data;
+    switch (body.status) {
+      case 'processing':
+        return { jobId: body.id, outcome: { type: 'processing', ...(body.progress !== undefined && { progress: body.progress }) } };
+      case 'succeeded':
+        return { jobId: body.id, outcome: { type: 'completed', outputUrls: body.output } };
+      case 'failed': {
+        const { code, message, public_message: publicMessage } = body.error;
+        return { jobId: body.id, outcome: { type: 'failed', code, message, ...(publicMessage !== undefined && { publicMessage }) } };
+      }
+    }
+  }
+
+  /** Stops the job: it will render nothing (and reports its end now, if this process reports it). Unknown or ended jobs are left alone. */
   async cancel(jobId: string): Promise<void> {
-    if (!/^sim_[0-9A-Z]{26}$/.test(jobId)) return;
+    if (!JOB_ID_PATTERN.test(jobId)) return;
     const key = `${JOBS}/${jobId}.json`;
     const text = await this.options.storage.getText(key);
     if (!text) return;
     const state = JSON.parse(text) as SimJob;
     await this.options.storage.put(key, JSON.stringify({ ...state, canceledAt: this.clock().toISOString() }), 'application/json');
+    const reporting = this.reporting.get(jobId);
+    if (reporting) {
+      this.sender?.clear(reporting.timer);
+      void this.report(jobId, PROGRESS_POINTS.length);
+    }
+  }
+
+  /** Cancels the callbacks still to come and aborts deliveries under way (see the class comment). */
+  close(): void {
+    this.sender?.close();
+    this.reporting.clear();
+  }
+
+  /** Schedules the job's reports: progress at each PROGRESS_POINTS fraction of the delay, then its end. */
+  private startReporting(jobId: string, url: string): void {
+    if (!this.sender || this.sender.closed) return;
+    this.reporting.set(jobId, { url, startedAt: Date.now() });
+    this.scheduleReport(jobId, 0);
+  }
+
+  /** The report at point `index` (PROGRESS_POINTS, then the end), timed from the submission. */
+  private scheduleReport(jobId: string, index: number): void {
+    const reporting = this.reporting.get(jobId);
+    if (!reporting || !this.sender) return;
+    const fraction = PROGRESS_POINTS[index] ?? 1;
+    const wait = reporting.startedAt + Math.ceil(fraction * this.options.delayMs) - Date.now();
+    reporting.timer = this.sender.later(wait, () => void this.report(jobId, index));
+  }
+
+  /**
+   * Reads the job as a poll would and sends what it says. The end (or a final answer earlier,
+   * such as a cancel) is the last report; after a progress report the next one is scheduled.
+   */
+  private async report(jobId: string, index: number): Promise<void> {
+    const reporting = this.reporting.get(jobId);
+    if (!reporting || !this.sender) return;
+    reporting.timer = undefined;
+    const last = index >= PROGRESS_POINTS.length;
+    let outcome: ResultOutcome;
+    try {
+      outcome = await this.fetchResult(jobId);
+    } catch (error) {
+      this.reporting.delete(jobId);
+      this.options.onCallbackError?.(error);
+      return;
+    }
+    if (this.reporting.get(jobId) !== reporting) return; // canceled (or closed) while rendering
+    if (last || outcome.type !== 'processing') this.reporting.delete(jobId);
+    else this.scheduleReport(jobId, index + 1);
+    try {
+      await this.sender.post(reporting.url, `msg_${ulid()}`, JSON.stringify(callbackBodyOf(jobId, outcome)));
+    } catch (error) {
+      this.options.onCallbackError?.(error);
+    }
   }
 
   /** Renders the result once; a concurrent second render writes the same object again. */
@@ -157,6 +291,45 @@ export class SimulatedProvider implements GenerationProvider {
       ...(references.length > 0 && { references }),
     });
     return storage.put(key, image, IMAGE_TYPES[job.outputFormat]);
+  }
+}
+
+const callbackBody = z.discriminatedUnion('status', [
+  z.object({ id: z.string().regex(JOB_ID_PATTERN), status: z.literal('processing'), progress: z.number().min(0).max(100).optional() }),
+  z.object({
+    id: z.string().regex(JOB_ID_PATTERN),
+    status: z.literal('succeeded'),
+    output: z.array(z.url({ protocol: /^https?$/ })).min(1),
+  }),
+  z.object({
+    id: z.string().regex(JOB_ID_PATTERN),
+    status: z.literal('failed'),
+    error: z.object({
+      code: z.enum(['upstream_error', 'content_rejected']),
+      message: z.string(),
+      public_message: z.string().optional(),
+    }),
+  }),
+]);
+
+type CallbackBody = z.infer<typeof callbackBody>;
+
+function callbackBodyOf(id: string, outcome: ResultOutcome): CallbackBody {
+  switch (outcome.type) {
+    case 'processing':
+      return { id, status: 'processing', ...(outcome.progress !== undefined && { progress: outcome.progress }) };
+    case 'completed':
+      return { id, status: 'succeeded', output: outcome.outputUrls };
+    case 'failed':
+      return {
+        id,
+        status: 'failed',
+        error: {
+          code: outcome.code,
+          message: outcome.message,
+          ...(outcome.publicMessage !== undefined && { public_message: outcome.publicMessage }),
+        },
+      };
   }
 }
 

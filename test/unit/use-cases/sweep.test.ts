@@ -22,6 +22,7 @@ const report = (counts: Partial<Awaited<ReturnType<typeof sweep>>>) => ({
   announced: 0,
   timedOut: 0,
   lostSubmissions: 0,
+  requeued: 0,
   errors: 0,
   ...counts,
 });

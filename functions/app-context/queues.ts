@@ -1,0 +1,40 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { boundedClientConfig, CONTROL_PLANE_BOUNDS } from '../adapters/aws-client-options';
+import { InProcessQueue } from '../adapters/queues/in-process-queue';
+import { SqsQueue } from '../adapters/queues/sqs-queue';
+import type { MessageQueue } from '../domain/ports';
+import type { QueueName } from '../http/route';
+import { QUEUE_URL_VARIABLES } from '../http/route';
+import { traced } from '../observability/client-tracing';
+
+/**
+ * How long a received message stays hidden locally: longer than its consumer can take, as each
+ * SQS queue's visibility timeout is (lib/stateless-stack.ts sizes those from the consumers).
+ */
+const LOCAL_VISIBILITY_MS: Record<QueueName, number> = {
+  'webhook-deliveries': 30_000,
+  submissions: 60_000,
+};
+
+const localQueues = new Map<QueueName, InProcessQueue<unknown>>();
+
+/**
+ * The in-process stand-in for a queue when no SQS queue is configured: one per name and
+ * process, so the local stack can start its consumer on the queue the handlers send to.
+ */
+export function localQueue<T>(name: QueueName): InProcessQueue<T> {
+  let queue = localQueues.get(name);
+  if (!queue) {
+    queue = new InProcessQueue<unknown>({ name, visibilityTimeoutMs: LOCAL_VISIBILITY_MS[name], maxReceiveCount: 5 });
+    localQueues.set(name, queue);
+  }
+  return queue as InProcessQueue<T>;
+}
+
+/** The SQS queue at `queueUrl`, or locally the in-process one; never the latter on Lambda. */
+export function messageQueue<T>(name: QueueName, queueUrl: string | undefined, region: string): MessageQueue<T> {
+  if (queueUrl) return new SqsQueue(traced(new SQSClient({ region, ...boundedClientConfig(CONTROL_PLANE_BOUNDS) })), queueUrl);
+  // Work queued in a Lambda's memory is lost when it freezes: refuse rather than drop it.
+  if (process.env.AWS_LAMBDA_FUNCTION_NAME) throw new Error(`${QUEUE_URL_VARIABLES[name]} is required on Lambda.`);
+  return localQueue<T>(name);
+}

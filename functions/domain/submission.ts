@@ -1,0 +1,180 @@
+import { ProviderUnavailableError, SubmissionUnknownError, type GenerationProvider, type ProviderFailureCode } from './provider';
+import { providerFor } from './provider-choice';
+import type { SubmissionRequest } from './ports';
+import type { Task } from './task';
+import { FAILURE_MESSAGES, failTask, jobFor, logProviderDetail, type LifecycleDeps } from './task-lifecycle';
+
+/**
+ * Getting a charged task to the provider (docs/tasks.md, "Submission"): inline while the
+ * provider's budget has a turn free, otherwise on the submission queue, whose consumer submits
+ * at the budget's pace and backs off while the provider refuses for load. A create whose
+ * answer is lost is never refunded blindly: the job's callback names the task and adopts it,
+ * and only a task that hears nothing for `submissionGraceMs` is failed and refunded.
+ */
+
+/** How an inline submission ended, as POST /generate answers it. */
+export type InlineSubmission =
+  /** Sent and accepted, queued for later, or sent with its answer lost: 200 `processing`. */
+  | { type: 'accepted' | 'queued' | 'unknown'; task: Task }
+  /** Refused or impossible now: the caller fails and refunds the task, and answers 502. */
+  | { type: 'failed'; code: ProviderFailureCode };
+
+/** What one create came to. */
+type Create =
+  | { type: 'accepted'; task: Task }
+  | { type: 'rejected'; code: ProviderFailureCode }
+  /** Refused for load (429): nothing was created. */
+  | { type: 'busy'; retryAfterSeconds?: number }
+  /** Could not be asked (5xx, network): nothing was created. */
+  | { type: 'unavailable' }
+  /** Sent, answer unknown: a job may exist. */
+  | { type: 'unknown' };
+
+/** The longest a queued retry waits, whatever the attempt. */
+const MAX_RETRY_DELAY_SECONDS = 60;
+/** A queued task that has not been picked up for this long lost its message: the sweeper sends it again. */
+export const QUEUE_STALL_MS = 5 * 60_000;
+
+/** POST /generate's submission: now if the budget allows, else on the queue. */
+export async function submitInline(deps: LifecycleDeps, task: Task): Promise<InlineSubmission> {
+  if (!(await awaitTurn(deps, task, deps.settings.inlineTurnWaitMs))) return queued(deps, task, 0, 0);
+  const created = await sendCreate(deps, task);
+  switch (created.type) {
+    case 'accepted':
+      return created;
+    case 'rejected':
+      return { type: 'failed', code: created.code };
+    case 'busy':
+      return queued(deps, task, 1, retryDelaySeconds(1, created.retryAfterSeconds));
+    case 'unavailable':
+      return { type: 'failed', code: 'upstream_error' };
+    case 'unknown':
+      return { type: 'unknown', task };
+  }
+}
+
+/**
+ * The submission queue's consumer: one message, one task. A message delivered twice submits
+ * once (the claim on the task is conditional); a task no longer waiting is left alone.
+ */
+export async function submitQueued(deps: LifecycleDeps, request: SubmissionRequest): Promise<void> {
+  const task = await deps.tasks.get(request.accountId, request.taskId);
+  if (!task || task.status !== 'processing' || task.provider || !task.queuedAt) return;
+  if (!(await deps.tasks.claimQueued(task, deps.clock().toISOString()))) return;
+  const attempts = task.submitAttempts ?? 0;
+  if (!(await awaitTurn(deps, task, deps.settings.queuedTurnWaitMs))) {
+    // Every turn of the next few seconds is taken: back in line, without counting an attempt.
+    await requeue(deps, task, attempts, 1);
+    return;
+  }
+  const created = await sendCreate(deps, task);
+  switch (created.type) {
+    case 'accepted':
+    case 'unknown':
+      return;
+    case 'rejected':
+      await failTask(deps, task, { code: created.code, message: FAILURE_MESSAGES[created.code] });
+      return;
+    case 'busy':
+    case 'unavailable': {
+      const delay = retryDelaySeconds(attempts + 1, created.type === 'busy' ? created.retryAfterSeconds : undefined);
+      const deadline = Date.parse(task.createdAt) + deps.settings.taskTimeoutMs;
+      if (deps.clock().getTime() + delay * 1000 >= deadline) {
+        deps.telemetry.warn('submission retries ran out', { task_id: task.taskId, attempts: attempts + 1 });
+        await failTask(deps, task, { code: 'upstream_error', message: FAILURE_MESSAGES.upstream_error });
+        return;
+      }
+      await requeue(deps, task, attempts + 1, delay);
+    }
+  }
+}
+
+/** The sweeper's repair of a queued task whose message went missing: send it again. */
+export async function resendQueued(deps: LifecycleDeps, task: Task): Promise<void> {
+  await deps.submissions.send({ accountId: task.accountId, taskId: task.taskId });
+}
+
+/** Backoff: 2 s, 4 s, 8 s, ... up to a minute, never sooner than the provider asked. */
+export function retryDelaySeconds(attempt: number, retryAfterSeconds = 0): number {
+  return Math.min(MAX_RETRY_DELAY_SECONDS, Math.max(retryAfterSeconds, 2 ** attempt));
+}
+
+/** Waits for a turn in the provider's budget; false if none is free within `maxWaitMs`. Unpaced providers: at once. */
+async function awaitTurn(deps: LifecycleDeps, task: Task, maxWaitMs: number): Promise<boolean> {
+  // The task's provider: a test-mode task's simulated one is not the upstream we pace for.
+  const name = providerFor(deps, task).name;
+  const perSecond = deps.settings.providerBudgets[name];
+  if (perSecond === undefined) return true;
+  // Turns are real time, shared with every other function: not the (testable) task clock.
+  const turn = await deps.budget.reserve(name, perSecond, Date.now(), maxWaitMs);
+  if (turn === undefined) return false;
+  const wait = turn - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  return true;
+}
+
+async function queued(deps: LifecycleDeps, task: Task, attempts: number, delaySeconds: number): Promise<InlineSubmission> {
+  const queuedAt = await requeue(deps, task, attempts, delaySeconds);
+  // Only a task that changed meanwhile (canceled) needs reading again.
+  const latest = queuedAt ? { ...task, queuedAt, submitAttempts: attempts, updatedAt: queuedAt } : await deps.tasks.get(task.accountId, task.taskId);
+  return { type: 'queued', task: latest ?? task };
+}
+
+/** Puts a task with no job on the queue; returns when, or undefined if it no longer waits for one. */
+async function requeue(deps: LifecycleDeps, task: Task, attempts: number, delaySeconds: number): Promise<string | undefined> {
+  const now = deps.clock().toISOString();
+  if (!(await deps.tasks.markQueued(task, now, attempts))) return undefined;
+  deps.telemetry.count('SubmissionQueued', { model: task.params.model });
+  try {
+    await deps.submissions.send({ accountId: task.accountId, taskId: task.taskId }, { delaySeconds });
+  } catch (error) {
+    // The task is on the books as queued: the sweeper sends its message again.
+    deps.telemetry.warn('submission message not sent; the sweeper resends it', { task_id: task.taskId, error: String(error) });
+  }
+  return now;
+}
+
+async function sendCreate(deps: LifecycleDeps, task: Task): Promise<Create> {
+  const provider = providerFor(deps, task);
+  const callbackUrl = deps.callbackUrl?.(task, provider.name);
+  try {
+    const outcome = await provider.submit(jobFor(task), callbackUrl ? { callbackUrl } : {});
+    if (outcome.type === 'rejected') {
+      logProviderDetail(deps, task, outcome.message);
+      return { type: 'rejected', code: outcome.code };
+    }
+    const job = { name: provider.name, jobId: outcome.jobId, ...(outcome.callbacks && { callbacks: true }) };
+    const now = deps.clock().toISOString();
+    if (await deps.tasks.recordSubmission(task, job, now)) {
+      return { type: 'accepted', task: { ...task, provider: job, lastCheckedAt: now, updatedAt: now } };
+    }
+    // The task ended while we were submitting (timed out, canceled): its job must not run on our bill.
+    const latest = (await deps.tasks.get(task.accountId, task.taskId)) ?? task;
+    if (latest.provider?.jobId !== outcome.jobId) {
+      deps.telemetry.warn('submission recorded too late; its job is canceled', { task_id: task.taskId, job_id: outcome.jobId });
+      await cancelQuietly(deps, provider, outcome.jobId, task.taskId);
+    }
+    return { type: 'accepted', task: latest };
+  } catch (error) {
+    if (!(error instanceof ProviderUnavailableError)) throw error;
+    logProviderDetail(deps, task, error.message);
+    if (error instanceof SubmissionUnknownError) return { type: 'unknown' };
+    return error.rateLimited
+      ? { type: 'busy', ...(error.retryAfterSeconds !== undefined && { retryAfterSeconds: error.retryAfterSeconds }) }
+      : { type: 'unavailable' };
+  }
+}
+
+/** Asks the provider to stop a job we will not use; a failure is logged, never raised. */
+export async function cancelQuietly(
+  deps: Pick<LifecycleDeps, 'telemetry'>,
+  provider: GenerationProvider,
+  jobId: string,
+  taskId: string,
+): Promise<void> {
+  try {
+    await provider.cancel(jobId);
+  } catch (error) {
+    deps.telemetry.warn('upstream cancel failed', { task_id: taskId, job_id: jobId, error: String(error) });
+  }
+}

@@ -1,0 +1,50 @@
+import { createAccount } from '../../functions/domain/account-admin';
+import { accountOfScope, isLivemode, modeOfScope, scopeOf } from '../../functions/domain/mode';
+import { modeAwareAccounts, TEST_OPENING_CREDITS } from '../../functions/domain/mode-accounts';
+import { providerFor } from '../../functions/domain/provider-choice';
+import { createMemoryStores } from '../support/memory-stores';
+import { ScriptedProvider } from '../support/scripted-provider';
+
+describe('scopes', () => {
+  it('derive a test scope from an account id and back', () => {
+    const accountId = 'acc_01M7ZMF8J1P87E686TGQYTVN2H';
+    expect(scopeOf(accountId, 'live')).toBe(accountId);
+    const test = scopeOf(accountId, 'test');
+    expect(test).not.toBe(accountId);
+    expect([modeOfScope(accountId), modeOfScope(test)]).toEqual(['live', 'test']);
+    expect([accountOfScope(accountId), accountOfScope(test)]).toEqual([accountId, accountId]);
+    expect([isLivemode(accountId), isLivemode(test)]).toEqual([true, false]);
+  });
+});
+
+describe('providerFor', () => {
+  it('gives test-mode tasks the test provider only, and refuses when none is wired', () => {
+    const provider = new ScriptedProvider();
+    const testProvider = new ScriptedProvider();
+    const live = { accountId: 'acc_01M7ZMF8J1P87E686TGQYTVN2H' };
+    const test = { accountId: scopeOf(live.accountId, 'test') };
+    expect(providerFor({ provider, testProvider }, live)).toBe(provider);
+    expect(providerFor({ provider, testProvider }, test)).toBe(testProvider);
+    expect(() => providerFor({ provider }, test)).toThrow(/test-mode/);
+  });
+});
+
+describe('the test balance', () => {
+  it('opens once with 1000 and its grant, however many first uses race, with the live access rules', async () => {
+    const stores = createMemoryStores();
+    const { account } = await createAccount(stores, { credits: 7, paidAccess: true, subscriptionStatus: 'active' });
+    const accounts = modeAwareAccounts(stores.accounts);
+    const scope = scopeOf(account.accountId, 'test');
+    const seen = await Promise.all(Array.from({ length: 10 }, () => accounts.get(scope)));
+    expect(seen.every((a) => a?.credits === TEST_OPENING_CREDITS && a.paidAccess && a.subscriptionStatus === 'active')).toBe(true);
+    expect((await stores.ledger.listForAccount(scope)).map((entry) => [entry.kind, entry.amount])).toEqual([['grant', 1000]]);
+    expect((await accounts.get(account.accountId))?.credits).toBe(7);
+    await accounts.updateAccess(scope, { paidAccess: false }, 'now');
+    expect([(await accounts.get(scope))?.paidAccess, (await accounts.get(account.accountId))?.paidAccess]).toEqual([false, false]);
+  });
+
+  it('does not exist for an unknown account', async () => {
+    const stores = createMemoryStores();
+    expect(await modeAwareAccounts(stores.accounts).get(scopeOf('acc_01M7ZMF8J1P87E686TGQYTVN2H', 'test'))).toBeUndefined();
+  });
+});
