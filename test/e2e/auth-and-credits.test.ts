@@ -37,8 +37,9 @@ describe('authentication', () => {
   it('stops a revoked key within one authorizer cache TTL', async () => {
     const { account } = await createAccount(stores);
     const key = await createApiKey(stores, account.accountId);
-    const cachedAt = Date.now();
     expect((await call(stack.baseUrl, '/credits', { key: key.apiKey })).status).toBe(200);
+    // The answer was cached before the reply was sent: now is no earlier than its caching.
+    const cachedAt = Date.now();
     await revokeApiKey(stores, key.keyId);
     // Still cached, as API Gateway's authorizer cache would have it...
     expect((await call(stack.baseUrl, '/credits', { key: key.apiKey })).status).toBe(200);

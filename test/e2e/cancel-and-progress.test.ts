@@ -8,8 +8,8 @@ import { balanceAndLedger, call, listKeys, waitForFinal, startTestApi, type ApiR
 /**
  * Cancel and progress (CONTRACT.md, "Progress and cancel") over real HTTP on the local stack:
  * DynamoDB Local, s3rver and the simulated provider, which finishes a job SIM_DELAY_SECONDS after
- * submission. Nobody polls unless a test does (the sweeper is off), so a task stays processing
- * until a test asks for it.
+ * submission and calls back signed progress a third and two thirds of the way, then the end. The
+ * sweeper is off: callbacks and the tests' own polls move the tasks.
  */
 jest.setTimeout(60_000);
 
@@ -154,8 +154,8 @@ describe('progress', () => {
     console.log(`progress of ${id} across polls: ${seen.join(' ')}`);
     expect(final).toMatchObject({ status: 'completed', progress: 100 });
     expect(seen.slice(1).every((value, index) => value >= seen[index]!)).toBe(true);
-    // Checks reach the provider at most every 2 s and it finishes after 6 s: at least one check
-    // between gives its own figure (a third of the way or more).
+    // The provider reports a third of the way (2 s) and two thirds (4 s) before it finishes at
+    // 6 s: the stored figure holds its own report, not only the view's estimate.
     expect(stored).toBeGreaterThanOrEqual(30);
     expect(seen.some((value) => value > 0 && value < 100)).toBe(true);
 
@@ -169,7 +169,7 @@ describe('progress', () => {
   it('keeps its last value when canceled', async () => {
     const { key } = await account(100);
     const { id } = await start('video', key);
-    await sleep(2_300); // past the 2 s between provider checks: the next poll brings its figure
+    await sleep(2_300); // past the provider's first progress report (a third of 6 s)
     const before = await call<Task>(stack.baseUrl, `/videos/${id}`, { key });
     expect(before.body.data?.status).toBe('processing');
     expect(before.body.data?.progress).toBeGreaterThan(0);

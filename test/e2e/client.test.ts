@@ -282,15 +282,23 @@ describe('waitForVideo and AbortSignal', () => {
     const started = await client.generateVideo({ prompt: 'sim:stall forever', duration: 3 });
     const controller = new AbortController();
     const polls: string[] = [];
-    const t0 = Date.now();
+    let abortedAt = 0;
+    // Abort 300 ms into the 10 s wait after the first poll (not 300 ms after the start, which a
+    // slow first poll could overrun).
     const waiting = client.waitForVideo(started.video_id, {
       intervalMs: 10_000,
       signal: controller.signal,
-      onProgress: (v) => polls.push(v.status),
+      onProgress: (v) => {
+        polls.push(v.status);
+        setTimeout(() => {
+          abortedAt = Date.now();
+          controller.abort();
+        }, 300);
+      },
     });
-    setTimeout(() => controller.abort(), 300);
     await expect(waiting).rejects.toMatchObject({ name: 'AbortError' });
-    expect(Date.now() - t0).toBeLessThan(2_000);
+    expect(abortedAt).toBeGreaterThan(0);
+    expect(Date.now() - abortedAt).toBeLessThan(2_000);
     expect(polls).toEqual(['processing']);
     expect((await client.getVideo(started.video_id)).status).toBe('processing');
   });

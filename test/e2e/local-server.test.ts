@@ -99,7 +99,11 @@ describe('keep-alive (bug 11: pooled connections "closed by the other side" afte
     await new Promise((resolve) => socket.once('connect', resolve));
     let received = '';
     let closedAt = 0;
-    socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+    let lastDataAt = 0;
+    socket.on('data', (chunk) => {
+      received += chunk.toString('latin1');
+      lastDataAt = Date.now();
+    });
     socket.once('close', () => (closedAt = Date.now()));
     const body = '{}';
     const post = `POST /api/v1/generate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
@@ -108,7 +112,7 @@ describe('keep-alive (bug 11: pooled connections "closed by the other side" afte
         if (closedAt) throw new Error(`closed early: ${received}`);
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
-      return Date.now();
+      return lastDataAt; // when the answer arrived, not when this 10 ms loop noticed
     };
     socket.write(post);
     await answered(1);

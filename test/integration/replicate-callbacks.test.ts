@@ -83,6 +83,16 @@ afterEach(async () => {
   await receiver.close();
 });
 
+/**
+ * Restarts the fake with slower timers, for a test that must act on a prediction before its own
+ * callbacks go out (a loaded machine easily spends the default 30 ms between two steps).
+ */
+async function slowFake(startDelayMs = 5_000, completeDelayMs = 10_000): Promise<void> {
+  await fake.close();
+  fake = await startFakeReplicate({ apiToken: TOKEN, startDelayMs, completeDelayMs, callbackRetryDelaysMs: [20, 20, 20] });
+  provider = replicate({ webhookSecret: await fakeSecret(fake.baseUrl) });
+}
+
 async function submitted(by: ReplicateProvider = provider): Promise<string> {
   const outcome = await by.submit(videoJob, { callbackUrl });
   if (outcome.type !== 'accepted') throw new Error(`expected accepted, got ${JSON.stringify(outcome)}`);
@@ -138,6 +148,7 @@ describe('readCallback with the fake', () => {
   });
 
   it('reads a failed prediction exactly as fetchResult does (content refusal included)', async () => {
+    await slowFake();
     const jobId = await submitted();
     fake.setPredictionStatus(jobId, 'failed', null, 'NSFW content detected in the output');
     const [callback] = await receiver.waitFor(1);
@@ -150,6 +161,7 @@ describe('readCallback with the fake', () => {
   });
 
   it('calls back completed (canceled) when a prediction is canceled, as Replicate does', async () => {
+    await slowFake();
     const jobId = await submitted();
     await provider.cancel(jobId);
     await fake.waitForCallbacks(1);
@@ -274,6 +286,7 @@ describe('the fake', () => {
   });
 
   it('moves a webhook prediction by time, without any read', async () => {
+    await slowFake(1_000, 1_100);
     const jobId = await submitted();
     expect(fake.predictions.get(jobId)?.status).toBe('starting');
     await receiver.waitFor(1);
