@@ -9,6 +9,9 @@ import { isCallbackSecret } from './providers/signed-callback';
 /** A secret given as its value (local use, tests) or as the Secrets Manager secret holding it (AWS). */
 export type SecretSource = { value: string } | { secretArn: string };
 
+export const SIMULATED_OUTPUTS = ['rendered', 'samples'] as const;
+export type SimulatedOutputs = (typeof SIMULATED_OUTPUTS)[number];
+
 export type ProviderConfig =
   | {
       name: 'simulated';
@@ -49,6 +52,11 @@ export interface Config {
   provider: ProviderConfig;
   /** How long the simulated provider takes for test-mode tasks, which use it whatever `provider` is. */
   testModeDelaySeconds: number;
+  /**
+   * What the simulated provider hands out: media it renders showing the prompt (needs sharp and
+   * ffmpeg, installed locally) or ready-made samples (AWS, where the renderers are not bundled).
+   */
+  simulatedOutputs: SimulatedOutputs;
   /** A task still processing after this long fails with `timeout`. */
   taskTimeoutSeconds: number;
   /** The Lambda that copies results (invoked asynchronously); unset: copy in this process. */
@@ -160,6 +168,15 @@ function secondsList(env: Env, name: string, fallback: readonly number[]): numbe
   return values;
 }
 
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.map((value) => `"${value}"`).join(', ')}; got "${raw}".`);
+  }
+  return raw as T;
+}
+
 function flag(env: Env, name: string): boolean {
   const raw = optional(env, name);
   if (raw === undefined || raw === 'false') return false;
@@ -243,6 +260,7 @@ export function loadConfig(env: Env = process.env): Config {
     outputOrigins: origins(env, 'OUTPUT_ALLOWED_ORIGINS'),
     provider: providerConfig,
     testModeDelaySeconds: wholeNumber(env, 'SIM_DELAY_SECONDS', CONFIG_DEFAULTS.simDelaySeconds, 0),
+    simulatedOutputs: oneOf(env, 'SIM_OUTPUTS', SIMULATED_OUTPUTS, 'rendered'),
     taskTimeoutSeconds: wholeNumber(env, 'TASK_TIMEOUT_SECONDS', CONFIG_DEFAULTS.taskTimeoutSeconds, 60),
     ...(copyWorkerFunction && { copyWorkerFunction }),
     webhooks: {

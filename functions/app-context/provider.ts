@@ -2,7 +2,7 @@ import type { ReferenceImages } from '../adapters/reference-images';
 import type { ObjectStorage } from '../adapters/s3/object-storage';
 import { readSecret, SECRET_MAX_AGE_SECONDS, type SecretReader } from '../adapters/secrets';
 import { powertoolsTelemetry } from '../observability/telemetry';
-import type { Config, SecretSource } from '../config';
+import type { Config, SecretSource, SimulatedOutputs } from '../config';
 import type { GenerationProvider } from '../domain/provider';
 import { lazyProvider } from '../providers/lazy-provider';
 import defaultReplicateModels from '../providers/replicate/default-models.json';
@@ -15,7 +15,7 @@ import { SimulatedProvider } from '../providers/simulated/simulated-provider';
  * reads Secrets Manager (a test passes its own).
  */
 export function buildProvider(
-  { provider: config, region }: Config,
+  { provider: config, region, simulatedOutputs }: Config,
   storage: ObjectStorage,
   references: ReferenceImages,
   readSecretValue: SecretReader = (secretArn) => readSecret(region, secretArn),
@@ -51,7 +51,7 @@ export function buildProvider(
       },
     );
   }
-  return simulatedProvider(config.delaySeconds, storage, references, config.callbackSecret);
+  return simulatedProvider({ delaySeconds: config.delaySeconds, outputs: simulatedOutputs, callbackSecret: config.callbackSecret }, storage, references);
 }
 
 /** The provider of test-mode tasks: always a simulated one, so a test key never reaches the real upstream. */
@@ -59,18 +59,22 @@ export function buildTestProvider(config: Config, storage: ObjectStorage, refere
   // Its callbacks are signed with SIM_CALLBACK_SECRET, read only with PROVIDER=simulated: with
   // another provider, test-mode tasks are followed by polls.
   const callbackSecret = config.provider.name === 'simulated' ? config.provider.callbackSecret : undefined;
-  return simulatedProvider(config.testModeDelaySeconds, storage, references, callbackSecret);
+  return simulatedProvider(
+    { delaySeconds: config.testModeDelaySeconds, outputs: config.simulatedOutputs, callbackSecret },
+    storage,
+    references,
+  );
 }
 
 function simulatedProvider(
-  delaySeconds: number,
+  { delaySeconds, outputs, callbackSecret }: { delaySeconds: number; outputs: SimulatedOutputs; callbackSecret: string | undefined },
   storage: ObjectStorage,
   references: ReferenceImages,
-  callbackSecret: string | undefined,
 ): GenerationProvider {
   return new SimulatedProvider({
     storage,
     delayMs: delaySeconds * 1000,
+    outputs,
     fetchReference: (url) => references.read(url),
     ...(callbackSecret !== undefined && { callbackSecret }),
     // A dropped callback changes nothing: polling and the sweeper still end the task.

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { LocalStack } from '../../bin/local-stack/stack';
+import { SAMPLES_SOURCE_DIR } from '../../functions/providers/simulated/sample-outputs';
 import { createAccount, createApiKey } from '../../functions/domain/account-admin';
 import { call, startTestApi, waitForFinal } from '../support/local-api';
 import { startFakeReplicate, type FakeReplicate } from '../support/fake-replicate';
@@ -7,13 +10,14 @@ import { startFakeReplicate, type FakeReplicate } from '../support/fake-replicat
  * A deployment configured for Replicate (PROVIDER=replicate, against the fake Replicate): test
  * keys' tasks run on the simulated provider and never reach the upstream, not to submit, poll
  * or cancel. A live key's start does reach it (so the fake is really the configured provider).
+ * As deployed, the simulated provider hands out its sample outputs (SIM_OUTPUTS=samples).
  */
 jest.setTimeout(90_000);
 
 type Json = Record<string, any>;
 let stack: LocalStack;
 let fake: FakeReplicate;
-const ENV = ['PROVIDER', 'REPLICATE_API_TOKEN', 'REPLICATE_BASE_URL', 'SIM_DELAY_SECONDS'] as const;
+const ENV = ['PROVIDER', 'REPLICATE_API_TOKEN', 'REPLICATE_BASE_URL', 'SIM_DELAY_SECONDS', 'SIM_OUTPUTS'] as const;
 const saved = Object.fromEntries(ENV.map((name) => [name, process.env[name]]));
 
 beforeAll(async () => {
@@ -23,6 +27,7 @@ beforeAll(async () => {
     REPLICATE_API_TOKEN: fake.apiToken,
     REPLICATE_BASE_URL: fake.baseUrl,
     SIM_DELAY_SECONDS: '0',
+    SIM_OUTPUTS: 'samples',
   });
 });
 afterAll(async () => {
@@ -68,6 +73,12 @@ it('a test key never reaches the configured Replicate; a live key does', async (
   ]);
   expect([rejected.status, rejected.body.error?.code]).toEqual([502, 'upstream_error']);
   expect(finals[0]!.video_url).toMatch(/\/media\/videos\/vid_\w+\.mp4$/);
+  // Served from our media like any result: the samples of the tasks' aspect ratio and format.
+  const served = async (url: string) => Buffer.from(await (await fetch(url)).arrayBuffer());
+  const sample = (name: string) => readFileSync(path.join(SAMPLES_SOURCE_DIR, name));
+  expect([finals[0]!.aspect_ratio, finals[1]!.aspect_ratio, finals[1]!.output_format]).toEqual(['16:9', '1:1', 'png']);
+  expect((await served(finals[0]!.video_url)).equals(sample('sample-video-16x9.mp4'))).toBe(true);
+  expect((await served(finals[1]!.image_urls[0])).equals(sample('sample-image-1x1.png'))).toBe(true);
   // Charged 15 + 5, refunds for the failed, canceled and rejected ones.
   expect((await get(test, '/credits')).body.data!.credits).toBe(1000 - 15 - 5);
   expect(fake.requests).toHaveLength(0);

@@ -41,6 +41,7 @@ export function testConfig(tableName: string, overrides: Partial<Config> = {}): 
     outputOrigins: [],
     provider: { name: 'simulated', delaySeconds: 0 },
     testModeDelaySeconds: 0,
+    simulatedOutputs: 'rendered',
     taskTimeoutSeconds: 1800,
     // Retries within a second, to loopback receivers: what the webhook tests watch.
     webhooks: { retrySchedule: [0.2, 0.5, 1], allowLoopback: true },

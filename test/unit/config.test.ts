@@ -19,6 +19,8 @@ describe('loadConfig', () => {
       publicMediaBaseUrl: 'https://cdn.example.com',
       provider: { name: 'simulated', delaySeconds: 10 },
       testModeDelaySeconds: 10,
+      // Locally the simulated provider renders; the stack sets SIM_OUTPUTS=samples on AWS.
+      simulatedOutputs: 'rendered',
       taskTimeoutSeconds: 1800,
       // Deployed defaults: no loopback, more than 24 h of retries.
       webhooks: { allowLoopback: false, retrySchedule: [...CONFIG_DEFAULTS.webhookRetrySchedule] },
@@ -52,9 +54,18 @@ describe('loadConfig', () => {
     ['PROVIDER', 'openai'],
     ['PUBLIC_MEDIA_BASE_URL', 'ftp://cdn'],
     ['SIM_DELAY_SECONDS', '-2'],
+    ['SIM_OUTPUTS', 'drawn'],
     ['TASK_TIMEOUT_SECONDS', '5'],
   ])('rejects %s=%s', (name, value) => {
     expect(() => loadConfig({ ...base, [name]: value })).toThrow(name);
+  });
+
+  it('reads SIM_OUTPUTS for the simulated provider, whatever PROVIDER is (test mode uses it everywhere)', () => {
+    expect(loadConfig({ ...base, SIM_OUTPUTS: 'samples' }).simulatedOutputs).toBe('samples');
+    expect(loadConfig({ ...base, SIM_OUTPUTS: 'rendered' }).simulatedOutputs).toBe('rendered');
+    const replicate = { ...base, PROVIDER: 'replicate', REPLICATE_API_TOKEN: 'r8_x', SIM_OUTPUTS: 'samples' };
+    expect(loadConfig(replicate).simulatedOutputs).toBe('samples');
+    expect(() => loadConfig({ ...base, SIM_OUTPUTS: 'drawn' })).toThrow('SIM_OUTPUTS must be one of "rendered", "samples"; got "drawn".');
   });
 
   it('takes overrides and the DynamoDB Local endpoint', () => {

@@ -19,13 +19,18 @@ import {
 import { assertCallbackSecret, verifySignedCallback } from '../signed-callback';
 import { CallbackSender } from './callback-sender';
 import { MediaInputError } from './media/errors';
+import { readSample } from './sample-outputs';
 
 /**
- * The renderers need sharp and ffmpeg (native, large): loaded on the first render only, so a
- * function that never renders (every one on AWS, where the provider is Replicate) never
- * loads them.
+ * The renderers need sharp and ffmpeg (native, large): loaded on the first render only. Lambda
+ * bundles leave them out altogether (VIDGEN_BUNDLE is defined as "lambda" when they are built,
+ * lib/constructs/api-function.ts, so this import is dropped as dead code): there the provider
+ * hands out sample outputs instead (SIM_OUTPUTS=samples, set by the stack).
  */
-const renderers = () => import('./media');
+const renderers = (): Promise<typeof import('./media')> =>
+  process.env.VIDGEN_BUNDLE === 'lambda'
+    ? Promise.reject(new Error('This Lambda bundle has no renderers (sharp, ffmpeg): set SIM_OUTPUTS=samples.'))
+    : import('./media');
 
 /**
  * A stand-in for the upstream provider that produces real files: after `delayMs` a job's
@@ -61,6 +66,12 @@ export interface SimulatedProviderOptions {
    */
   fetchReference: (url: string) => Promise<Buffer>;
   clock?: () => Date;
+  /**
+   * `rendered` (the default): media showing the prompt, made with sharp and ffmpeg.
+   * `samples`: ready-made files of the job's aspect ratio and format (sample-outputs.ts), for
+   * where the renderers are not installed (AWS).
+   */
+  outputs?: 'rendered' | 'samples';
   /** Signs callbacks ("whsec_..."). Unset: callback URLs are ignored and every callback is refused. */
   callbackSecret?: string;
   /** Waits before the retries of a callback POST that failed (default 250 and 1000 ms); then it is dropped. */
@@ -260,6 +271,11 @@ export class SimulatedProvider implements GenerationProvider {
   /** Renders the result once; a concurrent second render writes the same object again. */
   private async render(jobId: string, job: GenerationJob, references: Buffer[]): Promise<string> {
     const { storage } = this.options;
+    if (this.options.outputs === 'samples') {
+      const key = job.kind === 'video' ? `${OUTPUTS}/${jobId}.mp4` : `${OUTPUTS}/${jobId}.${job.outputFormat}`;
+      if (await storage.exists(key)) return storage.publicUrl(key);
+      return storage.put(key, await readSample(job), job.kind === 'video' ? 'video/mp4' : IMAGE_TYPES[job.outputFormat]);
+    }
     if (job.kind === 'video') {
       const key = `${OUTPUTS}/${jobId}.mp4`;
       if (await storage.exists(key)) return storage.publicUrl(key);
