@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { RENDERER_BUNDLED_FILE, RENDERER_SOURCE } from '../functions/openapi/renderer';
+import { allSampleNames, SAMPLES_SOURCE_DIR } from '../functions/providers/simulated/sample-outputs';
 
 /**
  * Files a function reads at run time that esbuild cannot see (they are read with fs, not
@@ -17,4 +19,15 @@ export const BUNDLE_EXTRAS: Readonly<Record<string, () => ExtraFile[]>> = {
   'get-docs-asset': () => [{ source: require.resolve(RENDERER_SOURCE), name: RENDERER_BUNDLED_FILE }],
 };
 
-export const extraFilesOf = (handler: string): ExtraFile[] => BUNDLE_EXTRAS[handler]?.() ?? [];
+/**
+ * The simulated provider's sample outputs (1.2 MB), for every function that calls a provider:
+ * on AWS test-mode tasks run on the simulated provider, which hands these out instead of
+ * rendering (functions/providers/simulated/sample-outputs.ts).
+ */
+export const sampleOutputFiles = (): ExtraFile[] =>
+  allSampleNames().map((name) => ({ source: path.join(SAMPLES_SOURCE_DIR, name), name }));
+
+export const extraFilesOf = (handler: string, options: { callsProvider?: boolean } = {}): ExtraFile[] => [
+  ...(BUNDLE_EXTRAS[handler]?.() ?? []),
+  ...(options.callsProvider ? sampleOutputFiles() : []),
+];

@@ -12,6 +12,7 @@ export type FunctionEnvName =
   | 'PUBLIC_MEDIA_BASE_URL'
   | 'PROVIDER'
   | 'SIM_DELAY_SECONDS'
+  | 'SIM_OUTPUTS'
   | 'REPLICATE_API_TOKEN_SECRET_ARN'
   | 'REPLICATE_WEBHOOK_SECRET_ARN'
   | 'REPLICATE_BASE_URL'
@@ -82,6 +83,9 @@ export function sharedEnvironment(settings: DeploySettings, resources: SharedRes
     POWERTOOLS_SERVICE_NAME: `vidgen-${settings.stage}`,
     POWERTOOLS_METRICS_NAMESPACE: 'VidGen',
     LOG_LEVEL: 'INFO',
+    // The simulated provider (every stage's test mode) hands out ready-made samples: its
+    // renderers need sharp and ffmpeg, which the bundles leave out.
+    SIM_OUTPUTS: 'samples',
   };
   if (provider.name === 'simulated') {
     env.SIM_DELAY_SECONDS = String(provider.delaySeconds);

@@ -26,7 +26,10 @@ export const PUBLIC_MEDIA_PREFIXES: readonly MediaPrefix[] = LAYOUT_PUBLIC_PREFI
 /** Every API handler counts the request in its key's rate window first. */
 const RATE_LIMITED: TableAction[] = ['UpdateItem'];
 
-/** What `provider: true` adds when PROVIDER=simulated (it stores jobs and renders in the bucket). */
+/**
+ * What `provider: true` adds for the simulated provider (it keeps its jobs and outputs in the
+ * bucket): on every stage, since test-mode tasks run on it whatever the stage's provider is.
+ */
 export const SIMULATED_PROVIDER_MEDIA: MediaAccess = {
   // Its own state and outputs, and reference images from any public prefix of ours.
   read: ['provider-sim/', 'uploads/', 'videos/', 'images/'],
@@ -34,7 +37,7 @@ export const SIMULATED_PROVIDER_MEDIA: MediaAccess = {
   listBucket: true,
 };
 
-/** What `copiesResults: true` adds: the destinations, and with the simulated provider its outputs as source. */
+/** What `copiesResults: true` adds: the destinations, and the simulated provider's outputs as a source. */
 export const RESULT_COPY_MEDIA: MediaAccess = { write: ['videos/', 'images/'] };
 export const SIMULATED_RESULT_SOURCE_MEDIA: MediaAccess = { read: ['provider-sim/'] };
 

@@ -168,11 +168,11 @@ export class StatelessStack extends Stack {
         logRetention,
         retainLogs: settings.production,
         bundleAwsSdk: settings.bundleAwsSdk,
-        extraFiles: extraFilesOf(handler),
+        extraFiles: extraFilesOf(handler, { callsProvider: needs.provider === true }),
         ...SIZING[handler],
         ...background[handler],
       });
-      this.grant(fn, needs, data, settings, copyWorker);
+      this.grant(fn, needs, data, copyWorker);
       for (const name of needs.queues?.send ?? []) queues[name].queue.grantSendMessages(fn.function);
       if (needs.queues?.consume) queues[needs.queues.consume].consumeWith(fn.function, CONSUMERS[needs.queues.consume]);
       this.functions.set(handler, fn);
@@ -267,16 +267,18 @@ export class StatelessStack extends Stack {
     return fn.function;
   }
 
-  /** Turns one permission-table entry into grants, for the provider this stage uses. */
-  private grant(fn: ApiFunction, needs: FunctionNeeds, data: SharedResources, settings: DeploySettings, copyWorker?: ApiFunction): void {
-    const simulated = settings.provider.name === 'simulated';
+  /**
+   * Turns one permission-table entry into grants. The simulated provider's are given on every
+   * stage: test-mode tasks run on it whatever the stage's provider is.
+   */
+  private grant(fn: ApiFunction, needs: FunctionNeeds, data: SharedResources, copyWorker?: ApiFunction): void {
     if (needs.table.actions.length > 0) fn.grantTable(data.table, needs.table.actions, needs.table.query);
     fn.grantMedia(
       data.mediaBucket,
       needs.media,
-      needs.provider && simulated ? SIMULATED_PROVIDER_MEDIA : undefined,
+      needs.provider ? SIMULATED_PROVIDER_MEDIA : undefined,
       needs.copiesResults ? RESULT_COPY_MEDIA : undefined,
-      needs.copiesResults && simulated ? SIMULATED_RESULT_SOURCE_MEDIA : undefined,
+      needs.copiesResults ? SIMULATED_RESULT_SOURCE_MEDIA : undefined,
     );
     if (needs.provider && this.providerSecret) fn.grantSecretRead(this.providerSecret);
     if (needs.provider && this.providerWebhookSecret) fn.grantSecretRead(this.providerWebhookSecret);

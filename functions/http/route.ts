@@ -86,7 +86,8 @@ export interface FunctionNeeds {
   media?: MediaAccess;
   /**
    * Calls the generation provider: Replicate needs the API token secret; the simulated provider
-   * keeps its jobs and renders in provider-sim/ and reads reference images from uploads/.
+   * (test mode on every stage) keeps its jobs and outputs in provider-sim/ and reads reference
+   * images from uploads/; on AWS the function's bundle carries its sample outputs.
    */
   provider?: boolean;
   /** Copies finished outputs into videos/ and images/; with the simulated provider the source is provider-sim/. */

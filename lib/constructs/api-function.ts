@@ -29,9 +29,9 @@ export const HANDLER_METADATA_KEY = 'vidgen:handler';
 export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
 export const BUNDLE_TARGET = 'node24';
 /**
- * Native packages of the simulated provider (libvips and an ffmpeg binary, per platform): never
- * bundled. PROVIDER=simulated on AWS would need them in a layer (not provided); the default
- * provider on AWS is replicate, which needs neither.
+ * Native packages of the simulated provider's renderers (libvips and an ffmpeg binary, per
+ * platform): never bundled. On AWS the simulated provider (test mode on every stage, and stages
+ * with provider=simulated) hands out ready-made sample outputs instead (SIM_OUTPUTS=samples).
  */
 export const NATIVE_EXTERNALS = ['sharp', '@ffmpeg-installer/*'];
 /** The SDK v3 that the Node.js runtime ships (see docs/operations.md, "Bundles"). */
@@ -126,6 +126,8 @@ export class ApiFunction extends Construct {
         charset: Charset.UTF8,
         logLevel: LogLevel.WARNING,
         externalModules: [...(props.bundleAwsSdk ? [] : AWS_SDK_EXTERNALS), ...NATIVE_EXTERNALS],
+        // Drops the simulated provider's renderers from the bundle (see simulated-provider.ts).
+        define: { 'process.env.VIDGEN_BUNDLE': JSON.stringify('lambda') },
         ...(props.extraFiles?.length && {
           commandHooks: {
             beforeBundling: () => [],

@@ -13,6 +13,9 @@ import { runScript } from '../support/run-script';
 import { createTestDb, dropTestDb, testConfig, testDynamoEndpoint } from '../support/test-db';
 import { RENDERER_ASSET, RENDERER_BUNDLED_FILE } from '../../functions/openapi/renderer';
 import { REPO_ROOT, synthesize, withReferenceRoutes } from './support/cdk-app';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { createS3Client } from '../../functions/adapters/s3/s3-client';
+import { allSampleNames, SAMPLES_SOURCE_DIR } from '../../functions/providers/simulated/sample-outputs';
 
 /**
  * The synthesized bundles (esbuild output in the cloud assembly, not the TypeScript sources)
@@ -109,6 +112,8 @@ describe('synthesized bundles', () => {
       const isPublic = withReferenceRoutes().some((route) => route.handler === fn.handler && route.auth === 'none');
       if (!isPublic) expect(code).toContain('require("@aws-sdk/client-dynamodb")');
       expect(code).not.toContain('DynamoDBServiceException=class');
+      // Nor the simulated provider's renderers: on Lambda it hands out sample outputs.
+      expect(code).not.toMatch(/require\("(sharp|@ffmpeg-installer\/ffmpeg)"\)/);
       expect(statSync(path.join(fn.assetDir, fn.file)).size).toBeLessThan(BUNDLE_CEILING_BYTES);
     }
     expect(new Set(all.map((fn) => fn.assetDir)).size).toBe(all.length);
@@ -213,9 +218,77 @@ describe('synthesized bundles', () => {
   }, 30_000);
 
   /**
-   * On Lambda there is no sharp or @ffmpeg-installer (no layer): the simulated provider loads its
-   * renderers lazily, and the authorizer does not load the provider at all. Here the bundle sits
-   * outside the repository and NODE_PATH holds only the AWS SDK, as on Lambda.
+   * Test mode on a Replicate stage, as deployed: the bundles run with only the AWS SDK on their
+   * module path (no sharp, no ffmpeg) and a Replicate address nothing listens on. A test key's
+   * tasks run on the simulated provider, which hands out the sample outputs bundled next to the
+   * functions (SIM_OUTPUTS=samples, as the stack sets it).
+   */
+  it('test mode on a Replicate stage: tasks complete with the bundled sample outputs, never calling Replicate', async () => {
+    const { accountOfScope, scopeOf } = await import('../../functions/domain/mode');
+    const testScope = scopeOf(account.accountId, 'test');
+    expect(accountOfScope(testScope)).toBe(account.accountId);
+    const asTestKey = (event: any) => {
+      Object.assign(event.requestContext.authorizer, { principalId: testScope, accountId: testScope, mode: 'test' });
+      return event;
+    };
+    const stage = {
+      PROVIDER: 'replicate',
+      REPLICATE_API_TOKEN: 'r8_NobodyListensOnThisAddress0000000',
+      REPLICATE_BASE_URL: 'http://127.0.0.1:9',
+      SIM_OUTPUTS: 'samples',
+      SIM_DELAY_SECONDS: '0',
+    };
+    for (const handler of ['generate', 'generate-image', 'get-video', 'get-image', SWEEPER_HANDLER]) {
+      const fn = findBundledFunction(cdkOut, handler);
+      for (const name of allSampleNames()) expect([handler, statSync(path.join(fn.assetDir, name)).size > 1_000]).toEqual([handler, true]);
+    }
+    const runtime = modulePathWith(['@aws-sdk', '@smithy']);
+    const s3 = createS3Client({ region: 'local', endpoint: process.env.TEST_S3_ENDPOINT! });
+    try {
+      const env = { ...stage, NODE_PATH: runtime.nodePath };
+      const video = asTestKey(sampleEvent('generate'));
+      video.body = JSON.stringify({ prompt: 'a red fox running through snow', duration: 3, aspect_ratio: '9:16' });
+      const image = asTestKey(sampleEvent('generate-image'));
+      image.body = JSON.stringify({ prompt: 'a lighthouse at dusk', aspect_ratio: '4:5', output_format: 'webp' });
+      const startedVideo = JSON.parse(resultOf(await invoke('generate', video, env)).body).data;
+      const startedImage = JSON.parse(resultOf(await invoke('generate-image', image, env)).body).data;
+      expect(startedVideo).toMatchObject({ status: 'processing', livemode: false });
+      expect(startedImage).toMatchObject({ status: 'processing', livemode: false });
+
+      const poll = async (handler: string, idField: string, id: string) => {
+        const event = asTestKey(sampleEvent(handler, { [idField === 'video_id' ? 'VIDEO_ID' : 'IMAGE_ID']: id }));
+        for (let attempt = 0; attempt < 10; attempt++) {
+          const view = JSON.parse(resultOf(await invoke(handler, event, env)).body).data;
+          if (view.status !== 'processing') return view;
+          await new Promise((resolve) => setTimeout(resolve, 300));
+        }
+        throw new Error(`${handler} ${id} still processing`);
+      };
+      const finalVideo = await poll('get-video', 'video_id', startedVideo.video_id);
+      const finalImage = await poll('get-image', 'image_id', startedImage.image_id);
+      expect(finalVideo).toMatchObject({ status: 'completed', livemode: false, video_url: expect.stringContaining(`videos/${startedVideo.video_id}.mp4`) });
+      expect(finalImage).toMatchObject({ status: 'completed', livemode: false, image_urls: [expect.stringContaining(`images/${startedImage.image_id}`)] });
+
+      // Our copies are the samples of the requested aspect ratio and format, byte for byte.
+      const stored = async (key: string) => {
+        const object = await s3.send(new GetObjectCommand({ Bucket: process.env.TEST_MEDIA_BUCKET!, Key: key }));
+        return Buffer.from(await object.Body!.transformToByteArray());
+      };
+      const sample = (name: string) => readFileSync(path.join(SAMPLES_SOURCE_DIR, name));
+      const videoKey = new URL(finalVideo.video_url).pathname.replace(/^.*?\/videos\//, 'videos/');
+      const imageKey = new URL(finalImage.image_urls[0]).pathname.replace(/^.*?\/images\//, 'images/');
+      expect((await stored(videoKey)).equals(sample('sample-video-9x16.mp4'))).toBe(true);
+      expect((await stored(imageKey)).equals(sample('sample-image-4x5.webp'))).toBe(true);
+    } finally {
+      s3.destroy();
+      runtime.remove();
+    }
+  }, 60_000);
+
+  /**
+   * On Lambda there is no sharp or @ffmpeg-installer: the bundles leave the renderers out, and
+   * the authorizer does not load the provider at all. Here the bundle sits outside the
+   * repository and NODE_PATH holds only the AWS SDK, as on Lambda.
    */
   it('load and answer where only the AWS SDK is available, as on Lambda without a layer', async () => {
     const runtime = modulePathWith(['@aws-sdk', '@smithy']);

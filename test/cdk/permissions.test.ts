@@ -32,21 +32,27 @@ const PUBLISH_EVENTS = [
 /** Sending creates: the submission queue, where a create waits for a turn in the provider's budget. */
 const QUEUE_SUBMISSIONS = ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => `${action} queue:submissions`);
 
+/**
+ * The simulated provider's own folder, and reference images from any public prefix of ours: on
+ * every stage, as test-mode tasks run on it whatever the stage's provider is.
+ */
+const SIMULATED_PROVIDER = ['s3:GetObject provider-sim/*', 's3:GetObject uploads/*', 's3:GetObject videos/*', 's3:GetObject images/*', ...WRITE('provider-sim/'), 's3:ListBucket bucket'];
+
 const EXPECTED_REPLICATE: Record<string, string[]> = {
   [AUTHORIZER_HANDLER]: ['dynamodb:GetItem table'],
   // PutItem: a test key's first use opens its test balance (with its opening grant).
   'get-credits': [...RATE, 'dynamodb:GetItem table', 'dynamodb:PutItem table'],
   'list-transactions': [...RATE, 'dynamodb:GetItem table', 'dynamodb:PutItem table', 'dynamodb:Query index/lsi1'],
-  generate: [...TASK_WRITES, ...SECRET, ...PUBLISH_EVENTS, ...QUEUE_SUBMISSIONS],
-  'generate-image': [...TASK_WRITES, ...SECRET, ...PUBLISH_EVENTS, ...QUEUE_SUBMISSIONS],
+  generate: [...TASK_WRITES, ...SECRET, ...SIMULATED_PROVIDER, ...PUBLISH_EVENTS, ...QUEUE_SUBMISSIONS],
+  'generate-image': [...TASK_WRITES, ...SECRET, ...SIMULATED_PROVIDER, ...PUBLISH_EVENTS, ...QUEUE_SUBMISSIONS],
   // Public, but only what applying a callback takes: the task, its copy, its ending.
-  'provider-callback': [...TASK_WRITES, ...SECRET, ...QUEUE_COPIES, ...PUBLISH_EVENTS],
+  'provider-callback': [...TASK_WRITES, ...SECRET, ...SIMULATED_PROVIDER, ...QUEUE_COPIES, ...PUBLISH_EVENTS],
   'list-videos': [...RATE, 'dynamodb:GetItem table', 'dynamodb:Query index/lsi1'],
   'list-images': [...RATE, 'dynamodb:GetItem table', 'dynamodb:Query index/lsi1'],
-  'get-video': [...TASK_WRITES, ...SECRET, ...QUEUE_COPIES, ...PUBLISH_EVENTS],
-  'get-image': [...TASK_WRITES, ...SECRET, ...QUEUE_COPIES, ...PUBLISH_EVENTS],
-  'cancel-video': [...TASK_WRITES, ...SECRET, ...PUBLISH_EVENTS],
-  'cancel-image': [...TASK_WRITES, ...SECRET, ...PUBLISH_EVENTS],
+  'get-video': [...TASK_WRITES, ...SECRET, ...SIMULATED_PROVIDER, ...QUEUE_COPIES, ...PUBLISH_EVENTS],
+  'get-image': [...TASK_WRITES, ...SECRET, ...SIMULATED_PROVIDER, ...QUEUE_COPIES, ...PUBLISH_EVENTS],
+  'cancel-video': [...TASK_WRITES, ...SECRET, ...SIMULATED_PROVIDER, ...PUBLISH_EVENTS],
+  'cancel-image': [...TASK_WRITES, ...SECRET, ...SIMULATED_PROVIDER, ...PUBLISH_EVENTS],
   upload: [...RATE, ...WRITE('uploads/')],
   'create-upload': [...RATE, ...WRITE('incoming/')],
   'complete-upload': [
@@ -60,12 +66,14 @@ const EXPECTED_REPLICATE: Record<string, string[]> = {
     ...WRITE('uploads/'),
     's3:ListBucket bucket',
   ],
-  [SWEEPER_HANDLER]: [...TASK_WRITES, 'dynamodb:Query index/gsi2', ...WRITE('videos/'), ...WRITE('images/'), ...SECRET, ...QUEUE_COPIES, ...DEAD_LETTERS('sweeper'), ...PUBLISH_EVENTS, ...QUEUE_SUBMISSIONS],
-  [COPY_WORKER_HANDLER]: [...TASK_WRITES, ...WRITE('videos/'), ...WRITE('images/'), ...DEAD_LETTERS('copy-worker'), ...PUBLISH_EVENTS],
+  [SWEEPER_HANDLER]: [...TASK_WRITES, 'dynamodb:Query index/gsi2', ...WRITE('videos/'), ...WRITE('images/'), ...SECRET, ...SIMULATED_PROVIDER, ...QUEUE_COPIES, ...DEAD_LETTERS('sweeper'), ...PUBLISH_EVENTS, ...QUEUE_SUBMISSIONS],
+  // CopyObject from the simulated provider's output (test mode): GetObject on the source.
+  [COPY_WORKER_HANDLER]: [...TASK_WRITES, ...WRITE('videos/'), ...WRITE('images/'), 's3:GetObject provider-sim/*', ...DEAD_LETTERS('copy-worker'), ...PUBLISH_EVENTS],
   // Consumes the submission queue and sends back what must wait longer.
   'submission-consumer': [
     ...TASK_WRITES,
     ...SECRET,
+    ...SIMULATED_PROVIDER,
     ...PUBLISH_EVENTS,
     ...QUEUE_SUBMISSIONS,
     ...['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => `${action} queue:submissions`),
@@ -76,24 +84,11 @@ const EXPECTED_REPLICATE: Record<string, string[]> = {
   'get-docs-asset': [],
 };
 
-/** With PROVIDER=simulated: no secret; the provider's own folder, and uploads as references. */
-// Its own state and outputs, and reference images from any public prefix of ours.
-const SIMULATED_PROVIDER = ['s3:GetObject provider-sim/*', 's3:GetObject uploads/*', 's3:GetObject videos/*', 's3:GetObject images/*', ...WRITE('provider-sim/'), 's3:ListBucket bucket'];
 const withoutSecret = (grants: string[]) => grants.filter((grant) => !grant.startsWith('secretsmanager:'));
-const EXPECTED_SIMULATED: Record<string, string[]> = {
-  ...EXPECTED_REPLICATE,
-  generate: [...withoutSecret(EXPECTED_REPLICATE.generate!), ...SIMULATED_PROVIDER],
-  'generate-image': [...withoutSecret(EXPECTED_REPLICATE['generate-image']!), ...SIMULATED_PROVIDER],
-  'get-video': [...withoutSecret(EXPECTED_REPLICATE['get-video']!), ...SIMULATED_PROVIDER],
-  'get-image': [...withoutSecret(EXPECTED_REPLICATE['get-image']!), ...SIMULATED_PROVIDER],
-  'cancel-video': [...withoutSecret(EXPECTED_REPLICATE['cancel-video']!), ...SIMULATED_PROVIDER],
-  'cancel-image': [...withoutSecret(EXPECTED_REPLICATE['cancel-image']!), ...SIMULATED_PROVIDER],
-  [SWEEPER_HANDLER]: [...withoutSecret(EXPECTED_REPLICATE[SWEEPER_HANDLER]!), ...SIMULATED_PROVIDER],
-  'provider-callback': [...withoutSecret(EXPECTED_REPLICATE['provider-callback']!), ...SIMULATED_PROVIDER],
-  'submission-consumer': [...withoutSecret(EXPECTED_REPLICATE['submission-consumer']!), ...SIMULATED_PROVIDER],
-  // CopyObject from the simulated provider's output: GetObject on the source.
-  [COPY_WORKER_HANDLER]: [...EXPECTED_REPLICATE[COPY_WORKER_HANDLER]!, 's3:GetObject provider-sim/*'],
-};
+/** With PROVIDER=simulated: the same, without Replicate's secrets. */
+const EXPECTED_SIMULATED: Record<string, string[]> = Object.fromEntries(
+  Object.entries(EXPECTED_REPLICATE).map(([handler, grants]) => [handler, withoutSecret(grants)]),
+);
 
 function label(s: Synthesized, handler: string, resource: string): string {
   if (resource === '*') return '*';
