@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { LocalStack } from '../../bin/local-stack/stack';
 import { createAccount, createApiKey, grantCredits } from '../../functions/domain/account-admin';
 import { ledgerSum } from '../../functions/domain/ledger';
 import { scopeOf } from '../../functions/domain/mode';
+import { SAMPLES_SOURCE_DIR } from '../../functions/providers/simulated/sample-outputs';
 import { VidgenClient } from '../../client/src/index';
 import { call, startTestApi, waitForFinal } from '../support/local-api';
 import { startReceiver } from '../support/webhook-receiver';
@@ -147,6 +150,39 @@ describe('mode isolation, both directions, on every route', () => {
     expect((await post(test, `/videos/${mine.test.video.video_id}/cancel`)).body.data).toMatchObject({ status: 'failed', livemode: false });
     expect((await get(test, '/credits')).body.data!.credits).toBe(1000 - 5);
     expect((await get(live, '/credits')).body.data!.credits).toBe(500 - 15 - 5);
+  });
+
+  it('uploads: a direct upload completes only in the mode that created it; both modes may upload', async () => {
+    const { live, test } = await account();
+    const png = readFileSync(path.join(SAMPLES_SOURCE_DIR, 'sample-image-1x1.png'));
+    const direct = async (key: string) => {
+      const created = await post(key, '/uploads');
+      expect(created.status).toBe(200);
+      const { upload_id: uploadId, upload_url: uploadUrl, fields } = created.body.data!;
+      const form = new FormData();
+      for (const [name, value] of Object.entries(fields as Record<string, string>)) form.append(name, value);
+      form.append('file', new Blob([png]), 'upload.png');
+      expect((await fetch(uploadUrl, { method: 'POST', body: form })).status).toBeLessThan(300);
+      return uploadId as string;
+    };
+    for (const [owner, other] of [
+      [live, test],
+      [test, live],
+    ] as const) {
+      const uploadId = await direct(owner);
+      const foreign = await post(other, `/uploads/${uploadId}/complete`);
+      expect([foreign.status, foreign.body.error?.code]).toEqual([404, 'not_found']);
+      const done = await post(owner, `/uploads/${uploadId}/complete`);
+      expect(done.body.data).toMatchObject({ content_type: 'image/png', size: png.length });
+      // Published once: the other mode still cannot complete it, nor see its answer.
+      expect((await post(other, `/uploads/${uploadId}/complete`)).status).toBe(404);
+    }
+    const form = new FormData();
+    form.append('image', new Blob([png], { type: 'image/png' }), 'cat.png');
+    for (const key of [live, test]) {
+      const reply = await call<Json>(stack.baseUrl, '/upload', { method: 'POST', key, body: form });
+      expect(reply.body.data).toMatchObject({ content_type: 'image/png', size: png.length });
+    }
   });
 
   it('keeps Idempotency-Keys apart: the same key in both modes starts two tasks, one per balance', async () => {
