@@ -25,7 +25,7 @@ export interface CustomDomain {
 export type SecretReference = { arn: string } | { name: string };
 
 export type ProviderSettings =
-  | { name: 'simulated'; delaySeconds: number }
+  | { name: 'simulated' }
   | {
       name: 'replicate';
       secret: SecretReference;
@@ -45,7 +45,13 @@ export interface DeploySettings {
   env: { account?: string; region?: string };
   provider: ProviderSettings;
   /** Values every function receives (functions/config.ts reads them). */
-  runtime: { authCacheTtlSeconds: number; defaultRateLimit: number; taskTimeoutSeconds: number };
+  runtime: {
+    authCacheTtlSeconds: number;
+    defaultRateLimit: number;
+    taskTimeoutSeconds: number;
+    /** How long the simulated provider takes: every stage's test mode, and a simulated stage's tasks. */
+    simDelaySeconds: number;
+  };
   api: {
     domain?: CustomDomain;
     /** Stage-wide backstop; per-key limits are enforced by the functions. */
@@ -110,7 +116,7 @@ export function readDeploySettings(
 
   const provider: ProviderSettings =
     providerName === 'simulated'
-      ? { name: 'simulated', delaySeconds: read.integer('simDelaySeconds', CONFIG_DEFAULTS.simDelaySeconds, 0) }
+      ? { name: 'simulated' }
       : {
           name: 'replicate',
           secret: secretReference(read, stage),
@@ -132,6 +138,7 @@ export function readDeploySettings(
       authCacheTtlSeconds: read.integer('authCacheTtlSeconds', CONFIG_DEFAULTS.authCacheTtlSeconds, 0, 3600),
       defaultRateLimit: read.integer('defaultRateLimit', CONFIG_DEFAULTS.defaultRateLimit, 1),
       taskTimeoutSeconds: read.integer('taskTimeoutSeconds', CONFIG_DEFAULTS.taskTimeoutSeconds, 60),
+      simDelaySeconds: read.integer('simDelaySeconds', CONFIG_DEFAULTS.simDelaySeconds, 0),
     },
     api: {
       ...optional('domain', domain(read, 'api')),

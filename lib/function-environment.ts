@@ -83,13 +83,13 @@ export function sharedEnvironment(settings: DeploySettings, resources: SharedRes
     POWERTOOLS_SERVICE_NAME: `vidgen-${settings.stage}`,
     POWERTOOLS_METRICS_NAMESPACE: 'VidGen',
     LOG_LEVEL: 'INFO',
+    // The simulated provider runs every stage's test mode (and a simulated stage's tasks).
+    SIM_DELAY_SECONDS: String(runtime.simDelaySeconds),
     // The simulated provider (every stage's test mode) hands out ready-made samples: its
     // renderers need sharp and ffmpeg, which the bundles leave out.
     SIM_OUTPUTS: 'samples',
   };
-  if (provider.name === 'simulated') {
-    env.SIM_DELAY_SECONDS = String(provider.delaySeconds);
-  } else {
+  if (provider.name === 'replicate') {
     if (!resources.providerSecretArn) throw new Error('The replicate provider needs the token secret.');
     env.REPLICATE_API_TOKEN_SECRET_ARN = resources.providerSecretArn;
     if (resources.providerWebhookSecretArn) env.REPLICATE_WEBHOOK_SECRET_ARN = resources.providerWebhookSecretArn;

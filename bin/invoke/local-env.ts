@@ -61,8 +61,7 @@ export function invokeEnvironment(
   // The SDK's Node-version notice is noise on these Node 20 machines (Lambda runs 24).
   result.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   // Lambda resolves the modules a bundle leaves out (the AWS SDK) through NODE_PATH, from the
-  // runtime's own node_modules; here the repository's stands in (it also has the simulated
-  // provider's native modules, which on AWS would need a layer). Needed when cdk.out is elsewhere.
+  // runtime's own node_modules; here the repository's stands in. Needed when cdk.out is elsewhere.
   result.NODE_PATH = env.NODE_PATH || path.join(REPO_ROOT, 'node_modules');
   return result;
 }

@@ -9,7 +9,7 @@ import { appConfig } from './config';
 const MAX_OUTPUT_BYTES = 1024 ** 3;
 const OUTPUT_DOWNLOAD_TIMEOUT_MS = 120_000;
 
-/** The media bucket: uploads, results and (with the simulated provider) its renders. */
+/** The media bucket: uploads, results and the simulated provider's jobs and outputs. */
 export function buildMediaStorage(config: Config): ObjectStorage {
   const s3 = createS3Client({ region: config.region, ...(config.s3Endpoint && { endpoint: config.s3Endpoint }) });
   // Provider outputs are fetched from anywhere public, or from our own media origin.

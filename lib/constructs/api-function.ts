@@ -34,6 +34,12 @@ export const BUNDLE_TARGET = 'node24';
  * with provider=simulated) hands out ready-made sample outputs instead (SIM_OUTPUTS=samples).
  */
 export const NATIVE_EXTERNALS = ['sharp', '@ffmpeg-installer/*'];
+/**
+ * Compile-time constants of every bundle. VIDGEN_BUNDLE=lambda drops the simulated provider's
+ * renderers as dead code (functions/providers/simulated/simulated-provider.ts): on AWS it hands
+ * out sample outputs instead.
+ */
+export const BUNDLE_DEFINE: Readonly<Record<string, string>> = { 'process.env.VIDGEN_BUNDLE': JSON.stringify('lambda') };
 /** The SDK v3 that the Node.js runtime ships (see docs/operations.md, "Bundles"). */
 export const AWS_SDK_EXTERNALS = ['@aws-sdk/*', '@smithy/*'];
 /** Lambda refuses a function whose environment is larger than 4 KB. */
@@ -126,8 +132,7 @@ export class ApiFunction extends Construct {
         charset: Charset.UTF8,
         logLevel: LogLevel.WARNING,
         externalModules: [...(props.bundleAwsSdk ? [] : AWS_SDK_EXTERNALS), ...NATIVE_EXTERNALS],
-        // Drops the simulated provider's renderers from the bundle (see simulated-provider.ts).
-        define: { 'process.env.VIDGEN_BUNDLE': JSON.stringify('lambda') },
+        define: { ...BUNDLE_DEFINE },
         ...(props.extraFiles?.length && {
           commandHooks: {
             beforeBundling: () => [],

@@ -23,6 +23,7 @@ describe('deploy settings from CDK context', () => {
         authCacheTtlSeconds: CONFIG_DEFAULTS.authCacheTtlSeconds,
         defaultRateLimit: CONFIG_DEFAULTS.defaultRateLimit,
         taskTimeoutSeconds: CONFIG_DEFAULTS.taskTimeoutSeconds,
+        simDelaySeconds: CONFIG_DEFAULTS.simDelaySeconds,
       },
       logRetentionDays: 14,
       bundleAwsSdk: false,
@@ -93,6 +94,15 @@ describe('function environment', () => {
     const env = sharedEnvironment(settingsFrom({ replicateModels: '{"a":1}' }), resources);
     expect(env).toMatchObject({ PROVIDER: 'replicate', REPLICATE_API_TOKEN_SECRET_ARN: 'arn:secret', REPLICATE_MODELS: '{"a":1}' });
     expect(Object.keys(env)).not.toContain('REPLICATE_API_TOKEN');
+  });
+
+  it("sets the simulated provider's speed and samples on every stage: it runs test mode everywhere", () => {
+    expect(sharedEnvironment(settingsFrom({ simDelaySeconds: '3' }), resources)).toMatchObject({
+      PROVIDER: 'replicate',
+      SIM_DELAY_SECONDS: '3',
+      SIM_OUTPUTS: 'samples',
+    });
+    expect(sharedEnvironment(settingsFrom({ provider: 'simulated' }), resources)).toMatchObject({ SIM_DELAY_SECONDS: '10', SIM_OUTPUTS: 'samples' });
   });
 });
 

@@ -35,7 +35,8 @@ const renderers = (): Promise<typeof import('./media')> =>
 /**
  * A stand-in for the upstream provider that produces real files: after `delayMs` a job's
  * result is rendered (an H.264 MP4 or a PNG/JPEG/WebP showing the prompt) into the media
- * bucket. Job state lives in the bucket too, so any Lambda instance can answer for any job.
+ * bucket (with `outputs: 'samples'`, a ready-made file of its aspect ratio and format is copied
+ * there instead). Job state lives in the bucket too, so any Lambda instance can answer for any job.
  *
  * Magic words in the prompt drive it: `sim:reject` (refused at submission), `sim:fail`
  * (ends failed, upstream_error), `sim:content` (ends failed, content_rejected),
