@@ -4,12 +4,12 @@ import {
   type ProviderCallback,
   ProviderUnavailableError,
   SubmissionUnknownError,
-  type VideoJob,
 } from '../../functions/domain/provider';
 import { parseModelMap } from '../../functions/providers/replicate/model-map';
 import { ReplicateProvider } from '../../functions/providers/replicate/replicate-provider';
 import { type ReceivedCallback, refusal, startCallbackReceiver } from '../support/callback-receiver';
 import { type FakeReplicate, startFakeReplicate } from '../support/fake-replicate';
+import { VIDEO_JOB } from '../support/jobs';
 
 /**
  * Replicate webhooks end to end over real sockets: the adapter asks the fake for callbacks,
@@ -22,16 +22,7 @@ const TIMEOUT_MS = 5000;
 const models = parseModelMap({
   'vid-1-5-pro': { model: 'bytedance/seedance-1-lite', input: { prompt: '{{prompt}}', duration: '{{duration}}' } },
 });
-const videoJob: VideoJob = {
-  kind: 'video',
-  taskId: 'vid_01J0000000000000000000000',
-  model: 'vid-1-5-pro',
-  generationType: 'text_to_video',
-  prompt: 'A red fox running through fresh snow',
-  aspectRatio: '16:9',
-  duration: 5,
-  resolution: '720p',
-};
+const videoJob = VIDEO_JOB;
 
 let fake: FakeReplicate;
 let receiver: Awaited<ReturnType<typeof startCallbackReceiver>>;

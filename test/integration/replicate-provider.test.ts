@@ -8,6 +8,7 @@ import {
 import { parseModelMap } from '../../functions/providers/replicate/model-map';
 import { ReplicateProvider } from '../../functions/providers/replicate/replicate-provider';
 import { type FakeReplicate, type Misbehaviour, startFakeReplicate } from '../support/fake-replicate';
+import { IMAGE_JOB, VIDEO_JOB } from '../support/jobs';
 
 const TOKEN = 'r8_TopSecretToken_0123456789';
 const VERSION = 'ab12'.repeat(16);
@@ -47,22 +48,9 @@ const models = parseModelMap({
   },
 });
 
-const videoJob: VideoJob = {
-  kind: 'video',
-  taskId: 'vid_01J0000000000000000000000',
-  model: 'vid-1-5-pro',
-  generationType: 'text_to_video',
-  prompt: 'A red fox running through fresh snow',
-  aspectRatio: '16:9',
-  duration: 5,
-  resolution: '720p',
-};
-
+const videoJob: VideoJob = VIDEO_JOB;
 const imageJob: ImageJob = {
-  kind: 'image',
-  taskId: 'img_01J0000000000000000000000',
-  model: 'image-2',
-  prompt: 'A lighthouse at dusk',
+  ...IMAGE_JOB,
   resolution: '2k',
   aspectRatio: '4:3',
   outputFormat: 'webp',

@@ -9,6 +9,7 @@ import {
 import { signCallback } from '../../functions/providers/signed-callback';
 import { SimulatedProvider, type SimulatedProviderOptions } from '../../functions/providers/simulated/simulated-provider';
 import { type ReceivedCallback, refusal, startCallbackReceiver } from '../support/callback-receiver';
+import { IMAGE_JOB } from '../support/jobs';
 
 /**
  * The simulated provider's callbacks over real sockets: it renders into the test s3rver bucket
@@ -24,15 +25,7 @@ const DELAY_MS = 600;
 const s3 = createS3Client({ region: 'local', endpoint: process.env.TEST_S3_ENDPOINT! });
 const storage = new ObjectStorage(s3, process.env.TEST_MEDIA_BUCKET!, MEDIA);
 
-const imageJob: ImageJob = {
-  kind: 'image',
-  taskId: 'img_01J0000000000000000000000',
-  model: 'image-2',
-  prompt: 'A lighthouse at dusk',
-  resolution: '1k',
-  aspectRatio: '1:1',
-  outputFormat: 'png',
-};
+const imageJob: ImageJob = IMAGE_JOB;
 
 let receiver: Awaited<ReturnType<typeof startCallbackReceiver>>;
 let providers: SimulatedProvider[];

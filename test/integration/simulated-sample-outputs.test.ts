@@ -16,6 +16,7 @@ import {
   videoSampleName,
 } from '../../functions/providers/simulated/sample-outputs';
 import { SimulatedProvider } from '../../functions/providers/simulated/simulated-provider';
+import { IMAGE_JOB, VIDEO_JOB } from '../support/jobs';
 import { inspectMp4 } from '../support/mp4';
 
 /**
@@ -62,25 +63,8 @@ describe('a simulated provider with outputs: samples', () => {
     outputs: 'samples',
     fetchReference: () => Promise.reject(new Error('no references in these tests')),
   });
-  const video: VideoJob = {
-    kind: 'video',
-    taskId: 'vid_01J0000000000000000000000',
-    model: 'vid-1-5-pro',
-    generationType: 'text_to_video',
-    prompt: 'A red fox running through fresh snow',
-    aspectRatio: '9:16',
-    duration: 10,
-    resolution: '1080p',
-  };
-  const image: ImageJob = {
-    kind: 'image',
-    taskId: 'img_01J0000000000000000000000',
-    model: 'image-2',
-    prompt: 'A lighthouse at dusk',
-    resolution: '4k',
-    aspectRatio: '4:5',
-    outputFormat: 'webp',
-  };
+  const video: VideoJob = { ...VIDEO_JOB, aspectRatio: '9:16', duration: 10, resolution: '1080p' };
+  const image: ImageJob = { ...IMAGE_JOB, resolution: '4k', aspectRatio: '4:5', outputFormat: 'webp' };
   const previousBundle = process.env.VIDGEN_BUNDLE;
 
   // As in a Lambda bundle: any attempt to render would throw.
