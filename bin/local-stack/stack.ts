@@ -118,6 +118,9 @@ export async function startLocalStack(
       consumeLocally(localQueue('submissions'), SUBMISSION_CONSUMER_HANDLER),
     ];
     stops.push(async () => {
+      // Callbacks still scheduled by the simulated providers would reach a stopped server.
+      context.lifecycle.provider.close?.();
+      context.lifecycle.testProvider?.close?.();
       sweeper.stop();
       await Promise.all(consumers.map((stopConsumer) => stopConsumer()));
       if (context.copyQueue instanceof InProcessCopyQueue) await context.copyQueue.drain();

@@ -112,6 +112,8 @@ export interface GenerationProvider {
   fetchResult(jobId: string): Promise<ResultOutcome>;
   /** Asks the provider to stop a job (best effort: a job that already ended is left alone). */
   cancel(jobId: string): Promise<void>;
+  /** Ends work this process still does in the background (the simulated provider's callbacks), at shutdown. */
+  close?(): void;
 }
 
 /**

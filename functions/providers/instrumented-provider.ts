@@ -25,5 +25,6 @@ export function instrumentedProvider(provider: GenerationProvider, telemetry: Te
     cancel: (jobId) => measure('cancel', undefined, () => provider.cancel(jobId)),
     // A refused callback is somebody else's mistake (or an attack), not a provider error.
     readCallback: (request, now) => provider.readCallback(request, now),
+    close: () => provider.close?.(),
   };
 }
