@@ -255,9 +255,11 @@ describe('every operation answers as documented', () => {
     const jobId = (await stack.context.tasks.get(accountId, taskId))!.provider!.jobId;
     const body = JSON.stringify({ id: jobId, status: 'processing', progress: 10 });
     const signed = (payload: string) => {
-      const id = `msg_${Date.now()}`;
-      const signature = new Webhook(SIM_CALLBACK_SECRET).sign(id, new Date(), payload);
-      return { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': signature, 'Content-Type': 'application/json' };
+      // One instant for the signature and its header: two clock reads can straddle a second.
+      const at = new Date();
+      const id = `msg_${at.getTime()}`;
+      const signature = new Webhook(SIM_CALLBACK_SECRET).sign(id, at, payload);
+      return { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signature, 'Content-Type': 'application/json' };
     };
     const route = `/provider-callbacks/simulated/${accountId}/${taskId}`;
     const applied = await api(route, { method: 'POST', headers: signed(body), body }, { status: 200 });
