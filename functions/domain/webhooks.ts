@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { NotFoundError, ValidationError } from './errors';
+import { getCallerAccount } from './get-account';
+import type { AccountStore } from './ports';
 import { newEventId, newWebhookId, taskEventId } from './ids';
 import { isLivemode } from './mode';
 import { progressOf } from './progress';
@@ -71,12 +73,14 @@ export function destinationProblem(raw: string, settings: WebhookSettings): stri
 }
 
 export async function createWebhook(
-  deps: { webhooks: WebhookStore; clock: () => Date; settings: WebhookSettings },
+  deps: { webhooks: WebhookStore; accounts: Pick<AccountStore, 'get'>; clock: () => Date; settings: WebhookSettings },
   accountId: string,
   input: NewWebhook,
 ): Promise<WebhookEndpoint> {
   const problem = destinationProblem(input.url, deps.settings);
   if (problem) throw new ValidationError(`url: ${problem}.`, 'url');
+  // The endpoint count lives on the scope's account item: a test key's first use opens it.
+  await getCallerAccount(deps.accounts, accountId);
   const endpoint: WebhookEndpoint = {
     webhookId: newWebhookId(),
     accountId,
