@@ -1,4 +1,6 @@
 import { createAccount } from '../../functions/domain/account-admin';
+import { UnauthorizedError } from '../../functions/domain/errors';
+import { listTransactions } from '../../functions/domain/list-transactions';
 import { accountOfScope, isLivemode, modeOfScope, scopeOf } from '../../functions/domain/mode';
 import { modeAwareAccounts, TEST_OPENING_CREDITS } from '../../functions/domain/mode-accounts';
 import { providerFor } from '../../functions/domain/provider-choice';
@@ -46,5 +48,24 @@ describe('the test balance', () => {
   it('does not exist for an unknown account', async () => {
     const stores = createMemoryStores();
     expect(await modeAwareAccounts(stores.accounts).get(scopeOf('acc_01M7ZMF8J1P87E686TGQYTVN2H', 'test'))).toBeUndefined();
+  });
+});
+
+describe('listTransactions', () => {
+  it("opens a test balance when it is the test key's first call, and lists the opening grant", async () => {
+    const stores = createMemoryStores();
+    const { account } = await createAccount(stores, { credits: 7, paidAccess: true, subscriptionStatus: 'active' });
+    const deps = { accounts: modeAwareAccounts(stores.accounts), ledger: stores.ledger };
+    const page = await listTransactions(deps, scopeOf(account.accountId, 'test'), 1, 20);
+    expect(page).toMatchObject({ total: 1, totalPages: 1, hasMore: false });
+    expect(page.items.map((entry) => [entry.kind, entry.amount])).toEqual([['grant', TEST_OPENING_CREDITS]]);
+    // The live ledger is the account's own (its opening grant of 7).
+    expect((await listTransactions(deps, account.accountId, 1, 20)).items.map((entry) => entry.amount)).toEqual([7]);
+  });
+
+  it('refuses a scope whose account does not exist', async () => {
+    const stores = createMemoryStores();
+    const deps = { accounts: modeAwareAccounts(stores.accounts), ledger: stores.ledger };
+    await expect(listTransactions(deps, scopeOf('acc_01M7ZMF8J1P87E686TGQYTVN2H', 'test'), 1, 20)).rejects.toBeInstanceOf(UnauthorizedError);
   });
 });
