@@ -1,8 +1,9 @@
 import { SECRET_MAX_AGE_SECONDS } from '../../functions/adapters/secrets';
 import { buildProvider } from '../../functions/app-context/provider';
 import { loadConfig } from '../../functions/config';
-import { CallbackRejectedError, type CallbackRequest } from '../../functions/domain/provider';
+import type { CallbackRequest } from '../../functions/domain/provider';
 import { signCallback } from '../../functions/providers/signed-callback';
+import { refusal } from '../support/callback-receiver';
 
 /**
  * The callback secrets as app-context wires them: Replicate's webhook secret from Secrets
@@ -27,15 +28,6 @@ function callback(signedWith: string, body: string): CallbackRequest {
 }
 
 const prediction = JSON.stringify({ id: 'p1', status: 'processing' });
-
-async function reason(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(CallbackRejectedError);
-  return (error as CallbackRejectedError).reason;
-}
 
 describe('Replicate webhook secret', () => {
   beforeEach(() => jest.useFakeTimers({ now: new Date('2026-11-23T10:00:00Z') }));
@@ -64,7 +56,7 @@ describe('Replicate webhook secret', () => {
 
     jest.advanceTimersByTime(SECRET_MAX_AGE_SECONDS * 1000 + 1000);
     expect(await provider.readCallback(callback(NEW, prediction), new Date())).toEqual({ jobId: 'p1', outcome: { type: 'processing' } });
-    expect(await reason(provider.readCallback(callback(OLD, prediction), new Date()))).toBe('signature');
+    expect(await refusal(provider.readCallback(callback(OLD, prediction), new Date()))).toBe('signature');
     expect(reads).toHaveLength(4);
   });
 
@@ -77,7 +69,7 @@ describe('Replicate webhook secret', () => {
     expect((await withValue.readCallback(callback(OLD, prediction), new Date())).jobId).toBe('p1');
 
     const without = buildProvider(loadConfig({ ...base, PROVIDER: 'replicate', REPLICATE_API_TOKEN: 'r8_x' }), noStorage, noStorage);
-    expect(await reason(without.readCallback(callback(OLD, prediction), new Date()))).toBe('signature');
+    expect(await refusal(without.readCallback(callback(OLD, prediction), new Date()))).toBe('signature');
   });
 
   it('never shows a stored secret that is not a Standard Webhooks secret', async () => {
@@ -99,9 +91,9 @@ describe('simulated provider callback secret', () => {
       jobId: 'sim_01J00000000000000000000000',
       outcome: { type: 'processing', progress: 40 },
     });
-    expect(await reason(simulated.readCallback(callback(NEW, body), new Date()))).toBe('signature');
+    expect(await refusal(simulated.readCallback(callback(NEW, body), new Date()))).toBe('signature');
 
     const silent = buildProvider(loadConfig({ ...base, PROVIDER: 'simulated' }), noStorage, noStorage);
-    expect(await reason(silent.readCallback(callback(OLD, body), new Date()))).toBe('signature');
+    expect(await refusal(silent.readCallback(callback(OLD, body), new Date()))).toBe('signature');
   });
 });
