@@ -233,6 +233,30 @@ describe('StatelessStack', () => {
       }
     });
 
+    it('tells the functions that submit (and only them) the submission queue and the callback address', () => {
+      const submitting = ['generate', 'generate-image', SWEEPER_HANDLER, 'submission-consumer'];
+      const queue = s.stateless.workQueues.find((work) => work.name === 'submissions')!;
+      const restApiId = resourcesOf(template(), 'AWS::ApiGateway::RestApi')[0]![0];
+      for (const handler of handlers()) {
+        const env = resources()[functionIdOf(template(), handler)].Properties.Environment.Variables;
+        if (submitting.includes(handler)) {
+          expect([handler, env.SUBMISSION_QUEUE_URL]).toEqual([handler, s.stateless.resolve(queue.queue.queueUrl)]);
+          // https://<api id>.execute-api.<region>.<suffix>/<stage>/api/v1: the API's own address.
+          const url = JSON.stringify(env.CALLBACK_BASE_URL);
+          expect(url).toContain(`{"Ref":"${restApiId}"}`);
+          expect(url).toContain('/dev/api/v1');
+        } else {
+          expect([handler, env.SUBMISSION_QUEUE_URL, env.CALLBACK_BASE_URL]).toEqual([handler, undefined, undefined]);
+        }
+      }
+      // With a custom domain, the provider calls back through it.
+      const withDomain = synthesize({
+        context: { apiDomainName: 'api.example.com', apiCertificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/11111111-2222-3333-4444-555555555555' },
+      });
+      const generate = withDomain.statelessTemplate.toJSON().Resources[functionIdOf(withDomain.statelessTemplate, 'generate')];
+      expect(generate.Properties.Environment.Variables.CALLBACK_BASE_URL).toBe('https://api.example.com/api/v1');
+    });
+
     it('runs the sweeper every minute, without retries', () => {
       template().hasResourceProperties('AWS::Events::Rule', {
         ScheduleExpression: 'rate(1 minute)',

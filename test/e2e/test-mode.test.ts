@@ -318,9 +318,11 @@ describe('GET /credits/transactions', () => {
     expect((await get(liveKey, '/credits')).body.data!.credits).toBe(0);
     expect((await get(liveKey, '/credits/transactions')).body.data!.pagination.total).toBe(0);
 
-    for (const query of ['limit=51', 'limit=0', 'page=0', 'page=x']) {
+    for (const query of ['limit=51', 'limit=0', 'limit=abc', 'page=0', 'page=x']) {
       const reply = await get(key, `/credits/transactions?${query}`);
       expect([reply.status, reply.body.error?.code]).toEqual([400, 'validation_error']);
+      // The message names the parameter at fault.
+      expect(reply.body.error?.message).toMatch(new RegExp(`^${query.split('=')[0]}: `));
     }
   });
 

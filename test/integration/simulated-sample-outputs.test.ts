@@ -29,6 +29,11 @@ const sample = (name: string) => readFileSync(path.join(SAMPLES_SOURCE_DIR, name
 const SHARP_FORMAT = { png: 'png', jpg: 'jpeg', webp: 'webp' } as const;
 
 describe('the samples in the repository', () => {
+  it('are what the docs promise: videos 480p and 3 s, images at the 1k size', () => {
+    expect(SAMPLE_VIDEO).toEqual({ resolution: '480p', durationSeconds: 3 });
+    expect(SAMPLE_IMAGE).toEqual({ resolution: '1k' });
+  });
+
   it('cover every aspect ratio and output format of the catalogue, and nothing else', () => {
     expect(allSampleNames()).toHaveLength(VIDEO_ASPECT_RATIOS.length + IMAGE_ASPECT_RATIOS.length * OUTPUT_FORMATS.length);
     const files = readdirSync(SAMPLES_SOURCE_DIR);

@@ -346,6 +346,33 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect((await stores.tasks.get(accountId, task.taskId))?.provider?.jobId).toBe('j1');
       });
 
+      it('queues a task with no job once, hands a queued task to one claimer, and records one job only', async () => {
+        const accountId = await newAccount(100);
+        const task = await started(accountId);
+        const marks = await Promise.all([1, 2, 3].map(() => stores.tasks.markQueued(task, at(1), 2)));
+        expect(marks.filter(Boolean)).toHaveLength(1);
+        expect(await stores.tasks.get(accountId, task.taskId)).toMatchObject({ queuedAt: at(1), submitAttempts: 2 });
+        // A message delivered many times: one consumer gets to send the create.
+        const claims = await Promise.all(Array.from({ length: 5 }, () => stores.tasks.claimQueued(task, at(2))));
+        expect(claims.filter(Boolean)).toHaveLength(1);
+        const claimed = await stores.tasks.get(accountId, task.taskId);
+        expect([claimed?.queuedAt, claimed?.sentAt]).toEqual([undefined, at(2)]);
+        expect(await stores.tasks.claimQueued(task, at(3))).toBe(false);
+        // The same job recorded twice (a callback racing the create's answer) is harmless; another job is refused.
+        expect(await stores.tasks.recordSubmission(task, { name: 'p', jobId: 'j1', callbacks: true }, at(4))).toBe(true);
+        expect(await stores.tasks.recordSubmission(task, { name: 'p', jobId: 'j1', callbacks: true }, at(5))).toBe(true);
+        expect(await stores.tasks.recordSubmission(task, { name: 'p', jobId: 'j2' }, at(6))).toBe(false);
+        expect((await stores.tasks.get(accountId, task.taskId))?.provider).toEqual({ name: 'p', jobId: 'j1', callbacks: true });
+        expect(await stores.tasks.markQueued(task, at(7), 0)).toBe(false);
+
+        // Recording a job ends a wait on the queue.
+        const waiting = await started(accountId);
+        expect(await stores.tasks.markQueued(waiting, at(8), 0)).toBe(true);
+        expect(await stores.tasks.recordSubmission(waiting, { name: 'p', jobId: 'j3' }, at(9))).toBe(true);
+        expect((await stores.tasks.get(accountId, waiting.taskId))?.queuedAt).toBeUndefined();
+        expect(await stores.tasks.claimQueued(waiting, at(10))).toBe(false);
+      });
+
       it('grants a check once per interval, to one of many concurrent callers', async () => {
         const accountId = await newAccount(100);
         const task = await started(accountId);

@@ -1,4 +1,6 @@
 import { getTask } from '../../../functions/domain/get-task';
+import { ProviderUnavailableError } from '../../../functions/domain/provider';
+import { QUEUE_STALL_MS } from '../../../functions/domain/submission';
 import { startTask } from '../../../functions/domain/start-task';
 import { sweep } from '../../../functions/domain/sweep';
 import { memoryWorld, video, type MemoryWorld } from '../../support/memory-world';
@@ -144,4 +146,36 @@ it('goes on with the other tasks when one of them fails, oldest first', async ()
   expect(await sweep(world.deps)).toEqual(report({ examined: 2, refreshed: 2, errors: 1 }));
   expect((await world.stores.tasks.get(accountId, first.taskId))?.status).toBe('processing');
   expect((await world.stores.tasks.get(accountId, second.taskId))?.status).toBe('failed');
+});
+
+it('resends a queued create whose message went missing, after QUEUE_STALL_MS only, and never refunds it for waiting', async () => {
+  const accountId = await world.newAccount(100);
+  world.provider.onSubmit(async () => {
+    throw new ProviderUnavailableError('HTTP 429', 1);
+  });
+  const task = await start(accountId);
+  expect(world.submissions.splice(0).map((sent) => sent.message)).toEqual([{ accountId, taskId: task.taskId }]);
+
+  // The message is lost (it was taken off the fake queue above).
+  world.advance(QUEUE_STALL_MS);
+  expect(await sweep(world.deps)).toEqual(report({ examined: 1 }));
+  world.advance(1);
+  expect(await sweep(world.deps)).toEqual(report({ examined: 1, requeued: 1 }));
+  expect(world.submissions.map((sent) => sent.message)).toEqual([{ accountId, taskId: task.taskId }]);
+
+  // Past the grace for unanswered creates: a queued task was never sent, so it is not "lost".
+  world.advance(world.deps.settings.submissionGraceMs);
+  expect(await sweep(world.deps)).toEqual(report({ examined: 1, requeued: 1 }));
+  expect(await world.stores.tasks.get(accountId, task.taskId)).toMatchObject({ status: 'processing' });
+  expect((await world.money(accountId)).balance).toBe(75);
+});
+
+it('asks about a job that calls back only once it has been silent for callbackSilenceMs', async () => {
+  const accountId = await world.newAccount(100);
+  world.provider.onSubmit(async () => ({ type: 'accepted', jobId: 'job_1', callbacks: true }));
+  await start(accountId);
+  world.advance(world.deps.settings.callbackSilenceMs);
+  expect(await sweep(world.deps)).toEqual(report({ examined: 1 }));
+  world.advance(1);
+  expect(await sweep(world.deps)).toEqual(report({ examined: 1, refreshed: 1 }));
 });
