@@ -1,4 +1,4 @@
-import { CONFIG_DEFAULTS } from '../functions/config';
+import { REPLICATE_DEFAULTS } from '../functions/providers/replicate';
 import type { DeploySettings } from './deploy-settings';
 
 /**
@@ -93,8 +93,8 @@ export function sharedEnvironment(settings: DeploySettings, resources: SharedRes
     if (!resources.providerSecretArn) throw new Error('The replicate provider needs the token secret.');
     env.REPLICATE_API_TOKEN_SECRET_ARN = resources.providerSecretArn;
     if (resources.providerWebhookSecretArn) env.REPLICATE_WEBHOOK_SECRET_ARN = resources.providerWebhookSecretArn;
-    env.REPLICATE_BASE_URL = provider.baseUrl ?? CONFIG_DEFAULTS.replicateBaseUrl;
-    env.REPLICATE_TIMEOUT_MS = String(provider.timeoutMs ?? CONFIG_DEFAULTS.replicateTimeoutMs);
+    env.REPLICATE_BASE_URL = provider.baseUrl ?? REPLICATE_DEFAULTS.baseUrl;
+    env.REPLICATE_TIMEOUT_MS = String(provider.timeoutMs ?? REPLICATE_DEFAULTS.timeoutMs);
     if (provider.modelsJson) env.REPLICATE_MODELS = provider.modelsJson;
   }
   if (settings.samLocal) {

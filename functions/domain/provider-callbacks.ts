@@ -1,6 +1,6 @@
 import { NotFoundError, UnauthorizedError, ValidationError } from './errors';
 import { CallbackRejectedError, type CallbackRequest, type GenerationProvider, type ProviderCallback } from './provider';
-import { providerFor } from './provider-choice';
+import { providerNamed } from './provider-choice';
 import { cancelQuietly } from './submission';
 import type { Task } from './task';
 import { applyOutcome, type LifecycleDeps } from './task-lifecycle';
@@ -31,7 +31,7 @@ export async function receiveProviderCallback(
   target: CallbackTarget,
   request: CallbackRequest,
 ): Promise<CallbackResult> {
-  const provider = providerNamed(deps, target);
+  const provider = callingProvider(deps, target);
   const callback = await verified(provider, request, deps.clock());
   const notFound = () => new NotFoundError(`No task "${target.taskId.slice(0, 64)}" awaits a callback here.`);
 
@@ -71,12 +71,13 @@ async function apply(deps: LifecycleDeps, task: Task, callback: ProviderCallback
 }
 
 /**
- * The provider a callback route names, if it is the one the task's scope submits to (a test-mode
- * task's is the simulated one): the signature is then checked with that provider's secret only.
+ * The provider a callback route names, among those a task of the account's scope may run on (a
+ * test-mode task's is the simulated one; a live task's, any configured here, so a job sent before
+ * PROVIDER changed still reports): the signature is then checked with that provider's secret only.
  */
-function providerNamed(deps: LifecycleDeps, target: CallbackTarget): GenerationProvider {
-  const provider = providerFor(deps, { accountId: target.accountId });
-  if (provider.name !== target.provider) throw new NotFoundError(`No provider "${target.provider.slice(0, 64)}" calls back here.`);
+function callingProvider(deps: LifecycleDeps, target: CallbackTarget): GenerationProvider {
+  const provider = providerNamed(deps, target.accountId, target.provider);
+  if (!provider) throw new NotFoundError(`No provider "${target.provider.slice(0, 64)}" calls back here.`);
   return provider;
 }
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { CONFIG_DEFAULTS } from '../../functions/config';
+import { REPLICATE_DEFAULTS } from '../../functions/providers/replicate';
 import { GATEWAY_RESPONSES } from '../../functions/contract/gateway-responses';
 import {
   API_PREFIX,
@@ -176,7 +177,7 @@ describe('StatelessStack', () => {
           NODE_OPTIONS: '--enable-source-maps',
           TASK_TIMEOUT_SECONDS: String(CONFIG_DEFAULTS.taskTimeoutSeconds),
           DEFAULT_RATE_LIMIT: String(CONFIG_DEFAULTS.defaultRateLimit),
-          REPLICATE_BASE_URL: CONFIG_DEFAULTS.replicateBaseUrl,
+          REPLICATE_BASE_URL: REPLICATE_DEFAULTS.baseUrl,
           // From the stateful stack through SSM parameters (lib/shared-parameters.ts), not imports.
           TABLE_NAME: { Ref: 'TableNameParameter' },
           MEDIA_BUCKET: { Ref: 'MediaBucketNameParameter' },
