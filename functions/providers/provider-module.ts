@@ -86,3 +86,16 @@ export interface ProviderParts {
   readSecretValue: (secretArn: string) => Promise<string>;
   telemetry: Telemetry;
 }
+
+/**
+ * A provider's deploy settings as its functions' environment, which functions/config.ts reads
+ * back through the same schema: every setting the deploy can vary, defaults included.
+ */
+export function settingsEnvironment(module: SomeProviderModule, settings: Readonly<Record<string, unknown>>): Record<string, string> {
+  const environment: Record<string, string> = {};
+  for (const [field, key] of Object.entries(module.contextKeys)) {
+    const value = settings[field];
+    if (key !== undefined && value !== undefined) environment[module.variables[field]!] = String(value);
+  }
+  return environment;
+}
