@@ -1,5 +1,6 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
+import { lambdaContext } from '../../bin/lambda-context.cjs';
 import { InProcessQueue } from '../../functions/adapters/queues/in-process-queue';
 import { queueHandler } from '../../functions/queue/queue-handler';
 
@@ -7,15 +8,13 @@ import { queueHandler } from '../../functions/queue/queue-handler';
  * The SQS batch loop on Powertools' batch processor: the response names exactly the records
  * that threw, so SQS (and the local queue) deliver only those again.
  */
-const context = { functionName: 'test', awsRequestId: 'test' } as Context;
-
 /** One batch of `bodies` through `handler`, as the queue delivers it; the event and the answer. */
 async function deliver(bodies: unknown[], handler: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>) {
   const q = new InProcessQueue<unknown>({ name: 'test', visibilityTimeoutMs: 60_000, maxReceiveCount: 3, batchSize: 10 });
   for (const body of bodies) await q.send(body);
   let delivered: { event: SQSEvent; response: SQSBatchResponse } | undefined;
   await q.pollOnce(async (event) => {
-    const response = await handler(event, context);
+    const response = await handler(event, lambdaContext('test'));
     delivered = { event, response };
     return response;
   });
