@@ -10,6 +10,8 @@ import type { Config } from '../config';
 import type { AccountStore, ApiKeyStore, IdempotencyStore, LedgerStore, TaskStore, UploadPublications } from '../domain/ports';
 import { modeAwareAccounts } from '../domain/mode-accounts';
 import type { RateCounter } from '../domain/rate-limit';
+import type { Telemetry } from '../domain/telemetry';
+import { powertoolsTelemetry } from '../observability/telemetry';
 import { appConfig } from './config';
 
 /** Every store, each behind its port: what handlers that only read and write the table need. */
@@ -31,14 +33,15 @@ export function buildDb(config: Config): Db {
   });
 }
 
-export function buildStores(db: Db): Stores {
+/** `telemetry` hears what a store notices but cannot answer for (a note left behind by a start). */
+export function buildStores(db: Db, telemetry: Telemetry): Stores {
   return {
     // Test keys' scopes answer with their own balance and the live account's access rules.
     accounts: modeAwareAccounts(new DynamoAccountStore(db)),
     apiKeys: new DynamoApiKeyStore(db),
     ledger: new DynamoLedgerStore(db),
     rateCounter: new DynamoRateCounter(db),
-    tasks: new DynamoTaskStore(db),
+    tasks: new DynamoTaskStore(db, telemetry),
     idempotency: new DynamoIdempotencyStore(db),
     uploadPublications: new DynamoUploadPublications(db),
   };
@@ -54,6 +57,6 @@ export function appDb(): Db {
 }
 
 export function stores(): Stores {
-  current ??= buildStores(appDb());
+  current ??= buildStores(appDb(), powertoolsTelemetry);
   return current;
 }

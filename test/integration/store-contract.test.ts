@@ -4,6 +4,7 @@ import { DynamoIdempotencyStore } from '../../functions/adapters/dynamodb/idempo
 import { DynamoLedgerStore } from '../../functions/adapters/dynamodb/ledger-repository';
 import { DynamoRateCounter } from '../../functions/adapters/dynamodb/rate-counter-repository';
 import { DynamoTaskStore } from '../../functions/adapters/dynamodb/task-repository';
+import { SILENT_TELEMETRY } from '../../functions/domain/telemetry';
 import { describeStoreContract } from '../support/store-contract';
 import { createTestDb, dropTestDb } from '../support/test-db';
 
@@ -17,7 +18,7 @@ describeStoreContract('DynamoDB stores', async () => {
       accounts: new DynamoAccountStore(db),
       apiKeys: new DynamoApiKeyStore(db),
       ledger: new DynamoLedgerStore(db),
-      tasks: new DynamoTaskStore(db),
+      tasks: new DynamoTaskStore(db, SILENT_TELEMETRY),
       idempotency: new DynamoIdempotencyStore(db),
       rates: new DynamoRateCounter(db),
     },

@@ -4,6 +4,7 @@ import type { LedgerEntry } from '../../domain/ledger';
 import { AccountBusyError } from '../../domain/errors';
 import type { CreateTaskResult, FailOptions, IdempotencyClaim, NewTaskRequest, StartRepair, TaskRef, TaskStore } from '../../domain/ports';
 import type { ProviderJob, Task, TaskError, TaskKind } from '../../domain/task';
+import type { Telemetry } from '../../domain/telemetry';
 import { balanceCredit, DynamoAccountStore, PENDING_STARTS } from './account-repository';
 import { cancellationReasons, isConditionFailure, type Db } from './dynamo-client';
 import { DynamoIdempotencyStore, toIdempotencyItem } from './idempotency-repository';
@@ -36,7 +37,7 @@ export class DynamoTaskStore implements TaskStore {
   private readonly accounts: DynamoAccountStore;
   private readonly idempotency: DynamoIdempotencyStore;
 
-  constructor(private readonly db: Db) {
+  constructor(private readonly db: Db, private readonly telemetry: Telemetry) {
     this.accounts = new DynamoAccountStore(db);
     this.idempotency = new DynamoIdempotencyStore(db);
   }
@@ -91,7 +92,7 @@ export class DynamoTaskStore implements TaskStore {
 
     await this.clearPendingStart(task).catch((error: unknown) =>
       // Harmless if left: the task has its position, so no repair ever reads this note.
-      console.warn(JSON.stringify({ level: 'warn', message: 'pending start note not cleared', taskId: task.taskId, error: String(error) })),
+      this.telemetry.warn('pending start note not cleared', { task_id: task.taskId, account_id: task.accountId, error: String(error) }),
     );
     return { type: 'created', task };
   }
