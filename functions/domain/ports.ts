@@ -81,15 +81,22 @@ export interface TaskStore {
    */
   recordSubmission(task: Task, provider: ProviderJob, now: string): Promise<boolean>;
   /**
-   * Puts a task with no job on the submission queue's books (`queuedAt`, `submitAttempts`).
-   * False if it is no longer processing, has a job, or is already queued.
+   * Puts a task with no job on the submission queue's books (`queuedAt`, `submitAttempts`,
+   * `unsent`). False if it is no longer processing, has a job, is already queued, or its
+   * create was sent since `task` was read (`unsent`, `sentAt` as the caller saw them), so
+   * only the holder of a create that was refused can queue it again.
    */
   markQueued(task: Task, now: string, attempts: number): Promise<boolean>;
   /**
-   * Takes a queued task off the queue's books to send its create now (`sentAt`): true for
-   * exactly one caller, so a message delivered twice never submits twice.
+   * Takes a queued task off the queue's books to send its create now (it stays `unsent`):
+   * true for exactly one caller, so a message delivered twice never submits twice.
    */
   claimQueued(task: Task, now: string): Promise<boolean>;
+  /**
+   * Written just before a create is sent: `sentAt`, and the `unsent` mark removed. True for
+   * exactly one caller, and only while the task is processing, unsent, not queued and has no job.
+   */
+  markSent(task: Task, now: string): Promise<boolean>;
   /**
    * Claims the right to ask the provider now: succeeds only if nobody asked within
    * `minIntervalMs` (so concurrent polls share one upstream check).

@@ -15,5 +15,5 @@ export const handler = observe(async () => {
 });
 
 function changedSomething(report: SweepReport): boolean {
-  return report.timedOut + report.lostSubmissions + report.copied + report.repairedStarts + report.announced + report.errors > 0;
+  return report.timedOut + report.lostSubmissions + report.resumed + report.copied + report.repairedStarts + report.announced + report.errors > 0;
 }

@@ -133,6 +133,9 @@ const isPositionTransaction = (command: unknown) =>
 const isCharge = (command: unknown) => command instanceof UpdateCommand && JSON.stringify(command.input).includes('credits - :price');
 const isNoteRemoval = (command: unknown) =>
   command instanceof UpdateCommand && JSON.stringify(command.input).includes('REMOVE #pending.#task');
+/** The writes between a charge and its create: the mark that it is sent, and queuing it instead. */
+const isSubmissionStep = (command: unknown) =>
+  command instanceof UpdateCommand && /REMOVE unsent|SET queued_at/.test(String(command.input.UpdateExpression));
 
 describe('a start cut short', () => {
   it('after its charge: the sweeper fails it at its position and refunds it, leaving no gap', async () => {
@@ -156,6 +159,23 @@ describe('a start cut short', () => {
     const history = await listTasks(ctx.tasks, accountId, 'video', 1, 10);
     expect(history.total).toBe(3);
     expect(history.items[1]).toMatchObject({ status: 'failed', error: { code: 'internal_error' } });
+  });
+
+  it('after its charge, before its create: answered processing, and the sweeper resumes it a minute later', async () => {
+    const accountId = await newAccount(100);
+    const task = await startTask({ ...deps, tasks: crashingStore(isSubmissionStep) }, accountId, request(), 'k2');
+    expect(task).toMatchObject({ status: 'processing', unsent: true });
+    const stranded = await ctx.tasks.get(accountId, task.taskId);
+    expect(stranded).toMatchObject({ unsent: true, seq: 1 });
+    expect(stranded?.queuedAt).toBeUndefined();
+
+    await sweep(deps);
+    expect((await ctx.tasks.get(accountId, task.taskId))?.queuedAt).toBeUndefined(); // its start may still be at work
+    const later = { ...deps, clock: () => new Date(Date.now() + 60_000) };
+    expect(await sweep(later)).toMatchObject({ resumed: 1, lostSubmissions: 0 });
+    expect(await ctx.tasks.get(accountId, task.taskId)).toMatchObject({ status: 'processing', unsent: true, submitAttempts: 0 });
+    expect((await ctx.tasks.get(accountId, task.taskId))?.queuedAt).toBeDefined();
+    expect(await state(accountId)).toMatchObject({ balance: 75, ledger: 75, pending: {} });
   });
 
   it('before its charge: the sweeper discards the draft and releases its Idempotency-Key', async () => {

@@ -212,6 +212,7 @@ export class MemoryTaskStore implements TaskStore {
     if (!stored || (stored.provider && stored.provider.jobId !== provider.jobId)) return false;
     Object.assign(stored, { provider: { ...provider }, lastCheckedAt: now, updatedAt: now });
     delete stored.queuedAt;
+    delete stored.unsent;
     return true;
   }
 
@@ -219,7 +220,9 @@ export class MemoryTaskStore implements TaskStore {
     await turn();
     const stored = this.processing(task);
     if (!stored || stored.provider || stored.queuedAt) return false;
-    Object.assign(stored, { queuedAt: now, submitAttempts: attempts, updatedAt: now });
+    // Still as the caller saw it: unsent, or sent by the caller itself (its create was refused).
+    if (task.unsent ? !stored.unsent : stored.unsent || stored.sentAt !== task.sentAt) return false;
+    Object.assign(stored, { queuedAt: now, submitAttempts: attempts, unsent: true, updatedAt: now });
     return true;
   }
 
@@ -227,8 +230,17 @@ export class MemoryTaskStore implements TaskStore {
     await turn();
     const stored = this.processing(task);
     if (!stored || stored.provider || !stored.queuedAt) return false;
-    Object.assign(stored, { sentAt: now, updatedAt: now });
+    Object.assign(stored, { unsent: true, updatedAt: now });
     delete stored.queuedAt;
+    return true;
+  }
+
+  async markSent(task: Task, now: string): Promise<boolean> {
+    await turn();
+    const stored = this.processing(task);
+    if (!stored || stored.provider || stored.queuedAt || !stored.unsent) return false;
+    Object.assign(stored, { sentAt: now, updatedAt: now });
+    delete stored.unsent;
     return true;
   }
 
