@@ -3,11 +3,12 @@ import { messageQueue } from './queues';
 import type { Db } from '../adapters/dynamodb/dynamo-client';
 import { DynamoWebhookStore } from '../adapters/dynamodb/webhook-repository';
 import { createSafeFetcher } from '../adapters/safe-fetch';
+import { webhookDestinations } from '../adapters/webhook-destinations';
 import { signWebhook } from '../adapters/webhook-signing';
 import type { Config } from '../config';
 import { renderEvent } from '../contract/events';
 import type { DeliveryDeps, DeliveryMessage } from '../domain/webhook-deliveries';
-import type { WebhookSettings } from '../domain/webhooks';
+import type { DestinationPolicy } from '../domain/webhooks';
 import { appConfig } from './config';
 import { appDb } from './stores';
 
@@ -16,7 +17,7 @@ const DELIVERY_TIMEOUT_MS = 10_000;
 /** Of an answer's body, read and dropped. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
-export type WebhookDeps = DeliveryDeps & { settings: WebhookSettings };
+export type WebhookDeps = DeliveryDeps & { destinations: DestinationPolicy };
 
 export function buildWebhookDeps(config: Config, db: Db): WebhookDeps {
   const { queueUrl, retrySchedule, allowLoopback } = config.webhooks;
@@ -31,7 +32,7 @@ export function buildWebhookDeps(config: Config, db: Db): WebhookDeps {
     send: (url, body, headers) => fetcher.post(url, body, headers),
     clock: () => new Date(),
     retrySchedule,
-    settings: { allowLoopback },
+    destinations: webhookDestinations({ allowLoopback }),
   };
 }
 

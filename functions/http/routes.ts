@@ -447,7 +447,8 @@ export const ROUTES: readonly ApiRoute[] = [
       errors: [400, 401, 413, 429, 500],
       errorNotes: {
         400: {
-          description: 'The url is not https (or not public), an event type is unknown, or the account already has 10 endpoints.',
+          description:
+            'The url is not https, or its host is a private, loopback, link-local, multicast or cloud metadata address (or `localhost`); an event type is unknown; or the account already has 10 endpoints. A host name is checked when each event is sent: one that resolves to such an address gets the delivery error `blocked: private address`.',
           example: 'url: must be an https URL.',
         },
       },

@@ -86,6 +86,25 @@ describe('webhook endpoints', () => {
     expect((await call<Json>(stack.baseUrl, '/webhooks', { key })).body.data).toEqual({ webhooks: [] });
   });
 
+  // The attack run's addresses (issue 17, C): refused at creation, before anything is stored.
+  // Loopback forms (localhost., [::ffff:127.0.0.1]) are the local stack's own allowance; the
+  // unit test of webhook-destinations.ts refuses them without it.
+  it.each([
+    'https://169.254.169.254/latest/meta-data/',
+    'https://10.0.0.1/hooks',
+    'https://192.168.1.1/hooks',
+    'https://0.0.0.0/hooks',
+    'https://[fd00::1]/hooks',
+    'https://[::ffff:169.254.169.254]/hooks',
+    'http://10.0.0.1/hooks',
+  ])('refuses the non-public destination %s with a 400 naming url', async (url) => {
+    const { key } = await account();
+    const reply = await post(key, '/webhooks', { url });
+    expect([reply.status, reply.body.error?.code]).toEqual([400, 'validation_error']);
+    expect(reply.body.error?.message).toMatch(/^url: must be a public https URL: .+ is not a public address/);
+    expect((await call<Json>(stack.baseUrl, '/webhooks', { key })).body.data).toEqual({ webhooks: [] });
+  });
+
   it('allows at most ten endpoints per account, even when the eleventh and twelfth race', async () => {
     const { key } = await account();
     for (let i = 0; i < 8; i += 1) await endpoint(key, `https://example.com/hooks/${i}`);

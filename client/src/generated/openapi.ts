@@ -3157,7 +3157,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedWebhookResponse"];
                 };
             };
-            /** @description The url is not https (or not public), an event type is unknown, or the account already has 10 endpoints. */
+            /** @description The url is not https, or its host is a private, loopback, link-local, multicast or cloud metadata address (or `localhost`); an event type is unknown; or the account already has 10 endpoints. A host name is checked when each event is sent: one that resolves to such an address gets the delivery error `blocked: private address`. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
