@@ -4,6 +4,7 @@ import type { Db } from '../adapters/dynamodb/dynamo-client';
 import { DynamoWebhookStore } from '../adapters/dynamodb/webhook-repository';
 import { createSafeFetcher } from '../adapters/safe-fetch';
 import { webhookDestinations } from '../adapters/webhook-destinations';
+import { webhookSender } from '../adapters/webhook-sender';
 import { signWebhook } from '../adapters/webhook-signing';
 import type { Config } from '../config';
 import { renderEvent } from '../contract/events';
@@ -29,7 +30,7 @@ export function buildWebhookDeps(config: Config, db: Db): WebhookDeps {
     queue,
     render: renderEvent,
     sign: signWebhook,
-    send: (url, body, headers) => fetcher.post(url, body, headers),
+    send: webhookSender(fetcher, DELIVERY_TIMEOUT_MS),
     clock: () => new Date(),
     retrySchedule,
     destinations: webhookDestinations({ allowLoopback }),

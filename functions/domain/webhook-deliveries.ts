@@ -28,6 +28,8 @@ export interface Delivery {
   status: DeliveryStatus;
   attempts: number;
   lastStatusCode: number | null;
+  /** Why the last attempt was not a delivery, in a few words ("HTTP 500", "connection refused"); null after a 2xx. */
+  lastError: string | null;
   lastAttemptAt: string | null;
   nextAttemptAt: string | null;
   createdAt: string;
@@ -45,16 +47,21 @@ export interface DeliveryStore {
   create(delivery: Delivery): Promise<boolean>;
   get(message: DeliveryMessage): Promise<Delivery | undefined>;
   /** Saves an attempt's outcome, only if nobody recorded an attempt since `seen` was read. */
-  recordAttempt(seen: Delivery, next: Pick<Delivery, 'status' | 'attempts' | 'lastStatusCode' | 'lastAttemptAt' | 'nextAttemptAt'>): Promise<boolean>;
+  recordAttempt(seen: Delivery, next: AttemptOutcome): Promise<boolean>;
   /** One page of an endpoint's deliveries, newest first, and how many it has had. */
   listPage(accountId: string, webhookId: string, page: number, limit: number): Promise<{ deliveries: Delivery[]; total: number }>;
 }
 
+export type AttemptOutcome = Pick<Delivery, 'status' | 'attempts' | 'lastStatusCode' | 'lastError' | 'lastAttemptAt' | 'nextAttemptAt'>;
+
 /** Signs a body the Standard Webhooks way: `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`. */
 export type WebhookSigner = (secret: string, eventId: string, timestamp: Date, body: string) => string;
 
-/** POSTs to a customer's URL (SSRF-checked, no redirects, bounded time); rejects when nothing answered. */
-export type WebhookSender = (url: string, body: string, headers: Record<string, string>) => Promise<{ status: number }>;
+/**
+ * POSTs to a customer's URL (SSRF-checked, no redirects, bounded time): the answer's status, or
+ * when none came, why in a few words ("connection refused", "timeout after 10 s", "blocked: private address").
+ */
+export type WebhookSender = (url: string, body: string, headers: Record<string, string>) => Promise<{ status: number } | { error: string }>;
 
 export interface DeliveryDeps {
   webhooks: WebhookStore;
@@ -89,6 +96,7 @@ export async function publishEvent(
       status: 'pending',
       attempts: 0,
       lastStatusCode: null,
+      lastError: null,
       lastAttemptAt: null,
       nextAttemptAt: event.createdAt,
       createdAt: event.createdAt,
@@ -132,6 +140,7 @@ export async function attemptDelivery(deps: DeliveryDeps, message: DeliveryMessa
   if (!endpoint) return; // Deleted before delivery: the event is dropped.
 
   let statusCode: number | null = null;
+  let failure: string;
   try {
     const timestamp = deps.clock();
     const answer = await deps.send(endpoint.url, delivery.payload, {
@@ -140,9 +149,11 @@ export async function attemptDelivery(deps: DeliveryDeps, message: DeliveryMessa
       'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
       'webhook-signature': deps.sign(endpoint.secret, delivery.eventId, timestamp, delivery.payload),
     });
-    statusCode = answer.status;
+    if ('status' in answer) statusCode = answer.status;
+    failure = 'status' in answer ? answerWords(answer.status) : answer.error;
   } catch {
-    // Refused, unreachable or too slow: a failed attempt like a 5xx.
+    // The sender words every failure it knows; anything else is still a failed attempt.
+    failure = 'could not send';
   }
   const attempts = delivery.attempts + 1;
   const attemptedAt = deps.clock();
@@ -153,12 +164,18 @@ export async function attemptDelivery(deps: DeliveryDeps, message: DeliveryMessa
     status: delivered ? 'delivered' : next ? 'pending' : 'failed',
     attempts,
     lastStatusCode: statusCode,
+    lastError: delivered ? null : failure,
     lastAttemptAt: attemptedAt.toISOString(),
     nextAttemptAt: next ? next.toISOString() : null,
   });
   // Another copy of this message recorded an attempt first: it schedules what follows.
   if (!recorded || !next) return;
   await deps.queue.send(message, { delaySeconds: Math.min(MAX_QUEUE_DELAY_SECONDS, wait ?? 0) });
+}
+
+/** Why an answer is not a delivery: a redirect (never followed) or another status. */
+function answerWords(status: number): string {
+  return status >= 300 && status <= 399 ? `redirect not followed (HTTP ${status})` : `HTTP ${status}`;
 }
 
 /** GET /webhooks/{id}/deliveries: newest first. */

@@ -161,6 +161,7 @@ describe('deliveries', () => {
           status: 'delivered',
           attempts: 1,
           last_status_code: 200,
+          last_error: null,
           last_attempt_at: expect.any(String),
           next_attempt_at: null,
         },
@@ -184,7 +185,7 @@ describe('deliveries', () => {
       await sleep(1_000);
       expect(receiver.received).toHaveLength(3);
       const [delivery] = (await call<Json>(stack.baseUrl, `/webhooks/${created.webhook_id}/deliveries`, { key })).body.data!.deliveries;
-      expect(delivery).toMatchObject({ status: 'delivered', attempts: 3, last_status_code: 204 });
+      expect(delivery).toMatchObject({ status: 'delivered', attempts: 3, last_status_code: 204, last_error: null });
     } finally {
       await receiver.close();
     }
@@ -204,11 +205,42 @@ describe('deliveries', () => {
         await sleep(100);
         delivery = (await call<Json>(stack.baseUrl, `/webhooks/${created.webhook_id}/deliveries`, { key })).body.data!.deliveries[0];
       }
-      expect(delivery).toMatchObject({ status: 'failed', attempts: 4, last_status_code: 302, next_attempt_at: null });
+      expect(delivery).toMatchObject({
+        status: 'failed',
+        attempts: 4,
+        last_status_code: 302,
+        last_error: 'redirect not followed (HTTP 302)',
+        next_attempt_at: null,
+      });
       expect(receiver.received).toHaveLength(4);
       expect(target.received).toHaveLength(0);
     } finally {
       await Promise.all([receiver.close(), target.close()]);
+    }
+  });
+
+  it('says why each attempt failed in last_error: the status, or why no answer came', async () => {
+    const { key } = await account();
+    const failing = await startReceiver({ answer: () => ({ status: 500 }) });
+    const closed = await startReceiver();
+    await closed.close(); // nothing listens on its port any more
+    try {
+      const answering = await endpoint(key, failing.url);
+      const refusing = await endpoint(key, closed.url);
+      await post(key, `/webhooks/${answering.webhook_id}/test`);
+      await post(key, `/webhooks/${refusing.webhook_id}/test`);
+      const lastDelivery = async (webhookId: string) => {
+        let delivery: Json | undefined;
+        for (let i = 0; i < 100 && !(delivery?.attempts >= 1); i += 1) {
+          await sleep(50);
+          delivery = (await call<Json>(stack.baseUrl, `/webhooks/${webhookId}/deliveries`, { key })).body.data!.deliveries[0];
+        }
+        return delivery;
+      };
+      expect(await lastDelivery(answering.webhook_id)).toMatchObject({ last_status_code: 500, last_error: 'HTTP 500' });
+      expect(await lastDelivery(refusing.webhook_id)).toMatchObject({ last_status_code: null, last_error: 'connection refused' });
+    } finally {
+      await failing.close();
     }
   });
 

@@ -958,6 +958,11 @@ export interface components {
             attempts: number;
             /** @description The HTTP status of the last attempt; null when none answered. */
             last_status_code: number | null;
+            /**
+             * @description Why the last attempt was not a delivery, in a few words: `HTTP 500`, `redirect not followed (HTTP 302)`, `connection refused`, `connection reset`, `timeout after 10 s`, `host name not found`, `TLS certificate not accepted`, `blocked: private address` (the host resolved to an address we never send to)... Null before the first attempt and after a 2xx.
+             * @example connection refused
+             */
+            last_error: string | null;
             /** Format: date-time */
             last_attempt_at: string | null;
             /**
@@ -3416,6 +3421,7 @@ export interface operations {
                      *             "status": "delivered",
                      *             "attempts": 1,
                      *             "last_status_code": 200,
+                     *             "last_error": null,
                      *             "last_attempt_at": "2026-11-21T17:00:42.000Z",
                      *             "next_attempt_at": null
                      *           }

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Delivery, DeliveryMessage, DeliveryStore } from '../../domain/webhook-deliveries';
+import type { AttemptOutcome, Delivery, DeliveryMessage, DeliveryStore } from '../../domain/webhook-deliveries';
 import type { EventType } from '../../domain/webhooks';
 import { isConditionFailure, type Db } from './dynamo-client';
 import { deliveryKey, deliveryListKey, webhookKey } from './keys';
@@ -62,23 +62,21 @@ export class DynamoDeliveryStore implements DeliveryStore {
     return Item ? fromDeliveryItem(Item) : undefined;
   }
 
-  async recordAttempt(
-    seen: Delivery,
-    next: Pick<Delivery, 'status' | 'attempts' | 'lastStatusCode' | 'lastAttemptAt' | 'nextAttemptAt'>,
-  ): Promise<boolean> {
+  async recordAttempt(seen: Delivery, next: AttemptOutcome): Promise<boolean> {
     try {
       await this.db.doc.send(
         new UpdateCommand({
           TableName: this.db.tableName,
           Key: deliveryKey(seen.accountId, seen.webhookId, seen.eventId),
           UpdateExpression:
-            'SET #status = :status, attempts = :attempts, last_status_code = :code, last_attempt_at = :at, next_attempt_at = :next',
+            'SET #status = :status, attempts = :attempts, last_status_code = :code, last_error = :error, last_attempt_at = :at, next_attempt_at = :next',
           ConditionExpression: '#status = :pending AND attempts = :seen',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
             ':status': next.status,
             ':attempts': next.attempts,
             ':code': next.lastStatusCode,
+            ':error': next.lastError,
             ':at': next.lastAttemptAt,
             ':next': next.nextAttemptAt,
             ':pending': 'pending',
@@ -116,6 +114,7 @@ function toDeliveryItem(delivery: Delivery, seq: number): Record<string, unknown
     status: delivery.status,
     attempts: delivery.attempts,
     last_status_code: delivery.lastStatusCode,
+    last_error: delivery.lastError,
     last_attempt_at: delivery.lastAttemptAt,
     next_attempt_at: delivery.nextAttemptAt,
     created_at: delivery.createdAt,
@@ -134,6 +133,7 @@ function fromDeliveryItem(item: Record<string, unknown>): Delivery {
     status: item.status as Delivery['status'],
     attempts: Number(item.attempts),
     lastStatusCode: nullable<number>(item.last_status_code),
+    lastError: nullable<string>(item.last_error),
     lastAttemptAt: nullable<string>(item.last_attempt_at),
     nextAttemptAt: nullable<string>(item.next_attempt_at),
     createdAt: String(item.created_at),
