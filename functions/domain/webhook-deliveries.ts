@@ -48,6 +48,11 @@ export interface DeliveryStore {
   get(message: DeliveryMessage): Promise<Delivery | undefined>;
   /** Saves an attempt's outcome, only if nobody recorded an attempt since `seen` was read. */
   recordAttempt(seen: Delivery, next: AttemptOutcome): Promise<boolean>;
+  /**
+   * Pending deliveries whose next attempt was due before `before` (ISO 8601): one stream per
+   * shard of the list, each soonest due first.
+   */
+  listDue(before: string): AsyncIterable<DeliveryMessage>[];
   /** One page of an endpoint's deliveries, newest first, and how many it has had. */
   listPage(accountId: string, webhookId: string, page: number, limit: number): Promise<{ deliveries: Delivery[]; total: number }>;
 }
@@ -137,7 +142,11 @@ export async function attemptDelivery(deps: DeliveryDeps, message: DeliveryMessa
     return;
   }
   const endpoint = await deps.webhooks.get(message.accountId, message.webhookId);
-  if (!endpoint) return; // Deleted before delivery: the event is dropped.
+  if (!endpoint) {
+    // Deleted before delivery: the event is dropped (and leaves the sweeper's list of pending ones).
+    await deps.deliveries.recordAttempt(delivery, { ...delivery, status: 'failed', lastError: 'endpoint deleted', nextAttemptAt: null });
+    return;
+  }
 
   let statusCode: number | null = null;
   let failure: string;
@@ -171,6 +180,31 @@ export async function attemptDelivery(deps: DeliveryDeps, message: DeliveryMessa
   // Another copy of this message recorded an attempt first: it schedules what follows.
   if (!recorded || !next) return;
   await deps.queue.send(message, { delaySeconds: Math.min(MAX_QUEUE_DELAY_SECONDS, wait ?? 0) });
+}
+
+/**
+ * A pending delivery this long past its due time has lost its queue message (the local stack's
+ * queue lives in memory; a send can fail after the record was written): the sweeper queues it
+ * again. Normally a message arrives within seconds of the due time, and an attempt takes at most
+ * 10 s, so a duplicate attempt is rare (and harmless: at least once, one schedule).
+ */
+export const DELIVERY_STALL_MS = 60_000;
+
+/** The sweeper's part: queues every delivery overdue by DELIVERY_STALL_MS again. Returns how many. */
+export async function resendStalledDeliveries(
+  deps: Pick<DeliveryDeps, 'deliveries' | 'queue' | 'clock'>,
+  options: { stopAt?: number } = {},
+): Promise<number> {
+  const before = new Date(deps.clock().getTime() - DELIVERY_STALL_MS).toISOString();
+  let resent = 0;
+  for (const shard of deps.deliveries.listDue(before)) {
+    for await (const message of shard) {
+      if (options.stopAt !== undefined && Date.now() > options.stopAt) return resent;
+      await deps.queue.send(message);
+      resent += 1;
+    }
+  }
+  return resent;
 }
 
 /** Why an answer is not a delivery: a redirect (never followed) or another status. */

@@ -2,6 +2,10 @@ import type { LocalStack } from '../../bin/local-stack/stack';
 import { createAccount, createApiKey } from '../../functions/domain/account-admin';
 import { call, startTestApi } from '../support/local-api';
 import { startReceiver } from '../support/webhook-receiver';
+import { lambdaContext, loadHandler } from '../../bin/local-stack/lambda-runtime';
+import { DynamoDeliveryStore } from '../../functions/adapters/dynamodb/delivery-repository';
+import { newEventId } from '../../functions/domain/ids';
+import { SWEEPER_HANDLER } from '../../functions/http/routes';
 import { VidgenClient, verifyWebhook } from '../../client/src/index';
 
 /**
@@ -258,6 +262,86 @@ describe('deliveries', () => {
       const settled = receiver.received.length;
       await sleep(1_000);
       expect(receiver.received.length).toBe(settled);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('after a restart', () => {
+  const runSweeper = () => loadHandler(SWEEPER_HANDLER)({}, lambdaContext(SWEEPER_HANDLER, `sweep-${Date.now()}`)) as Promise<Json>;
+
+  it('the sweeper resends a pending delivery that is due and has no queue message (a retry lost with the process)', async () => {
+    const { accountId, key } = await account();
+    const receiver = await startReceiver();
+    try {
+      const created = await endpoint(key, receiver.url);
+      receiver.useSecret(created.secret);
+      // What a kill -9 leaves: the record of a retry due two minutes ago, its wait lost with the process's memory.
+      const eventId = newEventId();
+      const payload = JSON.stringify({ id: eventId, type: 'webhook.test', created_at: '2026-01-01T00:00:00.000Z', livemode: true, data: { webhook_id: created.webhook_id } });
+      const twoMinutesAgo = new Date(Date.now() - 120_000).toISOString();
+      const deliveries = new DynamoDeliveryStore(stack.context.db);
+      await deliveries.create({
+        accountId,
+        webhookId: created.webhook_id,
+        eventId,
+        type: 'webhook.test',
+        payload,
+        status: 'pending',
+        attempts: 1,
+        lastStatusCode: 500,
+        lastError: 'HTTP 500',
+        lastAttemptAt: twoMinutesAgo,
+        nextAttemptAt: twoMinutesAgo,
+        createdAt: twoMinutesAgo,
+      });
+
+      // At least this one (the stack's table is shared with this file's other tests).
+      expect((await runSweeper()).resentDeliveries).toBeGreaterThanOrEqual(1);
+      const [event] = await receiver.waitFor(1);
+      expect(event).toMatchObject({ id: eventId, body: payload, verified: expect.objectContaining({ id: eventId }) });
+      let delivery: Json | undefined;
+      for (let i = 0; i < 40 && delivery?.status !== 'delivered'; i += 1) {
+        await sleep(50);
+        delivery = (await call<Json>(stack.baseUrl, `/webhooks/${created.webhook_id}/deliveries`, { key })).body.data!.deliveries[0];
+      }
+      expect(delivery).toMatchObject({ event_id: eventId, status: 'delivered', attempts: 2, last_status_code: 200, last_error: null });
+      // Delivered: off the sweeper's list.
+      await runSweeper();
+      await sleep(500);
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('the sweeper leaves alone a delivery whose retry is not yet overdue', async () => {
+    const { accountId, key } = await account();
+    const receiver = await startReceiver();
+    try {
+      const created = await endpoint(key, receiver.url);
+      const soon = new Date(Date.now() + 60_000).toISOString();
+      const deliveries = new DynamoDeliveryStore(stack.context.db);
+      const eventId = newEventId();
+      await deliveries.create({
+        accountId,
+        webhookId: created.webhook_id,
+        eventId,
+        type: 'webhook.test',
+        payload: '{}',
+        status: 'pending',
+        attempts: 1,
+        lastStatusCode: 500,
+        lastError: 'HTTP 500',
+        lastAttemptAt: new Date().toISOString(),
+        nextAttemptAt: soon,
+        createdAt: new Date().toISOString(),
+      });
+      await runSweeper();
+      await sleep(500);
+      expect(receiver.received).toHaveLength(0);
+      expect(await deliveries.get({ accountId, webhookId: created.webhook_id, eventId })).toMatchObject({ status: 'pending', attempts: 1 });
     } finally {
       await receiver.close();
     }
