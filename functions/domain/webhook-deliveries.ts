@@ -1,3 +1,4 @@
+import { RateLimitExceededError } from './errors';
 import type { MessageQueue } from './ports';
 import { MAX_QUEUE_DELAY_SECONDS } from './ports';
 import {
@@ -119,10 +120,40 @@ export async function publishEvent(
   return queued;
 }
 
-/** POST /webhooks/{id}/test: a `webhook.test` event to that endpoint only. */
+/**
+ * Test events are paced per endpoint, so that the test route cannot be used to flood a URL: at
+ * most one in flight (each is attempted once, never retried) and one every this many seconds.
+ */
+export const TEST_EVENT_INTERVAL_SECONDS = 10;
+
+/** POST /webhooks/{id}/test: a `webhook.test` event to that endpoint only, one attempt. */
 export async function sendTestEvent(deps: DeliveryDeps, accountId: string, webhookId: string): Promise<{ eventId: string }> {
   const endpoint = await getWebhook(deps.webhooks, accountId, webhookId);
-  const event = testEvent(endpoint, deps.clock());
+  const now = deps.clock();
+  const last = endpoint.lastTest;
+  if (last) {
+    const previous = await deps.deliveries.get({ accountId, webhookId, eventId: last.eventId });
+    if (previous?.status === 'pending') {
+      throw new RateLimitExceededError(
+        TEST_EVENT_INTERVAL_SECONDS,
+        `A test event to this endpoint (${last.eventId}) is still being delivered; send another once it has been answered (GET /webhooks/${webhookId}/deliveries shows it).`,
+      );
+    }
+    const waitSeconds = Math.ceil((Date.parse(last.at) + TEST_EVENT_INTERVAL_SECONDS * 1000 - now.getTime()) / 1000);
+    if (waitSeconds > 0) {
+      throw new RateLimitExceededError(
+        waitSeconds,
+        `At most one test event per endpoint every ${TEST_EVENT_INTERVAL_SECONDS} seconds; retry after ${waitSeconds} seconds.`,
+      );
+    }
+  }
+  const event = testEvent(endpoint, now);
+  if (!(await deps.webhooks.claimTest(endpoint, { eventId: event.id, at: event.createdAt }))) {
+    throw new RateLimitExceededError(
+      TEST_EVENT_INTERVAL_SECONDS,
+      `Another test event to this endpoint was requested at the same time; retry after ${TEST_EVENT_INTERVAL_SECONDS} seconds.`,
+    );
+  }
   await publishEvent(deps, accountId, event, endpoint);
   return { eventId: event.id };
 }
@@ -167,7 +198,8 @@ export async function attemptDelivery(deps: DeliveryDeps, message: DeliveryMessa
   const attempts = delivery.attempts + 1;
   const attemptedAt = deps.clock();
   const delivered = statusCode !== null && statusCode >= 200 && statusCode <= 299;
-  const wait = deps.retrySchedule[attempts - 1];
+  // A test event checks the endpoint as it is now: one attempt, never retried (docs/decisions.md).
+  const wait = delivery.type === 'webhook.test' ? undefined : deps.retrySchedule[attempts - 1];
   const next = delivered || wait === undefined ? null : new Date(attemptedAt.getTime() + wait * 1000);
   const recorded = await deps.deliveries.recordAttempt(delivery, {
     status: delivered ? 'delivered' : next ? 'pending' : 'failed',

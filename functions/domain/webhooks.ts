@@ -28,6 +28,8 @@ export interface WebhookEndpoint {
   /** `whsec_` + base64 of 24 random bytes: the signing key, shown to the customer once. */
   secret: string;
   createdAt: string;
+  /** The last `webhook.test` event asked for, which paces the next (sendTestEvent). */
+  lastTest: { eventId: string; at: string } | null;
 }
 
 export interface WebhookStore {
@@ -38,6 +40,11 @@ export interface WebhookStore {
   list(accountId: string): Promise<WebhookEndpoint[]>;
   /** False when there was no such endpoint. */
   delete(accountId: string, webhookId: string): Promise<boolean>;
+  /**
+   * Records `test` as the endpoint's last test event, only if its last one is still the one in
+   * `seen` (so of two racing test requests one wins). False otherwise, or if the endpoint is gone.
+   */
+  claimTest(seen: WebhookEndpoint, test: { eventId: string; at: string }): Promise<boolean>;
 }
 
 /** Which destinations are refused when an endpoint is created, in words that follow "url: ". */
@@ -68,6 +75,7 @@ export async function createWebhook(
     description: input.description ?? null,
     secret: `whsec_${randomBytes(24).toString('base64')}`,
     createdAt: deps.clock().toISOString(),
+    lastTest: null,
   };
   if (!(await deps.webhooks.create(endpoint, MAX_WEBHOOKS_PER_ACCOUNT))) {
     throw new ValidationError(

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { LocalStack } from '../../bin/local-stack/stack';
 import { createAccount, createApiKey } from '../../functions/domain/account-admin';
 import { call, startTestApi } from '../support/local-api';
@@ -134,6 +136,14 @@ describe('webhook endpoints', () => {
   });
 });
 
+/** A task event for the account's endpoints at once: a stalled video, canceled (video.failed). Its event id. */
+async function canceledVideo(key: string): Promise<string> {
+  const started = await post(key, '/generate', { prompt: 'sim:stall a paper kite', duration: 3 });
+  const videoId = started.body.data!.video_id as string;
+  expect((await post(key, `/videos/${videoId}/cancel`)).status).toBe(200);
+  return `evt_${videoId.slice(4)}`;
+}
+
 describe('deliveries', () => {
   it('sends a signed webhook.test event that standardwebhooks verifies, and lists the delivery', async () => {
     const { key } = await account();
@@ -181,9 +191,9 @@ describe('deliveries', () => {
     try {
       const created = await endpoint(key, receiver.url);
       receiver.useSecret(created.secret);
-      const sent = await post(key, `/webhooks/${created.webhook_id}/test`);
+      const eventId = await canceledVideo(key);
       const attempts = await receiver.waitFor(3);
-      expect(attempts.map((attempt) => attempt.id)).toEqual(Array(3).fill(sent.body.data!.event_id));
+      expect(attempts.map((attempt) => attempt.id)).toEqual(Array(3).fill(eventId));
       expect(attempts.every((attempt) => attempt.verified !== undefined)).toBe(true);
       expect(new Set(attempts.map((attempt) => attempt.body)).size).toBe(1);
       await sleep(1_000);
@@ -201,7 +211,7 @@ describe('deliveries', () => {
     const receiver = await startReceiver({ answer: () => ({ status: 302, headers: { location: target.url } }) });
     try {
       const created = await endpoint(key, receiver.url);
-      await post(key, `/webhooks/${created.webhook_id}/test`);
+      await canceledVideo(key);
       // One first attempt plus three retries (WEBHOOK_RETRY_SCHEDULE has three entries).
       await receiver.waitFor(4);
       let delivery: Json | undefined;
@@ -253,7 +263,7 @@ describe('deliveries', () => {
     const receiver = await startReceiver({ answer: () => ({ status: 500 }) });
     try {
       const created = await endpoint(key, receiver.url);
-      await post(key, `/webhooks/${created.webhook_id}/test`);
+      await canceledVideo(key);
       await receiver.waitFor(1);
       await call(stack.baseUrl, `/webhooks/${created.webhook_id}`, { method: 'DELETE', key });
       const seen = receiver.received.length;
@@ -264,6 +274,65 @@ describe('deliveries', () => {
       expect(receiver.received.length).toBe(settled);
     } finally {
       await receiver.close();
+    }
+  });
+});
+
+describe('test events', () => {
+  it('are paced per endpoint: 20 requests to a receiver answering 500 send one event, attempted once (issue 17, F)', async () => {
+    const { key } = await account();
+    const receiver = await startReceiver({ answer: () => ({ status: 500 }) });
+    try {
+      const created = await endpoint(key, receiver.url);
+      const replies = [];
+      for (let i = 0; i < 20; i += 1) replies.push(await post(key, `/webhooks/${created.webhook_id}/test`));
+      expect(replies[0]!.status).toBe(200);
+      for (const reply of replies.slice(1)) {
+        expect([reply.status, reply.body.error?.code]).toEqual([429, 'rate_limit_exceeded']);
+        expect(reply.body.error?.message).toMatch(/still being delivered|At most one test event per endpoint every 10 seconds/);
+        expect(Number(reply.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+      let delivery: Json | undefined;
+      for (let i = 0; i < 100 && delivery?.status !== 'failed'; i += 1) {
+        await sleep(50);
+        delivery = (await call<Json>(stack.baseUrl, `/webhooks/${created.webhook_id}/deliveries`, { key })).body.data!.deliveries[0];
+      }
+      expect(delivery).toMatchObject({ type: 'webhook.test', status: 'failed', attempts: 1, last_error: 'HTTP 500', next_attempt_at: null });
+      // Longer than this stack's whole retry schedule (0.3 s x 3): a test event is not retried.
+      await sleep(1_500);
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('answer 429 naming the event while one is still being delivered', async () => {
+    const { key } = await account();
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const server = http.createServer((request, response) => {
+      request.resume();
+      void held.then(() => response.writeHead(204).end());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const created = await endpoint(key, `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`);
+      const first = await post(key, `/webhooks/${created.webhook_id}/test`);
+      const eventId = first.body.data!.event_id as string;
+      const second = await post(key, `/webhooks/${created.webhook_id}/test`);
+      expect([second.status, second.body.error?.code]).toEqual([429, 'rate_limit_exceeded']);
+      expect(second.body.error?.message).toContain(`A test event to this endpoint (${eventId}) is still being delivered`);
+      release();
+      let delivery: Json | undefined;
+      for (let i = 0; i < 100 && delivery?.status !== 'delivered'; i += 1) {
+        await sleep(50);
+        delivery = (await call<Json>(stack.baseUrl, `/webhooks/${created.webhook_id}/deliveries`, { key })).body.data!.deliveries[0];
+      }
+      expect(delivery).toMatchObject({ event_id: eventId, status: 'delivered', attempts: 1, last_status_code: 204 });
+    } finally {
+      release();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });
