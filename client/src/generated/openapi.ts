@@ -303,7 +303,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event
-         * @description Sends a `webhook.test` event (`data = { webhook_id }`) to this endpoint, delivered and retried like any other event.
+         * @description Sends a `webhook.test` event (`data = { webhook_id }`) to this endpoint, signed like any other event. It checks the endpoint as it is now: it is attempted once and not retried, and its outcome (`last_status_code`, `last_error`) is in the deliveries list. Test events are paced per endpoint: one at a time, and at most one every 10 seconds.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -3340,7 +3340,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            /** @description Over the per-key rate limit, or a test event to this endpoint is still being delivered or was sent less than 10 seconds ago. `Retry-After` says when to try again. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3355,7 +3355,7 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "message": "At most one test event per endpoint every 10 seconds; retry after 7 seconds.",
                      *         "code": "rate_limit_exceeded"
                      *       }
                      *     }
