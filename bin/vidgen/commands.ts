@@ -12,7 +12,7 @@ import type {
 import { verifyWebhook } from '../../client/src/index';
 import { UsageError, type Command, type WaitSettings } from './args';
 import { download, DownloadError, numberedFile } from './download';
-import { formatCredits, formatFields, formatImageList, formatSize, formatTransactionList, formatVideoList } from './format';
+import { formatCredits, formatDeliveryList, formatFields, formatImageList, formatSize, formatTransactionList, formatVideoList } from './format';
 import { startProgress, type ProgressStream } from './progress';
 
 export interface Io {
@@ -98,8 +98,12 @@ export async function runCommand(command: Exclude<Command, { name: 'help' }>, cl
       printData(task, () => formatFields(task));
       return 0;
     }
-    case 'webhooks':
-      return listen(client, command.port, command.json, io, print);
+    case 'webhooks': {
+      if (command.action === 'listen') return listen(client, command.port, command.json, io, print);
+      const page = await client.listWebhookDeliveries(command.webhookId, { page: command.page, limit: command.limit }, { signal });
+      printData(page, () => formatDeliveryList(page));
+      return 0;
+    }
   }
 }
 

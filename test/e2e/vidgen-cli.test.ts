@@ -229,6 +229,11 @@ describe('vidgen webhooks listen and vidgen cancel', () => {
       expect(stdout).toContain(`${videoId} failed`);
       const again = await vidgen(['cancel', videoId], { VIDGEN_API_KEY: key });
       expect([again.code, again.stderr]).toEqual([1, expect.stringContaining('[task_not_cancelable]')]);
+
+      const deliveries = await vidgen(['webhooks', 'deliveries', webhookId], { VIDGEN_API_KEY: key });
+      expect(deliveries.code).toBe(0);
+      expect(deliveries.stdout).toMatch(new RegExp(`^${data.event_id}\\s+webhook\\.test\\s+delivered\\s+1 attempt\\s`, 'm'));
+      expect(deliveries.stdout).toMatch(/^Page 1 of 1 \(2 deliveries\)\.$/m);
     } finally {
       child.kill('SIGINT');
     }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { parseCommand, UsageError } from '../../bin/vidgen/args';
 import { configPath, loadConfig } from '../../bin/vidgen/config';
 import { numberedFile } from '../../bin/vidgen/download';
-import { formatFields, formatVideoList } from '../../bin/vidgen/format';
+import { formatDeliveryList, formatFields, formatVideoList } from '../../bin/vidgen/format';
 import { startProgress } from '../../bin/vidgen/progress';
 import type { VideoTask } from '../../client/src/index';
 
@@ -47,6 +47,21 @@ describe('parseCommand', () => {
     expect(parseCommand(['--help'])).toEqual({ name: 'help' });
     expect(parseCommand(['help'])).toEqual({ name: 'help' });
     expect(parseCommand(['generate', '--', '--a prompt that starts with dashes'])).toMatchObject({ prompt: '--a prompt that starts with dashes' });
+  });
+
+  it('reads webhooks listen and webhooks deliveries WEBHOOK_ID', () => {
+    expect(parseCommand(['webhooks', 'listen', '--port', '4000'])).toEqual({ name: 'webhooks', action: 'listen', port: 4000, json: false });
+    expect(parseCommand(['webhooks', 'deliveries', 'whk_1', '--limit', '5', '--json'])).toEqual({
+      name: 'webhooks',
+      action: 'deliveries',
+      webhookId: 'whk_1',
+      page: undefined,
+      limit: 5,
+      json: true,
+    });
+    expect(() => parseCommand(['webhooks', 'deliveries'])).toThrow(/"webhooks deliveries" needs WEBHOOK_ID/);
+    expect(() => parseCommand(['webhooks', 'deliveries', 'whk_1', '--port', '1'])).toThrow(/--port is not an option of "webhooks deliveries"/);
+    expect(() => parseCommand(['webhooks', 'listen', '--page', '1'])).toThrow(/--page is not an option of "webhooks listen"/);
   });
 
   it.each([
@@ -139,6 +154,41 @@ describe('output', () => {
     expect(lines[0]).toMatch(/^vid_1 {2}failed {2}vid-1-5-pro {2}5s {2}720p {2}16:9 {2}2026-11-21 17:00Z {2}"a very long prompt .*…"$/);
     expect(lines[1]).toBe('Page 1 of 1 (1 video).');
     expect(formatVideoList({ videos: [], pagination: { page: 1, limit: 20, total: 0, total_pages: 0, has_more: false } })).toBe('No videos yet.');
+  });
+
+  it('prints deliveries with why the last attempt failed and when the next is due', () => {
+    const pagination = { page: 1, limit: 20, total: 2, total_pages: 1, has_more: false };
+    const lines = formatDeliveryList({
+      deliveries: [
+        {
+          event_id: 'evt_2',
+          type: 'video.failed',
+          status: 'pending',
+          attempts: 2,
+          last_status_code: null,
+          last_error: 'connection refused',
+          last_attempt_at: '2026-11-21T17:00:05.000Z',
+          next_attempt_at: '2026-11-21T17:05:05.000Z',
+        },
+        {
+          event_id: 'evt_1',
+          type: 'webhook.test',
+          status: 'delivered',
+          attempts: 1,
+          last_status_code: 204,
+          last_error: null,
+          last_attempt_at: '2026-11-21T16:00:00.000Z',
+          next_attempt_at: null,
+        },
+      ],
+      pagination,
+    }).split('\n');
+    expect(lines).toEqual([
+      'evt_2  video.failed  pending    2 attempts  2026-11-21 17:00Z  connection refused, next 2026-11-21 17:05Z',
+      'evt_1  webhook.test  delivered  1 attempt   2026-11-21 16:00Z',
+      'Page 1 of 1 (2 deliveries).',
+    ]);
+    expect(formatDeliveryList({ deliveries: [], pagination: { ...pagination, total: 0, total_pages: 0 } })).toBe('No deliveries yet.');
   });
 
   it('numbers extra result files before the extension', () => {

@@ -303,7 +303,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event
-         * @description Sends a `webhook.test` event (`data = { webhook_id }`) to this endpoint, delivered and retried like any other event.
+         * @description Sends a `webhook.test` event (`data = { webhook_id }`) to this endpoint, signed like any other event. It checks the endpoint as it is now: it is attempted once and not retried, and its outcome (`last_status_code`, `last_error`) is in the deliveries list. Test events are paced per endpoint: one at a time, and at most one every 10 seconds.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -958,6 +958,11 @@ export interface components {
             attempts: number;
             /** @description The HTTP status of the last attempt; null when none answered. */
             last_status_code: number | null;
+            /**
+             * @description Why the last attempt was not a delivery, in a few words: `HTTP 500`, `redirect not followed (HTTP 302)`, `connection refused`, `connection reset`, `timeout after 10 s`, `host name not found`, `TLS certificate not accepted`, `blocked: private address` (the host resolved to an address we never send to)... Null before the first attempt and after a 2xx.
+             * @example connection refused
+             */
+            last_error: string | null;
             /** Format: date-time */
             last_attempt_at: string | null;
             /**
@@ -3157,7 +3162,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedWebhookResponse"];
                 };
             };
-            /** @description The url is not https (or not public), an event type is unknown, or the account already has 10 endpoints. */
+            /** @description The url is not https, or its host is a private, loopback, link-local, multicast or cloud metadata address (or `localhost`); an event type is unknown; or the account already has 10 endpoints. A host name is checked when each event is sent: one that resolves to such an address gets the delivery error `blocked: private address`. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3335,7 +3340,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            /** @description Over the per-key rate limit, or a test event to this endpoint is still being delivered or was sent less than 10 seconds ago. `Retry-After` says when to try again. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3350,7 +3355,7 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "message": "At most one test event per endpoint every 10 seconds; retry after 7 seconds.",
                      *         "code": "rate_limit_exceeded"
                      *       }
                      *     }
@@ -3416,6 +3421,7 @@ export interface operations {
                      *             "status": "delivered",
                      *             "attempts": 1,
                      *             "last_status_code": 200,
+                     *             "last_error": null,
                      *             "last_attempt_at": "2026-11-21T17:00:42.000Z",
                      *             "next_attempt_at": null
                      *           }
