@@ -4,7 +4,8 @@ import type { LocalStack } from '../../bin/local-stack/stack';
 import { createAccount, createApiKey } from '../../functions/domain/account-admin';
 import { call, startTestApi } from '../support/local-api';
 import { startReceiver } from '../support/webhook-receiver';
-import { lambdaContext, loadHandler } from '../../bin/local-stack/lambda-runtime';
+import { lambdaContext } from '../../bin/lambda-context.cjs';
+import { loadHandler } from '../../bin/local-stack/lambda-runtime';
 import { DynamoDeliveryStore } from '../../functions/adapters/dynamodb/delivery-repository';
 import { newEventId } from '../../functions/domain/ids';
 import { SWEEPER_HANDLER } from '../../functions/http/routes';
@@ -338,7 +339,7 @@ describe('test events', () => {
 });
 
 describe('after a restart', () => {
-  const runSweeper = () => loadHandler(SWEEPER_HANDLER)({}, lambdaContext(SWEEPER_HANDLER, `sweep-${Date.now()}`)) as Promise<Json>;
+  const runSweeper = () => loadHandler(SWEEPER_HANDLER)({}, lambdaContext(SWEEPER_HANDLER)) as Promise<Json>;
 
   it('the sweeper resends a pending delivery that is due and has no queue message (a retry lost with the process)', async () => {
     const { accountId, key } = await account();

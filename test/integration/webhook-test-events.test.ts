@@ -1,3 +1,4 @@
+import { SILENT_TELEMETRY } from '../../functions/domain/telemetry';
 import type { Db } from '../../functions/adapters/dynamodb/dynamo-client';
 import { buildStores } from '../../functions/app-context/stores';
 import { buildWebhookDeps, type WebhookDeps } from '../../functions/app-context/webhooks';
@@ -28,7 +29,7 @@ beforeEach(() => {
 });
 
 async function newEndpoint() {
-  const stores = buildStores(db);
+  const stores = buildStores(db, SILENT_TELEMETRY);
   const { account } = await createAccount(stores, { credits: 0 });
   const endpoint = await createWebhook({ ...deps, accounts: stores.accounts }, account.accountId, { url: 'https://example.com/hooks' });
   return { accountId: account.accountId, webhookId: endpoint.webhookId };
