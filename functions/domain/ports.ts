@@ -253,3 +253,17 @@ export interface ReferenceUrlPolicy {
   /** Why `url` would be refused (words a client can act on), or undefined. */
   whyRefused(url: string): string | undefined;
 }
+
+/**
+ * The provider callback messages already received, by the provider's message id (webhook-id),
+ * kept while a replay of one could still pass the signature's time check.
+ */
+export interface CallbackReceipts {
+  /**
+   * True for exactly one caller per provider and message id until `keepUntil`; false for a
+   * repeat (a replay, or the provider's retry of a message we already took).
+   */
+  claim(provider: string, messageId: string, now: Date, keepUntil: Date): Promise<boolean>;
+  /** Forgets a claim whose message could not be handled, so the provider's retry is taken. */
+  release(provider: string, messageId: string): Promise<void>;
+}

@@ -136,8 +136,8 @@ async function requeue(deps: LifecycleDeps, task: Task, attempts: number, delayS
 
 async function sendCreate(deps: LifecycleDeps, task: Task): Promise<Create> {
   const provider = providerFor(deps, task);
-  const callbackUrl = deps.callbackUrl?.(task, provider.name);
   try {
+    const callbackUrl = await callbackUrlFor(deps, provider, task);
     const outcome = await provider.submit(jobFor(task), callbackUrl ? { callbackUrl } : {});
     if (outcome.type === 'rejected') {
       logProviderDetail(deps, task, outcome.message);
@@ -163,6 +163,17 @@ async function sendCreate(deps: LifecycleDeps, task: Task): Promise<Create> {
       ? { type: 'busy', ...(error.retryAfterSeconds !== undefined && { retryAfterSeconds: error.retryAfterSeconds }) }
       : { type: 'unavailable' };
   }
+}
+
+/**
+ * Our callback route for the task's job, carrying the token that binds it to this task
+ * (docs/tasks.md, "Provider callbacks"); undefined (polls only) when there is no route or the
+ * provider has no callback secret to derive the token from.
+ */
+async function callbackUrlFor(deps: LifecycleDeps, provider: GenerationProvider, task: Task): Promise<string | undefined> {
+  if (!deps.callbackUrl) return undefined;
+  const token = await provider.callbackToken({ provider: provider.name, accountId: task.accountId, taskId: task.taskId });
+  return token === undefined ? undefined : deps.callbackUrl(task, provider.name, token);
 }
 
 /** Asks the provider to stop a job we will not use; a failure is logged, never raised. */

@@ -29,8 +29,11 @@ export interface LifecycleDeps {
   budget: ProviderBudget;
   /** Creates that wait for a turn (SQS on AWS, in process locally). */
   submissions: MessageQueue<SubmissionRequest>;
-  /** Our callback route for a task's job at a provider; undefined: no callbacks, polls only. */
-  callbackUrl?: (task: Task, provider: string) => string | undefined;
+  /**
+   * Our callback route for a task's job at a provider, with the token that binds it to the task;
+   * undefined: no callbacks, polls only.
+   */
+  callbackUrl?: (task: Task, provider: string, token: string) => string;
 }
 
 export interface LifecycleSettings {

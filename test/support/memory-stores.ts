@@ -5,6 +5,7 @@ import type { LedgerEntry } from '../../functions/domain/ledger';
 import type {
   AccountStore,
   ApiKeyStore,
+  CallbackReceipts,
   CopyQueue,
   CreateTaskResult,
   FailOptions,
@@ -408,6 +409,7 @@ export function createMemoryStores(options: { wallClock?: () => Date } = {}) {
     idempotency: new MemoryIdempotencyStore(table),
     apiKeys: new MemoryApiKeyStore(),
     rates: new MemoryRateCounter(),
+    callbackReceipts: new MemoryCallbackReceipts(),
   };
 }
 export type MemoryStores = ReturnType<typeof createMemoryStores>;
@@ -538,5 +540,25 @@ export class MemoryUploadPublications implements UploadPublications {
   async release(accountId: string, uploadId: string): Promise<void> {
     await turn();
     this.records.delete(`${accountId}#${uploadId}`);
+  }
+}
+
+/** Received callback messages, as the DynamoDB adapter keeps them (one claim per id until it expires). */
+export class MemoryCallbackReceipts implements CallbackReceipts {
+  private readonly receipts = new Map<string, number>();
+
+  async claim(provider: string, messageId: string, now: Date, keepUntil: Date): Promise<boolean> {
+    await turn();
+    const id = `${provider}#${messageId}`;
+    const until = this.receipts.get(id);
+    // Like TTL on epoch seconds: a receipt counts until the second it expires in.
+    if (until !== undefined && Math.floor(until / 1000) > Math.floor(now.getTime() / 1000)) return false;
+    this.receipts.set(id, keepUntil.getTime());
+    return true;
+  }
+
+  async release(provider: string, messageId: string): Promise<void> {
+    await turn();
+    this.receipts.delete(`${provider}#${messageId}`);
   }
 }

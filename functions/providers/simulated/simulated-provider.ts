@@ -9,6 +9,7 @@ import { imageDimensions, videoDimensions } from '../../domain/dimensions';
 import {
   type CallbackRequest,
   CallbackRejectedError,
+  type CallbackTarget,
   type GenerationJob,
   type GenerationProvider,
   type ProviderCallback,
@@ -16,7 +17,7 @@ import {
   type SubmitOptions,
   type SubmitOutcome,
 } from '../../domain/provider';
-import { assertCallbackSecret, verifySignedCallback } from '../signed-callback';
+import { assertCallbackSecret, callbackUrlToken, verifySignedCallback } from '../signed-callback';
 import { CallbackSender } from './callback-sender';
 import { MediaInputError } from './media/errors';
 import { readSample } from './sample-outputs';
@@ -190,19 +191,25 @@ export class SimulatedProvider implements GenerationProvider {
 
   /** Verifies a callback this provider sent (Standard Webhooks, with the callback secret) and reads it. */
   async readCallback(request: CallbackRequest, now: Date): Promise<ProviderCallback> {
-    const parsed = callbackBody.safeParse(verifySignedCallback(this.options.callbackSecret, request, now));
+    const signed = verifySignedCallback(this.options.callbackSecret, request, now);
+    const parsed = callbackBody.safeParse(signed.body);
     if (!parsed.success) throw new CallbackRejectedError('malformed', 'The callback is not a simulated job report.');
     const body = parsed.data;
+    const read = { jobId: body.id, messageId: signed.messageId };
     switch (body.status) {
       case 'processing':
-        return { jobId: body.id, outcome: { type: 'processing', ...(body.progress !== undefined && { progress: body.progress }) } };
+        return { ...read, outcome: { type: 'processing', ...(body.progress !== undefined && { progress: body.progress }) } };
       case 'succeeded':
-        return { jobId: body.id, outcome: { type: 'completed', outputUrls: body.output } };
+        return { ...read, outcome: { type: 'completed', outputUrls: body.output } };
       case 'failed': {
         const { code, message, public_message: publicMessage } = body.error;
-        return { jobId: body.id, outcome: { type: 'failed', code, message, ...(publicMessage !== undefined && { publicMessage }) } };
+        return { ...read, outcome: { type: 'failed', code, message, ...(publicMessage !== undefined && { publicMessage }) } };
       }
     }
+  }
+
+  async callbackToken(target: CallbackTarget): Promise<string | undefined> {
+    return this.options.callbackSecret === undefined ? undefined : callbackUrlToken(this.options.callbackSecret, target);
   }
 
   /** Stops the job: it will render nothing (and reports its end now, if this process reports it). Unknown or ended jobs are left alone. */
