@@ -2,6 +2,7 @@ import type { Account, SubscriptionStatus } from './account';
 import type { ApiKeyRecord } from './api-key';
 import type { ImageContentType } from './image-type';
 import type { LedgerEntry } from './ledger';
+import type { MediaKind } from './media-type';
 import type { ProviderJob, Task, TaskError, TaskKind } from './task';
 
 /**
@@ -179,8 +180,12 @@ export interface IdempotencyStore {
 
 /** Our storage for results: copies a provider's output in, streaming, and names its public URL. */
 export interface MediaStore {
-  /** Streams `sourceUrl` into our bucket at `key`; returns our public URL for it. */
-  copyFromUrl(sourceUrl: string, key: string, contentType: string): Promise<string>;
+  /**
+   * Streams `sourceUrl` into our bucket at `key`; returns our public URL for it. Throws
+   * OutputRefusedError (media-type.ts) for one of our own objects outside a provider's output
+   * folder, or for bytes that are not of `kind`.
+   */
+  copyFromUrl(sourceUrl: string, key: string, contentType: string, kind: MediaKind): Promise<string>;
   remove(key: string): Promise<void>;
 }
 

@@ -175,6 +175,10 @@ const TERMINAL: readonly PredictionStatus[] = ['succeeded', 'failed', 'canceled'
 /** How long a receiver has to answer a callback (ours may wait on a busy account under a race). */
 const CALLBACK_TIMEOUT_MS = 10_000;
 
+/** An MP4's `ftyp` box and a PNG's signature with its IHDR chunk header: what a copy sniffs. */
+const MP4_HEAD = Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypisom', 'latin1'), Buffer.alloc(12)]);
+const PNG_HEAD = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+
 const randomSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
 
 export async function startFakeReplicate(options: FakeReplicateOptions = {}): Promise<FakeReplicate> {
@@ -489,8 +493,11 @@ export async function startFakeReplicate(options: FakeReplicateOptions = {}): Pr
       if (method === 'POST' && /^\/v1\/predictions\/[^/]+\/cancel$/.test(url.pathname)) counts.cancels += 1;
 
       if (url.pathname.startsWith('/files/')) {
-        res.writeHead(200, { 'Content-Type': url.pathname.endsWith('.mp4') ? 'video/mp4' : 'image/png' });
-        return res.end(Buffer.from(`fake media ${url.pathname}`));
+        // The first bytes of a real file of its kind (what the copy checks), then the path.
+        const video = url.pathname.endsWith('.mp4');
+        const head = video ? MP4_HEAD : PNG_HEAD;
+        res.writeHead(200, { 'Content-Type': video ? 'video/mp4' : 'image/png' });
+        return res.end(Buffer.concat([head, Buffer.from(`fake media ${url.pathname}`)]));
       }
       const proceed = (): void => {
         if (req.headers.authorization !== `Bearer ${apiToken}`) {

@@ -2,6 +2,7 @@ import type { Account, SubscriptionStatus } from '../../functions/domain/account
 import type { ApiKeyRecord } from '../../functions/domain/api-key';
 import { NotFoundError } from '../../functions/domain/errors';
 import type { LedgerEntry } from '../../functions/domain/ledger';
+import type { MediaKind } from '../../functions/domain/media-type';
 import type {
   AccountStore,
   ApiKeyStore,
@@ -421,7 +422,7 @@ export class MemoryMediaStore implements MediaStore {
 
   constructor(readonly publicBaseUrl = 'https://media.test') {}
 
-  async copyFromUrl(sourceUrl: string, key: string, contentType: string): Promise<string> {
+  async copyFromUrl(sourceUrl: string, key: string, contentType: string, _kind: MediaKind): Promise<string> {
     await turn();
     if (this.failing(sourceUrl)) throw new Error(`download of ${sourceUrl} failed`);
     this.objects.set(key, { sourceUrl, contentType });

@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { ulid } from 'ulid';
 import * as z from 'zod';
 import { ReferenceUnavailableError } from '../../adapters/reference-images';
-import { MEDIA_PREFIXES } from '../../adapters/s3/media-layout';
+import { MEDIA_PREFIXES, SIMULATED_OUTPUT_PREFIX } from '../../adapters/s3/media-layout';
 import type { ObjectStorage } from '../../adapters/s3/object-storage';
 import { imageDimensions, videoDimensions } from '../../domain/dimensions';
 import {
@@ -91,7 +91,6 @@ interface SimJob {
 
 const JOB_ID_PATTERN = /^sim_[0-9A-Z]{26}$/;
 const JOBS = `${MEDIA_PREFIXES.simulatedProvider}jobs`;
-const OUTPUTS = `${MEDIA_PREFIXES.simulatedProvider}outputs`;
 const IMAGE_TYPES = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp' } as const;
 
 /** Fractions of the delay at which a running job reports its progress, before its end at 1. */
@@ -280,12 +279,12 @@ export class SimulatedProvider implements GenerationProvider {
   private async render(jobId: string, job: GenerationJob, references: Buffer[]): Promise<string> {
     const { storage } = this.options;
     if (this.options.outputs === 'samples') {
-      const key = job.kind === 'video' ? `${OUTPUTS}/${jobId}.mp4` : `${OUTPUTS}/${jobId}.${job.outputFormat}`;
+      const key = job.kind === 'video' ? `${SIMULATED_OUTPUT_PREFIX}${jobId}.mp4` : `${SIMULATED_OUTPUT_PREFIX}${jobId}.${job.outputFormat}`;
       if (await storage.exists(key)) return storage.publicUrl(key);
       return storage.put(key, await readSample(job), job.kind === 'video' ? 'video/mp4' : IMAGE_TYPES[job.outputFormat]);
     }
     if (job.kind === 'video') {
-      const key = `${OUTPUTS}/${jobId}.mp4`;
+      const key = `${SIMULATED_OUTPUT_PREFIX}${jobId}.mp4`;
       if (await storage.exists(key)) return storage.publicUrl(key);
       const { width, height } = videoDimensions(job.resolution, job.aspectRatio);
       const firstFrame = references[0];
@@ -303,7 +302,7 @@ export class SimulatedProvider implements GenerationProvider {
         await rm(file.path, { force: true });
       }
     }
-    const key = `${OUTPUTS}/${jobId}.${job.outputFormat}`;
+    const key = `${SIMULATED_OUTPUT_PREFIX}${jobId}.${job.outputFormat}`;
     if (await storage.exists(key)) return storage.publicUrl(key);
     const { width, height } = imageDimensions(job.resolution, job.aspectRatio);
     const { renderImage } = await renderers();
