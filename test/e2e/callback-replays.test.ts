@@ -164,3 +164,26 @@ describe('a repeated webhook-id', () => {
     expect(await snapshot(accountId, taskId)).toEqual(before);
   });
 });
+
+describe('a signed callback whose output names our own storage (issue 17 D)', () => {
+  it.each([
+    ['an incoming upload', 'incoming/up_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.png'],
+    ["another account's result", 'videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4'],
+  ])('does not copy %s as the result: the task fails, refunded, and nothing is published', async (_, key) => {
+    await stack.context.storage.put(key, Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypisom'), Buffer.alloc(64)]), 'video/mp4');
+    const { accountId, key: apiKey } = await account();
+    const taskId = await startVideo(apiKey);
+    const jobId = await until('the job', async () => (await stored(accountId, taskId))?.provider?.jobId);
+    fake.setPredictionStatus(jobId, 'processing');
+    const body = JSON.stringify({ id: jobId, status: 'succeeded', output: stack.context.storage.publicUrl(key), error: null });
+    expect(await fake.sendCallback(jobId, { body })).toBe(200);
+    const final = await until('the task to end', async () => {
+      const task = await stored(accountId, taskId);
+      return task?.status === 'processing' ? undefined : task;
+    });
+    expect(final).toMatchObject({ status: 'failed', error: { code: 'upstream_error' } });
+    expect(final?.outputUrls).toBeUndefined();
+    expect(await stack.context.storage.getBytes(`videos/${taskId}.mp4`)).toBeUndefined();
+    expect(await balanceAndLedger(stack, accountId)).toEqual({ balance: 1000, ledger: 1000 });
+  });
+});
