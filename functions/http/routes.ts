@@ -568,7 +568,7 @@ export const ROUTES: readonly ApiRoute[] = [
         401: { description: "The URL's token is not the task's, or the signature is missing, does not verify, or is older than 5 minutes.", example: 'The callback signature is missing or does not verify.' },
         404: { description: 'No such task, or no such provider.', example: 'No task "vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ" awaits a callback here.' },
       },
-      curl: `curl -s -X POST "{BASE}/provider-callbacks/simulated/$ACCOUNT_ID/$VIDEO_ID?token=$CALLBACK_TOKEN" -H "webhook-id: msg_1" -H "webhook-timestamp: $(date +%s)" -H "webhook-signature: v1,<signature>" -H "Content-Type: application/json" -d '{"id":"sim_01M7ZNHRE3YZJA4Y3XQS4DQDGQ","status":"processing"}'`,
+      curl: `curl -s -X POST "{BASE}/provider-callbacks/simulated/$ACCOUNT_ID/$VIDEO_ID?token=<token>" -H "webhook-id: msg_1" -H "webhook-timestamp: $(date +%s)" -H "webhook-signature: v1,<signature>" -H "Content-Type: application/json" -d '{"id":"sim_01M7ZNHRE3YZJA4Y3XQS4DQDGQ","status":"processing"}'`,
     },
   },
   // The API reference: public, no key, nothing to read or write (documents built in memory).
