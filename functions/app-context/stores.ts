@@ -1,5 +1,6 @@
 import { DynamoAccountStore } from '../adapters/dynamodb/account-repository';
 import { DynamoApiKeyStore } from '../adapters/dynamodb/api-key-repository';
+import { DynamoCallbackReceipts } from '../adapters/dynamodb/callback-receipt-repository';
 import { createDb, type Db } from '../adapters/dynamodb/dynamo-client';
 import { DynamoIdempotencyStore } from '../adapters/dynamodb/idempotency-repository';
 import { DynamoLedgerStore } from '../adapters/dynamodb/ledger-repository';
@@ -7,7 +8,7 @@ import { DynamoRateCounter } from '../adapters/dynamodb/rate-counter-repository'
 import { DynamoTaskStore } from '../adapters/dynamodb/task-repository';
 import { DynamoUploadPublications } from '../adapters/dynamodb/upload-publication-repository';
 import type { Config } from '../config';
-import type { AccountStore, ApiKeyStore, IdempotencyStore, LedgerStore, TaskStore, UploadPublications } from '../domain/ports';
+import type { AccountStore, ApiKeyStore, CallbackReceipts, IdempotencyStore, LedgerStore, TaskStore, UploadPublications } from '../domain/ports';
 import { modeAwareAccounts } from '../domain/mode-accounts';
 import type { RateCounter } from '../domain/rate-limit';
 import type { Telemetry } from '../domain/telemetry';
@@ -23,6 +24,7 @@ export interface Stores {
   tasks: TaskStore;
   idempotency: IdempotencyStore;
   uploadPublications: UploadPublications;
+  callbackReceipts: CallbackReceipts;
 }
 
 export function buildDb(config: Config): Db {
@@ -44,6 +46,7 @@ export function buildStores(db: Db, telemetry: Telemetry): Stores {
     tasks: new DynamoTaskStore(db, telemetry),
     idempotency: new DynamoIdempotencyStore(db),
     uploadPublications: new DynamoUploadPublications(db),
+    callbackReceipts: new DynamoCallbackReceipts(db),
   };
 }
 

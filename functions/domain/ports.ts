@@ -2,6 +2,7 @@ import type { Account, SubscriptionStatus } from './account';
 import type { ApiKeyRecord } from './api-key';
 import type { ImageContentType } from './image-type';
 import type { LedgerEntry } from './ledger';
+import type { MediaKind } from './media-type';
 import type { ProviderJob, Task, TaskError, TaskKind } from './task';
 
 /**
@@ -186,8 +187,12 @@ export interface IdempotencyStore {
 
 /** Our storage for results: copies a provider's output in, streaming, and names its public URL. */
 export interface MediaStore {
-  /** Streams `sourceUrl` into our bucket at `key`; returns our public URL for it. */
-  copyFromUrl(sourceUrl: string, key: string, contentType: string): Promise<string>;
+  /**
+   * Streams `sourceUrl` into our bucket at `key`; returns our public URL for it. Throws
+   * OutputRefusedError (media-type.ts) for one of our own objects outside a provider's output
+   * folder, or for bytes that are not of `kind`.
+   */
+  copyFromUrl(sourceUrl: string, key: string, contentType: string, kind: MediaKind): Promise<string>;
   remove(key: string): Promise<void>;
 }
 
@@ -259,4 +264,18 @@ export interface UploadPublications {
 export interface ReferenceUrlPolicy {
   /** Why `url` would be refused (words a client can act on), or undefined. */
   whyRefused(url: string): string | undefined;
+}
+
+/**
+ * The provider callback messages already received, by the provider's message id (webhook-id),
+ * kept while a replay of one could still pass the signature's time check.
+ */
+export interface CallbackReceipts {
+  /**
+   * True for exactly one caller per provider and message id until `keepUntil`; false for a
+   * repeat (a replay, or the provider's retry of a message we already took).
+   */
+  claim(provider: string, messageId: string, now: Date, keepUntil: Date): Promise<boolean>;
+  /** Forgets a claim whose message could not be handled, so the provider's retry is taken. */
+  release(provider: string, messageId: string): Promise<void>;
 }

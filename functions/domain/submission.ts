@@ -196,7 +196,7 @@ async function requeue(deps: LifecycleDeps, task: Task, attempts: number, delayS
  */
 async function sendCreate(deps: LifecycleDeps, unsent: Task): Promise<Create> {
   const provider = providerFor(deps, unsent);
-  const callbackUrl = deps.callbackUrl?.(unsent, provider.name);
+  const callbackUrl = await callbackUrlFor(deps, provider, unsent);
   const sentAt = deps.clock().toISOString();
   if (!(await deps.tasks.markSent(unsent, sentAt))) return { type: 'taken' };
   const { unsent: _, ...rest } = unsent;
@@ -236,6 +236,17 @@ async function createSent(deps: LifecycleDeps, provider: GenerationProvider, tas
       ? { type: 'busy', task, ...(error.retryAfterSeconds !== undefined && { retryAfterSeconds: error.retryAfterSeconds }) }
       : { type: 'unavailable', task };
   }
+}
+
+/**
+ * Our callback route for the task's job, carrying the token that binds it to this task
+ * (docs/tasks.md, "Provider callbacks"); undefined (polls only) when there is no route or the
+ * provider has no callback secret to derive the token from.
+ */
+async function callbackUrlFor(deps: LifecycleDeps, provider: GenerationProvider, task: Task): Promise<string | undefined> {
+  if (!deps.callbackUrl) return undefined;
+  const token = await provider.callbackToken({ provider: provider.name, accountId: task.accountId, taskId: task.taskId });
+  return token === undefined ? undefined : deps.callbackUrl(task, provider.name, token);
 }
 
 /** Asks the provider to stop a job we will not use; a failure is logged, never raised. */

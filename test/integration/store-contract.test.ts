@@ -1,5 +1,6 @@
 import { DynamoAccountStore } from '../../functions/adapters/dynamodb/account-repository';
 import { DynamoApiKeyStore } from '../../functions/adapters/dynamodb/api-key-repository';
+import { DynamoCallbackReceipts } from '../../functions/adapters/dynamodb/callback-receipt-repository';
 import { DynamoIdempotencyStore } from '../../functions/adapters/dynamodb/idempotency-repository';
 import { DynamoLedgerStore } from '../../functions/adapters/dynamodb/ledger-repository';
 import { DynamoRateCounter } from '../../functions/adapters/dynamodb/rate-counter-repository';
@@ -21,6 +22,7 @@ describeStoreContract('DynamoDB stores', async () => {
       tasks: new DynamoTaskStore(db, SILENT_TELEMETRY),
       idempotency: new DynamoIdempotencyStore(db),
       rates: new DynamoRateCounter(db),
+      callbackReceipts: new DynamoCallbackReceipts(db),
     },
     close: () => dropTestDb(db),
   };

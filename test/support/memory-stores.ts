@@ -2,9 +2,11 @@ import type { Account, SubscriptionStatus } from '../../functions/domain/account
 import type { ApiKeyRecord } from '../../functions/domain/api-key';
 import { NotFoundError } from '../../functions/domain/errors';
 import type { LedgerEntry } from '../../functions/domain/ledger';
+import type { MediaKind } from '../../functions/domain/media-type';
 import type {
   AccountStore,
   ApiKeyStore,
+  CallbackReceipts,
   CopyQueue,
   CreateTaskResult,
   FailOptions,
@@ -420,6 +422,7 @@ export function createMemoryStores(options: { wallClock?: () => Date } = {}) {
     idempotency: new MemoryIdempotencyStore(table),
     apiKeys: new MemoryApiKeyStore(),
     rates: new MemoryRateCounter(),
+    callbackReceipts: new MemoryCallbackReceipts(),
   };
 }
 export type MemoryStores = ReturnType<typeof createMemoryStores>;
@@ -431,7 +434,7 @@ export class MemoryMediaStore implements MediaStore {
 
   constructor(readonly publicBaseUrl = 'https://media.test') {}
 
-  async copyFromUrl(sourceUrl: string, key: string, contentType: string): Promise<string> {
+  async copyFromUrl(sourceUrl: string, key: string, contentType: string, _kind: MediaKind): Promise<string> {
     await turn();
     if (this.failing(sourceUrl)) throw new Error(`download of ${sourceUrl} failed`);
     this.objects.set(key, { sourceUrl, contentType });
@@ -550,5 +553,25 @@ export class MemoryUploadPublications implements UploadPublications {
   async release(accountId: string, uploadId: string): Promise<void> {
     await turn();
     this.records.delete(`${accountId}#${uploadId}`);
+  }
+}
+
+/** Received callback messages, as the DynamoDB adapter keeps them (one claim per id until it expires). */
+export class MemoryCallbackReceipts implements CallbackReceipts {
+  private readonly receipts = new Map<string, number>();
+
+  async claim(provider: string, messageId: string, now: Date, keepUntil: Date): Promise<boolean> {
+    await turn();
+    const id = `${provider}#${messageId}`;
+    const until = this.receipts.get(id);
+    // Like TTL on epoch seconds: a receipt counts until the second it expires in.
+    if (until !== undefined && Math.floor(until / 1000) > Math.floor(now.getTime() / 1000)) return false;
+    this.receipts.set(id, keepUntil.getTime());
+    return true;
+  }
+
+  async release(provider: string, messageId: string): Promise<void> {
+    await turn();
+    this.receipts.delete(`${provider}#${messageId}`);
   }
 }

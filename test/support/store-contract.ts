@@ -5,6 +5,7 @@ import { ledgerSum, type LedgerEntry } from '../../functions/domain/ledger';
 import type {
   AccountStore,
   ApiKeyStore,
+  CallbackReceipts,
   IdempotencyClaim,
   IdempotencyStore,
   LedgerStore,
@@ -26,6 +27,7 @@ export interface StoreSet {
   tasks: TaskStore;
   idempotency: IdempotencyStore;
   rates: RateCounter;
+  callbackReceipts: CallbackReceipts;
 }
 
 /** Opens an empty set of stores (a fresh table) for one test. */
@@ -339,6 +341,26 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(await stores.idempotency.get(accountId, 'k', new Date(claim.expiresAt * 1000))).toBeUndefined();
         await stores.idempotency.recordOutcome(claim, { type: 'upstream_error', message: 'no' });
         expect(await stores.idempotency.get(accountId, 'k', new Date())).toEqual({ ...claim, outcome: { type: 'upstream_error', message: 'no' } });
+      });
+    });
+
+    describe('callback receipts', () => {
+      it('take a message id once per provider until it expires, in one of many racing claims', async () => {
+        const now = new Date(T0);
+        const until = new Date(T0 + 600_000);
+        const claims = await Promise.all(Array.from({ length: 6 }, () => stores.callbackReceipts.claim('replicate', 'msg_1', now, until)));
+        expect(claims.filter(Boolean)).toHaveLength(1);
+        expect(await stores.callbackReceipts.claim('simulated', 'msg_1', now, until)).toBe(true);
+        expect(await stores.callbackReceipts.claim('replicate', 'msg_1', new Date(T0 + 599_000), until)).toBe(false);
+        expect(await stores.callbackReceipts.claim('replicate', 'msg_1', until, new Date(T0 + 1_200_000))).toBe(true);
+      });
+
+      it('forget a released claim', async () => {
+        const now = new Date(T0);
+        const until = new Date(T0 + 600_000);
+        expect(await stores.callbackReceipts.claim('replicate', 'msg_2', now, until)).toBe(true);
+        await stores.callbackReceipts.release('replicate', 'msg_2');
+        expect(await stores.callbackReceipts.claim('replicate', 'msg_2', now, until)).toBe(true);
       });
     });
 

@@ -363,7 +363,7 @@ export interface paths {
         put?: never;
         /**
          * Provider callback (internal)
-         * @description Where the generation provider reports a job's progress and end; you never call it. No API key: the request must carry the provider's Standard Webhooks signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with a timestamp within 5 minutes. A forged or stale callback: 401; an unreadable one: 400; an unknown task: 404. Each changes nothing.
+         * @description Where the generation provider reports a job's progress and end; you never call it. No API key: the URL carries a token that binds it to its task, and the request must carry the provider's Standard Webhooks signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with a timestamp within 5 minutes. A token that is not the task's, a forged or a stale callback: 401; an unreadable one: 400; an unknown task: 404. Each changes nothing. A message already received (same `webhook-id`) is answered 200 `duplicate` and changes nothing.
          */
         post: operations["receiveProviderCallback"];
         delete?: never;
@@ -990,10 +990,10 @@ export interface components {
             /** @enum {boolean} */
             received: true;
             /**
-             * @description `applied`: the task moved on (or already had); `adopted`: the task had no job yet and this one is now its job; `orphaned`: the task ended without this job, which was asked to stop.
+             * @description `applied`: the task moved on (or already had); `adopted`: the task had no job yet and this one is now its job; `orphaned`: the task ended without this job, which was asked to stop; `duplicate`: a message already received (same `webhook-id`), which changed nothing.
              * @enum {string}
              */
-            result: "applied" | "adopted" | "orphaned";
+            result: "applied" | "adopted" | "orphaned" | "duplicate";
         };
     };
     responses: never;
@@ -3668,7 +3668,10 @@ export interface operations {
     };
     receiveProviderCallback: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Binds the URL to its task: set by us in the URL we give the provider; a callback whose token is not its task's is refused (401). */
+                token?: string;
+            };
             header?: never;
             path: {
                 /** @description The provider that ran the job. */
@@ -3720,7 +3723,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description The signature is missing, does not verify, or is older than 5 minutes. */
+            /** @description The URL's token is not the task's, or the signature is missing, does not verify, or is older than 5 minutes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

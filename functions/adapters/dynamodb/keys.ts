@@ -135,3 +135,9 @@ export const uploadPublicationKey = (accountId: string, uploadId: string): Prima
   pk: `UPLOAD#${accountId}#${uploadId}`,
   sk: 'UPLOAD',
 });
+
+/** A provider callback message already received (its webhook-id hashed: it is the provider's data). */
+export const callbackReceiptKey = (provider: string, messageIdHash: string): PrimaryKey => ({
+  pk: `CALLBACK#${provider}#${messageIdHash}`,
+  sk: 'CALLBACK',
+});
