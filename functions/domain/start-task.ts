@@ -204,7 +204,7 @@ async function replay(deps: StartDeps, record: IdempotencyRecord, hash: string):
   if (!task) throw new Error(`Idempotency record points at a missing task ${record.taskId}.`);
   // Its start was cut short between the charge and the create: carry on, rather than answer
   // `processing` for a task nobody submits.
-  return isStranded(task) ? resumeSubmission(deps, task) : task;
+  return isStranded(task, deps.clock()) ? resumeSubmission(deps, task) : task;
 }
 
 /**

@@ -80,11 +80,19 @@ async function queuedAfterError(deps: LifecycleDeps, task: Task): Promise<Inline
 }
 
 /**
+ * How long a charged task may sit unsent before it counts as stranded: long enough that a start
+ * still at work (a slow budget turn, a concurrent duplicate of its request) is left to finish,
+ * short enough that the sweeper's next run settles one whose start died.
+ */
+export const UNSENT_GRACE_MS = 30_000;
+
+/**
  * A charged task whose create was never sent and that nobody is submitting: its start or
  * its consumer was cut short between the charge and the create (docs/tasks.md, "Submission").
  */
-export function isStranded(task: Task): boolean {
-  return task.status === 'processing' && !task.provider && !task.queuedAt && task.unsent === true;
+export function isStranded(task: Task, now: Date): boolean {
+  const untouched = now.getTime() - Date.parse(task.updatedAt) > UNSENT_GRACE_MS;
+  return task.status === 'processing' && !task.provider && !task.queuedAt && task.unsent === true && untouched;
 }
 
 /**

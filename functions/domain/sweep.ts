@@ -1,5 +1,5 @@
 import type { TaskRef } from './ports';
-import { QUEUE_STALL_MS, resendQueued, resumeSubmission } from './submission';
+import { isStranded, QUEUE_STALL_MS, resendQueued, resumeSubmission } from './submission';
 import { announceEnded, FAILURE_MESSAGES, failTask, refreshTask, type LifecycleDeps } from './task-lifecycle';
 
 export interface SweepReport {
@@ -36,13 +36,6 @@ const STALE_CHECK_MS = 30_000;
  * time out after at most 28 s and every AWS call is bounded well below that.
  */
 export const START_GRACE_MS = 2 * 60_000;
-/**
- * A task still marked unsent, not queued, this long after its last change lost its submitter
- * (a start holds it a second or so before sending): its submission is resumed. Were the
- * submitter alive after all, the conditional writes let only one of them send.
- */
-export const UNSENT_GRACE_MS = 30_000;
-
 /**
  * The safety net, run every minute: fails and refunds tasks past the timeout or whose create
  * went unanswered with no callback adopting a job, resends queued creates whose message went
@@ -144,7 +137,7 @@ async function sweepOne(deps: LifecycleDeps, listed: TaskRef, report: SweepRepor
     }
     if (task.unsent) {
       // Never sent: nothing upstream can adopt it, so no reason to wait out the grace below.
-      if (now - Date.parse(task.updatedAt) > UNSENT_GRACE_MS) {
+      if (isStranded(task, new Date(now))) {
         report.resumed += 1;
         await resumeSubmission(deps, task);
       }

@@ -1,7 +1,7 @@
 import type { ProviderBudget } from '../../../functions/domain/ports';
 import { ProviderUnavailableError } from '../../../functions/domain/provider';
 import { startTask } from '../../../functions/domain/start-task';
-import { submitQueued } from '../../../functions/domain/submission';
+import { submitQueued, UNSENT_GRACE_MS } from '../../../functions/domain/submission';
 import { sweep } from '../../../functions/domain/sweep';
 import type { Task } from '../../../functions/domain/task';
 import { memoryWorld, video, type MemoryWorld } from '../../support/memory-world';
@@ -102,6 +102,11 @@ describe('an error between the charge and the create', () => {
     const accountId = await world.newAccount(100);
     const dead = await startThatDies(accountId, 'k1');
     expect(dead.task.status).toBe('processing');
+
+    // Within the grace its start may still be at work: the replay answers the task as it is.
+    expect(await startTask(world.deps, accountId, video(), 'k1')).not.toHaveProperty('queuedAt');
+    expect(world.submissions).toHaveLength(0);
+    world.advance(UNSENT_GRACE_MS + 1);
 
     const replayed = await startTask(world.deps, accountId, video(), 'k1');
     expect(replayed.taskId).toBe(dead.task.taskId);
