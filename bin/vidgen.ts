@@ -1,12 +1,12 @@
 #!/usr/bin/env -S npx tsx
 /**
- * `vidgen`: the command line for API users (`npm run vidgen -- <command>`, or
- * `npx tsx bin/vidgen.ts <command>`). Built on the client in client/src. Results on stdout
+ * `vidgen`: the command line for API users (`npx vidgen <command>` through package.json "bin",
+ * or `npm run -s vidgen -- <command>`). Built on the client in client/src. Results on stdout
  * (JSON only with --json), progress and errors on stderr. Exit codes: 0 done, 1 API or network
  * error or failed task, 2 usage error, 130 interrupted.
  */
 import { ApiError, keyMode, VidgenClient, WaitTimeoutError } from '../client/src/index';
-import { parseCommand, UsageError, USAGE } from './vidgen/args';
+import { parseCommand, UsageError, USAGE, VIDGEN } from './vidgen/args';
 import { runCommand } from './vidgen/commands';
 import { loadConfig } from './vidgen/config';
 import { DownloadError } from './vidgen/download';
@@ -34,7 +34,7 @@ async function main(argv: string[], signal: AbortSignal): Promise<number> {
 /** Reports a failure on stderr (and as {"error": ...} on stdout with --json); returns the exit code. */
 function fail(error: unknown, json: boolean, signal: AbortSignal): number {
   if (error instanceof UsageError) {
-    process.stderr.write(`vidgen: ${error.message}\nRun "vidgen --help" for usage.\n`);
+    process.stderr.write(`vidgen: ${error.message}\nRun "${VIDGEN} --help" for usage.\n`);
     return 2;
   }
   if (signal.aborted) return 130; // the command already said where things stand
@@ -50,7 +50,7 @@ function fail(error: unknown, json: boolean, signal: AbortSignal): number {
     message = error instanceof Error ? error.message : String(error);
     if (error instanceof WaitTimeoutError) {
       const id = 'video_id' in error.lastTask ? error.lastTask.video_id : error.lastTask.image_id;
-      message += ` It carries on: vidgen status ${id} --wait`;
+      message += ` It carries on: ${VIDGEN} status ${id} --wait`;
     }
     process.stderr.write(`error [${code}]: ${message}\n`);
   }

@@ -1,4 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseCommand, UsageError } from '../../bin/vidgen/args';
@@ -63,7 +64,10 @@ describe('parseCommand', () => {
     [['image', 'x', '--image', 'a.png'], /--image is not an option of "image"/],
     [['credits', '--wait'], /--wait is not an option of "credits"/],
     [['status', 'job_1'], /video ids start with vid_, image ids with img_/],
-    [['generate', 'x', '--bogus'], /Unknown option '--bogus'/],
+    [['generate', 'x', '--bogus'], /^Unknown option --bogus\.$/],
+    [['generate', 'x', '--durtion', '3'], /^Unknown option --durtion\. Did you mean --duration\?$/],
+    [['videos', '--limt', '3'], /^Unknown option --limt\. Did you mean --limit\?$/],
+    [['generate', 'x', '--aspect_ratio', '9:16'], /Did you mean --aspect-ratio\?$/],
     [['generate', 'x', '--wait=yes'], /--wait/],
   ])('%j is a usage error: %s', (argv, message) => {
     expect(() => parseCommand(argv)).toThrow(UsageError);
@@ -169,5 +173,19 @@ describe('output', () => {
     progress.stop();
     expect(writes[0]).toMatch(/^\r\x1b\[2K⠋ vid_1 starting 0s$/);
     expect(writes.at(-1)).toBe('\r\x1b[2K');
+  });
+});
+
+describe('npx vidgen', () => {
+  const repo = path.resolve(__dirname, '..', '..');
+
+  it('is the package.json "bin" entry, and runs from any folder', () => {
+    const manifest = JSON.parse(readFileSync(path.join(repo, 'package.json'), 'utf8')) as { bin?: Record<string, string> };
+    expect(manifest.bin?.vidgen).toBe('bin/vidgen.cjs');
+    const result = spawnSync(process.execPath, [path.join(repo, manifest.bin!.vidgen!), '--durtion'], { cwd: os.tmpdir(), encoding: 'utf8' });
+    expect({ status: result.status, stderr: result.stderr }).toEqual({
+      status: 2,
+      stderr: 'vidgen: Unknown option --durtion. Did you mean --duration?\nRun "npx vidgen --help" for usage.\n',
+    });
   });
 });
