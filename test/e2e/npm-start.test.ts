@@ -161,7 +161,7 @@ describe('npm start without Java', () => {
       DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'vidgen-nojava-data-')),
     });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('apt-get install -y default-jre-headless');
+    expect(result.stderr).toContain('sudo apt-get install -y openjdk-17-jre-headless');
     expect(result.stderr).toMatch(/Java 17/);
     expect(Date.now() - startedAt).toBeLessThan(25_000);
   });
