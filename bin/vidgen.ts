@@ -28,8 +28,12 @@ async function main(argv: string[], signal: AbortSignal): Promise<number> {
     onRetry: ({ attempt, delayMs, error }) =>
       process.stderr.write(`retrying in ${(delayMs / 1000).toFixed(1)}s (attempt ${attempt}) after [${error.code}] ${error.message}\n`),
   });
+  target = config;
   return runCommand(command, client, { stdout: process.stdout, stderr: process.stderr, signal });
 }
+
+/** The base URL in use and where it came from, once known. */
+let target: { baseUrl: string; baseUrlFrom: string } | undefined;
 
 /** Reports a failure on stderr (and as {"error": ...} on stdout with --json); returns the exit code. */
 function fail(error: unknown, json: boolean, signal: AbortSignal): number {
@@ -44,6 +48,9 @@ function fail(error: unknown, json: boolean, signal: AbortSignal): number {
   if (error instanceof ApiError) {
     ({ code, message } = error);
     extra = { status: error.status, ...(error.requestId && { request_id: error.requestId }) };
+    if (code === 'network_error' && target) {
+      message += ` Nothing answered at ${target.baseUrl} (from ${target.baseUrlFrom}). Is the API running (npm start)? Set VIDGEN_BASE_URL to its base URL.`;
+    }
     process.stderr.write(`error [${code}]: ${message}${error.requestId ? ` (request id ${error.requestId})` : ''}\n`);
   } else {
     code = error instanceof WaitTimeoutError ? 'wait_timeout' : error instanceof DownloadError ? 'download_failed' : 'cli_error';

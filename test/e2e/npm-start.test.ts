@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { canConnectNow, freePort } from '../../bin/local-stack/wait-for-port';
@@ -72,8 +72,26 @@ describe('npm start', () => {
       error: null,
     });
 
+    // On other ports, the banner says what to paste elsewhere, and the CLIs find the stack by its data folder.
+    expect(first.output()).toContain(`  API reference   ${first.baseUrl}/docs`);
+    expect(first.output()).toContain(
+      `    export BASE=${first.baseUrl} VIDGEN_BASE_URL=${first.baseUrl} PORT=${ports.PORT} DYNAMODB_PORT=${ports.DYNAMODB_PORT} S3_PORT=${ports.S3_PORT} DATA_DIR=${env.DATA_DIR}`,
+    );
+    const account = /Demo account\s+(acc_\w+)/.exec(first.output())![1]!;
+    const unset = { PORT: '', DYNAMODB_PORT: '', S3_PORT: '', DYNAMODB_ENDPOINT: '', S3_ENDPOINT: '', TABLE_NAME: '', VIDGEN_BASE_URL: '' };
+    const [admin, vidgen] = await Promise.all([
+      runScript('bin/admin.ts', ['account', 'show', '--account', account], { ...unset, DATA_DIR: env.DATA_DIR }),
+      runScript('bin/vidgen.ts', ['credits', '--json'], { ...unset, DATA_DIR: env.DATA_DIR, VIDGEN_API_KEY: first.apiKey, VIDGEN_CONFIG: path.join(env.DATA_DIR, 'none.json') }),
+    ]);
+    expect({ code: admin.code, stderr: admin.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(admin.stdout)).toMatchObject({ account_id: account, credits: 1000 });
+    expect({ code: vidgen.code, stderr: vidgen.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(vidgen.stdout)).toMatchObject({ credits: 1000 });
+
     expect(await interrupt(first.child)).toBe(0);
     for (const port of Object.values(ports)) expect(await canConnectNow('127.0.0.1', port)).toBe(false);
+    // Stopped, it no longer claims the addresses.
+    expect(existsSync(path.join(env.DATA_DIR, 'local-stack.json'))).toBe(false);
 
     const second = await start(env);
     try {

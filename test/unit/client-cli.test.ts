@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseCommand, UsageError } from '../../bin/vidgen/args';
 import { configPath, loadConfig } from '../../bin/vidgen/config';
+import { writeAddresses } from '../../bin/local-stack/discovery';
+import { deadPid, RUNNING } from '../support/local-stack-addresses';
 import { numberedFile } from '../../bin/vidgen/download';
 import { formatFields, formatVideoList } from '../../bin/vidgen/format';
 import { startProgress } from '../../bin/vidgen/progress';
@@ -83,17 +85,26 @@ describe('configuration', () => {
     return full;
   };
 
-  it('the environment wins over the file; the file fills in; a default base URL', () => {
+  it('the environment wins over the file; the file fills in; then the running local stack; then the default', () => {
+    // An empty data folder: no local stack runs there.
+    const DATA_DIR = mkdtempSync(path.join(os.tmpdir(), 'vidgen-data-'));
     const config = file('both.json', JSON.stringify({ apiKey: 'vg_live_file', baseUrl: 'https://file.example/api/v1' }));
-    expect(loadConfig({ VIDGEN_CONFIG: config })).toEqual({ apiKey: 'vg_live_file', baseUrl: 'https://file.example/api/v1' });
-    expect(loadConfig({ VIDGEN_CONFIG: config, VIDGEN_API_KEY: 'vg_live_env', VIDGEN_BASE_URL: 'https://env.example/api/v1' })).toEqual({
+    expect(loadConfig({ DATA_DIR, VIDGEN_CONFIG: config })).toEqual({ apiKey: 'vg_live_file', baseUrl: 'https://file.example/api/v1', baseUrlFrom: config });
+    expect(loadConfig({ DATA_DIR, VIDGEN_CONFIG: config, VIDGEN_API_KEY: 'vg_live_env', VIDGEN_BASE_URL: 'https://env.example/api/v1' })).toEqual({
       apiKey: 'vg_live_env',
       baseUrl: 'https://env.example/api/v1',
+      baseUrlFrom: 'VIDGEN_BASE_URL',
     });
-    expect(loadConfig({ VIDGEN_CONFIG: path.join(dir, 'missing.json'), VIDGEN_API_KEY: 'k' })).toEqual({
-      apiKey: 'k',
-      baseUrl: 'http://127.0.0.1:3000/api/v1',
-    });
+    const noFile = { DATA_DIR, VIDGEN_CONFIG: path.join(dir, 'missing.json'), VIDGEN_API_KEY: 'k' };
+    expect(loadConfig(noFile)).toEqual({ apiKey: 'k', baseUrl: 'http://127.0.0.1:3000/api/v1', baseUrlFrom: 'the default' });
+
+    // `npm start` on another port records it in its data folder; vidgen goes there (this process stands in for it).
+    writeAddresses(DATA_DIR, { ...RUNNING, pid: process.pid });
+    expect(loadConfig(noFile)).toEqual({ apiKey: 'k', baseUrl: 'http://127.0.0.1:3700/api/v1', baseUrlFrom: expect.stringContaining('running local stack') });
+    expect(loadConfig({ ...noFile, VIDGEN_BASE_URL: 'https://env.example/api/v1' }).baseUrl).toBe('https://env.example/api/v1');
+    // A file left by a stack that is gone is ignored.
+    writeAddresses(DATA_DIR, { ...RUNNING, pid: deadPid() });
+    expect(loadConfig(noFile).baseUrl).toBe('http://127.0.0.1:3000/api/v1');
   });
 
   it('finds ~/.config/vidgen/config.json, or under XDG_CONFIG_HOME', () => {
