@@ -16,7 +16,7 @@ import { creditsResponse } from '../contract/credits';
 import { generateImageRequest } from '../contract/generate-image';
 import { generateVideoRequest } from '../contract/generate-video';
 import { paginationQuery } from '../contract/pagination';
-import { idempotencyHeader, imageIdParam, providerCallbackParams, uploadForm, uploadIdParam, videoIdParam, webhookIdParam } from '../contract/params';
+import { idempotencyHeader, imageIdParam, providerCallbackParams, providerCallbackQuery, uploadForm, uploadIdParam, videoIdParam, webhookIdParam } from '../contract/params';
 import { providerCallbackResponse } from '../contract/provider-callbacks';
 import { imagePageResponse, imageTaskResponse, videoPageResponse, videoTaskResponse } from '../contract/tasks';
 import { transactionPageResponse } from '../contract/transactions';
@@ -447,7 +447,8 @@ export const ROUTES: readonly ApiRoute[] = [
       errors: [400, 401, 413, 429, 500],
       errorNotes: {
         400: {
-          description: 'The url is not https (or not public), an event type is unknown, or the account already has 10 endpoints.',
+          description:
+            'The url is not https, or its host is a private, loopback, link-local, multicast or cloud metadata address (or `localhost`); an event type is unknown; or the account already has 10 endpoints. A host name is checked when each event is sent: one that resolves to such an address gets the delivery error `blocked: private address`.',
           example: 'url: must be an https URL.',
         },
       },
@@ -484,12 +485,19 @@ export const ROUTES: readonly ApiRoute[] = [
     doc: {
       operationId: 'testWebhook',
       summary: 'Send a test event',
-      description: 'Sends a `webhook.test` event (`data = { webhook_id }`) to this endpoint, delivered and retried like any other event.',
+      description:
+        'Sends a `webhook.test` event (`data = { webhook_id }`) to this endpoint, signed like any other event. It checks the endpoint as it is now: it is attempted once and not retried, and its outcome (`last_status_code`, `last_error`) is in the deliveries list. Test events are paced per endpoint: one at a time, and at most one every 10 seconds.',
       tag: 'Webhooks',
       request: { params: webhookIdParam },
       success: { description: 'The event sent.', ...json(testEventSentResponse, ok({ event_id: 'evt_01M7ZQ6B2C3D4E5F6G7H8J9K0M' })) },
       errors: [401, 404, 429, 500],
-      errorNotes: { 404: { example: `No webhook with id "${EXAMPLE_WEBHOOK.webhook_id}".` } },
+      errorNotes: {
+        404: { example: `No webhook with id "${EXAMPLE_WEBHOOK.webhook_id}".` },
+        429: {
+          description: 'Over the per-key rate limit, or a test event to this endpoint is still being delivered or was sent less than 10 seconds ago. `Retry-After` says when to try again.',
+          example: 'At most one test event per endpoint every 10 seconds; retry after 7 seconds.',
+        },
+      },
       curl: `curl -s -X POST "{BASE}/webhooks/$WEBHOOK_ID/test" ${AUTH}`,
     },
   },
@@ -547,7 +555,8 @@ export const ROUTES: readonly ApiRoute[] = [
     auth: 'none',
     needs: endsTasks({
       purpose: "applies a provider's signed callback to its task",
-      table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
+      // DeleteItem: a message's receipt is given up when it could not be handled (so its retry is taken).
+      table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
       provider: true,
       queuesCopies: true,
     }),
@@ -555,19 +564,19 @@ export const ROUTES: readonly ApiRoute[] = [
       operationId: 'receiveProviderCallback',
       summary: 'Provider callback (internal)',
       description:
-        "Where the generation provider reports a job's progress and end; you never call it. No API key: the request must carry the provider's Standard Webhooks signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with a timestamp within 5 minutes. A forged or stale callback: 401; an unreadable one: 400; an unknown task: 404. Each changes nothing.",
+        "Where the generation provider reports a job's progress and end; you never call it. No API key: the URL carries a token that binds it to its task, and the request must carry the provider's Standard Webhooks signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with a timestamp within 5 minutes. A token that is not the task's, a forged or a stale callback: 401; an unreadable one: 400; an unknown task: 404. Each changes nothing. A message already received (same `webhook-id`) is answered 200 `duplicate` and changes nothing.",
       tag: 'Internal',
-      request: { params: providerCallbackParams },
+      request: { params: providerCallbackParams, query: providerCallbackQuery },
       success: {
         description: 'Received (the provider does not retry).',
         ...json(providerCallbackResponse, ok({ received: true, result: 'applied' })),
       },
       errors: [400, 401, 404, 500],
       errorNotes: {
-        401: { description: 'The signature is missing, does not verify, or is older than 5 minutes.', example: 'The callback signature is missing or does not verify.' },
+        401: { description: "The URL's token is not the task's, or the signature is missing, does not verify, or is older than 5 minutes.", example: 'The callback signature is missing or does not verify.' },
         404: { description: 'No such task, or no such provider.', example: 'No task "vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ" awaits a callback here.' },
       },
-      curl: `curl -s -X POST "{BASE}/provider-callbacks/simulated/$ACCOUNT_ID/$VIDEO_ID" -H "webhook-id: msg_1" -H "webhook-timestamp: $(date +%s)" -H "webhook-signature: v1,<signature>" -H "Content-Type: application/json" -d '{"id":"sim_01M7ZNHRE3YZJA4Y3XQS4DQDGQ","status":"processing"}'`,
+      curl: `curl -s -X POST "{BASE}/provider-callbacks/simulated/$ACCOUNT_ID/$VIDEO_ID?token=<token>" -H "webhook-id: msg_1" -H "webhook-timestamp: $(date +%s)" -H "webhook-signature: v1,<signature>" -H "Content-Type: application/json" -d '{"id":"sim_01M7ZNHRE3YZJA4Y3XQS4DQDGQ","status":"processing"}'`,
     },
   },
   // The API reference: public, no key, nothing to read or write (documents built in memory).

@@ -118,7 +118,7 @@ it('finishes running tasks on the provider they started on, and sends new ones t
     answer: async ({ path, request }) => {
       const [provider, account_, taskId] = path.split('/').slice(-3);
       try {
-        await receiveProviderCallback(after.lifecycle, { provider: provider!, accountId: account_!, taskId: taskId! }, request);
+        await receiveProviderCallback({ ...after.lifecycle, callbackReceipts: after.callbackReceipts }, { provider: provider!, accountId: account_!, taskId: taskId! }, request);
         return 200;
       } catch (error) {
         if (error instanceof NotFoundError) return 404;
