@@ -1,7 +1,7 @@
 import { TaskNotCancelableError } from './errors';
 import { ownTask } from './get-task';
 import { withProgress, progressOf } from './progress';
-import { providerFor } from './provider-choice';
+import { providerOfTask } from './provider-choice';
 import { narrowTask, type TaskKind, type TaskOfKind } from './task';
 import { announceEnded, FAILURE_MESSAGES, refundEntry, type LifecycleDeps } from './task-lifecycle';
 
@@ -37,7 +37,7 @@ export async function cancelTask<K extends TaskKind>(
 
   if (task.provider) {
     try {
-      await providerFor(deps, task).cancel(task.provider.jobId);
+      await providerOfTask(deps, task).cancel(task.provider.jobId);
     } catch (error) {
       // Best effort: the task is canceled and refunded either way; a job that runs on is not ours to bill.
       deps.telemetry.warn('upstream cancel failed', { task_id: taskId, error: String(error) });

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { CONFIG_DEFAULTS } from '../../functions/config';
+import { REPLICATE_DEFAULTS } from '../../functions/providers/replicate';
+import { PROVIDER_MODULES } from '../../functions/providers/registry';
 import { GATEWAY_RESPONSES } from '../../functions/contract/gateway-responses';
 import {
   API_PREFIX,
@@ -176,7 +178,7 @@ describe('StatelessStack', () => {
           NODE_OPTIONS: '--enable-source-maps',
           TASK_TIMEOUT_SECONDS: String(CONFIG_DEFAULTS.taskTimeoutSeconds),
           DEFAULT_RATE_LIMIT: String(CONFIG_DEFAULTS.defaultRateLimit),
-          REPLICATE_BASE_URL: CONFIG_DEFAULTS.replicateBaseUrl,
+          REPLICATE_BASE_URL: REPLICATE_DEFAULTS.baseUrl,
           // From the stateful stack through SSM parameters (lib/shared-parameters.ts), not imports.
           TABLE_NAME: { Ref: 'TableNameParameter' },
           MEDIA_BUCKET: { Ref: 'MediaBucketNameParameter' },
@@ -190,12 +192,19 @@ describe('StatelessStack', () => {
       const source = readFileSync(path.join(REPO_ROOT, 'functions', 'config.ts'), 'utf8');
       const read = new Set([...source.matchAll(/\(env, '([A-Z0-9_]+)'/g)].map((m) => m[1]!));
       expect(read.size).toBeGreaterThan(5);
+      // config.ts reads each provider's variables through the provider's module.
+      for (const module of PROVIDER_MODULES) {
+        for (const variable of Object.values(module.variables)) read.add(variable);
+        for (const secret of Object.values(module.secrets)) {
+          read.add(secret.valueVariable);
+          if (secret.deployed) read.add(secret.deployed.arnVariable);
+        }
+      }
       const resources = {
         tableName: 't',
         bucketName: 'b',
         publicMediaBaseUrl: 'https://cdn',
-        providerSecretArn: 'arn:secret',
-        providerWebhookSecretArn: 'arn:webhook-secret',
+        providerSecretArns: { REPLICATE_API_TOKEN_SECRET_ARN: 'arn:secret', REPLICATE_WEBHOOK_SECRET_ARN: 'arn:webhook-secret' },
       };
       const settings = (context: Record<string, unknown>) => readDeploySettings((key) => context[key], {});
       const set = new Set([
