@@ -6,7 +6,7 @@ export type { FunctionNeeds, MediaAccess, MediaPrefix, QueryTarget, TableAction 
 
 /**
  * What each function may do, keyed by handler name (functions/handlers/<name>.ts). The needs
- * are declared beside each route in the route table (functions/http/routes.ts) and, for the
+ * are declared beside each route in the route table (functions/http/routes/) and, for the
  * functions behind no route, in its BACKGROUND_FUNCTIONS; this module turns them into what the
  * house construct grants (see `needsOf` for a handler without an entry).
  */

@@ -154,7 +154,7 @@ export class StatelessStack extends Stack {
       if (!declared) {
         Annotations.of(this).addWarningV2(
           'vidgen:undeclared-permissions',
-          `functions/handlers/${handler}.ts has no needs in the route table (functions/http/routes.ts); it gets only ${needs.table.actions.length ? 'the rate-limit counter' : 'no permissions'}.`,
+          `functions/handlers/${handler}.ts has no needs in the route table (functions/http/routes/); it gets only ${needs.table.actions.length ? 'the rate-limit counter' : 'no permissions'}.`,
         );
       }
       const fn = new ApiFunction(this, constructIdFor(handler), {

@@ -114,7 +114,7 @@ export class VidGenRestApi extends Construct {
 
     this.api = new RestApi(this, 'Api', {
       restApiName: `vidgen-${props.stage}`,
-      description: 'Video and image generation API (routes from functions/http/routes.ts)',
+      description: 'Video and image generation API (routes from functions/http/routes/)',
       endpointTypes: [EndpointType.REGIONAL],
       binaryMediaTypes: [...BINARY_MEDIA_TYPES],
       minCompressionSize: Size.kibibytes(1),

@@ -1,0 +1,136 @@
+import { EXAMPLE_CREATED_WEBHOOK, EXAMPLE_DELIVERY, EXAMPLE_PAGINATION, EXAMPLE_WEBHOOK, ok } from '../../contract/examples';
+import { paginationQuery } from '../../contract/pagination';
+import { webhookIdParam } from '../../contract/params';
+import {
+  createdWebhookResponse,
+  createWebhookRequest,
+  deletedWebhookResponse,
+  deliveryPageResponse,
+  testEventSentResponse,
+  webhookListResponse,
+} from '../../contract/webhooks';
+import type { ApiRoute } from '../route';
+import { RATE_LIMITED } from './needs';
+import { AUTH, json, PAGE_ERROR_NOTE } from './operation-doc';
+import { API_PREFIX } from './prefix';
+
+/** Webhooks: the account's endpoints, a test event and the deliveries. */
+export const WEBHOOK_ROUTES: ApiRoute[] = [
+  {
+    method: 'POST',
+    path: `${API_PREFIX}/webhooks`,
+    handler: 'create-webhook',
+    needs: {
+      purpose: 'registers a webhook endpoint (at most ten per account)',
+      table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+    },
+    doc: {
+      operationId: 'createWebhook',
+      summary: 'Add a webhook endpoint',
+      description:
+        'Registers a URL that receives an event whenever one of your tasks ends (`video.completed`, `video.failed`, `image.completed`, `image.failed`; a cancel is a `*.failed` event). Events are POSTed as JSON `{ id, type, created_at, data }`, where `data` is the task exactly as `GET /videos/{video_id}` or `GET /images/{image_id}` returns it, and signed the Standard Webhooks way (`webhook-id`, `webhook-timestamp`, `webhook-signature` headers) with the `secret` in this answer, which is never shown again. Any 2xx answer is a delivery; anything else (an error, no answer within 10 s, a redirect, which is never followed) is retried with growing delays for more than 24 hours. At most 10 endpoints per account.',
+      tag: 'Webhooks',
+      request: {
+        body: {
+          required: true,
+          description: 'Unknown fields are ignored.',
+          ...json(createWebhookRequest, { url: 'https://example.com/hooks/vidgen', events: ['video.completed', 'video.failed'] }),
+        },
+      },
+      success: { description: 'The endpoint, with its signing secret.', ...json(createdWebhookResponse, ok(EXAMPLE_CREATED_WEBHOOK)) },
+      errors: [400, 401, 413, 429, 500],
+      errorNotes: {
+        400: {
+          description: 'The url is not https (or not public), an event type is unknown, or the account already has 10 endpoints.',
+          example: 'url: must be an https URL.',
+        },
+      },
+      curl: `curl -s -X POST "{BASE}/webhooks" ${AUTH} \\\n  -H 'Content-Type: application/json' \\\n  -d '{"url":"https://example.com/hooks/vidgen"}'`,
+    },
+  },
+  {
+    method: 'GET',
+    path: `${API_PREFIX}/webhooks`,
+    handler: 'list-webhooks',
+    needs: {
+      purpose: 'lists the caller\'s webhook endpoints',
+      table: { actions: [...RATE_LIMITED, 'Query'], query: ['lsi1'] },
+    },
+    doc: {
+      operationId: 'listWebhooks',
+      summary: 'List your webhook endpoints',
+      description: 'Your endpoints, oldest first. Secrets are not shown again.',
+      tag: 'Webhooks',
+      success: { description: 'The endpoints.', ...json(webhookListResponse, ok({ webhooks: [EXAMPLE_WEBHOOK] })) },
+      errors: [401, 429, 500],
+      curl: `curl -s "{BASE}/webhooks" ${AUTH}`,
+    },
+  },
+  {
+    method: 'POST',
+    path: `${API_PREFIX}/webhooks/{webhook_id}/test`,
+    handler: 'test-webhook',
+    needs: {
+      purpose: 'sends a test event to one webhook endpoint',
+      table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+      queues: { send: ['webhook-deliveries'] },
+    },
+    doc: {
+      operationId: 'testWebhook',
+      summary: 'Send a test event',
+      description: 'Sends a `webhook.test` event (`data = { webhook_id }`) to this endpoint, delivered and retried like any other event.',
+      tag: 'Webhooks',
+      request: { params: webhookIdParam },
+      success: { description: 'The event sent.', ...json(testEventSentResponse, ok({ event_id: 'evt_01M7ZQ6B2C3D4E5F6G7H8J9K0M' })) },
+      errors: [401, 404, 429, 500],
+      errorNotes: { 404: { example: `No webhook with id "${EXAMPLE_WEBHOOK.webhook_id}".` } },
+      curl: `curl -s -X POST "{BASE}/webhooks/$WEBHOOK_ID/test" ${AUTH}`,
+    },
+  },
+  {
+    method: 'GET',
+    path: `${API_PREFIX}/webhooks/{webhook_id}/deliveries`,
+    handler: 'list-deliveries',
+    needs: {
+      purpose: 'reads a page of an endpoint\'s deliveries',
+      table: { actions: [...RATE_LIMITED, 'GetItem', 'Query'], query: ['lsi1'] },
+    },
+    doc: {
+      operationId: 'listWebhookDeliveries',
+      summary: 'List an endpoint\'s deliveries',
+      description: 'What was sent to this endpoint and how it answered, newest first, a page at a time. Kept for 30 days.',
+      tag: 'Webhooks',
+      request: { params: webhookIdParam, query: paginationQuery },
+      success: {
+        description: 'One page of deliveries.',
+        ...json(deliveryPageResponse, ok({ deliveries: [EXAMPLE_DELIVERY], pagination: EXAMPLE_PAGINATION })),
+      },
+      errors: [400, 401, 404, 429, 500],
+      errorNotes: {
+        400: PAGE_ERROR_NOTE,
+        404: { example: `No webhook with id "${EXAMPLE_WEBHOOK.webhook_id}".` },
+      },
+      curl: `curl -s "{BASE}/webhooks/$WEBHOOK_ID/deliveries?page=1&limit=20" ${AUTH}`,
+    },
+  },
+  {
+    method: 'DELETE',
+    path: `${API_PREFIX}/webhooks/{webhook_id}`,
+    handler: 'delete-webhook',
+    needs: {
+      purpose: 'deletes a webhook endpoint',
+      table: { actions: [...RATE_LIMITED, 'DeleteItem'] },
+    },
+    doc: {
+      operationId: 'deleteWebhook',
+      summary: 'Delete a webhook endpoint',
+      description: 'The endpoint gets nothing more, not even events still waiting for a retry.',
+      tag: 'Webhooks',
+      request: { params: webhookIdParam },
+      success: { description: 'Deleted.', ...json(deletedWebhookResponse, ok({ webhook_id: EXAMPLE_WEBHOOK.webhook_id, deleted: true })) },
+      errors: [401, 404, 429, 500],
+      errorNotes: { 404: { example: `No webhook with id "${EXAMPLE_WEBHOOK.webhook_id}".` } },
+      curl: `curl -s -X DELETE "{BASE}/webhooks/$WEBHOOK_ID" ${AUTH}`,
+    },
+  },
+];
