@@ -10,8 +10,39 @@ export interface Route {
   path: string;
   /** The file name under functions/handlers/ (each exports `handler`). */
   handler: string;
-  /** 'none' for the few public routes (the API reference); every other route needs an API key. */
-  auth?: 'none';
+  /** Who may call it (one kind, or several a request may present any of). */
+  callers: Caller | readonly Caller[];
+}
+
+/**
+ * A kind of caller. `apiKey`: a developer's `Authorization: Bearer <key>`, checked by the API-key
+ * authorizer. `session`: an account holder signed in to the console (a JWT); no authorizer
+ * recognises one yet, so no route may declare it until one exists. `public`: anyone; the route
+ * has nothing to guard (the API reference) or checks its own credential (a provider's signature).
+ */
+export type Caller = 'apiKey' | 'session' | 'public';
+
+/** How the gateway admits a route's callers: nobody checked, or the API-key authorizer first. */
+export type GatewayAccess = 'public' | 'apiKey';
+
+/**
+ * The one reading of a route's `callers` that the local gateway, the CDK REST API and the
+ * OpenAPI document share. Throws, naming the route, for a declaration they cannot build.
+ */
+export function gatewayAccess(route: Route): GatewayAccess {
+  const callers: readonly Caller[] = typeof route.callers === 'string' ? [route.callers] : route.callers;
+  const name = `${route.method} ${route.path}`;
+  if (callers.length === 0) throw new Error(`${name} declares no callers: say 'apiKey', 'public' or 'session'.`);
+  if (callers.includes('session')) {
+    throw new Error(
+      `${name} accepts 'session' callers, but no authorizer recognises a session yet (the console's JWT authorizer comes with the accounts work); declare 'apiKey' or 'public' until it exists.`,
+    );
+  }
+  if (callers.includes('public')) {
+    if (callers.length > 1) throw new Error(`${name} is 'public' and also names other callers: a public route checks no credential, so declare 'public' alone.`);
+    return 'public';
+  }
+  return 'apiKey';
 }
 
 /** A route of the API with everything else it needs: its documentation and its permissions. */

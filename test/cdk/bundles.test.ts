@@ -110,7 +110,7 @@ describe('synthesized bundles', () => {
       expect(code).toMatch(/\/\/# sourceMappingURL=index\.js\.map\s*$/);
       expect(statSync(path.join(fn.assetDir, 'index.js.map')).size).toBeGreaterThan(0);
       // The AWS SDK comes from the runtime (the public reference functions use none at all).
-      const isPublic = withReferenceRoutes().some((route) => route.handler === fn.handler && route.auth === 'none');
+      const isPublic = withReferenceRoutes().some((route) => route.handler === fn.handler && route.callers === 'public');
       if (!isPublic) expect(code).toContain('require("@aws-sdk/client-dynamodb")');
       expect(code).not.toContain('DynamoDBServiceException=class');
       // Nor the simulated provider's renderers: on Lambda it hands out sample outputs.

@@ -13,6 +13,7 @@ export const ACCOUNT_ROUTES: ApiRoute[] = [
     method: 'GET',
     path: `${API_PREFIX}/credits`,
     handler: 'get-credits',
+    callers: 'apiKey',
     needs: {
       purpose: 'reads the caller account (a test key opens its test balance on first use)',
       table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
@@ -34,6 +35,7 @@ export const ACCOUNT_ROUTES: ApiRoute[] = [
     method: 'GET',
     path: `${API_PREFIX}/credits/transactions`,
     handler: 'list-transactions',
+    callers: 'apiKey',
     needs: {
       purpose: 'reads a page of the caller ledger (a test key opens its test balance on first use)',
       table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem', 'Query'], query: ['lsi1'] },

@@ -12,7 +12,7 @@ export const PROVIDER_CALLBACK_ROUTES: ApiRoute[] = [
     method: 'POST',
     path: `${API_PREFIX}/provider-callbacks/{provider}/{account_id}/{task_id}`,
     handler: 'provider-callback',
-    auth: 'none',
+    callers: 'public',
     needs: endsTasks({
       purpose: "applies a provider's signed callback to its task",
       table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },

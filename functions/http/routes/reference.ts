@@ -13,7 +13,7 @@ export const REFERENCE_ROUTES: ApiRoute[] = [
     method: 'GET',
     path: `${API_PREFIX}/openapi.json`,
     handler: 'get-openapi',
-    auth: 'none',
+    callers: 'public',
     needs: { purpose: 'serves the OpenAPI document', table: { actions: [] } },
     doc: {
       operationId: 'getOpenApiDocument',
@@ -33,7 +33,7 @@ export const REFERENCE_ROUTES: ApiRoute[] = [
     method: 'GET',
     path: `${API_PREFIX}/docs`,
     handler: 'get-docs',
-    auth: 'none',
+    callers: 'public',
     needs: { purpose: 'serves the API reference page', table: { actions: [] } },
     doc: {
       operationId: 'getDocsPage',
@@ -49,7 +49,7 @@ export const REFERENCE_ROUTES: ApiRoute[] = [
     method: 'GET',
     path: `${API_PREFIX}/docs/assets/{file}`,
     handler: 'get-docs-asset',
-    auth: 'none',
+    callers: 'public',
     needs: { purpose: 'serves the reference page script (copied next to its bundle)', table: { actions: [] } },
     doc: {
       operationId: 'getDocsAsset',

@@ -58,6 +58,7 @@ export function taskRoutes<K extends TaskKind>(spec: TaskKindSpec<K>): ApiRoute[
       method: 'POST',
       path: `${API_PREFIX}${spec.generate.path}`,
       handler: spec.generate.handler,
+      callers: 'apiKey',
       needs: submitsTasks(
         endsTasks({
           purpose: `charges, creates and submits ${a} task`,
@@ -82,6 +83,7 @@ export function taskRoutes<K extends TaskKind>(spec: TaskKindSpec<K>): ApiRoute[
       method: 'GET',
       path: `${API_PREFIX}/${plural}`,
       handler: `list-${plural}`,
+      callers: 'apiKey',
       needs: {
         purpose: `reads a page of the ${kind} history`,
         table: { actions: [...RATE_LIMITED, 'GetItem', 'Query'], query: ['lsi1'] },
@@ -105,6 +107,7 @@ export function taskRoutes<K extends TaskKind>(spec: TaskKindSpec<K>): ApiRoute[
       method: 'GET',
       path: `${API_PREFIX}/${plural}/{${kind}_id}`,
       handler: `get-${kind}`,
+      callers: 'apiKey',
       needs: endsTasks({
         purpose: `reads ${a} task and refreshes it from the provider`,
         table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
@@ -127,6 +130,7 @@ export function taskRoutes<K extends TaskKind>(spec: TaskKindSpec<K>): ApiRoute[
       method: 'POST',
       path: `${API_PREFIX}/${plural}/{${kind}_id}/cancel`,
       handler: `cancel-${kind}`,
+      callers: 'apiKey',
       needs: endsTasks({
         purpose: `cancels ${a} task, refunds it and stops the upstream job`,
         table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },

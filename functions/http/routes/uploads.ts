@@ -13,6 +13,7 @@ export const UPLOAD_ROUTES: ApiRoute[] = [
     method: 'POST',
     path: `${API_PREFIX}/upload`,
     handler: 'upload',
+    callers: 'apiKey',
     needs: {
       purpose: 'stores an uploaded reference image',
       table: { actions: [...RATE_LIMITED] },
@@ -50,6 +51,7 @@ export const UPLOAD_ROUTES: ApiRoute[] = [
     method: 'POST',
     path: `${API_PREFIX}/uploads`,
     handler: 'create-upload',
+    callers: 'apiKey',
     needs: {
       purpose: 'presigns an upload into incoming/',
       table: { actions: [...RATE_LIMITED] },
@@ -83,6 +85,7 @@ export const UPLOAD_ROUTES: ApiRoute[] = [
     method: 'POST',
     path: `${API_PREFIX}/uploads/{upload_id}/complete`,
     handler: 'complete-upload',
+    callers: 'apiKey',
     needs: {
       purpose: 'checks an uploaded file and moves it from incoming/ to uploads/',
       // The upload's publication (UPLOAD#): get, claim (Put), answer (Update, as RATE_LIMITED), release.

@@ -20,6 +20,7 @@ export const WEBHOOK_ROUTES: ApiRoute[] = [
     method: 'POST',
     path: `${API_PREFIX}/webhooks`,
     handler: 'create-webhook',
+    callers: 'apiKey',
     needs: {
       purpose: 'registers a webhook endpoint (at most ten per account)',
       table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
@@ -52,6 +53,7 @@ export const WEBHOOK_ROUTES: ApiRoute[] = [
     method: 'GET',
     path: `${API_PREFIX}/webhooks`,
     handler: 'list-webhooks',
+    callers: 'apiKey',
     needs: {
       purpose: 'lists the caller\'s webhook endpoints',
       table: { actions: [...RATE_LIMITED, 'Query'], query: ['lsi1'] },
@@ -70,6 +72,7 @@ export const WEBHOOK_ROUTES: ApiRoute[] = [
     method: 'POST',
     path: `${API_PREFIX}/webhooks/{webhook_id}/test`,
     handler: 'test-webhook',
+    callers: 'apiKey',
     needs: {
       purpose: 'sends a test event to one webhook endpoint',
       table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
@@ -91,6 +94,7 @@ export const WEBHOOK_ROUTES: ApiRoute[] = [
     method: 'GET',
     path: `${API_PREFIX}/webhooks/{webhook_id}/deliveries`,
     handler: 'list-deliveries',
+    callers: 'apiKey',
     needs: {
       purpose: 'reads a page of an endpoint\'s deliveries',
       table: { actions: [...RATE_LIMITED, 'GetItem', 'Query'], query: ['lsi1'] },
@@ -117,6 +121,7 @@ export const WEBHOOK_ROUTES: ApiRoute[] = [
     method: 'DELETE',
     path: `${API_PREFIX}/webhooks/{webhook_id}`,
     handler: 'delete-webhook',
+    callers: 'apiKey',
     needs: {
       purpose: 'deletes a webhook endpoint',
       table: { actions: [...RATE_LIMITED, 'DeleteItem'] },
