@@ -134,7 +134,7 @@ describe('synthesized bundles', () => {
         Version: '2012-10-17',
         Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-west-1:123456789012:0123456789/dev/*' }],
       },
-      context: { accountId: account.accountId, mode: 'live', keyId: account.keyId, rateLimit: '60' },
+      context: { kind: 'apiKey', accountId: account.accountId, mode: 'live', keyId: account.keyId, rateLimit: '60' },
     });
   });
 
