@@ -6,7 +6,6 @@ import { GATEWAY_RESPONSES } from '../../functions/contract/gateway-responses';
 import {
   API_PREFIX,
   AUTHORIZER_HANDLER,
-  BACKGROUND_FUNCTIONS,
   BINARY_MEDIA_TYPES,
   COPY_WORKER_HANDLER,
   ROUTES,
@@ -15,6 +14,7 @@ import {
 } from '../../functions/http/routes';
 import { readDeploySettings } from '../../lib/deploy-settings';
 import { NOT_SET_ON_AWS, sharedEnvironment } from '../../lib/function-environment';
+import { BACKGROUND_FUNCTIONS } from '../../lib/function-needs';
 import { REPO_ROOT, functionIdOf, resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
 
 const CONTRACT_CODES = ['unauthorized', 'not_found', 'payload_too_large', 'rate_limit_exceeded', 'validation_error', 'internal_error'];

@@ -3,7 +3,6 @@ import { creditsResponse } from '../../contract/credits';
 import { paginationQuery } from '../../contract/pagination';
 import { transactionPageResponse } from '../../contract/transactions';
 import type { ApiRoute } from '../route';
-import { RATE_LIMITED } from './needs';
 import { AUTH, json, PAGE_ERROR_NOTE } from './operation-doc';
 import { API_PREFIX } from './prefix';
 
@@ -14,10 +13,6 @@ export const ACCOUNT_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/credits`,
     handler: 'get-credits',
     callers: 'apiKey',
-    needs: {
-      purpose: 'reads the caller account (a test key opens its test balance on first use)',
-      table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
-    },
     doc: {
       operationId: 'getCredits',
       summary: 'Get your credits and access',
@@ -36,10 +31,6 @@ export const ACCOUNT_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/credits/transactions`,
     handler: 'list-transactions',
     callers: 'apiKey',
-    needs: {
-      purpose: 'reads a page of the caller ledger (a test key opens its test balance on first use)',
-      table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem', 'Query'], query: ['lsi1'] },
-    },
     doc: {
       operationId: 'listCreditTransactions',
       summary: 'List your credit transactions',

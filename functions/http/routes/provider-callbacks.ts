@@ -2,7 +2,6 @@ import { ok } from '../../contract/examples';
 import { providerCallbackParams } from '../../contract/params';
 import { providerCallbackResponse } from '../../contract/provider-callbacks';
 import type { ApiRoute } from '../route';
-import { endsTasks } from './needs';
 import { json } from './operation-doc';
 import { API_PREFIX } from './prefix';
 
@@ -13,12 +12,6 @@ export const PROVIDER_CALLBACK_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/provider-callbacks/{provider}/{account_id}/{task_id}`,
     handler: 'provider-callback',
     callers: 'public',
-    needs: endsTasks({
-      purpose: "applies a provider's signed callback to its task",
-      table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
-      provider: true,
-      queuesCopies: true,
-    }),
     doc: {
       operationId: 'receiveProviderCallback',
       summary: 'Provider callback (internal)',

@@ -14,7 +14,6 @@ export const REFERENCE_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/openapi.json`,
     handler: 'get-openapi',
     callers: 'public',
-    needs: { purpose: 'serves the OpenAPI document', table: { actions: [] } },
     doc: {
       operationId: 'getOpenApiDocument',
       summary: 'This OpenAPI document',
@@ -34,7 +33,6 @@ export const REFERENCE_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/docs`,
     handler: 'get-docs',
     callers: 'public',
-    needs: { purpose: 'serves the API reference page', table: { actions: [] } },
     doc: {
       operationId: 'getDocsPage',
       summary: 'API reference page',
@@ -50,7 +48,6 @@ export const REFERENCE_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/docs/assets/{file}`,
     handler: 'get-docs-asset',
     callers: 'public',
-    needs: { purpose: 'serves the reference page script (copied next to its bundle)', table: { actions: [] } },
     doc: {
       operationId: 'getDocsAsset',
       summary: 'Script of the reference page',

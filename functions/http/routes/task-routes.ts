@@ -3,7 +3,6 @@ import { EXAMPLE_PAGINATION, ok } from '../../contract/examples';
 import { idempotencyHeader } from '../../contract/params';
 import { paginationQuery } from '../../contract/pagination';
 import type { ApiRoute, OperationDoc } from '../route';
-import { endsTasks, RATE_LIMITED, submitsTasks } from './needs';
 import { AUTH, json, PAGE_ERROR_NOTE } from './operation-doc';
 import { API_PREFIX } from './prefix';
 
@@ -59,12 +58,6 @@ export function taskRoutes<K extends TaskKind>(spec: TaskKindSpec<K>): ApiRoute[
       path: `${API_PREFIX}${spec.generate.path}`,
       handler: spec.generate.handler,
       callers: 'apiKey',
-      needs: submitsTasks(
-        endsTasks({
-          purpose: `charges, creates and submits ${a} task`,
-          table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
-        }),
-      ),
       doc: {
         operationId: `generate${Kind}`,
         summary: `Start ${a} generation task`,
@@ -84,10 +77,6 @@ export function taskRoutes<K extends TaskKind>(spec: TaskKindSpec<K>): ApiRoute[
       path: `${API_PREFIX}/${plural}`,
       handler: `list-${plural}`,
       callers: 'apiKey',
-      needs: {
-        purpose: `reads a page of the ${kind} history`,
-        table: { actions: [...RATE_LIMITED, 'GetItem', 'Query'], query: ['lsi1'] },
-      },
       doc: {
         operationId: `list${Kind}s`,
         summary: `List your ${kind} tasks`,
@@ -108,12 +97,6 @@ export function taskRoutes<K extends TaskKind>(spec: TaskKindSpec<K>): ApiRoute[
       path: `${API_PREFIX}/${plural}/{${kind}_id}`,
       handler: `get-${kind}`,
       callers: 'apiKey',
-      needs: endsTasks({
-        purpose: `reads ${a} task and refreshes it from the provider`,
-        table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
-        provider: true,
-        queuesCopies: true,
-      }),
       doc: {
         operationId: `get${Kind}`,
         summary: `Get ${a} task`,
@@ -131,11 +114,6 @@ export function taskRoutes<K extends TaskKind>(spec: TaskKindSpec<K>): ApiRoute[
       path: `${API_PREFIX}/${plural}/{${kind}_id}/cancel`,
       handler: `cancel-${kind}`,
       callers: 'apiKey',
-      needs: endsTasks({
-        purpose: `cancels ${a} task, refunds it and stops the upstream job`,
-        table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
-        provider: true,
-      }),
       doc: {
         operationId: `cancel${Kind}`,
         summary: `Cancel ${a} task`,

@@ -3,7 +3,6 @@ import { uploadForm, uploadIdParam } from '../../contract/params';
 import { directUploadResponse, uploadedImageResponse } from '../../contract/uploads';
 import { MAX_UPLOAD_BYTES } from '../../domain/image-type';
 import type { ApiRoute } from '../route';
-import { RATE_LIMITED } from './needs';
 import { AUTH, json } from './operation-doc';
 import { API_PREFIX } from './prefix';
 
@@ -14,11 +13,6 @@ export const UPLOAD_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/upload`,
     handler: 'upload',
     callers: 'apiKey',
-    needs: {
-      purpose: 'stores an uploaded reference image',
-      table: { actions: [...RATE_LIMITED] },
-      media: { write: ['uploads/'] },
-    },
     doc: {
       operationId: 'uploadImage',
       summary: 'Upload a reference image',
@@ -52,12 +46,6 @@ export const UPLOAD_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/uploads`,
     handler: 'create-upload',
     callers: 'apiKey',
-    needs: {
-      purpose: 'presigns an upload into incoming/',
-      table: { actions: [...RATE_LIMITED] },
-      // A presigned PUT carries the signer's permissions: the function must hold PutObject itself.
-      media: { write: ['incoming/'] },
-    },
     doc: {
       operationId: 'createDirectUpload',
       summary: 'Start a direct upload (presigned form)',
@@ -86,12 +74,6 @@ export const UPLOAD_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/uploads/{upload_id}/complete`,
     handler: 'complete-upload',
     callers: 'apiKey',
-    needs: {
-      purpose: 'checks an uploaded file and moves it from incoming/ to uploads/',
-      // The upload's publication (UPLOAD#): get, claim (Put), answer (Update, as RATE_LIMITED), release.
-      table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem', 'DeleteItem'] },
-      media: { read: ['incoming/'], delete: ['incoming/'], write: ['uploads/'], listBucket: true },
-    },
     doc: {
       operationId: 'completeDirectUpload',
       summary: 'Finish a direct upload',

@@ -10,7 +10,6 @@ import {
   webhookListResponse,
 } from '../../contract/webhooks';
 import type { ApiRoute } from '../route';
-import { RATE_LIMITED } from './needs';
 import { AUTH, json, PAGE_ERROR_NOTE } from './operation-doc';
 import { API_PREFIX } from './prefix';
 
@@ -21,10 +20,6 @@ export const WEBHOOK_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/webhooks`,
     handler: 'create-webhook',
     callers: 'apiKey',
-    needs: {
-      purpose: 'registers a webhook endpoint (at most ten per account)',
-      table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
-    },
     doc: {
       operationId: 'createWebhook',
       summary: 'Add a webhook endpoint',
@@ -54,10 +49,6 @@ export const WEBHOOK_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/webhooks`,
     handler: 'list-webhooks',
     callers: 'apiKey',
-    needs: {
-      purpose: 'lists the caller\'s webhook endpoints',
-      table: { actions: [...RATE_LIMITED, 'Query'], query: ['lsi1'] },
-    },
     doc: {
       operationId: 'listWebhooks',
       summary: 'List your webhook endpoints',
@@ -73,11 +64,6 @@ export const WEBHOOK_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/webhooks/{webhook_id}/test`,
     handler: 'test-webhook',
     callers: 'apiKey',
-    needs: {
-      purpose: 'sends a test event to one webhook endpoint',
-      table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
-      queues: { send: ['webhook-deliveries'] },
-    },
     doc: {
       operationId: 'testWebhook',
       summary: 'Send a test event',
@@ -95,10 +81,6 @@ export const WEBHOOK_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/webhooks/{webhook_id}/deliveries`,
     handler: 'list-deliveries',
     callers: 'apiKey',
-    needs: {
-      purpose: 'reads a page of an endpoint\'s deliveries',
-      table: { actions: [...RATE_LIMITED, 'GetItem', 'Query'], query: ['lsi1'] },
-    },
     doc: {
       operationId: 'listWebhookDeliveries',
       summary: 'List an endpoint\'s deliveries',
@@ -122,10 +104,6 @@ export const WEBHOOK_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/webhooks/{webhook_id}`,
     handler: 'delete-webhook',
     callers: 'apiKey',
-    needs: {
-      purpose: 'deletes a webhook endpoint',
-      table: { actions: [...RATE_LIMITED, 'DeleteItem'] },
-    },
     doc: {
       operationId: 'deleteWebhook',
       summary: 'Delete a webhook endpoint',
