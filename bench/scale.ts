@@ -8,46 +8,10 @@
  * Run: npm run bench:scale   (figures only; no pass/fail). DynamoDB Local is far slower than
  * DynamoDB: read these as relative figures.
  */
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { startLocalStack } from '../bin/local-stack/stack';
-import { freePort } from '../bin/local-stack/wait-for-port';
-import { createAccount, createApiKey } from '../functions/domain/account-admin';
 import { sweep } from '../functions/domain/sweep';
+import { load, ms, newApiKey, percentile, runBench, startBenchStack, type Figures } from './load';
 
-interface Figures {
-  requests: number;
-  seconds: number;
-  statuses: Record<number, number>;
-  latencies: number[];
-}
-
-async function load(count: number, concurrency: number, send: (i: number) => Promise<number>): Promise<Figures> {
-  const latencies: number[] = [];
-  const statuses: Record<number, number> = {};
-  let next = 0;
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        const i = next++;
-        const began = performance.now();
-        const status = await send(i);
-        latencies.push(performance.now() - began);
-        statuses[status] = (statuses[status] ?? 0) + 1;
-      }
-    }),
-  );
-  return { requests: count, seconds: (performance.now() - start) / 1000, statuses, latencies };
-}
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-};
-const ms = (value: number) => `${value.toFixed(1)} ms`;
 const rate = (figures: Figures) => figures.requests / figures.seconds;
 /** Successful answers per second (a 429 is not a start). */
 const okRate = (figures: Figures) => (figures.statuses[200] ?? 0) / figures.seconds;
@@ -60,26 +24,11 @@ function line(label: string, figures: Figures): string {
 }
 
 async function main(): Promise<void> {
-  process.env.SIM_DELAY_SECONDS = '3600'; // tasks stay processing: the sweeper has them all to examine
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'vidgen-bench-scale-'));
-  const stack = await startLocalStack({
-    host: '127.0.0.1',
-    apiPort: await freePort(),
-    dynamodbPort: await freePort(),
-    s3Port: await freePort(),
-    tableName: 'bench',
-    mediaBucket: 'bench-media',
-    region: 'local',
-    dataDir,
-    sweepIntervalSeconds: 3600,
-  });
+  // Simulated tasks stay processing (startBenchStack): the sweeper has them all to examine.
+  const stack = await startBenchStack('vidgen-bench-scale');
   let started = 0;
   try {
-    const newKey = async () => {
-      const { account } = await createAccount(stack.context, { credits: 10_000_000 });
-      const { apiKey } = await createApiKey(stack.context, account.accountId, { rateLimit: 1_000_000 });
-      return { accountId: account.accountId, apiKey };
-    };
+    const newKey = () => newApiKey(stack, 10_000_000, 1_000_000);
     const generate = (apiKey: string) => async () => {
       const response = await fetch(`${stack.baseUrl}/generate`, {
         method: 'POST',
@@ -169,7 +118,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

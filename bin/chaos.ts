@@ -27,6 +27,7 @@ import { DynamoTaskStore } from '../functions/adapters/dynamodb/task-repository'
 import { createAccount, createApiKey } from '../functions/domain/account-admin';
 import type { LedgerEntry } from '../functions/domain/ledger';
 import type { Task, TaskKind } from '../functions/domain/task';
+import { SILENT_TELEMETRY } from '../functions/domain/telemetry';
 import { startS3Local } from './local-stack/s3-local';
 import { freePort, waitForPort } from './local-stack/wait-for-port';
 import { REPO_ROOT } from './local-stack/settings';
@@ -505,7 +506,8 @@ async function main(): Promise<number> {
       accounts: new DynamoAccountStore(db),
       apiKeys: new DynamoApiKeyStore(db),
       ledger: new DynamoLedgerStore(db),
-      tasks: new DynamoTaskStore(db),
+      // Read only here (the invariants): nothing for telemetry to hear.
+      tasks: new DynamoTaskStore(db, SILENT_TELEMETRY),
     };
     const actors: Actor[] = [];
     for (const [name, credits, paid] of [

@@ -191,7 +191,8 @@ const ROUTE_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
   },
   'provider-callback': endsTasks({
     purpose: "applies a provider's signed callback to its task",
-    table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
+    // DeleteItem: a message's receipt is given up when it could not be handled (so its retry is taken).
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
     provider: true,
     queuesCopies: true,
   }),

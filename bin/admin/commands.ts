@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { describeParseArgsError } from '../cli/parse-args-error';
 import { isSubscriptionStatus, SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../../functions/domain/account';
 import {
   createAccount,
@@ -15,7 +16,7 @@ import { UsageError } from './errors';
 
 export { UsageError };
 
-export const USAGE = `Usage: npm run admin -- <command> [options]
+export const USAGE = `Usage: npm run -s admin -- <command> [options]
 
   account create [--credits N] [--paid] [--subscription ${SUBSCRIPTION_STATUSES.join('|')}]
   account show   --account ID
@@ -66,10 +67,12 @@ export function parseCommand(argv: string[]): ParsedCommand {
   try {
     parsed = parseArgs({ args: paidAsFlag(argv), options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(describeParseArgsError(error, Object.keys(OPTIONS)));
   }
   const { values, positionals } = parsed;
-  if (values.help || positionals.length === 0) return { name: 'help', values, target: {} };
+  if (values.help || (positionals.length === 1 && positionals[0] === 'help')) return { name: 'help', values, target: {} };
+  // No command is a usage mistake like any other (exit 2), so a script that forgot it fails.
+  if (positionals.length === 0) throw new UsageError('No command given.');
   if (positionals.length !== 2) throw new UsageError(`Expected "<group> <action>", got "${positionals.join(' ')}".`);
   return {
     name: positionals.join(' '),

@@ -10,32 +10,13 @@
  * with the event as JSON on stdin.
  */
 const fs = require('node:fs');
-const { randomUUID } = require('node:crypto');
+const { lambdaContext } = require('../lambda-context.cjs');
 
 const [file, exportName, functionName] = process.argv.slice(2);
 const TIMEOUT_MS = Number(process.env.INVOKE_TIMEOUT_MS || 30000);
 
 function report(outcome) {
   fs.writeSync(3, JSON.stringify(outcome) + '\n');
-}
-
-function context() {
-  const deadline = Date.now() + TIMEOUT_MS;
-  const requestId = randomUUID();
-  return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: '512',
-    awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local-invoke',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
 }
 
 async function main() {
@@ -55,7 +36,7 @@ async function main() {
   let timer;
   try {
     const result = await Promise.race([
-      handler(event, context()),
+      handler(event, lambdaContext(functionName, { timeoutMs: TIMEOUT_MS })),
       new Promise((_, reject) => {
         timer = setTimeout(() => reject(Object.assign(new Error(`Task timed out after ${TIMEOUT_MS} ms`), { name: 'Sandbox.Timedout' })), TIMEOUT_MS);
       }),

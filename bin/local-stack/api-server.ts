@@ -5,7 +5,8 @@ import { GATEWAY_RESPONSES, type GatewayResponse } from '../../functions/contrac
 import { gatewayAccess } from '../../functions/http/route';
 import { AUTHORIZER_HANDLER, ROUTES, type Route } from '../../functions/http/routes';
 import { AuthorizerCache, policyAllows } from './authorizer-cache';
-import { lambdaContext, loadHandler, type LambdaHandler } from './lambda-runtime';
+import { lambdaContext } from '../lambda-context.cjs';
+import { loadHandler, type LambdaHandler } from './lambda-runtime';
 import { headerOf, methodArn, readCall, toAuthorizerEvent, toProxyEvent, type IncomingCall } from './proxy-event';
 import { createRouter } from './router';
 
@@ -50,7 +51,7 @@ export function apiRequestListener(options: ApiServerOptions): http.RequestListe
       try {
         result = (await handlerFor(AUTHORIZER_HANDLER)(
           event,
-          lambdaContext('authorizer', call.requestId),
+          lambdaContext('authorizer', { requestId: call.requestId }),
         )) as APIGatewayAuthorizerResult;
       } catch (error) {
         if (error instanceof Error && error.message === 'Unauthorized') return undefined;
@@ -81,7 +82,7 @@ export function apiRequestListener(options: ApiServerOptions): http.RequestListe
     const event = toProxyEvent(call, found.route, found.pathParameters, authorizerContext);
     const result = (await handlerFor(found.route.handler)(
       event,
-      lambdaContext(found.route.handler, call.requestId),
+      lambdaContext(found.route.handler, { requestId: call.requestId }),
     )) as APIGatewayProxyResult;
     send(res, result);
   }

@@ -7,7 +7,8 @@ import { loadConfig } from '../../functions/config';
 import { ensureTable } from '../../functions/adapters/dynamodb/ensure-table';
 import { apiRequestListener } from './api-server';
 import { createLocalHttpServer } from './http-server';
-import { loadHandler, lambdaContext } from './lambda-runtime';
+import { lambdaContext } from '../lambda-context.cjs';
+import { loadHandler } from './lambda-runtime';
 import { mediaRoute, MEDIA_PATH } from './media-route';
 import { ensureDemoAccount, type DemoAccount } from './demo-account';
 import { startDynamoDbLocal } from './dynamodb-local';
@@ -160,7 +161,7 @@ function close(server: http.Server): Promise<void> {
 /** Feeds an in-process queue to its consumer's handler, unless this process already does; returns the stop. */
 function consumeLocally(queue: InProcessQueue<unknown>, handler: string): () => Promise<void> {
   if (queue.running) return async () => undefined;
-  queue.start((event) => loadHandler(handler)(event, lambdaContext(handler, `${handler}-${Date.now()}`)));
+  queue.start((event) => loadHandler(handler)(event, lambdaContext(handler, { requestId: `${handler}-${Date.now()}` })));
   return () => queue.stop();
 }
 
@@ -170,7 +171,7 @@ function startSweeper(intervalSeconds: number) {
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    loadHandler(SWEEPER_HANDLER)({}, lambdaContext(SWEEPER_HANDLER, `sweep-${Date.now()}`))
+    loadHandler(SWEEPER_HANDLER)({}, lambdaContext(SWEEPER_HANDLER, { requestId: `sweep-${Date.now()}` }))
       .catch((error: unknown) => console.error(JSON.stringify({ level: 'error', message: 'sweep failed', error: String(error) })))
       .finally(() => (running = false));
   }, intervalSeconds * 1000);

@@ -1,9 +1,13 @@
 import { parseArgs } from 'node:util';
+import { describeParseArgsError } from '../cli/parse-args-error';
 
 /** A mistake in how the command was called: exit code 2. */
 export class UsageError extends Error {}
 
-export const USAGE = `Usage: vidgen <command> [options]
+/** How users run this CLI in this repository (package.json "bin"); messages name it. */
+export const VIDGEN = 'npx vidgen';
+
+export const USAGE = `Usage: ${VIDGEN} <command> [options]   (also: npm run -s vidgen -- <command> [options])
 
 Commands:
   generate "PROMPT" [--model M] [--duration N] [--resolution R] [--aspect-ratio A]
@@ -19,6 +23,9 @@ Commands:
       Receive your events here: starts a receiver on 127.0.0.1 (a free port by default),
       registers it (the local stack accepts http to loopback), prints each verified event,
       and removes the endpoint on Ctrl-C.
+  webhooks deliveries WEBHOOK_ID [--page N] [--limit N]
+      What was sent to an endpoint, newest first: status, attempts and why the last
+      attempt failed (HTTP 500, connection refused, timeout after 10 s...).
   videos [--page N] [--limit N]      Your videos, newest first.
   images [--page N] [--limit N]      Your images, newest first.
   upload FILE                         Upload a JPEG, PNG or WebP; prints its URL.
@@ -70,7 +77,7 @@ const COMMANDS = {
   image: { operand: 'PROMPT', options: ['model', 'resolution', 'aspect-ratio', 'format', 'ref', ...WAITING] },
   status: { operand: 'ID', options: WAITING },
   cancel: { operand: 'ID', options: [] },
-  webhooks: { operand: 'listen', options: ['port'] },
+  webhooks: { operand: 'listen or deliveries', options: ['port', 'page', 'limit'] },
   videos: { operand: undefined, options: ['page', 'limit'] },
   images: { operand: undefined, options: ['page', 'limit'] },
   upload: { operand: 'FILE', options: [] },
@@ -115,6 +122,7 @@ export type Command =
   | { name: 'status'; id: string; kind: 'video' | 'image'; wait: WaitSettings; json: boolean }
   | { name: 'cancel'; id: string; kind: 'video' | 'image'; json: boolean }
   | { name: 'webhooks'; action: 'listen'; port: number; json: boolean }
+  | { name: 'webhooks'; action: 'deliveries'; webhookId: string; page?: number; limit?: number; json: boolean }
   | { name: 'videos' | 'images' | 'transactions'; page?: number; limit?: number; json: boolean }
   | { name: 'upload'; file: string; json: boolean }
   | { name: 'credits'; json: boolean };
@@ -124,7 +132,7 @@ export function parseCommand(argv: string[]): Command {
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(describeParseArgsError(error, Object.keys(OPTIONS)));
   }
   const { values, positionals } = parsed;
   const [name, ...operands] = positionals;
@@ -138,7 +146,8 @@ export function parseCommand(argv: string[]): Command {
     if (!allowed.has(option)) throw new UsageError(`--${option} is not an option of "${name}".`);
   }
   if (spec.operand && operands.length === 0) throw new UsageError(`"${name}" needs ${spec.operand}.`);
-  const expected = spec.operand ? 1 : 0;
+  // `webhooks deliveries` names the endpoint too.
+  const expected = name === 'webhooks' && operands[0] === 'deliveries' ? 2 : spec.operand ? 1 : 0;
   if (operands.length > expected) {
     const hint = spec.operand === 'PROMPT' ? ' Quote a prompt that has spaces.' : '';
     throw new UsageError(`Too many arguments for "${name}": ${operands.slice(expected).join(' ')}.${hint}`);
@@ -176,7 +185,14 @@ export function parseCommand(argv: string[]): Command {
     case 'cancel':
       return { name, id: operand, kind: taskKind(operand), json };
     case 'webhooks': {
-      if (operand !== 'listen') throw new UsageError(`Unknown webhooks command "${operand}": use "webhooks listen".`);
+      if (operand === 'deliveries') {
+        const webhookId = operands[1];
+        if (webhookId === undefined) throw new UsageError('"webhooks deliveries" needs WEBHOOK_ID (whk_...).');
+        for (const option of ['port'] as const) if (values[option] !== undefined) throw new UsageError(`--${option} is not an option of "webhooks deliveries".`);
+        return { name, action: 'deliveries', webhookId, page: number(values.page, '--page'), limit: number(values.limit, '--limit'), json };
+      }
+      if (operand !== 'listen') throw new UsageError(`Unknown webhooks command "${operand}": use "webhooks listen" or "webhooks deliveries WEBHOOK_ID".`);
+      for (const option of ['page', 'limit'] as const) if (values[option] !== undefined) throw new UsageError(`--${option} is not an option of "webhooks listen".`);
       const port = number(values.port, '--port') ?? 0;
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be a port number (0 for a free one).');
       return { name, action: 'listen', port, json };

@@ -10,9 +10,9 @@ import type {
   VideoTask,
 } from '../../client/src/index';
 import { verifyWebhook } from '../../client/src/index';
-import { UsageError, type Command, type WaitSettings } from './args';
+import { UsageError, VIDGEN, type Command, type WaitSettings } from './args';
 import { download, DownloadError, numberedFile } from './download';
-import { formatCredits, formatFields, formatImageList, formatSize, formatTransactionList, formatVideoList } from './format';
+import { formatCredits, formatDeliveryList, formatFields, formatImageList, formatSize, formatTransactionList, formatVideoList } from './format';
 import { startProgress, type ProgressStream } from './progress';
 
 export interface Io {
@@ -98,8 +98,12 @@ export async function runCommand(command: Exclude<Command, { name: 'help' }>, cl
       printData(task, () => formatFields(task));
       return 0;
     }
-    case 'webhooks':
-      return listen(client, command.port, command.json, io, print);
+    case 'webhooks': {
+      if (command.action === 'listen') return listen(client, command.port, command.json, io, print);
+      const page = await client.listWebhookDeliveries(command.webhookId, { page: command.page, limit: command.limit }, { signal });
+      printData(page, () => formatDeliveryList(page));
+      return 0;
+    }
   }
 }
 
@@ -128,7 +132,7 @@ async function finish(
     try {
       task = 'video_id' in task ? await client.waitForVideo(id, options) : await client.waitForImage(id, options);
     } catch (error) {
-      if (io.signal.aborted) io.stderr.write(`Stopped waiting. ${id} carries on: vidgen status ${id} --wait\n`);
+      if (io.signal.aborted) io.stderr.write(`Stopped waiting. ${id} carries on: ${VIDGEN} status ${id} --wait\n`);
       throw error;
     } finally {
       progress.stop();
@@ -143,7 +147,7 @@ async function finish(
     io.stderr.write(`error [${error.code}]: ${error.message} (${id}; its credits were refunded)\n`);
     return 1;
   }
-  if (task.status === 'processing' && !json) io.stderr.write(`Check on it with: vidgen status ${id} --wait\n`);
+  if (task.status === 'processing' && !json) io.stderr.write(`Check on it with: ${VIDGEN} status ${id} --wait\n`);
   return 0;
 }
 

@@ -1,4 +1,4 @@
-import type { Credits, ImagePage, ImageTask, Pagination, TransactionPage, VideoPage, VideoTask } from '../../client/src/index';
+import type { Credits, ImagePage, ImageTask, Pagination, TransactionPage, VideoPage, VideoTask, WebhookDeliveryPage } from '../../client/src/index';
 
 /** Human-readable output for stdout (without --json). */
 
@@ -64,6 +64,19 @@ export function formatTransactionList(page: TransactionPage): string {
   return [...table(rows), ...sumLine, footer(page.pagination, 'transaction')].join('\n');
 }
 
+/** One line per delivery; the last column says why the last attempt failed, or when the next is due. */
+export function formatDeliveryList(page: WebhookDeliveryPage): string {
+  const rows = page.deliveries.map((delivery) => [
+    delivery.event_id,
+    delivery.type,
+    delivery.status,
+    `${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'}`,
+    delivery.last_attempt_at ? shortTime(delivery.last_attempt_at) : '-',
+    [delivery.last_error, delivery.next_attempt_at && `next ${shortTime(delivery.next_attempt_at)}`].filter(Boolean).join(', '),
+  ]);
+  return [...table(rows), footer(page.pagination, 'delivery', 'deliveries')].join('\n');
+}
+
 export function formatSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
@@ -81,10 +94,10 @@ function table(rows: string[][]): string[] {
   );
 }
 
-function footer(pagination: Pagination, noun: string): string {
+function footer(pagination: Pagination, noun: string, plural = `${noun}s`): string {
   const { page, total_pages, total } = pagination;
-  const count = `${total} ${noun}${total === 1 ? '' : 's'}`;
-  if (total === 0) return `No ${noun}s yet.`;
+  const count = `${total} ${total === 1 ? noun : plural}`;
+  if (total === 0) return `No ${plural} yet.`;
   if (page > total_pages) return `Page ${page} is past the end (${total_pages} page${total_pages === 1 ? '' : 's'}, ${count}).`;
   return `Page ${page} of ${total_pages} (${count}).`;
 }

@@ -39,12 +39,16 @@ export { isPublicAddress, UnsafeUrlError, type UnsafeUrlReason } from './url-rul
 
 export type FetchFailureReason = 'dns' | 'network' | 'timeout' | 'status' | 'too_large';
 
-/** We tried to fetch the URL and could not get its bytes. `status` is set for a non-2xx answer. */
+/**
+ * We tried to fetch the URL and could not get its bytes. `status` is set for a non-2xx answer;
+ * `code` for a network failure, the system's code (ECONNREFUSED, CERT_HAS_EXPIRED...) when known.
+ */
 export class FetchFailedError extends Error {
   constructor(
     message: string,
     readonly reason: FetchFailureReason,
     readonly status?: number,
+    readonly code?: string,
   ) {
     super(message);
     this.name = 'FetchFailedError';
@@ -163,7 +167,7 @@ export function createSafeFetcher(options: SafeFetcherOptions): SafeFetcher {
     if (signal.aborted) {
       return new FetchFailedError(`Fetching from ${host} took longer than ${options.timeoutMs} ms.`, 'timeout');
     }
-    return new FetchFailedError(`Could not fetch from ${host}.`, 'network');
+    return new FetchFailedError(`Could not fetch from ${host}.`, 'network', undefined, systemCode(error));
   }
 
   return {
@@ -212,6 +216,17 @@ export function createSafeFetcher(options: SafeFetcherOptions): SafeFetcher {
       }
     },
   };
+}
+
+/** The `code` of a Node system or TLS error (or of its cause), e.g. ECONNREFUSED. */
+function systemCode(error: unknown): string | undefined {
+  // Not `instanceof Error`: errors made by Node's core are not instances of a test realm's Error.
+  let current = error as { code?: unknown; cause?: unknown } | null | undefined;
+  for (let depth = 0; typeof current === 'object' && current !== null && depth < 3; depth += 1) {
+    if (typeof current.code === 'string') return current.code;
+    current = current.cause as typeof current;
+  }
+  return undefined;
 }
 
 function hostOf(url: string): string {

@@ -145,6 +145,22 @@ function ipv6Words(ip: string): number[] {
   return [...headWords, ...Array<number>(8 - headWords.length - tailWords.length).fill(0), ...tailWords];
 }
 
+/** The host as DNS sees it: lower case, no IPv6 brackets, no trailing root dot (`localhost.`). */
+function normalizedHost(target: URL): string {
+  return bareHostname(target).toLowerCase().replace(/\.$/, '');
+}
+
+/** A localhost name (RFC 6761: always loopback, whatever DNS says). */
+function isLocalhostName(hostname: string): boolean {
+  return hostname === 'localhost' || hostname.endsWith('.localhost');
+}
+
+/** A localhost name or a loopback IP literal: what the local stack's loopback allowance covers. */
+export function isLoopbackHost(target: URL): boolean {
+  const hostname = normalizedHost(target);
+  return isLocalhostName(hostname) || (isIP(hostname) !== 0 && isLoopbackAddress(hostname));
+}
+
 /**
  * Why we would refuse to fetch `url` whatever DNS answers, or undefined: not http(s), credentials,
  * a localhost name (RFC 6761: always loopback) or an IP literal that is not public. An allowed
@@ -158,9 +174,8 @@ export function staticRefusal(url: string): UnsafeUrlError | undefined {
     if (error instanceof UnsafeUrlError) return error;
     throw error;
   }
-  const hostname = bareHostname(target).toLowerCase().replace(/\.$/, '');
-  const literal = isIP(hostname) !== 0;
-  if (hostname === 'localhost' || hostname.endsWith('.localhost') || (literal && !isPublicAddress(hostname))) {
+  const hostname = normalizedHost(target);
+  if (isLocalhostName(hostname) || (isIP(hostname) !== 0 && !isPublicAddress(hostname))) {
     return new UnsafeUrlError(`Refusing to fetch from ${target.host}: it is not a public address.`, 'blocked_address');
   }
   return undefined;

@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import type { CopyQueue } from '../domain/ports';
 import type { GenerationProvider } from '../domain/provider';
 import type { StartDeps } from '../domain/start-task';
+import { powertoolsTelemetry } from '../observability/telemetry';
 import { appConfig } from './config';
 import { buildLifecycle, lifecycle } from './lifecycle';
 import { appMediaStorage, buildMediaStorage } from './media';
@@ -32,7 +33,7 @@ export interface AppContext extends Stores {
 /** A fresh context for `config` (tests, tools); `provider` replaces the configured one. */
 export function buildAppContext(config: Config, overrides: { provider?: GenerationProvider } = {}): AppContext {
   const db = buildDb(config);
-  const parts = buildStores(db);
+  const parts = buildStores(db, powertoolsTelemetry);
   const storage = buildMediaStorage(config);
   const deps = buildLifecycle(config, { stores: parts, storage, webhooks: buildWebhookDeps(config, db), ...overrides });
   return { config, db, ...parts, storage, lifecycle: deps, copyQueue: deps.copyQueue };

@@ -56,7 +56,7 @@ export function buildLifecycle(
     budget: new CounterBudget(parts.stores.rateCounter),
     submissions: messageQueue<SubmissionRequest>('submissions', submissions.queueUrl, config.region),
     ...(callbackBase && {
-      callbackUrl: (task, providerName) => providerCallbackUrl(callbackBase, providerName, task.accountId, task.taskId),
+      callbackUrl: (task, providerName, token) => providerCallbackUrl(callbackBase, providerName, task.accountId, task.taskId, token),
     }),
     telemetry: powertoolsTelemetry,
     events: { taskEnded: async (task) => void (await publishEvent(parts.webhooks, task.accountId, taskEndedEvent(task))) },

@@ -1,5 +1,6 @@
 import { DynamoAccountStore } from '../adapters/dynamodb/account-repository';
 import { DynamoApiKeyStore } from '../adapters/dynamodb/api-key-repository';
+import { DynamoCallbackReceipts } from '../adapters/dynamodb/callback-receipt-repository';
 import { createDb, type Db } from '../adapters/dynamodb/dynamo-client';
 import { DynamoIdempotencyStore } from '../adapters/dynamodb/idempotency-repository';
 import { DynamoLedgerStore } from '../adapters/dynamodb/ledger-repository';
@@ -7,9 +8,11 @@ import { DynamoRateCounter } from '../adapters/dynamodb/rate-counter-repository'
 import { DynamoTaskStore } from '../adapters/dynamodb/task-repository';
 import { DynamoUploadPublications } from '../adapters/dynamodb/upload-publication-repository';
 import type { Config } from '../config';
-import type { AccountStore, ApiKeyStore, IdempotencyStore, LedgerStore, TaskStore, UploadPublications } from '../domain/ports';
+import type { AccountStore, ApiKeyStore, CallbackReceipts, IdempotencyStore, LedgerStore, TaskStore, UploadPublications } from '../domain/ports';
 import { modeAwareAccounts } from '../domain/mode-accounts';
 import type { RateCounter } from '../domain/rate-limit';
+import type { Telemetry } from '../domain/telemetry';
+import { powertoolsTelemetry } from '../observability/telemetry';
 import { appConfig } from './config';
 
 /** Every store, each behind its port: what handlers that only read and write the table need. */
@@ -21,6 +24,7 @@ export interface Stores {
   tasks: TaskStore;
   idempotency: IdempotencyStore;
   uploadPublications: UploadPublications;
+  callbackReceipts: CallbackReceipts;
 }
 
 export function buildDb(config: Config): Db {
@@ -31,16 +35,18 @@ export function buildDb(config: Config): Db {
   });
 }
 
-export function buildStores(db: Db): Stores {
+/** `telemetry` hears what a store notices but cannot answer for (a note left behind by a start). */
+export function buildStores(db: Db, telemetry: Telemetry): Stores {
   return {
     // Test keys' scopes answer with their own balance and the live account's access rules.
     accounts: modeAwareAccounts(new DynamoAccountStore(db)),
     apiKeys: new DynamoApiKeyStore(db),
     ledger: new DynamoLedgerStore(db),
     rateCounter: new DynamoRateCounter(db),
-    tasks: new DynamoTaskStore(db),
+    tasks: new DynamoTaskStore(db, telemetry),
     idempotency: new DynamoIdempotencyStore(db),
     uploadPublications: new DynamoUploadPublications(db),
+    callbackReceipts: new DynamoCallbackReceipts(db),
   };
 }
 
@@ -54,6 +60,6 @@ export function appDb(): Db {
 }
 
 export function stores(): Stores {
-  current ??= buildStores(appDb());
+  current ??= buildStores(appDb(), powertoolsTelemetry);
   return current;
 }

@@ -3,11 +3,13 @@ import { messageQueue } from './queues';
 import type { Db } from '../adapters/dynamodb/dynamo-client';
 import { DynamoWebhookStore } from '../adapters/dynamodb/webhook-repository';
 import { createSafeFetcher } from '../adapters/safe-fetch';
+import { webhookDestinations } from '../adapters/webhook-destinations';
+import { webhookSender } from '../adapters/webhook-sender';
 import { signWebhook } from '../adapters/webhook-signing';
 import type { Config } from '../config';
 import { renderEvent } from '../contract/events';
 import type { DeliveryDeps, DeliveryMessage } from '../domain/webhook-deliveries';
-import type { WebhookSettings } from '../domain/webhooks';
+import type { DestinationPolicy } from '../domain/webhooks';
 import { appConfig } from './config';
 import { appDb } from './stores';
 
@@ -16,7 +18,7 @@ const DELIVERY_TIMEOUT_MS = 10_000;
 /** Of an answer's body, read and dropped. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
-export type WebhookDeps = DeliveryDeps & { settings: WebhookSettings };
+export type WebhookDeps = DeliveryDeps & { destinations: DestinationPolicy };
 
 export function buildWebhookDeps(config: Config, db: Db): WebhookDeps {
   const { queueUrl, retrySchedule, allowLoopback } = config.webhooks;
@@ -28,10 +30,10 @@ export function buildWebhookDeps(config: Config, db: Db): WebhookDeps {
     queue,
     render: renderEvent,
     sign: signWebhook,
-    send: (url, body, headers) => fetcher.post(url, body, headers),
+    send: webhookSender(fetcher, DELIVERY_TIMEOUT_MS),
     clock: () => new Date(),
     retrySchedule,
-    settings: { allowLoopback },
+    destinations: webhookDestinations({ allowLoopback }),
   };
 }
 

@@ -94,6 +94,7 @@ export const EXAMPLE_DELIVERY = {
   status: 'delivered',
   attempts: 1,
   last_status_code: 200,
+  last_error: null,
   last_attempt_at: '2026-11-21T17:00:42.000Z',
   next_attempt_at: null,
 };

@@ -46,8 +46,16 @@ export const providerCallbackParams = z.object({
   task_id: z.string().meta({ description: 'The task the job is for.', examples: ['vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ'] }),
 });
 
-/** Where a provider reports a task's job: `{base}/provider-callbacks/{provider}/{account_id}/{task_id}`. */
-export function providerCallbackUrl(baseUrl: string, provider: string, accountId: string, taskId: string): string {
+/** The callback route's query: the token that binds the URL to its task. */
+export const providerCallbackQuery = z.object({
+  token: z.string().optional().meta({
+    description:
+      'Binds the URL to its task: set by us in the URL we give the provider; a callback whose token is not its task\'s is refused (401).',
+  }),
+});
+
+/** Where a provider reports a task's job: `{base}/provider-callbacks/{provider}/{account_id}/{task_id}?token=...`. */
+export function providerCallbackUrl(baseUrl: string, provider: string, accountId: string, taskId: string, token: string): string {
   const segments = [provider, accountId, taskId].map(encodeURIComponent).join('/');
-  return `${baseUrl.replace(/\/+$/, '')}/provider-callbacks/${segments}`;
+  return `${baseUrl.replace(/\/+$/, '')}/provider-callbacks/${segments}?token=${encodeURIComponent(token)}`;
 }

@@ -5,9 +5,9 @@ import { successEnvelopeSchema } from './envelope';
 export const providerCallbackAnswer = z
   .object({
     received: z.literal(true),
-    result: z.enum(['applied', 'adopted', 'orphaned']).meta({
+    result: z.enum(['applied', 'adopted', 'orphaned', 'duplicate']).meta({
       description:
-        '`applied`: the task moved on (or already had); `adopted`: the task had no job yet and this one is now its job; `orphaned`: the task ended without this job, which was asked to stop.',
+        '`applied`: the task moved on (or already had); `adopted`: the task had no job yet and this one is now its job; `orphaned`: the task ended without this job, which was asked to stop; `duplicate`: a message already received (same `webhook-id`), which changed nothing.',
     }),
   })
   .meta({ id: 'ProviderCallbackAnswer' });

@@ -64,6 +64,14 @@ export const delivery = z
     }),
     attempts: z.number().int().nonnegative(),
     last_status_code: z.number().int().nullable().meta({ description: 'The HTTP status of the last attempt; null when none answered.' }),
+    last_error: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'Why the last attempt was not a delivery, in a few words: `HTTP 500`, `redirect not followed (HTTP 302)`, `connection refused`, `connection reset`, `timeout after 10 s`, `host name not found`, `TLS certificate not accepted`, `blocked: private address` (the host resolved to an address we never send to)... Null before the first attempt and after a 2xx.',
+        examples: ['connection refused'],
+      }),
     last_attempt_at: z.iso.datetime().nullable(),
     next_attempt_at: z.iso.datetime().nullable().meta({ description: 'When the next attempt is due (pending only).' }),
   })
@@ -95,6 +103,7 @@ export const deliveryView = (item: Delivery): z.infer<typeof delivery> => ({
   status: item.status,
   attempts: item.attempts,
   last_status_code: item.lastStatusCode,
+  last_error: item.lastError,
   last_attempt_at: item.lastAttemptAt,
   next_attempt_at: item.status === 'pending' ? item.nextAttemptAt : null,
 });

@@ -2,6 +2,7 @@ import type { Account, SubscriptionStatus } from './account';
 import type { ApiKeyRecord } from './api-key';
 import type { ImageContentType } from './image-type';
 import type { LedgerEntry } from './ledger';
+import type { MediaKind } from './media-type';
 import type { ProviderJob, Task, TaskError, TaskKind } from './task';
 
 /**
@@ -81,15 +82,22 @@ export interface TaskStore {
    */
   recordSubmission(task: Task, provider: ProviderJob, now: string): Promise<boolean>;
   /**
-   * Puts a task with no job on the submission queue's books (`queuedAt`, `submitAttempts`).
-   * False if it is no longer processing, has a job, or is already queued.
+   * Puts a task with no job on the submission queue's books (`queuedAt`, `submitAttempts`,
+   * `unsent`). False if it is no longer processing, has a job, is already queued, or its
+   * create was sent since `task` was read (`unsent`, `sentAt` as the caller saw them), so
+   * only the holder of a create that was refused can queue it again.
    */
   markQueued(task: Task, now: string, attempts: number): Promise<boolean>;
   /**
-   * Takes a queued task off the queue's books to send its create now (`sentAt`): true for
-   * exactly one caller, so a message delivered twice never submits twice.
+   * Takes a queued task off the queue's books to send its create now (it stays `unsent`):
+   * true for exactly one caller, so a message delivered twice never submits twice.
    */
   claimQueued(task: Task, now: string): Promise<boolean>;
+  /**
+   * Written just before a create is sent: `sentAt`, and the `unsent` mark removed. True for
+   * exactly one caller, and only while the task is processing, unsent, not queued and has no job.
+   */
+  markSent(task: Task, now: string): Promise<boolean>;
   /**
    * Claims the right to ask the provider now: succeeds only if nobody asked within
    * `minIntervalMs` (so concurrent polls share one upstream check).
@@ -179,8 +187,12 @@ export interface IdempotencyStore {
 
 /** Our storage for results: copies a provider's output in, streaming, and names its public URL. */
 export interface MediaStore {
-  /** Streams `sourceUrl` into our bucket at `key`; returns our public URL for it. */
-  copyFromUrl(sourceUrl: string, key: string, contentType: string): Promise<string>;
+  /**
+   * Streams `sourceUrl` into our bucket at `key`; returns our public URL for it. Throws
+   * OutputRefusedError (media-type.ts) for one of our own objects outside a provider's output
+   * folder, or for bytes that are not of `kind`.
+   */
+  copyFromUrl(sourceUrl: string, key: string, contentType: string, kind: MediaKind): Promise<string>;
   remove(key: string): Promise<void>;
 }
 
@@ -252,4 +264,18 @@ export interface UploadPublications {
 export interface ReferenceUrlPolicy {
   /** Why `url` would be refused (words a client can act on), or undefined. */
   whyRefused(url: string): string | undefined;
+}
+
+/**
+ * The provider callback messages already received, by the provider's message id (webhook-id),
+ * kept while a replay of one could still pass the signature's time check.
+ */
+export interface CallbackReceipts {
+  /**
+   * True for exactly one caller per provider and message id until `keepUntil`; false for a
+   * repeat (a replay, or the provider's retry of a message we already took).
+   */
+  claim(provider: string, messageId: string, now: Date, keepUntil: Date): Promise<boolean>;
+  /** Forgets a claim whose message could not be handled, so the provider's retry is taken. */
+  release(provider: string, messageId: string): Promise<void>;
 }

@@ -80,6 +80,13 @@ export interface SubmitOptions {
   callbackUrl?: string;
 }
 
+/** Which task a callback is for: our callback URL names it (docs/tasks.md, "Provider callbacks"). */
+export interface CallbackTarget {
+  provider: string;
+  accountId: string;
+  taskId: string;
+}
+
 /** A provider's callback as it reached our public route. */
 export interface CallbackRequest {
   /** The raw body, exactly as received (the signature covers these bytes). */
@@ -92,6 +99,11 @@ export interface CallbackRequest {
 export interface ProviderCallback {
   jobId: string;
   outcome: ResultOutcome;
+  /**
+   * The provider's id for this message (Standard Webhooks' webhook-id, the same on its
+   * retries), covered by the signature: a second message with it is a replay.
+   */
+  messageId?: string;
 }
 
 export interface GenerationProvider {
@@ -108,6 +120,12 @@ export interface GenerationProvider {
    * forged, stale or unreadable callback.
    */
   readCallback(request: CallbackRequest, now: Date): Promise<ProviderCallback>;
+  /**
+   * The token our callback URL for `target` carries, which binds a callback to the task its URL
+   * names: derived from this provider's callback secret, so only we (and the provider we gave
+   * the URL to) know it. Undefined when the provider has no callback secret (it sends none).
+   */
+  callbackToken(target: CallbackTarget): Promise<string | undefined>;
   /** The latest state of a job this provider accepted. */
   fetchResult(jobId: string): Promise<ResultOutcome>;
   /** Asks the provider to stop a job (best effort: a job that already ended is left alone). */

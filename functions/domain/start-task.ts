@@ -12,7 +12,7 @@ import {
 import { newLedgerEntryId, newTaskId } from './ids';
 import type { AccountStore, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, ReferenceUrlPolicy } from './ports';
 import { narrowTask, type ImageParams, type Task, type TaskKind, type TaskOfKind, type VideoParams } from './task';
-import { submitInline } from './submission';
+import { isStranded, resumeSubmission, submitInline } from './submission';
 import { FAILURE_MESSAGES, failTask, type LifecycleDeps } from './task-lifecycle';
 
 export interface StartDeps extends LifecycleDeps {
@@ -120,6 +120,8 @@ async function startAnyTask(
       creditsUsed: price,
       progress: 0,
       copyAttempts: 0,
+      // Until the moment its create is sent (submission.ts): then no job can exist upstream.
+      unsent: true,
       createdAt,
       updatedAt: createdAt,
     } as Omit<Task, 'seq'>,
@@ -145,7 +147,7 @@ async function startAnyTask(
 
   const submitted = await submitInline(deps, result.task);
   if (submitted.type !== 'failed') {
-    if (claim) await deps.idempotency.recordOutcome(claim, { type: 'created' });
+    if (claim) await recordCreated(deps, claim);
     return submitted.task;
   }
   // Record the 502 before the refund, so a retry can never see the failed task as a success.
@@ -200,5 +202,19 @@ async function replay(deps: StartDeps, record: IdempotencyRecord, hash: string):
   if (record.outcome?.type === 'upstream_error') throw new UpstreamError(record.outcome.message);
   const task = await deps.tasks.get(record.accountId, record.taskId);
   if (!task) throw new Error(`Idempotency record points at a missing task ${record.taskId}.`);
-  return task;
+  // Its start was cut short between the charge and the create: carry on, rather than answer
+  // `processing` for a task nobody submits.
+  return isStranded(task, deps.clock()) ? resumeSubmission(deps, task) : task;
+}
+
+/**
+ * Notes that the key's task was started. Not essential: without it a replay reads the task
+ * itself, so a failure here must not turn a charged, submitted task into a 500.
+ */
+async function recordCreated(deps: StartDeps, claim: IdempotencyClaim): Promise<void> {
+  try {
+    await deps.idempotency.recordOutcome(claim, { type: 'created' });
+  } catch (error) {
+    deps.telemetry.warn('idempotency outcome not recorded; a replay reads the task', { task_id: claim.taskId, error: String(error) });
+  }
 }

@@ -14,43 +14,93 @@ import { FAILURE_MESSAGES, failTask, jobFor, logProviderDetail, type LifecycleDe
 
 /** How an inline submission ended, as POST /generate answers it. */
 export type InlineSubmission =
-  /** Sent and accepted, queued for later, or sent with its answer lost: 200 `processing`. */
+  /**
+   * Sent and accepted, queued for later (also when cut short before its create was sent), or
+   * sent with its answer lost: 200 `processing`.
+   */
   | { type: 'accepted' | 'queued' | 'unknown'; task: Task }
   /** Refused or impossible now: the caller fails and refunds the task, and answers 502. */
   | { type: 'failed'; code: ProviderFailureCode };
 
-/** What one create came to. */
+/** What one create came to. `task`: as it stands once its create was sent. */
 type Create =
   | { type: 'accepted'; task: Task }
   | { type: 'rejected'; code: ProviderFailureCode }
   /** Refused for load (429): nothing was created. */
-  | { type: 'busy'; retryAfterSeconds?: number }
+  | { type: 'busy'; task: Task; retryAfterSeconds?: number }
   /** Could not be asked (5xx, network): nothing was created. */
-  | { type: 'unavailable' }
+  | { type: 'unavailable'; task: Task }
   /** Sent, answer unknown: a job may exist. */
-  | { type: 'unknown' };
+  | { type: 'unknown'; task: Task }
+  /** Not sent: someone else put the task back on the queue meanwhile (a replay, the sweeper). */
+  | { type: 'taken' };
 
 /** The longest a queued retry waits, whatever the attempt. */
 const MAX_RETRY_DELAY_SECONDS = 60;
 /** A queued task that has not been picked up for this long lost its message: the sweeper sends it again. */
 export const QUEUE_STALL_MS = 5 * 60_000;
 
-/** POST /generate's submission: now if the budget allows, else on the queue. */
+/**
+ * POST /generate's submission: now if the budget allows, else on the queue. An error before the
+ * create was sent (a DynamoDB timeout) puts the task on the queue instead of failing the request.
+ */
 export async function submitInline(deps: LifecycleDeps, task: Task): Promise<InlineSubmission> {
-  if (!(await awaitTurn(deps, task, deps.settings.inlineTurnWaitMs))) return queued(deps, task, 0, 0);
-  const created = await sendCreate(deps, task);
-  switch (created.type) {
-    case 'accepted':
-      return created;
-    case 'rejected':
-      return { type: 'failed', code: created.code };
-    case 'busy':
-      return queued(deps, task, 1, retryDelaySeconds(1, created.retryAfterSeconds));
-    case 'unavailable':
-      return { type: 'failed', code: 'upstream_error' };
-    case 'unknown':
-      return { type: 'unknown', task };
+  try {
+    if (!(await awaitTurn(deps, task, deps.settings.inlineTurnWaitMs))) return await queued(deps, task, 0, 0);
+    const created = await sendCreate(deps, task);
+    switch (created.type) {
+      case 'accepted':
+        return created;
+      case 'rejected':
+        return { type: 'failed', code: created.code };
+      case 'busy':
+        return await queued(deps, created.task, 1, retryDelaySeconds(1, created.retryAfterSeconds));
+      case 'unavailable':
+        return { type: 'failed', code: 'upstream_error' };
+      case 'unknown':
+        return created;
+      case 'taken':
+        return { type: 'queued', task: (await deps.tasks.get(task.accountId, task.taskId)) ?? task };
+    }
+  } catch (error) {
+    // sendCreate raises only before its create is sent: no job can exist.
+    deps.telemetry.error('submission cut short before its create was sent; queued instead', error, { task_id: task.taskId });
+    return queuedAfterError(deps, task);
   }
+}
+
+/** Queues a task whose submitter failed before sending; if that fails too, the sweeper resumes it. */
+async function queuedAfterError(deps: LifecycleDeps, task: Task): Promise<InlineSubmission> {
+  try {
+    return await queued(deps, task, task.submitAttempts ?? 0, 0);
+  } catch (error) {
+    deps.telemetry.warn('task not queued; the sweeper resumes its submission', { task_id: task.taskId, error: String(error) });
+    return { type: 'queued', task };
+  }
+}
+
+/**
+ * How long a charged task may sit unsent before it counts as stranded: long enough that a start
+ * still at work (a slow budget turn, a concurrent duplicate of its request) is left to finish,
+ * short enough that the sweeper's next run settles one whose start died.
+ */
+export const UNSENT_GRACE_MS = 30_000;
+
+/**
+ * A charged task whose create was never sent and that nobody is submitting: its start or
+ * its consumer was cut short between the charge and the create (docs/tasks.md, "Submission").
+ */
+export function isStranded(task: Task, now: Date): boolean {
+  const untouched = now.getTime() - Date.parse(task.updatedAt) > UNSENT_GRACE_MS;
+  return task.status === 'processing' && !task.provider && !task.queuedAt && task.unsent === true && untouched;
+}
+
+/**
+ * Resumes a stranded task's submission through the queue (a replay of its request, the
+ * sweeper). Harmless if its submitter is alive after all: whoever writes first wins.
+ */
+export async function resumeSubmission(deps: LifecycleDeps, task: Task): Promise<Task> {
+  return (await queued(deps, task, task.submitAttempts ?? 0, 0)).task;
 }
 
 /**
@@ -60,17 +110,29 @@ export async function submitInline(deps: LifecycleDeps, task: Task): Promise<Inl
 export async function submitQueued(deps: LifecycleDeps, request: SubmissionRequest): Promise<void> {
   const task = await deps.tasks.get(request.accountId, request.taskId);
   if (!task || task.status !== 'processing' || task.provider || !task.queuedAt) return;
-  if (!(await deps.tasks.claimQueued(task, deps.clock().toISOString()))) return;
+  const claimedAt = deps.clock().toISOString();
+  if (!(await deps.tasks.claimQueued(task, claimedAt))) return;
+  const { queuedAt: _, ...rest } = task;
+  const claimed: Task = { ...rest, unsent: true, updatedAt: claimedAt };
   const attempts = task.submitAttempts ?? 0;
-  if (!(await awaitTurn(deps, task, deps.settings.queuedTurnWaitMs))) {
-    // Every turn of the next few seconds is taken: back in line, without counting an attempt.
-    await requeue(deps, task, attempts, 1);
+  let created: Create;
+  try {
+    if (!(await awaitTurn(deps, claimed, deps.settings.queuedTurnWaitMs))) {
+      // Every turn of the next few seconds is taken: back in line, without counting an attempt.
+      await requeue(deps, claimed, attempts, 1);
+      return;
+    }
+    created = await sendCreate(deps, claimed);
+  } catch (error) {
+    // Nothing was sent: back in line (if this fails too, the sweeper resumes it within a minute).
+    deps.telemetry.error('queued submission cut short before its create was sent', error, { task_id: task.taskId });
+    await requeue(deps, claimed, attempts, 1);
     return;
   }
-  const created = await sendCreate(deps, task);
   switch (created.type) {
     case 'accepted':
     case 'unknown':
+    case 'taken':
       return;
     case 'rejected':
       await failTask(deps, task, { code: created.code, message: FAILURE_MESSAGES[created.code] });
@@ -84,7 +146,7 @@ export async function submitQueued(deps: LifecycleDeps, request: SubmissionReque
         await failTask(deps, task, { code: 'upstream_error', message: FAILURE_MESSAGES.upstream_error });
         return;
       }
-      await requeue(deps, task, attempts + 1, delay);
+      await requeue(deps, created.task, attempts + 1, delay);
     }
   }
 }
@@ -113,10 +175,12 @@ async function awaitTurn(deps: LifecycleDeps, task: Task, maxWaitMs: number): Pr
   return true;
 }
 
-async function queued(deps: LifecycleDeps, task: Task, attempts: number, delaySeconds: number): Promise<InlineSubmission> {
+async function queued(deps: LifecycleDeps, task: Task, attempts: number, delaySeconds: number): Promise<{ type: 'queued'; task: Task }> {
   const queuedAt = await requeue(deps, task, attempts, delaySeconds);
   // Only a task that changed meanwhile (canceled) needs reading again.
-  const latest = queuedAt ? { ...task, queuedAt, submitAttempts: attempts, updatedAt: queuedAt } : await deps.tasks.get(task.accountId, task.taskId);
+  const latest = queuedAt
+    ? { ...task, queuedAt, submitAttempts: attempts, unsent: true as const, updatedAt: queuedAt }
+    : await deps.tasks.get(task.accountId, task.taskId);
   return { type: 'queued', task: latest ?? task };
 }
 
@@ -134,9 +198,26 @@ async function requeue(deps: LifecycleDeps, task: Task, attempts: number, delayS
   return now;
 }
 
-async function sendCreate(deps: LifecycleDeps, task: Task): Promise<Create> {
-  const provider = providerFor(deps, task);
-  const callbackUrl = deps.callbackUrl?.(task, provider.name);
+/**
+ * Sends a task's create. It raises only before the create is sent: from the `markSent` write
+ * on, a failure (a lost answer, an error recording the job) is an unknown outcome.
+ */
+async function sendCreate(deps: LifecycleDeps, unsent: Task): Promise<Create> {
+  const provider = providerFor(deps, unsent);
+  const callbackUrl = await callbackUrlFor(deps, provider, unsent);
+  const sentAt = deps.clock().toISOString();
+  if (!(await deps.tasks.markSent(unsent, sentAt))) return { type: 'taken' };
+  const { unsent: _, ...rest } = unsent;
+  const task: Task = { ...rest, sentAt, updatedAt: sentAt };
+  try {
+    return await createSent(deps, provider, task, callbackUrl);
+  } catch (error) {
+    deps.telemetry.error('create sent, its outcome unknown', error, { task_id: task.taskId });
+    return { type: 'unknown', task };
+  }
+}
+
+async function createSent(deps: LifecycleDeps, provider: GenerationProvider, task: Task, callbackUrl: string | undefined): Promise<Create> {
   try {
     const outcome = await provider.submit(jobFor(task), callbackUrl ? { callbackUrl } : {});
     if (outcome.type === 'rejected') {
@@ -158,11 +239,22 @@ async function sendCreate(deps: LifecycleDeps, task: Task): Promise<Create> {
   } catch (error) {
     if (!(error instanceof ProviderUnavailableError)) throw error;
     logProviderDetail(deps, task, error.message);
-    if (error instanceof SubmissionUnknownError) return { type: 'unknown' };
+    if (error instanceof SubmissionUnknownError) return { type: 'unknown', task };
     return error.rateLimited
-      ? { type: 'busy', ...(error.retryAfterSeconds !== undefined && { retryAfterSeconds: error.retryAfterSeconds }) }
-      : { type: 'unavailable' };
+      ? { type: 'busy', task, ...(error.retryAfterSeconds !== undefined && { retryAfterSeconds: error.retryAfterSeconds }) }
+      : { type: 'unavailable', task };
   }
+}
+
+/**
+ * Our callback route for the task's job, carrying the token that binds it to this task
+ * (docs/tasks.md, "Provider callbacks"); undefined (polls only) when there is no route or the
+ * provider has no callback secret to derive the token from.
+ */
+async function callbackUrlFor(deps: LifecycleDeps, provider: GenerationProvider, task: Task): Promise<string | undefined> {
+  if (!deps.callbackUrl) return undefined;
+  const token = await provider.callbackToken({ provider: provider.name, accountId: task.accountId, taskId: task.taskId });
+  return token === undefined ? undefined : deps.callbackUrl(task, provider.name, token);
 }
 
 /** Asks the provider to stop a job we will not use; a failure is logged, never raised. */

@@ -1,5 +1,5 @@
 import type { TaskRef } from './ports';
-import { QUEUE_STALL_MS, resendQueued } from './submission';
+import { isStranded, QUEUE_STALL_MS, resendQueued, resumeSubmission } from './submission';
 import { announceEnded, FAILURE_MESSAGES, failTask, refreshTask, type LifecycleDeps } from './task-lifecycle';
 
 export interface SweepReport {
@@ -11,6 +11,8 @@ export interface SweepReport {
   lostSubmissions: number;
   /** Queued creates whose message went missing, sent again. */
   requeued: number;
+  /** Charged tasks whose create was never sent and whose submitter was cut short: queued. */
+  resumed: number;
   /** Drafts of starts cut short, refunded or discarded. */
   repairedStarts: number;
   /** Ended tasks whose webhook events had not been published (a publication cut short). */
@@ -34,7 +36,6 @@ const STALE_CHECK_MS = 30_000;
  * time out after at most 28 s and every AWS call is bounded well below that.
  */
 export const START_GRACE_MS = 2 * 60_000;
-
 /**
  * The safety net, run every minute: fails and refunds tasks past the timeout or whose create
  * went unanswered with no callback adopting a job, resends queued creates whose message went
@@ -50,6 +51,7 @@ export async function sweep(deps: LifecycleDeps, options: SweepOptions = {}): Pr
     timedOut: 0,
     lostSubmissions: 0,
     requeued: 0,
+    resumed: 0,
     repairedStarts: 0,
     announced: 0,
     errors: 0,
@@ -133,7 +135,15 @@ async function sweepOne(deps: LifecycleDeps, listed: TaskRef, report: SweepRepor
       }
       return;
     }
-    // Its create went out and nothing named a job since: give the job's callback its time first.
+    if (task.unsent) {
+      // Never sent: nothing upstream can adopt it, so no reason to wait out the grace below.
+      if (isStranded(task, new Date(now))) {
+        report.resumed += 1;
+        await resumeSubmission(deps, task);
+      }
+      return;
+    }
+    // Its create may have gone out and nothing named a job since: give the job's callback its time first.
     if (now - Date.parse(task.sentAt ?? task.createdAt) > deps.settings.submissionGraceMs) {
       report.lostSubmissions += 1;
       // Only if no job was recorded meanwhile: a late answer or callback wins.

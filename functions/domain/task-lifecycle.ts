@@ -1,5 +1,6 @@
 import { newLedgerEntryId } from './ids';
 import type { LedgerEntry } from './ledger';
+import { OutputRefusedError } from './media-type';
 import type { GenerationJob, GenerationProvider, ResultOutcome } from './provider';
 import { ProviderUnavailableError } from './provider';
 import type { CopyQueue, CopyRequest, FailOptions, MediaStore, MessageQueue, ProviderBudget, SubmissionRequest, TaskEvents, TaskStore } from './ports';
@@ -29,8 +30,11 @@ export interface LifecycleDeps {
   budget: ProviderBudget;
   /** Creates that wait for a turn (SQS on AWS, in process locally). */
   submissions: MessageQueue<SubmissionRequest>;
-  /** Our callback route for a task's job at a provider; undefined: no callbacks, polls only. */
-  callbackUrl?: (task: Task, provider: string) => string | undefined;
+  /**
+   * Our callback route for a task's job at a provider, with the token that binds it to the task;
+   * undefined: no callbacks, polls only.
+   */
+  callbackUrl?: (task: Task, provider: string, token: string) => string;
 }
 
 export interface LifecycleSettings {
@@ -222,7 +226,7 @@ export async function copyOutputs(deps: LifecycleDeps, task: Task): Promise<Task
     const urls: string[] = [];
     for (const [index, sourceUrl] of task.pendingOutputs.entries()) {
       const { key, contentType } = outputFile(task, index);
-      urls.push(await deps.media.copyFromUrl(sourceUrl, key, contentType));
+      urls.push(await deps.media.copyFromUrl(sourceUrl, key, contentType, task.kind));
     }
     if (await deps.tasks.complete(task, urls, deps.clock().toISOString())) {
       const model = task.params.model;
@@ -236,6 +240,12 @@ export async function copyOutputs(deps: LifecycleDeps, task: Task): Promise<Task
       await Promise.all(task.pendingOutputs.map((_, index) => deps.media.remove(outputFile(task, index).key)));
     }
   } catch (error) {
+    if (error instanceof OutputRefusedError) {
+      // Not the provider's file, or not what the task makes: no retry can change that.
+      logProviderDetail(deps, task, error.message);
+      await Promise.all(task.pendingOutputs.map((_, index) => deps.media.remove(outputFile(task, index).key)));
+      return failTask(deps, task, { code: 'upstream_error', message: FAILURE_MESSAGES.upstream_error });
+    }
     const attempts = await deps.tasks.recordCopyFailure(task, deps.clock().toISOString());
     deps.telemetry.warn('copy of provider output failed', { task_id: task.taskId, attempts, error: String(error) });
     if (attempts !== undefined && attempts >= deps.settings.maxCopyAttempts) {

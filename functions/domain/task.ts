@@ -67,6 +67,12 @@ interface TaskBase {
   queuedAt?: string;
   /** When the last create for this task went out (absent: at `createdAt`, the inline submit). */
   sentAt?: string;
+  /**
+   * True while no create for this task can have reached the provider: set when it is started
+   * (and whenever it goes back on the queue), cleared by the conditional write just before a
+   * create is sent (`sentAt`). A task with no job and no such mark may have a job upstream.
+   */
+  unsent?: true;
   /** Creates refused for load (429, 5xx) so far; the queue's backoff grows with it. */
   submitAttempts?: number;
   /** When the provider was last asked about this task (polls within 2 s reuse it). */

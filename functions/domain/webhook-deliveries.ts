@@ -1,3 +1,4 @@
+import { RateLimitExceededError } from './errors';
 import type { MessageQueue } from './ports';
 import { MAX_QUEUE_DELAY_SECONDS } from './ports';
 import {
@@ -28,6 +29,8 @@ export interface Delivery {
   status: DeliveryStatus;
   attempts: number;
   lastStatusCode: number | null;
+  /** Why the last attempt was not a delivery, in a few words ("HTTP 500", "connection refused"); null after a 2xx. */
+  lastError: string | null;
   lastAttemptAt: string | null;
   nextAttemptAt: string | null;
   createdAt: string;
@@ -45,16 +48,26 @@ export interface DeliveryStore {
   create(delivery: Delivery): Promise<boolean>;
   get(message: DeliveryMessage): Promise<Delivery | undefined>;
   /** Saves an attempt's outcome, only if nobody recorded an attempt since `seen` was read. */
-  recordAttempt(seen: Delivery, next: Pick<Delivery, 'status' | 'attempts' | 'lastStatusCode' | 'lastAttemptAt' | 'nextAttemptAt'>): Promise<boolean>;
+  recordAttempt(seen: Delivery, next: AttemptOutcome): Promise<boolean>;
+  /**
+   * Pending deliveries whose next attempt was due before `before` (ISO 8601): one stream per
+   * shard of the list, each soonest due first.
+   */
+  listDue(before: string): AsyncIterable<DeliveryMessage>[];
   /** One page of an endpoint's deliveries, newest first, and how many it has had. */
   listPage(accountId: string, webhookId: string, page: number, limit: number): Promise<{ deliveries: Delivery[]; total: number }>;
 }
 
+export type AttemptOutcome = Pick<Delivery, 'status' | 'attempts' | 'lastStatusCode' | 'lastError' | 'lastAttemptAt' | 'nextAttemptAt'>;
+
 /** Signs a body the Standard Webhooks way: `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`. */
 export type WebhookSigner = (secret: string, eventId: string, timestamp: Date, body: string) => string;
 
-/** POSTs to a customer's URL (SSRF-checked, no redirects, bounded time); rejects when nothing answered. */
-export type WebhookSender = (url: string, body: string, headers: Record<string, string>) => Promise<{ status: number }>;
+/**
+ * POSTs to a customer's URL (SSRF-checked, no redirects, bounded time): the answer's status, or
+ * when none came, why in a few words ("connection refused", "timeout after 10 s", "blocked: private address").
+ */
+export type WebhookSender = (url: string, body: string, headers: Record<string, string>) => Promise<{ status: number } | { error: string }>;
 
 export interface DeliveryDeps {
   webhooks: WebhookStore;
@@ -89,6 +102,7 @@ export async function publishEvent(
       status: 'pending',
       attempts: 0,
       lastStatusCode: null,
+      lastError: null,
       lastAttemptAt: null,
       nextAttemptAt: event.createdAt,
       createdAt: event.createdAt,
@@ -106,10 +120,40 @@ export async function publishEvent(
   return queued;
 }
 
-/** POST /webhooks/{id}/test: a `webhook.test` event to that endpoint only. */
+/**
+ * Test events are paced per endpoint, so that the test route cannot be used to flood a URL: at
+ * most one in flight (each is attempted once, never retried) and one every this many seconds.
+ */
+export const TEST_EVENT_INTERVAL_SECONDS = 10;
+
+/** POST /webhooks/{id}/test: a `webhook.test` event to that endpoint only, one attempt. */
 export async function sendTestEvent(deps: DeliveryDeps, accountId: string, webhookId: string): Promise<{ eventId: string }> {
   const endpoint = await getWebhook(deps.webhooks, accountId, webhookId);
-  const event = testEvent(endpoint, deps.clock());
+  const now = deps.clock();
+  const last = endpoint.lastTest;
+  if (last) {
+    const previous = await deps.deliveries.get({ accountId, webhookId, eventId: last.eventId });
+    if (previous?.status === 'pending') {
+      throw new RateLimitExceededError(
+        TEST_EVENT_INTERVAL_SECONDS,
+        `A test event to this endpoint (${last.eventId}) is still being delivered; send another once it has been answered (GET /webhooks/${webhookId}/deliveries shows it).`,
+      );
+    }
+    const waitSeconds = Math.ceil((Date.parse(last.at) + TEST_EVENT_INTERVAL_SECONDS * 1000 - now.getTime()) / 1000);
+    if (waitSeconds > 0) {
+      throw new RateLimitExceededError(
+        waitSeconds,
+        `At most one test event per endpoint every ${TEST_EVENT_INTERVAL_SECONDS} seconds; retry after ${waitSeconds} seconds.`,
+      );
+    }
+  }
+  const event = testEvent(endpoint, now);
+  if (!(await deps.webhooks.claimTest(endpoint, { eventId: event.id, at: event.createdAt }))) {
+    throw new RateLimitExceededError(
+      TEST_EVENT_INTERVAL_SECONDS,
+      `Another test event to this endpoint was requested at the same time; retry after ${TEST_EVENT_INTERVAL_SECONDS} seconds.`,
+    );
+  }
   await publishEvent(deps, accountId, event, endpoint);
   return { eventId: event.id };
 }
@@ -129,9 +173,14 @@ export async function attemptDelivery(deps: DeliveryDeps, message: DeliveryMessa
     return;
   }
   const endpoint = await deps.webhooks.get(message.accountId, message.webhookId);
-  if (!endpoint) return; // Deleted before delivery: the event is dropped.
+  if (!endpoint) {
+    // Deleted before delivery: the event is dropped (and leaves the sweeper's list of pending ones).
+    await deps.deliveries.recordAttempt(delivery, { ...delivery, status: 'failed', lastError: 'endpoint deleted', nextAttemptAt: null });
+    return;
+  }
 
   let statusCode: number | null = null;
+  let failure: string;
   try {
     const timestamp = deps.clock();
     const answer = await deps.send(endpoint.url, delivery.payload, {
@@ -140,25 +189,59 @@ export async function attemptDelivery(deps: DeliveryDeps, message: DeliveryMessa
       'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
       'webhook-signature': deps.sign(endpoint.secret, delivery.eventId, timestamp, delivery.payload),
     });
-    statusCode = answer.status;
+    if ('status' in answer) statusCode = answer.status;
+    failure = 'status' in answer ? answerWords(answer.status) : answer.error;
   } catch {
-    // Refused, unreachable or too slow: a failed attempt like a 5xx.
+    // The sender words every failure it knows; anything else is still a failed attempt.
+    failure = 'could not send';
   }
   const attempts = delivery.attempts + 1;
   const attemptedAt = deps.clock();
   const delivered = statusCode !== null && statusCode >= 200 && statusCode <= 299;
-  const wait = deps.retrySchedule[attempts - 1];
+  // A test event checks the endpoint as it is now: one attempt, never retried (docs/decisions.md).
+  const wait = delivery.type === 'webhook.test' ? undefined : deps.retrySchedule[attempts - 1];
   const next = delivered || wait === undefined ? null : new Date(attemptedAt.getTime() + wait * 1000);
   const recorded = await deps.deliveries.recordAttempt(delivery, {
     status: delivered ? 'delivered' : next ? 'pending' : 'failed',
     attempts,
     lastStatusCode: statusCode,
+    lastError: delivered ? null : failure,
     lastAttemptAt: attemptedAt.toISOString(),
     nextAttemptAt: next ? next.toISOString() : null,
   });
   // Another copy of this message recorded an attempt first: it schedules what follows.
   if (!recorded || !next) return;
   await deps.queue.send(message, { delaySeconds: Math.min(MAX_QUEUE_DELAY_SECONDS, wait ?? 0) });
+}
+
+/**
+ * A pending delivery this long past its due time has lost its queue message (the local stack's
+ * queue lives in memory; a send can fail after the record was written): the sweeper queues it
+ * again. Normally a message arrives within seconds of the due time, and an attempt takes at most
+ * 10 s, so a duplicate attempt is rare (and harmless: at least once, one schedule).
+ */
+export const DELIVERY_STALL_MS = 60_000;
+
+/** The sweeper's part: queues every delivery overdue by DELIVERY_STALL_MS again. Returns how many. */
+export async function resendStalledDeliveries(
+  deps: Pick<DeliveryDeps, 'deliveries' | 'queue' | 'clock'>,
+  options: { stopAt?: number } = {},
+): Promise<number> {
+  const before = new Date(deps.clock().getTime() - DELIVERY_STALL_MS).toISOString();
+  let resent = 0;
+  for (const shard of deps.deliveries.listDue(before)) {
+    for await (const message of shard) {
+      if (options.stopAt !== undefined && Date.now() > options.stopAt) return resent;
+      await deps.queue.send(message);
+      resent += 1;
+    }
+  }
+  return resent;
+}
+
+/** Why an answer is not a delivery: a redirect (never followed) or another status. */
+function answerWords(status: number): string {
+  return status >= 300 && status <= 399 ? `redirect not followed (HTTP ${status})` : `HTTP ${status}`;
 }
 
 /** GET /webhooks/{id}/deliveries: newest first. */

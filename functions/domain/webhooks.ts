@@ -28,6 +28,8 @@ export interface WebhookEndpoint {
   /** `whsec_` + base64 of 24 random bytes: the signing key, shown to the customer once. */
   secret: string;
   createdAt: string;
+  /** The last `webhook.test` event asked for, which paces the next (sendTestEvent). */
+  lastTest: { eventId: string; at: string } | null;
 }
 
 export interface WebhookStore {
@@ -38,11 +40,16 @@ export interface WebhookStore {
   list(accountId: string): Promise<WebhookEndpoint[]>;
   /** False when there was no such endpoint. */
   delete(accountId: string, webhookId: string): Promise<boolean>;
+  /**
+   * Records `test` as the endpoint's last test event, only if its last one is still the one in
+   * `seen` (so of two racing test requests one wins). False otherwise, or if the endpoint is gone.
+   */
+  claimTest(seen: WebhookEndpoint, test: { eventId: string; at: string }): Promise<boolean>;
 }
 
-export interface WebhookSettings {
-  /** Accept http:// URLs whose host is loopback (the local stack, for a developer's receiver). */
-  allowLoopback: boolean;
+/** Which destinations are refused when an endpoint is created, in words that follow "url: ". */
+export interface DestinationPolicy {
+  whyRefused(url: string): string | undefined;
 }
 
 export interface NewWebhook {
@@ -51,33 +58,12 @@ export interface NewWebhook {
   description?: string;
 }
 
-const LOOPBACK_HOSTS = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
-
-/** Why a destination is refused, or undefined when it is acceptable. */
-export function destinationProblem(raw: string, settings: WebhookSettings): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return 'must be an absolute https URL';
-  }
-  if (url.username || url.password) return 'must not contain credentials';
-  const loopback = LOOPBACK_HOSTS.test(url.hostname);
-  if (loopback) {
-    return settings.allowLoopback && (url.protocol === 'http:' || url.protocol === 'https:')
-      ? undefined
-      : 'must be a public https URL (loopback is refused)';
-  }
-  if (url.protocol !== 'https:') return 'must be an https URL';
-  return undefined;
-}
-
 export async function createWebhook(
-  deps: { webhooks: WebhookStore; accounts: Pick<AccountStore, 'get'>; clock: () => Date; settings: WebhookSettings },
+  deps: { webhooks: WebhookStore; accounts: Pick<AccountStore, 'get'>; clock: () => Date; destinations: DestinationPolicy },
   accountId: string,
   input: NewWebhook,
 ): Promise<WebhookEndpoint> {
-  const problem = destinationProblem(input.url, deps.settings);
+  const problem = deps.destinations.whyRefused(input.url);
   if (problem) throw new ValidationError(`url: ${problem}.`, 'url');
   // The endpoint count lives on the scope's account item: a test key's first use opens it.
   await getCallerAccount(deps.accounts, accountId);
@@ -89,6 +75,7 @@ export async function createWebhook(
     description: input.description ?? null,
     secret: `whsec_${randomBytes(24).toString('base64')}`,
     createdAt: deps.clock().toISOString(),
+    lastTest: null,
   };
   if (!(await deps.webhooks.create(endpoint, MAX_WEBHOOKS_PER_ACCOUNT))) {
     throw new ValidationError(

@@ -1,4 +1,5 @@
 import { lifecycle } from '../app-context/lifecycle';
+import { stores } from '../app-context/stores';
 import { successEnvelope } from '../contract/envelope';
 import type { ProviderCallbackAnswer } from '../contract/provider-callbacks';
 import { receiveProviderCallback } from '../domain/provider-callbacks';
@@ -7,21 +8,23 @@ import { publicHandler } from '../http/public-handler';
 import { pathParameter } from '../http/request';
 
 /**
- * POST /api/v1/provider-callbacks/{provider}/{account_id}/{task_id} (public: no API key; the
- * provider's signature is the credential). The raw body is what the signature covers, so it is
+ * POST /api/v1/provider-callbacks/{provider}/{account_id}/{task_id}?token=... (public: no API
+ * key; the URL's token and the provider's signature are the credentials). The raw body is what the signature covers, so it is
  * read as received, never parsed first. A verified callback is answered 200 whatever became of
  * it, so the provider does not retry; a forged, stale or unreadable one gets 4xx.
  */
 export const handler = publicHandler(async (event) => {
   const raw = event.body ?? '';
   const body = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+  const token = event.queryStringParameters?.token;
   const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
   const result = await receiveProviderCallback(
-    lifecycle(),
+    { ...lifecycle(), callbackReceipts: stores().callbackReceipts },
     {
       provider: pathParameter(event, 'provider'),
       accountId: pathParameter(event, 'account_id'),
       taskId: pathParameter(event, 'task_id'),
+      ...(token !== undefined && { token }),
     },
     { body, headers },
   );

@@ -1,12 +1,22 @@
 import { lifecycle } from '../app-context/lifecycle';
+import { webhooks } from '../app-context/webhooks';
 import { sweep, type SweepReport } from '../domain/sweep';
+import { resendStalledDeliveries } from '../domain/webhook-deliveries';
 import { logger } from '../observability/logger';
 import { observe } from '../observability/middleware';
 import { powertoolsTelemetry } from '../observability/telemetry';
 
+/** Deliveries resent in one run stop after this long, well inside the function's two minutes. */
+const DELIVERY_BUDGET_MS = 45_000;
+
 /** Scheduled every minute (EventBridge on AWS, a timer on the local stack). */
 export const handler = observe(async () => {
-  const report = await sweep(lifecycle());
+  // Tasks and webhook deliveries are separate safety nets: neither waits for the other.
+  const [tasks, resentDeliveries] = await Promise.all([
+    sweep(lifecycle()),
+    resendStalledDeliveries(webhooks(), { stopAt: Date.now() + DELIVERY_BUDGET_MS }),
+  ]);
+  const report = { ...tasks, resentDeliveries };
   // Counted on every run, idle ones too: a flat line means the sweeper stopped.
   powertoolsTelemetry.count('SweeperTasksExamined', { value: report.examined });
   // Log changes, not heartbeats: a run that only looked at tasks still processing is silent.
@@ -14,6 +24,16 @@ export const handler = observe(async () => {
   return report;
 });
 
-function changedSomething(report: SweepReport): boolean {
-  return report.timedOut + report.lostSubmissions + report.copied + report.repairedStarts + report.announced + report.errors > 0;
+function changedSomething(report: SweepReport & { resentDeliveries: number }): boolean {
+  return (
+    report.timedOut +
+      report.lostSubmissions +
+      report.resumed +
+      report.copied +
+      report.repairedStarts +
+      report.announced +
+      report.resentDeliveries +
+      report.errors >
+    0
+  );
 }

@@ -25,6 +25,7 @@ export function instrumentedProvider(provider: GenerationProvider, telemetry: Te
     cancel: (jobId) => measure('cancel', undefined, () => provider.cancel(jobId)),
     // A refused callback is somebody else's mistake (or an attack), not a provider error.
     readCallback: (request, now) => provider.readCallback(request, now),
+    callbackToken: (target) => provider.callbackToken(target),
     close: () => provider.close?.(),
   };
 }

@@ -54,5 +54,6 @@ export function lazyProvider(
     fetchResult: async (jobId) => (await provider()).fetchResult(jobId),
     cancel: async (jobId) => (await provider()).cancel(jobId),
     readCallback: async (request, now) => (await provider()).readCallback(request, now),
+    callbackToken: async (target) => (await provider()).callbackToken(target),
   };
 }

@@ -1,7 +1,7 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { signWebhook } from '../adapters/webhook-signing';
-import { CALLBACK_TOLERANCE_SECONDS, CallbackRejectedError, type CallbackRequest } from '../domain/provider';
+import { CALLBACK_TOLERANCE_SECONDS, CallbackRejectedError, type CallbackRequest, type CallbackTarget } from '../domain/provider';
 
 /**
  * Provider callbacks signed with the Standard Webhooks scheme (Replicate's, and the simulated
@@ -43,13 +43,32 @@ export function signCallback(secret: string, messageId: string, at: Date, body: 
   };
 }
 
+/** Keeps the URL tokens' key apart from the signing key, though both come from one secret. */
+const URL_TOKEN_LABEL = 'vidgen provider-callback URL token v1';
+
 /**
- * Checks a callback's signature and timestamp and returns its parsed JSON body. Throws
+ * The token of our callback URL for one task: HMAC-SHA256 of provider, account and task, keyed
+ * with a key derived from the callback secret under its own label (base64url, 43 characters).
+ * A callback replayed to another task's URL does not carry that task's token.
+ */
+export function callbackUrlToken(secret: string, target: CallbackTarget): string {
+  const key = createHmac('sha256', secret).update(URL_TOKEN_LABEL).digest();
+  return createHmac('sha256', key).update([target.provider, target.accountId, target.taskId].join('\n')).digest('base64url');
+}
+
+/** A verified callback: its message id (webhook-id) and its parsed JSON body. */
+export interface SignedCallback {
+  messageId: string;
+  body: unknown;
+}
+
+/**
+ * Checks a callback's signature and timestamp and returns its message id and parsed JSON body. Throws
  * CallbackRejectedError: 'signature' (no secret configured, headers missing, no matching
  * signature), 'stale' (signed, but more than CALLBACK_TOLERANCE_SECONDS away from `now`: a
  * replay), 'malformed' (signed, but not JSON).
  */
-export function verifySignedCallback(secret: string | undefined, request: CallbackRequest, now: Date): unknown {
+export function verifySignedCallback(secret: string | undefined, request: CallbackRequest, now: Date): SignedCallback {
   if (secret === undefined) {
     throw new CallbackRejectedError('signature', 'No callback secret is configured, so no callback can be verified.');
   }
@@ -75,7 +94,7 @@ export function verifySignedCallback(secret: string | undefined, request: Callba
     throw new CallbackRejectedError('stale', `The callback was signed ${Math.round(skew)} s away from now.`);
   }
   try {
-    return JSON.parse(request.body) as unknown;
+    return { messageId: id, body: JSON.parse(request.body) as unknown };
   } catch {
     throw new CallbackRejectedError('malformed', 'The callback body is not JSON.');
   }

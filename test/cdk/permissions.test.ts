@@ -47,7 +47,8 @@ const EXPECTED_REPLICATE: Record<string, string[]> = {
   generate: [...TASK_WRITES, ...SECRET, ...SIMULATED_PROVIDER, ...PUBLISH_EVENTS, ...QUEUE_SUBMISSIONS],
   'generate-image': [...TASK_WRITES, ...SECRET, ...SIMULATED_PROVIDER, ...PUBLISH_EVENTS, ...QUEUE_SUBMISSIONS],
   // Public, but only what applying a callback takes: the task, its copy, its ending.
-  'provider-callback': [...TASK_WRITES, ...SECRET, ...SIMULATED_PROVIDER, ...QUEUE_COPIES, ...PUBLISH_EVENTS],
+  // DeleteItem: the receipt of a callback message it could not handle is given up (CALLBACK#).
+  'provider-callback': [...TASK_WRITES, 'dynamodb:DeleteItem table', ...SECRET, ...SIMULATED_PROVIDER, ...QUEUE_COPIES, ...PUBLISH_EVENTS],
   'list-videos': [...RATE, 'dynamodb:GetItem table', 'dynamodb:Query index/lsi1'],
   'list-images': [...RATE, 'dynamodb:GetItem table', 'dynamodb:Query index/lsi1'],
   'get-video': [...TASK_WRITES, ...SECRET, ...SIMULATED_PROVIDER, ...QUEUE_COPIES, ...PUBLISH_EVENTS],

@@ -172,7 +172,8 @@ describe('vidgen CLI', () => {
       [['generate', 'x', '--duration', 'ten'], /--duration must be a number/],
       [['generate', 'x', '--format', 'png'], /--format is not an option of "generate"/],
       [['status', 'abc'], /not a task id/],
-      [['videos', '--colour', 'red'], /Unknown option '--colour'/],
+      [['videos', '--colour', 'red'], /^vidgen: Unknown option --colour\.$/m],
+      [['generate', 'x', '--durtion', '3'], /^vidgen: Unknown option --durtion\. Did you mean --duration\?$/m],
       [['upload', path.join(tmp, 'missing.png')], /Cannot read .*missing\.png: ENOENT/],
       [['credits'], /No API key\. Set VIDGEN_API_KEY/, { VIDGEN_API_KEY: '' }],
     ];
@@ -181,7 +182,7 @@ describe('vidgen CLI', () => {
       const [args, message] = cases[i]!;
       expect({ args, code: result.code, stdout: result.stdout }).toEqual({ args, code: 2, stdout: '' });
       expect(result.stderr).toMatch(message);
-      expect(result.stderr).toContain('Run "vidgen --help" for usage.');
+      expect(result.stderr).toContain('Run "npx vidgen --help" for usage.');
     });
   });
 
@@ -195,7 +196,7 @@ describe('vidgen CLI', () => {
     expect(fromFile.code).toBe(0);
     expect(JSON.parse(fromFile.stdout).credits).toBe(40);
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/^Usage: vidgen <command>/);
+    expect(help.stdout).toMatch(/^Usage: npx vidgen <command>/);
   });
 });
 
@@ -229,6 +230,11 @@ describe('vidgen webhooks listen and vidgen cancel', () => {
       expect(stdout).toContain(`${videoId} failed`);
       const again = await vidgen(['cancel', videoId], { VIDGEN_API_KEY: key });
       expect([again.code, again.stderr]).toEqual([1, expect.stringContaining('[task_not_cancelable]')]);
+
+      const deliveries = await vidgen(['webhooks', 'deliveries', webhookId], { VIDGEN_API_KEY: key });
+      expect(deliveries.code).toBe(0);
+      expect(deliveries.stdout).toMatch(new RegExp(`^${data.event_id}\\s+webhook\\.test\\s+delivered\\s+1 attempt\\s`, 'm'));
+      expect(deliveries.stdout).toMatch(/^Page 1 of 1 \(2 deliveries\)\.$/m);
     } finally {
       child.kill('SIGINT');
     }

@@ -1,7 +1,14 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { LocalStack } from '../../bin/local-stack/stack';
 import { createAccount, createApiKey } from '../../functions/domain/account-admin';
 import { call, startTestApi } from '../support/local-api';
 import { startReceiver } from '../support/webhook-receiver';
+import { lambdaContext } from '../../bin/lambda-context.cjs';
+import { loadHandler } from '../../bin/local-stack/lambda-runtime';
+import { DynamoDeliveryStore } from '../../functions/adapters/dynamodb/delivery-repository';
+import { newEventId } from '../../functions/domain/ids';
+import { SWEEPER_HANDLER } from '../../functions/http/routes';
 import { VidgenClient, verifyWebhook } from '../../client/src/index';
 
 /**
@@ -86,6 +93,25 @@ describe('webhook endpoints', () => {
     expect((await call<Json>(stack.baseUrl, '/webhooks', { key })).body.data).toEqual({ webhooks: [] });
   });
 
+  // The attack run's addresses (issue 17, C): refused at creation, before anything is stored.
+  // Loopback forms (localhost., [::ffff:127.0.0.1]) are the local stack's own allowance; the
+  // unit test of webhook-destinations.ts refuses them without it.
+  it.each([
+    'https://169.254.169.254/latest/meta-data/',
+    'https://10.0.0.1/hooks',
+    'https://192.168.1.1/hooks',
+    'https://0.0.0.0/hooks',
+    'https://[fd00::1]/hooks',
+    'https://[::ffff:169.254.169.254]/hooks',
+    'http://10.0.0.1/hooks',
+  ])('refuses the non-public destination %s with a 400 naming url', async (url) => {
+    const { key } = await account();
+    const reply = await post(key, '/webhooks', { url });
+    expect([reply.status, reply.body.error?.code]).toEqual([400, 'validation_error']);
+    expect(reply.body.error?.message).toMatch(/^url: must be a public https URL: .+ is not a public address/);
+    expect((await call<Json>(stack.baseUrl, '/webhooks', { key })).body.data).toEqual({ webhooks: [] });
+  });
+
   it('allows at most ten endpoints per account, even when the eleventh and twelfth race', async () => {
     const { key } = await account();
     for (let i = 0; i < 8; i += 1) await endpoint(key, `https://example.com/hooks/${i}`);
@@ -110,6 +136,14 @@ describe('webhook endpoints', () => {
     }
   });
 });
+
+/** A task event for the account's endpoints at once: a stalled video, canceled (video.failed). Its event id. */
+async function canceledVideo(key: string): Promise<string> {
+  const started = await post(key, '/generate', { prompt: 'sim:stall a paper kite', duration: 3 });
+  const videoId = started.body.data!.video_id as string;
+  expect((await post(key, `/videos/${videoId}/cancel`)).status).toBe(200);
+  return `evt_${videoId.slice(4)}`;
+}
 
 describe('deliveries', () => {
   it('sends a signed webhook.test event that standardwebhooks verifies, and lists the delivery', async () => {
@@ -142,6 +176,7 @@ describe('deliveries', () => {
           status: 'delivered',
           attempts: 1,
           last_status_code: 200,
+          last_error: null,
           last_attempt_at: expect.any(String),
           next_attempt_at: null,
         },
@@ -157,15 +192,15 @@ describe('deliveries', () => {
     try {
       const created = await endpoint(key, receiver.url);
       receiver.useSecret(created.secret);
-      const sent = await post(key, `/webhooks/${created.webhook_id}/test`);
+      const eventId = await canceledVideo(key);
       const attempts = await receiver.waitFor(3);
-      expect(attempts.map((attempt) => attempt.id)).toEqual(Array(3).fill(sent.body.data!.event_id));
+      expect(attempts.map((attempt) => attempt.id)).toEqual(Array(3).fill(eventId));
       expect(attempts.every((attempt) => attempt.verified !== undefined)).toBe(true);
       expect(new Set(attempts.map((attempt) => attempt.body)).size).toBe(1);
       await sleep(1_000);
       expect(receiver.received).toHaveLength(3);
       const [delivery] = (await call<Json>(stack.baseUrl, `/webhooks/${created.webhook_id}/deliveries`, { key })).body.data!.deliveries;
-      expect(delivery).toMatchObject({ status: 'delivered', attempts: 3, last_status_code: 204 });
+      expect(delivery).toMatchObject({ status: 'delivered', attempts: 3, last_status_code: 204, last_error: null });
     } finally {
       await receiver.close();
     }
@@ -177,7 +212,7 @@ describe('deliveries', () => {
     const receiver = await startReceiver({ answer: () => ({ status: 302, headers: { location: target.url } }) });
     try {
       const created = await endpoint(key, receiver.url);
-      await post(key, `/webhooks/${created.webhook_id}/test`);
+      await canceledVideo(key);
       // One first attempt plus three retries (WEBHOOK_RETRY_SCHEDULE has three entries).
       await receiver.waitFor(4);
       let delivery: Json | undefined;
@@ -185,11 +220,42 @@ describe('deliveries', () => {
         await sleep(100);
         delivery = (await call<Json>(stack.baseUrl, `/webhooks/${created.webhook_id}/deliveries`, { key })).body.data!.deliveries[0];
       }
-      expect(delivery).toMatchObject({ status: 'failed', attempts: 4, last_status_code: 302, next_attempt_at: null });
+      expect(delivery).toMatchObject({
+        status: 'failed',
+        attempts: 4,
+        last_status_code: 302,
+        last_error: 'redirect not followed (HTTP 302)',
+        next_attempt_at: null,
+      });
       expect(receiver.received).toHaveLength(4);
       expect(target.received).toHaveLength(0);
     } finally {
       await Promise.all([receiver.close(), target.close()]);
+    }
+  });
+
+  it('says why each attempt failed in last_error: the status, or why no answer came', async () => {
+    const { key } = await account();
+    const failing = await startReceiver({ answer: () => ({ status: 500 }) });
+    const closed = await startReceiver();
+    await closed.close(); // nothing listens on its port any more
+    try {
+      const answering = await endpoint(key, failing.url);
+      const refusing = await endpoint(key, closed.url);
+      await post(key, `/webhooks/${answering.webhook_id}/test`);
+      await post(key, `/webhooks/${refusing.webhook_id}/test`);
+      const lastDelivery = async (webhookId: string) => {
+        let delivery: Json | undefined;
+        for (let i = 0; i < 100 && !(delivery?.attempts >= 1); i += 1) {
+          await sleep(50);
+          delivery = (await call<Json>(stack.baseUrl, `/webhooks/${webhookId}/deliveries`, { key })).body.data!.deliveries[0];
+        }
+        return delivery;
+      };
+      expect(await lastDelivery(answering.webhook_id)).toMatchObject({ last_status_code: 500, last_error: 'HTTP 500' });
+      expect(await lastDelivery(refusing.webhook_id)).toMatchObject({ last_status_code: null, last_error: 'connection refused' });
+    } finally {
+      await failing.close();
     }
   });
 
@@ -198,7 +264,7 @@ describe('deliveries', () => {
     const receiver = await startReceiver({ answer: () => ({ status: 500 }) });
     try {
       const created = await endpoint(key, receiver.url);
-      await post(key, `/webhooks/${created.webhook_id}/test`);
+      await canceledVideo(key);
       await receiver.waitFor(1);
       await call(stack.baseUrl, `/webhooks/${created.webhook_id}`, { method: 'DELETE', key });
       const seen = receiver.received.length;
@@ -207,6 +273,145 @@ describe('deliveries', () => {
       const settled = receiver.received.length;
       await sleep(1_000);
       expect(receiver.received.length).toBe(settled);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('test events', () => {
+  it('are paced per endpoint: 20 requests to a receiver answering 500 send one event, attempted once (issue 17, F)', async () => {
+    const { key } = await account();
+    const receiver = await startReceiver({ answer: () => ({ status: 500 }) });
+    try {
+      const created = await endpoint(key, receiver.url);
+      const replies = [];
+      for (let i = 0; i < 20; i += 1) replies.push(await post(key, `/webhooks/${created.webhook_id}/test`));
+      expect(replies[0]!.status).toBe(200);
+      for (const reply of replies.slice(1)) {
+        expect([reply.status, reply.body.error?.code]).toEqual([429, 'rate_limit_exceeded']);
+        expect(reply.body.error?.message).toMatch(/still being delivered|At most one test event per endpoint every 10 seconds/);
+        expect(Number(reply.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+      let delivery: Json | undefined;
+      for (let i = 0; i < 100 && delivery?.status !== 'failed'; i += 1) {
+        await sleep(50);
+        delivery = (await call<Json>(stack.baseUrl, `/webhooks/${created.webhook_id}/deliveries`, { key })).body.data!.deliveries[0];
+      }
+      expect(delivery).toMatchObject({ type: 'webhook.test', status: 'failed', attempts: 1, last_error: 'HTTP 500', next_attempt_at: null });
+      // Longer than this stack's whole retry schedule (0.3 s x 3): a test event is not retried.
+      await sleep(1_500);
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('answer 429 naming the event while one is still being delivered', async () => {
+    const { key } = await account();
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const server = http.createServer((request, response) => {
+      request.resume();
+      void held.then(() => response.writeHead(204).end());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const created = await endpoint(key, `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`);
+      const first = await post(key, `/webhooks/${created.webhook_id}/test`);
+      const eventId = first.body.data!.event_id as string;
+      const second = await post(key, `/webhooks/${created.webhook_id}/test`);
+      expect([second.status, second.body.error?.code]).toEqual([429, 'rate_limit_exceeded']);
+      expect(second.body.error?.message).toContain(`A test event to this endpoint (${eventId}) is still being delivered`);
+      release();
+      let delivery: Json | undefined;
+      for (let i = 0; i < 100 && delivery?.status !== 'delivered'; i += 1) {
+        await sleep(50);
+        delivery = (await call<Json>(stack.baseUrl, `/webhooks/${created.webhook_id}/deliveries`, { key })).body.data!.deliveries[0];
+      }
+      expect(delivery).toMatchObject({ event_id: eventId, status: 'delivered', attempts: 1, last_status_code: 204 });
+    } finally {
+      release();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('after a restart', () => {
+  const runSweeper = () => loadHandler(SWEEPER_HANDLER)({}, lambdaContext(SWEEPER_HANDLER)) as Promise<Json>;
+
+  it('the sweeper resends a pending delivery that is due and has no queue message (a retry lost with the process)', async () => {
+    const { accountId, key } = await account();
+    const receiver = await startReceiver();
+    try {
+      const created = await endpoint(key, receiver.url);
+      receiver.useSecret(created.secret);
+      // What a kill -9 leaves: the record of a retry due two minutes ago, its wait lost with the process's memory.
+      const eventId = newEventId();
+      const payload = JSON.stringify({ id: eventId, type: 'webhook.test', created_at: '2026-01-01T00:00:00.000Z', livemode: true, data: { webhook_id: created.webhook_id } });
+      const twoMinutesAgo = new Date(Date.now() - 120_000).toISOString();
+      const deliveries = new DynamoDeliveryStore(stack.context.db);
+      await deliveries.create({
+        accountId,
+        webhookId: created.webhook_id,
+        eventId,
+        type: 'webhook.test',
+        payload,
+        status: 'pending',
+        attempts: 1,
+        lastStatusCode: 500,
+        lastError: 'HTTP 500',
+        lastAttemptAt: twoMinutesAgo,
+        nextAttemptAt: twoMinutesAgo,
+        createdAt: twoMinutesAgo,
+      });
+
+      // At least this one (the stack's table is shared with this file's other tests).
+      expect((await runSweeper()).resentDeliveries).toBeGreaterThanOrEqual(1);
+      const [event] = await receiver.waitFor(1);
+      expect(event).toMatchObject({ id: eventId, body: payload, verified: expect.objectContaining({ id: eventId }) });
+      let delivery: Json | undefined;
+      for (let i = 0; i < 40 && delivery?.status !== 'delivered'; i += 1) {
+        await sleep(50);
+        delivery = (await call<Json>(stack.baseUrl, `/webhooks/${created.webhook_id}/deliveries`, { key })).body.data!.deliveries[0];
+      }
+      expect(delivery).toMatchObject({ event_id: eventId, status: 'delivered', attempts: 2, last_status_code: 200, last_error: null });
+      // Delivered: off the sweeper's list.
+      await runSweeper();
+      await sleep(500);
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('the sweeper leaves alone a delivery whose retry is not yet overdue', async () => {
+    const { accountId, key } = await account();
+    const receiver = await startReceiver();
+    try {
+      const created = await endpoint(key, receiver.url);
+      const soon = new Date(Date.now() + 60_000).toISOString();
+      const deliveries = new DynamoDeliveryStore(stack.context.db);
+      const eventId = newEventId();
+      await deliveries.create({
+        accountId,
+        webhookId: created.webhook_id,
+        eventId,
+        type: 'webhook.test',
+        payload: '{}',
+        status: 'pending',
+        attempts: 1,
+        lastStatusCode: 500,
+        lastError: 'HTTP 500',
+        lastAttemptAt: new Date().toISOString(),
+        nextAttemptAt: soon,
+        createdAt: new Date().toISOString(),
+      });
+      await runSweeper();
+      await sleep(500);
+      expect(receiver.received).toHaveLength(0);
+      expect(await deliveries.get({ accountId, webhookId: created.webhook_id, eventId })).toMatchObject({ status: 'pending', attempts: 1 });
     } finally {
       await receiver.close();
     }

@@ -56,7 +56,10 @@ beforeEach(async () => {
   receiver = await startCallbackReceiver({
     answer: async (callback) => {
       try {
-        read.push(await provider.readCallback(callback.request, new Date()));
+        const { messageId, ...reported } = await provider.readCallback(callback.request, new Date());
+        // The message id is the signed webhook-id (what a replay is recognised by).
+        if (messageId !== callback.request.headers['webhook-id']) throw new Error(`message id ${messageId} is not the webhook-id`);
+        read.push(reported);
         return answerAccepted(callback);
       } catch (error) {
         if (!(error instanceof CallbackRejectedError)) throw error;

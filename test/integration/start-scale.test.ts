@@ -12,6 +12,7 @@ import { listTasks } from '../../functions/domain/list-tasks';
 import { startTask, type StartDeps, type StartRequest } from '../../functions/domain/start-task';
 import { START_GRACE_MS, sweep } from '../../functions/domain/sweep';
 import type { VideoParams } from '../../functions/domain/task';
+import { SILENT_TELEMETRY, type LogFields, type Telemetry } from '../../functions/domain/telemetry';
 import { ScriptedProvider } from '../support/scripted-provider';
 import { createTestDb, testConfig } from '../support/test-db';
 
@@ -118,18 +119,23 @@ describe('concurrent starts on one account', () => {
 });
 
 /** A task store whose process "dies" at one step of the start: the write matching `at` throws. */
-function crashingStore(at: (command: unknown) => boolean): DynamoTaskStore {
+function crashingStore(at: (command: unknown) => boolean, telemetry: Telemetry = SILENT_TELEMETRY): DynamoTaskStore {
   const doc = new Proxy(ctx.db.doc, {
     get(target, property, receiver) {
       if (property !== 'send') return Reflect.get(target, property, receiver);
       return (command: unknown) => (at(command) ? Promise.reject(new Error('crashed')) : target.send(command as never));
     },
   });
-  return new DynamoTaskStore({ doc, tableName: ctx.db.tableName });
+  return new DynamoTaskStore({ doc, tableName: ctx.db.tableName }, telemetry);
 }
 const isPositionTransaction = (command: unknown) =>
   command instanceof TransactWriteCommand && JSON.stringify(command.input).includes('SET seq = :seq, lsi1sk = :position');
 const isCharge = (command: unknown) => command instanceof UpdateCommand && JSON.stringify(command.input).includes('credits - :price');
+const isNoteRemoval = (command: unknown) =>
+  command instanceof UpdateCommand && JSON.stringify(command.input).includes('REMOVE #pending.#task');
+/** The writes between a charge and its create: the mark that it is sent, and queuing it instead. */
+const isSubmissionStep = (command: unknown) =>
+  command instanceof UpdateCommand && /REMOVE unsent|SET queued_at/.test(String(command.input.UpdateExpression));
 
 describe('a start cut short', () => {
   it('after its charge: the sweeper fails it at its position and refunds it, leaving no gap', async () => {
@@ -155,6 +161,23 @@ describe('a start cut short', () => {
     expect(history.items[1]).toMatchObject({ status: 'failed', error: { code: 'internal_error' } });
   });
 
+  it('after its charge, before its create: answered processing, and the sweeper resumes it a minute later', async () => {
+    const accountId = await newAccount(100);
+    const task = await startTask({ ...deps, tasks: crashingStore(isSubmissionStep) }, accountId, request(), 'k2');
+    expect(task).toMatchObject({ status: 'processing', unsent: true });
+    const stranded = await ctx.tasks.get(accountId, task.taskId);
+    expect(stranded).toMatchObject({ unsent: true, seq: 1 });
+    expect(stranded?.queuedAt).toBeUndefined();
+
+    await sweep(deps);
+    expect((await ctx.tasks.get(accountId, task.taskId))?.queuedAt).toBeUndefined(); // its start may still be at work
+    const later = { ...deps, clock: () => new Date(Date.now() + 60_000) };
+    expect(await sweep(later)).toMatchObject({ resumed: 1, lostSubmissions: 0 });
+    expect(await ctx.tasks.get(accountId, task.taskId)).toMatchObject({ status: 'processing', unsent: true, submitAttempts: 0 });
+    expect((await ctx.tasks.get(accountId, task.taskId))?.queuedAt).toBeDefined();
+    expect(await state(accountId)).toMatchObject({ balance: 75, ledger: 75, pending: {} });
+  });
+
   it('before its charge: the sweeper discards the draft and releases its Idempotency-Key', async () => {
     const accountId = await newAccount(100);
     await expect(startTask({ ...deps, tasks: crashingStore(isCharge) }, accountId, request(), 'k1')).rejects.toThrow('crashed');
@@ -164,6 +187,18 @@ describe('a start cut short', () => {
     const retried = await startTask(deps, accountId, request(), 'k1');
     expect(retried.seq).toBe(1);
     expect(await state(accountId)).toMatchObject({ balance: 75, ledger: 75, positions: [1] });
+  });
+
+  it('after its ledger entry: the start stands, and the note left behind is a warning through telemetry', async () => {
+    const accountId = await newAccount(100);
+    const warnings: Array<{ message: string; fields?: LogFields }> = [];
+    const telemetry: Telemetry = { ...SILENT_TELEMETRY, warn: (message, fields) => void warnings.push({ message, ...(fields && { fields }) }) };
+    const task = await startTask({ ...deps, tasks: crashingStore(isNoteRemoval, telemetry) }, accountId, request());
+    expect(task.seq).toBe(1);
+    expect(warnings).toEqual([
+      { message: 'pending start note not cleared', fields: { task_id: task.taskId, account_id: accountId, error: 'Error: crashed' } },
+    ]);
+    expect(await state(accountId)).toMatchObject({ balance: 75, ledger: 75, positions: [1], pending: { [task.taskId]: 1 } });
   });
 });
 

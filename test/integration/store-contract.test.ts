@@ -1,9 +1,11 @@
 import { DynamoAccountStore } from '../../functions/adapters/dynamodb/account-repository';
 import { DynamoApiKeyStore } from '../../functions/adapters/dynamodb/api-key-repository';
+import { DynamoCallbackReceipts } from '../../functions/adapters/dynamodb/callback-receipt-repository';
 import { DynamoIdempotencyStore } from '../../functions/adapters/dynamodb/idempotency-repository';
 import { DynamoLedgerStore } from '../../functions/adapters/dynamodb/ledger-repository';
 import { DynamoRateCounter } from '../../functions/adapters/dynamodb/rate-counter-repository';
 import { DynamoTaskStore } from '../../functions/adapters/dynamodb/task-repository';
+import { SILENT_TELEMETRY } from '../../functions/domain/telemetry';
 import { describeStoreContract } from '../support/store-contract';
 import { createTestDb, dropTestDb } from '../support/test-db';
 
@@ -17,9 +19,10 @@ describeStoreContract('DynamoDB stores', async () => {
       accounts: new DynamoAccountStore(db),
       apiKeys: new DynamoApiKeyStore(db),
       ledger: new DynamoLedgerStore(db),
-      tasks: new DynamoTaskStore(db),
+      tasks: new DynamoTaskStore(db, SILENT_TELEMETRY),
       idempotency: new DynamoIdempotencyStore(db),
       rates: new DynamoRateCounter(db),
+      callbackReceipts: new DynamoCallbackReceipts(db),
     },
     close: () => dropTestDb(db),
   };

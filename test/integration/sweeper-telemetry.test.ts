@@ -1,4 +1,4 @@
-import type { Context } from 'aws-lambda';
+import { lambdaContext } from '../../bin/lambda-context.cjs';
 import { buildAppContext } from '../../functions/app-context';
 import type { Db } from '../../functions/adapters/dynamodb/dynamo-client';
 import { createAccount } from '../../functions/domain/account-admin';
@@ -45,8 +45,6 @@ async function stdoutOf(fn: () => Promise<unknown>): Promise<Array<Record<string
   return lines.map((line) => JSON.parse(line));
 }
 
-const lambdaContext = (id: string) => ({ functionName: 'sweeper', awsRequestId: id }) as Context;
-
 it('logs changes, not heartbeats, and counts what it examined on every run', async () => {
   const { handler } = await import('../../functions/handlers/sweeper');
   // Tasks started through the use case, by a provider that keeps them processing.
@@ -65,7 +63,7 @@ it('logs changes, not heartbeats, and counts what it examined on every run', asy
   };
   await startTask(context.lifecycle, account.accountId, request);
 
-  const idle = await stdoutOf(() => handler({}, lambdaContext('sweep-1')));
+  const idle = await stdoutOf(() => handler({}, lambdaContext('sweeper', { requestId: 'sweep-1' })));
   expect(idle.filter((line) => line.message !== undefined)).toEqual([]);
   const counted = idle.find((line) => 'SweeperTasksExamined' in line);
   expect(counted).toMatchObject({ SweeperTasksExamined: 1, service: 'vidgen-local' });
@@ -74,7 +72,7 @@ it('logs changes, not heartbeats, and counts what it examined on every run', asy
   // A task started two hours ago is past the 30 minute timeout.
   const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
   const old = await startTask({ ...context.lifecycle, clock: () => twoHoursAgo }, account.accountId, request);
-  const busy = await stdoutOf(() => handler({}, lambdaContext('sweep-2')));
+  const busy = await stdoutOf(() => handler({}, lambdaContext('sweeper', { requestId: 'sweep-2' })));
   const logs = busy.filter((line) => line.message !== undefined);
   expect(logs.map((line) => [line.level, line.message])).toEqual([
     ['INFO', 'task failed and refunded'],

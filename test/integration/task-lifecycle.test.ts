@@ -43,6 +43,7 @@ let now: Date;
 let files: http.Server;
 let filesUrl: string;
 const OUTPUT_BYTES = Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypisom'), Buffer.alloc(50_000, 7)]);
+const PNG_BYTES = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), Buffer.from('IHDR'), Buffer.alloc(1_000, 1)]);
 
 beforeAll(async () => {
   const db = await createTestDb();
@@ -54,6 +55,13 @@ beforeAll(async () => {
     if (req.url === '/out.mp4') {
       res.writeHead(200, { 'Content-Type': 'video/mp4', 'Content-Length': OUTPUT_BYTES.length });
       res.end(OUTPUT_BYTES);
+    } else if (req.url === '/page.mp4') {
+      // Named and labelled as a video; its bytes are a web page.
+      res.writeHead(200, { 'Content-Type': 'video/mp4' });
+      res.end('<!doctype html><html><body>not a video</body></html>');
+    } else if (req.url === '/pic.png') {
+      res.writeHead(200, { 'Content-Type': 'image/png' });
+      res.end(PNG_BYTES);
     } else {
       res.writeHead(404).end();
     }
@@ -271,6 +279,71 @@ describe('polling', () => {
     expect(await getTask(deps, accountId, 'video', task.taskId)).toMatchObject({ status: 'processing' });
   });
 
+  /** A storage whose downloader may reach the stand-in file host (as OUTPUT_ALLOWED_ORIGINS allows a fake provider's). */
+  function withFileHost(): void {
+    const { openStream } = createSafeFetcher({ allowedOrigins: [filesUrl], maxBytes: 10 * 1024 * 1024, timeoutMs: 5_000 });
+    const storage = new ObjectStorage(createS3Client({ region: 'local', endpoint: process.env.TEST_S3_ENDPOINT! }), ctx.storage.bucket, ctx.storage.publicBaseUrl, openStream);
+    deps = { ...deps, media: storage };
+    deps = { ...deps, copyQueue: new InProcessCopyQueue((req) => copyRequested(deps, req)) };
+  }
+
+  /** Starts a task, has the provider report `outputUrl` as its result, and lets the copy run. */
+  async function completedWith(outputUrl: string, start: StartRequest = request()) {
+    const { account } = await createAccount(ctx, { credits: 100, paidAccess: true, subscriptionStatus: 'active' });
+    const accountId = account.accountId;
+    const task = await startTask(deps, accountId, start);
+    provider.onFetch(async () => ({ type: 'completed', outputUrls: [outputUrl] }));
+    now = new Date(now.getTime() + 5_000);
+    await getTask(deps, accountId, task.kind, task.taskId);
+    await (deps.copyQueue as InProcessCopyQueue).drain();
+    return { accountId, task: (await ctx.tasks.get(accountId, task.taskId))!, result: task.kind === 'video' ? `videos/${task.taskId}.mp4` : `images/${task.taskId}-1.png` };
+  }
+  const IMAGE_REQUEST: StartRequest = { kind: 'image', params: { model: 'image-2', prompt: 'a red kite', resolution: '1k', aspectRatio: '1:1', outputFormat: 'png' } };
+
+  it.each([
+    ['an incoming upload', 'incoming/up_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4'],
+    ["the simulated provider's job state", 'provider-sim/jobs/sim_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.json'],
+    ["another account's result", 'videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4'],
+  ])('refuses an output that names our own storage outside a provider output folder (%s): failed and refunded at once, nothing copied', async (_, key) => {
+    await ctx.storage.put(key, OUTPUT_BYTES, 'video/mp4');
+    const { accountId, task, result } = await completedWith(ctx.storage.publicUrl(key));
+    expect(task).toMatchObject({ status: 'failed', error: { code: 'upstream_error' } });
+    expect(task.outputUrls).toBeUndefined();
+    expect(await ctx.storage.getBytes(result)).toBeUndefined();
+    expect(await money(accountId)).toMatchObject({ balance: 100, ledger: 100 });
+  });
+
+  it('refuses an output on our own origin that names no object (the API itself)', async () => {
+    const { task } = await completedWith('http://127.0.0.1:1/api/v1/videos');
+    expect(task).toMatchObject({ status: 'failed', error: { code: 'upstream_error' } });
+  });
+
+  it("copies an output from the simulated provider's output folder in our own bucket", async () => {
+    await ctx.storage.put('provider-sim/outputs/sim_01M7ZNHRE3YZJA4Y3XQS4DQDGR.mp4', OUTPUT_BYTES, 'video/mp4');
+    const { task, result } = await completedWith(ctx.storage.publicUrl('provider-sim/outputs/sim_01M7ZNHRE3YZJA4Y3XQS4DQDGR.mp4'));
+    expect(task.status).toBe('completed');
+    expect((await ctx.storage.getBytes(result))?.equals(OUTPUT_BYTES)).toBe(true);
+  });
+
+  it.each([
+    ['a web page for a video task', '/page.mp4', undefined],
+    ['an image for a video task', '/pic.png', undefined],
+    ['a video for an image task', '/out.mp4', IMAGE_REQUEST],
+  ])('refuses an output whose bytes are not the media the task makes (%s): failed and refunded at once, nothing copied', async (_, path, start) => {
+    withFileHost();
+    const { accountId, task, result } = await completedWith(`${filesUrl}${path}`, start);
+    expect(task).toMatchObject({ status: 'failed', error: { code: 'upstream_error' } });
+    expect(await ctx.storage.getBytes(result)).toBeUndefined();
+    expect(await money(accountId)).toMatchObject({ balance: 100, ledger: 100 });
+  });
+
+  it('copies a downloaded image for an image task, every byte', async () => {
+    withFileHost();
+    const { task, result } = await completedWith(`${filesUrl}/pic.png`, IMAGE_REQUEST);
+    expect(task.status).toBe('completed');
+    expect((await ctx.storage.getBytes(result))?.equals(PNG_BYTES)).toBe(true);
+  });
+
   it('retries a failed copy and gives up into failed + refund after the bound', async () => {
     const accountId = await newAccount(100);
     const task = await startTask(deps, accountId, request());
@@ -291,12 +364,12 @@ describe('polling', () => {
 });
 
 describe('the sweeper', () => {
-  it('fails and refunds a task lost between charge and submission (injected crash)', async () => {
+  it('fails and refunds, after the grace, a task whose create may have been sent (an error inside the provider call)', async () => {
     provider.onSubmit(async () => {
-      throw new Error('process crashed before submitting');
+      throw new Error('process crashed while submitting');
     });
     const accountId = await newAccount(100);
-    await expect(startTask(deps, accountId, request())).rejects.toThrow('crashed');
+    await expect(startTask(deps, accountId, request())).resolves.toMatchObject({ status: 'processing' });
     const [lost] = (await historyPage(ctx.tasks, accountId, 'video', 1, 1)).tasks;
     expect(lost).toMatchObject({ status: 'processing' });
     expect(lost!.provider).toBeUndefined();
@@ -315,7 +388,7 @@ describe('the sweeper', () => {
       throw new Error('slow submit crashed the request');
     });
     const accountId = await newAccount(100);
-    await expect(startTask(deps, accountId, request())).rejects.toThrow();
+    await expect(startTask(deps, accountId, request())).resolves.toMatchObject({ status: 'processing' });
     const [task] = (await historyPage(ctx.tasks, accountId, 'video', 1, 1)).tasks;
     // The submission lands after all (another instance finished it).
     expect(await ctx.tasks.recordSubmission(task!, { name: 'scripted', jobId: 'late' }, new Date().toISOString())).toBe(true);

@@ -100,6 +100,19 @@ export interface SentCallback {
   delivered: boolean;
 }
 
+/** A signed callback message as the fake made it: what someone on the path could capture and replay. */
+export interface SignedMessage {
+  predictionId: string;
+  event: WebhookEvent;
+  /** The webhook URL it was (or would have been) POSTed to. */
+  url: string;
+  /** Its first attempt's headers (content-type and the three Standard Webhooks headers). */
+  headers: Record<string, string>;
+  body: string;
+  /** Lost on purpose (dropCallbacks): it never reached the receiver. */
+  dropped: boolean;
+}
+
 export interface SendCallbackOptions {
   /** Sign with a different secret than the fake's (a forgery). */
   forge?: boolean;
@@ -142,6 +155,8 @@ export interface FakeReplicate {
   webhookSecret: string;
   /** Every callback delivery, in the order they finished. */
   callbacks: SentCallback[];
+  /** Every callback message made, in order, dropped ones included. */
+  messages: SignedMessage[];
   /** The next `count` callbacks are silently not sent (lost callbacks). */
   dropCallbacks(count: number): void;
   /**
@@ -159,6 +174,10 @@ const DEFAULT_LIFECYCLE: PredictionStatus[] = ['starting', 'processing', 'succee
 const TERMINAL: readonly PredictionStatus[] = ['succeeded', 'failed', 'canceled'];
 /** How long a receiver has to answer a callback (ours may wait on a busy account under a race). */
 const CALLBACK_TIMEOUT_MS = 10_000;
+
+/** An MP4's `ftyp` box and a PNG's signature with its IHDR chunk header: what a copy sniffs. */
+const MP4_HEAD = Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypisom', 'latin1'), Buffer.alloc(12)]);
+const PNG_HEAD = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
 
 const randomSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
 
@@ -180,6 +199,7 @@ export async function startFakeReplicate(options: FakeReplicateOptions = {}): Pr
   /** Timers of time-driven predictions, so a cancel or a pin stops them. */
   const lifecycleTimers = new Map<string, NodeJS.Timeout[]>();
   const callbacks: SentCallback[] = [];
+  const messages: SignedMessage[] = [];
   const deliveries = new AbortController();
   const counts = { creates: 0, throttledCreates: 0, reads: 0, cancels: 0, callbacksSent: 0, callbacksDropped: 0, callbacksFailed: 0 };
   const createTimes: number[] = [];
@@ -207,17 +227,23 @@ export async function startFakeReplicate(options: FakeReplicateOptions = {}): Pr
   }
 
   /** One signed POST of `body`; answers the receiver's status or the network error's name. */
-  async function post(url: string, webhookId: string, body: string, secret: string, offsetSeconds = 0): Promise<number | string> {
+  function signedHeaders(webhookId: string, body: string, secret: string, offsetSeconds = 0): Record<string, string> {
     const at = new Date(Date.now() + offsetSeconds * 1000);
+    return {
+      'content-type': 'application/json',
+      'webhook-id': webhookId,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': new Webhook(secret).sign(webhookId, at, body),
+    };
+  }
+
+  async function post(url: string, webhookId: string, body: string, secret: string, offsetSeconds = 0, record?: (headers: Record<string, string>) => void): Promise<number | string> {
+    const headers = signedHeaders(webhookId, body, secret, offsetSeconds);
+    record?.(headers);
     try {
       const response = await fetch(url, {
         method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'webhook-id': webhookId,
-          'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-          'webhook-signature': new Webhook(secret).sign(webhookId, at, body),
-        },
+        headers,
         body,
         redirect: 'manual',
         signal: AbortSignal.any([deliveries.signal, AbortSignal.timeout(CALLBACK_TIMEOUT_MS)]),
@@ -235,16 +261,19 @@ export async function startFakeReplicate(options: FakeReplicateOptions = {}): Pr
   function callBack(prediction: FakePrediction, event: WebhookEvent): void {
     const { webhook, webhookEventsFilter } = prediction;
     if (webhook === undefined || (webhookEventsFilter !== undefined && !webhookEventsFilter.includes(event))) return;
+    const body = JSON.stringify(view(prediction));
+    const webhookId = `msg_${newId()}`;
+    const message = { predictionId: prediction.id, event, url: webhook, body };
     if (callbacksToDrop > 0) {
       callbacksToDrop -= 1;
       counts.callbacksDropped += 1;
+      messages.push({ ...message, headers: signedHeaders(webhookId, body, webhookSecret), dropped: true });
       return;
     }
-    const body = JSON.stringify(view(prediction));
-    const webhookId = `msg_${newId()}`;
     const attempt = async (n: number): Promise<void> => {
       if (deliveries.signal.aborted) return;
-      const result = await post(webhook, webhookId, body, webhookSecret);
+      const record = n === 1 ? (headers: Record<string, string>) => void messages.push({ ...message, headers, dropped: false }) : undefined;
+      const result = await post(webhook, webhookId, body, webhookSecret, 0, record);
       const delivered = typeof result === 'number' && result >= 200 && result <= 299;
       const retryIn = callbackRetryDelaysMs[n - 1];
       if (!delivered && retryIn !== undefined && !deliveries.signal.aborted) {
@@ -464,8 +493,11 @@ export async function startFakeReplicate(options: FakeReplicateOptions = {}): Pr
       if (method === 'POST' && /^\/v1\/predictions\/[^/]+\/cancel$/.test(url.pathname)) counts.cancels += 1;
 
       if (url.pathname.startsWith('/files/')) {
-        res.writeHead(200, { 'Content-Type': url.pathname.endsWith('.mp4') ? 'video/mp4' : 'image/png' });
-        return res.end(Buffer.from(`fake media ${url.pathname}`));
+        // The first bytes of a real file of its kind (what the copy checks), then the path.
+        const video = url.pathname.endsWith('.mp4');
+        const head = video ? MP4_HEAD : PNG_HEAD;
+        res.writeHead(200, { 'Content-Type': video ? 'video/mp4' : 'image/png' });
+        return res.end(Buffer.concat([head, Buffer.from(`fake media ${url.pathname}`)]));
       }
       const proceed = (): void => {
         if (req.headers.authorization !== `Bearer ${apiToken}`) {
@@ -514,6 +546,7 @@ export async function startFakeReplicate(options: FakeReplicateOptions = {}): Pr
     addPrediction,
     webhookSecret,
     callbacks,
+    messages,
     dropCallbacks(count) {
       callbacksToDrop += count;
     },

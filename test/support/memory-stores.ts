@@ -2,9 +2,11 @@ import type { Account, SubscriptionStatus } from '../../functions/domain/account
 import type { ApiKeyRecord } from '../../functions/domain/api-key';
 import { NotFoundError } from '../../functions/domain/errors';
 import type { LedgerEntry } from '../../functions/domain/ledger';
+import type { MediaKind } from '../../functions/domain/media-type';
 import type {
   AccountStore,
   ApiKeyStore,
+  CallbackReceipts,
   CopyQueue,
   CreateTaskResult,
   FailOptions,
@@ -212,6 +214,7 @@ export class MemoryTaskStore implements TaskStore {
     if (!stored || (stored.provider && stored.provider.jobId !== provider.jobId)) return false;
     Object.assign(stored, { provider: { ...provider }, lastCheckedAt: now, updatedAt: now });
     delete stored.queuedAt;
+    delete stored.unsent;
     return true;
   }
 
@@ -219,7 +222,9 @@ export class MemoryTaskStore implements TaskStore {
     await turn();
     const stored = this.processing(task);
     if (!stored || stored.provider || stored.queuedAt) return false;
-    Object.assign(stored, { queuedAt: now, submitAttempts: attempts, updatedAt: now });
+    // Still as the caller saw it: unsent, or sent by the caller itself (its create was refused).
+    if (task.unsent ? !stored.unsent : stored.unsent || stored.sentAt !== task.sentAt) return false;
+    Object.assign(stored, { queuedAt: now, submitAttempts: attempts, unsent: true, updatedAt: now });
     return true;
   }
 
@@ -227,8 +232,17 @@ export class MemoryTaskStore implements TaskStore {
     await turn();
     const stored = this.processing(task);
     if (!stored || stored.provider || !stored.queuedAt) return false;
-    Object.assign(stored, { sentAt: now, updatedAt: now });
+    Object.assign(stored, { unsent: true, updatedAt: now });
     delete stored.queuedAt;
+    return true;
+  }
+
+  async markSent(task: Task, now: string): Promise<boolean> {
+    await turn();
+    const stored = this.processing(task);
+    if (!stored || stored.provider || stored.queuedAt || !stored.unsent) return false;
+    Object.assign(stored, { sentAt: now, updatedAt: now });
+    delete stored.unsent;
     return true;
   }
 
@@ -408,6 +422,7 @@ export function createMemoryStores(options: { wallClock?: () => Date } = {}) {
     idempotency: new MemoryIdempotencyStore(table),
     apiKeys: new MemoryApiKeyStore(),
     rates: new MemoryRateCounter(),
+    callbackReceipts: new MemoryCallbackReceipts(),
   };
 }
 export type MemoryStores = ReturnType<typeof createMemoryStores>;
@@ -419,7 +434,7 @@ export class MemoryMediaStore implements MediaStore {
 
   constructor(readonly publicBaseUrl = 'https://media.test') {}
 
-  async copyFromUrl(sourceUrl: string, key: string, contentType: string): Promise<string> {
+  async copyFromUrl(sourceUrl: string, key: string, contentType: string, _kind: MediaKind): Promise<string> {
     await turn();
     if (this.failing(sourceUrl)) throw new Error(`download of ${sourceUrl} failed`);
     this.objects.set(key, { sourceUrl, contentType });
@@ -538,5 +553,25 @@ export class MemoryUploadPublications implements UploadPublications {
   async release(accountId: string, uploadId: string): Promise<void> {
     await turn();
     this.records.delete(`${accountId}#${uploadId}`);
+  }
+}
+
+/** Received callback messages, as the DynamoDB adapter keeps them (one claim per id until it expires). */
+export class MemoryCallbackReceipts implements CallbackReceipts {
+  private readonly receipts = new Map<string, number>();
+
+  async claim(provider: string, messageId: string, now: Date, keepUntil: Date): Promise<boolean> {
+    await turn();
+    const id = `${provider}#${messageId}`;
+    const until = this.receipts.get(id);
+    // Like TTL on epoch seconds: a receipt counts until the second it expires in.
+    if (until !== undefined && Math.floor(until / 1000) > Math.floor(now.getTime() / 1000)) return false;
+    this.receipts.set(id, keepUntil.getTime());
+    return true;
+  }
+
+  async release(provider: string, messageId: string): Promise<void> {
+    await turn();
+    this.receipts.delete(`${provider}#${messageId}`);
   }
 }

@@ -1,6 +1,7 @@
 import type { Account } from '../../functions/domain/account';
 import { createAccount } from '../../functions/domain/account-admin';
 import { ledgerSum } from '../../functions/domain/ledger';
+import type { CallbackDeps } from '../../functions/domain/provider-callbacks';
 import type { StartDeps, StartRequest } from '../../functions/domain/start-task';
 import type { ImageParams, Task, VideoParams } from '../../functions/domain/task';
 import { copyOutputs, DEFAULT_LIFECYCLE_SETTINGS } from '../../functions/domain/task-lifecycle';
@@ -47,7 +48,7 @@ export function memoryWorld(start = '2026-03-01T12:00:00.000Z') {
   /** Messages sent to the submission queue, with their delays; `deliverSubmissions()` hands them to the consumer. */
   const submissions: { message: SubmissionRequest; delaySeconds: number }[] = [];
   let refuseEvents = false;
-  const deps: StartDeps = {
+  const deps: StartDeps & CallbackDeps = {
     accounts: stores.accounts,
     idempotency: stores.idempotency,
     // URL rules are the adapter's (tested on their own); here every reference is acceptable.
@@ -62,7 +63,8 @@ export function memoryWorld(start = '2026-03-01T12:00:00.000Z') {
     submissions: {
       send: async (message, options) => void submissions.push({ message, delaySeconds: options?.delaySeconds ?? 0 }),
     },
-    callbackUrl: (task, provider) => `https://api.test/api/v1/provider-callbacks/${provider}/${task.accountId}/${task.taskId}`,
+    callbackUrl: (task, provider, token) => `https://api.test/api/v1/provider-callbacks/${provider}/${task.accountId}/${task.taskId}?token=${token}`,
+    callbackReceipts: stores.callbackReceipts,
     telemetry: SILENT_TELEMETRY,
     events: {
       taskEnded: async (task) => {

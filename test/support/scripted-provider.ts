@@ -1,6 +1,8 @@
+import { createHmac } from 'node:crypto';
 import {
   CallbackRejectedError,
   type CallbackRequest,
+  type CallbackTarget,
   type GenerationJob,
   type GenerationProvider,
   type ProviderCallback,
@@ -51,7 +53,12 @@ export class ScriptedProvider implements GenerationProvider {
     this.canceled.push(jobId);
   }
 
-  /** A callback is `{ jobId, outcome }` as JSON, signed by SCRIPTED_SIGNATURE. */
+  /** Bound to the target by a fixed test key, as the real adapters bind it with their secret. */
+  async callbackToken(target: CallbackTarget): Promise<string | undefined> {
+    return createHmac('sha256', 'scripted-callback-key').update(JSON.stringify(target)).digest('base64url');
+  }
+
+  /** A callback is `{ jobId, outcome, messageId? }` as JSON, signed by SCRIPTED_SIGNATURE. */
   async readCallback(request: CallbackRequest): Promise<ProviderCallback> {
     if (request.headers[SCRIPTED_SIGNATURE.name] !== SCRIPTED_SIGNATURE.value) {
       throw new CallbackRejectedError('signature', 'The scripted signature is missing or wrong.');

@@ -5,6 +5,7 @@ import { ledgerSum, type LedgerEntry } from '../../functions/domain/ledger';
 import type {
   AccountStore,
   ApiKeyStore,
+  CallbackReceipts,
   IdempotencyClaim,
   IdempotencyStore,
   LedgerStore,
@@ -26,6 +27,7 @@ export interface StoreSet {
   tasks: TaskStore;
   idempotency: IdempotencyStore;
   rates: RateCounter;
+  callbackReceipts: CallbackReceipts;
 }
 
 /** Opens an empty set of stores (a fresh table) for one test. */
@@ -70,7 +72,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
     /** A start request for `price` credits, as startTask builds it. */
     function startOf(
       accountId: string,
-      options: { price?: number; kind?: TaskKind; createdAt?: string; expectedCount?: number; claim?: string } = {},
+      options: { price?: number; kind?: TaskKind; createdAt?: string; expectedCount?: number; claim?: string; unsent?: true } = {},
     ): NewTaskRequest {
       const kind = options.kind ?? 'video';
       const price = options.price ?? 25;
@@ -81,7 +83,19 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           ? { model: 'vid-1-5-pro', generationType: 'text_to_video', prompt: `p ${taskId}`, aspectRatio: '16:9', duration: 5, resolution: '720p' }
           : { model: 'image-2', prompt: `p ${taskId}`, resolution: '1k', aspectRatio: '1:1', outputFormat: 'png' };
       return {
-        task: { kind, params, taskId, accountId, status: 'processing', creditsUsed: price, progress: 0, copyAttempts: 0, createdAt, updatedAt: createdAt } as Omit<Task, 'seq'>,
+        task: {
+          kind,
+          params,
+          taskId,
+          accountId,
+          status: 'processing',
+          creditsUsed: price,
+          progress: 0,
+          copyAttempts: 0,
+          ...(options.unsent && { unsent: true }),
+          createdAt,
+          updatedAt: createdAt,
+        } as Omit<Task, 'seq'>,
         charge: { entryId: newLedgerEntryId(), accountId, kind: 'charge', amount: -price, reason: 'test', taskId, createdAt },
         expectedCount: options.expectedCount ?? 0,
         ...(options.claim && { idempotency: claimOf(accountId, options.claim, taskId) }),
@@ -330,6 +344,26 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       });
     });
 
+    describe('callback receipts', () => {
+      it('take a message id once per provider until it expires, in one of many racing claims', async () => {
+        const now = new Date(T0);
+        const until = new Date(T0 + 600_000);
+        const claims = await Promise.all(Array.from({ length: 6 }, () => stores.callbackReceipts.claim('replicate', 'msg_1', now, until)));
+        expect(claims.filter(Boolean)).toHaveLength(1);
+        expect(await stores.callbackReceipts.claim('simulated', 'msg_1', now, until)).toBe(true);
+        expect(await stores.callbackReceipts.claim('replicate', 'msg_1', new Date(T0 + 599_000), until)).toBe(false);
+        expect(await stores.callbackReceipts.claim('replicate', 'msg_1', until, new Date(T0 + 1_200_000))).toBe(true);
+      });
+
+      it('forget a released claim', async () => {
+        const now = new Date(T0);
+        const until = new Date(T0 + 600_000);
+        expect(await stores.callbackReceipts.claim('replicate', 'msg_2', now, until)).toBe(true);
+        await stores.callbackReceipts.release('replicate', 'msg_2');
+        expect(await stores.callbackReceipts.claim('replicate', 'msg_2', now, until)).toBe(true);
+      });
+    });
+
     describe('task transitions', () => {
       it('records the submission while processing, and not once final', async () => {
         const accountId = await newAccount(100);
@@ -356,7 +390,8 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         const claims = await Promise.all(Array.from({ length: 5 }, () => stores.tasks.claimQueued(task, at(2))));
         expect(claims.filter(Boolean)).toHaveLength(1);
         const claimed = await stores.tasks.get(accountId, task.taskId);
-        expect([claimed?.queuedAt, claimed?.sentAt]).toEqual([undefined, at(2)]);
+        // Claimed, not sent yet: the create goes out only after the consumer's markSent.
+        expect([claimed?.queuedAt, claimed?.unsent, claimed?.sentAt]).toEqual([undefined, true, undefined]);
         expect(await stores.tasks.claimQueued(task, at(3))).toBe(false);
         // The same job recorded twice (a callback racing the create's answer) is harmless; another job is refused.
         expect(await stores.tasks.recordSubmission(task, { name: 'p', jobId: 'j1', callbacks: true }, at(4))).toBe(true);
@@ -371,6 +406,34 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(await stores.tasks.recordSubmission(waiting, { name: 'p', jobId: 'j3' }, at(9))).toBe(true);
         expect((await stores.tasks.get(accountId, waiting.taskId))?.queuedAt).toBeUndefined();
         expect(await stores.tasks.claimQueued(waiting, at(10))).toBe(false);
+      });
+
+      it('marks a create sent for one caller only, while unsent; only the sender of a refused create queues it again', async () => {
+        const accountId = await newAccount(100);
+        const task = await started(accountId, { unsent: true });
+        expect((await stores.tasks.get(accountId, task.taskId))?.unsent).toBe(true);
+        const marks = await Promise.all(Array.from({ length: 5 }, () => stores.tasks.markSent(task, at(1))));
+        expect(marks.filter(Boolean)).toHaveLength(1);
+        const sent = (await stores.tasks.get(accountId, task.taskId))!;
+        expect([sent.unsent, sent.sentAt, sent.updatedAt]).toEqual([undefined, at(1), at(1)]);
+        expect(await stores.tasks.markSent(task, at(2))).toBe(false);
+        // A stale view (it was unsent) or another send than the one seen cannot queue it.
+        expect(await stores.tasks.markQueued(task, at(2), 1)).toBe(false);
+        expect(await stores.tasks.markQueued({ ...sent, sentAt: at(9) }, at(2), 1)).toBe(false);
+        // Its sender, whose create was refused for load, can: queued is unsent again.
+        expect(await stores.tasks.markQueued(sent, at(3), 1)).toBe(true);
+        expect(await stores.tasks.get(accountId, task.taskId)).toMatchObject({ queuedAt: at(3), unsent: true, submitAttempts: 1 });
+        expect(await stores.tasks.markSent(task, at(4))).toBe(false); // not while queued
+        expect(await stores.tasks.claimQueued(task, at(5))).toBe(true);
+        expect(await stores.tasks.markSent(task, at(6))).toBe(true);
+        expect(await stores.tasks.recordSubmission(task, { name: 'p', jobId: 'j1' }, at(7))).toBe(true);
+        expect((await stores.tasks.get(accountId, task.taskId))?.unsent).toBeUndefined();
+
+        // Recording a job (a callback adopting it) ends the mark too, and no create is sent after it.
+        const adopted = await started(accountId, { unsent: true });
+        expect(await stores.tasks.recordSubmission(adopted, { name: 'p', jobId: 'j2' }, at(8))).toBe(true);
+        expect((await stores.tasks.get(accountId, adopted.taskId))?.unsent).toBeUndefined();
+        expect(await stores.tasks.markSent(adopted, at(9))).toBe(false);
       });
 
       it('grants a check once per interval, to one of many concurrent callers', async () => {

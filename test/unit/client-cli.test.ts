@@ -1,10 +1,13 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseCommand, UsageError } from '../../bin/vidgen/args';
 import { configPath, loadConfig } from '../../bin/vidgen/config';
+import { writeAddresses } from '../../bin/local-stack/discovery';
+import { deadPid, RUNNING } from '../support/local-stack-addresses';
 import { numberedFile } from '../../bin/vidgen/download';
-import { formatFields, formatVideoList } from '../../bin/vidgen/format';
+import { formatDeliveryList, formatFields, formatVideoList } from '../../bin/vidgen/format';
 import { startProgress } from '../../bin/vidgen/progress';
 import type { VideoTask } from '../../client/src/index';
 
@@ -49,6 +52,21 @@ describe('parseCommand', () => {
     expect(parseCommand(['generate', '--', '--a prompt that starts with dashes'])).toMatchObject({ prompt: '--a prompt that starts with dashes' });
   });
 
+  it('reads webhooks listen and webhooks deliveries WEBHOOK_ID', () => {
+    expect(parseCommand(['webhooks', 'listen', '--port', '4000'])).toEqual({ name: 'webhooks', action: 'listen', port: 4000, json: false });
+    expect(parseCommand(['webhooks', 'deliveries', 'whk_1', '--limit', '5', '--json'])).toEqual({
+      name: 'webhooks',
+      action: 'deliveries',
+      webhookId: 'whk_1',
+      page: undefined,
+      limit: 5,
+      json: true,
+    });
+    expect(() => parseCommand(['webhooks', 'deliveries'])).toThrow(/"webhooks deliveries" needs WEBHOOK_ID/);
+    expect(() => parseCommand(['webhooks', 'deliveries', 'whk_1', '--port', '1'])).toThrow(/--port is not an option of "webhooks deliveries"/);
+    expect(() => parseCommand(['webhooks', 'listen', '--page', '1'])).toThrow(/--page is not an option of "webhooks listen"/);
+  });
+
   it.each([
     [[], /No command given/],
     [['nope'], /Unknown command "nope"/],
@@ -63,7 +81,10 @@ describe('parseCommand', () => {
     [['image', 'x', '--image', 'a.png'], /--image is not an option of "image"/],
     [['credits', '--wait'], /--wait is not an option of "credits"/],
     [['status', 'job_1'], /video ids start with vid_, image ids with img_/],
-    [['generate', 'x', '--bogus'], /Unknown option '--bogus'/],
+    [['generate', 'x', '--bogus'], /^Unknown option --bogus\.$/],
+    [['generate', 'x', '--durtion', '3'], /^Unknown option --durtion\. Did you mean --duration\?$/],
+    [['videos', '--limt', '3'], /^Unknown option --limt\. Did you mean --limit\?$/],
+    [['generate', 'x', '--aspect_ratio', '9:16'], /Did you mean --aspect-ratio\?$/],
     [['generate', 'x', '--wait=yes'], /--wait/],
   ])('%j is a usage error: %s', (argv, message) => {
     expect(() => parseCommand(argv)).toThrow(UsageError);
@@ -79,17 +100,26 @@ describe('configuration', () => {
     return full;
   };
 
-  it('the environment wins over the file; the file fills in; a default base URL', () => {
+  it('the environment wins over the file; the file fills in; then the running local stack; then the default', () => {
+    // An empty data folder: no local stack runs there.
+    const DATA_DIR = mkdtempSync(path.join(os.tmpdir(), 'vidgen-data-'));
     const config = file('both.json', JSON.stringify({ apiKey: 'vg_live_file', baseUrl: 'https://file.example/api/v1' }));
-    expect(loadConfig({ VIDGEN_CONFIG: config })).toEqual({ apiKey: 'vg_live_file', baseUrl: 'https://file.example/api/v1' });
-    expect(loadConfig({ VIDGEN_CONFIG: config, VIDGEN_API_KEY: 'vg_live_env', VIDGEN_BASE_URL: 'https://env.example/api/v1' })).toEqual({
+    expect(loadConfig({ DATA_DIR, VIDGEN_CONFIG: config })).toEqual({ apiKey: 'vg_live_file', baseUrl: 'https://file.example/api/v1', baseUrlFrom: config });
+    expect(loadConfig({ DATA_DIR, VIDGEN_CONFIG: config, VIDGEN_API_KEY: 'vg_live_env', VIDGEN_BASE_URL: 'https://env.example/api/v1' })).toEqual({
       apiKey: 'vg_live_env',
       baseUrl: 'https://env.example/api/v1',
+      baseUrlFrom: 'VIDGEN_BASE_URL',
     });
-    expect(loadConfig({ VIDGEN_CONFIG: path.join(dir, 'missing.json'), VIDGEN_API_KEY: 'k' })).toEqual({
-      apiKey: 'k',
-      baseUrl: 'http://127.0.0.1:3000/api/v1',
-    });
+    const noFile = { DATA_DIR, VIDGEN_CONFIG: path.join(dir, 'missing.json'), VIDGEN_API_KEY: 'k' };
+    expect(loadConfig(noFile)).toEqual({ apiKey: 'k', baseUrl: 'http://127.0.0.1:3000/api/v1', baseUrlFrom: 'the default' });
+
+    // `npm start` on another port records it in its data folder; vidgen goes there (this process stands in for it).
+    writeAddresses(DATA_DIR, { ...RUNNING, pid: process.pid });
+    expect(loadConfig(noFile)).toEqual({ apiKey: 'k', baseUrl: 'http://127.0.0.1:3700/api/v1', baseUrlFrom: expect.stringContaining('running local stack') });
+    expect(loadConfig({ ...noFile, VIDGEN_BASE_URL: 'https://env.example/api/v1' }).baseUrl).toBe('https://env.example/api/v1');
+    // A file left by a stack that is gone is ignored.
+    writeAddresses(DATA_DIR, { ...RUNNING, pid: deadPid() });
+    expect(loadConfig(noFile).baseUrl).toBe('http://127.0.0.1:3000/api/v1');
   });
 
   it('finds ~/.config/vidgen/config.json, or under XDG_CONFIG_HOME', () => {
@@ -141,6 +171,41 @@ describe('output', () => {
     expect(formatVideoList({ videos: [], pagination: { page: 1, limit: 20, total: 0, total_pages: 0, has_more: false } })).toBe('No videos yet.');
   });
 
+  it('prints deliveries with why the last attempt failed and when the next is due', () => {
+    const pagination = { page: 1, limit: 20, total: 2, total_pages: 1, has_more: false };
+    const lines = formatDeliveryList({
+      deliveries: [
+        {
+          event_id: 'evt_2',
+          type: 'video.failed',
+          status: 'pending',
+          attempts: 2,
+          last_status_code: null,
+          last_error: 'connection refused',
+          last_attempt_at: '2026-11-21T17:00:05.000Z',
+          next_attempt_at: '2026-11-21T17:05:05.000Z',
+        },
+        {
+          event_id: 'evt_1',
+          type: 'webhook.test',
+          status: 'delivered',
+          attempts: 1,
+          last_status_code: 204,
+          last_error: null,
+          last_attempt_at: '2026-11-21T16:00:00.000Z',
+          next_attempt_at: null,
+        },
+      ],
+      pagination,
+    }).split('\n');
+    expect(lines).toEqual([
+      'evt_2  video.failed  pending    2 attempts  2026-11-21 17:00Z  connection refused, next 2026-11-21 17:05Z',
+      'evt_1  webhook.test  delivered  1 attempt   2026-11-21 16:00Z',
+      'Page 1 of 1 (2 deliveries).',
+    ]);
+    expect(formatDeliveryList({ deliveries: [], pagination: { ...pagination, total: 0, total_pages: 0 } })).toBe('No deliveries yet.');
+  });
+
   it('numbers extra result files before the extension', () => {
     expect(numberedFile('out/x.png', 0)).toBe('out/x.png');
     expect(numberedFile('out/x.png', 1)).toBe('out/x-2.png');
@@ -169,5 +234,19 @@ describe('output', () => {
     progress.stop();
     expect(writes[0]).toMatch(/^\r\x1b\[2K⠋ vid_1 starting 0s$/);
     expect(writes.at(-1)).toBe('\r\x1b[2K');
+  });
+});
+
+describe('npx vidgen', () => {
+  const repo = path.resolve(__dirname, '..', '..');
+
+  it('is the package.json "bin" entry, and runs from any folder', () => {
+    const manifest = JSON.parse(readFileSync(path.join(repo, 'package.json'), 'utf8')) as { bin?: Record<string, string> };
+    expect(manifest.bin?.vidgen).toBe('bin/vidgen.cjs');
+    const result = spawnSync(process.execPath, [path.join(repo, manifest.bin!.vidgen!), '--durtion'], { cwd: os.tmpdir(), encoding: 'utf8' });
+    expect({ status: result.status, stderr: result.stderr }).toEqual({
+      status: 2,
+      stderr: 'vidgen: Unknown option --durtion. Did you mean --duration?\nRun "npx vidgen --help" for usage.\n',
+    });
   });
 });

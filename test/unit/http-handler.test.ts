@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { lambdaContext } from '../../bin/local-stack/lambda-runtime';
+import { lambdaContext } from '../../bin/lambda-context.cjs';
 import type { Principal } from '../../functions/domain/principal';
 import type { RateDecision, RateLimiter } from '../../functions/domain/rate-limit';
 import { httpHandler } from '../../functions/http/http-handler';
@@ -25,7 +25,7 @@ describe('httpHandler with an injected rate limiter', () => {
     const injected = limiter({ allowed: true, limit: 7, remaining: 6, resetAt: 1795284300 });
     const seen: Principal[] = [];
     const handler = httpHandler(async (input) => (seen.push(input.principal), { ok: true }), { rateLimiter: injected });
-    const response = (await handler(event, lambdaContext('test', 'req_1'))) as APIGatewayProxyResult;
+    const response = (await handler(event, lambdaContext('test', { requestId: 'req_1' }))) as APIGatewayProxyResult;
     expect(response.statusCode).toBe(200);
     expect(injected.asked).toEqual([principal]);
     expect(seen).toEqual([principal]);
@@ -36,7 +36,7 @@ describe('httpHandler with an injected rate limiter', () => {
     const injected = limiter({ allowed: false, limit: 7, remaining: 0, resetAt: 1795284300, retryAfter: 12 });
     let ran = false;
     const handler = httpHandler(async () => ((ran = true), {}), { rateLimiter: injected });
-    const response = (await handler(event, lambdaContext('test', 'req_1'))) as APIGatewayProxyResult;
+    const response = (await handler(event, lambdaContext('test', { requestId: 'req_1' }))) as APIGatewayProxyResult;
     expect([response.statusCode, response.headers?.['Retry-After'], ran]).toEqual([429, '12', false]);
     expect(JSON.parse(response.body)).toMatchObject({ data: null, error: { code: 'rate_limit_exceeded' } });
   });

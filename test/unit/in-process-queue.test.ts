@@ -1,5 +1,6 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
+import { lambdaContext } from '../../bin/lambda-context.cjs';
 import { InProcessQueue } from '../../functions/adapters/queues/in-process-queue';
 import { queueHandler } from '../../functions/queue/queue-handler';
 
@@ -8,7 +9,7 @@ const bodies = (event: SQSEvent) => event.Records.map((record) => JSON.parse(rec
 
 /** The Lambda handler as the queue calls it (the local stack passes a Lambda-like context). */
 const asConsumer = (handler: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>) => (event: SQSEvent) =>
-  handler(event, { functionName: 'test', awsRequestId: 'test' } as Context);
+  handler(event, lambdaContext('test'));
 
 function queue(overrides: Partial<ConstructorParameters<typeof InProcessQueue>[0]> = {}) {
   return new InProcessQueue<{ n: number }>({ name: 'test', visibilityTimeoutMs: 200, maxReceiveCount: 3, ...overrides });

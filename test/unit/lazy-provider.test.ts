@@ -7,6 +7,7 @@ const inner: GenerationProvider = {
   fetchResult: async () => ({ type: 'processing' }),
   cancel: async () => undefined,
   readCallback: async () => ({ jobId: 'j1', outcome: { type: 'processing' } }),
+  callbackToken: async () => undefined,
 };
 
 describe('lazyProvider', () => {

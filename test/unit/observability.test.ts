@@ -1,4 +1,5 @@
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { lambdaContext } from '../../bin/lambda-context.cjs';
 import { UpstreamError } from '../../functions/domain/errors';
 import { publicHandler } from '../../functions/http/public-handler';
 import { formatPretty } from '../../functions/observability/log-format';
@@ -24,7 +25,7 @@ async function output(fn: () => Promise<unknown>): Promise<{ stdout: string[]; s
   return { stdout, stderr };
 }
 
-const context = { functionName: 'get-docs', awsRequestId: 'aws-req-1', invokedFunctionArn: 'arn:x', memoryLimitInMB: '512' } as Context;
+const context = lambdaContext('get-docs', { requestId: 'aws-req-1' });
 const event = (requestId: string) =>
   ({ requestContext: { requestId }, headers: {}, pathParameters: null }) as unknown as APIGatewayProxyEvent;
 
@@ -79,7 +80,7 @@ describe('HTTP errors in the log', () => {
       await new Promise((resolve) => setTimeout(resolve, e.requestContext.requestId === 'slow' ? 30 : 1));
       throw new UpstreamError(`refused ${e.requestContext.requestId}`);
     });
-    const invocation = (functionName: string) => ({ ...context, functionName, awsRequestId: `aws-${functionName}` });
+    const invocation = (functionName: string) => lambdaContext(functionName, { requestId: `aws-${functionName}` });
     const { stderr } = await output(() =>
       Promise.all([handler(event('slow'), invocation('slow-fn')), handler(event('fast'), invocation('fast-fn'))]),
     );

@@ -18,6 +18,7 @@ const providerWith = (token: string): GenerationProvider => ({
   fetchResult: async () => ({ type: 'processing' }),
   cancel: async () => undefined,
   readCallback: async () => ({ jobId: 'j1', outcome: { type: 'processing' } }),
+  callbackToken: async () => undefined,
 });
 
 function wiring(answers: Array<string | Error>) {

@@ -303,7 +303,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event
-         * @description Sends a `webhook.test` event (`data = { webhook_id }`) to this endpoint, delivered and retried like any other event.
+         * @description Sends a `webhook.test` event (`data = { webhook_id }`) to this endpoint, signed like any other event. It checks the endpoint as it is now: it is attempted once and not retried, and its outcome (`last_status_code`, `last_error`) is in the deliveries list. Test events are paced per endpoint: one at a time, and at most one every 10 seconds.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -363,7 +363,7 @@ export interface paths {
         put?: never;
         /**
          * Provider callback (internal)
-         * @description Where the generation provider reports a job's progress and end; you never call it. No API key: the request must carry the provider's Standard Webhooks signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with a timestamp within 5 minutes. A forged or stale callback: 401; an unreadable one: 400; an unknown task: 404. Each changes nothing.
+         * @description Where the generation provider reports a job's progress and end; you never call it. No API key: the URL carries a token that binds it to its task, and the request must carry the provider's Standard Webhooks signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with a timestamp within 5 minutes. A token that is not the task's, a forged or a stale callback: 401; an unreadable one: 400; an unknown task: 404. Each changes nothing. A message already received (same `webhook-id`) is answered 200 `duplicate` and changes nothing.
          */
         post: operations["receiveProviderCallback"];
         delete?: never;
@@ -958,6 +958,11 @@ export interface components {
             attempts: number;
             /** @description The HTTP status of the last attempt; null when none answered. */
             last_status_code: number | null;
+            /**
+             * @description Why the last attempt was not a delivery, in a few words: `HTTP 500`, `redirect not followed (HTTP 302)`, `connection refused`, `connection reset`, `timeout after 10 s`, `host name not found`, `TLS certificate not accepted`, `blocked: private address` (the host resolved to an address we never send to)... Null before the first attempt and after a 2xx.
+             * @example connection refused
+             */
+            last_error: string | null;
             /** Format: date-time */
             last_attempt_at: string | null;
             /**
@@ -985,10 +990,10 @@ export interface components {
             /** @enum {boolean} */
             received: true;
             /**
-             * @description `applied`: the task moved on (or already had); `adopted`: the task had no job yet and this one is now its job; `orphaned`: the task ended without this job, which was asked to stop.
+             * @description `applied`: the task moved on (or already had); `adopted`: the task had no job yet and this one is now its job; `orphaned`: the task ended without this job, which was asked to stop; `duplicate`: a message already received (same `webhook-id`), which changed nothing.
              * @enum {string}
              */
-            result: "applied" | "adopted" | "orphaned";
+            result: "applied" | "adopted" | "orphaned" | "duplicate";
         };
     };
     responses: never;
@@ -3157,7 +3162,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedWebhookResponse"];
                 };
             };
-            /** @description The url is not https (or not public), an event type is unknown, or the account already has 10 endpoints. */
+            /** @description The url is not https, or its host is a private, loopback, link-local, multicast or cloud metadata address (or `localhost`); an event type is unknown; or the account already has 10 endpoints. A host name is checked when each event is sent: one that resolves to such an address gets the delivery error `blocked: private address`. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3335,7 +3340,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            /** @description Over the per-key rate limit, or a test event to this endpoint is still being delivered or was sent less than 10 seconds ago. `Retry-After` says when to try again. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3350,7 +3355,7 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "message": "At most one test event per endpoint every 10 seconds; retry after 7 seconds.",
                      *         "code": "rate_limit_exceeded"
                      *       }
                      *     }
@@ -3416,6 +3421,7 @@ export interface operations {
                      *             "status": "delivered",
                      *             "attempts": 1,
                      *             "last_status_code": 200,
+                     *             "last_error": null,
                      *             "last_attempt_at": "2026-11-21T17:00:42.000Z",
                      *             "next_attempt_at": null
                      *           }
@@ -3662,7 +3668,10 @@ export interface operations {
     };
     receiveProviderCallback: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Binds the URL to its task: set by us in the URL we give the provider; a callback whose token is not its task's is refused (401). */
+                token?: string;
+            };
             header?: never;
             path: {
                 /** @description The provider that ran the job. */
@@ -3714,7 +3723,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description The signature is missing, does not verify, or is older than 5 minutes. */
+            /** @description The URL's token is not the task's, or the signature is missing, does not verify, or is older than 5 minutes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

@@ -1,12 +1,22 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Delivery, DeliveryMessage, DeliveryStore } from '../../domain/webhook-deliveries';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AttemptOutcome, Delivery, DeliveryMessage, DeliveryStore } from '../../domain/webhook-deliveries';
 import type { EventType } from '../../domain/webhooks';
 import { isConditionFailure, type Db } from './dynamo-client';
-import { deliveryKey, deliveryListKey, webhookKey } from './keys';
+import {
+  deliveryKey,
+  deliveryListKey,
+  deliveryRefOf,
+  IN_FLIGHT_SHARDS,
+  pendingDeliveryEntry,
+  pendingDeliveryPartition,
+  webhookKey,
+} from './keys';
 import { positionPage } from './position-page';
+import { TABLE_DEFINITION } from './table-definition';
 
 /** Delivery records are kept 30 days (TTL), long after the 24 h of retries. */
 const RETENTION_SECONDS = 30 * 24 * 60 * 60;
+const DUE_PAGE = 100;
 
 /**
  * Deliveries: one item per (endpoint, event), in the account partition. Each takes the next
@@ -62,27 +72,30 @@ export class DynamoDeliveryStore implements DeliveryStore {
     return Item ? fromDeliveryItem(Item) : undefined;
   }
 
-  async recordAttempt(
-    seen: Delivery,
-    next: Pick<Delivery, 'status' | 'attempts' | 'lastStatusCode' | 'lastAttemptAt' | 'nextAttemptAt'>,
-  ): Promise<boolean> {
+  async recordAttempt(seen: Delivery, next: AttemptOutcome): Promise<boolean> {
+    const pendingEntry =
+      next.status === 'pending' && next.nextAttemptAt ? pendingDeliveryEntry(next.nextAttemptAt, seen.webhookId, seen.eventId) : undefined;
     try {
       await this.db.doc.send(
         new UpdateCommand({
           TableName: this.db.tableName,
           Key: deliveryKey(seen.accountId, seen.webhookId, seen.eventId),
+          // A pending delivery keeps its entry in the pending list, moved to its new due time.
           UpdateExpression:
-            'SET #status = :status, attempts = :attempts, last_status_code = :code, last_attempt_at = :at, next_attempt_at = :next',
+            'SET #status = :status, attempts = :attempts, last_status_code = :code, last_error = :error, last_attempt_at = :at, next_attempt_at = :next' +
+            (pendingEntry ? ', gsi2pk = :gsi2pk, gsi2sk = :gsi2sk' : ' REMOVE gsi2pk, gsi2sk'),
           ConditionExpression: '#status = :pending AND attempts = :seen',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
             ':status': next.status,
             ':attempts': next.attempts,
             ':code': next.lastStatusCode,
+            ':error': next.lastError,
             ':at': next.lastAttemptAt,
             ':next': next.nextAttemptAt,
             ':pending': 'pending',
             ':seen': seen.attempts,
+            ...(pendingEntry && { ':gsi2pk': pendingEntry.gsi2pk, ':gsi2sk': pendingEntry.gsi2sk }),
           },
         }),
       );
@@ -91,6 +104,29 @@ export class DynamoDeliveryStore implements DeliveryStore {
       if (isConditionFailure(error)) return false;
       throw error;
     }
+  }
+
+  listDue(before: string): AsyncIterable<DeliveryMessage>[] {
+    return Array.from({ length: IN_FLIGHT_SHARDS }, (_, shard) => this.dueInShard(pendingDeliveryPartition(shard), before));
+  }
+
+  private async *dueInShard(partition: string, before: string): AsyncGenerator<DeliveryMessage> {
+    const { gsi2 } = TABLE_DEFINITION;
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.doc.send(
+        new QueryCommand({
+          TableName: this.db.tableName,
+          IndexName: gsi2.indexName,
+          KeyConditionExpression: `${gsi2.partitionKey} = :pk AND ${gsi2.sortKey} < :before`,
+          ExpressionAttributeValues: { ':pk': partition, ':before': before },
+          ExclusiveStartKey: startKey,
+          Limit: DUE_PAGE,
+        }),
+      );
+      for (const item of page.Items ?? []) yield deliveryRefOf(item as { pk: string; sk: string });
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
   }
 
   async listPage(accountId: string, webhookId: string, page: number, limit: number) {
@@ -107,6 +143,7 @@ function toDeliveryItem(delivery: Delivery, seq: number): Record<string, unknown
   return {
     ...deliveryKey(delivery.accountId, delivery.webhookId, delivery.eventId),
     lsi1sk: deliveryListKey(delivery.webhookId, seq),
+    ...(delivery.status === 'pending' && delivery.nextAttemptAt && pendingDeliveryEntry(delivery.nextAttemptAt, delivery.webhookId, delivery.eventId)),
     type: 'delivery',
     account_id: delivery.accountId,
     webhook_id: delivery.webhookId,
@@ -116,6 +153,7 @@ function toDeliveryItem(delivery: Delivery, seq: number): Record<string, unknown
     status: delivery.status,
     attempts: delivery.attempts,
     last_status_code: delivery.lastStatusCode,
+    last_error: delivery.lastError,
     last_attempt_at: delivery.lastAttemptAt,
     next_attempt_at: delivery.nextAttemptAt,
     created_at: delivery.createdAt,
@@ -134,6 +172,7 @@ function fromDeliveryItem(item: Record<string, unknown>): Delivery {
     status: item.status as Delivery['status'],
     attempts: Number(item.attempts),
     lastStatusCode: nullable<number>(item.last_status_code),
+    lastError: nullable<string>(item.last_error),
     lastAttemptAt: nullable<string>(item.last_attempt_at),
     nextAttemptAt: nullable<string>(item.next_attempt_at),
     createdAt: String(item.created_at),

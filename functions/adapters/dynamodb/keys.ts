@@ -109,6 +109,24 @@ export const deliveryKey = (accountId: string, webhookId: string, eventId: strin
   sk: `DELIVERY#${webhookId}#${eventId}`,
 });
 
+/**
+ * The same index's list of pending deliveries: a delivery keeps an entry under
+ * DELIVERIES#PENDING#<shard>, sorted by when its next attempt is due, until it is delivered or
+ * failed, so the sweeper finds the ones whose queue message was lost (a restart of the local stack).
+ */
+const PENDING_DELIVERY_PREFIX = 'DELIVERIES#PENDING#';
+export const pendingDeliveryPartition = (shard: number): string => `${PENDING_DELIVERY_PREFIX}${shard}`;
+export const pendingDeliveryEntry = (nextAttemptAt: string, webhookId: string, eventId: string) => ({
+  gsi2pk: pendingDeliveryPartition(inFlightShardOf(eventId)),
+  gsi2sk: `${nextAttemptAt}#${webhookId}#${eventId}`,
+});
+
+/** The delivery a pending entry names, read back from its primary key (the index projects keys only). */
+export function deliveryRefOf(key: { pk: string; sk: string }): { accountId: string; webhookId: string; eventId: string } {
+  const [webhookId = '', eventId = ''] = key.sk.slice('DELIVERY#'.length).split('#');
+  return { accountId: key.pk.slice('ACCOUNT#'.length), webhookId, eventId };
+}
+
 /** lsi1 position of a delivery in its endpoint's list (zero-padded for order). */
 export const deliveryListKey = (webhookId: string, seq: number): string => `DELIVERY#${webhookId}#${String(seq).padStart(12, '0')}`;
 
@@ -116,4 +134,10 @@ export const deliveryListKey = (webhookId: string, seq: number): string => `DELI
 export const uploadPublicationKey = (accountId: string, uploadId: string): PrimaryKey => ({
   pk: `UPLOAD#${accountId}#${uploadId}`,
   sk: 'UPLOAD',
+});
+
+/** A provider callback message already received (its webhook-id hashed: it is the provider's data). */
+export const callbackReceiptKey = (provider: string, messageIdHash: string): PrimaryKey => ({
+  pk: `CALLBACK#${provider}#${messageIdHash}`,
+  sk: 'CALLBACK',
 });

@@ -34,6 +34,7 @@ export function toTaskItem(task: Task): Record<string, unknown> {
     provider_callbacks: task.provider?.callbacks,
     queued_at: task.queuedAt,
     sent_at: task.sentAt,
+    unsent: task.unsent,
     submit_attempts: task.submitAttempts,
     last_checked_at: task.lastCheckedAt,
     pending_outputs: task.pendingOutputs,
@@ -76,6 +77,7 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
   const queuedAt = optionalText('queued_at');
   const sentAt = optionalText('sent_at');
   if (item.provider_callbacks !== undefined && typeof item.provider_callbacks !== 'boolean') throw problem('provider_callbacks');
+  if (item.unsent !== undefined && typeof item.unsent !== 'boolean') throw problem('unsent');
   const pendingOutputs = outputs('pending_outputs');
   const outputUrls = outputs('output_urls');
   const completedAt = optionalText('completed_at');
@@ -93,6 +95,7 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
     }),
     ...(queuedAt && { queuedAt }),
     ...(sentAt && { sentAt }),
+    ...(item.unsent === true && { unsent: true as const }),
     ...(item.submit_attempts !== undefined && { submitAttempts: count('submit_attempts') }),
     ...(lastCheckedAt && { lastCheckedAt }),
     ...(pendingOutputs && { pendingOutputs }),

@@ -4,6 +4,7 @@ import type { LedgerEntry } from '../../domain/ledger';
 import { AccountBusyError } from '../../domain/errors';
 import type { CreateTaskResult, FailOptions, IdempotencyClaim, NewTaskRequest, StartRepair, TaskRef, TaskStore } from '../../domain/ports';
 import type { ProviderJob, Task, TaskError, TaskKind } from '../../domain/task';
+import type { Telemetry } from '../../domain/telemetry';
 import { balanceCredit, DynamoAccountStore, PENDING_STARTS } from './account-repository';
 import { cancellationReasons, isConditionFailure, type Db } from './dynamo-client';
 import { DynamoIdempotencyStore, toIdempotencyItem } from './idempotency-repository';
@@ -36,7 +37,7 @@ export class DynamoTaskStore implements TaskStore {
   private readonly accounts: DynamoAccountStore;
   private readonly idempotency: DynamoIdempotencyStore;
 
-  constructor(private readonly db: Db) {
+  constructor(private readonly db: Db, private readonly telemetry: Telemetry) {
     this.accounts = new DynamoAccountStore(db);
     this.idempotency = new DynamoIdempotencyStore(db);
   }
@@ -91,7 +92,7 @@ export class DynamoTaskStore implements TaskStore {
 
     await this.clearPendingStart(task).catch((error: unknown) =>
       // Harmless if left: the task has its position, so no repair ever reads this note.
-      console.warn(JSON.stringify({ level: 'warn', message: 'pending start note not cleared', taskId: task.taskId, error: String(error) })),
+      this.telemetry.warn('pending start note not cleared', { task_id: task.taskId, account_id: task.accountId, error: String(error) }),
     );
     return { type: 'created', task };
   }
@@ -382,7 +383,7 @@ export class DynamoTaskStore implements TaskStore {
   async recordSubmission(task: Task, provider: ProviderJob, now: string): Promise<boolean> {
     return this.conditionalUpdate(task, {
       UpdateExpression:
-        'SET provider_name = :name, provider_job_id = :job, provider_callbacks = :callbacks, last_checked_at = :now, updated_at = :now REMOVE queued_at',
+        'SET provider_name = :name, provider_job_id = :job, provider_callbacks = :callbacks, last_checked_at = :now, updated_at = :now REMOVE queued_at, unsent',
       // A second record of the same job (a callback racing the create's answer) is harmless.
       ConditionExpression: '#status = :processing AND (attribute_not_exists(provider_job_id) OR provider_job_id = :job)',
       ExpressionAttributeValues: { ':name': provider.name, ':job': provider.jobId, ':callbacks': provider.callbacks === true, ':now': now },
@@ -390,17 +391,33 @@ export class DynamoTaskStore implements TaskStore {
   }
 
   async markQueued(task: Task, now: string, attempts: number): Promise<boolean> {
+    // Still as the caller saw it: unsent, or sent by the caller itself (its create was refused).
+    const unchanged = task.unsent
+      ? { condition: 'attribute_exists(unsent)', values: {} }
+      : task.sentAt
+        ? { condition: 'attribute_not_exists(unsent) AND sent_at = :sentAt', values: { ':sentAt': task.sentAt } }
+        : { condition: 'attribute_not_exists(unsent) AND attribute_not_exists(sent_at)', values: {} };
     return this.conditionalUpdate(task, {
-      UpdateExpression: 'SET queued_at = :now, submit_attempts = :attempts, updated_at = :now',
-      ConditionExpression: '#status = :processing AND attribute_not_exists(provider_job_id) AND attribute_not_exists(queued_at)',
-      ExpressionAttributeValues: { ':now': now, ':attempts': attempts },
+      UpdateExpression: 'SET queued_at = :now, submit_attempts = :attempts, unsent = :true, updated_at = :now',
+      ConditionExpression: `#status = :processing AND attribute_not_exists(provider_job_id) AND attribute_not_exists(queued_at) AND ${unchanged.condition}`,
+      ExpressionAttributeValues: { ':now': now, ':attempts': attempts, ':true': true, ...unchanged.values },
     });
   }
 
   async claimQueued(task: Task, now: string): Promise<boolean> {
     return this.conditionalUpdate(task, {
-      UpdateExpression: 'SET sent_at = :now, updated_at = :now REMOVE queued_at',
+      // A task queued before the unsent mark existed gets it here: nothing of it was sent.
+      UpdateExpression: 'SET unsent = :true, updated_at = :now REMOVE queued_at',
       ConditionExpression: '#status = :processing AND attribute_not_exists(provider_job_id) AND attribute_exists(queued_at)',
+      ExpressionAttributeValues: { ':now': now, ':true': true },
+    });
+  }
+
+  async markSent(task: Task, now: string): Promise<boolean> {
+    return this.conditionalUpdate(task, {
+      UpdateExpression: 'SET sent_at = :now, updated_at = :now REMOVE unsent',
+      ConditionExpression:
+        '#status = :processing AND attribute_exists(unsent) AND attribute_not_exists(queued_at) AND attribute_not_exists(provider_job_id)',
       ExpressionAttributeValues: { ':now': now },
     });
   }

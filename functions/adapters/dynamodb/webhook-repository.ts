@@ -1,6 +1,6 @@
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TaskEventType, WebhookEndpoint, WebhookStore } from '../../domain/webhooks';
-import { cancellationReasons, type Db } from './dynamo-client';
+import { cancellationReasons, isConditionFailure, type Db } from './dynamo-client';
 import { accountKey, accountPartition, WEBHOOK_SK_PREFIX, webhookKey } from './keys';
 import { TABLE_DEFINITION } from './table-definition';
 
@@ -78,6 +78,26 @@ export class DynamoWebhookStore implements WebhookStore {
       throw error;
     }
   }
+
+  async claimTest(seen: WebhookEndpoint, test: { eventId: string; at: string }): Promise<boolean> {
+    try {
+      await this.db.doc.send(
+        new UpdateCommand({
+          TableName: this.db.tableName,
+          Key: webhookKey(seen.accountId, seen.webhookId),
+          UpdateExpression: 'SET last_test_event_id = :event, last_test_at = :at',
+          ConditionExpression: seen.lastTest
+            ? 'attribute_exists(pk) AND last_test_event_id = :seen'
+            : 'attribute_exists(pk) AND attribute_not_exists(last_test_event_id)',
+          ExpressionAttributeValues: { ':event': test.eventId, ':at': test.at, ...(seen.lastTest && { ':seen': seen.lastTest.eventId }) },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
 }
 
 function toWebhookItem(endpoint: WebhookEndpoint): Record<string, unknown> {
@@ -105,5 +125,7 @@ function fromWebhookItem(item: Record<string, unknown>): WebhookEndpoint {
     description: typeof item.description === 'string' ? item.description : null,
     secret: String(item.secret),
     createdAt: String(item.created_at),
+    lastTest:
+      typeof item.last_test_event_id === 'string' ? { eventId: item.last_test_event_id, at: String(item.last_test_at) } : null,
   };
 }

@@ -13,6 +13,15 @@ export const MEDIA_PREFIXES = {
   simulatedProvider: 'provider-sim/',
 } as const;
 
+/** Where the simulated provider leaves its outputs. */
+export const SIMULATED_OUTPUT_PREFIX = `${MEDIA_PREFIXES.simulatedProvider}outputs/`;
+
+/**
+ * The only objects of our own a provider output may name: the folders where providers that write
+ * into our bucket leave their results (never uploads, incoming files, job state or other results).
+ */
+export const PROVIDER_OUTPUT_PREFIXES: readonly string[] = [SIMULATED_OUTPUT_PREFIX];
+
 export const PUBLIC_MEDIA_PREFIXES = [MEDIA_PREFIXES.uploads, MEDIA_PREFIXES.videos, MEDIA_PREFIXES.images] as const;
 
 /**

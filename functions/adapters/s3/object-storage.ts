@@ -10,7 +10,8 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import type { MediaStore, UploadStorage } from '../../domain/ports';
-import { isSafeKey } from './media-layout';
+import { assertMediaKind, MEDIA_SNIFF_BYTES, OutputRefusedError, type MediaKind } from '../../domain/media-type';
+import { isSafeKey, PROVIDER_OUTPUT_PREFIXES } from './media-layout';
 
 /** Opens a download of a provider's output (SSRF-checked, size-bounded: see safe-fetch.ts). */
 export type Downloader = (url: string) => Promise<{ stream: Readable }>;
@@ -181,10 +182,19 @@ export class ObjectStorage implements MediaStore, UploadStorage {
   /**
    * Copies a provider's output into the bucket without holding it in memory: a server-side
    * copy when it is already ours, otherwise an HTTP download streamed into a multipart upload.
+   * Of our own objects only a provider's outputs qualify (not uploads, incoming files, job state
+   * or other results), and the first bytes must be the media the task makes, or nothing is
+   * written (OutputRefusedError).
    */
-  async copyFromUrl(sourceUrl: string, key: string, contentType: string): Promise<string> {
+  async copyFromUrl(sourceUrl: string, key: string, contentType: string, kind: MediaKind): Promise<string> {
     const ownKey = this.keyOf(sourceUrl);
-    if (ownKey !== undefined) {
+    if (ownKey !== undefined || this.isOwnOrigin(sourceUrl)) {
+      if (ownKey === undefined || !PROVIDER_OUTPUT_PREFIXES.some((prefix) => ownKey.startsWith(prefix))) {
+        throw new OutputRefusedError(`The output ${sourceUrl.slice(0, 200)} names our own storage outside a provider's output folder.`);
+      }
+      const stored = await this.inspect(ownKey, MEDIA_SNIFF_BYTES);
+      if (!stored) throw new Error(`The output ${sourceUrl.slice(0, 200)} is not in the bucket.`);
+      assertMediaKind(stored.head, kind, sourceUrl);
       await this.s3.send(
         new CopyObjectCommand({
           Bucket: this.bucket,
@@ -198,13 +208,53 @@ export class ObjectStorage implements MediaStore, UploadStorage {
     }
     if (!this.download) throw new Error('No downloader configured for provider outputs.');
     const { stream } = await this.download(sourceUrl);
+    const { head, body } = await peek(stream, MEDIA_SNIFF_BYTES);
+    try {
+      assertMediaKind(head, kind, sourceUrl);
+    } catch (error) {
+      stream.destroy();
+      throw error;
+    }
     const upload = new Upload({
       client: this.s3,
-      params: { Bucket: this.bucket, Key: key, Body: stream, ContentType: contentType },
+      params: { Bucket: this.bucket, Key: key, Body: body, ContentType: contentType },
     });
     await upload.done();
     return this.publicUrl(key);
   }
+
+  /** A URL on our media's origin (the local stack serves its API there too) that may not name an object. */
+  private isOwnOrigin(url: string): boolean {
+    try {
+      return new URL(url).origin === new URL(this.publicBaseUrl).origin;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** Reads at least `bytes` from the start of `stream` (less if it ends first); `body` is the whole stream again. */
+async function peek(stream: Readable, bytes: number): Promise<{ head: Buffer; body: Readable }> {
+  const iterator: AsyncIterator<Buffer> = stream[Symbol.asyncIterator]();
+  const chunks: Buffer[] = [];
+  let length = 0;
+  let ended = false;
+  while (length < bytes) {
+    const next = await iterator.next();
+    if (next.done) {
+      ended = true;
+      break;
+    }
+    chunks.push(next.value);
+    length += next.value.length;
+  }
+  const head = Buffer.concat(chunks);
+  async function* whole(): AsyncGenerator<Buffer> {
+    if (head.length > 0) yield head;
+    if (ended) return;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+  }
+  return { head, body: Readable.from(whole()) };
 }
 
 const statusOf = (error: unknown) => (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;

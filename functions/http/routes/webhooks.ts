@@ -37,7 +37,8 @@ export const WEBHOOK_ROUTES: ApiRoute[] = [
       errors: [400, 401, 413, 429, 500],
       errorNotes: {
         400: {
-          description: 'The url is not https (or not public), an event type is unknown, or the account already has 10 endpoints.',
+          description:
+            'The url is not https, or its host is a private, loopback, link-local, multicast or cloud metadata address (or `localhost`); an event type is unknown; or the account already has 10 endpoints. A host name is checked when each event is sent: one that resolves to such an address gets the delivery error `blocked: private address`.',
           example: 'url: must be an https URL.',
         },
       },
@@ -67,12 +68,19 @@ export const WEBHOOK_ROUTES: ApiRoute[] = [
     doc: {
       operationId: 'testWebhook',
       summary: 'Send a test event',
-      description: 'Sends a `webhook.test` event (`data = { webhook_id }`) to this endpoint, delivered and retried like any other event.',
+      description:
+        'Sends a `webhook.test` event (`data = { webhook_id }`) to this endpoint, signed like any other event. It checks the endpoint as it is now: it is attempted once and not retried, and its outcome (`last_status_code`, `last_error`) is in the deliveries list. Test events are paced per endpoint: one at a time, and at most one every 10 seconds.',
       tag: 'Webhooks',
       request: { params: webhookIdParam },
       success: { description: 'The event sent.', ...json(testEventSentResponse, ok({ event_id: 'evt_01M7ZQ6B2C3D4E5F6G7H8J9K0M' })) },
       errors: [401, 404, 429, 500],
-      errorNotes: { 404: { example: `No webhook with id "${EXAMPLE_WEBHOOK.webhook_id}".` } },
+      errorNotes: {
+        404: { example: `No webhook with id "${EXAMPLE_WEBHOOK.webhook_id}".` },
+        429: {
+          description: 'Over the per-key rate limit, or a test event to this endpoint is still being delivered or was sent less than 10 seconds ago. `Retry-After` says when to try again.',
+          example: 'At most one test event per endpoint every 10 seconds; retry after 7 seconds.',
+        },
+      },
       curl: `curl -s -X POST "{BASE}/webhooks/$WEBHOOK_ID/test" ${AUTH}`,
     },
   },

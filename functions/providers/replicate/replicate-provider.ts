@@ -1,6 +1,7 @@
 import {
   type CallbackRequest,
   CallbackRejectedError,
+  type CallbackTarget,
   type GenerationJob,
   type GenerationProvider,
   type ProviderCallback,
@@ -11,7 +12,7 @@ import {
   type SubmitOptions,
   type SubmitOutcome,
 } from '../../domain/provider';
-import { assertCallbackSecret, verifySignedCallback } from '../signed-callback';
+import { assertCallbackSecret, callbackUrlToken, verifySignedCallback } from '../signed-callback';
 import { buildInput, findMapping, ModelMapError, type ReplicateModelMap } from './model-map';
 
 /**
@@ -151,7 +152,7 @@ export class ReplicateProvider implements GenerationProvider {
    * a poll of it would be.
    */
   async readCallback(request: CallbackRequest, now: Date): Promise<ProviderCallback> {
-    const body = verifySignedCallback(this.options.webhookSecret, request, now);
+    const { messageId, body } = verifySignedCallback(this.options.webhookSecret, request, now);
     const prediction = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Prediction) : undefined;
     if (typeof prediction?.id !== 'string' || prediction.id === '') {
       throw new CallbackRejectedError('malformed', 'The callback is not a prediction with an id.');
@@ -163,7 +164,11 @@ export class ReplicateProvider implements GenerationProvider {
         this.redact(`The callback reports an unknown status ${truncate(String(JSON.stringify(prediction.status)))}.`),
       );
     }
-    return { jobId: prediction.id, outcome };
+    return { jobId: prediction.id, outcome, messageId };
+  }
+
+  async callbackToken(target: CallbackTarget): Promise<string | undefined> {
+    return this.options.webhookSecret === undefined ? undefined : callbackUrlToken(this.options.webhookSecret, target);
   }
 
   async cancel(jobId: string): Promise<void> {

@@ -3,12 +3,13 @@ import { rm } from 'node:fs/promises';
 import { ulid } from 'ulid';
 import * as z from 'zod';
 import { ReferenceUnavailableError } from '../../adapters/reference-images';
-import { MEDIA_PREFIXES } from '../../adapters/s3/media-layout';
+import { MEDIA_PREFIXES, SIMULATED_OUTPUT_PREFIX } from '../../adapters/s3/media-layout';
 import type { ObjectStorage } from '../../adapters/s3/object-storage';
 import { imageDimensions, videoDimensions } from '../../domain/dimensions';
 import {
   type CallbackRequest,
   CallbackRejectedError,
+  type CallbackTarget,
   type GenerationJob,
   type GenerationProvider,
   type ProviderCallback,
@@ -16,7 +17,7 @@ import {
   type SubmitOptions,
   type SubmitOutcome,
 } from '../../domain/provider';
-import { assertCallbackSecret, verifySignedCallback } from '../signed-callback';
+import { assertCallbackSecret, callbackUrlToken, verifySignedCallback } from '../signed-callback';
 import { CallbackSender } from './callback-sender';
 import { MediaInputError } from './media/errors';
 import { readSample } from './sample-outputs';
@@ -90,7 +91,6 @@ interface SimJob {
 
 const JOB_ID_PATTERN = /^sim_[0-9A-Z]{26}$/;
 const JOBS = `${MEDIA_PREFIXES.simulatedProvider}jobs`;
-const OUTPUTS = `${MEDIA_PREFIXES.simulatedProvider}outputs`;
 const IMAGE_TYPES = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp' } as const;
 
 /** Fractions of the delay at which a running job reports its progress, before its end at 1. */
@@ -190,19 +190,25 @@ export class SimulatedProvider implements GenerationProvider {
 
   /** Verifies a callback this provider sent (Standard Webhooks, with the callback secret) and reads it. */
   async readCallback(request: CallbackRequest, now: Date): Promise<ProviderCallback> {
-    const parsed = callbackBody.safeParse(verifySignedCallback(this.options.callbackSecret, request, now));
+    const signed = verifySignedCallback(this.options.callbackSecret, request, now);
+    const parsed = callbackBody.safeParse(signed.body);
     if (!parsed.success) throw new CallbackRejectedError('malformed', 'The callback is not a simulated job report.');
     const body = parsed.data;
+    const read = { jobId: body.id, messageId: signed.messageId };
     switch (body.status) {
       case 'processing':
-        return { jobId: body.id, outcome: { type: 'processing', ...(body.progress !== undefined && { progress: body.progress }) } };
+        return { ...read, outcome: { type: 'processing', ...(body.progress !== undefined && { progress: body.progress }) } };
       case 'succeeded':
-        return { jobId: body.id, outcome: { type: 'completed', outputUrls: body.output } };
+        return { ...read, outcome: { type: 'completed', outputUrls: body.output } };
       case 'failed': {
         const { code, message, public_message: publicMessage } = body.error;
-        return { jobId: body.id, outcome: { type: 'failed', code, message, ...(publicMessage !== undefined && { publicMessage }) } };
+        return { ...read, outcome: { type: 'failed', code, message, ...(publicMessage !== undefined && { publicMessage }) } };
       }
     }
+  }
+
+  async callbackToken(target: CallbackTarget): Promise<string | undefined> {
+    return this.options.callbackSecret === undefined ? undefined : callbackUrlToken(this.options.callbackSecret, target);
   }
 
   /** Stops the job: it will render nothing (and reports its end now, if this process reports it). Unknown or ended jobs are left alone. */
@@ -273,12 +279,12 @@ export class SimulatedProvider implements GenerationProvider {
   private async render(jobId: string, job: GenerationJob, references: Buffer[]): Promise<string> {
     const { storage } = this.options;
     if (this.options.outputs === 'samples') {
-      const key = job.kind === 'video' ? `${OUTPUTS}/${jobId}.mp4` : `${OUTPUTS}/${jobId}.${job.outputFormat}`;
+      const key = job.kind === 'video' ? `${SIMULATED_OUTPUT_PREFIX}${jobId}.mp4` : `${SIMULATED_OUTPUT_PREFIX}${jobId}.${job.outputFormat}`;
       if (await storage.exists(key)) return storage.publicUrl(key);
       return storage.put(key, await readSample(job), job.kind === 'video' ? 'video/mp4' : IMAGE_TYPES[job.outputFormat]);
     }
     if (job.kind === 'video') {
-      const key = `${OUTPUTS}/${jobId}.mp4`;
+      const key = `${SIMULATED_OUTPUT_PREFIX}${jobId}.mp4`;
       if (await storage.exists(key)) return storage.publicUrl(key);
       const { width, height } = videoDimensions(job.resolution, job.aspectRatio);
       const firstFrame = references[0];
@@ -296,7 +302,7 @@ export class SimulatedProvider implements GenerationProvider {
         await rm(file.path, { force: true });
       }
     }
-    const key = `${OUTPUTS}/${jobId}.${job.outputFormat}`;
+    const key = `${SIMULATED_OUTPUT_PREFIX}${jobId}.${job.outputFormat}`;
     if (await storage.exists(key)) return storage.publicUrl(key);
     const { width, height } = imageDimensions(job.resolution, job.aspectRatio);
     const { renderImage } = await renderers();

@@ -19,8 +19,11 @@ beforeEach(() => {
 afterEach(() => jest.restoreAllMocks());
 
 const signed = (body: unknown): CallbackRequest => ({ body: JSON.stringify(body), headers: { [SCRIPTED_SIGNATURE.name]: SCRIPTED_SIGNATURE.value } });
-const callback = (accountId: string, taskId: string, jobId: string, outcome: ResultOutcome, request = signed({ jobId, outcome })) =>
-  receiveProviderCallback(world.deps, { provider: 'scripted', accountId, taskId }, request);
+/** The token the task's callback URL carries (what the provider was given). */
+const tokenOf = async (accountId: string, taskId: string) => (await world.provider.callbackToken({ provider: 'scripted', accountId, taskId }))!;
+/** A callback to the task's own URL, token included. */
+const callback = async (accountId: string, taskId: string, jobId: string, outcome: ResultOutcome, request = signed({ jobId, outcome })) =>
+  receiveProviderCallback(world.deps, { provider: 'scripted', accountId, taskId, token: await tokenOf(accountId, taskId) }, request);
 
 describe('submission', () => {
   it('asks the provider to call back at the task\'s own URL, and records that the job will', async () => {
@@ -28,7 +31,7 @@ describe('submission', () => {
     world.provider.onSubmit(async () => ({ type: 'accepted', jobId: 'job_1', callbacks: true }));
     const task = await startTask(world.deps, accountId, video());
     expect(world.provider.submitOptions[0]).toEqual({
-      callbackUrl: `https://api.test/api/v1/provider-callbacks/scripted/${accountId}/${task.taskId}`,
+      callbackUrl: `https://api.test/api/v1/provider-callbacks/scripted/${accountId}/${task.taskId}?token=${await tokenOf(accountId, task.taskId)}`,
     });
     expect((await world.stores.tasks.get(accountId, task.taskId))?.provider).toEqual({ name: 'scripted', jobId: 'job_1', callbacks: true });
   });
@@ -224,5 +227,84 @@ describe('provider callbacks', () => {
     expect(await callback(accountId, task.taskId, 'job_other', { type: 'processing' })).toBe('orphaned');
     expect(world.provider.canceled).toEqual(['job_other']);
     expect((await world.stores.tasks.get(accountId, task.taskId))?.provider?.jobId).toBe('job_1');
+  });
+});
+
+describe('provider callbacks bound to their task (replays)', () => {
+  const done: ResultOutcome = { type: 'completed', outputUrls: ['https://up.test/someone-elses.mp4'] };
+  const running: ResultOutcome = { type: 'processing' };
+  /** A task of another account whose job is `job_1` (the callback someone replays is its). */
+  async function source() {
+    const accountId = await world.newAccount(100);
+    world.provider.onSubmit(async () => ({ type: 'accepted', jobId: 'job_1', callbacks: true }));
+    const task = await startTask(world.deps, accountId, video());
+    return { accountId, taskId: task.taskId, token: await tokenOf(accountId, task.taskId) };
+  }
+  /** The victim's task: ended, with another job, or with no job yet. */
+  async function victim(state: 'ended' | 'other job' | 'no job') {
+    const accountId = await world.newAccount(100);
+    world.provider.onSubmit(async () => {
+      if (state === 'no job') throw new SubmissionUnknownError('timed out');
+      return { type: 'accepted', jobId: 'job_victim', callbacks: true };
+    });
+    const task = await startTask(world.deps, accountId, video());
+    if (state === 'ended') {
+      await callback(accountId, task.taskId, 'job_victim', { type: 'failed', code: 'upstream_error', message: 'x' });
+    }
+    return { accountId, taskId: task.taskId, before: await world.stores.tasks.get(accountId, task.taskId), money: await world.money(accountId) };
+  }
+
+  it.each(['ended', 'other job', 'no job'] as const)(
+    'refuses a genuine callback replayed to a task with %s, with the source URL\'s token or none; nothing changes',
+    async (state) => {
+      const from = await source();
+      const to = await victim(state);
+      const reads = jest.spyOn(world.stores.tasks, 'get');
+      for (const outcome of [running, done]) {
+        const request = signed({ jobId: 'job_1', outcome });
+        const replay = (token?: string) =>
+          receiveProviderCallback(world.deps, { provider: 'scripted', accountId: to.accountId, taskId: to.taskId, ...(token !== undefined && { token }) }, request);
+        await expect(replay(from.token)).rejects.toBeInstanceOf(UnauthorizedError);
+        expect(reads).not.toHaveBeenCalled();
+        await expect(replay(undefined)).rejects.toBeInstanceOf(NotFoundError);
+        await expect(replay('not-a-token')).rejects.toBeInstanceOf(UnauthorizedError);
+        reads.mockClear();
+      }
+      reads.mockRestore();
+      await world.copyQueue.drain();
+      expect(await world.stores.tasks.get(to.accountId, to.taskId)).toEqual(to.before);
+      expect(await world.money(to.accountId)).toEqual(to.money);
+      expect(world.provider.canceled).toEqual([]);
+      expect(world.media.objects.size).toBe(0);
+    },
+  );
+
+  it('applies a callback to a URL without a token (given before tokens) only to the task whose job it reports', async () => {
+    const from = await source();
+    const applied = await receiveProviderCallback(world.deps, { provider: 'scripted', accountId: from.accountId, taskId: from.taskId }, signed({ jobId: 'job_1', outcome: { type: 'processing', progress: 30 } }));
+    expect(applied).toBe('applied');
+    expect((await world.stores.tasks.get(from.accountId, from.taskId))?.progress).toBe(30);
+  });
+
+  it('answers a message it already received duplicate, whatever the task, and changes nothing', async () => {
+    const from = await source();
+    const message = signed({ jobId: 'job_1', outcome: { type: 'processing', progress: 30 }, messageId: 'msg_1' });
+    expect(await callback(from.accountId, from.taskId, 'job_1', running, message)).toBe('applied');
+    const after = await world.stores.tasks.get(from.accountId, from.taskId);
+    const repeat = signed({ jobId: 'job_1', outcome: done, messageId: 'msg_1' });
+    expect(await callback(from.accountId, from.taskId, 'job_1', done, repeat)).toBe('duplicate');
+    await world.copyQueue.drain();
+    expect(await world.stores.tasks.get(from.accountId, from.taskId)).toEqual(after);
+    // Remembered while a replay could pass the signature's time check, then forgotten.
+    world.advance(10 * 60_000);
+    expect(await callback(from.accountId, from.taskId, 'job_1', running, message)).toBe('applied');
+  });
+
+  it('takes the provider\'s retry of a message it could not handle', async () => {
+    const from = await source();
+    const message = signed({ jobId: 'job_1', outcome: running, messageId: 'msg_2' });
+    jest.spyOn(world.stores.tasks, 'get').mockRejectedValueOnce(new Error('DynamoDB timed out'));
+    await expect(callback(from.accountId, from.taskId, 'job_1', running, message)).rejects.toThrow('timed out');
+    expect(await callback(from.accountId, from.taskId, 'job_1', running, message)).toBe('applied');
   });
 });
