@@ -5,10 +5,9 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { QUEUE_URL_VARIABLES, type QueueName } from '../functions/http/route';
+import { QUEUE_URL_VARIABLES, type QueueName } from '../functions/adapters/queues/queue-names';
 import {
   AUTHORIZER_HANDLER,
-  BACKGROUND_FUNCTIONS,
   COPY_WORKER_HANDLER,
   ROUTES,
   type Route,
@@ -26,6 +25,7 @@ import { ServiceDashboard } from './constructs/service-dashboard';
 import { WorkQueue } from './constructs/work-queue';
 import type { DeploySettings } from './deploy-settings';
 import { sharedEnvironment } from './function-environment';
+import { BACKGROUND_FUNCTIONS } from './function-needs';
 import {
   type FunctionNeeds,
   needsOf,
@@ -152,7 +152,7 @@ export class StatelessStack extends Stack {
       if (!declared) {
         Annotations.of(this).addWarningV2(
           'vidgen:undeclared-permissions',
-          `functions/handlers/${handler}.ts has no needs in the route table (functions/http/routes.ts); it gets only ${needs.table.actions.length ? 'the rate-limit counter' : 'no permissions'}.`,
+          `functions/handlers/${handler}.ts has no needs in lib/function-needs.ts; it gets only ${needs.table.actions.length ? 'the rate-limit counter' : 'no permissions'}.`,
         );
       }
       const fn = new ApiFunction(this, constructIdFor(handler), {

@@ -8,7 +8,6 @@ import { GATEWAY_RESPONSES } from '../../functions/contract/gateway-responses';
 import {
   API_PREFIX,
   AUTHORIZER_HANDLER,
-  BACKGROUND_FUNCTIONS,
   BINARY_MEDIA_TYPES,
   COPY_WORKER_HANDLER,
   ROUTES,
@@ -17,6 +16,7 @@ import {
 } from '../../functions/http/routes';
 import { readDeploySettings } from '../../lib/deploy-settings';
 import { NOT_SET_ON_AWS, sharedEnvironment } from '../../lib/function-environment';
+import { BACKGROUND_FUNCTIONS } from '../../lib/function-needs';
 import { REPO_ROOT, functionIdOf, resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
 
 const CONTRACT_CODES = ['unauthorized', 'not_found', 'payload_too_large', 'rate_limit_exceeded', 'validation_error', 'internal_error'];
@@ -58,13 +58,13 @@ describe('StatelessStack', () => {
       for (const route of ROUTES) {
         const method = deployed.find((m) => m.method === route.method && m.path === route.path)!;
         expect(method.functionId).toBe(functionIdOf(template(), route.handler));
-        if (route.auth === 'none') {
+        if (route.callers === 'public') {
           expect([route.path, method.authorizationType, method.authorizerId]).toEqual([route.path, 'NONE', undefined]);
         } else {
           expect([route.path, method.authorizationType, method.authorizerId]).toEqual([route.path, 'CUSTOM', { Ref: authorizerId }]);
         }
       }
-      expect(ROUTES.filter((r) => r.auth !== 'none').length).toBeGreaterThanOrEqual(10);
+      expect(ROUTES.filter((r) => r.callers !== 'public').length).toBeGreaterThanOrEqual(10);
     });
 
     it('uses a REQUEST authorizer on the Authorization header, cached as long as the functions are told', () => {
@@ -324,12 +324,12 @@ describe('StatelessStack', () => {
     it('picks up new routes, public or not, without other changes', () => {
       const extra: Route[] = [
         ...ROUTES,
-        { method: 'GET', path: `${API_PREFIX}/status`, handler: 'get-credits', auth: 'none' },
-        { method: 'POST', path: `${API_PREFIX}/videos/{video_id}/retry`, handler: 'get-video' },
+        { method: 'GET', path: `${API_PREFIX}/status`, handler: 'get-credits', callers: 'public' },
+        { method: 'POST', path: `${API_PREFIX}/videos/{video_id}/retry`, handler: 'get-video', callers: 'apiKey' },
       ];
       const changed = synthesize({ routes: extra });
       const all = resourcesOf(changed.statelessTemplate, 'AWS::ApiGateway::Method').map(([, m]) => m.Properties!);
-      const publicCount = ROUTES.filter((r) => r.auth === 'none').length;
+      const publicCount = ROUTES.filter((r) => r.callers === 'public').length;
       expect(all.filter((m) => m.AuthorizationType === 'NONE')).toHaveLength(publicCount + 1);
       expect(all.filter((m) => m.AuthorizationType === 'CUSTOM')).toHaveLength(ROUTES.length - publicCount + 1);
       for (const open of all.filter((m) => m.AuthorizationType === 'NONE')) expect(open.AuthorizerId).toBeUndefined();
@@ -339,9 +339,16 @@ describe('StatelessStack', () => {
       );
     });
 
+    it("refuses a route for 'session' callers while no authorizer recognises a session, naming it", () => {
+      const sessionRoute: Route = { method: 'GET', path: `${API_PREFIX}/console`, handler: 'get-credits', callers: 'session' };
+      expect(() => synthesize({ routes: [...ROUTES, sessionRoute] })).toThrow(
+        /GET \/api\/v1\/console accepts 'session' callers, but no authorizer recognises a session yet/,
+      );
+    });
+
     it('refuses a route whose handler file does not exist', () => {
       expect(() =>
-        synthesize({ routes: [...ROUTES, { method: 'GET', path: `${API_PREFIX}/nope`, handler: 'no-such-handler' }] }),
+        synthesize({ routes: [...ROUTES, { method: 'GET', path: `${API_PREFIX}/nope`, handler: 'no-such-handler', callers: 'apiKey' }] }),
       ).toThrow(/functions\/handlers\/no-such-handler\.ts does not exist/);
     });
   });

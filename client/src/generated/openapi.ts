@@ -158,7 +158,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Cancel a image task
+         * Cancel an image task
          * @description A `processing` task becomes `failed` with `error.code` `canceled` and its credits are refunded in full, once; the provider is asked to stop the job. A task that has already completed or failed (or whose result is already being stored) answers 409 `task_not_cancelable`. A cancel racing the completion has exactly one outcome: completed (the cancel gets 409) or canceled (refunded, and no result is ever published).
          */
         post: operations["cancelImage"];
