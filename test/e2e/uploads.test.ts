@@ -194,7 +194,7 @@ describe('POST /upload', () => {
 
   it('answers a body larger than the gateway takes with 413 payload_too_large', async () => {
     const reply = await rawUpload(Buffer.alloc(13 * MiB), 'multipart/form-data; boundary=XYZ');
-    expectRefused(reply, 413, 'payload_too_large', /too large/);
+    expectRefused(reply, 413, 'payload_too_large', /^The request body is larger than the 10 MiB the API accepts\. Upload an image with POST \/api\/v1\/uploads/);
   });
 });
 

@@ -1162,7 +1162,7 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "message": "The request body is too large.",
+                     *         "message": "The request body is larger than the 10 MiB the API accepts. Upload an image with POST /api/v1/uploads: it answers a form that sends the file straight to storage (up to 10 MiB).",
                      *         "code": "payload_too_large"
                      *       }
                      *     }
@@ -1823,7 +1823,7 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "message": "The request body is too large.",
+                     *         "message": "The request body is larger than the 10 MiB the API accepts. Upload an image with POST /api/v1/uploads: it answers a form that sends the file straight to storage (up to 10 MiB).",
                      *         "code": "payload_too_large"
                      *       }
                      *     }
@@ -2421,7 +2421,7 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "message": "The request body is too large.",
+                     *         "message": "The request body is larger than the 10 MiB the API accepts. Upload an image with POST /api/v1/uploads: it answers a form that sends the file straight to storage (up to 10 MiB).",
                      *         "code": "payload_too_large"
                      *       }
                      *     }
@@ -2541,7 +2541,7 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "message": "The request body is too large.",
+                     *         "message": "The request body is larger than the 10 MiB the API accepts. Upload an image with POST /api/v1/uploads: it answers a form that sends the file straight to storage (up to 10 MiB).",
                      *         "code": "payload_too_large"
                      *       }
                      *     }
@@ -2702,7 +2702,7 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "message": "The request body is too large.",
+                     *         "message": "The request body is larger than the 10 MiB the API accepts. Upload an image with POST /api/v1/uploads: it answers a form that sends the file straight to storage (up to 10 MiB).",
                      *         "code": "payload_too_large"
                      *       }
                      *     }
@@ -3209,7 +3209,7 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "message": "The request body is too large.",
+                     *         "message": "The request body is larger than the 10 MiB the API accepts. Upload an image with POST /api/v1/uploads: it answers a form that sends the file straight to storage (up to 10 MiB).",
                      *         "code": "payload_too_large"
                      *       }
                      *     }
