@@ -786,7 +786,7 @@ export interface components {
         UploadImageForm: {
             /**
              * Format: binary
-             * @description The image file: JPEG, PNG or WebP (decided from its bytes), 1 byte to 10485760 bytes (10 MiB). Exactly one file part.
+             * @description The image file: JPEG, PNG or WebP (decided from its bytes), 1 byte to 10485760 bytes (10 MiB), at most 8192 pixels per side (read from its header). Exactly one file part.
              */
             image: string;
         };
