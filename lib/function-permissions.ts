@@ -23,7 +23,8 @@ export const PUBLIC_MEDIA_PREFIXES: readonly MediaPrefix[] = LAYOUT_PUBLIC_PREFI
  * bucket): on every stage, since test-mode tasks run on it whatever the stage's provider is.
  */
 export const SIMULATED_PROVIDER_MEDIA: MediaAccess = {
-  // Its own state and outputs, and reference images from any public prefix of ours.
+  // Its own state and outputs, and reference images from any public prefix of ours (which the
+  // start handlers also read, before the charge, to check a reference of our own).
   read: ['provider-sim/', 'uploads/', 'videos/', 'images/'],
   write: ['provider-sim/'],
   listBucket: true,

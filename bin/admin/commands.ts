@@ -9,6 +9,7 @@ import {
   revokeApiKey,
   setAccess,
 } from '../../functions/domain/account-admin';
+import { CONFIG_DEFAULTS } from '../../functions/config';
 import type { AdminConnection, TargetOptions } from './target';
 import { accountView, summaryView } from './views';
 
@@ -107,6 +108,16 @@ function subscription(raw: string | undefined): SubscriptionStatus | undefined {
   return raw;
 }
 
+/**
+ * How long a gateway keeps a key's authorization (API Gateway's authorizer cache, the local
+ * gateway's copy of it): a revoked key works that much longer where it was used recently. The
+ * deployed value is a deploy setting this CLI cannot read; it is the same default unless changed.
+ */
+export function authCacheTtlSeconds(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.AUTH_CACHE_TTL_SECONDS?.trim();
+  return raw && /^\d+$/.test(raw) ? Number(raw) : CONFIG_DEFAULTS.authCacheTtlSeconds;
+}
+
 /** Runs one command and returns the object to print. */
 export async function runCommand(command: ParsedCommand, stores: AdminConnection): Promise<object> {
   const { values } = command;
@@ -146,7 +157,15 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
     }
     case 'key revoke': {
       const key = await revokeApiKey(stores, need(values, 'key'));
-      return { key_id: key.keyId, account_id: key.accountId, status: 'revoked', revoked_at: key.revokedAt };
+      const ttl = authCacheTtlSeconds();
+      return {
+        key_id: key.keyId,
+        account_id: key.accountId,
+        status: 'revoked',
+        revoked_at: key.revokedAt,
+        effective_everywhere_within_seconds: ttl,
+        note: `The key may still be accepted for up to ${ttl} s where it was used recently: the gateway caches each key's authorization that long (AUTH_CACHE_TTL_SECONDS locally, the authCacheTtlSeconds deploy setting on AWS; ${CONFIG_DEFAULTS.authCacheTtlSeconds} s unless set).`,
+      };
     }
     default:
       throw new UsageError(`Unknown command "${command.name}".`);

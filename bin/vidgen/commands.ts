@@ -144,7 +144,9 @@ async function finish(
 
   if (task.status === 'failed') {
     const error = task.error ?? { code: 'failed', message: 'The task failed.' };
-    io.stderr.write(`error [${error.code}]: ${error.message} (${id}; its credits were refunded)\n`);
+    // The API's failure messages say the refund themselves: say it once.
+    const refund = /refunded/i.test(error.message) ? '' : '; its credits were refunded';
+    io.stderr.write(`error [${error.code}]: ${error.message} (${id}${refund})\n`);
     return 1;
   }
   if (task.status === 'processing' && !json) io.stderr.write(`Check on it with: ${VIDGEN} status ${id} --wait\n`);

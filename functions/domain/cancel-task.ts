@@ -24,7 +24,8 @@ export async function cancelTask<K extends TaskKind>(
 
   const clock = deps.clock();
   const now = clock.toISOString();
-  const canceled = await deps.tasks.failAndRefund(task, { code: 'canceled', message: FAILURE_MESSAGES.canceled }, refundEntry(task, now), now, {
+  const error = { code: 'canceled', message: FAILURE_MESSAGES.canceled } as const;
+  const canceled = await deps.tasks.failAndRefund(task, error, refundEntry(task, now, error), now, {
     onlyBeforeOutputs: true,
     progress: progressOf(task, clock),
   });

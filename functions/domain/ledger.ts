@@ -20,3 +20,8 @@ export interface LedgerEntry {
 export function ledgerSum(entries: readonly LedgerEntry[]): number {
   return entries.reduce((sum, entry) => sum + entry.amount, 0);
 }
+
+/** A refund's reason in the history: what ended the task ("refund: video task canceled"). */
+export function refundReason(kind: 'video' | 'image', endedBy: 'canceled' | 'failed'): string {
+  return `refund: ${kind} task ${endedBy}`;
+}

@@ -1,5 +1,5 @@
 import { newLedgerEntryId } from './ids';
-import type { LedgerEntry } from './ledger';
+import { refundReason, type LedgerEntry } from './ledger';
 import { OutputRefusedError } from './media-type';
 import type { GenerationJob, GenerationProvider, ResultOutcome } from './provider';
 import { ProviderUnavailableError } from './provider';
@@ -73,13 +73,14 @@ export const DEFAULT_LIFECYCLE_SETTINGS: LifecycleSettings = {
   callbackSilenceMs: 2 * 60_000,
 };
 
-export function refundEntry(task: Task, now: string): LedgerEntry {
+/** The refund of a task ended by `error`: a cancel is told apart from a failure in its reason. */
+export function refundEntry(task: Task, now: string, error: Pick<TaskError, 'code'>): LedgerEntry {
   return {
     entryId: newLedgerEntryId(),
     accountId: task.accountId,
     kind: 'refund',
     amount: task.creditsUsed,
-    reason: `refund: ${task.kind} task failed`,
+    reason: refundReason(task.kind, error.code === 'canceled' ? 'canceled' : 'failed'),
     taskId: task.taskId,
     createdAt: now,
   };
@@ -95,7 +96,7 @@ export async function failTask(
   const clock = deps.clock();
   const now = clock.toISOString();
   // A failed task keeps the progress it showed when it ended.
-  if (await deps.tasks.failAndRefund(task, error, refundEntry(task, now), now, { ...options, progress: progressOf(task, clock) })) {
+  if (await deps.tasks.failAndRefund(task, error, refundEntry(task, now, error), now, { ...options, progress: progressOf(task, clock) })) {
     // Only the caller whose transaction won reports it, so each failure counts once.
     const model = task.params.model;
     deps.telemetry.info('task failed and refunded', {

@@ -56,7 +56,13 @@ describe('admin CLI', () => {
       subscription_status: 'canceled',
     });
 
-    expect(await adminJson('key', 'revoke', '--key', key.key_id)).toMatchObject({ key_id: key.key_id, status: 'revoked' });
+    // It says when the revocation has reached every gateway (the authorizer cache's TTL).
+    expect(await adminJson('key', 'revoke', '--key', key.key_id)).toMatchObject({
+      key_id: key.key_id,
+      status: 'revoked',
+      effective_everywhere_within_seconds: 60,
+      note: expect.stringMatching(/may still be accepted for up to 60 s where it was used recently: the gateway caches each key's authorization that long/),
+    });
 
     const shown = await adminJson('account', 'show', '--account', account);
     expect(shown).toMatchObject({ credits: 125, ledger_sum: 125, ledger_entries: 2, balance_matches_ledger: true });

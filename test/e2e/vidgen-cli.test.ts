@@ -136,7 +136,14 @@ describe('vidgen CLI', () => {
     const result = await vidgen(['generate', 'sim:fail please', '--duration', '3', '--wait', '--interval', '0.3']);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^status\s+failed$/m);
-    expect(result.stderr).toMatch(/^error \[upstream_error\]: .*\(vid_\w+; its credits were refunded\)$/m);
+    expect(result.stderr).toMatch(/^error \[upstream_error\]: .*Your credits were refunded\. \(vid_\w+\)$/m);
+  });
+
+  it('a content rejection says "refunded" once', async () => {
+    const result = await vidgen(['generate', 'sim:content please', '--duration', '3', '--wait', '--interval', '0.3']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error \[content_rejected\]: .*\(vid_\w+\)$/m);
+    expect(result.stderr.match(/refunded/g)).toHaveLength(1);
   });
 
   it('API errors exit 1 with "error [code]: message (request id ...)"', async () => {

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { newLedgerEntryId } from '../../domain/ids';
-import type { LedgerEntry } from '../../domain/ledger';
+import { refundReason, type LedgerEntry } from '../../domain/ledger';
 import { AccountBusyError } from '../../domain/errors';
 import type { CreateTaskResult, FailOptions, IdempotencyClaim, NewTaskRequest, StartRepair, TaskRef, TaskStore } from '../../domain/ports';
 import type { ProviderJob, Task, TaskError, TaskKind } from '../../domain/task';
@@ -279,7 +279,7 @@ export class DynamoTaskStore implements TaskStore {
       accountId: task.accountId,
       kind: 'refund',
       amount: -charge.amount,
-      reason: `refund: ${task.kind} task failed`,
+      reason: refundReason(task.kind, 'failed'),
       taskId: task.taskId,
       createdAt: now,
     };
