@@ -12,10 +12,10 @@ import { copyRequested, DEFAULT_LIFECYCLE_SETTINGS } from '../domain/task-lifecy
 import { traced } from '../observability/client-tracing';
 import { powertoolsTelemetry } from '../observability/telemetry';
 import { instrumentedProvider } from '../providers/instrumented-provider';
-import { publishEvent, type DeliveryDeps } from '../domain/webhook-deliveries';
+import { publishEvent } from '../domain/webhook-deliveries';
 import { taskEndedEvent } from '../domain/webhooks';
 import { appConfig } from './config';
-import { webhooks } from './webhooks';
+import { webhookEvents, type EventPublishing } from './webhook-events';
 import { appMediaStorage } from './media';
 import { buildOtherProviders, buildProvider, buildTestProvider } from './provider';
 import { stores, type Stores } from './stores';
@@ -23,7 +23,7 @@ import { stores, type Stores } from './stores';
 /** Everything the task use cases need, with the copy queue that fits where we run. */
 export function buildLifecycle(
   config: Config,
-  parts: { stores: Stores; storage: ObjectStorage; webhooks: DeliveryDeps; provider?: GenerationProvider },
+  parts: { stores: Stores; storage: ObjectStorage; webhooks: EventPublishing; provider?: GenerationProvider },
 ): StartDeps {
   const { accounts, tasks, idempotency } = parts.stores;
   const references = new ReferenceImages(parts.storage);
@@ -72,6 +72,6 @@ export function buildLifecycle(
 let current: StartDeps | undefined;
 
 export function lifecycle(): StartDeps {
-  current ??= buildLifecycle(appConfig(), { stores: stores(), storage: appMediaStorage(), webhooks: webhooks() });
+  current ??= buildLifecycle(appConfig(), { stores: stores(), storage: appMediaStorage(), webhooks: webhookEvents() });
   return current;
 }

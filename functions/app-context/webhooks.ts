@@ -1,17 +1,14 @@
-import { DynamoDeliveryStore } from '../adapters/dynamodb/delivery-repository';
-import { messageQueue } from './queues';
 import type { Db } from '../adapters/dynamodb/dynamo-client';
-import { DynamoWebhookStore } from '../adapters/dynamodb/webhook-repository';
 import { createSafeFetcher } from '../adapters/safe-fetch';
 import { webhookDestinations } from '../adapters/webhook-destinations';
 import { webhookSender } from '../adapters/webhook-sender';
 import { signWebhook } from '../adapters/webhook-signing';
 import type { Config } from '../config';
-import { renderEvent } from '../contract/events';
-import type { DeliveryDeps, DeliveryMessage } from '../domain/webhook-deliveries';
+import type { DeliveryDeps } from '../domain/webhook-deliveries';
 import type { DestinationPolicy } from '../domain/webhooks';
 import { appConfig } from './config';
 import { appDb } from './stores';
+import { buildEventPublishing } from './webhook-events';
 
 /** A customer's endpoint has this long to answer an attempt. */
 const DELIVERY_TIMEOUT_MS = 10_000;
@@ -21,14 +18,10 @@ const MAX_ANSWER_BYTES = 64 * 1024;
 export type WebhookDeps = DeliveryDeps & { destinations: DestinationPolicy };
 
 export function buildWebhookDeps(config: Config, db: Db): WebhookDeps {
-  const { queueUrl, retrySchedule, allowLoopback } = config.webhooks;
-  const queue = messageQueue<DeliveryMessage>('webhook-deliveries', queueUrl, config.region);
+  const { retrySchedule, allowLoopback } = config.webhooks;
   const fetcher = createSafeFetcher({ allowedOrigins: [], maxBytes: MAX_ANSWER_BYTES, timeoutMs: DELIVERY_TIMEOUT_MS, allowLoopback });
   return {
-    webhooks: new DynamoWebhookStore(db),
-    deliveries: new DynamoDeliveryStore(db),
-    queue,
-    render: renderEvent,
+    ...buildEventPublishing(config, db),
     sign: signWebhook,
     send: webhookSender(fetcher, DELIVERY_TIMEOUT_MS),
     clock: () => new Date(),

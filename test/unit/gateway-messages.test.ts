@@ -9,7 +9,7 @@ import { ROUTES } from '../../functions/http/routes';
 describe('gateway messages point to real routes', () => {
   it('the 404 gives the API reference path, which is served', () => {
     expect(GATEWAY_MESSAGES.notFound).toBe('No such route. The API reference at /api/v1/docs lists every endpoint.');
-    expect(ROUTES).toContainEqual(expect.objectContaining({ method: 'GET', path: API_REFERENCE_PATH, auth: 'none' }));
+    expect(ROUTES).toContainEqual(expect.objectContaining({ method: 'GET', path: API_REFERENCE_PATH, callers: 'public' }));
   });
 
   it('the 413 says the 10 MiB limit and points to the direct upload, which is served', () => {

@@ -1,0 +1,33 @@
+import type { Db } from '../adapters/dynamodb/dynamo-client';
+import { DynamoDeliveryStore } from '../adapters/dynamodb/delivery-repository';
+import { DynamoWebhookStore } from '../adapters/dynamodb/webhook-repository';
+import type { Config } from '../config';
+import { renderEvent } from '../contract/events';
+import type { DeliveryDeps, DeliveryMessage } from '../domain/webhook-deliveries';
+import { appConfig } from './config';
+import { messageQueue } from './queues';
+import { appDb } from './stores';
+
+/**
+ * What publishing an event needs: record a delivery per interested endpoint and queue it. Kept
+ * apart from the delivery side (the HTTP sender, its SSRF-safe fetcher, the destination rules)
+ * so the functions that only publish (every task transition) do not bundle those.
+ */
+export type EventPublishing = Pick<DeliveryDeps, 'webhooks' | 'deliveries' | 'queue' | 'render'>;
+
+export function buildEventPublishing(config: Config, db: Db): EventPublishing {
+  const { queueUrl } = config.webhooks;
+  return {
+    webhooks: new DynamoWebhookStore(db),
+    deliveries: new DynamoDeliveryStore(db),
+    queue: messageQueue<DeliveryMessage>('webhook-deliveries', queueUrl, config.region),
+    render: renderEvent,
+  };
+}
+
+let current: EventPublishing | undefined;
+
+export function webhookEvents(): EventPublishing {
+  current ??= buildEventPublishing(appConfig(), appDb());
+  return current;
+}
