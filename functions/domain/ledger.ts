@@ -1,3 +1,6 @@
+import { newLedgerEntryId } from './ids';
+import type { Task } from './task';
+
 /**
  * The credit ledger is append-only: every change to a balance (grant, charge, refund) is one
  * entry, written in the same DynamoDB transaction as the balance change, so the balance always
@@ -19,4 +22,30 @@ export interface LedgerEntry {
 
 export function ledgerSum(entries: readonly LedgerEntry[]): number {
   return entries.reduce((sum, entry) => sum + entry.amount, 0);
+}
+
+/** A start's charge: the task's price off the balance, dated with the task. */
+export function chargeEntry(task: Pick<Task, 'accountId' | 'taskId' | 'kind' | 'params' | 'creditsUsed' | 'createdAt'>): LedgerEntry {
+  return {
+    entryId: newLedgerEntryId(),
+    accountId: task.accountId,
+    kind: 'charge',
+    amount: -task.creditsUsed,
+    reason: `${task.kind} generation (${task.params.model})`,
+    taskId: task.taskId,
+    createdAt: task.createdAt,
+  };
+}
+
+/** A failed task's refund: its whole price back, dated when it failed. */
+export function refundEntry(task: Pick<Task, 'accountId' | 'taskId' | 'kind' | 'creditsUsed'>, now: string): LedgerEntry {
+  return {
+    entryId: newLedgerEntryId(),
+    accountId: task.accountId,
+    kind: 'refund',
+    amount: task.creditsUsed,
+    reason: `refund: ${task.kind} task failed`,
+    taskId: task.taskId,
+    createdAt: now,
+  };
 }

@@ -1,5 +1,4 @@
-import { newLedgerEntryId } from './ids';
-import type { LedgerEntry } from './ledger';
+import { refundEntry } from './ledger';
 import { OutputRefusedError } from './media-type';
 import type { GenerationJob, GenerationProvider, ResultOutcome } from './provider';
 import { ProviderUnavailableError } from './provider';
@@ -70,18 +69,6 @@ export const DEFAULT_LIFECYCLE_SETTINGS: LifecycleSettings = {
   queuedTurnWaitMs: 5_000,
   callbackSilenceMs: 2 * 60_000,
 };
-
-export function refundEntry(task: Task, now: string): LedgerEntry {
-  return {
-    entryId: newLedgerEntryId(),
-    accountId: task.accountId,
-    kind: 'refund',
-    amount: task.creditsUsed,
-    reason: `refund: ${task.kind} task failed`,
-    taskId: task.taskId,
-    createdAt: now,
-  };
-}
 
 /** Fails a task and refunds it, exactly once however many callers race; returns the latest task. */
 export async function failTask(
