@@ -26,7 +26,7 @@ export interface FailedEnding {
   /** The progress the failed task keeps. */
   progress?: number;
   /**
-   * A start cut short after its charge (the repair of a start): the task also takes its history
+   * A start cut short after its charge (start-repair.ts): the task also takes its history
    * position (`task.seq`), the charge goes to the ledger, and the start's note on the account
    * (which must still be there) is removed.
    */
