@@ -1,7 +1,7 @@
 import type { Account } from '../../functions/domain/account';
 import { NotFoundError } from '../../functions/domain/errors';
 import { newAccountId, newLedgerEntryId, newTaskId } from '../../functions/domain/ids';
-import { ledgerSum, type LedgerEntry } from '../../functions/domain/ledger';
+import { ledgerSum, refundEntry, type LedgerEntry } from '../../functions/domain/ledger';
 import type {
   AccountStore,
   ApiKeyStore,
@@ -560,6 +560,62 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           listed.push(...inShard);
         }
         expect(listed.sort()).toEqual([oldest, middle, newest].map((task) => task.taskId).sort());
+      });
+    });
+
+    describe('task progress and the outbox', () => {
+      it('raises progress and never lowers it, only while processing; a failure keeps the progress it is given', async () => {
+        const accountId = await newAccount(100);
+        const [task, other] = [await started(accountId), await started(accountId)];
+        await stores.tasks.recordProgress(task, 40);
+        await stores.tasks.recordProgress(task, 30);
+        expect((await stores.tasks.get(accountId, task.taskId))?.progress).toBe(40);
+        await stores.tasks.complete(task, ['u'], at(1));
+        await stores.tasks.recordProgress(task, 90);
+        expect((await stores.tasks.get(accountId, task.taskId))?.progress).toBe(40);
+        await stores.tasks.failAndRefund(other, { code: 'canceled', message: 'c' }, refundOf(other), at(2), { progress: 17 });
+        expect((await stores.tasks.get(accountId, other.taskId))?.progress).toBe(17);
+      });
+
+      it('lists every ended task until its events are published, and no processing one', async () => {
+        const accountId = await newAccount(100);
+        const [done, failed, running] = [await started(accountId), await started(accountId), await started(accountId)];
+        await stores.tasks.complete(done, ['u'], at(1));
+        await stores.tasks.failAndRefund(failed, { code: 'timeout', message: 'x' }, refundOf(failed), at(2));
+        const unannounced = async () => {
+          const ids: string[] = [];
+          for (const shard of stores.tasks.listUnannounced()) for await (const ref of shard) ids.push(ref.taskId);
+          return ids.sort();
+        };
+        expect(await unannounced()).toEqual([done.taskId, failed.taskId].sort());
+        await stores.tasks.markAnnounced(done);
+        await stores.tasks.markAnnounced(done);
+        await stores.tasks.markAnnounced(running); // still processing: stays in the work list, not the outbox
+        expect(await unannounced()).toEqual([failed.taskId]);
+        const processing: string[] = [];
+        for (const shard of stores.tasks.listProcessing()) for await (const ref of shard) processing.push(ref.taskId);
+        expect(processing).toEqual([running.taskId]);
+      });
+
+      it("writes the domain's refund entry as given, once", async () => {
+        const accountId = await newAccount(100);
+        const task = await started(accountId);
+        const refund = refundEntry(task, at(3));
+        expect(await stores.tasks.failAndRefund(task, { code: 'upstream_error', message: 'm' }, refund, at(3))).toBe(true);
+        const refunds = (await money(accountId)).entries.filter((entry) => entry.kind === 'refund');
+        expect(refunds).toEqual([refund]);
+        expect(refund).toMatchObject({ amount: task.creditsUsed, taskId: task.taskId, reason: 'refund: video task failed', createdAt: at(3) });
+      });
+
+      it('fails a task before its outputs only while none are recorded, when asked to', async () => {
+        const accountId = await newAccount(100);
+        const [before, after] = [await started(accountId), await started(accountId)];
+        await stores.tasks.recordOutputs(after, ['https://p/1'], at(1));
+        const error = { code: 'canceled' as const, message: 'c' };
+        expect(await stores.tasks.failAndRefund(after, error, refundOf(after), at(2), { onlyBeforeOutputs: true })).toBe(false);
+        expect(await stores.tasks.get(accountId, after.taskId)).toMatchObject({ status: 'processing', pendingOutputs: ['https://p/1'] });
+        expect(await stores.tasks.failAndRefund(before, error, refundOf(before), at(2), { onlyBeforeOutputs: true })).toBe(true);
+        expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
       });
     });
   });
