@@ -737,6 +737,8 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         const creates = await Promise.all([1, 2, 3].map(() => stores.deliveries.create(delivery)));
         expect(creates.filter(Boolean)).toHaveLength(1);
         expect(await stores.deliveries.get(messageOf(delivery))).toEqual(delivery);
+        // The repeats took no position in the endpoint's list.
+        expect(await stores.deliveries.listPage(endpoint.accountId, endpoint.webhookId, 1, 10)).toEqual({ deliveries: [delivery], total: 1 });
         expect(await stores.deliveries.create({ ...delivery, payload: 'another body' })).toBe(false);
         expect((await stores.deliveries.get(messageOf(delivery)))?.payload).toBe(delivery.payload);
         expect(await stores.deliveries.create(deliveryOf(other, 'evt_1'))).toBe(true);
@@ -744,6 +746,16 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         await stores.webhooks.delete(other.accountId, other.webhookId);
         expect(await stores.deliveries.create(deliveryOf(other, 'evt_2'))).toBe(false);
         expect(await stores.deliveries.get(messageOf(deliveryOf(other, 'evt_2')))).toBeUndefined();
+      });
+
+      it('numbers concurrent deliveries to one endpoint 1..n, with their repeats taking no position', async () => {
+        const endpoint = await newEndpoint();
+        const deliveries = Array.from({ length: 8 }, (_, i) => deliveryOf(endpoint, `evt_${i}`));
+        const creates = await Promise.all([...deliveries, ...deliveries].map((delivery) => stores.deliveries.create(delivery)));
+        expect(creates.filter(Boolean)).toHaveLength(8);
+        const page = await stores.deliveries.listPage(endpoint.accountId, endpoint.webhookId, 1, 20);
+        expect(page.total).toBe(8);
+        expect(page.deliveries.map((delivery) => delivery.eventId).sort()).toEqual(deliveries.map((delivery) => delivery.eventId).sort());
       });
 
       it('saves an attempt only over the one seen, with its last error, for one of racing attempts', async () => {
