@@ -5,7 +5,10 @@
  */
 import { DomainError } from '../functions/domain/errors';
 import { parseCommand, runCommand, UsageError, USAGE } from './admin/commands';
-import { connect } from './admin/target';
+import { connect, type AdminConnection } from './admin/target';
+import { notRunningHint } from './local-stack/discovery';
+
+let connection: AdminConnection | undefined;
 
 async function main(argv: string[]): Promise<number> {
   const command = parseCommand(argv);
@@ -13,7 +16,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const ctx = connect(command.target);
+  const ctx = (connection = connect(command.target));
   try {
     const result = await runCommand(command, ctx);
     console.log(JSON.stringify(result, null, 2));
@@ -35,10 +38,13 @@ main(process.argv.slice(2)).then(
       process.exit(1);
     }
     const message = error instanceof Error ? error.message : String(error);
-    const hint = /ECONNREFUSED/.test(String((error as { cause?: unknown })?.cause ?? message))
-      ? ' Is the local stack running (npm start)? Use --aws for the deployed tables.'
-      : '';
-    console.error(`admin: ${message || (error as Error)?.name}${hint}`);
+    const refused = /ECONNREFUSED/.test(String((error as { cause?: unknown })?.cause ?? message));
+    const hint = !refused
+      ? ''
+      : connection?.local
+        ? ` ${notRunningHint(connection.local, 'DynamoDB Local', connection.local.dynamodbEndpoint, 'DYNAMODB_PORT (or DYNAMODB_ENDPOINT)')} For the deployed table: --aws.`
+        : ' Use --aws with TABLE_NAME and AWS_REGION for the deployed tables.';
+    console.error(`admin: ${refused && connection?.local ? hint.trim() : `${message || (error as Error)?.name}${hint}`}`);
     process.exit(1);
   },
 );

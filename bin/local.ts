@@ -4,12 +4,24 @@
  * .data/, so a restart keeps accounts and tasks. Ctrl-C stops everything this started.
  */
 import { startLocalStack } from './local-stack/stack';
-import { localSettings } from './local-stack/settings';
+import { localSettings, type LocalSettings } from './local-stack/settings';
+import { addressFile, removeAddresses, writeAddresses } from './local-stack/discovery';
 
 async function main(): Promise<void> {
   const settings = localSettings();
   const stack = await startLocalStack(settings);
   const account = await stack.context.accounts.get(stack.demo.accountId);
+  // The CLIs (admin, vidgen, npm run invoke) read this to find the stack on whatever ports it got.
+  writeAddresses(settings.dataDir, {
+    baseUrl: stack.baseUrl,
+    dynamodbEndpoint: stack.dynamodbEndpoint,
+    s3Endpoint: stack.s3Endpoint,
+    publicMediaBaseUrl: process.env.PUBLIC_MEDIA_BASE_URL!,
+    tableName: settings.tableName,
+    mediaBucket: settings.mediaBucket,
+    region: settings.region,
+    pid: process.pid,
+  });
 
   console.log(
     [
@@ -22,7 +34,9 @@ async function main(): Promise<void> {
       `  DynamoDB Local  ${stack.dynamodbEndpoint} (table ${settings.tableName})`,
       `  S3 (s3rver)     ${stack.s3Endpoint} (bucket ${settings.mediaBucket})`,
       `  Data folder     ${settings.dataDir}`,
+      `  API reference   ${stack.baseUrl}/docs`,
       '',
+      ...otherShells(settings, stack.baseUrl),
       `  Try: curl -H "Authorization: Bearer ${stack.demo.apiKey}" ${stack.baseUrl}/credits`,
       '',
       'Press Ctrl-C to stop.',
@@ -35,6 +49,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log(`\n${signal}: stopping the local stack...`);
+    removeAddresses(settings.dataDir);
     stack.stop().then(
       () => process.exit(0),
       () => process.exit(1),
@@ -46,6 +61,28 @@ async function main(): Promise<void> {
   // us, and we would keep the ports. A changed parent pid means we were orphaned.
   const parent = process.ppid;
   setInterval(() => process.ppid !== parent && shutdown('parent process gone'), 1_000).unref();
+}
+
+/**
+ * On other ports or another data folder, what a second shell should export: admin, vidgen and
+ * npm run invoke find this stack through its address file, but curl and other tools do not.
+ */
+function otherShells(settings: LocalSettings, baseUrl: string): string[] {
+  const defaults = localSettings({});
+  const changed = (['PORT', 'DYNAMODB_PORT', 'S3_PORT', 'DATA_DIR'] as const).filter((name) => process.env[name]);
+  const onDefaults =
+    settings.apiPort === defaults.apiPort &&
+    settings.dynamodbPort === defaults.dynamodbPort &&
+    settings.s3Port === defaults.s3Port &&
+    settings.dataDir === defaults.dataDir;
+  if (onDefaults) return [];
+  const exports = changed.map((name) => `${name}=${name === 'DATA_DIR' ? settings.dataDir : process.env[name]}`);
+  return [
+    `  Not the default ports: the CLIs find this stack through ${addressFile(settings.dataDir)}.`,
+    '  In another shell, paste:',
+    `    export BASE=${baseUrl} VIDGEN_BASE_URL=${baseUrl}${exports.length ? ` ${exports.join(' ')}` : ''}`,
+    '',
+  ];
 }
 
 main().catch((error: unknown) => {

@@ -1,12 +1,12 @@
 #!/usr/bin/env -S npx tsx
 /**
- * `vidgen`: the command line for API users (`npm run vidgen -- <command>`, or
- * `npx tsx bin/vidgen.ts <command>`). Built on the client in client/src. Results on stdout
+ * `vidgen`: the command line for API users (`npx vidgen <command>` through package.json "bin",
+ * or `npm run -s vidgen -- <command>`). Built on the client in client/src. Results on stdout
  * (JSON only with --json), progress and errors on stderr. Exit codes: 0 done, 1 API or network
  * error or failed task, 2 usage error, 130 interrupted.
  */
 import { ApiError, keyMode, VidgenClient, WaitTimeoutError } from '../client/src/index';
-import { parseCommand, UsageError, USAGE } from './vidgen/args';
+import { parseCommand, UsageError, USAGE, VIDGEN } from './vidgen/args';
 import { runCommand } from './vidgen/commands';
 import { loadConfig } from './vidgen/config';
 import { DownloadError } from './vidgen/download';
@@ -28,13 +28,17 @@ async function main(argv: string[], signal: AbortSignal): Promise<number> {
     onRetry: ({ attempt, delayMs, error }) =>
       process.stderr.write(`retrying in ${(delayMs / 1000).toFixed(1)}s (attempt ${attempt}) after [${error.code}] ${error.message}\n`),
   });
+  target = config;
   return runCommand(command, client, { stdout: process.stdout, stderr: process.stderr, signal });
 }
+
+/** The base URL in use and where it came from, once known. */
+let target: { baseUrl: string; baseUrlFrom: string } | undefined;
 
 /** Reports a failure on stderr (and as {"error": ...} on stdout with --json); returns the exit code. */
 function fail(error: unknown, json: boolean, signal: AbortSignal): number {
   if (error instanceof UsageError) {
-    process.stderr.write(`vidgen: ${error.message}\nRun "vidgen --help" for usage.\n`);
+    process.stderr.write(`vidgen: ${error.message}\nRun "${VIDGEN} --help" for usage.\n`);
     return 2;
   }
   if (signal.aborted) return 130; // the command already said where things stand
@@ -44,13 +48,16 @@ function fail(error: unknown, json: boolean, signal: AbortSignal): number {
   if (error instanceof ApiError) {
     ({ code, message } = error);
     extra = { status: error.status, ...(error.requestId && { request_id: error.requestId }) };
+    if (code === 'network_error' && target) {
+      message += ` Nothing answered at ${target.baseUrl} (from ${target.baseUrlFrom}). Is the API running (npm start)? Set VIDGEN_BASE_URL to its base URL.`;
+    }
     process.stderr.write(`error [${code}]: ${message}${error.requestId ? ` (request id ${error.requestId})` : ''}\n`);
   } else {
     code = error instanceof WaitTimeoutError ? 'wait_timeout' : error instanceof DownloadError ? 'download_failed' : 'cli_error';
     message = error instanceof Error ? error.message : String(error);
     if (error instanceof WaitTimeoutError) {
       const id = 'video_id' in error.lastTask ? error.lastTask.video_id : error.lastTask.image_id;
-      message += ` It carries on: vidgen status ${id} --wait`;
+      message += ` It carries on: ${VIDGEN} status ${id} --wait`;
     }
     process.stderr.write(`error [${code}]: ${message}\n`);
   }

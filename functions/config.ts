@@ -1,34 +1,18 @@
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from './domain/rate-limit';
-import { isCallbackSecret } from './providers/signed-callback';
+import type { ProviderSecret, SecretSource, SomeProviderModule } from './providers/provider-module';
+import { PROVIDER_MODULES, PROVIDER_NAMES, providerModule, type ProviderConfig } from './providers/registry';
+import { SIMULATED_DEFAULTS } from './providers/simulated';
 
 /**
  * Runtime configuration, read once per cold start from the environment. A required variable
  * that is missing or a value that does not parse stops the function at once with a message
  * naming the variable, instead of limping on with a silent default.
  */
-/** A secret given as its value (local use, tests) or as the Secrets Manager secret holding it (AWS). */
-export type SecretSource = { value: string } | { secretArn: string };
+export type { SecretSource } from './providers/provider-module';
+export type { ProviderConfig } from './providers/registry';
 
 export const SIMULATED_OUTPUTS = ['rendered', 'samples'] as const;
 export type SimulatedOutputs = (typeof SIMULATED_OUTPUTS)[number];
-
-export type ProviderConfig =
-  | {
-      name: 'simulated';
-      delaySeconds: number;
-      /** Signs the simulated provider's callbacks ("whsec_..."); unset: it sends none. */
-      callbackSecret?: string;
-    }
-  | {
-      name: 'replicate';
-      baseUrl: string;
-      apiToken: SecretSource;
-      timeoutMs: number;
-      /** JSON text of the model mapping; the shipped default-models.json when unset. */
-      modelsJson?: string;
-      /** Replicate's webhook signing secret; unset: no callbacks are requested (polling only). */
-      webhookSecret?: SecretSource;
-    };
 
 export interface Config {
   tableName: string;
@@ -49,7 +33,13 @@ export interface Config {
    * public addresses (a fake or self-hosted provider on this machine); empty on AWS.
    */
   outputOrigins: string[];
+  /** The provider new live tasks are submitted to (PROVIDER). */
   provider: ProviderConfig;
+  /**
+   * The other providers whose settings are given (the simulated one always): a task that
+   * recorded one is still followed on it after PROVIDER changed. Unset: none.
+   */
+  otherProviders?: ProviderConfig[];
   /** How long the simulated provider takes for test-mode tasks, which use it whatever `provider` is. */
   testModeDelaySeconds: number;
   /**
@@ -94,12 +84,8 @@ export interface WebhookConfig {
 export const CONFIG_DEFAULTS = {
   authCacheTtlSeconds: 60,
   defaultRateLimit: DEFAULT_RATE_LIMIT_PER_MINUTE,
-  simDelaySeconds: 10,
-  replicateBaseUrl: 'https://api.replicate.com',
-  replicateTimeoutMs: 10_000,
+  simDelaySeconds: SIMULATED_DEFAULTS.delaySeconds,
   taskTimeoutSeconds: 30 * 60,
-  /** Replicate allows about 600 creates a minute. */
-  replicateBudgetPerSecond: 10,
   callbackSilenceSeconds: 120,
   submissionGraceSeconds: 600,
   /** Growing delays over more than 24 h (27.6 h in all): the deployed schedule. */
@@ -184,53 +170,52 @@ function flag(env: Env, name: string): boolean {
   throw new ConfigError(`${name} must be "true" or "false"; got "${raw}".`);
 }
 
-function replicateToken(env: Env): SecretSource {
-  const value = optional(env, 'REPLICATE_API_TOKEN');
-  if (value) return { value };
-  const secretArn = optional(env, 'REPLICATE_API_TOKEN_SECRET_ARN');
-  if (secretArn) return { secretArn };
-  throw new ConfigError('Missing REPLICATE_API_TOKEN or REPLICATE_API_TOKEN_SECRET_ARN (PROVIDER=replicate).');
-}
-
-/** A Standard Webhooks secret ("whsec_..."); the message for a bad one never shows the value. */
-function callbackSecret(env: Env, name: string): string | undefined {
-  const value = optional(env, name);
-  if (value !== undefined && !isCallbackSecret(value)) {
-    throw new ConfigError(`${name} must be a Standard Webhooks secret: "whsec_" followed by base64 (the value is not shown).`);
+/** A provider's secret, as its value or as its Secrets Manager ARN; a bad value's message never shows it. */
+function secretSource(env: Env, secret: ProviderSecret): SecretSource | undefined {
+  const value = optional(env, secret.valueVariable);
+  if (value !== undefined) {
+    const problem = secret.invalid?.(value);
+    if (problem) throw new ConfigError(`${secret.valueVariable} ${problem} (the value is not shown).`);
+    return { value };
   }
-  return value;
-}
-
-function replicateWebhookSecret(env: Env): SecretSource | undefined {
-  const value = callbackSecret(env, 'REPLICATE_WEBHOOK_SECRET');
-  if (value) return { value };
-  const secretArn = optional(env, 'REPLICATE_WEBHOOK_SECRET_ARN');
+  const secretArn = secret.deployed && optional(env, secret.deployed.arnVariable);
   return secretArn ? { secretArn } : undefined;
 }
 
-function provider(env: Env): ProviderConfig {
+/**
+ * One provider's settings and secrets. Undefined for a provider other than the chosen one
+ * whose required secrets are not given: it is not configured here.
+ */
+function providerConfig(module: SomeProviderModule, env: Env, chosen: boolean): ProviderConfig | undefined {
+  const secrets: Record<string, SecretSource> = {};
+  for (const [field, secret] of Object.entries(module.secrets)) {
+    const source = secretSource(env, secret);
+    if (source) secrets[field] = source;
+    else if (secret.required) {
+      if (!chosen) return undefined;
+      const names = [secret.valueVariable, secret.deployed?.arnVariable].filter(Boolean).join(' or ');
+      throw new ConfigError(`Missing ${names} (PROVIDER=${module.name}).`);
+    }
+  }
+  const given = Object.fromEntries(Object.entries(module.variables).map(([field, variable]) => [field, optional(env, variable)]));
+  const parsed = module.settings.safeParse(given);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const variable = module.variables[String(issue.path[0])]!;
+    throw new ConfigError(`${variable} ${issue.message}; got "${optional(env, variable)}".`);
+  }
+  return { name: module.name, ...parsed.data, ...secrets } as ProviderConfig;
+}
+
+/** PROVIDER's settings, and those of every other provider configured here. */
+function providers(env: Env): Pick<Config, 'provider' | 'otherProviders'> {
   const name = required(env, 'PROVIDER');
-  if (name === 'simulated') {
-    const secret = callbackSecret(env, 'SIM_CALLBACK_SECRET');
-    return {
-      name,
-      delaySeconds: wholeNumber(env, 'SIM_DELAY_SECONDS', CONFIG_DEFAULTS.simDelaySeconds, 0),
-      ...(secret && { callbackSecret: secret }),
-    };
-  }
-  if (name === 'replicate') {
-    const modelsJson = optional(env, 'REPLICATE_MODELS');
-    const webhookSecret = replicateWebhookSecret(env);
-    return {
-      name,
-      baseUrl: url(env, 'REPLICATE_BASE_URL', CONFIG_DEFAULTS.replicateBaseUrl),
-      apiToken: replicateToken(env),
-      timeoutMs: wholeNumber(env, 'REPLICATE_TIMEOUT_MS', CONFIG_DEFAULTS.replicateTimeoutMs, 1),
-      ...(modelsJson && { modelsJson }),
-      ...(webhookSecret && { webhookSecret }),
-    };
-  }
-  throw new ConfigError(`PROVIDER must be "simulated" or "replicate"; got "${name}".`);
+  const chosen = providerModule(name);
+  if (!chosen) throw new ConfigError(`PROVIDER must be one of ${PROVIDER_NAMES.map((known) => `"${known}"`).join(', ')}; got "${name}".`);
+  const otherProviders = PROVIDER_MODULES.filter((module) => module.name !== name)
+    .map((module) => providerConfig(module, env, false))
+    .filter((config) => config !== undefined);
+  return { provider: providerConfig(chosen, env, true)!, ...(otherProviders.length > 0 && { otherProviders }) };
 }
 
 /**
@@ -247,7 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
   const s3Endpoint = optional(env, 'S3_ENDPOINT');
   const copyWorkerFunction = optional(env, 'COPY_WORKER_FUNCTION');
   const webhookQueueUrl = optional(env, 'WEBHOOK_QUEUE_URL');
-  const providerConfig = provider(env);
+  const configured = providers(env);
   return {
     tableName: required(env, 'TABLE_NAME'),
     region: required(env, 'AWS_REGION'),
@@ -258,7 +243,7 @@ export function loadConfig(env: Env = process.env): Config {
     ...(s3Endpoint && { s3Endpoint }),
     publicMediaBaseUrl: url(env, 'PUBLIC_MEDIA_BASE_URL'),
     outputOrigins: origins(env, 'OUTPUT_ALLOWED_ORIGINS'),
-    provider: providerConfig,
+    ...configured,
     testModeDelaySeconds: wholeNumber(env, 'SIM_DELAY_SECONDS', CONFIG_DEFAULTS.simDelaySeconds, 0),
     simulatedOutputs: oneOf(env, 'SIM_OUTPUTS', SIMULATED_OUTPUTS, 'rendered'),
     taskTimeoutSeconds: wholeNumber(env, 'TASK_TIMEOUT_SECONDS', CONFIG_DEFAULTS.taskTimeoutSeconds, 60),
@@ -268,14 +253,14 @@ export function loadConfig(env: Env = process.env): Config {
       retrySchedule: secondsList(env, 'WEBHOOK_RETRY_SCHEDULE', CONFIG_DEFAULTS.webhookRetrySchedule),
       allowLoopback: flag(env, 'WEBHOOK_ALLOW_LOOPBACK'),
     },
-    submissions: submissions(env, providerConfig),
+    submissions: submissions(env, configured.provider),
   };
 }
 
 function submissions(env: Env, providerConfig: ProviderConfig): SubmissionConfig {
   const queueUrl = optional(env, 'SUBMISSION_QUEUE_URL');
   const callbackBaseUrl = optional(env, 'CALLBACK_BASE_URL') && url(env, 'CALLBACK_BASE_URL');
-  const defaultBudget = providerConfig.name === 'replicate' ? CONFIG_DEFAULTS.replicateBudgetPerSecond : undefined;
+  const defaultBudget = providerModule(providerConfig.name)?.budgetPerSecond;
   const budgetPerSecond = optional(env, 'PROVIDER_BUDGET_PER_SECOND')
     ? wholeNumber(env, 'PROVIDER_BUDGET_PER_SECOND', 0, 1)
     : defaultBudget;

@@ -1,10 +1,6 @@
 import { CONFIG_DEFAULTS } from '../functions/config';
-
-/**
- * A start may spend 10 s winning its account's races plus the provider call, inside the
- * function's 28 s and API Gateway's 29 s: so the provider gets at most 15 s.
- */
-const MAX_PROVIDER_TIMEOUT_MS = 15_000;
+import type { SomeProviderModule } from '../functions/providers/provider-module';
+import { PROVIDER_MODULES, PROVIDER_NAMES, providerModule } from '../functions/providers/registry';
 
 /**
  * Everything a deployment can vary, read once from CDK context (`cdk.json` defaults, overridden
@@ -21,21 +17,15 @@ export interface CustomDomain {
   certificateArn: string;
 }
 
-/** Where the Replicate API token lives. Never its value: the template must not contain it. */
+/** Where a provider's secret lives. Never its value: the template must not contain it. */
 export type SecretReference = { arn: string } | { name: string };
 
-export type ProviderSettings =
-  | { name: 'simulated' }
-  | {
-      name: 'replicate';
-      secret: SecretReference;
-      /** Replicate's webhook signing secret (whsec_…), which verifies its callbacks. */
-      webhookSecret: SecretReference;
-      baseUrl?: string;
-      timeoutMs?: number;
-      /** JSON text of the model map (REPLICATE_MODELS); the shipped default when unset. */
-      modelsJson?: string;
-    };
+/** A provider as deployed: its settings (its module's schema, defaults filled in) and its secrets by field. */
+export interface ProviderSettings {
+  name: string;
+  settings: Readonly<Record<string, unknown>>;
+  secrets: Readonly<Record<string, SecretReference>>;
+}
 
 export interface DeploySettings {
   stage: Stage;
@@ -43,7 +33,13 @@ export interface DeploySettings {
   production: boolean;
   /** Account and region when given (context or CDK_DEFAULT_*); otherwise environment-agnostic. */
   env: { account?: string; region?: string };
+  /** The provider new tasks go to (context `provider`). */
   provider: ProviderSettings;
+  /**
+   * Other providers whose secret is named in context (`replicateSecretArn`...): their functions
+   * keep their settings and secrets, so tasks started there before a switch still finish there.
+   */
+  otherProviders: ProviderSettings[];
   /** Values every function receives (functions/config.ts reads them). */
   runtime: {
     authCacheTtlSeconds: number;
@@ -112,19 +108,11 @@ export function readDeploySettings(
   const read = reader(context);
   const stage = read.oneOf('stage', STAGES, 'dev');
   const production = stage === 'prod';
-  const providerName = read.oneOf('provider', ['replicate', 'simulated'] as const, 'replicate');
-
-  const provider: ProviderSettings =
-    providerName === 'simulated'
-      ? { name: 'simulated' }
-      : {
-          name: 'replicate',
-          secret: secretReference(read, stage),
-          webhookSecret: secretReference(read, stage, 'replicateWebhookSecret', 'replicate-webhook-secret'),
-          ...optional('baseUrl', read.url('replicateBaseUrl')),
-          ...optional('timeoutMs', read.optionalInteger('replicateTimeoutMs', 1, MAX_PROVIDER_TIMEOUT_MS)),
-          ...optional('modelsJson', read.json('replicateModels')),
-        };
+  const chosen = read.oneOf('provider', PROVIDER_NAMES, 'replicate');
+  const provider = providerSettings(read, stage, providerModule(chosen)!, true)!;
+  const otherProviders = PROVIDER_MODULES.filter((module) => module.name !== chosen)
+    .map((module) => providerSettings(read, stage, module, false))
+    .filter((settings) => settings !== undefined);
 
   const account = read.string('account') ?? env.CDK_DEFAULT_ACCOUNT;
   const region = read.string('region') ?? env.CDK_DEFAULT_REGION;
@@ -134,6 +122,7 @@ export function readDeploySettings(
     production,
     env: { ...optional('account', account), ...optional('region', region) },
     provider,
+    otherProviders,
     runtime: {
       authCacheTtlSeconds: read.integer('authCacheTtlSeconds', CONFIG_DEFAULTS.authCacheTtlSeconds, 0, 3600),
       defaultRateLimit: read.integer('defaultRateLimit', CONFIG_DEFAULTS.defaultRateLimit, 1),
@@ -202,8 +191,30 @@ function alarmSettings(read: Reader, stage: Stage): DeploySettings['alarms'] {
   };
 }
 
+/**
+ * A provider's deploy settings: its module's schema over the context keys it names, and where
+ * each of its secrets lives. Undefined for a provider other than the chosen one whose required
+ * secrets are not named in context: it is not deployed.
+ */
+function providerSettings(read: Reader, stage: Stage, module: SomeProviderModule, chosen: boolean): ProviderSettings | undefined {
+  const deployed = Object.entries(module.secrets).flatMap(([field, secret]) => (secret.deployed ? [{ field, secret, ...secret.deployed }] : []));
+  const named = (context: string) => read.string(`${context}Arn`) ?? read.string(`${context}Name`);
+  if (!chosen && !deployed.some(({ secret, context }) => secret.required && named(context))) return undefined;
+
+  const keys = Object.entries(module.contextKeys).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  const given = Object.fromEntries(keys.map(([field, key]) => [field, read.raw(key) ?? undefined]));
+  const parsed = module.settings.safeParse(given);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const key = module.contextKeys[String(issue.path[0])]!;
+    throw new DeploySettingsError(`Context "${key}" ${issue.message}; got ${JSON.stringify(read.raw(key))}.`);
+  }
+  const secrets = Object.fromEntries(deployed.map(({ field, context, defaultName }) => [field, secretReference(read, stage, context, defaultName)]));
+  return { name: module.name, settings: parsed.data as Record<string, unknown>, secrets };
+}
+
 /** A secret by `<setting>Arn`, else by `<setting>Name`, else by its default name for the stage. */
-function secretReference(read: Reader, stage: Stage, setting = 'replicateSecret', defaultName = 'replicate-api-token'): SecretReference {
+function secretReference(read: Reader, stage: Stage, setting: string, defaultName: string): SecretReference {
   const arn = read.arn(`${setting}Arn`);
   if (arn) {
     if (!arn.startsWith('arn:') || !arn.includes(':secretsmanager:')) {
@@ -264,6 +275,7 @@ function reader(context: ContextReader) {
     return parsed;
   };
   return {
+    raw,
     string,
     number,
     optionalInteger,
@@ -290,30 +302,6 @@ function reader(context: ContextReader) {
     arn: (key: string): string | undefined => {
       const value = string(key);
       if (value !== undefined && !value.startsWith('arn:')) return fail(key, 'an ARN', value);
-      return value;
-    },
-    url: (key: string): string | undefined => {
-      const value = string(key);
-      if (value === undefined) return undefined;
-      try {
-        const url = new URL(value);
-        if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('not http(s)');
-      } catch {
-        return fail(key, 'an http(s) URL', value);
-      }
-      return value;
-    },
-    /** A JSON object given inline in cdk.json, or as JSON text on the command line. */
-    json: (key: string): string | undefined => {
-      const value = raw(key);
-      if (value === undefined || value === null) return undefined;
-      if (typeof value === 'object') return JSON.stringify(value);
-      if (typeof value !== 'string') return fail(key, 'a JSON object', value);
-      try {
-        JSON.parse(value);
-      } catch {
-        return fail(key, 'JSON text', value);
-      }
       return value;
     },
   };

@@ -1,4 +1,5 @@
-import { CONFIG_DEFAULTS } from '../functions/config';
+import { settingsEnvironment } from '../functions/providers/provider-module';
+import { PROVIDER_MODULES, providerModule } from '../functions/providers/registry';
 import type { DeploySettings } from './deploy-settings';
 
 /**
@@ -13,11 +14,6 @@ export type FunctionEnvName =
   | 'PROVIDER'
   | 'SIM_DELAY_SECONDS'
   | 'SIM_OUTPUTS'
-  | 'REPLICATE_API_TOKEN_SECRET_ARN'
-  | 'REPLICATE_WEBHOOK_SECRET_ARN'
-  | 'REPLICATE_BASE_URL'
-  | 'REPLICATE_TIMEOUT_MS'
-  | 'REPLICATE_MODELS'
   | 'TASK_TIMEOUT_SECONDS'
   | 'AUTH_CACHE_TTL_SECONDS'
   | 'DEFAULT_RATE_LIMIT'
@@ -32,7 +28,8 @@ export type FunctionEnvName =
   | 'DYNAMODB_ENDPOINT'
   | 'S3_ENDPOINT';
 
-export type FunctionEnvironment = Partial<Record<FunctionEnvName, string>>;
+/** Besides these, each deployed provider's variables (its module names them: functions/providers/). */
+export type FunctionEnvironment = Partial<Record<FunctionEnvName, string>> & { readonly [providerVariable: string]: string | undefined };
 
 /** Variables config.ts reads that the stack deliberately leaves unset, and why. */
 export const NOT_SET_ON_AWS: Readonly<Record<string, string>> = {
@@ -46,12 +43,17 @@ export const NOT_SET_ON_AWS: Readonly<Record<string, string>> = {
   CALLBACK_SILENCE_SECONDS: 'the default: a job that calls back is polled after 2 minutes without news',
   SUBMISSION_GRACE_SECONDS: "the default: an unanswered create waits 10 minutes for its job's callback",
   OUTPUT_ALLOWED_ORIGINS: 'the local stack only: on AWS provider outputs are copied from public addresses (or our own media) only',
-  REPLICATE_API_TOKEN:
-    'never in the template: functions get REPLICATE_API_TOKEN_SECRET_ARN and read the token from Secrets Manager',
-  REPLICATE_WEBHOOK_SECRET:
-    'never in the template: the webhook signing secret belongs in Secrets Manager (REPLICATE_WEBHOOK_SECRET_ARN)',
-  SIM_CALLBACK_SECRET:
-    "the local stack only: a Lambda's timers do not outlive its invocation, so on AWS the simulated provider relies on polling",
+  // Providers' secrets given by value: a deployed function gets its secret's ARN instead.
+  ...Object.fromEntries(
+    PROVIDER_MODULES.flatMap((module) =>
+      Object.values(module.secrets).map((secret) => [
+        secret.valueVariable,
+        secret.deployed
+          ? `never in the template: functions get ${secret.deployed.arnVariable} and read the value from Secrets Manager`
+          : `the local stack only: the ${module.name} provider has no such secret on AWS`,
+      ]),
+    ),
+  ),
 };
 
 export interface SharedResources {
@@ -59,16 +61,14 @@ export interface SharedResources {
   bucketName: string;
   /** The CDN's base URL, without a trailing slash. */
   publicMediaBaseUrl: string;
-  /** The Replicate token's secret (ARN, or partial ARN when imported by name). */
-  providerSecretArn?: string;
-  /** Replicate's webhook signing secret, likewise. */
-  providerWebhookSecretArn?: string;
+  /** Deployed providers' secrets (ARN, or partial ARN when imported by name), by the variable that carries each. */
+  providerSecretArns: Readonly<Record<string, string>>;
 }
 
 /** What every function gets; COPY_WORKER_FUNCTION and queue URLs are added per function by the stack. */
 export function sharedEnvironment(settings: DeploySettings, resources: SharedResources): FunctionEnvironment {
   const { provider, runtime } = settings;
-  const env: FunctionEnvironment = {
+  const env: Record<string, string> = {
     TABLE_NAME: resources.tableName,
     MEDIA_BUCKET: resources.bucketName,
     PUBLIC_MEDIA_BASE_URL: resources.publicMediaBaseUrl,
@@ -89,13 +89,15 @@ export function sharedEnvironment(settings: DeploySettings, resources: SharedRes
     // renderers need sharp and ffmpeg, which the bundles leave out.
     SIM_OUTPUTS: 'samples',
   };
-  if (provider.name === 'replicate') {
-    if (!resources.providerSecretArn) throw new Error('The replicate provider needs the token secret.');
-    env.REPLICATE_API_TOKEN_SECRET_ARN = resources.providerSecretArn;
-    if (resources.providerWebhookSecretArn) env.REPLICATE_WEBHOOK_SECRET_ARN = resources.providerWebhookSecretArn;
-    env.REPLICATE_BASE_URL = provider.baseUrl ?? CONFIG_DEFAULTS.replicateBaseUrl;
-    env.REPLICATE_TIMEOUT_MS = String(provider.timeoutMs ?? CONFIG_DEFAULTS.replicateTimeoutMs);
-    if (provider.modelsJson) env.REPLICATE_MODELS = provider.modelsJson;
+  for (const deployed of [provider, ...settings.otherProviders]) {
+    const module = providerModule(deployed.name)!;
+    for (const [field, secret] of Object.entries(module.secrets)) {
+      if (!secret.deployed || !(field in deployed.secrets)) continue;
+      const arn = resources.providerSecretArns[secret.deployed.arnVariable];
+      if (!arn) throw new Error(`The ${deployed.name} provider needs the secret ${secret.deployed.arnVariable} names.`);
+      env[secret.deployed.arnVariable] = arn;
+    }
+    Object.assign(env, settingsEnvironment(module, deployed.settings));
   }
   if (settings.samLocal) {
     // Empty means unset to functions/config.ts; sam local invoke --env-vars fills them in.

@@ -1,19 +1,14 @@
 import { MEDIA_PREFIXES as LAYOUT_PREFIXES, PUBLIC_MEDIA_PREFIXES as LAYOUT_PUBLIC_PREFIXES } from '../functions/adapters/s3/media-layout';
-import type { FunctionNeeds, MediaAccess, MediaPrefix, TableAction } from '../functions/http/route';
-import { BACKGROUND_FUNCTIONS, ROUTES } from '../functions/http/routes';
+import { FUNCTION_NEEDS, RATE_LIMITED, type FunctionNeeds, type MediaAccess, type MediaPrefix } from './function-needs';
 
-export type { FunctionNeeds, MediaAccess, MediaPrefix, QueryTarget, TableAction } from '../functions/http/route';
+export type { FunctionNeeds, MediaAccess, MediaPrefix, QueryTarget, TableAction } from './function-needs';
 
 /**
- * What each function may do, keyed by handler name (functions/handlers/<name>.ts). The needs
- * are declared beside each route in the route table (functions/http/routes.ts) and, for the
- * functions behind no route, in its BACKGROUND_FUNCTIONS; this module turns them into what the
- * house construct grants (see `needsOf` for a handler without an entry).
+ * What each function may do, keyed by handler name (functions/handlers/<name>.ts), as
+ * lib/function-needs.ts declares it; this module turns the needs into what the house construct
+ * grants (see `needsOf` for a handler without an entry).
  */
-export const FUNCTION_NEEDS: Readonly<Record<string, FunctionNeeds>> = {
-  ...BACKGROUND_FUNCTIONS,
-  ...Object.fromEntries(ROUTES.map((route) => [route.handler, route.needs])),
-};
+export { FUNCTION_NEEDS };
 
 /**
  * The media bucket's folders (functions/adapters/s3/media-layout.ts owns the layout). Public through
@@ -23,15 +18,13 @@ export const FUNCTION_NEEDS: Readonly<Record<string, FunctionNeeds>> = {
 export const MEDIA_PREFIXES = Object.values(LAYOUT_PREFIXES);
 export const PUBLIC_MEDIA_PREFIXES: readonly MediaPrefix[] = LAYOUT_PUBLIC_PREFIXES;
 
-/** Every API handler counts the request in its key's rate window first. */
-const RATE_LIMITED: TableAction[] = ['UpdateItem'];
-
 /**
  * What `provider: true` adds for the simulated provider (it keeps its jobs and outputs in the
  * bucket): on every stage, since test-mode tasks run on it whatever the stage's provider is.
  */
 export const SIMULATED_PROVIDER_MEDIA: MediaAccess = {
-  // Its own state and outputs, and reference images from any public prefix of ours.
+  // Its own state and outputs, and reference images from any public prefix of ours (which the
+  // start handlers also read, before the charge, to check a reference of our own).
   read: ['provider-sim/', 'uploads/', 'videos/', 'images/'],
   write: ['provider-sim/'],
   listBucket: true,

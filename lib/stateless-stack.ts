@@ -5,10 +5,9 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { QUEUE_URL_VARIABLES, type QueueName } from '../functions/http/route';
+import { QUEUE_URL_VARIABLES, type QueueName } from '../functions/adapters/queues/queue-names';
 import {
   AUTHORIZER_HANDLER,
-  BACKGROUND_FUNCTIONS,
   COPY_WORKER_HANDLER,
   ROUTES,
   type Route,
@@ -16,6 +15,7 @@ import {
   WEBHOOK_DELIVERY_HANDLER,
   SUBMISSION_CONSUMER_HANDLER,
 } from '../functions/http/routes';
+import { providerModule } from '../functions/providers/registry';
 import { extraFilesOf } from './bundle-extras';
 import { ApiFunction, type ApiFunctionProps, constructIdFor } from './constructs/api-function';
 import { isPublicRoute, VidGenRestApi } from './constructs/rest-api';
@@ -25,6 +25,7 @@ import { ServiceDashboard } from './constructs/service-dashboard';
 import { WorkQueue } from './constructs/work-queue';
 import type { DeploySettings } from './deploy-settings';
 import { sharedEnvironment } from './function-environment';
+import { BACKGROUND_FUNCTIONS } from './function-needs';
 import {
   type FunctionNeeds,
   needsOf,
@@ -71,9 +72,8 @@ export class StatelessStack extends Stack {
   readonly functions = new Map<string, ApiFunction>();
   readonly restApi: VidGenRestApi;
   readonly sweepSchedule: Rule;
-  readonly providerSecret?: ISecret;
-  /** The provider's webhook signing secret (verifies its callbacks). */
-  readonly providerWebhookSecret?: ISecret;
+  /** The deployed providers' secrets (API tokens, callback signing secrets), by the variable that carries each ARN. */
+  readonly providerSecrets: ReadonlyMap<string, ISecret>;
   /** The stateful stack's table, bucket and CDN URL, read from SSM at deploy time (no imports). */
   readonly data: SharedResources;
   /** Where failed background invocations go, each with a depth alarm. */
@@ -93,14 +93,12 @@ export class StatelessStack extends Stack {
     const data = readSharedValues(this, settings.stage);
     this.data = data;
 
-    this.providerSecret = providerSecretOf(this, settings);
-    this.providerWebhookSecret = providerSecretOf(this, settings, 'webhookSecret');
+    this.providerSecrets = providerSecretsOf(this, settings);
     const environment = sharedEnvironment(settings, {
       tableName: data.tableName,
       bucketName: data.mediaBucketName,
       publicMediaBaseUrl: data.publicMediaBaseUrl,
-      ...(this.providerSecret && { providerSecretArn: this.providerSecret.secretArn }),
-      ...(this.providerWebhookSecret && { providerWebhookSecretArn: this.providerWebhookSecret.secretArn }),
+      providerSecretArns: Object.fromEntries([...this.providerSecrets].map(([variable, secret]) => [variable, secret.secretArn])),
     });
     const logRetention = settings.logRetentionDays as RetentionDays;
 
@@ -154,7 +152,7 @@ export class StatelessStack extends Stack {
       if (!declared) {
         Annotations.of(this).addWarningV2(
           'vidgen:undeclared-permissions',
-          `functions/handlers/${handler}.ts has no needs in the route table (functions/http/routes.ts); it gets only ${needs.table.actions.length ? 'the rate-limit counter' : 'no permissions'}.`,
+          `functions/handlers/${handler}.ts has no needs in lib/function-needs.ts; it gets only ${needs.table.actions.length ? 'the rate-limit counter' : 'no permissions'}.`,
         );
       }
       const fn = new ApiFunction(this, constructIdFor(handler), {
@@ -280,8 +278,7 @@ export class StatelessStack extends Stack {
       needs.copiesResults ? RESULT_COPY_MEDIA : undefined,
       needs.copiesResults ? SIMULATED_RESULT_SOURCE_MEDIA : undefined,
     );
-    if (needs.provider && this.providerSecret) fn.grantSecretRead(this.providerSecret);
-    if (needs.provider && this.providerWebhookSecret) fn.grantSecretRead(this.providerWebhookSecret);
+    if (needs.provider) for (const secret of this.providerSecrets.values()) fn.grantSecretRead(secret);
     if (needs.queuesCopies) {
       if (!copyWorker) throw new Error(`${fn.handlerName} queues copies but the copy worker does not exist yet.`);
       fn.grantInvoke(copyWorker.function);
@@ -289,10 +286,19 @@ export class StatelessStack extends Stack {
   }
 }
 
-/** The Replicate token's secret, imported by ARN or name; undefined for the simulated provider. */
-function providerSecretOf(scope: Construct, settings: DeploySettings, which: 'secret' | 'webhookSecret' = 'secret'): ISecret | undefined {
-  if (settings.provider.name !== 'replicate') return undefined;
-  const secret = settings.provider[which];
-  const id = which === 'secret' ? 'ReplicateToken' : 'ReplicateWebhookSecret';
-  return 'arn' in secret ? Secret.fromSecretCompleteArn(scope, id, secret.arn) : Secret.fromSecretNameV2(scope, id, secret.name);
+/** Every deployed provider's secrets, imported by ARN or name, by the variable that carries each ARN. */
+function providerSecretsOf(scope: Construct, settings: DeploySettings): Map<string, ISecret> {
+  const secrets = new Map<string, ISecret>();
+  for (const deployed of [settings.provider, ...settings.otherProviders]) {
+    for (const [field, secret] of Object.entries(providerModule(deployed.name)!.secrets)) {
+      const reference = deployed.secrets[field];
+      if (!secret.deployed || !reference) continue;
+      const id = `${pascal(deployed.name)}${pascal(field)}`;
+      const imported = 'arn' in reference ? Secret.fromSecretCompleteArn(scope, id, reference.arn) : Secret.fromSecretNameV2(scope, id, reference.name);
+      secrets.set(secret.deployed.arnVariable, imported);
+    }
+  }
+  return secrets;
 }
+
+const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { describeParseArgsError } from '../cli/parse-args-error';
 import { isSubscriptionStatus, SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../../functions/domain/account';
 import {
   createAccount,
@@ -8,6 +9,7 @@ import {
   revokeApiKey,
   setAccess,
 } from '../../functions/domain/account-admin';
+import { CONFIG_DEFAULTS } from '../../functions/config';
 import type { AdminConnection, TargetOptions } from './target';
 import { accountView, summaryView } from './views';
 
@@ -15,7 +17,7 @@ import { UsageError } from './errors';
 
 export { UsageError };
 
-export const USAGE = `Usage: npm run admin -- <command> [options]
+export const USAGE = `Usage: npm run -s admin -- <command> [options]
 
   account create [--credits N] [--paid] [--subscription ${SUBSCRIPTION_STATUSES.join('|')}]
   account show   --account ID
@@ -66,10 +68,12 @@ export function parseCommand(argv: string[]): ParsedCommand {
   try {
     parsed = parseArgs({ args: paidAsFlag(argv), options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(describeParseArgsError(error, Object.keys(OPTIONS)));
   }
   const { values, positionals } = parsed;
-  if (values.help || positionals.length === 0) return { name: 'help', values, target: {} };
+  if (values.help || (positionals.length === 1 && positionals[0] === 'help')) return { name: 'help', values, target: {} };
+  // No command is a usage mistake like any other (exit 2), so a script that forgot it fails.
+  if (positionals.length === 0) throw new UsageError('No command given.');
   if (positionals.length !== 2) throw new UsageError(`Expected "<group> <action>", got "${positionals.join(' ')}".`);
   return {
     name: positionals.join(' '),
@@ -102,6 +106,16 @@ function subscription(raw: string | undefined): SubscriptionStatus | undefined {
     throw new UsageError(`--subscription must be one of ${SUBSCRIPTION_STATUSES.join(', ')}; got "${raw}".`);
   }
   return raw;
+}
+
+/**
+ * How long a gateway keeps a key's authorization (API Gateway's authorizer cache, the local
+ * gateway's copy of it): a revoked key works that much longer where it was used recently. The
+ * deployed value is a deploy setting this CLI cannot read; it is the same default unless changed.
+ */
+export function authCacheTtlSeconds(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.AUTH_CACHE_TTL_SECONDS?.trim();
+  return raw && /^\d+$/.test(raw) ? Number(raw) : CONFIG_DEFAULTS.authCacheTtlSeconds;
 }
 
 /** Runs one command and returns the object to print. */
@@ -143,7 +157,15 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
     }
     case 'key revoke': {
       const key = await revokeApiKey(stores, need(values, 'key'));
-      return { key_id: key.keyId, account_id: key.accountId, status: 'revoked', revoked_at: key.revokedAt };
+      const ttl = authCacheTtlSeconds();
+      return {
+        key_id: key.keyId,
+        account_id: key.accountId,
+        status: 'revoked',
+        revoked_at: key.revokedAt,
+        effective_everywhere_within_seconds: ttl,
+        note: `The key may still be accepted for up to ${ttl} s where it was used recently: the gateway caches each key's authorization that long (AUTH_CACHE_TTL_SECONDS locally, the authCacheTtlSeconds deploy setting on AWS; ${CONFIG_DEFAULTS.authCacheTtlSeconds} s unless set).`,
+      };
     }
     default:
       throw new UsageError(`Unknown command "${command.name}".`);

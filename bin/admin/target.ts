@@ -4,11 +4,12 @@ import { createDb, type Db } from '../../functions/adapters/dynamodb/dynamo-clie
 import { DynamoLedgerStore } from '../../functions/adapters/dynamodb/ledger-repository';
 import type { AdminStores } from '../../functions/domain/account-admin';
 import { modeAwareAccounts } from '../../functions/domain/mode-accounts';
-import { localSettings } from '../local-stack/settings';
+import { localTarget, type LocalTarget } from '../local-stack/discovery';
 import { UsageError } from './errors';
 
 /**
- * Which table the admin CLI works on. By default the running local stack (`npm start`);
+ * Which table the admin CLI works on. By default the running local stack (`npm start`, found
+ * through its data folder whatever its ports: bin/local-stack/discovery.ts);
  * with --aws, the deployed table named by TABLE_NAME / AWS_REGION (or --table / --region),
  * using the normal AWS credential chain.
  */
@@ -20,25 +21,29 @@ export interface TargetOptions {
 
 export interface AdminConnection extends AdminStores {
   db: Db;
+  /** The local stack aimed at, unless --aws. */
+  local?: LocalTarget;
 }
 
 export function connect(options: TargetOptions, env: NodeJS.ProcessEnv = process.env): AdminConnection {
   let db: Db;
+  let local: LocalTarget | undefined;
   if (options.aws) {
     const tableName = options.table ?? env.TABLE_NAME;
     const region = options.region ?? env.AWS_REGION;
     if (!tableName || !region) throw new UsageError('--aws needs TABLE_NAME (or --table) and AWS_REGION (or --region).');
     db = createDb({ tableName, region });
   } else {
-    const local = localSettings();
+    local = localTarget(env);
     db = createDb({
-      tableName: options.table ?? env.TABLE_NAME ?? local.tableName,
-      region: options.region ?? env.AWS_REGION ?? local.region,
-      endpoint: env.DYNAMODB_ENDPOINT ?? `http://${local.host}:${local.dynamodbPort}`,
+      tableName: options.table ?? local.tableName,
+      region: options.region ?? local.region,
+      endpoint: local.dynamodbEndpoint,
     });
   }
   return {
     db,
+    ...(local && { local }),
     accounts: modeAwareAccounts(new DynamoAccountStore(db)),
     apiKeys: new DynamoApiKeyStore(db),
     ledger: new DynamoLedgerStore(db),

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { hashApiKey, keyIdFromHash } from '../../functions/domain/api-key';
+import { localTarget, notRunningHint, type LocalTarget } from '../local-stack/discovery';
 import { localSettings, REPO_ROOT, type LocalSettings } from '../local-stack/settings';
 import { canConnectNow } from '../local-stack/wait-for-port';
 import type { BundledFunction } from './assembly';
@@ -8,8 +9,8 @@ import type { BundledFunction } from './assembly';
 /**
  * The environment a bundled function gets when invoked against the running local stack: the
  * function's own settings from the template (timeouts, rate limit, NODE_OPTIONS), pointed at
- * DynamoDB Local, s3rver and the local /media route exactly as `npm start` configures its
- * in-process handlers (bin/local-stack/settings.ts). Variables you set yourself win.
+ * DynamoDB Local, s3rver and the local /media route of the running `npm start`, whatever its
+ * ports (bin/local-stack/discovery.ts). Variables you set yourself win.
  */
 const LOCAL_OVERRIDABLE = [
   'TABLE_NAME',
@@ -30,15 +31,14 @@ const LOCAL_OVERRIDABLE = [
   'COPY_WORKER_FUNCTION',
 ] as const;
 
-export function localStackEnvironment(settings: LocalSettings = localSettings()): Record<string, string> {
-  const host = settings.host;
+export function localStackEnvironment(target: LocalTarget = localTarget()): Record<string, string> {
   return {
-    TABLE_NAME: settings.tableName,
-    AWS_REGION: settings.region,
-    DYNAMODB_ENDPOINT: `http://${host}:${settings.dynamodbPort}`,
-    S3_ENDPOINT: `http://${host}:${settings.s3Port}`,
-    MEDIA_BUCKET: settings.mediaBucket,
-    PUBLIC_MEDIA_BASE_URL: `http://${host}:${settings.apiPort}/media`,
+    TABLE_NAME: target.tableName,
+    AWS_REGION: target.region,
+    DYNAMODB_ENDPOINT: target.dynamodbEndpoint,
+    S3_ENDPOINT: target.s3Endpoint,
+    MEDIA_BUCKET: target.mediaBucket,
+    PUBLIC_MEDIA_BASE_URL: target.publicMediaBaseUrl,
     PROVIDER: 'simulated',
   };
 }
@@ -119,7 +119,10 @@ export function fillPlaceholders(event: unknown, values: Record<string, string>)
  * The local endpoints in a function's environment that nothing answers on: with the local stack
  * down, a handler still returns (a 500 envelope), so the CLI says why instead.
  */
-export async function localStackHint(environment: Record<string, string>): Promise<string | undefined> {
+export async function localStackHint(
+  environment: Record<string, string>,
+  target: LocalTarget = localTarget(),
+): Promise<string | undefined> {
   const endpoints: Array<[string, string | undefined]> = [
     ['DynamoDB Local', environment.DYNAMODB_ENDPOINT],
     ['s3rver', environment.S3_ENDPOINT],
@@ -129,7 +132,7 @@ export async function localStackHint(environment: Record<string, string>): Promi
     const url = new URL(endpoint);
     if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) continue;
     if (!(await canConnectNow(url.hostname.replace(/^\[|\]$/g, ''), Number(url.port || 80)))) {
-      return `Nothing answers at ${endpoint} (${name}). Is the local stack running (npm start)?`;
+      return notRunningHint(target, name, endpoint, 'DYNAMODB_PORT and S3_PORT (or DYNAMODB_ENDPOINT and S3_ENDPOINT)');
     }
   }
   return undefined;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyResult } from 'aws-lambda';
 import { GATEWAY_RESPONSES, type GatewayResponse } from '../../functions/contract/gateway-responses';
+import { gatewayAccess } from '../../functions/http/route';
 import { AUTHORIZER_HANDLER, ROUTES, type Route } from '../../functions/http/routes';
 import { AuthorizerCache, policyAllows } from './authorizer-cache';
 import { lambdaContext } from '../lambda-context.cjs';
@@ -11,7 +12,8 @@ import { createRouter } from './router';
 
 /**
  * The local API Gateway: routes a request, runs the REQUEST authorizer (with API Gateway's
- * result cache), then the endpoint's Lambda handler, in this process. Requests the gateway
+ * result cache) unless the route's callers are public, then the endpoint's Lambda handler, in
+ * this process. Requests the gateway
  * would refuse itself (unknown route, no key, body too large) get the same envelopes as the
  * gateway responses of the deployed API.
  */
@@ -27,7 +29,10 @@ export interface ApiServerOptions {
 }
 
 export function apiRequestListener(options: ApiServerOptions): http.RequestListener {
-  const match = createRouter(options.routes ?? ROUTES);
+  const routes = options.routes ?? ROUTES;
+  // Read every declaration now, so a route the gateway cannot serve fails the start, not a request.
+  const access = new Map(routes.map((route) => [route, gatewayAccess(route)]));
+  const match = createRouter(routes);
   const cache = new AuthorizerCache(options.authCacheTtlSeconds);
   const handlers = new Map<string, LambdaHandler>();
   const handlerFor = (name: string) => {
@@ -68,7 +73,7 @@ export function apiRequestListener(options: ApiServerOptions): http.RequestListe
     if (!found) return sendGateway(res, call, GATEWAY_RESPONSES.notFound);
 
     let authorizerContext: (Record<string, string> & { principalId: string }) | undefined;
-    if (found.route.auth !== 'none') {
+    if (access.get(found.route) === 'apiKey') {
       const auth = await authorize(call, found.route, found.pathParameters);
       if (!auth) return sendGateway(res, call, GATEWAY_RESPONSES.unauthorized);
       authorizerContext = { principalId: auth.principalId, ...(auth.context as Record<string, string>) };

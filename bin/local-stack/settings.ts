@@ -7,8 +7,8 @@ import path from 'node:path';
  */
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
-function port(name: string, fallback: number): number {
-  const raw = process.env[name];
+function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
   if (!raw) return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0 || value > 65535) {
@@ -35,17 +35,17 @@ export interface LocalSettings {
   sweepIntervalSeconds: number;
 }
 
-export function localSettings(): LocalSettings {
+export function localSettings(env: NodeJS.ProcessEnv = process.env): LocalSettings {
   return {
     host: '127.0.0.1',
-    apiPort: port('PORT', 3000),
-    dynamodbPort: port('DYNAMODB_PORT', 8000),
-    s3Port: port('S3_PORT', 4569),
-    tableName: process.env.TABLE_NAME ?? 'vidgen-local',
-    mediaBucket: process.env.MEDIA_BUCKET ?? 'vidgen-media-local',
-    region: process.env.AWS_REGION ?? 'local',
-    dataDir: path.resolve(process.env.DATA_DIR ?? path.join(REPO_ROOT, '.data')),
-    sweepIntervalSeconds: Number(process.env.SWEEP_INTERVAL_SECONDS ?? 5),
-    ...(process.env.API_BASE_URL && { apiBaseUrl: process.env.API_BASE_URL }),
+    apiPort: port(env, 'PORT', 3000),
+    dynamodbPort: port(env, 'DYNAMODB_PORT', 8000),
+    s3Port: port(env, 'S3_PORT', 4569),
+    tableName: env.TABLE_NAME ?? 'vidgen-local',
+    mediaBucket: env.MEDIA_BUCKET ?? 'vidgen-media-local',
+    region: env.AWS_REGION ?? 'local',
+    dataDir: path.resolve(env.DATA_DIR ?? path.join(REPO_ROOT, '.data')),
+    sweepIntervalSeconds: Number(env.SWEEP_INTERVAL_SECONDS ?? 5),
+    ...(env.API_BASE_URL && { apiBaseUrl: env.API_BASE_URL }),
   };
 }

@@ -1,9 +1,13 @@
 import { parseArgs } from 'node:util';
+import { describeParseArgsError } from '../cli/parse-args-error';
 
 /** A mistake in how the command was called: exit code 2. */
 export class UsageError extends Error {}
 
-export const USAGE = `Usage: vidgen <command> [options]
+/** How users run this CLI in this repository (package.json "bin"); messages name it. */
+export const VIDGEN = 'npx vidgen';
+
+export const USAGE = `Usage: ${VIDGEN} <command> [options]   (also: npm run -s vidgen -- <command> [options])
 
 Commands:
   generate "PROMPT" [--model M] [--duration N] [--resolution R] [--aspect-ratio A]
@@ -128,7 +132,7 @@ export function parseCommand(argv: string[]): Command {
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(describeParseArgsError(error, Object.keys(OPTIONS)));
   }
   const { values, positionals } = parsed;
   const [name, ...operands] = positionals;

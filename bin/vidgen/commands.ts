@@ -10,7 +10,7 @@ import type {
   VideoTask,
 } from '../../client/src/index';
 import { verifyWebhook } from '../../client/src/index';
-import { UsageError, type Command, type WaitSettings } from './args';
+import { UsageError, VIDGEN, type Command, type WaitSettings } from './args';
 import { download, DownloadError, numberedFile } from './download';
 import { formatCredits, formatDeliveryList, formatFields, formatImageList, formatSize, formatTransactionList, formatVideoList } from './format';
 import { startProgress, type ProgressStream } from './progress';
@@ -132,7 +132,7 @@ async function finish(
     try {
       task = 'video_id' in task ? await client.waitForVideo(id, options) : await client.waitForImage(id, options);
     } catch (error) {
-      if (io.signal.aborted) io.stderr.write(`Stopped waiting. ${id} carries on: vidgen status ${id} --wait\n`);
+      if (io.signal.aborted) io.stderr.write(`Stopped waiting. ${id} carries on: ${VIDGEN} status ${id} --wait\n`);
       throw error;
     } finally {
       progress.stop();
@@ -144,10 +144,12 @@ async function finish(
 
   if (task.status === 'failed') {
     const error = task.error ?? { code: 'failed', message: 'The task failed.' };
-    io.stderr.write(`error [${error.code}]: ${error.message} (${id}; its credits were refunded)\n`);
+    // The API's failure messages say the refund themselves: say it once.
+    const refund = /refunded/i.test(error.message) ? '' : '; its credits were refunded';
+    io.stderr.write(`error [${error.code}]: ${error.message} (${id}${refund})\n`);
     return 1;
   }
-  if (task.status === 'processing' && !json) io.stderr.write(`Check on it with: vidgen status ${id} --wait\n`);
+  if (task.status === 'processing' && !json) io.stderr.write(`Check on it with: ${VIDGEN} status ${id} --wait\n`);
   return 0;
 }
 

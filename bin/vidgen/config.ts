@@ -3,10 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_BASE_URL } from '../../client/src/index';
 import { UsageError } from './args';
+import { addressFile, runningLocalStack } from '../local-stack/discovery';
+import { localSettings } from '../local-stack/settings';
 
 export interface CliConfig {
   apiKey: string;
   baseUrl: string;
+  /** Where baseUrl came from, for the hint when nothing answers there. */
+  baseUrlFrom: string;
 }
 
 /** ~/.config/vidgen/config.json ($XDG_CONFIG_HOME when set), or VIDGEN_CONFIG. */
@@ -18,7 +22,9 @@ export function configPath(env: NodeJS.ProcessEnv = process.env): string {
 
 /**
  * The key and base URL: the environment first (VIDGEN_API_KEY, VIDGEN_BASE_URL), then the
- * config file. A missing file is fine; an unreadable one or no key at all is a usage error.
+ * config file; for the base URL then the local stack `npm start` runs in this repository (on
+ * whatever port it was given), then the default. A missing file is fine; an unreadable one or
+ * no key at all is a usage error.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): CliConfig {
   const file = configPath(env);
@@ -27,11 +33,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CliConfig {
   if (!apiKey) {
     throw new UsageError(`No API key. Set VIDGEN_API_KEY, or put {"apiKey": "vg_live_..."} in ${file}.`);
   }
-  const baseUrl = env.VIDGEN_BASE_URL?.trim() || saved.baseUrl || DEFAULT_BASE_URL;
+  const dataDir = localSettings(env).dataDir;
+  const local = runningLocalStack(dataDir)?.baseUrl;
+  const [baseUrl, baseUrlFrom] = env.VIDGEN_BASE_URL?.trim()
+    ? [env.VIDGEN_BASE_URL.trim(), 'VIDGEN_BASE_URL']
+    : saved.baseUrl
+      ? [saved.baseUrl, file]
+      : local
+        ? [local, `the running local stack (${addressFile(dataDir)})`]
+        : [DEFAULT_BASE_URL, 'the default'];
   if (!/^https?:\/\/[^/]/i.test(baseUrl)) {
     throw new UsageError(`The base URL must be an http(s) URL ending in /api/v1, got "${baseUrl}".`);
   }
-  return { apiKey, baseUrl };
+  return { apiKey, baseUrl, baseUrlFrom };
 }
 
 function readConfigFile(file: string): { apiKey?: string; baseUrl?: string } {

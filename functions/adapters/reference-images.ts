@@ -1,4 +1,5 @@
-import { MAX_UPLOAD_BYTES } from '../domain/image-type';
+import { oversizeReason } from '../domain/image-size';
+import { MAX_UPLOAD_BYTES, sniffImageType } from '../domain/image-type';
 import type { ReferenceUrlPolicy } from '../domain/ports';
 import { isPublicMediaKey } from './s3/media-layout';
 import type { ObjectStorage } from './s3/object-storage';
@@ -14,12 +15,18 @@ export class ReferenceUnavailableError extends Error {
 }
 
 const FETCH_TIMEOUT_MS = 10_000;
+/** Enough of one of our own files to tell its type and, nearly always, its declared size. */
+const HEAD_BYTES = 64 * 1024;
+const NO_SUCH_FILE = 'there is no such file in our storage (upload it again)';
 
 /**
  * User-supplied reference images (`image_url`, `images`): which URLs we refuse outright (checked
- * before a request is charged, no network I/O) and reading the others: straight from the bucket
- * when it is one of our own public files, otherwise through the SSRF-safe fetcher (public
- * http(s) targets only, at most 10 MiB in 10 s).
+ * before a request is charged: the URL itself, and for one of our own files its first bytes,
+ * so a missing file, a video or an oversized image is refused before the charge; no other
+ * network I/O) and reading the others: straight from the bucket when it is one of our own
+ * public files, otherwise through the SSRF-safe fetcher (public http(s) targets only, at most
+ * 10 MiB in 10 s). An image declaring more than MAX_IMAGE_SIDE pixels per side is refused
+ * before anything decodes it.
  */
 export class ReferenceImages implements ReferenceUrlPolicy {
   private readonly fetcher: SafeFetcher;
@@ -37,7 +44,28 @@ export class ReferenceImages implements ReferenceUrlPolicy {
       });
   }
 
-  whyRefused(url: string): string | undefined {
+  async whyRefused(url: string): Promise<string | undefined> {
+    const refused = this.refusalOfUrl(url);
+    const key = this.storage.keyOf(url);
+    if (refused !== undefined || key === undefined) return refused;
+    const file = await this.storage.inspect(key, HEAD_BYTES);
+    if (!file) return NO_SUCH_FILE;
+    if (!sniffImageType(file.head)) {
+      return `it is not a JPEG, PNG or WebP image (our file is ${file.contentType ?? 'of another type'})`;
+    }
+    return oversizeReason(file.head);
+  }
+
+  /** The image's bytes; throws ReferenceUnavailableError saying why it cannot be had. */
+  async read(url: string): Promise<Buffer> {
+    const bytes = await this.readBytes(url);
+    const oversize = oversizeReason(bytes);
+    if (oversize) throw new ReferenceUnavailableError(oversize);
+    return bytes;
+  }
+
+  /** What the URL alone tells (no I/O). */
+  private refusalOfUrl(url: string): string | undefined {
     if (this.isOurOrigin(url)) {
       const key = this.storage.keyOf(url);
       return key !== undefined && isPublicMediaKey(key)
@@ -48,14 +76,13 @@ export class ReferenceImages implements ReferenceUrlPolicy {
     return refusal && refusalWords(refusal);
   }
 
-  /** The image's bytes; throws ReferenceUnavailableError saying why it cannot be had. */
-  async read(url: string): Promise<Buffer> {
-    const refused = this.whyRefused(url);
+  private async readBytes(url: string): Promise<Buffer> {
+    const refused = this.refusalOfUrl(url);
     if (refused) throw new ReferenceUnavailableError(refused);
     const key = this.storage.keyOf(url);
     if (key !== undefined) {
       const bytes = await this.storage.getBytes(key);
-      if (!bytes) throw new ReferenceUnavailableError('there is no such file in our storage (upload it again)');
+      if (!bytes) throw new ReferenceUnavailableError(NO_SUCH_FILE);
       return bytes;
     }
     try {

@@ -17,7 +17,7 @@ import { taskEndedEvent } from '../domain/webhooks';
 import { appConfig } from './config';
 import { webhooks } from './webhooks';
 import { appMediaStorage } from './media';
-import { buildProvider, buildTestProvider } from './provider';
+import { buildOtherProviders, buildProvider, buildTestProvider } from './provider';
 import { stores, type Stores } from './stores';
 
 /** Everything the task use cases need, with the copy queue that fits where we run. */
@@ -30,6 +30,8 @@ export function buildLifecycle(
   let deps: StartDeps | undefined;
   const configured = parts.provider ?? buildProvider(config, parts.storage, references);
   const provider = instrumentedProvider(configured, powertoolsTelemetry);
+  // Not measured when it is not the configured one: the provider metrics watch the real upstream.
+  const testProvider = config.provider.name === 'simulated' ? provider : buildTestProvider(config, parts.storage, references);
   const { submissions } = config;
   const callbackBase = submissions.callbackBaseUrl;
   const copyQueue: CopyQueue = config.copyWorkerFunction
@@ -41,8 +43,11 @@ export function buildLifecycle(
     idempotency,
     references,
     provider,
-    // Not measured when it is not the configured one: the provider metrics watch the real upstream.
-    testProvider: config.provider.name === 'simulated' ? provider : buildTestProvider(config, parts.storage, references),
+    testProvider,
+    otherProviders: buildOtherProviders(config, parts.storage, references, (other) =>
+      // The simulated one is test mode's: not measured, as the provider metrics watch real upstreams.
+      other.name === testProvider.name ? testProvider : instrumentedProvider(other, powertoolsTelemetry),
+    ),
     media: parts.storage,
     copyQueue,
     clock: () => new Date(),

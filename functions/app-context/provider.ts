@@ -1,83 +1,61 @@
 import type { ReferenceImages } from '../adapters/reference-images';
 import type { ObjectStorage } from '../adapters/s3/object-storage';
-import { readSecret, SECRET_MAX_AGE_SECONDS, type SecretReader } from '../adapters/secrets';
+import { readSecret, type SecretReader } from '../adapters/secrets';
 import { powertoolsTelemetry } from '../observability/telemetry';
-import type { Config, SecretSource, SimulatedOutputs } from '../config';
+import type { Config, ProviderConfig } from '../config';
 import type { GenerationProvider } from '../domain/provider';
-import { lazyProvider } from '../providers/lazy-provider';
-import defaultReplicateModels from '../providers/replicate/default-models.json';
-import { parseModelMap } from '../providers/replicate/model-map';
-import { ReplicateProvider } from '../providers/replicate/replicate-provider';
-import { SimulatedProvider } from '../providers/simulated/simulated-provider';
+import type { ProviderParts } from '../providers/provider-module';
+import { providerModule } from '../providers/registry';
+import { simulated } from '../providers/simulated';
 
 /**
- * The configured generation provider. Building it makes no network call. `readSecretValue`
- * reads Secrets Manager (a test passes its own).
+ * The configured generation provider, built by its module (functions/providers/registry.ts).
+ * Building it makes no network call. `readSecretValue` reads Secrets Manager (a test passes its own).
  */
 export function buildProvider(
-  { provider: config, region, simulatedOutputs }: Config,
+  config: Config,
   storage: ObjectStorage,
   references: ReferenceImages,
-  readSecretValue: SecretReader = (secretArn) => readSecret(region, secretArn),
+  readSecretValue: SecretReader = (secretArn) => readSecret(config.region, secretArn),
 ): GenerationProvider {
-  if (config.name === 'replicate') {
-    const models = parseModelMap(config.modelsJson ? JSON.parse(config.modelsJson) : defaultReplicateModels);
-    const replicate = (apiToken: string, webhookSecret: string | undefined) =>
-      new ReplicateProvider({
-        baseUrl: config.baseUrl,
-        apiToken,
-        timeoutMs: config.timeoutMs,
-        models,
-        ...(webhookSecret !== undefined && { webhookSecret }),
-      });
-    const { apiToken: token, webhookSecret } = config;
-    if ('value' in token && (webhookSecret === undefined || 'value' in webhookSecret)) {
-      return replicate(token.value, webhookSecret?.value);
-    }
-    // On AWS the token and the webhook secret stay in Secrets Manager, read on the first
-    // provider call (only the functions that call the provider are allowed to read them) and
-    // again every few minutes, so a rotated one is picked up without a redeploy.
-    const reveal = (source: SecretSource) => ('value' in source ? Promise.resolve(source.value) : readSecretValue(source.secretArn));
-    return lazyProvider(
-      'replicate',
-      async () => {
-        const [apiToken, secret] = await Promise.all([reveal(token), webhookSecret && reveal(webhookSecret)]);
-        return replicate(apiToken, secret);
-      },
-      {
-        rebuildAfterMs: SECRET_MAX_AGE_SECONDS * 1000,
-        onRebuildError: (error) =>
-          powertoolsTelemetry.warn('provider secrets not refreshed; the previous ones stay in use', { error: String(error) }),
-      },
-    );
-  }
-  return simulatedProvider({ delaySeconds: config.delaySeconds, outputs: simulatedOutputs, callbackSecret: config.callbackSecret }, storage, references);
+  return build(config.provider, partsFor(config, storage, references, readSecretValue));
+}
+
+/**
+ * The other providers configured here, by name, each built on its first use: tasks that
+ * recorded one are followed there after PROVIDER changed. `wrap` decorates each (metrics).
+ */
+export function buildOtherProviders(
+  config: Config,
+  storage: ObjectStorage,
+  references: ReferenceImages,
+  wrap: (provider: GenerationProvider) => GenerationProvider = (provider) => provider,
+): (name: string) => GenerationProvider | undefined {
+  const parts = partsFor(config, storage, references, (secretArn) => readSecret(config.region, secretArn));
+  const built = new Map<string, GenerationProvider>();
+  return (name) => {
+    const settings = config.otherProviders?.find((other) => other.name === name);
+    if (!settings) return undefined;
+    if (!built.has(name)) built.set(name, wrap(build(settings, parts)));
+    return built.get(name);
+  };
 }
 
 /** The provider of test-mode tasks: always a simulated one, so a test key never reaches the real upstream. */
 export function buildTestProvider(config: Config, storage: ObjectStorage, references: ReferenceImages): GenerationProvider {
-  // Its callbacks are signed with SIM_CALLBACK_SECRET, read only with PROVIDER=simulated: with
-  // another provider, test-mode tasks are followed by polls.
-  const callbackSecret = config.provider.name === 'simulated' ? config.provider.callbackSecret : undefined;
-  return simulatedProvider(
-    { delaySeconds: config.testModeDelaySeconds, outputs: config.simulatedOutputs, callbackSecret },
-    storage,
-    references,
-  );
+  // Its callbacks are signed with SIM_CALLBACK_SECRET only with PROVIDER=simulated (then it is the
+  // configured provider itself): with another provider, test-mode tasks are followed by polls.
+  return simulated.create({ name: 'simulated', delaySeconds: config.testModeDelaySeconds }, partsFor(config, storage, references, () => {
+    throw new Error('The simulated provider reads no secret.');
+  }));
 }
 
-function simulatedProvider(
-  { delaySeconds, outputs, callbackSecret }: { delaySeconds: number; outputs: SimulatedOutputs; callbackSecret: string | undefined },
-  storage: ObjectStorage,
-  references: ReferenceImages,
-): GenerationProvider {
-  return new SimulatedProvider({
-    storage,
-    delayMs: delaySeconds * 1000,
-    outputs,
-    fetchReference: (url) => references.read(url),
-    ...(callbackSecret !== undefined && { callbackSecret }),
-    // A dropped callback changes nothing: polling and the sweeper still end the task.
-    onCallbackError: (error) => powertoolsTelemetry.warn('simulated provider callback dropped', { error: String(error) }),
-  });
+function build(settings: ProviderConfig, parts: ProviderParts): GenerationProvider {
+  const module = providerModule(settings.name);
+  if (!module) throw new Error(`No provider module "${settings.name}".`);
+  return module.create(settings, parts);
+}
+
+function partsFor(config: Config, storage: ObjectStorage, references: ReferenceImages, readSecretValue: SecretReader): ProviderParts {
+  return { storage, references, simulatedOutputs: config.simulatedOutputs, readSecretValue, telemetry: powertoolsTelemetry };
 }

@@ -44,11 +44,25 @@ export interface ErrorStatusDoc {
   example: string;
 }
 
+/**
+ * Paths the gateway's messages point to (routes.ts serves them; a test keeps the two in step).
+ * Paths, not URLs: a gateway response is the same text on every host and stage.
+ */
+export const API_REFERENCE_PATH = '/api/v1/docs';
+export const DIRECT_UPLOAD_PATH = '/api/v1/uploads';
+/**
+ * API Gateway's payload limit (its "10 MB" is 10 MiB). The local gateway takes a little more, so
+ * that there the upload handler, not the gateway, refuses a file over 10 MiB.
+ */
+export const MAX_REQUEST_BODY_MIB = 10;
+
 /** Messages the platform answers with before any handler runs (gateway responses). */
 export const GATEWAY_MESSAGES = {
   unauthorized: 'Missing or invalid API key. Send Authorization: Bearer <API_KEY>.',
-  notFound: 'No such route. See the API reference for the available endpoints.',
-  payloadTooLarge: 'The request body is too large.',
+  notFound: `No such route. The API reference at ${API_REFERENCE_PATH} lists every endpoint.`,
+  payloadTooLarge:
+    `The request body is larger than the ${MAX_REQUEST_BODY_MIB} MiB the API accepts. ` +
+    `Upload an image with POST ${DIRECT_UPLOAD_PATH}: it answers a form that sends the file straight to storage (up to 10 MiB).`,
   badRequest: 'The request could not be processed. Check the method, headers and body.',
   throttled: 'Too many requests.',
   internal: 'Something went wrong on our side.',

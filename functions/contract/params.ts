@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { MAX_IMAGE_SIDE } from '../domain/image-size';
 import { MAX_UPLOAD_BYTES } from '../domain/image-type';
 
 /** Request headers, path parameters and the upload form, as the API reference describes them. */
@@ -28,7 +29,7 @@ export const uploadIdParam = z.object({
 export const uploadForm = z
   .object({
   image: z.string().meta({
-    description: `The image file: JPEG, PNG or WebP (decided from its bytes), 1 byte to ${MAX_UPLOAD_BYTES} bytes (10 MiB). Exactly one file part.`,
+    description: `The image file: JPEG, PNG or WebP (decided from its bytes), 1 byte to ${MAX_UPLOAD_BYTES} bytes (10 MiB), at most ${MAX_IMAGE_SIDE} pixels per side (read from its header). Exactly one file part.`,
     format: 'binary',
     contentMediaType: 'application/octet-stream',
   }),

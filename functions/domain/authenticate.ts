@@ -1,18 +1,8 @@
 import { hashApiKey, isWellFormedApiKey, keyIdFromHash, parseBearer, sameHash } from './api-key';
 import { UnauthorizedError } from './errors';
-import { scopeOf, type KeyMode } from './mode';
+import { scopeOf } from './mode';
+import type { ApiKeyPrincipal } from './principal';
 import type { ApiKeyStore } from './ports';
-
-export interface Principal {
-  /**
-   * Whose data the request acts on: the account's id for a live key, the account's test scope
-   * for a test key (functions/domain/mode.ts). Every store is keyed by it, so modes never mix.
-   */
-  accountId: string;
-  mode: KeyMode;
-  keyId: string;
-  rateLimit: number;
-}
 
 /**
  * Resolves an Authorization header to the account it acts for. Malformed keys are refused
@@ -23,7 +13,7 @@ export async function authenticate(
   keys: ApiKeyStore,
   authorizationHeader: string | undefined,
   defaultRateLimit: number,
-): Promise<Principal> {
+): Promise<ApiKeyPrincipal> {
   const apiKey = parseBearer(authorizationHeader);
   if (!apiKey || !isWellFormedApiKey(apiKey)) throw new UnauthorizedError();
 
@@ -33,6 +23,7 @@ export async function authenticate(
     throw new UnauthorizedError();
   }
   return {
+    kind: 'apiKey',
     accountId: scopeOf(record.accountId, record.mode),
     mode: record.mode,
     keyId: record.keyId,

@@ -1,7 +1,7 @@
 import { TaskNotCancelableError } from './errors';
 import { ownTask } from './get-task';
 import { withProgress, progressOf } from './progress';
-import { providerFor } from './provider-choice';
+import { providerOfTask } from './provider-choice';
 import { narrowTask, type TaskKind, type TaskOfKind } from './task';
 import { refundEntry } from './ledger';
 import { announceEnded, FAILURE_MESSAGES, type LifecycleDeps } from './task-lifecycle';
@@ -25,7 +25,8 @@ export async function cancelTask<K extends TaskKind>(
 
   const clock = deps.clock();
   const now = clock.toISOString();
-  const canceled = await deps.tasks.failAndRefund(task, { code: 'canceled', message: FAILURE_MESSAGES.canceled }, refundEntry(task, now), now, {
+  const error = { code: 'canceled', message: FAILURE_MESSAGES.canceled } as const;
+  const canceled = await deps.tasks.failAndRefund(task, error, refundEntry(task, now, error), now, {
     onlyBeforeOutputs: true,
     progress: progressOf(task, clock),
   });
@@ -38,7 +39,7 @@ export async function cancelTask<K extends TaskKind>(
 
   if (task.provider) {
     try {
-      await providerFor(deps, task).cancel(task.provider.jobId);
+      await providerOfTask(deps, task).cancel(task.provider.jobId);
     } catch (error) {
       // Best effort: the task is canceled and refunded either way; a job that runs on is not ours to bill.
       deps.telemetry.warn('upstream cancel failed', { task_id: taskId, error: String(error) });

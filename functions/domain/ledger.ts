@@ -1,5 +1,5 @@
 import { newLedgerEntryId } from './ids';
-import type { Task } from './task';
+import type { Task, TaskError } from './task';
 
 /**
  * The credit ledger is append-only: every change to a balance (grant, charge, refund) is one
@@ -37,15 +37,20 @@ export function chargeEntry(task: Pick<Task, 'accountId' | 'taskId' | 'kind' | '
   };
 }
 
-/** A failed task's refund: its whole price back, dated when it failed. */
-export function refundEntry(task: Pick<Task, 'accountId' | 'taskId' | 'kind' | 'creditsUsed'>, now: string): LedgerEntry {
+/** The refund of a task ended by `error`: its whole price back, dated when it ended; a cancel is told apart from a failure in its reason. */
+export function refundEntry(task: Pick<Task, 'accountId' | 'taskId' | 'kind' | 'creditsUsed'>, now: string, error: Pick<TaskError, 'code'>): LedgerEntry {
   return {
     entryId: newLedgerEntryId(),
     accountId: task.accountId,
     kind: 'refund',
     amount: task.creditsUsed,
-    reason: `refund: ${task.kind} task failed`,
+    reason: refundReason(task.kind, error.code === 'canceled' ? 'canceled' : 'failed'),
     taskId: task.taskId,
     createdAt: now,
   };
+}
+
+/** A refund's reason in the history: what ended the task ("refund: video task canceled"). */
+export function refundReason(kind: 'video' | 'image', endedBy: 'canceled' | 'failed'): string {
+  return `refund: ${kind} task ${endedBy}`;
 }

@@ -24,9 +24,10 @@ export function modeAwareAccounts(store: AccountStore, clock: () => Date = () =>
     // Access rules belong to the account: set on the live one whichever scope is named.
     updateAccess: (scopeId, changes, now) => store.updateAccess(accountOfScope(scopeId), changes, now),
     grant: async (entry) => {
-      // Opens the test balance first; without a live account it is not opened, and the store
-      // refuses the grant as it refuses any unknown account.
-      if (isTestScope(entry.accountId)) await testAccount(store, entry.accountId, clock);
+      // Opens the test balance first (at the grant's own time: one clock read, so the balance is
+      // never created after the grant updated it); without a live account it is not opened,
+      // and the store refuses the grant as it refuses any unknown account.
+      if (isTestScope(entry.accountId)) await testAccount(store, entry.accountId, () => new Date(entry.createdAt));
       await store.grant(entry);
     },
   };

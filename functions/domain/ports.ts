@@ -260,10 +260,13 @@ export interface UploadPublications {
   release(accountId: string, uploadId: string): Promise<void>;
 }
 
-/** Which user-supplied reference image URLs we refuse to fetch, judged without network I/O. */
+/**
+ * Which user-supplied reference image URLs we refuse, judged before a charge: from the URL, and
+ * for our own files from what storage holds (never by fetching anyone else's URL).
+ */
 export interface ReferenceUrlPolicy {
   /** Why `url` would be refused (words a client can act on), or undefined. */
-  whyRefused(url: string): string | undefined;
+  whyRefused(url: string): Promise<string | undefined>;
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   type GenerationProvider,
   type ProviderCallback,
 } from './provider';
-import { providerFor } from './provider-choice';
+import { providerNamed } from './provider-choice';
 import { cancelQuietly } from './submission';
 import type { Task } from './task';
 import { applyOutcome, type LifecycleDeps } from './task-lifecycle';
@@ -54,7 +54,7 @@ export async function receiveProviderCallback(
   address: CallbackAddress,
   request: CallbackRequest,
 ): Promise<CallbackResult> {
-  const provider = providerNamed(deps, address);
+  const provider = callingProvider(deps, address);
   const target: CallbackTarget = { provider: address.provider, accountId: address.accountId, taskId: address.taskId };
   const bound = address.token !== undefined;
   if (bound) await checkToken(provider, target, address.token!);
@@ -142,12 +142,13 @@ async function apply(deps: LifecycleDeps, task: Task, callback: ProviderCallback
 }
 
 /**
- * The provider a callback route names, if it is the one the task's scope submits to (a test-mode
- * task's is the simulated one): the signature is then checked with that provider's secret only.
+ * The provider a callback route names, among those a task of the account's scope may run on (a
+ * test-mode task's is the simulated one; a live task's, any configured here, so a job sent before
+ * PROVIDER changed still reports): the signature is then checked with that provider's secret only.
  */
-function providerNamed(deps: LifecycleDeps, target: CallbackTarget): GenerationProvider {
-  const provider = providerFor(deps, { accountId: target.accountId });
-  if (provider.name !== target.provider) throw new NotFoundError(`No provider "${target.provider.slice(0, 64)}" calls back here.`);
+function callingProvider(deps: LifecycleDeps, target: CallbackTarget): GenerationProvider {
+  const provider = providerNamed(deps, target.accountId, target.provider);
+  if (!provider) throw new NotFoundError(`No provider "${target.provider.slice(0, 64)}" calls back here.`);
   return provider;
 }
 

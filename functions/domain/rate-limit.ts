@@ -1,3 +1,5 @@
+import type { Principal } from './principal';
+
 /**
  * Fixed one-minute windows aligned to the minute. A window is identified by the
  * unix minute it starts at; its counter expires (DynamoDB TTL) shortly after it ends.
@@ -54,4 +56,31 @@ export async function consumeRequest(
     };
   }
   return { allowed: true, limit, remaining: Math.max(0, limit - count), resetAt: window.resetAt };
+}
+
+/** Counts a request against its principal's window; what every API handler does first. */
+export interface RateLimiter {
+  consume(principal: Principal): Promise<RateDecision>;
+}
+
+/**
+ * Whose window a principal's requests count in, and its size: an API key has its own (two keys
+ * of one account do not share), a console user (sketch) too, apart from any key's.
+ */
+export function rateSubjectOf(principal: Principal): { id: string; limit: number } {
+  switch (principal.kind) {
+    case 'apiKey':
+      return { id: principal.keyId, limit: principal.rateLimit };
+    case 'session':
+      return { id: `user:${principal.userId}`, limit: principal.rateLimit };
+  }
+}
+
+export function principalRateLimiter(counter: RateCounter, now: () => number = Date.now): RateLimiter {
+  return {
+    consume: (principal) => {
+      const { id, limit } = rateSubjectOf(principal);
+      return consumeRequest(counter, id, limit, now());
+    },
+  };
 }

@@ -28,6 +28,8 @@ export type StartRequest =
   | { kind: 'image'; params: ImageParams };
 
 const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+/** What to do instead of passing a URL we refuse (the upload route's path, without the /api/v1 prefix). */
+const UPLOAD_HINT = 'To use a file of your own, upload it with POST /upload and pass the URL it returns.';
 
 export function priceOf(request: StartRequest): number {
   return request.kind === 'video'
@@ -79,7 +81,7 @@ async function startAnyTask(
   request: StartRequest,
   idempotencyKey?: string,
 ): Promise<Task> {
-  checkReferenceUrls(deps.references, request);
+  await checkReferenceUrls(deps.references, request);
   const now = deps.clock();
   const hash = requestHash(request);
   if (idempotencyKey) {
@@ -152,18 +154,21 @@ async function startAnyTask(
 }
 
 /** 400 naming each reference URL (`image_url`, `images.N`) we would refuse to fetch. */
-function checkReferenceUrls(policy: ReferenceUrlPolicy, request: StartRequest): void {
+async function checkReferenceUrls(policy: ReferenceUrlPolicy, request: StartRequest): Promise<void> {
   const references: [string, string][] =
     request.kind === 'video'
       ? request.params.imageUrl !== undefined
         ? [['image_url', request.params.imageUrl]]
         : []
       : (request.params.images ?? []).map((url, index) => [`images.${index}`, url]);
-  const refused = references.flatMap(([field, url]) => {
-    const why = policy.whyRefused(url);
-    return why === undefined ? [] : [{ field, message: `${field}: we will not fetch this URL: ${why}` }];
-  });
-  if (refused.length > 0) throw new ValidationError(refused.map(({ message }) => message).join('; '), refused[0]!.field);
+  const verdicts = await Promise.all(references.map(async ([field, url]) => ({ field, why: await policy.whyRefused(url) })));
+  const refused = verdicts.flatMap(({ field, why }) =>
+    why === undefined ? [] : [{ field, message: `${field}: we will not fetch this URL: ${why}` }],
+  );
+  if (refused.length > 0) {
+    const message = `${refused.map(({ message }) => message).join('; ')}. ${UPLOAD_HINT}`;
+    throw new ValidationError(message, refused[0]!.field);
+  }
 }
 
 /**

@@ -4,7 +4,7 @@ import type { GenerationJob, GenerationProvider, ResultOutcome } from './provide
 import { ProviderUnavailableError } from './provider';
 import type { CopyQueue, CopyRequest, FailOptions, MediaStore, MessageQueue, ProviderBudget, SubmissionRequest, TaskEvents, TaskStore } from './ports';
 import { MAX_PROCESSING_PROGRESS, progressOf } from './progress';
-import { providerFor } from './provider-choice';
+import { providerOfTask, ProviderNotConfiguredError } from './provider-choice';
 import type { Task, TaskError } from './task';
 import type { Telemetry } from './telemetry';
 
@@ -16,8 +16,10 @@ import type { Telemetry } from './telemetry';
 export interface LifecycleDeps {
   tasks: TaskStore;
   provider: GenerationProvider;
-  /** Test-mode tasks' provider (simulated); pick one with `providerFor` (provider-choice.ts). */
+  /** Test-mode tasks' provider (simulated); pick one with provider-choice.ts. */
   testProvider?: GenerationProvider;
+  /** The other providers still configured, by name: tasks that recorded one are followed there. */
+  otherProviders?: (name: string) => GenerationProvider | undefined;
   media: MediaStore;
   copyQueue: CopyQueue;
   clock: () => Date;
@@ -80,7 +82,7 @@ export async function failTask(
   const clock = deps.clock();
   const now = clock.toISOString();
   // A failed task keeps the progress it showed when it ended.
-  if (await deps.tasks.failAndRefund(task, error, refundEntry(task, now), now, { ...options, progress: progressOf(task, clock) })) {
+  if (await deps.tasks.failAndRefund(task, error, refundEntry(task, now, error), now, { ...options, progress: progressOf(task, clock) })) {
     // Only the caller whose transaction won reports it, so each failure counts once.
     const model = task.params.model;
     deps.telemetry.info('task failed and refunded', {
@@ -144,9 +146,15 @@ export async function refreshTask(deps: LifecycleDeps, task: Task): Promise<Task
 
   let outcome: ResultOutcome;
   try {
-    outcome = await providerFor(deps, task).fetchResult(task.provider.jobId);
+    outcome = await providerOfTask(deps, task).fetchResult(task.provider.jobId);
   } catch (error) {
     if (error instanceof ProviderUnavailableError) return task;
+    if (error instanceof ProviderNotConfiguredError) {
+      // Left as it is: the sweeper times it out and refunds it.
+      deps.telemetry.warn('task provider not configured; the task waits for its timeout', { task_id: task.taskId, provider: error.providerName });
+      deps.telemetry.count('ProviderNotConfigured', { model: task.params.model });
+      return task;
+    }
     throw error;
   }
   return applyOutcome(deps, task, outcome);

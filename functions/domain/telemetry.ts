@@ -20,6 +20,8 @@ export type BusinessEvent =
   | 'ProviderCallback'
   /** A job we do not count on (a late callback for a task that ended without it), canceled upstream. */
   | 'OrphanJobCanceled'
+  /** A poll for a task whose recorded provider is not configured any more (it waits for its timeout). */
+  | 'ProviderNotConfigured'
   | 'SweeperTasksExamined';
 
 /** Extra fields of a log line, snake_case (`task_id`, `account_id`, `model`...). */

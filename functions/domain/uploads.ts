@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { NotFoundError, ValidationError } from './errors';
+import { oversizeReason, readDeclaredSize } from './image-size';
 import { IMAGE_EXTENSIONS, MAX_UPLOAD_BYTES, sniffImageType, type ImageContentType } from './image-type';
 import type { PublishedUpload, UploadPublications, UploadStorage } from './ports';
 
@@ -17,14 +18,18 @@ export interface StoredImage {
 }
 
 const DIRECT_UPLOAD_EXPIRY_SECONDS = 15 * 60;
-/** Enough of the file to recognise every supported format. */
-const SNIFF_BYTES = 64;
+/**
+ * Enough of the file to recognise every supported format and, but for a JPEG with unusually
+ * large metadata, read its declared size; for such a JPEG the whole file is read.
+ */
+const HEAD_BYTES = 64 * 1024;
 const UPLOAD_ID = /^upl_[0-9a-f]{32}$/;
 
 const token = () => randomBytes(16).toString('hex');
 const uploadKey = (ext: string) => `uploads/${token()}.${ext}`;
 const incomingKey = (accountId: string, uploadId: string) => `incoming/${accountId}/${uploadId}`;
 
+/** The type, from the first bytes; `head` must hold the whole file, or at least its header. */
 function checkedType(head: Buffer, size: number) {
   if (size === 0) throw new ValidationError('image: the file is empty.', 'image');
   if (size > MAX_UPLOAD_BYTES) {
@@ -37,6 +42,8 @@ function checkedType(head: Buffer, size: number) {
       'image',
     );
   }
+  const oversize = oversizeReason(head);
+  if (oversize) throw new ValidationError(`image: ${oversize}. Scale it down and upload it again.`, 'image');
   return contentType;
 }
 
@@ -120,7 +127,11 @@ export async function completeDirectUpload(
     await storage.remove(key);
     return viewOf(earlier.answer);
   }
-  const stored = await storage.inspect(key, SNIFF_BYTES);
+  let stored = await storage.inspect(key, HEAD_BYTES);
+  // A JPEG's frame header may lie past the first bytes: then the whole file (at most 10 MiB).
+  if (stored && stored.head.length < stored.size && stored.size <= MAX_UPLOAD_BYTES && readDeclaredSize(stored.head) === undefined) {
+    stored = await storage.inspect(key, stored.size);
+  }
   // Gone: a concurrent completion may be publishing it (or has refused it: then 404).
   if (!stored) return recordedAnswer();
   let contentType;

@@ -1,3 +1,4 @@
+import { rateLimiter } from '../app-context/rate-limiter';
 import { stores } from '../app-context/stores';
 import { webhooks } from '../app-context/webhooks';
 import { createdWebhookView, parseCreateWebhook } from '../contract/webhooks';
@@ -8,5 +9,5 @@ import { httpHandler } from '../http/http-handler';
 export const handler = httpHandler(
   async ({ principal, body }) =>
     createdWebhookView(await createWebhook({ ...webhooks(), accounts: stores().accounts }, principal.accountId, parseCreateWebhook(body))),
-  { jsonBody: true },
+  { rateLimiter, jsonBody: true },
 );

@@ -1,11 +1,15 @@
+import { rateLimiter } from '../app-context/rate-limiter';
 import { webhooks } from '../app-context/webhooks';
 import { deleteWebhook } from '../domain/webhooks';
 import { httpHandler } from '../http/http-handler';
 import { pathParameter } from '../http/request';
 
 /** DELETE /api/v1/webhooks/{webhook_id}: no more events to it, including those not yet delivered. */
-export const handler = httpHandler(async ({ event, principal }) => {
-  const webhookId = pathParameter(event, 'webhook_id');
-  await deleteWebhook(webhooks().webhooks, principal.accountId, webhookId);
-  return { webhook_id: webhookId, deleted: true as const };
-});
+export const handler = httpHandler(
+  async ({ event, principal }) => {
+    const webhookId = pathParameter(event, 'webhook_id');
+    await deleteWebhook(webhooks().webhooks, principal.accountId, webhookId);
+    return { webhook_id: webhookId, deleted: true as const };
+  },
+  { rateLimiter },
+);

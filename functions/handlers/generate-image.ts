@@ -1,4 +1,5 @@
 import { lifecycle } from '../app-context/lifecycle';
+import { rateLimiter } from '../app-context/rate-limiter';
 import { parseGenerateImage } from '../contract/generate-image';
 import { imageView } from '../contract/tasks';
 import { startTask } from '../domain/start-task';
@@ -11,5 +12,5 @@ export const handler = httpHandler(
     const request = { kind: 'image' as const, params: parseGenerateImage(body) };
     return imageView(await startTask(lifecycle(), principal.accountId, request, idempotencyKeyOf(event)));
   },
-  { jsonBody: true },
+  { rateLimiter, jsonBody: true },
 );

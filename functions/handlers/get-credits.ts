@@ -1,9 +1,12 @@
+import { rateLimiter } from '../app-context/rate-limiter';
 import { stores } from '../app-context/stores';
 import { toCreditsView } from '../contract/credits';
 import { getCallerAccount } from '../domain/get-account';
 import { httpHandler } from '../http/http-handler';
 
 /** GET /api/v1/credits: balance, paid-access flag and subscription status of the caller. */
-export const handler = httpHandler(async ({ principal }) =>
-  toCreditsView(await getCallerAccount(stores().accounts, principal.accountId)),
+export const handler = httpHandler(
+  async ({ principal }) =>
+    toCreditsView(await getCallerAccount(stores().accounts, principal.accountId)),
+  { rateLimiter },
 );

@@ -1,10 +1,13 @@
 import { lifecycle } from '../app-context/lifecycle';
+import { rateLimiter } from '../app-context/rate-limiter';
 import { videoView } from '../contract/tasks';
 import { getTask } from '../domain/get-task';
 import { httpHandler } from '../http/http-handler';
 import { pathParameter } from '../http/request';
 
 /** GET /api/v1/videos/{video_id}: the task, refreshed from the provider while processing. */
-export const handler = httpHandler(async ({ event, principal }) =>
-  videoView(await getTask(lifecycle(), principal.accountId, 'video', pathParameter(event, 'video_id'))),
+export const handler = httpHandler(
+  async ({ event, principal }) =>
+    videoView(await getTask(lifecycle(), principal.accountId, 'video', pathParameter(event, 'video_id'))),
+  { rateLimiter },
 );

@@ -1,3 +1,4 @@
+import { rateLimiter } from '../app-context/rate-limiter';
 import { webhooks } from '../app-context/webhooks';
 import { deliveryPageView } from '../contract/webhooks';
 import { listDeliveries } from '../domain/webhook-deliveries';
@@ -5,8 +6,11 @@ import { httpHandler } from '../http/http-handler';
 import { parsePagination, pathParameter } from '../http/request';
 
 /** GET /api/v1/webhooks/{webhook_id}/deliveries: the endpoint's deliveries, newest first. */
-export const handler = httpHandler(async ({ event, principal }) => {
-  const { page, limit } = parsePagination(event);
-  const webhookId = pathParameter(event, 'webhook_id');
-  return deliveryPageView(await listDeliveries(webhooks(), principal.accountId, webhookId, page, limit));
-});
+export const handler = httpHandler(
+  async ({ event, principal }) => {
+    const { page, limit } = parsePagination(event);
+    const webhookId = pathParameter(event, 'webhook_id');
+    return deliveryPageView(await listDeliveries(webhooks(), principal.accountId, webhookId, page, limit));
+  },
+  { rateLimiter },
+);

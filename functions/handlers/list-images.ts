@@ -1,3 +1,4 @@
+import { rateLimiter } from '../app-context/rate-limiter';
 import { stores } from '../app-context/stores';
 import { imagePageView } from '../contract/tasks';
 import { listTasks } from '../domain/list-tasks';
@@ -5,7 +6,10 @@ import { httpHandler } from '../http/http-handler';
 import { parsePagination } from '../http/request';
 
 /** GET /api/v1/images: the caller's image history, newest first. */
-export const handler = httpHandler(async ({ event, principal }) => {
-  const { page, limit } = parsePagination(event);
-  return imagePageView(await listTasks(stores().tasks, principal.accountId, 'image', page, limit));
-});
+export const handler = httpHandler(
+  async ({ event, principal }) => {
+    const { page, limit } = parsePagination(event);
+    return imagePageView(await listTasks(stores().tasks, principal.accountId, 'image', page, limit));
+  },
+  { rateLimiter },
+);

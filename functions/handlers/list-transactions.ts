@@ -1,3 +1,4 @@
+import { rateLimiter } from '../app-context/rate-limiter';
 import { stores } from '../app-context/stores';
 import { transactionPageView } from '../contract/transactions';
 import { listTransactions } from '../domain/list-transactions';
@@ -5,7 +6,10 @@ import { httpHandler } from '../http/http-handler';
 import { parsePagination } from '../http/request';
 
 /** GET /api/v1/credits/transactions: every grant, charge and refund of the caller's balance, newest first. */
-export const handler = httpHandler(async ({ event, principal }) => {
-  const { page, limit } = parsePagination(event);
-  return transactionPageView(await listTransactions(stores(), principal.accountId, page, limit));
-});
+export const handler = httpHandler(
+  async ({ event, principal }) => {
+    const { page, limit } = parsePagination(event);
+    return transactionPageView(await listTransactions(stores(), principal.accountId, page, limit));
+  },
+  { rateLimiter },
+);

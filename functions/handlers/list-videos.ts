@@ -1,3 +1,4 @@
+import { rateLimiter } from '../app-context/rate-limiter';
 import { stores } from '../app-context/stores';
 import { videoPageView } from '../contract/tasks';
 import { listTasks } from '../domain/list-tasks';
@@ -5,7 +6,10 @@ import { httpHandler } from '../http/http-handler';
 import { parsePagination } from '../http/request';
 
 /** GET /api/v1/videos: the caller's video history, newest first. */
-export const handler = httpHandler(async ({ event, principal }) => {
-  const { page, limit } = parsePagination(event);
-  return videoPageView(await listTasks(stores().tasks, principal.accountId, 'video', page, limit));
-});
+export const handler = httpHandler(
+  async ({ event, principal }) => {
+    const { page, limit } = parsePagination(event);
+    return videoPageView(await listTasks(stores().tasks, principal.accountId, 'video', page, limit));
+  },
+  { rateLimiter },
+);

@@ -1,9 +1,13 @@
+import { rateLimiter } from '../app-context/rate-limiter';
 import { webhooks } from '../app-context/webhooks';
 import { webhookView } from '../contract/webhooks';
 import { listWebhooks } from '../domain/webhooks';
 import { httpHandler } from '../http/http-handler';
 
 /** GET /api/v1/webhooks: the caller's endpoints, oldest first (secrets are never shown again). */
-export const handler = httpHandler(async ({ principal }) => ({
-  webhooks: (await listWebhooks(webhooks().webhooks, principal.accountId)).map(webhookView),
-}));
+export const handler = httpHandler(
+  async ({ principal }) => ({
+    webhooks: (await listWebhooks(webhooks().webhooks, principal.accountId)).map(webhookView),
+  }),
+  { rateLimiter },
+);

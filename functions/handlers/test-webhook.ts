@@ -1,10 +1,14 @@
+import { rateLimiter } from '../app-context/rate-limiter';
 import { webhooks } from '../app-context/webhooks';
 import { sendTestEvent } from '../domain/webhook-deliveries';
 import { httpHandler } from '../http/http-handler';
 import { pathParameter } from '../http/request';
 
 /** POST /api/v1/webhooks/{webhook_id}/test: sends a `webhook.test` event to that endpoint. */
-export const handler = httpHandler(async ({ event, principal }) => {
-  const { eventId } = await sendTestEvent(webhooks(), principal.accountId, pathParameter(event, 'webhook_id'));
-  return { event_id: eventId };
-});
+export const handler = httpHandler(
+  async ({ event, principal }) => {
+    const { eventId } = await sendTestEvent(webhooks(), principal.accountId, pathParameter(event, 'webhook_id'));
+    return { event_id: eventId };
+  },
+  { rateLimiter },
+);

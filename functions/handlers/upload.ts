@@ -1,4 +1,5 @@
 import { uploadStorage } from '../app-context/media';
+import { rateLimiter } from '../app-context/rate-limiter';
 import { uploadedImageView } from '../contract/uploads';
 import { MAX_UPLOAD_BYTES } from '../domain/image-type';
 import { storeUpload } from '../domain/uploads';
@@ -6,7 +7,10 @@ import { httpHandler } from '../http/http-handler';
 import { parseSingleFileUpload } from '../http/multipart';
 
 /** POST /api/v1/upload: one `image` file part (JPEG, PNG or WebP, at most 10 MiB) -> public URL. */
-export const handler = httpHandler(async ({ event, principal }) => {
-  const file = await parseSingleFileUpload(event, { field: 'image', maxBytes: MAX_UPLOAD_BYTES });
-  return uploadedImageView(await storeUpload(uploadStorage(), principal.accountId, file.bytes));
-});
+export const handler = httpHandler(
+  async ({ event, principal }) => {
+    const file = await parseSingleFileUpload(event, { field: 'image', maxBytes: MAX_UPLOAD_BYTES });
+    return uploadedImageView(await storeUpload(uploadStorage(), principal.accountId, file.bytes));
+  },
+  { rateLimiter },
+);

@@ -13,6 +13,7 @@ import {
   ValidationError,
 } from '../domain/errors';
 import { INTERNAL_ERROR_MESSAGE, statusOf, type ErrorCode } from '../contract/errors';
+import { describeJsonSyntaxProblem, findJsonSyntaxError } from './json-syntax';
 
 export interface HttpError {
   status: number;
@@ -47,10 +48,24 @@ export function toHttpError(error: unknown): HttpError {
     if (error instanceof type) return answer(code, error.message);
   }
   if (error instanceof ZodError) return answer('validation_error', describeZodError(error));
-  if (isJsonBodyParserError(error)) {
-    return answer('validation_error', 'The request body must be a JSON object sent with Content-Type: application/json.');
-  }
+  const parserCause = jsonBodyParserCause(error);
+  if (parserCause) return answer('validation_error', jsonBodyMessage(parserCause));
   return answer('internal_error', INTERNAL_ERROR_MESSAGE);
+}
+
+const JSON_BODY = 'The request body must be a JSON object sent with Content-Type: application/json.';
+
+/** A wrong Content-Type keeps the general message; a body that is not JSON is told where it breaks. */
+function jsonBodyMessage(cause: JsonBodyParserCause): string {
+  // Only a JSON.parse failure carries a message; a Content-Type refusal carries the header as data.
+  if (cause.message === undefined) return JSON_BODY;
+  const body = typeof cause.data === 'string' ? cause.data : '';
+  if (body.trim() === '') return 'The request body is empty: send a JSON object with Content-Type: application/json.';
+  const problem = findJsonSyntaxError(body);
+  // No problem found: the body was base64 on the wire, so offsets in it would mislead.
+  return problem
+    ? `The request body is not valid JSON: ${describeJsonSyntaxProblem(problem)}.`
+    : 'The request body is not valid JSON.';
 }
 
 /** "prompt: Required; duration: must be an integer" — every problem, each naming its field. */
@@ -63,8 +78,16 @@ export function describeZodError(error: ZodError): string {
     .join('; ');
 }
 
+interface JsonBodyParserCause {
+  package: string;
+  /** The Content-Type (refused header) or the body (malformed JSON). */
+  data?: unknown;
+  /** JSON.parse's message, only when the body did not parse. */
+  message?: string;
+}
+
 /** @middy/http-json-body-parser throws a bare 415 for a wrong Content-Type or malformed JSON. */
-function isJsonBodyParserError(error: unknown): boolean {
-  const cause = (error as { cause?: { package?: string } } | null)?.cause;
-  return cause?.package === '@middy/http-json-body-parser';
+function jsonBodyParserCause(error: unknown): JsonBodyParserCause | undefined {
+  const cause = (error as { cause?: JsonBodyParserCause } | null)?.cause;
+  return cause?.package === '@middy/http-json-body-parser' ? cause : undefined;
 }

@@ -1,8 +1,8 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { stores } from '../app-context/stores';
-import type { Principal } from '../domain/authenticate';
+import type { Principal } from '../domain/principal';
+import type { RateLimiter } from '../domain/rate-limit';
 import { successEnvelope } from '../contract/envelope';
 import type { TracingMiddleware } from '../observability/client-tracing';
 import { observability, perInvocation } from '../observability/middleware';
@@ -35,6 +35,8 @@ export interface ApiInput {
 }
 
 export interface HttpHandlerOptions {
+  /** Counts each request in its principal's window (the wiring passes app-context's). */
+  rateLimiter: RateLimiter;
   /** Parse a JSON request body (POST endpoints). */
   jsonBody?: boolean;
   /** X-Ray tracing (`tracing()` from observability/tracer), for functions whose bundle can carry it. */
@@ -43,13 +45,10 @@ export interface HttpHandlerOptions {
 
 /**
  * Wraps an endpoint's logic in the shared middleware: logs and metrics (Powertools), envelope
- * and errors, X-Request-Id, the per-key rate limit, and (optionally) JSON body parsing and
- * tracing. The logic returns `data`; success is always 200.
+ * and errors, X-Request-Id, the rate limit of the caller (`options.rateLimiter`), and
+ * (optionally) JSON body parsing and tracing. The logic returns `data`; success is always 200.
  */
-export function httpHandler(
-  logic: (input: ApiInput) => Promise<unknown>,
-  options: HttpHandlerOptions = {},
-) {
+export function httpHandler(logic: (input: ApiInput) => Promise<unknown>, options: HttpHandlerOptions) {
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(async (event: APIGatewayProxyEvent) => {
     const data = await logic({ event, principal: principalFrom(event), body: event.body });
     return jsonResponse(200, successEnvelope(data));
@@ -57,7 +56,7 @@ export function httpHandler(
     .use(observability(apiRequestKeys))
     .use(options.tracing ? [options.tracing] : [])
     .use(apiResponse())
-    .use(rateLimit(() => stores().rateCounter));
+    .use(rateLimit(options.rateLimiter));
   if (options.jsonBody) handler.use(contentTypeLowercase()).use(jsonCharset()).use(httpJsonBodyParser());
   return perInvocation(handler);
 }

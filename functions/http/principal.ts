@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import type { Principal } from '../domain/authenticate';
 import { UnauthorizedError } from '../domain/errors';
 import { KEY_MODES, modeOfScope, type KeyMode } from '../domain/mode';
+import type { ApiKeyPrincipal, Principal } from '../domain/principal';
 
 /**
  * What the authorizer put in its context, as the handler receives it. API Gateway (REST)
@@ -9,6 +9,10 @@ import { KEY_MODES, modeOfScope, type KeyMode } from '../domain/mode';
  */
 export function principalFrom(event: APIGatewayProxyEvent): Principal {
   const context = event.requestContext?.authorizer ?? {};
+  // A context without a kind (an answer cached before there were kinds) is an API key's.
+  const kind = context.kind ?? 'apiKey';
+  // No authorizer issues a session yet (no route accepts one): a context claiming one is not ours.
+  if (kind !== 'apiKey') throw new UnauthorizedError();
   const accountId = context.accountId;
   const keyId = context.keyId;
   const rateLimit = Number(context.rateLimit);
@@ -25,12 +29,13 @@ export function principalFrom(event: APIGatewayProxyEvent): Principal {
     // Only reachable if a route is deployed without the authorizer.
     throw new UnauthorizedError();
   }
-  return { accountId, mode: mode as KeyMode, keyId, rateLimit };
+  return { kind: 'apiKey', accountId, mode: mode as KeyMode, keyId, rateLimit };
 }
 
 /** The authorizer's context, as strings, the way API Gateway hands it to the integration. */
-export function authorizerContext(principal: Principal): Record<string, string> {
+export function authorizerContext(principal: ApiKeyPrincipal): Record<string, string> {
   return {
+    kind: principal.kind,
     accountId: principal.accountId,
     mode: principal.mode,
     keyId: principal.keyId,

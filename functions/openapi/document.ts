@@ -4,7 +4,7 @@ import { MAX_UPLOAD_BYTES } from '../domain/image-type';
 import { errorEnvelopeWith } from '../contract/envelope';
 import { PAGINATION_PARAMETERS } from '../contract/pagination';
 import { ERROR_STATUSES, ERROR_SUMMARIES, type ErrorStatus } from '../contract/errors';
-import type { ApiRoute } from '../http/route';
+import { gatewayAccess, type ApiRoute } from '../http/route';
 import { API_PREFIX, ROUTES } from '../http/routes';
 
 /**
@@ -121,7 +121,7 @@ const RATE_LIMIT_HEADERS = {
 const BEFORE_RATE_LIMIT: ReadonlySet<ErrorStatus> = new Set([401, 413, 500]);
 
 function responseHeaders(route: ApiRoute, status: 200 | ErrorStatus) {
-  const counted = route.auth !== 'none' && !(status !== 200 && BEFORE_RATE_LIMIT.has(status));
+  const counted = gatewayAccess(route) !== 'public' && !(status !== 200 && BEFORE_RATE_LIMIT.has(status));
   return {
     'X-Request-Id': ref('XRequestId'),
     ...(counted && RATE_LIMIT_HEADERS),
@@ -165,7 +165,8 @@ function registerOperation(registry: OpenAPIRegistry, route: ApiRoute): void {
     summary: operation.summary,
     description: operation.description,
     tags: [operation.tag],
-    ...(route.auth === 'none' && { security: [] }),
+    // API-key routes keep the document's default security; public ones need none.
+    ...(gatewayAccess(route) === 'public' && { security: [] }),
     ...(operation.request && { request: operation.request }),
     responses,
     'x-codeSamples': [{ lang: 'Shell', label: 'curl', source: operation.curl.split('{BASE}').join(BASE_PLACEHOLDER) }],

@@ -21,7 +21,7 @@ import { acknowledgeWildcardResource } from '../nag';
  * a handler file under functions/handlers/, bundled locally by esbuild (no Docker), minified
  * with a source map, on the newest Node.js runtime, arm64, X-Ray tracing, its own log group
  * with a retention, and a role that holds nothing until a `grant*` helper adds exactly what
- * the route table's needs (functions/http/routes.ts, through lib/function-permissions.ts) say.
+ * the function's needs (lib/function-needs.ts, through lib/function-permissions.ts) say.
  */
 export const HANDLERS_DIR = path.resolve(__dirname, '..', '..', 'functions', 'handlers');
 /** Template metadata naming the handler a function runs; bin/invoke.ts finds bundles by it. */

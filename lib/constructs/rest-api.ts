@@ -22,14 +22,18 @@ import { LogGroup, LogRetention, type RetentionDays } from 'aws-cdk-lib/aws-logs
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { GATEWAY_RESPONSES, type GatewayResponse } from '../../functions/contract/gateway-responses';
+import { gatewayAccess } from '../../functions/http/route';
 import { API_PREFIX, BINARY_MEDIA_TYPES, type Route } from '../../functions/http/routes';
 import type { CustomDomain } from '../deploy-settings';
 
 /** The id CDK gives the one LogRetention function of a stack. */
 const LOG_RETENTION_SINGLETON_ID = 'LogRetentionaae0aa3c5b4d4f87b02d85b201efdd8a';
 
-/** Routes marked `auth: 'none'` (the API reference: OpenAPI document, docs page) skip the authorizer. */
-export const isPublicRoute = (route: Route): boolean => route.auth === 'none';
+/**
+ * Routes whose callers are `public` (the API reference, the provider's signed callbacks) skip the
+ * authorizer. Throws for callers no authorizer of this API recognises (`session`, for now).
+ */
+export const isPublicRoute = (route: Route): boolean => gatewayAccess(route) === 'public';
 
 /**
  * Platform answers that must arrive in our envelope, and which GATEWAY_RESPONSES entry each
@@ -114,7 +118,7 @@ export class VidGenRestApi extends Construct {
 
     this.api = new RestApi(this, 'Api', {
       restApiName: `vidgen-${props.stage}`,
-      description: 'Video and image generation API (routes from functions/http/routes.ts)',
+      description: 'Video and image generation API (routes from functions/http/routes/)',
       endpointTypes: [EndpointType.REGIONAL],
       binaryMediaTypes: [...BINARY_MEDIA_TYPES],
       minCompressionSize: Size.kibibytes(1),
@@ -189,19 +193,20 @@ export class VidGenRestApi extends Construct {
       if (!route.path.startsWith(`${API_PREFIX}/`)) {
         throw new Error(`Route ${route.method} ${route.path} is outside ${API_PREFIX}.`);
       }
+      const open = isPublicRoute(route);
       const integration = new LambdaIntegration(props.functionFor(route.handler), { allowTestInvoke: false });
       const method = this.api.root
         .resourceForPath(route.path)
         .addMethod(
           route.method,
           integration,
-          isPublicRoute(route) ? { authorizationType: AuthorizationType.NONE, authorizer: undefined } : {},
+          open ? { authorizationType: AuthorizationType.NONE, authorizer: undefined } : {},
         );
       this.methods.push(method);
-      if (isPublicRoute(route)) {
+      if (open) {
         Validations.of(method).acknowledge({
           id: 'AwsSolutions-APIG4',
-          reason: `${route.method} ${route.path} is public by design (auth: 'none' in the route table): a document anyone may read.`,
+          reason: `${route.method} ${route.path} is public by design (callers: 'public' in the route table): it has nothing to guard or checks its own credential.`,
         });
       }
     }

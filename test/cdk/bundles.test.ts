@@ -5,7 +5,7 @@ import { buildAppContext } from '../../functions/app-context';
 import type { Db } from '../../functions/adapters/dynamodb/dynamo-client';
 import { createAccount } from '../../functions/domain/account-admin';
 import { hashApiKey, keyIdFromHash } from '../../functions/domain/api-key';
-import { AUTHORIZER_HANDLER, BACKGROUND_FUNCTIONS, SWEEPER_HANDLER } from '../../functions/http/routes';
+import { AUTHORIZER_HANDLER, SWEEPER_HANDLER } from '../../functions/http/routes';
 import { findBundledFunction, listBundledFunctions, type BundledFunction } from '../../bin/invoke/assembly';
 import { invokeBundle, type InvokeOutcome } from '../../bin/invoke/invoke-bundle';
 import { fillPlaceholders, invokeEnvironment } from '../../bin/invoke/local-env';
@@ -13,6 +13,7 @@ import { runScript } from '../support/run-script';
 import { createTestDb, dropTestDb, testConfig, testDynamoEndpoint } from '../support/test-db';
 import { RENDERER_ASSET, RENDERER_BUNDLED_FILE } from '../../functions/openapi/renderer';
 import { REPO_ROOT, synthesize, withReferenceRoutes } from './support/cdk-app';
+import { BACKGROUND_FUNCTIONS } from '../../lib/function-needs';
 import { FUNCTION_NEEDS } from '../../lib/function-permissions';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { createS3Client } from '../../functions/adapters/s3/s3-client';
@@ -110,7 +111,7 @@ describe('synthesized bundles', () => {
       expect(code).toMatch(/\/\/# sourceMappingURL=index\.js\.map\s*$/);
       expect(statSync(path.join(fn.assetDir, 'index.js.map')).size).toBeGreaterThan(0);
       // The AWS SDK comes from the runtime (the public reference functions use none at all).
-      const isPublic = withReferenceRoutes().some((route) => route.handler === fn.handler && route.auth === 'none');
+      const isPublic = withReferenceRoutes().some((route) => route.handler === fn.handler && route.callers === 'public');
       if (!isPublic) expect(code).toContain('require("@aws-sdk/client-dynamodb")');
       expect(code).not.toContain('DynamoDBServiceException=class');
       // Nor the simulated provider's renderers: on Lambda it hands out sample outputs.
@@ -134,7 +135,7 @@ describe('synthesized bundles', () => {
         Version: '2012-10-17',
         Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-west-1:123456789012:0123456789/dev/*' }],
       },
-      context: { accountId: account.accountId, mode: 'live', keyId: account.keyId, rateLimit: '60' },
+      context: { kind: 'apiKey', accountId: account.accountId, mode: 'live', keyId: account.keyId, rateLimit: '60' },
     });
   });
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { AssemblyError, findBundledFunction } from '../../bin/invoke/assembly';
 import { fillPlaceholders, invokeEnvironment } from '../../bin/invoke/local-env';
-import { CONFIG_DEFAULTS } from '../../functions/config';
+import { CONFIG_DEFAULTS, loadConfig } from '../../functions/config';
 import { DeploySettingsError, readDeploySettings } from '../../lib/deploy-settings';
 import { sharedEnvironment } from '../../lib/function-environment';
 import { cdkJsonContext } from './support/cdk-app';
@@ -18,7 +18,12 @@ describe('deploy settings from CDK context', () => {
       stage: 'dev',
       production: false,
       env: {},
-      provider: { name: 'replicate', secret: { name: 'vidgen/dev/replicate-api-token' } },
+      provider: {
+        name: 'replicate',
+        settings: { baseUrl: 'https://api.replicate.com', timeoutMs: 10_000 },
+        secrets: { apiToken: { name: 'vidgen/dev/replicate-api-token' }, webhookSecret: { name: 'vidgen/dev/replicate-webhook-secret' } },
+      },
+      otherProviders: [],
       runtime: {
         authCacheTtlSeconds: CONFIG_DEFAULTS.authCacheTtlSeconds,
         defaultRateLimit: CONFIG_DEFAULTS.defaultRateLimit,
@@ -50,9 +55,8 @@ describe('deploy settings from CDK context', () => {
       env: { account: '123456789012', region: 'eu-west-1' },
       provider: {
         name: 'replicate',
-        secret: { arn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:x-AbCdEf' },
-        timeoutMs: 15000,
-        modelsJson: '{"vid-1-5-pro":{"model":"owner/name"}}',
+        secrets: { apiToken: { arn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:x-AbCdEf' } },
+        settings: { timeoutMs: 15000, modelsJson: '{"vid-1-5-pro":{"model":"owner/name"}}' },
       },
       api: { throttle: { rateLimit: 50, burstLimit: 200 } },
       logRetentionDays: 90,
@@ -78,7 +82,12 @@ describe('deploy settings from CDK context', () => {
 });
 
 describe('function environment', () => {
-  const resources = { tableName: 't', bucketName: 'b', publicMediaBaseUrl: 'https://cdn', providerSecretArn: 'arn:secret' };
+  const resources = {
+    tableName: 't',
+    bucketName: 'b',
+    publicMediaBaseUrl: 'https://cdn',
+    providerSecretArns: { REPLICATE_API_TOKEN_SECRET_ARN: 'arn:secret', REPLICATE_WEBHOOK_SECRET_ARN: 'arn:webhook-secret' },
+  };
 
   it('declares the local endpoints (empty) only in a samLocal synth, for sam local invoke --env-vars', () => {
     expect(sharedEnvironment(settingsFrom({ provider: 'simulated', samLocal: 'true' }), resources)).toMatchObject({
@@ -94,6 +103,35 @@ describe('function environment', () => {
     const env = sharedEnvironment(settingsFrom({ replicateModels: '{"a":1}' }), resources);
     expect(env).toMatchObject({ PROVIDER: 'replicate', REPLICATE_API_TOKEN_SECRET_ARN: 'arn:secret', REPLICATE_MODELS: '{"a":1}' });
     expect(Object.keys(env)).not.toContain('REPLICATE_API_TOKEN');
+  });
+
+  it('keeps a provider switched away from when its secret is still named, so its running tasks finish there', () => {
+    const switched = settingsFrom({ provider: 'simulated', replicateSecretName: 'vidgen/dev/replicate-api-token', replicateTimeoutMs: 4000 });
+    expect(switched.provider.name).toBe('simulated');
+    expect(switched.otherProviders).toMatchObject([{ name: 'replicate', settings: { timeoutMs: 4000 } }]);
+    const env = sharedEnvironment(switched, resources);
+    expect(env).toMatchObject({ PROVIDER: 'simulated', REPLICATE_API_TOKEN_SECRET_ARN: 'arn:secret', REPLICATE_TIMEOUT_MS: '4000' });
+    // Read back by the functions: simulated for new tasks, Replicate for the tasks that recorded it.
+    const config = loadConfig({ ...env, AWS_REGION: 'eu-west-1' } as Record<string, string>);
+    expect(config.provider.name).toBe('simulated');
+    expect(config.otherProviders).toEqual([
+      expect.objectContaining({ name: 'replicate', timeoutMs: 4000, apiToken: { secretArn: 'arn:secret' }, webhookSecret: { secretArn: 'arn:webhook-secret' } }),
+    ]);
+    // Without its secret named, a provider not chosen is not deployed at all.
+    expect(settingsFrom({ provider: 'simulated' }).otherProviders).toEqual([]);
+    expect(Object.keys(sharedEnvironment(settingsFrom({ provider: 'simulated' }), resources)).filter((name) => name.startsWith('REPLICATE_'))).toEqual([]);
+  });
+
+  it('reads a provider setting with the one schema the functions use: same defaults, same limits', () => {
+    const deployed = sharedEnvironment(settingsFrom({}), resources);
+    const config = loadConfig({ ...deployed, AWS_REGION: 'eu-west-1', REPLICATE_TIMEOUT_MS: undefined, REPLICATE_BASE_URL: undefined });
+    expect(config.provider).toMatchObject({ timeoutMs: Number(deployed.REPLICATE_TIMEOUT_MS), baseUrl: deployed.REPLICATE_BASE_URL });
+    expect(() => settingsFrom({ replicateTimeoutMs: '20000' })).toThrow('Context "replicateTimeoutMs" must be a whole number from 1 to 15000; got "20000".');
+    expect(() => loadConfig({ ...deployed, AWS_REGION: 'eu-west-1', REPLICATE_TIMEOUT_MS: '20000' })).toThrow(
+      'REPLICATE_TIMEOUT_MS must be a whole number from 1 to 15000; got "20000".',
+    );
+    expect(() => settingsFrom({ replicateBaseUrl: 'ftp://x' })).toThrow('Context "replicateBaseUrl" must be an http(s) URL');
+    expect(() => loadConfig({ ...deployed, AWS_REGION: 'eu-west-1', REPLICATE_BASE_URL: 'ftp://x' })).toThrow('REPLICATE_BASE_URL must be an http(s) URL');
   });
 
   it("sets the simulated provider's speed and samples on every stage: it runs test mode everywhere", () => {

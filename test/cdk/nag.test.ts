@@ -53,7 +53,7 @@ describe('cdk-nag AwsSolutions', () => {
     ['dev defaults (replicate, secret by name, no domains)', {}, ROUTES],
     ['prod with domains, web ACLs and a secret ARN', PROD_CONTEXT, ROUTES],
     ['the simulated provider', { provider: 'simulated' }, ROUTES],
-    ['the public API-reference routes (auth: none)', {}, withReferenceRoutes()],
+    ['the public API-reference routes (callers: public)', {}, withReferenceRoutes()],
     ['alarms by e-mail (a topic of its own, KMS-encrypted)', { alarmEmail: 'ops@example.com' }, ROUTES],
     ['an opt-in region (no CDN standard logs there)', { region: 'af-south-1', account: '123456789012' }, ROUTES],
     ['CDN logs switched off', { cdnLogs: 'false' }, ROUTES],

@@ -1,4 +1,5 @@
 import { AUTHORIZER_HANDLER, COPY_WORKER_HANDLER, ROUTES, SWEEPER_HANDLER } from '../../functions/http/routes';
+import { BACKGROUND_FUNCTIONS } from '../../lib/function-needs';
 import { FUNCTION_NEEDS } from '../../lib/function-permissions';
 import { functionIdOf, grantsOf, synthesize, withReferenceRoutes, type Synthesized } from './support/cdk-app';
 
@@ -131,6 +132,11 @@ describe('least privilege', () => {
   it('declares permissions for every handler in the route table', () => {
     const undeclared = withReferenceRoutes(ROUTES).map((route) => route.handler).filter((handler) => !(handler in FUNCTION_NEEDS));
     expect(undeclared).toEqual([]);
+  });
+
+  it('declares needs for no function that does not exist (a route handler or a function behind no route)', () => {
+    const functions = new Set([...ROUTES.map((route) => route.handler), ...Object.keys(BACKGROUND_FUNCTIONS)]);
+    expect(Object.keys(FUNCTION_NEEDS).filter((handler) => !functions.has(handler))).toEqual([]);
   });
 
   it.each(Object.keys(EXPECTED_REPLICATE))('%s gets exactly what it uses (replicate provider)', (handler) => {

@@ -2,11 +2,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { CONFIG_DEFAULTS } from '../../functions/config';
+import { REPLICATE_DEFAULTS } from '../../functions/providers/replicate';
+import { PROVIDER_MODULES } from '../../functions/providers/registry';
 import { GATEWAY_RESPONSES } from '../../functions/contract/gateway-responses';
 import {
   API_PREFIX,
   AUTHORIZER_HANDLER,
-  BACKGROUND_FUNCTIONS,
   BINARY_MEDIA_TYPES,
   COPY_WORKER_HANDLER,
   ROUTES,
@@ -15,6 +16,7 @@ import {
 } from '../../functions/http/routes';
 import { readDeploySettings } from '../../lib/deploy-settings';
 import { NOT_SET_ON_AWS, sharedEnvironment } from '../../lib/function-environment';
+import { BACKGROUND_FUNCTIONS } from '../../lib/function-needs';
 import { REPO_ROOT, functionIdOf, resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
 
 const CONTRACT_CODES = ['unauthorized', 'not_found', 'payload_too_large', 'rate_limit_exceeded', 'validation_error', 'internal_error'];
@@ -56,13 +58,13 @@ describe('StatelessStack', () => {
       for (const route of ROUTES) {
         const method = deployed.find((m) => m.method === route.method && m.path === route.path)!;
         expect(method.functionId).toBe(functionIdOf(template(), route.handler));
-        if (route.auth === 'none') {
+        if (route.callers === 'public') {
           expect([route.path, method.authorizationType, method.authorizerId]).toEqual([route.path, 'NONE', undefined]);
         } else {
           expect([route.path, method.authorizationType, method.authorizerId]).toEqual([route.path, 'CUSTOM', { Ref: authorizerId }]);
         }
       }
-      expect(ROUTES.filter((r) => r.auth !== 'none').length).toBeGreaterThanOrEqual(10);
+      expect(ROUTES.filter((r) => r.callers !== 'public').length).toBeGreaterThanOrEqual(10);
     });
 
     it('uses a REQUEST authorizer on the Authorization header, cached as long as the functions are told', () => {
@@ -176,7 +178,7 @@ describe('StatelessStack', () => {
           NODE_OPTIONS: '--enable-source-maps',
           TASK_TIMEOUT_SECONDS: String(CONFIG_DEFAULTS.taskTimeoutSeconds),
           DEFAULT_RATE_LIMIT: String(CONFIG_DEFAULTS.defaultRateLimit),
-          REPLICATE_BASE_URL: CONFIG_DEFAULTS.replicateBaseUrl,
+          REPLICATE_BASE_URL: REPLICATE_DEFAULTS.baseUrl,
           // From the stateful stack through SSM parameters (lib/shared-parameters.ts), not imports.
           TABLE_NAME: { Ref: 'TableNameParameter' },
           MEDIA_BUCKET: { Ref: 'MediaBucketNameParameter' },
@@ -190,12 +192,19 @@ describe('StatelessStack', () => {
       const source = readFileSync(path.join(REPO_ROOT, 'functions', 'config.ts'), 'utf8');
       const read = new Set([...source.matchAll(/\(env, '([A-Z0-9_]+)'/g)].map((m) => m[1]!));
       expect(read.size).toBeGreaterThan(5);
+      // config.ts reads each provider's variables through the provider's module.
+      for (const module of PROVIDER_MODULES) {
+        for (const variable of Object.values(module.variables)) read.add(variable);
+        for (const secret of Object.values(module.secrets)) {
+          read.add(secret.valueVariable);
+          if (secret.deployed) read.add(secret.deployed.arnVariable);
+        }
+      }
       const resources = {
         tableName: 't',
         bucketName: 'b',
         publicMediaBaseUrl: 'https://cdn',
-        providerSecretArn: 'arn:secret',
-        providerWebhookSecretArn: 'arn:webhook-secret',
+        providerSecretArns: { REPLICATE_API_TOKEN_SECRET_ARN: 'arn:secret', REPLICATE_WEBHOOK_SECRET_ARN: 'arn:webhook-secret' },
       };
       const settings = (context: Record<string, unknown>) => readDeploySettings((key) => context[key], {});
       const set = new Set([
@@ -315,12 +324,12 @@ describe('StatelessStack', () => {
     it('picks up new routes, public or not, without other changes', () => {
       const extra: Route[] = [
         ...ROUTES,
-        { method: 'GET', path: `${API_PREFIX}/status`, handler: 'get-credits', auth: 'none' },
-        { method: 'POST', path: `${API_PREFIX}/videos/{video_id}/retry`, handler: 'get-video' },
+        { method: 'GET', path: `${API_PREFIX}/status`, handler: 'get-credits', callers: 'public' },
+        { method: 'POST', path: `${API_PREFIX}/videos/{video_id}/retry`, handler: 'get-video', callers: 'apiKey' },
       ];
       const changed = synthesize({ routes: extra });
       const all = resourcesOf(changed.statelessTemplate, 'AWS::ApiGateway::Method').map(([, m]) => m.Properties!);
-      const publicCount = ROUTES.filter((r) => r.auth === 'none').length;
+      const publicCount = ROUTES.filter((r) => r.callers === 'public').length;
       expect(all.filter((m) => m.AuthorizationType === 'NONE')).toHaveLength(publicCount + 1);
       expect(all.filter((m) => m.AuthorizationType === 'CUSTOM')).toHaveLength(ROUTES.length - publicCount + 1);
       for (const open of all.filter((m) => m.AuthorizationType === 'NONE')) expect(open.AuthorizerId).toBeUndefined();
@@ -330,9 +339,16 @@ describe('StatelessStack', () => {
       );
     });
 
+    it("refuses a route for 'session' callers while no authorizer recognises a session, naming it", () => {
+      const sessionRoute: Route = { method: 'GET', path: `${API_PREFIX}/console`, handler: 'get-credits', callers: 'session' };
+      expect(() => synthesize({ routes: [...ROUTES, sessionRoute] })).toThrow(
+        /GET \/api\/v1\/console accepts 'session' callers, but no authorizer recognises a session yet/,
+      );
+    });
+
     it('refuses a route whose handler file does not exist', () => {
       expect(() =>
-        synthesize({ routes: [...ROUTES, { method: 'GET', path: `${API_PREFIX}/nope`, handler: 'no-such-handler' }] }),
+        synthesize({ routes: [...ROUTES, { method: 'GET', path: `${API_PREFIX}/nope`, handler: 'no-such-handler', callers: 'apiKey' }] }),
       ).toThrow(/functions\/handlers\/no-such-handler\.ts does not exist/);
     });
   });

@@ -107,7 +107,8 @@ describe.each(['video', 'image'] as const)('cancelling a processing %s', (kind) 
     });
     expect(canceled.body.data).not.toHaveProperty(kind === 'video' ? 'video_url' : 'image_urls');
     expect(await balanceAndLedger(stack, accountId)).toEqual({ balance: 100, ledger: 100 });
-    expect(await refundsOf(accountId, id)).toEqual([expect.objectContaining({ amount: price })]);
+    // Its history says why it was refunded: canceled, not failed.
+    expect(await refundsOf(accountId, id)).toEqual([expect.objectContaining({ amount: price, reason: `refund: ${kind} task canceled` })]);
 
     const read = await call<Task>(stack.baseUrl, `/${path}/${id}`, { key });
     expect(read.body.data).toEqual(canceled.body.data);
@@ -231,7 +232,7 @@ describe('cancel racing completion', () => {
         expect(final.body.data).toMatchObject({ status: 'failed', error: { code: 'canceled' } });
         expect(won).toHaveLength(1);
         expect(won[0]!.body.data).toMatchObject({ status: 'failed', error: { code: 'canceled' } });
-        expect(refunds).toEqual([expect.objectContaining({ amount: 5 })]);
+        expect(refunds).toEqual([expect.objectContaining({ amount: 5, reason: 'refund: image task canceled' })]);
         expect(published).toEqual([]);
       }
     }

@@ -116,7 +116,7 @@ describe('the route table and the document', () => {
     const documented = Object.entries(document.paths).flatMap(([template, item]) =>
       Object.entries(item).map(([method, operation]) => `${method.toUpperCase()} ${template}${operation.security?.length === 0 ? ' (public)' : ''}`),
     );
-    const routed = ROUTES.map((route) => `${route.method} ${documentPath(route.path)}${route.auth === 'none' ? ' (public)' : ''}`);
+    const routed = ROUTES.map((route) => `${route.method} ${documentPath(route.path)}${route.callers === 'public' ? ' (public)' : ''}`);
     expect([...documented].sort()).toEqual([...routed].sort());
   });
 });

@@ -1,23 +1,24 @@
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { LocalStack } from '../../bin/local-stack/stack';
 import { ROUTES } from '../../functions/http/routes';
 import { LOCAL_SERVER_URL, documentPath } from '../../functions/openapi/document';
+import { CHROMIUM_ARGS, chromiumExecutable, screenshotPath } from '../support/browser';
 import { startTestApi } from '../support/local-api';
 
 /**
- * The API reference page in a real headless Chromium (Debian's `chromium`, driven by
- * playwright-core; .ci/run installs it). The browser reaches the test's local API through a
+ * The API reference page in a real headless Chromium (found by test/support/browser.ts, driven
+ * by playwright-core; `npm test` checks it is installed first). The browser reaches the test's local API through a
  * proxy setting, under the local stack's usual address (http://127.0.0.1:3000), so the page
  * and its screenshot show what `npm start` serves. Every request to any other origin is
- * refused and counted: the page must work offline.
+ * refused and counted: the page must work offline. The screenshot goes to out/screenshots/
+ * (git-ignored); UPDATE_SCREENSHOTS=1 writes README's docs/api-reference.png instead.
  */
 jest.setTimeout(90_000);
 
-const CHROMIUM = '/usr/bin/chromium';
-const SCREENSHOT = path.resolve(__dirname, '..', '..', 'docs', 'api-reference.png');
+const SCREENSHOT = screenshotPath('api-reference.png');
 const ORIGIN = new URL(LOCAL_SERVER_URL).origin;
 
 let stack: LocalStack;
@@ -29,26 +30,17 @@ const outsideRequests: string[] = [];
 const failedRequests: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does).`);
-  }
+  const executablePath = chromiumExecutable();
   // The stack's configured base URL is the address the browser uses (it never trusts Host).
   stack = await startTestApi({ API_BASE_URL: LOCAL_SERVER_URL });
   profile = mkdtempSync(path.join(os.tmpdir(), 'vidgen-chromium-'));
   context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+    executablePath,
     headless: true,
     viewport: { width: 1280, height: 900 },
     deviceScaleFactor: 1,
     args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
+      ...CHROMIUM_ARGS,
       // Everything goes to the test's API server, loopback addresses included.
       `--proxy-server=http://127.0.0.1:${stack.apiPort}`,
       '--proxy-bypass-list=<-loopback>',

@@ -1,55 +1,15 @@
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { canConnectNow, freePort } from '../../bin/local-stack/wait-for-port';
-import { runScript, spawnScript } from '../support/run-script';
+import { interrupt, start } from '../support/npm-start';
+import { runScript } from '../support/run-script';
 
 /**
  * `npm start` as a developer runs it: its own DynamoDB Local (a Java child process) and
  * s3rver, data under a data folder, the banner with key and URL, and Ctrl-C stopping it all.
  */
 jest.setTimeout(90_000);
-
-interface Started {
-  child: ChildProcess;
-  baseUrl: string;
-  apiKey: string;
-  output: () => string;
-}
-
-async function start(env: Record<string, string>): Promise<Started> {
-  const child = spawnScript('bin/local.ts', [], env);
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start did not come up:\n${output}`)), 60_000);
-    const check = () => {
-      if (output.includes('Press Ctrl-C')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout?.on('data', check);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`npm start exited with ${code}:\n${output}`));
-    });
-  });
-  const baseUrl = /Base URL\s+(\S+)/.exec(output)?.[1];
-  const apiKey = /API key\s+(vg_live_\w+)/.exec(output)?.[1];
-  if (!baseUrl || !apiKey) throw new Error(`banner without URL or key:\n${output}`);
-  return { child, baseUrl, apiKey, output: () => output };
-}
-
-function interrupt(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => {
-    child.removeAllListeners('exit');
-    child.once('exit', (code) => resolve(code));
-    child.kill('SIGINT');
-  });
-}
 
 describe('npm start', () => {
   it('serves the API with a seeded demo key, stops every child on Ctrl-C, and keeps data across restarts', async () => {
@@ -72,8 +32,26 @@ describe('npm start', () => {
       error: null,
     });
 
+    // On other ports, the banner says what to paste elsewhere, and the CLIs find the stack by its data folder.
+    expect(first.output()).toContain(`  API reference   ${first.baseUrl}/docs`);
+    expect(first.output()).toContain(
+      `    export BASE=${first.baseUrl} VIDGEN_BASE_URL=${first.baseUrl} PORT=${ports.PORT} DYNAMODB_PORT=${ports.DYNAMODB_PORT} S3_PORT=${ports.S3_PORT} DATA_DIR=${env.DATA_DIR}`,
+    );
+    const account = /Demo account\s+(acc_\w+)/.exec(first.output())![1]!;
+    const unset = { PORT: '', DYNAMODB_PORT: '', S3_PORT: '', DYNAMODB_ENDPOINT: '', S3_ENDPOINT: '', TABLE_NAME: '', VIDGEN_BASE_URL: '' };
+    const [admin, vidgen] = await Promise.all([
+      runScript('bin/admin.ts', ['account', 'show', '--account', account], { ...unset, DATA_DIR: env.DATA_DIR }),
+      runScript('bin/vidgen.ts', ['credits', '--json'], { ...unset, DATA_DIR: env.DATA_DIR, VIDGEN_API_KEY: first.apiKey, VIDGEN_CONFIG: path.join(env.DATA_DIR, 'none.json') }),
+    ]);
+    expect({ code: admin.code, stderr: admin.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(admin.stdout)).toMatchObject({ account_id: account, credits: 1000 });
+    expect({ code: vidgen.code, stderr: vidgen.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(vidgen.stdout)).toMatchObject({ credits: 1000 });
+
     expect(await interrupt(first.child)).toBe(0);
     for (const port of Object.values(ports)) expect(await canConnectNow('127.0.0.1', port)).toBe(false);
+    // Stopped, it no longer claims the addresses.
+    expect(existsSync(path.join(env.DATA_DIR, 'local-stack.json'))).toBe(false);
 
     const second = await start(env);
     try {
@@ -161,7 +139,7 @@ describe('npm start without Java', () => {
       DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'vidgen-nojava-data-')),
     });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('apt-get install -y default-jre-headless');
+    expect(result.stderr).toContain('sudo apt-get install -y openjdk-17-jre-headless');
     expect(result.stderr).toMatch(/Java 17/);
     expect(Date.now() - startedAt).toBeLessThan(25_000);
   });

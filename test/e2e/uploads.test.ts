@@ -10,6 +10,7 @@ import { createS3Client } from '../../functions/adapters/s3/s3-client';
 import type { LocalStack } from '../../bin/local-stack/stack';
 import { createAccount, createApiKey } from '../../functions/domain/account-admin';
 import { ffmpegPath } from '../../functions/providers/simulated/media/ffmpeg';
+import { imageDeclaring, withMetadataBefore } from '../support/declared-size';
 import { call, listKeys, startTestApi, waitForFinal, type ApiReply } from '../support/local-api';
 
 /** Uploads over real HTTP: multipart through the API, and the presigned direct path. */
@@ -92,6 +93,15 @@ describe('POST /upload', () => {
       Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.from('<html>')]),
     ]) {
       expectRefused(await upload(bytes, { filename: 'x.png', type: 'image/png' }), 400, 'validation_error', /^image: must be a JPEG, PNG or WebP/);
+    }
+    expect(await listKeys(stack, 'uploads/')).toEqual(before);
+  });
+
+  it('refuses an image declaring more than 8192 pixels per side (a decompression bomb), naming image and the limit', async () => {
+    const before = await listKeys(stack, 'uploads/');
+    for (const format of ['png', 'jpeg', 'webp'] as const) {
+      const reply = await upload(await imageDeclaring(format, 16000, 16000));
+      expectRefused(reply, 400, 'validation_error', /^image: it declares 16000x16000 pixels; at most 8192 pixels per side are accepted\./);
     }
     expect(await listKeys(stack, 'uploads/')).toEqual(before);
   });
@@ -184,7 +194,7 @@ describe('POST /upload', () => {
 
   it('answers a body larger than the gateway takes with 413 payload_too_large', async () => {
     const reply = await rawUpload(Buffer.alloc(13 * MiB), 'multipart/form-data; boundary=XYZ');
-    expectRefused(reply, 413, 'payload_too_large', /too large/);
+    expectRefused(reply, 413, 'payload_too_large', /^The request body is larger than the 10 MiB the API accepts\. Upload an image with POST \/api\/v1\/uploads/);
   });
 });
 
@@ -244,22 +254,52 @@ describe('image-to-video with an upload', () => {
     });
     expectRefused(reply, 400, 'validation_error', /^image_url: we will not fetch this URL: /);
     expect(reply.body.error!.message).toMatch(reason);
+    expect(reply.body.error!.message).toMatch(/\. To use a file of your own, upload it with POST \/upload and pass the URL it returns\.$/);
     expect(reply.body.error!.message).not.toContain('secret');
     expect(await credits()).toBe(before);
     expect(await history()).toBe(tasksBefore);
   });
 
-  it('fails and refunds a task whose reference cannot be fetched, saying why', async () => {
-    const credits = async () => (await call<{ credits: number }>(stack.baseUrl, '/credits', { key })).body.data!.credits;
-    const before = await credits();
-    // Accepted at POST (a public file of ours, as far as its URL tells), but there is no such file.
-    const missing = `${stack.context.storage.publicBaseUrl}/uploads/00000000000000000000000000000000.png`;
-    const started = await call<{ video_id: string }>(stack.baseUrl, '/generate', {
+  /** Writes straight to the bucket, as a file stored before today's checks would be. */
+  async function putInBucket(key: string, body: Buffer, type: string) {
+    const s3 = createS3Client({ region: 'local', endpoint: stack.s3Endpoint });
+    await s3.send(new PutObjectCommand({ Bucket: stack.context.storage.bucket, Key: key, Body: body, ContentType: type }));
+    s3.destroy();
+    return `${stack.context.storage.publicBaseUrl}/${key}`;
+  }
+
+  const generateFrom = (imageUrl: string) =>
+    call<{ video_id: string }>(stack.baseUrl, '/generate', {
       method: 'POST',
       key,
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ prompt: 'x', generation_type: 'image_to_video', image_url: missing, duration: 3 }),
+      body: JSON.stringify({ prompt: 'x', generation_type: 'image_to_video', image_url: imageUrl, duration: 3 }),
     });
+
+  it('refuses an image_url of our own media that is missing, not an image, or oversized: 400 naming image_url, nothing charged', async () => {
+    const credits = async () => (await call<{ credits: number }>(stack.baseUrl, '/credits', { key })).body.data!.credits;
+    const tasks = async () => (await call<{ pagination: { total: number } }>(stack.baseUrl, '/videos', { key })).body.data!.pagination.total;
+    const before = { credits: await credits(), tasks: await tasks() };
+    const cases: Array<[string, RegExp]> = [
+      [`${stack.context.storage.publicBaseUrl}/uploads/00000000000000000000000000000000.png`, /there is no such file in our storage/],
+      [await putInBucket('videos/e2e-not-an-image.mp4', Buffer.from('\0\0\0\x20ftypisom'), 'video/mp4'), /not a JPEG, PNG or WebP image \(our file is video\/mp4\)/],
+      [await putInBucket('uploads/e2e-bomb.png', await imageDeclaring('png', 16000, 16000), 'image/png'), /16000x16000 pixels; at most 8192 pixels per side/],
+    ];
+    for (const [imageUrl, why] of cases) {
+      const reply = await generateFrom(imageUrl);
+      expectRefused(reply, 400, 'validation_error', /^image_url: we will not fetch this URL: /);
+      expect(reply.body.error!.message).toMatch(why);
+      expect(reply.body.error!.message).toMatch(/upload it with POST \/upload and pass the URL it returns\.$/);
+    }
+    expect({ credits: await credits(), tasks: await tasks() }).toEqual(before);
+  });
+
+  it('fails and refunds a task whose reference proves oversized when read, saying why', async () => {
+    const credits = async () => (await call<{ credits: number }>(stack.baseUrl, '/credits', { key })).body.data!.credits;
+    const before = await credits();
+    // Its frame header lies past the first bytes read before the charge: only the read finds it.
+    const bomb = withMetadataBefore(await imageDeclaring('jpeg', 9000, 9000), 100_000);
+    const started = await generateFrom(await putInBucket('uploads/e2e-late-bomb.jpg', bomb, 'image/jpeg'));
     expect(started.status).toBe(200);
     const final = await waitForFinal<{ status: string; error: { code: string; message: string } }>(
       stack,
@@ -270,7 +310,8 @@ describe('image-to-video with an upload', () => {
       status: 'failed',
       error: {
         code: 'upstream_error',
-        message: 'image_url could not be fetched: there is no such file in our storage (upload it again). Your credits were refunded.',
+        message:
+          'image_url could not be fetched: it declares 9000x9000 pixels; at most 8192 pixels per side are accepted. Your credits were refunded.',
       },
     });
     expect(await credits()).toBe(before);
@@ -326,6 +367,13 @@ describe('direct uploads (presigned)', () => {
     const { uploadId } = await direct(Buffer.from('not an image at all'));
     const reply = await call(stack.baseUrl, `/uploads/${uploadId}/complete`, { method: 'POST', key });
     expectRefused(reply, 400, 'validation_error', /^image: must be a JPEG, PNG or WebP/);
+    expect((await listKeys(stack, 'incoming/')).some((k) => k.endsWith(uploadId))).toBe(false);
+  });
+
+  it('refuses and deletes a stored image declaring more than 8192 pixels per side', async () => {
+    const { uploadId } = await direct(await imageDeclaring('png', 16000, 16000));
+    const reply = await call(stack.baseUrl, `/uploads/${uploadId}/complete`, { method: 'POST', key });
+    expectRefused(reply, 400, 'validation_error', /^image: it declares 16000x16000 pixels; at most 8192 pixels per side/);
     expect((await listKeys(stack, 'incoming/')).some((k) => k.endsWith(uploadId))).toBe(false);
   });
 

@@ -120,6 +120,17 @@ describe('refusals', () => {
     expect((await balanceAndLedger(stack, accountId)).balance).toBe(100);
   });
 
+  it('says where a body with the right Content-Type stops being JSON', async () => {
+    const { accountId, key } = await account(100);
+    const reply = await generate(key, '{"prompt":"a fox",}');
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toEqual({
+      code: 'validation_error',
+      message: "The request body is not valid JSON: expected a property name in double quotes at line 1, column 19, found '}'.",
+    });
+    expect((await balanceAndLedger(stack, accountId)).balance).toBe(100);
+  });
+
   it('reads the Content-Type header in any casing', async () => {
     const { key } = await account(100);
     // node:http keeps header names as written (fetch would lowercase them).

@@ -136,7 +136,14 @@ describe('vidgen CLI', () => {
     const result = await vidgen(['generate', 'sim:fail please', '--duration', '3', '--wait', '--interval', '0.3']);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^status\s+failed$/m);
-    expect(result.stderr).toMatch(/^error \[upstream_error\]: .*\(vid_\w+; its credits were refunded\)$/m);
+    expect(result.stderr).toMatch(/^error \[upstream_error\]: .*Your credits were refunded\. \(vid_\w+\)$/m);
+  });
+
+  it('a content rejection says "refunded" once', async () => {
+    const result = await vidgen(['generate', 'sim:content please', '--duration', '3', '--wait', '--interval', '0.3']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error \[content_rejected\]: .*\(vid_\w+\)$/m);
+    expect(result.stderr.match(/refunded/g)).toHaveLength(1);
   });
 
   it('API errors exit 1 with "error [code]: message (request id ...)"', async () => {
@@ -172,7 +179,8 @@ describe('vidgen CLI', () => {
       [['generate', 'x', '--duration', 'ten'], /--duration must be a number/],
       [['generate', 'x', '--format', 'png'], /--format is not an option of "generate"/],
       [['status', 'abc'], /not a task id/],
-      [['videos', '--colour', 'red'], /Unknown option '--colour'/],
+      [['videos', '--colour', 'red'], /^vidgen: Unknown option --colour\.$/m],
+      [['generate', 'x', '--durtion', '3'], /^vidgen: Unknown option --durtion\. Did you mean --duration\?$/m],
       [['upload', path.join(tmp, 'missing.png')], /Cannot read .*missing\.png: ENOENT/],
       [['credits'], /No API key\. Set VIDGEN_API_KEY/, { VIDGEN_API_KEY: '' }],
     ];
@@ -181,7 +189,7 @@ describe('vidgen CLI', () => {
       const [args, message] = cases[i]!;
       expect({ args, code: result.code, stdout: result.stdout }).toEqual({ args, code: 2, stdout: '' });
       expect(result.stderr).toMatch(message);
-      expect(result.stderr).toContain('Run "vidgen --help" for usage.');
+      expect(result.stderr).toContain('Run "npx vidgen --help" for usage.');
     });
   });
 
@@ -195,7 +203,7 @@ describe('vidgen CLI', () => {
     expect(fromFile.code).toBe(0);
     expect(JSON.parse(fromFile.stdout).credits).toBe(40);
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/^Usage: vidgen <command>/);
+    expect(help.stdout).toMatch(/^Usage: npx vidgen <command>/);
   });
 });
 

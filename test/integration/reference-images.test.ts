@@ -5,9 +5,11 @@ import { ObjectStorage } from '../../functions/adapters/s3/object-storage';
 import { createS3Client } from '../../functions/adapters/s3/s3-client';
 import { createSafeFetcher } from '../../functions/adapters/safe-fetch';
 import { staticRefusal } from '../../functions/adapters/url-rules';
+import { imageDeclaring } from '../support/declared-size';
 
 /**
- * Reference image URLs: what is refused before a charge (no network I/O), and the words a task's
+ * Reference image URLs: what is refused before a charge (the URL, and our own files' first
+ * bytes; no other network I/O), and the words a task's
  * error gives when a fetch fails later. Real s3rver and a real HTTP server on 127.0.0.1.
  */
 const MEDIA = 'http://127.0.0.1:1/media';
@@ -21,6 +23,7 @@ const storage = new ObjectStorage(s3, process.env.TEST_MEDIA_BUCKET!, MEDIA);
 beforeAll(async () => {
   files = http.createServer((req, res) => {
     if (req.url === '/cat.png') res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
+    else if (req.url === '/bomb.gif') void imageDeclaring('gif', 20000, 300).then((gif) => res.writeHead(200).end(gif));
     else if (req.url === '/huge.png') res.writeHead(200, { 'content-length': 11 * 1024 * 1024 }).end();
     else res.writeHead(404).end();
   });
@@ -61,7 +64,7 @@ async function reason(promise: Promise<unknown>): Promise<string> {
   return (error as ReferenceUnavailableError).reason;
 }
 
-describe('refused before any charge (no network I/O)', () => {
+describe('refused before any charge (no fetch of any URL but our own files)', () => {
   const { references, lookup } = referencesResolvingTo('93.184.215.14');
 
   it.each([
@@ -81,8 +84,8 @@ describe('refused before any charge (no network I/O)', () => {
     [`${MEDIA}/provider-sim/jobs/sim_1.json`, /only uploaded or generated files/],
     [`${MEDIA}/uploads/../incoming/x`, /only uploaded or generated files/],
     ['http://127.0.0.1:1/api/v1/credits', /only uploaded or generated files/],
-  ])('%s', (url, words) => {
-    expect(references.whyRefused(url)).toMatch(words);
+  ])('%s', async (url, words) => {
+    expect(await references.whyRefused(url)).toMatch(words);
     expect(lookup).not.toHaveBeenCalled();
   });
 
@@ -91,11 +94,25 @@ describe('refused before any charge (no network I/O)', () => {
     'http://93.184.215.14/cat.png',
     'http://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/cat.png',
     'https://images.example.com:8443/cat.png',
-    `${MEDIA}/uploads/0123abcd.png`,
-    `${MEDIA}/videos/video_1.mp4`,
-    `${MEDIA}/images/image_1-1.png`,
-  ])('accepts %s', (url) => {
-    expect(references.whyRefused(url)).toBeUndefined();
+  ])('accepts %s', async (url) => {
+    expect(await references.whyRefused(url)).toBeUndefined();
+    expect(lookup).not.toHaveBeenCalled();
+  });
+
+  it('one of our own files: only an image that is there and not oversized (its first bytes are read)', async () => {
+    await storage.put('uploads/own-ok.png', await imageDeclaring('png', 640, 480), 'image/png');
+    await storage.put('images/own-generated.webp', await imageDeclaring('webp', 4096, 2304), 'image/webp');
+    await storage.put('videos/own-video.mp4', Buffer.from('\0\0\0\x20ftypisom not an image'), 'video/mp4');
+    await storage.put('uploads/own-bomb.png', await imageDeclaring('png', 16000, 16000), 'image/png');
+    expect(await references.whyRefused(`${MEDIA}/uploads/own-ok.png`)).toBeUndefined();
+    expect(await references.whyRefused(`${MEDIA}/images/own-generated.webp`)).toBeUndefined();
+    expect(await references.whyRefused(`${MEDIA}/uploads/0123abcd.png`)).toBe('there is no such file in our storage (upload it again)');
+    expect(await references.whyRefused(`${MEDIA}/videos/own-video.mp4`)).toBe(
+      'it is not a JPEG, PNG or WebP image (our file is video/mp4)',
+    );
+    expect(await references.whyRefused(`${MEDIA}/uploads/own-bomb.png`)).toBe(
+      'it declares 16000x16000 pixels; at most 8192 pixels per side are accepted',
+    );
     expect(lookup).not.toHaveBeenCalled();
   });
 
@@ -122,6 +139,13 @@ describe('read: fetch-time failures say why', () => {
     const pinned = servedByFiles();
     expect(await reason(pinned.read(asPublicHost('/missing.png')))).toBe('the server answered 404');
     expect(await reason(pinned.read(asPublicHost('/huge.png')))).toBe('the file is larger than 10 MiB');
+  });
+
+  it('an image declaring more than 8192 pixels per side (a decompression bomb), before anything decodes it', async () => {
+    const pinned = servedByFiles();
+    expect(await reason(pinned.read(asPublicHost('/bomb.gif')))).toBe(
+      'it declares 20000x300 pixels; at most 8192 pixels per side are accepted',
+    );
   });
 
   it('a host name that does not resolve', async () => {

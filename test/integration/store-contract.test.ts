@@ -81,7 +81,7 @@ describe('DynamoDB task store: the repair of a start cut short', () => {
       const repaired = { ...task, seq: 1 } as Task;
       const entries = (await new DynamoLedgerStore(db).listForAccount(accountId)).filter((entry) => entry.taskId === task.taskId);
       const withoutId = ({ entryId: _entryId, ...entry }: LedgerEntry) => entry;
-      expect(entries.map(withoutId)).toEqual([withoutId(chargeEntry(repaired)), withoutId(refundEntry(repaired, now))]);
+      expect(entries.map(withoutId)).toEqual([withoutId(chargeEntry(repaired)), withoutId(refundEntry(repaired, now, { code: 'internal_error' }))]);
       expect(await tasks.get(accountId, task.taskId)).toMatchObject({ seq: 1, status: 'failed', completedAt: now, error: { code: 'internal_error' } });
       expect(await new DynamoAccountStore(db).get(accountId)).toMatchObject({ credits: 100 });
     } finally {

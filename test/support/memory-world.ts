@@ -52,7 +52,7 @@ export function memoryWorld(start = '2026-03-01T12:00:00.000Z') {
     accounts: stores.accounts,
     idempotency: stores.idempotency,
     // URL rules are the adapter's (tested on their own); here every reference is acceptable.
-    references: { whyRefused: () => undefined },
+    references: { whyRefused: async () => undefined },
     tasks: stores.tasks,
     provider,
     media,

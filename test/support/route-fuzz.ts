@@ -7,10 +7,10 @@ import { API_PREFIX, ROUTES } from '../../functions/http/routes';
  * Generated requests for the route fuzz test (test/e2e/fuzz-routes.test.ts): bodies, headers,
  * queries and path parameters for every route of the route table. Field and query names come
  * from the published OpenAPI document, so the fuzz follows the contract as it changes; the
- * route table is read for method, path and auth only.
+ * route table is read for method, path and callers only.
  */
 
-/** A route table entry (only its method, path and auth are read). */
+/** A route table entry (only its method, path and callers are read). */
 export type Route = (typeof ROUTES)[number];
 
 // ---------------------------------------------------------------------------------------------
@@ -624,7 +624,7 @@ export function answerProblem(route: Route, method: string, answer: WireAnswer):
   const requestId = answer.headers['x-request-id'];
   if (typeof requestId !== 'string' || !requestId) return 'no X-Request-Id';
   // The API reference's own documents (HTML, the OpenAPI JSON, the script) are not envelopes.
-  if (route.auth === 'none' && answer.status === 200 && method === route.method) return undefined;
+  if (route.callers === 'public' && answer.status === 200 && method === route.method) return undefined;
   if (!/^application\/json\b/i.test(String(answer.headers['content-type']))) {
     return `content-type ${answer.headers['content-type']}`;
   }

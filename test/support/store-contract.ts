@@ -606,8 +606,9 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       it("writes the domain's refund entry as given, once", async () => {
         const accountId = await newAccount(100);
         const task = await started(accountId);
-        const refund = refundEntry(task, at(3));
-        expect(await stores.tasks.failAndRefund(task, { code: 'upstream_error', message: 'm' }, refund, at(3))).toBe(true);
+        const error = { code: 'upstream_error' as const, message: 'm' };
+        const refund = refundEntry(task, at(3), error);
+        expect(await stores.tasks.failAndRefund(task, error, refund, at(3))).toBe(true);
         const refunds = (await money(accountId)).entries.filter((entry) => entry.kind === 'refund');
         expect(refunds).toEqual([refund]);
         expect(refund).toMatchObject({ amount: task.creditsUsed, taskId: task.taskId, reason: 'refund: video task failed', createdAt: at(3) });

@@ -22,6 +22,7 @@ describe('authenticate', () => {
   it('resolves a valid key to its account with the default rate limit', async () => {
     const { store, apiKey } = await storeWithKey();
     await expect(authenticate(store, `Bearer ${apiKey}`, 60)).resolves.toEqual({
+      kind: 'apiKey',
       accountId: 'acc_1',
       mode: 'live',
       keyId: keyIdFromHash(hashApiKey(apiKey)),
@@ -33,6 +34,7 @@ describe('authenticate', () => {
     const { store, apiKey } = await storeWithKey({}, 'test');
     expect(apiKey).toMatch(/^vg_test_[0-9A-Za-z]{40}$/);
     await expect(authenticate(store, `Bearer ${apiKey}`, 60)).resolves.toEqual({
+      kind: 'apiKey',
       accountId: 'acc_1_test',
       mode: 'test',
       keyId: keyIdFromHash(hashApiKey(apiKey)),

@@ -1,8 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseCommand, UsageError } from '../../bin/vidgen/args';
 import { configPath, loadConfig } from '../../bin/vidgen/config';
+import { writeAddresses } from '../../bin/local-stack/discovery';
+import { deadPid, RUNNING } from '../support/local-stack-addresses';
 import { numberedFile } from '../../bin/vidgen/download';
 import { formatDeliveryList, formatFields, formatVideoList } from '../../bin/vidgen/format';
 import { startProgress } from '../../bin/vidgen/progress';
@@ -78,7 +81,10 @@ describe('parseCommand', () => {
     [['image', 'x', '--image', 'a.png'], /--image is not an option of "image"/],
     [['credits', '--wait'], /--wait is not an option of "credits"/],
     [['status', 'job_1'], /video ids start with vid_, image ids with img_/],
-    [['generate', 'x', '--bogus'], /Unknown option '--bogus'/],
+    [['generate', 'x', '--bogus'], /^Unknown option --bogus\.$/],
+    [['generate', 'x', '--durtion', '3'], /^Unknown option --durtion\. Did you mean --duration\?$/],
+    [['videos', '--limt', '3'], /^Unknown option --limt\. Did you mean --limit\?$/],
+    [['generate', 'x', '--aspect_ratio', '9:16'], /Did you mean --aspect-ratio\?$/],
     [['generate', 'x', '--wait=yes'], /--wait/],
   ])('%j is a usage error: %s', (argv, message) => {
     expect(() => parseCommand(argv)).toThrow(UsageError);
@@ -94,17 +100,26 @@ describe('configuration', () => {
     return full;
   };
 
-  it('the environment wins over the file; the file fills in; a default base URL', () => {
+  it('the environment wins over the file; the file fills in; then the running local stack; then the default', () => {
+    // An empty data folder: no local stack runs there.
+    const DATA_DIR = mkdtempSync(path.join(os.tmpdir(), 'vidgen-data-'));
     const config = file('both.json', JSON.stringify({ apiKey: 'vg_live_file', baseUrl: 'https://file.example/api/v1' }));
-    expect(loadConfig({ VIDGEN_CONFIG: config })).toEqual({ apiKey: 'vg_live_file', baseUrl: 'https://file.example/api/v1' });
-    expect(loadConfig({ VIDGEN_CONFIG: config, VIDGEN_API_KEY: 'vg_live_env', VIDGEN_BASE_URL: 'https://env.example/api/v1' })).toEqual({
+    expect(loadConfig({ DATA_DIR, VIDGEN_CONFIG: config })).toEqual({ apiKey: 'vg_live_file', baseUrl: 'https://file.example/api/v1', baseUrlFrom: config });
+    expect(loadConfig({ DATA_DIR, VIDGEN_CONFIG: config, VIDGEN_API_KEY: 'vg_live_env', VIDGEN_BASE_URL: 'https://env.example/api/v1' })).toEqual({
       apiKey: 'vg_live_env',
       baseUrl: 'https://env.example/api/v1',
+      baseUrlFrom: 'VIDGEN_BASE_URL',
     });
-    expect(loadConfig({ VIDGEN_CONFIG: path.join(dir, 'missing.json'), VIDGEN_API_KEY: 'k' })).toEqual({
-      apiKey: 'k',
-      baseUrl: 'http://127.0.0.1:3000/api/v1',
-    });
+    const noFile = { DATA_DIR, VIDGEN_CONFIG: path.join(dir, 'missing.json'), VIDGEN_API_KEY: 'k' };
+    expect(loadConfig(noFile)).toEqual({ apiKey: 'k', baseUrl: 'http://127.0.0.1:3000/api/v1', baseUrlFrom: 'the default' });
+
+    // `npm start` on another port records it in its data folder; vidgen goes there (this process stands in for it).
+    writeAddresses(DATA_DIR, { ...RUNNING, pid: process.pid });
+    expect(loadConfig(noFile)).toEqual({ apiKey: 'k', baseUrl: 'http://127.0.0.1:3700/api/v1', baseUrlFrom: expect.stringContaining('running local stack') });
+    expect(loadConfig({ ...noFile, VIDGEN_BASE_URL: 'https://env.example/api/v1' }).baseUrl).toBe('https://env.example/api/v1');
+    // A file left by a stack that is gone is ignored.
+    writeAddresses(DATA_DIR, { ...RUNNING, pid: deadPid() });
+    expect(loadConfig(noFile).baseUrl).toBe('http://127.0.0.1:3000/api/v1');
   });
 
   it('finds ~/.config/vidgen/config.json, or under XDG_CONFIG_HOME', () => {
@@ -219,5 +234,19 @@ describe('output', () => {
     progress.stop();
     expect(writes[0]).toMatch(/^\r\x1b\[2K⠋ vid_1 starting 0s$/);
     expect(writes.at(-1)).toBe('\r\x1b[2K');
+  });
+});
+
+describe('npx vidgen', () => {
+  const repo = path.resolve(__dirname, '..', '..');
+
+  it('is the package.json "bin" entry, and runs from any folder', () => {
+    const manifest = JSON.parse(readFileSync(path.join(repo, 'package.json'), 'utf8')) as { bin?: Record<string, string> };
+    expect(manifest.bin?.vidgen).toBe('bin/vidgen.cjs');
+    const result = spawnSync(process.execPath, [path.join(repo, manifest.bin!.vidgen!), '--durtion'], { cwd: os.tmpdir(), encoding: 'utf8' });
+    expect({ status: result.status, stderr: result.stderr }).toEqual({
+      status: 2,
+      stderr: 'vidgen: Unknown option --durtion. Did you mean --duration?\nRun "npx vidgen --help" for usage.\n',
+    });
   });
 });

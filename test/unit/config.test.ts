@@ -88,6 +88,22 @@ describe('replicate provider configuration', () => {
   });
 });
 
+describe('other configured providers', () => {
+  it('keeps every provider whose settings are given, so tasks that recorded one are still followed after PROVIDER changed', () => {
+    const replicateSettings = { REPLICATE_API_TOKEN: 'r8_x', REPLICATE_BASE_URL: 'http://127.0.0.1:4010' };
+    expect(loadConfig({ ...base, ...replicateSettings })).toMatchObject({
+      provider: { name: 'simulated' },
+      otherProviders: [{ name: 'replicate', baseUrl: 'http://127.0.0.1:4010', apiToken: { value: 'r8_x' } }],
+    });
+    // The simulated provider needs no settings: it is always there (test mode runs on it anyway).
+    expect(loadConfig({ ...base, ...replicateSettings, PROVIDER: 'replicate' }).otherProviders).toEqual([{ name: 'simulated', delaySeconds: 10 }]);
+    // Without Replicate's token, Replicate is not configured here at all.
+    expect(loadConfig(base).otherProviders).toBeUndefined();
+    // A provider configured but not chosen is still checked at start-up.
+    expect(() => loadConfig({ ...base, ...replicateSettings, REPLICATE_TIMEOUT_MS: 'soon' })).toThrow('REPLICATE_TIMEOUT_MS');
+  });
+});
+
 describe('submission settings', () => {
   const base = {
     TABLE_NAME: 't',
@@ -140,7 +156,7 @@ describe('provider callback secrets', () => {
   const replicate = { ...base, PROVIDER: 'replicate', REPLICATE_API_TOKEN: 'r8_x' };
 
   it('gives the simulated provider SIM_CALLBACK_SECRET, or none', () => {
-    expect(loadConfig({ ...base, SIM_CALLBACK_SECRET: secret }).provider).toEqual({ name: 'simulated', delaySeconds: 10, callbackSecret: secret });
+    expect(loadConfig({ ...base, SIM_CALLBACK_SECRET: secret }).provider).toEqual({ name: 'simulated', delaySeconds: 10, callbackSecret: { value: secret } });
     expect(loadConfig(base).provider).not.toHaveProperty('callbackSecret');
   });
 

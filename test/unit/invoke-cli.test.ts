@@ -1,4 +1,8 @@
+import { mkdtempSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { localTarget } from '../../bin/local-stack/discovery';
 import { isServerErrorResult, localStackHint } from '../../bin/invoke/local-env';
 import { freePort } from '../../bin/local-stack/wait-for-port';
 
@@ -12,16 +16,18 @@ describe('npm run invoke: telling a down local stack from a handler answer', () 
     expect(isServerErrorResult(null)).toBe(false);
   });
 
-  it('names the local endpoint nothing answers on, with the same hint as the admin CLI', async () => {
+  it('names the local endpoint nothing answers on, and which variables would move it', async () => {
     const down = `http://127.0.0.1:${await freePort()}`;
+    const target = localTarget({ DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'vidgen-invoke-')) });
     const server = net.createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const up = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
     try {
-      expect(await localStackHint({ DYNAMODB_ENDPOINT: down, S3_ENDPOINT: up })).toBe(
-        `Nothing answers at ${down} (DynamoDB Local). Is the local stack running (npm start)?`,
+      expect(await localStackHint({ DYNAMODB_ENDPOINT: down, S3_ENDPOINT: up }, target)).toBe(
+        `Nothing answers at ${down} (DynamoDB Local, the default). Is the local stack running (npm start)? ` +
+          'If it runs on other ports, set DYNAMODB_PORT and S3_PORT (or DYNAMODB_ENDPOINT and S3_ENDPOINT) as you gave them to npm start, or DATA_DIR to its data folder.',
       );
-      expect(await localStackHint({ DYNAMODB_ENDPOINT: up, S3_ENDPOINT: down })).toMatch(/\(s3rver\)\. Is the local stack running \(npm start\)\?$/);
+      expect(await localStackHint({ DYNAMODB_ENDPOINT: up, S3_ENDPOINT: down }, target)).toMatch(/\(s3rver, the default\)\. Is the local stack running \(npm start\)\?/);
       expect(await localStackHint({ DYNAMODB_ENDPOINT: up, S3_ENDPOINT: up })).toBeUndefined();
       expect(await localStackHint({})).toBeUndefined();
     } finally {

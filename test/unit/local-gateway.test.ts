@@ -8,6 +8,7 @@ import { idempotencyKeyOf, parsePagination } from '../../functions/http/request'
 import { AuthorizerCache, policyAllows } from '../../bin/local-stack/authorizer-cache';
 import { createRouter } from '../../bin/local-stack/router';
 import { wholeApiArn } from '../../functions/handlers/authorizer';
+import { gatewayAccess, type Route } from '../../functions/http/route';
 
 const METHOD_ARN = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/GET/api/v1/credits';
 const OTHER_ARN = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/POST/api/v1/generate';
@@ -54,8 +55,8 @@ describe('AuthorizerCache', () => {
 
 describe('local router', () => {
   const match = createRouter([
-    { method: 'GET', path: '/api/v1/videos', handler: 'list' },
-    { method: 'GET', path: '/api/v1/videos/{video_id}', handler: 'get' },
+    { method: 'GET', path: '/api/v1/videos', handler: 'list', callers: 'apiKey' },
+    { method: 'GET', path: '/api/v1/videos/{video_id}', handler: 'get', callers: 'apiKey' },
   ]);
 
   it('matches exact paths and extracts path parameters', () => {
@@ -120,5 +121,47 @@ describe('Lambda-side helpers on events as API Gateway sends them (JSON, so such
     expect(headerValue(event, 'valueOf')).toBeUndefined();
     expect(idempotencyKeyOf(event)).toBe('k1');
     expect(parsePagination(event)).toEqual({ page: 2, limit: 20 });
+  });
+});
+
+describe('callers declared on a route', () => {
+  // The same handler behind two paths: only the declaration differs.
+  const open: Route = { method: 'GET', path: '/api/v1/open', handler: 'get-openapi', callers: 'public' };
+  const keyed: Route = { ...open, path: '/api/v1/keyed', callers: 'apiKey' };
+
+  async function keylessStatuses(routes: Route[]): Promise<Record<string, [number, string | undefined]>> {
+    const server = http.createServer(apiRequestListener({ authCacheTtlSeconds: 0, routes }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const answers: Record<string, [number, string | undefined]> = {};
+      for (const route of routes) {
+        const response = await fetch(`http://127.0.0.1:${port}${route.path}`);
+        const body = (await response.json()) as { error?: { code: string } };
+        answers[`${route.callers}`] = [response.status, body.error?.code];
+      }
+      return answers;
+    } finally {
+      server.close();
+    }
+  }
+
+  it("let a request without a key through to a 'public' route and answer an 'apiKey' route's with 401", async () => {
+    expect(await keylessStatuses([open, keyed])).toEqual({ public: [200, undefined], apiKey: [401, 'unauthorized'] });
+  });
+
+  it("refuse to start a gateway with a 'session' route (no authorizer recognises one yet), naming the route", () => {
+    const session: Route = { ...open, path: '/api/v1/console', callers: ['apiKey', 'session'] };
+    expect(() => apiRequestListener({ authCacheTtlSeconds: 0, routes: [open, session] })).toThrow(
+      /^GET \/api\/v1\/console accepts 'session' callers, but no authorizer recognises a session yet/,
+    );
+  });
+
+  it('are read the same way by every builder: public alone, an API key, or a clear refusal', () => {
+    expect(gatewayAccess(open)).toBe('public');
+    expect(gatewayAccess(keyed)).toBe('apiKey');
+    expect(gatewayAccess({ ...open, callers: ['apiKey'] })).toBe('apiKey');
+    expect(() => gatewayAccess({ ...open, callers: [] })).toThrow(/declares no callers/);
+    expect(() => gatewayAccess({ ...open, callers: ['public', 'apiKey'] })).toThrow(/declare 'public' alone/);
   });
 });

@@ -45,7 +45,7 @@ describe('OpenAPI document: structure', () => {
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
     for (const { template, operation } of operations()) {
-      const isPublic = ROUTES.some((route) => route.auth === 'none' && documentPath(route.path) === template);
+      const isPublic = ROUTES.some((route) => route.callers === 'public' && documentPath(route.path) === template);
       expect([template, operation.security]).toEqual([template, isPublic ? [] : undefined]);
     }
   });

@@ -1,4 +1,5 @@
-import { consumeRequest, retryAfterSeconds, windowAt } from '../../functions/domain/rate-limit';
+import type { ApiKeyPrincipal, SessionPrincipal } from '../../functions/domain/principal';
+import { consumeRequest, principalRateLimiter, retryAfterSeconds, windowAt } from '../../functions/domain/rate-limit';
 import { MemoryRateCounter } from '../support/memory-stores';
 
 const MINUTE = 60_000;
@@ -39,5 +40,30 @@ describe('consumeRequest', () => {
     expect((await consumeRequest(counter, 'key_a', 1, now)).allowed).toBe(false);
     expect((await consumeRequest(counter, 'key_b', 1, now)).allowed).toBe(true);
     expect((await consumeRequest(counter, 'key_a', 1, now + MINUTE)).allowed).toBe(true);
+  });
+});
+
+describe('principalRateLimiter', () => {
+  const now = at('2026-11-21T17:00:30.000Z');
+  const key = (keyId: string, rateLimit: number): ApiKeyPrincipal => ({ kind: 'apiKey', accountId: 'acc_1', mode: 'live', keyId, rateLimit });
+  const allowed = async (consume: () => Promise<{ allowed: boolean }>, times: number) => {
+    const answers = [];
+    for (let i = 0; i < times; i += 1) answers.push((await consume()).allowed);
+    return answers;
+  };
+
+  it("counts each API key in its own window with the key's own limit, even two keys of one account", async () => {
+    const limiter = principalRateLimiter(new MemoryRateCounter(), () => now);
+    expect(await allowed(() => limiter.consume(key('key_a', 2)), 3)).toEqual([true, true, false]);
+    expect(await allowed(() => limiter.consume(key('key_b', 1)), 2)).toEqual([true, false]);
+    expect(await limiter.consume(key('key_b', 1))).toMatchObject({ limit: 1, remaining: 0, retryAfter: 30 });
+  });
+
+  it("counts a console session by its user, apart from the account's keys", async () => {
+    const limiter = principalRateLimiter(new MemoryRateCounter(), () => now);
+    const session: SessionPrincipal = { kind: 'session', accountId: 'acc_1', userId: 'key_a', rateLimit: 1 };
+    expect(await allowed(() => limiter.consume(key('key_a', 1)), 2)).toEqual([true, false]);
+    // The same id as the key, yet its own window: users and keys never share a counter.
+    expect(await allowed(() => limiter.consume(session), 2)).toEqual([true, false]);
   });
 });

@@ -1,4 +1,4 @@
-import { createAccount } from '../../functions/domain/account-admin';
+import { createAccount, grantCredits } from '../../functions/domain/account-admin';
 import { UnauthorizedError } from '../../functions/domain/errors';
 import { listTransactions } from '../../functions/domain/list-transactions';
 import { accountOfScope, isLivemode, modeOfScope, scopeOf } from '../../functions/domain/mode';
@@ -43,6 +43,17 @@ describe('the test balance', () => {
     expect((await accounts.get(account.accountId))?.credits).toBe(7);
     await accounts.updateAccess(scope, { paidAccess: false }, 'now');
     expect([(await accounts.get(scope))?.paidAccess, (await accounts.get(account.accountId))?.paidAccess]).toEqual([false, false]);
+  });
+
+  it('opened by a first grant, is created at the grant time: one clock read per write', async () => {
+    const stores = createMemoryStores();
+    const { account } = await createAccount(stores, {}, '2026-03-01T12:00:00.000Z');
+    // The store's own clock runs later than the time the grant was given.
+    const accounts = modeAwareAccounts(stores.accounts, () => new Date('2026-03-01T12:00:05.000Z'));
+    const granted = await grantCredits({ ...stores, accounts }, account.accountId, 50, 'top-up', { mode: 'test', now: '2026-03-01T12:00:01.000Z' });
+    expect(granted).toMatchObject({ credits: 1050, createdAt: '2026-03-01T12:00:01.000Z', updatedAt: '2026-03-01T12:00:01.000Z' });
+    const history = await stores.ledger.listForAccount(scopeOf(account.accountId, 'test'));
+    expect(history.map((entry) => entry.createdAt)).toEqual(['2026-03-01T12:00:01.000Z', '2026-03-01T12:00:01.000Z']);
   });
 
   it('does not exist for an unknown account', async () => {

@@ -158,7 +158,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Cancel a image task
+         * Cancel an image task
          * @description A `processing` task becomes `failed` with `error.code` `canceled` and its credits are refunded in full, once; the provider is asked to stop the job. A task that has already completed or failed (or whose result is already being stored) answers 409 `task_not_cancelable`. A cancel racing the completion has exactly one outcome: completed (the cancel gets 409) or canceled (refunded, and no result is ever published).
          */
         post: operations["cancelImage"];
@@ -786,7 +786,7 @@ export interface components {
         UploadImageForm: {
             /**
              * Format: binary
-             * @description The image file: JPEG, PNG or WebP (decided from its bytes), 1 byte to 10485760 bytes (10 MiB). Exactly one file part.
+             * @description The image file: JPEG, PNG or WebP (decided from its bytes), 1 byte to 10485760 bytes (10 MiB), at most 8192 pixels per side (read from its header). Exactly one file part.
              */
             image: string;
         };
@@ -1167,7 +1167,7 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "message": "The request body is too large.",
+                     *         "message": "The request body is larger than the 10 MiB the API accepts. Upload an image with POST /api/v1/uploads: it answers a form that sends the file straight to storage (up to 10 MiB).",
                      *         "code": "payload_too_large"
                      *       }
                      *     }
@@ -1828,7 +1828,7 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "message": "The request body is too large.",
+                     *         "message": "The request body is larger than the 10 MiB the API accepts. Upload an image with POST /api/v1/uploads: it answers a form that sends the file straight to storage (up to 10 MiB).",
                      *         "code": "payload_too_large"
                      *       }
                      *     }
@@ -2426,7 +2426,7 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "message": "The request body is too large.",
+                     *         "message": "The request body is larger than the 10 MiB the API accepts. Upload an image with POST /api/v1/uploads: it answers a form that sends the file straight to storage (up to 10 MiB).",
                      *         "code": "payload_too_large"
                      *       }
                      *     }
@@ -2546,7 +2546,7 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "message": "The request body is too large.",
+                     *         "message": "The request body is larger than the 10 MiB the API accepts. Upload an image with POST /api/v1/uploads: it answers a form that sends the file straight to storage (up to 10 MiB).",
                      *         "code": "payload_too_large"
                      *       }
                      *     }
@@ -2707,7 +2707,7 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "message": "The request body is too large.",
+                     *         "message": "The request body is larger than the 10 MiB the API accepts. Upload an image with POST /api/v1/uploads: it answers a form that sends the file straight to storage (up to 10 MiB).",
                      *         "code": "payload_too_large"
                      *       }
                      *     }
@@ -3214,7 +3214,7 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "message": "The request body is too large.",
+                     *         "message": "The request body is larger than the 10 MiB the API accepts. Upload an image with POST /api/v1/uploads: it answers a form that sends the file straight to storage (up to 10 MiB).",
                      *         "code": "payload_too_large"
                      *       }
                      *     }

@@ -87,7 +87,8 @@ export class ObjectStorage implements MediaStore, UploadStorage {
     return { url, fields };
   }
 
-  async inspect(key: string, headBytes: number): Promise<{ size: number; head: Buffer } | undefined> {
+  /** Size, first bytes and stored Content-Type of an object, or undefined if it is not there. */
+  async inspect(key: string, headBytes: number): Promise<{ size: number; head: Buffer; contentType?: string } | undefined> {
     let object;
     try {
       object = await this.open(key, `bytes=0-${headBytes - 1}`);
@@ -106,7 +107,7 @@ export class ObjectStorage implements MediaStore, UploadStorage {
       return { size: 0, head: Buffer.alloc(0) };
     }
     const head = Buffer.from(await object.Body.transformToByteArray());
-    return { size: Number.isFinite(total) ? total : head.length, head };
+    return { size: Number.isFinite(total) ? total : head.length, head, ...(object.ContentType && { contentType: object.ContentType }) };
   }
 
   async promote(fromKey: string, toKey: string, contentType: string, accountId: string): Promise<string | undefined> {

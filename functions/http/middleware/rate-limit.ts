@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { RateLimitExceededError } from '../../domain/errors';
-import { consumeRequest, type RateCounter, type RateDecision } from '../../domain/rate-limit';
+import type { RateDecision, RateLimiter } from '../../domain/rate-limit';
 import { principalFrom } from '../principal';
 
 export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
@@ -13,16 +13,13 @@ export function rateLimitHeaders(decision: RateDecision): Record<string, string>
 }
 
 /**
- * Counts the request against its key's window before anything else runs (the API's order:
- * auth, rate limit, validation), so a refused request does no work and charges nothing.
+ * Counts the request against its principal's window before anything else runs (the API's
+ * order: auth, rate limit, validation), so a refused request does no work and charges nothing.
  */
-export function rateLimit(
-  counter: () => RateCounter,
-): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+export function rateLimit(limiter: RateLimiter): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
   return {
     before: async (request) => {
-      const principal = principalFrom(request.event);
-      const decision = await consumeRequest(counter(), principal.keyId, principal.rateLimit);
+      const decision = await limiter.consume(principalFrom(request.event));
       (request.internal as { rateLimit?: RateDecision }).rateLimit = decision;
       if (!decision.allowed) throw new RateLimitExceededError(decision.retryAfter ?? 1);
     },

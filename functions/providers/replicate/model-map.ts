@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { IMAGE_MODEL_IDS, VIDEO_MODEL_IDS, type ImageModel, type VideoModel } from '../../domain/catalogue';
 import type { GenerationJob } from '../../domain/provider';
 
 /**
@@ -24,8 +25,9 @@ import type { GenerationJob } from '../../domain/provider';
  * "$comment" keys, at the top and in each model entry, are ignored.
  */
 
-export const MODEL_IDS = ['vid-1-5-pro', 'vid-2-0', 'vid-2-0-fast', 'image-2'] as const;
-export type ModelId = (typeof MODEL_IDS)[number];
+/** The catalogue's model ids, every one a mapping can cover. */
+export const MODEL_IDS: readonly ModelId[] = [...VIDEO_MODEL_IDS, ...IMAGE_MODEL_IDS];
+export type ModelId = VideoModel | ImageModel;
 
 export const PLACEHOLDERS = [
   'prompt',

@@ -18,9 +18,9 @@ afterAll(() => {
 /** ROUTES plus the public API-reference routes (issue 6), for as long as ROUTES does not list them. */
 export function withReferenceRoutes(routes: readonly Route[] = ROUTES): Route[] {
   const reference: Route[] = [
-    { method: 'GET', path: `${API_PREFIX}/openapi.json`, handler: 'get-openapi', auth: 'none' },
-    { method: 'GET', path: `${API_PREFIX}/docs`, handler: 'get-docs', auth: 'none' },
-    { method: 'GET', path: `${API_PREFIX}/docs/assets/{file}`, handler: 'get-docs-asset', auth: 'none' },
+    { method: 'GET', path: `${API_PREFIX}/openapi.json`, handler: 'get-openapi', callers: 'public' },
+    { method: 'GET', path: `${API_PREFIX}/docs`, handler: 'get-docs', callers: 'public' },
+    { method: 'GET', path: `${API_PREFIX}/docs/assets/{file}`, handler: 'get-docs-asset', callers: 'public' },
   ];
   return [...routes, ...reference.filter((route) => !routes.some((known) => known.handler === route.handler))];
 }

@@ -4,6 +4,7 @@ import { getTask } from '../../../functions/domain/get-task';
 import { progressOf } from '../../../functions/domain/progress';
 import { startTask } from '../../../functions/domain/start-task';
 import type { Task } from '../../../functions/domain/task';
+import { refundEntry } from '../../../functions/domain/ledger';
 import { memoryWorld, video, type MemoryWorld } from '../../support/memory-world';
 
 /** Cancel and progress on the in-memory stores, with a fixed clock and a scripted provider. */
@@ -130,5 +131,15 @@ describe('progress', () => {
     world.advance(600_000);
     expect(canceled.progress).toBe(before);
     expect((await getTask(world.deps, accountId, 'video', task.taskId)).progress).toBe(before);
+  });
+});
+
+describe('the refund in the history', () => {
+  it('says canceled for a canceled task and failed for any other failure', () => {
+    const task = { kind: 'video', accountId: 'acc_1', taskId: 'vid_1', creditsUsed: 15 } as Task;
+    const now = '2026-03-01T12:00:00.000Z';
+    expect(refundEntry(task, now, { code: 'canceled' })).toMatchObject({ kind: 'refund', amount: 15, reason: 'refund: video task canceled' });
+    expect(refundEntry(task, now, { code: 'content_rejected' }).reason).toBe('refund: video task failed');
+    expect(refundEntry({ ...task, kind: 'image' } as Task, now, { code: 'timeout' }).reason).toBe('refund: image task failed');
   });
 });

@@ -1,5 +1,6 @@
 import { NotFoundError, ValidationError } from '../../../functions/domain/errors';
 import { completeDirectUpload, createDirectUpload, storeUpload } from '../../../functions/domain/uploads';
+import { imageDeclaring, withMetadataBefore } from '../../support/declared-size';
 import { MemoryUploadPublications, MemoryUploadStorage } from '../../support/memory-stores';
 
 /** Reference-image uploads on the in-memory bucket (on s3rver: test/e2e/uploads.test.ts). */
@@ -43,4 +44,34 @@ it('deletes a direct upload that is not an image', async () => {
   storage.simulateDirectUpload(upload.fields.key!, TEXT);
   await expect(completeDirectUpload({ storage, publications }, 'acc_1', upload.uploadId)).rejects.toBeInstanceOf(ValidationError);
   expect(storage.objects.size).toBe(0);
+});
+
+describe('decompression bombs: a declared size over 8192 pixels per side is refused, naming image and the limit', () => {
+  const refusal = async (promise: Promise<unknown>) => {
+    const error = await promise.then(() => undefined, (caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ValidationError);
+    return error as ValidationError;
+  };
+
+  it('POST /upload: nothing is stored', async () => {
+    const error = await refusal(storeUpload(storage, 'acc_1', await imageDeclaring('png', 16000, 16000)));
+    expect(error.field).toBe('image');
+    expect(error.message).toBe('image: it declares 16000x16000 pixels; at most 8192 pixels per side are accepted. Scale it down and upload it again.');
+    expect(storage.objects.size).toBe(0);
+    await expect(storeUpload(storage, 'acc_1', await imageDeclaring('webp', 8192, 8192))).resolves.toMatchObject({ contentType: 'image/webp' });
+  });
+
+  it('a direct upload, even when the JPEG frame header lies past the first bytes read: deleted', async () => {
+    const bomb = withMetadataBefore(await imageDeclaring('jpeg', 9000, 9000), 100_000);
+    const upload = await createDirectUpload(storage, 'acc_1');
+    storage.simulateDirectUpload(upload.fields.key!, bomb);
+    const error = await refusal(completeDirectUpload({ storage, publications }, 'acc_1', upload.uploadId));
+    expect(error.message).toMatch(/^image: it declares 9000x9000 pixels; at most 8192 pixels per side/);
+    expect(storage.objects.size).toBe(0);
+
+    const fine = withMetadataBefore(await imageDeclaring('jpeg', 800, 600), 100_000);
+    const second = await createDirectUpload(storage, 'acc_1');
+    storage.simulateDirectUpload(second.fields.key!, fine);
+    await expect(completeDirectUpload({ storage, publications }, 'acc_1', second.uploadId)).resolves.toMatchObject({ size: fine.length });
+  });
 });

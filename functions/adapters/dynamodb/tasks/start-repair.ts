@@ -46,7 +46,7 @@ async function repairOnce(db: Db, draft: Task, error: TaskError, now: string): P
     await writeFailedEnding(db, {
       task,
       error,
-      refund: refundEntry(task, now),
+      refund: refundEntry(task, now, error),
       refundPosition: ledger.refundPosition,
       now,
       slot: ledger.slot,

@@ -3,6 +3,7 @@
  * sharp (libvips, prebuilt per platform on npm) reads JPEG, PNG and WebP.
  */
 import sharp from 'sharp';
+import { MAX_IMAGE_SIDE } from '../../../domain/image-size';
 import type { Raster } from './raster';
 import type { Rgb } from './surface';
 
@@ -26,7 +27,8 @@ export async function decodeToRaster(
 ): Promise<Raster> {
   const colour = { r: background[0], g: background[1], b: background[2] };
   try {
-    const { data, info } = await sharp(input)
+    // A second guard behind the header checks: never decode more pixels than they allow.
+    const { data, info } = await sharp(input, { limitInputPixels: MAX_IMAGE_SIDE * MAX_IMAGE_SIDE })
       .autoOrient()
       .resize(width, height, { fit, background: colour })
       .flatten({ background: colour })

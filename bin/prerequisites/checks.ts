@@ -1,0 +1,78 @@
+import { spawnSync } from 'node:child_process';
+import { findChromium } from './chromium';
+
+/**
+ * What `npm test` (and `npm start`, for Java) needs besides node_modules, each with the one
+ * command that installs it. README's "Prerequisites" lists the same. (Python is not needed
+ * yet: nothing in the repository runs python3.)
+ */
+export interface Missing {
+  /** What is missing and why it is needed. */
+  what: string;
+  /** The one command that installs it on this platform. */
+  install: string;
+  /** Another way out, if there is one. */
+  otherwise?: string;
+}
+
+type Platform = NodeJS.Platform;
+
+const MIN_NODE: readonly [number, number] = [20, 19];
+export const MIN_JAVA = 17;
+
+/** Debian/Ubuntu commands everywhere but macOS (Homebrew). */
+function installCommand(platform: Platform, debian: string, macos: string): string {
+  return platform === 'darwin' ? macos : debian;
+}
+
+export function javaInstall(platform: Platform = process.platform): string {
+  return installCommand(platform, 'sudo apt-get install -y openjdk-17-jre-headless', 'brew install --cask temurin@17');
+}
+
+export function nodeProblem(version: string = process.versions.node, platform: Platform = process.platform): Missing | undefined {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  if (major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1])) return undefined;
+  return {
+    what: `Node.js ${MIN_NODE.join('.')} or later (this is ${version})`,
+    install: installCommand(platform, 'see https://nodejs.org/en/download (or nvm install 20)', 'brew install node@20'),
+  };
+}
+
+/** The major version in `java -version`'s output: `openjdk version "17.0.15"`, `java version "1.8.0_392"` (8). */
+export function javaMajor(versionOutput: string): number | undefined {
+  const version = /version "(\d+)(?:\.(\d+))?/.exec(versionOutput);
+  if (!version) return undefined;
+  return version[1] === '1' ? Number(version[2]) : Number(version[1]);
+}
+
+/** DynamoDB Local is AWS's Java program: Java 17 or later. */
+export function javaProblem(env: NodeJS.ProcessEnv = process.env, platform: Platform = process.platform): Missing | undefined {
+  const result = spawnSync('java', ['-version'], { encoding: 'utf8', timeout: 20_000, env });
+  const what = (found: string) => `Java ${MIN_JAVA}+ for DynamoDB Local (${found})`;
+  if (result.error || result.status !== 0) return { what: what('java not found on PATH'), install: javaInstall(platform) };
+  const major = javaMajor(`${result.stderr}${result.stdout}`);
+  if (major !== undefined && major < MIN_JAVA) return { what: what(`java ${major} found`), install: javaInstall(platform) };
+  return undefined;
+}
+
+export function chromiumProblem(env: NodeJS.ProcessEnv = process.env, platform: Platform = process.platform): Missing | undefined {
+  const lookup = findChromium(env, platform);
+  if (lookup.found) return undefined;
+  return {
+    what: `Chromium for the API reference page test (${lookup.reason})`,
+    install: installCommand(platform, 'sudo apt-get install -y chromium', 'brew install --cask chromium'),
+    otherwise: 'set CHROMIUM_PATH to a Chromium or Chrome binary',
+  };
+}
+
+/** Everything missing, in the order a newcomer should fix it. */
+export function missingPrerequisites(env: NodeJS.ProcessEnv = process.env, platform: Platform = process.platform): Missing[] {
+  return [nodeProblem(undefined, platform), javaProblem(env, platform), chromiumProblem(env, platform)].filter(
+    (problem): problem is Missing => problem !== undefined,
+  );
+}
+
+/** One line per missing prerequisite: what, and the command that installs it. */
+export function describeMissing(missing: Missing): string {
+  return `Missing: ${missing.what}. Install it with: ${missing.install}${missing.otherwise ? `  (or ${missing.otherwise})` : ''}`;
+}

@@ -1,0 +1,50 @@
+import { EXAMPLE_PAGINATION, EXAMPLE_TRANSACTIONS, ok } from '../../contract/examples';
+import { creditsResponse } from '../../contract/credits';
+import { paginationQuery } from '../../contract/pagination';
+import { transactionPageResponse } from '../../contract/transactions';
+import type { ApiRoute } from '../route';
+import { AUTH, json, PAGE_ERROR_NOTE } from './operation-doc';
+import { API_PREFIX } from './prefix';
+
+/** The account: credits, access and the ledger. */
+export const ACCOUNT_ROUTES: ApiRoute[] = [
+  {
+    method: 'GET',
+    path: `${API_PREFIX}/credits`,
+    handler: 'get-credits',
+    callers: 'apiKey',
+    doc: {
+      operationId: 'getCredits',
+      summary: 'Get your credits and access',
+      description: 'Remaining credits, the paid-access flag and the subscription status of the account that owns the key.',
+      tag: 'Account',
+      success: {
+        description: 'The account.',
+        ...json(creditsResponse, ok({ credits: 1000, paid_access: true, subscription_status: 'active' })),
+      },
+      errors: [401, 429, 500],
+      curl: `curl -s "{BASE}/credits" ${AUTH}`,
+    },
+  },
+  {
+    method: 'GET',
+    path: `${API_PREFIX}/credits/transactions`,
+    handler: 'list-transactions',
+    callers: 'apiKey',
+    doc: {
+      operationId: 'listCreditTransactions',
+      summary: 'List your credit transactions',
+      description:
+        'Every change to your balance, newest first, a page at a time: grants (the opening balance, purchases), the charge of each task you started and the refund of each task that failed or was canceled. The sum of every `amount` equals `credits` in `GET /credits`. A test key lists the test balance\'s transactions. A page past the end is an empty list.',
+      tag: 'Account',
+      request: { query: paginationQuery },
+      success: {
+        description: 'One page of transactions.',
+        ...json(transactionPageResponse, ok({ transactions: EXAMPLE_TRANSACTIONS, pagination: { ...EXAMPLE_PAGINATION, total: 3 } })),
+      },
+      errors: [400, 401, 429, 500],
+      errorNotes: { 400: PAGE_ERROR_NOTE },
+      curl: `curl -s "{BASE}/credits/transactions?page=1&limit=20" ${AUTH}`,
+    },
+  },
+];

@@ -1,0 +1,101 @@
+import type * as z from 'zod';
+import type { ReferenceImages } from '../adapters/reference-images';
+import type { ObjectStorage } from '../adapters/s3/object-storage';
+import type { SimulatedOutputs } from '../config';
+import type { ImageModel, VideoModel } from '../domain/catalogue';
+import type { GenerationProvider } from '../domain/provider';
+import type { Telemetry } from '../domain/telemetry';
+
+/**
+ * One upstream generation provider, as everything outside its folder sees it: functions/config.ts
+ * reads its settings, app-context/ builds it, lib/ gives its functions what they need. A new
+ * provider is a folder exporting one of these and one entry in registry.ts.
+ */
+export interface ProviderModule<Name extends string = string, Settings extends object = object, SecretName extends string = string> {
+  readonly name: Name;
+  /**
+   * Its settings besides its secrets, one zod schema for both sides: the deploy reads them from
+   * CDK context (`contextKeys`), the functions from their environment (`variables`), and
+   * `settingsEnvironment` turns the deploy's into the functions'. Defaults live in the schema.
+   */
+  readonly settings: z.ZodType<Settings>;
+  /** The environment variable of each setting. */
+  readonly variables: { readonly [K in keyof Settings]-?: string };
+  /** The CDK context key of each setting the deploy can vary (the others keep their defaults). */
+  readonly contextKeys: { readonly [K in keyof Settings]?: string };
+  /** The secrets its functions read (API tokens, callback signing secrets), by field. */
+  readonly secrets: Readonly<Record<SecretName, ProviderSecret>>;
+  /** Creates a second it allows us, unless PROVIDER_BUDGET_PER_SECOND says otherwise; unset: not paced. */
+  readonly budgetPerSecond?: number;
+  /** The model ids it serves (of the catalogue's), with these settings. */
+  models(configured: ConfiguredProvider<Name, Settings, SecretName>): readonly (VideoModel | ImageModel)[];
+  /** Builds the provider from its settings and secrets. Makes no network call. */
+  create(configured: ConfiguredProvider<Name, Settings, SecretName>, parts: ProviderParts): GenerationProvider;
+}
+
+/**
+ * A module of any provider, for the code that loops over them all: what its settings hold stays
+ * the module's business (each takes back the configuration it read).
+ */
+export interface SomeProviderModule {
+  readonly name: string;
+  readonly settings: z.ZodType<object>;
+  readonly variables: Readonly<Record<string, string>>;
+  readonly contextKeys: Readonly<Record<string, string | undefined>>;
+  readonly secrets: Readonly<Record<string, ProviderSecret>>;
+  readonly budgetPerSecond?: number;
+  models(configured: { name: string }): readonly (VideoModel | ImageModel)[];
+  create(configured: { name: string }, parts: ProviderParts): GenerationProvider;
+}
+
+/** A secret a provider's functions read: given as its value (local use, tests) or as its Secrets Manager secret (AWS). */
+export interface ProviderSecret {
+  /** The variable holding the value itself; never set by the stack. */
+  valueVariable: string;
+  /**
+   * Where it lives on AWS; unset for a secret of the local stack only. `arnVariable`: the
+   * variable the stack sets to its ARN on the functions that call providers (which may read
+   * it); `context`: its CDK context, `<context>Arn` (a full ARN) or `<context>Name`, else
+   * `vidgen/<stage>/<defaultName>`.
+   */
+  deployed?: { arnVariable: string; context: string; defaultName: string };
+  /** Without it the provider cannot work: a function refuses to start with this provider chosen and the secret missing. */
+  required: boolean;
+  /** Why a value given directly is unusable, if it is (the message never shows the value). */
+  invalid?: (value: string) => string | undefined;
+}
+
+/** A secret given as its value (local use, tests) or as the Secrets Manager secret holding it (AWS). */
+export type SecretSource = { value: string } | { secretArn: string };
+
+/** A provider with its settings and secrets read (secrets by field; one that is not required may be absent). */
+export type ConfiguredProvider<Name extends string = string, Settings extends object = object, SecretName extends string = string> = {
+  name: Name;
+} & Settings & { [K in SecretName]?: SecretSource };
+
+/** The configuration a module reads. */
+export type ConfigurationOf<M> = M extends ProviderModule<infer N, infer S, infer K> ? ConfiguredProvider<N, S, K> : never;
+
+/** What a provider may use besides its settings, from the wiring. */
+export interface ProviderParts {
+  storage: ObjectStorage;
+  references: ReferenceImages;
+  /** What the simulated provider hands out (SIM_OUTPUTS). */
+  simulatedOutputs: SimulatedOutputs;
+  /** Reads a secret's value, cached for a few minutes (Secrets Manager on AWS; a test passes its own). */
+  readSecretValue: (secretArn: string) => Promise<string>;
+  telemetry: Telemetry;
+}
+
+/**
+ * A provider's deploy settings as its functions' environment, which functions/config.ts reads
+ * back through the same schema: every setting the deploy can vary, defaults included.
+ */
+export function settingsEnvironment(module: SomeProviderModule, settings: Readonly<Record<string, unknown>>): Record<string, string> {
+  const environment: Record<string, string> = {};
+  for (const [field, key] of Object.entries(module.contextKeys)) {
+    const value = settings[field];
+    if (key !== undefined && value !== undefined) environment[module.variables[field]!] = String(value);
+  }
+  return environment;
+}

@@ -1,0 +1,238 @@
+import type { TABLE_DEFINITION } from '../functions/adapters/dynamodb/table-definition';
+import type { QueueName } from '../functions/adapters/queues/queue-names';
+import type { MEDIA_PREFIXES } from '../functions/adapters/s3/media-layout';
+import {
+  AUTHORIZER_HANDLER,
+  COPY_WORKER_HANDLER,
+  SUBMISSION_CONSUMER_HANDLER,
+  SWEEPER_HANDLER,
+  WEBHOOK_DELIVERY_HANDLER,
+} from '../functions/http/routes';
+
+/**
+ * What each function may do, keyed by its handler (functions/handlers/<name>.ts): the functions
+ * behind a route and those behind none alike. lib/function-permissions.ts turns these into what
+ * the house construct grants; the route table (functions/http/routes/) says only how a function
+ * is reached and documented.
+ */
+
+/*
+ * Needs are read off the adapters a function uses. The house CDK construct turns them into IAM
+ * statements; nothing else grants a function anything.
+ *
+ * DynamoDB transactions have no IAM action of their own: each Put/Update/ConditionCheck inside
+ * a TransactWriteItems needs PutItem/UpdateItem/ConditionCheckItem on the table.
+ *   rate limit (every API handler) ....... UpdateItem RATE#
+ *   start a task (generate*) .............. GetItem (idempotency, account, task), PutItem (draft task),
+ *                                           UpdateItem (account: price and position, note removal),
+ *                                           TransactWriteItems [Update task, Put ledger, Put idempotency],
+ *                                           UpdateItem (job id, idempotency outcome)
+ *   fail and refund ....................... TransactWriteItems [Update task, Update account, Put ledger]
+ *   poll / complete / count copy failure .. UpdateItem on the task
+ *   history page .......................... GetItem account + Query lsi1
+ *   sweeper work list ..................... Query gsi2 (the in-flight shards)
+ *   publish a direct upload once .......... GetItem, PutItem (claim), UpdateItem (answer), DeleteItem UPLOAD#
+ */
+export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'Query';
+/** Where a Query runs: the base table or one of its indexes. */
+export type QueryTarget =
+  | 'table'
+  | typeof TABLE_DEFINITION.gsi1.indexName
+  | typeof TABLE_DEFINITION.gsi2.indexName
+  | typeof TABLE_DEFINITION.lsi1.indexName;
+/** A folder of the media bucket (functions/adapters/s3/media-layout.ts owns the layout). */
+export type MediaPrefix = (typeof MEDIA_PREFIXES)[keyof typeof MEDIA_PREFIXES];
+
+export interface MediaAccess {
+  /** s3:GetObject (also the source side of a CopyObject). */
+  read?: MediaPrefix[];
+  /** s3:PutObject and s3:AbortMultipartUpload (multipart uploads, CopyObject destination). */
+  write?: MediaPrefix[];
+  delete?: MediaPrefix[];
+  /**
+   * s3:ListBucket on the bucket. Without it S3 answers 403 instead of 404 for a missing key, so
+   * "is it there?" checks (HeadObject, GetObject of an optional key) fail instead of answering no.
+   * It is not narrowed by an s3:prefix condition: that key is absent from the implicit check S3
+   * makes for a missing object, so a narrowed grant would not turn the 403 into a 404. It lists
+   * key names only; reading objects still needs `read` on their prefix.
+   */
+  listBucket?: boolean;
+}
+
+export interface FunctionNeeds {
+  /** One line for humans; also the reason given for this function's wildcard acknowledgments. */
+  purpose: string;
+  table: { actions: TableAction[]; query?: QueryTarget[] };
+  media?: MediaAccess;
+  /**
+   * Calls the generation provider: Replicate needs the API token secret; the simulated provider
+   * (test mode on every stage) keeps its jobs and outputs in provider-sim/ and reads reference
+   * images from uploads/; on AWS the function's bundle carries its sample outputs.
+   */
+  provider?: boolean;
+  /** Copies finished outputs into videos/ and images/; with the simulated provider the source is provider-sim/. */
+  copiesResults?: boolean;
+  /** Hands copies to the copy worker: COPY_WORKER_FUNCTION and lambda:InvokeFunction on it. */
+  queuesCopies?: boolean;
+  /** Queues it sends to (its URL in the environment, sqs:SendMessage) and the one it consumes. */
+  queues?: { send?: QueueName[]; consume?: QueueName };
+}
+
+/** Every API handler counts the request in its caller's rate window first. */
+export const RATE_LIMITED: TableAction[] = ['UpdateItem'];
+
+/**
+ * What a function that can end a task needs to publish the ending: the account's webhook
+ * endpoints (Query lsi1), a delivery record (GetItem, UpdateItem on the endpoint's counter,
+ * PutItem) and the delivery queue.
+ */
+function endsTasks(needs: FunctionNeeds): FunctionNeeds {
+  const actions = [...new Set<TableAction>([...needs.table.actions, 'GetItem', 'UpdateItem', 'PutItem', 'Query'])];
+  const query = [...new Set([...(needs.table.query ?? []), 'lsi1' as const])];
+  const send = [...new Set([...(needs.queues?.send ?? []), 'webhook-deliveries' as const])];
+  return { ...needs, table: { actions, query }, queues: { ...needs.queues, send } };
+}
+
+/**
+ * What a function that sends creates to the provider needs: the provider, a turn in its budget
+ * (UpdateItem on the rate counters) and the submission queue, where creates wait their turn.
+ */
+function submitsTasks(needs: FunctionNeeds): FunctionNeeds {
+  const actions = [...new Set<TableAction>([...needs.table.actions, 'UpdateItem'])];
+  const send = [...new Set([...(needs.queues?.send ?? []), 'submissions' as const])];
+  return { ...needs, table: { ...needs.table, actions }, provider: true, queues: { ...needs.queues, send } };
+}
+
+/** The needs of a task kind's four functions (start, list, get, cancel), the same for videos and images. */
+function taskKindNeeds(kind: 'video' | 'image', article: 'a' | 'an') {
+  const a = `${article} ${kind}`;
+  return {
+    start: submitsTasks(
+      endsTasks({
+        purpose: `charges, creates and submits ${a} task`,
+        table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+      }),
+    ),
+    list: {
+      purpose: `reads a page of the ${kind} history`,
+      table: { actions: [...RATE_LIMITED, 'GetItem', 'Query'], query: ['lsi1'] },
+    } satisfies FunctionNeeds,
+    get: endsTasks({
+      purpose: `reads ${a} task and refreshes it from the provider`,
+      table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+      provider: true,
+      queuesCopies: true,
+    }),
+    cancel: endsTasks({
+      purpose: `cancels ${a} task, refunds it and stops the upstream job`,
+      table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+      provider: true,
+    }),
+  };
+}
+const VIDEOS = taskKindNeeds('video', 'a');
+const IMAGES = taskKindNeeds('image', 'an');
+
+/** The functions behind a route, by handler. */
+const ROUTE_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
+  generate: VIDEOS.start,
+  'list-videos': VIDEOS.list,
+  'get-video': VIDEOS.get,
+  'cancel-video': VIDEOS.cancel,
+  'generate-image': IMAGES.start,
+  'list-images': IMAGES.list,
+  'get-image': IMAGES.get,
+  'cancel-image': IMAGES.cancel,
+  upload: {
+    purpose: 'stores an uploaded reference image',
+    table: { actions: [...RATE_LIMITED] },
+    media: { write: ['uploads/'] },
+  },
+  'create-upload': {
+    purpose: 'presigns an upload into incoming/',
+    table: { actions: [...RATE_LIMITED] },
+    // A presigned PUT carries the signer's permissions: the function must hold PutObject itself.
+    media: { write: ['incoming/'] },
+  },
+  'complete-upload': {
+    purpose: 'checks an uploaded file and moves it from incoming/ to uploads/',
+    // The upload's publication (UPLOAD#): get, claim (Put), answer (Update, as RATE_LIMITED), release.
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem', 'DeleteItem'] },
+    media: { read: ['incoming/'], delete: ['incoming/'], write: ['uploads/'], listBucket: true },
+  },
+  'get-credits': {
+    purpose: 'reads the caller account (a test key opens its test balance on first use)',
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+  },
+  'list-transactions': {
+    purpose: 'reads a page of the caller ledger (a test key opens its test balance on first use)',
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem', 'Query'], query: ['lsi1'] },
+  },
+  'create-webhook': {
+    purpose: 'registers a webhook endpoint (at most ten per account)',
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+  },
+  'list-webhooks': {
+    purpose: "lists the caller's webhook endpoints",
+    table: { actions: [...RATE_LIMITED, 'Query'], query: ['lsi1'] },
+  },
+  'test-webhook': {
+    purpose: 'sends a test event to one webhook endpoint',
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+    queues: { send: ['webhook-deliveries'] },
+  },
+  'list-deliveries': {
+    purpose: "reads a page of an endpoint's deliveries",
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'Query'], query: ['lsi1'] },
+  },
+  'delete-webhook': {
+    purpose: 'deletes a webhook endpoint',
+    table: { actions: [...RATE_LIMITED, 'DeleteItem'] },
+  },
+  'provider-callback': endsTasks({
+    purpose: "applies a provider's signed callback to its task",
+    // DeleteItem: a message's receipt is given up when it could not be handled (so its retry is taken).
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
+    provider: true,
+    queuesCopies: true,
+  }),
+  // The API reference: nothing to read or write (documents built in memory).
+  'get-openapi': { purpose: 'serves the OpenAPI document', table: { actions: [] } },
+  'get-docs': { purpose: 'serves the API reference page', table: { actions: [] } },
+  'get-docs-asset': { purpose: 'serves the reference page script (copied next to its bundle)', table: { actions: [] } },
+};
+
+/** The functions that are not behind a route. */
+export const BACKGROUND_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
+  [AUTHORIZER_HANDLER]: {
+    purpose: 'looks up the presented API key',
+    table: { actions: ['GetItem'] },
+  },
+  [SWEEPER_HANDLER]: submitsTasks(
+    endsTasks({
+      purpose: 'times out, refreshes and finishes tasks still processing',
+      table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'Query'], query: ['gsi2'] },
+      copiesResults: true,
+      queuesCopies: true,
+    }),
+  ),
+  [COPY_WORKER_HANDLER]: endsTasks({
+    purpose: 'copies provider outputs into the bucket and completes the task',
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
+    copiesResults: true,
+  }),
+  [SUBMISSION_CONSUMER_HANDLER]: submitsTasks(
+    endsTasks({
+      purpose: "submits queued creates at the provider budget's pace, backing off while the provider refuses for load",
+      table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
+      queues: { consume: 'submissions' },
+    }),
+  ),
+  [WEBHOOK_DELIVERY_HANDLER]: {
+    purpose: 'makes one attempt of a webhook delivery and schedules the next',
+    table: { actions: ['GetItem', 'UpdateItem'] },
+    queues: { send: ['webhook-deliveries'], consume: 'webhook-deliveries' },
+  },
+};
+
+export const FUNCTION_NEEDS: Readonly<Record<string, FunctionNeeds>> = { ...BACKGROUND_FUNCTIONS, ...ROUTE_FUNCTIONS };

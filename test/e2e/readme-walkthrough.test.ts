@@ -1,0 +1,50 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../bin/local-stack/wait-for-port';
+import { README_SKIPPED, readmeScript } from '../../bin/readme/walkthrough';
+import { interrupt, start } from '../support/npm-start';
+import { REPO_ROOT, runScript } from '../support/run-script';
+
+/**
+ * README.md's walk-through, run top to bottom with no edit (`npm run -s check:readme`) against
+ * `npm start` on other ports than the defaults: the CLIs it calls must find the stack by
+ * themselves, and every command must succeed.
+ */
+jest.setTimeout(400_000);
+
+describe('the README walk-through', () => {
+  it('fills the banner values in and leaves out only what a script cannot run', () => {
+    const script = readmeScript(readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8'), { KEY: 'vg_live_x', ACCOUNT: 'acc_x', BASE: 'http://b/api/v1' });
+    expect(script).toMatch(/^KEY='vg_live_x'$/m);
+    expect(script).toMatch(/^ACCOUNT='acc_x'$/m);
+    expect(script).toMatch(/^BASE='http:\/\/b\/api\/v1'$/m);
+    const skipped = script.split('\n').filter((line) => line.startsWith('# (not run by check:readme)'));
+    expect(skipped.length).toBeLessThanOrEqual(README_SKIPPED.length);
+  });
+
+  it('runs on PORT/DYNAMODB_PORT/S3_PORT other than the defaults', async () => {
+    const env = {
+      PORT: String(await freePort()),
+      DYNAMODB_PORT: String(await freePort()),
+      S3_PORT: String(await freePort()),
+      DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'vidgen-readme-')),
+      SIM_DELAY_SECONDS: '2',
+    };
+    const stack = await start(env);
+    try {
+      // Another shell: only the data folder in common (as the default .data would be).
+      const unset = { PORT: '', DYNAMODB_PORT: '', S3_PORT: '', DYNAMODB_ENDPOINT: '', S3_ENDPOINT: '', TABLE_NAME: '' };
+      const result = await runScript('bin/check-readme.ts', [], { ...unset, DATA_DIR: env.DATA_DIR });
+      const output = `${result.stdout}${result.stderr}`;
+      expect([result.code, output.slice(-3000)]).toEqual([0, expect.stringContaining('check:readme: every README command ran.')]);
+      expect(output).toMatch(/^\s+5 200\n\s+1 429$/m);
+      const balance = /^live balance: (\d+) before, (\d+) after$/m.exec(output);
+      expect(balance?.[1]).toBe(balance?.[2]);
+      expect(output).toContain('saved out/fox.mp4');
+      expect(output).toContain('"code":"not_found"');
+    } finally {
+      expect(await interrupt(stack.child)).toBe(0);
+    }
+  });
+});

@@ -1,0 +1,43 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { lambdaContext } from '../../bin/lambda-context.cjs';
+import type { Principal } from '../../functions/domain/principal';
+import type { RateDecision, RateLimiter } from '../../functions/domain/rate-limit';
+import { httpHandler } from '../../functions/http/http-handler';
+import { authorizerContext } from '../../functions/http/principal';
+
+const principal = { kind: 'apiKey', accountId: 'acc_1', mode: 'live', keyId: 'key_a', rateLimit: 7 } as const;
+const event = {
+  httpMethod: 'GET',
+  path: '/api/v1/credits',
+  headers: {},
+  body: null,
+  requestContext: { requestId: 'req_1', authorizer: { principalId: 'acc_1', ...authorizerContext(principal) } },
+} as unknown as APIGatewayProxyEvent;
+
+/** A limiter that records whom it was asked about and answers `decision`. */
+function limiter(decision: RateDecision): RateLimiter & { asked: Principal[] } {
+  const asked: Principal[] = [];
+  return { asked, consume: async (who) => (asked.push(who), decision) };
+}
+
+describe('httpHandler with an injected rate limiter', () => {
+  it('asks it about the principal from the authorizer context, then runs the logic with the same principal', async () => {
+    const injected = limiter({ allowed: true, limit: 7, remaining: 6, resetAt: 1795284300 });
+    const seen: Principal[] = [];
+    const handler = httpHandler(async (input) => (seen.push(input.principal), { ok: true }), { rateLimiter: injected });
+    const response = (await handler(event, lambdaContext('test', { requestId: 'req_1' }))) as APIGatewayProxyResult;
+    expect(response.statusCode).toBe(200);
+    expect(injected.asked).toEqual([principal]);
+    expect(seen).toEqual([principal]);
+    expect(response.headers).toMatchObject({ 'X-RateLimit-Limit': '7', 'X-RateLimit-Remaining': '6' });
+  });
+
+  it('answers 429 with Retry-After when it refuses, without running the logic', async () => {
+    const injected = limiter({ allowed: false, limit: 7, remaining: 0, resetAt: 1795284300, retryAfter: 12 });
+    let ran = false;
+    const handler = httpHandler(async () => ((ran = true), {}), { rateLimiter: injected });
+    const response = (await handler(event, lambdaContext('test', { requestId: 'req_1' }))) as APIGatewayProxyResult;
+    expect([response.statusCode, response.headers?.['Retry-After'], ran]).toEqual([429, '12', false]);
+    expect(JSON.parse(response.body)).toMatchObject({ data: null, error: { code: 'rate_limit_exceeded' } });
+  });
+});

@@ -1,0 +1,109 @@
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { findChromium } from '../../bin/prerequisites/chromium';
+import { javaMajor, nodeProblem } from '../../bin/prerequisites/checks';
+import { screenshotPath } from '../support/browser';
+import { REPO_ROOT } from '../support/run-script';
+
+/** `npm test` checks what it needs before any suite runs, and says how to install what is missing. */
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'prerequisites-'));
+function executable(name: string): string {
+  const file = path.join(dir, name);
+  writeFileSync(file, '#!/bin/sh\nexit 0\n');
+  chmodSync(file, 0o755);
+  return file;
+}
+const onlyNode = mkdtempSync(path.join(os.tmpdir(), 'prerequisites-path-'));
+writeFileSync(path.join(onlyNode, 'node'), `#!/bin/sh\nexec "${process.execPath}" "$@"\n`);
+chmodSync(path.join(onlyNode, 'node'), 0o755);
+
+function checkPrerequisites(env: Record<string, string>) {
+  const tsx = path.join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+  return spawnSync(process.execPath, [tsx, path.join(REPO_ROOT, 'bin', 'check-prerequisites.ts')], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    env: { HOME: os.homedir(), ...env },
+  });
+}
+
+describe('finding Chromium', () => {
+  it('takes CHROMIUM_PATH first, and names it when it is wrong', () => {
+    const browser = executable('my-chrome');
+    expect(findChromium({ CHROMIUM_PATH: browser, PATH: '' }, 'linux')).toEqual({ found: true, path: browser });
+    expect(findChromium({ CHROMIUM_PATH: path.join(dir, 'nope'), PATH: '' }, 'linux')).toEqual({
+      found: false,
+      reason: `CHROMIUM_PATH is ${path.join(dir, 'nope')}, which is not an executable file`,
+    });
+  });
+
+  it('looks for the usual names on PATH (chromium-browser, google-chrome...), not only /usr/bin/chromium', () => {
+    const browser = executable('chromium-browser');
+    expect(findChromium({ PATH: `/nonexistent${path.delimiter}${dir}` }, 'linux')).toEqual({ found: true, path: browser });
+    expect(findChromium({ PATH: '/nonexistent' }, 'linux')).toMatchObject({ found: false, reason: expect.stringContaining('on PATH') });
+  });
+});
+
+describe('versions', () => {
+  it('reads Java versions old and new', () => {
+    expect(javaMajor('openjdk version "17.0.15" 2025-04-15')).toBe(17);
+    expect(javaMajor('openjdk version "21" 2023-09-19')).toBe(21);
+    expect(javaMajor('java version "1.8.0_392"')).toBe(8);
+    expect(javaMajor('nonsense')).toBeUndefined();
+  });
+
+  it('wants Node 20.19 or later', () => {
+    expect(nodeProblem('20.18.3', 'linux')?.what).toBe('Node.js 20.19 or later (this is 20.18.3)');
+    expect(nodeProblem('20.19.0', 'linux')).toBeUndefined();
+    expect(nodeProblem('22.1.0', 'linux')).toBeUndefined();
+  });
+});
+
+describe('npm test', () => {
+  it('runs the prerequisite check before type-checking, linting or any suite', () => {
+    const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(manifest.scripts.test).toMatch(/^tsx bin\/check-prerequisites\.ts && /);
+  });
+
+  it('stops with one line per missing prerequisite, naming the command that installs it', () => {
+    const result = checkPrerequisites({ PATH: onlyNode });
+    expect({ status: result.status, stdout: result.stdout }).toEqual({ status: 1, stdout: '' });
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toEqual([
+      expect.stringMatching(/^Missing: Java 17\+ for DynamoDB Local \(java not found on PATH\)\. Install it with: (sudo apt-get install -y openjdk-17-jre-headless|brew install --cask temurin@17)$/),
+      expect.stringMatching(/^Missing: Chromium .*Install it with: (sudo apt-get install -y chromium|brew install --cask chromium) {2}\(or set CHROMIUM_PATH/),
+    ]);
+  });
+
+  it('refuses a Java older than 17', () => {
+    const javaDir = mkdtempSync(path.join(os.tmpdir(), 'prerequisites-java-'));
+    writeFileSync(path.join(javaDir, 'java'), '#!/bin/sh\necho \'java version "1.8.0_392"\' >&2\n');
+    chmodSync(path.join(javaDir, 'java'), 0o755);
+    const result = checkPrerequisites({ PATH: `${onlyNode}${path.delimiter}${javaDir}`, CHROMIUM_PATH: executable('chromium') });
+    expect({ status: result.status, stderr: result.stderr }).toEqual({
+      status: 1,
+      stderr: expect.stringMatching(/^Missing: Java 17\+ for DynamoDB Local \(java 8 found\)\. Install it with: \S.*\n$/),
+    });
+  });
+
+  it('says nothing when everything is there', () => {
+    // A stand-in java on PATH: this project needs no Java of its own.
+    const javaDir = mkdtempSync(path.join(os.tmpdir(), 'prerequisites-java-'));
+    writeFileSync(path.join(javaDir, 'java'), '#!/bin/sh\necho \'openjdk version "17.0.15" 2025-04-15\' >&2\n');
+    chmodSync(path.join(javaDir, 'java'), 0o755);
+    const result = checkPrerequisites({ PATH: `${onlyNode}${path.delimiter}${javaDir}`, CHROMIUM_PATH: executable('chromium') });
+    expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: '' });
+  });
+});
+
+describe('screenshots', () => {
+  it('go to a git-ignored folder, and to the tracked docs/ copy only with UPDATE_SCREENSHOTS=1', () => {
+    const file = screenshotPath('api-reference.png', {});
+    expect(path.relative(REPO_ROOT, file)).toBe(path.join('out', 'screenshots', 'api-reference.png'));
+    const ignored = spawnSync('git', ['check-ignore', '-q', file], { cwd: REPO_ROOT });
+    expect(ignored.status).toBe(0);
+    expect(screenshotPath('api-reference.png', { UPDATE_SCREENSHOTS: '1' })).toBe(path.join(REPO_ROOT, 'docs', 'api-reference.png'));
+  });
+});
