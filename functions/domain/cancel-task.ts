@@ -3,7 +3,8 @@ import { ownTask } from './get-task';
 import { withProgress, progressOf } from './progress';
 import { providerOfTask } from './provider-choice';
 import { narrowTask, type TaskKind, type TaskOfKind } from './task';
-import { announceEnded, FAILURE_MESSAGES, refundEntry, type LifecycleDeps } from './task-lifecycle';
+import { refundEntry } from './ledger';
+import { announceEnded, FAILURE_MESSAGES, type LifecycleDeps } from './task-lifecycle';
 
 /**
  * Cancels a processing task: it fails with `canceled` and is refunded, exactly once, in the same

@@ -9,7 +9,8 @@ import {
   UpstreamError,
   ValidationError,
 } from './errors';
-import { newLedgerEntryId, newTaskId } from './ids';
+import { newTaskId } from './ids';
+import { chargeEntry } from './ledger';
 import type { AccountStore, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, ReferenceUrlPolicy } from './ports';
 import { narrowTask, type ImageParams, type Task, type TaskKind, type TaskOfKind, type VideoParams } from './task';
 import { isStranded, resumeSubmission, submitInline } from './submission';
@@ -113,29 +114,22 @@ async function startAnyTask(
       }
     : undefined;
 
+  const task = {
+    ...request,
+    taskId,
+    accountId,
+    status: 'processing',
+    creditsUsed: price,
+    progress: 0,
+    copyAttempts: 0,
+    // Until the moment its create is sent (submission.ts): then no job can exist upstream.
+    unsent: true,
+    createdAt,
+    updatedAt: createdAt,
+  } as Omit<Task, 'seq'>;
   const result = await deps.tasks.create({
-    task: {
-      ...request,
-      taskId,
-      accountId,
-      status: 'processing',
-      creditsUsed: price,
-      progress: 0,
-      copyAttempts: 0,
-      // Until the moment its create is sent (submission.ts): then no job can exist upstream.
-      unsent: true,
-      createdAt,
-      updatedAt: createdAt,
-    } as Omit<Task, 'seq'>,
-    charge: {
-      entryId: newLedgerEntryId(),
-      accountId,
-      kind: 'charge',
-      amount: -price,
-      reason: `${request.kind} generation (${request.params.model})`,
-      taskId,
-      createdAt,
-    },
+    task,
+    charge: chargeEntry(task),
     expectedCount: account.taskCounts[request.kind],
     ...(claim && { idempotency: claim }),
   });

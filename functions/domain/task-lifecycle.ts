@@ -1,5 +1,4 @@
-import { newLedgerEntryId } from './ids';
-import { refundReason, type LedgerEntry } from './ledger';
+import { refundEntry } from './ledger';
 import { OutputRefusedError } from './media-type';
 import type { GenerationJob, GenerationProvider, ResultOutcome } from './provider';
 import { ProviderUnavailableError } from './provider';
@@ -72,19 +71,6 @@ export const DEFAULT_LIFECYCLE_SETTINGS: LifecycleSettings = {
   queuedTurnWaitMs: 5_000,
   callbackSilenceMs: 2 * 60_000,
 };
-
-/** The refund of a task ended by `error`: a cancel is told apart from a failure in its reason. */
-export function refundEntry(task: Task, now: string, error: Pick<TaskError, 'code'>): LedgerEntry {
-  return {
-    entryId: newLedgerEntryId(),
-    accountId: task.accountId,
-    kind: 'refund',
-    amount: task.creditsUsed,
-    reason: refundReason(task.kind, error.code === 'canceled' ? 'canceled' : 'failed'),
-    taskId: task.taskId,
-    createdAt: now,
-  };
-}
 
 /** Fails a task and refunds it, exactly once however many callers race; returns the latest task. */
 export async function failTask(

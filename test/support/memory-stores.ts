@@ -25,6 +25,8 @@ import type {
 } from '../../functions/domain/ports';
 import type { RateCounter, RateWindow } from '../../functions/domain/rate-limit';
 import type { ProviderJob, Task, TaskError, TaskKind } from '../../functions/domain/task';
+import type { AttemptOutcome, Delivery, DeliveryMessage, DeliveryStore } from '../../functions/domain/webhook-deliveries';
+import type { WebhookEndpoint, WebhookStore } from '../../functions/domain/webhooks';
 
 /**
  * In-memory stand-ins for every store port, for use-case tests that run in milliseconds.
@@ -56,6 +58,10 @@ export class MemoryTable {
   readonly ledgerPositions = new Map<string, LedgerEntry[]>();
   readonly tasks = new Map<string, Task>();
   readonly idempotency = new Map<string, IdempotencyRecord>();
+  /** Webhook endpoints, by account and id, with the count of deliveries each has had (their positions). */
+  readonly webhooks = new Map<string, { endpoint: WebhookEndpoint; deliveryCount: number }>();
+  /** Deliveries, by account, endpoint and event, with their position in the endpoint's list. */
+  readonly deliveries = new Map<string, { delivery: Delivery; seq: number }>();
 
   /** The wall clock DynamoDB judges an expired idempotency record by (Date.now() in the adapter). */
   constructor(readonly wallClock: () => Date = () => new Date()) {}
@@ -398,6 +404,116 @@ export class MemoryApiKeyStore implements ApiKeyStore {
   }
 }
 
+const webhookId = (accountId: string, id: string) => `${accountId}#${id}`;
+
+/** Webhook endpoints, as the DynamoDB adapter keeps them: the account's count guards the limit. */
+export class MemoryWebhookStore implements WebhookStore {
+  constructor(readonly table = new MemoryTable()) {}
+
+  async create(endpoint: WebhookEndpoint, max: number): Promise<boolean> {
+    await turn();
+    // The adapter's count lives on the account item: without one, nothing is stored.
+    if (!this.table.accounts.has(endpoint.accountId) || this.endpointsOf(endpoint.accountId).length >= max) return false;
+    const id = webhookId(endpoint.accountId, endpoint.webhookId);
+    if (this.table.webhooks.has(id)) throw new MemoryConditionError(`webhook ${endpoint.webhookId} exists`);
+    this.table.webhooks.set(id, { endpoint: copy(endpoint), deliveryCount: 0 });
+    return true;
+  }
+
+  async get(accountId: string, id: string): Promise<WebhookEndpoint | undefined> {
+    await turn();
+    const row = this.table.webhooks.get(webhookId(accountId, id));
+    return row && copy(row.endpoint);
+  }
+
+  async list(accountId: string): Promise<WebhookEndpoint[]> {
+    await turn();
+    return copy(this.endpointsOf(accountId));
+  }
+
+  /** In id order (the adapter's index sorts by id; ids are ULIDs, so oldest first). */
+  private endpointsOf(accountId: string): WebhookEndpoint[] {
+    return [...this.table.webhooks.values()]
+      .map((row) => row.endpoint)
+      .filter((endpoint) => endpoint.accountId === accountId)
+      .sort((a, b) => (a.webhookId < b.webhookId ? -1 : a.webhookId > b.webhookId ? 1 : 0));
+  }
+
+  async delete(accountId: string, id: string): Promise<boolean> {
+    await turn();
+    return this.table.webhooks.delete(webhookId(accountId, id));
+  }
+
+  async claimTest(seen: WebhookEndpoint, test: { eventId: string; at: string }): Promise<boolean> {
+    await turn();
+    const row = this.table.webhooks.get(webhookId(seen.accountId, seen.webhookId));
+    if (!row || row.endpoint.lastTest?.eventId !== seen.lastTest?.eventId) return false;
+    row.endpoint.lastTest = { ...test };
+    return true;
+  }
+}
+
+const deliveryId = (message: DeliveryMessage) => `${message.accountId}#${message.webhookId}#${message.eventId}`;
+/** Where a delivery sits in the adapter's list of pending ones: by due time, while it is pending and due. */
+const dueKey = (delivery: Delivery) =>
+  delivery.status === 'pending' && delivery.nextAttemptAt ? `${delivery.nextAttemptAt}#${delivery.webhookId}#${delivery.eventId}` : undefined;
+
+/** Deliveries, as the DynamoDB adapter keeps them: one per (endpoint, event), numbered per endpoint. */
+export class MemoryDeliveryStore implements DeliveryStore {
+  constructor(readonly table = new MemoryTable()) {}
+
+  async create(delivery: Delivery): Promise<boolean> {
+    await turn();
+    const endpoint = this.table.webhooks.get(webhookId(delivery.accountId, delivery.webhookId));
+    if (!endpoint || this.table.deliveries.has(deliveryId(delivery))) return false;
+    endpoint.deliveryCount += 1;
+    this.table.deliveries.set(deliveryId(delivery), { delivery: copy(delivery), seq: endpoint.deliveryCount });
+    return true;
+  }
+
+  async get(message: DeliveryMessage): Promise<Delivery | undefined> {
+    await turn();
+    const row = this.table.deliveries.get(deliveryId(message));
+    return row && copy(row.delivery);
+  }
+
+  async recordAttempt(seen: Delivery, next: AttemptOutcome): Promise<boolean> {
+    await turn();
+    const row = this.table.deliveries.get(deliveryId(seen));
+    if (!row || row.delivery.status !== 'pending' || row.delivery.attempts !== seen.attempts) return false;
+    const { status, attempts, lastStatusCode, lastError, lastAttemptAt, nextAttemptAt } = next;
+    Object.assign(row.delivery, { status, attempts, lastStatusCode, lastError, lastAttemptAt, nextAttemptAt });
+    return true;
+  }
+
+  /** One shard, soonest due first (the adapter has several, each soonest first). */
+  listDue(before: string): AsyncIterable<DeliveryMessage>[] {
+    const table = this.table;
+    async function* shard(): AsyncIterable<DeliveryMessage> {
+      await turn();
+      // Compared as the adapter's index compares its sort keys: as strings.
+      const due = [...table.deliveries.values()]
+        .map(({ delivery }) => ({ delivery, key: dueKey(delivery) }))
+        .filter((row): row is { delivery: Delivery; key: string } => row.key !== undefined && row.key < before)
+        .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      for (const { delivery } of due) yield { accountId: delivery.accountId, webhookId: delivery.webhookId, eventId: delivery.eventId };
+    }
+    return [shard()];
+  }
+
+  async listPage(accountId: string, id: string, page: number, limit: number) {
+    await turn();
+    const total = this.table.webhooks.get(webhookId(accountId, id))?.deliveryCount ?? 0;
+    const newest = total - (page - 1) * limit;
+    const oldest = Math.max(1, newest - limit + 1);
+    const deliveries = [...this.table.deliveries.values()]
+      .filter((row) => row.delivery.accountId === accountId && row.delivery.webhookId === id && row.seq >= oldest && row.seq <= newest)
+      .sort((a, b) => b.seq - a.seq)
+      .map((row) => row.delivery);
+    return { deliveries: copy(deliveries), total };
+  }
+}
+
 export class MemoryRateCounter implements RateCounter {
   readonly counts = new Map<string, number>();
 
@@ -423,6 +539,9 @@ export function createMemoryStores(options: { wallClock?: () => Date } = {}) {
     apiKeys: new MemoryApiKeyStore(),
     rates: new MemoryRateCounter(),
     callbackReceipts: new MemoryCallbackReceipts(),
+    webhooks: new MemoryWebhookStore(table),
+    deliveries: new MemoryDeliveryStore(table),
+    uploadPublications: new MemoryUploadPublications(),
   };
 }
 export type MemoryStores = ReturnType<typeof createMemoryStores>;
@@ -527,6 +646,7 @@ export class MemoryUploadStorage implements UploadStorage {
 
 /** Publication claims of direct uploads, as the DynamoDB adapter keeps them (one winner per upload). */
 export class MemoryUploadPublications implements UploadPublications {
+  /** `claimedAt` in epoch seconds. */
   private readonly records = new Map<string, { claimedAt: number; answer?: PublishedUpload }>();
 
   async get(accountId: string, uploadId: string): Promise<{ answer?: PublishedUpload } | undefined> {
@@ -539,8 +659,10 @@ export class MemoryUploadPublications implements UploadPublications {
     await turn();
     const id = `${accountId}#${uploadId}`;
     const record = this.records.get(id);
-    if (record && (record.answer || record.claimedAt > now.getTime() - staleAfterSeconds * 1000)) return false;
-    this.records.set(id, { claimedAt: now.getTime() });
+    // In whole epoch seconds, as the adapter stores the claim's time.
+    const nowSeconds = Math.floor(now.getTime() / 1000);
+    if (record && (record.answer || record.claimedAt > nowSeconds - staleAfterSeconds)) return false;
+    this.records.set(id, { claimedAt: nowSeconds });
     return true;
   }
 

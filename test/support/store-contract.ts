@@ -1,7 +1,7 @@
 import type { Account } from '../../functions/domain/account';
 import { NotFoundError } from '../../functions/domain/errors';
 import { newAccountId, newLedgerEntryId, newTaskId } from '../../functions/domain/ids';
-import { ledgerSum, type LedgerEntry } from '../../functions/domain/ledger';
+import { ledgerSum, refundEntry, type LedgerEntry } from '../../functions/domain/ledger';
 import type {
   AccountStore,
   ApiKeyStore,
@@ -11,9 +11,12 @@ import type {
   LedgerStore,
   NewTaskRequest,
   TaskStore,
+  UploadPublications,
 } from '../../functions/domain/ports';
 import { windowAt, type RateCounter } from '../../functions/domain/rate-limit';
 import type { Task, TaskKind } from '../../functions/domain/task';
+import type { AttemptOutcome, Delivery, DeliveryMessage, DeliveryStore } from '../../functions/domain/webhook-deliveries';
+import type { WebhookEndpoint, WebhookStore } from '../../functions/domain/webhooks';
 
 /**
  * The behaviour the use cases rely on from the store ports, as one suite run against every
@@ -28,6 +31,9 @@ export interface StoreSet {
   idempotency: IdempotencyStore;
   rates: RateCounter;
   callbackReceipts: CallbackReceipts;
+  webhooks: WebhookStore;
+  deliveries: DeliveryStore;
+  uploadPublications: UploadPublications;
 }
 
 /** Opens an empty set of stores (a fresh table) for one test. */
@@ -560,6 +566,291 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           listed.push(...inShard);
         }
         expect(listed.sort()).toEqual([oldest, middle, newest].map((task) => task.taskId).sort());
+      });
+    });
+
+    describe('task progress and the outbox', () => {
+      it('raises progress and never lowers it, only while processing; a failure keeps the progress it is given', async () => {
+        const accountId = await newAccount(100);
+        const [task, other] = [await started(accountId), await started(accountId)];
+        await stores.tasks.recordProgress(task, 40);
+        await stores.tasks.recordProgress(task, 30);
+        expect((await stores.tasks.get(accountId, task.taskId))?.progress).toBe(40);
+        await stores.tasks.complete(task, ['u'], at(1));
+        await stores.tasks.recordProgress(task, 90);
+        expect((await stores.tasks.get(accountId, task.taskId))?.progress).toBe(40);
+        await stores.tasks.failAndRefund(other, { code: 'canceled', message: 'c' }, refundOf(other), at(2), { progress: 17 });
+        expect((await stores.tasks.get(accountId, other.taskId))?.progress).toBe(17);
+      });
+
+      it('lists every ended task until its events are published, and no processing one', async () => {
+        const accountId = await newAccount(100);
+        const [done, failed, running] = [await started(accountId), await started(accountId), await started(accountId)];
+        await stores.tasks.complete(done, ['u'], at(1));
+        await stores.tasks.failAndRefund(failed, { code: 'timeout', message: 'x' }, refundOf(failed), at(2));
+        const unannounced = async () => {
+          const ids: string[] = [];
+          for (const shard of stores.tasks.listUnannounced()) for await (const ref of shard) ids.push(ref.taskId);
+          return ids.sort();
+        };
+        expect(await unannounced()).toEqual([done.taskId, failed.taskId].sort());
+        await stores.tasks.markAnnounced(done);
+        await stores.tasks.markAnnounced(done);
+        await stores.tasks.markAnnounced(running); // still processing: stays in the work list, not the outbox
+        expect(await unannounced()).toEqual([failed.taskId]);
+        const processing: string[] = [];
+        for (const shard of stores.tasks.listProcessing()) for await (const ref of shard) processing.push(ref.taskId);
+        expect(processing).toEqual([running.taskId]);
+      });
+
+      it("writes the domain's refund entry as given, once", async () => {
+        const accountId = await newAccount(100);
+        const task = await started(accountId);
+        const error = { code: 'upstream_error' as const, message: 'm' };
+        const refund = refundEntry(task, at(3), error);
+        expect(await stores.tasks.failAndRefund(task, error, refund, at(3))).toBe(true);
+        const refunds = (await money(accountId)).entries.filter((entry) => entry.kind === 'refund');
+        expect(refunds).toEqual([refund]);
+        expect(refund).toMatchObject({ amount: task.creditsUsed, taskId: task.taskId, reason: 'refund: video task failed', createdAt: at(3) });
+      });
+
+      it('fails a task before its outputs only while none are recorded, when asked to', async () => {
+        const accountId = await newAccount(100);
+        const [before, after] = [await started(accountId), await started(accountId)];
+        await stores.tasks.recordOutputs(after, ['https://p/1'], at(1));
+        const error = { code: 'canceled' as const, message: 'c' };
+        expect(await stores.tasks.failAndRefund(after, error, refundOf(after), at(2), { onlyBeforeOutputs: true })).toBe(false);
+        expect(await stores.tasks.get(accountId, after.taskId)).toMatchObject({ status: 'processing', pendingOutputs: ['https://p/1'] });
+        expect(await stores.tasks.failAndRefund(before, error, refundOf(before), at(2), { onlyBeforeOutputs: true })).toBe(true);
+        expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
+      });
+    });
+
+    describe('webhook endpoints', () => {
+      const endpointOf = (accountId: string, webhookId: string, overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint => ({
+        webhookId,
+        accountId,
+        url: `https://example.com/hooks/${webhookId}`,
+        events: ['video.completed', 'image.failed'],
+        description: null,
+        secret: `whsec_${webhookId}`,
+        createdAt: at(0),
+        lastTest: null,
+        ...overrides,
+      });
+
+      it('stores an endpoint and reads it back within its account, lists oldest first, refuses a duplicate id', async () => {
+        const [a, b] = [await newAccount(0), await newAccount(0)];
+        const second = endpointOf(a, 'whk_02', { description: 'orders', createdAt: at(2) });
+        const first = endpointOf(a, 'whk_01', { events: ['video.failed'] });
+        expect(await stores.webhooks.create(second, 10)).toBe(true);
+        expect(await stores.webhooks.create(first, 10)).toBe(true);
+        expect(await stores.webhooks.get(a, 'whk_02')).toEqual(second);
+        expect(await stores.webhooks.list(a)).toEqual([first, second]);
+        expect(await stores.webhooks.get(b, 'whk_01')).toBeUndefined();
+        expect(await stores.webhooks.list(b)).toEqual([]);
+        await expect(stores.webhooks.create(endpointOf(a, 'whk_01'), 10)).rejects.toThrow();
+        expect(await stores.webhooks.list(a)).toHaveLength(2);
+        // The count lives with the account: no account, no endpoint.
+        expect(await stores.webhooks.create(endpointOf('acc_nobody', 'whk_03'), 10)).toBe(false);
+        expect(await stores.webhooks.get('acc_nobody', 'whk_03')).toBeUndefined();
+      });
+
+      it('holds an account to its limit under concurrent creates; a delete makes room once', async () => {
+        const accountId = await newAccount(0);
+        const created = await Promise.all(
+          Array.from({ length: 6 }, (_, i) => stores.webhooks.create(endpointOf(accountId, `whk_0${i}`), 3)),
+        );
+        expect(created.filter(Boolean)).toHaveLength(3);
+        const listed = await stores.webhooks.list(accountId);
+        expect(listed).toHaveLength(3);
+        expect(await stores.webhooks.create(endpointOf(accountId, 'whk_10'), 3)).toBe(false);
+        const results = await Promise.all([1, 2, 3].map(() => stores.webhooks.delete(accountId, listed[0]!.webhookId)));
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect(await stores.webhooks.get(accountId, listed[0]!.webhookId)).toBeUndefined();
+        expect(await stores.webhooks.delete(accountId, 'whk_unknown')).toBe(false);
+        expect(await stores.webhooks.create(endpointOf(accountId, 'whk_11'), 3)).toBe(true);
+        expect(await stores.webhooks.create(endpointOf(accountId, 'whk_12'), 3)).toBe(false);
+      });
+
+      it('records a test event for one of racing claims, and only over the last one seen', async () => {
+        const accountId = await newAccount(0);
+        await stores.webhooks.create(endpointOf(accountId, 'whk_01'), 10);
+        const seen = (await stores.webhooks.get(accountId, 'whk_01'))!;
+        const tests = ['evt_1', 'evt_2', 'evt_3', 'evt_4'].map((eventId, i) => ({ eventId, at: at(i) }));
+        const claims = await Promise.all(tests.map((test) => stores.webhooks.claimTest(seen, test)));
+        expect(claims.filter(Boolean)).toHaveLength(1);
+        const latest = (await stores.webhooks.get(accountId, 'whk_01'))!;
+        expect(latest.lastTest).toEqual(tests[claims.indexOf(true)]);
+        expect(await stores.webhooks.claimTest(seen, { eventId: 'evt_5', at: at(5) })).toBe(false);
+        expect(await stores.webhooks.claimTest(latest, { eventId: 'evt_6', at: at(6) })).toBe(true);
+        expect((await stores.webhooks.get(accountId, 'whk_01'))?.lastTest).toEqual({ eventId: 'evt_6', at: at(6) });
+        await stores.webhooks.delete(accountId, 'whk_01');
+        expect(await stores.webhooks.claimTest({ ...latest, lastTest: { eventId: 'evt_6', at: at(6) } }, { eventId: 'evt_7', at: at(7) })).toBe(false);
+      });
+    });
+
+    describe('webhook deliveries', () => {
+      async function newEndpoint(accountId?: string): Promise<{ accountId: string; webhookId: string }> {
+        accountId ??= await newAccount(0);
+        const webhookId = `whk_${newLedgerEntryId()}`;
+        const endpoint: WebhookEndpoint = {
+          webhookId,
+          accountId,
+          url: 'https://example.com/hook',
+          events: ['video.completed'],
+          description: null,
+          secret: 'whsec_x',
+          createdAt: at(0),
+          lastTest: null,
+        };
+        if (!(await stores.webhooks.create(endpoint, 10))) throw new Error('endpoint not created');
+        return { accountId, webhookId };
+      }
+      const deliveryOf = (endpoint: { accountId: string; webhookId: string }, eventId: string, overrides: Partial<Delivery> = {}): Delivery => ({
+        ...endpoint,
+        eventId,
+        type: 'video.completed',
+        payload: `{"id":"${eventId}"}`,
+        status: 'pending',
+        attempts: 0,
+        lastStatusCode: null,
+        lastError: null,
+        lastAttemptAt: null,
+        nextAttemptAt: at(0),
+        createdAt: at(0),
+        ...overrides,
+      });
+      const messageOf = (delivery: Delivery): DeliveryMessage => ({ accountId: delivery.accountId, webhookId: delivery.webhookId, eventId: delivery.eventId });
+      const retry = (attempts: number, nextAttemptAt: string | null, lastError = 'HTTP 500'): AttemptOutcome => ({
+        status: nextAttemptAt ? 'pending' : 'failed',
+        attempts,
+        lastStatusCode: 500,
+        lastError,
+        lastAttemptAt: at(attempts * 1000),
+        nextAttemptAt,
+      });
+
+      it('records one delivery per endpoint and event, and none for an endpoint that is gone', async () => {
+        const endpoint = await newEndpoint();
+        const other = await newEndpoint(endpoint.accountId);
+        const delivery = deliveryOf(endpoint, 'evt_1');
+        const creates = await Promise.all([1, 2, 3].map(() => stores.deliveries.create(delivery)));
+        expect(creates.filter(Boolean)).toHaveLength(1);
+        expect(await stores.deliveries.get(messageOf(delivery))).toEqual(delivery);
+        // The repeats took no position in the endpoint's list.
+        expect(await stores.deliveries.listPage(endpoint.accountId, endpoint.webhookId, 1, 10)).toEqual({ deliveries: [delivery], total: 1 });
+        expect(await stores.deliveries.create({ ...delivery, payload: 'another body' })).toBe(false);
+        expect((await stores.deliveries.get(messageOf(delivery)))?.payload).toBe(delivery.payload);
+        expect(await stores.deliveries.create(deliveryOf(other, 'evt_1'))).toBe(true);
+        expect(await stores.deliveries.get({ ...messageOf(delivery), accountId: 'acc_nobody' })).toBeUndefined();
+        await stores.webhooks.delete(other.accountId, other.webhookId);
+        expect(await stores.deliveries.create(deliveryOf(other, 'evt_2'))).toBe(false);
+        expect(await stores.deliveries.get(messageOf(deliveryOf(other, 'evt_2')))).toBeUndefined();
+      });
+
+      it('numbers concurrent deliveries to one endpoint 1..n, with their repeats taking no position', async () => {
+        const endpoint = await newEndpoint();
+        const deliveries = Array.from({ length: 8 }, (_, i) => deliveryOf(endpoint, `evt_${i}`));
+        const creates = await Promise.all([...deliveries, ...deliveries].map((delivery) => stores.deliveries.create(delivery)));
+        expect(creates.filter(Boolean)).toHaveLength(8);
+        const page = await stores.deliveries.listPage(endpoint.accountId, endpoint.webhookId, 1, 20);
+        expect(page.total).toBe(8);
+        expect(page.deliveries.map((delivery) => delivery.eventId).sort()).toEqual(deliveries.map((delivery) => delivery.eventId).sort());
+      });
+
+      it('saves an attempt only over the one seen, with its last error, for one of racing attempts', async () => {
+        const endpoint = await newEndpoint();
+        const delivery = deliveryOf(endpoint, 'evt_1');
+        await stores.deliveries.create(delivery);
+        const outcomes = ['HTTP 500', 'connection refused', 'timeout after 10 s'].map((error) => retry(1, at(60_000), error));
+        const saved = await Promise.all(outcomes.map((outcome) => stores.deliveries.recordAttempt(delivery, outcome)));
+        expect(saved.filter(Boolean)).toHaveLength(1);
+        const afterOne = (await stores.deliveries.get(messageOf(delivery)))!;
+        expect(afterOne).toEqual({ ...delivery, ...outcomes[saved.indexOf(true)] });
+        expect(await stores.deliveries.recordAttempt(delivery, retry(1, at(61_000)))).toBe(false);
+        const delivered: AttemptOutcome = { status: 'delivered', attempts: 2, lastStatusCode: 204, lastError: null, lastAttemptAt: at(70_000), nextAttemptAt: null };
+        expect(await stores.deliveries.recordAttempt(afterOne, delivered)).toBe(true);
+        expect(await stores.deliveries.get(messageOf(delivery))).toEqual({ ...delivery, ...delivered });
+        // Final: no attempt is recorded over it.
+        expect(await stores.deliveries.recordAttempt({ ...afterOne, ...delivered }, retry(3, at(80_000)))).toBe(false);
+        const missing = deliveryOf(endpoint, 'evt_missing');
+        expect(await stores.deliveries.recordAttempt(missing, retry(1, at(1)))).toBe(false);
+        expect(await stores.deliveries.get(messageOf(missing))).toBeUndefined();
+      });
+
+      it('lists the pending deliveries due before a time, in every account, each shard soonest first', async () => {
+        const [a, b] = [await newEndpoint(), await newEndpoint()];
+        const due = [deliveryOf(a, 'evt_a1', { nextAttemptAt: at(3_000) }), deliveryOf(b, 'evt_b1', { nextAttemptAt: at(1_000) })];
+        const moved = deliveryOf(a, 'evt_a2', { nextAttemptAt: at(2_000) });
+        const retried = deliveryOf(b, 'evt_b2', { nextAttemptAt: at(500) });
+        const delivered = deliveryOf(a, 'evt_a3', { nextAttemptAt: at(100) });
+        const failed = deliveryOf(b, 'evt_b3', { nextAttemptAt: at(200) });
+        const exactlyAtCutoff = deliveryOf(a, 'evt_a4', { nextAttemptAt: at(10_000) });
+        const unscheduled = deliveryOf(b, 'evt_b4', { nextAttemptAt: null });
+        for (const delivery of [...due, moved, retried, delivered, failed, exactlyAtCutoff, unscheduled]) {
+          expect(await stores.deliveries.create(delivery)).toBe(true);
+        }
+        await stores.deliveries.recordAttempt(moved, retry(1, at(20_000)));
+        await stores.deliveries.recordAttempt(retried, retry(1, at(4_000)));
+        await stores.deliveries.recordAttempt(delivered, { ...retry(1, null), status: 'delivered', lastStatusCode: 200, lastError: null });
+        await stores.deliveries.recordAttempt(failed, retry(1, null));
+        const dueAt = new Map([...due, retried].map((delivery) => [delivery.eventId, delivery]));
+        const listed: DeliveryMessage[] = [];
+        for (const shard of stores.deliveries.listDue(at(10_000))) {
+          const inShard: DeliveryMessage[] = [];
+          for await (const message of shard) inShard.push(message);
+          const times = await Promise.all(inShard.map(async (message) => (await stores.deliveries.get(message))!.nextAttemptAt!));
+          expect(times).toEqual([...times].sort());
+          listed.push(...inShard);
+        }
+        const byEvent = (x: DeliveryMessage, y: DeliveryMessage) => (x.eventId < y.eventId ? -1 : 1);
+        expect(listed.sort(byEvent)).toEqual([...dueAt.values()].map(messageOf).sort(byEvent));
+      });
+
+      it("pages an endpoint's deliveries newest first, with how many it has had", async () => {
+        const endpoint = await newEndpoint();
+        const other = await newEndpoint(endpoint.accountId);
+        const events = ['evt_1', 'evt_2', 'evt_3', 'evt_4', 'evt_5'];
+        for (const eventId of events) await stores.deliveries.create(deliveryOf(endpoint, eventId));
+        await stores.deliveries.create(deliveryOf(other, 'evt_9'));
+        const ids = (page: { deliveries: Delivery[] }) => page.deliveries.map((delivery) => delivery.eventId);
+        const first = await stores.deliveries.listPage(endpoint.accountId, endpoint.webhookId, 1, 2);
+        expect([ids(first), first.total]).toEqual([['evt_5', 'evt_4'], 5]);
+        expect(first.deliveries[0]).toEqual(deliveryOf(endpoint, 'evt_5'));
+        expect(ids(await stores.deliveries.listPage(endpoint.accountId, endpoint.webhookId, 3, 2))).toEqual(['evt_1']);
+        expect(await stores.deliveries.listPage(endpoint.accountId, endpoint.webhookId, 4, 2)).toEqual({ deliveries: [], total: 5 });
+        expect(ids(await stores.deliveries.listPage(other.accountId, other.webhookId, 1, 10))).toEqual(['evt_9']);
+        expect(await stores.deliveries.listPage(endpoint.accountId, 'whk_unknown', 1, 10)).toEqual({ deliveries: [], total: 0 });
+      });
+    });
+
+    describe('upload publications', () => {
+      const answer = { url: 'https://media.test/uploads/u1.png', contentType: 'image/png' as const, size: 1234 };
+
+      it('one of racing claims wins; the answer, once recorded, is read back and ends every claim', async () => {
+        const now = new Date(T0);
+        expect(await stores.uploadPublications.get('acc_a', 'up_1')).toBeUndefined();
+        const claims = await Promise.all(Array.from({ length: 5 }, () => stores.uploadPublications.claim('acc_a', 'up_1', now, 60)));
+        expect(claims.filter(Boolean)).toHaveLength(1);
+        expect(await stores.uploadPublications.get('acc_a', 'up_1')).toEqual({});
+        expect(await stores.uploadPublications.claim('acc_b', 'up_1', now, 60)).toBe(true);
+        expect(await stores.uploadPublications.claim('acc_a', 'up_2', now, 60)).toBe(true);
+        await stores.uploadPublications.recordAnswer('acc_a', 'up_1', answer, now);
+        expect(await stores.uploadPublications.get('acc_a', 'up_1')).toEqual({ answer });
+        expect(await stores.uploadPublications.claim('acc_a', 'up_1', new Date(T0 + 3_600_000), 60)).toBe(false);
+        expect(await stores.uploadPublications.get('acc_b', 'up_1')).toEqual({});
+      });
+
+      it('lets a claim left unanswered be taken over after staleAfterSeconds (whole seconds), and a released one at once', async () => {
+        // Claimed late in a second: stale from the same second, staleAfterSeconds later.
+        expect(await stores.uploadPublications.claim('acc_a', 'up_1', new Date(T0 + 900), 60)).toBe(true);
+        expect(await stores.uploadPublications.claim('acc_a', 'up_1', new Date(T0 + 59_999), 60)).toBe(false);
+        expect(await stores.uploadPublications.claim('acc_a', 'up_1', new Date(T0 + 60_100), 60)).toBe(true);
+        expect(await stores.uploadPublications.claim('acc_a', 'up_1', new Date(T0 + 60_200), 60)).toBe(false);
+        await stores.uploadPublications.release('acc_a', 'up_1');
+        expect(await stores.uploadPublications.get('acc_a', 'up_1')).toBeUndefined();
+        expect(await stores.uploadPublications.claim('acc_a', 'up_1', new Date(T0 + 60_300), 60)).toBe(true);
       });
     });
   });

@@ -1,7 +1,7 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AttemptOutcome, Delivery, DeliveryMessage, DeliveryStore } from '../../domain/webhook-deliveries';
 import type { EventType } from '../../domain/webhooks';
-import { isConditionFailure, type Db } from './dynamo-client';
+import { cancellationReasons, isConditionFailure, type Db } from './dynamo-client';
 import {
   deliveryKey,
   deliveryListKey,
@@ -17,47 +17,56 @@ import { TABLE_DEFINITION } from './table-definition';
 /** Delivery records are kept 30 days (TTL), long after the 24 h of retries. */
 const RETENTION_SECONDS = 30 * 24 * 60 * 60;
 const DUE_PAGE = 100;
+/** Tries to take an endpoint's next position when other deliveries to it keep taking it first. */
+const CREATE_ATTEMPTS = 30;
 
 /**
  * Deliveries: one item per (endpoint, event), in the account partition. Each takes the next
- * position in its endpoint's list from a counter on the endpoint item (one atomic ADD), so a
- * page is one range read on lsi1, as for the task history.
+ * position in its endpoint's list from a counter on the endpoint item, written in one
+ * transaction with the delivery on the condition that the count has not moved (as ledger
+ * positions are, ledger-positions.ts), so positions have no gaps and a page is one range read
+ * on lsi1, as for the task history.
  */
 export class DynamoDeliveryStore implements DeliveryStore {
   constructor(private readonly db: Db) {}
 
   async create(delivery: Delivery): Promise<boolean> {
-    // Most repeats stop here, before they take a position they would not use.
+    // Most repeats stop here, before they read the endpoint's count.
     if (await this.get(delivery)) return false;
-    let seq: number;
-    try {
-      const { Attributes } = await this.db.doc.send(
-        new UpdateCommand({
-          TableName: this.db.tableName,
-          Key: webhookKey(delivery.accountId, delivery.webhookId),
-          UpdateExpression: 'ADD delivery_count :one',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':one': 1 },
-          ReturnValues: 'UPDATED_NEW',
-        }),
+    for (let attempt = 1; ; attempt += 1) {
+      const { Item: endpoint } = await this.db.doc.send(
+        new GetCommand({ TableName: this.db.tableName, Key: webhookKey(delivery.accountId, delivery.webhookId), ConsistentRead: true }),
       );
-      seq = Number(Attributes?.delivery_count);
-    } catch (error) {
-      if (isConditionFailure(error)) return false; // the endpoint was deleted
-      throw error;
-    }
-    try {
-      await this.db.doc.send(
-        new PutCommand({
-          TableName: this.db.tableName,
-          Item: toDeliveryItem(delivery, seq),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
+      if (!endpoint) return false; // the endpoint was deleted
+      const seen = Number(endpoint.delivery_count ?? 0);
+      try {
+        // The position and the delivery in one transaction, so a racing repeat takes no position it does not use.
+        await this.db.doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: this.db.tableName,
+                  Key: webhookKey(delivery.accountId, delivery.webhookId),
+                  UpdateExpression: 'SET delivery_count = :next',
+                  ConditionExpression:
+                    seen === 0 ? 'attribute_exists(pk) AND (attribute_not_exists(delivery_count) OR delivery_count = :seen)' : 'delivery_count = :seen',
+                  ExpressionAttributeValues: { ':seen': seen, ':next': seen + 1 },
+                },
+              },
+              { Put: { TableName: this.db.tableName, Item: toDeliveryItem(delivery, seen + 1), ConditionExpression: 'attribute_not_exists(pk)' } },
+            ],
+          }),
+        );
+        return true;
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (reasons[1] === 'ConditionalCheckFailed') return false; // a repeat got there first
+        // Another delivery to this endpoint took the position (or the endpoint went, or a write held it): read it again.
+        const retry = reasons[0] === 'ConditionalCheckFailed' || reasons.includes('TransactionConflict');
+        if (!retry || attempt >= CREATE_ATTEMPTS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** attempt)));
+      }
     }
   }
 

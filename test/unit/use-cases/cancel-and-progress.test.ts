@@ -4,7 +4,7 @@ import { getTask } from '../../../functions/domain/get-task';
 import { progressOf } from '../../../functions/domain/progress';
 import { startTask } from '../../../functions/domain/start-task';
 import type { Task } from '../../../functions/domain/task';
-import { refundEntry } from '../../../functions/domain/task-lifecycle';
+import { refundEntry } from '../../../functions/domain/ledger';
 import { memoryWorld, video, type MemoryWorld } from '../../support/memory-world';
 
 /** Cancel and progress on the in-memory stores, with a fixed clock and a scripted provider. */

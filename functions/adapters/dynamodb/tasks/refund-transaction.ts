@@ -1,0 +1,116 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { LedgerEntry } from '../../../domain/ledger';
+import type { Task, TaskError } from '../../../domain/task';
+import { balanceCredit, PENDING_STARTS } from '../account-repository';
+import { cancellationReasons, type Db } from '../dynamo-client';
+import { endedEntryValues, taskHistoryKey, taskKey } from '../keys';
+import { PENDING_CHARGES, type LedgerSlot } from '../ledger-positions';
+import { ledgerEntryPut } from '../ledger-repository';
+
+/**
+ * A task that fails and gets its price back, as every failure writes it (a timeout, a cancel, a
+ * lost submission, the repair of a start cut short): one transaction, so the refund happens
+ * exactly once however many callers race.
+ */
+export interface FailedEnding {
+  task: Task;
+  error: TaskError;
+  /** The domain's refund entry (ledger.ts refundEntry). */
+  refund: LedgerEntry;
+  refundPosition: number;
+  now: string;
+  /** The account's ledger count as read, and the guard that keeps it true. */
+  slot: LedgerSlot;
+  /** What the stored task must still be for this caller (its condition expression). */
+  guard: { condition: string; values?: Record<string, unknown> };
+  /** The progress the failed task keeps. */
+  progress?: number;
+  /**
+   * A start cut short after its charge (start-repair.ts): the task also takes its history
+   * position (`task.seq`), the charge goes to the ledger, and the start's note on the account
+   * (which must still be there) is removed.
+   */
+  start?: { charge: LedgerEntry; chargePosition: number };
+}
+
+/** The transaction's parts, in this order: what a cancellation reason's index names. */
+const TASK = 0;
+const ACCOUNT = 1;
+
+export async function writeFailedEnding(db: Db, ending: FailedEnding): Promise<void> {
+  const { task, error, refund, now, slot, guard, progress, start } = ending;
+  const set = [
+    '#status = :failed',
+    '#error = :error',
+    'completed_at = :now',
+    'updated_at = :now',
+    // The in-flight entry becomes an outbox entry until the task's events are published.
+    'gsi2pk = :endedPk',
+    'gsi2sk = :endedSk',
+    ...(progress === undefined ? [] : ['progress = :progress']),
+    ...(start ? ['seq = :seq', 'lsi1sk = :position'] : []),
+  ];
+  const credit = balanceCredit(db, task.accountId, refund.amount, now, slot);
+  await db.doc.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Update: {
+            TableName: db.tableName,
+            Key: taskKey(task.accountId, task.taskId),
+            UpdateExpression: `SET ${set.join(', ')} REMOVE pending_outputs`,
+            ConditionExpression: guard.condition,
+            ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+            ExpressionAttributeValues: {
+              ...guard.values,
+              ':failed': 'failed',
+              ':error': { code: error.code, message: error.message },
+              ':now': now,
+              ...endedEntryValues(now, task.taskId),
+              ...(progress !== undefined && { ':progress': progress }),
+              ...(start && { ':seq': task.seq, ':position': taskHistoryKey(task.kind, task.seq) }),
+            },
+          },
+        },
+        {
+          Update: start
+            ? {
+                ...credit,
+                // Conditioned on the start's note, so a start is settled at most once.
+                UpdateExpression: `${credit.UpdateExpression} REMOVE #pending.#task, #charges.#task`,
+                ConditionExpression: `${credit.ConditionExpression} AND #pending.#task = :seq`,
+                ExpressionAttributeNames: { ...credit.ExpressionAttributeNames, '#pending': PENDING_STARTS, '#charges': PENDING_CHARGES, '#task': task.taskId },
+                ExpressionAttributeValues: { ...credit.ExpressionAttributeValues, ':seq': task.seq },
+              }
+            : credit,
+        },
+        { Put: ledgerEntryPut(db, refund, ending.refundPosition) },
+        ...(start ? [{ Put: ledgerEntryPut(db, start.charge, start.chargePosition) }] : []),
+      ],
+    }),
+  );
+}
+
+/** Which parts of a cancelled fail-and-refund refused it; undefined for any other error. */
+export interface Refusal {
+  /** The task is no longer what the guard asked for. */
+  task: boolean;
+  /** The ledger count moved (or the start's note went). */
+  account: boolean;
+  /** A ledger entry of that id exists. */
+  ledger: boolean;
+  /** Another transaction held one of the items. */
+  conflict: boolean;
+}
+
+export function refusalOf(caught: unknown): Refusal | undefined {
+  const reasons = cancellationReasons(caught);
+  if (reasons.length === 0) return undefined;
+  const refused = (index: number) => reasons[index] === 'ConditionalCheckFailed';
+  return {
+    task: refused(TASK),
+    account: refused(ACCOUNT),
+    ledger: reasons.slice(ACCOUNT + 1).includes('ConditionalCheckFailed'),
+    conflict: reasons.includes('TransactionConflict'),
+  };
+}

@@ -1,0 +1,241 @@
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { AccountBusyError } from '../../../domain/errors';
+import type { CreateTaskResult, IdempotencyClaim, NewTaskRequest } from '../../../domain/ports';
+import type { Task, TaskKind } from '../../../domain/task';
+import type { Telemetry } from '../../../domain/telemetry';
+import { PENDING_STARTS } from '../account-repository';
+import { cancellationReasons, isConditionFailure, type Db } from '../dynamo-client';
+import { DynamoIdempotencyStore, toIdempotencyItem } from '../idempotency-repository';
+import { accountKey, IDEMPOTENCY_SK, taskHistoryKey, taskKey } from '../keys';
+import { LEDGER_COUNT, PENDING_CHARGES } from '../ledger-positions';
+import { ledgerEntryPut } from '../ledger-repository';
+import { toTaskItem } from '../task-item';
+import { withConflictRetries } from './conflict-retries';
+import { getTask } from './queries';
+
+const COUNT_ATTRIBUTE: Record<TaskKind, string> = { video: 'video_count', image: 'image_count' };
+/** A discarded draft (its charge was refused) is deleted by TTL a day later. */
+const DISCARDED_DRAFT_TTL_SECONDS = 24 * 60 * 60;
+/** How long a request waits for an earlier one holding its Idempotency-Key to get its position. */
+const EARLIER_REQUEST_WAIT_MS = 10_000;
+
+/**
+ * Four writes, none of them a transaction on the account item, so concurrent starts of one
+ * account never conflict (docs/data-model.md, "Starting a task"):
+ *   1. the draft task (no position yet) is put, in the in-flight index, with the
+ *      Idempotency-Key claim if any: a start cut short after this is found and settled by
+ *      the sweeper (start-repair.ts); a concurrent request with the same key stops here;
+ *   2. ONE update of the account takes the price (if the balance allows) and the next
+ *      position, and notes the position under the task id (`pending_starts`): the record
+ *      that this start was charged until its ledger entry exists;
+ *   3. one transaction (task and ledger: not the account) gives the task its position and
+ *      writes the charge to the ledger;
+ *   4. the note is removed.
+ */
+export async function startTask(db: Db, telemetry: Telemetry, request: NewTaskRequest): Promise<CreateTaskResult> {
+  const { charge, idempotency } = request;
+  const draft = { ...request.task, seq: 0 } as Task;
+  const price = -charge.amount;
+  const claimDeadline = Date.now() + EARLIER_REQUEST_WAIT_MS;
+  while (!(await putDraft(db, draft, idempotency))) {
+    const earlier = await earlierRequest(db, idempotency!, claimDeadline);
+    if (earlier) return earlier;
+    // The earlier request released the key (its charge was refused): claim it ourselves.
+  }
+
+  const taken = await takePosition(db, draft, price);
+  if (taken.type === 'refused') {
+    await discardDraft(db, draft, idempotency && (toIdempotencyItem(idempotency).pk as string));
+    return { type: 'insufficient_credits', available: taken.available };
+  }
+  const task = { ...draft, seq: taken.seq } as Task;
+
+  await db.doc.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Update: {
+            TableName: db.tableName,
+            Key: taskKey(task.accountId, task.taskId),
+            UpdateExpression: 'SET seq = :seq, lsi1sk = :position',
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(seq)',
+            ExpressionAttributeValues: { ':seq': task.seq, ':position': taskHistoryKey(task.kind, task.seq) },
+          },
+        },
+        { Put: ledgerEntryPut(db, charge, taken.ledgerPosition) },
+      ],
+    }),
+  );
+
+  await clearPendingStart(db, task).catch((error: unknown) =>
+    // Harmless if left: the task has its position, so no repair ever reads this note.
+    telemetry.warn('pending start note not cleared', { task_id: task.taskId, account_id: task.accountId, error: String(error) }),
+  );
+  return { type: 'created', task };
+}
+
+/** Step 1. False when another request holds the Idempotency-Key. */
+async function putDraft(db: Db, draft: Task, idempotency?: IdempotencyClaim): Promise<boolean> {
+  const put = { TableName: db.tableName, Item: toTaskItem(draft), ConditionExpression: 'attribute_not_exists(pk)' };
+  if (!idempotency) {
+    await db.doc.send(new PutCommand(put));
+    return true;
+  }
+  const claim = toIdempotencyItem(idempotency);
+  try {
+    await db.doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          // The draft names its claim, so a repair can release it.
+          { Put: { ...put, Item: { ...put.Item, idempotency_pk: claim.pk } } },
+          {
+            Put: {
+              TableName: db.tableName,
+              Item: claim,
+              // An expired (or released) record that TTL has not deleted yet may be taken over
+              // (the same rule as DynamoIdempotencyStore.get, judged on the clock of this attempt).
+              ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :nowEpoch',
+              ExpressionAttributeValues: { ':nowEpoch': Math.floor(Date.now() / 1000) },
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (cancellationReasons(error)[1] === 'ConditionalCheckFailed') return false;
+    throw error;
+  }
+}
+
+/**
+ * The answer of the request that holds our Idempotency-Key, once its task has its position
+ * (milliseconds). Undefined if it released the key; AccountBusyError if it is not done in time.
+ */
+async function earlierRequest(db: Db, claim: IdempotencyClaim, deadline: number): Promise<CreateTaskResult | undefined> {
+  const idempotency = new DynamoIdempotencyStore(db);
+  while (Date.now() < deadline) {
+    const record = await idempotency.get(claim.accountId, claim.key, new Date());
+    if (!record) return undefined;
+    const task = record.outcome ? undefined : await getTask(db, record.accountId, record.taskId);
+    if (record.outcome || (task && task.seq > 0)) return { type: 'idempotency_key_used', record };
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new AccountBusyError('An earlier request with this Idempotency-Key is still being processed. Retry in a second.');
+}
+
+/** Step 2: price and position in one conditional update; nothing changes if the balance is too low. */
+async function takePosition(
+  db: Db,
+  draft: Task,
+  price: number,
+): Promise<{ type: 'taken'; seq: number; ledgerPosition: number } | { type: 'refused'; available: number }> {
+  const count = COUNT_ATTRIBUTE[draft.kind];
+  const update = () =>
+    db.doc.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: accountKey(draft.accountId),
+        // Operands read the item before the update, so the note holds the new position.
+        // The charge's ledger position is taken (and noted) here too (ledger-positions.ts).
+        UpdateExpression:
+          'SET credits = credits - :price, #count = if_not_exists(#count, :zero) + :one, #pending.#task = if_not_exists(#count, :zero) + :one, #ledgerCount = if_not_exists(#ledgerCount, :zero) + :one, #charges.#task = if_not_exists(#ledgerCount, :zero) + :one, updated_at = :now',
+        // The note also makes the update idempotent: an SDK retry after a lost answer finds it.
+        ConditionExpression: 'attribute_exists(pk) AND credits >= :price AND attribute_not_exists(#pending.#task)',
+        ExpressionAttributeNames: {
+          '#count': count,
+          '#pending': PENDING_STARTS,
+          '#task': draft.taskId,
+          '#ledgerCount': LEDGER_COUNT,
+          '#charges': PENDING_CHARGES,
+        },
+        ExpressionAttributeValues: { ':price': price, ':zero': 0, ':one': 1, ':now': draft.createdAt },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+  try {
+    let result;
+    try {
+      result = await withConflictRetries(update);
+    } catch (error) {
+      // An account written before pending_starts existed: give it the (empty) map once.
+      if (!(error instanceof Error && error.name === 'ValidationException')) throw error;
+      await db.doc.send(
+        new UpdateCommand({
+          TableName: db.tableName,
+          Key: accountKey(draft.accountId),
+          UpdateExpression: 'SET #pending = if_not_exists(#pending, :empty), #charges = if_not_exists(#charges, :empty)',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#pending': PENDING_STARTS, '#charges': PENDING_CHARGES },
+          ExpressionAttributeValues: { ':empty': {} },
+        }),
+      );
+      result = await withConflictRetries(update);
+    }
+    return { type: 'taken', seq: Number(result.Attributes?.[count]), ledgerPosition: Number(result.Attributes?.[LEDGER_COUNT]) };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const { Item: account } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: accountKey(draft.accountId), ConsistentRead: true }));
+    if (!account) throw new Error(`Account ${draft.accountId} disappeared while creating a task.`, { cause: error });
+    const noted = (account[PENDING_STARTS] as Record<string, unknown> | undefined)?.[draft.taskId];
+    const ledgerPosition = (account[PENDING_CHARGES] as Record<string, unknown> | undefined)?.[draft.taskId];
+    if (noted !== undefined) return { type: 'taken', seq: Number(noted), ledgerPosition: Number(ledgerPosition) };
+    return { type: 'refused', available: Number(account.credits) };
+  }
+}
+
+/** A draft whose charge was refused (or never taken) leaves the work list and expires; its key claim is released. */
+export async function discardDraft(db: Db, draft: Task, claimPk?: string): Promise<boolean> {
+  const discard = {
+    TableName: db.tableName,
+    Key: taskKey(draft.accountId, draft.taskId),
+    UpdateExpression: 'SET expires_at = :expires REMOVE gsi2pk, gsi2sk',
+    ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(seq)',
+    ExpressionAttributeValues: { ':expires': Math.floor(Date.now() / 1000) + DISCARDED_DRAFT_TTL_SECONDS },
+  };
+  try {
+    if (!claimPk) {
+      await db.doc.send(new UpdateCommand(discard));
+      return true;
+    }
+    await db.doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Update: discard },
+          {
+            // Expired now: the next request with this key starts afresh (nothing was charged).
+            Update: {
+              TableName: db.tableName,
+              Key: { pk: claimPk, sk: IDEMPOTENCY_SK },
+              UpdateExpression: 'SET expires_at = :zero',
+              ConditionExpression: 'task_id = :task',
+              ExpressionAttributeValues: { ':zero': 0, ':task': draft.taskId },
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error) || cancellationReasons(error)[0] === 'ConditionalCheckFailed') return false;
+    if (cancellationReasons(error)[1] === 'ConditionalCheckFailed') {
+      // The claim was already taken over (it can only be by a later request): just discard.
+      return discardDraft(db, draft);
+    }
+    throw error;
+  }
+}
+
+/** Step 4. */
+async function clearPendingStart(db: Db, task: Task): Promise<void> {
+  await withConflictRetries(() =>
+    db.doc.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: accountKey(task.accountId),
+        UpdateExpression: 'REMOVE #pending.#task, #charges.#task',
+        ExpressionAttributeNames: { '#pending': PENDING_STARTS, '#charges': PENDING_CHARGES, '#task': task.taskId },
+      }),
+    ),
+  );
+}
