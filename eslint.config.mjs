@@ -1,9 +1,74 @@
 // `npm run lint` (run by `npm test`): ESLint's and typescript-eslint's recommended rules.
 // Not the type-aware presets: they would type-check the whole project a second time on every run.
+import fs from 'node:fs';
 import eslint from '@eslint/js';
 import { defineConfig, globalIgnores } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+
+/**
+ * Layering that checks itself. Each area (a folder of functions/, lib, bin, bench, a folder of
+ * test/, client/src) reaches another only through its `#area/...` subpath import (package.json
+ * "imports"), never by a relative path that climbs out of it; and some areas may not reach
+ * others at all. no-restricted-imports matches the written specifier, so the climb-out ban is
+ * generated per folder depth, and each area's own bans ride in the same block (in flat config the
+ * last block naming a rule for a file wins).
+ */
+const AREA_RULES = {
+  'functions/domain': {
+    regex: '^#(?!domain(/|$))',
+    message: 'domain/ is the core: it imports only domain/ (ports are declared in domain/ports.ts).',
+    packages: ['@aws-sdk/*', '@aws-lambda-powertools/*', 'aws-lambda', '@middy/*', 'zod', 'standardwebhooks', 'sharp'],
+  },
+  'functions/contract': {
+    regex: '^#(?!(domain|contract)(/|$))',
+    message: 'contract/ describes the wire format over the domain: it imports only domain/.',
+  },
+  'functions/http': {
+    regex: '^#(app-context|handlers|queue)(/|$)',
+    message: 'http/ is the handlers\' toolkit: the wiring (app-context/) passes it what it needs.',
+  },
+  'functions/adapters': {
+    regex: '^#(app-context|handlers|http|queue|providers|openapi)(/|$)',
+    message: 'adapters/ implement domain ports: they import domain/ and observability/ only.',
+  },
+  'functions/providers': {
+    regex: '^#(app-context|handlers|http|queue)(/|$)',
+    message: 'providers/ are adapters of the provider port: no wiring, handlers or HTTP.',
+  },
+  'functions/app-context': {
+    regex: '^#handlers(/|$)',
+    message: 'app-context/ wires the pieces handlers use; it does not import handlers.',
+  },
+};
+
+function subfolders(dir) {
+  return fs.readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => `${dir}/${entry.name}`);
+}
+
+function layering() {
+  const areas = [...subfolders('functions'), 'lib', 'bin', 'bench', ...subfolders('test'), 'client/src'];
+  const blocks = [];
+  for (const area of areas) {
+    const own = AREA_RULES[area];
+    for (let depth = 1; depth <= 4; depth += 1) {
+      const patterns = [
+        {
+          // JSON data (a model list, the OpenAPI document) is read where it lies.
+          regex: `^(\\.\\./){${depth}}(?!.*\\.json$)`,
+          message: `This climbs out of ${area}/: import another area through its #alias (package.json "imports").`,
+        },
+      ];
+      if (own) patterns.push({ regex: own.regex, message: own.message });
+      if (own?.packages) patterns.push({ group: own.packages, message: 'domain/ stays free of AWS, HTTP and wire-format libraries.' });
+      blocks.push({
+        files: [`${area}/${'*/'.repeat(depth - 1)}*.ts`],
+        rules: { 'no-restricted-imports': ['error', { patterns }] },
+      });
+    }
+  }
+  return blocks;
+}
 
 export default defineConfig(
   globalIgnores(['**/node_modules/', 'cdk.out/', '.data/', '.bench/', 'coverage/', 'client/dist/', 'client/src/generated/']),
@@ -30,6 +95,7 @@ export default defineConfig(
       'no-control-regex': 'off',
     },
   },
+  ...layering(),
   {
     // Tests read untyped JSON (templates, API answers) field by field; `unknown` would need a cast per access.
     files: ['test/**'],

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { AWS_SDK_EXTERNALS, BUNDLE_DEFINE, BUNDLE_TARGET, HANDLERS_DIR, NATIVE_EXTERNALS } from '../lib/constructs/api-function';
+import { AWS_SDK_EXTERNALS, BUNDLE_DEFINE, BUNDLE_TARGET, HANDLERS_DIR, NATIVE_EXTERNALS } from '#lib/constructs/api-function';
 
 const ROOT = path.resolve(__dirname, '..');
 /** Inside the repository, so the externals resolve from its node_modules as from Lambda's runtime. */

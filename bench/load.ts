@@ -5,9 +5,9 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startLocalStack, type LocalStack } from '../bin/local-stack/stack';
-import { freePort } from '../bin/local-stack/wait-for-port';
-import { createAccount, createApiKey } from '../functions/domain/account-admin';
+import { startLocalStack, type LocalStack } from '#bin/local-stack/stack';
+import { freePort } from '#bin/local-stack/wait-for-port';
+import { createAccount, createApiKey } from '#domain/account-admin';
 
 export interface Figures {
   requests: number;

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { renderImage, renderVideo } from '../functions/providers/simulated/media';
+import { renderImage, renderVideo } from '#providers/simulated/media/index';
 
 const PROMPT = 'A lighthouse on a cliff at dusk, waves crashing below, slow dolly-in, volumetric fog';
 

@@ -9,7 +9,7 @@
  * DynamoDB: read these as relative figures.
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { sweep } from '../functions/domain/sweep';
+import { sweep } from '#domain/sweep';
 import { load, ms, newApiKey, percentile, runBench, startBenchStack, type Figures } from './load';
 
 const rate = (figures: Figures) => figures.requests / figures.seconds;

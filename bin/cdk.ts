@@ -6,8 +6,8 @@
  * docs/operations.md explains them. cdk-nag's AwsSolutions checks run during synthesis.
  */
 import { App } from 'aws-cdk-lib';
-import { buildApp } from '../lib/app';
-import { DeploySettingsError } from '../lib/deploy-settings';
+import { buildApp } from '#lib/app';
+import { DeploySettingsError } from '#lib/deploy-settings';
 
 try {
   buildApp(new App());

@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { buildOpenApiDocument } from '../functions/openapi/document';
+import { buildOpenApiDocument } from '#openapi/document';
 
 export const OPENAPI_FILE = path.resolve(__dirname, '..', 'docs', 'openapi.json');
 

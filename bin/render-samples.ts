@@ -9,9 +9,9 @@
  */
 import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { imageDimensions, videoDimensions } from '../functions/domain/dimensions';
-import { IMAGE_ASPECT_RATIOS, OUTPUT_FORMATS, VIDEO_ASPECT_RATIOS } from '../functions/domain/catalogue';
-import { renderImage, renderVideo } from '../functions/providers/simulated/media';
+import { imageDimensions, videoDimensions } from '#domain/dimensions';
+import { IMAGE_ASPECT_RATIOS, OUTPUT_FORMATS, VIDEO_ASPECT_RATIOS } from '#domain/catalogue';
+import { renderImage, renderVideo } from '#providers/simulated/media/index';
 import {
   imageSampleName,
   SAMPLE_IMAGE,
@@ -19,7 +19,7 @@ import {
   SAMPLE_VIDEO,
   SAMPLES_SOURCE_DIR,
   videoSampleName,
-} from '../functions/providers/simulated/sample-outputs';
+} from '#providers/simulated/sample-outputs';
 
 async function main(): Promise<void> {
   await mkdir(SAMPLES_SOURCE_DIR, { recursive: true });

@@ -5,7 +5,7 @@
  * (JSON only with --json), progress and errors on stderr. Exit codes: 0 done, 1 API or network
  * error or failed task, 2 usage error, 130 interrupted.
  */
-import { ApiError, keyMode, VidgenClient, WaitTimeoutError } from '../client/src/index';
+import { ApiError, keyMode, VidgenClient, WaitTimeoutError } from '#client';
 import { parseCommand, UsageError, USAGE, VIDGEN } from './vidgen/args';
 import { runCommand } from './vidgen/commands';
 import { loadConfig } from './vidgen/config';

@@ -1,15 +1,15 @@
-import { DEFAULT_RATE_LIMIT_PER_MINUTE } from './domain/rate-limit';
-import type { ProviderSecret, SecretSource, SomeProviderModule } from './providers/provider-module';
-import { PROVIDER_MODULES, PROVIDER_NAMES, providerModule, type ProviderConfig } from './providers/registry';
-import { SIMULATED_DEFAULTS } from './providers/simulated';
+import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#domain/rate-limit';
+import type { ProviderSecret, SecretSource, SomeProviderModule } from '#providers/provider-module';
+import { PROVIDER_MODULES, PROVIDER_NAMES, providerModule, type ProviderConfig } from '#providers/registry';
+import { SIMULATED_DEFAULTS } from '#providers/simulated/index';
 
 /**
  * Runtime configuration, read once per cold start from the environment. A required variable
  * that is missing or a value that does not parse stops the function at once with a message
  * naming the variable, instead of limping on with a silent default.
  */
-export type { SecretSource } from './providers/provider-module';
-export type { ProviderConfig } from './providers/registry';
+export type { SecretSource } from '#providers/provider-module';
+export type { ProviderConfig } from '#providers/registry';
 
 export const SIMULATED_OUTPUTS = ['rendered', 'samples'] as const;
 export type SimulatedOutputs = (typeof SIMULATED_OUTPUTS)[number];

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { RENDERER_BUNDLED_FILE, RENDERER_SOURCE } from '../functions/openapi/renderer';
-import { allSampleNames, SAMPLES_SOURCE_DIR } from '../functions/providers/simulated/sample-outputs';
+import { RENDERER_BUNDLED_FILE, RENDERER_SOURCE } from '#openapi/renderer';
+import { allSampleNames, SAMPLES_SOURCE_DIR } from '#providers/simulated/sample-outputs';
 
 /**
  * Files a function reads at run time that esbuild cannot see (they are read with fs, not

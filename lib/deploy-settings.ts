@@ -1,6 +1,6 @@
-import { CONFIG_DEFAULTS } from '../functions/config';
-import type { SomeProviderModule } from '../functions/providers/provider-module';
-import { PROVIDER_MODULES, PROVIDER_NAMES, providerModule } from '../functions/providers/registry';
+import { CONFIG_DEFAULTS } from '#config';
+import type { SomeProviderModule } from '#providers/provider-module';
+import { PROVIDER_MODULES, PROVIDER_NAMES, providerModule } from '#providers/registry';
 
 /**
  * Everything a deployment can vary, read once from CDK context (`cdk.json` defaults, overridden

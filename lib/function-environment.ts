@@ -1,5 +1,5 @@
-import { settingsEnvironment } from '../functions/providers/provider-module';
-import { PROVIDER_MODULES, providerModule } from '../functions/providers/registry';
+import { settingsEnvironment } from '#providers/provider-module';
+import { PROVIDER_MODULES, providerModule } from '#providers/registry';
 import type { DeploySettings } from './deploy-settings';
 
 /**

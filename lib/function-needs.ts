@@ -1,13 +1,13 @@
-import type { TABLE_DEFINITION } from '../functions/adapters/dynamodb/table-definition';
-import type { QueueName } from '../functions/adapters/queues/queue-names';
-import type { MEDIA_PREFIXES } from '../functions/adapters/s3/media-layout';
+import type { TABLE_DEFINITION } from '#adapters/dynamodb/table-definition';
+import type { QueueName } from '#adapters/queues/queue-names';
+import type { MEDIA_PREFIXES } from '#adapters/s3/media-layout';
 import {
   AUTHORIZER_HANDLER,
   COPY_WORKER_HANDLER,
   SUBMISSION_CONSUMER_HANDLER,
   SWEEPER_HANDLER,
   WEBHOOK_DELIVERY_HANDLER,
-} from '../functions/http/routes';
+} from '#http/routes/index';
 
 /**
  * What each function may do, keyed by its handler (functions/handlers/<name>.ts): the functions

@@ -1,4 +1,4 @@
-import { MEDIA_PREFIXES as LAYOUT_PREFIXES, PUBLIC_MEDIA_PREFIXES as LAYOUT_PUBLIC_PREFIXES } from '../functions/adapters/s3/media-layout';
+import { MEDIA_PREFIXES as LAYOUT_PREFIXES, PUBLIC_MEDIA_PREFIXES as LAYOUT_PUBLIC_PREFIXES } from '#adapters/s3/media-layout';
 import { FUNCTION_NEEDS, RATE_LIMITED, type FunctionNeeds, type MediaAccess, type MediaPrefix } from './function-needs';
 
 export type { FunctionNeeds, MediaAccess, MediaPrefix, QueryTarget, TableAction } from './function-needs';

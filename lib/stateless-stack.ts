@@ -5,7 +5,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { QUEUE_URL_VARIABLES, type QueueName } from '../functions/adapters/queues/queue-names';
+import { QUEUE_URL_VARIABLES, type QueueName } from '#adapters/queues/queue-names';
 import {
   AUTHORIZER_HANDLER,
   COPY_WORKER_HANDLER,
@@ -14,8 +14,8 @@ import {
   SWEEPER_HANDLER,
   WEBHOOK_DELIVERY_HANDLER,
   SUBMISSION_CONSUMER_HANDLER,
-} from '../functions/http/routes';
-import { providerModule } from '../functions/providers/registry';
+} from '#http/routes/index';
+import { providerModule } from '#providers/registry';
 import { extraFilesOf } from './bundle-extras';
 import { ApiFunction, type ApiFunctionProps, constructIdFor } from './constructs/api-function';
 import { isPublicRoute, VidGenRestApi } from './constructs/rest-api';

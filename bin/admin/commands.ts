@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { describeParseArgsError } from '../cli/parse-args-error';
-import { isSubscriptionStatus, SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../../functions/domain/account';
+import { isSubscriptionStatus, SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '#domain/account';
 import {
   createAccount,
   createApiKey,
@@ -8,8 +8,8 @@ import {
   grantCredits,
   revokeApiKey,
   setAccess,
-} from '../../functions/domain/account-admin';
-import { CONFIG_DEFAULTS } from '../../functions/config';
+} from '#domain/account-admin';
+import { CONFIG_DEFAULTS } from '#config';
 import type { AdminConnection, TargetOptions } from './target';
 import { accountView, summaryView } from './views';
 

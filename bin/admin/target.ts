@@ -1,9 +1,9 @@
-import { DynamoAccountStore } from '../../functions/adapters/dynamodb/account-repository';
-import { DynamoApiKeyStore } from '../../functions/adapters/dynamodb/api-key-repository';
-import { createDb, type Db } from '../../functions/adapters/dynamodb/dynamo-client';
-import { DynamoLedgerStore } from '../../functions/adapters/dynamodb/ledger-repository';
-import type { AdminStores } from '../../functions/domain/account-admin';
-import { modeAwareAccounts } from '../../functions/domain/mode-accounts';
+import { DynamoAccountStore } from '#adapters/dynamodb/account-repository';
+import { DynamoApiKeyStore } from '#adapters/dynamodb/api-key-repository';
+import { createDb, type Db } from '#adapters/dynamodb/dynamo-client';
+import { DynamoLedgerStore } from '#adapters/dynamodb/ledger-repository';
+import type { AdminStores } from '#domain/account-admin';
+import { modeAwareAccounts } from '#domain/mode-accounts';
 import { localTarget, type LocalTarget } from '../local-stack/discovery';
 import { UsageError } from './errors';
 

@@ -1,6 +1,6 @@
-import type { Account } from '../../functions/domain/account';
-import type { AccountSummary } from '../../functions/domain/account-admin';
-import type { ApiKeyRecord } from '../../functions/domain/api-key';
+import type { Account } from '#domain/account';
+import type { AccountSummary } from '#domain/account-admin';
+import type { ApiKeyRecord } from '#domain/api-key';
 
 /** The JSON the admin CLI prints: snake_case like the API, and never a key hash. */
 export const accountView = (account: Account) => ({

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyResult } from 'aws-lambda';
-import { GATEWAY_RESPONSES, type GatewayResponse } from '../../functions/contract/gateway-responses';
-import { gatewayAccess } from '../../functions/http/route';
-import { AUTHORIZER_HANDLER, ROUTES, type Route } from '../../functions/http/routes';
+import { GATEWAY_RESPONSES, type GatewayResponse } from '#contract/gateway-responses';
+import { gatewayAccess } from '#http/route';
+import { AUTHORIZER_HANDLER, ROUTES, type Route } from '#http/routes/index';
 import { AuthorizerCache, policyAllows } from './authorizer-cache';
 import { lambdaContext } from '../lambda-context.cjs';
 import { loadHandler, type LambdaHandler } from './lambda-runtime';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { errorEnvelope, type Envelope } from '../../functions/contract/envelope';
-import { GATEWAY_RESPONSES } from '../../functions/contract/gateway-responses';
+import { errorEnvelope, type Envelope } from '#contract/envelope';
+import { GATEWAY_RESPONSES } from '#contract/gateway-responses';
 
 /**
  * The local stack's Node HTTP server, with the answers Node would otherwise give outside the

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import { pipeline, type Readable } from 'node:stream';
-import { isPublicMediaKey } from '../../functions/adapters/s3/media-layout';
-import type { ObjectStorage } from '../../functions/adapters/s3/object-storage';
-import { errorEnvelope, type Envelope } from '../../functions/contract/envelope';
-import { GATEWAY_RESPONSES } from '../../functions/contract/gateway-responses';
+import { isPublicMediaKey } from '#adapters/s3/media-layout';
+import type { ObjectStorage } from '#adapters/s3/object-storage';
+import { errorEnvelope, type Envelope } from '#contract/envelope';
+import { GATEWAY_RESPONSES } from '#contract/gateway-responses';
 
 /**
  * GET /media/<key>: the bucket's objects, public and without a key, as CloudFront serves them

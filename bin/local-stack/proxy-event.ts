@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { headerValue } from '../../functions/http/headers';
-import { BINARY_MEDIA_TYPES, type Route } from '../../functions/http/routes';
+import { headerValue } from '#http/headers';
+import { BINARY_MEDIA_TYPES, type Route } from '#http/routes/index';
 
 /**
  * Turns a Node HTTP request into the events API Gateway (REST, Lambda proxy integration) would

@@ -1,4 +1,4 @@
-import type { Route } from '../../functions/http/routes';
+import type { Route } from '#http/routes/index';
 
 export interface RouteMatch {
   route: Route;

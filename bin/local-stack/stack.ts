@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { appContext, type AppContext } from '../../functions/app-context';
-import { loadConfig } from '../../functions/config';
-import { ensureTable } from '../../functions/adapters/dynamodb/ensure-table';
+import { appContext, type AppContext } from '#app-context';
+import { loadConfig } from '#config';
+import { ensureTable } from '#adapters/dynamodb/ensure-table';
 import { apiRequestListener } from './api-server';
 import { createLocalHttpServer } from './http-server';
 import { lambdaContext } from '../lambda-context.cjs';
@@ -14,11 +14,11 @@ import { ensureDemoAccount, type DemoAccount } from './demo-account';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { startS3Local } from './s3-local';
 import type { LocalSettings } from './settings';
-import { InProcessCopyQueue } from '../../functions/adapters/copy-queues';
-import { LOCAL_WEBHOOK_RETRY_SCHEDULE } from '../../functions/config';
-import { localQueue } from '../../functions/app-context/queues';
-import type { InProcessQueue } from '../../functions/adapters/queues/in-process-queue';
-import { API_PREFIX, SUBMISSION_CONSUMER_HANDLER, SWEEPER_HANDLER, WEBHOOK_DELIVERY_HANDLER } from '../../functions/http/routes';
+import { InProcessCopyQueue } from '#adapters/copy-queues';
+import { LOCAL_WEBHOOK_RETRY_SCHEDULE } from '#config';
+import { localQueue } from '#app-context/queues';
+import type { InProcessQueue } from '#adapters/queues/in-process-queue';
+import { API_PREFIX, SUBMISSION_CONSUMER_HANDLER, SWEEPER_HANDLER, WEBHOOK_DELIVERY_HANDLER } from '#http/routes/index';
 
 /**
  * The whole local stack in one call: DynamoDB Local and s3rver (or ones already running),

@@ -8,8 +8,8 @@ import type {
   ImageTask,
   VidgenClient,
   VideoTask,
-} from '../../client/src/index';
-import { verifyWebhook } from '../../client/src/index';
+} from '#client';
+import { verifyWebhook } from '#client';
 import { UsageError, VIDGEN, type Command, type WaitSettings } from './args';
 import { download, DownloadError, numberedFile } from './download';
 import { formatCredits, formatDeliveryList, formatFields, formatImageList, formatSize, formatTransactionList, formatVideoList } from './format';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_BASE_URL } from '../../client/src/index';
+import { DEFAULT_BASE_URL } from '#client';
 import { UsageError } from './args';
 import { addressFile, runningLocalStack } from '../local-stack/discovery';
 import { localSettings } from '../local-stack/settings';

@@ -1,4 +1,4 @@
-import type { Credits, ImagePage, ImageTask, Pagination, TransactionPage, VideoPage, VideoTask, WebhookDeliveryPage } from '../../client/src/index';
+import type { Credits, ImagePage, ImageTask, Pagination, TransactionPage, VideoPage, VideoTask, WebhookDeliveryPage } from '#client';
 
 /** Human-readable output for stdout (without --json). */
 

@@ -1,6 +1,6 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import type { CopyQueue, CopyRequest } from '../domain/ports';
-import { logger } from '../observability/logger';
+import type { CopyQueue, CopyRequest } from '#domain/ports';
+import { logger } from '#observability/logger';
 import { boundedClientConfig, CONTROL_PLANE_BOUNDS } from './aws-client-options';
 
 /** The Lambda client the copy queue invokes the worker with, its waits bounded. */

@@ -1,6 +1,6 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { traced } from '../observability/client-tracing';
+import { traced } from '#observability/client-tracing';
 import { boundedClientConfig, CONTROL_PLANE_BOUNDS } from './aws-client-options';
 
 /**

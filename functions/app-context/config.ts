@@ -1,4 +1,4 @@
-import { loadConfig, type Config } from '../config';
+import { loadConfig, type Config } from '#config';
 
 let current: Config | undefined;
 

@@ -1,10 +1,10 @@
-import type { Db } from '../adapters/dynamodb/dynamo-client';
-import type { ObjectStorage } from '../adapters/s3/object-storage';
-import type { Config } from '../config';
-import type { CopyQueue } from '../domain/ports';
-import type { GenerationProvider } from '../domain/provider';
-import type { StartDeps } from '../domain/start-task';
-import { powertoolsTelemetry } from '../observability/telemetry';
+import type { Db } from '#adapters/dynamodb/dynamo-client';
+import type { ObjectStorage } from '#adapters/s3/object-storage';
+import type { Config } from '#config';
+import type { CopyQueue } from '#domain/ports';
+import type { GenerationProvider } from '#domain/provider';
+import type { StartDeps } from '#domain/start-task';
+import { powertoolsTelemetry } from '#observability/telemetry';
 import { appConfig } from './config';
 import { buildLifecycle, lifecycle } from './lifecycle';
 import { appMediaStorage, buildMediaStorage } from './media';

@@ -1,8 +1,8 @@
-import { createSafeFetcher } from '../adapters/safe-fetch';
-import { ObjectStorage } from '../adapters/s3/object-storage';
-import { createS3Client } from '../adapters/s3/s3-client';
-import type { Config } from '../config';
-import type { UploadStorage } from '../domain/ports';
+import { createSafeFetcher } from '#adapters/safe-fetch';
+import { ObjectStorage } from '#adapters/s3/object-storage';
+import { createS3Client } from '#adapters/s3/s3-client';
+import type { Config } from '#config';
+import type { UploadStorage } from '#domain/ports';
 import { appConfig } from './config';
 
 /** Bounds for copying a provider's result (a 12 s 1080p video is tens of MB). */

@@ -1,12 +1,12 @@
-import type { ReferenceImages } from '../adapters/reference-images';
-import type { ObjectStorage } from '../adapters/s3/object-storage';
-import { readSecret, type SecretReader } from '../adapters/secrets';
-import { powertoolsTelemetry } from '../observability/telemetry';
-import type { Config, ProviderConfig } from '../config';
-import type { GenerationProvider } from '../domain/provider';
-import type { ProviderParts } from '../providers/provider-module';
-import { providerModule } from '../providers/registry';
-import { simulated } from '../providers/simulated';
+import type { ReferenceImages } from '#adapters/reference-images';
+import type { ObjectStorage } from '#adapters/s3/object-storage';
+import { readSecret, type SecretReader } from '#adapters/secrets';
+import { powertoolsTelemetry } from '#observability/telemetry';
+import type { Config, ProviderConfig } from '#config';
+import type { GenerationProvider } from '#domain/provider';
+import type { ProviderParts } from '#providers/provider-module';
+import { providerModule } from '#providers/registry';
+import { simulated } from '#providers/simulated/index';
 
 /**
  * The configured generation provider, built by its module (functions/providers/registry.ts).

@@ -1,10 +1,10 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { boundedClientConfig, CONTROL_PLANE_BOUNDS } from '../adapters/aws-client-options';
-import { InProcessQueue } from '../adapters/queues/in-process-queue';
-import { QUEUE_URL_VARIABLES, type QueueName } from '../adapters/queues/queue-names';
-import { SqsQueue } from '../adapters/queues/sqs-queue';
-import type { MessageQueue } from '../domain/ports';
-import { traced } from '../observability/client-tracing';
+import { boundedClientConfig, CONTROL_PLANE_BOUNDS } from '#adapters/aws-client-options';
+import { InProcessQueue } from '#adapters/queues/in-process-queue';
+import { QUEUE_URL_VARIABLES, type QueueName } from '#adapters/queues/queue-names';
+import { SqsQueue } from '#adapters/queues/sqs-queue';
+import type { MessageQueue } from '#domain/ports';
+import { traced } from '#observability/client-tracing';
 
 /**
  * How long a received message stays hidden locally: longer than its consumer can take, as each

@@ -1,18 +1,18 @@
-import { DynamoAccountStore } from '../adapters/dynamodb/account-repository';
-import { DynamoApiKeyStore } from '../adapters/dynamodb/api-key-repository';
-import { DynamoCallbackReceipts } from '../adapters/dynamodb/callback-receipt-repository';
-import { createDb, type Db } from '../adapters/dynamodb/dynamo-client';
-import { DynamoIdempotencyStore } from '../adapters/dynamodb/idempotency-repository';
-import { DynamoLedgerStore } from '../adapters/dynamodb/ledger-repository';
-import { DynamoRateCounter } from '../adapters/dynamodb/rate-counter-repository';
-import { DynamoTaskStore } from '../adapters/dynamodb/task-repository';
-import { DynamoUploadPublications } from '../adapters/dynamodb/upload-publication-repository';
-import type { Config } from '../config';
-import type { AccountStore, ApiKeyStore, CallbackReceipts, IdempotencyStore, LedgerStore, TaskStore, UploadPublications } from '../domain/ports';
-import { modeAwareAccounts } from '../domain/mode-accounts';
-import type { RateCounter } from '../domain/rate-limit';
-import type { Telemetry } from '../domain/telemetry';
-import { powertoolsTelemetry } from '../observability/telemetry';
+import { DynamoAccountStore } from '#adapters/dynamodb/account-repository';
+import { DynamoApiKeyStore } from '#adapters/dynamodb/api-key-repository';
+import { DynamoCallbackReceipts } from '#adapters/dynamodb/callback-receipt-repository';
+import { createDb, type Db } from '#adapters/dynamodb/dynamo-client';
+import { DynamoIdempotencyStore } from '#adapters/dynamodb/idempotency-repository';
+import { DynamoLedgerStore } from '#adapters/dynamodb/ledger-repository';
+import { DynamoRateCounter } from '#adapters/dynamodb/rate-counter-repository';
+import { DynamoTaskStore } from '#adapters/dynamodb/task-repository';
+import { DynamoUploadPublications } from '#adapters/dynamodb/upload-publication-repository';
+import type { Config } from '#config';
+import type { AccountStore, ApiKeyStore, CallbackReceipts, IdempotencyStore, LedgerStore, TaskStore, UploadPublications } from '#domain/ports';
+import { modeAwareAccounts } from '#domain/mode-accounts';
+import type { RateCounter } from '#domain/rate-limit';
+import type { Telemetry } from '#domain/telemetry';
+import { powertoolsTelemetry } from '#observability/telemetry';
 import { appConfig } from './config';
 
 /** Every store, each behind its port: what handlers that only read and write the table need. */

@@ -1,9 +1,9 @@
-import type { Db } from '../adapters/dynamodb/dynamo-client';
-import { DynamoDeliveryStore } from '../adapters/dynamodb/delivery-repository';
-import { DynamoWebhookStore } from '../adapters/dynamodb/webhook-repository';
-import type { Config } from '../config';
-import { renderEvent } from '../contract/events';
-import type { DeliveryDeps, DeliveryMessage } from '../domain/webhook-deliveries';
+import type { Db } from '#adapters/dynamodb/dynamo-client';
+import { DynamoDeliveryStore } from '#adapters/dynamodb/delivery-repository';
+import { DynamoWebhookStore } from '#adapters/dynamodb/webhook-repository';
+import type { Config } from '#config';
+import { renderEvent } from '#contract/events';
+import type { DeliveryDeps, DeliveryMessage } from '#domain/webhook-deliveries';
 import { appConfig } from './config';
 import { messageQueue } from './queues';
 import { appDb } from './stores';

@@ -1,4 +1,4 @@
-import type { WebhookEvent } from '../domain/webhooks';
+import type { WebhookEvent } from '#domain/webhooks';
 import { imageView, videoView } from './tasks';
 
 /**

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { PROMPT_MAX_LENGTH } from '../domain/catalogue';
+import { PROMPT_MAX_LENGTH } from '#domain/catalogue';
 
 /**
  * Field helpers shared by the contract's schemas: the wording of their messages is what a

@@ -6,8 +6,8 @@ import {
   IMAGE_RESOLUTIONS,
   MAX_REFERENCE_IMAGES,
   OUTPUT_FORMATS,
-} from '../domain/catalogue';
-import type { ImageParams } from '../domain/task';
+} from '#domain/catalogue';
+import type { ImageParams } from '#domain/task';
 import { httpUrl, jsonObject, oneOf, promptField } from './fields';
 
 /** POST /api/v1/generate-image: the body, with the defaults a missing field takes. */

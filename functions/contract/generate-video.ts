@@ -6,8 +6,8 @@ import {
   VIDEO_DURATION,
   VIDEO_MODEL_IDS,
   VIDEO_RESOLUTIONS,
-} from '../domain/catalogue';
-import type { VideoParams } from '../domain/task';
+} from '#domain/catalogue';
+import type { VideoParams } from '#domain/task';
 import { httpUrl, jsonObject, oneOf, promptField } from './fields';
 
 /** POST /api/v1/generate: the body, with the defaults a missing field takes. */

@@ -8,9 +8,9 @@ import {
   VIDEO_ASPECT_RATIOS,
   VIDEO_MODEL_IDS,
   VIDEO_RESOLUTIONS,
-} from '../domain/catalogue';
-import { isLivemode } from '../domain/mode';
-import { TASK_ERROR_CODES, TASK_STATUSES, type ImageTask, type Task, type TaskStatus, type VideoTask } from '../domain/task';
+} from '#domain/catalogue';
+import { isLivemode } from '#domain/mode';
+import { TASK_ERROR_CODES, TASK_STATUSES, type ImageTask, type Task, type TaskStatus, type VideoTask } from '#domain/task';
 import { successEnvelopeSchema } from './envelope';
 import { credits, timestamp } from './fields';
 import { pagination, paginationView, type PageOf } from './pagination';

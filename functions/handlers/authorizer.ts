@@ -1,11 +1,11 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { appConfig } from '../app-context/config';
-import { stores } from '../app-context/stores';
-import { authenticate } from '../domain/authenticate';
-import { UnauthorizedError } from '../domain/errors';
-import { authorizerContext } from '../http/principal';
-import { headerValue } from '../http/headers';
-import { observe } from '../observability/middleware';
+import { appConfig } from '#app-context/config';
+import { stores } from '#app-context/stores';
+import { authenticate } from '#domain/authenticate';
+import { UnauthorizedError } from '#domain/errors';
+import { authorizerContext } from '#http/principal';
+import { headerValue } from '#http/headers';
+import { observe } from '#observability/middleware';
 
 /** This exact message is API Gateway's signal for a 401 (the UNAUTHORIZED gateway response). */
 const UNAUTHORIZED = 'Unauthorized';

@@ -1,9 +1,9 @@
-import { lifecycle } from '../app-context/lifecycle';
-import { rateLimiter } from '../app-context/rate-limiter';
-import { imageView } from '../contract/tasks';
-import { cancelTask } from '../domain/cancel-task';
-import { httpHandler } from '../http/http-handler';
-import { pathParameter } from '../http/request';
+import { lifecycle } from '#app-context/lifecycle';
+import { rateLimiter } from '#app-context/rate-limiter';
+import { imageView } from '#contract/tasks';
+import { cancelTask } from '#domain/cancel-task';
+import { httpHandler } from '#http/http-handler';
+import { pathParameter } from '#http/request';
 
 /** POST /api/v1/images/{image_id}/cancel: fail and refund a processing task, stop its upstream job. */
 export const handler = httpHandler(

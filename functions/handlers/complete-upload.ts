@@ -1,10 +1,10 @@
-import { uploadStorage } from '../app-context/media';
-import { rateLimiter } from '../app-context/rate-limiter';
-import { stores } from '../app-context/stores';
-import { uploadedImageView } from '../contract/uploads';
-import { completeDirectUpload } from '../domain/uploads';
-import { httpHandler } from '../http/http-handler';
-import { pathParameter } from '../http/request';
+import { uploadStorage } from '#app-context/media';
+import { rateLimiter } from '#app-context/rate-limiter';
+import { stores } from '#app-context/stores';
+import { uploadedImageView } from '#contract/uploads';
+import { completeDirectUpload } from '#domain/uploads';
+import { httpHandler } from '#http/http-handler';
+import { pathParameter } from '#http/request';
 
 /** POST /api/v1/uploads/{upload_id}/complete: check a direct upload's bytes and publish it. */
 export const handler = httpHandler(

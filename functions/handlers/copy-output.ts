@@ -1,7 +1,7 @@
-import { lifecycle } from '../app-context/lifecycle';
-import type { CopyRequest } from '../domain/ports';
-import { copyRequested } from '../domain/task-lifecycle';
-import { observe } from '../observability/middleware';
+import { lifecycle } from '#app-context/lifecycle';
+import type { CopyRequest } from '#domain/ports';
+import { copyRequested } from '#domain/task-lifecycle';
+import { observe } from '#observability/middleware';
 
 /** Copies a finished task's provider outputs into our bucket (invoked asynchronously). */
 export const handler = observe(

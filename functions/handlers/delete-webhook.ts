@@ -1,8 +1,8 @@
-import { rateLimiter } from '../app-context/rate-limiter';
-import { webhooks } from '../app-context/webhooks';
-import { deleteWebhook } from '../domain/webhooks';
-import { httpHandler } from '../http/http-handler';
-import { pathParameter } from '../http/request';
+import { rateLimiter } from '#app-context/rate-limiter';
+import { webhooks } from '#app-context/webhooks';
+import { deleteWebhook } from '#domain/webhooks';
+import { httpHandler } from '#http/http-handler';
+import { pathParameter } from '#http/request';
 
 /** DELETE /api/v1/webhooks/{webhook_id}: no more events to it, including those not yet delivered. */
 export const handler = httpHandler(

@@ -1,10 +1,10 @@
-import { lifecycle } from '../app-context/lifecycle';
-import { rateLimiter } from '../app-context/rate-limiter';
-import { parseGenerateImage } from '../contract/generate-image';
-import { imageView } from '../contract/tasks';
-import { startTask } from '../domain/start-task';
-import { httpHandler } from '../http/http-handler';
-import { idempotencyKeyOf } from '../http/request';
+import { lifecycle } from '#app-context/lifecycle';
+import { rateLimiter } from '#app-context/rate-limiter';
+import { parseGenerateImage } from '#contract/generate-image';
+import { imageView } from '#contract/tasks';
+import { startTask } from '#domain/start-task';
+import { httpHandler } from '#http/http-handler';
+import { idempotencyKeyOf } from '#http/request';
 
 /** POST /api/v1/generate-image: charge, create and submit an image task (paid access only). */
 export const handler = httpHandler(

@@ -1,10 +1,10 @@
-import { lifecycle } from '../app-context/lifecycle';
-import { rateLimiter } from '../app-context/rate-limiter';
-import { parseGenerateVideo } from '../contract/generate-video';
-import { videoView } from '../contract/tasks';
-import { startTask } from '../domain/start-task';
-import { httpHandler } from '../http/http-handler';
-import { idempotencyKeyOf } from '../http/request';
+import { lifecycle } from '#app-context/lifecycle';
+import { rateLimiter } from '#app-context/rate-limiter';
+import { parseGenerateVideo } from '#contract/generate-video';
+import { videoView } from '#contract/tasks';
+import { startTask } from '#domain/start-task';
+import { httpHandler } from '#http/http-handler';
+import { idempotencyKeyOf } from '#http/request';
 
 /** POST /api/v1/generate: charge, create and submit a video task. */
 export const handler = httpHandler(

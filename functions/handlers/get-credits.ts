@@ -1,8 +1,8 @@
-import { rateLimiter } from '../app-context/rate-limiter';
-import { stores } from '../app-context/stores';
-import { toCreditsView } from '../contract/credits';
-import { getCallerAccount } from '../domain/get-account';
-import { httpHandler } from '../http/http-handler';
+import { rateLimiter } from '#app-context/rate-limiter';
+import { stores } from '#app-context/stores';
+import { toCreditsView } from '#contract/credits';
+import { getCallerAccount } from '#domain/get-account';
+import { httpHandler } from '#http/http-handler';
 
 /** GET /api/v1/credits: balance, paid-access flag and subscription status of the caller. */
 export const handler = httpHandler(

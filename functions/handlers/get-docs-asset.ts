@@ -1,7 +1,7 @@
-import { NotFoundError } from '../domain/errors';
-import { publicHandler } from '../http/public-handler';
-import { pathParameter } from '../http/request';
-import { RENDERER_ASSET, rendererScript } from '../openapi/renderer';
+import { NotFoundError } from '#domain/errors';
+import { publicHandler } from '#http/public-handler';
+import { pathParameter } from '#http/request';
+import { RENDERER_ASSET, rendererScript } from '#openapi/renderer';
 
 /**
  * GET /api/v1/docs/assets/{file} (public): the script the docs page loads. Its name carries the

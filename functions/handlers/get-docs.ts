@@ -1,7 +1,7 @@
-import { publicHandler } from '../http/public-handler';
-import { DOCS_PAGE_CSP, docsPageHtml } from '../openapi/docs-page';
-import { buildOpenApiDocument } from '../openapi/document';
-import { serverUrlOf } from '../openapi/server-url';
+import { publicHandler } from '#http/public-handler';
+import { DOCS_PAGE_CSP, docsPageHtml } from '#openapi/docs-page';
+import { buildOpenApiDocument } from '#openapi/document';
+import { serverUrlOf } from '#openapi/server-url';
 
 /** GET /api/v1/docs (public): the API reference page, rendered from the OpenAPI document. */
 export const handler = publicHandler(async (event) => ({

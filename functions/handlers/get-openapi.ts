@@ -1,6 +1,6 @@
-import { publicHandler } from '../http/public-handler';
-import { buildOpenApiDocument } from '../openapi/document';
-import { serverUrlOf } from '../openapi/server-url';
+import { publicHandler } from '#http/public-handler';
+import { buildOpenApiDocument } from '#openapi/document';
+import { serverUrlOf } from '#openapi/server-url';
 
 /**
  * GET /api/v1/openapi.json (public): the OpenAPI document itself, not wrapped in the envelope,

@@ -1,9 +1,9 @@
-import { rateLimiter } from '../app-context/rate-limiter';
-import { webhooks } from '../app-context/webhooks';
-import { deliveryPageView } from '../contract/webhooks';
-import { listDeliveries } from '../domain/webhook-deliveries';
-import { httpHandler } from '../http/http-handler';
-import { parsePagination, pathParameter } from '../http/request';
+import { rateLimiter } from '#app-context/rate-limiter';
+import { webhooks } from '#app-context/webhooks';
+import { deliveryPageView } from '#contract/webhooks';
+import { listDeliveries } from '#domain/webhook-deliveries';
+import { httpHandler } from '#http/http-handler';
+import { parsePagination, pathParameter } from '#http/request';
 
 /** GET /api/v1/webhooks/{webhook_id}/deliveries: the endpoint's deliveries, newest first. */
 export const handler = httpHandler(

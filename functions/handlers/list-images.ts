@@ -1,9 +1,9 @@
-import { rateLimiter } from '../app-context/rate-limiter';
-import { stores } from '../app-context/stores';
-import { imagePageView } from '../contract/tasks';
-import { listTasks } from '../domain/list-tasks';
-import { httpHandler } from '../http/http-handler';
-import { parsePagination } from '../http/request';
+import { rateLimiter } from '#app-context/rate-limiter';
+import { stores } from '#app-context/stores';
+import { imagePageView } from '#contract/tasks';
+import { listTasks } from '#domain/list-tasks';
+import { httpHandler } from '#http/http-handler';
+import { parsePagination } from '#http/request';
 
 /** GET /api/v1/images: the caller's image history, newest first. */
 export const handler = httpHandler(

@@ -1,9 +1,9 @@
-import { rateLimiter } from '../app-context/rate-limiter';
-import { stores } from '../app-context/stores';
-import { transactionPageView } from '../contract/transactions';
-import { listTransactions } from '../domain/list-transactions';
-import { httpHandler } from '../http/http-handler';
-import { parsePagination } from '../http/request';
+import { rateLimiter } from '#app-context/rate-limiter';
+import { stores } from '#app-context/stores';
+import { transactionPageView } from '#contract/transactions';
+import { listTransactions } from '#domain/list-transactions';
+import { httpHandler } from '#http/http-handler';
+import { parsePagination } from '#http/request';
 
 /** GET /api/v1/credits/transactions: every grant, charge and refund of the caller's balance, newest first. */
 export const handler = httpHandler(

@@ -1,8 +1,8 @@
-import { rateLimiter } from '../app-context/rate-limiter';
-import { webhooks } from '../app-context/webhooks';
-import { webhookView } from '../contract/webhooks';
-import { listWebhooks } from '../domain/webhooks';
-import { httpHandler } from '../http/http-handler';
+import { rateLimiter } from '#app-context/rate-limiter';
+import { webhooks } from '#app-context/webhooks';
+import { webhookView } from '#contract/webhooks';
+import { listWebhooks } from '#domain/webhooks';
+import { httpHandler } from '#http/http-handler';
 
 /** GET /api/v1/webhooks: the caller's endpoints, oldest first (secrets are never shown again). */
 export const handler = httpHandler(

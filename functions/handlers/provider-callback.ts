@@ -1,11 +1,11 @@
-import { lifecycle } from '../app-context/lifecycle';
-import { stores } from '../app-context/stores';
-import { successEnvelope } from '../contract/envelope';
-import type { ProviderCallbackAnswer } from '../contract/provider-callbacks';
-import { receiveProviderCallback } from '../domain/provider-callbacks';
-import { jsonResponse } from '../http/envelope';
-import { publicHandler } from '../http/public-handler';
-import { pathParameter } from '../http/request';
+import { lifecycle } from '#app-context/lifecycle';
+import { stores } from '#app-context/stores';
+import { successEnvelope } from '#contract/envelope';
+import type { ProviderCallbackAnswer } from '#contract/provider-callbacks';
+import { receiveProviderCallback } from '#domain/provider-callbacks';
+import { jsonResponse } from '#http/envelope';
+import { publicHandler } from '#http/public-handler';
+import { pathParameter } from '#http/request';
 
 /**
  * POST /api/v1/provider-callbacks/{provider}/{account_id}/{task_id}?token=... (public: no API

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { lifecycle } from '../app-context/lifecycle';
-import { submitQueued } from '../domain/submission';
-import { queueHandler } from '../queue/queue-handler';
+import { lifecycle } from '#app-context/lifecycle';
+import { submitQueued } from '#domain/submission';
+import { queueHandler } from '#queue/queue-handler';
 
 const submissionMessage = z.object({ accountId: z.string(), taskId: z.string() });
 

@@ -1,10 +1,10 @@
-import { lifecycle } from '../app-context/lifecycle';
-import { webhooks } from '../app-context/webhooks';
-import { sweep, type SweepReport } from '../domain/sweep';
-import { resendStalledDeliveries } from '../domain/webhook-deliveries';
-import { logger } from '../observability/logger';
-import { observe } from '../observability/middleware';
-import { powertoolsTelemetry } from '../observability/telemetry';
+import { lifecycle } from '#app-context/lifecycle';
+import { webhooks } from '#app-context/webhooks';
+import { sweep, type SweepReport } from '#domain/sweep';
+import { resendStalledDeliveries } from '#domain/webhook-deliveries';
+import { logger } from '#observability/logger';
+import { observe } from '#observability/middleware';
+import { powertoolsTelemetry } from '#observability/telemetry';
 
 /** Deliveries resent in one run stop after this long, well inside the function's two minutes. */
 const DELIVERY_BUDGET_MS = 45_000;

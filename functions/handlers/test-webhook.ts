@@ -1,8 +1,8 @@
-import { rateLimiter } from '../app-context/rate-limiter';
-import { webhooks } from '../app-context/webhooks';
-import { sendTestEvent } from '../domain/webhook-deliveries';
-import { httpHandler } from '../http/http-handler';
-import { pathParameter } from '../http/request';
+import { rateLimiter } from '#app-context/rate-limiter';
+import { webhooks } from '#app-context/webhooks';
+import { sendTestEvent } from '#domain/webhook-deliveries';
+import { httpHandler } from '#http/http-handler';
+import { pathParameter } from '#http/request';
 
 /** POST /api/v1/webhooks/{webhook_id}/test: sends a `webhook.test` event to that endpoint. */
 export const handler = httpHandler(

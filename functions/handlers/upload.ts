@@ -1,10 +1,10 @@
-import { uploadStorage } from '../app-context/media';
-import { rateLimiter } from '../app-context/rate-limiter';
-import { uploadedImageView } from '../contract/uploads';
-import { MAX_UPLOAD_BYTES } from '../domain/image-type';
-import { storeUpload } from '../domain/uploads';
-import { httpHandler } from '../http/http-handler';
-import { parseSingleFileUpload } from '../http/multipart';
+import { uploadStorage } from '#app-context/media';
+import { rateLimiter } from '#app-context/rate-limiter';
+import { uploadedImageView } from '#contract/uploads';
+import { MAX_UPLOAD_BYTES } from '#domain/image-type';
+import { storeUpload } from '#domain/uploads';
+import { httpHandler } from '#http/http-handler';
+import { parseSingleFileUpload } from '#http/multipart';
 
 /** POST /api/v1/upload: one `image` file part (JPEG, PNG or WebP, at most 10 MiB) -> public URL. */
 export const handler = httpHandler(

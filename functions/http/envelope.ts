@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import type { Envelope } from '../contract/envelope';
+import type { Envelope } from '#contract/envelope';
 
 /** A JSON response carrying an envelope. */
 export function jsonResponse(

@@ -11,8 +11,8 @@ import {
   UnsupportedMediaTypeError,
   UpstreamError,
   ValidationError,
-} from '../domain/errors';
-import { INTERNAL_ERROR_MESSAGE, statusOf, type ErrorCode } from '../contract/errors';
+} from '#domain/errors';
+import { INTERNAL_ERROR_MESSAGE, statusOf, type ErrorCode } from '#contract/errors';
 import { describeJsonSyntaxProblem, findJsonSyntaxError } from './json-syntax';
 
 export interface HttpError {

@@ -1,11 +1,11 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { Principal } from '../domain/principal';
-import type { RateLimiter } from '../domain/rate-limit';
-import { successEnvelope } from '../contract/envelope';
-import type { TracingMiddleware } from '../observability/client-tracing';
-import { observability, perInvocation } from '../observability/middleware';
+import type { Principal } from '#domain/principal';
+import type { RateLimiter } from '#domain/rate-limit';
+import { successEnvelope } from '#contract/envelope';
+import type { TracingMiddleware } from '#observability/client-tracing';
+import { observability, perInvocation } from '#observability/middleware';
 import { jsonResponse } from './envelope';
 import { apiResponse } from './middleware/api-response';
 import { jsonCharset } from './middleware/json-content-type';

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { UnauthorizedError } from '../domain/errors';
-import { KEY_MODES, modeOfScope, type KeyMode } from '../domain/mode';
-import type { ApiKeyPrincipal, Principal } from '../domain/principal';
+import { UnauthorizedError } from '#domain/errors';
+import { KEY_MODES, modeOfScope, type KeyMode } from '#domain/mode';
+import type { ApiKeyPrincipal, Principal } from '#domain/principal';
 
 /**
  * What the authorizer put in its context, as the handler receives it. API Gateway (REST)

@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { observability, perInvocation } from '../observability/middleware';
+import { observability, perInvocation } from '#observability/middleware';
 import { apiRequestKeys } from './log-keys';
 import { apiResponse } from './middleware/api-response';
 

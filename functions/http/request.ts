@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { ValidationError } from '../domain/errors';
-import { paginationQuery } from '../contract/pagination';
+import { ValidationError } from '#domain/errors';
+import { paginationQuery } from '#contract/pagination';
 import { headerValue } from './headers';
 
 /** The optional Idempotency-Key header: 1 to 255 characters. */

@@ -1,5 +1,5 @@
 import type { ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
-import type { ErrorStatus } from '../contract/errors';
+import type { ErrorStatus } from '#contract/errors';
 
 /** What the local server and API Gateway need to send a request to its function. */
 export interface Route {

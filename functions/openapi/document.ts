@@ -1,11 +1,11 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
-import { IMAGE_MODELS, PROMPT_MAX_LENGTH, VIDEO_DURATION, VIDEO_MODELS, MAX_REFERENCE_IMAGES } from '../domain/catalogue';
-import { MAX_UPLOAD_BYTES } from '../domain/image-type';
-import { errorEnvelopeWith } from '../contract/envelope';
-import { PAGINATION_PARAMETERS } from '../contract/pagination';
-import { ERROR_STATUSES, ERROR_SUMMARIES, type ErrorStatus } from '../contract/errors';
-import { gatewayAccess, type ApiRoute } from '../http/route';
-import { API_PREFIX, ROUTES } from '../http/routes';
+import { IMAGE_MODELS, PROMPT_MAX_LENGTH, VIDEO_DURATION, VIDEO_MODELS, MAX_REFERENCE_IMAGES } from '#domain/catalogue';
+import { MAX_UPLOAD_BYTES } from '#domain/image-type';
+import { errorEnvelopeWith } from '#contract/envelope';
+import { PAGINATION_PARAMETERS } from '#contract/pagination';
+import { ERROR_STATUSES, ERROR_SUMMARIES, type ErrorStatus } from '#contract/errors';
+import { gatewayAccess, type ApiRoute } from '#http/route';
+import { API_PREFIX, ROUTES } from '#http/routes/index';
 
 /**
  * The OpenAPI 3.1 document of the API, generated from the route table (each route's `doc`) and

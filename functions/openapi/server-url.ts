@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { configuredApiBaseUrl } from '../config';
-import { API_PREFIX } from '../http/routes';
+import { configuredApiBaseUrl } from '#config';
+import { API_PREFIX } from '#http/routes/index';
 
 /**
  * The API's base URL (ending in /api/v1) as the client reached it, so that the served document

@@ -1,10 +1,10 @@
 import type * as z from 'zod';
-import type { ReferenceImages } from '../adapters/reference-images';
-import type { ObjectStorage } from '../adapters/s3/object-storage';
-import type { SimulatedOutputs } from '../config';
-import type { ImageModel, VideoModel } from '../domain/catalogue';
-import type { GenerationProvider } from '../domain/provider';
-import type { Telemetry } from '../domain/telemetry';
+import type { ReferenceImages } from '#adapters/reference-images';
+import type { ObjectStorage } from '#adapters/s3/object-storage';
+import type { SimulatedOutputs } from '#config';
+import type { ImageModel, VideoModel } from '#domain/catalogue';
+import type { GenerationProvider } from '#domain/provider';
+import type { Telemetry } from '#domain/telemetry';
 
 /**
  * One upstream generation provider, as everything outside its folder sees it: functions/config.ts

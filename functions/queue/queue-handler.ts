@@ -1,8 +1,8 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { ZodType } from 'zod';
-import { logger } from '../observability/logger';
-import { observe } from '../observability/middleware';
+import { logger } from '#observability/logger';
+import { observe } from '#observability/middleware';
 
 /**
  * A Lambda handler for an SQS queue (and the local in-process queue, which sends the same

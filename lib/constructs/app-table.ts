@@ -1,7 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { TABLE_DEFINITION } from '../../functions/adapters/dynamodb/table-definition';
+import { TABLE_DEFINITION } from '#adapters/dynamodb/table-definition';
 
 export interface AppTableProps {
   /** RETAIN and deletion protection in production; DESTROY elsewhere. */

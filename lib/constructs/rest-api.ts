@@ -21,9 +21,9 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, LogRetention, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { GATEWAY_RESPONSES, type GatewayResponse } from '../../functions/contract/gateway-responses';
-import { gatewayAccess } from '../../functions/http/route';
-import { API_PREFIX, BINARY_MEDIA_TYPES, type Route } from '../../functions/http/routes';
+import { GATEWAY_RESPONSES, type GatewayResponse } from '#contract/gateway-responses';
+import { gatewayAccess } from '#http/route';
+import { API_PREFIX, BINARY_MEDIA_TYPES, type Route } from '#http/routes/index';
 import type { CustomDomain } from '../deploy-settings';
 
 /** The id CDK gives the one LogRetention function of a stack. */

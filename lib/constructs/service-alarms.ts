@@ -17,7 +17,7 @@ import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-log
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import { TABLE_DEFINITION } from '../../functions/adapters/dynamodb/table-definition';
+import { TABLE_DEFINITION } from '#adapters/dynamodb/table-definition';
 import type { DeadLetterQueue } from './dead-letter-queue';
 import type { WorkQueue } from './work-queue';
 import { businessMetric } from './service-metrics';

@@ -1,23 +1,23 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildAppContext } from '../../functions/app-context';
-import type { Db } from '../../functions/adapters/dynamodb/dynamo-client';
-import { createAccount } from '../../functions/domain/account-admin';
-import { hashApiKey, keyIdFromHash } from '../../functions/domain/api-key';
-import { AUTHORIZER_HANDLER, SWEEPER_HANDLER } from '../../functions/http/routes';
-import { findBundledFunction, listBundledFunctions, type BundledFunction } from '../../bin/invoke/assembly';
-import { invokeBundle, type InvokeOutcome } from '../../bin/invoke/invoke-bundle';
-import { fillPlaceholders, invokeEnvironment } from '../../bin/invoke/local-env';
-import { runScript } from '../support/run-script';
-import { createTestDb, dropTestDb, testConfig, testDynamoEndpoint } from '../support/test-db';
-import { RENDERER_ASSET, RENDERER_BUNDLED_FILE } from '../../functions/openapi/renderer';
+import { buildAppContext } from '#app-context';
+import type { Db } from '#adapters/dynamodb/dynamo-client';
+import { createAccount } from '#domain/account-admin';
+import { hashApiKey, keyIdFromHash } from '#domain/api-key';
+import { AUTHORIZER_HANDLER, SWEEPER_HANDLER } from '#http/routes/index';
+import { findBundledFunction, listBundledFunctions, type BundledFunction } from '#bin/invoke/assembly';
+import { invokeBundle, type InvokeOutcome } from '#bin/invoke/invoke-bundle';
+import { fillPlaceholders, invokeEnvironment } from '#bin/invoke/local-env';
+import { runScript } from '#test-support/run-script';
+import { createTestDb, dropTestDb, testConfig, testDynamoEndpoint } from '#test-support/test-db';
+import { RENDERER_ASSET, RENDERER_BUNDLED_FILE } from '#openapi/renderer';
 import { REPO_ROOT, synthesize, withReferenceRoutes } from './support/cdk-app';
-import { BACKGROUND_FUNCTIONS } from '../../lib/function-needs';
-import { FUNCTION_NEEDS } from '../../lib/function-permissions';
+import { BACKGROUND_FUNCTIONS } from '#lib/function-needs';
+import { FUNCTION_NEEDS } from '#lib/function-permissions';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { createS3Client } from '../../functions/adapters/s3/s3-client';
-import { allSampleNames, SAMPLES_SOURCE_DIR } from '../../functions/providers/simulated/sample-outputs';
+import { createS3Client } from '#adapters/s3/s3-client';
+import { allSampleNames, SAMPLES_SOURCE_DIR } from '#providers/simulated/sample-outputs';
 
 /**
  * The synthesized bundles (esbuild output in the cloud assembly, not the TypeScript sources)
@@ -226,7 +226,7 @@ describe('synthesized bundles', () => {
    * functions (SIM_OUTPUTS=samples, as the stack sets it).
    */
   it('test mode on a Replicate stage: tasks complete with the bundled sample outputs, never calling Replicate', async () => {
-    const { accountOfScope, scopeOf } = await import('../../functions/domain/mode');
+    const { accountOfScope, scopeOf } = await import('#domain/mode');
     const testScope = scopeOf(account.accountId, 'test');
     expect(accountOfScope(testScope)).toBe(account.accountId);
     const asTestKey = (event: any) => {

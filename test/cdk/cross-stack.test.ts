@@ -1,4 +1,4 @@
-import { sharedParameterName } from '../../lib/shared-parameters';
+import { sharedParameterName } from '#lib/shared-parameters';
 import { resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
 
 /**

@@ -1,11 +1,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { AssemblyError, findBundledFunction } from '../../bin/invoke/assembly';
-import { fillPlaceholders, invokeEnvironment } from '../../bin/invoke/local-env';
-import { CONFIG_DEFAULTS, loadConfig } from '../../functions/config';
-import { DeploySettingsError, readDeploySettings } from '../../lib/deploy-settings';
-import { sharedEnvironment } from '../../lib/function-environment';
+import { AssemblyError, findBundledFunction } from '#bin/invoke/assembly';
+import { fillPlaceholders, invokeEnvironment } from '#bin/invoke/local-env';
+import { CONFIG_DEFAULTS, loadConfig } from '#config';
+import { DeploySettingsError, readDeploySettings } from '#lib/deploy-settings';
+import { sharedEnvironment } from '#lib/function-environment';
 import { cdkJsonContext } from './support/cdk-app';
 
 const settingsFrom = (context: Record<string, unknown>, env: Record<string, string> = {}) =>

@@ -1,7 +1,7 @@
 import { Validations } from 'aws-cdk-lib';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { IConstruct } from 'constructs';
-import { ROUTES } from '../../functions/http/routes';
+import { ROUTES } from '#http/routes/index';
 import { synthesize, withReferenceRoutes, type Synthesized } from './support/cdk-app';
 
 /** Every acknowledgment in the app: construct path, rule id and reason. */

@@ -1,9 +1,9 @@
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { AUTHORIZER_HANDLER, COPY_WORKER_HANDLER, ROUTES, SWEEPER_HANDLER } from '../../functions/http/routes';
-import { WorkQueue } from '../../lib/constructs/work-queue';
-import { DeploySettingsError, readDeploySettings } from '../../lib/deploy-settings';
+import { AUTHORIZER_HANDLER, COPY_WORKER_HANDLER, ROUTES, SWEEPER_HANDLER } from '#http/routes/index';
+import { WorkQueue } from '#lib/constructs/work-queue';
+import { DeploySettingsError, readDeploySettings } from '#lib/deploy-settings';
 import { functionIdOf, resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:vidgen-alarms';

@@ -1,6 +1,6 @@
-import { AUTHORIZER_HANDLER, COPY_WORKER_HANDLER, ROUTES, SWEEPER_HANDLER } from '../../functions/http/routes';
-import { BACKGROUND_FUNCTIONS } from '../../lib/function-needs';
-import { FUNCTION_NEEDS } from '../../lib/function-permissions';
+import { AUTHORIZER_HANDLER, COPY_WORKER_HANDLER, ROUTES, SWEEPER_HANDLER } from '#http/routes/index';
+import { BACKGROUND_FUNCTIONS } from '#lib/function-needs';
+import { FUNCTION_NEEDS } from '#lib/function-permissions';
 import { functionIdOf, grantsOf, synthesize, withReferenceRoutes, type Synthesized } from './support/cdk-app';
 
 /**

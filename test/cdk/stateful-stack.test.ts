@@ -1,5 +1,5 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { createTableInput } from '../../functions/adapters/dynamodb/table-definition';
+import { createTableInput } from '#adapters/dynamodb/table-definition';
 import { resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
 
 describe('StatefulStack', () => {

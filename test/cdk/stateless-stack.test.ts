@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
-import { CONFIG_DEFAULTS } from '../../functions/config';
-import { REPLICATE_DEFAULTS } from '../../functions/providers/replicate';
-import { PROVIDER_MODULES } from '../../functions/providers/registry';
-import { GATEWAY_RESPONSES } from '../../functions/contract/gateway-responses';
+import { CONFIG_DEFAULTS } from '#config';
+import { REPLICATE_DEFAULTS } from '#providers/replicate/index';
+import { PROVIDER_MODULES } from '#providers/registry';
+import { GATEWAY_RESPONSES } from '#contract/gateway-responses';
 import {
   API_PREFIX,
   AUTHORIZER_HANDLER,
@@ -13,10 +13,10 @@ import {
   ROUTES,
   type Route,
   SWEEPER_HANDLER,
-} from '../../functions/http/routes';
-import { readDeploySettings } from '../../lib/deploy-settings';
-import { NOT_SET_ON_AWS, sharedEnvironment } from '../../lib/function-environment';
-import { BACKGROUND_FUNCTIONS } from '../../lib/function-needs';
+} from '#http/routes/index';
+import { readDeploySettings } from '#lib/deploy-settings';
+import { NOT_SET_ON_AWS, sharedEnvironment } from '#lib/function-environment';
+import { BACKGROUND_FUNCTIONS } from '#lib/function-needs';
 import { REPO_ROOT, functionIdOf, resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
 
 const CONTRACT_CODES = ['unauthorized', 'not_found', 'payload_too_large', 'rate_limit_exceeded', 'validation_error', 'internal_error'];

@@ -1,9 +1,9 @@
-import { buildAppContext } from '../../functions/app-context';
-import { authenticate } from '../../functions/domain/authenticate';
-import { UnauthorizedError } from '../../functions/domain/errors';
-import type { Db } from '../../functions/adapters/dynamodb/dynamo-client';
-import { runScript } from '../support/run-script';
-import { createTestDb, dropTestDb, testConfig, testDynamoEndpoint } from '../support/test-db';
+import { buildAppContext } from '#app-context';
+import { authenticate } from '#domain/authenticate';
+import { UnauthorizedError } from '#domain/errors';
+import type { Db } from '#adapters/dynamodb/dynamo-client';
+import { runScript } from '#test-support/run-script';
+import { createTestDb, dropTestDb, testConfig, testDynamoEndpoint } from '#test-support/test-db';
 
 let db: Db;
 let env: Record<string, string>;

@@ -1,8 +1,8 @@
-import type { LocalStack } from '../../bin/local-stack/stack';
-import { createAccount, createApiKey, grantCredits, revokeApiKey } from '../../functions/domain/account-admin';
-import { generateApiKey } from '../../functions/domain/api-key';
-import { ledgerSum } from '../../functions/domain/ledger';
-import { awaitRoomInWindow, call, startTestApi } from '../support/local-api';
+import type { LocalStack } from '#bin/local-stack/stack';
+import { createAccount, createApiKey, grantCredits, revokeApiKey } from '#domain/account-admin';
+import { generateApiKey } from '#domain/api-key';
+import { ledgerSum } from '#domain/ledger';
+import { awaitRoomInWindow, call, startTestApi } from '#test-support/local-api';
 
 let stack: LocalStack;
 const CACHE_TTL_SECONDS = 4;

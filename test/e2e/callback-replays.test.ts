@@ -1,8 +1,8 @@
-import type { LocalStack } from '../../bin/local-stack/stack';
-import type { InProcessCopyQueue } from '../../functions/adapters/copy-queues';
-import { createAccount, createApiKey } from '../../functions/domain/account-admin';
-import { startFakeReplicate, type FakeReplicate, type SignedMessage } from '../support/fake-replicate';
-import { balanceAndLedger, call, startTestApi } from '../support/local-api';
+import type { LocalStack } from '#bin/local-stack/stack';
+import type { InProcessCopyQueue } from '#adapters/copy-queues';
+import { createAccount, createApiKey } from '#domain/account-admin';
+import { startFakeReplicate, type FakeReplicate, type SignedMessage } from '#test-support/fake-replicate';
+import { balanceAndLedger, call, startTestApi } from '#test-support/local-api';
 
 /**
  * Issue 17 A: a genuine provider callback (signed, under 5 minutes old) replayed byte for byte

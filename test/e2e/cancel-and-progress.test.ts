@@ -1,9 +1,9 @@
-import type { LocalStack } from '../../bin/local-stack/stack';
-import type { InProcessCopyQueue } from '../../functions/adapters/copy-queues';
-import { MEDIA_PREFIXES } from '../../functions/adapters/s3/media-layout';
-import { createAccount, createApiKey } from '../../functions/domain/account-admin';
-import type { LedgerEntry } from '../../functions/domain/ledger';
-import { balanceAndLedger, call, listKeys, waitForFinal, startTestApi, type ApiReply } from '../support/local-api';
+import type { LocalStack } from '#bin/local-stack/stack';
+import type { InProcessCopyQueue } from '#adapters/copy-queues';
+import { MEDIA_PREFIXES } from '#adapters/s3/media-layout';
+import { createAccount, createApiKey } from '#domain/account-admin';
+import type { LedgerEntry } from '#domain/ledger';
+import { balanceAndLedger, call, listKeys, waitForFinal, startTestApi, type ApiReply } from '#test-support/local-api';
 
 /**
  * Cancel and progress (CONTRACT.md, "Progress and cancel") over real HTTP on the local stack:

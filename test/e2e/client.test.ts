@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
-import type { LocalStack } from '../../bin/local-stack/stack';
-import { createAccount, createApiKey } from '../../functions/domain/account-admin';
-import { ApiError, VidgenClient, type VidgenClientOptions } from '../../client/src/index';
-import { startTestApi } from '../support/local-api';
+import type { LocalStack } from '#bin/local-stack/stack';
+import { createAccount, createApiKey } from '#domain/account-admin';
+import { ApiError, VidgenClient, type VidgenClientOptions } from '#client';
+import { startTestApi } from '#test-support/local-api';
 
 /**
  * The TypeScript client against the real local stack over HTTP (simulated provider, no delay),

@@ -5,13 +5,13 @@ import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
-import type { LocalStack } from '../../bin/local-stack/stack';
-import { createAccount, createApiKey } from '../../functions/domain/account-admin';
-import { ROUTES } from '../../functions/http/routes';
-import { buildOpenApiDocument, documentPath } from '../../functions/openapi/document';
-import { RENDERER_ASSET } from '../../functions/openapi/renderer';
-import { assertMatchesContract, operationFor } from '../support/contract';
-import { awaitRoomInWindow, call, startTestApi, waitForFinal, type ApiReply } from '../support/local-api';
+import type { LocalStack } from '#bin/local-stack/stack';
+import { createAccount, createApiKey } from '#domain/account-admin';
+import { ROUTES } from '#http/routes/index';
+import { buildOpenApiDocument, documentPath } from '#openapi/document';
+import { RENDERER_ASSET } from '#openapi/renderer';
+import { assertMatchesContract, operationFor } from '#test-support/contract';
+import { awaitRoomInWindow, call, startTestApi, waitForFinal, type ApiReply } from '#test-support/local-api';
 
 /**
  * Contract tests: every operation of the OpenAPI document is called over real HTTP, for its

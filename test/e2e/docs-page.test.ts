@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import type { LocalStack } from '../../bin/local-stack/stack';
-import { ROUTES } from '../../functions/http/routes';
-import { LOCAL_SERVER_URL, documentPath } from '../../functions/openapi/document';
-import { CHROMIUM_ARGS, chromiumExecutable, screenshotPath } from '../support/browser';
-import { startTestApi } from '../support/local-api';
+import type { LocalStack } from '#bin/local-stack/stack';
+import { ROUTES } from '#http/routes/index';
+import { LOCAL_SERVER_URL, documentPath } from '#openapi/document';
+import { CHROMIUM_ARGS, chromiumExecutable, screenshotPath } from '#test-support/browser';
+import { startTestApi } from '#test-support/local-api';
 
 /**
  * The API reference page in a real headless Chromium (found by test/support/browser.ts, driven

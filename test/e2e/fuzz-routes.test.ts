@@ -1,10 +1,10 @@
 import http from 'node:http';
 import fc from 'fast-check';
-import type { LocalStack } from '../../bin/local-stack/stack';
-import { createAccount, createApiKey } from '../../functions/domain/account-admin';
-import { ledgerSum } from '../../functions/domain/ledger';
-import { ROUTES } from '../../functions/http/routes';
-import { call, startTestApi } from '../support/local-api';
+import type { LocalStack } from '#bin/local-stack/stack';
+import { createAccount, createApiKey } from '#domain/account-admin';
+import { ledgerSum } from '#domain/ledger';
+import { ROUTES } from '#http/routes/index';
+import { call, startTestApi } from '#test-support/local-api';
 import {
   answerProblem,
   describeRequest,
@@ -16,7 +16,7 @@ import {
   type FuzzCase,
   type Pools,
   type Route,
-} from '../support/route-fuzz';
+} from '#test-support/route-fuzz';
 
 /**
  * Property-based fuzz over every route of the route table, over real HTTP against the local

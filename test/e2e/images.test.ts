@@ -1,8 +1,8 @@
 import sharp from 'sharp';
-import type { LocalStack } from '../../bin/local-stack/stack';
-import { createAccount, createApiKey } from '../../functions/domain/account-admin';
-import type { SubscriptionStatus } from '../../functions/domain/account';
-import { balanceAndLedger, call, startTestApi, waitForFinal } from '../support/local-api';
+import type { LocalStack } from '#bin/local-stack/stack';
+import { createAccount, createApiKey } from '#domain/account-admin';
+import type { SubscriptionStatus } from '#domain/account';
+import { balanceAndLedger, call, startTestApi, waitForFinal } from '#test-support/local-api';
 
 /** Image generation over real HTTP with the simulated provider rendering real files. */
 jest.setTimeout(60_000);

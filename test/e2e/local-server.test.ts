@@ -3,11 +3,11 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { startLocalStack, type LocalStack } from '../../bin/local-stack/stack';
-import { canConnectNow, freePort } from '../../bin/local-stack/wait-for-port';
-import { createAccount, createApiKey } from '../../functions/domain/account-admin';
-import { startTestApi } from '../support/local-api';
-import { testDynamoEndpoint, uniqueTableName } from '../support/test-db';
+import { startLocalStack, type LocalStack } from '#bin/local-stack/stack';
+import { canConnectNow, freePort } from '#bin/local-stack/wait-for-port';
+import { createAccount, createApiKey } from '#domain/account-admin';
+import { startTestApi } from '#test-support/local-api';
+import { testDynamoEndpoint, uniqueTableName } from '#test-support/test-db';
 
 /**
  * The local stack's HTTP server itself: what it answers while starting, what Node would answer

@@ -1,9 +1,9 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { canConnectNow, freePort } from '../../bin/local-stack/wait-for-port';
-import { interrupt, start } from '../support/npm-start';
-import { runScript } from '../support/run-script';
+import { canConnectNow, freePort } from '#bin/local-stack/wait-for-port';
+import { interrupt, start } from '#test-support/npm-start';
+import { runScript } from '#test-support/run-script';
 
 /**
  * `npm start` as a developer runs it: its own DynamoDB Local (a Java child process) and

@@ -1,8 +1,8 @@
-import type { LocalStack } from '../../bin/local-stack/stack';
-import type { InProcessCopyQueue } from '../../functions/adapters/copy-queues';
-import { createAccount, createApiKey } from '../../functions/domain/account-admin';
-import { startFakeReplicate, type FakeReplicate } from '../support/fake-replicate';
-import { balanceAndLedger, call, listKeys, startTestApi, type ApiReply } from '../support/local-api';
+import type { LocalStack } from '#bin/local-stack/stack';
+import type { InProcessCopyQueue } from '#adapters/copy-queues';
+import { createAccount, createApiKey } from '#domain/account-admin';
+import { startFakeReplicate, type FakeReplicate } from '#test-support/fake-replicate';
+import { balanceAndLedger, call, listKeys, startTestApi, type ApiReply } from '#test-support/local-api';
 
 /**
  * The event-driven pipeline end to end (docs/tasks.md, "Submission" and "Provider callbacks"):

@@ -1,10 +1,10 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../bin/local-stack/wait-for-port';
-import { README_SKIPPED, readmeScript } from '../../bin/readme/walkthrough';
-import { interrupt, start } from '../support/npm-start';
-import { REPO_ROOT, runScript } from '../support/run-script';
+import { freePort } from '#bin/local-stack/wait-for-port';
+import { README_SKIPPED, readmeScript } from '#bin/readme/walkthrough';
+import { interrupt, start } from '#test-support/npm-start';
+import { REPO_ROOT, runScript } from '#test-support/run-script';
 
 /**
  * README.md's walk-through, run top to bottom with no edit (`npm run -s check:readme`) against

@@ -1,10 +1,10 @@
-import type { LocalStack } from '../../bin/local-stack/stack';
-import type { InProcessCopyQueue } from '../../functions/adapters/copy-queues';
-import { createAccount, createApiKey } from '../../functions/domain/account-admin';
-import type { ProviderBudget } from '../../functions/domain/ports';
-import { sweep } from '../../functions/domain/sweep';
-import type { Task } from '../../functions/domain/task';
-import { balanceAndLedger, call, startTestApi } from '../support/local-api';
+import type { LocalStack } from '#bin/local-stack/stack';
+import type { InProcessCopyQueue } from '#adapters/copy-queues';
+import { createAccount, createApiKey } from '#domain/account-admin';
+import type { ProviderBudget } from '#domain/ports';
+import { sweep } from '#domain/sweep';
+import type { Task } from '#domain/task';
+import { balanceAndLedger, call, startTestApi } from '#test-support/local-api';
 
 /**
  * Failures between the charge and the create under real concurrent HTTP requests (issue 17,

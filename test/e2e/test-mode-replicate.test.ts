@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { LocalStack } from '../../bin/local-stack/stack';
-import { SAMPLES_SOURCE_DIR } from '../../functions/providers/simulated/sample-outputs';
-import { createAccount, createApiKey } from '../../functions/domain/account-admin';
-import { call, startTestApi, waitForFinal } from '../support/local-api';
-import { startFakeReplicate, type FakeReplicate } from '../support/fake-replicate';
+import type { LocalStack } from '#bin/local-stack/stack';
+import { SAMPLES_SOURCE_DIR } from '#providers/simulated/sample-outputs';
+import { createAccount, createApiKey } from '#domain/account-admin';
+import { call, startTestApi, waitForFinal } from '#test-support/local-api';
+import { startFakeReplicate, type FakeReplicate } from '#test-support/fake-replicate';
 
 /**
  * A deployment configured for Replicate (PROVIDER=replicate, against the fake Replicate): test

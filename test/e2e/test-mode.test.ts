@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { LocalStack } from '../../bin/local-stack/stack';
-import { createAccount, createApiKey, grantCredits } from '../../functions/domain/account-admin';
-import { ledgerSum } from '../../functions/domain/ledger';
-import { scopeOf } from '../../functions/domain/mode';
-import { SAMPLES_SOURCE_DIR } from '../../functions/providers/simulated/sample-outputs';
-import { VidgenClient } from '../../client/src/index';
-import { call, startTestApi, waitForFinal } from '../support/local-api';
-import { startReceiver } from '../support/webhook-receiver';
+import type { LocalStack } from '#bin/local-stack/stack';
+import { createAccount, createApiKey, grantCredits } from '#domain/account-admin';
+import { ledgerSum } from '#domain/ledger';
+import { scopeOf } from '#domain/mode';
+import { SAMPLES_SOURCE_DIR } from '#providers/simulated/sample-outputs';
+import { VidgenClient } from '#client';
+import { call, startTestApi, waitForFinal } from '#test-support/local-api';
+import { startReceiver } from '#test-support/webhook-receiver';
 
 /**
  * Test mode over real HTTP: `vg_test_` keys and live keys of one account see disjoint data on

@@ -6,12 +6,12 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import sharp from 'sharp';
-import { createS3Client } from '../../functions/adapters/s3/s3-client';
-import type { LocalStack } from '../../bin/local-stack/stack';
-import { createAccount, createApiKey } from '../../functions/domain/account-admin';
-import { ffmpegPath } from '../../functions/providers/simulated/media/ffmpeg';
-import { imageDeclaring, withMetadataBefore } from '../support/declared-size';
-import { call, listKeys, startTestApi, waitForFinal, type ApiReply } from '../support/local-api';
+import { createS3Client } from '#adapters/s3/s3-client';
+import type { LocalStack } from '#bin/local-stack/stack';
+import { createAccount, createApiKey } from '#domain/account-admin';
+import { ffmpegPath } from '#providers/simulated/media/ffmpeg';
+import { imageDeclaring, withMetadataBefore } from '#test-support/declared-size';
+import { call, listKeys, startTestApi, waitForFinal, type ApiReply } from '#test-support/local-api';
 
 /** Uploads over real HTTP: multipart through the API, and the presigned direct path. */
 jest.setTimeout(60_000);

@@ -1,7 +1,7 @@
 import http from 'node:http';
-import type { LocalStack } from '../../bin/local-stack/stack';
-import { createAccount, createApiKey } from '../../functions/domain/account-admin';
-import { balanceAndLedger, call, startTestApi, waitForFinal } from '../support/local-api';
+import type { LocalStack } from '#bin/local-stack/stack';
+import { createAccount, createApiKey } from '#domain/account-admin';
+import { balanceAndLedger, call, startTestApi, waitForFinal } from '#test-support/local-api';
 
 /**
  * The video lifecycle over real HTTP on the local stack, with the simulated provider

@@ -3,10 +3,10 @@ import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import type { LocalStack } from '../../bin/local-stack/stack';
-import { createAccount, createApiKey } from '../../functions/domain/account-admin';
-import { runScript, spawnScript } from '../support/run-script';
-import { startTestApi } from '../support/local-api';
+import type { LocalStack } from '#bin/local-stack/stack';
+import { createAccount, createApiKey } from '#domain/account-admin';
+import { runScript, spawnScript } from '#test-support/run-script';
+import { startTestApi } from '#test-support/local-api';
 
 /**
  * The `vidgen` CLI for API users, spawned as users run it (tsx bin/vidgen.ts), against the

@@ -1,15 +1,15 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { LocalStack } from '../../bin/local-stack/stack';
-import { createAccount, createApiKey } from '../../functions/domain/account-admin';
-import { call, startTestApi } from '../support/local-api';
-import { startReceiver } from '../support/webhook-receiver';
-import { lambdaContext } from '../../bin/lambda-context.cjs';
-import { loadHandler } from '../../bin/local-stack/lambda-runtime';
-import { DynamoDeliveryStore } from '../../functions/adapters/dynamodb/delivery-repository';
-import { newEventId } from '../../functions/domain/ids';
-import { SWEEPER_HANDLER } from '../../functions/http/routes';
-import { VidgenClient, verifyWebhook } from '../../client/src/index';
+import type { LocalStack } from '#bin/local-stack/stack';
+import { createAccount, createApiKey } from '#domain/account-admin';
+import { call, startTestApi } from '#test-support/local-api';
+import { startReceiver } from '#test-support/webhook-receiver';
+import { lambdaContext } from '#bin/lambda-context.cjs';
+import { loadHandler } from '#bin/local-stack/lambda-runtime';
+import { DynamoDeliveryStore } from '#adapters/dynamodb/delivery-repository';
+import { newEventId } from '#domain/ids';
+import { SWEEPER_HANDLER } from '#http/routes/index';
+import { VidgenClient, verifyWebhook } from '#client';
 
 /**
  * Webhook endpoints and deliveries over real HTTP: the local stack's delivery queue runs the

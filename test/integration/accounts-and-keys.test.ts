@@ -1,5 +1,5 @@
 import { DescribeTableCommand, DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import { buildAppContext, type AppContext } from '../../functions/app-context';
+import { buildAppContext, type AppContext } from '#app-context';
 import {
   createAccount,
   createApiKey,
@@ -7,11 +7,11 @@ import {
   grantCredits,
   revokeApiKey,
   setAccess,
-} from '../../functions/domain/account-admin';
-import { authenticate } from '../../functions/domain/authenticate';
-import { NotFoundError, UnauthorizedError, ValidationError } from '../../functions/domain/errors';
-import { ledgerSum } from '../../functions/domain/ledger';
-import { createTestDb, dropTestDb, testConfig } from '../support/test-db';
+} from '#domain/account-admin';
+import { authenticate } from '#domain/authenticate';
+import { NotFoundError, UnauthorizedError, ValidationError } from '#domain/errors';
+import { ledgerSum } from '#domain/ledger';
+import { createTestDb, dropTestDb, testConfig } from '#test-support/test-db';
 
 let ctx: AppContext;
 let stores: Pick<AppContext, 'accounts' | 'apiKeys' | 'ledger'>;

@@ -2,9 +2,9 @@ import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { apiRequestListener } from '../../bin/local-stack/api-server';
-import { DYNAMODB_BOUNDS, LOCAL_DYNAMODB_BOUNDS, worstCaseMs } from '../../functions/adapters/aws-client-options';
-import { createDb } from '../../functions/adapters/dynamodb/dynamo-client';
+import { apiRequestListener } from '#bin/local-stack/api-server';
+import { DYNAMODB_BOUNDS, LOCAL_DYNAMODB_BOUNDS, worstCaseMs } from '#adapters/aws-client-options';
+import { createDb } from '#adapters/dynamodb/dynamo-client';
 
 /**
  * Bounded waits: a "DynamoDB" on 127.0.0.1 that accepts connections and never answers. The

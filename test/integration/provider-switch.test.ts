@@ -1,17 +1,17 @@
-import { buildAppContext, type AppContext } from '../../functions/app-context';
-import type { Db } from '../../functions/adapters/dynamodb/dynamo-client';
-import type { InProcessCopyQueue } from '../../functions/adapters/copy-queues';
-import { loadConfig } from '../../functions/config';
-import { createAccount } from '../../functions/domain/account-admin';
-import { NotFoundError } from '../../functions/domain/errors';
-import { receiveProviderCallback } from '../../functions/domain/provider-callbacks';
-import { startTask, type StartRequest } from '../../functions/domain/start-task';
-import { sweep } from '../../functions/domain/sweep';
-import type { Task } from '../../functions/domain/task';
-import { refreshTask } from '../../functions/domain/task-lifecycle';
-import { startCallbackReceiver } from '../support/callback-receiver';
-import { startFakeReplicate, type FakeReplicate } from '../support/fake-replicate';
-import { createTestDb, dropTestDb } from '../support/test-db';
+import { buildAppContext, type AppContext } from '#app-context';
+import type { Db } from '#adapters/dynamodb/dynamo-client';
+import type { InProcessCopyQueue } from '#adapters/copy-queues';
+import { loadConfig } from '#config';
+import { createAccount } from '#domain/account-admin';
+import { NotFoundError } from '#domain/errors';
+import { receiveProviderCallback } from '#domain/provider-callbacks';
+import { startTask, type StartRequest } from '#domain/start-task';
+import { sweep } from '#domain/sweep';
+import type { Task } from '#domain/task';
+import { refreshTask } from '#domain/task-lifecycle';
+import { startCallbackReceiver } from '#test-support/callback-receiver';
+import { startFakeReplicate, type FakeReplicate } from '#test-support/fake-replicate';
+import { createTestDb, dropTestDb } from '#test-support/test-db';
 
 /**
  * Switching the configured provider while tasks run (docs/decisions.md, "Tasks keep their

@@ -1,9 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { Db } from '../../functions/adapters/dynamodb/dynamo-client';
-import { rateWindowKey } from '../../functions/adapters/dynamodb/keys';
-import { DynamoRateCounter } from '../../functions/adapters/dynamodb/rate-counter-repository';
-import { consumeRequest, windowAt } from '../../functions/domain/rate-limit';
-import { createTestDb, dropTestDb } from '../support/test-db';
+import type { Db } from '#adapters/dynamodb/dynamo-client';
+import { rateWindowKey } from '#adapters/dynamodb/keys';
+import { DynamoRateCounter } from '#adapters/dynamodb/rate-counter-repository';
+import { consumeRequest, windowAt } from '#domain/rate-limit';
+import { createTestDb, dropTestDb } from '#test-support/test-db';
 
 let db: Db;
 beforeAll(async () => {

@@ -1,11 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ReferenceImages, ReferenceUnavailableError } from '../../functions/adapters/reference-images';
-import { ObjectStorage } from '../../functions/adapters/s3/object-storage';
-import { createS3Client } from '../../functions/adapters/s3/s3-client';
-import { createSafeFetcher } from '../../functions/adapters/safe-fetch';
-import { staticRefusal } from '../../functions/adapters/url-rules';
-import { imageDeclaring } from '../support/declared-size';
+import { ReferenceImages, ReferenceUnavailableError } from '#adapters/reference-images';
+import { ObjectStorage } from '#adapters/s3/object-storage';
+import { createS3Client } from '#adapters/s3/s3-client';
+import { createSafeFetcher } from '#adapters/safe-fetch';
+import { staticRefusal } from '#adapters/url-rules';
+import { imageDeclaring } from '#test-support/declared-size';
 
 /**
  * Reference image URLs: what is refused before a charge (the URL, and our own files' first

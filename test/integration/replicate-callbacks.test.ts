@@ -4,12 +4,12 @@ import {
   type ProviderCallback,
   ProviderUnavailableError,
   SubmissionUnknownError,
-} from '../../functions/domain/provider';
-import { parseModelMap } from '../../functions/providers/replicate/model-map';
-import { ReplicateProvider } from '../../functions/providers/replicate/replicate-provider';
-import { type ReceivedCallback, refusal, startCallbackReceiver } from '../support/callback-receiver';
-import { type FakeReplicate, startFakeReplicate } from '../support/fake-replicate';
-import { VIDEO_JOB } from '../support/jobs';
+} from '#domain/provider';
+import { parseModelMap } from '#providers/replicate/model-map';
+import { ReplicateProvider } from '#providers/replicate/replicate-provider';
+import { type ReceivedCallback, refusal, startCallbackReceiver } from '#test-support/callback-receiver';
+import { type FakeReplicate, startFakeReplicate } from '#test-support/fake-replicate';
+import { VIDEO_JOB } from '#test-support/jobs';
 
 /**
  * Replicate webhooks end to end over real sockets: the adapter asks the fake for callbacks,

@@ -4,11 +4,11 @@ import {
   type ResultOutcome,
   SubmissionUnknownError,
   type VideoJob,
-} from '../../functions/domain/provider';
-import { parseModelMap } from '../../functions/providers/replicate/model-map';
-import { ReplicateProvider } from '../../functions/providers/replicate/replicate-provider';
-import { type FakeReplicate, type Misbehaviour, startFakeReplicate } from '../support/fake-replicate';
-import { IMAGE_JOB, VIDEO_JOB } from '../support/jobs';
+} from '#domain/provider';
+import { parseModelMap } from '#providers/replicate/model-map';
+import { ReplicateProvider } from '#providers/replicate/replicate-provider';
+import { type FakeReplicate, type Misbehaviour, startFakeReplicate } from '#test-support/fake-replicate';
+import { IMAGE_JOB, VIDEO_JOB } from '#test-support/jobs';
 
 const TOKEN = 'r8_TopSecretToken_0123456789';
 const VERSION = 'ab12'.repeat(16);

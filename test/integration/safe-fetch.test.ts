@@ -6,7 +6,7 @@ import {
   isPublicAddress,
   type SafeFetcherOptions,
   UnsafeUrlError,
-} from '../../functions/adapters/safe-fetch';
+} from '#adapters/safe-fetch';
 
 const MAX_BYTES = 4096;
 const IMAGE = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');

@@ -1,15 +1,15 @@
-import { ObjectStorage } from '../../functions/adapters/s3/object-storage';
-import { createS3Client } from '../../functions/adapters/s3/s3-client';
+import { ObjectStorage } from '#adapters/s3/object-storage';
+import { createS3Client } from '#adapters/s3/s3-client';
 import {
   CallbackRejectedError,
   type CallbackRequest,
   type ImageJob,
   type ProviderCallback,
-} from '../../functions/domain/provider';
-import { signCallback } from '../../functions/providers/signed-callback';
-import { SimulatedProvider, type SimulatedProviderOptions } from '../../functions/providers/simulated/simulated-provider';
-import { type ReceivedCallback, refusal, startCallbackReceiver } from '../support/callback-receiver';
-import { IMAGE_JOB } from '../support/jobs';
+} from '#domain/provider';
+import { signCallback } from '#providers/signed-callback';
+import { SimulatedProvider, type SimulatedProviderOptions } from '#providers/simulated/simulated-provider';
+import { type ReceivedCallback, refusal, startCallbackReceiver } from '#test-support/callback-receiver';
+import { IMAGE_JOB } from '#test-support/jobs';
 
 /**
  * The simulated provider's callbacks over real sockets: it renders into the test s3rver bucket

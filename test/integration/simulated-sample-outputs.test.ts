@@ -2,11 +2,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import sharp from 'sharp';
-import { ObjectStorage } from '../../functions/adapters/s3/object-storage';
-import { createS3Client } from '../../functions/adapters/s3/s3-client';
-import { IMAGE_ASPECT_RATIOS, OUTPUT_FORMATS, VIDEO_ASPECT_RATIOS } from '../../functions/domain/catalogue';
-import { imageDimensions, videoDimensions } from '../../functions/domain/dimensions';
-import type { ImageJob, VideoJob } from '../../functions/domain/provider';
+import { ObjectStorage } from '#adapters/s3/object-storage';
+import { createS3Client } from '#adapters/s3/s3-client';
+import { IMAGE_ASPECT_RATIOS, OUTPUT_FORMATS, VIDEO_ASPECT_RATIOS } from '#domain/catalogue';
+import { imageDimensions, videoDimensions } from '#domain/dimensions';
+import type { ImageJob, VideoJob } from '#domain/provider';
 import {
   allSampleNames,
   imageSampleName,
@@ -14,10 +14,10 @@ import {
   SAMPLE_VIDEO,
   SAMPLES_SOURCE_DIR,
   videoSampleName,
-} from '../../functions/providers/simulated/sample-outputs';
-import { SimulatedProvider } from '../../functions/providers/simulated/simulated-provider';
-import { IMAGE_JOB, VIDEO_JOB } from '../support/jobs';
-import { inspectMp4 } from '../support/mp4';
+} from '#providers/simulated/sample-outputs';
+import { SimulatedProvider } from '#providers/simulated/simulated-provider';
+import { IMAGE_JOB, VIDEO_JOB } from '#test-support/jobs';
+import { inspectMp4 } from '#test-support/mp4';
 
 /**
  * The sample outputs the simulated provider hands out where its renderers are not installed

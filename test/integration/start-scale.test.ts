@@ -1,20 +1,20 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { buildAppContext, type AppContext } from '../../functions/app-context';
-import { DynamoTaskStore } from '../../functions/adapters/dynamodb/task-repository';
-import { IN_FLIGHT_SHARDS, inFlightPartition } from '../../functions/adapters/dynamodb/keys';
-import { TABLE_DEFINITION } from '../../functions/adapters/dynamodb/table-definition';
-import { InProcessCopyQueue } from '../../functions/adapters/copy-queues';
-import { createAccount } from '../../functions/domain/account-admin';
-import { InsufficientCreditsError } from '../../functions/domain/errors';
-import { ledgerSum } from '../../functions/domain/ledger';
-import { listTasks } from '../../functions/domain/list-tasks';
-import { startTask, type StartDeps, type StartRequest } from '../../functions/domain/start-task';
-import { START_GRACE_MS, sweep } from '../../functions/domain/sweep';
-import type { VideoParams } from '../../functions/domain/task';
-import { SILENT_TELEMETRY, type LogFields, type Telemetry } from '../../functions/domain/telemetry';
-import { ScriptedProvider } from '../support/scripted-provider';
-import { createTestDb, testConfig } from '../support/test-db';
+import { buildAppContext, type AppContext } from '#app-context';
+import { DynamoTaskStore } from '#adapters/dynamodb/task-repository';
+import { IN_FLIGHT_SHARDS, inFlightPartition } from '#adapters/dynamodb/keys';
+import { TABLE_DEFINITION } from '#adapters/dynamodb/table-definition';
+import { InProcessCopyQueue } from '#adapters/copy-queues';
+import { createAccount } from '#domain/account-admin';
+import { InsufficientCreditsError } from '#domain/errors';
+import { ledgerSum } from '#domain/ledger';
+import { listTasks } from '#domain/list-tasks';
+import { startTask, type StartDeps, type StartRequest } from '#domain/start-task';
+import { START_GRACE_MS, sweep } from '#domain/sweep';
+import type { VideoParams } from '#domain/task';
+import { SILENT_TELEMETRY, type LogFields, type Telemetry } from '#domain/telemetry';
+import { ScriptedProvider } from '#test-support/scripted-provider';
+import { createTestDb, testConfig } from '#test-support/test-db';
 
 /**
  * The start path without contention (docs/data-model.md, "Starting a task") and the sharded

@@ -1,20 +1,20 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { DynamoAccountStore } from '../../functions/adapters/dynamodb/account-repository';
-import { DynamoApiKeyStore } from '../../functions/adapters/dynamodb/api-key-repository';
-import { DynamoCallbackReceipts } from '../../functions/adapters/dynamodb/callback-receipt-repository';
-import { DynamoDeliveryStore } from '../../functions/adapters/dynamodb/delivery-repository';
-import { DynamoIdempotencyStore } from '../../functions/adapters/dynamodb/idempotency-repository';
-import { DynamoLedgerStore } from '../../functions/adapters/dynamodb/ledger-repository';
-import { DynamoRateCounter } from '../../functions/adapters/dynamodb/rate-counter-repository';
-import { DynamoTaskStore } from '../../functions/adapters/dynamodb/task-repository';
-import { DynamoUploadPublications } from '../../functions/adapters/dynamodb/upload-publication-repository';
-import { DynamoWebhookStore } from '../../functions/adapters/dynamodb/webhook-repository';
-import { newAccountId, newLedgerEntryId, newTaskId } from '../../functions/domain/ids';
-import { chargeEntry, refundEntry, type LedgerEntry } from '../../functions/domain/ledger';
-import type { Task } from '../../functions/domain/task';
-import { SILENT_TELEMETRY } from '../../functions/domain/telemetry';
-import { describeStoreContract } from '../support/store-contract';
-import { createTestDb, dropTestDb } from '../support/test-db';
+import { DynamoAccountStore } from '#adapters/dynamodb/account-repository';
+import { DynamoApiKeyStore } from '#adapters/dynamodb/api-key-repository';
+import { DynamoCallbackReceipts } from '#adapters/dynamodb/callback-receipt-repository';
+import { DynamoDeliveryStore } from '#adapters/dynamodb/delivery-repository';
+import { DynamoIdempotencyStore } from '#adapters/dynamodb/idempotency-repository';
+import { DynamoLedgerStore } from '#adapters/dynamodb/ledger-repository';
+import { DynamoRateCounter } from '#adapters/dynamodb/rate-counter-repository';
+import { DynamoTaskStore } from '#adapters/dynamodb/task-repository';
+import { DynamoUploadPublications } from '#adapters/dynamodb/upload-publication-repository';
+import { DynamoWebhookStore } from '#adapters/dynamodb/webhook-repository';
+import { newAccountId, newLedgerEntryId, newTaskId } from '#domain/ids';
+import { chargeEntry, refundEntry, type LedgerEntry } from '#domain/ledger';
+import type { Task } from '#domain/task';
+import { SILENT_TELEMETRY } from '#domain/telemetry';
+import { describeStoreContract } from '#test-support/store-contract';
+import { createTestDb, dropTestDb } from '#test-support/test-db';
 
 // The suite the in-memory fakes pass (test/unit/memory-stores.test.ts), here against the
 // DynamoDB adapters on DynamoDB Local: a fresh table per test, since the sweeper's list spans

@@ -1,10 +1,10 @@
-import { lambdaContext } from '../../bin/lambda-context.cjs';
-import { buildAppContext } from '../../functions/app-context';
-import type { Db } from '../../functions/adapters/dynamodb/dynamo-client';
-import { createAccount } from '../../functions/domain/account-admin';
-import { startTask } from '../../functions/domain/start-task';
-import { ScriptedProvider } from '../support/scripted-provider';
-import { createTestDb, dropTestDb, testConfig } from '../support/test-db';
+import { lambdaContext } from '#bin/lambda-context.cjs';
+import { buildAppContext } from '#app-context';
+import type { Db } from '#adapters/dynamodb/dynamo-client';
+import { createAccount } from '#domain/account-admin';
+import { startTask } from '#domain/start-task';
+import { ScriptedProvider } from '#test-support/scripted-provider';
+import { createTestDb, dropTestDb, testConfig } from '#test-support/test-db';
 
 /**
  * The sweeper handler as Lambda runs it (its configuration from the environment, JSON logs and
@@ -46,7 +46,7 @@ async function stdoutOf(fn: () => Promise<unknown>): Promise<Array<Record<string
 }
 
 it('logs changes, not heartbeats, and counts what it examined on every run', async () => {
-  const { handler } = await import('../../functions/handlers/sweeper');
+  const { handler } = await import('#handlers/sweeper');
   // Tasks started through the use case, by a provider that keeps them processing.
   const context = buildAppContext(testConfig(db.tableName), { provider: new ScriptedProvider() });
   const { account } = await createAccount(context, { credits: 100, paidAccess: true, subscriptionStatus: 'active' });

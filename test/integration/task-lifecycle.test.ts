@@ -1,24 +1,24 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildAppContext, type AppContext } from '../../functions/app-context';
-import { paginationView } from '../../functions/contract/pagination';
-import { ObjectStorage } from '../../functions/adapters/s3/object-storage';
-import { createS3Client } from '../../functions/adapters/s3/s3-client';
-import { createSafeFetcher } from '../../functions/adapters/safe-fetch';
-import { InProcessCopyQueue } from '../../functions/adapters/copy-queues';
-import { createAccount } from '../../functions/domain/account-admin';
-import { InsufficientCreditsError, IdempotencyConflictError, NotFoundError, UpstreamError } from '../../functions/domain/errors';
-import { getTask } from '../../functions/domain/get-task';
-import { ledgerSum } from '../../functions/domain/ledger';
-import { listTasks } from '../../functions/domain/list-tasks';
-import { copyRequested } from '../../functions/domain/task-lifecycle';
-import { ProviderUnavailableError } from '../../functions/domain/provider';
-import { startTask, type StartDeps, type StartRequest } from '../../functions/domain/start-task';
-import { sweep } from '../../functions/domain/sweep';
-import { failTask } from '../../functions/domain/task-lifecycle';
-import type { VideoParams } from '../../functions/domain/task';
-import { ScriptedProvider } from '../support/scripted-provider';
-import { createTestDb, dropTestDb, testConfig } from '../support/test-db';
+import { buildAppContext, type AppContext } from '#app-context';
+import { paginationView } from '#contract/pagination';
+import { ObjectStorage } from '#adapters/s3/object-storage';
+import { createS3Client } from '#adapters/s3/s3-client';
+import { createSafeFetcher } from '#adapters/safe-fetch';
+import { InProcessCopyQueue } from '#adapters/copy-queues';
+import { createAccount } from '#domain/account-admin';
+import { InsufficientCreditsError, IdempotencyConflictError, NotFoundError, UpstreamError } from '#domain/errors';
+import { getTask } from '#domain/get-task';
+import { ledgerSum } from '#domain/ledger';
+import { listTasks } from '#domain/list-tasks';
+import { copyRequested } from '#domain/task-lifecycle';
+import { ProviderUnavailableError } from '#domain/provider';
+import { startTask, type StartDeps, type StartRequest } from '#domain/start-task';
+import { sweep } from '#domain/sweep';
+import { failTask } from '#domain/task-lifecycle';
+import type { VideoParams } from '#domain/task';
+import { ScriptedProvider } from '#test-support/scripted-provider';
+import { createTestDb, dropTestDb, testConfig } from '#test-support/test-db';
 
 /** A history page as the API lists it: the tasks and the pagination block. */
 async function historyPage(...args: Parameters<typeof listTasks>) {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createSafeFetcher } from '../../functions/adapters/safe-fetch';
-import { webhookSender } from '../../functions/adapters/webhook-sender';
+import { createSafeFetcher } from '#adapters/safe-fetch';
+import { webhookSender } from '#adapters/webhook-sender';
 
 /**
  * A webhook attempt's outcome in the words a delivery's `last_error` shows, against real

@@ -1,12 +1,12 @@
-import { SILENT_TELEMETRY } from '../../functions/domain/telemetry';
-import type { Db } from '../../functions/adapters/dynamodb/dynamo-client';
-import { buildStores } from '../../functions/app-context/stores';
-import { buildWebhookDeps, type WebhookDeps } from '../../functions/app-context/webhooks';
-import { createAccount } from '../../functions/domain/account-admin';
-import { RateLimitExceededError } from '../../functions/domain/errors';
-import { sendTestEvent, TEST_EVENT_INTERVAL_SECONDS } from '../../functions/domain/webhook-deliveries';
-import { createWebhook } from '../../functions/domain/webhooks';
-import { createTestDb, dropTestDb, testConfig } from '../support/test-db';
+import { SILENT_TELEMETRY } from '#domain/telemetry';
+import type { Db } from '#adapters/dynamodb/dynamo-client';
+import { buildStores } from '#app-context/stores';
+import { buildWebhookDeps, type WebhookDeps } from '#app-context/webhooks';
+import { createAccount } from '#domain/account-admin';
+import { RateLimitExceededError } from '#domain/errors';
+import { sendTestEvent, TEST_EVENT_INTERVAL_SECONDS } from '#domain/webhook-deliveries';
+import { createWebhook } from '#domain/webhooks';
+import { createTestDb, dropTestDb, testConfig } from '#test-support/test-db';
 
 /**
  * The pace of test events per endpoint (issue 17, F), on DynamoDB Local with a clock the test

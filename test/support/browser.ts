@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { findChromium } from '../../bin/prerequisites/chromium';
-import { chromiumProblem, describeMissing } from '../../bin/prerequisites/checks';
+import { findChromium } from '#bin/prerequisites/chromium';
+import { chromiumProblem, describeMissing } from '#bin/prerequisites/checks';
 import { REPO_ROOT } from './run-script';
 
 /**

@@ -1,7 +1,7 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { buildOpenApiDocument, type OpenApiDocument } from '../../functions/openapi/document';
-import { API_PREFIX } from '../../functions/http/routes';
+import { buildOpenApiDocument, type OpenApiDocument } from '#openapi/document';
+import { API_PREFIX } from '#http/routes/index';
 
 /**
  * Checks HTTP responses against the OpenAPI document (contract tests): the status is one the

@@ -1,9 +1,9 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startDynamoDbLocal } from '../../bin/local-stack/dynamodb-local';
-import { startS3Local } from '../../bin/local-stack/s3-local';
-import { freePort } from '../../bin/local-stack/wait-for-port';
+import { startDynamoDbLocal } from '#bin/local-stack/dynamodb-local';
+import { startS3Local } from '#bin/local-stack/s3-local';
+import { freePort } from '#bin/local-stack/wait-for-port';
 
 /**
  * Starts one in-memory DynamoDB Local and one s3rver for the whole run, on free loopback

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { CreateBucketCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { createS3Client } from '../../functions/adapters/s3/s3-client';
+import { createS3Client } from '#adapters/s3/s3-client';
 import { recordContract } from './contract';
 import os from 'node:os';
 import path from 'node:path';
-import { startLocalStack, type LocalStack } from '../../bin/local-stack/stack';
-import { InProcessCopyQueue } from '../../functions/adapters/copy-queues';
-import { ledgerSum } from '../../functions/domain/ledger';
+import { startLocalStack, type LocalStack } from '#bin/local-stack/stack';
+import { InProcessCopyQueue } from '#adapters/copy-queues';
+import { ledgerSum } from '#domain/ledger';
 import { uniqueTableName, testDynamoEndpoint } from './test-db';
 
 /**

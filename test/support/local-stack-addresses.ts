@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import type { LocalStackAddresses } from '../../bin/local-stack/discovery';
+import type { LocalStackAddresses } from '#bin/local-stack/discovery';
 
 /** What `npm start PORT=3700 DYNAMODB_PORT=8700 S3_PORT=4700` records in its data folder. */
 export const RUNNING: Omit<LocalStackAddresses, 'pid'> = {

@@ -1,8 +1,8 @@
-import type { Account, SubscriptionStatus } from '../../functions/domain/account';
-import type { ApiKeyRecord } from '../../functions/domain/api-key';
-import { NotFoundError } from '../../functions/domain/errors';
-import type { LedgerEntry } from '../../functions/domain/ledger';
-import type { MediaKind } from '../../functions/domain/media-type';
+import type { Account, SubscriptionStatus } from '#domain/account';
+import type { ApiKeyRecord } from '#domain/api-key';
+import { NotFoundError } from '#domain/errors';
+import type { LedgerEntry } from '#domain/ledger';
+import type { MediaKind } from '#domain/media-type';
 import type {
   AccountStore,
   ApiKeyStore,
@@ -22,11 +22,11 @@ import type {
   TaskStore,
   UploadPublications,
   UploadStorage,
-} from '../../functions/domain/ports';
-import type { RateCounter, RateWindow } from '../../functions/domain/rate-limit';
-import type { ProviderJob, Task, TaskError, TaskKind } from '../../functions/domain/task';
-import type { AttemptOutcome, Delivery, DeliveryMessage, DeliveryStore } from '../../functions/domain/webhook-deliveries';
-import type { WebhookEndpoint, WebhookStore } from '../../functions/domain/webhooks';
+} from '#domain/ports';
+import type { RateCounter, RateWindow } from '#domain/rate-limit';
+import type { ProviderJob, Task, TaskError, TaskKind } from '#domain/task';
+import type { AttemptOutcome, Delivery, DeliveryMessage, DeliveryStore } from '#domain/webhook-deliveries';
+import type { WebhookEndpoint, WebhookStore } from '#domain/webhooks';
 
 /**
  * In-memory stand-ins for every store port, for use-case tests that run in milliseconds.

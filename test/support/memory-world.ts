@@ -1,14 +1,14 @@
-import type { Account } from '../../functions/domain/account';
-import { createAccount } from '../../functions/domain/account-admin';
-import { ledgerSum } from '../../functions/domain/ledger';
-import type { CallbackDeps } from '../../functions/domain/provider-callbacks';
-import type { StartDeps, StartRequest } from '../../functions/domain/start-task';
-import type { ImageParams, Task, VideoParams } from '../../functions/domain/task';
-import { copyOutputs, DEFAULT_LIFECYCLE_SETTINGS } from '../../functions/domain/task-lifecycle';
-import type { SubmissionRequest } from '../../functions/domain/ports';
-import { CounterBudget } from '../../functions/domain/provider-budget';
-import { submitQueued } from '../../functions/domain/submission';
-import { SILENT_TELEMETRY } from '../../functions/domain/telemetry';
+import type { Account } from '#domain/account';
+import { createAccount } from '#domain/account-admin';
+import { ledgerSum } from '#domain/ledger';
+import type { CallbackDeps } from '#domain/provider-callbacks';
+import type { StartDeps, StartRequest } from '#domain/start-task';
+import type { ImageParams, Task, VideoParams } from '#domain/task';
+import { copyOutputs, DEFAULT_LIFECYCLE_SETTINGS } from '#domain/task-lifecycle';
+import type { SubmissionRequest } from '#domain/ports';
+import { CounterBudget } from '#domain/provider-budget';
+import { submitQueued } from '#domain/submission';
+import { SILENT_TELEMETRY } from '#domain/telemetry';
 import { createMemoryStores, MemoryCopyQueue, MemoryMediaStore } from './memory-stores';
 import { ScriptedProvider } from './scripted-provider';
 

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import fc from 'fast-check';
 import openapiDocument from '../../docs/openapi.json';
-import { API_PREFIX, ROUTES } from '../../functions/http/routes';
+import { API_PREFIX, ROUTES } from '#http/routes/index';
 
 /**
  * Generated requests for the route fuzz test (test/e2e/fuzz-routes.test.ts): bodies, headers,

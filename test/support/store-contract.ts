@@ -1,7 +1,7 @@
-import type { Account } from '../../functions/domain/account';
-import { NotFoundError } from '../../functions/domain/errors';
-import { newAccountId, newLedgerEntryId, newTaskId } from '../../functions/domain/ids';
-import { ledgerSum, refundEntry, type LedgerEntry } from '../../functions/domain/ledger';
+import type { Account } from '#domain/account';
+import { NotFoundError } from '#domain/errors';
+import { newAccountId, newLedgerEntryId, newTaskId } from '#domain/ids';
+import { ledgerSum, refundEntry, type LedgerEntry } from '#domain/ledger';
 import type {
   AccountStore,
   ApiKeyStore,
@@ -12,11 +12,11 @@ import type {
   NewTaskRequest,
   TaskStore,
   UploadPublications,
-} from '../../functions/domain/ports';
-import { windowAt, type RateCounter } from '../../functions/domain/rate-limit';
-import type { Task, TaskKind } from '../../functions/domain/task';
-import type { AttemptOutcome, Delivery, DeliveryMessage, DeliveryStore } from '../../functions/domain/webhook-deliveries';
-import type { WebhookEndpoint, WebhookStore } from '../../functions/domain/webhooks';
+} from '#domain/ports';
+import { windowAt, type RateCounter } from '#domain/rate-limit';
+import type { Task, TaskKind } from '#domain/task';
+import type { AttemptOutcome, Delivery, DeliveryMessage, DeliveryStore } from '#domain/webhook-deliveries';
+import type { WebhookEndpoint, WebhookStore } from '#domain/webhooks';
 
 /**
  * The behaviour the use cases rely on from the store ports, as one suite run against every

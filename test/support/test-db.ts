@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import type { Config } from '../../functions/config';
-import { createDb, type Db } from '../../functions/adapters/dynamodb/dynamo-client';
-import { ensureTable } from '../../functions/adapters/dynamodb/ensure-table';
+import type { Config } from '#config';
+import { createDb, type Db } from '#adapters/dynamodb/dynamo-client';
+import { ensureTable } from '#adapters/dynamodb/ensure-table';
 
 /** The DynamoDB Local endpoint started by the global setup. */
 export function testDynamoEndpoint(): string {

@@ -1,7 +1,7 @@
-import { generateApiKey, hashApiKey, keyIdFromHash } from '../../functions/domain/api-key';
-import { authenticate } from '../../functions/domain/authenticate';
-import { UnauthorizedError } from '../../functions/domain/errors';
-import { MemoryApiKeyStore } from '../support/memory-stores';
+import { generateApiKey, hashApiKey, keyIdFromHash } from '#domain/api-key';
+import { authenticate } from '#domain/authenticate';
+import { UnauthorizedError } from '#domain/errors';
+import { MemoryApiKeyStore } from '#test-support/memory-stores';
 
 async function storeWithKey(overrides: { rateLimit?: number; revokedAt?: string } = {}, mode: 'live' | 'test' = 'live') {
   const store = new MemoryApiKeyStore();

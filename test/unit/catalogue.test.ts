@@ -1,4 +1,4 @@
-import { imagePrice, subscriptionRequired, videoPrice } from '../../functions/domain/catalogue';
+import { imagePrice, subscriptionRequired, videoPrice } from '#domain/catalogue';
 
 describe('prices', () => {
   it.each([

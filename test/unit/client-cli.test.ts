@@ -2,14 +2,14 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseCommand, UsageError } from '../../bin/vidgen/args';
-import { configPath, loadConfig } from '../../bin/vidgen/config';
-import { writeAddresses } from '../../bin/local-stack/discovery';
-import { deadPid, RUNNING } from '../support/local-stack-addresses';
-import { numberedFile } from '../../bin/vidgen/download';
-import { formatDeliveryList, formatFields, formatVideoList } from '../../bin/vidgen/format';
-import { startProgress } from '../../bin/vidgen/progress';
-import type { VideoTask } from '../../client/src/index';
+import { parseCommand, UsageError } from '#bin/vidgen/args';
+import { configPath, loadConfig } from '#bin/vidgen/config';
+import { writeAddresses } from '#bin/local-stack/discovery';
+import { deadPid, RUNNING } from '#test-support/local-stack-addresses';
+import { numberedFile } from '#bin/vidgen/download';
+import { formatDeliveryList, formatFields, formatVideoList } from '#bin/vidgen/format';
+import { startProgress } from '#bin/vidgen/progress';
+import type { VideoTask } from '#client';
 
 /** The vidgen CLI's pure parts: argument parsing, configuration, output. */
 

@@ -1,4 +1,4 @@
-import { ApiError, parseRetryAfter, readEnvelope, VidgenClient, type FetchLike } from '../../client/src/index';
+import { ApiError, parseRetryAfter, readEnvelope, VidgenClient, type FetchLike } from '#client';
 
 /** What the client sends and how it reads answers, with an injected fetch (no network). */
 

@@ -1,4 +1,4 @@
-import { ApiError, backoffDelay, VidgenClient, WaitTimeoutError, type FetchLike, type RetryInfo, type VidgenClientOptions } from '../../client/src/index';
+import { ApiError, backoffDelay, VidgenClient, WaitTimeoutError, type FetchLike, type RetryInfo, type VidgenClientOptions } from '#client';
 
 /** The client's retry policy and waiting, with an injected fetch and sleep (no network, no waiting). */
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT, runScript } from '../support/run-script';
+import { REPO_ROOT, runScript } from '#test-support/run-script';
 
 const CLIENT_TYPES_FILE = path.join(REPO_ROOT, 'client', 'src', 'generated', 'openapi.ts');
 

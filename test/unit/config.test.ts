@@ -1,4 +1,4 @@
-import { ConfigError, CONFIG_DEFAULTS, loadConfig } from '../../functions/config';
+import { ConfigError, CONFIG_DEFAULTS, loadConfig } from '#config';
 
 const base = {
   TABLE_NAME: 'tasks',

@@ -9,8 +9,8 @@ import {
   UnauthorizedError,
   UpstreamError,
   ValidationError,
-} from '../../functions/domain/errors';
-import { toHttpError } from '../../functions/http/error-mapping';
+} from '#domain/errors';
+import { toHttpError } from '#http/error-mapping';
 
 describe('toHttpError', () => {
   it.each([

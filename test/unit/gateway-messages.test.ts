@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { apiRequestListener } from '../../bin/local-stack/api-server';
-import { createRouter } from '../../bin/local-stack/router';
-import { API_REFERENCE_PATH, DIRECT_UPLOAD_PATH, GATEWAY_MESSAGES } from '../../functions/contract/errors';
-import { ROUTES } from '../../functions/http/routes';
+import { apiRequestListener } from '#bin/local-stack/api-server';
+import { createRouter } from '#bin/local-stack/router';
+import { API_REFERENCE_PATH, DIRECT_UPLOAD_PATH, GATEWAY_MESSAGES } from '#contract/errors';
+import { ROUTES } from '#http/routes/index';
 
 /** What the gateway says before a handler runs (issue 17, items 7 and 11). */
 describe('gateway messages point to real routes', () => {

@@ -1,6 +1,6 @@
 import { ZodError } from 'zod';
-import { parseGenerateVideo } from '../../functions/contract/generate-video';
-import { describeZodError } from '../../functions/http/error-mapping';
+import { parseGenerateVideo } from '#contract/generate-video';
+import { describeZodError } from '#http/error-mapping';
 
 function problem(body: unknown): string {
   try {

@@ -1,9 +1,9 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { lambdaContext } from '../../bin/lambda-context.cjs';
-import type { Principal } from '../../functions/domain/principal';
-import type { RateDecision, RateLimiter } from '../../functions/domain/rate-limit';
-import { httpHandler } from '../../functions/http/http-handler';
-import { authorizerContext } from '../../functions/http/principal';
+import { lambdaContext } from '#bin/lambda-context.cjs';
+import type { Principal } from '#domain/principal';
+import type { RateDecision, RateLimiter } from '#domain/rate-limit';
+import { httpHandler } from '#http/http-handler';
+import { authorizerContext } from '#http/principal';
 
 const principal = { kind: 'apiKey', accountId: 'acc_1', mode: 'live', keyId: 'key_a', rateLimit: 7 } as const;
 const event = {

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
-import { MAX_IMAGE_SIDE, oversizeReason, readDeclaredSize } from '../../functions/domain/image-size';
-import { imageDeclaring, withMetadataBefore, type BombFormat } from '../support/declared-size';
+import { MAX_IMAGE_SIDE, oversizeReason, readDeclaredSize } from '#domain/image-size';
+import { imageDeclaring, withMetadataBefore, type BombFormat } from '#test-support/declared-size';
 
 /** The declared pixel size, read from headers without decoding (decompression bombs, issue 17 G). */
 const FORMATS: BombFormat[] = ['png', 'jpeg', 'webp', 'gif'];

@@ -1,8 +1,8 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
-import { lambdaContext } from '../../bin/lambda-context.cjs';
-import { InProcessQueue } from '../../functions/adapters/queues/in-process-queue';
-import { queueHandler } from '../../functions/queue/queue-handler';
+import { lambdaContext } from '#bin/lambda-context.cjs';
+import { InProcessQueue } from '#adapters/queues/in-process-queue';
+import { queueHandler } from '#queue/queue-handler';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const bodies = (event: SQSEvent) => event.Records.map((record) => JSON.parse(record.body) as { n: number });

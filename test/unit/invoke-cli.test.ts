@@ -2,9 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { localTarget } from '../../bin/local-stack/discovery';
-import { isServerErrorResult, localStackHint } from '../../bin/invoke/local-env';
-import { freePort } from '../../bin/local-stack/wait-for-port';
+import { localTarget } from '#bin/local-stack/discovery';
+import { isServerErrorResult, localStackHint } from '#bin/invoke/local-env';
+import { freePort } from '#bin/local-stack/wait-for-port';
 
 /** `npm run invoke` with the local stack down must fail (exit 1) and say why. */
 describe('npm run invoke: telling a down local stack from a handler answer', () => {

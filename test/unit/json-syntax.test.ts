@@ -1,5 +1,5 @@
-import { describeJsonSyntaxProblem, findJsonSyntaxError } from '../../functions/http/json-syntax';
-import { toHttpError } from '../../functions/http/error-mapping';
+import { describeJsonSyntaxProblem, findJsonSyntaxError } from '#http/json-syntax';
+import { toHttpError } from '#http/error-mapping';
 
 /** Where a malformed JSON body breaks (issue 17, item 8). */
 const parses = (text: string) => {

@@ -1,4 +1,4 @@
-import { lambdaContext } from '../../bin/lambda-context.cjs';
+import { lambdaContext } from '#bin/lambda-context.cjs';
 
 /** The one fake Lambda context (local stack, `npm run invoke`, tests) answers as the runtime's does. */
 describe('lambdaContext', () => {

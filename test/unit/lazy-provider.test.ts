@@ -1,5 +1,5 @@
-import { ProviderUnavailableError, type GenerationProvider } from '../../functions/domain/provider';
-import { lazyProvider } from '../../functions/providers/lazy-provider';
+import { ProviderUnavailableError, type GenerationProvider } from '#domain/provider';
+import { lazyProvider } from '#providers/lazy-provider';
 
 const inner: GenerationProvider = {
   name: 'inner',

@@ -1,14 +1,14 @@
 import http, { type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent } from 'aws-lambda';
-import { apiRequestListener } from '../../bin/local-stack/api-server';
-import { headerOf, readCall } from '../../bin/local-stack/proxy-event';
-import { headerValue } from '../../functions/http/headers';
-import { idempotencyKeyOf, parsePagination } from '../../functions/http/request';
-import { AuthorizerCache, policyAllows } from '../../bin/local-stack/authorizer-cache';
-import { createRouter } from '../../bin/local-stack/router';
-import { wholeApiArn } from '../../functions/handlers/authorizer';
-import { gatewayAccess, type Route } from '../../functions/http/route';
+import { apiRequestListener } from '#bin/local-stack/api-server';
+import { headerOf, readCall } from '#bin/local-stack/proxy-event';
+import { headerValue } from '#http/headers';
+import { idempotencyKeyOf, parsePagination } from '#http/request';
+import { AuthorizerCache, policyAllows } from '#bin/local-stack/authorizer-cache';
+import { createRouter } from '#bin/local-stack/router';
+import { wholeApiArn } from '#handlers/authorizer';
+import { gatewayAccess, type Route } from '#http/route';
 
 const METHOD_ARN = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/GET/api/v1/credits';
 const OTHER_ARN = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/POST/api/v1/generate';

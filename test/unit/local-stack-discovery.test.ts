@@ -1,9 +1,9 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { localStackEnvironment } from '../../bin/invoke/local-env';
-import { localTarget, notRunningHint, removeAddresses, runningLocalStack, writeAddresses } from '../../bin/local-stack/discovery';
-import { deadPid, RUNNING } from '../support/local-stack-addresses';
+import { localStackEnvironment } from '#bin/invoke/local-env';
+import { localTarget, notRunningHint, removeAddresses, runningLocalStack, writeAddresses } from '#bin/local-stack/discovery';
+import { deadPid, RUNNING } from '#test-support/local-stack-addresses';
 
 /**
  * admin, vidgen and `npm run invoke` aim at the local stack `npm start` runs, on whatever ports it

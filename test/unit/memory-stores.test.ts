@@ -1,5 +1,5 @@
-import { createMemoryStores } from '../support/memory-stores';
-import { describeStoreContract } from '../support/store-contract';
+import { createMemoryStores } from '#test-support/memory-stores';
+import { describeStoreContract } from '#test-support/store-contract';
 
 // The in-memory fakes the use-case tests run on keep the rules of the DynamoDB adapters:
 // the same suite runs against DynamoDB Local in test/integration/store-contract.test.ts.

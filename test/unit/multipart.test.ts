@@ -1,7 +1,7 @@
 import Busboy from '@fastify/busboy';
-import { ValidationError } from '../../functions/domain/errors';
-import { MAX_UPLOAD_BYTES } from '../../functions/domain/image-type';
-import { type MultipartEvent, parseSingleFileUpload } from '../../functions/http/multipart';
+import { ValidationError } from '#domain/errors';
+import { MAX_UPLOAD_BYTES } from '#domain/image-type';
+import { type MultipartEvent, parseSingleFileUpload } from '#http/multipart';
 
 const OPTIONS = { field: 'image', maxBytes: MAX_UPLOAD_BYTES };
 const BOUNDARY = '----vidgenTestBoundary7MA4YWxkTrZu0gW';

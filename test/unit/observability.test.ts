@@ -1,10 +1,10 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { lambdaContext } from '../../bin/lambda-context.cjs';
-import { UpstreamError } from '../../functions/domain/errors';
-import { publicHandler } from '../../functions/http/public-handler';
-import { formatPretty } from '../../functions/observability/log-format';
-import { metrics } from '../../functions/observability/metrics';
-import { powertoolsTelemetry } from '../../functions/observability/telemetry';
+import { lambdaContext } from '#bin/lambda-context.cjs';
+import { UpstreamError } from '#domain/errors';
+import { publicHandler } from '#http/public-handler';
+import { formatPretty } from '#observability/log-format';
+import { metrics } from '#observability/metrics';
+import { powertoolsTelemetry } from '#observability/telemetry';
 
 /** Everything written to stdout and stderr while `fn` runs, one entry per line. */
 async function output(fn: () => Promise<unknown>): Promise<{ stdout: string[]; stderr: string[] }> {

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { renderOpenApiFile } from '../../bin/openapi';
+import { renderOpenApiFile } from '#bin/openapi';
 
 /**
  * The generated document passes Redocly's linter (its recommended rules, less the few that

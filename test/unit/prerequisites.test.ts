@@ -2,10 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { findChromium } from '../../bin/prerequisites/chromium';
-import { javaMajor, nodeProblem } from '../../bin/prerequisites/checks';
-import { screenshotPath } from '../support/browser';
-import { REPO_ROOT } from '../support/run-script';
+import { findChromium } from '#bin/prerequisites/chromium';
+import { javaMajor, nodeProblem } from '#bin/prerequisites/checks';
+import { screenshotPath } from '#test-support/browser';
+import { REPO_ROOT } from '#test-support/run-script';
 
 /** `npm test` checks what it needs before any suite runs, and says how to install what is missing. */
 

@@ -1,9 +1,9 @@
-import { SECRET_MAX_AGE_SECONDS } from '../../functions/adapters/secrets';
-import { buildProvider } from '../../functions/app-context/provider';
-import { loadConfig } from '../../functions/config';
-import type { CallbackRequest } from '../../functions/domain/provider';
-import { signCallback } from '../../functions/providers/signed-callback';
-import { refusal } from '../support/callback-receiver';
+import { SECRET_MAX_AGE_SECONDS } from '#adapters/secrets';
+import { buildProvider } from '#app-context/provider';
+import { loadConfig } from '#config';
+import type { CallbackRequest } from '#domain/provider';
+import { signCallback } from '#providers/signed-callback';
+import { refusal } from '#test-support/callback-receiver';
 
 /**
  * The callback secrets as app-context wires them: Replicate's webhook secret from Secrets

@@ -1,7 +1,7 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SECRET_MAX_AGE_SECONDS, secretReader } from '../../functions/adapters/secrets';
-import { ProviderUnavailableError, type GenerationProvider } from '../../functions/domain/provider';
-import { lazyProvider } from '../../functions/providers/lazy-provider';
+import { SECRET_MAX_AGE_SECONDS, secretReader } from '#adapters/secrets';
+import { ProviderUnavailableError, type GenerationProvider } from '#domain/provider';
+import { lazyProvider } from '#providers/lazy-provider';
 
 /**
  * The Replicate token as app-context wires it on AWS: read from Secrets Manager through

@@ -1,6 +1,6 @@
-import type { ApiKeyPrincipal, SessionPrincipal } from '../../functions/domain/principal';
-import { consumeRequest, principalRateLimiter, retryAfterSeconds, windowAt } from '../../functions/domain/rate-limit';
-import { MemoryRateCounter } from '../support/memory-stores';
+import type { ApiKeyPrincipal, SessionPrincipal } from '#domain/principal';
+import { consumeRequest, principalRateLimiter, retryAfterSeconds, windowAt } from '#domain/rate-limit';
+import { MemoryRateCounter } from '#test-support/memory-stores';
 
 const MINUTE = 60_000;
 const at = (iso: string) => Date.parse(iso);

@@ -1,4 +1,4 @@
-import type { ImageJob, VideoJob } from '../../functions/domain/provider';
+import type { ImageJob, VideoJob } from '#domain/provider';
 import defaultModels from '../../functions/providers/replicate/default-models.json';
 import {
   buildInput,
@@ -7,7 +7,7 @@ import {
   ModelMapError,
   parseModelMap,
   type ReplicateModelMapping,
-} from '../../functions/providers/replicate/model-map';
+} from '#providers/replicate/model-map';
 
 const VERSION = 'c0ffee'.padEnd(64, '0');
 

@@ -1,11 +1,11 @@
-import { createAccount, grantCredits } from '../../functions/domain/account-admin';
-import { UnauthorizedError } from '../../functions/domain/errors';
-import { listTransactions } from '../../functions/domain/list-transactions';
-import { accountOfScope, isLivemode, modeOfScope, scopeOf } from '../../functions/domain/mode';
-import { modeAwareAccounts, TEST_OPENING_CREDITS } from '../../functions/domain/mode-accounts';
-import { providerFor } from '../../functions/domain/provider-choice';
-import { createMemoryStores } from '../support/memory-stores';
-import { ScriptedProvider } from '../support/scripted-provider';
+import { createAccount, grantCredits } from '#domain/account-admin';
+import { UnauthorizedError } from '#domain/errors';
+import { listTransactions } from '#domain/list-transactions';
+import { accountOfScope, isLivemode, modeOfScope, scopeOf } from '#domain/mode';
+import { modeAwareAccounts, TEST_OPENING_CREDITS } from '#domain/mode-accounts';
+import { providerFor } from '#domain/provider-choice';
+import { createMemoryStores } from '#test-support/memory-stores';
+import { ScriptedProvider } from '#test-support/scripted-provider';
 
 describe('scopes', () => {
   it('derive a test scope from an account id and back', () => {

@@ -19,10 +19,10 @@ describe('SDK client tracing', () => {
     process.env._X_AMZN_TRACE_ID = 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=557abcec3ee5a047;Sampled=1';
     jest.isolateModules(() => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh module per case (jest.isolateModules)
-      const { traced } = require('../../functions/observability/client-tracing');
+      const { traced } = require('#observability/client-tracing');
       expect(xrayMiddleware(traced(new S3Client({ region: 'eu-west-1' })))).toEqual([]);
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh module per case (jest.isolateModules)
-      require('../../functions/observability/tracer');
+      require('#observability/tracer');
       expect(xrayMiddleware(traced(new S3Client({ region: 'eu-west-1' })))).toHaveLength(1);
     });
   });
@@ -31,9 +31,9 @@ describe('SDK client tracing', () => {
     delete process.env.AWS_EXECUTION_ENV;
     jest.isolateModules(() => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh module per case (jest.isolateModules)
-      const { traced } = require('../../functions/observability/client-tracing');
+      const { traced } = require('#observability/client-tracing');
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh module per case (jest.isolateModules)
-      require('../../functions/observability/tracer');
+      require('#observability/tracer');
       expect(xrayMiddleware(traced(new S3Client({ region: 'eu-west-1' })))).toEqual([]);
     });
   });

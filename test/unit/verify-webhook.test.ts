@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { verifyWebhook, WebhookVerificationError } from '../../client/src/index';
+import { verifyWebhook, WebhookVerificationError } from '#client';
 
 /** The client's verifyWebhook against signatures made by the standardwebhooks library (what we send with). */
 const secret = `whsec_${Buffer.from('a secret of twenty four!').toString('base64')}`;

@@ -1,4 +1,4 @@
-import { webhookDestinations } from '../../functions/adapters/webhook-destinations';
+import { webhookDestinations } from '#adapters/webhook-destinations';
 
 /** Webhook URLs refused at creation: the address rules of image_url (url-rules.ts), https only. */
 const deployed = webhookDestinations({ allowLoopback: false });

@@ -1,8 +1,8 @@
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Account, SubscriptionStatus } from '../../domain/account';
-import { NotFoundError } from '../../domain/errors';
-import type { LedgerEntry } from '../../domain/ledger';
-import type { AccountStore } from '../../domain/ports';
+import type { Account, SubscriptionStatus } from '#domain/account';
+import { NotFoundError } from '#domain/errors';
+import type { LedgerEntry } from '#domain/ledger';
+import type { AccountStore } from '#domain/ports';
 import { cancellationReasons, isConditionFailure, type Db } from './dynamo-client';
 import { accountKey } from './keys';
 import { appendWithRetries, POSITION_TAKEN, slotAfter, type LedgerSlot } from './ledger-positions';

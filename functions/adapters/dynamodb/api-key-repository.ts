@@ -1,8 +1,8 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ApiKeyRecord } from '../../domain/api-key';
-import { NotFoundError } from '../../domain/errors';
-import type { KeyMode } from '../../domain/mode';
-import type { ApiKeyStore } from '../../domain/ports';
+import type { ApiKeyRecord } from '#domain/api-key';
+import { NotFoundError } from '#domain/errors';
+import type { KeyMode } from '#domain/mode';
+import type { ApiKeyStore } from '#domain/ports';
 import { isConditionFailure, type Db } from './dynamo-client';
 import { accountPartition, apiKeyByAccount, apiKeyKey, API_KEY_GSI1_PREFIX } from './keys';
 import { TABLE_DEFINITION } from './table-definition';

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { traced } from '../../observability/client-tracing';
+import { traced } from '#observability/client-tracing';
 import { boundedClientConfig, DYNAMODB_BOUNDS, LOCAL_DYNAMODB_BOUNDS, type ClientBounds } from '../aws-client-options';
 
 /** The document client plus the table it works on: what every repository is built from. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { MAX_QUEUE_DELAY_SECONDS, type MessageQueue } from '../../domain/ports';
-import { logger } from '../../observability/logger';
+import { MAX_QUEUE_DELAY_SECONDS, type MessageQueue } from '#domain/ports';
+import { logger } from '#observability/logger';
 
 export interface InProcessQueueOptions {
   /** Shown in logs and in the records' eventSourceARN. */

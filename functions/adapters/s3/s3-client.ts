@@ -1,5 +1,5 @@
 import { S3Client } from '@aws-sdk/client-s3';
-import { traced } from '../../observability/client-tracing';
+import { traced } from '#observability/client-tracing';
 import { boundedClientConfig, S3_BOUNDS } from '../aws-client-options';
 
 export interface S3Options {

@@ -1,9 +1,9 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { RateLimitExceededError, UpstreamError } from '../../domain/errors';
-import { logger } from '../../observability/logger';
-import type { RateDecision } from '../../domain/rate-limit';
-import { errorEnvelope } from '../../contract/envelope';
+import { RateLimitExceededError, UpstreamError } from '#domain/errors';
+import { logger } from '#observability/logger';
+import type { RateDecision } from '#domain/rate-limit';
+import { errorEnvelope } from '#contract/envelope';
 import { jsonResponse } from '../envelope';
 import { toHttpError } from '../error-mapping';
 import { rateLimitHeaders } from './rate-limit';

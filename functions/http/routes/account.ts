@@ -1,7 +1,7 @@
-import { EXAMPLE_PAGINATION, EXAMPLE_TRANSACTIONS, ok } from '../../contract/examples';
-import { creditsResponse } from '../../contract/credits';
-import { paginationQuery } from '../../contract/pagination';
-import { transactionPageResponse } from '../../contract/transactions';
+import { EXAMPLE_PAGINATION, EXAMPLE_TRANSACTIONS, ok } from '#contract/examples';
+import { creditsResponse } from '#contract/credits';
+import { paginationQuery } from '#contract/pagination';
+import { transactionPageResponse } from '#contract/transactions';
 import type { ApiRoute } from '../route';
 import { AUTH, json, PAGE_ERROR_NOTE } from './operation-doc';
 import { API_PREFIX } from './prefix';

@@ -1,7 +1,7 @@
-import { EXAMPLE_IMAGE, EXAMPLE_IMAGE_DONE } from '../../contract/examples';
-import { generateImageRequest } from '../../contract/generate-image';
-import { imageIdParam } from '../../contract/params';
-import { imagePageResponse, imageTaskResponse } from '../../contract/tasks';
+import { EXAMPLE_IMAGE, EXAMPLE_IMAGE_DONE } from '#contract/examples';
+import { generateImageRequest } from '#contract/generate-image';
+import { imageIdParam } from '#contract/params';
+import { imagePageResponse, imageTaskResponse } from '#contract/tasks';
 import { taskRoutes } from './task-routes';
 
 /** Images: start (or edit), list, get and cancel. */

@@ -1,6 +1,6 @@
-import { ok } from '../../contract/examples';
-import { providerCallbackParams, providerCallbackQuery } from '../../contract/params';
-import { providerCallbackResponse } from '../../contract/provider-callbacks';
+import { ok } from '#contract/examples';
+import { providerCallbackParams, providerCallbackQuery } from '#contract/params';
+import { providerCallbackResponse } from '#contract/provider-callbacks';
 import type { ApiRoute } from '../route';
 import { json } from './operation-doc';
 import { API_PREFIX } from './prefix';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { RENDERER_ASSET } from '../../openapi/renderer';
+import { RENDERER_ASSET } from '#openapi/renderer';
 import type { ApiRoute } from '../route';
 import { API_PREFIX } from './prefix';
 

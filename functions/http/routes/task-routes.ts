@@ -1,7 +1,7 @@
 import type * as z from 'zod';
-import { EXAMPLE_PAGINATION, ok } from '../../contract/examples';
-import { idempotencyHeader } from '../../contract/params';
-import { paginationQuery } from '../../contract/pagination';
+import { EXAMPLE_PAGINATION, ok } from '#contract/examples';
+import { idempotencyHeader } from '#contract/params';
+import { paginationQuery } from '#contract/pagination';
 import type { ApiRoute, OperationDoc } from '../route';
 import { AUTH, json, PAGE_ERROR_NOTE } from './operation-doc';
 import { API_PREFIX } from './prefix';

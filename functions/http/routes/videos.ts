@@ -1,7 +1,7 @@
-import { EXAMPLE_VIDEO, EXAMPLE_VIDEO_DONE } from '../../contract/examples';
-import { generateVideoRequest } from '../../contract/generate-video';
-import { videoIdParam } from '../../contract/params';
-import { videoPageResponse, videoTaskResponse } from '../../contract/tasks';
+import { EXAMPLE_VIDEO, EXAMPLE_VIDEO_DONE } from '#contract/examples';
+import { generateVideoRequest } from '#contract/generate-video';
+import { videoIdParam } from '#contract/params';
+import { videoPageResponse, videoTaskResponse } from '#contract/tasks';
 import { taskRoutes } from './task-routes';
 
 /** Videos: start, list, get and cancel. */

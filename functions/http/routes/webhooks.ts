@@ -1,6 +1,6 @@
-import { EXAMPLE_CREATED_WEBHOOK, EXAMPLE_DELIVERY, EXAMPLE_PAGINATION, EXAMPLE_WEBHOOK, ok } from '../../contract/examples';
-import { paginationQuery } from '../../contract/pagination';
-import { webhookIdParam } from '../../contract/params';
+import { EXAMPLE_CREATED_WEBHOOK, EXAMPLE_DELIVERY, EXAMPLE_PAGINATION, EXAMPLE_WEBHOOK, ok } from '#contract/examples';
+import { paginationQuery } from '#contract/pagination';
+import { webhookIdParam } from '#contract/params';
 import {
   createdWebhookResponse,
   createWebhookRequest,
@@ -8,7 +8,7 @@ import {
   deliveryPageResponse,
   testEventSentResponse,
   webhookListResponse,
-} from '../../contract/webhooks';
+} from '#contract/webhooks';
 import type { ApiRoute } from '../route';
 import { AUTH, json, PAGE_ERROR_NOTE } from './operation-doc';
 import { API_PREFIX } from './prefix';

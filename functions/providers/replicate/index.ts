@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { SECRET_MAX_AGE_SECONDS } from '../../adapters/secrets';
+import { SECRET_MAX_AGE_SECONDS } from '#adapters/secrets';
 import { lazyProvider } from '../lazy-provider';
 import type { ProviderModule, SecretSource } from '../provider-module';
 import { httpUrl, jsonText, wholeNumber } from '../settings-fields';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { IMAGE_MODEL_IDS, VIDEO_MODEL_IDS } from '../../domain/catalogue';
+import { IMAGE_MODEL_IDS, VIDEO_MODEL_IDS } from '#domain/catalogue';
 import type { ProviderModule } from '../provider-module';
 import { wholeNumber } from '../settings-fields';
 import { isCallbackSecret } from '../signed-callback';

@@ -2,10 +2,10 @@ import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { ulid } from 'ulid';
 import * as z from 'zod';
-import { ReferenceUnavailableError } from '../../adapters/reference-images';
-import { MEDIA_PREFIXES, SIMULATED_OUTPUT_PREFIX } from '../../adapters/s3/media-layout';
-import type { ObjectStorage } from '../../adapters/s3/object-storage';
-import { imageDimensions, videoDimensions } from '../../domain/dimensions';
+import { ReferenceUnavailableError } from '#adapters/reference-images';
+import { MEDIA_PREFIXES, SIMULATED_OUTPUT_PREFIX } from '#adapters/s3/media-layout';
+import type { ObjectStorage } from '#adapters/s3/object-storage';
+import { imageDimensions, videoDimensions } from '#domain/dimensions';
 import {
   type CallbackRequest,
   CallbackRejectedError,
@@ -16,7 +16,7 @@ import {
   type ResultOutcome,
   type SubmitOptions,
   type SubmitOutcome,
-} from '../../domain/provider';
+} from '#domain/provider';
 import { assertCallbackSecret, callbackUrlToken, verifySignedCallback } from '../signed-callback';
 import { CallbackSender } from './callback-sender';
 import { MediaInputError } from './media/errors';

@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { API_PREFIX, ROUTES, type Route } from '../../../functions/http/routes';
-import { buildApp, type VidGenApp } from '../../../lib/app';
-import { readDeploySettings } from '../../../lib/deploy-settings';
+import { API_PREFIX, ROUTES, type Route } from '#http/routes/index';
+import { buildApp, type VidGenApp } from '#lib/app';
+import { readDeploySettings } from '#lib/deploy-settings';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 

@@ -1,4 +1,4 @@
-import { EncoderError, startFfmpeg } from '../../../functions/providers/simulated/media/ffmpeg';
+import { EncoderError, startFfmpeg } from '#providers/simulated/media/ffmpeg';
 
 const RAW_INPUT = ['-f', 'rawvideo', '-pix_fmt', 'gray', '-video_size', '16x16', '-framerate', '1', '-i', 'pipe:0'];
 

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
-import { MediaInputError } from '../../../functions/providers/simulated/media/image-input';
-import { renderImage } from '../../../functions/providers/simulated/media/render-image';
+import { MediaInputError } from '#providers/simulated/media/image-input';
+import { renderImage } from '#providers/simulated/media/render-image';
 
 const PROMPT = 'A glass teapot on a wooden table, morning light';
 const GREEN = { r: 0, g: 255, b: 0 };

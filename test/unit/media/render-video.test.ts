@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { readFile, rm, stat } from 'node:fs/promises';
 import sharp from 'sharp';
-import { ffmpegPath } from '../../../functions/providers/simulated/media/ffmpeg';
-import { MediaInputError } from '../../../functions/providers/simulated/media/image-input';
-import { renderVideo, type RenderedFile } from '../../../functions/providers/simulated/media/render-video';
-import { inspectMp4 } from '../../support/mp4';
+import { ffmpegPath } from '#providers/simulated/media/ffmpeg';
+import { MediaInputError } from '#providers/simulated/media/image-input';
+import { renderVideo, type RenderedFile } from '#providers/simulated/media/render-video';
+import { inspectMp4 } from '#test-support/mp4';
 
 const PROMPT = 'A paper boat drifting down a rainy street, close-up, 35mm';
 

@@ -1,6 +1,6 @@
-import { GLYPH_HEIGHT, GLYPH_WIDTH, glyphRows, toDrawable } from '../../../functions/providers/simulated/media/bitmap-font';
-import { createRaster, rasterSurface } from '../../../functions/providers/simulated/media/raster';
-import { drawText, fitText, textWidth, wrap } from '../../../functions/providers/simulated/media/text';
+import { GLYPH_HEIGHT, GLYPH_WIDTH, glyphRows, toDrawable } from '#providers/simulated/media/bitmap-font';
+import { createRaster, rasterSurface } from '#providers/simulated/media/raster';
+import { drawText, fitText, textWidth, wrap } from '#providers/simulated/media/text';
 
 describe('bitmap font', () => {
   const printable = Array.from({ length: 0x7e - 0x20 + 1 }, (_, i) => String.fromCharCode(0x20 + i));

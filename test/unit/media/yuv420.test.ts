@@ -1,5 +1,5 @@
-import { createRaster } from '../../../functions/providers/simulated/media/raster';
-import { crossfade, toYuv, toYuv420, yuv420Surface } from '../../../functions/providers/simulated/media/yuv420';
+import { createRaster } from '#providers/simulated/media/raster';
+import { crossfade, toYuv, toYuv420, yuv420Surface } from '#providers/simulated/media/yuv420';
 
 describe('YUV 4:2:0 (BT.709, limited range)', () => {
   it('maps black, white and primaries to the standard code values', () => {

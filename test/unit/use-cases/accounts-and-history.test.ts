@@ -1,9 +1,9 @@
-import { createAccount, createApiKey, describeAccount, grantCredits, revokeApiKey, setAccess } from '../../../functions/domain/account-admin';
-import { authenticate } from '../../../functions/domain/authenticate';
-import { NotFoundError, UnauthorizedError, ValidationError } from '../../../functions/domain/errors';
-import { listTasks } from '../../../functions/domain/list-tasks';
-import { startTask } from '../../../functions/domain/start-task';
-import { memoryWorld, video, type MemoryWorld } from '../../support/memory-world';
+import { createAccount, createApiKey, describeAccount, grantCredits, revokeApiKey, setAccess } from '#domain/account-admin';
+import { authenticate } from '#domain/authenticate';
+import { NotFoundError, UnauthorizedError, ValidationError } from '#domain/errors';
+import { listTasks } from '#domain/list-tasks';
+import { startTask } from '#domain/start-task';
+import { memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
 /** The operator's use cases and history pages on in-memory stores (on DynamoDB Local: test/integration). */
 let world: MemoryWorld;

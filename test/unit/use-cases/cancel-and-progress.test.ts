@@ -1,11 +1,11 @@
-import { cancelTask } from '../../../functions/domain/cancel-task';
-import { NotFoundError, TaskNotCancelableError } from '../../../functions/domain/errors';
-import { getTask } from '../../../functions/domain/get-task';
-import { progressOf } from '../../../functions/domain/progress';
-import { startTask } from '../../../functions/domain/start-task';
-import type { Task } from '../../../functions/domain/task';
-import { refundEntry } from '../../../functions/domain/ledger';
-import { memoryWorld, video, type MemoryWorld } from '../../support/memory-world';
+import { cancelTask } from '#domain/cancel-task';
+import { NotFoundError, TaskNotCancelableError } from '#domain/errors';
+import { getTask } from '#domain/get-task';
+import { progressOf } from '#domain/progress';
+import { startTask } from '#domain/start-task';
+import type { Task } from '#domain/task';
+import { refundEntry } from '#domain/ledger';
+import { memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
 /** Cancel and progress on the in-memory stores, with a fixed clock and a scripted provider. */
 let world: MemoryWorld;

@@ -4,11 +4,11 @@ import {
   PaidAccessRequiredError,
   UnauthorizedError,
   UpstreamError,
-} from '../../../functions/domain/errors';
-import { ProviderUnavailableError } from '../../../functions/domain/provider';
-import { startTask, type StartRequest } from '../../../functions/domain/start-task';
-import { failTask } from '../../../functions/domain/task-lifecycle';
-import { image, memoryWorld, video, type MemoryWorld } from '../../support/memory-world';
+} from '#domain/errors';
+import { ProviderUnavailableError } from '#domain/provider';
+import { startTask, type StartRequest } from '#domain/start-task';
+import { failTask } from '#domain/task-lifecycle';
+import { image, memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
 /** startTask on in-memory stores (test/integration/task-lifecycle.test.ts runs it on DynamoDB Local). */
 let world: MemoryWorld;

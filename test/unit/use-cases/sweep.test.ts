@@ -1,9 +1,9 @@
-import { getTask } from '../../../functions/domain/get-task';
-import { ProviderUnavailableError } from '../../../functions/domain/provider';
-import { QUEUE_STALL_MS } from '../../../functions/domain/submission';
-import { startTask } from '../../../functions/domain/start-task';
-import { sweep } from '../../../functions/domain/sweep';
-import { memoryWorld, video, type MemoryWorld } from '../../support/memory-world';
+import { getTask } from '#domain/get-task';
+import { ProviderUnavailableError } from '#domain/provider';
+import { QUEUE_STALL_MS } from '#domain/submission';
+import { startTask } from '#domain/start-task';
+import { sweep } from '#domain/sweep';
+import { memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
 /** The sweeper on in-memory stores with a fixed clock (on DynamoDB Local: test/integration/task-lifecycle.test.ts). */
 let world: MemoryWorld;

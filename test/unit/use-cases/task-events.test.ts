@@ -1,8 +1,8 @@
-import { cancelTask } from '../../../functions/domain/cancel-task';
-import { getTask } from '../../../functions/domain/get-task';
-import { startTask } from '../../../functions/domain/start-task';
-import { sweep } from '../../../functions/domain/sweep';
-import { memoryWorld, video, type MemoryWorld } from '../../support/memory-world';
+import { cancelTask } from '#domain/cancel-task';
+import { getTask } from '#domain/get-task';
+import { startTask } from '#domain/start-task';
+import { sweep } from '#domain/sweep';
+import { memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
 /** Every task that ends is published once (webhooks), even when the first publication fails. */
 let world: MemoryWorld;

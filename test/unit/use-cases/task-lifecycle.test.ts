@@ -1,10 +1,10 @@
-import { NotFoundError } from '../../../functions/domain/errors';
-import { getTask } from '../../../functions/domain/get-task';
-import { ProviderUnavailableError } from '../../../functions/domain/provider';
-import { startTask } from '../../../functions/domain/start-task';
-import type { Task, TaskKind } from '../../../functions/domain/task';
-import { copyOutputs, failTask, refreshTask } from '../../../functions/domain/task-lifecycle';
-import { image, memoryWorld, video, type MemoryWorld } from '../../support/memory-world';
+import { NotFoundError } from '#domain/errors';
+import { getTask } from '#domain/get-task';
+import { ProviderUnavailableError } from '#domain/provider';
+import { startTask } from '#domain/start-task';
+import type { Task, TaskKind } from '#domain/task';
+import { copyOutputs, failTask, refreshTask } from '#domain/task-lifecycle';
+import { image, memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
 /**
  * What happens after a start, on in-memory stores with a fixed clock: polls that ask the

@@ -1,10 +1,10 @@
-import type { ProviderBudget } from '../../../functions/domain/ports';
-import { ProviderUnavailableError } from '../../../functions/domain/provider';
-import { startTask } from '../../../functions/domain/start-task';
-import { submitQueued, UNSENT_GRACE_MS } from '../../../functions/domain/submission';
-import { sweep } from '../../../functions/domain/sweep';
-import type { Task } from '../../../functions/domain/task';
-import { memoryWorld, video, type MemoryWorld } from '../../support/memory-world';
+import type { ProviderBudget } from '#domain/ports';
+import { ProviderUnavailableError } from '#domain/provider';
+import { startTask } from '#domain/start-task';
+import { submitQueued, UNSENT_GRACE_MS } from '#domain/submission';
+import { sweep } from '#domain/sweep';
+import type { Task } from '#domain/task';
+import { memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
 /**
  * A failure between the charge and the create (docs/tasks.md, "Submission"): the task is marked

@@ -1,7 +1,7 @@
-import { NotFoundError, ValidationError } from '../../../functions/domain/errors';
-import { completeDirectUpload, createDirectUpload, storeUpload } from '../../../functions/domain/uploads';
-import { imageDeclaring, withMetadataBefore } from '../../support/declared-size';
-import { MemoryUploadPublications, MemoryUploadStorage } from '../../support/memory-stores';
+import { NotFoundError, ValidationError } from '#domain/errors';
+import { completeDirectUpload, createDirectUpload, storeUpload } from '#domain/uploads';
+import { imageDeclaring, withMetadataBefore } from '#test-support/declared-size';
+import { MemoryUploadPublications, MemoryUploadStorage } from '#test-support/memory-stores';
 
 /** Reference-image uploads on the in-memory bucket (on s3rver: test/e2e/uploads.test.ts). */
 const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(100, 1)]);

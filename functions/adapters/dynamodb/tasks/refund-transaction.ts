@@ -1,6 +1,6 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { LedgerEntry } from '../../../domain/ledger';
-import type { Task, TaskError } from '../../../domain/task';
+import type { LedgerEntry } from '#domain/ledger';
+import type { Task, TaskError } from '#domain/task';
 import { balanceCredit, PENDING_STARTS } from '../account-repository';
 import { cancellationReasons, type Db } from '../dynamo-client';
 import { endedEntryValues, taskHistoryKey, taskKey } from '../keys';

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { chargeEntry, refundEntry } from '../../../domain/ledger';
-import type { StartRepair } from '../../../domain/ports';
-import type { Task, TaskError } from '../../../domain/task';
+import { chargeEntry, refundEntry } from '#domain/ledger';
+import type { StartRepair } from '#domain/ports';
+import type { Task, TaskError } from '#domain/task';
 import { PENDING_STARTS } from '../account-repository';
 import type { Db } from '../dynamo-client';
 import { accountKey, taskKey } from '../keys';

@@ -1,8 +1,8 @@
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { AccountBusyError } from '../../../domain/errors';
-import type { CreateTaskResult, IdempotencyClaim, NewTaskRequest } from '../../../domain/ports';
-import type { Task, TaskKind } from '../../../domain/task';
-import type { Telemetry } from '../../../domain/telemetry';
+import { AccountBusyError } from '#domain/errors';
+import type { CreateTaskResult, IdempotencyClaim, NewTaskRequest } from '#domain/ports';
+import type { Task, TaskKind } from '#domain/task';
+import type { Telemetry } from '#domain/telemetry';
 import { PENDING_STARTS } from '../account-repository';
 import { cancellationReasons, isConditionFailure, type Db } from '../dynamo-client';
 import { DynamoIdempotencyStore, toIdempotencyItem } from '../idempotency-repository';
