@@ -181,6 +181,29 @@ describe('callbacks of a job', () => {
     expect(dropped).toEqual([]);
   });
 
+  it('tries its own work again when storing the output fails once, and still calls back the result', async () => {
+    // A storage that resets the connection of the first output it is asked to store.
+    let outputFailures = 1;
+    const flaky = Object.create(storage, {
+      exists: {
+        value: async (key: string) => {
+          if (key.includes('/outputs/') && outputFailures > 0) {
+            outputFailures -= 1;
+            throw Object.assign(new Error('write ECONNRESET'), { name: 'TimeoutError' });
+          }
+          return storage.exists(key);
+        },
+      },
+    }) as ObjectStorage;
+    const provider = simulated({ storage: flaky });
+    sim = provider;
+    const jobId = await submitted(provider);
+    await receiver.waitFor(1, ended(jobId));
+    expect(outputFailures).toBe(0);
+    expect(readFor(jobId).at(-1)?.outcome.type).toBe('completed');
+    expect(dropped).toEqual([]);
+  });
+
   it('drops a callback after its retries when nobody answers, and says so', async () => {
     const closed = await startCallbackReceiver();
     const nowhere = `${closed.origin}/gone`;

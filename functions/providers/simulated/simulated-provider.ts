@@ -104,6 +104,8 @@ interface Reporting {
   startedAt: number;
   /** The next report's timer, while one is waiting. */
   timer?: NodeJS.Timeout;
+  /** Reads of the job that failed in a row (its output could not be stored, say). */
+  failedReads?: number;
 }
 
 export class SimulatedProvider implements GenerationProvider {
@@ -111,14 +113,16 @@ export class SimulatedProvider implements GenerationProvider {
   private readonly clock: () => Date;
   private readonly sender: CallbackSender | undefined;
   private readonly reporting = new Map<string, Reporting>();
+  private readonly callbackRetryDelaysMs: readonly number[];
 
   constructor(private readonly options: SimulatedProviderOptions) {
     this.clock = options.clock ?? (() => new Date());
+    this.callbackRetryDelaysMs = options.callbackRetryDelaysMs ?? [250, 1_000];
     if (options.callbackSecret !== undefined) {
       assertCallbackSecret(options.callbackSecret, 'The simulated provider callback secret');
       this.sender = new CallbackSender({
         secret: options.callbackSecret,
-        retryDelaysMs: options.callbackRetryDelaysMs ?? [250, 1_000],
+        retryDelaysMs: this.callbackRetryDelaysMs,
         attemptTimeoutMs: CALLBACK_ATTEMPT_TIMEOUT_MS,
         clock: this.clock,
       });
@@ -261,10 +265,20 @@ export class SimulatedProvider implements GenerationProvider {
     try {
       outcome = await this.fetchResult(jobId);
     } catch (error) {
+      // Its own work failed this time (storing the output met a reset connection): like a real
+      // provider it tries again, after the callback retry delays, before dropping the report.
+      const failedReads = (reporting.failedReads ?? 0) + 1;
+      const retryIn = this.callbackRetryDelaysMs[failedReads - 1];
+      if (retryIn !== undefined && !this.sender.closed) {
+        reporting.failedReads = failedReads;
+        reporting.timer = this.sender.later(retryIn, () => void this.report(jobId, index));
+        return;
+      }
       this.reporting.delete(jobId);
       this.options.onCallbackError?.(error);
       return;
     }
+    reporting.failedReads = 0;
     if (this.reporting.get(jobId) !== reporting) return; // canceled (or closed) while rendering
     if (last || outcome.type !== 'processing') this.reporting.delete(jobId);
     else this.scheduleReport(jobId, index + 1);
