@@ -1,7 +1,7 @@
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#domain/rate-limit';
-import type { ProviderSecret, SecretSource, SomeProviderModule } from '#providers/provider-module';
-import { PROVIDER_MODULES, PROVIDER_NAMES, providerModule, type ProviderConfig } from '#providers/registry';
-import { SIMULATED_DEFAULTS } from '#providers/simulated/index';
+import type { ProviderSecret, SecretSource, SomeProviderSettings } from '#providers/provider-module';
+import { PROVIDER_NAMES, PROVIDER_SETTINGS_LIST, providerSettings, type ProviderConfig } from '#providers/settings-registry';
+import { SIMULATED_DEFAULTS } from '#providers/simulated/settings';
 
 /**
  * Runtime configuration, read once per cold start from the environment. A required variable
@@ -9,7 +9,7 @@ import { SIMULATED_DEFAULTS } from '#providers/simulated/index';
  * naming the variable, instead of limping on with a silent default.
  */
 export type { SecretSource } from '#providers/provider-module';
-export type { ProviderConfig } from '#providers/registry';
+export type { ProviderConfig } from '#providers/settings-registry';
 
 export const SIMULATED_OUTPUTS = ['rendered', 'samples'] as const;
 export type SimulatedOutputs = (typeof SIMULATED_OUTPUTS)[number];
@@ -186,7 +186,7 @@ function secretSource(env: Env, secret: ProviderSecret): SecretSource | undefine
  * One provider's settings and secrets. Undefined for a provider other than the chosen one
  * whose required secrets are not given: it is not configured here.
  */
-function providerConfig(module: SomeProviderModule, env: Env, chosen: boolean): ProviderConfig | undefined {
+function providerConfig(module: SomeProviderSettings, env: Env, chosen: boolean): ProviderConfig | undefined {
   const secrets: Record<string, SecretSource> = {};
   for (const [field, secret] of Object.entries(module.secrets)) {
     const source = secretSource(env, secret);
@@ -210,9 +210,9 @@ function providerConfig(module: SomeProviderModule, env: Env, chosen: boolean): 
 /** PROVIDER's settings, and those of every other provider configured here. */
 function providers(env: Env): Pick<Config, 'provider' | 'otherProviders'> {
   const name = required(env, 'PROVIDER');
-  const chosen = providerModule(name);
+  const chosen = providerSettings(name);
   if (!chosen) throw new ConfigError(`PROVIDER must be one of ${PROVIDER_NAMES.map((known) => `"${known}"`).join(', ')}; got "${name}".`);
-  const otherProviders = PROVIDER_MODULES.filter((module) => module.name !== name)
+  const otherProviders = PROVIDER_SETTINGS_LIST.filter((module) => module.name !== name)
     .map((module) => providerConfig(module, env, false))
     .filter((config) => config !== undefined);
   return { provider: providerConfig(chosen, env, true)!, ...(otherProviders.length > 0 && { otherProviders }) };
@@ -260,7 +260,7 @@ export function loadConfig(env: Env = process.env): Config {
 function submissions(env: Env, providerConfig: ProviderConfig): SubmissionConfig {
   const queueUrl = optional(env, 'SUBMISSION_QUEUE_URL');
   const callbackBaseUrl = optional(env, 'CALLBACK_BASE_URL') && url(env, 'CALLBACK_BASE_URL');
-  const defaultBudget = providerModule(providerConfig.name)?.budgetPerSecond;
+  const defaultBudget = providerSettings(providerConfig.name)?.budgetPerSecond;
   const budgetPerSecond = optional(env, 'PROVIDER_BUDGET_PER_SECOND')
     ? wholeNumber(env, 'PROVIDER_BUDGET_PER_SECOND', 0, 1)
     : defaultBudget;

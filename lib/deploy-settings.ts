@@ -1,6 +1,6 @@
 import { CONFIG_DEFAULTS } from '#config';
-import type { SomeProviderModule } from '#providers/provider-module';
-import { PROVIDER_MODULES, PROVIDER_NAMES, providerModule } from '#providers/registry';
+import type { SomeProviderSettings } from '#providers/provider-module';
+import { PROVIDER_NAMES, PROVIDER_SETTINGS_LIST, providerSettings as settingsOf } from '#providers/settings-registry';
 
 /**
  * Everything a deployment can vary, read once from CDK context (`cdk.json` defaults, overridden
@@ -109,8 +109,8 @@ export function readDeploySettings(
   const stage = read.oneOf('stage', STAGES, 'dev');
   const production = stage === 'prod';
   const chosen = read.oneOf('provider', PROVIDER_NAMES, 'replicate');
-  const provider = providerSettings(read, stage, providerModule(chosen)!, true)!;
-  const otherProviders = PROVIDER_MODULES.filter((module) => module.name !== chosen)
+  const provider = providerSettings(read, stage, settingsOf(chosen)!, true)!;
+  const otherProviders = PROVIDER_SETTINGS_LIST.filter((module) => module.name !== chosen)
     .map((module) => providerSettings(read, stage, module, false))
     .filter((settings) => settings !== undefined);
 
@@ -196,7 +196,7 @@ function alarmSettings(read: Reader, stage: Stage): DeploySettings['alarms'] {
  * each of its secrets lives. Undefined for a provider other than the chosen one whose required
  * secrets are not named in context: it is not deployed.
  */
-function providerSettings(read: Reader, stage: Stage, module: SomeProviderModule, chosen: boolean): ProviderSettings | undefined {
+function providerSettings(read: Reader, stage: Stage, module: SomeProviderSettings, chosen: boolean): ProviderSettings | undefined {
   const deployed = Object.entries(module.secrets).flatMap(([field, secret]) => (secret.deployed ? [{ field, secret, ...secret.deployed }] : []));
   const named = (context: string) => read.string(`${context}Arn`) ?? read.string(`${context}Name`);
   if (!chosen && !deployed.some(({ secret, context }) => secret.required && named(context))) return undefined;

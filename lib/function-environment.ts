@@ -1,5 +1,5 @@
 import { settingsEnvironment } from '#providers/provider-module';
-import { PROVIDER_MODULES, providerModule } from '#providers/registry';
+import { PROVIDER_SETTINGS_LIST, providerSettings } from '#providers/settings-registry';
 import type { DeploySettings } from './deploy-settings';
 
 /**
@@ -45,7 +45,7 @@ export const NOT_SET_ON_AWS: Readonly<Record<string, string>> = {
   OUTPUT_ALLOWED_ORIGINS: 'the local stack only: on AWS provider outputs are copied from public addresses (or our own media) only',
   // Providers' secrets given by value: a deployed function gets its secret's ARN instead.
   ...Object.fromEntries(
-    PROVIDER_MODULES.flatMap((module) =>
+    PROVIDER_SETTINGS_LIST.flatMap((module) =>
       Object.values(module.secrets).map((secret) => [
         secret.valueVariable,
         secret.deployed
@@ -90,7 +90,7 @@ export function sharedEnvironment(settings: DeploySettings, resources: SharedRes
     SIM_OUTPUTS: 'samples',
   };
   for (const deployed of [provider, ...settings.otherProviders]) {
-    const module = providerModule(deployed.name)!;
+    const module = providerSettings(deployed.name)!;
     for (const [field, secret] of Object.entries(module.secrets)) {
       if (!secret.deployed || !(field in deployed.secrets)) continue;
       const arn = resources.providerSecretArns[secret.deployed.arnVariable];

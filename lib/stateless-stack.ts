@@ -15,7 +15,7 @@ import {
   WEBHOOK_DELIVERY_HANDLER,
   SUBMISSION_CONSUMER_HANDLER,
 } from '#http/routes/index';
-import { providerModule } from '#providers/registry';
+import { providerSettings } from '#providers/settings-registry';
 import { extraFilesOf } from './bundle-extras';
 import { ApiFunction, type ApiFunctionProps, constructIdFor } from './constructs/api-function';
 import { isPublicRoute, VidGenRestApi } from './constructs/rest-api';
@@ -290,7 +290,7 @@ export class StatelessStack extends Stack {
 function providerSecretsOf(scope: Construct, settings: DeploySettings): Map<string, ISecret> {
   const secrets = new Map<string, ISecret>();
   for (const deployed of [settings.provider, ...settings.otherProviders]) {
-    for (const [field, secret] of Object.entries(providerModule(deployed.name)!.secrets)) {
+    for (const [field, secret] of Object.entries(providerSettings(deployed.name)!.secrets)) {
       const reference = deployed.secrets[field];
       if (!secret.deployed || !reference) continue;
       const id = `${pascal(deployed.name)}${pascal(field)}`;

@@ -7,11 +7,11 @@ import type { GenerationProvider } from '#domain/provider';
 import type { Telemetry } from '#domain/telemetry';
 
 /**
- * One upstream generation provider, as everything outside its folder sees it: functions/config.ts
- * reads its settings, app-context/ builds it, lib/ gives its functions what they need. A new
- * provider is a folder exporting one of these and one entry in registry.ts.
+ * What functions/config.ts and lib/ know of a provider: its name, settings and secrets. Kept in
+ * its folder's settings.ts, apart from its implementation, so every function reads the
+ * configuration without bundling (or loading) any provider's client code.
  */
-export interface ProviderModule<Name extends string = string, Settings extends object = object, SecretName extends string = string> {
+export interface ProviderSettingsModule<Name extends string = string, Settings extends object = object, SecretName extends string = string> {
   readonly name: Name;
   /**
    * Its settings besides its secrets, one zod schema for both sides: the deploy reads them from
@@ -27,6 +27,15 @@ export interface ProviderModule<Name extends string = string, Settings extends o
   readonly secrets: Readonly<Record<SecretName, ProviderSecret>>;
   /** Creates a second it allows us, unless PROVIDER_BUDGET_PER_SECOND says otherwise; unset: not paced. */
   readonly budgetPerSecond?: number;
+}
+
+/**
+ * One upstream generation provider, as everything outside its folder sees it: functions/config.ts
+ * reads its settings (settings.ts), app-context/ builds it, lib/ gives its functions what they
+ * need. A new provider is a folder exporting one of these and one entry in each registry.
+ */
+export interface ProviderModule<Name extends string = string, Settings extends object = object, SecretName extends string = string>
+  extends ProviderSettingsModule<Name, Settings, SecretName> {
   /** The model ids it serves (of the catalogue's), with these settings. */
   models(configured: ConfiguredProvider<Name, Settings, SecretName>): readonly (VideoModel | ImageModel)[];
   /** Builds the provider from its settings and secrets. Makes no network call. */
@@ -37,13 +46,17 @@ export interface ProviderModule<Name extends string = string, Settings extends o
  * A module of any provider, for the code that loops over them all: what its settings hold stays
  * the module's business (each takes back the configuration it read).
  */
-export interface SomeProviderModule {
+export interface SomeProviderSettings {
   readonly name: string;
   readonly settings: z.ZodType<object>;
   readonly variables: Readonly<Record<string, string>>;
   readonly contextKeys: Readonly<Record<string, string | undefined>>;
   readonly secrets: Readonly<Record<string, ProviderSecret>>;
   readonly budgetPerSecond?: number;
+}
+
+/** A provider module of any provider (settings, models and factory). */
+export interface SomeProviderModule extends SomeProviderSettings {
   models(configured: { name: string }): readonly (VideoModel | ImageModel)[];
   create(configured: { name: string }, parts: ProviderParts): GenerationProvider;
 }
@@ -74,7 +87,7 @@ export type ConfiguredProvider<Name extends string = string, Settings extends ob
 } & Settings & { [K in SecretName]?: SecretSource };
 
 /** The configuration a module reads. */
-export type ConfigurationOf<M> = M extends ProviderModule<infer N, infer S, infer K> ? ConfiguredProvider<N, S, K> : never;
+export type ConfigurationOf<M> = M extends ProviderSettingsModule<infer N, infer S, infer K> ? ConfiguredProvider<N, S, K> : never;
 
 /** What a provider may use besides its settings, from the wiring. */
 export interface ProviderParts {
@@ -91,7 +104,7 @@ export interface ProviderParts {
  * A provider's deploy settings as its functions' environment, which functions/config.ts reads
  * back through the same schema: every setting the deploy can vary, defaults included.
  */
-export function settingsEnvironment(module: SomeProviderModule, settings: Readonly<Record<string, unknown>>): Record<string, string> {
+export function settingsEnvironment(module: SomeProviderSettings, settings: Readonly<Record<string, unknown>>): Record<string, string> {
   const environment: Record<string, string> = {};
   for (const [field, key] of Object.entries(module.contextKeys)) {
     const value = settings[field];

@@ -1,20 +1,19 @@
-import type { ConfigurationOf, SomeProviderModule } from './provider-module';
+import type { SomeProviderModule } from './provider-module';
 import { replicate } from './replicate';
 import { simulated } from './simulated';
 
 /**
- * Every provider this code base can talk to. functions/config.ts, app-context/ and lib/ loop
- * over this list: a new provider is a folder exporting its ProviderModule, and a line here.
+ * Every provider this code base can talk to, implementation included: app-context/ builds them
+ * from here. Their settings alone are listed in settings-registry.ts (what functions/config.ts
+ * and lib/ read). A new provider is a folder with settings.ts and index.ts, and a line in each.
  */
 export const PROVIDERS = [replicate, simulated] as const;
 
-export type ProviderName = (typeof PROVIDERS)[number]['name'];
-/** One provider's settings and secrets, as functions/config.ts read them. */
-export type ProviderConfig = ConfigurationOf<(typeof PROVIDERS)[number]>;
 export const PROVIDER_MODULES: readonly SomeProviderModule[] = PROVIDERS;
-export const PROVIDER_NAMES = PROVIDERS.map((module) => module.name) as readonly ProviderName[];
 
 /** The module of a provider by name; undefined for a name this code base does not know. */
 export function providerModule(name: string): SomeProviderModule | undefined {
   return PROVIDER_MODULES.find((module) => module.name === name);
 }
+
+export { PROVIDER_NAMES, type ProviderConfig, type ProviderName } from './settings-registry';
