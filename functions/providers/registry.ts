@@ -15,5 +15,3 @@ export const PROVIDER_MODULES: readonly SomeProviderModule[] = PROVIDERS;
 export function providerModule(name: string): SomeProviderModule | undefined {
   return PROVIDER_MODULES.find((module) => module.name === name);
 }
-
-export { PROVIDER_NAMES, type ProviderConfig, type ProviderName } from './settings-registry';
