@@ -44,7 +44,7 @@ def _metadata() -> bytes:
 
 def _sources() -> List[Tuple[str, str]]:
     """(path in the archive, path on disk) of the package's files: .py and py.typed."""
-    found = []
+    found: List[Tuple[str, str]] = []
     for folder, dirs, files in os.walk(os.path.join(ROOT, PACKAGE)):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         for name in sorted(files):

@@ -72,10 +72,10 @@ class _Call:
     path: str
     #: Safe to repeat after a 5xx or a network error (a 429 is always retried).
     idempotent: bool
-    query: Mapping[str, Optional[Union[int, str]]] = field(default_factory=dict)
+    query: Mapping[str, Optional[Union[int, str]]] = field(default_factory=dict[str, Optional[Union[int, str]]])
     json: Any = None
     form: Optional["_Form"] = None
-    headers: Dict[str, str] = field(default_factory=dict)
+    headers: Dict[str, str] = field(default_factory=dict[str, str])
     #: Instead of path: an absolute URL outside the API (storage), sent without credentials.
     external_url: Optional[str] = None
 
@@ -340,7 +340,7 @@ class VidgenClient:
 
     def _start(self, path: str, params: Mapping[str, Any], idempotency_key: Union[str, None, _Auto]) -> Any:
         key = str(uuid.uuid4()) if idempotency_key is AUTO_KEY else idempotency_key
-        headers = {} if key is None else {"Idempotency-Key": cast(str, key)}
+        headers = {} if key is None else {"Idempotency-Key": key}
         return self._request(_Call("POST", path, idempotent=key is not None, json=dict(params), headers=headers))
 
     def _wait_for(
@@ -448,13 +448,15 @@ def read_envelope(status: int, headers: Any, text: str, what: str = "the request
         body = json.loads(text) if text else None
     except ValueError:
         body = None
-    if _is_envelope(body):
-        if body["error"] is None and 200 <= status < 300:
-            return body["data"]
-        if body["error"] is not None:
+    envelope = _envelope(body)
+    if envelope is not None:
+        data, error = envelope
+        if error is None and 200 <= status < 300:
+            return data
+        if error is not None:
             raise ApiError(
-                body["error"]["message"],
-                code=body["error"]["code"],
+                error["message"],
+                code=error["code"],
                 status=status,
                 request_id=request_id,
                 retry_after=retry_after,
@@ -510,13 +512,20 @@ def _code_for_status(status: int) -> str:
     return "internal_error"
 
 
-def _is_envelope(body: Any) -> bool:
+def _envelope(body: Any) -> Optional[Tuple[Any, Optional[Dict[str, str]]]]:
+    """``(data, error)`` when the body is the API's envelope ``{ data, error: null | { message, code } }``."""
     if not isinstance(body, dict) or "data" not in body or "error" not in body:
-        return False
-    error = body["error"]
-    return error is None or (
-        isinstance(error, dict) and isinstance(error.get("message"), str) and isinstance(error.get("code"), str)
-    )
+        return None
+    fields = cast(Dict[str, Any], body)
+    error: Any = fields["error"]
+    if error is None:
+        return fields["data"], None
+    if isinstance(error, dict):
+        parts = cast(Dict[str, Any], error)
+        message, code = parts.get("message"), parts.get("code")
+        if isinstance(message, str) and isinstance(code, str):
+            return fields["data"], {"message": message, "code": code}
+    return None
 
 
 def _read_file(file: FileInput) -> Tuple[bytes, Optional[str]]:
@@ -531,7 +540,7 @@ def _read_file(file: FileInput) -> Tuple[bytes, Optional[str]]:
 
 
 def _id(value: str) -> str:
-    if not isinstance(value, str) or value == "":
+    if not value:
         raise ValueError("An id is required.")
     return urllib.parse.quote(value, safe="")
 

@@ -8,7 +8,7 @@ import hashlib
 import hmac
 import json
 import time
-from typing import Iterable, Mapping, Optional, Tuple, Union, cast
+from typing import Any, Iterable, Mapping, Optional, Protocol, Tuple, Union, cast
 
 from .errors import WebhookVerificationError
 from .types import WebhookEvent
@@ -17,7 +17,15 @@ from .types import WebhookEvent
 WEBHOOK_TOLERANCE_SECONDS = 5 * 60
 
 HeaderValue = Union[str, Iterable[str], None]
-Headers = Union[Mapping[str, HeaderValue], Iterable[Tuple[str, str]]]
+
+
+class HeaderItems(Protocol):
+    """Anything with ``items()`` of (name, value): http.client.HTTPMessage, most frameworks' headers."""
+
+    def items(self) -> Iterable[Tuple[str, Any]]: ...
+
+
+Headers = Union[Mapping[str, HeaderValue], HeaderItems, Iterable[Tuple[str, str]]]
 
 
 def verify_webhook(
@@ -74,7 +82,7 @@ def verify_webhook(
 def _header(headers: Headers, name: str) -> Optional[str]:
     # Mappings and http.client.HTTPMessage (not a Mapping, but it has items()); else pairs.
     pairs = headers.items() if hasattr(headers, "items") else headers  # type: ignore[union-attr]
-    for key, value in pairs:
+    for key, value in cast(Iterable[Tuple[str, HeaderValue]], pairs):
         if key.lower() != name:
             continue
         if value is None or isinstance(value, str):
