@@ -13,8 +13,11 @@ import unittest
 import urllib.request
 import uuid
 import zlib
+import http.client
+import socket
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Dict, List, Tuple
+from urllib.parse import urlsplit
 
 from vidgen import ApiError, VidgenClient, verify_webhook
 
@@ -230,6 +233,73 @@ class WebhooksTest(unittest.TestCase):
 
         self.assertEqual(api.delete_webhook(created["webhook_id"]), {"webhook_id": created["webhook_id"], "deleted": True})
         self.assertNotIn(created["webhook_id"], [w["webhook_id"] for w in api.list_webhooks()["webhooks"]])
+
+
+class LosingProxy:
+    """A proxy in front of the API that forwards each request and then, as scripted, loses the
+    answer: ``lose`` answers a 502 page instead, ``reset`` drops the connection, ``pass`` relays it.
+    What the API did is done either way: only the client's retries under one key can save it."""
+
+    def __init__(self, upstream: str, script: List[str]) -> None:
+        self.script = list(script)
+        self.keys: List[str] = []
+        target = urlsplit(upstream)
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")}
+                proxy.keys.append(self.headers.get("Idempotency-Key", ""))
+                upstream_connection = http.client.HTTPConnection(target.hostname or "", target.port, timeout=30)
+                upstream_connection.request("POST", self.path, body, headers)
+                answer = upstream_connection.getresponse()
+                payload = answer.read()
+                upstream_connection.close()
+                step = proxy.script.pop(0) if proxy.script else "pass"
+                if step == "reset":
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    self.connection.close()
+                    self.close_connection = True
+                    return
+                if step == "lose":
+                    answer_status, payload, content_type = 502, b"<html>502 Bad Gateway</html>", "text/html"
+                else:
+                    answer_status, content_type = answer.status, answer.getheader("Content-Type", "")
+                self.send_response(answer_status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}{target.path}"
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class RetriesThroughAFlakyProxyTest(unittest.TestCase):
+    def test_a_start_whose_answers_were_lost_is_retried_under_one_key_and_charged_once(self) -> None:
+        direct = client()
+        proxy = LosingProxy(BASE_URL, ["lose", "reset", "pass"])
+        self.addCleanup(proxy.stop)
+        retried: List[str] = []
+        api = VidgenClient(API_KEY, base_url=proxy.base_url, sleep=lambda _: None, on_retry=lambda r: retried.append(r.error.code))
+        before = direct.get_credits()["credits"]
+        started = api.generate_video(prompt="a kite over the sea", duration=3)
+        self.assertEqual(retried, ["upstream_error", "network_error"])
+        self.assertEqual(len(proxy.keys), 3)
+        self.assertEqual(len(set(proxy.keys)), 1)
+        # Three requests reached the API; one task exists and it was charged once.
+        self.assertEqual(direct.get_credits()["credits"], before - started["credits_used"])
+        self.assertEqual(direct.list_videos(limit=1)["videos"][0]["video_id"], started["video_id"])
+        direct.cancel_video(started["video_id"])
 
 
 if __name__ == "__main__":
