@@ -1,4 +1,5 @@
 import type { SomeProviderModule } from './provider-module';
+import { fal } from './fal';
 import { replicate } from './replicate';
 import { simulated } from './simulated';
 import { simulatedB } from './simulated-b';
@@ -8,7 +9,7 @@ import { simulatedB } from './simulated-b';
  * from here. Their settings alone are listed in settings-registry.ts (what functions/config.ts
  * and lib/ read). A new provider is a folder with settings.ts and index.ts, and a line in each.
  */
-export const PROVIDERS = [replicate, simulated, simulatedB] as const;
+export const PROVIDERS = [replicate, fal, simulated, simulatedB] as const;
 
 export const PROVIDER_MODULES: readonly SomeProviderModule[] = PROVIDERS;
 
