@@ -1,5 +1,6 @@
 import { DynamoAccountStore } from '#adapters/dynamodb/account-repository';
 import { DynamoApiKeyStore } from '#adapters/dynamodb/api-key-repository';
+import { DynamoBillingStore } from '#adapters/dynamodb/billing-repository';
 import { DynamoCallbackReceipts } from '#adapters/dynamodb/callback-receipt-repository';
 import { createDb, type Db } from '#adapters/dynamodb/dynamo-client';
 import { DynamoIdempotencyStore } from '#adapters/dynamodb/idempotency-repository';
@@ -8,7 +9,7 @@ import { DynamoRateCounter } from '#adapters/dynamodb/rate-counter-repository';
 import { DynamoTaskStore } from '#adapters/dynamodb/task-repository';
 import { DynamoUploadPublications } from '#adapters/dynamodb/upload-publication-repository';
 import type { Config } from '#config';
-import type { AccountStore, ApiKeyStore, CallbackReceipts, IdempotencyStore, LedgerStore, TaskStore, UploadPublications } from '#domain/ports';
+import type { AccountStore, ApiKeyStore, BillingStore, CallbackReceipts, IdempotencyStore, LedgerStore, TaskStore, UploadPublications } from '#domain/ports';
 import { modeAwareAccounts } from '#domain/mode-accounts';
 import type { RateCounter } from '#domain/rate-limit';
 import type { Telemetry } from '#domain/telemetry';
@@ -25,6 +26,7 @@ export interface Stores {
   idempotency: IdempotencyStore;
   uploadPublications: UploadPublications;
   callbackReceipts: CallbackReceipts;
+  billing: BillingStore;
 }
 
 export function buildDb(config: Config): Db {
@@ -47,6 +49,7 @@ export function buildStores(db: Db, telemetry: Telemetry): Stores {
     idempotency: new DynamoIdempotencyStore(db),
     uploadPublications: new DynamoUploadPublications(db),
     callbackReceipts: new DynamoCallbackReceipts(db),
+    billing: new DynamoBillingStore(db),
   };
 }
 

@@ -22,7 +22,9 @@ export type BusinessEvent =
   | 'OrphanJobCanceled'
   /** A poll for a task whose recorded provider is not configured any more (it waits for its timeout). */
   | 'ProviderNotConfigured'
-  | 'SweeperTasksExamined';
+  | 'SweeperTasksExamined'
+  /** Credits a refunded or disputed pack should have taken back but the balance no longer had. */
+  | 'ReversalShortfall';
 
 /** Extra fields of a log line, snake_case (`task_id`, `account_id`, `model`...). */
 export type LogFields = Record<string, unknown>;
