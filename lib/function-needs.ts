@@ -205,6 +205,22 @@ const ROUTE_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
   }),
   // Billing (functions/domain/billing*.ts): the account item (balance, customer, subscription),
   // a payment customer's and a purchase's items, ledger entries; transactions of Update and Put.
+  'stripe-webhook': {
+    purpose: "applies Stripe's signed events: purchases, subscription status, paid access, reversals",
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
+    stripe: ['webhookSecret'],
+  },
+  // The API reference: nothing to read or write (documents built in memory).
+  'get-openapi': { purpose: 'serves the OpenAPI document', table: { actions: [] } },
+  'get-docs': { purpose: 'serves the API reference page', table: { actions: [] } },
+  'get-docs-asset': { purpose: 'serves the reference page script (copied next to its bundle)', table: { actions: [] } },
+};
+
+/**
+ * The holder's billing endpoints (session routes, functions/http/routes/billing.ts): joined to
+ * ROUTE_FUNCTIONS with their routes, once the session authorizer exists.
+ */
+export const BILLING_SESSION_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
   'get-billing': {
     purpose: 'reads the packs, the plan and the caller account',
     table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
@@ -224,15 +240,6 @@ const ROUTE_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
     purpose: 'adds test credits to the test balance',
     table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
   },
-  'stripe-webhook': {
-    purpose: "applies Stripe's signed events: purchases, subscription status, paid access, reversals",
-    table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
-    stripe: ['webhookSecret'],
-  },
-  // The API reference: nothing to read or write (documents built in memory).
-  'get-openapi': { purpose: 'serves the OpenAPI document', table: { actions: [] } },
-  'get-docs': { purpose: 'serves the API reference page', table: { actions: [] } },
-  'get-docs-asset': { purpose: 'serves the reference page script (copied next to its bundle)', table: { actions: [] } },
 };
 
 /** The functions that are not behind a route. */

@@ -17,7 +17,8 @@ export type BusinessMetricName =
   | 'TaskCanceled'
   | 'ProviderLatency'
   | 'ProviderError'
-  | 'SweeperTasksExamined';
+  | 'SweeperTasksExamined'
+  | 'ReversalShortfall';
 
 export function businessMetric(
   stage: string,
