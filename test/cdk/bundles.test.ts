@@ -25,6 +25,12 @@ import { allSampleNames, SAMPLES_SOURCE_DIR } from '#providers/simulated/sample-
  * DynamoDB Local and s3rver from the jest global setup.
  */
 const BUNDLE_TARGET_BYTES = 300 * 1024;
+/**
+ * The billing functions carry Stripe's official client (about 245 KB minified, every API
+ * resource included: the package has no per-resource entry points); they get that much more.
+ */
+const STRIPE_CLIENT_BYTES = 256 * 1024;
+const USES_STRIPE = new Set(['stripe-webhook', 'create-checkout', 'create-portal', 'get-billing']);
 /** Today's bundles, until the zod imports become namespace imports (docs/operations.md, "Bundles"). */
 const BUNDLE_CEILING_BYTES = 640 * 1024;
 
@@ -121,9 +127,10 @@ describe('synthesized bundles', () => {
     expect(new Set(all.map((fn) => fn.assetDir)).size).toBe(all.length);
   });
 
-  it(`are each under ${BUNDLE_TARGET_BYTES / 1024} KB, minified, AWS SDK excluded`, () => {
+  it(`are each under ${BUNDLE_TARGET_BYTES / 1024} KB (plus Stripe's client for billing), minified, AWS SDK excluded`, () => {
     for (const fn of listBundledFunctions(cdkOut)) {
-      expect([fn.handler, statSync(path.join(fn.assetDir, fn.file)).size < BUNDLE_TARGET_BYTES]).toEqual([fn.handler, true]);
+      const limit = BUNDLE_TARGET_BYTES + (USES_STRIPE.has(fn.handler) ? STRIPE_CLIENT_BYTES : 0);
+      expect([fn.handler, statSync(path.join(fn.assetDir, fn.file)).size < limit]).toEqual([fn.handler, true]);
     }
   });
 
