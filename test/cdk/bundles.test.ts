@@ -1,3 +1,4 @@
+import Stripe from 'stripe';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -151,6 +152,28 @@ describe('synthesized bundles', () => {
     event.headers.Authorization = `Bearer vg_live_${'x'.repeat(40)}`;
     const outcome = await invoke(AUTHORIZER_HANDLER, event);
     expect(outcome).toMatchObject({ ok: false, phase: 'invoke', errorMessage: 'Unauthorized' });
+  });
+
+  it("stripe-webhook: verifies Stripe's signature with the bundled client (signed: 200; unsigned: 400)", async () => {
+    const secret = 'whsec_bundle_test';
+    const body = JSON.stringify({ id: 'evt_bundle', object: 'event', type: 'customer.created', created: 1, data: { object: { id: 'cus_1', object: 'customer' } } });
+    const event = (headers: Record<string, string>) => ({
+      resource: '/api/v1/billing/stripe-webhook',
+      path: '/api/v1/billing/stripe-webhook',
+      httpMethod: 'POST',
+      headers: { 'Content-Type': 'application/json', ...headers },
+      multiValueHeaders: {},
+      queryStringParameters: null,
+      pathParameters: null,
+      requestContext: { requestId: 'c0ffee00-0000-4000-8000-000000000002', path: '/dev/api/v1/billing/stripe-webhook' },
+      body,
+      isBase64Encoded: false,
+    });
+    const env = { STRIPE_WEBHOOK_SECRET: secret, STRIPE_SECRET_KEY: 'sk_test_bundle' };
+    const signed = resultOf(await invoke('stripe-webhook', event({ 'Stripe-Signature': Stripe.webhooks.generateTestHeaderString({ payload: body, secret }) }), env));
+    expect([signed.statusCode, JSON.parse(signed.body).data]).toEqual([200, { received: true, result: 'ignored' }]);
+    const unsigned = resultOf(await invoke('stripe-webhook', event({}), env));
+    expect([unsigned.statusCode, JSON.parse(unsigned.body).error.code]).toEqual([400, 'validation_error']);
   });
 
   it('get-credits: 200 with the envelope, X-Request-Id and rate-limit headers', async () => {
