@@ -74,9 +74,16 @@ export interface FunctionNeeds {
   copiesResults?: boolean;
   /** Hands copies to the copy worker: COPY_WORKER_FUNCTION and lambda:InvokeFunction on it. */
   queuesCopies?: boolean;
+  /**
+   * Bills through Stripe: the billing settings in its environment, and secretsmanager:GetSecretValue
+   * on the Stripe secrets it reads (the API key to call Stripe, the signing secret to verify its events).
+   */
+  stripe?: StripeSecretName[];
   /** Queues it sends to (its URL in the environment, sqs:SendMessage) and the one it consumes. */
   queues?: { send?: QueueName[]; consume?: QueueName };
 }
+
+export type StripeSecretName = 'secretKey' | 'webhookSecret';
 
 /** Every API handler counts the request in its caller's rate window first. */
 export const RATE_LIMITED: TableAction[] = ['UpdateItem'];
@@ -196,10 +203,43 @@ const ROUTE_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
     provider: true,
     queuesCopies: true,
   }),
+  // Billing (functions/domain/billing*.ts): the account item (balance, customer, subscription),
+  // a payment customer's and a purchase's items, ledger entries; transactions of Update and Put.
+  'stripe-webhook': {
+    purpose: "applies Stripe's signed events: purchases, subscription status, paid access, reversals",
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
+    stripe: ['webhookSecret'],
+  },
   // The API reference: nothing to read or write (documents built in memory).
   'get-openapi': { purpose: 'serves the OpenAPI document', table: { actions: [] } },
   'get-docs': { purpose: 'serves the API reference page', table: { actions: [] } },
   'get-docs-asset': { purpose: 'serves the reference page script (copied next to its bundle)', table: { actions: [] } },
+};
+
+/**
+ * The holder's billing endpoints (session routes, functions/http/routes/billing.ts): joined to
+ * ROUTE_FUNCTIONS with their routes, once the session authorizer exists.
+ */
+export const BILLING_SESSION_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
+  'get-billing': {
+    purpose: 'reads the packs, the plan and the caller account',
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+    stripe: [],
+  },
+  'create-checkout': {
+    purpose: "opens a Stripe Checkout for a pack or the plan, making the account's Stripe customer once",
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+    stripe: ['secretKey'],
+  },
+  'create-portal': {
+    purpose: "opens the Stripe customer portal for the account's customer",
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+    stripe: ['secretKey'],
+  },
+  'add-test-credits': {
+    purpose: 'adds test credits to the test balance',
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+  },
 };
 
 /** The functions that are not behind a route. */

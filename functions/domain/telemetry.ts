@@ -32,7 +32,9 @@ export type BusinessEvent =
   | 'ProviderSkipped'
   /** A provider's circuit opened (or reopened after a failed probe): alarmed. */
   | 'CircuitOpened'
-  | 'SweeperTasksExamined';
+  | 'SweeperTasksExamined'
+  /** Credits a refunded or disputed pack should have taken back but the balance no longer had. */
+  | 'ReversalShortfall';
 
 /** Extra fields of a log line, snake_case (`task_id`, `account_id`, `model`...). */
 export type LogFields = Record<string, unknown>;

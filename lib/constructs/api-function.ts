@@ -198,7 +198,7 @@ export class ApiFunction extends Construct {
     }
   }
 
-  /** Reading one secret's value (the Replicate token). */
+  /** Reading one secret's value (a provider's token, Stripe's key or signing secret). */
   grantSecretRead(secret: ISecret): void {
     const resource = secret.secretFullArn ?? `${secret.secretArn}-??????`;
     this.role.addToPrincipalPolicy(
@@ -208,7 +208,7 @@ export class ApiFunction extends Construct {
       acknowledgeWildcardResource(
         this.role,
         resource,
-        'The token secret is named, not given by full ARN: "-??????" matches only the random suffix Secrets Manager appends to that one name. Pass -c replicateSecretArn=<full ARN> to drop the wildcard.',
+        'The secret is named, not given by full ARN: "-??????" matches only the random suffix Secrets Manager appends to that one name. Pass its <setting>Arn context key with the full ARN (replicateSecretArn, stripeSecretKeySecretArn, ...) to drop the wildcard.',
       );
     }
   }

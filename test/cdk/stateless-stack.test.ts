@@ -230,6 +230,17 @@ describe('StatelessStack', () => {
       expect(text).toContain('REPLICATE_API_TOKEN_SECRET_ARN');
     });
 
+    it("gives Stripe's webhook the billing settings and both secrets' ARNs, never a secret's value, and no other function either", () => {
+      const text = JSON.stringify(template().toJSON());
+      expect(text).not.toMatch(/"STRIPE_(SECRET_KEY|WEBHOOK_SECRET)"/);
+      for (const [, fn] of resourcesOf(template(), 'AWS::Lambda::Function')) {
+        const variables = Object.keys(fn.Properties?.Environment?.Variables ?? {});
+        const billing = fn.Metadata?.['vidgen:handler'] === 'stripe-webhook';
+        expect(variables.includes('STRIPE_WEBHOOK_SECRET_ARN')).toBe(billing);
+        expect(variables.includes('STRIPE_SECRET_KEY_ARN')).toBe(billing);
+      }
+    });
+
     it('tells the polling functions (and only them) which function copies results', () => {
       const copyWorkerId = functionIdOf(template(), COPY_WORKER_HANDLER);
       for (const handler of handlers()) {
@@ -288,6 +299,10 @@ describe('StatelessStack', () => {
   describe('alarms', () => {
     const alarms = () => resourcesOf(template(), 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties!);
     const named = (suffix: string) => alarms().find((a) => a.AlarmName === `vidgen-dev-${suffix}`);
+
+    it('watch reversal shortfalls: any credits a refunded or disputed pack could not take back', () => {
+      expect(named('reversal-shortfall')).toMatchObject({ MetricName: 'ReversalShortfall', Namespace: 'VidGen', Threshold: 1, Statistic: 'Sum' });
+    });
 
     it('watch the API 5xx rate and p99 latency', () => {
       expect(named('api-5xx-rate')!.Metrics.find((m: { Expression?: string }) => m.Expression).Expression).toMatch(/IF\(requests >= 20, .*errors.* \/ requests, 0\)/);

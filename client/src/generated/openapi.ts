@@ -372,6 +372,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/billing/stripe-webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe webhook (internal)
+         * @description Where Stripe sends its events; you never call it. No API key: the `Stripe-Signature` header must verify over the raw body with the endpoint's signing secret, within 5 minutes. A missing, forged or stale signature: 400, nothing changes. A verified event is answered 200 whatever it did (a duplicate or a replay changes nothing; an unknown type is ignored; an event for an account we do not know is logged).
+         */
+        post: operations["receiveStripeWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -850,13 +870,13 @@ export interface components {
              */
             transaction_id: string;
             /**
-             * @description `grant`: credits added (the opening balance, a purchase, support); `charge`: a task started; `refund`: a failed or canceled task given back.
+             * @description `grant`: credits added (the opening balance, test credits, support); `charge`: a task started; `refund`: a failed or canceled task given back; `purchase`: a credit pack bought; `reversal`: a refunded or disputed pack taken back (never below zero).
              * @enum {string}
              */
-            type: "grant" | "charge" | "refund";
+            type: "grant" | "charge" | "refund" | "purchase" | "reversal";
             /** @description Signed: negative for a charge, positive for a grant or refund. The sum of every amount is your balance. */
             amount: number;
-            /** @description The `video_id` or `image_id` a charge or refund belongs to; null for a grant. */
+            /** @description The `video_id` or `image_id` a charge or refund belongs to; null for a grant, purchase or reversal. */
             task_id: string | null;
             /** @description Why, in words. */
             reason: string | null;
@@ -994,6 +1014,20 @@ export interface components {
              * @enum {string}
              */
             result: "applied" | "adopted" | "orphaned" | "duplicate";
+        };
+        /** @description Success: `data` is the result, `error` is null. */
+        StripeWebhookResponse: {
+            data: components["schemas"]["StripeWebhookAnswer"];
+            error: null;
+        };
+        StripeWebhookAnswer: {
+            /** @enum {boolean} */
+            received: true;
+            /**
+             * @description `applied`: the account changed; `duplicate`: already applied (a repeat or a replay), nothing changed; `stale`: a subscription event older than the one applied, nothing changed; `ignored`: a type or payment we do not act on; `unknown_account`: no account of ours (logged for operators).
+             * @enum {string}
+             */
+            result: "applied" | "duplicate" | "stale" | "ignored" | "unknown_account";
         };
     };
     responses: never;
@@ -3759,6 +3793,74 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    receiveStripeWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Received (Stripe does not retry). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "received": true,
+                     *         "result": "applied"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StripeWebhookResponse"];
+                };
+            };
+            /** @description The signature is missing, does not verify or is older than 5 minutes; or the body is not an event. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Stripe-Signature: does not verify, or is older than 5 minutes.",
+                     *         "code": "validation_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
             /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */

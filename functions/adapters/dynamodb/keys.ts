@@ -144,3 +144,9 @@ export const callbackReceiptKey = (provider: string, messageIdHash: string): Pri
 
 /** One item per provider: its circuit breaker, shared by every function instance. */
 export const circuitKey = (provider: string): PrimaryKey => ({ pk: `CIRCUIT#${provider}`, sk: 'CIRCUIT' });
+/** Billing: which account a payment customer (Stripe `cus_…`) belongs to. */
+export const paymentCustomerKey = (customerId: string): PrimaryKey => ({ pk: `PAYCUSTOMER#${customerId}`, sk: 'PAYCUSTOMER' });
+/** A pack bought, keyed by its Checkout Session: its one grant, and what reversals claimed back. */
+export const purchaseKey = (checkoutId: string): PrimaryKey => ({ pk: `PURCHASE#${checkoutId}`, sk: 'PURCHASE' });
+/** The purchase a payment (Stripe `pi_…`) paid for, named by its refunds and disputes. */
+export const purchasePaymentKey = (paymentId: string): PrimaryKey => ({ pk: `PAYMENT#${paymentId}`, sk: 'PAYMENT' });
