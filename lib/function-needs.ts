@@ -185,6 +185,17 @@ const ROUTE_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
     purpose: "reads a page of an endpoint's deliveries",
     table: { actions: [...RATE_LIMITED, 'GetItem', 'Query'], query: ['lsi1'] },
   },
+  'list-events': {
+    purpose: "reads a page of the caller's events feed",
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'Query'], query: ['lsi1'] },
+  },
+  'retry-delivery': {
+    // The delivery reopened (Update) or, for an event never sent to the endpoint, created
+    // (GetItem of the counter, TransactWriteItems [Update endpoint, Put delivery]).
+    purpose: 'sends an event to a webhook endpoint again',
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+    queues: { send: ['webhook-deliveries'] },
+  },
   'delete-webhook': {
     purpose: 'deletes a webhook endpoint',
     table: { actions: [...RATE_LIMITED, 'DeleteItem'] },

@@ -12,8 +12,7 @@ import { copyRequested, DEFAULT_LIFECYCLE_SETTINGS } from '#domain/task-lifecycl
 import { traced } from '#observability/client-tracing';
 import { powertoolsTelemetry } from '#observability/telemetry';
 import { instrumentedProvider } from '#providers/instrumented-provider';
-import { publishEvent } from '#domain/webhook-deliveries';
-import { taskEndedEvent } from '#domain/webhooks';
+import { publishTaskEnded } from '#domain/webhook-deliveries';
 import { appConfig } from './config';
 import { webhookEvents, type EventPublishing } from './webhook-events';
 import { appMediaStorage } from './media';
@@ -64,7 +63,7 @@ export function buildLifecycle(
       callbackUrl: (task, providerName, token) => providerCallbackUrl(callbackBase, providerName, task.accountId, task.taskId, token),
     }),
     telemetry: powertoolsTelemetry,
-    events: { taskEnded: async (task) => void (await publishEvent(parts.webhooks, task.accountId, taskEndedEvent(task))) },
+    events: { taskEnded: (task) => publishTaskEnded(parts.webhooks, task) },
   };
   return deps;
 }

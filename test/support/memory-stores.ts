@@ -477,6 +477,16 @@ export class MemoryDeliveryStore implements DeliveryStore {
     return row && copy(row.delivery);
   }
 
+  async reopen(seen: Delivery, now: string): Promise<boolean> {
+    await turn();
+    const row = this.table.deliveries.get(deliveryId(seen));
+    if (!row || row.delivery.status !== seen.status || row.delivery.attempts !== seen.attempts || row.delivery.nextAttemptAt !== seen.nextAttemptAt) {
+      return false;
+    }
+    Object.assign(row.delivery, { status: 'pending', nextAttemptAt: now });
+    return true;
+  }
+
   async recordAttempt(seen: Delivery, next: AttemptOutcome): Promise<boolean> {
     await turn();
     const row = this.table.deliveries.get(deliveryId(seen));

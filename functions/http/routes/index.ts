@@ -1,5 +1,6 @@
 import type { ApiRoute } from '../route';
 import { ACCOUNT_ROUTES } from './account';
+import { EVENT_ROUTES } from './events';
 import { IMAGE_ROUTES } from './images';
 import { PROVIDER_CALLBACK_ROUTES } from './provider-callbacks';
 import { REFERENCE_ROUTES } from './reference';
@@ -24,6 +25,7 @@ export const ROUTES: readonly ApiRoute[] = [
   ...UPLOAD_ROUTES,
   ...ACCOUNT_ROUTES,
   ...WEBHOOK_ROUTES,
+  ...EVENT_ROUTES,
   ...PROVIDER_CALLBACK_ROUTES,
   ...REFERENCE_ROUTES,
 ];
