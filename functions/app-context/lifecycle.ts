@@ -3,6 +3,7 @@ import { messageQueue } from './queues';
 import { providerCallbackUrl } from '#contract/params';
 import { CounterBudget } from '#domain/provider-budget';
 import { ReferenceImages } from '#adapters/reference-images';
+import { ffmpegBinary, FfmpegThumbnails } from '#adapters/ffmpeg-thumbnails';
 import type { ObjectStorage } from '#adapters/s3/object-storage';
 import type { Config } from '#config';
 import type { CopyQueue, SubmissionRequest } from '#domain/ports';
@@ -48,6 +49,7 @@ export function buildLifecycle(
       other.name === testProvider.name ? testProvider : instrumentedProvider(other, powertoolsTelemetry),
     ),
     media: parts.storage,
+    thumbnails: new FfmpegThumbnails(parts.storage, ffmpegBinary(config.ffmpegPath)),
     copyQueue,
     clock: () => new Date(),
     settings: {

@@ -22,6 +22,8 @@ export type BusinessEvent =
   | 'OrphanJobCanceled'
   /** A poll for a task whose recorded provider is not configured any more (it waits for its timeout). */
   | 'ProviderNotConfigured'
+  /** A completed video whose first frame could not be made into a thumbnail (it completes without one). */
+  | 'ThumbnailFailed'
   | 'SweeperTasksExamined';
 
 /** Extra fields of a log line, snake_case (`task_id`, `account_id`, `model`...). */

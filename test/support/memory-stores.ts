@@ -279,11 +279,11 @@ export class MemoryTaskStore implements TaskStore {
     return stored.copyAttempts;
   }
 
-  async complete(task: Task, outputUrls: string[], now: string): Promise<boolean> {
+  async complete(task: Task, outputUrls: string[], now: string, thumbnailUrl?: string): Promise<boolean> {
     await turn();
     const stored = this.processing(task);
     if (!stored) return false;
-    Object.assign(stored, { status: 'completed', outputUrls: [...outputUrls], completedAt: now, updatedAt: now });
+    Object.assign(stored, { status: 'completed', outputUrls: [...outputUrls], completedAt: now, updatedAt: now, ...(thumbnailUrl && { thumbnailUrl }) });
     delete stored.pendingOutputs;
     this.unannounced.add(taskId(task.accountId, task.taskId));
     return true;

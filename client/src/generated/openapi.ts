@@ -514,6 +514,11 @@ export interface components {
              * @description The MP4, public, no key needed (completed only).
              */
             video_url?: string;
+            /**
+             * Format: uri
+             * @description The first frame as a JPEG of the video's size, public like `video_url`. Null until the task completes, and when it could not be made (the video is still delivered).
+             */
+            thumbnail_url: string | null;
             error?: components["schemas"]["TaskError"];
             /**
              * Format: date-time
@@ -1148,6 +1153,7 @@ export interface operations {
                      *         "credits_used": 25,
                      *         "progress": 0,
                      *         "livemode": true,
+                     *         "thumbnail_url": null,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:00.000Z"
                      *       },
@@ -1367,6 +1373,7 @@ export interface operations {
                      *             "credits_used": 25,
                      *             "progress": 100,
                      *             "livemode": true,
+                     *             "thumbnail_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.jpg",
                      *             "created_at": "2026-11-21T17:00:00.000Z",
                      *             "updated_at": "2026-11-21T17:00:41.000Z",
                      *             "video_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4",
@@ -1508,6 +1515,7 @@ export interface operations {
                      *         "credits_used": 25,
                      *         "progress": 100,
                      *         "livemode": true,
+                     *         "thumbnail_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.jpg",
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:41.000Z",
                      *         "video_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4",
@@ -1640,6 +1648,7 @@ export interface operations {
                      *         "credits_used": 25,
                      *         "progress": 12,
                      *         "livemode": true,
+                     *         "thumbnail_url": null,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:05.000Z",
                      *         "error": {
@@ -3797,6 +3806,7 @@ export interface operations {
                      *               "credits_used": 25,
                      *               "progress": 100,
                      *               "livemode": true,
+                     *               "thumbnail_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.jpg",
                      *               "created_at": "2026-11-21T17:00:00.000Z",
                      *               "updated_at": "2026-11-21T17:00:41.000Z",
                      *               "video_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4",
