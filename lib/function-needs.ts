@@ -72,6 +72,11 @@ export interface FunctionNeeds {
   provider?: boolean;
   /** Copies finished outputs into videos/ and images/; with the simulated provider the source is provider-sim/. */
   copiesResults?: boolean;
+  /**
+   * Makes video thumbnails with ffmpeg: the ffmpeg layer (lib/constructs/ffmpeg-layer.ts) and
+   * FFMPEG_PATH, on its architecture, and reads the copied videos back from videos/.
+   */
+  makesThumbnails?: boolean;
   /** Hands copies to the copy worker: COPY_WORKER_FUNCTION and lambda:InvokeFunction on it. */
   queuesCopies?: boolean;
   /** Queues it sends to (its URL in the environment, sqs:SendMessage) and the one it consumes. */
@@ -228,9 +233,10 @@ export const BACKGROUND_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
     }),
   ),
   [COPY_WORKER_HANDLER]: endsTasks({
-    purpose: 'copies provider outputs into the bucket and completes the task',
+    purpose: 'copies provider outputs into the bucket, makes video thumbnails and completes the task',
     table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
     copiesResults: true,
+    makesThumbnails: true,
   }),
   [SUBMISSION_CONSUMER_HANDLER]: submitsTasks(
     endsTasks({

@@ -149,6 +149,7 @@ describe('output', () => {
     aspect_ratio: '16:9',
     duration: 5,
     livemode: true,
+    thumbnail_url: null,
     resolution: '720p',
     credits_used: 25,
     progress: 40,
