@@ -63,6 +63,8 @@ export interface Config {
   taskTimeoutSeconds: number;
   /** The Lambda that copies results (invoked asynchronously); unset: copy in this process. */
   copyWorkerFunction?: string;
+  /** The ffmpeg that makes video thumbnails (the copy worker's layer on AWS); unset: @ffmpeg-installer's. */
+  ffmpegPath?: string;
   webhooks: WebhookConfig;
   submissions: SubmissionConfig;
 }
@@ -264,6 +266,7 @@ export function loadConfig(env: Env = process.env): Config {
   const dynamodbEndpoint = optional(env, 'DYNAMODB_ENDPOINT');
   const s3Endpoint = optional(env, 'S3_ENDPOINT');
   const copyWorkerFunction = optional(env, 'COPY_WORKER_FUNCTION');
+  const ffmpegPath = optional(env, 'FFMPEG_PATH');
   const webhookQueueUrl = optional(env, 'WEBHOOK_QUEUE_URL');
   const configured = providers(env);
   return {
@@ -281,6 +284,7 @@ export function loadConfig(env: Env = process.env): Config {
     simulatedOutputs: oneOf(env, 'SIM_OUTPUTS', SIMULATED_OUTPUTS, 'rendered'),
     taskTimeoutSeconds: wholeNumber(env, 'TASK_TIMEOUT_SECONDS', CONFIG_DEFAULTS.taskTimeoutSeconds, 60),
     ...(copyWorkerFunction && { copyWorkerFunction }),
+    ...(ffmpegPath && { ffmpegPath }),
     webhooks: {
       ...(webhookQueueUrl && { queueUrl: webhookQueueUrl }),
       retrySchedule: secondsList(env, 'WEBHOOK_RETRY_SCHEDULE', CONFIG_DEFAULTS.webhookRetrySchedule),

@@ -72,6 +72,11 @@ export interface FunctionNeeds {
   provider?: boolean;
   /** Copies finished outputs into videos/ and images/; with the simulated provider the source is provider-sim/. */
   copiesResults?: boolean;
+  /**
+   * Makes video thumbnails with ffmpeg: the ffmpeg layer (lib/constructs/ffmpeg-layer.ts) and
+   * FFMPEG_PATH, on its architecture, and reads the copied videos back from videos/.
+   */
+  makesThumbnails?: boolean;
   /** Hands copies to the copy worker: COPY_WORKER_FUNCTION and lambda:InvokeFunction on it. */
   queuesCopies?: boolean;
   /**
@@ -192,6 +197,17 @@ const ROUTE_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
     purpose: "reads a page of an endpoint's deliveries",
     table: { actions: [...RATE_LIMITED, 'GetItem', 'Query'], query: ['lsi1'] },
   },
+  'list-events': {
+    purpose: "reads a page of the caller's events feed",
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'Query'], query: ['lsi1'] },
+  },
+  'retry-delivery': {
+    // The delivery reopened (Update) or, for an event never sent to the endpoint, created
+    // (GetItem of the counter, TransactWriteItems [Update endpoint, Put delivery]).
+    purpose: 'sends an event to a webhook endpoint again',
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+    queues: { send: ['webhook-deliveries'] },
+  },
   'delete-webhook': {
     purpose: 'deletes a webhook endpoint',
     table: { actions: [...RATE_LIMITED, 'DeleteItem'] },
@@ -257,9 +273,10 @@ export const BACKGROUND_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
     }),
   ),
   [COPY_WORKER_HANDLER]: endsTasks({
-    purpose: 'copies provider outputs into the bucket and completes the task',
+    purpose: 'copies provider outputs into the bucket, makes video thumbnails and completes the task',
     table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
     copiesResults: true,
+    makesThumbnails: true,
   }),
   [SUBMISSION_CONSUMER_HANDLER]: submitsTasks(
     endsTasks({

@@ -21,6 +21,7 @@ import { extraFilesOf } from './bundle-extras';
 import { ApiFunction, type ApiFunctionProps, constructIdFor } from './constructs/api-function';
 import { isPublicRoute, VidGenRestApi } from './constructs/rest-api';
 import { DeadLetterQueue } from './constructs/dead-letter-queue';
+import { FFMPEG_LAYER_ARCHITECTURE, FFMPEG_LAYER_BINARY, FfmpegLayer } from './constructs/ffmpeg-layer';
 import { ServiceAlarms } from './constructs/service-alarms';
 import { ServiceDashboard } from './constructs/service-dashboard';
 import { WorkQueue } from './constructs/work-queue';
@@ -31,6 +32,7 @@ import {
   type FunctionNeeds,
   needsOf,
   RESULT_COPY_MEDIA,
+  THUMBNAIL_SOURCE_MEDIA,
   SIMULATED_PROVIDER_MEDIA,
   SIMULATED_RESULT_SOURCE_MEDIA,
 } from './function-permissions';
@@ -151,6 +153,7 @@ export class StatelessStack extends Stack {
     this.workQueues.push(...Object.values(queues));
 
     const publicHandlers = new Set(routes.filter(isPublicRoute).map((route) => route.handler));
+    let ffmpeg: FfmpegLayer | undefined;
     const create = (handler: string, copyWorker?: ApiFunction): ApiFunction => {
       const { needs, declared } = needsOf(handler, { publicRoute: publicHandlers.has(handler) });
       if (!declared) {
@@ -165,6 +168,7 @@ export class StatelessStack extends Stack {
         environment: {
           ...environment,
           ...(needs.queuesCopies && copyWorker && { COPY_WORKER_FUNCTION: copyWorker.function.functionName }),
+          ...(needs.makesThumbnails && { FFMPEG_PATH: FFMPEG_LAYER_BINARY }),
           ...Object.fromEntries((needs.queues?.send ?? []).map((name) => [QUEUE_URL_VARIABLES[name], queues[name].queue.queueUrl])),
           ...(needs.stripe && billingEnvironment(settings, this.stripeSecrets)),
         },
@@ -172,6 +176,9 @@ export class StatelessStack extends Stack {
         retainLogs: settings.production,
         bundleAwsSdk: settings.bundleAwsSdk,
         extraFiles: extraFilesOf(handler, { callsProvider: needs.provider === true }),
+        ...(needs.makesThumbnails && {
+          layers: { layers: [(ffmpeg ??= new FfmpegLayer(this, 'Ffmpeg')).layer], architecture: FFMPEG_LAYER_ARCHITECTURE },
+        }),
         ...SIZING[handler],
         ...background[handler],
       });
@@ -282,6 +289,7 @@ export class StatelessStack extends Stack {
       needs.provider ? SIMULATED_PROVIDER_MEDIA : undefined,
       needs.copiesResults ? RESULT_COPY_MEDIA : undefined,
       needs.copiesResults ? SIMULATED_RESULT_SOURCE_MEDIA : undefined,
+      needs.makesThumbnails ? THUMBNAIL_SOURCE_MEDIA : undefined,
     );
     if (needs.provider) for (const secret of this.providerSecrets.values()) fn.grantSecretRead(secret);
     // Only the secrets it reads: the webhook verifies with the signing secret and never calls Stripe.

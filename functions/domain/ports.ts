@@ -108,8 +108,8 @@ export interface TaskStore {
   recordOutputs(task: Task, outputUrls: string[], now: string): Promise<boolean>;
   /** Counts a failed copy; returns the new count, or undefined if the task is already final. */
   recordCopyFailure(task: Task, now: string): Promise<number | undefined>;
-  /** processing -> completed with our URLs. False if the task was already final. */
-  complete(task: Task, outputUrls: string[], now: string): Promise<boolean>;
+  /** processing -> completed with our URLs (and a video's thumbnail). False if the task was already final. */
+  complete(task: Task, outputUrls: string[], now: string, thumbnailUrl?: string): Promise<boolean>;
   /**
    * processing -> failed and the refund with its ledger entry, in one transaction, so the
    * refund happens exactly once however many callers race. False if already final.
@@ -195,6 +195,14 @@ export interface MediaStore {
    */
   copyFromUrl(sourceUrl: string, key: string, contentType: string, kind: MediaKind): Promise<string>;
   remove(key: string): Promise<void>;
+}
+
+/**
+ * Makes a video's poster: its first frame as a JPEG stored at `key`, from the video already in
+ * our storage at `videoKey`; returns the JPEG's public URL. Throws when the video cannot be decoded.
+ */
+export interface Thumbnails {
+  firstFrame(videoKey: string, key: string): Promise<string>;
 }
 
 /** Which task's outputs to copy: the copy worker's event. */

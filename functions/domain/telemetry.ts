@@ -34,7 +34,9 @@ export type BusinessEvent =
   | 'CircuitOpened'
   | 'SweeperTasksExamined'
   /** Credits a refunded or disputed pack should have taken back but the balance no longer had. */
-  | 'ReversalShortfall';
+  | 'ReversalShortfall'
+  /** A completed video whose first frame could not be made into a thumbnail (it completes without one). */
+  | 'ThumbnailFailed';
 
 /** Extra fields of a log line, snake_case (`task_id`, `account_id`, `model`...). */
 export type LogFields = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { CONFIG_DEFAULTS } from '#config';
@@ -157,11 +157,11 @@ describe('StatelessStack', () => {
       expect(deployed.sort()).toEqual(handlers().sort());
     });
 
-    it('runs every function on the newest Node.js runtime, arm64, traced, with its own log group', () => {
+    it('runs every function on the newest Node.js runtime, arm64 (the copy worker x86_64, as its ffmpeg layer), traced, with its own log group', () => {
       for (const handler of handlers()) {
         const fn = resources()[functionIdOf(template(), handler)].Properties;
         expect(fn.Runtime).toBe('nodejs24.x');
-        expect(fn.Architectures).toEqual(['arm64']);
+        expect(fn.Architectures).toEqual([handler === COPY_WORKER_HANDLER ? 'x86_64' : 'arm64']);
         expect(fn.TracingConfig).toEqual({ Mode: 'Active' });
         expect(fn.Handler).toBe('index.handler');
         const logGroupId = fn.LoggingConfig.LogGroup.Ref;
@@ -216,6 +216,8 @@ describe('StatelessStack', () => {
         'SUBMISSION_QUEUE_URL',
         // The functions that submit: where the provider calls back.
         'CALLBACK_BASE_URL',
+        // The copy worker: the binary in its ffmpeg layer.
+        'FFMPEG_PATH',
       ]);
       const missing = [...read].filter((name) => !set.has(name) && !(name in NOT_SET_ON_AWS));
       expect(missing).toEqual([]);
@@ -249,6 +251,25 @@ describe('StatelessStack', () => {
           expect(env.COPY_WORKER_FUNCTION).toEqual({ Ref: copyWorkerId });
         } else {
           expect(env.COPY_WORKER_FUNCTION).toBeUndefined();
+        }
+      }
+    });
+
+    it("gives the copy worker (and only it) the ffmpeg layer, from the static x86_64 binary in node_modules, and FFMPEG_PATH into it", () => {
+      const layers = resourcesOf(template(), 'AWS::Lambda::LayerVersion');
+      expect(layers).toHaveLength(1);
+      const [layerId, layer] = layers[0]!;
+      expect(layer.Properties!.CompatibleArchitectures).toEqual(['x86_64']);
+      // The asset is the package folder with only the binary in it, staged offline at synth.
+      const assetHash = String(layer.Properties!.Content.S3Key).replace(/\.zip$/, '');
+      expect(readdirSync(path.join(s.outdir, `asset.${assetHash}`))).toEqual(['ffmpeg']);
+      for (const handler of handlers()) {
+        const fn = resources()[functionIdOf(template(), handler)].Properties;
+        if (handler === COPY_WORKER_HANDLER) {
+          expect(fn.Layers).toEqual([{ Ref: layerId }]);
+          expect(fn.Environment.Variables.FFMPEG_PATH).toBe('/opt/ffmpeg');
+        } else {
+          expect([handler, fn.Layers, fn.Environment.Variables.FFMPEG_PATH]).toEqual([handler, undefined, undefined]);
         }
       }
     });
