@@ -176,6 +176,7 @@ function registerOperation(registry: OpenAPIRegistry, route: ApiRoute): void {
 const TAGS = [
   { name: 'Videos', description: 'Start video tasks, poll them, list your history.' },
   { name: 'Images', description: 'Start image tasks (paid access), poll them, list your history.' },
+  { name: 'Models', description: 'The models with their prices, defaults, allowed values and capabilities; the price of a start before making it.' },
   { name: 'Uploads', description: 'Reference images: upload a file, get a public URL to pass to the generate endpoints.' },
   { name: 'Account', description: 'Your credits and access.' },
   { name: 'Webhooks', description: 'Endpoints that receive signed events (Standard Webhooks) when your tasks end, and their deliveries.' },

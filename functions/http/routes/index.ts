@@ -1,5 +1,6 @@
 import type { ApiRoute } from '../route';
 import { ACCOUNT_ROUTES } from './account';
+import { CATALOGUE_ROUTES } from './catalogue';
 import { IMAGE_ROUTES } from './images';
 import { PROVIDER_CALLBACK_ROUTES } from './provider-callbacks';
 import { REFERENCE_ROUTES } from './reference';
@@ -21,6 +22,7 @@ export { API_PREFIX } from './prefix';
 export const ROUTES: readonly ApiRoute[] = [
   ...VIDEO_ROUTES,
   ...IMAGE_ROUTES,
+  ...CATALOGUE_ROUTES,
   ...UPLOAD_ROUTES,
   ...ACCOUNT_ROUTES,
   ...WEBHOOK_ROUTES,
