@@ -56,7 +56,7 @@ const videoModel = z
       duration: z.object({ min: z.number().int(), max: z.number().int() }).meta({ description: 'Whole seconds.' }),
     }).meta({ description: 'The values each parameter accepts.' }),
   })
-  .meta({ id: 'VideoModel' });
+  .meta({ id: 'VideoModelEntry' });
 
 const imageModel = z
   .object({
@@ -75,7 +75,7 @@ const imageModel = z
       output_format: z.array(z.enum(OUTPUT_FORMATS)),
     }).meta({ description: 'The values each parameter accepts.' }),
   })
-  .meta({ id: 'ImageModel' });
+  .meta({ id: 'ImageModelEntry' });
 
 export const modelList = z
   .object({ models: z.array(z.discriminatedUnion('kind', [videoModel, imageModel])).meta({ description: 'Video models first.' }) })

@@ -826,9 +826,9 @@ export interface components {
         };
         ModelList: {
             /** @description Video models first. */
-            models: (components["schemas"]["VideoModel"] | components["schemas"]["ImageModel"])[];
+            models: (components["schemas"]["VideoModelEntry"] | components["schemas"]["ImageModelEntry"])[];
         };
-        VideoModel: {
+        VideoModelEntry: {
             /**
              * @description The `model` of `POST /generate`.
              * @enum {string}
@@ -889,7 +889,7 @@ export interface components {
             /** @description Edits the reference `images` (image models). */
             reference_images: boolean;
         };
-        ImageModel: {
+        ImageModelEntry: {
             /**
              * @description The `model` of `POST /generate-image`.
              * @enum {string}
