@@ -636,7 +636,7 @@ export interface components {
                 code: "upstream_error";
             };
         };
-        /** @description Starts a video task. `image_url` goes with `generation_type: image_to_video`, and only with it. */
+        /** @description Starts a video task. `image_url` (and `end_image_url`) go with `generation_type: image_to_video`, and only with it. */
         GenerateVideoRequest: {
             /** @description What the video should show. Leading and trailing spaces are trimmed; then 1 to 5000 characters. */
             prompt: string;
@@ -657,6 +657,10 @@ export interface components {
              * @description Absolute http(s) URL of the reference image, at most 2048 characters (for example the `url` answered by `POST /upload`). Required with `image_to_video`, refused with `text_to_video`.
              */
             image_url?: string;
+            /**
+             * Format: uri
+             * @description Absolute http(s) URL of the image the video ends on (image_to_video only, on models whose `capabilities.end_image` is true: see `GET /models`). Checked like `image_url`.
+             */
             end_image_url?: string;
             /**
              * @description Aspect ratio of the video.
@@ -675,7 +679,9 @@ export interface components {
              * @enum {string}
              */
             resolution?: "480p" | "720p" | "1080p";
+            /** @description A whole number 0 to 4294967295 (a JSON number): the same seed and parameters give the same output where the model honours it (`capabilities.seed`). */
             seed?: number;
+            /** @description What the output should not show. Trimmed; then 1 to 2000 characters. */
             negative_prompt?: string;
         } & unknown;
         /** @description Success: `data` is the result, `error` is null. */
@@ -806,7 +812,9 @@ export interface components {
             output_format?: "png" | "jpg" | "webp";
             /** @description Edit mode: 1 to 10 absolute http(s) URLs of the images to edit (for example from `POST /upload`). */
             images?: string[];
+            /** @description A whole number 0 to 4294967295 (a JSON number): the same seed and parameters give the same output where the model honours it (`capabilities.seed`). */
             seed?: number;
+            /** @description What the output should not show. Trimmed; then 1 to 2000 characters. */
             negative_prompt?: string;
         };
         /** @description Success: `data` is the result, `error` is null. */
