@@ -155,6 +155,14 @@ const ROUTE_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
   'list-images': IMAGES.list,
   'get-image': IMAGES.get,
   'cancel-image': IMAGES.cancel,
+  // The catalogue is code: nothing to read but the caller's rate window.
+  'list-models': { purpose: 'lists the models and their prices', table: { actions: [...RATE_LIMITED] } },
+  quote: {
+    purpose: 'prices a start and says whether it would go ahead (a test key opens its test balance on first use)',
+    // The account (GetItem; PutItem opens a test balance) and the first bytes of our own reference files.
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+    media: { read: ['uploads/', 'videos/', 'images/'], listBucket: true },
+  },
   upload: {
     purpose: 'stores an uploaded reference image',
     table: { actions: [...RATE_LIMITED] },

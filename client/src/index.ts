@@ -21,8 +21,11 @@ import type {
   ImagePage,
   ImageTask,
   KeyMode,
+  ModelList,
   PageParams,
   TaskEvent,
+  Quote,
+  QuoteParams,
   TransactionPage,
   UploadedImage,
   VideoPage,
@@ -351,6 +354,20 @@ export class VidgenClient {
       if (signal?.aborted) return;
       throw error;
     }
+  }
+
+  /** GET /models: every model with its price, defaults, allowed values and capabilities. */
+  listModels(options: RequestOptions = {}): Promise<ModelList> {
+    return this.request({ method: 'GET', path: '/models', idempotent: true, signal: options.signal });
+  }
+
+  /**
+   * POST /quote: what the start `params` describe (`kind: "video"` for generateVideo's
+   * parameters, `"image"` for generateImage's) would charge, and whether it would be accepted
+   * now (`reason` names the 403 it would get). Charges nothing, so it is retried like a GET.
+   */
+  quote(params: QuoteParams, options: RequestOptions = {}): Promise<Quote> {
+    return this.request({ method: 'POST', path: '/quote', json: params, idempotent: true, signal: options.signal });
   }
 
   /** GET /credits (the test balance with a test key). */
