@@ -13,6 +13,7 @@ import { mediaRoute, MEDIA_PATH } from './media-route';
 import { ensureDemoAccount, type DemoAccount } from './demo-account';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { startS3Local } from './s3-local';
+import { startIdentityServer, type IdentityServer } from './identity/server';
 import type { LocalSettings } from './settings';
 import { InProcessCopyQueue } from '#adapters/copy-queues';
 import { LOCAL_WEBHOOK_RETRY_SCHEDULE } from '#config';
@@ -30,6 +31,8 @@ export interface LocalStack {
   apiPort: number;
   dynamodbEndpoint: string;
   s3Endpoint: string;
+  /** The local identity server: Cognito's API, the user pool and its app client. */
+  identity: Omit<IdentityServer, 'stop'>;
   demo: DemoAccount;
   context: AppContext;
   stop(): Promise<void>;
@@ -73,6 +76,17 @@ export async function startLocalStack(
       s3Endpoint = s3.endpoint;
     }
 
+    // Cognito's stand-in: its issuer and client go to the authorizer's configuration below.
+    const identity = await startIdentityServer({
+      host: settings.host,
+      port: settings.identityPort ?? 0,
+      dataDir: path.join(settings.dataDir, 'identity'),
+      region: settings.region,
+      sendCode: ({ email, code, purpose }) =>
+        console.log(`identity: ${purpose === 'signup' ? 'verification' : 'password reset'} code for ${email}: ${code} (the deployed pool would email it)`),
+    });
+    stops.push(identity.stop);
+
     // Listen first: the public media URL the handlers are configured with names the port.
     // Until the API is ready below, requests get 503 (bin/local-stack/http-server.ts).
     const { server, ready } = createLocalHttpServer();
@@ -94,6 +108,8 @@ export async function startLocalStack(
       // The simulated provider signs its callbacks with this (a fresh one per start, unless given).
       SIM_CALLBACK_SECRET: process.env.SIM_CALLBACK_SECRET ?? `whsec_${randomBytes(24).toString('base64')}`,
       PROVIDER: process.env.PROVIDER ?? 'simulated',
+      IDENTITY_ISSUER: identity.issuer,
+      IDENTITY_CLIENT_ID: identity.clientId,
       // A developer's receiver runs on this machine, and retries should be seen while watching.
       WEBHOOK_ALLOW_LOOPBACK: process.env.WEBHOOK_ALLOW_LOOPBACK ?? 'true',
       WEBHOOK_RETRY_SCHEDULE: process.env.WEBHOOK_RETRY_SCHEDULE ?? LOCAL_WEBHOOK_RETRY_SCHEDULE.join(','),
@@ -132,6 +148,7 @@ export async function startLocalStack(
       apiPort,
       dynamodbEndpoint,
       s3Endpoint,
+      identity: { endpoint: identity.endpoint, issuer: identity.issuer, userPoolId: identity.userPoolId, clientId: identity.clientId },
       demo,
       context,
       stop,

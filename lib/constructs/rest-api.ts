@@ -31,7 +31,7 @@ const LOG_RETENTION_SINGLETON_ID = 'LogRetentionaae0aa3c5b4d4f87b02d85b201efdd8a
 
 /**
  * Routes whose callers are `public` (the API reference, the provider's signed callbacks) skip the
- * authorizer. Throws for callers no authorizer of this API recognises (`session`, for now).
+ * authorizer; every other route passes it (it knows API keys and sessions).
  */
 export const isPublicRoute = (route: Route): boolean => gatewayAccess(route) === 'public';
 

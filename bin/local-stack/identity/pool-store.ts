@@ -1,4 +1,4 @@
-import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes, randomUUID, type JsonWebKey as JWK } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -44,7 +44,7 @@ interface PoolFile {
   userPoolId: string;
   clientId: string;
   /** RSA private key (JWK) and its key id, made on the first start. */
-  signingKey: JsonWebKey & { kid: string };
+  signingKey: JWK & { kid: string };
   users: StoredUser[];
 }
 
@@ -83,7 +83,7 @@ export class PoolStore {
     return this.data.clientId;
   }
 
-  get signingKey(): JsonWebKey & { kid: string } {
+  get signingKey(): JWK & { kid: string } {
     return this.data.signingKey;
   }
 

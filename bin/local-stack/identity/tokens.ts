@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, randomUUID, sign, verify } from 'node:crypto';
+import { createPrivateKey, createPublicKey, randomUUID, sign, verify, type JsonWebKey as JWK } from 'node:crypto';
 import { TOKEN_LIFETIMES } from '#lib/identity-policy';
 import type { StoredUser } from './pool-store';
 
@@ -8,12 +8,12 @@ import type { StoredUser } from './pool-store';
  */
 export interface TokenSigner {
   issuer: string;
-  jwks(): { keys: JsonWebKey[] };
+  jwks(): { keys: JWK[] };
   accessToken(user: StoredUser, clientId: string, originJti: string, authTime: number, now?: number): string;
   idToken(user: StoredUser, clientId: string, originJti: string, authTime: number, now?: number): string;
 }
 
-export function tokenSigner(issuer: string, signingKey: JsonWebKey & { kid: string }): TokenSigner {
+export function tokenSigner(issuer: string, signingKey: JWK & { kid: string }): TokenSigner {
   const { kid, ...jwk } = signingKey;
   const privateKey = createPrivateKey({ key: jwk, format: 'jwk' });
   const publicJwk = { ...createPublicKey(privateKey).export({ format: 'jwk' }), kid, alg: 'RS256', use: 'sig' };
@@ -61,7 +61,7 @@ export function tokenSigner(issuer: string, signingKey: JsonWebKey & { kid: stri
 }
 
 /** The claims of a token this server signed, once its signature checks out; undefined otherwise. */
-export function readOwnToken(token: string, jwks: { keys: JsonWebKey[] }): Record<string, unknown> | undefined {
+export function readOwnToken(token: string, jwks: { keys: JWK[] }): Record<string, unknown> | undefined {
   const [header, payload, signature] = token.split('.');
   if (!header || !payload || !signature) return undefined;
   try {
