@@ -33,6 +33,8 @@ export interface LocalStack {
   s3Endpoint: string;
   /** The local identity server: Cognito's API, the user pool and its app client. */
   identity: Omit<IdentityServer, 'stop'>;
+  /** The data folder (DynamoDB Local's and s3rver's unless given, the identity server's). */
+  dataDir: string;
   demo: DemoAccount;
   context: AppContext;
   stop(): Promise<void>;
@@ -149,6 +151,7 @@ export async function startLocalStack(
       dynamodbEndpoint,
       s3Endpoint,
       identity: { endpoint: identity.endpoint, issuer: identity.issuer, userPoolId: identity.userPoolId, clientId: identity.clientId },
+      dataDir: settings.dataDir,
       demo,
       context,
       stop,

@@ -1,5 +1,5 @@
 import { UnauthorizedError } from './errors';
-import { HolderExistsError, newHolderAccount, type Holder } from './holder';
+import { HolderExistsError, newHolderAccount, type Holder, type IdentityHolder } from './holder';
 import { newAccountId, newLedgerEntryId } from './ids';
 import type { LedgerEntry } from './ledger';
 import type { SessionPrincipal } from './principal';
@@ -29,7 +29,7 @@ export async function authenticateSession(deps: SessionDependencies, token: stri
   const current = await deps.identity.currentHolder(token);
   if (!current || current.holderId !== verified.holderId) throw new UnauthorizedError();
 
-  const holder = (await deps.holders.get(current.holderId)) ?? (await openAccount(deps, current));
+  const holder = (await deps.holders.get(current.holderId)) ?? (await openHolderAccount(deps, current));
   return {
     kind: 'session',
     accountId: holder.accountId,
@@ -40,7 +40,14 @@ export async function authenticateSession(deps: SessionDependencies, token: stri
   };
 }
 
-async function openAccount(deps: SessionDependencies, current: { holderId: string; email: string; emailVerified: boolean }): Promise<Holder> {
+/**
+ * Opens a new account for a verified holder (their first sign-in, or an operator's `user
+ * create`); of two at once, one creates it and both answer the same holder.
+ */
+export async function openHolderAccount(
+  deps: Pick<SessionDependencies, 'holders' | 'signupCredits' | 'clock'>,
+  current: IdentityHolder,
+): Promise<Holder> {
   // Only a verified email opens an account (the pool lets no unverified holder sign in; an
   // operator could still make one).
   if (!current.emailVerified) throw new UnauthorizedError('Verify your email address before signing in.');

@@ -11,11 +11,11 @@ export const MODE_HEADER = 'Vidgen-Mode';
  * What the authorizer put in its context, as the handler receives it. API Gateway (REST)
  * passes context values as strings, so numbers are parsed here.
  */
-export function principalFrom(event: APIGatewayProxyEvent): Principal {
+export function principalFrom(event: APIGatewayProxyEvent, modeOf: (event: APIGatewayProxyEvent) => KeyMode = requestedMode): Principal {
   const context = event.requestContext?.authorizer ?? {};
   // A context without a kind (an answer cached before there were kinds) is an API key's.
   const kind = context.kind ?? 'apiKey';
-  if (kind === 'session') return sessionFrom(event, context);
+  if (kind === 'session') return sessionFrom(event, context, modeOf);
   if (kind !== 'apiKey') throw new UnauthorizedError();
   const accountId = context.accountId;
   const keyId = context.keyId;
@@ -40,13 +40,13 @@ export function principalFrom(event: APIGatewayProxyEvent): Principal {
  * A session acts on its holder's account in the mode the request asks for: the authorizer's
  * (cached) answer names the live account only, so one sign-in serves both modes.
  */
-function sessionFrom(event: APIGatewayProxyEvent, context: Record<string, unknown>): SessionPrincipal {
+function sessionFrom(event: APIGatewayProxyEvent, context: Record<string, unknown>, modeOf: (event: APIGatewayProxyEvent) => KeyMode): SessionPrincipal {
   const { accountId, holderId, email } = context;
   const rateLimit = Number(context.rateLimit);
   if (typeof accountId !== 'string' || isTestScope(accountId) || typeof holderId !== 'string' || typeof email !== 'string' || !Number.isInteger(rateLimit)) {
     throw new UnauthorizedError();
   }
-  const mode = requestedMode(event);
+  const mode = modeOf(event);
   return { kind: 'session', accountId: scopeOf(accountId, mode), mode, holderId, email, rateLimit };
 }
 
