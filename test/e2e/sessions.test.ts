@@ -3,6 +3,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalStack } from '#bin/local-stack/stack';
 import { createAccount } from '#domain/account-admin';
 import { awaitRoomInWindow, call, startTestApi } from '#test-support/local-api';
+import { runScript } from '#test-support/run-script';
 import { claimsOf, GOOD_PASSWORD, identityClient, jwt, poolSigningKey, signedInHolder, strangerKey } from '#test-support/identity';
 
 /**
@@ -184,5 +185,52 @@ describe('tokens that are not a live session', () => {
     } finally {
       client.destroy();
     }
+  });
+});
+
+describe('admin user commands (through the identity server, as with --aws through Cognito)', () => {
+  const admin = async (...args: string[]) => {
+    const result = await runScript('bin/admin.ts', args, {
+      TABLE_NAME: stack.context.db.tableName,
+      AWS_REGION: 'local',
+      DYNAMODB_ENDPOINT: stack.dynamodbEndpoint,
+      IDENTITY_ENDPOINT: stack.identity.endpoint,
+      USER_POOL_ID: stack.identity.userPoolId,
+      USER_POOL_CLIENT_ID: stack.identity.clientId,
+    });
+    return { ...result, json: result.code === 0 ? (JSON.parse(result.stdout) as Record<string, any>) : undefined };
+  };
+
+  it('user create makes a verified holder with a new account; user sign-in prints a token the API takes', async () => {
+    const email = `ops-${Date.now()}@example.com`;
+    const created = await admin('user', 'create', '--email', email, '--password', GOOD_PASSWORD);
+    expect(created.stderr).toBe('');
+    expect(created.json).toEqual({ holder_id: expect.any(String), email, account_id: expect.stringMatching(/^acc_/), created_account: true });
+    const signedIn = await admin('user', 'sign-in', '--email', email, '--password', GOOD_PASSWORD);
+    expect(signedIn.json).toEqual({ access_token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/), expires_in: 3600 });
+    const account = await get(signedIn.json!.access_token, '/account');
+    expect(account.body.data).toMatchObject({ account_id: created.json!.account_id, email });
+  });
+
+  it('user create --account attaches the holder to an existing account; bad input is refused before anything is made', async () => {
+    const { account } = await createAccount(stack.context, { credits: 42 });
+    const email = `team-${Date.now()}@example.com`;
+    const attached = await admin('user', 'create', '--email', email, '--password', GOOD_PASSWORD, '--account', account.accountId);
+    expect(attached.json).toMatchObject({ account_id: account.accountId, created_account: false });
+    const token = (await admin('user', 'sign-in', '--email', email, '--password', GOOD_PASSWORD)).json!.access_token as string;
+    expect((await get(token, '/account')).body.data).toMatchObject({ account_id: account.accountId, live: { credits: 42 } });
+
+    const weak = await admin('user', 'create', '--email', `weak-${Date.now()}@example.com`, '--password', 'short');
+    expect(weak.code).toBe(1);
+    expect(weak.stderr).toMatch(/--password: Password did not conform with policy/);
+    const unknown = await admin('user', 'create', '--email', `lost-${Date.now()}@example.com`, '--password', GOOD_PASSWORD, '--account', 'acc_01NOPE');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/--account: no account acc_01NOPE/);
+    const again = await admin('user', 'create', '--email', email, '--password', GOOD_PASSWORD);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already exists/);
+    const wrong = await admin('user', 'sign-in', '--email', email, '--password', 'Wrong-Password-1');
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/Incorrect username or password/);
   });
 });
