@@ -24,7 +24,7 @@ import { ServiceAlarms } from './constructs/service-alarms';
 import { ServiceDashboard } from './constructs/service-dashboard';
 import { WorkQueue } from './constructs/work-queue';
 import type { DeploySettings } from './deploy-settings';
-import { sharedEnvironment } from './function-environment';
+import { sessionEnvironment, sharedEnvironment } from './function-environment';
 import { BACKGROUND_FUNCTIONS } from './function-needs';
 import {
   type FunctionNeeds,
@@ -161,6 +161,7 @@ export class StatelessStack extends Stack {
         environment: {
           ...environment,
           ...(needs.queuesCopies && copyWorker && { COPY_WORKER_FUNCTION: copyWorker.function.functionName }),
+          ...(handler === AUTHORIZER_HANDLER && sessionEnvironment(settings, { issuer: data.identityIssuer, clientId: data.userPoolClientId })),
           ...Object.fromEntries((needs.queues?.send ?? []).map((name) => [QUEUE_URL_VARIABLES[name], queues[name].queue.queueUrl])),
         },
         logRetention,
