@@ -74,6 +74,9 @@ export type DirectUpload = Schemas['DirectUpload'];
 /** GET /credits. */
 export type Credits = Schemas['Credits'];
 
+/** GET /account. */
+export type Account = Schemas['Account'];
+
 /** Every error answer the document describes: `{ data: null, error: { message, code } }`. */
 export type ErrorEnvelope = {
   [Name in keyof Schemas]: Schemas[Name] extends { data: null; error: { code: string } } ? Schemas[Name] : never;
