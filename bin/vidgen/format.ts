@@ -1,4 +1,4 @@
-import type { Credits, ImagePage, ImageTask, Pagination, TransactionPage, VideoPage, VideoTask, WebhookDeliveryPage } from '#client';
+import type { Account, Credits, ImagePage, ImageTask, Pagination, TransactionPage, VideoPage, VideoTask, WebhookDeliveryPage } from '#client';
 
 /** Human-readable output for stdout (without --json). */
 
@@ -20,6 +20,10 @@ export function formatFields(record: VideoTask | ImageTask | Credits): string {
 }
 
 export const formatCredits = (credits: Credits) => formatFields(credits);
+
+/** The account with its two balances flattened: live credits, test credits. */
+export const formatAccount = ({ live, test, ...rest }: Account) =>
+  formatFields({ ...rest, live_credits: live.credits, test_credits: test.credits } as unknown as Credits);
 
 export function formatVideoList(page: VideoPage): string {
   const rows = page.videos.map((video) => [

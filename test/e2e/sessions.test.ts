@@ -1,4 +1,7 @@
 import { AdminDeleteUserCommand, AdminDisableUserCommand, ConfirmSignUpCommand, GlobalSignOutCommand, SignUpCommand } from '@aws-sdk/client-cognito-identity-provider';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalStack } from '#bin/local-stack/stack';
 import { createAccount } from '#domain/account-admin';
@@ -232,5 +235,45 @@ describe('admin user commands (through the identity server, as with --aws throug
     const wrong = await admin('user', 'sign-in', '--email', email, '--password', 'Wrong-Password-1');
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/Incorrect username or password/);
+  });
+});
+
+describe('vidgen login', () => {
+  it('stores a session (0600) that vidgen uses without an API key, refreshing it when it expires', async () => {
+    const holder = await signedInHolder(stack);
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'vidgen-login-'));
+    const env = {
+      VIDGEN_CONFIG: path.join(dir, 'config.json'),
+      VIDGEN_BASE_URL: stack.baseUrl,
+      VIDGEN_IDENTITY_ENDPOINT: stack.identity.endpoint,
+      VIDGEN_CLIENT_ID: stack.identity.clientId,
+      VIDGEN_API_KEY: '',
+    };
+    const vidgen = (...args: string[]) => runScript('bin/vidgen.ts', args, env);
+
+    const signedIn = await vidgen('login', '--email', holder.email, '--password', GOOD_PASSWORD, '--json');
+    expect(signedIn.code).toBe(0);
+    const file = path.join(dir, 'session.json');
+    expect(JSON.parse(signedIn.stdout)).toMatchObject({ email: holder.email, stored_in: file });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    const account = await vidgen('account', '--json');
+    expect(account.stderr).toBe('');
+    expect(JSON.parse(account.stdout)).toMatchObject({ email: holder.email, live: { credits: 0 }, test: { credits: 1000 } });
+
+    // An access token about to expire is refreshed with the refresh token before the request.
+    const stored = JSON.parse(readFileSync(file, 'utf8'));
+    writeFileSync(file, JSON.stringify({ ...stored, accessToken: 'expired.access.token', expiresAt: Date.now() - 1000 }));
+    const credits = await runScript('bin/vidgen.ts', ['credits', '--json'], { ...env, VIDGEN_MODE: 'test' });
+    expect(JSON.parse(credits.stdout)).toMatchObject({ credits: 1000 });
+    expect(credits.stderr).toMatch(/TEST MODE \(VIDGEN_MODE=test\)/);
+    const refreshed = JSON.parse(readFileSync(file, 'utf8'));
+    expect(refreshed.accessToken).not.toBe('expired.access.token');
+    expect(refreshed.expiresAt).toBeGreaterThan(Date.now());
+
+    expect((await vidgen('logout')).stdout).toMatch(/Signed out/);
+    const none = await vidgen('account');
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/No API key and no session/);
   });
 });
