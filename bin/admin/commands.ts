@@ -182,7 +182,7 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
       };
     }
     case 'user create': {
-      const { holder, createdAccount } = await createUser(identityTarget(stores.local), stores, {
+      const { holder, createdAccount } = await createUser(await identityTarget(stores.local), stores, {
         email: need(values, 'email'),
         password: need(values, 'password'),
         ...(values.account && { accountId: values.account }),
@@ -191,7 +191,7 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
       return { holder_id: holder.holderId, email: holder.email, account_id: holder.accountId, created_account: createdAccount };
     }
     case 'user sign-in': {
-      const { accessToken, expiresIn } = await signIn(identityTarget(stores.local), need(values, 'email'), need(values, 'password'));
+      const { accessToken, expiresIn } = await signIn(await identityTarget(stores.local), need(values, 'email'), need(values, 'password'));
       return { access_token: accessToken, expires_in: expiresIn };
     }
     default:

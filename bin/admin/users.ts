@@ -1,10 +1,4 @@
-import {
-  AdminCreateUserCommand,
-  AdminDeleteUserCommand,
-  AdminSetUserPasswordCommand,
-  CognitoIdentityProviderClient,
-  InitiateAuthCommand,
-} from '@aws-sdk/client-cognito-identity-provider';
+import type { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import { openHolderAccount } from '#domain/authenticate-session';
 import { ValidationError } from '#domain/errors';
 import type { Holder } from '#domain/holder';
@@ -20,11 +14,13 @@ import { UsageError } from './errors';
  */
 export interface IdentityTarget {
   client: CognitoIdentityProviderClient;
+  sdk: typeof import('@aws-sdk/client-cognito-identity-provider');
   userPoolId: string;
   clientId: string;
 }
 
-export function identityTarget(local: LocalTarget | undefined, env: NodeJS.ProcessEnv = process.env): IdentityTarget {
+/** The SDK is loaded by the user commands only: the other commands start as fast as before. */
+export async function identityTarget(local: LocalTarget | undefined, env: NodeJS.ProcessEnv = process.env): Promise<IdentityTarget> {
   const userPoolId = env.USER_POOL_ID || local?.userPoolId;
   const clientId = env.USER_POOL_CLIENT_ID || local?.userPoolClientId;
   const endpoint = env.IDENTITY_ENDPOINT || local?.identityEndpoint;
@@ -35,7 +31,8 @@ export function identityTarget(local: LocalTarget | undefined, env: NodeJS.Proce
         : '--aws needs USER_POOL_ID and USER_POOL_CLIENT_ID (the stateful stack\'s outputs) and AWS_REGION.',
     );
   }
-  const client = new CognitoIdentityProviderClient({
+  const sdk = await import('@aws-sdk/client-cognito-identity-provider');
+  const client = new sdk.CognitoIdentityProviderClient({
     region: local ? local.region : (env.AWS_REGION ?? ''),
     ...(local && {
       endpoint,
@@ -43,7 +40,7 @@ export function identityTarget(local: LocalTarget | undefined, env: NodeJS.Proce
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     }),
   });
-  return { client, userPoolId, clientId };
+  return { client, sdk, userPoolId, clientId };
 }
 
 export interface CreatedUser {
@@ -67,7 +64,7 @@ export async function createUser(
 
   const email = input.email.trim().toLowerCase();
   const created = await target.client.send(
-    new AdminCreateUserCommand({
+    new target.sdk.AdminCreateUserCommand({
       UserPoolId: target.userPoolId,
       Username: email,
       UserAttributes: [
@@ -80,7 +77,7 @@ export async function createUser(
   const holderId = created.User?.Attributes?.find((attribute) => attribute.Name === 'sub')?.Value;
   try {
     if (!holderId) throw new Error('The identity provider created the user without a sub.');
-    await target.client.send(new AdminSetUserPasswordCommand({ UserPoolId: target.userPoolId, Username: email, Password: input.password, Permanent: true }));
+    await target.client.send(new target.sdk.AdminSetUserPasswordCommand({ UserPoolId: target.userPoolId, Username: email, Password: input.password, Permanent: true }));
     if (input.accountId) {
       const holder: Holder = { holderId, accountId: input.accountId, email, createdAt: new Date().toISOString() };
       await stores.holders.attach(holder);
@@ -89,7 +86,7 @@ export async function createUser(
     const holder = await openHolderAccount({ holders: stores.holders, signupCredits: input.signupCredits }, { holderId, email, emailVerified: true });
     return { holder, createdAccount: true };
   } catch (error) {
-    await target.client.send(new AdminDeleteUserCommand({ UserPoolId: target.userPoolId, Username: email })).catch(() => undefined);
+    await target.client.send(new target.sdk.AdminDeleteUserCommand({ UserPoolId: target.userPoolId, Username: email })).catch(() => undefined);
     throw error;
   }
 }
@@ -97,7 +94,7 @@ export async function createUser(
 /** Signs in with USER_PASSWORD_AUTH, as the console does. */
 export async function signIn(target: IdentityTarget, email: string, password: string): Promise<{ accessToken: string; expiresIn: number }> {
   const answer = await target.client.send(
-    new InitiateAuthCommand({ ClientId: target.clientId, AuthFlow: 'USER_PASSWORD_AUTH', AuthParameters: { USERNAME: email.trim(), PASSWORD: password } }),
+    new target.sdk.InitiateAuthCommand({ ClientId: target.clientId, AuthFlow: 'USER_PASSWORD_AUTH', AuthParameters: { USERNAME: email.trim(), PASSWORD: password } }),
   );
   const result = answer.AuthenticationResult;
   if (!result?.AccessToken) throw new Error(`Sign-in needs more than a password (challenge ${answer.ChallengeName ?? 'unknown'}).`);
