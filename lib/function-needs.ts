@@ -184,6 +184,10 @@ const ROUTE_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
     purpose: 'reads the caller account (a test key opens its test balance on first use)',
     table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
   },
+  'get-account': {
+    purpose: 'reads the caller account, both balances (opens the test balance on first use)',
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+  },
   'list-transactions': {
     purpose: 'reads a page of the caller ledger (a test key opens its test balance on first use)',
     table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem', 'Query'], query: ['lsi1'] },
@@ -269,8 +273,9 @@ export const BILLING_SESSION_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> 
 /** The functions that are not behind a route. */
 export const BACKGROUND_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
   [AUTHORIZER_HANDLER]: {
-    purpose: 'looks up the presented API key',
-    table: { actions: ['GetItem'] },
+    purpose: "looks up the presented API key, or a session's holder; opens a holder's account on their first sign-in",
+    // The first sign-in: TransactWriteItems [Put holder, Put account, Put ledger (sign-up credits)].
+    table: { actions: ['GetItem', 'PutItem'] },
   },
   [SWEEPER_HANDLER]: submitsTasks(
     endsTasks({

@@ -43,6 +43,10 @@ Commands:
   images [--page N] [--limit N]      Your images, newest first.
   upload FILE                         Upload a JPEG, PNG or WebP; prints its URL.
   credits                             Credits, paid access and subscription.
+  account                             Your account: id, both balances, access (and email when signed in).
+  login --email E --password P        Sign in as an account holder; vidgen then uses this session
+                                      when no API key is set (VIDGEN_MODE=test for test mode).
+  logout                              Forget the session.
   transactions [--page N] [--limit N] Every grant, charge and refund of your credits, newest first.
 
 Options:
@@ -55,7 +59,9 @@ Options:
   -h, --help        This help.
 
 Configuration: VIDGEN_API_KEY and VIDGEN_BASE_URL, or "apiKey" and "baseUrl" in
-~/.config/vidgen/config.json (another file: VIDGEN_CONFIG). Default base URL
+~/.config/vidgen/config.json (another file: VIDGEN_CONFIG); without a key, the session of
+vidgen login (session.json beside it). login signs in at VIDGEN_IDENTITY_ENDPOINT with
+VIDGEN_CLIENT_ID ("identityEndpoint", "clientId" in the file), by default the local stack's. Default base URL
 http://127.0.0.1:3000/api/v1. A test key (vg_test_...) works on test data only (simulated
 provider, test credits); vidgen says so on stderr before every command.
 
@@ -81,6 +87,8 @@ const OPTIONS = {
   port: { type: 'string' },
   after: { type: 'string' },
   follow: { type: 'boolean' },
+  email: { type: 'string' },
+  password: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -107,6 +115,9 @@ const COMMANDS = {
   images: { operand: undefined, options: ['page', 'limit'] },
   upload: { operand: 'FILE', options: [] },
   credits: { operand: undefined, options: [] },
+  account: { operand: undefined, options: [] },
+  login: { operand: undefined, options: ['email', 'password'] },
+  logout: { operand: undefined, options: [] },
   transactions: { operand: undefined, options: ['page', 'limit'] },
 } satisfies Record<string, { operand: string | undefined; options: OptionName[] }>;
 
@@ -165,7 +176,9 @@ export type Command =
   | { name: 'events'; after?: string; limit?: number; follow: boolean; intervalMs: number; json: boolean }
   | { name: 'videos' | 'images' | 'transactions'; page?: number; limit?: number; json: boolean }
   | { name: 'upload'; file: string; json: boolean }
-  | { name: 'credits'; json: boolean };
+  | { name: 'credits' | 'account'; json: boolean }
+  | { name: 'logout'; json: boolean }
+  | { name: 'login'; email: string; password: string; json: boolean };
 
 export function parseCommand(argv: string[]): Command {
   let parsed;
@@ -271,7 +284,15 @@ export function parseCommand(argv: string[]): Command {
       return { name, file: nonEmpty(operand, 'FILE'), json };
     case 'credits':
     case 'models':
+    case 'account':
+    case 'logout':
       return { name, json };
+    case 'login': {
+      const password = values.password ?? process.env.VIDGEN_PASSWORD;
+      if (!values.email) throw new UsageError('"login" needs --email.');
+      if (!password) throw new UsageError('"login" needs --password (or VIDGEN_PASSWORD, which keeps it out of your shell history).');
+      return { name, email: values.email, password, json };
+    }
   }
 }
 

@@ -15,6 +15,7 @@ import { verifyWebhook } from '#client';
 import { UsageError, VIDGEN, type Command, type GenerateCommand, type ImageCommand, type WaitSettings } from './args';
 import { download, DownloadError, numberedFile } from './download';
 import {
+  formatAccount,
   formatCredits,
   formatDeliveryList,
   formatFields,
@@ -37,7 +38,7 @@ export interface Io {
 type Task = VideoTask | ImageTask;
 
 /** Runs one command; resolves with the exit code. API and network failures are thrown. */
-export async function runCommand(command: Exclude<Command, { name: 'help' }>, client: VidgenClient, io: Io): Promise<number> {
+export async function runCommand(command: Exclude<Command, { name: 'help' | 'login' | 'logout' }>, client: VidgenClient, io: Io): Promise<number> {
   const { signal } = io;
   const print = (text: string) => io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   const printData = (data: unknown, human: () => string) => print(command.json ? JSON.stringify(data, null, 2) : human());
@@ -46,6 +47,11 @@ export async function runCommand(command: Exclude<Command, { name: 'help' }>, cl
     case 'credits': {
       const credits = await client.getCredits({ signal });
       printData(credits, () => formatCredits(credits));
+      return 0;
+    }
+    case 'account': {
+      const account = await client.getAccount({ signal });
+      printData(account, () => formatAccount(account));
       return 0;
     }
     case 'videos': {

@@ -1,4 +1,4 @@
-import type { Credits, ImagePage, ImageTask, ModelList, Pagination, Quote, TransactionPage, VideoPage, VideoTask, WebhookDeliveryPage } from '#client';
+import type { Account, Credits, ImagePage, ImageTask, ModelList, Pagination, Quote, TransactionPage, VideoPage, VideoTask, WebhookDeliveryPage } from '#client';
 
 /** Human-readable output for stdout (without --json). */
 
@@ -49,6 +49,9 @@ export function formatQuote(quote: Quote): string {
   const verdict = quote.can_start ? 'would start' : `would be refused: ${quote.reason}`;
   return `${quote.model}: ${quote.credits} credits (balance ${quote.balance}); ${verdict}`;
 }
+/** The account with its two balances flattened: live credits, test credits. */
+export const formatAccount = ({ live, test, ...rest }: Account) =>
+  formatFields({ ...rest, live_credits: live.credits, test_credits: test.credits } as unknown as Credits);
 
 export function formatVideoList(page: VideoPage): string {
   const rows = page.videos.map((video) => [

@@ -85,6 +85,8 @@ export type QuoteParams = Schemas['QuoteRequest'];
 
 /** POST /quote's answer: the price, the balance, and whether the start would be accepted now. */
 export type Quote = Schemas['Quote'];
+/** GET /account. */
+export type Account = Schemas['Account'];
 
 /** Every error answer the document describes: `{ data: null, error: { message, code } }`. */
 export type ErrorEnvelope = {

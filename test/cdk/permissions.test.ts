@@ -43,7 +43,9 @@ const QUEUE_SUBMISSIONS = ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:Get
 const SIMULATED_PROVIDER = ['s3:GetObject provider-sim/*', 's3:GetObject uploads/*', 's3:GetObject videos/*', 's3:GetObject images/*', ...WRITE('provider-sim/'), 's3:ListBucket bucket'];
 
 const EXPECTED_REPLICATE: Record<string, string[]> = {
-  [AUTHORIZER_HANDLER]: ['dynamodb:GetItem table'],
+  // PutItem: a holder's first sign-in opens their account (holder, account and grant in one transaction).
+  [AUTHORIZER_HANDLER]: ['dynamodb:GetItem table', 'dynamodb:PutItem table'],
+  'get-account': [...RATE, 'dynamodb:GetItem table', 'dynamodb:PutItem table'],
   // PutItem: a test key's first use opens its test balance (with its opening grant).
   'get-credits': [...RATE, 'dynamodb:GetItem table', 'dynamodb:PutItem table'],
   'list-models': [...RATE],

@@ -209,7 +209,7 @@ describe('vidgen CLI', () => {
       [['videos', '--colour', 'red'], /^vidgen: Unknown option --colour\.$/m],
       [['generate', 'x', '--durtion', '3'], /^vidgen: Unknown option --durtion\. Did you mean --duration\?$/m],
       [['upload', path.join(tmp, 'missing.png')], /Cannot read .*missing\.png: ENOENT/],
-      [['credits'], /No API key\. Set VIDGEN_API_KEY/, { VIDGEN_API_KEY: '' }],
+      [['credits'], /No API key and no session\. Set VIDGEN_API_KEY/, { VIDGEN_API_KEY: '' }],
     ];
     const results = await Promise.all(cases.map(([args, , extra]) => vidgen(args, extra)));
     results.forEach((result, i) => {

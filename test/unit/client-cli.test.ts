@@ -177,10 +177,14 @@ describe('configuration', () => {
     ['{not json', /is not valid JSON/],
     ['[1]', /must hold a JSON object/],
     ['{"apiKey": 5}', /"apiKey" must be a string/],
-    ['{}', /No API key\. Set VIDGEN_API_KEY, or put \{"apiKey": "vg_live_\.\.\."\} in /],
+    ['{"clientId": 5}', /"clientId" must be a string/],
     ['{"apiKey": "k", "baseUrl": "localhost:3000"}', /must be an http\(s\) URL/],
   ])('%s is refused clearly', (content, message) => {
     expect(() => loadConfig({ VIDGEN_CONFIG: file(`c${Math.random()}.json`, content) })).toThrow(message);
+  });
+
+  it('without a key loads no apiKey: vidgen then acts through the session of vidgen login', () => {
+    expect(loadConfig({ VIDGEN_CONFIG: file(`c${Math.random()}.json`, '{}') }).apiKey).toBeUndefined();
   });
 });
 

@@ -268,6 +268,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get your account
+         * @description The account behind the request, with both balances: its id, when it was opened, the live and test credits, paid access and the subscription status. With a session (an access token from signing in to the console) `email` is the signed-in holder's; with an API key it is null. The same answer whatever the mode of the key or the `Vidgen-Mode` header.
+         */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/credits": {
         parameters: {
             query?: never;
@@ -647,13 +667,13 @@ export interface components {
                 code: "unauthorized";
             };
         };
-        /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `insufficient_credits` or `paid_access_required`. */
+        /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `insufficient_credits` or `paid_access_required` or `forbidden`. */
         Error403: {
             data: null;
             error: {
                 message: string;
                 /** @enum {string} */
-                code: "insufficient_credits" | "paid_access_required";
+                code: "insufficient_credits" | "paid_access_required" | "forbidden";
             };
         };
         /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `idempotency_conflict` or `task_not_cancelable`. */
@@ -1098,6 +1118,39 @@ export interface components {
             expires_at: string;
         };
         /** @description Success: `data` is the result, `error` is null. */
+        AccountResponse: {
+            data: components["schemas"]["Account"];
+            error: null;
+        };
+        Account: {
+            /**
+             * @description The account (`acc_…`), the same in both modes.
+             * @example acc_01JZ8Q6W4V3K7ZB5X2N9R1T0CE
+             */
+            account_id: string;
+            /** @description The signed-in holder's email; null when the request came with an API key. */
+            email: string | null;
+            /** @description When the account was opened (ISO 8601). */
+            created_at: string;
+            /** @description The live balance. */
+            live: {
+                /** @description Remaining live credits. */
+                credits: number;
+            };
+            /** @description The test balance. */
+            test: {
+                /** @description Remaining test credits. */
+                credits: number;
+            };
+            /** @description Whether the account has paid access. */
+            paid_access: boolean;
+            /**
+             * @description The subscription behind "subscription required" models.
+             * @enum {string}
+             */
+            subscription_status: "none" | "active" | "past_due" | "canceled";
+        };
+        /** @description Success: `data` is the result, `error` is null. */
         CreditsResponse: {
             data: components["schemas"]["Credits"];
             error: null;
@@ -1456,7 +1509,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `insufficient_credits`: the balance is below the price. Nothing was charged. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the caller may not use this endpoint. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2131,7 +2184,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `insufficient_credits`: the balance is below the price. Nothing was charged. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the caller may not use this endpoint. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3366,6 +3419,131 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "account_id": "acc_01JZ8Q6W4V3K7ZB5X2N9R1T0CE",
+                     *         "email": "ada@example.com",
+                     *         "created_at": "2026-01-05T09:30:00.000Z",
+                     *         "live": {
+                     *           "credits": 250
+                     *         },
+                     *         "test": {
+                     *           "credits": 1000
+                     *         },
+                     *         "paid_access": false,
+                     *         "subscription_status": "none"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            /** @description A session sent `Vidgen-Mode` with a value other than `live` or `test`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Vidgen-Mode: must be \"live\" or \"test\"; got \"prod\".",
+                     *         "code": "validation_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
             /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
