@@ -29,6 +29,30 @@ export class UnauthorizedError extends DomainError {
   }
 }
 
+/** The API key was valid but its `expires_at` has passed. */
+export class KeyExpiredError extends UnauthorizedError {
+  constructor() {
+    super(KEY_EXPIRED_MESSAGE);
+  }
+}
+export const KEY_EXPIRED_MESSAGE = 'This API key has expired. Create a new key (POST /keys) and use it instead.';
+
+/** The caller may not use this endpoint: an API key outside its scopes, or on a console-only route. */
+export class ForbiddenError extends DomainError {}
+
+/** The key's monthly spend limit would be passed by this start. */
+export class SpendLimitExceededError extends DomainError {
+  constructor(
+    readonly limit: number,
+    readonly spent: number,
+    readonly price: number,
+  ) {
+    super(
+      `This request costs ${price} credits; this API key has ${Math.max(0, limit - spent)} left of its monthly spend limit of ${limit} (it resets at the start of the next month, UTC).`,
+    );
+  }
+}
+
 export class NotFoundError extends DomainError {}
 
 export class InsufficientCreditsError extends DomainError {

@@ -24,12 +24,32 @@ export interface AccountStore {
 }
 
 export interface ApiKeyStore {
-  /** Fails if a key with the same id already exists. */
-  create(record: ApiKeyRecord): Promise<void>;
+  /**
+   * Stores a new key, unless its account already has `maxActive` unrevoked keys (false then;
+   * exact under concurrency). Fails if a key with the same id already exists.
+   */
+  create(record: ApiKeyRecord, maxActive: number): Promise<boolean>;
   get(keyId: string): Promise<ApiKeyRecord | undefined>;
   listForAccount(accountId: string): Promise<ApiKeyRecord[]>;
-  /** Marks the key revoked (idempotent). Throws NotFoundError for an unknown key. */
-  revoke(keyId: string, now: string): Promise<ApiKeyRecord>;
+  /** Changes a key of this account; undefined for an unknown key or another account's. */
+  update(accountId: string, keyId: string, changes: ApiKeyChanges): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Marks the key revoked (idempotent: a second revoke keeps the first time) and frees its place
+   * among the account's keys. Throws NotFoundError for an unknown key, or for another account's
+   * when `accountId` is given.
+   */
+  revoke(keyId: string, now: string, accountId?: string): Promise<ApiKeyRecord>;
+  /** Notes a use of the key (at most one write per key and minute: the caller's rate window). */
+  recordUse(keyId: string, at: string): Promise<void>;
+  /** Credits charged through each key in `month` (`yyyy-mm`, UTC), less their refunds. */
+  spentInMonth(keyIds: readonly string[], month: string): Promise<Map<string, number>>;
+}
+
+/** What PATCH /keys/{key_id} may change; a null limit removes it. */
+export interface ApiKeyChanges {
+  name?: string;
+  scopes?: ApiKeyRecord['scopes'];
+  monthlySpendLimit?: number | null;
 }
 
 export interface LedgerStore {

@@ -2,7 +2,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } fro
 import { appConfig } from '#app-context/config';
 import { stores } from '#app-context/stores';
 import { authenticate } from '#domain/authenticate';
-import { UnauthorizedError } from '#domain/errors';
+import { KeyExpiredError, UnauthorizedError } from '#domain/errors';
 import { authorizerContext } from '#http/principal';
 import { headerValue } from '#http/headers';
 import { observe } from '#observability/middleware';
@@ -32,9 +32,23 @@ async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGa
       context: authorizerContext(principal),
     };
   } catch (error) {
+    // A Deny is API Gateway's ACCESS_DENIED, whose gateway response says the key expired (a
+    // thrown "Unauthorized" can only ever give the one generic message).
+    if (error instanceof KeyExpiredError) return expiredKey(event.methodArn);
     if (error instanceof UnauthorizedError) throw new Error(UNAUTHORIZED, { cause: error });
     throw error;
   }
+}
+
+/** Deny the whole API, as an Allow covers it: the answer is cached for the key, not the route. */
+function expiredKey(methodArn: string): APIGatewayAuthorizerResult {
+  return {
+    principalId: 'expired',
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: wholeApiArn(methodArn) }],
+    },
+  };
 }
 
 /** arn:aws:execute-api:region:account:api/stage/METHOD/path -> arn:...:api/stage/* */

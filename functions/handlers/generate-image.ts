@@ -12,5 +12,5 @@ export const handler = httpHandler(
     const request = { kind: 'image' as const, params: parseGenerateImage(body) };
     return imageView(await startTask(lifecycle(), principal.accountId, request, idempotencyKeyOf(event)));
   },
-  { rateLimiter, jsonBody: true },
+  { rateLimiter, jsonBody: true, access: { scope: 'generate' } },
 );

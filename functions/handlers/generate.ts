@@ -12,5 +12,5 @@ export const handler = httpHandler(
     const request = { kind: 'video' as const, params: parseGenerateVideo(body) };
     return videoView(await startTask(lifecycle(), principal.accountId, request, idempotencyKeyOf(event)));
   },
-  { rateLimiter, jsonBody: true },
+  { rateLimiter, jsonBody: true, access: { scope: 'generate' } },
 );

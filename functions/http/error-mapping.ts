@@ -1,11 +1,13 @@
 import { ZodError } from 'zod';
 import {
   DomainError,
+  ForbiddenError,
   IdempotencyConflictError,
   InsufficientCreditsError,
   NotFoundError,
   PaidAccessRequiredError,
   RateLimitExceededError,
+  SpendLimitExceededError,
   TaskNotCancelableError,
   UnauthorizedError,
   UnsupportedMediaTypeError,
@@ -27,6 +29,8 @@ const DOMAIN_ERRORS: ReadonlyArray<[new (...args: never[]) => DomainError, Error
   [UnauthorizedError, 'unauthorized'],
   [InsufficientCreditsError, 'insufficient_credits'],
   [PaidAccessRequiredError, 'paid_access_required'],
+  [SpendLimitExceededError, 'spend_limit_exceeded'],
+  [ForbiddenError, 'forbidden'],
   [NotFoundError, 'not_found'],
   [IdempotencyConflictError, 'idempotency_conflict'],
   [TaskNotCancelableError, 'task_not_cancelable'],

@@ -1,26 +1,36 @@
 import type { ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { ErrorStatus } from '#contract/errors';
+import type { KeyScope } from '#domain/api-key';
 
 /** What the local server and API Gateway need to send a request to its function. */
 export interface Route {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** API Gateway resource path, with {name} for path parameters. */
   path: string;
   /** The file name under functions/handlers/ (each exports `handler`). */
   handler: string;
   /** Who may call it (one kind, or several a request may present any of). */
   callers: Caller | readonly Caller[];
+  /**
+   * The scope an API key needs for this route (CONTRACT.md, "Self-serve API keys"); every route
+   * an API key may call names one. The handler declares the same access to `httpHandler`
+   * (its bundle cannot carry this table), and a test keeps the two equal.
+   */
+  scope?: KeyScope;
 }
 
 /**
- * A kind of caller. `apiKey`: a developer's `Authorization: Bearer <key>`, checked by the API-key
- * authorizer. `session`: an account holder signed in to the console (a JWT); no authorizer
- * recognises one yet, so no route may declare it until one exists. `public`: anyone; the route
+ * A kind of caller. `apiKey`: a developer's `Authorization: Bearer <key>`, checked by the
+ * authorizer. `session`: an account holder signed in to the console (a JWT), checked by the same
+ * authorizer; a route for sessions only refuses API keys (functions/http/access.ts). `public`: anyone; the route
  * has nothing to guard (the API reference) or checks its own credential (a provider's signature).
  */
 export type Caller = 'apiKey' | 'session' | 'public';
 
-/** How the gateway admits a route's callers: nobody checked, or the API-key authorizer first. */
+/**
+ * How the gateway admits a route's callers: nobody checked, or the authorizer first (for an API
+ * key or a session alike; a route for sessions only refuses an API key in the HTTP layer, 403).
+ */
 export type GatewayAccess = 'public' | 'apiKey';
 
 /**
@@ -31,11 +41,6 @@ export function gatewayAccess(route: Route): GatewayAccess {
   const callers: readonly Caller[] = typeof route.callers === 'string' ? [route.callers] : route.callers;
   const name = `${route.method} ${route.path}`;
   if (callers.length === 0) throw new Error(`${name} declares no callers: say 'apiKey', 'public' or 'session'.`);
-  if (callers.includes('session')) {
-    throw new Error(
-      `${name} accepts 'session' callers, but no authorizer recognises a session yet (the console's JWT authorizer comes with the accounts work); declare 'apiKey' or 'public' until it exists.`,
-    );
-  }
   if (callers.includes('public')) {
     if (callers.length > 1) throw new Error(`${name} is 'public' and also names other callers: a public route checks no credential, so declare 'public' alone.`);
     return 'public';

@@ -102,7 +102,7 @@ describe('StatelessStack', () => {
 
     it.each([
       ['UNAUTHORIZED', GATEWAY_RESPONSES.unauthorized],
-      ['ACCESS_DENIED', GATEWAY_RESPONSES.unauthorized],
+      ['ACCESS_DENIED', GATEWAY_RESPONSES.expired],
       ['MISSING_AUTHENTICATION_TOKEN', GATEWAY_RESPONSES.notFound],
       ['REQUEST_TOO_LARGE', GATEWAY_RESPONSES.payloadTooLarge],
       ['THROTTLED', GATEWAY_RESPONSES.throttled],

@@ -5,6 +5,7 @@ import type { LedgerEntry } from '#domain/ledger';
 import type { MediaKind } from '#domain/media-type';
 import type {
   AccountStore,
+  ApiKeyChanges,
   ApiKeyStore,
   CallbackReceipts,
   CopyQueue,
@@ -375,12 +376,22 @@ export class MemoryTaskStore implements TaskStore {
 export class MemoryApiKeyStore implements ApiKeyStore {
   /** The stored rows, by key id (tests may edit them, as an operator could edit the table). */
   readonly records = new Map<string, ApiKeyRecord>();
+  /** Credits charged through each key per month, by `keyId#yyyy-mm` (MemoryTaskStore writes it). */
+  readonly spend = new Map<string, number>();
+  /** Keys made before the count existed hold no place in it (as in the adapter). */
+  readonly uncounted = new Set<string>();
   lookups = 0;
 
-  async create(record: ApiKeyRecord): Promise<void> {
+  async create(record: ApiKeyRecord, maxActive: number): Promise<boolean> {
     await turn();
+    if (this.activeCount(record.accountId) >= maxActive) return false;
     if (this.records.has(record.keyId)) throw new MemoryConditionError(`API key ${record.keyId} exists`);
     this.records.set(record.keyId, copy(record));
+    return true;
+  }
+
+  private activeCount(accountId: string): number {
+    return [...this.records.values()].filter((key) => key.accountId === accountId && !key.revokedAt && !this.uncounted.has(key.keyId)).length;
   }
 
   async get(keyId: string): Promise<ApiKeyRecord | undefined> {
@@ -395,12 +406,39 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     return copy([...this.records.values()].filter((record) => record.accountId === accountId));
   }
 
-  async revoke(keyId: string, now: string): Promise<ApiKeyRecord> {
+  async update(accountId: string, keyId: string, changes: ApiKeyChanges): Promise<ApiKeyRecord | undefined> {
     await turn();
     const record = this.records.get(keyId);
-    if (!record) throw new NotFoundError(`No API key ${keyId}.`);
+    if (!record || record.accountId !== accountId) return undefined;
+    if (changes.name !== undefined) record.name = changes.name;
+    if (changes.scopes !== undefined) record.scopes = [...changes.scopes];
+    if (changes.monthlySpendLimit === null) delete record.monthlySpendLimit;
+    else if (changes.monthlySpendLimit !== undefined) record.monthlySpendLimit = changes.monthlySpendLimit;
+    return copy(record);
+  }
+
+  async revoke(keyId: string, now: string, accountId?: string): Promise<ApiKeyRecord> {
+    await turn();
+    const record = this.records.get(keyId);
+    if (!record || (accountId !== undefined && record.accountId !== accountId)) throw new NotFoundError(`No API key with id "${keyId}".`);
     record.revokedAt ??= now;
     return copy(record);
+  }
+
+  async recordUse(keyId: string, at: string): Promise<void> {
+    await turn();
+    const record = this.records.get(keyId);
+    if (record && (record.lastUsedAt === undefined || record.lastUsedAt < at)) record.lastUsedAt = at;
+  }
+
+  async spentInMonth(keyIds: readonly string[], month: string): Promise<Map<string, number>> {
+    await turn();
+    const spent = new Map<string, number>();
+    for (const keyId of keyIds) {
+      const value = this.spend.get(`${keyId}#${month}`);
+      if (value !== undefined) spent.set(keyId, value);
+    }
+    return spent;
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Account } from '#domain/account';
+import type { ApiKeyRecord } from '#domain/api-key';
 import { NotFoundError } from '#domain/errors';
 import { newAccountId, newLedgerEntryId, newTaskId } from '#domain/ids';
 import { ledgerSum, refundEntry, type LedgerEntry } from '#domain/ledger';
@@ -227,13 +228,14 @@ export function describeStoreContract(name: string, open: OpenStores): void {
     });
 
     describe('API keys', () => {
-      const record = (keyId: string, accountId: string, mode: 'live' | 'test' = 'live') => ({ keyId, keyHash: `hash-${keyId}`, accountId, mode, createdAt: at(0) });
+      const record = (keyId: string, accountId: string, mode: 'live' | 'test' = 'live'): ApiKeyRecord => ({ keyId, keyHash: `hash-${keyId}`, accountId, mode, createdAt: at(0) });
+      const MAX = 50;
 
       it('stores, finds, lists per account and refuses a duplicate id', async () => {
-        await stores.apiKeys.create(record('k1', 'acc_a'));
-        await stores.apiKeys.create({ ...record('k2', 'acc_a'), rateLimit: 5 });
-        await stores.apiKeys.create(record('k3', 'acc_b', 'test'));
-        await expect(stores.apiKeys.create(record('k1', 'acc_b'))).rejects.toThrow();
+        await stores.apiKeys.create(record('k1', 'acc_a'), MAX);
+        await stores.apiKeys.create({ ...record('k2', 'acc_a'), rateLimit: 5 }, MAX);
+        await stores.apiKeys.create(record('k3', 'acc_b', 'test'), MAX);
+        await expect(stores.apiKeys.create(record('k1', 'acc_b'), MAX)).rejects.toThrow();
         expect(await stores.apiKeys.get('k1')).toEqual(record('k1', 'acc_a'));
         expect(await stores.apiKeys.get('k3')).toEqual(record('k3', 'acc_b', 'test'));
         expect(await stores.apiKeys.get('k9')).toBeUndefined();
@@ -242,12 +244,45 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(listed.find((key) => key.keyId === 'k2')?.rateLimit).toBe(5);
       });
 
-      it('revokes once, keeping the first time; an unknown key is NotFoundError', async () => {
-        await stores.apiKeys.create(record('k1', 'acc_a'));
-        expect(await stores.apiKeys.revoke('k1', at(1))).toMatchObject({ keyId: 'k1', revokedAt: at(1) });
+      it('revokes once, keeping the first time; an unknown key (or another account\'s) is NotFoundError', async () => {
+        await stores.apiKeys.create(record('k1', 'acc_a'), MAX);
+        await expect(stores.apiKeys.revoke('k1', at(1), 'acc_b')).rejects.toBeInstanceOf(NotFoundError);
+        expect(await stores.apiKeys.revoke('k1', at(1), 'acc_a')).toMatchObject({ keyId: 'k1', revokedAt: at(1) });
         expect(await stores.apiKeys.revoke('k1', at(2))).toMatchObject({ revokedAt: at(1) });
         expect((await stores.apiKeys.get('k1'))?.revokedAt).toBe(at(1));
         await expect(stores.apiKeys.revoke('k9', at(1))).rejects.toBeInstanceOf(NotFoundError);
+      });
+
+      it('keeps at most maxActive unrevoked keys per account, exactly under racing creates; a revoke frees a place', async () => {
+        const made = await Promise.all(Array.from({ length: 6 }, (_, i) => stores.apiKeys.create(record(`r${i}`, 'acc_a'), 4)));
+        expect(made.filter(Boolean)).toHaveLength(4);
+        expect(await stores.apiKeys.create(record('other', 'acc_b'), 4)).toBe(true);
+        const kept = (await stores.apiKeys.listForAccount('acc_a')).map((key) => key.keyId);
+        expect(kept).toHaveLength(4);
+        await stores.apiKeys.revoke(kept[0]!, at(1));
+        await stores.apiKeys.revoke(kept[0]!, at(2));
+        expect(await stores.apiKeys.create(record('r9', 'acc_a'), 4)).toBe(true);
+        expect(await stores.apiKeys.create(record('r10', 'acc_a'), 4)).toBe(false);
+      });
+
+      it("updates name, scopes and limit (null removes it) of the account's own key only", async () => {
+        await stores.apiKeys.create({ ...record('k1', 'acc_a'), name: 'ci', monthlySpendLimit: 10 }, MAX);
+        expect(await stores.apiKeys.update('acc_b', 'k1', { name: 'stolen' })).toBeUndefined();
+        expect(await stores.apiKeys.update('acc_a', 'k9', { name: 'none' })).toBeUndefined();
+        expect(await stores.apiKeys.update('acc_a', 'k1', { name: 'build', scopes: ['read'] })).toMatchObject({ name: 'build', scopes: ['read'], monthlySpendLimit: 10 });
+        const cleared = await stores.apiKeys.update('acc_a', 'k1', { monthlySpendLimit: null });
+        expect(cleared?.monthlySpendLimit).toBeUndefined();
+        expect(await stores.apiKeys.get('k1')).toEqual({ ...record('k1', 'acc_a'), name: 'build', scopes: ['read'] });
+        expect(await stores.apiKeys.update('acc_a', 'k1', {})).toEqual(await stores.apiKeys.get('k1'));
+      });
+
+      it('notes the last use, never moving it back', async () => {
+        await stores.apiKeys.create(record('k1', 'acc_a'), MAX);
+        await stores.apiKeys.recordUse('k1', at(5));
+        await stores.apiKeys.recordUse('k1', at(3));
+        expect((await stores.apiKeys.get('k1'))?.lastUsedAt).toBe(at(5));
+        await stores.apiKeys.recordUse('k9', at(5));
+        expect(await stores.apiKeys.get('k9')).toBeUndefined();
       });
     });
 

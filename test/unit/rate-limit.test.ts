@@ -45,7 +45,7 @@ describe('consumeRequest', () => {
 
 describe('principalRateLimiter', () => {
   const now = at('2026-11-21T17:00:30.000Z');
-  const key = (keyId: string, rateLimit: number): ApiKeyPrincipal => ({ kind: 'apiKey', accountId: 'acc_1', mode: 'live', keyId, rateLimit });
+  const key = (keyId: string, rateLimit: number): ApiKeyPrincipal => ({ kind: 'apiKey', accountId: 'acc_1', mode: 'live', keyId, rateLimit, scopes: ['read'] });
   const allowed = async (consume: () => Promise<{ allowed: boolean }>, times: number) => {
     const answers = [];
     for (let i = 0; i < times; i += 1) answers.push((await consume()).allowed);

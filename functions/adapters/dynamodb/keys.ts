@@ -37,6 +37,12 @@ export const apiKeyByAccount = (accountId: string, keyId: string) => ({
 });
 export const API_KEY_GSI1_PREFIX = 'APIKEY#';
 
+/** How many unrevoked keys an account has (apart from the account item, which every start writes). */
+export const apiKeyCountKey = (accountId: string): PrimaryKey => ({ pk: accountPartition(accountId), sk: 'APIKEYCOUNT' });
+
+/** Credits charged through a key in one UTC calendar month (`yyyy-mm`): a new month is a new item. */
+export const keySpendKey = (keyId: string, month: string): PrimaryKey => ({ pk: `KEYSPEND#${keyId}#${month}`, sk: 'KEYSPEND' });
+
 /** One counter item per key and one-minute window. */
 export const rateWindowKey = (keyId: string, windowId: number): PrimaryKey => ({
   pk: `RATE#${keyId}#${windowId}`,

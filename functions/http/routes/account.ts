@@ -13,6 +13,7 @@ export const ACCOUNT_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/credits`,
     handler: 'get-credits',
     callers: 'apiKey',
+    scope: 'read',
     doc: {
       operationId: 'getCredits',
       summary: 'Get your credits and access',
@@ -31,6 +32,7 @@ export const ACCOUNT_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/credits/transactions`,
     handler: 'list-transactions',
     callers: 'apiKey',
+    scope: 'read',
     doc: {
       operationId: 'listCreditTransactions',
       summary: 'List your credit transactions',
