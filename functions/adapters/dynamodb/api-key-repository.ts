@@ -147,10 +147,19 @@ export class DynamoApiKeyStore implements ApiKeyStore {
     const set: string[] = [];
     const remove: string[] = [];
     const values: Record<string, unknown> = { ':account': accountId };
-    if (changes.name !== undefined) (set.push('#name = :name'), (values[':name'] = changes.name));
-    if (changes.scopes !== undefined) (set.push('scopes = :scopes'), (values[':scopes'] = changes.scopes));
+    if (changes.name !== undefined) {
+      set.push('#name = :name');
+      values[':name'] = changes.name;
+    }
+    if (changes.scopes !== undefined) {
+      set.push('scopes = :scopes');
+      values[':scopes'] = changes.scopes;
+    }
     if (changes.monthlySpendLimit === null) remove.push('monthly_spend_limit');
-    else if (changes.monthlySpendLimit !== undefined) (set.push('monthly_spend_limit = :limit'), (values[':limit'] = changes.monthlySpendLimit));
+    else if (changes.monthlySpendLimit !== undefined) {
+      set.push('monthly_spend_limit = :limit');
+      values[':limit'] = changes.monthlySpendLimit;
+    }
     if (set.length === 0 && remove.length === 0) {
       const record = await this.get(keyId);
       return record?.accountId === accountId ? record : undefined;
