@@ -32,8 +32,10 @@ import {
  *   history page .......................... GetItem account + Query lsi1
  *   sweeper work list ..................... Query gsi2 (the in-flight shards)
  *   publish a direct upload once .......... GetItem, PutItem (claim), UpdateItem (answer), DeleteItem UPLOAD#
+ *   a key's spend this month .............. BatchGetItem / GetItem KEYSPEND#
+ *   create / revoke a key ................. TransactWriteItems [Update APIKEYCOUNT, Put or Update APIKEY#]
  */
-export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'Query';
+export type TableAction = 'GetItem' | 'BatchGetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'Query';
 /** Where a Query runs: the base table or one of its indexes. */
 export type QueryTarget =
   | 'table'
@@ -184,6 +186,22 @@ const ROUTE_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
   'list-deliveries': {
     purpose: "reads a page of an endpoint's deliveries",
     table: { actions: [...RATE_LIMITED, 'GetItem', 'Query'], query: ['lsi1'] },
+  },
+  'list-keys': {
+    purpose: "lists the account's API keys and what each spent this month",
+    table: { actions: [...RATE_LIMITED, 'BatchGetItem', 'Query'], query: ['gsi1'] },
+  },
+  'create-key': {
+    purpose: 'makes an API key (counted against the per-account limit)',
+    table: { actions: [...RATE_LIMITED, 'PutItem'] },
+  },
+  'update-key': {
+    purpose: "changes an API key's name, scopes or spend limit",
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'BatchGetItem'] },
+  },
+  'revoke-key': {
+    purpose: 'revokes an API key',
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'BatchGetItem'] },
   },
   'delete-webhook': {
     purpose: 'deletes a webhook endpoint',

@@ -61,7 +61,7 @@ export interface OperationDoc {
   operationId: string;
   summary: string;
   description: string;
-  tag: 'Videos' | 'Images' | 'Uploads' | 'Account' | 'Webhooks' | 'Reference' | 'Internal';
+  tag: 'Videos' | 'Images' | 'Uploads' | 'Account' | 'Webhooks' | 'API keys' | 'Reference' | 'Internal';
   request?: RouteConfig['request'];
   success: ResponseConfig;
   /** The error statuses this operation answers; their codes come from the contract's error table. */

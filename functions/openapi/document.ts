@@ -159,7 +159,7 @@ function registerOperation(registry: OpenAPIRegistry, route: ApiRoute): void {
     };
   }
   registry.registerPath({
-    method: route.method.toLowerCase() as 'get' | 'post' | 'delete',
+    method: route.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete',
     path: documentPath(route.path),
     operationId: operation.operationId,
     summary: operation.summary,
@@ -179,6 +179,11 @@ const TAGS = [
   { name: 'Uploads', description: 'Reference images: upload a file, get a public URL to pass to the generate endpoints.' },
   { name: 'Account', description: 'Your credits and access.' },
   { name: 'Webhooks', description: 'Endpoints that receive signed events (Standard Webhooks) when your tasks end, and their deliveries.' },
+  {
+    name: 'API keys',
+    description:
+      'Your API keys, managed from a signed-in session (the console): an API key calling these gets 403 `forbidden`. Each key has scopes (`generate`, `read`, `webhooks`), an optional expiry and an optional monthly spend limit.',
+  },
   { name: 'Reference', description: 'This document and its page. No key needed.' },
 ];
 

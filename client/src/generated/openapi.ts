@@ -352,6 +352,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your API keys
+         * @description Every API key of the account (live and test), newest first, revoked keys included, with what each has spent this month and when it was last used (at most a minute stale). The keys themselves are never shown again: `prefix` tells them apart.
+         */
+        get: operations["listKeys"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description Makes a key with a name, a mode (default `live`), scopes (default all: `generate` starts, uploads and cancels; `read` every GET and quotes; `webhooks` every /webhooks endpoint), an optional expiry (at most a year ahead) and an optional monthly spend limit: the credits charged through the key in a calendar month (UTC), less refunds, never pass it; a start that would is refused with 403 `spend_limit_exceeded`. The key itself (`api_key`) is in this answer only. At most 50 keys that are not revoked per account. Changes to a key (and its revocation or expiry) reach requests within the authorizer's cache time (60 seconds by default).
+         */
+        post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description Revokes the key: requests with it are refused with 401 within the authorizer's cache time (60 seconds by default). Revoking a revoked key answers the same (its first `revoked_at`).
+         */
+        delete: operations["revokeKey"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an API key
+         * @description Renames a key, replaces its scopes or sets its monthly spend limit (`null` removes it). Fields left out keep their value.
+         */
+        patch: operations["updateKey"];
+        trace?: never;
+    };
     "/provider-callbacks/{provider}/{account_id}/{task_id}": {
         parameters: {
             query?: never;
@@ -536,13 +584,13 @@ export interface components {
                 code: "unauthorized";
             };
         };
-        /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `insufficient_credits` or `paid_access_required`. */
+        /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `insufficient_credits` or `paid_access_required` or `spend_limit_exceeded` or `forbidden`. */
         Error403: {
             data: null;
             error: {
                 message: string;
                 /** @enum {string} */
-                code: "insufficient_credits" | "paid_access_required";
+                code: "insufficient_credits" | "paid_access_required" | "spend_limit_exceeded" | "forbidden";
             };
         };
         /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `idempotency_conflict` or `task_not_cancelable`. */
@@ -982,6 +1030,143 @@ export interface components {
             deleted: true;
         };
         /** @description Success: `data` is the result, `error` is null. */
+        ApiKeyListResponse: {
+            data: components["schemas"]["ApiKeyList"];
+            error: null;
+        };
+        ApiKeyList: {
+            /** @description Newest first, revoked keys included. */
+            keys: components["schemas"]["ApiKey"][];
+        };
+        ApiKey: {
+            /**
+             * @description The key's id (`key_` + 24 hex characters); not a secret.
+             * @example key_3f9a1c0d2b7e4a6f8c1d0e2f
+             */
+            key_id: string;
+            /** @description What the key is for. Keys made before keys had names are called "API key". */
+            name: string;
+            /** @enum {string} */
+            mode: "live" | "test";
+            /**
+             * @description The first 12 characters of the key, to recognise it; null for keys made before it was kept.
+             * @example vg_live_7Hq2
+             */
+            prefix: string | null;
+            /** @description What the key may do. */
+            scopes: ("generate" | "read" | "webhooks")[];
+            /**
+             * Format: date-time
+             * @description When the key stops working; null: never.
+             */
+            expires_at: string | null;
+            /** @description Credits the key may charge per calendar month (UTC); null: no limit. */
+            monthly_spend_limit: number | null;
+            /** @description Credits charged through the key this calendar month (UTC), less their refunds. */
+            spent_this_month: number;
+            /**
+             * Format: date-time
+             * @description When the key was last used (at most a minute stale); null: never.
+             */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the key was made.
+             * @example 2026-11-21T17:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the key was revoked; null while it works.
+             */
+            revoked_at: string | null;
+        };
+        /** @description Success: `data` is the result, `error` is null. */
+        CreatedApiKeyResponse: {
+            data: components["schemas"]["CreatedApiKey"];
+            error: null;
+        };
+        CreatedApiKey: {
+            /**
+             * @description The key's id (`key_` + 24 hex characters); not a secret.
+             * @example key_3f9a1c0d2b7e4a6f8c1d0e2f
+             */
+            key_id: string;
+            /** @description What the key is for. Keys made before keys had names are called "API key". */
+            name: string;
+            /** @enum {string} */
+            mode: "live" | "test";
+            /**
+             * @description The first 12 characters of the key, to recognise it; null for keys made before it was kept.
+             * @example vg_live_7Hq2
+             */
+            prefix: string | null;
+            /** @description What the key may do. */
+            scopes: ("generate" | "read" | "webhooks")[];
+            /**
+             * Format: date-time
+             * @description When the key stops working; null: never.
+             */
+            expires_at: string | null;
+            /** @description Credits the key may charge per calendar month (UTC); null: no limit. */
+            monthly_spend_limit: number | null;
+            /** @description Credits charged through the key this calendar month (UTC), less their refunds. */
+            spent_this_month: number;
+            /**
+             * Format: date-time
+             * @description When the key was last used (at most a minute stale); null: never.
+             */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the key was made.
+             * @example 2026-11-21T17:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the key was revoked; null while it works.
+             */
+            revoked_at: string | null;
+            /**
+             * @description The key itself. Shown only in this answer: store it now.
+             * @example vg_live_7Hq2…
+             */
+            api_key: string;
+        };
+        CreateKeyRequest: {
+            /**
+             * @description What the key is for (1 to 64 characters, no control characters).
+             * @example CI pipeline
+             */
+            name: string;
+            /**
+             * @description `live` (default) or `test`.
+             * @enum {string}
+             */
+            mode?: "live" | "test";
+            /** @description What the key may do; default all: `generate`, `read`, `webhooks`. */
+            scopes?: ("generate" | "read" | "webhooks")[];
+            /**
+             * Format: date-time
+             * @description When the key stops working: a future instant at most 365 days ahead. Default: never.
+             */
+            expires_at?: string;
+            /** @description Credits the key may charge per calendar month (UTC). Default: no limit. */
+            monthly_spend_limit?: number;
+        };
+        /** @description Success: `data` is the result, `error` is null. */
+        ApiKeyResponse: {
+            data: components["schemas"]["ApiKey"];
+            error: null;
+        };
+        UpdateKeyRequest: {
+            name?: string;
+            scopes?: ("generate" | "read" | "webhooks")[];
+            /** @description A new limit, or null to remove it. */
+            monthly_spend_limit?: number | null;
+        };
+        /** @description Success: `data` is the result, `error` is null. */
         ProviderCallbackResponse: {
             data: components["schemas"]["ProviderCallbackAnswer"];
             error: null;
@@ -1093,7 +1278,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1112,7 +1297,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `insufficient_credits`: the balance is below the price. Nothing was charged. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1323,7 +1508,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1433,7 +1618,7 @@ export interface operations {
                     "application/json": components["schemas"]["VideoTaskResponse"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1568,7 +1753,7 @@ export interface operations {
                     "application/json": components["schemas"]["VideoTaskResponse"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1754,7 +1939,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1773,7 +1958,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `insufficient_credits`: the balance is below the price. Nothing was charged. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1985,7 +2170,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2096,7 +2281,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImageTaskResponse"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2230,7 +2415,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImageTaskResponse"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2396,7 +2581,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2516,7 +2701,7 @@ export interface operations {
                     "application/json": components["schemas"]["DirectUploadResponse"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2655,7 +2840,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2791,7 +2976,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditsResponse"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2943,7 +3128,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3047,7 +3232,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookListResponse"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3184,7 +3369,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3299,7 +3484,7 @@ export interface operations {
                     "application/json": components["schemas"]["TestEventSentResponse"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3462,7 +3647,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3581,7 +3766,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedWebhookResponse"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3620,6 +3805,680 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    listKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "keys": [
+                     *           {
+                     *             "key_id": "key_3f9a1c0d2b7e4a6f8c1d0e2f",
+                     *             "name": "CI pipeline",
+                     *             "mode": "live",
+                     *             "prefix": "vg_live_7Hq2",
+                     *             "scopes": [
+                     *               "generate",
+                     *               "read"
+                     *             ],
+                     *             "expires_at": null,
+                     *             "monthly_spend_limit": 500,
+                     *             "spent_this_month": 120,
+                     *             "last_used_at": "2026-11-21T17:04:00.000Z",
+                     *             "created_at": "2026-11-21T17:00:00.000Z",
+                     *             "revoked_at": null
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKeyListResponse"];
+                };
+            };
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description An API key called this: keys are managed from a signed-in session (the console). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This endpoint is for signed-in account holders (a console session), not API keys.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    createKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are ignored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "CI pipeline",
+                 *       "scopes": [
+                 *         "generate",
+                 *         "read"
+                 *       ],
+                 *       "monthly_spend_limit": 500
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The key, with the key itself. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "key_id": "key_3f9a1c0d2b7e4a6f8c1d0e2f",
+                     *         "name": "CI pipeline",
+                     *         "mode": "live",
+                     *         "prefix": "vg_live_7Hq2",
+                     *         "scopes": [
+                     *           "generate",
+                     *           "read"
+                     *         ],
+                     *         "expires_at": null,
+                     *         "monthly_spend_limit": 500,
+                     *         "spent_this_month": 0,
+                     *         "last_used_at": null,
+                     *         "created_at": "2026-11-21T17:00:00.000Z",
+                     *         "revoked_at": null,
+                     *         "api_key": "vg_live_7Hq2…"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedApiKeyResponse"];
+                };
+            };
+            /** @description A field is invalid (the message names it), or the account already has 50 keys that are not revoked. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "monthly_spend_limit: must be a whole number of credits, at least 1",
+                     *         "code": "validation_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description An API key called this: keys are managed from a signed-in session (the console). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This endpoint is for signed-in account holders (a console session), not API keys.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description The request body is larger than the platform accepts; refused before the handler (no X-RateLimit-* headers). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The request body is larger than the 10 MiB the API accepts. Upload an image with POST /api/v1/uploads: it answers a form that sends the file straight to storage (up to 10 MiB).",
+                     *         "code": "payload_too_large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    revokeKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `key_id` from `GET /keys` or `POST /keys`. */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key, revoked. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "key_id": "key_3f9a1c0d2b7e4a6f8c1d0e2f",
+                     *         "name": "CI pipeline",
+                     *         "mode": "live",
+                     *         "prefix": "vg_live_7Hq2",
+                     *         "scopes": [
+                     *           "generate",
+                     *           "read"
+                     *         ],
+                     *         "expires_at": null,
+                     *         "monthly_spend_limit": 500,
+                     *         "spent_this_month": 120,
+                     *         "last_used_at": "2026-11-21T17:04:00.000Z",
+                     *         "created_at": "2026-11-21T17:00:00.000Z",
+                     *         "revoked_at": "2026-11-22T09:30:00.000Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKeyResponse"];
+                };
+            };
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description An API key called this: keys are managed from a signed-in session (the console). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This endpoint is for signed-in account holders (a console session), not API keys.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description No such id for this account (ids of other accounts are answered the same way). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "No API key with id \"key_3f9a1c0d2b7e4a6f8c1d0e2f\".",
+                     *         "code": "not_found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    updateKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `key_id` from `GET /keys` or `POST /keys`. */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Unknown fields are ignored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "monthly_spend_limit": 1000
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The key as changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "key_id": "key_3f9a1c0d2b7e4a6f8c1d0e2f",
+                     *         "name": "CI pipeline",
+                     *         "mode": "live",
+                     *         "prefix": "vg_live_7Hq2",
+                     *         "scopes": [
+                     *           "generate",
+                     *           "read"
+                     *         ],
+                     *         "expires_at": null,
+                     *         "monthly_spend_limit": 1000,
+                     *         "spent_this_month": 120,
+                     *         "last_used_at": "2026-11-21T17:04:00.000Z",
+                     *         "created_at": "2026-11-21T17:00:00.000Z",
+                     *         "revoked_at": null
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKeyResponse"];
+                };
+            };
+            /** @description A parameter is missing or invalid; the message names each field and the allowed values. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "duration: must be at most 12 seconds",
+                     *         "code": "validation_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description An API key called this: keys are managed from a signed-in session (the console). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This endpoint is for signed-in account holders (a console session), not API keys.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description No such id for this account (ids of other accounts are answered the same way). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "No API key with id \"key_3f9a1c0d2b7e4a6f8c1d0e2f\".",
+                     *         "code": "not_found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The request body is larger than the platform accepts; refused before the handler (no X-RateLimit-* headers). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The request body is larger than the 10 MiB the API accepts. Upload an image with POST /api/v1/uploads: it answers a form that sends the file straight to storage (up to 10 MiB).",
+                     *         "code": "payload_too_large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
