@@ -44,11 +44,14 @@ export class ForbiddenError extends DomainError {}
 export class SpendLimitExceededError extends DomainError {
   constructor(
     readonly limit: number,
-    readonly spent: number,
     readonly price: number,
+    /** What the key has spent this month, when known. */
+    readonly spent?: number,
   ) {
     super(
-      `This request costs ${price} credits; this API key has ${Math.max(0, limit - spent)} left of its monthly spend limit of ${limit} (it resets at the start of the next month, UTC).`,
+      `This request costs ${price} credits; this API key's monthly spend limit is ${limit} credits` +
+        (spent === undefined ? '' : ` and it has ${Math.max(0, limit - spent)} left this month`) +
+        ' (the month is UTC).',
     );
   }
 }

@@ -1,3 +1,5 @@
+import type { Principal } from './principal';
+
 /**
  * Per-key monthly spend limits (CONTRACT.md, "Self-serve API keys"): the credits charged through
  * a key in the current UTC calendar month, less refunds of those charges, never exceed its limit.
@@ -18,4 +20,16 @@ export interface KeySpend {
   month: string;
   /** Absent: no limit (the spend is still counted). */
   limit?: number;
+}
+
+/** The key a start is made through, as the principal carries it (a session spends through none). */
+export interface SpendingKey {
+  keyId: string;
+  monthlySpendLimit?: number;
+}
+
+/** The key whose spend a principal's starts count in: an API key's own; a session has none. */
+export function spendingKeyOf(principal: Principal): SpendingKey | undefined {
+  if (principal.kind !== 'apiKey') return undefined;
+  return { keyId: principal.keyId, ...(principal.monthlySpendLimit !== undefined && { monthlySpendLimit: principal.monthlySpendLimit }) };
 }

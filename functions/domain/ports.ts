@@ -1,6 +1,7 @@
 import type { Account, SubscriptionStatus } from './account';
 import type { ApiKeyRecord } from './api-key';
 import type { ImageContentType } from './image-type';
+import type { KeySpend } from './key-spend';
 import type { LedgerEntry } from './ledger';
 import type { MediaKind } from './media-type';
 import type { ProviderJob, Task, TaskError, TaskKind } from './task';
@@ -68,6 +69,12 @@ export interface NewTaskRequest {
   charge: LedgerEntry;
   /** The account's task count of this kind as last read (informative; the store allocates). */
   expectedCount: number;
+  /**
+   * A start through an API key: its spend this month is counted with the charge, and with a
+   * limit the start is refused (nothing charged) when the charge would pass it. Checked before
+   * the balance.
+   */
+  keySpend?: KeySpend;
   idempotency?: IdempotencyClaim;
 }
 
@@ -83,6 +90,8 @@ export type StartRepair = 'refunded' | 'discarded' | 'settled';
 export type CreateTaskResult =
   | { type: 'created'; task: Task }
   | { type: 'insufficient_credits'; available: number }
+  /** The key's monthly spend limit would be passed; `spent` is its month's spend as it stood. */
+  | { type: 'spend_limit_exceeded'; spent: number }
   /** The idempotency key was already used (by an earlier or a concurrent request). */
   | { type: 'idempotency_key_used'; record: IdempotencyRecord };
 

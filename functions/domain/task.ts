@@ -83,6 +83,11 @@ interface TaskBase {
   /** Our copies of the results (completed only). */
   outputUrls?: string[];
   error?: TaskError;
+  /**
+   * The API key this task was started through and the month (`yyyy-mm`, UTC) its charge counts
+   * in against the key's spend (key-spend.ts): its refund gives the credits back to that month.
+   */
+  keySpend?: { keyId: string; month: string };
   createdAt: string;
   updatedAt: string;
   completedAt?: string;

@@ -63,6 +63,8 @@ export class MemoryTable {
   readonly webhooks = new Map<string, { endpoint: WebhookEndpoint; deliveryCount: number }>();
   /** Deliveries, by account, endpoint and event, with their position in the endpoint's list. */
   readonly deliveries = new Map<string, { delivery: Delivery; seq: number }>();
+  /** Credits charged through each API key per month, by `keyId#yyyy-mm` (as the adapter's KEYSPEND# items). */
+  readonly keySpend = new Map<string, number>();
 
   /** The wall clock DynamoDB judges an expired idempotency record by (Date.now() in the adapter). */
   constructor(readonly wallClock: () => Date = () => new Date()) {}
@@ -187,7 +189,13 @@ export class MemoryTaskStore implements TaskStore {
     const account = this.table.accounts.get(draft.accountId);
     if (!account) throw new Error(`Account ${draft.accountId} disappeared while creating a task.`);
     const price = -charge.amount;
+    // As the adapter: the key's spend is judged before the balance.
+    const spendId = request.keySpend && `${request.keySpend.keyId}#${request.keySpend.month}`;
+    const spent = spendId ? (this.table.keySpend.get(spendId) ?? 0) : 0;
+    const limit = request.keySpend?.limit;
+    if (limit !== undefined && spent + price > limit) return { type: 'spend_limit_exceeded', spent };
     if (account.credits < price) return { type: 'insufficient_credits', available: account.credits };
+    if (spendId) this.table.keySpend.set(spendId, spent + price);
     const id = taskId(draft.accountId, draft.taskId);
     if (this.table.tasks.has(id)) throw new MemoryConditionError(`task ${draft.taskId} exists`);
     this.table.checkNewEntry(charge);
@@ -311,6 +319,10 @@ export class MemoryTaskStore implements TaskStore {
     account.credits += refund.amount;
     account.updatedAt = now;
     this.table.addEntry(refund);
+    if (stored.keySpend) {
+      const spendId = `${stored.keySpend.keyId}#${stored.keySpend.month}`;
+      this.table.keySpend.set(spendId, (this.table.keySpend.get(spendId) ?? 0) - refund.amount);
+    }
     return true;
   }
 
@@ -376,11 +388,12 @@ export class MemoryTaskStore implements TaskStore {
 export class MemoryApiKeyStore implements ApiKeyStore {
   /** The stored rows, by key id (tests may edit them, as an operator could edit the table). */
   readonly records = new Map<string, ApiKeyRecord>();
-  /** Credits charged through each key per month, by `keyId#yyyy-mm` (MemoryTaskStore writes it). */
-  readonly spend = new Map<string, number>();
   /** Keys made before the count existed hold no place in it (as in the adapter). */
   readonly uncounted = new Set<string>();
   lookups = 0;
+
+  /** The table whose key spend MemoryTaskStore counts (a store of its own when used alone). */
+  constructor(private readonly table: MemoryTable = new MemoryTable()) {}
 
   async create(record: ApiKeyRecord, maxActive: number): Promise<boolean> {
     await turn();
@@ -435,7 +448,7 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     await turn();
     const spent = new Map<string, number>();
     for (const keyId of keyIds) {
-      const value = this.spend.get(`${keyId}#${month}`);
+      const value = this.table.keySpend.get(`${keyId}#${month}`);
       if (value !== undefined) spent.set(keyId, value);
     }
     return spent;
@@ -574,7 +587,7 @@ export function createMemoryStores(options: { wallClock?: () => Date } = {}) {
     ledger: new MemoryLedgerStore(table),
     tasks: new MemoryTaskStore(table),
     idempotency: new MemoryIdempotencyStore(table),
-    apiKeys: new MemoryApiKeyStore(),
+    apiKeys: new MemoryApiKeyStore(table),
     rates: new MemoryRateCounter(),
     callbackReceipts: new MemoryCallbackReceipts(),
     webhooks: new MemoryWebhookStore(table),

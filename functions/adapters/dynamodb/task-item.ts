@@ -41,6 +41,8 @@ export function toTaskItem(task: Task): Record<string, unknown> {
     copy_attempts: task.copyAttempts,
     output_urls: task.outputUrls,
     error: task.error,
+    key_spend_key_id: task.keySpend?.keyId,
+    key_spend_month: task.keySpend?.month,
     created_at: task.createdAt,
     updated_at: task.updatedAt,
     completed_at: task.completedAt,
@@ -81,6 +83,7 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
   const pendingOutputs = outputs('pending_outputs');
   const outputUrls = outputs('output_urls');
   const completedAt = optionalText('completed_at');
+  const keySpendKeyId = optionalText('key_spend_key_id');
   const base = {
     taskId: text('task_id'),
     accountId: text('account_id'),
@@ -102,6 +105,7 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
     copyAttempts: item.copy_attempts === undefined ? 0 : count('copy_attempts'),
     ...(outputUrls && { outputUrls }),
     ...(item.error !== undefined && { error: taskError(item.error, problem) }),
+    ...(keySpendKeyId && { keySpend: { keyId: keySpendKeyId, month: text('key_spend_month') } }),
     createdAt: text('created_at'),
     updatedAt: text('updated_at'),
     ...(completedAt && { completedAt }),
