@@ -66,4 +66,27 @@ describe('principalRateLimiter', () => {
     // The same id as the key, yet its own window: users and keys never share a counter.
     expect(await allowed(() => limiter.consume(session), 2)).toEqual([true, false]);
   });
+
+  it("notes an API key's use once per window (last_used_at at most a minute stale), never a session's", async () => {
+    const uses: [string, string][] = [];
+    let clock = now;
+    const limiter = principalRateLimiter(new MemoryRateCounter(), () => clock, { recordUse: async (keyId, at) => void uses.push([keyId, at]) });
+    for (let i = 0; i < 5; i += 1) await limiter.consume(key('key_a', 60));
+    await limiter.consume({ kind: 'session', accountId: 'acc_1', userId: 'u1', rateLimit: 60 });
+    clock = now + MINUTE;
+    await limiter.consume(key('key_a', 60));
+    expect(uses).toEqual([
+      ['key_a', new Date(now).toISOString()],
+      ['key_a', new Date(now + MINUTE).toISOString()],
+    ]);
+  });
+
+  it('answers the request even when noting the use fails', async () => {
+    const limiter = principalRateLimiter(new MemoryRateCounter(), () => now, {
+      recordUse: async () => {
+        throw new Error('table unavailable');
+      },
+    });
+    await expect(limiter.consume(key('key_a', 60))).resolves.toMatchObject({ allowed: true, remaining: 59 });
+  });
 });
