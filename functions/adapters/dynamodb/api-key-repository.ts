@@ -18,7 +18,8 @@ type ApiKeyItem = ReturnType<typeof apiKeyKey> &
     rate_limit?: number;
     name?: string;
     scopes?: KeyScope[];
-    expires_at?: string;
+    /** Not `expires_at`: that is the table's TTL attribute, and an expired key stays listed. */
+    key_expires_at?: string;
     monthly_spend_limit?: number;
     prefix?: string;
     last_used_at?: string;
@@ -40,7 +41,7 @@ function toApiKeyItem(record: ApiKeyRecord): ApiKeyItem {
     rate_limit: record.rateLimit,
     name: record.name,
     scopes: record.scopes,
-    expires_at: record.expiresAt,
+    key_expires_at: record.expiresAt,
     monthly_spend_limit: record.monthlySpendLimit,
     prefix: record.prefix,
     last_used_at: record.lastUsedAt,
@@ -61,7 +62,7 @@ function fromApiKeyItem(item: Record<string, unknown>): ApiKeyRecord {
     ...(row.rate_limit !== undefined && { rateLimit: row.rate_limit }),
     ...(row.name !== undefined && { name: row.name }),
     ...(row.scopes !== undefined && { scopes: row.scopes }),
-    ...(row.expires_at !== undefined && { expiresAt: row.expires_at }),
+    ...(row.key_expires_at !== undefined && { expiresAt: row.key_expires_at }),
     ...(row.monthly_spend_limit !== undefined && { monthlySpendLimit: row.monthly_spend_limit }),
     ...(row.prefix !== undefined && { prefix: row.prefix }),
     ...(row.last_used_at !== undefined && { lastUsedAt: row.last_used_at }),
