@@ -143,7 +143,9 @@ function registerOperation(registry: OpenAPIRegistry, route: ApiRoute): void {
   const responses: Record<string, ResponseConfig> = {
     200: { ...operation.success, headers: responseHeaders(route, 200) },
   };
-  for (const status of operation.errors) {
+  // Every route a key may call answers 403 `forbidden` to a key without its scope.
+  const errors = route.scope && !operation.errors.includes(403) ? [...operation.errors, 403 as const].sort((a, b) => a - b) : operation.errors;
+  for (const status of errors) {
     const { codes } = ERROR_STATUSES[status];
     const description = operation.errorNotes?.[status]?.description ?? ERROR_STATUSES[status].description;
     const example = operation.errorNotes?.[status]?.example ?? ERROR_STATUSES[status].example;
