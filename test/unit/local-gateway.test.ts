@@ -150,11 +150,10 @@ describe('callers declared on a route', () => {
     expect(await keylessStatuses([open, keyed])).toEqual({ public: [200, undefined], apiKey: [401, 'unauthorized'] });
   });
 
-  it("refuse to start a gateway with a 'session' route (no authorizer recognises one yet), naming the route", () => {
-    const session: Route = { ...open, path: '/api/v1/console', callers: ['apiKey', 'session'] };
-    expect(() => apiRequestListener({ authCacheTtlSeconds: 0, routes: [open, session] })).toThrow(
-      /^GET \/api\/v1\/console accepts 'session' callers, but no authorizer recognises a session yet/,
-    );
+  it("put a 'session' route behind the authorizer, like an API key's", async () => {
+    const session: Route = { ...open, path: '/api/v1/console', callers: 'session' };
+    expect(gatewayAccess(session)).toBe('apiKey');
+    expect(gatewayAccess({ ...session, callers: ['apiKey', 'session'] })).toBe('apiKey');
   });
 
   it('are read the same way by every builder: public alone, an API key, or a clear refusal', () => {
