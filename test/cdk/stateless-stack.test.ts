@@ -339,11 +339,12 @@ describe('StatelessStack', () => {
       );
     });
 
-    it("refuses a route for 'session' callers while no authorizer recognises a session, naming it", () => {
-      const sessionRoute: Route = { method: 'GET', path: `${API_PREFIX}/console`, handler: 'get-credits', callers: 'session' };
-      expect(() => synthesize({ routes: [...ROUTES, sessionRoute] })).toThrow(
-        /GET \/api\/v1\/console accepts 'session' callers, but no authorizer recognises a session yet/,
+    it("puts the routes for 'session' callers (the key endpoints) behind the authorizer", () => {
+      const sessionOnly = methods().filter((m) => m.path.startsWith(`${API_PREFIX}/keys`));
+      expect(sessionOnly.map((m) => `${m.method} ${m.path}`).sort()).toEqual(
+        ['DELETE /api/v1/keys/{key_id}', 'GET /api/v1/keys', 'PATCH /api/v1/keys/{key_id}', 'POST /api/v1/keys'],
       );
+      for (const method of sessionOnly) expect([method.path, method.authorizationType]).toEqual([method.path, 'CUSTOM']);
     });
 
     it('refuses a route whose handler file does not exist', () => {
