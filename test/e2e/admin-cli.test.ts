@@ -5,6 +5,9 @@ import type { Db } from '#adapters/dynamodb/dynamo-client';
 import { runScript } from '#test-support/run-script';
 import { createTestDb, dropTestDb, testConfig, testDynamoEndpoint } from '#test-support/test-db';
 
+// Each test spawns the CLI (tsx) several times: on a loaded 2-core machine that takes a while.
+jest.setTimeout(120_000);
+
 let db: Db;
 let env: Record<string, string>;
 
@@ -115,7 +118,7 @@ describe('admin CLI', () => {
     const cases: Array<[string[], RegExp]> = [
       [['account', 'show', '--account', 'acc_missing'], /No account acc_missing/],
       [['credits', 'grant', '--account', 'acc_missing', '--amount', '5', '--reason', 'x'], /No account acc_missing/],
-      [['key', 'revoke', '--key', 'key_missing'], /No API key key_missing/],
+      [['key', 'revoke', '--key', 'key_missing'], /No API key with id "key_missing"/],
       [['credits', 'grant', '--account', 'acc_missing', '--amount', '0', '--reason', 'x'], /amount must be a whole number from 1/],
     ];
     const results = await Promise.all(cases.map(([args]) => admin(...args)));
