@@ -35,6 +35,7 @@ async function main(): Promise<void> {
       `  S3 (s3rver)     ${stack.s3Endpoint} (bucket ${settings.mediaBucket})`,
       `  Data folder     ${settings.dataDir}`,
       `  API reference   ${stack.baseUrl}/docs`,
+      `  Console         ${new URL(stack.baseUrl).origin}/console/`,
       '',
       ...otherShells(settings, stack.baseUrl),
       `  Try: curl -H "Authorization: Bearer ${stack.demo.apiKey}" ${stack.baseUrl}/credits`,

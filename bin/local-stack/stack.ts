@@ -10,6 +10,8 @@ import { createLocalHttpServer } from './http-server';
 import { lambdaContext } from '../lambda-context.cjs';
 import { loadHandler } from './lambda-runtime';
 import { mediaRoute, MEDIA_PATH } from './media-route';
+import { ensureConsoleBuilt } from './console-build';
+import { consoleRoute, type ConsoleRuntimeConfig } from './console-route';
 import { ensureDemoAccount, type DemoAccount } from './demo-account';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { startS3Local } from './s3-local';
@@ -40,6 +42,8 @@ export interface LocalStackOverrides {
   dynamodbEndpoint?: string;
   /** Use this S3 endpoint instead of starting s3rver. */
   s3Endpoint?: string;
+  /** Serve no console at /console/ (and build none): the API's own tests. */
+  withoutConsole?: boolean;
 }
 
 export async function startLocalStack(
@@ -51,6 +55,16 @@ export async function startLocalStack(
     for (const fn of stops.reverse()) await fn().catch(() => undefined);
   };
   try {
+    // Built (when its sources changed) while the databases start; a failed build leaves the API up.
+    const consoleBuild = overrides.withoutConsole
+      ? Promise.resolve(undefined)
+      : ensureConsoleBuilt().then(
+          (build) => build.dir,
+          (error: unknown) => {
+            console.error(`The console could not be built, so /console/ is not served: ${error instanceof Error ? error.message : String(error)}`);
+            return undefined;
+          },
+        );
     let dynamodbEndpoint = overrides.dynamodbEndpoint;
     if (!dynamodbEndpoint) {
       const dynamo = await startDynamoDbLocal({
@@ -105,10 +119,17 @@ export async function startLocalStack(
     await ensureTable(context.db);
     const demo = await ensureDemoAccount(context, settings.dataDir);
 
+    const consoleDir = await consoleBuild;
+    const media = mediaRoute(() => context.storage);
+    const consolePages = consoleRoute({
+      dir: () => consoleDir,
+      config: () => consoleConfig(`${baseUrl}${API_PREFIX}`, settings),
+      origins: () => ({ connect: [], media: [] }),
+    });
     ready(
       apiRequestListener({
         authCacheTtlSeconds: config.authCacheTtlSeconds,
-        fallthrough: mediaRoute(() => context.storage),
+        fallthrough: async (req, res) => (await media(req, res)) || (await consolePages(req, res)),
       }),
     );
     const sweeper = startSweeper(settings.sweepIntervalSeconds);
@@ -140,6 +161,17 @@ export async function startLocalStack(
     await stop();
     throw error;
   }
+}
+
+/** /console/config.json: the console calls this stack's API on its own origin. */
+function consoleConfig(apiUrl: string, settings: LocalSettings): ConsoleRuntimeConfig {
+  return {
+    apiBaseUrl: API_PREFIX,
+    publicApiUrl: settings.apiBaseUrl ?? apiUrl,
+    identityEndpoint: '',
+    userPoolClientId: '',
+    region: settings.region,
+  };
 }
 
 function listen(server: http.Server, port: number, host: string): Promise<number> {

@@ -1,0 +1,3 @@
+export default function AuthPages(_props: { path: string }) {
+  return <h1>AuthPages</h1>;
+}

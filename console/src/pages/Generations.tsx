@@ -1,0 +1,3 @@
+export default function Generations() {
+  return <h1>Generations</h1>;
+}

@@ -1,0 +1,3 @@
+export default function Keys() {
+  return <h1>Keys</h1>;
+}

@@ -1,0 +1,3 @@
+export default function Overview() {
+  return <h1>Overview</h1>;
+}

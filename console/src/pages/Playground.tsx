@@ -1,0 +1,3 @@
+export default function Playground() {
+  return <h1>Playground</h1>;
+}

@@ -1,0 +1,3 @@
+export default function Usage() {
+  return <h1>Usage</h1>;
+}

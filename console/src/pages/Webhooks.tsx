@@ -1,0 +1,3 @@
+export default function Webhooks() {
+  return <h1>Webhooks</h1>;
+}
