@@ -10,7 +10,7 @@ import { createLocalHttpServer } from './http-server';
 import { lambdaContext } from '../lambda-context.cjs';
 import { loadHandler } from './lambda-runtime';
 import { mediaRoute, MEDIA_PATH } from './media-route';
-import { ensureConsoleBuilt } from './console-build';
+import { ensureConsoleBuilt } from '#lib/console-build';
 import { consoleRoute, type ConsoleRuntimeConfig } from './console-route';
 import { ensureDemoAccount, type DemoAccount } from './demo-account';
 import { startDynamoDbLocal } from './dynamodb-local';

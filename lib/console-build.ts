@@ -1,12 +1,13 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { REPO_ROOT } from './settings';
+/** The repository (this file is lib/console-build.ts). */
+const REPO_ROOT = path.resolve(__dirname, '..');
 
 /**
- * The built console for the local stack. A build is kept under console/dist/<hash of its
+ * The built console, for the local stack and for the CDK app's deployment. A build is kept under console/dist/<hash of its
  * sources>: `npm start` hashes the sources (a few milliseconds) and builds only when no build of
  * that hash exists, so a warm start costs no build. Builds land in a temporary folder renamed
  * into place, so two processes starting at once (tests) never serve a half-written one.
@@ -42,28 +43,62 @@ export interface ConsoleBuild {
   built: boolean;
 }
 
+/** The build of the current sources, made now if there is none (the local stack: without blocking). */
 export async function ensureConsoleBuilt(): Promise<ConsoleBuild> {
-  const hash = consoleSourceHash();
-  const dir = path.join(CONSOLE_DIST, hash);
+  const { hash, dir } = target();
   if (existsSync(path.join(dir, 'index.html'))) return { dir, built: false };
-  const temporary = path.join(CONSOLE_DIST, `.tmp-${process.pid}-${Date.now()}`);
+  const temporary = temporaryDir();
   try {
-    await promisify(execFile)(
-      process.execPath,
-      [path.join(REPO_ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', path.join(CONSOLE_DIR, 'vite.config.mts'), '--outDir', temporary, '--logLevel', 'warn'],
-      { cwd: REPO_ROOT, env: { ...process.env, VITE_CONFIG_NATIVE_IGNORE_WARNING: 'true' }, maxBuffer: 16 * 1024 * 1024 },
-    );
-    try {
-      renameSync(temporary, dir);
-    } catch (error) {
-      // Another process finished the same build first: keep theirs.
-      if (!existsSync(path.join(dir, 'index.html'))) throw error;
-    }
+    await promisify(execFile)(process.execPath, viteArgs(temporary), viteOptions());
+    settle(temporary, dir, hash);
   } finally {
     rmSync(temporary, { recursive: true, force: true });
   }
-  pruneOldBuilds(hash);
   return { dir, built: true };
+}
+
+/** The same, synchronously: CDK's asset bundling cannot wait for a promise. */
+export function ensureConsoleBuiltSync(): ConsoleBuild {
+  const { hash, dir } = target();
+  if (existsSync(path.join(dir, 'index.html'))) return { dir, built: false };
+  const temporary = temporaryDir();
+  try {
+    execFileSync(process.execPath, viteArgs(temporary), { ...viteOptions(), stdio: 'pipe' });
+    settle(temporary, dir, hash);
+  } finally {
+    rmSync(temporary, { recursive: true, force: true });
+  }
+  return { dir, built: true };
+}
+
+function target(): { hash: string; dir: string } {
+  const hash = consoleSourceHash();
+  return { hash, dir: path.join(CONSOLE_DIST, hash) };
+}
+
+const temporaryDir = () => path.join(CONSOLE_DIST, `.tmp-${process.pid}-${Date.now()}`);
+
+const viteArgs = (outDir: string) => [
+  path.join(REPO_ROOT, 'node_modules', 'vite', 'bin', 'vite.js'),
+  'build',
+  '--config',
+  path.join(CONSOLE_DIR, 'vite.config.mts'),
+  '--outDir',
+  outDir,
+  '--logLevel',
+  'warn',
+];
+
+const viteOptions = () => ({ cwd: REPO_ROOT, env: { ...process.env, VITE_CONFIG_NATIVE_IGNORE_WARNING: 'true' }, maxBuffer: 16 * 1024 * 1024 });
+
+/** Moves a finished build into place; another process may have finished the same build first. */
+function settle(temporary: string, dir: string, hash: string): void {
+  try {
+    renameSync(temporary, dir);
+  } catch (error) {
+    if (!existsSync(path.join(dir, 'index.html'))) throw error;
+  }
+  pruneOldBuilds(hash);
 }
 
 function pruneOldBuilds(current: string): void {
