@@ -48,7 +48,14 @@ export function App({ config, session }: { config: ConsoleConfig; session: Sessi
   }, []);
 
   const context = useMemo<ConsoleContext>(
-    () => ({ config, session, mode, setMode, client: () => sessionClient(session, config.apiBaseUrl, mode) }),
+    () => ({
+      config,
+      session,
+      mode,
+      setMode,
+      client: () => sessionClient(session, config.apiBaseUrl, mode),
+      clientIn: (other: Mode) => sessionClient(session, config.apiBaseUrl, other),
+    }),
     [config, session, mode, setMode],
   );
 

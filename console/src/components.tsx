@@ -1,6 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import type { Pagination } from '#client';
-import { describeError } from './errors';
+import { describeError, ERROR_ADVICE } from './errors';
 
 /** An error in plain words, with what to do, the code and the request id for support. */
 export function ErrorNotice({ error }: { error: unknown }) {
@@ -74,4 +74,18 @@ export function formatTime(iso: string | null | undefined): string {
 
 export function StatusBadge({ status }: { status: string }) {
   return <span className={`badge status-${status}`}>{status}</span>;
+}
+
+/** Why a task failed (its `error`), in plain words with what to do. */
+export function TaskFailure({ error }: { error: { code: string; message: string } }) {
+  const advice = ERROR_ADVICE[error.code];
+  return (
+    <div className="notice error" role="alert">
+      <strong>{advice?.title ?? 'Failed'}.</strong> {error.message}
+      {advice && <p>{advice.action}</p>}
+      <p className="small">
+        Code: <code>{error.code}</code>
+      </p>
+    </div>
+  );
 }

@@ -13,6 +13,8 @@ export interface ConsoleContext {
   setMode(mode: Mode): void;
   /** The project's client, signed in as the holder, in the current mode. */
   client(): Promise<VidgenClient>;
+  /** The same in a given mode (the overview shows both balances). */
+  clientIn(mode: Mode): Promise<VidgenClient>;
 }
 
 export const Console = createContext<ConsoleContext | null>(null);
