@@ -116,8 +116,8 @@ function SignUp() {
     <AuthForm title="Create an account" onSubmit={submit} busy={busy} error={error} submitLabel="Create account" footer={<Link to="/sign-in">I already have an account</Link>}>
       <Email value={email} onChange={setEmail} />
       <label>
-        Password <span className="hint">at least 8 characters, with upper and lower case letters and a number</span>
-        <input type="password" name="new-password" autoComplete="new-password" required minLength={8} value={password} onChange={(event) => setPassword(event.target.value)} />
+        Password <span className="hint">at least 12 characters, with upper and lower case letters, a number and a symbol</span>
+        <input type="password" name="new-password" autoComplete="new-password" required minLength={12} value={password} onChange={(event) => setPassword(event.target.value)} />
       </label>
     </AuthForm>
   );
@@ -192,7 +192,7 @@ function ForgotPassword() {
           </label>
           <label>
             New password
-            <input type="password" name="new-password" autoComplete="new-password" required minLength={8} value={password} onChange={(event) => setPassword(event.target.value)} />
+            <input type="password" name="new-password" autoComplete="new-password" required minLength={12} value={password} onChange={(event) => setPassword(event.target.value)} />
           </label>
         </>
       )}
