@@ -3,8 +3,7 @@ import { findChromium } from './chromium';
 
 /**
  * What `npm test` (and `npm start`, for Java) needs besides node_modules, each with the one
- * command that installs it. README's "Prerequisites" lists the same. (Python is not needed
- * yet: nothing in the repository runs python3.)
+ * command that installs it. README's "Prerequisites" lists the same.
  */
 export interface Missing {
   /** What is missing and why it is needed. */
@@ -19,6 +18,8 @@ type Platform = NodeJS.Platform;
 
 const MIN_NODE: readonly [number, number] = [20, 19];
 export const MIN_JAVA = 17;
+/** The Python SDK's oldest supported version (python/pyproject.toml); its tests run in npm test. */
+export const MIN_PYTHON: readonly [number, number] = [3, 9];
 
 /** Debian/Ubuntu commands everywhere but macOS (Homebrew). */
 function installCommand(platform: Platform, debian: string, macos: string): string {
@@ -55,6 +56,25 @@ export function javaProblem(env: NodeJS.ProcessEnv = process.env, platform: Plat
   return undefined;
 }
 
+/** `3.11` from what `python3 -c` prints for sys.version_info[:2]. */
+export function pythonVersion(output: string): [number, number] | undefined {
+  const version = /^(\d+)\.(\d+)/.exec(output.trim());
+  return version ? [Number(version[1]), Number(version[2])] : undefined;
+}
+
+/** The Python SDK's tests (python/tests) run with python3. */
+export function pythonProblem(env: NodeJS.ProcessEnv = process.env, platform: Platform = process.platform): Missing | undefined {
+  const result = spawnSync('python3', ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], { encoding: 'utf8', timeout: 20_000, env });
+  const what = (found: string) => `Python ${MIN_PYTHON.join('.')}+ for the Python SDK's tests (${found})`;
+  const install = installCommand(platform, 'sudo apt-get install -y python3', 'brew install python@3.12');
+  if (result.error || result.status !== 0) return { what: what('python3 not found on PATH'), install };
+  const version = pythonVersion(result.stdout);
+  if (version && (version[0] < MIN_PYTHON[0] || (version[0] === MIN_PYTHON[0] && version[1] < MIN_PYTHON[1]))) {
+    return { what: what(`python3 ${version.join('.')} found`), install };
+  }
+  return undefined;
+}
+
 export function chromiumProblem(env: NodeJS.ProcessEnv = process.env, platform: Platform = process.platform): Missing | undefined {
   const lookup = findChromium(env, platform);
   if (lookup.found) return undefined;
@@ -67,7 +87,7 @@ export function chromiumProblem(env: NodeJS.ProcessEnv = process.env, platform: 
 
 /** Everything missing, in the order a newcomer should fix it. */
 export function missingPrerequisites(env: NodeJS.ProcessEnv = process.env, platform: Platform = process.platform): Missing[] {
-  return [nodeProblem(undefined, platform), javaProblem(env, platform), chromiumProblem(env, platform)].filter(
+  return [nodeProblem(undefined, platform), javaProblem(env, platform), pythonProblem(env, platform), chromiumProblem(env, platform)].filter(
     (problem): problem is Missing => problem !== undefined,
   );
 }

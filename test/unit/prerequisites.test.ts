@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { findChromium } from '#bin/prerequisites/chromium';
-import { javaMajor, nodeProblem } from '#bin/prerequisites/checks';
+import { javaMajor, nodeProblem, pythonVersion } from '#bin/prerequisites/checks';
 import { screenshotPath } from '#test-support/browser';
 import { REPO_ROOT } from '#test-support/run-script';
 
@@ -15,6 +15,13 @@ function executable(name: string): string {
   writeFileSync(file, '#!/bin/sh\nexit 0\n');
   chmodSync(file, 0o755);
   return file;
+}
+/** A folder with a stand-in python3 that reports this version. */
+function fakePython(version: string): string {
+  const pythonDir = mkdtempSync(path.join(os.tmpdir(), 'prerequisites-python-'));
+  writeFileSync(path.join(pythonDir, 'python3'), `#!/bin/sh\necho ${version}\n`);
+  chmodSync(path.join(pythonDir, 'python3'), 0o755);
+  return pythonDir;
 }
 const onlyNode = mkdtempSync(path.join(os.tmpdir(), 'prerequisites-path-'));
 writeFileSync(path.join(onlyNode, 'node'), `#!/bin/sh\nexec "${process.execPath}" "$@"\n`);
@@ -54,6 +61,11 @@ describe('versions', () => {
     expect(javaMajor('nonsense')).toBeUndefined();
   });
 
+  it('reads the Python version python3 prints', () => {
+    expect(pythonVersion('3.11\n')).toEqual([3, 11]);
+    expect(pythonVersion('nonsense')).toBeUndefined();
+  });
+
   it('wants Node 20.19 or later', () => {
     expect(nodeProblem('20.18.3', 'linux')?.what).toBe('Node.js 20.19 or later (this is 20.18.3)');
     expect(nodeProblem('20.19.0', 'linux')).toBeUndefined();
@@ -73,6 +85,7 @@ describe('npm test', () => {
     const lines = result.stderr.trim().split('\n');
     expect(lines).toEqual([
       expect.stringMatching(/^Missing: Java 17\+ for DynamoDB Local \(java not found on PATH\)\. Install it with: (sudo apt-get install -y openjdk-17-jre-headless|brew install --cask temurin@17)$/),
+      expect.stringMatching(/^Missing: Python 3\.9\+ for the Python SDK's tests \(python3 not found on PATH\)\. Install it with: (sudo apt-get install -y python3|brew install python@3\.12)$/),
       expect.stringMatching(/^Missing: Chromium .*Install it with: (sudo apt-get install -y chromium|brew install --cask chromium) {2}\(or set CHROMIUM_PATH/),
     ]);
   });
@@ -81,10 +94,21 @@ describe('npm test', () => {
     const javaDir = mkdtempSync(path.join(os.tmpdir(), 'prerequisites-java-'));
     writeFileSync(path.join(javaDir, 'java'), '#!/bin/sh\necho \'java version "1.8.0_392"\' >&2\n');
     chmodSync(path.join(javaDir, 'java'), 0o755);
-    const result = checkPrerequisites({ PATH: `${onlyNode}${path.delimiter}${javaDir}`, CHROMIUM_PATH: executable('chromium') });
+    const result = checkPrerequisites({ PATH: [onlyNode, javaDir, fakePython('3.11')].join(path.delimiter), CHROMIUM_PATH: executable('chromium') });
     expect({ status: result.status, stderr: result.stderr }).toEqual({
       status: 1,
       stderr: expect.stringMatching(/^Missing: Java 17\+ for DynamoDB Local \(java 8 found\)\. Install it with: \S.*\n$/),
+    });
+  });
+
+  it('refuses a Python older than 3.9', () => {
+    const javaDir = mkdtempSync(path.join(os.tmpdir(), 'prerequisites-java-'));
+    writeFileSync(path.join(javaDir, 'java'), '#!/bin/sh\necho \'openjdk version "17.0.15" 2025-04-15\' >&2\n');
+    chmodSync(path.join(javaDir, 'java'), 0o755);
+    const result = checkPrerequisites({ PATH: [onlyNode, javaDir, fakePython('3.8')].join(path.delimiter), CHROMIUM_PATH: executable('chromium') });
+    expect({ status: result.status, stderr: result.stderr }).toEqual({
+      status: 1,
+      stderr: expect.stringMatching(/^Missing: Python 3\.9\+ for the Python SDK's tests \(python3 3\.8 found\)\. Install it with: \S.*\n$/),
     });
   });
 
@@ -93,7 +117,7 @@ describe('npm test', () => {
     const javaDir = mkdtempSync(path.join(os.tmpdir(), 'prerequisites-java-'));
     writeFileSync(path.join(javaDir, 'java'), '#!/bin/sh\necho \'openjdk version "17.0.15" 2025-04-15\' >&2\n');
     chmodSync(path.join(javaDir, 'java'), 0o755);
-    const result = checkPrerequisites({ PATH: `${onlyNode}${path.delimiter}${javaDir}`, CHROMIUM_PATH: executable('chromium') });
+    const result = checkPrerequisites({ PATH: [onlyNode, javaDir, fakePython('3.9')].join(path.delimiter), CHROMIUM_PATH: executable('chromium') });
     expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: '' });
   });
 });

@@ -1,0 +1,306 @@
+"""Every method of the client once, against the real local stack over HTTP with a test key.
+
+Needs VIDGEN_TEST_BASE_URL and VIDGEN_TEST_API_KEY (a ``vg_test_`` key of an account with paid
+access and an active subscription): test/e2e/python-sdk.test.ts starts the stack, makes the key
+and runs these tests (``npm test``)."""
+from __future__ import annotations
+
+import os
+import struct
+import tempfile
+import threading
+import unittest
+import urllib.request
+import uuid
+import zlib
+import http.client
+import socket
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Dict, List, Tuple
+from urllib.parse import urlsplit
+
+from vidgen import ApiError, VidgenClient, verify_webhook
+
+BASE_URL = os.environ.get("VIDGEN_TEST_BASE_URL", "")
+API_KEY = os.environ.get("VIDGEN_TEST_API_KEY", "")
+#: The simulated provider's delay is a few seconds: polling often shows the progress in between.
+POLL = 0.2
+WAIT = 45.0
+
+
+def setUpModule() -> None:
+    if not BASE_URL or not API_KEY:
+        raise RuntimeError(
+            "These tests need the local stack: set VIDGEN_TEST_BASE_URL and VIDGEN_TEST_API_KEY "
+            "(npx jest test/e2e/python-sdk.test.ts does), or run python/tests/unit alone."
+        )
+
+
+def client() -> VidgenClient:
+    return VidgenClient(API_KEY, base_url=BASE_URL)
+
+
+def png(width: int = 8, height: int = 8, rgb: Tuple[int, int, int] = (0, 136, 255)) -> bytes:
+    """A real PNG from the standard library."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    rows = b"".join(b"\x00" + bytes(rgb) * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+def download(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return response.read()
+
+
+class VideosTest(unittest.TestCase):
+    def test_generate_wait_with_progress_get_and_list(self) -> None:
+        api = client()
+        self.assertEqual(api.mode, "test")
+        started = api.generate_video(prompt="a paper boat on a pond", duration=3, resolution="480p")
+        self.assertEqual(started["status"], "processing")
+        self.assertTrue(started["video_id"].startswith("vid_"))
+        self.assertFalse(started["livemode"])
+        seen: List[Tuple[str, int]] = []
+        final = api.wait_for_video(
+            started["video_id"], interval=POLL, timeout=WAIT, on_progress=lambda v: seen.append((v["status"], v["progress"]))
+        )
+        self.assertEqual(final["status"], "completed", final)
+        self.assertEqual(seen[-1], ("completed", 100))
+        self.assertTrue(all(status == "processing" for status, _ in seen[:-1]))
+        self.assertEqual([p for _, p in seen], sorted(p for _, p in seen))
+        self.assertEqual(download(final["video_url"])[4:8], b"ftyp")
+        self.assertEqual(api.get_video(started["video_id"]), final)
+        listed = api.list_videos(limit=50)
+        self.assertIn(started["video_id"], [v["video_id"] for v in listed["videos"]])
+        self.assertEqual(listed["pagination"]["limit"], 50)
+
+    def test_cancel_fails_it_as_canceled(self) -> None:
+        api = client()
+        started = api.generate_video(prompt="never mind", duration=3)
+        canceled = api.cancel_video(started["video_id"])
+        self.assertEqual((canceled["status"], canceled["error"]["code"]), ("failed", "canceled"))
+        with self.assertRaises(ApiError) as again:
+            api.cancel_video(started["video_id"])
+        self.assertEqual((again.exception.status, again.exception.code), (409, "task_not_cancelable"))
+
+    def test_one_idempotency_key_starts_one_task(self) -> None:
+        api = client()
+        key = f"py-{uuid.uuid4()}"
+        first = api.generate_video({"prompt": "once", "duration": 3}, idempotency_key=key)
+        second = api.generate_video({"prompt": "once", "duration": 3}, idempotency_key=key)
+        self.assertEqual(first["video_id"], second["video_id"])
+        api.cancel_video(first["video_id"])
+
+    def test_errors_carry_code_status_and_request_id(self) -> None:
+        api = client()
+        with self.assertRaises(ApiError) as missing:
+            api.get_video("vid_01ARZ3NDEKTSV4RRFFQ69G5FAV")
+        self.assertEqual((missing.exception.status, missing.exception.code), (404, "not_found"))
+        self.assertTrue(missing.exception.request_id)
+        with self.assertRaises(ApiError) as invalid:
+            api.generate_video(prompt="a boat", duration=3, image_url="https://example.com/a.png")
+        self.assertEqual((invalid.exception.status, invalid.exception.code), (400, "validation_error"))
+        self.assertIn("image_url", str(invalid.exception))
+        with self.assertRaises(ApiError) as unauthorized:
+            VidgenClient("vg_test_not_a_real_key", base_url=BASE_URL).get_credits()
+        self.assertEqual((unauthorized.exception.status, unauthorized.exception.code), (401, "unauthorized"))
+
+
+class ImagesTest(unittest.TestCase):
+    def test_generate_wait_get_list_and_cancel(self) -> None:
+        api = client()
+        started = api.generate_image(prompt="a lighthouse at dusk")
+        self.assertTrue(started["image_id"].startswith("img_"))
+        progress: List[int] = []
+        final = api.wait_for_image(started["image_id"], interval=POLL, timeout=WAIT, on_progress=lambda i: progress.append(i["progress"]))
+        self.assertEqual(final["status"], "completed", final)
+        self.assertEqual(progress[-1], 100)
+        self.assertEqual(download(final["image_urls"][0])[:8], b"\x89PNG\r\n\x1a\n")
+        self.assertEqual(api.get_image(started["image_id"]), final)
+        self.assertIn(started["image_id"], [i["image_id"] for i in api.list_images(page=1, limit=50)["images"]])
+
+        other = api.generate_image(prompt="never mind")
+        self.assertEqual(api.cancel_image(other["image_id"])["error"]["code"], "canceled")
+
+
+class UploadsTest(unittest.TestCase):
+    def test_upload_bytes_a_path_and_directly_to_storage(self) -> None:
+        api = client()
+        image = png(16, 12)
+        from_bytes = api.upload_image(image, content_type="image/png")
+        self.assertEqual((from_bytes["content_type"], from_bytes["size"]), ("image/png", len(image)))
+        self.assertEqual(download(from_bytes["url"]), image)
+
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "blue.png")
+            with open(path, "wb") as file:
+                file.write(image)
+            from_path = api.upload_image(path)
+        self.assertEqual(download(from_path["url"]), image)
+
+        direct = api.upload_image(image, via="direct")
+        self.assertIn("/media/uploads/", direct["url"])
+        self.assertEqual(download(direct["url"]), image)
+
+        # And the uploaded URL is accepted as a video's first frame.
+        started = api.generate_video(prompt="make it move", generation_type="image_to_video", image_url=from_path["url"], duration=3)
+        self.assertEqual(started["image_url"], from_path["url"])
+        api.cancel_video(started["video_id"])
+
+    def test_create_and_complete_an_upload_by_hand(self) -> None:
+        api = client()
+        slot = api.create_upload()
+        self.assertTrue(slot["upload_id"].startswith("upl_"))
+        with self.assertRaises(ApiError) as nothing_stored:
+            api.complete_upload(slot["upload_id"])
+        self.assertEqual(nothing_stored.exception.status // 100, 4)
+
+
+class CreditsTest(unittest.TestCase):
+    def test_credits_and_transactions(self) -> None:
+        api = client()
+        before = api.get_credits()["credits"]
+        started = api.generate_video(prompt="count me", duration=3)
+        self.assertEqual(api.get_credits()["credits"], before - started["credits_used"])
+        api.cancel_video(started["video_id"])
+        self.assertEqual(api.get_credits()["credits"], before)
+        transactions = api.list_transactions(limit=50)["transactions"]
+        mine = [t["amount"] for t in transactions if t["task_id"] == started["video_id"]]
+        self.assertEqual(mine, [started["credits_used"], -started["credits_used"]])  # newest first
+
+
+class Receiver:
+    """A customer's webhook endpoint on 127.0.0.1 that records each request."""
+
+    def __init__(self) -> None:
+        self.requests: List[Tuple[Dict[str, str], bytes]] = []
+        self.arrived = threading.Condition()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                with receiver.arrived:
+                    receiver.requests.append((dict(self.headers.items()), body))
+                    receiver.arrived.notify_all()
+                self.send_response(204)
+                self.end_headers()
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
+
+    def wait_for(self, event_id: str, timeout: float = 30) -> Tuple[Dict[str, str], bytes]:
+        """The request that carries this event (others of the same account may come first)."""
+
+        def found() -> Any:
+            return next((r for r in self.requests if r[0].get("webhook-id") == event_id), None)
+
+        with self.arrived:
+            if not self.arrived.wait_for(found, timeout):
+                raise AssertionError(f"no webhook request for {event_id} within {timeout} s")
+            return found()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class WebhooksTest(unittest.TestCase):
+    def test_create_list_test_verify_deliveries_and_delete(self) -> None:
+        api = client()
+        receiver = Receiver()
+        self.addCleanup(receiver.stop)
+        created = api.create_webhook(receiver.url, events=["video.completed"], description="python sdk")
+        self.assertTrue(created["secret"].startswith("whsec_"))
+        self.assertIn(created["webhook_id"], [w["webhook_id"] for w in api.list_webhooks()["webhooks"]])
+
+        sent = api.test_webhook(created["webhook_id"])
+        headers, body = receiver.wait_for(sent["event_id"])
+        event = verify_webhook(body, headers, created["secret"])
+        self.assertEqual((event["id"], event["type"]), (sent["event_id"], "webhook.test"))
+        self.assertEqual(event["data"], {"webhook_id": created["webhook_id"]})
+
+        deliveries = api.list_webhook_deliveries(created["webhook_id"], limit=10)["deliveries"]
+        self.assertIn(sent["event_id"], [d["event_id"] for d in deliveries])
+
+        self.assertEqual(api.delete_webhook(created["webhook_id"]), {"webhook_id": created["webhook_id"], "deleted": True})
+        self.assertNotIn(created["webhook_id"], [w["webhook_id"] for w in api.list_webhooks()["webhooks"]])
+
+
+class LosingProxy:
+    """A proxy in front of the API that forwards each request and then, as scripted, loses the
+    answer: ``lose`` answers a 502 page instead, ``reset`` drops the connection, ``pass`` relays it.
+    What the API did is done either way: only the client's retries under one key can save it."""
+
+    def __init__(self, upstream: str, script: List[str]) -> None:
+        self.script = list(script)
+        self.keys: List[str] = []
+        target = urlsplit(upstream)
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")}
+                proxy.keys.append(self.headers.get("Idempotency-Key", ""))
+                upstream_connection = http.client.HTTPConnection(target.hostname or "", target.port, timeout=30)
+                upstream_connection.request("POST", self.path, body, headers)
+                answer = upstream_connection.getresponse()
+                payload = answer.read()
+                upstream_connection.close()
+                step = proxy.script.pop(0) if proxy.script else "pass"
+                if step == "reset":
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    self.connection.close()
+                    self.close_connection = True
+                    return
+                if step == "lose":
+                    answer_status, payload, content_type = 502, b"<html>502 Bad Gateway</html>", "text/html"
+                else:
+                    answer_status, content_type = answer.status, answer.getheader("Content-Type", "")
+                self.send_response(answer_status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}{target.path}"
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class RetriesThroughAFlakyProxyTest(unittest.TestCase):
+    def test_a_start_whose_answers_were_lost_is_retried_under_one_key_and_charged_once(self) -> None:
+        direct = client()
+        proxy = LosingProxy(BASE_URL, ["lose", "reset", "pass"])
+        self.addCleanup(proxy.stop)
+        retried: List[str] = []
+        api = VidgenClient(API_KEY, base_url=proxy.base_url, sleep=lambda _: None, on_retry=lambda r: retried.append(r.error.code))
+        before = direct.get_credits()["credits"]
+        started = api.generate_video(prompt="a kite over the sea", duration=3)
+        self.assertEqual(retried, ["upstream_error", "network_error"])
+        self.assertEqual(len(proxy.keys), 3)
+        self.assertEqual(len(set(proxy.keys)), 1)
+        # Three requests reached the API; one task exists and it was charged once.
+        self.assertEqual(direct.get_credits()["credits"], before - started["credits_used"])
+        self.assertEqual(direct.list_videos(limit=1)["videos"][0]["video_id"], started["video_id"])
+        direct.cancel_video(started["video_id"])
+
+
+if __name__ == "__main__":
+    unittest.main()

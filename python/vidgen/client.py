@@ -1,0 +1,554 @@
+"""VidgenClient: the TypeScript client's operations, retry rules and errors, on urllib.
+
+Every method returns the envelope's ``data`` (a dict typed by vidgen.types) or raises ApiError.
+"""
+from __future__ import annotations
+
+import http.client
+import json
+import mimetypes
+import os
+import re
+import socket
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Tuple, TypeVar, Union, cast
+
+from ._version import __version__
+from .errors import ApiError, WaitTimeoutError
+from .retry import RetryInfo, RetryOptions, parse_retry_after, retry_delay
+from .types import (
+    CreatedWebhook,
+    Credits,
+    DeletedWebhook,
+    DeliveryPage,
+    DirectUpload,
+    GenerateImageParams,
+    GenerateVideoParams,
+    ImagePage,
+    ImageTask,
+    KeyMode,
+    TransactionPage,
+    UploadedImage,
+    VideoPage,
+    VideoTask,
+    WebhookList,
+    WebhookTestEvent,
+)
+
+#: The local stack of ``npm start``; ``VIDGEN_BASE_URL`` overrides it.
+DEFAULT_BASE_URL = "http://127.0.0.1:3000/api/v1"
+#: Files larger than this (bytes) go to storage directly: a Lambda request carries about 4.5 MB.
+DIRECT_UPLOAD_THRESHOLD = 4_000_000
+DEFAULT_TIMEOUT = 60.0
+
+Task = TypeVar("Task", VideoTask, ImageTask)
+#: A file to upload: its bytes, a path, or a binary file object.
+FileInput = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]", IO[bytes]]
+
+
+class _Auto(Enum):
+    KEY = "auto"
+
+
+#: The default of ``idempotency_key``: a random key per call, reused across the client's retries.
+AUTO_KEY = _Auto.KEY
+
+
+def key_mode(api_key: str) -> KeyMode:
+    """The mode a key works in, from its prefix: ``vg_test_`` keys see test data only."""
+    return "test" if api_key.strip().startswith("vg_test_") else "live"
+
+
+@dataclass
+class _Call:
+    method: str
+    #: Under base_url, with the credentials.
+    path: str
+    #: Safe to repeat after a 5xx or a network error (a 429 is always retried).
+    idempotent: bool
+    query: Mapping[str, Optional[Union[int, str]]] = field(default_factory=dict[str, Optional[Union[int, str]]])
+    json: Any = None
+    form: Optional["_Form"] = None
+    headers: Dict[str, str] = field(default_factory=dict[str, str])
+    #: Instead of path: an absolute URL outside the API (storage), sent without credentials.
+    external_url: Optional[str] = None
+
+
+@dataclass
+class _Form:
+    """multipart/form-data: text fields first, then the file (storage reads fields before it)."""
+
+    fields: List[Tuple[str, str]]
+    file_field: str
+    filename: str
+    content_type: str
+    content: bytes
+
+    def encode(self) -> Tuple[bytes, str]:
+        boundary = f"vidgen-{uuid.uuid4().hex}"
+        parts: List[bytes] = []
+        for name, value in self.fields:
+            parts.append(
+                f'--{boundary}\r\nContent-Disposition: form-data; name="{_quote(name)}"\r\n\r\n'.encode("utf-8")
+                + value.encode("utf-8")
+                + b"\r\n"
+            )
+        parts.append(
+            (
+                f"--{boundary}\r\nContent-Disposition: form-data; name=\"{_quote(self.file_field)}\"; "
+                f"filename=\"{_quote(self.filename)}\"\r\nContent-Type: {self.content_type}\r\n\r\n"
+            ).encode("utf-8")
+            + self.content
+            + b"\r\n"
+        )
+        parts.append(f"--{boundary}--\r\n".encode("utf-8"))
+        return b"".join(parts), f"multipart/form-data; boundary={boundary}"
+
+
+@dataclass
+class _Answer:
+    status: int
+    headers: Any  # http.client.HTTPMessage: get() is case-insensitive
+    text: str
+
+
+class VidgenClient:
+    """A client of the video and image generation API.
+
+    ``api_key``: ``vg_live_…`` (or ``vg_test_…`` for test mode), sent as ``Authorization: Bearer``;
+    default the ``VIDGEN_API_KEY`` variable. Or, instead, ``session_token``: a signed-in account
+    holder's access token, with ``mode`` (``live``/``test``, sent as ``Vidgen-Mode``) choosing
+    the data it works on. ``base_url`` ends with /api/v1 (default ``VIDGEN_BASE_URL``, else the
+    local stack). ``timeout``: seconds a request may wait for the server without any answer (0 or
+    None: no limit). ``sleep`` is used for retry delays and polling (injectable for tests);
+    ``on_retry`` is called before each retry, e.g. to log it.
+    """
+
+    def __init__(
+        self,
+        api_key: Optional[str] = None,
+        *,
+        base_url: Optional[str] = None,
+        session_token: Optional[str] = None,
+        mode: Optional[KeyMode] = None,
+        retry: Optional[RetryOptions] = None,
+        timeout: Optional[float] = DEFAULT_TIMEOUT,
+        sleep: Callable[[float], None] = time.sleep,
+        on_retry: Optional[Callable[[RetryInfo], None]] = None,
+    ) -> None:
+        if session_token is not None:
+            if api_key is not None:
+                raise ValueError("VidgenClient: pass api_key or session_token, not both.")
+            if not session_token.strip():
+                raise ValueError("VidgenClient: session_token is empty.")
+            if mode not in (None, "live", "test"):
+                raise ValueError('VidgenClient: mode is "live" or "test".')
+            self._credentials = session_token.strip()
+            self.mode: KeyMode = mode or "live"
+            self._mode_header: Optional[str] = self.mode
+        else:
+            key = api_key if api_key is not None else os.environ.get("VIDGEN_API_KEY", "")
+            if not key.strip():
+                raise ValueError("VidgenClient: api_key is required (or set VIDGEN_API_KEY).")
+            if mode is not None:
+                # The API applies a key's own mode whatever the request says.
+                raise ValueError("VidgenClient: mode goes with session_token; a key's mode is its prefix.")
+            self._credentials = key.strip()
+            #: ``test`` with a ``vg_test_`` key: every call works on test data, with test credits.
+            self.mode = key_mode(self._credentials)
+            self._mode_header = None
+        self.base_url = (base_url or os.environ.get("VIDGEN_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        self.retry = retry or RetryOptions()
+        self.timeout = timeout if timeout else None
+        self._sleep = sleep
+        self._on_retry = on_retry
+        self._opener = urllib.request.build_opener()
+
+    # Videos
+
+    def generate_video(
+        self,
+        params: Optional[GenerateVideoParams] = None,
+        *,
+        idempotency_key: Union[str, None, _Auto] = AUTO_KEY,
+        **fields: Any,
+    ) -> VideoTask:
+        """POST /generate: starts a video task and returns it (status ``processing``).
+
+        Parameters as a dict or as keywords (``prompt=…, duration=5``). ``idempotency_key`` makes
+        the start safe to retry: the API answers a repeat under the same key (within 24 h) with the
+        first answer and charges once. By default a random key per call, reused across the
+        client's own retries; pass your own to make retries across processes safe too, or None to
+        send none (then the call is not retried on 5xx or network errors).
+        """
+        return cast(VideoTask, self._start("/generate", {**(params or {}), **fields}, idempotency_key))
+
+    def get_video(self, video_id: str) -> VideoTask:
+        """GET /videos/{id}."""
+        return cast(VideoTask, self._request(_Call("GET", f"/videos/{_id(video_id)}", idempotent=True)))
+
+    def list_videos(self, *, page: Optional[int] = None, limit: Optional[int] = None) -> VideoPage:
+        """GET /videos: the history, newest first."""
+        call = _Call("GET", "/videos", idempotent=True, query={"page": page, "limit": limit})
+        return cast(VideoPage, self._request(call))
+
+    def cancel_video(self, video_id: str) -> VideoTask:
+        """POST /videos/{id}/cancel: a processing task fails as ``canceled`` and is refunded (409
+        once it ended). Retried on 429 only: after a 5xx the cancel may have taken effect."""
+        return cast(VideoTask, self._request(_Call("POST", f"/videos/{_id(video_id)}/cancel", idempotent=False)))
+
+    def wait_for_video(
+        self,
+        video_id: str,
+        *,
+        interval: float = 5.0,
+        timeout: Optional[float] = None,
+        on_progress: Optional[Callable[[VideoTask], None]] = None,
+    ) -> VideoTask:
+        """Polls GET /videos/{id} every ``interval`` seconds until the task is ``completed`` or
+        ``failed`` and returns that final task. A failed task is a result, not an exception:
+        check ``status`` (and ``error``). ``on_progress`` gets the task after every poll, the final
+        one included. Raises ApiError when a poll fails after its retries, WaitTimeoutError after
+        ``timeout`` seconds (default: as long as it takes)."""
+        return self._wait_for(video_id, self.get_video, interval, timeout, on_progress)
+
+    # Images
+
+    def generate_image(
+        self,
+        params: Optional[GenerateImageParams] = None,
+        *,
+        idempotency_key: Union[str, None, _Auto] = AUTO_KEY,
+        **fields: Any,
+    ) -> ImageTask:
+        """POST /generate-image: starts an image task (idempotency as generate_video)."""
+        return cast(ImageTask, self._start("/generate-image", {**(params or {}), **fields}, idempotency_key))
+
+    def get_image(self, image_id: str) -> ImageTask:
+        """GET /images/{id}."""
+        return cast(ImageTask, self._request(_Call("GET", f"/images/{_id(image_id)}", idempotent=True)))
+
+    def list_images(self, *, page: Optional[int] = None, limit: Optional[int] = None) -> ImagePage:
+        """GET /images: image tasks, newest first."""
+        call = _Call("GET", "/images", idempotent=True, query={"page": page, "limit": limit})
+        return cast(ImagePage, self._request(call))
+
+    def cancel_image(self, image_id: str) -> ImageTask:
+        """POST /images/{id}/cancel (retried as cancel_video)."""
+        return cast(ImageTask, self._request(_Call("POST", f"/images/{_id(image_id)}/cancel", idempotent=False)))
+
+    def wait_for_image(
+        self,
+        image_id: str,
+        *,
+        interval: float = 5.0,
+        timeout: Optional[float] = None,
+        on_progress: Optional[Callable[[ImageTask], None]] = None,
+    ) -> ImageTask:
+        """As wait_for_video, with GET /images/{id}."""
+        return self._wait_for(image_id, self.get_image, interval, timeout, on_progress)
+
+    # Uploads
+
+    def upload_image(
+        self,
+        file: FileInput,
+        *,
+        filename: Optional[str] = None,
+        content_type: Optional[str] = None,
+        via: str = "auto",
+    ) -> UploadedImage:
+        """Uploads a JPEG, PNG or WebP image (at most 10 MiB) and returns its public URL, to pass
+        as ``image_url`` or in ``images``. ``file``: bytes, a path (str or PathLike) or a binary
+        file object. ``via``: ``multipart`` (POST /upload, through the API: up to about 4.5 MB on
+        AWS), ``direct`` (a presigned upload straight to storage, then complete), or ``auto``
+        (multipart up to 4 MB, direct above). POST /upload is retried on 429 only: after a 5xx
+        the file may have been stored, so the caller decides."""
+        if via not in ("auto", "multipart", "direct"):
+            raise ValueError('via is "auto", "multipart" or "direct".')
+        content, default_name = _read_file(file)
+        name = filename or default_name or "image"
+        guessed = mimetypes.guess_type(name)[0] if name != "image" else None
+        form = _Form([], "image", name, content_type or guessed or "application/octet-stream", content)
+        if via == "direct" or (via == "auto" and len(content) > DIRECT_UPLOAD_THRESHOLD):
+            return self._upload_direct(form)
+        return cast(UploadedImage, self._request(_Call("POST", "/upload", idempotent=False, form=form)))
+
+    def create_upload(self) -> DirectUpload:
+        """POST /uploads: a presigned form for uploading straight to storage (what upload_image
+        does for files over 4 MB). POST ``fields`` and then the file as ``file`` to
+        ``upload_url``, then call complete_upload. An unused upload costs nothing: retried."""
+        return cast(DirectUpload, self._request(_Call("POST", "/uploads", idempotent=True)))
+
+    def complete_upload(self, upload_id: str) -> UploadedImage:
+        """POST /uploads/{id}/complete: checks the stored file's bytes and publishes it."""
+        call = _Call("POST", f"/uploads/{_id(upload_id)}/complete", idempotent=False)
+        return cast(UploadedImage, self._request(call))
+
+    # Credits
+
+    def get_credits(self) -> Credits:
+        """GET /credits (the test balance with a test key)."""
+        return cast(Credits, self._request(_Call("GET", "/credits", idempotent=True)))
+
+    def list_transactions(self, *, page: Optional[int] = None, limit: Optional[int] = None) -> TransactionPage:
+        """GET /credits/transactions: every grant, charge and refund, newest first."""
+        call = _Call("GET", "/credits/transactions", idempotent=True, query={"page": page, "limit": limit})
+        return cast(TransactionPage, self._request(call))
+
+    # Webhooks
+
+    def create_webhook(
+        self, url: str, *, events: Optional[List[str]] = None, description: Optional[str] = None
+    ) -> CreatedWebhook:
+        """POST /webhooks: registers an endpoint; the answer holds its signing secret, shown only
+        here. Not retried after a 5xx (the endpoint may exist: list them to see)."""
+        body: Dict[str, Any] = {"url": url}
+        if events is not None:
+            body["events"] = events
+        if description is not None:
+            body["description"] = description
+        return cast(CreatedWebhook, self._request(_Call("POST", "/webhooks", idempotent=False, json=body)))
+
+    def list_webhooks(self) -> WebhookList:
+        """GET /webhooks."""
+        return cast(WebhookList, self._request(_Call("GET", "/webhooks", idempotent=True)))
+
+    def delete_webhook(self, webhook_id: str) -> DeletedWebhook:
+        """DELETE /webhooks/{id}. Retried on 429 only: a repeat of a delete that took effect is a 404."""
+        return cast(DeletedWebhook, self._request(_Call("DELETE", f"/webhooks/{_id(webhook_id)}", idempotent=False)))
+
+    def test_webhook(self, webhook_id: str) -> WebhookTestEvent:
+        """POST /webhooks/{id}/test: sends a ``webhook.test`` event (not retried after a 5xx)."""
+        call = _Call("POST", f"/webhooks/{_id(webhook_id)}/test", idempotent=False)
+        return cast(WebhookTestEvent, self._request(call))
+
+    def list_webhook_deliveries(
+        self, webhook_id: str, *, page: Optional[int] = None, limit: Optional[int] = None
+    ) -> DeliveryPage:
+        """GET /webhooks/{id}/deliveries: newest first."""
+        path = f"/webhooks/{_id(webhook_id)}/deliveries"
+        return cast(DeliveryPage, self._request(_Call("GET", path, idempotent=True, query={"page": page, "limit": limit})))
+
+    # Plumbing
+
+    def _start(self, path: str, params: Mapping[str, Any], idempotency_key: Union[str, None, _Auto]) -> Any:
+        key = str(uuid.uuid4()) if idempotency_key is AUTO_KEY else idempotency_key
+        headers = {} if key is None else {"Idempotency-Key": key}
+        return self._request(_Call("POST", path, idempotent=key is not None, json=dict(params), headers=headers))
+
+    def _wait_for(
+        self,
+        task_id: str,
+        poll: Callable[[str], Task],
+        interval: float,
+        timeout: Optional[float],
+        on_progress: Optional[Callable[[Task], None]],
+    ) -> Task:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            task = poll(task_id)
+            if on_progress is not None:
+                on_progress(task)
+            if task["status"] in ("completed", "failed"):
+                return task
+            wait = interval
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise WaitTimeoutError(f"{task_id} is still {task['status']} after {timeout} s.", task)
+                wait = min(wait, left)
+            self._sleep(wait)
+
+    def _upload_direct(self, form: _Form) -> UploadedImage:
+        slot = self.create_upload()
+        storage_form = _Form(list(slot["fields"].items()), "file", form.filename, form.content_type, form.content)
+        # Storing under the same key again is harmless, so the storage POST is retried like a GET.
+        self._request(_Call("POST", "", idempotent=True, form=storage_form, external_url=slot["upload_url"]))
+        return self.complete_upload(slot["upload_id"])
+
+    def _request(self, call: _Call) -> Any:
+        url = self._url(call)
+        attempt = 0
+        while True:
+            try:
+                return self._attempt(call, url)
+            except ApiError as error:
+                delay = retry_delay(
+                    error,
+                    attempt,
+                    idempotent=call.idempotent,
+                    has_idempotency_key="Idempotency-Key" in call.headers,
+                    options=self.retry,
+                )
+                if delay is None:
+                    raise
+                attempt += 1
+                if self._on_retry is not None:
+                    self._on_retry(RetryInfo(attempt, delay, error, call.method, url))
+                self._sleep(delay)
+
+    def _attempt(self, call: _Call, url: str) -> Any:
+        # Never send the credentials anywhere but the API.
+        headers: Dict[str, str] = {"User-Agent": f"vidgen-python/{__version__}"}
+        if call.external_url is None:
+            headers["Authorization"] = f"Bearer {self._credentials}"
+            headers["Accept"] = "application/json"
+            if self._mode_header is not None:
+                headers["Vidgen-Mode"] = self._mode_header
+        headers.update(call.headers)
+        body: Optional[bytes] = None
+        if call.json is not None:
+            headers["Content-Type"] = "application/json"
+            body = json.dumps(call.json).encode("utf-8")
+        elif call.form is not None:
+            body, headers["Content-Type"] = call.form.encode()
+        request = urllib.request.Request(url, data=body, headers=headers, method=call.method)
+        what = f"{call.method} {url}"
+        answer = self._send(request, what)
+        if call.external_url is not None:
+            return _read_storage_answer(answer, what)
+        return read_envelope(answer.status, answer.headers, answer.text, what)
+
+    def _send(self, request: urllib.request.Request, what: str) -> _Answer:
+        try:
+            try:
+                with self._opener.open(request, timeout=self.timeout) as response:
+                    return _Answer(response.status, response.headers, _decode(response.read()))
+            except urllib.error.HTTPError as error:  # urllib raises for every status but 2xx
+                return _Answer(error.code, error.headers, _decode(error.read()))
+        except (urllib.error.URLError, OSError, http.client.HTTPException) as error:
+            reason = getattr(error, "reason", error)
+            if isinstance(reason, socket.timeout) or isinstance(error, socket.timeout):
+                message = f"No answer from {what} within {self.timeout} s."
+            else:
+                message = f"Could not reach {what}: {reason}."
+            raise ApiError(message, code="network_error", status=0) from error
+
+    def _url(self, call: _Call) -> str:
+        if call.external_url is not None:
+            return call.external_url
+        query = {name: str(value) for name, value in call.query.items() if value is not None}
+        search = urllib.parse.urlencode(query)
+        return f"{self.base_url}{call.path}{'?' + search if search else ''}"
+
+
+def read_envelope(status: int, headers: Any, text: str, what: str = "the request") -> Any:
+    """Turns an answer into the envelope's data, or raises ApiError. Public for callers that make
+    their own requests. ``headers``: anything with a case-insensitive ``get`` (HTTPMessage)."""
+    request_id = headers.get("x-request-id")
+    retry_after = parse_retry_after(headers.get("retry-after"))
+    try:
+        body = json.loads(text) if text else None
+    except ValueError:
+        body = None
+    envelope = _envelope(body)
+    if envelope is not None:
+        data, error = envelope
+        if error is None and 200 <= status < 300:
+            return data
+        if error is not None:
+            raise ApiError(
+                error["message"],
+                code=error["code"],
+                status=status,
+                request_id=request_id,
+                retry_after=retry_after,
+                from_api=True,
+            )
+    content_type = (headers.get("content-type") or "").split(";")[0].strip() or "no content type"
+    snippet = " ".join(text.split())[:200]
+    raise ApiError(
+        f"Unexpected answer to {what}: HTTP {status} ({content_type}) is not the API's JSON envelope; "
+        f"a proxy or gateway in between may have answered.{' Body starts: ' + snippet if snippet else ''}",
+        code=_code_for_status(status),
+        status=status,
+        request_id=request_id,
+        retry_after=retry_after,
+    )
+
+
+def _read_storage_answer(answer: _Answer, what: str) -> None:
+    """Storage's answer to a presigned POST: 2xx (usually 204) is stored; anything else is S3's
+    XML error, e.g. EntityTooLarge when the file breaks the signed size limit."""
+    if 200 <= answer.status < 300:
+        return None
+
+    def tag(name: str) -> Optional[str]:
+        found = re.search(f"<{name}>([^<]*)</{name}>", answer.text)
+        return found.group(1).strip() if found else None
+
+    s3_code = tag("Code")
+    detail = ": ".join(part for part in (s3_code, tag("Message")) if part) or " ".join(answer.text.split())[:200]
+    if answer.status == 413 or s3_code == "EntityTooLarge":
+        code = "payload_too_large"
+    elif answer.status == 429:
+        code = "rate_limit_exceeded"
+    elif answer.status >= 500:
+        code = "upstream_error"
+    else:
+        code = "validation_error"
+    raise ApiError(
+        f"Storage refused the upload ({what}: HTTP {answer.status}{', ' + detail if detail else ''}).",
+        code=code,
+        status=answer.status,
+        request_id=answer.headers.get("x-amz-request-id"),
+        retry_after=parse_retry_after(answer.headers.get("retry-after")),
+    )
+
+
+def _code_for_status(status: int) -> str:
+    """The code given to an answer that is not the API's envelope."""
+    if status == 429:
+        return "rate_limit_exceeded"
+    if status in (502, 503, 504):
+        return "upstream_error"
+    return "internal_error"
+
+
+def _envelope(body: Any) -> Optional[Tuple[Any, Optional[Dict[str, str]]]]:
+    """``(data, error)`` when the body is the API's envelope ``{ data, error: null | { message, code } }``."""
+    if not isinstance(body, dict) or "data" not in body or "error" not in body:
+        return None
+    fields = cast(Dict[str, Any], body)
+    error: Any = fields["error"]
+    if error is None:
+        return fields["data"], None
+    if isinstance(error, dict):
+        parts = cast(Dict[str, Any], error)
+        message, code = parts.get("message"), parts.get("code")
+        if isinstance(message, str) and isinstance(code, str):
+            return fields["data"], {"message": message, "code": code}
+    return None
+
+
+def _read_file(file: FileInput) -> Tuple[bytes, Optional[str]]:
+    """The bytes to upload and, for a path or a named file object, its file name."""
+    if isinstance(file, (bytes, bytearray, memoryview)):
+        return bytes(file), None
+    if isinstance(file, (str, os.PathLike)):
+        with open(file, "rb") as opened:
+            return opened.read(), os.path.basename(os.fspath(file))
+    name = getattr(file, "name", None)
+    return file.read(), os.path.basename(name) if isinstance(name, str) else None
+
+
+def _id(value: str) -> str:
+    if not value:
+        raise ValueError("An id is required.")
+    return urllib.parse.quote(value, safe="")
+
+
+def _quote(value: str) -> str:
+    """A multipart header parameter: no quote or line break may end it early."""
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\r", " ").replace("\n", " ")
+
+
+def _decode(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="replace")
