@@ -1,6 +1,9 @@
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#domain/rate-limit';
 import type { ProviderSecret, SecretSource, SomeProviderSettings } from '#providers/provider-module';
+import { parseProviderRoutes, routedProviders } from '#providers/route-settings';
 import { PROVIDER_NAMES, PROVIDER_SETTINGS_LIST, providerSettings, type ProviderConfig } from '#providers/settings-registry';
+import { DEFAULT_CIRCUIT_SETTINGS } from '#domain/circuit-breaker';
+import type { ProviderRoutes } from '#domain/provider-routing';
 import { SIMULATED_DEFAULTS } from '#providers/simulated/settings';
 
 /**
@@ -40,6 +43,13 @@ export interface Config {
    * recorded one is still followed on it after PROVIDER changed. Unset: none.
    */
   otherProviders?: ProviderConfig[];
+  /**
+   * Per model, the providers new live tasks go to, in order (PROVIDER_ROUTES, JSON); unset:
+   * PROVIDER alone. Every provider named is configured (its secrets given) or the start fails.
+   */
+  routes?: ProviderRoutes;
+  /** Each provider's circuit breaker (CIRCUIT_FAILURE_THRESHOLD, CIRCUIT_COOL_DOWN_SECONDS). */
+  circuit: CircuitConfig;
   /** How long the simulated provider takes for test-mode tasks, which use it whatever `provider` is. */
   testModeDelaySeconds: number;
   /**
@@ -53,6 +63,13 @@ export interface Config {
   copyWorkerFunction?: string;
   webhooks: WebhookConfig;
   submissions: SubmissionConfig;
+}
+
+export interface CircuitConfig {
+  /** Consecutive failed creates that open a provider's circuit. */
+  failureThreshold: number;
+  /** How long an open circuit skips its provider before one probe. */
+  coolDownSeconds: number;
 }
 
 /** How creates reach the provider (docs/tasks.md, "Submission" and "Provider callbacks"). */
@@ -88,6 +105,8 @@ export const CONFIG_DEFAULTS = {
   taskTimeoutSeconds: 30 * 60,
   callbackSilenceSeconds: 120,
   submissionGraceSeconds: 600,
+  circuitFailureThreshold: DEFAULT_CIRCUIT_SETTINGS.failureThreshold,
+  circuitCoolDownSeconds: DEFAULT_CIRCUIT_SETTINGS.coolDownMs / 1000,
   /** Growing delays over more than 24 h (27.6 h in all): the deployed schedule. */
   webhookRetrySchedule: [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000],
 } as const;
@@ -207,15 +226,27 @@ function providerConfig(module: SomeProviderSettings, env: Env, chosen: boolean)
   return { name: module.name, ...parsed.data, ...secrets } as ProviderConfig;
 }
 
-/** PROVIDER's settings, and those of every other provider configured here. */
-function providers(env: Env): Pick<Config, 'provider' | 'otherProviders'> {
+/** PROVIDER's settings, and those of every other provider configured here (each one routed must be). */
+function providers(env: Env): Pick<Config, 'provider' | 'otherProviders' | 'routes'> {
   const name = required(env, 'PROVIDER');
   const chosen = providerSettings(name);
   if (!chosen) throw new ConfigError(`PROVIDER must be one of ${PROVIDER_NAMES.map((known) => `"${known}"`).join(', ')}; got "${name}".`);
-  const otherProviders = PROVIDER_SETTINGS_LIST.filter((module) => module.name !== name)
-    .map((module) => providerConfig(module, env, false))
+  const routes = providerRoutes(env);
+  const routed = routes ? routedProviders(routes) : [];
+  const otherProviders = PROVIDER_SETTINGS_LIST.filter((module) => module.name !== name && (!module.onlyWhereNamed || routed.includes(module.name)))
+    .map((module) => providerConfig(module, env, routed.includes(module.name)))
     .filter((config) => config !== undefined);
-  return { provider: providerConfig(chosen, env, true)!, ...(otherProviders.length > 0 && { otherProviders }) };
+  return { provider: providerConfig(chosen, env, true)!, ...(otherProviders.length > 0 && { otherProviders }), ...(routes && { routes }) };
+}
+
+function providerRoutes(env: Env): ProviderRoutes | undefined {
+  const raw = optional(env, 'PROVIDER_ROUTES');
+  if (raw === undefined) return undefined;
+  try {
+    return parseProviderRoutes(raw);
+  } catch (error) {
+    throw new ConfigError(`PROVIDER_ROUTES ${(error as Error).message}; got '${raw}'.`);
+  }
 }
 
 /**
@@ -254,6 +285,10 @@ export function loadConfig(env: Env = process.env): Config {
       allowLoopback: flag(env, 'WEBHOOK_ALLOW_LOOPBACK'),
     },
     submissions: submissions(env, configured.provider),
+    circuit: {
+      failureThreshold: wholeNumber(env, 'CIRCUIT_FAILURE_THRESHOLD', CONFIG_DEFAULTS.circuitFailureThreshold, 1),
+      coolDownSeconds: wholeNumber(env, 'CIRCUIT_COOL_DOWN_SECONDS', CONFIG_DEFAULTS.circuitCoolDownSeconds, 1),
+    },
   };
 }
 

@@ -1,5 +1,6 @@
 import { CONFIG_DEFAULTS } from '#config';
 import type { SomeProviderSettings } from '#providers/provider-module';
+import { parseProviderRoutes, routedProviders } from '#providers/route-settings';
 import { PROVIDER_NAMES, PROVIDER_SETTINGS_LIST, providerSettings as settingsOf } from '#providers/settings-registry';
 
 /**
@@ -40,6 +41,8 @@ export interface DeploySettings {
    * keep their settings and secrets, so tasks started there before a switch still finish there.
    */
   otherProviders: ProviderSettings[];
+  /** Per model, the providers new tasks go to, in order (context `providerRoutes`, JSON); unset: `provider` alone. */
+  providerRoutes?: Readonly<Partial<Record<string, readonly string[]>>>;
   /** Values every function receives (functions/config.ts reads them). */
   runtime: {
     authCacheTtlSeconds: number;
@@ -116,6 +119,8 @@ export function readDeploySettings(
     .map((module) => providerSettings(read, stage, module, false))
     .filter((settings) => settings !== undefined);
 
+  const providerRoutes = routesSetting(read, [provider, ...otherProviders].map((deployed) => deployed.name));
+
   const account = read.string('account') ?? env.CDK_DEFAULT_ACCOUNT;
   const region = read.string('region') ?? env.CDK_DEFAULT_REGION;
 
@@ -125,6 +130,7 @@ export function readDeploySettings(
     env: { ...optional('account', account), ...optional('region', region) },
     provider,
     otherProviders,
+    ...(providerRoutes && { providerRoutes }),
     runtime: {
       authCacheTtlSeconds: read.integer('authCacheTtlSeconds', CONFIG_DEFAULTS.authCacheTtlSeconds, 0, 3600),
       defaultRateLimit: read.integer('defaultRateLimit', CONFIG_DEFAULTS.defaultRateLimit, 1),
@@ -214,6 +220,23 @@ function providerSettings(read: Reader, stage: Stage, module: SomeProviderSettin
   }
   const secrets = Object.fromEntries(deployed.map(({ field, context, defaultName }) => [field, secretReference(read, stage, context, defaultName)]));
   return { name: module.name, settings: parsed.data as Record<string, unknown>, secrets };
+}
+
+/** `providerRoutes`: checked like PROVIDER_ROUTES, and every provider it names deployed (its secret named). */
+function routesSetting(read: Reader, deployed: string[]): DeploySettings['providerRoutes'] {
+  const raw = read.raw('providerRoutes');
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  let routes;
+  try {
+    routes = parseProviderRoutes(raw);
+  } catch (error) {
+    throw new DeploySettingsError(`Context "providerRoutes" ${(error as Error).message}.`);
+  }
+  const missing = routedProviders(routes).filter((name) => !deployed.includes(name));
+  if (missing.length > 0) {
+    throw new DeploySettingsError(`Context "providerRoutes" names ${missing.join(', ')}, not deployed: name its secret in context (e.g. ${missing[0]}SecretArn).`);
+  }
+  return routes;
 }
 
 /** A secret by `<setting>Arn`, else by `<setting>Name`, else by its default name for the stage. */

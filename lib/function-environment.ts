@@ -12,6 +12,7 @@ export type FunctionEnvName =
   | 'MEDIA_BUCKET'
   | 'PUBLIC_MEDIA_BASE_URL'
   | 'PROVIDER'
+  | 'PROVIDER_ROUTES'
   | 'SIM_DELAY_SECONDS'
   | 'SIM_OUTPUTS'
   | 'TASK_TIMEOUT_SECONDS'
@@ -42,6 +43,8 @@ export const NOT_SET_ON_AWS: Readonly<Record<string, string>> = {
   PROVIDER_BUDGET_PER_SECOND: "the provider's default budget (10 creates a second for Replicate) unless a stage needs another",
   CALLBACK_SILENCE_SECONDS: 'the default: a job that calls back is polled after 2 minutes without news',
   SUBMISSION_GRACE_SECONDS: "the default: an unanswered create waits 10 minutes for its job's callback",
+  CIRCUIT_FAILURE_THRESHOLD: 'the default: a provider is skipped after 5 consecutive failed creates',
+  CIRCUIT_COOL_DOWN_SECONDS: 'the default: a skipped provider gets one probe after 30 s',
   OUTPUT_ALLOWED_ORIGINS: 'the local stack only: on AWS provider outputs are copied from public addresses (or our own media) only',
   // Providers' secrets given by value: a deployed function gets its secret's ARN instead.
   ...Object.fromEntries(
@@ -89,6 +92,7 @@ export function sharedEnvironment(settings: DeploySettings, resources: SharedRes
     // renderers need sharp and ffmpeg, which the bundles leave out.
     SIM_OUTPUTS: 'samples',
   };
+  if (settings.providerRoutes) env.PROVIDER_ROUTES = JSON.stringify(settings.providerRoutes);
   for (const deployed of [provider, ...settings.otherProviders]) {
     const module = providerSettings(deployed.name)!;
     for (const [field, secret] of Object.entries(module.secrets)) {

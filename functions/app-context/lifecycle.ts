@@ -1,6 +1,7 @@
 import { createLambdaClient, InProcessCopyQueue, LambdaCopyQueue } from '#adapters/copy-queues';
 import { messageQueue } from './queues';
 import { providerCallbackUrl } from '#contract/params';
+import { CircuitBreaker } from '#domain/circuit-breaker';
 import { CounterBudget } from '#domain/provider-budget';
 import { ReferenceImages } from '#adapters/reference-images';
 import type { ObjectStorage } from '#adapters/s3/object-storage';
@@ -17,7 +18,7 @@ import { taskEndedEvent } from '#domain/webhooks';
 import { appConfig } from './config';
 import { webhookEvents, type EventPublishing } from './webhook-events';
 import { appMediaStorage } from './media';
-import { buildOtherProviders, buildProvider, buildTestProvider } from './provider';
+import { buildOtherProviders, buildProvider, buildTestProvider, checkRoutes, providerBudgets } from './provider';
 import { stores, type Stores } from './stores';
 
 /** Everything the task use cases need, with the copy queue that fits where we run. */
@@ -48,13 +49,20 @@ export function buildLifecycle(
       // The simulated one is test mode's: not measured, as the provider metrics watch real upstreams.
       other.name === testProvider.name ? testProvider : instrumentedProvider(other, powertoolsTelemetry),
     ),
+    ...(config.routes && { routes: checkRoutes(config) }),
+    circuits: new CircuitBreaker(parts.stores.circuits, {
+      failureThreshold: config.circuit.failureThreshold,
+      coolDownMs: config.circuit.coolDownSeconds * 1000,
+      // A probe is one create: bounded by the function's own timeout.
+      probeTimeoutMs: 30_000,
+    }),
     media: parts.storage,
     copyQueue,
     clock: () => new Date(),
     settings: {
       ...DEFAULT_LIFECYCLE_SETTINGS,
       taskTimeoutMs: config.taskTimeoutSeconds * 1000,
-      providerBudgets: submissions.budgetPerSecond === undefined ? {} : { [provider.name]: submissions.budgetPerSecond },
+      providerBudgets: providerBudgets(config),
       callbackSilenceMs: submissions.callbackSilenceSeconds * 1000,
       submissionGraceMs: submissions.graceSeconds * 1000,
     },

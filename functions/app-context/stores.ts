@@ -1,6 +1,7 @@
 import { DynamoAccountStore } from '#adapters/dynamodb/account-repository';
 import { DynamoApiKeyStore } from '#adapters/dynamodb/api-key-repository';
 import { DynamoCallbackReceipts } from '#adapters/dynamodb/callback-receipt-repository';
+import { DynamoCircuitStore } from '#adapters/dynamodb/circuit-repository';
 import { createDb, type Db } from '#adapters/dynamodb/dynamo-client';
 import { DynamoIdempotencyStore } from '#adapters/dynamodb/idempotency-repository';
 import { DynamoLedgerStore } from '#adapters/dynamodb/ledger-repository';
@@ -10,6 +11,7 @@ import { DynamoUploadPublications } from '#adapters/dynamodb/upload-publication-
 import type { Config } from '#config';
 import type { AccountStore, ApiKeyStore, CallbackReceipts, IdempotencyStore, LedgerStore, TaskStore, UploadPublications } from '#domain/ports';
 import { modeAwareAccounts } from '#domain/mode-accounts';
+import type { CircuitStore } from '#domain/circuit-breaker';
 import type { RateCounter } from '#domain/rate-limit';
 import type { Telemetry } from '#domain/telemetry';
 import { powertoolsTelemetry } from '#observability/telemetry';
@@ -25,6 +27,8 @@ export interface Stores {
   idempotency: IdempotencyStore;
   uploadPublications: UploadPublications;
   callbackReceipts: CallbackReceipts;
+  /** Providers' circuit breakers, shared by every function. */
+  circuits: CircuitStore;
 }
 
 export function buildDb(config: Config): Db {
@@ -47,6 +51,7 @@ export function buildStores(db: Db, telemetry: Telemetry): Stores {
     idempotency: new DynamoIdempotencyStore(db),
     uploadPublications: new DynamoUploadPublications(db),
     callbackReceipts: new DynamoCallbackReceipts(db),
+    circuits: new DynamoCircuitStore(db),
   };
 }
 

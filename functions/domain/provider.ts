@@ -93,6 +93,11 @@ export interface CallbackRequest {
   body: string;
   /** Header names in lower case. */
   headers: Record<string, string | undefined>;
+  /**
+   * The URL's query parameters besides our token: what a provider put in the callback URL we
+   * gave it (fal's names the app its job runs on). Not covered by the provider's signature.
+   */
+  query?: Record<string, string | undefined>;
 }
 
 /** What a verified callback says about one job. */

@@ -1,4 +1,6 @@
+import type { CircuitBreaker } from './circuit-breaker';
 import { refundEntry } from './ledger';
+import type { ProviderRoutes } from './provider-routing';
 import { OutputRefusedError } from './media-type';
 import type { GenerationJob, GenerationProvider, ResultOutcome } from './provider';
 import { ProviderUnavailableError } from './provider';
@@ -20,6 +22,10 @@ export interface LifecycleDeps {
   testProvider?: GenerationProvider;
   /** The other providers still configured, by name: tasks that recorded one are followed there. */
   otherProviders?: (name: string) => GenerationProvider | undefined;
+  /** Per model, the providers a new live task's create may go to, in order (provider-routing.ts). */
+  routes?: ProviderRoutes;
+  /** Each provider's circuit breaker, shared by every function; unset: every route is always tried. */
+  circuits?: CircuitBreaker;
   media: MediaStore;
   copyQueue: CopyQueue;
   clock: () => Date;

@@ -22,6 +22,16 @@ export type BusinessEvent =
   | 'OrphanJobCanceled'
   /** A poll for a task whose recorded provider is not configured any more (it waits for its timeout). */
   | 'ProviderNotConfigured'
+  /** A create sent to a provider (per `provider`), failovers included. */
+  | 'ProviderSubmission'
+  /** A create a provider failed (per `provider` and `kind`: unavailable, rate_limited, unknown). */
+  | 'ProviderFailure'
+  /** A create refused before any job existed, passed to the model's next route (per `provider` it left). */
+  | 'ProviderFailover'
+  /** A route skipped because its provider's circuit is open. */
+  | 'ProviderSkipped'
+  /** A provider's circuit opened (or reopened after a failed probe): alarmed. */
+  | 'CircuitOpened'
   | 'SweeperTasksExamined';
 
 /** Extra fields of a log line, snake_case (`task_id`, `account_id`, `model`...). */
@@ -34,9 +44,12 @@ export interface Telemetry {
   /** Unexpected failures: logged with the error's stack. */
   error(message: string, error: unknown, fields?: LogFields): void;
   /** Counts an event; `model` adds a per-model breakdown next to the service-wide count. */
-  count(event: BusinessEvent, options?: { model?: string; value?: number }): void;
-  /** How long a provider call took (metric ProviderLatency, milliseconds). */
-  providerLatency(milliseconds: number, operation: string): void;
+  count(event: BusinessEvent, options?: { model?: string; value?: number; provider?: string; kind?: string }): void;
+  /**
+   * How long a provider call took (metric ProviderLatency, milliseconds); with `provider`, also
+   * per provider (`accept`: from a start's first route to the provider that took its job).
+   */
+  providerLatency(milliseconds: number, operation: string, provider?: string): void;
 }
 
 /** For tests and tools that want no output. */

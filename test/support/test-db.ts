@@ -46,6 +46,7 @@ export function testConfig(tableName: string, overrides: Partial<Config> = {}): 
     // Retries within a second, to loopback receivers: what the webhook tests watch.
     webhooks: { retrySchedule: [0.2, 0.5, 1], allowLoopback: true },
     submissions: { callbackSilenceSeconds: 120, graceSeconds: 600 },
+    circuit: { failureThreshold: 5, coolDownSeconds: 30 },
     ...overrides,
   };
 }

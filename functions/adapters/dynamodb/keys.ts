@@ -141,3 +141,6 @@ export const callbackReceiptKey = (provider: string, messageIdHash: string): Pri
   pk: `CALLBACK#${provider}#${messageIdHash}`,
   sk: 'CALLBACK',
 });
+
+/** One item per provider: its circuit breaker, shared by every function instance. */
+export const circuitKey = (provider: string): PrimaryKey => ({ pk: `CIRCUIT#${provider}`, sk: 'CIRCUIT' });

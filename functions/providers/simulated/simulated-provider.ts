@@ -14,6 +14,8 @@ import {
   type GenerationProvider,
   type ProviderCallback,
   type ResultOutcome,
+  ProviderUnavailableError,
+  SubmissionUnknownError,
   type SubmitOptions,
   type SubmitOutcome,
 } from '#domain/provider';
@@ -42,7 +44,9 @@ const renderers = (): Promise<typeof import('./media')> =>
  * Magic words in the prompt drive it: `sim:reject` (refused at submission), `sim:fail`
  * (ends failed, upstream_error), `sim:content` (ends failed, content_rejected),
  * `sim:stall` (never finishes) and `sim:nocallback` (sends no callbacks: a lost callback,
- * which polling recovers).
+ * which polling recovers). For routing by hand, words that name one provider: `sim:down:<name>`
+ * (that provider refuses the create as a 503 would: the start fails over) and `sim:lost:<name>`
+ * (the job is created but its answer is lost: no failover, its callback adopts it).
  *
  * Callbacks: with a `callbackSecret`, a job submitted with a callback URL reports itself
  * there, as Replicate's webhooks do, signed with Standard Webhooks: its progress at about a
@@ -60,6 +64,8 @@ const renderers = (): Promise<typeof import('./media')> =>
  *   { "id": "sim_...", "status": "failed", "error": { "code": "upstream_error", "message": "...", "public_message": "..." } }
  */
 export interface SimulatedProviderOptions {
+  /** Its provider name: 'simulated', or 'simulated-b' (a second one to route to, local stack and tests). */
+  name?: string;
   storage: ObjectStorage;
   delayMs: number;
   /**
@@ -109,13 +115,14 @@ interface Reporting {
 }
 
 export class SimulatedProvider implements GenerationProvider {
-  readonly name = 'simulated';
+  readonly name: string;
   private readonly clock: () => Date;
   private readonly sender: CallbackSender | undefined;
   private readonly reporting = new Map<string, Reporting>();
   private readonly callbackRetryDelaysMs: readonly number[];
 
   constructor(private readonly options: SimulatedProviderOptions) {
+    this.name = options.name ?? 'simulated';
     this.clock = options.clock ?? (() => new Date());
     this.callbackRetryDelaysMs = options.callbackRetryDelaysMs ?? [250, 1_000];
     if (options.callbackSecret !== undefined) {
@@ -133,6 +140,8 @@ export class SimulatedProvider implements GenerationProvider {
     if (job.prompt.includes('sim:reject')) {
       return { type: 'rejected', code: 'upstream_error', message: 'simulated refusal (sim:reject)' };
     }
+    // Routing by hand: `sim:down:<name>` makes that provider refuse before any job exists (a 503).
+    if (namedIn(job.prompt, 'sim:down', this.name)) throw new ProviderUnavailableError(`simulated outage of ${this.name} (sim:down)`);
     const jobId = `sim_${ulid()}`;
     const state: SimJob = { job, submittedAt: this.clock().toISOString() };
     await this.options.storage.put(`${JOBS}/${jobId}.json`, JSON.stringify(state), 'application/json');
@@ -140,6 +149,8 @@ export class SimulatedProvider implements GenerationProvider {
     // sim:nocallback still promises callbacks and sends none: a lost callback, for polls to recover.
     const callbacks = callbackUrl !== undefined && this.sender !== undefined && !this.sender.closed;
     if (callbacks && !job.prompt.includes('sim:nocallback')) this.startReporting(jobId, callbackUrl);
+    // `sim:lost:<name>`: the job exists but its answer is lost (a timeout after sending); its callbacks adopt it.
+    if (namedIn(job.prompt, 'sim:lost', this.name)) throw new SubmissionUnknownError(`simulated lost answer from ${this.name} (sim:lost)`);
     return { type: 'accepted', jobId, ...(callbacks && { callbacks: true }) };
   }
 
@@ -374,4 +385,9 @@ function callbackBodyOf(id: string, outcome: ResultOutcome): CallbackBody {
 function referenceFields(job: GenerationJob): { field: string; url: string }[] {
   if (job.kind === 'video') return job.imageUrl ? [{ field: 'image_url', url: job.imageUrl }] : [];
   return (job.images ?? []).map((url, index) => ({ field: `images.${index}`, url }));
+}
+
+/** Does the prompt hold `<word>:<name>` for exactly this provider name (`sim:down:simulated` is not `simulated-b`'s)? */
+function namedIn(prompt: string, word: string, name: string): boolean {
+  return [...prompt.matchAll(new RegExp(`${word}:([A-Za-z0-9-]+)`, 'g'))].some((match) => match[1] === name);
 }
