@@ -1,3 +1,5 @@
+import { parseCatalogue, STRIPE_SECRETS } from '#adapters/stripe/settings';
+import type { BillingCatalogue } from '#domain/billing';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#domain/rate-limit';
 import type { ProviderSecret, SecretSource, SomeProviderSettings } from '#providers/provider-module';
 import { parseProviderRoutes, routedProviders } from '#providers/route-settings';
@@ -61,6 +63,8 @@ export interface Config {
   taskTimeoutSeconds: number;
   /** The Lambda that copies results (invoked asynchronously); unset: copy in this process. */
   copyWorkerFunction?: string;
+  /** The ffmpeg that makes video thumbnails (the copy worker's layer on AWS); unset: @ffmpeg-installer's. */
+  ffmpegPath?: string;
   webhooks: WebhookConfig;
   submissions: SubmissionConfig;
 }
@@ -262,6 +266,7 @@ export function loadConfig(env: Env = process.env): Config {
   const dynamodbEndpoint = optional(env, 'DYNAMODB_ENDPOINT');
   const s3Endpoint = optional(env, 'S3_ENDPOINT');
   const copyWorkerFunction = optional(env, 'COPY_WORKER_FUNCTION');
+  const ffmpegPath = optional(env, 'FFMPEG_PATH');
   const webhookQueueUrl = optional(env, 'WEBHOOK_QUEUE_URL');
   const configured = providers(env);
   return {
@@ -279,6 +284,7 @@ export function loadConfig(env: Env = process.env): Config {
     simulatedOutputs: oneOf(env, 'SIM_OUTPUTS', SIMULATED_OUTPUTS, 'rendered'),
     taskTimeoutSeconds: wholeNumber(env, 'TASK_TIMEOUT_SECONDS', CONFIG_DEFAULTS.taskTimeoutSeconds, 60),
     ...(copyWorkerFunction && { copyWorkerFunction }),
+    ...(ffmpegPath && { ffmpegPath }),
     webhooks: {
       ...(webhookQueueUrl && { queueUrl: webhookQueueUrl }),
       retrySchedule: secondsList(env, 'WEBHOOK_RETRY_SCHEDULE', CONFIG_DEFAULTS.webhookRetrySchedule),
@@ -305,5 +311,44 @@ function submissions(env: Env, providerConfig: ProviderConfig): SubmissionConfig
     ...(callbackBaseUrl && { callbackBaseUrl }),
     callbackSilenceSeconds: wholeNumber(env, 'CALLBACK_SILENCE_SECONDS', CONFIG_DEFAULTS.callbackSilenceSeconds, 1),
     graceSeconds: wholeNumber(env, 'SUBMISSION_GRACE_SECONDS', CONFIG_DEFAULTS.submissionGraceSeconds, 1),
+  };
+}
+
+/** Billing (functions/adapters/stripe/): read only by the functions that bill, so the others never need it. */
+export interface BillingConfig {
+  catalogue: BillingCatalogue;
+  /** Where checkout and the portal send the holder back (the console's billing page); unset: the API reference. */
+  returnUrl?: string;
+  /** Stripe's API unless given (the local stack's Stripe simulator, a test's). */
+  stripeApiBase?: string;
+  secretKey: SecretSource;
+  webhookSecret: SecretSource;
+}
+
+export function loadBillingConfig(env: Env = process.env): BillingConfig {
+  let catalogue: BillingCatalogue;
+  try {
+    catalogue = parseCatalogue(optional(env, 'BILLING_PACKS'), optional(env, 'BILLING_PLAN'));
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  const secret = (spec: (typeof STRIPE_SECRETS)[keyof typeof STRIPE_SECRETS]): SecretSource => {
+    const value = optional(env, spec.valueVariable);
+    if (value !== undefined) {
+      if (!spec.looksRight(value)) throw new ConfigError(`${spec.valueVariable} must be ${spec.expected} (the value is not shown).`);
+      return { value };
+    }
+    const secretArn = optional(env, spec.arnVariable);
+    if (!secretArn) throw new ConfigError(`Missing ${spec.valueVariable} or ${spec.arnVariable} (billing needs Stripe's).`);
+    return { secretArn };
+  };
+  const returnUrl = optional(env, 'BILLING_RETURN_URL') && url(env, 'BILLING_RETURN_URL');
+  const stripeApiBase = optional(env, 'STRIPE_API_BASE') && url(env, 'STRIPE_API_BASE');
+  return {
+    catalogue,
+    ...(returnUrl && { returnUrl }),
+    ...(stripeApiBase && { stripeApiBase }),
+    secretKey: secret(STRIPE_SECRETS.secretKey),
+    webhookSecret: secret(STRIPE_SECRETS.webhookSecret),
   };
 }

@@ -1,3 +1,4 @@
+import { BillingSettingsError, parseCatalogue, STRIPE_SECRETS } from '#adapters/stripe/settings';
 import { CONFIG_DEFAULTS } from '#config';
 import type { SomeProviderSettings } from '#providers/provider-module';
 import { parseProviderRoutes, routedProviders } from '#providers/route-settings';
@@ -43,6 +44,8 @@ export interface DeploySettings {
   otherProviders: ProviderSettings[];
   /** Per model, the providers new tasks go to, in order (context `providerRoutes`, JSON); unset: `provider` alone. */
   providerRoutes?: Readonly<Partial<Record<string, readonly string[]>>>;
+  /** Billing: what the billing functions receive (functions/config.ts, loadBillingConfig). */
+  billing: BillingDeploySettings;
   /** Values every function receives (functions/config.ts reads them). */
   runtime: {
     authCacheTtlSeconds: number;
@@ -94,6 +97,14 @@ export interface DeploySettings {
    * every function, because SAM's --env-vars can only override variables the template declares.
    */
   samLocal: boolean;
+}
+
+/** Packs and plan as JSON text (checked against the runtime's schema), the return page, Stripe's two secrets. */
+export interface BillingDeploySettings {
+  packsJson?: string;
+  planJson?: string;
+  returnUrl?: string;
+  secrets: Readonly<Record<keyof typeof STRIPE_SECRETS, SecretReference>>;
 }
 
 export class DeploySettingsError extends Error {}
@@ -151,6 +162,7 @@ export function readDeploySettings(
       logs: read.boolean('cdnLogs', true),
     },
     console: { ...optional('domain', domain(read, 'console')) },
+    billing: billingSettings(read, stage),
     alarms: alarmSettings(read, stage),
     background: {
       copyWorkerConcurrency: read.integer('copyWorkerConcurrency', 10, 0, 1000),
@@ -161,6 +173,40 @@ export function readDeploySettings(
     logRetentionDays: read.oneOfNumbers('logRetentionDays', LOG_RETENTION_DAYS, production ? 90 : 14),
     bundleAwsSdk: read.boolean('bundleAwsSdk', false),
     samLocal: read.boolean('samLocal', false),
+  };
+}
+
+/**
+ * Context `billingPacks` and `billingPlan` (JSON, as text or inline in cdk.json), `billingReturnUrl`,
+ * and Stripe's secrets by `stripeSecretKeySecretArn|Name` and `stripeWebhookSecretArn|Name`
+ * (default names vidgen/<stage>/stripe-secret-key and vidgen/<stage>/stripe-webhook-secret).
+ */
+function billingSettings(read: Reader, stage: Stage): BillingDeploySettings {
+  const json = (key: string): string | undefined => {
+    const value = read.raw(key);
+    if (value === undefined || value === null) return undefined;
+    return typeof value === 'string' ? value : JSON.stringify(value);
+  };
+  const packsJson = json('billingPacks');
+  const planJson = json('billingPlan');
+  try {
+    parseCatalogue(packsJson, planJson, { packs: 'Context "billingPacks"', plan: 'Context "billingPlan"' });
+  } catch (error) {
+    if (error instanceof BillingSettingsError) throw new DeploySettingsError(error.message);
+    throw error;
+  }
+  const returnUrl = read.string('billingReturnUrl');
+  if (returnUrl !== undefined && !/^https:\/\/[^\s]+$/.test(returnUrl)) {
+    throw new DeploySettingsError(`Context "billingReturnUrl" must be an https URL (the console's billing page); got "${returnUrl}".`);
+  }
+  return {
+    ...optional('packsJson', packsJson),
+    ...optional('planJson', planJson),
+    ...optional('returnUrl', returnUrl),
+    secrets: {
+      secretKey: secretReference(read, stage, STRIPE_SECRETS.secretKey.context, STRIPE_SECRETS.secretKey.defaultName),
+      webhookSecret: secretReference(read, stage, STRIPE_SECRETS.webhookSecret.context, STRIPE_SECRETS.webhookSecret.defaultName),
+    },
   };
 }
 

@@ -19,6 +19,7 @@ export type FunctionEnvName =
   | 'AUTH_CACHE_TTL_SECONDS'
   | 'DEFAULT_RATE_LIMIT'
   | 'COPY_WORKER_FUNCTION'
+  | 'FFMPEG_PATH'
   | 'WEBHOOK_QUEUE_URL'
   | 'SUBMISSION_QUEUE_URL'
   | 'CALLBACK_BASE_URL'
@@ -46,6 +47,13 @@ export const NOT_SET_ON_AWS: Readonly<Record<string, string>> = {
   CIRCUIT_FAILURE_THRESHOLD: 'the default: a provider is skipped after 5 consecutive failed creates',
   CIRCUIT_COOL_DOWN_SECONDS: 'the default: a skipped provider gets one probe after 30 s',
   OUTPUT_ALLOWED_ORIGINS: 'the local stack only: on AWS provider outputs are copied from public addresses (or our own media) only',
+  // Billing: set per billing function by the stack (lib/stateless-stack.ts, billingEnvironment).
+  BILLING_PACKS: 'billing functions only, from context billingPacks (unset: no packs)',
+  BILLING_PLAN: 'billing functions only, from context billingPlan (unset: no plan)',
+  BILLING_RETURN_URL: 'billing functions only, from context billingReturnUrl (unset: the API reference)',
+  STRIPE_API_BASE: "the local stack and tests only (the Stripe simulator): on AWS, Stripe's own API",
+  STRIPE_SECRET_KEY: 'never in the template: billing functions get STRIPE_SECRET_KEY_ARN and read the value from Secrets Manager',
+  STRIPE_WEBHOOK_SECRET: 'never in the template: billing functions get STRIPE_WEBHOOK_SECRET_ARN and read the value from Secrets Manager',
   // Providers' secrets given by value: a deployed function gets its secret's ARN instead.
   ...Object.fromEntries(
     PROVIDER_SETTINGS_LIST.flatMap((module) =>

@@ -15,6 +15,8 @@ import { consoleRoute, type ConsoleRuntimeConfig } from './console-route';
 import { ensureDemoAccount, type DemoAccount } from './demo-account';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { startS3Local } from './s3-local';
+import { startLocalBilling } from './billing';
+import type { StripeSimulator } from './stripe-simulator';
 import type { LocalSettings } from './settings';
 import { InProcessCopyQueue } from '#adapters/copy-queues';
 import { LOCAL_WEBHOOK_RETRY_SCHEDULE } from '#config';
@@ -34,6 +36,8 @@ export interface LocalStack {
   s3Endpoint: string;
   demo: DemoAccount;
   context: AppContext;
+  /** The Stripe simulator billing talks to (unless STRIPE_SECRET_KEY named Stripe's own). */
+  stripe?: StripeSimulator;
   stop(): Promise<void>;
 }
 
@@ -94,8 +98,12 @@ export async function startLocalStack(
     stops.push(() => close(server));
     const baseUrl = `http://${settings.host}:${apiPort}`;
 
+    const billing = await startLocalBilling(`${baseUrl}${API_PREFIX}/billing/stripe-webhook`);
+    stops.push(billing.stop);
+
     // The handlers read their configuration from the environment, as on Lambda.
     Object.assign(process.env, {
+      ...billing.env,
       TABLE_NAME: settings.tableName,
       AWS_REGION: settings.region,
       DYNAMODB_ENDPOINT: dynamodbEndpoint,
@@ -155,6 +163,7 @@ export async function startLocalStack(
       s3Endpoint,
       demo,
       context,
+      ...(billing.simulator && { stripe: billing.simulator }),
       stop,
     };
   } catch (error) {

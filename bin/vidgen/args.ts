@@ -26,6 +26,11 @@ Commands:
   webhooks deliveries WEBHOOK_ID [--page N] [--limit N]
       What was sent to an endpoint, newest first: status, attempts and why the last
       attempt failed (HTTP 500, connection refused, timeout after 10 s...).
+  webhooks retry WEBHOOK_ID EVENT_ID  Send an event to an endpoint again (same webhook-id).
+  events [--after CURSOR] [--limit N] [--follow] [--interval SEC]
+      Your task endings, oldest first, whether or not a webhook got them (kept 30 days).
+      --follow keeps polling and prints each new ending until Ctrl-C; the last cursor
+      goes to stderr, to resume with --after.
   videos [--page N] [--limit N]      Your videos, newest first.
   images [--page N] [--limit N]      Your images, newest first.
   upload FILE                         Upload a JPEG, PNG or WebP; prints its URL.
@@ -63,6 +68,8 @@ const OPTIONS = {
   page: { type: 'string' },
   limit: { type: 'string' },
   port: { type: 'string' },
+  after: { type: 'string' },
+  follow: { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -77,7 +84,8 @@ const COMMANDS = {
   image: { operand: 'PROMPT', options: ['model', 'resolution', 'aspect-ratio', 'format', 'ref', ...WAITING] },
   status: { operand: 'ID', options: WAITING },
   cancel: { operand: 'ID', options: [] },
-  webhooks: { operand: 'listen or deliveries', options: ['port', 'page', 'limit'] },
+  webhooks: { operand: 'listen, deliveries or retry', options: ['port', 'page', 'limit'] },
+  events: { operand: undefined, options: ['after', 'limit', 'follow', 'interval'] },
   videos: { operand: undefined, options: ['page', 'limit'] },
   images: { operand: undefined, options: ['page', 'limit'] },
   upload: { operand: 'FILE', options: [] },
@@ -123,6 +131,8 @@ export type Command =
   | { name: 'cancel'; id: string; kind: 'video' | 'image'; json: boolean }
   | { name: 'webhooks'; action: 'listen'; port: number; json: boolean }
   | { name: 'webhooks'; action: 'deliveries'; webhookId: string; page?: number; limit?: number; json: boolean }
+  | { name: 'webhooks'; action: 'retry'; webhookId: string; eventId: string; json: boolean }
+  | { name: 'events'; after?: string; limit?: number; follow: boolean; intervalMs: number; json: boolean }
   | { name: 'videos' | 'images' | 'transactions'; page?: number; limit?: number; json: boolean }
   | { name: 'upload'; file: string; json: boolean }
   | { name: 'credits'; json: boolean };
@@ -147,7 +157,7 @@ export function parseCommand(argv: string[]): Command {
   }
   if (spec.operand && operands.length === 0) throw new UsageError(`"${name}" needs ${spec.operand}.`);
   // `webhooks deliveries` names the endpoint too.
-  const expected = name === 'webhooks' && operands[0] === 'deliveries' ? 2 : spec.operand ? 1 : 0;
+  const expected = name === 'webhooks' && operands[0] === 'deliveries' ? 2 : name === 'webhooks' && operands[0] === 'retry' ? 3 : spec.operand ? 1 : 0;
   if (operands.length > expected) {
     const hint = spec.operand === 'PROMPT' ? ' Quote a prompt that has spaces.' : '';
     throw new UsageError(`Too many arguments for "${name}": ${operands.slice(expected).join(' ')}.${hint}`);
@@ -191,7 +201,13 @@ export function parseCommand(argv: string[]): Command {
         for (const option of ['port'] as const) if (values[option] !== undefined) throw new UsageError(`--${option} is not an option of "webhooks deliveries".`);
         return { name, action: 'deliveries', webhookId, page: number(values.page, '--page'), limit: number(values.limit, '--limit'), json };
       }
-      if (operand !== 'listen') throw new UsageError(`Unknown webhooks command "${operand}": use "webhooks listen" or "webhooks deliveries WEBHOOK_ID".`);
+      if (operand === 'retry') {
+        const [, webhookId, eventId] = operands;
+        if (webhookId === undefined || eventId === undefined) throw new UsageError('"webhooks retry" needs WEBHOOK_ID (whk_...) and EVENT_ID (evt_...).');
+        for (const option of ['port', 'page', 'limit'] as const) if (values[option] !== undefined) throw new UsageError(`--${option} is not an option of "webhooks retry".`);
+        return { name, action: 'retry', webhookId, eventId, json };
+      }
+      if (operand !== 'listen') throw new UsageError(`Unknown webhooks command "${operand}": use "webhooks listen", "webhooks deliveries WEBHOOK_ID" or "webhooks retry WEBHOOK_ID EVENT_ID".`);
       for (const option of ['page', 'limit'] as const) if (values[option] !== undefined) throw new UsageError(`--${option} is not an option of "webhooks listen".`);
       const port = number(values.port, '--port') ?? 0;
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be a port number (0 for a free one).');
@@ -201,6 +217,18 @@ export function parseCommand(argv: string[]): Command {
     case 'images':
     case 'transactions':
       return { name, page: number(values.page, '--page'), limit: number(values.limit, '--limit'), json };
+    case 'events': {
+      const interval = number(values.interval, '--interval') ?? 5;
+      if (!(interval > 0)) throw new UsageError('--interval must be a number of seconds above 0.');
+      return {
+        name,
+        ...(values.after !== undefined && { after: values.after }),
+        limit: number(values.limit, '--limit'),
+        follow: values.follow ?? false,
+        intervalMs: interval * 1000,
+        json,
+      };
+    }
     case 'upload':
       return { name, file: nonEmpty(operand, 'FILE'), json };
     case 'credits':

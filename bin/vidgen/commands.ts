@@ -6,6 +6,7 @@ import type {
   GenerateImageParams,
   GenerateVideoParams,
   ImageTask,
+  TaskEvent,
   VidgenClient,
   VideoTask,
 } from '#client';
@@ -98,8 +99,15 @@ export async function runCommand(command: Exclude<Command, { name: 'help' }>, cl
       printData(task, () => formatFields(task));
       return 0;
     }
+    case 'events':
+      return events(client, command, io, print);
     case 'webhooks': {
       if (command.action === 'listen') return listen(client, command.port, command.json, io, print);
+      if (command.action === 'retry') {
+        const retried = await client.retryDelivery(command.webhookId, command.eventId, { signal });
+        printData(retried, () => `${retried.event_id} ${retried.status}: see ${VIDGEN} webhooks deliveries ${command.webhookId}`);
+        return 0;
+      }
       const page = await client.listWebhookDeliveries(command.webhookId, { page: command.page, limit: command.limit }, { signal });
       printData(page, () => formatDeliveryList(page));
       return 0;
@@ -194,6 +202,46 @@ function contentTypeOf(file: string): string {
   if (ext === '.jpg' || ext === '.jpeg') return 'image/jpeg';
   if (ext === '.webp') return 'image/webp';
   return 'application/octet-stream';
+}
+
+/**
+ * `vidgen events`: one page of endings (with its cursor on stderr), or with --follow every ending
+ * from the cursor on, one line each, until Ctrl-C (exit 0). --json prints one event per line.
+ */
+async function events(
+  client: VidgenClient,
+  command: Extract<Command, { name: 'events' }>,
+  io: Io,
+  print: (text: string) => void,
+): Promise<number> {
+  const line = (event: TaskEvent) => (command.json ? JSON.stringify(event) : formatEvent(event));
+  if (!command.follow) {
+    const page = await client.listEvents({ ...(command.after && { after: command.after }), ...(command.limit && { limit: command.limit }) }, { signal: io.signal });
+    if (command.json) print(JSON.stringify(page, null, 2));
+    else for (const event of page.events) print(line(event));
+    io.stderr.write(`next: --after ${page.next_after}${page.has_more ? ' (more now)' : ''}\n`);
+    return 0;
+  }
+  let cursor = command.after;
+  io.stderr.write('Following your task endings. Ctrl-C to stop.\n');
+  for await (const event of client.followEvents({
+    ...(cursor && { after: cursor }),
+    ...(command.limit && { limit: command.limit }),
+    intervalMs: command.intervalMs,
+    signal: io.signal,
+    onCursor: (next) => (cursor = next),
+  })) {
+    print(line(event));
+  }
+  if (cursor) io.stderr.write(`Stopped. Resume with: ${VIDGEN} events --follow --after ${cursor}\n`);
+  return 0;
+}
+
+function formatEvent(event: TaskEvent): string {
+  const data = event.data as { video_id?: string; image_id?: string; video_url?: string; image_urls?: string[]; error?: { code: string } };
+  const id = data.video_id ?? data.image_id ?? '';
+  const detail = data.error ? data.error.code : (data.video_url ?? data.image_urls?.join(' ') ?? '');
+  return `${event.created_at}  ${event.type.padEnd(16)} ${id}  ${detail}`;
 }
 
 /**

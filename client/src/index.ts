@@ -13,12 +13,16 @@ import type {
   Credits,
   DirectUpload,
   ErrorCode,
+  EventPage,
+  EventsParams,
+  FollowEventsOptions,
   GenerateImageParams,
   GenerateVideoParams,
   ImagePage,
   ImageTask,
   KeyMode,
   PageParams,
+  TaskEvent,
   TransactionPage,
   UploadedImage,
   VideoPage,
@@ -312,6 +316,41 @@ export class VidgenClient {
   listWebhookDeliveries(webhookId: string, params: PageParams = {}, options: RequestOptions = {}): Promise<WebhookDeliveryPage> {
     const path = `/webhooks/${encodeId(webhookId)}/deliveries`;
     return this.request({ method: 'GET', path, query: { ...params }, idempotent: true, signal: options.signal });
+  }
+
+  /** GET /events: your task endings (this key's mode), oldest first, after the cursor `after`. */
+  listEvents(params: EventsParams = {}, options: RequestOptions = {}): Promise<EventPage> {
+    return this.request({ method: 'GET', path: '/events', query: { ...params }, idempotent: true, signal: options.signal });
+  }
+
+  /**
+   * POST /webhooks/{id}/deliveries/{event_id}/retry: sends the event to that endpoint again now,
+   * under the same `webhook-id`. Safe to repeat: while its attempt is due a retry changes nothing.
+   */
+  retryDelivery(webhookId: string, eventId: string, options: RequestOptions = {}): Promise<{ event_id: string; status: 'pending' }> {
+    const path = `/webhooks/${encodeId(webhookId)}/deliveries/${encodeId(eventId)}/retry`;
+    return this.request({ method: 'POST', path, idempotent: true, signal: options.signal });
+  }
+
+  /**
+   * Follows GET /events: yields each task ending once, oldest first, reading on with each page's
+   * cursor and polling every `intervalMs` once caught up. Ends when `signal` aborts.
+   */
+  async *followEvents(options: FollowEventsOptions = {}): AsyncGenerator<TaskEvent, void, undefined> {
+    const { intervalMs = 5000, limit, signal, onCursor } = options;
+    let after = options.after;
+    try {
+      for (;;) {
+        const page = await this.listEvents({ ...(after !== undefined && { after }), ...(limit !== undefined && { limit }) }, { signal });
+        for (const event of page.events) yield event;
+        after = page.next_after;
+        onCursor?.(after);
+        if (!page.has_more) await this.sleep(intervalMs, signal);
+      }
+    } catch (error) {
+      if (signal?.aborted) return;
+      throw error;
+    }
   }
 
   /** GET /credits (the test balance with a test key). */

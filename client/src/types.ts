@@ -121,3 +121,26 @@ export interface WebhookEvent {
   data: VideoTask | ImageTask | { webhook_id: string };
 }
 
+
+/** A task's ending as GET /events lists it: the same object its webhooks carry. */
+export type TaskEvent = Schemas['TaskEvent'];
+
+/** GET /events: endings oldest first, and the cursor to read on from. */
+export type EventPage = Schemas['EventPage'];
+
+/** GET /events's query: `after` (a `next_after`) and `limit` (1-100). */
+export type EventsParams = NonNullable<operations['listEvents']['parameters']['query']>;
+
+/** How `followEvents` reads the feed. */
+export interface FollowEventsOptions {
+  /** Start after this cursor (a `next_after`); from the oldest kept event without it. */
+  after?: string;
+  /** Wait between polls once caught up (default 5000 ms). */
+  intervalMs?: number;
+  /** Events per request, 1-100. */
+  limit?: number;
+  /** Stops following: the iteration ends (no exception). */
+  signal?: AbortSignal;
+  /** Told the cursor after each page, so a follower can resume where it stopped. */
+  onCursor?: (nextAfter: string) => void;
+}

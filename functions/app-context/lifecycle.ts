@@ -4,6 +4,7 @@ import { providerCallbackUrl } from '#contract/params';
 import { CircuitBreaker } from '#domain/circuit-breaker';
 import { CounterBudget } from '#domain/provider-budget';
 import { ReferenceImages } from '#adapters/reference-images';
+import { ffmpegBinary, FfmpegThumbnails } from '#adapters/ffmpeg-thumbnails';
 import type { ObjectStorage } from '#adapters/s3/object-storage';
 import type { Config } from '#config';
 import type { CopyQueue, SubmissionRequest } from '#domain/ports';
@@ -13,8 +14,7 @@ import { copyRequested, DEFAULT_LIFECYCLE_SETTINGS } from '#domain/task-lifecycl
 import { traced } from '#observability/client-tracing';
 import { powertoolsTelemetry } from '#observability/telemetry';
 import { instrumentedProvider } from '#providers/instrumented-provider';
-import { publishEvent } from '#domain/webhook-deliveries';
-import { taskEndedEvent } from '#domain/webhooks';
+import { publishTaskEnded } from '#domain/webhook-deliveries';
 import { appConfig } from './config';
 import { webhookEvents, type EventPublishing } from './webhook-events';
 import { appMediaStorage } from './media';
@@ -57,6 +57,7 @@ export function buildLifecycle(
       probeTimeoutMs: 30_000,
     }),
     media: parts.storage,
+    thumbnails: new FfmpegThumbnails(parts.storage, ffmpegBinary(config.ffmpegPath)),
     copyQueue,
     clock: () => new Date(),
     settings: {
@@ -72,7 +73,7 @@ export function buildLifecycle(
       callbackUrl: (task, providerName, token) => providerCallbackUrl(callbackBase, providerName, task.accountId, task.taskId, token),
     }),
     telemetry: powertoolsTelemetry,
-    events: { taskEnded: async (task) => void (await publishEvent(parts.webhooks, task.accountId, taskEndedEvent(task))) },
+    events: { taskEnded: (task) => publishTaskEnded(parts.webhooks, task) },
   };
   return deps;
 }

@@ -1,5 +1,6 @@
 import { DynamoAccountStore } from '#adapters/dynamodb/account-repository';
 import { DynamoApiKeyStore } from '#adapters/dynamodb/api-key-repository';
+import { DynamoBillingStore } from '#adapters/dynamodb/billing-repository';
 import { DynamoCallbackReceipts } from '#adapters/dynamodb/callback-receipt-repository';
 import { DynamoCircuitStore } from '#adapters/dynamodb/circuit-repository';
 import { createDb, type Db } from '#adapters/dynamodb/dynamo-client';
@@ -9,7 +10,7 @@ import { DynamoRateCounter } from '#adapters/dynamodb/rate-counter-repository';
 import { DynamoTaskStore } from '#adapters/dynamodb/task-repository';
 import { DynamoUploadPublications } from '#adapters/dynamodb/upload-publication-repository';
 import type { Config } from '#config';
-import type { AccountStore, ApiKeyStore, CallbackReceipts, IdempotencyStore, LedgerStore, TaskStore, UploadPublications } from '#domain/ports';
+import type { AccountStore, ApiKeyStore, BillingStore, CallbackReceipts, IdempotencyStore, LedgerStore, TaskStore, UploadPublications } from '#domain/ports';
 import { modeAwareAccounts } from '#domain/mode-accounts';
 import type { CircuitStore } from '#domain/circuit-breaker';
 import type { RateCounter } from '#domain/rate-limit';
@@ -29,6 +30,7 @@ export interface Stores {
   callbackReceipts: CallbackReceipts;
   /** Providers' circuit breakers, shared by every function. */
   circuits: CircuitStore;
+  billing: BillingStore;
 }
 
 export function buildDb(config: Config): Db {
@@ -52,6 +54,7 @@ export function buildStores(db: Db, telemetry: Telemetry): Stores {
     uploadPublications: new DynamoUploadPublications(db),
     callbackReceipts: new DynamoCallbackReceipts(db),
     circuits: new DynamoCircuitStore(db),
+    billing: new DynamoBillingStore(db),
   };
 }
 

@@ -14,6 +14,7 @@ export const EXAMPLE_VIDEO = {
   credits_used: 25,
   progress: 0,
   livemode: true,
+  thumbnail_url: null,
   created_at: '2026-11-21T17:00:00.000Z',
   updated_at: '2026-11-21T17:00:00.000Z',
 };
@@ -22,6 +23,7 @@ export const EXAMPLE_VIDEO_DONE = {
   status: 'completed',
   progress: 100,
   video_url: 'https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4',
+  thumbnail_url: 'https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.jpg',
   updated_at: '2026-11-21T17:00:41.000Z',
   completed_at: '2026-11-21T17:00:41.000Z',
 };

@@ -80,6 +80,10 @@ export const videoTask = z
     progress: z.number().int().min(0).max(100).meta({ description: 'How far the task is, 0-100: 0 at start, rising while processing (held at 95 or below), 100 when completed; a failed task keeps its last value. Never goes down.' }),
     livemode: z.boolean().meta({ description: '`true` for a task started with a live key, `false` with a test key (`vg_test_`: simulated provider, test credits).' }),
     video_url: z.url().meta({ description: 'The MP4, public, no key needed (completed only).' }).optional(),
+    thumbnail_url: z
+      .url()
+      .nullable()
+      .meta({ description: 'The first frame as a JPEG of the video\'s size, public like `video_url`. Null until the task completes, and when it could not be made (the video is still delivered).' }),
     error: taskError.optional(),
     created_at: timestamp('When the task was started.'),
     updated_at: timestamp('Last change of the task.'),
@@ -171,6 +175,7 @@ export function videoView(task: VideoTask): VideoTaskView {
     progress,
     livemode,
     ...(status === 'completed' && { video_url: task.outputUrls?.[0] }),
+    thumbnail_url: (status === 'completed' && task.thumbnailUrl) || null,
     ...(error && { error }),
     created_at,
     updated_at,

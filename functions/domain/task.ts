@@ -82,6 +82,8 @@ interface TaskBase {
   copyAttempts: number;
   /** Our copies of the results (completed only). */
   outputUrls?: string[];
+  /** A completed video's first frame as a JPEG, in our storage; absent if it could not be made. */
+  thumbnailUrl?: string;
   error?: TaskError;
   createdAt: string;
   updatedAt: string;

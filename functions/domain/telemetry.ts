@@ -32,7 +32,11 @@ export type BusinessEvent =
   | 'ProviderSkipped'
   /** A provider's circuit opened (or reopened after a failed probe): alarmed. */
   | 'CircuitOpened'
-  | 'SweeperTasksExamined';
+  | 'SweeperTasksExamined'
+  /** Credits a refunded or disputed pack should have taken back but the balance no longer had. */
+  | 'ReversalShortfall'
+  /** A completed video whose first frame could not be made into a thumbnail (it completes without one). */
+  | 'ThumbnailFailed';
 
 /** Extra fields of a log line, snake_case (`task_id`, `account_id`, `model`...). */
 export type LogFields = Record<string, unknown>;

@@ -3,6 +3,7 @@ import { IMAGE_MODELS, PROMPT_MAX_LENGTH, VIDEO_DURATION, VIDEO_MODELS, MAX_REFE
 import { MAX_UPLOAD_BYTES } from '#domain/image-type';
 import { errorEnvelopeWith } from '#contract/envelope';
 import { PAGINATION_PARAMETERS } from '#contract/pagination';
+import { EVENTS_PARAMETERS } from '#contract/events';
 import { ERROR_STATUSES, ERROR_SUMMARIES, type ErrorStatus } from '#contract/errors';
 import { gatewayAccess, type ApiRoute } from '#http/route';
 import { API_PREFIX, ROUTES } from '#http/routes/index';
@@ -328,6 +329,7 @@ function describeRequests(document: OpenApiDocument): void {
   for (const path of ['/videos', '/images']) {
     for (const [name, doc] of Object.entries(PAGINATION_PARAMETERS)) Object.assign(parameter(document, path, name), structuredClone(doc));
   }
+  for (const [name, doc] of Object.entries(EVENTS_PARAMETERS)) Object.assign(parameter(document, '/events', name), structuredClone(doc));
 
   objectAt(document, 'paths', '/upload', 'post', 'requestBody').description =
     `multipart/form-data with one file part named \`image\`: JPEG, PNG or WebP, at most ${MAX_UPLOAD_BYTES} bytes (10 MiB).`;

@@ -229,6 +229,17 @@ export class ServiceAlarms extends Construct {
       evaluationPeriods: 1,
     });
 
+    // A refunded or disputed pack whose credits were already spent: money went back, credits did not.
+    alarm('ReversalShortfall', {
+      alarmName: 'reversal-shortfall',
+      alarmDescription:
+        'A refund or dispute could not take back all of a pack\'s credits (ReversalShortfall: credits the balance no longer had). See docs/operations.md, "Billing".',
+      metric: businessMetric(props.stage, 'ReversalShortfall', { period: FIVE_MINUTES, statistic: 'Sum' }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+    });
+
     for (const dlq of props.deadLetterQueues) {
       // By name: the DLQs inside work queues share the construct id `DeadLetters`.
       const id = dlq.name.replace(/(^|-)([a-z0-9])/g, (_, __, letter: string) => letter.toUpperCase());

@@ -22,7 +22,8 @@ export type BusinessMetricName =
   | 'ProviderFailover'
   | 'ProviderSkipped'
   | 'CircuitOpened'
-  | 'SweeperTasksExamined';
+  | 'SweeperTasksExamined'
+  | 'ReversalShortfall';
 
 export function businessMetric(
   stage: string,

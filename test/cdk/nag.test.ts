@@ -31,6 +31,8 @@ const PROD_CONTEXT = {
   apiWebAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/vidgen/abc',
   cdnWebAclArn: 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/vidgen/abc',
   alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:vidgen-alarms',
+  stripeSecretKeySecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vidgen/prod/stripe-secret-key-KlMnOp',
+  stripeWebhookSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vidgen/prod/stripe-webhook-secret-QrStUv',
 };
 
 const ACKNOWLEDGEABLE = [
@@ -88,7 +90,7 @@ describe('cdk-nag AwsSolutions', () => {
       .filter((ack) => ack.id.startsWith('AwsSolutions-IAM5'))
       .filter((ack) => !ack.path.includes('/Console/') && !ack.path.includes('CDKBucketDeployment'));
     for (const { id } of iam5) {
-      expect(id).toMatch(/^AwsSolutions-IAM5\[Resource::(\*|.*MediaBucket.*\/(videos|images|uploads|incoming|provider-sim)\/\*|.*:secret:vidgen\/dev\/replicate-(api-token|webhook-secret)-\?\?\?\?\?\?)\]$/);
+      expect(id).toMatch(/^AwsSolutions-IAM5\[Resource::(\*|.*MediaBucket.*\/(videos|images|uploads|incoming|provider-sim)\/\*|.*:secret:vidgen\/dev\/(replicate-api-token|replicate-webhook-secret|stripe-secret-key|stripe-webhook-secret)-\?\?\?\?\?\?)\]$/);
     }
   });
 

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { CONFIG_DEFAULTS } from '#config';
@@ -157,11 +157,11 @@ describe('StatelessStack', () => {
       expect(deployed.sort()).toEqual(handlers().sort());
     });
 
-    it('runs every function on the newest Node.js runtime, arm64, traced, with its own log group', () => {
+    it('runs every function on the newest Node.js runtime, arm64 (the copy worker x86_64, as its ffmpeg layer), traced, with its own log group', () => {
       for (const handler of handlers()) {
         const fn = resources()[functionIdOf(template(), handler)].Properties;
         expect(fn.Runtime).toBe('nodejs24.x');
-        expect(fn.Architectures).toEqual(['arm64']);
+        expect(fn.Architectures).toEqual([handler === COPY_WORKER_HANDLER ? 'x86_64' : 'arm64']);
         expect(fn.TracingConfig).toEqual({ Mode: 'Active' });
         expect(fn.Handler).toBe('index.handler');
         const logGroupId = fn.LoggingConfig.LogGroup.Ref;
@@ -216,6 +216,8 @@ describe('StatelessStack', () => {
         'SUBMISSION_QUEUE_URL',
         // The functions that submit: where the provider calls back.
         'CALLBACK_BASE_URL',
+        // The copy worker: the binary in its ffmpeg layer.
+        'FFMPEG_PATH',
       ]);
       const missing = [...read].filter((name) => !set.has(name) && !(name in NOT_SET_ON_AWS));
       expect(missing).toEqual([]);
@@ -230,6 +232,17 @@ describe('StatelessStack', () => {
       expect(text).toContain('REPLICATE_API_TOKEN_SECRET_ARN');
     });
 
+    it("gives Stripe's webhook the billing settings and both secrets' ARNs, never a secret's value, and no other function either", () => {
+      const text = JSON.stringify(template().toJSON());
+      expect(text).not.toMatch(/"STRIPE_(SECRET_KEY|WEBHOOK_SECRET)"/);
+      for (const [, fn] of resourcesOf(template(), 'AWS::Lambda::Function')) {
+        const variables = Object.keys(fn.Properties?.Environment?.Variables ?? {});
+        const billing = fn.Metadata?.['vidgen:handler'] === 'stripe-webhook';
+        expect(variables.includes('STRIPE_WEBHOOK_SECRET_ARN')).toBe(billing);
+        expect(variables.includes('STRIPE_SECRET_KEY_ARN')).toBe(billing);
+      }
+    });
+
     it('tells the polling functions (and only them) which function copies results', () => {
       const copyWorkerId = functionIdOf(template(), COPY_WORKER_HANDLER);
       for (const handler of handlers()) {
@@ -238,6 +251,25 @@ describe('StatelessStack', () => {
           expect(env.COPY_WORKER_FUNCTION).toEqual({ Ref: copyWorkerId });
         } else {
           expect(env.COPY_WORKER_FUNCTION).toBeUndefined();
+        }
+      }
+    });
+
+    it("gives the copy worker (and only it) the ffmpeg layer, from the static x86_64 binary in node_modules, and FFMPEG_PATH into it", () => {
+      const layers = resourcesOf(template(), 'AWS::Lambda::LayerVersion');
+      expect(layers).toHaveLength(1);
+      const [layerId, layer] = layers[0]!;
+      expect(layer.Properties!.CompatibleArchitectures).toEqual(['x86_64']);
+      // The asset is the package folder with only the binary in it, staged offline at synth.
+      const assetHash = String(layer.Properties!.Content.S3Key).replace(/\.zip$/, '');
+      expect(readdirSync(path.join(s.outdir, `asset.${assetHash}`))).toEqual(['ffmpeg']);
+      for (const handler of handlers()) {
+        const fn = resources()[functionIdOf(template(), handler)].Properties;
+        if (handler === COPY_WORKER_HANDLER) {
+          expect(fn.Layers).toEqual([{ Ref: layerId }]);
+          expect(fn.Environment.Variables.FFMPEG_PATH).toBe('/opt/ffmpeg');
+        } else {
+          expect([handler, fn.Layers, fn.Environment.Variables.FFMPEG_PATH]).toEqual([handler, undefined, undefined]);
         }
       }
     });
@@ -288,6 +320,10 @@ describe('StatelessStack', () => {
   describe('alarms', () => {
     const alarms = () => resourcesOf(template(), 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties!);
     const named = (suffix: string) => alarms().find((a) => a.AlarmName === `vidgen-dev-${suffix}`);
+
+    it('watch reversal shortfalls: any credits a refunded or disputed pack could not take back', () => {
+      expect(named('reversal-shortfall')).toMatchObject({ MetricName: 'ReversalShortfall', Namespace: 'VidGen', Threshold: 1, Statistic: 'Sum' });
+    });
 
     it('watch the API 5xx rate and p99 latency', () => {
       expect(named('api-5xx-rate')!.Metrics.find((m: { Expression?: string }) => m.Expression).Expression).toMatch(/IF\(requests >= 20, .*errors.* \/ requests, 0\)/);

@@ -251,3 +251,40 @@ describe('vidgen webhooks listen and vidgen cancel', () => {
   }, 60_000);
 });
 
+
+describe('vidgen events --follow', () => {
+  it('prints each ending as it happens while no webhook exists, in order, and exits 0 on Ctrl-C with the cursor to resume', async () => {
+    const key = await newKey(100);
+    const child = spawnScript('bin/vidgen.ts', ['events', '--follow', '--interval', '0.2'], { ...env, VIDGEN_API_KEY: key });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+    const until = async (test: () => boolean, what: string) => {
+      for (let i = 0; i < 300 && !test(); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+      if (!test()) throw new Error(`timed out waiting for ${what}; stderr: ${stderr}`);
+    };
+    const canceledVideo = async () => {
+      const task = await vidgen(['generate', 'sim:stall a kite', '--duration', '3', '--json'], { VIDGEN_API_KEY: key });
+      const videoId = JSON.parse(task.stdout).video_id as string;
+      expect((await vidgen(['cancel', videoId], { VIDGEN_API_KEY: key })).code).toBe(0);
+      return videoId;
+    };
+    try {
+      await until(() => stderr.includes('Following your task endings'), 'the follow line');
+      const first = await canceledVideo();
+      await until(() => stdout.includes(first), 'the first ending');
+      const second = await canceledVideo();
+      await until(() => stdout.includes(second), 'the second ending');
+      const lines = stdout.trim().split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(new RegExp(`video\\.failed\\s+${first}\\s+canceled$`));
+      expect(lines[1]).toMatch(new RegExp(`video\\.failed\\s+${second}\\s+canceled$`));
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await closed).toBe(0);
+    expect(stderr).toMatch(/Stopped\. Resume with: npx vidgen events --follow --after \S+/);
+  }, 60_000);
+});

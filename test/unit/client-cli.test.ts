@@ -67,6 +67,22 @@ describe('parseCommand', () => {
     expect(() => parseCommand(['webhooks', 'listen', '--page', '1'])).toThrow(/--page is not an option of "webhooks listen"/);
   });
 
+  it('reads events [--after C] [--limit N] [--follow] [--interval SEC] and webhooks retry WEBHOOK_ID EVENT_ID', () => {
+    expect(parseCommand(['events'])).toEqual({ name: 'events', limit: undefined, follow: false, intervalMs: 5000, json: false });
+    expect(parseCommand(['events', '--follow', '--after', 'MTIuYWJj', '--interval', '0.5', '--limit', '10'])).toEqual({
+      name: 'events',
+      after: 'MTIuYWJj',
+      limit: 10,
+      follow: true,
+      intervalMs: 500,
+      json: false,
+    });
+    expect(() => parseCommand(['events', '--interval', '0'])).toThrow(/--interval must be a number of seconds above 0/);
+    expect(() => parseCommand(['events', '--page', '2'])).toThrow(/--page is not an option of "events"/);
+    expect(parseCommand(['webhooks', 'retry', 'whk_1', 'evt_1'])).toEqual({ name: 'webhooks', action: 'retry', webhookId: 'whk_1', eventId: 'evt_1', json: false });
+    expect(() => parseCommand(['webhooks', 'retry', 'whk_1'])).toThrow(/"webhooks retry" needs WEBHOOK_ID \(whk_...\) and EVENT_ID/);
+  });
+
   it.each([
     [[], /No command given/],
     [['nope'], /Unknown command "nope"/],
@@ -149,6 +165,7 @@ describe('output', () => {
     aspect_ratio: '16:9',
     duration: 5,
     livemode: true,
+    thumbnail_url: null,
     resolution: '720p',
     credits_used: 25,
     progress: 40,

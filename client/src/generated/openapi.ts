@@ -352,6 +352,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List task events
+         * @description Every ending of your tasks in this key's mode (`video.completed`, `video.failed`, `image.completed`, `image.failed`), oldest first: the same objects webhooks carry, whether or not any webhook endpoint exists. Events are kept 30 days. Without `after` the list starts at the oldest kept event; pass each page's `next_after` as `after` to read on, and keep polling with it to follow new endings: a cursor never skips or repeats an event, even while tasks end concurrently. Cursors are opaque and belong to one account and mode. `limit` is 1 to 100 (default 50).
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}/deliveries/{event_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an event to an endpoint again
+         * @description Sends the event to this endpoint again now, with the same body and `webhook-id` (newly signed), so a receiver that already handled it can tell. A delivery that ran out of retries gets one more attempt; one still retrying has its next attempt moved to now; one whose attempt is already due is left as it is. An event from `GET /events` that this endpoint never got (it did not exist yet, or does not subscribe to that type) is sent to it for the first time. The attempt shows in `GET /webhooks/{webhook_id}/deliveries`.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/provider-callbacks/{provider}/{account_id}/{task_id}": {
         parameters: {
             query?: never;
@@ -366,6 +406,26 @@ export interface paths {
          * @description Where the generation provider reports a job's progress and end; you never call it. No API key: the URL carries a token that binds it to its task, and the request must carry the provider's Standard Webhooks signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with a timestamp within 5 minutes. A token that is not the task's, a forged or a stale callback: 401; an unreadable one: 400; an unknown task: 404. Each changes nothing. A message already received (same `webhook-id`) is answered 200 `duplicate` and changes nothing.
          */
         post: operations["receiveProviderCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing/stripe-webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe webhook (internal)
+         * @description Where Stripe sends its events; you never call it. No API key: the `Stripe-Signature` header must verify over the raw body with the endpoint's signing secret, within 5 minutes. A missing, forged or stale signature: 400, nothing changes. A verified event is answered 200 whatever it did (a duplicate or a replay changes nothing; an unknown type is ignored; an event for an account we do not know is logged).
+         */
+        post: operations["receiveStripeWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -474,6 +534,11 @@ export interface components {
              * @description The MP4, public, no key needed (completed only).
              */
             video_url?: string;
+            /**
+             * Format: uri
+             * @description The first frame as a JPEG of the video's size, public like `video_url`. Null until the task completes, and when it could not be made (the video is still delivered).
+             */
+            thumbnail_url: string | null;
             error?: components["schemas"]["TaskError"];
             /**
              * Format: date-time
@@ -850,13 +915,13 @@ export interface components {
              */
             transaction_id: string;
             /**
-             * @description `grant`: credits added (the opening balance, a purchase, support); `charge`: a task started; `refund`: a failed or canceled task given back.
+             * @description `grant`: credits added (the opening balance, test credits, support); `charge`: a task started; `refund`: a failed or canceled task given back; `purchase`: a credit pack bought; `reversal`: a refunded or disputed pack taken back (never below zero).
              * @enum {string}
              */
-            type: "grant" | "charge" | "refund";
+            type: "grant" | "charge" | "refund" | "purchase" | "reversal";
             /** @description Signed: negative for a charge, positive for a grant or refund. The sum of every amount is your balance. */
             amount: number;
-            /** @description The `video_id` or `image_id` a charge or refund belongs to; null for a grant. */
+            /** @description The `video_id` or `image_id` a charge or refund belongs to; null for a grant, purchase or reversal. */
             task_id: string | null;
             /** @description Why, in words. */
             reason: string | null;
@@ -982,6 +1047,52 @@ export interface components {
             deleted: true;
         };
         /** @description Success: `data` is the result, `error` is null. */
+        EventPageResponse: {
+            data: components["schemas"]["EventPage"];
+            error: null;
+        };
+        EventPage: {
+            /** @description Oldest first. */
+            events: components["schemas"]["TaskEvent"][];
+            /** @description Whether more events follow this page now (read again at once with `next_after`). */
+            has_more: boolean;
+            /** @description The cursor to pass as `after` next: after the last event of this page, or where this page started when it is empty. Keep polling with it to follow new endings. */
+            next_after: string;
+        };
+        TaskEvent: {
+            /**
+             * @description Event id (`evt_` + ULID): the `webhook-id` of its deliveries.
+             * @example evt_01M7ZNHRE3YZJA4Y3XQS4DQDGQ
+             */
+            id: string;
+            /** @enum {string} */
+            type: "video.completed" | "video.failed" | "image.completed" | "image.failed";
+            /**
+             * Format: date-time
+             * @description When the task ended.
+             * @example 2026-11-21T17:00:00.000Z
+             */
+            created_at: string;
+            /** @description `false` for test mode (a test key's tasks). */
+            livemode: boolean;
+            /** @description The task as `GET /videos/{video_id}` or `GET /images/{image_id}` returned it when it ended. */
+            data: components["schemas"]["VideoTask"] | components["schemas"]["ImageTask"];
+        };
+        /** @description Success: `data` is the result, `error` is null. */
+        DeliveryRetriedResponse: {
+            data: components["schemas"]["DeliveryRetried"];
+            error: null;
+        };
+        DeliveryRetried: {
+            /** @description The event sent again (its `webhook-id`, unchanged). */
+            event_id: string;
+            /**
+             * @description An attempt is due now; its outcome shows in the deliveries list.
+             * @enum {string}
+             */
+            status: "pending";
+        };
+        /** @description Success: `data` is the result, `error` is null. */
         ProviderCallbackResponse: {
             data: components["schemas"]["ProviderCallbackAnswer"];
             error: null;
@@ -994,6 +1105,20 @@ export interface components {
              * @enum {string}
              */
             result: "applied" | "adopted" | "orphaned" | "duplicate";
+        };
+        /** @description Success: `data` is the result, `error` is null. */
+        StripeWebhookResponse: {
+            data: components["schemas"]["StripeWebhookAnswer"];
+            error: null;
+        };
+        StripeWebhookAnswer: {
+            /** @enum {boolean} */
+            received: true;
+            /**
+             * @description `applied`: the account changed; `duplicate`: already applied (a repeat or a replay), nothing changed; `stale`: a subscription event older than the one applied, nothing changed; `ignored`: a type or payment we do not act on; `unknown_account`: no account of ours (logged for operators).
+             * @enum {string}
+             */
+            result: "applied" | "duplicate" | "stale" | "ignored" | "unknown_account";
         };
     };
     responses: never;
@@ -1062,6 +1187,7 @@ export interface operations {
                      *         "credits_used": 25,
                      *         "progress": 0,
                      *         "livemode": true,
+                     *         "thumbnail_url": null,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:00.000Z"
                      *       },
@@ -1281,6 +1407,7 @@ export interface operations {
                      *             "credits_used": 25,
                      *             "progress": 100,
                      *             "livemode": true,
+                     *             "thumbnail_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.jpg",
                      *             "created_at": "2026-11-21T17:00:00.000Z",
                      *             "updated_at": "2026-11-21T17:00:41.000Z",
                      *             "video_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4",
@@ -1422,6 +1549,7 @@ export interface operations {
                      *         "credits_used": 25,
                      *         "progress": 100,
                      *         "livemode": true,
+                     *         "thumbnail_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.jpg",
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:41.000Z",
                      *         "video_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4",
@@ -1554,6 +1682,7 @@ export interface operations {
                      *         "credits_used": 25,
                      *         "progress": 12,
                      *         "livemode": true,
+                     *         "thumbnail_url": null,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:05.000Z",
                      *         "error": {
@@ -3666,6 +3795,274 @@ export interface operations {
             };
         };
     };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description The `next_after` of an earlier page: the list continues after it. Leave it out to start at the oldest kept event. */
+                after?: string;
+                /** @description Events per page, 1 to 100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of events. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "events": [
+                     *           {
+                     *             "id": "evt_01M7ZNHRE3YZJA4Y3XQS4DQDGQ",
+                     *             "type": "video.completed",
+                     *             "created_at": "2026-11-21T17:00:41.000Z",
+                     *             "livemode": true,
+                     *             "data": {
+                     *               "video_id": "vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ",
+                     *               "status": "completed",
+                     *               "model": "vid-1-5-pro",
+                     *               "generation_type": "text_to_video",
+                     *               "prompt": "a red fox running through snow",
+                     *               "aspect_ratio": "16:9",
+                     *               "duration": 5,
+                     *               "resolution": "720p",
+                     *               "credits_used": 25,
+                     *               "progress": 100,
+                     *               "livemode": true,
+                     *               "thumbnail_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.jpg",
+                     *               "created_at": "2026-11-21T17:00:00.000Z",
+                     *               "updated_at": "2026-11-21T17:00:41.000Z",
+                     *               "video_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4",
+                     *               "completed_at": "2026-11-21T17:00:41.000Z"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "has_more": false,
+                     *         "next_after": "MTI4LjNmOWMxYTJiNGQ1ZQ"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EventPageResponse"];
+                };
+            };
+            /** @description `after` is not a cursor this feed gave out (or belongs to another account or mode), or `limit` is out of range. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "after: not a cursor from this feed; pass the next_after of an earlier page, or leave it out.",
+                     *         "code": "validation_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `webhook_id` returned by `POST /webhooks`. */
+                webhook_id: string;
+                /** @description The event (`evt_` + ULID): an `id` from `GET /events`, or an `event_id` of the deliveries list. */
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempt is queued. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "event_id": "evt_01M7ZNHRE3YZJA4Y3XQS4DQDGQ",
+                     *         "status": "pending"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeliveryRetriedResponse"];
+                };
+            };
+            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description No such endpoint, or no such event for it, in this account and mode. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "No webhook with id \"whk_01M7ZQ4XW6S3D2F1G0H9J8K7L6\".",
+                     *         "code": "not_found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
     receiveProviderCallback: {
         parameters: {
             query?: {
@@ -3759,6 +4156,74 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    receiveStripeWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Received (Stripe does not retry). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "received": true,
+                     *         "result": "applied"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StripeWebhookResponse"];
+                };
+            };
+            /** @description The signature is missing, does not verify or is older than 5 minutes; or the body is not an event. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Stripe-Signature: does not verify, or is older than 5 minutes.",
+                     *         "code": "validation_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
             /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */

@@ -40,6 +40,7 @@ export function toTaskItem(task: Task): Record<string, unknown> {
     pending_outputs: task.pendingOutputs,
     copy_attempts: task.copyAttempts,
     output_urls: task.outputUrls,
+    thumbnail_url: task.thumbnailUrl,
     error: task.error,
     created_at: task.createdAt,
     updated_at: task.updatedAt,
@@ -81,6 +82,7 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
   const pendingOutputs = outputs('pending_outputs');
   const outputUrls = outputs('output_urls');
   const completedAt = optionalText('completed_at');
+  const thumbnailUrl = optionalText('thumbnail_url');
   const base = {
     taskId: text('task_id'),
     accountId: text('account_id'),
@@ -101,6 +103,7 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
     ...(pendingOutputs && { pendingOutputs }),
     copyAttempts: item.copy_attempts === undefined ? 0 : count('copy_attempts'),
     ...(outputUrls && { outputUrls }),
+    ...(thumbnailUrl && { thumbnailUrl }),
     ...(item.error !== undefined && { error: taskError(item.error, problem) }),
     createdAt: text('created_at'),
     updatedAt: text('updated_at'),

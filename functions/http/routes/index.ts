@@ -1,5 +1,7 @@
 import type { ApiRoute } from '../route';
 import { ACCOUNT_ROUTES } from './account';
+import { BILLING_WEBHOOK_ROUTES } from './billing';
+import { EVENT_ROUTES } from './events';
 import { IMAGE_ROUTES } from './images';
 import { PROVIDER_CALLBACK_ROUTES } from './provider-callbacks';
 import { REFERENCE_ROUTES } from './reference';
@@ -24,7 +26,9 @@ export const ROUTES: readonly ApiRoute[] = [
   ...UPLOAD_ROUTES,
   ...ACCOUNT_ROUTES,
   ...WEBHOOK_ROUTES,
+  ...EVENT_ROUTES,
   ...PROVIDER_CALLBACK_ROUTES,
+  ...BILLING_WEBHOOK_ROUTES,
   ...REFERENCE_ROUTES,
 ];
 
