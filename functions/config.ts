@@ -67,6 +67,17 @@ export interface Config {
   ffmpegPath?: string;
   webhooks: WebhookConfig;
   submissions: SubmissionConfig;
+  /** The identity provider whose access tokens are sessions (IDENTITY_ISSUER, IDENTITY_CLIENT_ID); unset: sessions are refused. */
+  identity?: IdentityConfig;
+  /** The live credits a holder's account opens with on their first sign-in (SIGNUP_CREDITS). */
+  signupCredits: number;
+}
+
+/** The Cognito user pool (or the local identity server) and its app client. */
+export interface IdentityConfig {
+  /** `https://cognito-idp.<region>.amazonaws.com/<pool id>`; its origin is the pool's API endpoint. */
+  issuer: string;
+  clientId: string;
 }
 
 export interface CircuitConfig {
@@ -111,6 +122,8 @@ export const CONFIG_DEFAULTS = {
   submissionGraceSeconds: 600,
   circuitFailureThreshold: DEFAULT_CIRCUIT_SETTINGS.failureThreshold,
   circuitCoolDownSeconds: DEFAULT_CIRCUIT_SETTINGS.coolDownMs / 1000,
+  /** A new holder's live balance: nothing until they buy credits (the test balance has its own 1000). */
+  signupCredits: 0,
   /** Growing delays over more than 24 h (27.6 h in all): the deployed schedule. */
   webhookRetrySchedule: [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000],
 } as const;
@@ -295,7 +308,18 @@ export function loadConfig(env: Env = process.env): Config {
       failureThreshold: wholeNumber(env, 'CIRCUIT_FAILURE_THRESHOLD', CONFIG_DEFAULTS.circuitFailureThreshold, 1),
       coolDownSeconds: wholeNumber(env, 'CIRCUIT_COOL_DOWN_SECONDS', CONFIG_DEFAULTS.circuitCoolDownSeconds, 1),
     },
+    ...identity(env),
+    signupCredits: wholeNumber(env, 'SIGNUP_CREDITS', CONFIG_DEFAULTS.signupCredits, 0),
   };
+}
+
+/** Both or neither: an issuer without its client (or the reverse) is a broken deploy. */
+function identity(env: Env): Pick<Config, 'identity'> {
+  const issuer = optional(env, 'IDENTITY_ISSUER');
+  const clientId = optional(env, 'IDENTITY_CLIENT_ID');
+  if (!issuer && !clientId) return {};
+  if (!issuer || !clientId) throw new ConfigError('IDENTITY_ISSUER and IDENTITY_CLIENT_ID go together: set both or neither.');
+  return { identity: { issuer: url(env, 'IDENTITY_ISSUER'), clientId } };
 }
 
 function submissions(env: Env, providerConfig: ProviderConfig): SubmissionConfig {

@@ -53,6 +53,8 @@ export interface DeploySettings {
     taskTimeoutSeconds: number;
     /** How long the simulated provider takes: every stage's test mode, and a simulated stage's tasks. */
     simDelaySeconds: number;
+    /** The live credits a new account holder's account opens with (context `signupCredits`). */
+    signupCredits: number;
   };
   api: {
     domain?: CustomDomain;
@@ -144,6 +146,7 @@ export function readDeploySettings(
     ...(providerRoutes && { providerRoutes }),
     runtime: {
       authCacheTtlSeconds: read.integer('authCacheTtlSeconds', CONFIG_DEFAULTS.authCacheTtlSeconds, 0, 3600),
+      signupCredits: read.integer('signupCredits', CONFIG_DEFAULTS.signupCredits, 0, 1_000_000),
       defaultRateLimit: read.integer('defaultRateLimit', CONFIG_DEFAULTS.defaultRateLimit, 1),
       taskTimeoutSeconds: read.integer('taskTimeoutSeconds', CONFIG_DEFAULTS.taskTimeoutSeconds, 60),
       simDelaySeconds: read.integer('simDelaySeconds', CONFIG_DEFAULTS.simDelaySeconds, 0),

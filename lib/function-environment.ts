@@ -28,7 +28,10 @@ export type FunctionEnvName =
   | 'POWERTOOLS_METRICS_NAMESPACE'
   | 'LOG_LEVEL'
   | 'DYNAMODB_ENDPOINT'
-  | 'S3_ENDPOINT';
+  | 'S3_ENDPOINT'
+  | 'IDENTITY_ISSUER'
+  | 'IDENTITY_CLIENT_ID'
+  | 'SIGNUP_CREDITS';
 
 /** Besides these, each deployed provider's variables (its module names them: functions/providers/). */
 export type FunctionEnvironment = Partial<Record<FunctionEnvName, string>> & { readonly [providerVariable: string]: string | undefined };
@@ -76,7 +79,12 @@ export interface SharedResources {
   providerSecretArns: Readonly<Record<string, string>>;
 }
 
-/** What every function gets; COPY_WORKER_FUNCTION and queue URLs are added per function by the stack. */
+/** The authorizer's alone: the user pool whose access tokens are sessions, and a new holder's credits. */
+export function sessionEnvironment(settings: DeploySettings, identity: { issuer: string; clientId: string }): FunctionEnvironment {
+  return { IDENTITY_ISSUER: identity.issuer, IDENTITY_CLIENT_ID: identity.clientId, SIGNUP_CREDITS: String(settings.runtime.signupCredits) };
+}
+
+/** What every function gets; COPY_WORKER_FUNCTION, queue URLs and the authorizer's session settings are added per function by the stack. */
 export function sharedEnvironment(settings: DeploySettings, resources: SharedResources): FunctionEnvironment {
   const { provider, runtime } = settings;
   const env: Record<string, string> = {

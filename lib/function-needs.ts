@@ -155,6 +155,14 @@ const ROUTE_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
   'list-images': IMAGES.list,
   'get-image': IMAGES.get,
   'cancel-image': IMAGES.cancel,
+  // The catalogue is code: nothing to read but the caller's rate window.
+  'list-models': { purpose: 'lists the models and their prices', table: { actions: [...RATE_LIMITED] } },
+  quote: {
+    purpose: 'prices a start and says whether it would go ahead (a test key opens its test balance on first use)',
+    // The account (GetItem; PutItem opens a test balance) and the first bytes of our own reference files.
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+    media: { read: ['uploads/', 'videos/', 'images/'], listBucket: true },
+  },
   upload: {
     purpose: 'stores an uploaded reference image',
     table: { actions: [...RATE_LIMITED] },
@@ -174,6 +182,10 @@ const ROUTE_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
   },
   'get-credits': {
     purpose: 'reads the caller account (a test key opens its test balance on first use)',
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+  },
+  'get-account': {
+    purpose: 'reads the caller account, both balances (opens the test balance on first use)',
     table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
   },
   'list-transactions': {
@@ -261,8 +273,9 @@ export const BILLING_SESSION_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> 
 /** The functions that are not behind a route. */
 export const BACKGROUND_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
   [AUTHORIZER_HANDLER]: {
-    purpose: 'looks up the presented API key',
-    table: { actions: ['GetItem'] },
+    purpose: "looks up the presented API key, or a session's holder; opens a holder's account on their first sign-in",
+    // The first sign-in: TransactWriteItems [Put holder, Put account, Put ledger (sign-up credits)].
+    table: { actions: ['GetItem', 'PutItem'] },
   },
   [SWEEPER_HANDLER]: submitsTasks(
     endsTasks({

@@ -27,7 +27,7 @@ import { ServiceAlarms } from './constructs/service-alarms';
 import { ServiceDashboard } from './constructs/service-dashboard';
 import { WorkQueue } from './constructs/work-queue';
 import type { DeploySettings } from './deploy-settings';
-import { sharedEnvironment } from './function-environment';
+import { sessionEnvironment, sharedEnvironment } from './function-environment';
 import { BACKGROUND_FUNCTIONS, type StripeSecretName } from './function-needs';
 import {
   type FunctionNeeds,
@@ -172,6 +172,7 @@ export class StatelessStack extends Stack {
           ...environment,
           ...(needs.queuesCopies && copyWorker && { COPY_WORKER_FUNCTION: copyWorker.function.functionName }),
           ...(needs.makesThumbnails && { FFMPEG_PATH: FFMPEG_LAYER_BINARY }),
+          ...(handler === AUTHORIZER_HANDLER && sessionEnvironment(settings, { issuer: data.identityIssuer, clientId: data.userPoolClientId })),
           ...Object.fromEntries((needs.queues?.send ?? []).map((name) => [QUEUE_URL_VARIABLES[name], queues[name].queue.queueUrl])),
           ...(needs.stripe && billingEnvironment(settings, this.stripeSecrets)),
         },

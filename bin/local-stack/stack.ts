@@ -17,6 +17,7 @@ import { startDynamoDbLocal } from './dynamodb-local';
 import { startS3Local } from './s3-local';
 import { startLocalBilling } from './billing';
 import type { StripeSimulator } from './stripe-simulator';
+import { startIdentityServer, type IdentityServer } from './identity/server';
 import type { LocalSettings } from './settings';
 import { InProcessCopyQueue } from '#adapters/copy-queues';
 import { LOCAL_WEBHOOK_RETRY_SCHEDULE } from '#config';
@@ -34,6 +35,10 @@ export interface LocalStack {
   apiPort: number;
   dynamodbEndpoint: string;
   s3Endpoint: string;
+  /** The local identity server: Cognito's API, the user pool and its app client. */
+  identity: Omit<IdentityServer, 'stop'>;
+  /** The data folder (DynamoDB Local's and s3rver's unless given, the identity server's). */
+  dataDir: string;
   demo: DemoAccount;
   context: AppContext;
   /** The Stripe simulator billing talks to (unless STRIPE_SECRET_KEY named Stripe's own). */
@@ -91,6 +96,17 @@ export async function startLocalStack(
       s3Endpoint = s3.endpoint;
     }
 
+    // Cognito's stand-in: its issuer and client go to the authorizer's configuration below.
+    const identity = await startIdentityServer({
+      host: settings.host,
+      port: settings.identityPort ?? 0,
+      dataDir: path.join(settings.dataDir, 'identity'),
+      region: settings.region,
+      sendCode: ({ email, code, purpose }) =>
+        console.log(`identity: ${purpose === 'signup' ? 'verification' : 'password reset'} code for ${email}: ${code} (the deployed pool would email it)`),
+    });
+    stops.push(identity.stop);
+
     // Listen first: the public media URL the handlers are configured with names the port.
     // Until the API is ready below, requests get 503 (bin/local-stack/http-server.ts).
     const { server, ready } = createLocalHttpServer();
@@ -116,6 +132,8 @@ export async function startLocalStack(
       // The simulated provider signs its callbacks with this (a fresh one per start, unless given).
       SIM_CALLBACK_SECRET: process.env.SIM_CALLBACK_SECRET ?? `whsec_${randomBytes(24).toString('base64')}`,
       PROVIDER: process.env.PROVIDER ?? 'simulated',
+      IDENTITY_ISSUER: identity.issuer,
+      IDENTITY_CLIENT_ID: identity.clientId,
       // A developer's receiver runs on this machine, and retries should be seen while watching.
       WEBHOOK_ALLOW_LOOPBACK: process.env.WEBHOOK_ALLOW_LOOPBACK ?? 'true',
       WEBHOOK_RETRY_SCHEDULE: process.env.WEBHOOK_RETRY_SCHEDULE ?? LOCAL_WEBHOOK_RETRY_SCHEDULE.join(','),
@@ -161,6 +179,8 @@ export async function startLocalStack(
       apiPort,
       dynamodbEndpoint,
       s3Endpoint,
+      identity: { endpoint: identity.endpoint, issuer: identity.issuer, userPoolId: identity.userPoolId, clientId: identity.clientId },
+      dataDir: settings.dataDir,
       demo,
       context,
       ...(billing.simulator && { stripe: billing.simulator }),

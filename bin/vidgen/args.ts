@@ -11,11 +11,19 @@ export const USAGE = `Usage: ${VIDGEN} <command> [options]   (also: npm run -s v
 
 Commands:
   generate "PROMPT" [--model M] [--duration N] [--resolution R] [--aspect-ratio A]
-                    [--image FILE|URL] [--wait] [--out FILE]
-      Start a video. --image uploads FILE (or uses URL) and makes it image_to_video.
+                    [--image FILE|URL [--end-image FILE|URL]] [--seed N] [--negative TEXT]
+                    [--wait] [--out FILE]
+      Start a video. --image uploads FILE (or uses URL) and makes it image_to_video;
+      --end-image is the frame it ends on (models with end_image: see "models").
   image "PROMPT" [--resolution R] [--aspect-ratio A] [--format png|jpg|webp]
-                 [--ref FILE|URL ...] [--wait] [--out FILE]
+                 [--ref FILE|URL ...] [--seed N] [--negative TEXT] [--wait] [--out FILE]
       Start an image. --ref adds a reference image (edit mode); repeat it for more.
+      --seed N (0 to 4294967295): the same seed and parameters give the same result.
+      --negative TEXT: what the result should not show.
+  models                              The models: prices, defaults, allowed values, capabilities.
+  quote generate|image "PROMPT" [the options of generate or image, without --wait/--out]
+      What that start would cost, your balance, and whether it would be accepted now.
+      Nothing is charged (a local --image, --end-image or --ref file is uploaded).
   status ID [--wait] [--out FILE]
       Show a task: vid_... or img_...
   cancel ID                           Cancel a processing task (refunded); 409 once it ended.
@@ -35,6 +43,10 @@ Commands:
   images [--page N] [--limit N]      Your images, newest first.
   upload FILE                         Upload a JPEG, PNG or WebP; prints its URL.
   credits                             Credits, paid access and subscription.
+  account                             Your account: id, both balances, access (and email when signed in).
+  login --email E --password P        Sign in as an account holder; vidgen then uses this session
+                                      when no API key is set (VIDGEN_MODE=test for test mode).
+  logout                              Forget the session.
   transactions [--page N] [--limit N] Every grant, charge and refund of your credits, newest first.
 
 Options:
@@ -47,7 +59,9 @@ Options:
   -h, --help        This help.
 
 Configuration: VIDGEN_API_KEY and VIDGEN_BASE_URL, or "apiKey" and "baseUrl" in
-~/.config/vidgen/config.json (another file: VIDGEN_CONFIG). Default base URL
+~/.config/vidgen/config.json (another file: VIDGEN_CONFIG); without a key, the session of
+vidgen login (session.json beside it). login signs in at VIDGEN_IDENTITY_ENDPOINT with
+VIDGEN_CLIENT_ID ("identityEndpoint", "clientId" in the file), by default the local stack's. Default base URL
 http://127.0.0.1:3000/api/v1. A test key (vg_test_...) works on test data only (simulated
 provider, test credits); vidgen says so on stderr before every command.
 
@@ -59,6 +73,9 @@ const OPTIONS = {
   resolution: { type: 'string' },
   'aspect-ratio': { type: 'string' },
   image: { type: 'string' },
+  'end-image': { type: 'string' },
+  seed: { type: 'string' },
+  negative: { type: 'string' },
   format: { type: 'string' },
   ref: { type: 'string', multiple: true },
   wait: { type: 'boolean' },
@@ -70,6 +87,8 @@ const OPTIONS = {
   port: { type: 'string' },
   after: { type: 'string' },
   follow: { type: 'boolean' },
+  email: { type: 'string' },
+  password: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -80,8 +99,14 @@ const WAITING: OptionName[] = ['wait', 'out', 'interval', 'timeout'];
 
 /** Which options each command takes (--json and --help go with all of them). */
 const COMMANDS = {
-  generate: { operand: 'PROMPT', options: ['model', 'duration', 'resolution', 'aspect-ratio', 'image', ...WAITING] },
-  image: { operand: 'PROMPT', options: ['model', 'resolution', 'aspect-ratio', 'format', 'ref', ...WAITING] },
+  generate: {
+    operand: 'PROMPT',
+    options: ['model', 'duration', 'resolution', 'aspect-ratio', 'image', 'end-image', 'seed', 'negative', ...WAITING],
+  },
+  image: { operand: 'PROMPT', options: ['model', 'resolution', 'aspect-ratio', 'format', 'ref', 'seed', 'negative', ...WAITING] },
+  models: { operand: undefined, options: [] },
+  // Takes the options of the start it prices: parseCommand reads it as that start.
+  quote: { operand: 'generate or image, then PROMPT', options: [] },
   status: { operand: 'ID', options: WAITING },
   cancel: { operand: 'ID', options: [] },
   webhooks: { operand: 'listen, deliveries or retry', options: ['port', 'page', 'limit'] },
@@ -90,6 +115,9 @@ const COMMANDS = {
   images: { operand: undefined, options: ['page', 'limit'] },
   upload: { operand: 'FILE', options: [] },
   credits: { operand: undefined, options: [] },
+  account: { operand: undefined, options: [] },
+  login: { operand: undefined, options: ['email', 'password'] },
+  logout: { operand: undefined, options: [] },
   transactions: { operand: undefined, options: ['page', 'limit'] },
 } satisfies Record<string, { operand: string | undefined; options: OptionName[] }>;
 
@@ -103,30 +131,43 @@ export interface WaitSettings {
   timeoutMs: number | undefined;
 }
 
+/** What both starts may add. */
+interface Extras {
+  seed?: number;
+  negative?: string;
+}
+
+export type GenerateCommand = Extras & {
+  name: 'generate';
+  prompt: string;
+  model?: string;
+  duration?: number;
+  resolution?: string;
+  aspectRatio?: string;
+  image?: string;
+  endImage?: string;
+  wait: WaitSettings;
+  json: boolean;
+};
+
+export type ImageCommand = Extras & {
+  name: 'image';
+  prompt: string;
+  model?: string;
+  resolution?: string;
+  aspectRatio?: string;
+  format?: string;
+  refs: string[];
+  wait: WaitSettings;
+  json: boolean;
+};
+
 export type Command =
   | { name: 'help' }
-  | {
-      name: 'generate';
-      prompt: string;
-      model?: string;
-      duration?: number;
-      resolution?: string;
-      aspectRatio?: string;
-      image?: string;
-      wait: WaitSettings;
-      json: boolean;
-    }
-  | {
-      name: 'image';
-      prompt: string;
-      model?: string;
-      resolution?: string;
-      aspectRatio?: string;
-      format?: string;
-      refs: string[];
-      wait: WaitSettings;
-      json: boolean;
-    }
+  | GenerateCommand
+  | ImageCommand
+  | { name: 'quote'; start: GenerateCommand | ImageCommand; json: boolean }
+  | { name: 'models'; json: boolean }
   | { name: 'status'; id: string; kind: 'video' | 'image'; wait: WaitSettings; json: boolean }
   | { name: 'cancel'; id: string; kind: 'video' | 'image'; json: boolean }
   | { name: 'webhooks'; action: 'listen'; port: number; json: boolean }
@@ -135,12 +176,14 @@ export type Command =
   | { name: 'events'; after?: string; limit?: number; follow: boolean; intervalMs: number; json: boolean }
   | { name: 'videos' | 'images' | 'transactions'; page?: number; limit?: number; json: boolean }
   | { name: 'upload'; file: string; json: boolean }
-  | { name: 'credits'; json: boolean };
+  | { name: 'credits' | 'account'; json: boolean }
+  | { name: 'logout'; json: boolean }
+  | { name: 'login'; email: string; password: string; json: boolean };
 
 export function parseCommand(argv: string[]): Command {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true, tokens: true });
   } catch (error) {
     throw new UsageError(describeParseArgsError(error, Object.keys(OPTIONS)));
   }
@@ -150,6 +193,11 @@ export function parseCommand(argv: string[]): Command {
   if (name === undefined) throw new UsageError('No command given.');
   if (!isCommand(name)) throw new UsageError(`Unknown command "${name}".`);
 
+  if (name === 'quote') {
+    if (operands.length === 0) throw new UsageError('"quote" needs generate or image, then PROMPT.');
+    const at = parsed.tokens.find((token) => token.kind === 'positional')!.index;
+    return quoteCommand([...argv.slice(0, at), ...argv.slice(at + 1)]);
+  }
   const spec = COMMANDS[name];
   const allowed = new Set<OptionName>([...spec.options, 'json', 'help']);
   for (const option of Object.keys(values) as OptionName[]) {
@@ -175,6 +223,8 @@ export function parseCommand(argv: string[]): Command {
         resolution: values.resolution,
         aspectRatio: values['aspect-ratio'],
         image: values.image,
+        ...(values['end-image'] !== undefined && { endImage: nonEmpty(values['end-image'], '--end-image') }),
+        ...extras(values),
         wait: waitSettings(values),
         json,
       };
@@ -187,6 +237,7 @@ export function parseCommand(argv: string[]): Command {
         aspectRatio: values['aspect-ratio'],
         format: values.format,
         refs: values.ref ?? [],
+        ...extras(values),
         wait: waitSettings(values),
         json,
       };
@@ -232,8 +283,35 @@ export function parseCommand(argv: string[]): Command {
     case 'upload':
       return { name, file: nonEmpty(operand, 'FILE'), json };
     case 'credits':
+    case 'models':
+    case 'account':
+    case 'logout':
       return { name, json };
+    case 'login': {
+      const password = values.password ?? process.env.VIDGEN_PASSWORD;
+      if (!values.email) throw new UsageError('"login" needs --email.');
+      if (!password) throw new UsageError('"login" needs --password (or VIDGEN_PASSWORD, which keeps it out of your shell history).');
+      return { name, email: values.email, password, json };
+    }
   }
+}
+
+/** `quote generate|image PROMPT [options]`: the start it prices, parsed as that start. */
+function quoteCommand(startArgv: string[]): Command {
+  const start = parseCommand(startArgv);
+  if (start.name !== 'generate' && start.name !== 'image') {
+    throw new UsageError('"quote" prices a start: quote generate "PROMPT" [options] or quote image "PROMPT" [options].');
+  }
+  if (start.wait.wait || start.wait.timeoutMs !== undefined) throw new UsageError('"quote" starts nothing: --wait, --out and --timeout do not apply.');
+  return { name: 'quote', start, json: start.json };
+}
+
+/** --seed and --negative, as given: the API judges them (a whole number in range; 1 to 2000 characters). */
+function extras(values: { seed?: string; negative?: string }): Extras {
+  return {
+    ...(values.seed !== undefined && { seed: number(values.seed, '--seed') }),
+    ...(values.negative !== undefined && { negative: values.negative }),
+  };
 }
 
 function taskKind(id: string): 'video' | 'image' {

@@ -7,13 +7,25 @@ import type {
   GenerateVideoParams,
   ImageTask,
   TaskEvent,
+  QuoteParams,
   VidgenClient,
   VideoTask,
 } from '#client';
 import { verifyWebhook } from '#client';
-import { UsageError, VIDGEN, type Command, type WaitSettings } from './args';
+import { UsageError, VIDGEN, type Command, type GenerateCommand, type ImageCommand, type WaitSettings } from './args';
 import { download, DownloadError, numberedFile } from './download';
-import { formatCredits, formatDeliveryList, formatFields, formatImageList, formatSize, formatTransactionList, formatVideoList } from './format';
+import {
+  formatAccount,
+  formatCredits,
+  formatDeliveryList,
+  formatFields,
+  formatImageList,
+  formatModelList,
+  formatQuote,
+  formatSize,
+  formatTransactionList,
+  formatVideoList,
+} from './format';
 import { startProgress, type ProgressStream } from './progress';
 
 export interface Io {
@@ -26,7 +38,7 @@ export interface Io {
 type Task = VideoTask | ImageTask;
 
 /** Runs one command; resolves with the exit code. API and network failures are thrown. */
-export async function runCommand(command: Exclude<Command, { name: 'help' }>, client: VidgenClient, io: Io): Promise<number> {
+export async function runCommand(command: Exclude<Command, { name: 'help' | 'login' | 'logout' }>, client: VidgenClient, io: Io): Promise<number> {
   const { signal } = io;
   const print = (text: string) => io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   const printData = (data: unknown, human: () => string) => print(command.json ? JSON.stringify(data, null, 2) : human());
@@ -35,6 +47,11 @@ export async function runCommand(command: Exclude<Command, { name: 'help' }>, cl
     case 'credits': {
       const credits = await client.getCredits({ signal });
       printData(credits, () => formatCredits(credits));
+      return 0;
+    }
+    case 'account': {
+      const account = await client.getAccount({ signal });
+      printData(account, () => formatAccount(account));
       return 0;
     }
     case 'videos': {
@@ -58,37 +75,27 @@ export async function runCommand(command: Exclude<Command, { name: 'help' }>, cl
       return 0;
     }
     case 'generate': {
-      const params: GenerateVideoParams = {
-        prompt: command.prompt,
-        ...(command.model !== undefined && { model: command.model as GenerateVideoParams['model'] }),
-        ...(command.duration !== undefined && { duration: command.duration }),
-        ...(command.resolution !== undefined && { resolution: command.resolution as GenerateVideoParams['resolution'] }),
-        ...(command.aspectRatio !== undefined && {
-          aspect_ratio: command.aspectRatio as GenerateVideoParams['aspect_ratio'],
-        }),
-      };
-      if (command.image !== undefined) {
-        params.generation_type = 'image_to_video';
-        params.image_url = isUrl(command.image) ? command.image : (await upload(client, command.image, io)).url;
-      }
-      const task = await client.generateVideo(params, { signal });
+      const task = await client.generateVideo(await videoParams(command, client, io), { signal });
       return finish(task, command.wait, command.json, client, io, print);
     }
     case 'image': {
-      const images: string[] = [];
-      for (const ref of command.refs) images.push(isUrl(ref) ? ref : (await upload(client, ref, io)).url);
-      const params: GenerateImageParams = {
-        prompt: command.prompt,
-        ...(command.model !== undefined && { model: command.model as GenerateImageParams['model'] }),
-        ...(command.resolution !== undefined && { resolution: command.resolution as GenerateImageParams['resolution'] }),
-        ...(command.aspectRatio !== undefined && {
-          aspect_ratio: command.aspectRatio as GenerateImageParams['aspect_ratio'],
-        }),
-        ...(command.format !== undefined && { output_format: command.format as GenerateImageParams['output_format'] }),
-        ...(images.length > 0 && { images }),
-      };
-      const task = await client.generateImage(params, { signal });
+      const task = await client.generateImage(await imageParams(command, client, io), { signal });
       return finish(task, command.wait, command.json, client, io, print);
+    }
+    case 'models': {
+      const list = await client.listModels({ signal });
+      printData(list, () => formatModelList(list));
+      return 0;
+    }
+    case 'quote': {
+      const { start } = command;
+      const params: QuoteParams =
+        start.name === 'generate'
+          ? { kind: 'video', ...(await videoParams(start, client, io)) }
+          : { kind: 'image', ...(await imageParams(start, client, io)) };
+      const quote = await client.quote(params, { signal });
+      printData(quote, () => formatQuote(quote));
+      return 0;
     }
     case 'status': {
       const task = command.kind === 'video' ? await client.getVideo(command.id, { signal }) : await client.getImage(command.id, { signal });
@@ -113,6 +120,56 @@ export async function runCommand(command: Exclude<Command, { name: 'help' }>, cl
       return 0;
     }
   }
+}
+
+/** POST /generate's body from the command line (a local --image or --end-image file is uploaded first). */
+async function videoParams(command: GenerateCommand, client: VidgenClient, io: Io): Promise<GenerateVideoParams> {
+  const params: GenerateVideoParams = {
+    prompt: command.prompt,
+    ...(command.model !== undefined && { model: command.model as GenerateVideoParams['model'] }),
+    ...(command.duration !== undefined && { duration: command.duration }),
+    ...(command.resolution !== undefined && { resolution: command.resolution as GenerateVideoParams['resolution'] }),
+    ...(command.aspectRatio !== undefined && {
+      aspect_ratio: command.aspectRatio as GenerateVideoParams['aspect_ratio'],
+    }),
+    ...extrasParams(command),
+  };
+  if (command.image !== undefined) {
+    params.generation_type = 'image_to_video';
+    params.image_url = await urlOf(command.image, client, io);
+  }
+  // Without --image it is sent as given: the API's 400 says end_image_url needs image_to_video.
+  if (command.endImage !== undefined) params.end_image_url = await urlOf(command.endImage, client, io);
+  return params;
+}
+
+/** POST /generate-image's body from the command line (local --ref files are uploaded first). */
+async function imageParams(command: ImageCommand, client: VidgenClient, io: Io): Promise<GenerateImageParams> {
+  const images: string[] = [];
+  for (const ref of command.refs) images.push(await urlOf(ref, client, io));
+  return {
+    prompt: command.prompt,
+    ...(command.model !== undefined && { model: command.model as GenerateImageParams['model'] }),
+    ...(command.resolution !== undefined && { resolution: command.resolution as GenerateImageParams['resolution'] }),
+    ...(command.aspectRatio !== undefined && {
+      aspect_ratio: command.aspectRatio as GenerateImageParams['aspect_ratio'],
+    }),
+    ...(command.format !== undefined && { output_format: command.format as GenerateImageParams['output_format'] }),
+    ...(images.length > 0 && { images }),
+    ...extrasParams(command),
+  };
+}
+
+function extrasParams(command: GenerateCommand | ImageCommand): { seed?: number; negative_prompt?: string } {
+  return {
+    ...(command.seed !== undefined && { seed: command.seed }),
+    ...(command.negative !== undefined && { negative_prompt: command.negative }),
+  };
+}
+
+/** A URL as given; a file uploaded first. */
+async function urlOf(fileOrUrl: string, client: VidgenClient, io: Io): Promise<string> {
+  return isUrl(fileOrUrl) ? fileOrUrl : (await upload(client, fileOrUrl, io)).url;
 }
 
 /**

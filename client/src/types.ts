@@ -74,6 +74,20 @@ export type DirectUpload = Schemas['DirectUpload'];
 /** GET /credits. */
 export type Credits = Schemas['Credits'];
 
+/** GET /models: videos first. */
+export type ModelList = Schemas['ModelList'];
+
+/** One model of GET /models: a video model (`kind: "video"`) or an image model (`kind: "image"`). */
+export type ModelInfo = ModelList['models'][number];
+
+/** Body of POST /quote: `kind` and the parameters of the start it prices. */
+export type QuoteParams = Schemas['QuoteRequest'];
+
+/** POST /quote's answer: the price, the balance, and whether the start would be accepted now. */
+export type Quote = Schemas['Quote'];
+/** GET /account. */
+export type Account = Schemas['Account'];
+
 /** Every error answer the document describes: `{ data: null, error: { message, code } }`. */
 export type ErrorEnvelope = {
   [Name in keyof Schemas]: Schemas[Name] extends { data: null; error: { code: string } } ? Schemas[Name] : never;

@@ -1,6 +1,7 @@
 import type { Account, SubscriptionStatus } from './account';
 import type { ApiKeyRecord } from './api-key';
 import type { BillingEvent, Purchase, Reversal, ReversalEntry } from './billing';
+import type { Holder, IdentityHolder } from './holder';
 import type { ImageContentType } from './image-type';
 import type { LedgerEntry } from './ledger';
 import type { MediaKind } from './media-type';
@@ -22,6 +23,31 @@ export interface AccountStore {
   ): Promise<Account>;
   /** Adds a positive grant to the balance together with its ledger entry. */
   grant(entry: LedgerEntry): Promise<void>;
+}
+
+/** Account holders and the account each acts on (functions/domain/holder.ts). */
+export interface HolderStore {
+  get(holderId: string): Promise<Holder | undefined>;
+  /**
+   * Creates the account (with its opening grant, when given) and the holder's mapping to it in
+   * one step. Throws HolderExistsError when the holder already has an account, and then
+   * nothing is created.
+   */
+  createWithAccount(holder: Holder, account: Account, openingGrant?: LedgerEntry): Promise<void>;
+  /** Maps the holder to an existing account. Throws HolderExistsError when the holder has one. */
+  attach(holder: Holder): Promise<void>;
+}
+
+/**
+ * The identity provider, as sessions need it. `verifyAccessToken` checks the token itself (the
+ * signature against the provider's published keys, issuer, client, token use, expiry) and
+ * answers the holder's id, or undefined for any token that fails. `currentHolder` asks the
+ * provider whether that holder still exists, is enabled and has not signed out everywhere
+ * (a signature cannot say so): undefined when not.
+ */
+export interface IdentityProvider {
+  verifyAccessToken(token: string): Promise<{ holderId: string } | undefined>;
+  currentHolder(token: string): Promise<IdentityHolder | undefined>;
 }
 
 export interface ApiKeyStore {

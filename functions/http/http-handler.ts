@@ -1,6 +1,7 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { ForbiddenError } from '#domain/errors';
 import type { Principal } from '#domain/principal';
 import type { RateLimiter } from '#domain/rate-limit';
 import { successEnvelope } from '#contract/envelope';
@@ -41,6 +42,8 @@ export interface HttpHandlerOptions {
   jsonBody?: boolean;
   /** X-Ray tracing (`tracing()` from observability/tracer), for functions whose bundle can carry it. */
   tracing?: TracingMiddleware;
+  /** Only a signed-in holder may call it (the route's callers are `session`): an API key gets 403. */
+  sessionOnly?: boolean;
 }
 
 /**
@@ -50,7 +53,11 @@ export interface HttpHandlerOptions {
  */
 export function httpHandler(logic: (input: ApiInput) => Promise<unknown>, options: HttpHandlerOptions) {
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(async (event: APIGatewayProxyEvent) => {
-    const data = await logic({ event, principal: principalFrom(event), body: event.body });
+    const principal = principalFrom(event);
+    if (options.sessionOnly && principal.kind !== 'session') {
+      throw new ForbiddenError('This endpoint is for signed-in account holders: send a session token from the console, not an API key.');
+    }
+    const data = await logic({ event, principal, body: event.body });
     return jsonResponse(200, successEnvelope(data));
   })
     .use(observability(apiRequestKeys))

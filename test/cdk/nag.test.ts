@@ -43,6 +43,9 @@ const ACKNOWLEDGEABLE = [
   'AwsSolutions-APIG3',
   'AwsSolutions-APIG4',
   'AwsSolutions-COG4',
+  // The user pool: MFA optional (self sign-up); the Plus plan's threat protection in production only.
+  'AwsSolutions-COG2',
+  'AwsSolutions-COG8',
   'AwsSolutions-CFR1',
   'AwsSolutions-CFR2',
   'AwsSolutions-CFR4',

@@ -43,9 +43,14 @@ const QUEUE_SUBMISSIONS = ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:Get
 const SIMULATED_PROVIDER = ['s3:GetObject provider-sim/*', 's3:GetObject uploads/*', 's3:GetObject videos/*', 's3:GetObject images/*', ...WRITE('provider-sim/'), 's3:ListBucket bucket'];
 
 const EXPECTED_REPLICATE: Record<string, string[]> = {
-  [AUTHORIZER_HANDLER]: ['dynamodb:GetItem table'],
+  // PutItem: a holder's first sign-in opens their account (holder, account and grant in one transaction).
+  [AUTHORIZER_HANDLER]: ['dynamodb:GetItem table', 'dynamodb:PutItem table'],
+  'get-account': [...RATE, 'dynamodb:GetItem table', 'dynamodb:PutItem table'],
   // PutItem: a test key's first use opens its test balance (with its opening grant).
   'get-credits': [...RATE, 'dynamodb:GetItem table', 'dynamodb:PutItem table'],
+  'list-models': [...RATE],
+  // The account (a test key opens its test balance) and the first bytes of our own reference files.
+  quote: [...RATE, 'dynamodb:GetItem table', 'dynamodb:PutItem table', 's3:GetObject uploads/*', 's3:GetObject videos/*', 's3:GetObject images/*', 's3:ListBucket bucket'],
   'list-transactions': [...RATE, 'dynamodb:GetItem table', 'dynamodb:PutItem table', 'dynamodb:Query index/lsi1'],
   generate: [...TASK_WRITES, ...SECRET, ...SIMULATED_PROVIDER, ...PUBLISH_EVENTS, ...QUEUE_SUBMISSIONS],
   'generate-image': [...TASK_WRITES, ...SECRET, ...SIMULATED_PROVIDER, ...PUBLISH_EVENTS, ...QUEUE_SUBMISSIONS],

@@ -15,7 +15,7 @@ import {
   SWEEPER_HANDLER,
 } from '#http/routes/index';
 import { readDeploySettings } from '#lib/deploy-settings';
-import { NOT_SET_ON_AWS, sharedEnvironment } from '#lib/function-environment';
+import { NOT_SET_ON_AWS, sessionEnvironment, sharedEnvironment } from '#lib/function-environment';
 import { BACKGROUND_FUNCTIONS } from '#lib/function-needs';
 import { REPO_ROOT, functionIdOf, resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
 
@@ -218,12 +218,29 @@ describe('StatelessStack', () => {
         'CALLBACK_BASE_URL',
         // The copy worker: the binary in its ffmpeg layer.
         'FFMPEG_PATH',
+        // The authorizer's alone: sessions.
+        ...Object.keys(sessionEnvironment(settings({ provider: 'simulated' }), { issuer: 'https://issuer', clientId: 'client' })),
       ]);
       const missing = [...read].filter((name) => !set.has(name) && !(name in NOT_SET_ON_AWS));
       expect(missing).toEqual([]);
       // What the template carries is what sharedEnvironment gives (plus per-function COPY_WORKER_FUNCTION).
       const env = resources_()[functionIdOf(template(), 'get-credits')].Properties.Environment.Variables;
       expect(Object.keys(env).sort()).toEqual(Object.keys(sharedEnvironment(s.settings, resources)).sort());
+    });
+
+    it("gives the authorizer (and only it) the user pool's issuer and client from SSM, and the sign-up credits", () => {
+      for (const handler of handlers()) {
+        const env = resources()[functionIdOf(template(), handler)].Properties.Environment.Variables;
+        if (handler === AUTHORIZER_HANDLER) {
+          expect(env).toMatchObject({
+            IDENTITY_ISSUER: { Ref: 'IdentityIssuerParameter' },
+            IDENTITY_CLIENT_ID: { Ref: 'UserPoolClientIdParameter' },
+            SIGNUP_CREDITS: String(CONFIG_DEFAULTS.signupCredits),
+          });
+        } else {
+          expect(env.IDENTITY_ISSUER).toBeUndefined();
+        }
+      }
     });
 
     it('never puts the provider token in the template, only its secret ARN', () => {
@@ -375,11 +392,14 @@ describe('StatelessStack', () => {
       );
     });
 
-    it("refuses a route for 'session' callers while no authorizer recognises a session, naming it", () => {
+    it("puts a route for 'session' callers behind the authorizer, which takes sessions", () => {
       const sessionRoute: Route = { method: 'GET', path: `${API_PREFIX}/console`, handler: 'get-credits', callers: 'session' };
-      expect(() => synthesize({ routes: [...ROUTES, sessionRoute] })).toThrow(
-        /GET \/api\/v1\/console accepts 'session' callers, but no authorizer recognises a session yet/,
-      );
+      const s = synthesize({ routes: [...ROUTES, sessionRoute] });
+      s.statelessTemplate.hasResourceProperties('AWS::ApiGateway::Method', {
+        HttpMethod: 'GET',
+        AuthorizationType: 'CUSTOM',
+        ResourceId: { Ref: Match.stringLikeRegexp('console') },
+      });
     });
 
     it('refuses a route whose handler file does not exist', () => {

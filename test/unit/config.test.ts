@@ -28,9 +28,23 @@ describe('loadConfig', () => {
       // The simulated provider is not paced, and without a callback base URL nothing calls back.
       submissions: { callbackSilenceSeconds: 120, graceSeconds: 600 },
       circuit: { failureThreshold: 5, coolDownSeconds: 30 },
+      // A new holder's live balance; no identity provider: sessions are refused.
+      signupCredits: 0,
     });
     const retried = CONFIG_DEFAULTS.webhookRetrySchedule.reduce((sum, seconds) => sum + seconds, 0);
     expect(retried).toBeGreaterThan(24 * 3600);
+  });
+
+  it('reads the identity provider (issuer and client together) and the sign-up credits', () => {
+    const issuer = 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Pool';
+    expect(loadConfig({ ...base, IDENTITY_ISSUER: `${issuer}/`, IDENTITY_CLIENT_ID: 'client1', SIGNUP_CREDITS: '25' })).toMatchObject({
+      identity: { issuer, clientId: 'client1' },
+      signupCredits: 25,
+    });
+    expect(() => loadConfig({ ...base, IDENTITY_ISSUER: issuer })).toThrow(/IDENTITY_ISSUER and IDENTITY_CLIENT_ID go together/);
+    expect(() => loadConfig({ ...base, IDENTITY_CLIENT_ID: 'client1' })).toThrow(/IDENTITY_ISSUER and IDENTITY_CLIENT_ID go together/);
+    expect(() => loadConfig({ ...base, IDENTITY_ISSUER: 'cognito', IDENTITY_CLIENT_ID: 'c' })).toThrow(/IDENTITY_ISSUER must be an http\(s\) URL/);
+    expect(() => loadConfig({ ...base, SIGNUP_CREDITS: '-1' })).toThrow(/SIGNUP_CREDITS must be a whole number >= 0/);
   });
 
   it('reads the webhook queue, retry schedule and loopback setting', () => {

@@ -37,6 +37,9 @@ export const apiKeyByAccount = (accountId: string, keyId: string) => ({
 });
 export const API_KEY_GSI1_PREFIX = 'APIKEY#';
 
+/** An account holder (the identity provider's `sub`) and the account their sessions act on. */
+export const holderKey = (holderId: string): PrimaryKey => ({ pk: `HOLDER#${holderId}`, sk: 'HOLDER' });
+
 /** One counter item per key and one-minute window. */
 export const rateWindowKey = (keyId: string, windowId: number): PrimaryKey => ({
   pk: `RATE#${keyId}#${windowId}`,

@@ -136,7 +136,17 @@ function isVideoParams(value: unknown): value is VideoParams {
     (value.imageUrl === undefined || typeof value.imageUrl === 'string') &&
     isOneOf(value.aspectRatio, VIDEO_ASPECT_RATIOS) &&
     Number.isInteger(value.duration) &&
-    isOneOf(value.resolution, VIDEO_RESOLUTIONS)
+    isOneOf(value.resolution, VIDEO_RESOLUTIONS) &&
+    (value.endImageUrl === undefined || typeof value.endImageUrl === 'string') &&
+    hasValidExtras(value)
+  );
+}
+
+/** seed and negativePrompt, on both kinds (absent on items written before they existed). */
+function hasValidExtras(value: Record<string, unknown>): boolean {
+  return (
+    (value.seed === undefined || Number.isInteger(value.seed)) &&
+    (value.negativePrompt === undefined || typeof value.negativePrompt === 'string')
   );
 }
 
@@ -148,6 +158,7 @@ function isImageParams(value: unknown): value is ImageParams {
     isOneOf(value.resolution, IMAGE_RESOLUTIONS) &&
     isOneOf(value.aspectRatio, IMAGE_ASPECT_RATIOS) &&
     isOneOf(value.outputFormat, OUTPUT_FORMATS) &&
-    (value.images === undefined || isStringList(value.images))
+    (value.images === undefined || isStringList(value.images)) &&
+    hasValidExtras(value)
   );
 }

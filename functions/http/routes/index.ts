@@ -1,6 +1,7 @@
 import type { ApiRoute } from '../route';
 import { ACCOUNT_ROUTES } from './account';
 import { BILLING_WEBHOOK_ROUTES } from './billing';
+import { CATALOGUE_ROUTES } from './catalogue';
 import { EVENT_ROUTES } from './events';
 import { IMAGE_ROUTES } from './images';
 import { PROVIDER_CALLBACK_ROUTES } from './provider-callbacks';
@@ -23,6 +24,7 @@ export { API_PREFIX } from './prefix';
 export const ROUTES: readonly ApiRoute[] = [
   ...VIDEO_ROUTES,
   ...IMAGE_ROUTES,
+  ...CATALOGUE_ROUTES,
   ...UPLOAD_ROUTES,
   ...ACCOUNT_ROUTES,
   ...WEBHOOK_ROUTES,

@@ -191,7 +191,7 @@ export class SimulatedProvider implements GenerationProvider {
     } catch (error) {
       // A reference that passed the upload's header check but does not decode.
       if (error instanceof MediaInputError) {
-        const field = job.kind === 'video' ? 'image_url' : 'one of images';
+        const field = job.kind === 'image' ? 'one of images' : job.endImageUrl ? 'image_url or end_image_url' : 'image_url';
         return {
           type: 'failed',
           code: 'upstream_error',
@@ -312,7 +312,8 @@ export class SimulatedProvider implements GenerationProvider {
       const key = `${SIMULATED_OUTPUT_PREFIX}${jobId}.mp4`;
       if (await storage.exists(key)) return storage.publicUrl(key);
       const { width, height } = videoDimensions(job.resolution, job.aspectRatio);
-      const firstFrame = references[0];
+      // referenceFields' order: image_url, then end_image_url.
+      const [firstFrame, lastFrame] = references;
       const { renderVideo } = await renderers();
       const file = await renderVideo({
         prompt: job.prompt,
@@ -320,6 +321,8 @@ export class SimulatedProvider implements GenerationProvider {
         width,
         height,
         ...(firstFrame && { firstFrame }),
+        ...(lastFrame && { lastFrame }),
+        ...extrasOf(job),
       });
       try {
         return await storage.putStream(key, createReadStream(file.path), file.bytes, 'video/mp4');
@@ -337,6 +340,7 @@ export class SimulatedProvider implements GenerationProvider {
       height,
       format: job.outputFormat,
       ...(references.length > 0 && { references }),
+      ...extrasOf(job),
     });
     return storage.put(key, image, IMAGE_TYPES[job.outputFormat]);
   }
@@ -381,13 +385,26 @@ function callbackBodyOf(id: string, outcome: ResultOutcome): CallbackBody {
   }
 }
 
-/** The job's reference images with the request field each came from. */
+/** The job's reference images with the request field each came from (a video's first frame, then its last). */
 function referenceFields(job: GenerationJob): { field: string; url: string }[] {
-  if (job.kind === 'video') return job.imageUrl ? [{ field: 'image_url', url: job.imageUrl }] : [];
+  if (job.kind === 'video') {
+    return [
+      ...(job.imageUrl ? [{ field: 'image_url', url: job.imageUrl }] : []),
+      ...(job.endImageUrl ? [{ field: 'end_image_url', url: job.endImageUrl }] : []),
+    ];
+  }
   return (job.images ?? []).map((url, index) => ({ field: `images.${index}`, url }));
 }
 
 /** Does the prompt hold `<word>:<name>` for exactly this provider name (`sim:down:simulated` is not `simulated-b`'s)? */
 function namedIn(prompt: string, word: string, name: string): boolean {
   return [...prompt.matchAll(new RegExp(`${word}:([A-Za-z0-9-]+)`, 'g'))].some((match) => match[1] === name);
+}
+
+/** The seed (all the renderers' randomness) and the negative prompt (drawn on the card), when given. */
+function extrasOf(job: GenerationJob): { seed?: number; negativePrompt?: string } {
+  return {
+    ...(job.seed !== undefined && { seed: job.seed }),
+    ...(job.negativePrompt !== undefined && { negativePrompt: job.negativePrompt }),
+  };
 }
