@@ -270,7 +270,7 @@ export class StatelessStack extends Stack {
       api: { restApiId: this.restApi.api.restApiId, stage: settings.stage },
       publicApiUrl: this.restApi.url,
       mediaBaseUrl: data.publicMediaBaseUrl,
-      identity: { userPoolClientId: '' },
+      identity: { userPoolClientId: data.userPoolClientId },
       ...(settings.console.domain && { domain: settings.console.domain }),
       ...(settings.cdn.webAclArn && { webAclArn: settings.cdn.webAclArn }),
     });

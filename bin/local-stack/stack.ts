@@ -149,8 +149,9 @@ export async function startLocalStack(
     const media = mediaRoute(() => context.storage);
     const consolePages = consoleRoute({
       dir: () => consoleDir,
-      config: () => consoleConfig(`${baseUrl}${API_PREFIX}`, settings),
-      origins: () => ({ connect: [], media: [] }),
+      config: () => consoleConfig(`${baseUrl}${API_PREFIX}`, settings, identity),
+      // The browser calls the identity server on its own port.
+      origins: () => ({ connect: [identity.endpoint], media: [] }),
     });
     ready(
       apiRequestListener({
@@ -193,12 +194,12 @@ export async function startLocalStack(
 }
 
 /** /console/config.json: the console calls this stack's API on its own origin. */
-function consoleConfig(apiUrl: string, settings: LocalSettings): ConsoleRuntimeConfig {
+function consoleConfig(apiUrl: string, settings: LocalSettings, identity: Pick<IdentityServer, 'endpoint' | 'clientId'>): ConsoleRuntimeConfig {
   return {
     apiBaseUrl: API_PREFIX,
     publicApiUrl: settings.apiBaseUrl ?? apiUrl,
-    identityEndpoint: '',
-    userPoolClientId: '',
+    identityEndpoint: identity.endpoint,
+    userPoolClientId: identity.clientId,
     region: settings.region,
   };
 }

@@ -4,7 +4,7 @@ import { sessionClient } from './api';
 import type { Session } from './auth/session';
 import type { ConsoleConfig } from './config';
 import { Console, type ConsoleContext, type Mode } from './context';
-import { Link, navigate, useLocation } from './router';
+import { href, Link, navigate, useLocation } from './router';
 
 const AuthPages = lazy(() => import('./pages/AuthPages'));
 const Overview = lazy(() => import('./pages/Overview'));
@@ -45,6 +45,8 @@ export function App({ config, session }: { config: ConsoleConfig; session: Sessi
   const setMode = useCallback((next: Mode) => {
     sessionStorage.setItem(MODE_KEY, next);
     setModeState(next);
+    // Ids and page numbers in the address belong to the other mode's data: keep only the page.
+    if (window.location.search) navigate(window.location.pathname.slice(href('').length) || '/', { replace: true });
   }, []);
 
   const context = useMemo<ConsoleContext>(
@@ -53,8 +55,8 @@ export function App({ config, session }: { config: ConsoleConfig; session: Sessi
       session,
       mode,
       setMode,
-      client: () => sessionClient(session, config.apiBaseUrl, mode),
-      clientIn: (other: Mode) => sessionClient(session, config.apiBaseUrl, other),
+      client: async () => sessionClient(session, config.apiBaseUrl, mode),
+      clientIn: async (other: Mode) => sessionClient(session, config.apiBaseUrl, other),
     }),
     [config, session, mode, setMode],
   );
@@ -82,7 +84,7 @@ export function App({ config, session }: { config: ConsoleConfig; session: Sessi
   return (
     <Console.Provider value={context}>
       {mode === 'test' && (
-        <div className="test-banner" role="status">
+        <div className="test-banner" role="status" data-testid="test-banner">
           TEST MODE: you are looking at test data. Nothing here is charged to your live balance or sent to a real provider.
         </div>
       )}

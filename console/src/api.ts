@@ -3,17 +3,20 @@ import type { Session } from './auth/session';
 import type { Mode } from './context';
 
 /**
- * The console's only way to the API: the project's TypeScript client, with the holder's access
- * token and the chosen mode. A new client per call is cheap, and always carries the current token.
+ * The console's only way to the API: the project's TypeScript client, signed in with the
+ * holder's session (asked for a current access token before each request, refreshed as needed)
+ * and acting in the chosen mode (`Vidgen-Mode`).
  */
-export async function sessionClient(session: Session, baseUrl: string, mode: Mode): Promise<VidgenClient> {
-  const token = await session.token();
-  if (!token) throw new ApiError('Your session has ended. Sign in again.', { code: 'unauthorized', status: 401 });
+export function sessionClient(session: Session, baseUrl: string, mode: Mode): VidgenClient {
   return new VidgenClient({
-    apiKey: token,
+    sessionToken: async () => {
+      const token = await session.token();
+      if (!token) throw new ApiError('Your session has ended. Sign in again.', { code: 'unauthorized', status: 401 });
+      return token;
+    },
+    mode,
     baseUrl,
     // The console shows a failure at once; the person decides to try again.
     retry: { maxRetries: 1 },
-    fetch: (input, init) => fetch(input, { ...init, headers: { ...(init.headers as Record<string, string>), 'Vidgen-Mode': mode } }),
   });
 }

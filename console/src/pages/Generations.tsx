@@ -12,10 +12,10 @@ const LIVE_MS = 2_000;
 
 const idOf = (task: Task) => ('video_id' in task ? task.video_id : task.image_id);
 const kindOfId = (id: string): Kind => (id.startsWith('img_') ? 'image' : 'video');
-/** The first frame of a video (once the catalogue's thumbnails land) or the image itself. */
+/** The first frame of a video, or the image itself. */
 function previewOf(task: Task): string | undefined {
   if ('image_id' in task) return task.image_urls?.[0];
-  return (task as { thumbnail_url?: string | null }).thumbnail_url ?? undefined;
+  return task.thumbnail_url ?? undefined;
 }
 
 export default function Generations() {

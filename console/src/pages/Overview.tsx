@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { CopyButton, ErrorNotice, Section } from '../components';
 import { SpendChart } from '../components/SpendChart';
-import { useConsole, type Mode } from '../context';
+import { useConsole } from '../context';
 import { Link } from '../router';
 import { spendPerDay } from '../usage';
 
@@ -9,12 +9,9 @@ import { spendPerDay } from '../usage';
 const CHART_PAGES = 6;
 
 export default function Overview() {
-  const { clientIn, client, mode, config } = useConsole();
-  const balance = (of: Mode) =>
-    useQuery({ queryKey: ['credits', of], queryFn: async () => (await clientIn(of)).getCredits() });
-  const live = balance('live');
-  const test = balance('test');
-  const current = mode === 'live' ? live : test;
+  const { client, mode, config } = useConsole();
+  // GET /account answers both balances whatever the mode.
+  const account = useQuery({ queryKey: ['account', mode], queryFn: async () => (await client()).getAccount() });
   const spend = useQuery({
     queryKey: ['spend30', mode],
     queryFn: async () => {
@@ -44,22 +41,23 @@ export default function Overview() {
       <h1>Overview</h1>
       <div className="grid">
         <Section title="Live balance">
-          <ErrorNotice error={live.error} />
-          <p className="stat" data-testid="live-credits">{live.data ? live.data.credits : '…'}</p>
+          <ErrorNotice error={account.error} />
+          <p className="stat" data-testid="live-credits">{account.data ? account.data.live.credits : '…'}</p>
           <p className="muted small">credits for real generations</p>
         </Section>
         <Section title="Test balance">
-          <ErrorNotice error={test.error} />
-          <p className="stat" data-testid="test-credits">{test.data ? test.data.credits : '…'}</p>
+          <p className="stat" data-testid="test-credits">{account.data ? account.data.test.credits : '…'}</p>
           <p className="muted small">credits for test mode (simulated provider)</p>
         </Section>
         <Section title="Access">
-          {current.data && (
+          {account.data && (
             <dl className="facts">
+              <dt>Signed in as</dt>
+              <dd>{account.data.email}</dd>
               <dt>Paid access</dt>
-              <dd>{current.data.paid_access ? 'Yes' : 'No — needed for images and the newer video models'}</dd>
+              <dd>{account.data.paid_access ? 'Yes' : 'No — needed for images and the newer video models'}</dd>
               <dt>Subscription</dt>
-              <dd>{current.data.subscription_status}</dd>
+              <dd>{account.data.subscription_status}</dd>
             </dl>
           )}
         </Section>
