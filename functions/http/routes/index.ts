@@ -1,9 +1,10 @@
 import type { ApiRoute } from '../route';
 import { ACCOUNT_ROUTES } from './account';
-import { BILLING_WEBHOOK_ROUTES } from './billing';
+import { BILLING_ROUTES, BILLING_WEBHOOK_ROUTES } from './billing';
 import { CATALOGUE_ROUTES } from './catalogue';
 import { EVENT_ROUTES } from './events';
 import { IMAGE_ROUTES } from './images';
+import { KEY_ROUTES } from './keys';
 import { PROVIDER_CALLBACK_ROUTES } from './provider-callbacks';
 import { REFERENCE_ROUTES } from './reference';
 import { UPLOAD_ROUTES } from './uploads';
@@ -29,7 +30,9 @@ export const ROUTES: readonly ApiRoute[] = [
   ...ACCOUNT_ROUTES,
   ...WEBHOOK_ROUTES,
   ...EVENT_ROUTES,
+  ...KEY_ROUTES,
   ...PROVIDER_CALLBACK_ROUTES,
+  ...BILLING_ROUTES,
   ...BILLING_WEBHOOK_ROUTES,
   ...REFERENCE_ROUTES,
 ];
