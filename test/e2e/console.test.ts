@@ -11,8 +11,9 @@ import { startReceiver } from '#test-support/webhook-receiver';
 /**
  * The console in a real headless Chromium against the local stack and its identity server, as a
  * new account holder meets it: sign up, the emailed code (read from the stack's log), sign in,
- * a test-mode video followed to the end in the gallery, the mode switch, the playground, a
- * webhook's test delivery, the CSV export and a password reset. Every page is screenshotted (out/screenshots/console/; UPDATE_SCREENSHOTS=1 writes
+ * a test-mode video followed to the end in the gallery, a key shown once and used from outside
+ * the browser, the key revoked (then 401), the mode switch, the playground, a webhook's test
+ * delivery, the CSV export and a password reset. Every page is screenshotted (out/screenshots/console/; UPDATE_SCREENSHOTS=1 writes
  * docs/console/ for the README). No console errors and no failed requests are allowed.
  */
 jest.setTimeout(240_000);
@@ -33,6 +34,7 @@ const logged: string[] = [];
 const consoleErrors: string[] = [];
 const failedRequests: string[] = [];
 let videoId = '';
+let apiKey = '';
 
 /** The latest code the identity server "emailed" to `email` for `purpose`. */
 async function codeFromLog(email: string, purpose: 'verification' | 'password reset'): Promise<string> {
@@ -55,6 +57,12 @@ async function open(label: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label }).click();
   await page.getByRole('heading', { level: 1, name: label }).waitFor();
 }
+
+const api = (pathname: string, init: RequestInit = {}) =>
+  fetch(`${stack.baseUrl}${pathname}`, {
+    ...init,
+    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json', ...(init.headers as Record<string, string>) },
+  });
 
 /** The holder's account id: signed in as the admin CLI does (Cognito's InitiateAuth), then GET /account. */
 async function holderAccountId(): Promise<string> {
@@ -153,6 +161,40 @@ describe('the console in Chromium', () => {
     await page.getByTestId('result-video').waitFor();
     await expect(page.getByRole('link', { name: 'Download' }).getAttribute('href')).resolves.toMatch(/\/media\/videos\/.*\.mp4$/);
     await shot('generation-detail');
+  });
+
+  it('creates a test key shown once; the key starts a video from outside, which the gallery follows to the end', async () => {
+    await open('API keys');
+    await page.getByLabel('Name', { exact: true }).fill('e2e key');
+    await page.getByLabel('Mode', { exact: true }).selectOption('test');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    apiKey = await page.getByTestId('new-key-value').innerText();
+    expect(apiKey).toMatch(/^vg_test_\w+$/);
+    await expect(page.getByTestId('new-key').innerText()).resolves.toContain('you will not see it again');
+    await page.locator('tr', { hasText: 'e2e key' }).first().waitFor();
+    await shot('api-keys');
+
+    const started = await api('/generate', { method: 'POST', body: JSON.stringify({ prompt: 'a kite over the dunes', duration: 3 }) });
+    expect(started.status).toBe(200);
+    const keyVideo = ((await started.json()) as { data: { video_id: string } }).data.video_id;
+    await open('Generations');
+    await page.locator(`[data-task-id="${keyVideo}"]`).waitFor();
+    await page.locator(`[data-task-id="${keyVideo}"][data-status="completed"]`).waitFor({ timeout: 60_000 });
+  });
+
+  it('edits the key\'s limit, then revokes it after a confirmation; the key then gets 401', async () => {
+    await open('API keys');
+    const row = page.locator('tr', { hasText: 'e2e key' }).first();
+    await row.getByRole('button', { name: 'Edit' }).click();
+    const form = page.getByRole('form', { name: 'Edit e2e key' });
+    await form.getByLabel(/Monthly spend limit/).fill('500');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await row.getByText(/^500 \/ \d+$/).waitFor();
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await row.getByRole('button', { name: 'Yes, revoke' }).click();
+    await row.getByText('revoked').waitFor();
+    const refused = await api('/credits');
+    expect(refused.status).toBe(401);
   });
 
   it('shows only the chosen mode\'s data, with a banner in test mode', async () => {
