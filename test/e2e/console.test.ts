@@ -164,9 +164,10 @@ describe('the console in Chromium', () => {
   });
 
   it('creates a test key shown once; the key starts a video from outside, which the gallery follows to the end', async () => {
+    await page.getByRole('switch', { name: 'Test mode' }).check();
     await open('API keys');
     await page.getByLabel('Name', { exact: true }).fill('e2e key');
-    await page.getByLabel('Mode', { exact: true }).selectOption('test');
+    await page.getByRole('combobox', { name: /^Mode/ }).selectOption('test');
     await page.getByRole('button', { name: 'Create key' }).click();
     apiKey = await page.getByTestId('new-key-value').innerText();
     expect(apiKey).toMatch(/^vg_test_\w+$/);
