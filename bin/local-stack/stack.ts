@@ -11,7 +11,7 @@ import { lambdaContext } from '../lambda-context.cjs';
 import { loadHandler } from './lambda-runtime';
 import { mediaRoute, MEDIA_PATH } from './media-route';
 import { ensureConsoleBuilt } from '#lib/console-build';
-import { consoleRoute, type ConsoleRuntimeConfig } from './console-route';
+import { consoleRoute, CONSOLE_PATH, type ConsoleRuntimeConfig } from './console-route';
 import { ensureDemoAccount, type DemoAccount } from './demo-account';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { startS3Local } from './s3-local';
@@ -132,6 +132,8 @@ export async function startLocalStack(
       // The simulated provider signs its callbacks with this (a fresh one per start, unless given).
       SIM_CALLBACK_SECRET: process.env.SIM_CALLBACK_SECRET ?? `whsec_${randomBytes(24).toString('base64')}`,
       PROVIDER: process.env.PROVIDER ?? 'simulated',
+      // Checkout and the portal send the holder back to the console's Billing page.
+      BILLING_RETURN_URL: process.env.BILLING_RETURN_URL ?? `${baseUrl}${CONSOLE_PATH}billing`,
       IDENTITY_ISSUER: identity.issuer,
       IDENTITY_CLIENT_ID: identity.clientId,
       // A developer's receiver runs on this machine, and retries should be seen while watching.

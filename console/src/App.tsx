@@ -13,8 +13,9 @@ const Generations = lazy(() => import('./pages/Generations'));
 const Playground = lazy(() => import('./pages/Playground'));
 const Webhooks = lazy(() => import('./pages/Webhooks'));
 const Usage = lazy(() => import('./pages/Usage'));
+const Billing = lazy(() => import('./pages/Billing'));
 
-/** The signed-in pages, in the navigation's order. (Billing joins here when its page lands.) */
+/** The signed-in pages, in the navigation's order. */
 const PAGES: ReadonlyArray<{ path: string; label: string; render: () => ReactNode }> = [
   { path: '/', label: 'Overview', render: () => <Overview /> },
   { path: '/keys', label: 'API keys', render: () => <Keys /> },
@@ -22,6 +23,7 @@ const PAGES: ReadonlyArray<{ path: string; label: string; render: () => ReactNod
   { path: '/playground', label: 'Playground', render: () => <Playground /> },
   { path: '/webhooks', label: 'Webhooks', render: () => <Webhooks /> },
   { path: '/usage', label: 'Usage', render: () => <Usage /> },
+  { path: '/billing', label: 'Billing', render: () => <Billing /> },
 ];
 
 const AUTH_PATHS = new Set(['/sign-in', '/sign-up', '/verify', '/forgot-password']);

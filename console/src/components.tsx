@@ -1,6 +1,7 @@
 import { useState, type ReactNode } from 'react';
 import type { Pagination } from '#client';
-import { describeError, ERROR_ADVICE } from './errors';
+import { describeError, ERROR_ADVICE, remedyLink } from './errors';
+import { Link } from './router';
 
 /** An error in plain words, with what to do, the code and the request id for support. */
 export function ErrorNotice({ error }: { error: unknown }) {
@@ -10,6 +11,7 @@ export function ErrorNotice({ error }: { error: unknown }) {
     <div className="notice error" role="alert">
       <strong>{described.title}.</strong> {described.message}
       {described.action && <p>{described.action}</p>}
+      <RemedyLink code={described.code} />
       {(described.code || described.requestId) && (
         <p className="muted small">
           {described.code && <>Code: <code>{described.code}</code></>}
@@ -18,6 +20,18 @@ export function ErrorNotice({ error }: { error: unknown }) {
       )}
     </div>
   );
+}
+
+/** For errors a console page fixes (no credits, no paid access): a link to that page. */
+function RemedyLink({ code }: { code: string | undefined }) {
+  const link = remedyLink(code);
+  return link ? (
+    <p>
+      <Link to={link.to} className="button-link">
+        {link.label}
+      </Link>
+    </p>
+  ) : null;
 }
 
 export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
@@ -83,6 +97,7 @@ export function TaskFailure({ error }: { error: { code: string; message: string 
     <div className="notice error" role="alert">
       <strong>{advice?.title ?? 'Failed'}.</strong> {error.message}
       {advice && <p>{advice.action}</p>}
+      <RemedyLink code={error.code} />
       <p className="small">
         Code: <code>{error.code}</code>
       </p>

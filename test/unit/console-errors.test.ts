@@ -18,4 +18,9 @@ describe('the console\'s error advice', () => {
     expect(described).toMatchObject({ code: 'paid_access_required', requestId: 'req-1', message: 'vid-2-0 needs paid access.' });
     expect(described.action).toContain('Billing');
   });
+
+  it.each(['paid_access_required', 'insufficient_credits'])('links %s to the Billing page, and other codes nowhere', (code) => {
+    expect(describeError(new ApiError('no', { code, status: 403 })).link).toEqual({ to: '/billing', label: 'Go to Billing' });
+    expect(describeError(new ApiError('no', { code: 'not_found', status: 404 })).link).toBeUndefined();
+  });
 });

@@ -60,6 +60,9 @@ export default function Overview() {
               <dd>{account.data.subscription_status}</dd>
             </dl>
           )}
+          <p className="small">
+            <Link to="/billing">Buy credits or subscribe</Link>
+          </p>
         </Section>
       </div>
       <Section title={`Spend per day, last 30 days (${mode})`}>
