@@ -52,6 +52,8 @@ function Gallery() {
       return { tasks: answer.videos, pagination: answer.pagination };
     },
     refetchInterval: (q) => (q.state.data?.tasks.some((task) => task.status === 'processing') ? LIVE_MS : false),
+    // Tasks started elsewhere (an API key, another tab) show as soon as the gallery is opened.
+    refetchOnMount: 'always',
     placeholderData: (previous) => previous,
   });
   const shown = (list.data?.tasks ?? []).filter((task) => status === 'all' || task.status === status);
