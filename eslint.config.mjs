@@ -70,8 +70,35 @@ function layering() {
   return blocks;
 }
 
+/**
+ * The console (a browser app) reaches the API only through the project's client: of the other
+ * areas it may import `#client` alone, never the functions, the wiring or Node-side code.
+ */
+function consoleLayering() {
+  const blocks = [];
+  for (let depth = 1; depth <= 4; depth += 1) {
+    blocks.push({
+      files: [`console/src/${'*/'.repeat(depth - 1)}*.{ts,tsx}`],
+      languageOptions: { globals: globals.browser },
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              { regex: `^(\\.\\./){${depth}}`, message: 'This climbs out of console/src/: the console imports the API client (#client) and its own files only.' },
+              { regex: '^#(?!client$)', message: 'The console talks to the API only through the project\'s client (#client).' },
+              { group: ['node:*', '@aws-sdk/*', 'zod'], message: 'Browser code: no Node modules, no AWS SDK, no server-side validation library.' },
+            ],
+          },
+        ],
+      },
+    });
+  }
+  return blocks;
+}
+
 export default defineConfig(
-  globalIgnores(['**/node_modules/', 'cdk.out/', '.data/', '.bench/', 'coverage/', 'client/dist/', 'client/src/generated/']),
+  globalIgnores(['**/node_modules/', 'cdk.out/', '.data/', '.bench/', 'coverage/', 'client/dist/', 'client/src/generated/', 'console/dist/']),
   eslint.configs.recommended,
   tseslint.configs.recommended,
   {
@@ -96,6 +123,7 @@ export default defineConfig(
     },
   },
   ...layering(),
+  ...consoleLayering(),
   {
     // Tests read untyped JSON (templates, API answers) field by field; `unknown` would need a cast per access.
     files: ['test/**'],

@@ -40,6 +40,7 @@ async function main(): Promise<void> {
       '                  verification codes are printed here; npm run admin -- user create --email E --password P',
       `  Data folder     ${settings.dataDir}`,
       `  API reference   ${stack.baseUrl}/docs`,
+      `  Console         ${new URL(stack.baseUrl).origin}/console/`,
       '',
       ...otherShells(settings, stack.baseUrl),
       `  Try: curl -H "Authorization: Bearer ${stack.demo.apiKey}" ${stack.baseUrl}/credits`,

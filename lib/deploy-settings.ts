@@ -71,6 +71,8 @@ export interface DeploySettings {
      */
     logs: boolean;
   };
+  /** The web console's distribution (its web ACL is the CDN's `cdnWebAclArn`: both are CloudFront's). */
+  console: { domain?: CustomDomain };
   alarms: {
     /** An existing SNS topic for alarm and OK notifications. */
     topicArn?: string;
@@ -162,6 +164,7 @@ export function readDeploySettings(
       ...optional('webAclArn', read.arn('cdnWebAclArn')),
       logs: read.boolean('cdnLogs', true),
     },
+    console: { ...optional('domain', domain(read, 'console')) },
     billing: billingSettings(read, stage),
     alarms: alarmSettings(read, stage),
     background: {
@@ -297,15 +300,15 @@ function secretReference(read: Reader, stage: Stage, setting: string, defaultNam
   return { name: read.string(`${setting}Name`) ?? `vidgen/${stage}/${defaultName}` };
 }
 
-function domain(read: Reader, prefix: 'api' | 'cdn'): CustomDomain | undefined {
+function domain(read: Reader, prefix: 'api' | 'cdn' | 'console'): CustomDomain | undefined {
   const domainName = read.string(`${prefix}DomainName`);
   const certificateArn = read.arn(`${prefix}CertificateArn`);
   if (!domainName && !certificateArn) return undefined;
   if (!domainName || !certificateArn) {
     throw new DeploySettingsError(`${prefix}DomainName and ${prefix}CertificateArn go together: set both or neither.`);
   }
-  if (prefix === 'cdn' && !certificateArn.includes(':us-east-1:')) {
-    throw new DeploySettingsError('cdnCertificateArn must be an ACM certificate in us-east-1 (CloudFront requires it).');
+  if (prefix !== 'api' && !certificateArn.includes(':us-east-1:')) {
+    throw new DeploySettingsError(`${prefix}CertificateArn must be an ACM certificate in us-east-1 (CloudFront requires it).`);
   }
   return { domainName, certificateArn };
 }

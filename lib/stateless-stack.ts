@@ -20,6 +20,7 @@ import { providerSettings } from '#providers/settings-registry';
 import { extraFilesOf } from './bundle-extras';
 import { ApiFunction, type ApiFunctionProps, constructIdFor } from './constructs/api-function';
 import { isPublicRoute, VidGenRestApi } from './constructs/rest-api';
+import { ConsoleSite } from './constructs/console-site';
 import { DeadLetterQueue } from './constructs/dead-letter-queue';
 import { FFMPEG_LAYER_ARCHITECTURE, FFMPEG_LAYER_BINARY, FfmpegLayer } from './constructs/ffmpeg-layer';
 import { ServiceAlarms } from './constructs/service-alarms';
@@ -90,6 +91,8 @@ export class StatelessStack extends Stack {
   readonly workQueues: WorkQueue[] = [];
   readonly alarms: ServiceAlarms;
   readonly dashboard: ServiceDashboard;
+  /** The web console: its bucket, and a distribution that also fronts the API at /api/v1/*. */
+  readonly console: ConsoleSite;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -262,6 +265,16 @@ export class StatelessStack extends Stack {
       workQueues: this.workQueues,
       alarms: this.alarms,
     });
+
+    this.console = new ConsoleSite(this, 'Console', {
+      api: { restApiId: this.restApi.api.restApiId, stage: settings.stage },
+      publicApiUrl: this.restApi.url,
+      mediaBaseUrl: data.publicMediaBaseUrl,
+      identity: { userPoolClientId: data.userPoolClientId },
+      ...(settings.console.domain && { domain: settings.console.domain }),
+      ...(settings.cdn.webAclArn && { webAclArn: settings.cdn.webAclArn }),
+    });
+    new CfnOutput(this, 'ConsoleUrl', { value: this.console.url, description: 'The web console' });
 
     new CfnOutput(this, 'ApiUrl', { value: this.restApi.url, description: 'Base URL of the API (ends with /api/v1)' });
     if (this.restApi.domainName) {

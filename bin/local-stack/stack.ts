@@ -10,6 +10,8 @@ import { createLocalHttpServer } from './http-server';
 import { lambdaContext } from '../lambda-context.cjs';
 import { loadHandler } from './lambda-runtime';
 import { mediaRoute, MEDIA_PATH } from './media-route';
+import { ensureConsoleBuilt } from '#lib/console-build';
+import { consoleRoute, CONSOLE_PATH, type ConsoleRuntimeConfig } from './console-route';
 import { ensureDemoAccount, type DemoAccount } from './demo-account';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { startS3Local } from './s3-local';
@@ -49,6 +51,8 @@ export interface LocalStackOverrides {
   dynamodbEndpoint?: string;
   /** Use this S3 endpoint instead of starting s3rver. */
   s3Endpoint?: string;
+  /** Serve no console at /console/ (and build none): the API's own tests. */
+  withoutConsole?: boolean;
 }
 
 export async function startLocalStack(
@@ -60,6 +64,16 @@ export async function startLocalStack(
     for (const fn of stops.reverse()) await fn().catch(() => undefined);
   };
   try {
+    // Built (when its sources changed) while the databases start; a failed build leaves the API up.
+    const consoleBuild = overrides.withoutConsole
+      ? Promise.resolve(undefined)
+      : ensureConsoleBuilt().then(
+          (build) => build.dir,
+          (error: unknown) => {
+            console.error(`The console could not be built, so /console/ is not served: ${error instanceof Error ? error.message : String(error)}`);
+            return undefined;
+          },
+        );
     let dynamodbEndpoint = overrides.dynamodbEndpoint;
     if (!dynamodbEndpoint) {
       const dynamo = await startDynamoDbLocal({
@@ -118,6 +132,8 @@ export async function startLocalStack(
       // The simulated provider signs its callbacks with this (a fresh one per start, unless given).
       SIM_CALLBACK_SECRET: process.env.SIM_CALLBACK_SECRET ?? `whsec_${randomBytes(24).toString('base64')}`,
       PROVIDER: process.env.PROVIDER ?? 'simulated',
+      // Checkout and the portal send the holder back to the console's Billing page.
+      BILLING_RETURN_URL: process.env.BILLING_RETURN_URL ?? `${baseUrl}${CONSOLE_PATH}billing`,
       IDENTITY_ISSUER: identity.issuer,
       IDENTITY_CLIENT_ID: identity.clientId,
       // A developer's receiver runs on this machine, and retries should be seen while watching.
@@ -131,10 +147,18 @@ export async function startLocalStack(
     await ensureTable(context.db);
     const demo = await ensureDemoAccount(context, settings.dataDir);
 
+    const consoleDir = await consoleBuild;
+    const media = mediaRoute(() => context.storage);
+    const consolePages = consoleRoute({
+      dir: () => consoleDir,
+      config: () => consoleConfig(`${baseUrl}${API_PREFIX}`, settings, identity),
+      // The browser calls the identity server on its own port.
+      origins: () => ({ connect: [identity.endpoint], media: [] }),
+    });
     ready(
       apiRequestListener({
         authCacheTtlSeconds: config.authCacheTtlSeconds,
-        fallthrough: mediaRoute(() => context.storage),
+        fallthrough: async (req, res) => (await media(req, res)) || (await consolePages(req, res)),
       }),
     );
     const sweeper = startSweeper(settings.sweepIntervalSeconds);
@@ -169,6 +193,17 @@ export async function startLocalStack(
     await stop();
     throw error;
   }
+}
+
+/** /console/config.json: the console calls this stack's API on its own origin. */
+function consoleConfig(apiUrl: string, settings: LocalSettings, identity: Pick<IdentityServer, 'endpoint' | 'clientId'>): ConsoleRuntimeConfig {
+  return {
+    apiBaseUrl: API_PREFIX,
+    publicApiUrl: settings.apiBaseUrl ?? apiUrl,
+    identityEndpoint: identity.endpoint,
+    userPoolClientId: identity.clientId,
+    region: settings.region,
+  };
 }
 
 function listen(server: http.Server, port: number, host: string): Promise<number> {

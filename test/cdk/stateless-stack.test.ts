@@ -143,7 +143,7 @@ describe('StatelessStack', () => {
       const output = template().toJSON().Outputs.ApiUrl.Value;
       const parts = output['Fn::Join'][1] as unknown[];
       expect(parts.at(-1)).toMatch(/\/api\/v1$/);
-      expect(Object.keys(template().toJSON().Outputs)).toEqual(['ApiUrl']);
+      expect(Object.keys(template().toJSON().Outputs).sort()).toEqual(['ApiUrl', 'ConsoleUrl']);
     });
   });
 

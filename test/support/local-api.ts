@@ -12,9 +12,10 @@ import { uniqueTableName, testDynamoEndpoint } from './test-db';
 
 /**
  * The local stack of `npm start`, in this test process, on a fresh table and a free port,
- * using the DynamoDB Local and s3rver of the global setup. Requests go over real HTTP.
+ * using the DynamoDB Local and s3rver of the global setup. Requests go over real HTTP. The console
+ * at /console/ only when asked (building it is the console tests' business).
  */
-export async function startTestApi(env: Record<string, string> = {}): Promise<LocalStack> {
+export async function startTestApi(env: Record<string, string> = {}, options: { console?: boolean } = {}): Promise<LocalStack> {
   Object.assign(process.env, env);
   // A bucket of its own, so a test can count what was (not) written.
   const mediaBucket = `e2e-${randomUUID().slice(0, 8)}`;
@@ -34,7 +35,7 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Lo
       sweepIntervalSeconds: 3600,
       ...(env.API_BASE_URL && { apiBaseUrl: env.API_BASE_URL }),
     },
-    { dynamodbEndpoint: testDynamoEndpoint(), s3Endpoint: process.env.TEST_S3_ENDPOINT },
+    { dynamodbEndpoint: testDynamoEndpoint(), s3Endpoint: process.env.TEST_S3_ENDPOINT, withoutConsole: !options.console },
   );
 }
 

@@ -1,0 +1,22 @@
+import { ApiError, VidgenClient } from '#client';
+import type { Session } from './auth/session';
+import type { Mode } from './context';
+
+/**
+ * The console's only way to the API: the project's TypeScript client, signed in with the
+ * holder's session (asked for a current access token before each request, refreshed as needed)
+ * and acting in the chosen mode (`Vidgen-Mode`).
+ */
+export function sessionClient(session: Session, baseUrl: string, mode: Mode): VidgenClient {
+  return new VidgenClient({
+    sessionToken: async () => {
+      const token = await session.token();
+      if (!token) throw new ApiError('Your session has ended. Sign in again.', { code: 'unauthorized', status: 401 });
+      return token;
+    },
+    mode,
+    baseUrl,
+    // The console shows a failure at once; the person decides to try again.
+    retry: { maxRetries: 1 },
+  });
+}

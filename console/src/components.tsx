@@ -1,0 +1,106 @@
+import { useState, type ReactNode } from 'react';
+import type { Pagination } from '#client';
+import { describeError, ERROR_ADVICE, remedyLink } from './errors';
+import { Link } from './router';
+
+/** An error in plain words, with what to do, the code and the request id for support. */
+export function ErrorNotice({ error }: { error: unknown }) {
+  if (!error) return null;
+  const described = describeError(error);
+  return (
+    <div className="notice error" role="alert">
+      <strong>{described.title}.</strong> {described.message}
+      {described.action && <p>{described.action}</p>}
+      <RemedyLink code={described.code} />
+      {(described.code || described.requestId) && (
+        <p className="muted small">
+          {described.code && <>Code: <code>{described.code}</code></>}
+          {described.requestId && <> · Request id: <code>{described.requestId}</code></>}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** For errors a console page fixes (no credits, no paid access): a link to that page. */
+function RemedyLink({ code }: { code: string | undefined }) {
+  const link = remedyLink(code);
+  return link ? (
+    <p>
+      <Link to={link.to} className="button-link">
+        {link.label}
+      </Link>
+    </p>
+  ) : null;
+}
+
+export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      className="secondary"
+      onClick={() =>
+        void navigator.clipboard?.writeText(text).then(() => {
+          setCopied(true);
+          setTimeout(() => setCopied(false), 1500);
+        })
+      }
+    >
+      {copied ? 'Copied' : label}
+    </button>
+  );
+}
+
+export function Pager({ pagination, onPage }: { pagination: Pagination | undefined; onPage: (page: number) => void }) {
+  if (!pagination || pagination.total_pages <= 1) return null;
+  return (
+    <nav className="pager" aria-label="Pages">
+      <button type="button" className="secondary" disabled={pagination.page <= 1} onClick={() => onPage(pagination.page - 1)}>
+        Previous
+      </button>
+      <span>
+        Page {pagination.page} of {pagination.total_pages} ({pagination.total} in all)
+      </span>
+      <button type="button" className="secondary" disabled={!pagination.has_more} onClick={() => onPage(pagination.page + 1)}>
+        Next
+      </button>
+    </nav>
+  );
+}
+
+export function Section({ title, children, actions }: { title: string; children: ReactNode; actions?: ReactNode }) {
+  return (
+    <section className="card">
+      <div className="card-head">
+        <h2>{title}</h2>
+        {actions}
+      </div>
+      {children}
+    </section>
+  );
+}
+
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+export function StatusBadge({ status }: { status: string }) {
+  return <span className={`badge status-${status}`}>{status}</span>;
+}
+
+/** Why a task failed (its `error`), in plain words with what to do. */
+export function TaskFailure({ error }: { error: { code: string; message: string } }) {
+  const advice = ERROR_ADVICE[error.code];
+  return (
+    <div className="notice error" role="alert">
+      <strong>{advice?.title ?? 'Failed'}.</strong> {error.message}
+      {advice && <p>{advice.action}</p>}
+      <RemedyLink code={error.code} />
+      <p className="small">
+        Code: <code>{error.code}</code>
+      </p>
+    </div>
+  );
+}

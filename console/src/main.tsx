@@ -1,0 +1,36 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './App';
+import { Session } from './auth/session';
+import { loadConfig } from './config';
+import './styles.css';
+
+const root = createRoot(document.getElementById('root')!);
+
+loadConfig().then(
+  (config) => {
+    const session = new Session({ endpoint: config.identityEndpoint, clientId: config.userPoolClientId });
+    const queries = new QueryClient({
+      defaultOptions: {
+        // The API's own errors are final; only the person retries them.
+        queries: { retry: false, refetchOnWindowFocus: false, staleTime: 5_000 },
+      },
+    });
+    root.render(
+      <StrictMode>
+        <QueryClientProvider client={queries}>
+          <App config={config} session={session} />
+        </QueryClientProvider>
+      </StrictMode>,
+    );
+  },
+  (error: unknown) => {
+    root.render(
+      <main className="page narrow">
+        <h1>The console could not start</h1>
+        <p role="alert">Its settings (config.json) could not be read: {error instanceof Error ? error.message : String(error)}</p>
+      </main>,
+    );
+  },
+);

@@ -1,0 +1,184 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { Billing as BillingInfo, CheckoutParams, CreditTransaction } from '#client';
+import { BILLING_KIND_LABEL, billingHistory, checkoutOutcome, formatMoney } from '../billing';
+import { ErrorNotice, formatTime, Section, StatusBadge } from '../components';
+import { useConsole } from '../context';
+import { Link, useLocation } from '../router';
+
+/** Transactions read for the history (50 a page): purchases among the latest 500; Usage has every one. */
+const HISTORY_PAGES = 10;
+const PAGE_SIZE = 50;
+/** After checkout, Stripe's event may trail the holder back here: look again until it lands. */
+const AFTER_CHECKOUT_REFRESH_MS = 2000;
+
+/** Buying credit packs and the subscription (live), test credits (test), and what was bought. */
+export default function Billing() {
+  const { client, mode } = useConsole();
+  const { query } = useLocation();
+  const outcome = checkoutOutcome(query.get('checkout'));
+  const refetchInterval = outcome?.kind === 'ok' ? AFTER_CHECKOUT_REFRESH_MS : false;
+  const account = useQuery({ queryKey: ['account', mode], queryFn: async () => (await client()).getAccount(), refetchInterval });
+  const billing = useQuery({ queryKey: ['billing', mode], queryFn: async () => (await client()).getBilling(), refetchInterval });
+  const history = useQuery({
+    queryKey: ['billing-history', mode],
+    refetchInterval,
+    queryFn: async () => {
+      const api = await client();
+      const found: CreditTransaction[] = [];
+      for (let page = 1; page <= HISTORY_PAGES; page += 1) {
+        const answer = await api.listTransactions({ page, limit: PAGE_SIZE });
+        found.push(...billingHistory(answer.transactions));
+        if (!answer.pagination.has_more) return { entries: found, complete: true };
+      }
+      return { entries: found, complete: false };
+    },
+  });
+
+  return (
+    <>
+      <h1>Billing</h1>
+      {outcome && (
+        <div className={`notice ${outcome.kind}`} role="status" data-testid="checkout-outcome">
+          {outcome.text}
+        </div>
+      )}
+      <ErrorNotice error={account.error ?? billing.error} />
+      <div className="grid">
+        <Section title={mode === 'test' ? 'Test balance' : 'Live balance'}>
+          <p className="stat" data-testid="billing-balance">
+            {account.data ? account.data[mode].credits : '…'}
+          </p>
+          <p className="muted small">credits</p>
+        </Section>
+        <Section title="Access">
+          {billing.data && (
+            <dl className="facts">
+              <dt>Paid access</dt>
+              <dd data-testid="paid-access">{billing.data.paid_access ? 'Yes' : 'No: any purchase or the subscription gives it'}</dd>
+              <dt>Subscription</dt>
+              <dd>
+                <StatusBadge status={billing.data.subscription_status} />
+              </dd>
+            </dl>
+          )}
+        </Section>
+      </div>
+      {mode === 'test' ? <TestCredits /> : billing.data && <Purchases billing={billing.data} />}
+      <Section title="Purchase history">
+        <ErrorNotice error={history.error} />
+        {history.data && history.data.entries.length === 0 && <p className="muted">Nothing bought or granted yet.</p>}
+        {history.data && history.data.entries.length > 0 && (
+          <div className="table-wrap">
+            <table data-testid="billing-history">
+              <thead>
+                <tr>
+                  <th>When</th>
+                  <th>What</th>
+                  <th className="num">Credits</th>
+                  <th>Details</th>
+                </tr>
+              </thead>
+              <tbody>
+                {history.data.entries.map((entry) => (
+                  <tr key={entry.transaction_id} data-type={entry.type}>
+                    <td>{formatTime(entry.created_at)}</td>
+                    <td>{BILLING_KIND_LABEL[entry.type] ?? entry.type}</td>
+                    <td className="num">{entry.amount > 0 ? `+${entry.amount}` : entry.amount}</td>
+                    <td>{entry.reason ?? '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {history.data && !history.data.complete && (
+          <p className="muted small">
+            From your latest {HISTORY_PAGES * PAGE_SIZE} transactions; <Link to="/usage">Usage</Link> lists every one.
+          </p>
+        )}
+      </Section>
+    </>
+  );
+}
+
+/** Checkout and the portal are Stripe's pages: the console sends the holder there and gets them back. */
+function useRedirect<T>(open: (choice: T) => Promise<{ url: string }>) {
+  return useMutation({ mutationFn: open, onSuccess: ({ url }) => window.location.assign(url) });
+}
+
+function Purchases({ billing }: { billing: BillingInfo }) {
+  const { client } = useConsole();
+  const checkout = useRedirect(async (choice: CheckoutParams) => (await client()).createCheckout(choice));
+  const portal = useRedirect<void>(async () => (await client()).createBillingPortal());
+  const subscribed = billing.subscription_status === 'active' || billing.subscription_status === 'past_due';
+  const busy = checkout.isPending || portal.isPending;
+  return (
+    <>
+      <Section title="Credit packs">
+        {billing.packs.length === 0 ? (
+          <p className="muted">No credit packs are on sale yet.</p>
+        ) : (
+          <div className="grid" data-testid="packs">
+            {billing.packs.map((pack) => {
+              const price = formatMoney(pack.amount, pack.currency);
+              return (
+                <div key={pack.pack_id} className="card pack" data-pack-id={pack.pack_id}>
+                  <p className="stat">{pack.credits.toLocaleString()} credits</p>
+                  <p>{price}</p>
+                  <button type="button" disabled={busy} onClick={() => checkout.mutate({ pack_id: pack.pack_id })} aria-label={`Buy ${pack.credits} credits for ${price}`}>
+                    Buy
+                  </button>
+                </div>
+              );
+            })}
+          </div>
+        )}
+        <p className="muted small">Payment is by Stripe; you come back here when it is done. Any purchase also gives paid access.</p>
+      </Section>
+      <Section title="Subscription">
+        {billing.plan ? (
+          <p>
+            {formatMoney(billing.plan.amount, billing.plan.currency)} every {billing.plan.interval}: paid access and the models marked &quot;subscription required&quot;.
+          </p>
+        ) : (
+          <p className="muted">No subscription plan is offered.</p>
+        )}
+        {billing.subscription_status === 'past_due' && (
+          <div className="notice warn">The last payment failed. Update your payment method under Manage subscription to keep access.</div>
+        )}
+        <div className="row">
+          {billing.plan && !subscribed && (
+            <button type="button" disabled={busy} onClick={() => checkout.mutate({ plan: true })}>
+              Subscribe
+            </button>
+          )}
+          <button type="button" className="secondary" disabled={busy} onClick={() => portal.mutate()}>
+            Manage subscription
+          </button>
+        </div>
+        <p className="muted small">Manage subscription opens Stripe&apos;s portal: payment method, invoices, cancelation.</p>
+      </Section>
+      <ErrorNotice error={checkout.error ?? portal.error} />
+    </>
+  );
+}
+
+function TestCredits() {
+  const { client, mode } = useConsole();
+  const queries = useQueryClient();
+  const add = useMutation({
+    mutationFn: async () => (await client()).addTestCredits(),
+    onSuccess: async () => {
+      await Promise.all(['account', 'billing-history'].map((key) => queries.invalidateQueries({ queryKey: [key, mode] })));
+    },
+  });
+  return (
+    <Section title="Test credits">
+      <p>Test mode never charges anything: credit packs and the subscription are for live mode. Add 1000 test credits whenever you run out.</p>
+      <button type="button" disabled={add.isPending} onClick={() => add.mutate()}>
+        Add test credits
+      </button>
+      <ErrorNotice error={add.error} />
+    </Section>
+  );
+}

@@ -1,0 +1,221 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { ImageTask, Pagination, VideoTask } from '#client';
+import { ErrorNotice, formatTime, Pager, Section, StatusBadge, TaskFailure } from '../components';
+import { useConsole } from '../context';
+import { navigate, useLocation } from '../router';
+
+type Kind = 'video' | 'image';
+type Task = VideoTask | ImageTask;
+const PAGE_SIZE = 48;
+/** How often running tasks are read again while they show. */
+const LIVE_MS = 2_000;
+
+const idOf = (task: Task) => ('video_id' in task ? task.video_id : task.image_id);
+const kindOfId = (id: string): Kind => (id.startsWith('img_') ? 'image' : 'video');
+/** The first frame of a video, or the image itself. */
+function previewOf(task: Task): string | undefined {
+  if ('image_id' in task) return task.image_urls?.[0];
+  return task.thumbnail_url ?? undefined;
+}
+
+export default function Generations() {
+  const { query } = useLocation();
+  const selected = query.get('id');
+  return selected ? <TaskDetail id={selected} /> : <Gallery />;
+}
+
+function Gallery() {
+  const { client, mode } = useConsole();
+  const { query } = useLocation();
+  const kind: Kind = query.get('kind') === 'image' ? 'image' : 'video';
+  const status = query.get('status') ?? 'all';
+  const page = Math.max(1, Number(query.get('page')) || 1);
+  const setQuery = (changes: Record<string, string | number | undefined>) => {
+    const next = new URLSearchParams(query);
+    for (const [name, value] of Object.entries(changes)) {
+      if (value === undefined || value === '' || value === 'all') next.delete(name);
+      else next.set(name, String(value));
+    }
+    const search = next.toString();
+    navigate(`/generations${search ? `?${search}` : ''}`);
+  };
+
+  const list = useQuery({
+    queryKey: ['tasks', mode, kind, page],
+    queryFn: async (): Promise<{ tasks: Task[]; pagination: Pagination }> => {
+      const api = await client();
+      if (kind === 'image') {
+        const answer = await api.listImages({ page, limit: PAGE_SIZE });
+        return { tasks: answer.images, pagination: answer.pagination };
+      }
+      const answer = await api.listVideos({ page, limit: PAGE_SIZE });
+      return { tasks: answer.videos, pagination: answer.pagination };
+    },
+    refetchInterval: (q) => (q.state.data?.tasks.some((task) => task.status === 'processing') ? LIVE_MS : false),
+    // Tasks started elsewhere (an API key, another tab) show as soon as the gallery is opened.
+    refetchOnMount: 'always',
+    placeholderData: (previous) => previous,
+  });
+  const shown = (list.data?.tasks ?? []).filter((task) => status === 'all' || task.status === status);
+
+  return (
+    <>
+      <h1>Generations</h1>
+      <div className="row" role="group" aria-label="Filters">
+        <label>
+          Kind
+          <select value={kind} onChange={(event) => setQuery({ kind: event.target.value === 'video' ? undefined : event.target.value, page: undefined })}>
+            <option value="video">Videos</option>
+            <option value="image">Images</option>
+          </select>
+        </label>
+        <label>
+          Status
+          <select value={status} onChange={(event) => setQuery({ status: event.target.value })}>
+            <option value="all">All</option>
+            <option value="processing">Processing</option>
+            <option value="completed">Completed</option>
+            <option value="failed">Failed</option>
+          </select>
+        </label>
+        {list.data && <p className="muted small">{list.data.pagination.total} {kind === 'video' ? 'videos' : 'images'} in {mode} mode</p>}
+      </div>
+      <ErrorNotice error={list.error} />
+      {list.isPending ? (
+        <p className="muted">Loading…</p>
+      ) : shown.length === 0 ? (
+        <p className="muted" data-testid="gallery-empty">
+          Nothing here yet{status !== 'all' ? ` with status ${status} on this page` : ''}. Start one in the Playground.
+        </p>
+      ) : (
+        <ul className="gallery" data-testid="gallery">
+          {shown.map((task) => (
+            <Tile key={idOf(task)} task={task} onOpen={() => setQuery({ id: idOf(task) })} />
+          ))}
+        </ul>
+      )}
+      <Pager pagination={list.data?.pagination} onPage={(next) => setQuery({ page: next === 1 ? undefined : next })} />
+    </>
+  );
+}
+
+function Tile({ task, onOpen }: { task: Task; onOpen: () => void }) {
+  const preview = previewOf(task);
+  return (
+    <li className="tile" data-task-id={idOf(task)} data-status={task.status}>
+      <button type="button" className="tile-open" onClick={onOpen} aria-label={`Open ${idOf(task)}: ${task.prompt}`}>
+        <div className="thumb">
+          {preview ? <img src={preview} alt="" loading="lazy" decoding="async" /> : <span>{'video_id' in task ? '▶ video' : 'image'}</span>}
+        </div>
+        <div className="tile-body">
+          <span className="tile-prompt">{task.prompt}</span>
+          <span className="row">
+            <StatusBadge status={task.status} />
+            <span className="muted small">{task.credits_used} credits</span>
+          </span>
+          {task.status === 'processing' && <progress max={100} value={task.progress} aria-label="Progress" />}
+        </div>
+      </button>
+    </li>
+  );
+}
+
+function TaskDetail({ id }: { id: string }) {
+  const { client, mode } = useConsole();
+  const queries = useQueryClient();
+  const kind = kindOfId(id);
+  const task = useQuery({
+    queryKey: ['task', mode, id],
+    queryFn: async (): Promise<Task> => {
+      const api = await client();
+      return kind === 'image' ? api.getImage(id) : api.getVideo(id);
+    },
+    refetchInterval: (q) => (q.state.data?.status === 'processing' ? LIVE_MS : false),
+  });
+  const cancel = useMutation({
+    mutationFn: async () => {
+      const api = await client();
+      return kind === 'image' ? api.cancelImage(id) : api.cancelVideo(id);
+    },
+    onSuccess: (ended) => {
+      queries.setQueryData(['task', mode, id], ended);
+      void queries.invalidateQueries({ queryKey: ['tasks', mode] });
+    },
+  });
+  const data = task.data;
+  const outputs = data ? ('video_id' in data ? (data.video_url ? [data.video_url] : []) : (data.image_urls ?? [])) : [];
+
+  return (
+    <>
+      <p>
+        <button type="button" className="secondary" onClick={() => window.history.back()}>
+          ← Back to the gallery
+        </button>
+      </p>
+      <h1>{kind === 'image' ? 'Image' : 'Video'} {id}</h1>
+      <ErrorNotice error={task.error} />
+      {data && (
+        <div className="detail">
+          <div className="stack">
+            {data.status === 'completed' && kind === 'video' && outputs[0] && (
+              <video src={outputs[0]} controls playsInline preload="metadata" data-testid="result-video" />
+            )}
+            {data.status === 'completed' && kind === 'image' && outputs.map((url) => <img key={url} src={url} alt={data.prompt} data-testid="result-image" />)}
+            {data.status === 'processing' && (
+              <div className="card">
+                <p>Generating… {data.progress}%</p>
+                <progress max={100} value={data.progress} aria-label="Progress" />
+              </div>
+            )}
+            {data.status === 'failed' && data.error && <TaskFailure error={data.error} />}
+            <div className="row">
+              {outputs.map((url, index) => (
+                <a key={url} className="button-link" href={url} download>
+                  Download{outputs.length > 1 ? ` ${index + 1}` : ''}
+                </a>
+              ))}
+              {data.status === 'processing' && (
+                <button type="button" className="danger" disabled={cancel.isPending} onClick={() => cancel.mutate()}>
+                  Cancel (refunds {data.credits_used} credits)
+                </button>
+              )}
+            </div>
+            <ErrorNotice error={cancel.error} />
+          </div>
+          <Section title="Details">
+            <dl className="facts">
+              <dt>Status</dt>
+              <dd>
+                <StatusBadge status={data.status} />
+              </dd>
+              <dt>Prompt</dt>
+              <dd>{data.prompt}</dd>
+              {Object.entries(data)
+                .filter(([name, value]) => !SHOWN_ELSEWHERE.has(name) && value !== null && value !== undefined && typeof value !== 'object')
+                .map(([name, value]) => (
+                  <Fact key={name} name={name} value={String(value)} />
+                ))}
+              <dt>Credits</dt>
+              <dd>{data.credits_used}</dd>
+              <dt>Started</dt>
+              <dd>{formatTime(data.created_at)}</dd>
+              <dt>Ended</dt>
+              <dd>{formatTime(data.completed_at)}</dd>
+              <dt>Mode</dt>
+              <dd>{data.livemode ? 'live' : 'test'}</dd>
+            </dl>
+          </Section>
+        </div>
+      )}
+    </>
+  );
+}
+
+const SHOWN_ELSEWHERE = new Set(['video_id', 'image_id', 'status', 'prompt', 'credits_used', 'created_at', 'updated_at', 'completed_at', 'livemode', 'progress', 'video_url', 'thumbnail_url']);
+
+const Fact = ({ name, value }: { name: string; value: string }) => (
+  <>
+    <dt>{name.replace(/_/g, ' ')}</dt>
+    <dd>{value}</dd>
+  </>
+);

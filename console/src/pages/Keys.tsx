@@ -1,0 +1,241 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import type { ApiKey, CreatedApiKey, KeyScope } from '#client';
+import { CopyButton, ErrorNotice, formatTime, Section } from '../components';
+import { useConsole } from '../context';
+
+const SCOPES: readonly KeyScope[] = ['generate', 'read', 'webhooks'];
+/** The API takes an expiry in the future and at most a year ahead: the picker offers those days. */
+const DAY_MS = 86_400_000;
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+const SCOPE_HELP: Record<KeyScope, string> = {
+  generate: 'start and cancel generations, upload images',
+  read: 'read tasks, credits and usage; quotes',
+  webhooks: 'manage webhook endpoints',
+};
+
+/** API keys of the account (both modes: a key's own mode decides what it sees). */
+export default function Keys() {
+  const { client } = useConsole();
+  const queries = useQueryClient();
+  const list = useQuery({ queryKey: ['keys'], queryFn: async () => (await client()).listKeys() });
+  const [created, setCreated] = useState<CreatedApiKey>();
+  const [editing, setEditing] = useState<string>();
+  const refresh = () => queries.invalidateQueries({ queryKey: ['keys'] });
+
+  return (
+    <>
+      <h1>API keys</h1>
+      <CreateKey onCreated={(key) => { setCreated(key); void refresh(); }} />
+      {created && (
+        <div className="notice warn" role="status" data-testid="new-key">
+          <strong>Your new {created.mode} key “{created.name}”</strong>
+          <div className="secret">
+            <code data-testid="new-key-value">{created.api_key}</code>
+            <CopyButton text={created.api_key} />
+          </div>
+          <p>Copy it now and keep it somewhere safe: you will not see it again.</p>
+          <button type="button" className="secondary" onClick={() => setCreated(undefined)}>
+            I have stored it
+          </button>
+        </div>
+      )}
+      <ErrorNotice error={list.error} />
+      <div className="table-wrap">
+        <table data-testid="keys">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Key</th>
+              <th>Mode</th>
+              <th>Scopes</th>
+              <th className="num">Limit / spent this month</th>
+              <th>Last used</th>
+              <th>Expires</th>
+              <th>Created</th>
+              <th>
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data?.keys.map((key) => (
+              <KeyRow key={key.key_id} apiKey={key} editing={editing === key.key_id} onEdit={() => setEditing(editing === key.key_id ? undefined : key.key_id)} onChanged={() => { setEditing(undefined); void refresh(); }} />
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {list.data?.keys.length === 0 && <p className="muted">No keys yet: create one above.</p>}
+    </>
+  );
+}
+
+function ScopeBoxes({ value, onChange }: { value: KeyScope[]; onChange: (scopes: KeyScope[]) => void }) {
+  return (
+    <fieldset>
+      <legend>Scopes</legend>
+      {SCOPES.map((scope) => (
+        <label key={scope} className="inline">
+          <input type="checkbox" checked={value.includes(scope)} onChange={(event) => onChange(event.target.checked ? [...value, scope] : value.filter((other) => other !== scope))} />
+          {scope} <span className="hint">{SCOPE_HELP[scope]}</span>
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+function CreateKey({ onCreated }: { onCreated: (key: CreatedApiKey) => void }) {
+  const { client, mode: consoleMode } = useConsole();
+  const [name, setName] = useState('');
+  const [mode, setMode] = useState(consoleMode);
+  const [scopes, setScopes] = useState<KeyScope[]>([...SCOPES]);
+  const [expires, setExpires] = useState('');
+  const [limit, setLimit] = useState('');
+  const create = useMutation({
+    mutationFn: async () =>
+      (await client()).createKey({
+        name: name.trim(),
+        mode,
+        scopes,
+        ...(expires && { expires_at: new Date(`${expires}T23:59:59Z`).toISOString() }),
+        ...(limit && { monthly_spend_limit: Number(limit) }),
+      }),
+    onSuccess: (key) => {
+      setName('');
+      setExpires('');
+      setLimit('');
+      onCreated(key);
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  return (
+    <Section title="Create a key">
+      <form className="stack" onSubmit={submit}>
+        <div className="row">
+          <label>
+            Name
+            <input name="key-name" required maxLength={64} value={name} onChange={(event) => setName(event.target.value)} />
+          </label>
+          <label>
+            Mode
+            <select name="key-mode" value={mode} onChange={(event) => setMode(event.target.value === 'test' ? 'test' : 'live')}>
+              <option value="live">live</option>
+              <option value="test">test</option>
+            </select>
+          </label>
+          <label>
+            Expires <span className="hint">optional, within a year</span>
+            <input type="date" name="key-expires" min={isoDay(Date.now() + DAY_MS)} max={isoDay(Date.now() + 364 * DAY_MS)} value={expires} onChange={(event) => setExpires(event.target.value)} />
+          </label>
+          <label>
+            Monthly spend limit <span className="hint">credits, optional</span>
+            <input type="number" name="key-limit" min={1} step={1} value={limit} onChange={(event) => setLimit(event.target.value)} />
+          </label>
+        </div>
+        <ScopeBoxes value={scopes} onChange={setScopes} />
+        <button type="submit" disabled={create.isPending || !name.trim() || scopes.length === 0}>
+          Create key
+        </button>
+        <ErrorNotice error={create.error} />
+      </form>
+    </Section>
+  );
+}
+
+function KeyRow({ apiKey, editing, onEdit, onChanged }: { apiKey: ApiKey; editing: boolean; onEdit: () => void; onChanged: () => void }) {
+  const { client } = useConsole();
+  const [confirming, setConfirming] = useState(false);
+  const revoke = useMutation({ mutationFn: async () => (await client()).revokeKey(apiKey.key_id), onSuccess: onChanged });
+  const revoked = apiKey.revoked_at !== null;
+  const expired = apiKey.expires_at !== null && Date.parse(apiKey.expires_at) <= Date.now();
+  return (
+    <>
+      <tr data-key-id={apiKey.key_id}>
+        <td>{apiKey.name}</td>
+        <td>
+          <code>{apiKey.prefix ?? '—'}…</code>
+        </td>
+        <td>{apiKey.mode}</td>
+        <td>{apiKey.scopes.join(', ')}</td>
+        <td className="num">
+          {apiKey.monthly_spend_limit ?? 'no limit'} / {apiKey.spent_this_month}
+        </td>
+        <td>{formatTime(apiKey.last_used_at)}</td>
+        <td>
+          {apiKey.expires_at ? formatTime(apiKey.expires_at) : 'never'}
+          {expired && !revoked && <span className="badge status-revoked">expired</span>}
+        </td>
+        <td>{formatTime(apiKey.created_at)}</td>
+        <td>
+          {revoked ? (
+            <span className="badge status-revoked">revoked {formatTime(apiKey.revoked_at)}</span>
+          ) : confirming ? (
+            <div className="row">
+              <button type="button" className="danger" onClick={() => revoke.mutate()} disabled={revoke.isPending}>
+                Yes, revoke
+              </button>
+              <button type="button" className="secondary" onClick={() => setConfirming(false)}>
+                Keep
+              </button>
+            </div>
+          ) : (
+            <div className="row">
+              <button type="button" className="secondary" onClick={onEdit} aria-expanded={editing}>
+                Edit
+              </button>
+              <button type="button" className="secondary" onClick={() => setConfirming(true)}>
+                Revoke
+              </button>
+            </div>
+          )}
+          <ErrorNotice error={revoke.error} />
+        </td>
+      </tr>
+      {editing && !revoked && (
+        <tr>
+          <td colSpan={9}>
+            <EditKey apiKey={apiKey} onSaved={onChanged} />
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
+function EditKey({ apiKey, onSaved }: { apiKey: ApiKey; onSaved: () => void }) {
+  const { client } = useConsole();
+  const [name, setName] = useState(apiKey.name);
+  const [scopes, setScopes] = useState<KeyScope[]>(apiKey.scopes);
+  const [limit, setLimit] = useState(apiKey.monthly_spend_limit === null ? '' : String(apiKey.monthly_spend_limit));
+  const save = useMutation({
+    mutationFn: async () => (await client()).updateKey(apiKey.key_id, { name: name.trim(), scopes, monthly_spend_limit: limit ? Number(limit) : null }),
+    onSuccess: onSaved,
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate();
+  };
+  return (
+    <form className="stack" onSubmit={submit} aria-label={`Edit ${apiKey.name}`}>
+      <div className="row">
+        <label>
+          Name
+          <input required maxLength={64} value={name} onChange={(event) => setName(event.target.value)} />
+        </label>
+        <label>
+          Monthly spend limit <span className="hint">empty: no limit</span>
+          <input type="number" min={1} step={1} value={limit} onChange={(event) => setLimit(event.target.value)} />
+        </label>
+      </div>
+      <ScopeBoxes value={scopes} onChange={setScopes} />
+      <button type="submit" disabled={save.isPending || !name.trim() || scopes.length === 0}>
+        Save
+      </button>
+      <ErrorNotice error={save.error} />
+    </form>
+  );
+}

@@ -1,0 +1,76 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import type { CreditTransaction } from '#client';
+import { ErrorNotice, formatTime, Pager } from '../components';
+import { useConsole } from '../context';
+import { transactionsCsv } from '../usage';
+
+const PAGE_SIZE = 50;
+
+export default function Usage() {
+  const { client, mode } = useConsole();
+  const [page, setPage] = useState(1);
+  const list = useQuery({
+    queryKey: ['transactions', mode, page],
+    queryFn: async () => (await client()).listTransactions({ page, limit: PAGE_SIZE }),
+    placeholderData: (previous) => previous,
+  });
+  // Every page, then one file: the export is the whole ledger of this mode.
+  const exportCsv = useMutation({
+    mutationFn: async () => {
+      const api = await client();
+      const all: CreditTransaction[] = [];
+      for (let next = 1; ; next += 1) {
+        const answer = await api.listTransactions({ page: next, limit: PAGE_SIZE });
+        all.push(...answer.transactions);
+        if (!answer.pagination.has_more) break;
+      }
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(new Blob([transactionsCsv(all)], { type: 'text/csv' }));
+      link.download = `vidgen-${mode}-transactions-${new Date().toISOString().slice(0, 10)}.csv`;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+      return all.length;
+    },
+  });
+
+  return (
+    <>
+      <div className="card-head">
+        <h1>Usage</h1>
+        <button type="button" onClick={() => exportCsv.mutate()} disabled={exportCsv.isPending}>
+          {exportCsv.isPending ? 'Exporting…' : 'Export CSV'}
+        </button>
+      </div>
+      {exportCsv.data !== undefined && <p className="notice ok" role="status">Exported {exportCsv.data} transactions.</p>}
+      <ErrorNotice error={list.error ?? exportCsv.error} />
+      <p className="muted">Every grant, charge and refund of your {mode} balance, newest first. Their sum is the balance.</p>
+      <div className="table-wrap">
+        <table data-testid="transactions">
+          <thead>
+            <tr>
+              <th>When</th>
+              <th>Type</th>
+              <th className="num">Credits</th>
+              <th>Task</th>
+              <th>Reason</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data?.transactions.map((transaction) => (
+              <tr key={transaction.transaction_id}>
+                <td>{formatTime(transaction.created_at)}</td>
+                <td>{transaction.type}</td>
+                <td className="num">{transaction.amount > 0 ? `+${transaction.amount}` : transaction.amount}</td>
+                <td>{transaction.task_id ? <code>{transaction.task_id}</code> : '—'}</td>
+                <td>{transaction.reason ?? '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {list.data?.transactions.length === 0 && <p className="muted">No transactions yet.</p>}
+      <Pager pagination={list.data?.pagination} onPage={setPage} />
+    </>
+  );
+}

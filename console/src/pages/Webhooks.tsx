@@ -1,0 +1,188 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import type { CreatedWebhook, Webhook } from '#client';
+import { CopyButton, ErrorNotice, formatTime, Pager, Section, StatusBadge } from '../components';
+import { useConsole } from '../context';
+
+const EVENTS = ['video.completed', 'video.failed', 'image.completed', 'image.failed'] as const;
+
+export default function Webhooks() {
+  const { client, mode } = useConsole();
+  const queries = useQueryClient();
+  const list = useQuery({ queryKey: ['webhooks', mode], queryFn: async () => (await client()).listWebhooks() });
+  const [created, setCreated] = useState<CreatedWebhook>();
+  const [open, setOpen] = useState<string>();
+  const refresh = () => queries.invalidateQueries({ queryKey: ['webhooks', mode] });
+
+  return (
+    <>
+      <h1>Webhooks</h1>
+      <p className="muted">
+        We POST an event to each endpoint when a {mode} task ends, signed as Standard Webhooks describes. Verify it with the endpoint's secret.
+      </p>
+      <CreateWebhook onCreated={(webhook) => { setCreated(webhook); void refresh(); }} />
+      {created && (
+        <div className="notice warn" role="status" data-testid="webhook-secret">
+          <strong>Signing secret of {created.url}</strong>
+          <div className="secret">
+            <code>{created.secret}</code>
+            <CopyButton text={created.secret} />
+          </div>
+          <p>Copy it now: you will not see it again.</p>
+          <button type="button" className="secondary" onClick={() => setCreated(undefined)}>
+            I have stored it
+          </button>
+        </div>
+      )}
+      <ErrorNotice error={list.error} />
+      {list.data?.webhooks.length === 0 && <p className="muted">No endpoints yet.</p>}
+      {list.data?.webhooks.map((webhook) => (
+        <Endpoint key={webhook.webhook_id} webhook={webhook} open={open === webhook.webhook_id} onToggle={() => setOpen(open === webhook.webhook_id ? undefined : webhook.webhook_id)} onDeleted={refresh} />
+      ))}
+    </>
+  );
+}
+
+function CreateWebhook({ onCreated }: { onCreated: (webhook: CreatedWebhook) => void }) {
+  const { client } = useConsole();
+  const [url, setUrl] = useState('');
+  const [description, setDescription] = useState('');
+  const [events, setEvents] = useState<string[]>([...EVENTS]);
+  const create = useMutation({
+    mutationFn: async () =>
+      (await client()).createWebhook({ url: url.trim(), events: events as (typeof EVENTS)[number][], ...(description.trim() && { description: description.trim() }) }),
+    onSuccess: (webhook) => {
+      setUrl('');
+      setDescription('');
+      onCreated(webhook);
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  return (
+    <Section title="Add an endpoint">
+      <form className="stack" onSubmit={submit}>
+        <label>
+          URL <span className="hint">https (the local stack also takes http to this machine)</span>
+          <input type="url" name="url" required value={url} onChange={(event) => setUrl(event.target.value)} />
+        </label>
+        <label>
+          Description <span className="hint">optional</span>
+          <input name="description" maxLength={200} value={description} onChange={(event) => setDescription(event.target.value)} />
+        </label>
+        <fieldset>
+          <legend>Events</legend>
+          {EVENTS.map((name) => (
+            <label key={name} className="inline">
+              <input
+                type="checkbox"
+                checked={events.includes(name)}
+                onChange={(event) => setEvents(event.target.checked ? [...events, name] : events.filter((other) => other !== name))}
+              />
+              {name}
+            </label>
+          ))}
+        </fieldset>
+        <button type="submit" disabled={create.isPending || events.length === 0}>
+          Add endpoint
+        </button>
+        <ErrorNotice error={create.error} />
+      </form>
+    </Section>
+  );
+}
+
+function Endpoint({ webhook, open, onToggle, onDeleted }: { webhook: Webhook; open: boolean; onToggle: () => void; onDeleted: () => void }) {
+  const { client, mode } = useConsole();
+  const queries = useQueryClient();
+  const [confirming, setConfirming] = useState(false);
+  const [page, setPage] = useState(1);
+  const deliveriesKey = ['deliveries', mode, webhook.webhook_id, page];
+  const deliveries = useQuery({
+    queryKey: deliveriesKey,
+    enabled: open,
+    queryFn: async () => (await client()).listWebhookDeliveries(webhook.webhook_id, { page, limit: 20 }),
+    refetchInterval: (q) => (q.state.data?.deliveries.some((delivery) => delivery.status === 'pending') ? 2_000 : false),
+  });
+  const test = useMutation({
+    mutationFn: async () => (await client()).testWebhook(webhook.webhook_id),
+    onSuccess: () => void queries.invalidateQueries({ queryKey: ['deliveries', mode, webhook.webhook_id] }),
+  });
+  const remove = useMutation({ mutationFn: async () => (await client()).deleteWebhook(webhook.webhook_id), onSuccess: onDeleted });
+
+  return (
+    <section className="card" data-webhook-id={webhook.webhook_id}>
+      <div className="card-head">
+        <h2>
+          <code>{webhook.url}</code>
+        </h2>
+        <div className="row">
+          <button type="button" className="secondary" onClick={() => { if (!open) onToggle(); test.mutate(); }} disabled={test.isPending}>
+            Send test event
+          </button>
+          <button type="button" className="secondary" aria-expanded={open} onClick={onToggle}>
+            {open ? 'Hide deliveries' : 'Deliveries'}
+          </button>
+          {confirming ? (
+            <>
+              <button type="button" className="danger" onClick={() => remove.mutate()} disabled={remove.isPending}>
+                Yes, delete it
+              </button>
+              <button type="button" className="secondary" onClick={() => setConfirming(false)}>
+                Keep it
+              </button>
+            </>
+          ) : (
+            <button type="button" className="secondary" onClick={() => setConfirming(true)}>
+              Delete
+            </button>
+          )}
+        </div>
+      </div>
+      <p className="muted small">
+        {webhook.description ? `${webhook.description} · ` : ''}
+        {webhook.events.join(', ')} · added {formatTime(webhook.created_at)}
+      </p>
+      <ErrorNotice error={test.error ?? remove.error} />
+      {open && (
+        <div className="table-wrap">
+          <ErrorNotice error={deliveries.error} />
+          {deliveries.data && deliveries.data.deliveries.length === 0 && <p className="muted">No deliveries yet.</p>}
+          {deliveries.data && deliveries.data.deliveries.length > 0 && (
+            <table data-testid="deliveries">
+              <thead>
+                <tr>
+                  <th>Event</th>
+                  <th>Type</th>
+                  <th>Status</th>
+                  <th className="num">Attempts</th>
+                  <th className="num">Last HTTP status</th>
+                  <th>Last error</th>
+                  <th>Last attempt</th>
+                  <th>Next attempt</th>
+                </tr>
+              </thead>
+              <tbody>
+                {deliveries.data.deliveries.map((delivery) => (
+                  <tr key={delivery.event_id}>
+                    <td><code>{delivery.event_id}</code></td>
+                    <td>{delivery.type}</td>
+                    <td><StatusBadge status={delivery.status} /></td>
+                    <td className="num">{delivery.attempts}</td>
+                    <td className="num">{delivery.last_status_code ?? '—'}</td>
+                    <td>{delivery.last_error ?? '—'}</td>
+                    <td>{formatTime(delivery.last_attempt_at)}</td>
+                    <td>{formatTime(delivery.next_attempt_at)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          <Pager pagination={deliveries.data?.pagination} onPage={setPage} />
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,40 @@
+import type { CreditTransaction } from '#client';
+
+/** Pure helpers of the Overview and Usage pages (unit-tested in test/unit/console-usage.test.ts). */
+
+export interface DaySpend {
+  /** YYYY-MM-DD (UTC). */
+  day: string;
+  /** Credits charged that day less that day's refunds (never below zero). */
+  credits: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Spend per UTC day for the `days` days ending today, oldest first, days without spend included. */
+export function spendPerDay(transactions: readonly CreditTransaction[], now: Date, days = 30): DaySpend[] {
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  const totals = new Map<string, number>();
+  for (let i = days - 1; i >= 0; i -= 1) totals.set(new Date(today - i * DAY_MS).toISOString().slice(0, 10), 0);
+  for (const transaction of transactions) {
+    if (transaction.type !== 'charge' && transaction.type !== 'refund') continue;
+    const day = transaction.created_at.slice(0, 10);
+    const total = totals.get(day);
+    if (total !== undefined) totals.set(day, total - transaction.amount);
+  }
+  return [...totals].map(([day, credits]) => ({ day, credits: Math.max(0, credits) }));
+}
+
+const CSV_COLUMNS = ['transaction_id', 'created_at', 'type', 'amount', 'task_id', 'reason'] as const;
+
+/** RFC 4180 CSV of transactions (a header line, CRLF line ends, fields quoted when they need it). */
+export function transactionsCsv(transactions: readonly CreditTransaction[]): string {
+  const field = (value: unknown) => {
+    const text = value === null || value === undefined ? '' : String(value);
+    // A leading =, +, - or @ would be read as a formula by spreadsheets.
+    const safe = /^[=+@]/.test(text) || (/^-/.test(text) && !/^-\d+$/.test(text)) ? `'${text}` : text;
+    return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+  };
+  const lines = [CSV_COLUMNS.join(','), ...transactions.map((transaction) => CSV_COLUMNS.map((column) => field(transaction[column])).join(','))];
+  return `${lines.join('\r\n')}\r\n`;
+}

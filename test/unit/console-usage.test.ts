@@ -1,0 +1,76 @@
+import type { CreditTransaction } from '#client';
+import { spendPerDay, transactionsCsv } from '#console/usage';
+import { curlCommand, fieldsOf, requestBody, type RequestSchema } from '#console/playground-form';
+import document from '../../docs/openapi.json';
+
+/** The console's pure helpers: the overview's chart, the usage CSV and the playground's form. */
+const transaction = (fields: Partial<CreditTransaction>): CreditTransaction => ({
+  transaction_id: 'txn_1',
+  type: 'charge',
+  amount: -10,
+  task_id: 'vid_1',
+  reason: null,
+  created_at: '2026-11-24T10:00:00.000Z',
+  ...fields,
+});
+
+describe('spendPerDay', () => {
+  it('gives 30 UTC days ending today, charges less refunds, grants left out', () => {
+    const days = spendPerDay(
+      [
+        transaction({ amount: -38 }),
+        transaction({ type: 'refund', amount: 8, created_at: '2026-11-24T23:59:59.000Z' }),
+        transaction({ type: 'grant', amount: 1000, task_id: null }),
+        transaction({ amount: -5, created_at: '2026-10-26T00:00:00.000Z' }),
+        transaction({ amount: -7, created_at: '2026-10-25T23:59:59.000Z' }), // 31 days ago: outside
+      ],
+      new Date('2026-11-24T12:00:00.000Z'),
+    );
+    expect(days).toHaveLength(30);
+    expect(days[0]).toEqual({ day: '2026-10-26', credits: 5 });
+    expect(days[29]).toEqual({ day: '2026-11-24', credits: 30 });
+    expect(days.reduce((sum, day) => sum + day.credits, 0)).toBe(35);
+  });
+});
+
+describe('transactionsCsv', () => {
+  it('writes a header and one RFC 4180 line per transaction, quoting and defusing formulas', () => {
+    const csv = transactionsCsv([
+      transaction({ reason: 'refund, "canceled"' }),
+      transaction({ transaction_id: 'txn_2', type: 'grant', amount: 1000, task_id: null, reason: '=HYPERLINK("x")' }),
+    ]);
+    expect(csv.split('\r\n')).toEqual([
+      'transaction_id,created_at,type,amount,task_id,reason',
+      'txn_1,2026-11-24T10:00:00.000Z,charge,-10,vid_1,"refund, ""canceled"""',
+      `txn_2,2026-11-24T10:00:00.000Z,grant,1000,,"'=HYPERLINK(""x"")"`,
+      '',
+    ]);
+  });
+});
+
+describe('the playground form', () => {
+  const schemas = (document as any).components.schemas as Record<string, RequestSchema>;
+
+  it('offers every parameter of POST /generate and /generate-image, with the allowed values', () => {
+    for (const name of ['GenerateVideoRequest', 'GenerateImageRequest']) {
+      const fields = fieldsOf(schemas[name]!);
+      expect(fields.map((field) => field.name)).toEqual(Object.keys(schemas[name]!.properties));
+    }
+    const video = fieldsOf(schemas.GenerateVideoRequest!);
+    expect(video.find((field) => field.name === 'duration')).toMatchObject({ kind: 'integer', schema: { minimum: 3, maximum: 12 } });
+    expect(video.find((field) => field.name === 'resolution')).toMatchObject({ kind: 'choice', schema: { enum: ['480p', '720p', '1080p'] } });
+    expect(video.find((field) => field.name === 'image_url')?.kind).toBe('url');
+    expect(fieldsOf(schemas.GenerateImageRequest!).find((field) => field.name === 'images')?.kind).toBe('urls');
+  });
+
+  it('sends what was given in the API\'s types, leaving defaults to the API, and says it as curl', () => {
+    const fields = fieldsOf(schemas.GenerateImageRequest!);
+    const body = requestBody(fields, { prompt: " a cat's hat ", resolution: '1k', aspect_ratio: '16:9', images: 'https://a/1.png\nhttps://a/2.png', output_format: '' });
+    expect(body).toEqual({ prompt: "a cat's hat", aspect_ratio: '16:9', images: ['https://a/1.png', 'https://a/2.png'] });
+    const durations = requestBody(fieldsOf(schemas.GenerateVideoRequest!), { prompt: 'x', duration: '7' });
+    expect(durations).toEqual({ prompt: 'x', duration: 7 });
+    const curl = curlCommand('http://127.0.0.1:3000/api/v1', '/generate-image', body);
+    expect(curl).toContain('curl -s -X POST http://127.0.0.1:3000/api/v1/generate-image');
+    expect(curl).toContain(`-d '{"prompt":"a cat'\\''s hat"`);
+  });
+});
