@@ -268,8 +268,9 @@ export async function copyOutputs(deps: LifecycleDeps, task: Task): Promise<Task
       deps.telemetry.count('TaskCompleted', { model });
       const completed = await deps.tasks.get(task.accountId, task.taskId);
       if (completed) await announceEnded(deps, completed);
-    } else {
-      // The task ended otherwise meanwhile (timed out): its result must not stay published.
+    } else if ((await deps.tasks.get(task.accountId, task.taskId))?.status !== 'completed') {
+      // The task ended otherwise meanwhile (timed out): its result must not stay published. A
+      // concurrent copy that completed it first wrote these very keys: they stay.
       await Promise.all(task.pendingOutputs.map((_, index) => deps.media.remove(outputFile(task, index).key)));
       if (thumbnailUrl) await deps.media.remove(thumbnailKey(task));
     }

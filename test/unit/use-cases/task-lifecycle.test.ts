@@ -156,7 +156,7 @@ describe('completing', () => {
     expect(await world.money(accountId)).toMatchObject({ balance: 100, ledger: 100, kinds: ['grant', 'charge', 'refund'] });
   });
 
-  it('completes once when two copies of the same result race', async () => {
+  it('completes once when two copies of the same result race, and the loser leaves the published file alone', async () => {
     const { accountId, task } = await startedVideo();
     await world.stores.tasks.recordOutputs(task, ['https://p.test/v'], world.now().toISOString());
     const pending = (await world.stores.tasks.get(accountId, task.taskId))!;
@@ -164,6 +164,16 @@ describe('completing', () => {
     expect(a).toEqual(b);
     expect(a.status).toBe('completed');
     expect(await world.money(accountId)).toMatchObject({ balance: 75, kinds: ['grant', 'charge'] });
+    expect(world.media.objects.has(`videos/${task.taskId}.mp4`)).toBe(true);
+  });
+
+  it('removes its copy when the task ended otherwise (timed out) while it was copying', async () => {
+    const { accountId, task } = await startedVideo();
+    await world.stores.tasks.recordOutputs(task, ['https://p.test/v'], world.now().toISOString());
+    const pending = (await world.stores.tasks.get(accountId, task.taskId))!;
+    await failTask(world.deps, pending, { code: 'timeout', message: 'too slow' });
+    expect(await copyOutputs(world.deps, pending)).toMatchObject({ status: 'failed' });
+    expect(world.media.objects.has(`videos/${task.taskId}.mp4`)).toBe(false);
   });
 });
 
