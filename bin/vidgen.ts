@@ -10,6 +10,7 @@ import { parseCommand, UsageError, USAGE, VIDGEN } from './vidgen/args';
 import { runCommand } from './vidgen/commands';
 import { loadConfig } from './vidgen/config';
 import { DownloadError } from './vidgen/download';
+import { serveMcp } from './vidgen/mcp';
 
 async function main(argv: string[], signal: AbortSignal): Promise<number> {
   const command = parseCommand(argv);
@@ -29,6 +30,7 @@ async function main(argv: string[], signal: AbortSignal): Promise<number> {
       process.stderr.write(`retrying in ${(delayMs / 1000).toFixed(1)}s (attempt ${attempt}) after [${error.code}] ${error.message}\n`),
   });
   target = config;
+  if (command.name === 'mcp') return serveMcp(client, signal);
   return runCommand(command, client, { stdout: process.stdout, stderr: process.stderr, signal });
 }
 

@@ -31,6 +31,8 @@ Commands:
   upload FILE                         Upload a JPEG, PNG or WebP; prints its URL.
   credits                             Credits, paid access and subscription.
   transactions [--page N] [--limit N] Every grant, charge and refund of your credits, newest first.
+  mcp                                 Serve the API's tools to an MCP client over stdio (for
+                                      desktop agents): generate_video, wait_for_task, ...
 
 Options:
   --wait            Poll until the task is completed or failed (progress on stderr).
@@ -83,6 +85,7 @@ const COMMANDS = {
   upload: { operand: 'FILE', options: [] },
   credits: { operand: undefined, options: [] },
   transactions: { operand: undefined, options: ['page', 'limit'] },
+  mcp: { operand: undefined, options: [] },
 } satisfies Record<string, { operand: string | undefined; options: OptionName[] }>;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -125,7 +128,8 @@ export type Command =
   | { name: 'webhooks'; action: 'deliveries'; webhookId: string; page?: number; limit?: number; json: boolean }
   | { name: 'videos' | 'images' | 'transactions'; page?: number; limit?: number; json: boolean }
   | { name: 'upload'; file: string; json: boolean }
-  | { name: 'credits'; json: boolean };
+  | { name: 'credits'; json: boolean }
+  | { name: 'mcp'; json: boolean };
 
 export function parseCommand(argv: string[]): Command {
   let parsed;
@@ -204,6 +208,7 @@ export function parseCommand(argv: string[]): Command {
     case 'upload':
       return { name, file: nonEmpty(operand, 'FILE'), json };
     case 'credits':
+    case 'mcp':
       return { name, json };
   }
 }

@@ -56,7 +56,7 @@ export interface OperationDoc {
   operationId: string;
   summary: string;
   description: string;
-  tag: 'Videos' | 'Images' | 'Uploads' | 'Account' | 'Webhooks' | 'Reference' | 'Internal';
+  tag: 'Videos' | 'Images' | 'Uploads' | 'Account' | 'Webhooks' | 'Agents' | 'Reference' | 'Internal';
   request?: RouteConfig['request'];
   success: ResponseConfig;
   /** The error statuses this operation answers; their codes come from the contract's error table. */

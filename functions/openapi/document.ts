@@ -179,6 +179,7 @@ const TAGS = [
   { name: 'Uploads', description: 'Reference images: upload a file, get a public URL to pass to the generate endpoints.' },
   { name: 'Account', description: 'Your credits and access.' },
   { name: 'Webhooks', description: 'Endpoints that receive signed events (Standard Webhooks) when your tasks end, and their deliveries.' },
+  { name: 'Agents', description: 'The Model Context Protocol: the API as tools for AI agents.' },
   { name: 'Reference', description: 'This document and its page. No key needed.' },
 ];
 

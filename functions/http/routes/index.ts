@@ -1,6 +1,7 @@
 import type { ApiRoute } from '../route';
 import { ACCOUNT_ROUTES } from './account';
 import { IMAGE_ROUTES } from './images';
+import { MCP_ROUTES } from './mcp';
 import { PROVIDER_CALLBACK_ROUTES } from './provider-callbacks';
 import { REFERENCE_ROUTES } from './reference';
 import { UPLOAD_ROUTES } from './uploads';
@@ -24,6 +25,7 @@ export const ROUTES: readonly ApiRoute[] = [
   ...UPLOAD_ROUTES,
   ...ACCOUNT_ROUTES,
   ...WEBHOOK_ROUTES,
+  ...MCP_ROUTES,
   ...PROVIDER_CALLBACK_ROUTES,
   ...REFERENCE_ROUTES,
 ];
