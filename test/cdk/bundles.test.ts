@@ -27,6 +27,12 @@ import { allSampleNames, SAMPLES_SOURCE_DIR } from '#providers/simulated/sample-
 const BUNDLE_TARGET_BYTES = 300 * 1024;
 /** Today's bundles, until the zod imports become namespace imports (docs/operations.md, "Bundles"). */
 const BUNDLE_CEILING_BYTES = 640 * 1024;
+/**
+ * Functions over the target, with their own ceiling: the MCP function carries the MCP SDK's
+ * protocol and transport (about 57 KB, Ajv left out) over the use cases of eight endpoints
+ * (docs/decisions.md, "MCP server").
+ */
+const OVER_TARGET: Readonly<Record<string, number>> = { mcp: 400 * 1024 };
 
 let cdkOut: string;
 let db: Db;
@@ -123,8 +129,21 @@ describe('synthesized bundles', () => {
 
   it(`are each under ${BUNDLE_TARGET_BYTES / 1024} KB, minified, AWS SDK excluded`, () => {
     for (const fn of listBundledFunctions(cdkOut)) {
-      expect([fn.handler, statSync(path.join(fn.assetDir, fn.file)).size < BUNDLE_TARGET_BYTES]).toEqual([fn.handler, true]);
+      const limit = OVER_TARGET[fn.handler] ?? BUNDLE_TARGET_BYTES;
+      expect([fn.handler, statSync(path.join(fn.assetDir, fn.file)).size < limit]).toEqual([fn.handler, true]);
     }
+  });
+
+  it('mcp: answers a tool call as JSON-RPC, with Ajv left out of its bundle', async () => {
+    const mcp = findBundledFunction(cdkOut, 'mcp');
+    const code = readFileSync(path.join(mcp.assetDir, mcp.file), 'utf8');
+    expect(code).not.toContain('ajv-formats');
+    expect(code).toContain('ajv is not bundled');
+    const result = resultOf(await invoke('mcp', sampleEvent('mcp')));
+    expect(result.statusCode).toBe(200);
+    const answer = JSON.parse(result.body);
+    expect(answer).toMatchObject({ jsonrpc: '2.0', id: 1, result: { structuredContent: { credits: 100, paid_access: true } } });
+    expect(answer.result.isError).toBeUndefined();
   });
 
   it('authorizer: a seeded key gets an Allow for the whole API, with the principal in its context', async () => {
