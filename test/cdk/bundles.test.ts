@@ -51,7 +51,7 @@ beforeAll(async () => {
     apiKey: created.key.apiKey,
     keyId: keyIdFromHash(hashApiKey(created.key.apiKey)),
   };
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   if (db) await dropTestDb(db);
