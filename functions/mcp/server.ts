@@ -31,8 +31,7 @@ export function createMcpServer(backend: ToolBackend, wait: WaitSettings): Serve
     instructions:
       'Generate videos and images with the vidgen API. Start with generate_video or generate_image, then call wait_for_task with the returned id until the task is completed (it then carries the result URL). Prices are in credits (get_credits shows the balance).',
   });
-  const listed = Object.values(TOOLS).map(listedTool);
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools() }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const token = request.params._meta?.progressToken;
     const onProgress =
@@ -43,6 +42,14 @@ export function createMcpServer(backend: ToolBackend, wait: WaitSettings): Serve
     return callTool(backend, request.params.name, request.params.arguments ?? {}, { ...wait, onProgress });
   });
   return server;
+}
+
+let listed: ReturnType<typeof listedTool>[] | undefined;
+
+/** The tools as listed, their JSON Schemas built once per process (a server is built per request on Lambda). */
+function listedTools(): ReturnType<typeof listedTool>[] {
+  listed ??= Object.values(TOOLS).map(listedTool);
+  return listed;
 }
 
 export type CallContext = WaitSettings & { onProgress?: (progress: number, message: string) => Promise<void> };
