@@ -4,12 +4,14 @@
  *      rate limit raised so it plays no part): starts/s, p95, statuses and the ratio;
  *   2. a history page near the top vs a deep page (same size);
  *   3. GET /credits against the raw DynamoDB calls it makes (rate counter UpdateItem, account GetItem);
- *   4. the sweeper: one run over every task in flight, tasks examined, time, tasks/minute.
- * Run: npm run bench:scale   (figures only; no pass/fail). DynamoDB Local is far slower than
+ *   4. the sweeper: one run over every task in flight, tasks examined, time, tasks/minute;
+ *   5. the events feed: page 1 vs a page 5,000 events deep (bench/events-feed.ts).
+ * Run: npm run bench:scale   (figures only; no pass/fail; `npm run bench:scale -- events`: only 5). DynamoDB Local is far slower than
  * DynamoDB: read these as relative figures.
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { sweep } from '#domain/sweep';
+import { eventsFeedFigures } from './events-feed';
 import { load, ms, newApiKey, percentile, runBench, startBenchStack, type Figures } from './load';
 
 const rate = (figures: Figures) => figures.requests / figures.seconds;
@@ -28,6 +30,7 @@ async function main(): Promise<void> {
   const stack = await startBenchStack('vidgen-bench-scale');
   let started = 0;
   try {
+    if (process.argv[2] === 'events') return await eventsFeedFigures(stack, line);
     const newKey = () => newApiKey(stack, 10_000_000, 1_000_000);
     const generate = (apiKey: string) => async () => {
       const response = await fetch(`${stack.baseUrl}/generate`, {
@@ -113,6 +116,8 @@ async function main(): Promise<void> {
     const perMinute = report.examined < inFlight || budgetBound ? report.examined : Math.round(perSecond * 45);
     const why = budgetBound ? 'capped by the 45 s run budget' : report.examined < inFlight ? 'capped by the per-run batch' : 'rate x 45 s budget';
     console.log(`sweeper tasks/minute: ${perMinute} (${inFlight} in flight; ${why})`);
+
+    await eventsFeedFigures(stack, line);
   } finally {
     await stack.stop();
   }

@@ -20,6 +20,9 @@ async function main(): Promise<void> {
     tableName: settings.tableName,
     mediaBucket: settings.mediaBucket,
     region: settings.region,
+    identityEndpoint: stack.identity.endpoint,
+    userPoolId: stack.identity.userPoolId,
+    userPoolClientId: stack.identity.clientId,
     pid: process.pid,
   });
 
@@ -33,6 +36,8 @@ async function main(): Promise<void> {
       `  Demo account    ${stack.demo.accountId} (${account?.credits ?? 0} credits)${stack.demo.created ? ', created now' : ''}`,
       `  DynamoDB Local  ${stack.dynamodbEndpoint} (table ${settings.tableName})`,
       `  S3 (s3rver)     ${stack.s3Endpoint} (bucket ${settings.mediaBucket})`,
+      `  Identity        ${stack.identity.endpoint} (Cognito API; user pool ${stack.identity.userPoolId}, client ${stack.identity.clientId})`,
+      '                  verification codes are printed here; npm run admin -- user create --email E --password P',
       `  Data folder     ${settings.dataDir}`,
       `  API reference   ${stack.baseUrl}/docs`,
       '',
@@ -69,11 +74,12 @@ async function main(): Promise<void> {
  */
 function otherShells(settings: LocalSettings, baseUrl: string): string[] {
   const defaults = localSettings({});
-  const changed = (['PORT', 'DYNAMODB_PORT', 'S3_PORT', 'DATA_DIR'] as const).filter((name) => process.env[name]);
+  const changed = (['PORT', 'DYNAMODB_PORT', 'S3_PORT', 'IDENTITY_PORT', 'DATA_DIR'] as const).filter((name) => process.env[name]);
   const onDefaults =
     settings.apiPort === defaults.apiPort &&
     settings.dynamodbPort === defaults.dynamodbPort &&
     settings.s3Port === defaults.s3Port &&
+    settings.identityPort === defaults.identityPort &&
     settings.dataDir === defaults.dataDir;
   if (onDefaults) return [];
   const exports = changed.map((name) => `${name}=${name === 'DATA_DIR' ? settings.dataDir : process.env[name]}`);

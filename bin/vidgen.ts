@@ -5,10 +5,11 @@
  * (JSON only with --json), progress and errors on stderr. Exit codes: 0 done, 1 API or network
  * error or failed task, 2 usage error, 130 interrupted.
  */
-import { ApiError, keyMode, VidgenClient, WaitTimeoutError } from '#client';
+import { ApiError, VidgenClient, WaitTimeoutError } from '#client';
 import { parseCommand, UsageError, USAGE, VIDGEN } from './vidgen/args';
 import { runCommand } from './vidgen/commands';
-import { loadConfig } from './vidgen/config';
+import { configPath, loadConfig } from './vidgen/config';
+import { login, logout, sessionPath, sessionToken } from './vidgen/session';
 import { DownloadError } from './vidgen/download';
 import { serveMcp } from './vidgen/mcp';
 
@@ -18,20 +19,42 @@ async function main(argv: string[], signal: AbortSignal): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const config = loadConfig();
-  if (keyMode(config.apiKey) === 'test') {
-    // On stderr, so --json output stays JSON.
-    process.stderr.write('vidgen: TEST MODE (vg_test_ key): test data, test credits, simulated provider\n');
+  if (command.name === 'login') {
+    const session = await login(command.email, command.password);
+    const data = { email: session.email, expires_at: new Date(session.expiresAt).toISOString(), stored_in: sessionPath() };
+    process.stdout.write(command.json ? `${JSON.stringify(data, null, 2)}\n` : `Signed in as ${data.email}; the session is in ${data.stored_in}.\n`);
+    return 0;
   }
+  if (command.name === 'logout') {
+    const existed = logout();
+    process.stdout.write(command.json ? `${JSON.stringify({ signed_out: existed })}\n` : existed ? 'Signed out.\n' : 'No session to forget.\n');
+    return 0;
+  }
+  const config = loadConfig();
+  const credential = config.apiKey ? { apiKey: config.apiKey } : await sessionCredential();
   const client = new VidgenClient({
-    apiKey: config.apiKey,
+    ...credential,
     baseUrl: config.baseUrl,
     onRetry: ({ attempt, delayMs, error }) =>
       process.stderr.write(`retrying in ${(delayMs / 1000).toFixed(1)}s (attempt ${attempt}) after [${error.code}] ${error.message}\n`),
   });
+  if (client.mode === 'test') {
+    // On stderr, so --json output stays JSON.
+    process.stderr.write(`vidgen: TEST MODE (${config.apiKey ? 'vg_test_ key' : 'VIDGEN_MODE=test'}): test data, test credits, simulated provider\n`);
+  }
   target = config;
   if (command.name === 'mcp') return serveMcp(client, signal);
   return runCommand(command, client, { stdout: process.stdout, stderr: process.stderr, signal });
+}
+
+/** The stored session of `vidgen login` (refreshed as needed), in VIDGEN_MODE (default live). */
+async function sessionCredential(): Promise<{ sessionToken: () => Promise<string>; mode: 'live' | 'test' }> {
+  if (!(await sessionToken())) {
+    throw new UsageError(`No API key and no session. Set VIDGEN_API_KEY, put {"apiKey": "vg_live_..."} in ${configPath()}, or sign in: ${VIDGEN} login --email E --password P.`);
+  }
+  const mode = process.env.VIDGEN_MODE?.trim() || 'live';
+  if (mode !== 'live' && mode !== 'test') throw new UsageError(`VIDGEN_MODE must be "live" or "test"; got "${mode}".`);
+  return { sessionToken: async () => (await sessionToken())!, mode };
 }
 
 /** The base URL in use and where it came from, once known. */

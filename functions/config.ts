@@ -1,6 +1,11 @@
+import { parseCatalogue, STRIPE_SECRETS } from '#adapters/stripe/settings';
+import type { BillingCatalogue } from '#domain/billing';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#domain/rate-limit';
 import type { ProviderSecret, SecretSource, SomeProviderSettings } from '#providers/provider-module';
+import { parseProviderRoutes, routedProviders } from '#providers/route-settings';
 import { PROVIDER_NAMES, PROVIDER_SETTINGS_LIST, providerSettings, type ProviderConfig } from '#providers/settings-registry';
+import { DEFAULT_CIRCUIT_SETTINGS } from '#domain/circuit-breaker';
+import type { ProviderRoutes } from '#domain/provider-routing';
 import { SIMULATED_DEFAULTS } from '#providers/simulated/settings';
 
 /**
@@ -40,6 +45,13 @@ export interface Config {
    * recorded one is still followed on it after PROVIDER changed. Unset: none.
    */
   otherProviders?: ProviderConfig[];
+  /**
+   * Per model, the providers new live tasks go to, in order (PROVIDER_ROUTES, JSON); unset:
+   * PROVIDER alone. Every provider named is configured (its secrets given) or the start fails.
+   */
+  routes?: ProviderRoutes;
+  /** Each provider's circuit breaker (CIRCUIT_FAILURE_THRESHOLD, CIRCUIT_COOL_DOWN_SECONDS). */
+  circuit: CircuitConfig;
   /** How long the simulated provider takes for test-mode tasks, which use it whatever `provider` is. */
   testModeDelaySeconds: number;
   /**
@@ -51,8 +63,28 @@ export interface Config {
   taskTimeoutSeconds: number;
   /** The Lambda that copies results (invoked asynchronously); unset: copy in this process. */
   copyWorkerFunction?: string;
+  /** The ffmpeg that makes video thumbnails (the copy worker's layer on AWS); unset: @ffmpeg-installer's. */
+  ffmpegPath?: string;
   webhooks: WebhookConfig;
   submissions: SubmissionConfig;
+  /** The identity provider whose access tokens are sessions (IDENTITY_ISSUER, IDENTITY_CLIENT_ID); unset: sessions are refused. */
+  identity?: IdentityConfig;
+  /** The live credits a holder's account opens with on their first sign-in (SIGNUP_CREDITS). */
+  signupCredits: number;
+}
+
+/** The Cognito user pool (or the local identity server) and its app client. */
+export interface IdentityConfig {
+  /** `https://cognito-idp.<region>.amazonaws.com/<pool id>`; its origin is the pool's API endpoint. */
+  issuer: string;
+  clientId: string;
+}
+
+export interface CircuitConfig {
+  /** Consecutive failed creates that open a provider's circuit. */
+  failureThreshold: number;
+  /** How long an open circuit skips its provider before one probe. */
+  coolDownSeconds: number;
 }
 
 /** How creates reach the provider (docs/tasks.md, "Submission" and "Provider callbacks"). */
@@ -88,6 +120,10 @@ export const CONFIG_DEFAULTS = {
   taskTimeoutSeconds: 30 * 60,
   callbackSilenceSeconds: 120,
   submissionGraceSeconds: 600,
+  circuitFailureThreshold: DEFAULT_CIRCUIT_SETTINGS.failureThreshold,
+  circuitCoolDownSeconds: DEFAULT_CIRCUIT_SETTINGS.coolDownMs / 1000,
+  /** A new holder's live balance: nothing until they buy credits (the test balance has its own 1000). */
+  signupCredits: 0,
   /** Growing delays over more than 24 h (27.6 h in all): the deployed schedule. */
   webhookRetrySchedule: [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000],
 } as const;
@@ -207,15 +243,27 @@ function providerConfig(module: SomeProviderSettings, env: Env, chosen: boolean)
   return { name: module.name, ...parsed.data, ...secrets } as ProviderConfig;
 }
 
-/** PROVIDER's settings, and those of every other provider configured here. */
-function providers(env: Env): Pick<Config, 'provider' | 'otherProviders'> {
+/** PROVIDER's settings, and those of every other provider configured here (each one routed must be). */
+function providers(env: Env): Pick<Config, 'provider' | 'otherProviders' | 'routes'> {
   const name = required(env, 'PROVIDER');
   const chosen = providerSettings(name);
   if (!chosen) throw new ConfigError(`PROVIDER must be one of ${PROVIDER_NAMES.map((known) => `"${known}"`).join(', ')}; got "${name}".`);
-  const otherProviders = PROVIDER_SETTINGS_LIST.filter((module) => module.name !== name)
-    .map((module) => providerConfig(module, env, false))
+  const routes = providerRoutes(env);
+  const routed = routes ? routedProviders(routes) : [];
+  const otherProviders = PROVIDER_SETTINGS_LIST.filter((module) => module.name !== name && (!module.onlyWhereNamed || routed.includes(module.name)))
+    .map((module) => providerConfig(module, env, routed.includes(module.name)))
     .filter((config) => config !== undefined);
-  return { provider: providerConfig(chosen, env, true)!, ...(otherProviders.length > 0 && { otherProviders }) };
+  return { provider: providerConfig(chosen, env, true)!, ...(otherProviders.length > 0 && { otherProviders }), ...(routes && { routes }) };
+}
+
+function providerRoutes(env: Env): ProviderRoutes | undefined {
+  const raw = optional(env, 'PROVIDER_ROUTES');
+  if (raw === undefined) return undefined;
+  try {
+    return parseProviderRoutes(raw);
+  } catch (error) {
+    throw new ConfigError(`PROVIDER_ROUTES ${(error as Error).message}; got '${raw}'.`);
+  }
 }
 
 /**
@@ -231,6 +279,7 @@ export function loadConfig(env: Env = process.env): Config {
   const dynamodbEndpoint = optional(env, 'DYNAMODB_ENDPOINT');
   const s3Endpoint = optional(env, 'S3_ENDPOINT');
   const copyWorkerFunction = optional(env, 'COPY_WORKER_FUNCTION');
+  const ffmpegPath = optional(env, 'FFMPEG_PATH');
   const webhookQueueUrl = optional(env, 'WEBHOOK_QUEUE_URL');
   const configured = providers(env);
   return {
@@ -248,13 +297,29 @@ export function loadConfig(env: Env = process.env): Config {
     simulatedOutputs: oneOf(env, 'SIM_OUTPUTS', SIMULATED_OUTPUTS, 'rendered'),
     taskTimeoutSeconds: wholeNumber(env, 'TASK_TIMEOUT_SECONDS', CONFIG_DEFAULTS.taskTimeoutSeconds, 60),
     ...(copyWorkerFunction && { copyWorkerFunction }),
+    ...(ffmpegPath && { ffmpegPath }),
     webhooks: {
       ...(webhookQueueUrl && { queueUrl: webhookQueueUrl }),
       retrySchedule: secondsList(env, 'WEBHOOK_RETRY_SCHEDULE', CONFIG_DEFAULTS.webhookRetrySchedule),
       allowLoopback: flag(env, 'WEBHOOK_ALLOW_LOOPBACK'),
     },
     submissions: submissions(env, configured.provider),
+    circuit: {
+      failureThreshold: wholeNumber(env, 'CIRCUIT_FAILURE_THRESHOLD', CONFIG_DEFAULTS.circuitFailureThreshold, 1),
+      coolDownSeconds: wholeNumber(env, 'CIRCUIT_COOL_DOWN_SECONDS', CONFIG_DEFAULTS.circuitCoolDownSeconds, 1),
+    },
+    ...identity(env),
+    signupCredits: wholeNumber(env, 'SIGNUP_CREDITS', CONFIG_DEFAULTS.signupCredits, 0),
   };
+}
+
+/** Both or neither: an issuer without its client (or the reverse) is a broken deploy. */
+function identity(env: Env): Pick<Config, 'identity'> {
+  const issuer = optional(env, 'IDENTITY_ISSUER');
+  const clientId = optional(env, 'IDENTITY_CLIENT_ID');
+  if (!issuer && !clientId) return {};
+  if (!issuer || !clientId) throw new ConfigError('IDENTITY_ISSUER and IDENTITY_CLIENT_ID go together: set both or neither.');
+  return { identity: { issuer: url(env, 'IDENTITY_ISSUER'), clientId } };
 }
 
 function submissions(env: Env, providerConfig: ProviderConfig): SubmissionConfig {
@@ -270,5 +335,44 @@ function submissions(env: Env, providerConfig: ProviderConfig): SubmissionConfig
     ...(callbackBaseUrl && { callbackBaseUrl }),
     callbackSilenceSeconds: wholeNumber(env, 'CALLBACK_SILENCE_SECONDS', CONFIG_DEFAULTS.callbackSilenceSeconds, 1),
     graceSeconds: wholeNumber(env, 'SUBMISSION_GRACE_SECONDS', CONFIG_DEFAULTS.submissionGraceSeconds, 1),
+  };
+}
+
+/** Billing (functions/adapters/stripe/): read only by the functions that bill, so the others never need it. */
+export interface BillingConfig {
+  catalogue: BillingCatalogue;
+  /** Where checkout and the portal send the holder back (the console's billing page); unset: the API reference. */
+  returnUrl?: string;
+  /** Stripe's API unless given (the local stack's Stripe simulator, a test's). */
+  stripeApiBase?: string;
+  secretKey: SecretSource;
+  webhookSecret: SecretSource;
+}
+
+export function loadBillingConfig(env: Env = process.env): BillingConfig {
+  let catalogue: BillingCatalogue;
+  try {
+    catalogue = parseCatalogue(optional(env, 'BILLING_PACKS'), optional(env, 'BILLING_PLAN'));
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  const secret = (spec: (typeof STRIPE_SECRETS)[keyof typeof STRIPE_SECRETS]): SecretSource => {
+    const value = optional(env, spec.valueVariable);
+    if (value !== undefined) {
+      if (!spec.looksRight(value)) throw new ConfigError(`${spec.valueVariable} must be ${spec.expected} (the value is not shown).`);
+      return { value };
+    }
+    const secretArn = optional(env, spec.arnVariable);
+    if (!secretArn) throw new ConfigError(`Missing ${spec.valueVariable} or ${spec.arnVariable} (billing needs Stripe's).`);
+    return { secretArn };
+  };
+  const returnUrl = optional(env, 'BILLING_RETURN_URL') && url(env, 'BILLING_RETURN_URL');
+  const stripeApiBase = optional(env, 'STRIPE_API_BASE') && url(env, 'STRIPE_API_BASE');
+  return {
+    catalogue,
+    ...(returnUrl && { returnUrl }),
+    ...(stripeApiBase && { stripeApiBase }),
+    secretKey: secret(STRIPE_SECRETS.secretKey),
+    webhookSecret: secret(STRIPE_SECRETS.webhookSecret),
   };
 }

@@ -1,5 +1,7 @@
+import { BillingSettingsError, parseCatalogue, STRIPE_SECRETS } from '#adapters/stripe/settings';
 import { CONFIG_DEFAULTS } from '#config';
 import type { SomeProviderSettings } from '#providers/provider-module';
+import { parseProviderRoutes, routedProviders } from '#providers/route-settings';
 import { PROVIDER_NAMES, PROVIDER_SETTINGS_LIST, providerSettings as settingsOf } from '#providers/settings-registry';
 
 /**
@@ -40,6 +42,10 @@ export interface DeploySettings {
    * keep their settings and secrets, so tasks started there before a switch still finish there.
    */
   otherProviders: ProviderSettings[];
+  /** Per model, the providers new tasks go to, in order (context `providerRoutes`, JSON); unset: `provider` alone. */
+  providerRoutes?: Readonly<Partial<Record<string, readonly string[]>>>;
+  /** Billing: what the billing functions receive (functions/config.ts, loadBillingConfig). */
+  billing: BillingDeploySettings;
   /** Values every function receives (functions/config.ts reads them). */
   runtime: {
     authCacheTtlSeconds: number;
@@ -47,6 +53,8 @@ export interface DeploySettings {
     taskTimeoutSeconds: number;
     /** How long the simulated provider takes: every stage's test mode, and a simulated stage's tasks. */
     simDelaySeconds: number;
+    /** The live credits a new account holder's account opens with (context `signupCredits`). */
+    signupCredits: number;
   };
   api: {
     domain?: CustomDomain;
@@ -91,6 +99,14 @@ export interface DeploySettings {
   samLocal: boolean;
 }
 
+/** Packs and plan as JSON text (checked against the runtime's schema), the return page, Stripe's two secrets. */
+export interface BillingDeploySettings {
+  packsJson?: string;
+  planJson?: string;
+  returnUrl?: string;
+  secrets: Readonly<Record<keyof typeof STRIPE_SECRETS, SecretReference>>;
+}
+
 export class DeploySettingsError extends Error {}
 
 /** The retention periods CloudWatch Logs accepts. */
@@ -114,6 +130,8 @@ export function readDeploySettings(
     .map((module) => providerSettings(read, stage, module, false))
     .filter((settings) => settings !== undefined);
 
+  const providerRoutes = routesSetting(read, [provider, ...otherProviders].map((deployed) => deployed.name));
+
   const account = read.string('account') ?? env.CDK_DEFAULT_ACCOUNT;
   const region = read.string('region') ?? env.CDK_DEFAULT_REGION;
 
@@ -123,8 +141,10 @@ export function readDeploySettings(
     env: { ...optional('account', account), ...optional('region', region) },
     provider,
     otherProviders,
+    ...(providerRoutes && { providerRoutes }),
     runtime: {
       authCacheTtlSeconds: read.integer('authCacheTtlSeconds', CONFIG_DEFAULTS.authCacheTtlSeconds, 0, 3600),
+      signupCredits: read.integer('signupCredits', CONFIG_DEFAULTS.signupCredits, 0, 1_000_000),
       defaultRateLimit: read.integer('defaultRateLimit', CONFIG_DEFAULTS.defaultRateLimit, 1),
       taskTimeoutSeconds: read.integer('taskTimeoutSeconds', CONFIG_DEFAULTS.taskTimeoutSeconds, 60),
       simDelaySeconds: read.integer('simDelaySeconds', CONFIG_DEFAULTS.simDelaySeconds, 0),
@@ -142,6 +162,7 @@ export function readDeploySettings(
       ...optional('webAclArn', read.arn('cdnWebAclArn')),
       logs: read.boolean('cdnLogs', true),
     },
+    billing: billingSettings(read, stage),
     alarms: alarmSettings(read, stage),
     background: {
       copyWorkerConcurrency: read.integer('copyWorkerConcurrency', 10, 0, 1000),
@@ -152,6 +173,40 @@ export function readDeploySettings(
     logRetentionDays: read.oneOfNumbers('logRetentionDays', LOG_RETENTION_DAYS, production ? 90 : 14),
     bundleAwsSdk: read.boolean('bundleAwsSdk', false),
     samLocal: read.boolean('samLocal', false),
+  };
+}
+
+/**
+ * Context `billingPacks` and `billingPlan` (JSON, as text or inline in cdk.json), `billingReturnUrl`,
+ * and Stripe's secrets by `stripeSecretKeySecretArn|Name` and `stripeWebhookSecretArn|Name`
+ * (default names vidgen/<stage>/stripe-secret-key and vidgen/<stage>/stripe-webhook-secret).
+ */
+function billingSettings(read: Reader, stage: Stage): BillingDeploySettings {
+  const json = (key: string): string | undefined => {
+    const value = read.raw(key);
+    if (value === undefined || value === null) return undefined;
+    return typeof value === 'string' ? value : JSON.stringify(value);
+  };
+  const packsJson = json('billingPacks');
+  const planJson = json('billingPlan');
+  try {
+    parseCatalogue(packsJson, planJson, { packs: 'Context "billingPacks"', plan: 'Context "billingPlan"' });
+  } catch (error) {
+    if (error instanceof BillingSettingsError) throw new DeploySettingsError(error.message);
+    throw error;
+  }
+  const returnUrl = read.string('billingReturnUrl');
+  if (returnUrl !== undefined && !/^https:\/\/[^\s]+$/.test(returnUrl)) {
+    throw new DeploySettingsError(`Context "billingReturnUrl" must be an https URL (the console's billing page); got "${returnUrl}".`);
+  }
+  return {
+    ...optional('packsJson', packsJson),
+    ...optional('planJson', planJson),
+    ...optional('returnUrl', returnUrl),
+    secrets: {
+      secretKey: secretReference(read, stage, STRIPE_SECRETS.secretKey.context, STRIPE_SECRETS.secretKey.defaultName),
+      webhookSecret: secretReference(read, stage, STRIPE_SECRETS.webhookSecret.context, STRIPE_SECRETS.webhookSecret.defaultName),
+    },
   };
 }
 
@@ -211,6 +266,23 @@ function providerSettings(read: Reader, stage: Stage, module: SomeProviderSettin
   }
   const secrets = Object.fromEntries(deployed.map(({ field, context, defaultName }) => [field, secretReference(read, stage, context, defaultName)]));
   return { name: module.name, settings: parsed.data as Record<string, unknown>, secrets };
+}
+
+/** `providerRoutes`: checked like PROVIDER_ROUTES, and every provider it names deployed (its secret named). */
+function routesSetting(read: Reader, deployed: string[]): DeploySettings['providerRoutes'] {
+  const raw = read.raw('providerRoutes');
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  let routes;
+  try {
+    routes = parseProviderRoutes(raw);
+  } catch (error) {
+    throw new DeploySettingsError(`Context "providerRoutes" ${(error as Error).message}.`);
+  }
+  const missing = routedProviders(routes).filter((name) => !deployed.includes(name));
+  if (missing.length > 0) {
+    throw new DeploySettingsError(`Context "providerRoutes" names ${missing.join(', ')}, not deployed: name its secret in context (e.g. ${missing[0]}SecretArn).`);
+  }
+  return routes;
 }
 
 /** A secret by `<setting>Arn`, else by `<setting>Name`, else by its default name for the stage. */

@@ -12,12 +12,14 @@ export type FunctionEnvName =
   | 'MEDIA_BUCKET'
   | 'PUBLIC_MEDIA_BASE_URL'
   | 'PROVIDER'
+  | 'PROVIDER_ROUTES'
   | 'SIM_DELAY_SECONDS'
   | 'SIM_OUTPUTS'
   | 'TASK_TIMEOUT_SECONDS'
   | 'AUTH_CACHE_TTL_SECONDS'
   | 'DEFAULT_RATE_LIMIT'
   | 'COPY_WORKER_FUNCTION'
+  | 'FFMPEG_PATH'
   | 'WEBHOOK_QUEUE_URL'
   | 'SUBMISSION_QUEUE_URL'
   | 'CALLBACK_BASE_URL'
@@ -26,7 +28,10 @@ export type FunctionEnvName =
   | 'POWERTOOLS_METRICS_NAMESPACE'
   | 'LOG_LEVEL'
   | 'DYNAMODB_ENDPOINT'
-  | 'S3_ENDPOINT';
+  | 'S3_ENDPOINT'
+  | 'IDENTITY_ISSUER'
+  | 'IDENTITY_CLIENT_ID'
+  | 'SIGNUP_CREDITS';
 
 /** Besides these, each deployed provider's variables (its module names them: functions/providers/). */
 export type FunctionEnvironment = Partial<Record<FunctionEnvName, string>> & { readonly [providerVariable: string]: string | undefined };
@@ -42,7 +47,16 @@ export const NOT_SET_ON_AWS: Readonly<Record<string, string>> = {
   PROVIDER_BUDGET_PER_SECOND: "the provider's default budget (10 creates a second for Replicate) unless a stage needs another",
   CALLBACK_SILENCE_SECONDS: 'the default: a job that calls back is polled after 2 minutes without news',
   SUBMISSION_GRACE_SECONDS: "the default: an unanswered create waits 10 minutes for its job's callback",
+  CIRCUIT_FAILURE_THRESHOLD: 'the default: a provider is skipped after 5 consecutive failed creates',
+  CIRCUIT_COOL_DOWN_SECONDS: 'the default: a skipped provider gets one probe after 30 s',
   OUTPUT_ALLOWED_ORIGINS: 'the local stack only: on AWS provider outputs are copied from public addresses (or our own media) only',
+  // Billing: set per billing function by the stack (lib/stateless-stack.ts, billingEnvironment).
+  BILLING_PACKS: 'billing functions only, from context billingPacks (unset: no packs)',
+  BILLING_PLAN: 'billing functions only, from context billingPlan (unset: no plan)',
+  BILLING_RETURN_URL: 'billing functions only, from context billingReturnUrl (unset: the API reference)',
+  STRIPE_API_BASE: "the local stack and tests only (the Stripe simulator): on AWS, Stripe's own API",
+  STRIPE_SECRET_KEY: 'never in the template: billing functions get STRIPE_SECRET_KEY_ARN and read the value from Secrets Manager',
+  STRIPE_WEBHOOK_SECRET: 'never in the template: billing functions get STRIPE_WEBHOOK_SECRET_ARN and read the value from Secrets Manager',
   // Providers' secrets given by value: a deployed function gets its secret's ARN instead.
   ...Object.fromEntries(
     PROVIDER_SETTINGS_LIST.flatMap((module) =>
@@ -65,7 +79,12 @@ export interface SharedResources {
   providerSecretArns: Readonly<Record<string, string>>;
 }
 
-/** What every function gets; COPY_WORKER_FUNCTION and queue URLs are added per function by the stack. */
+/** The authorizer's alone: the user pool whose access tokens are sessions, and a new holder's credits. */
+export function sessionEnvironment(settings: DeploySettings, identity: { issuer: string; clientId: string }): FunctionEnvironment {
+  return { IDENTITY_ISSUER: identity.issuer, IDENTITY_CLIENT_ID: identity.clientId, SIGNUP_CREDITS: String(settings.runtime.signupCredits) };
+}
+
+/** What every function gets; COPY_WORKER_FUNCTION, queue URLs and the authorizer's session settings are added per function by the stack. */
 export function sharedEnvironment(settings: DeploySettings, resources: SharedResources): FunctionEnvironment {
   const { provider, runtime } = settings;
   const env: Record<string, string> = {
@@ -89,6 +108,7 @@ export function sharedEnvironment(settings: DeploySettings, resources: SharedRes
     // renderers need sharp and ffmpeg, which the bundles leave out.
     SIM_OUTPUTS: 'samples',
   };
+  if (settings.providerRoutes) env.PROVIDER_ROUTES = JSON.stringify(settings.providerRoutes);
   for (const deployed of [provider, ...settings.otherProviders]) {
     const module = providerSettings(deployed.name)!;
     for (const [field, secret] of Object.entries(module.secrets)) {

@@ -72,11 +72,23 @@ export interface FunctionNeeds {
   provider?: boolean;
   /** Copies finished outputs into videos/ and images/; with the simulated provider the source is provider-sim/. */
   copiesResults?: boolean;
+  /**
+   * Makes video thumbnails with ffmpeg: the ffmpeg layer (lib/constructs/ffmpeg-layer.ts) and
+   * FFMPEG_PATH, on its architecture, and reads the copied videos back from videos/.
+   */
+  makesThumbnails?: boolean;
   /** Hands copies to the copy worker: COPY_WORKER_FUNCTION and lambda:InvokeFunction on it. */
   queuesCopies?: boolean;
+  /**
+   * Bills through Stripe: the billing settings in its environment, and secretsmanager:GetSecretValue
+   * on the Stripe secrets it reads (the API key to call Stripe, the signing secret to verify its events).
+   */
+  stripe?: StripeSecretName[];
   /** Queues it sends to (its URL in the environment, sqs:SendMessage) and the one it consumes. */
   queues?: { send?: QueueName[]; consume?: QueueName };
 }
+
+export type StripeSecretName = 'secretKey' | 'webhookSecret';
 
 /** Every API handler counts the request in its caller's rate window first. */
 export const RATE_LIMITED: TableAction[] = ['UpdateItem'];
@@ -168,6 +180,14 @@ const ROUTE_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
   'list-images': IMAGES.list,
   'get-image': IMAGES.get,
   'cancel-image': IMAGES.cancel,
+  // The catalogue is code: nothing to read but the caller's rate window.
+  'list-models': { purpose: 'lists the models and their prices', table: { actions: [...RATE_LIMITED] } },
+  quote: {
+    purpose: 'prices a start and says whether it would go ahead (a test key opens its test balance on first use)',
+    // The account (GetItem; PutItem opens a test balance) and the first bytes of our own reference files.
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+    media: { read: ['uploads/', 'videos/', 'images/'], listBucket: true },
+  },
   upload: {
     purpose: 'stores an uploaded reference image',
     table: { actions: [...RATE_LIMITED] },
@@ -187,6 +207,10 @@ const ROUTE_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
   },
   'get-credits': {
     purpose: 'reads the caller account (a test key opens its test balance on first use)',
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+  },
+  'get-account': {
+    purpose: 'reads the caller account, both balances (opens the test balance on first use)',
     table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
   },
   'list-transactions': {
@@ -210,6 +234,17 @@ const ROUTE_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
     purpose: "reads a page of an endpoint's deliveries",
     table: { actions: [...RATE_LIMITED, 'GetItem', 'Query'], query: ['lsi1'] },
   },
+  'list-events': {
+    purpose: "reads a page of the caller's events feed",
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'Query'], query: ['lsi1'] },
+  },
+  'retry-delivery': {
+    // The delivery reopened (Update) or, for an event never sent to the endpoint, created
+    // (GetItem of the counter, TransactWriteItems [Update endpoint, Put delivery]).
+    purpose: 'sends an event to a webhook endpoint again',
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+    queues: { send: ['webhook-deliveries'] },
+  },
   'delete-webhook': {
     purpose: 'deletes a webhook endpoint',
     table: { actions: [...RATE_LIMITED, 'DeleteItem'] },
@@ -227,17 +262,51 @@ const ROUTE_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
     { purpose: '', table: { actions: [...RATE_LIMITED] }, media: { write: ['uploads/'], read: ['uploads/', 'videos/', 'images/'], listBucket: true } },
     { purpose: '', table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] } },
   ]),
+  // Billing (functions/domain/billing*.ts): the account item (balance, customer, subscription),
+  // a payment customer's and a purchase's items, ledger entries; transactions of Update and Put.
+  'stripe-webhook': {
+    purpose: "applies Stripe's signed events: purchases, subscription status, paid access, reversals",
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
+    stripe: ['webhookSecret'],
+  },
   // The API reference: nothing to read or write (documents built in memory).
   'get-openapi': { purpose: 'serves the OpenAPI document', table: { actions: [] } },
   'get-docs': { purpose: 'serves the API reference page', table: { actions: [] } },
   'get-docs-asset': { purpose: 'serves the reference page script (copied next to its bundle)', table: { actions: [] } },
 };
 
+/**
+ * The holder's billing endpoints (session routes, functions/http/routes/billing.ts): joined to
+ * ROUTE_FUNCTIONS with their routes, once the session authorizer exists.
+ */
+export const BILLING_SESSION_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
+  'get-billing': {
+    purpose: 'reads the packs, the plan and the caller account',
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+    stripe: [],
+  },
+  'create-checkout': {
+    purpose: "opens a Stripe Checkout for a pack or the plan, making the account's Stripe customer once",
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+    stripe: ['secretKey'],
+  },
+  'create-portal': {
+    purpose: "opens the Stripe customer portal for the account's customer",
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+    stripe: ['secretKey'],
+  },
+  'add-test-credits': {
+    purpose: 'adds test credits to the test balance',
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+  },
+};
+
 /** The functions that are not behind a route. */
 export const BACKGROUND_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
   [AUTHORIZER_HANDLER]: {
-    purpose: 'looks up the presented API key',
-    table: { actions: ['GetItem'] },
+    purpose: "looks up the presented API key, or a session's holder; opens a holder's account on their first sign-in",
+    // The first sign-in: TransactWriteItems [Put holder, Put account, Put ledger (sign-up credits)].
+    table: { actions: ['GetItem', 'PutItem'] },
   },
   [SWEEPER_HANDLER]: submitsTasks(
     endsTasks({
@@ -248,9 +317,10 @@ export const BACKGROUND_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
     }),
   ),
   [COPY_WORKER_HANDLER]: endsTasks({
-    purpose: 'copies provider outputs into the bucket and completes the task',
+    purpose: 'copies provider outputs into the bucket, makes video thumbnails and completes the task',
     table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
     copiesResults: true,
+    makesThumbnails: true,
   }),
   [SUBMISSION_CONSUMER_HANDLER]: submitsTasks(
     endsTasks({

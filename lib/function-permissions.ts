@@ -33,6 +33,8 @@ export const SIMULATED_PROVIDER_MEDIA: MediaAccess = {
 /** What `copiesResults: true` adds: the destinations, and the simulated provider's outputs as a source. */
 export const RESULT_COPY_MEDIA: MediaAccess = { write: ['videos/', 'images/'] };
 export const SIMULATED_RESULT_SOURCE_MEDIA: MediaAccess = { read: ['provider-sim/'] };
+/** What `makesThumbnails: true` adds: the copied video is read back for its first frame. */
+export const THUMBNAIL_SOURCE_MEDIA: MediaAccess = { read: ['videos/'] };
 
 /**
  * The needs of a handler. A handler without an entry (a route given to the stack without its

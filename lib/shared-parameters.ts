@@ -19,6 +19,10 @@ export interface SharedValues {
   mediaBucketName: string;
   /** The CDN's https base URL, without a trailing slash (PUBLIC_MEDIA_BASE_URL). */
   publicMediaBaseUrl: string;
+  /** The user pool's issuer, https://cognito-idp.<region>.amazonaws.com/<pool id> (IDENTITY_ISSUER). */
+  identityIssuer: string;
+  /** The console's app client (IDENTITY_CLIENT_ID). */
+  userPoolClientId: string;
 }
 
 type SharedKey = keyof SharedValues;
@@ -31,6 +35,8 @@ const PARAMETERS: Readonly<Record<SharedKey, { id: string; suffix: string; descr
     suffix: 'public-media-base-url',
     description: 'https base URL of the media CDN (PUBLIC_MEDIA_BASE_URL)',
   },
+  identityIssuer: { id: 'IdentityIssuer', suffix: 'identity-issuer', description: "Issuer of the account holders' user pool (IDENTITY_ISSUER)" },
+  userPoolClientId: { id: 'UserPoolClientId', suffix: 'user-pool-client-id', description: "The console's user pool app client (IDENTITY_CLIENT_ID)" },
 };
 
 /** `/vidgen/<stage>/<name>`: one set per stage, region and account (SSM parameters are regional). */
@@ -66,6 +72,8 @@ export function readSharedValues(scope: Construct, stage: string): SharedResourc
     tableName: read('tableName'),
     mediaBucketName: read('mediaBucketName'),
     publicMediaBaseUrl: read('publicMediaBaseUrl'),
+    identityIssuer: read('identityIssuer'),
+    userPoolClientId: read('userPoolClientId'),
   };
   return {
     ...values,

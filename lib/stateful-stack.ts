@@ -1,6 +1,7 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
+import { AccountHolders } from './constructs/account-holders';
 import { AppTable } from './constructs/app-table';
 import { MediaStorage } from './constructs/media-storage';
 import type { DeploySettings } from './deploy-settings';
@@ -19,6 +20,8 @@ export interface StatefulStackProps extends StackProps {
 export class StatefulStack extends Stack {
   readonly table: TableV2;
   readonly media: MediaStorage;
+  /** The account holders' Cognito user pool and the console's app client (users are data: they live here). */
+  readonly holders: AccountHolders;
   /** What the stateless stack needs, also written to SSM (lib/shared-parameters.ts). */
   readonly shared: SharedValues;
   /** Import expressions of the exports kept for stateless stacks deployed before SSM (see below). */
@@ -34,10 +37,13 @@ export class StatefulStack extends Stack {
       ...(settings.cdn.webAclArn && { cdnWebAclArn: settings.cdn.webAclArn }),
       cdnLogs: settings.cdn.logs,
     });
+    this.holders = new AccountHolders(this, 'AccountHolders', { production: settings.production });
     this.shared = {
       tableName: this.table.tableName,
       mediaBucketName: this.media.bucket.bucketName,
       publicMediaBaseUrl: this.media.publicBaseUrl,
+      identityIssuer: this.holders.userPool.userPoolProviderUrl,
+      userPoolClientId: this.holders.client.userPoolClientId,
     };
     publishSharedValues(this, settings.stage, this.shared);
 
@@ -58,6 +64,15 @@ export class StatefulStack extends Stack {
       description: 'TABLE_NAME for the admin CLI (npm run admin -- ... --aws)',
     });
     new CfnOutput(this, 'MediaBucketName', { value: this.media.bucket.bucketName });
+    new CfnOutput(this, 'UserPoolId', {
+      value: this.holders.userPool.userPoolId,
+      description: 'USER_POOL_ID for the admin CLI (npm run admin -- user ... --aws) and the console',
+    });
+    new CfnOutput(this, 'UserPoolClientId', {
+      value: this.holders.client.userPoolClientId,
+      description: "USER_POOL_CLIENT_ID: the console's app client, whose access tokens the API accepts",
+    });
+    new CfnOutput(this, 'IdentityRegion', { value: this.region, description: 'The region of the user pool (Cognito endpoint cognito-idp.<region>.amazonaws.com)' });
     new CfnOutput(this, 'CdnUrl', { value: this.media.publicBaseUrl, description: 'PUBLIC_MEDIA_BASE_URL' });
     // Always there, so the outputs are the same with and without a custom domain.
     new CfnOutput(this, 'CdnDnsTarget', {

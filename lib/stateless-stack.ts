@@ -6,6 +6,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { QUEUE_URL_VARIABLES, type QueueName } from '#adapters/queues/queue-names';
+import { STRIPE_SECRETS } from '#adapters/stripe/settings';
 import {
   AUTHORIZER_HANDLER,
   COPY_WORKER_HANDLER,
@@ -20,16 +21,18 @@ import { BUNDLE_ALIASES, extraFilesOf } from './bundle-extras';
 import { ApiFunction, type ApiFunctionProps, constructIdFor } from './constructs/api-function';
 import { isPublicRoute, VidGenRestApi } from './constructs/rest-api';
 import { DeadLetterQueue } from './constructs/dead-letter-queue';
+import { FFMPEG_LAYER_ARCHITECTURE, FFMPEG_LAYER_BINARY, FfmpegLayer } from './constructs/ffmpeg-layer';
 import { ServiceAlarms } from './constructs/service-alarms';
 import { ServiceDashboard } from './constructs/service-dashboard';
 import { WorkQueue } from './constructs/work-queue';
 import type { DeploySettings } from './deploy-settings';
-import { sharedEnvironment } from './function-environment';
-import { BACKGROUND_FUNCTIONS } from './function-needs';
+import { sessionEnvironment, sharedEnvironment } from './function-environment';
+import { BACKGROUND_FUNCTIONS, type StripeSecretName } from './function-needs';
 import {
   type FunctionNeeds,
   needsOf,
   RESULT_COPY_MEDIA,
+  THUMBNAIL_SOURCE_MEDIA,
   SIMULATED_PROVIDER_MEDIA,
   SIMULATED_RESULT_SOURCE_MEDIA,
 } from './function-permissions';
@@ -74,6 +77,8 @@ export class StatelessStack extends Stack {
   readonly sweepSchedule: Rule;
   /** The deployed providers' secrets (API tokens, callback signing secrets), by the variable that carries each ARN. */
   readonly providerSecrets: ReadonlyMap<string, ISecret>;
+  /** Stripe's API key and webhook signing secret (imported: operators create them). */
+  readonly stripeSecrets: Readonly<Record<StripeSecretName, ISecret>>;
   /** The stateful stack's table, bucket and CDN URL, read from SSM at deploy time (no imports). */
   readonly data: SharedResources;
   /** Where failed background invocations go, each with a depth alarm. */
@@ -94,6 +99,7 @@ export class StatelessStack extends Stack {
     this.data = data;
 
     this.providerSecrets = providerSecretsOf(this, settings);
+    this.stripeSecrets = stripeSecretsOf(this, settings);
     const environment = sharedEnvironment(settings, {
       tableName: data.tableName,
       bucketName: data.mediaBucketName,
@@ -147,6 +153,7 @@ export class StatelessStack extends Stack {
     this.workQueues.push(...Object.values(queues));
 
     const publicHandlers = new Set(routes.filter(isPublicRoute).map((route) => route.handler));
+    let ffmpeg: FfmpegLayer | undefined;
     const create = (handler: string, copyWorker?: ApiFunction): ApiFunction => {
       const { needs, declared } = needsOf(handler, { publicRoute: publicHandlers.has(handler) });
       if (!declared) {
@@ -161,13 +168,19 @@ export class StatelessStack extends Stack {
         environment: {
           ...environment,
           ...(needs.queuesCopies && copyWorker && { COPY_WORKER_FUNCTION: copyWorker.function.functionName }),
+          ...(needs.makesThumbnails && { FFMPEG_PATH: FFMPEG_LAYER_BINARY }),
+          ...(handler === AUTHORIZER_HANDLER && sessionEnvironment(settings, { issuer: data.identityIssuer, clientId: data.userPoolClientId })),
           ...Object.fromEntries((needs.queues?.send ?? []).map((name) => [QUEUE_URL_VARIABLES[name], queues[name].queue.queueUrl])),
+          ...(needs.stripe && billingEnvironment(settings, this.stripeSecrets)),
         },
         logRetention,
         retainLogs: settings.production,
         bundleAwsSdk: settings.bundleAwsSdk,
         extraFiles: extraFilesOf(handler, { callsProvider: needs.provider === true }),
         ...(BUNDLE_ALIASES[handler] && { bundleAliases: BUNDLE_ALIASES[handler] }),
+        ...(needs.makesThumbnails && {
+          layers: { layers: [(ffmpeg ??= new FfmpegLayer(this, 'Ffmpeg')).layer], architecture: FFMPEG_LAYER_ARCHITECTURE },
+        }),
         ...SIZING[handler],
         ...background[handler],
       });
@@ -278,13 +291,37 @@ export class StatelessStack extends Stack {
       needs.provider ? SIMULATED_PROVIDER_MEDIA : undefined,
       needs.copiesResults ? RESULT_COPY_MEDIA : undefined,
       needs.copiesResults ? SIMULATED_RESULT_SOURCE_MEDIA : undefined,
+      needs.makesThumbnails ? THUMBNAIL_SOURCE_MEDIA : undefined,
     );
     if (needs.provider) for (const secret of this.providerSecrets.values()) fn.grantSecretRead(secret);
+    // Only the secrets it reads: the webhook verifies with the signing secret and never calls Stripe.
+    for (const name of needs.stripe ?? []) fn.grantSecretRead(this.stripeSecrets[name]);
     if (needs.queuesCopies) {
       if (!copyWorker) throw new Error(`${fn.handlerName} queues copies but the copy worker does not exist yet.`);
       fn.grantInvoke(copyWorker.function);
     }
   }
+}
+
+/** Stripe's secrets, imported by ARN or by name. */
+function stripeSecretsOf(scope: Construct, settings: DeploySettings): Record<StripeSecretName, ISecret> {
+  const imported = (name: StripeSecretName, id: string) => {
+    const reference = settings.billing.secrets[name];
+    return 'arn' in reference ? Secret.fromSecretCompleteArn(scope, id, reference.arn) : Secret.fromSecretNameV2(scope, id, reference.name);
+  };
+  return { secretKey: imported('secretKey', 'StripeSecretKey'), webhookSecret: imported('webhookSecret', 'StripeWebhookSecret') };
+}
+
+/** What a billing function reads (functions/config.ts, loadBillingConfig): never a secret's value. */
+function billingEnvironment(settings: DeploySettings, secrets: Record<StripeSecretName, ISecret>): Record<string, string> {
+  const { billing } = settings;
+  return {
+    ...(billing.packsJson && { BILLING_PACKS: billing.packsJson }),
+    ...(billing.planJson && { BILLING_PLAN: billing.planJson }),
+    ...(billing.returnUrl && { BILLING_RETURN_URL: billing.returnUrl }),
+    [STRIPE_SECRETS.secretKey.arnVariable]: secrets.secretKey.secretArn,
+    [STRIPE_SECRETS.webhookSecret.arnVariable]: secrets.webhookSecret.secretArn,
+  };
 }
 
 /** Every deployed provider's secrets, imported by ARN or name, by the variable that carries each ARN. */

@@ -12,6 +12,7 @@ import {
 import { CONFIG_DEFAULTS } from '#config';
 import type { AdminConnection, TargetOptions } from './target';
 import { accountView, summaryView } from './views';
+import { createUser, identityTarget, signIn } from './users';
 
 import { UsageError } from './errors';
 
@@ -25,9 +26,14 @@ export const USAGE = `Usage: npm run -s admin -- <command> [options]
   credits grant  --account ID --amount N --reason TEXT [--test]
   key create     --account ID [--rate-limit N] [--test]
   key revoke     --key KEY_ID
+  user create    --email E --password P [--account ID]
+  user sign-in   --email E --password P
 
 Target: the running local stack by default. --aws uses the deployed table named by
 TABLE_NAME (or --table) in AWS_REGION (or --region) with your AWS credentials.
+user create makes a verified account holder in the identity provider (the local identity
+server, or with --aws the Cognito user pool named by USER_POOL_ID and USER_POOL_CLIENT_ID),
+attached to the account given or to a new one; user sign-in prints an access token for it.
 Every command prints one JSON object on stdout. --test: a vg_test_ key, or a grant to the
 account's test balance (test mode: separate data, the simulated provider, 1000 test credits).`;
 
@@ -39,6 +45,8 @@ const OPTIONS = {
   amount: { type: 'string' },
   reason: { type: 'string' },
   key: { type: 'string' },
+  email: { type: 'string' },
+  password: { type: 'string' },
   'rate-limit': { type: 'string' },
   test: { type: 'boolean' },
   aws: { type: 'boolean' },
@@ -82,7 +90,7 @@ export function parseCommand(argv: string[]): ParsedCommand {
   };
 }
 
-function need(values: Values, name: 'account' | 'amount' | 'reason' | 'key'): string {
+function need(values: Values, name: 'account' | 'amount' | 'reason' | 'key' | 'email' | 'password'): string {
   const value = values[name];
   if (!value) throw new UsageError(`--${name} is required.`);
   return value;
@@ -116,6 +124,12 @@ function subscription(raw: string | undefined): SubscriptionStatus | undefined {
 export function authCacheTtlSeconds(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env.AUTH_CACHE_TTL_SECONDS?.trim();
   return raw && /^\d+$/.test(raw) ? Number(raw) : CONFIG_DEFAULTS.authCacheTtlSeconds;
+}
+
+/** SIGNUP_CREDITS, as the deployed functions read it: a new holder's live balance. */
+function loadSignupCredits(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.SIGNUP_CREDITS?.trim();
+  return raw && /^\d+$/.test(raw) ? Number(raw) : CONFIG_DEFAULTS.signupCredits;
 }
 
 /** Runs one command and returns the object to print. */
@@ -166,6 +180,19 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
         effective_everywhere_within_seconds: ttl,
         note: `The key may still be accepted for up to ${ttl} s where it was used recently: the gateway caches each key's authorization that long (AUTH_CACHE_TTL_SECONDS locally, the authCacheTtlSeconds deploy setting on AWS; ${CONFIG_DEFAULTS.authCacheTtlSeconds} s unless set).`,
       };
+    }
+    case 'user create': {
+      const { holder, createdAccount } = await createUser(await identityTarget(stores.local), stores, {
+        email: need(values, 'email'),
+        password: need(values, 'password'),
+        ...(values.account && { accountId: values.account }),
+        signupCredits: loadSignupCredits(),
+      });
+      return { holder_id: holder.holderId, email: holder.email, account_id: holder.accountId, created_account: createdAccount };
+    }
+    case 'user sign-in': {
+      const { accessToken, expiresIn } = await signIn(await identityTarget(stores.local), need(values, 'email'), need(values, 'password'));
+      return { access_token: accessToken, expires_in: expiresIn };
     }
     default:
       throw new UsageError(`Unknown command "${command.name}".`);

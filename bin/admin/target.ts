@@ -1,9 +1,11 @@
 import { DynamoAccountStore } from '#adapters/dynamodb/account-repository';
 import { DynamoApiKeyStore } from '#adapters/dynamodb/api-key-repository';
+import { DynamoHolderStore } from '#adapters/dynamodb/holder-repository';
 import { createDb, type Db } from '#adapters/dynamodb/dynamo-client';
 import { DynamoLedgerStore } from '#adapters/dynamodb/ledger-repository';
 import type { AdminStores } from '#domain/account-admin';
 import { modeAwareAccounts } from '#domain/mode-accounts';
+import type { HolderStore } from '#domain/ports';
 import { localTarget, type LocalTarget } from '../local-stack/discovery';
 import { UsageError } from './errors';
 
@@ -21,6 +23,7 @@ export interface TargetOptions {
 
 export interface AdminConnection extends AdminStores {
   db: Db;
+  holders: HolderStore;
   /** The local stack aimed at, unless --aws. */
   local?: LocalTarget;
 }
@@ -46,6 +49,7 @@ export function connect(options: TargetOptions, env: NodeJS.ProcessEnv = process
     ...(local && { local }),
     accounts: modeAwareAccounts(new DynamoAccountStore(db)),
     apiKeys: new DynamoApiKeyStore(db),
+    holders: new DynamoHolderStore(db),
     ledger: new DynamoLedgerStore(db),
   };
 }

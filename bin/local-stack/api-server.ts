@@ -73,7 +73,7 @@ export function apiRequestListener(options: ApiServerOptions): http.RequestListe
     if (!found) return sendGateway(res, call, GATEWAY_RESPONSES.notFound);
 
     let authorizerContext: (Record<string, string> & { principalId: string }) | undefined;
-    if (access.get(found.route) === 'apiKey') {
+    if (access.get(found.route) === 'authorizer') {
       const auth = await authorize(call, found.route, found.pathParameters);
       if (!auth) return sendGateway(res, call, GATEWAY_RESPONSES.unauthorized);
       authorizerContext = { principalId: auth.principalId, ...(auth.context as Record<string, string>) };

@@ -21,6 +21,10 @@ export interface LocalStackAddresses {
   tableName: string;
   mediaBucket: string;
   region: string;
+  /** The local identity server: Cognito's API endpoint, the user pool and its app client. */
+  identityEndpoint?: string;
+  userPoolId?: string;
+  userPoolClientId?: string;
   /** The process serving them: a file left by one that is gone is ignored. */
   pid: number;
 }
@@ -81,7 +85,26 @@ export function localTarget(env: NodeJS.ProcessEnv = process.env): LocalTarget {
     tableName: env.TABLE_NAME || running?.tableName || settings.tableName,
     mediaBucket: env.MEDIA_BUCKET || running?.mediaBucket || settings.mediaBucket,
     region: env.AWS_REGION || running?.region || settings.region,
+    ...identityOf(running, settings, env),
   };
+}
+
+/** The identity server's address from the running stack, else its pool file and the default port. */
+function identityOf(running: LocalStackAddresses | undefined, settings: LocalSettings, env: NodeJS.ProcessEnv) {
+  if (running?.identityEndpoint && !env.IDENTITY_PORT) {
+    return { identityEndpoint: running.identityEndpoint, userPoolId: running.userPoolId, userPoolClientId: running.userPoolClientId };
+  }
+  const pool = readPoolIds(path.join(settings.dataDir, 'identity', 'user-pool.json'));
+  return pool ? { identityEndpoint: `http://${settings.host}:${settings.identityPort}`, ...pool } : {};
+}
+
+function readPoolIds(file: string): { userPoolId: string; userPoolClientId: string } | undefined {
+  try {
+    const { userPoolId, clientId } = JSON.parse(readFileSync(file, 'utf8')) as { userPoolId?: unknown; clientId?: unknown };
+    return typeof userPoolId === 'string' && typeof clientId === 'string' ? { userPoolId, userPoolClientId: clientId } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** What to say when nothing answers at `address` (`what`: "DynamoDB Local"), naming the variables that would move it. */

@@ -22,6 +22,8 @@ export interface LocalSettings {
   apiPort: number;
   dynamodbPort: number;
   s3Port: number;
+  /** The local identity server (Cognito's protocol); unset: a free port. */
+  identityPort?: number;
   tableName: string;
   mediaBucket: string;
   region: string;
@@ -41,6 +43,7 @@ export function localSettings(env: NodeJS.ProcessEnv = process.env): LocalSettin
     apiPort: port(env, 'PORT', 3000),
     dynamodbPort: port(env, 'DYNAMODB_PORT', 8000),
     s3Port: port(env, 'S3_PORT', 4569),
+    identityPort: port(env, 'IDENTITY_PORT', 9229),
     tableName: env.TABLE_NAME ?? 'vidgen-local',
     mediaBucket: env.MEDIA_BUCKET ?? 'vidgen-media-local',
     region: env.AWS_REGION ?? 'local',

@@ -13,6 +13,9 @@ import { mediaRoute, MEDIA_PATH } from './media-route';
 import { ensureDemoAccount, type DemoAccount } from './demo-account';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { startS3Local } from './s3-local';
+import { startLocalBilling } from './billing';
+import type { StripeSimulator } from './stripe-simulator';
+import { startIdentityServer, type IdentityServer } from './identity/server';
 import type { LocalSettings } from './settings';
 import { InProcessCopyQueue } from '#adapters/copy-queues';
 import { LOCAL_WEBHOOK_RETRY_SCHEDULE } from '#config';
@@ -30,8 +33,14 @@ export interface LocalStack {
   apiPort: number;
   dynamodbEndpoint: string;
   s3Endpoint: string;
+  /** The local identity server: Cognito's API, the user pool and its app client. */
+  identity: Omit<IdentityServer, 'stop'>;
+  /** The data folder (DynamoDB Local's and s3rver's unless given, the identity server's). */
+  dataDir: string;
   demo: DemoAccount;
   context: AppContext;
+  /** The Stripe simulator billing talks to (unless STRIPE_SECRET_KEY named Stripe's own). */
+  stripe?: StripeSimulator;
   stop(): Promise<void>;
 }
 
@@ -73,6 +82,17 @@ export async function startLocalStack(
       s3Endpoint = s3.endpoint;
     }
 
+    // Cognito's stand-in: its issuer and client go to the authorizer's configuration below.
+    const identity = await startIdentityServer({
+      host: settings.host,
+      port: settings.identityPort ?? 0,
+      dataDir: path.join(settings.dataDir, 'identity'),
+      region: settings.region,
+      sendCode: ({ email, code, purpose }) =>
+        console.log(`identity: ${purpose === 'signup' ? 'verification' : 'password reset'} code for ${email}: ${code} (the deployed pool would email it)`),
+    });
+    stops.push(identity.stop);
+
     // Listen first: the public media URL the handlers are configured with names the port.
     // Until the API is ready below, requests get 503 (bin/local-stack/http-server.ts).
     const { server, ready } = createLocalHttpServer();
@@ -80,8 +100,12 @@ export async function startLocalStack(
     stops.push(() => close(server));
     const baseUrl = `http://${settings.host}:${apiPort}`;
 
+    const billing = await startLocalBilling(`${baseUrl}${API_PREFIX}/billing/stripe-webhook`);
+    stops.push(billing.stop);
+
     // The handlers read their configuration from the environment, as on Lambda.
     Object.assign(process.env, {
+      ...billing.env,
       TABLE_NAME: settings.tableName,
       AWS_REGION: settings.region,
       DYNAMODB_ENDPOINT: dynamodbEndpoint,
@@ -94,6 +118,8 @@ export async function startLocalStack(
       // The simulated provider signs its callbacks with this (a fresh one per start, unless given).
       SIM_CALLBACK_SECRET: process.env.SIM_CALLBACK_SECRET ?? `whsec_${randomBytes(24).toString('base64')}`,
       PROVIDER: process.env.PROVIDER ?? 'simulated',
+      IDENTITY_ISSUER: identity.issuer,
+      IDENTITY_CLIENT_ID: identity.clientId,
       // A developer's receiver runs on this machine, and retries should be seen while watching.
       WEBHOOK_ALLOW_LOOPBACK: process.env.WEBHOOK_ALLOW_LOOPBACK ?? 'true',
       WEBHOOK_RETRY_SCHEDULE: process.env.WEBHOOK_RETRY_SCHEDULE ?? LOCAL_WEBHOOK_RETRY_SCHEDULE.join(','),
@@ -132,8 +158,11 @@ export async function startLocalStack(
       apiPort,
       dynamodbEndpoint,
       s3Endpoint,
+      identity: { endpoint: identity.endpoint, issuer: identity.issuer, userPoolId: identity.userPoolId, clientId: identity.clientId },
+      dataDir: settings.dataDir,
       demo,
       context,
+      ...(billing.simulator && { stripe: billing.simulator }),
       stop,
     };
   } catch (error) {

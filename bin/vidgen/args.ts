@@ -11,11 +11,19 @@ export const USAGE = `Usage: ${VIDGEN} <command> [options]   (also: npm run -s v
 
 Commands:
   generate "PROMPT" [--model M] [--duration N] [--resolution R] [--aspect-ratio A]
-                    [--image FILE|URL] [--wait] [--out FILE]
-      Start a video. --image uploads FILE (or uses URL) and makes it image_to_video.
+                    [--image FILE|URL [--end-image FILE|URL]] [--seed N] [--negative TEXT]
+                    [--wait] [--out FILE]
+      Start a video. --image uploads FILE (or uses URL) and makes it image_to_video;
+      --end-image is the frame it ends on (models with end_image: see "models").
   image "PROMPT" [--resolution R] [--aspect-ratio A] [--format png|jpg|webp]
-                 [--ref FILE|URL ...] [--wait] [--out FILE]
+                 [--ref FILE|URL ...] [--seed N] [--negative TEXT] [--wait] [--out FILE]
       Start an image. --ref adds a reference image (edit mode); repeat it for more.
+      --seed N (0 to 4294967295): the same seed and parameters give the same result.
+      --negative TEXT: what the result should not show.
+  models                              The models: prices, defaults, allowed values, capabilities.
+  quote generate|image "PROMPT" [the options of generate or image, without --wait/--out]
+      What that start would cost, your balance, and whether it would be accepted now.
+      Nothing is charged (a local --image, --end-image or --ref file is uploaded).
   status ID [--wait] [--out FILE]
       Show a task: vid_... or img_...
   cancel ID                           Cancel a processing task (refunded); 409 once it ended.
@@ -26,10 +34,19 @@ Commands:
   webhooks deliveries WEBHOOK_ID [--page N] [--limit N]
       What was sent to an endpoint, newest first: status, attempts and why the last
       attempt failed (HTTP 500, connection refused, timeout after 10 s...).
+  webhooks retry WEBHOOK_ID EVENT_ID  Send an event to an endpoint again (same webhook-id).
+  events [--after CURSOR] [--limit N] [--follow] [--interval SEC]
+      Your task endings, oldest first, whether or not a webhook got them (kept 30 days).
+      --follow keeps polling and prints each new ending until Ctrl-C; the last cursor
+      goes to stderr, to resume with --after.
   videos [--page N] [--limit N]      Your videos, newest first.
   images [--page N] [--limit N]      Your images, newest first.
   upload FILE                         Upload a JPEG, PNG or WebP; prints its URL.
   credits                             Credits, paid access and subscription.
+  account                             Your account: id, both balances, access (and email when signed in).
+  login --email E --password P        Sign in as an account holder; vidgen then uses this session
+                                      when no API key is set (VIDGEN_MODE=test for test mode).
+  logout                              Forget the session.
   transactions [--page N] [--limit N] Every grant, charge and refund of your credits, newest first.
   mcp                                 Serve the API's tools to an MCP client over stdio (for
                                       desktop agents): generate_video, wait_for_task, ...
@@ -44,7 +61,9 @@ Options:
   -h, --help        This help.
 
 Configuration: VIDGEN_API_KEY and VIDGEN_BASE_URL, or "apiKey" and "baseUrl" in
-~/.config/vidgen/config.json (another file: VIDGEN_CONFIG). Default base URL
+~/.config/vidgen/config.json (another file: VIDGEN_CONFIG); without a key, the session of
+vidgen login (session.json beside it). login signs in at VIDGEN_IDENTITY_ENDPOINT with
+VIDGEN_CLIENT_ID ("identityEndpoint", "clientId" in the file), by default the local stack's. Default base URL
 http://127.0.0.1:3000/api/v1. A test key (vg_test_...) works on test data only (simulated
 provider, test credits); vidgen says so on stderr before every command.
 
@@ -56,6 +75,9 @@ const OPTIONS = {
   resolution: { type: 'string' },
   'aspect-ratio': { type: 'string' },
   image: { type: 'string' },
+  'end-image': { type: 'string' },
+  seed: { type: 'string' },
+  negative: { type: 'string' },
   format: { type: 'string' },
   ref: { type: 'string', multiple: true },
   wait: { type: 'boolean' },
@@ -65,6 +87,10 @@ const OPTIONS = {
   page: { type: 'string' },
   limit: { type: 'string' },
   port: { type: 'string' },
+  after: { type: 'string' },
+  follow: { type: 'boolean' },
+  email: { type: 'string' },
+  password: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -75,15 +101,25 @@ const WAITING: OptionName[] = ['wait', 'out', 'interval', 'timeout'];
 
 /** Which options each command takes (--json and --help go with all of them). */
 const COMMANDS = {
-  generate: { operand: 'PROMPT', options: ['model', 'duration', 'resolution', 'aspect-ratio', 'image', ...WAITING] },
-  image: { operand: 'PROMPT', options: ['model', 'resolution', 'aspect-ratio', 'format', 'ref', ...WAITING] },
+  generate: {
+    operand: 'PROMPT',
+    options: ['model', 'duration', 'resolution', 'aspect-ratio', 'image', 'end-image', 'seed', 'negative', ...WAITING],
+  },
+  image: { operand: 'PROMPT', options: ['model', 'resolution', 'aspect-ratio', 'format', 'ref', 'seed', 'negative', ...WAITING] },
+  models: { operand: undefined, options: [] },
+  // Takes the options of the start it prices: parseCommand reads it as that start.
+  quote: { operand: 'generate or image, then PROMPT', options: [] },
   status: { operand: 'ID', options: WAITING },
   cancel: { operand: 'ID', options: [] },
-  webhooks: { operand: 'listen or deliveries', options: ['port', 'page', 'limit'] },
+  webhooks: { operand: 'listen, deliveries or retry', options: ['port', 'page', 'limit'] },
+  events: { operand: undefined, options: ['after', 'limit', 'follow', 'interval'] },
   videos: { operand: undefined, options: ['page', 'limit'] },
   images: { operand: undefined, options: ['page', 'limit'] },
   upload: { operand: 'FILE', options: [] },
   credits: { operand: undefined, options: [] },
+  account: { operand: undefined, options: [] },
+  login: { operand: undefined, options: ['email', 'password'] },
+  logout: { operand: undefined, options: [] },
   transactions: { operand: undefined, options: ['page', 'limit'] },
   mcp: { operand: undefined, options: [] },
 } satisfies Record<string, { operand: string | undefined; options: OptionName[] }>;
@@ -98,43 +134,60 @@ export interface WaitSettings {
   timeoutMs: number | undefined;
 }
 
+/** What both starts may add. */
+interface Extras {
+  seed?: number;
+  negative?: string;
+}
+
+export type GenerateCommand = Extras & {
+  name: 'generate';
+  prompt: string;
+  model?: string;
+  duration?: number;
+  resolution?: string;
+  aspectRatio?: string;
+  image?: string;
+  endImage?: string;
+  wait: WaitSettings;
+  json: boolean;
+};
+
+export type ImageCommand = Extras & {
+  name: 'image';
+  prompt: string;
+  model?: string;
+  resolution?: string;
+  aspectRatio?: string;
+  format?: string;
+  refs: string[];
+  wait: WaitSettings;
+  json: boolean;
+};
+
 export type Command =
   | { name: 'help' }
-  | {
-      name: 'generate';
-      prompt: string;
-      model?: string;
-      duration?: number;
-      resolution?: string;
-      aspectRatio?: string;
-      image?: string;
-      wait: WaitSettings;
-      json: boolean;
-    }
-  | {
-      name: 'image';
-      prompt: string;
-      model?: string;
-      resolution?: string;
-      aspectRatio?: string;
-      format?: string;
-      refs: string[];
-      wait: WaitSettings;
-      json: boolean;
-    }
+  | GenerateCommand
+  | ImageCommand
+  | { name: 'quote'; start: GenerateCommand | ImageCommand; json: boolean }
+  | { name: 'models'; json: boolean }
   | { name: 'status'; id: string; kind: 'video' | 'image'; wait: WaitSettings; json: boolean }
   | { name: 'cancel'; id: string; kind: 'video' | 'image'; json: boolean }
   | { name: 'webhooks'; action: 'listen'; port: number; json: boolean }
   | { name: 'webhooks'; action: 'deliveries'; webhookId: string; page?: number; limit?: number; json: boolean }
+  | { name: 'webhooks'; action: 'retry'; webhookId: string; eventId: string; json: boolean }
+  | { name: 'events'; after?: string; limit?: number; follow: boolean; intervalMs: number; json: boolean }
   | { name: 'videos' | 'images' | 'transactions'; page?: number; limit?: number; json: boolean }
   | { name: 'upload'; file: string; json: boolean }
-  | { name: 'credits'; json: boolean }
-  | { name: 'mcp'; json: boolean };
+  | { name: 'credits' | 'account'; json: boolean }
+  | { name: 'mcp'; json: boolean }
+  | { name: 'logout'; json: boolean }
+  | { name: 'login'; email: string; password: string; json: boolean };
 
 export function parseCommand(argv: string[]): Command {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true, tokens: true });
   } catch (error) {
     throw new UsageError(describeParseArgsError(error, Object.keys(OPTIONS)));
   }
@@ -144,6 +197,11 @@ export function parseCommand(argv: string[]): Command {
   if (name === undefined) throw new UsageError('No command given.');
   if (!isCommand(name)) throw new UsageError(`Unknown command "${name}".`);
 
+  if (name === 'quote') {
+    if (operands.length === 0) throw new UsageError('"quote" needs generate or image, then PROMPT.');
+    const at = parsed.tokens.find((token) => token.kind === 'positional')!.index;
+    return quoteCommand([...argv.slice(0, at), ...argv.slice(at + 1)]);
+  }
   const spec = COMMANDS[name];
   const allowed = new Set<OptionName>([...spec.options, 'json', 'help']);
   for (const option of Object.keys(values) as OptionName[]) {
@@ -151,7 +209,7 @@ export function parseCommand(argv: string[]): Command {
   }
   if (spec.operand && operands.length === 0) throw new UsageError(`"${name}" needs ${spec.operand}.`);
   // `webhooks deliveries` names the endpoint too.
-  const expected = name === 'webhooks' && operands[0] === 'deliveries' ? 2 : spec.operand ? 1 : 0;
+  const expected = name === 'webhooks' && operands[0] === 'deliveries' ? 2 : name === 'webhooks' && operands[0] === 'retry' ? 3 : spec.operand ? 1 : 0;
   if (operands.length > expected) {
     const hint = spec.operand === 'PROMPT' ? ' Quote a prompt that has spaces.' : '';
     throw new UsageError(`Too many arguments for "${name}": ${operands.slice(expected).join(' ')}.${hint}`);
@@ -169,6 +227,8 @@ export function parseCommand(argv: string[]): Command {
         resolution: values.resolution,
         aspectRatio: values['aspect-ratio'],
         image: values.image,
+        ...(values['end-image'] !== undefined && { endImage: nonEmpty(values['end-image'], '--end-image') }),
+        ...extras(values),
         wait: waitSettings(values),
         json,
       };
@@ -181,6 +241,7 @@ export function parseCommand(argv: string[]): Command {
         aspectRatio: values['aspect-ratio'],
         format: values.format,
         refs: values.ref ?? [],
+        ...extras(values),
         wait: waitSettings(values),
         json,
       };
@@ -195,7 +256,13 @@ export function parseCommand(argv: string[]): Command {
         for (const option of ['port'] as const) if (values[option] !== undefined) throw new UsageError(`--${option} is not an option of "webhooks deliveries".`);
         return { name, action: 'deliveries', webhookId, page: number(values.page, '--page'), limit: number(values.limit, '--limit'), json };
       }
-      if (operand !== 'listen') throw new UsageError(`Unknown webhooks command "${operand}": use "webhooks listen" or "webhooks deliveries WEBHOOK_ID".`);
+      if (operand === 'retry') {
+        const [, webhookId, eventId] = operands;
+        if (webhookId === undefined || eventId === undefined) throw new UsageError('"webhooks retry" needs WEBHOOK_ID (whk_...) and EVENT_ID (evt_...).');
+        for (const option of ['port', 'page', 'limit'] as const) if (values[option] !== undefined) throw new UsageError(`--${option} is not an option of "webhooks retry".`);
+        return { name, action: 'retry', webhookId, eventId, json };
+      }
+      if (operand !== 'listen') throw new UsageError(`Unknown webhooks command "${operand}": use "webhooks listen", "webhooks deliveries WEBHOOK_ID" or "webhooks retry WEBHOOK_ID EVENT_ID".`);
       for (const option of ['page', 'limit'] as const) if (values[option] !== undefined) throw new UsageError(`--${option} is not an option of "webhooks listen".`);
       const port = number(values.port, '--port') ?? 0;
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be a port number (0 for a free one).');
@@ -205,12 +272,51 @@ export function parseCommand(argv: string[]): Command {
     case 'images':
     case 'transactions':
       return { name, page: number(values.page, '--page'), limit: number(values.limit, '--limit'), json };
+    case 'events': {
+      const interval = number(values.interval, '--interval') ?? 5;
+      if (!(interval > 0)) throw new UsageError('--interval must be a number of seconds above 0.');
+      return {
+        name,
+        ...(values.after !== undefined && { after: values.after }),
+        limit: number(values.limit, '--limit'),
+        follow: values.follow ?? false,
+        intervalMs: interval * 1000,
+        json,
+      };
+    }
     case 'upload':
       return { name, file: nonEmpty(operand, 'FILE'), json };
     case 'credits':
     case 'mcp':
+    case 'models':
+    case 'account':
+    case 'logout':
       return { name, json };
+    case 'login': {
+      const password = values.password ?? process.env.VIDGEN_PASSWORD;
+      if (!values.email) throw new UsageError('"login" needs --email.');
+      if (!password) throw new UsageError('"login" needs --password (or VIDGEN_PASSWORD, which keeps it out of your shell history).');
+      return { name, email: values.email, password, json };
+    }
   }
+}
+
+/** `quote generate|image PROMPT [options]`: the start it prices, parsed as that start. */
+function quoteCommand(startArgv: string[]): Command {
+  const start = parseCommand(startArgv);
+  if (start.name !== 'generate' && start.name !== 'image') {
+    throw new UsageError('"quote" prices a start: quote generate "PROMPT" [options] or quote image "PROMPT" [options].');
+  }
+  if (start.wait.wait || start.wait.timeoutMs !== undefined) throw new UsageError('"quote" starts nothing: --wait, --out and --timeout do not apply.');
+  return { name: 'quote', start, json: start.json };
+}
+
+/** --seed and --negative, as given: the API judges them (a whole number in range; 1 to 2000 characters). */
+function extras(values: { seed?: string; negative?: string }): Extras {
+  return {
+    ...(values.seed !== undefined && { seed: number(values.seed, '--seed') }),
+    ...(values.negative !== undefined && { negative: values.negative }),
+  };
 }
 
 function taskKind(id: string): 'video' | 'image' {

@@ -6,13 +6,26 @@ import type {
   GenerateImageParams,
   GenerateVideoParams,
   ImageTask,
+  TaskEvent,
+  QuoteParams,
   VidgenClient,
   VideoTask,
 } from '#client';
 import { verifyWebhook } from '#client';
-import { UsageError, VIDGEN, type Command, type WaitSettings } from './args';
+import { UsageError, VIDGEN, type Command, type GenerateCommand, type ImageCommand, type WaitSettings } from './args';
 import { download, DownloadError, numberedFile } from './download';
-import { formatCredits, formatDeliveryList, formatFields, formatImageList, formatSize, formatTransactionList, formatVideoList } from './format';
+import {
+  formatAccount,
+  formatCredits,
+  formatDeliveryList,
+  formatFields,
+  formatImageList,
+  formatModelList,
+  formatQuote,
+  formatSize,
+  formatTransactionList,
+  formatVideoList,
+} from './format';
 import { startProgress, type ProgressStream } from './progress';
 
 export interface Io {
@@ -25,7 +38,7 @@ export interface Io {
 type Task = VideoTask | ImageTask;
 
 /** Runs one command; resolves with the exit code. API and network failures are thrown. */
-export async function runCommand(command: Exclude<Command, { name: 'help' | 'mcp' }>, client: VidgenClient, io: Io): Promise<number> {
+export async function runCommand(command: Exclude<Command, { name: 'help' | 'login' | 'logout' | 'mcp' }>, client: VidgenClient, io: Io): Promise<number> {
   const { signal } = io;
   const print = (text: string) => io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   const printData = (data: unknown, human: () => string) => print(command.json ? JSON.stringify(data, null, 2) : human());
@@ -34,6 +47,11 @@ export async function runCommand(command: Exclude<Command, { name: 'help' | 'mcp
     case 'credits': {
       const credits = await client.getCredits({ signal });
       printData(credits, () => formatCredits(credits));
+      return 0;
+    }
+    case 'account': {
+      const account = await client.getAccount({ signal });
+      printData(account, () => formatAccount(account));
       return 0;
     }
     case 'videos': {
@@ -57,37 +75,27 @@ export async function runCommand(command: Exclude<Command, { name: 'help' | 'mcp
       return 0;
     }
     case 'generate': {
-      const params: GenerateVideoParams = {
-        prompt: command.prompt,
-        ...(command.model !== undefined && { model: command.model as GenerateVideoParams['model'] }),
-        ...(command.duration !== undefined && { duration: command.duration }),
-        ...(command.resolution !== undefined && { resolution: command.resolution as GenerateVideoParams['resolution'] }),
-        ...(command.aspectRatio !== undefined && {
-          aspect_ratio: command.aspectRatio as GenerateVideoParams['aspect_ratio'],
-        }),
-      };
-      if (command.image !== undefined) {
-        params.generation_type = 'image_to_video';
-        params.image_url = isUrl(command.image) ? command.image : (await upload(client, command.image, io)).url;
-      }
-      const task = await client.generateVideo(params, { signal });
+      const task = await client.generateVideo(await videoParams(command, client, io), { signal });
       return finish(task, command.wait, command.json, client, io, print);
     }
     case 'image': {
-      const images: string[] = [];
-      for (const ref of command.refs) images.push(isUrl(ref) ? ref : (await upload(client, ref, io)).url);
-      const params: GenerateImageParams = {
-        prompt: command.prompt,
-        ...(command.model !== undefined && { model: command.model as GenerateImageParams['model'] }),
-        ...(command.resolution !== undefined && { resolution: command.resolution as GenerateImageParams['resolution'] }),
-        ...(command.aspectRatio !== undefined && {
-          aspect_ratio: command.aspectRatio as GenerateImageParams['aspect_ratio'],
-        }),
-        ...(command.format !== undefined && { output_format: command.format as GenerateImageParams['output_format'] }),
-        ...(images.length > 0 && { images }),
-      };
-      const task = await client.generateImage(params, { signal });
+      const task = await client.generateImage(await imageParams(command, client, io), { signal });
       return finish(task, command.wait, command.json, client, io, print);
+    }
+    case 'models': {
+      const list = await client.listModels({ signal });
+      printData(list, () => formatModelList(list));
+      return 0;
+    }
+    case 'quote': {
+      const { start } = command;
+      const params: QuoteParams =
+        start.name === 'generate'
+          ? { kind: 'video', ...(await videoParams(start, client, io)) }
+          : { kind: 'image', ...(await imageParams(start, client, io)) };
+      const quote = await client.quote(params, { signal });
+      printData(quote, () => formatQuote(quote));
+      return 0;
     }
     case 'status': {
       const task = command.kind === 'video' ? await client.getVideo(command.id, { signal }) : await client.getImage(command.id, { signal });
@@ -98,13 +106,70 @@ export async function runCommand(command: Exclude<Command, { name: 'help' | 'mcp
       printData(task, () => formatFields(task));
       return 0;
     }
+    case 'events':
+      return events(client, command, io, print);
     case 'webhooks': {
       if (command.action === 'listen') return listen(client, command.port, command.json, io, print);
+      if (command.action === 'retry') {
+        const retried = await client.retryDelivery(command.webhookId, command.eventId, { signal });
+        printData(retried, () => `${retried.event_id} ${retried.status}: see ${VIDGEN} webhooks deliveries ${command.webhookId}`);
+        return 0;
+      }
       const page = await client.listWebhookDeliveries(command.webhookId, { page: command.page, limit: command.limit }, { signal });
       printData(page, () => formatDeliveryList(page));
       return 0;
     }
   }
+}
+
+/** POST /generate's body from the command line (a local --image or --end-image file is uploaded first). */
+async function videoParams(command: GenerateCommand, client: VidgenClient, io: Io): Promise<GenerateVideoParams> {
+  const params: GenerateVideoParams = {
+    prompt: command.prompt,
+    ...(command.model !== undefined && { model: command.model as GenerateVideoParams['model'] }),
+    ...(command.duration !== undefined && { duration: command.duration }),
+    ...(command.resolution !== undefined && { resolution: command.resolution as GenerateVideoParams['resolution'] }),
+    ...(command.aspectRatio !== undefined && {
+      aspect_ratio: command.aspectRatio as GenerateVideoParams['aspect_ratio'],
+    }),
+    ...extrasParams(command),
+  };
+  if (command.image !== undefined) {
+    params.generation_type = 'image_to_video';
+    params.image_url = await urlOf(command.image, client, io);
+  }
+  // Without --image it is sent as given: the API's 400 says end_image_url needs image_to_video.
+  if (command.endImage !== undefined) params.end_image_url = await urlOf(command.endImage, client, io);
+  return params;
+}
+
+/** POST /generate-image's body from the command line (local --ref files are uploaded first). */
+async function imageParams(command: ImageCommand, client: VidgenClient, io: Io): Promise<GenerateImageParams> {
+  const images: string[] = [];
+  for (const ref of command.refs) images.push(await urlOf(ref, client, io));
+  return {
+    prompt: command.prompt,
+    ...(command.model !== undefined && { model: command.model as GenerateImageParams['model'] }),
+    ...(command.resolution !== undefined && { resolution: command.resolution as GenerateImageParams['resolution'] }),
+    ...(command.aspectRatio !== undefined && {
+      aspect_ratio: command.aspectRatio as GenerateImageParams['aspect_ratio'],
+    }),
+    ...(command.format !== undefined && { output_format: command.format as GenerateImageParams['output_format'] }),
+    ...(images.length > 0 && { images }),
+    ...extrasParams(command),
+  };
+}
+
+function extrasParams(command: GenerateCommand | ImageCommand): { seed?: number; negative_prompt?: string } {
+  return {
+    ...(command.seed !== undefined && { seed: command.seed }),
+    ...(command.negative !== undefined && { negative_prompt: command.negative }),
+  };
+}
+
+/** A URL as given; a file uploaded first. */
+async function urlOf(fileOrUrl: string, client: VidgenClient, io: Io): Promise<string> {
+  return isUrl(fileOrUrl) ? fileOrUrl : (await upload(client, fileOrUrl, io)).url;
 }
 
 /**
@@ -194,6 +259,46 @@ function contentTypeOf(file: string): string {
   if (ext === '.jpg' || ext === '.jpeg') return 'image/jpeg';
   if (ext === '.webp') return 'image/webp';
   return 'application/octet-stream';
+}
+
+/**
+ * `vidgen events`: one page of endings (with its cursor on stderr), or with --follow every ending
+ * from the cursor on, one line each, until Ctrl-C (exit 0). --json prints one event per line.
+ */
+async function events(
+  client: VidgenClient,
+  command: Extract<Command, { name: 'events' }>,
+  io: Io,
+  print: (text: string) => void,
+): Promise<number> {
+  const line = (event: TaskEvent) => (command.json ? JSON.stringify(event) : formatEvent(event));
+  if (!command.follow) {
+    const page = await client.listEvents({ ...(command.after && { after: command.after }), ...(command.limit && { limit: command.limit }) }, { signal: io.signal });
+    if (command.json) print(JSON.stringify(page, null, 2));
+    else for (const event of page.events) print(line(event));
+    io.stderr.write(`next: --after ${page.next_after}${page.has_more ? ' (more now)' : ''}\n`);
+    return 0;
+  }
+  let cursor = command.after;
+  io.stderr.write('Following your task endings. Ctrl-C to stop.\n');
+  for await (const event of client.followEvents({
+    ...(cursor && { after: cursor }),
+    ...(command.limit && { limit: command.limit }),
+    intervalMs: command.intervalMs,
+    signal: io.signal,
+    onCursor: (next) => (cursor = next),
+  })) {
+    print(line(event));
+  }
+  if (cursor) io.stderr.write(`Stopped. Resume with: ${VIDGEN} events --follow --after ${cursor}\n`);
+  return 0;
+}
+
+function formatEvent(event: TaskEvent): string {
+  const data = event.data as { video_id?: string; image_id?: string; video_url?: string; image_urls?: string[]; error?: { code: string } };
+  const id = data.video_id ?? data.image_id ?? '';
+  const detail = data.error ? data.error.code : (data.video_url ?? data.image_urls?.join(' ') ?? '');
+  return `${event.created_at}  ${event.type.padEnd(16)} ${id}  ${detail}`;
 }
 
 /**

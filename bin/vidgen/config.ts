@@ -7,7 +7,8 @@ import { addressFile, runningLocalStack } from '../local-stack/discovery';
 import { localSettings } from '../local-stack/settings';
 
 export interface CliConfig {
-  apiKey: string;
+  /** Unset: the CLI acts through the stored session of `vidgen login`. */
+  apiKey?: string;
   baseUrl: string;
   /** Where baseUrl came from, for the hint when nothing answers there. */
   baseUrlFrom: string;
@@ -23,16 +24,13 @@ export function configPath(env: NodeJS.ProcessEnv = process.env): string {
 /**
  * The key and base URL: the environment first (VIDGEN_API_KEY, VIDGEN_BASE_URL), then the
  * config file; for the base URL then the local stack `npm start` runs in this repository (on
- * whatever port it was given), then the default. A missing file is fine; an unreadable one or
- * no key at all is a usage error.
+ * whatever port it was given), then the default. A missing file is fine; an unreadable one is a
+ * usage error. No key: the caller uses the session of `vidgen login`, if there is one.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): CliConfig {
   const file = configPath(env);
   const saved = readConfigFile(file);
   const apiKey = env.VIDGEN_API_KEY?.trim() || saved.apiKey;
-  if (!apiKey) {
-    throw new UsageError(`No API key. Set VIDGEN_API_KEY, or put {"apiKey": "vg_live_..."} in ${file}.`);
-  }
   const dataDir = localSettings(env).dataDir;
   const local = runningLocalStack(dataDir)?.baseUrl;
   const [baseUrl, baseUrlFrom] = env.VIDGEN_BASE_URL?.trim()
@@ -45,7 +43,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CliConfig {
   if (!/^https?:\/\/[^/]/i.test(baseUrl)) {
     throw new UsageError(`The base URL must be an http(s) URL ending in /api/v1, got "${baseUrl}".`);
   }
-  return { apiKey, baseUrl, baseUrlFrom };
+  return { ...(apiKey && { apiKey }), baseUrl, baseUrlFrom };
 }
 
 function readConfigFile(file: string): { apiKey?: string; baseUrl?: string } {
@@ -65,8 +63,8 @@ function readConfigFile(file: string): { apiKey?: string; baseUrl?: string } {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new UsageError(`${file} must hold a JSON object like {"apiKey": "vg_live_...", "baseUrl": "https://..."}.`);
   }
-  const { apiKey, baseUrl } = parsed as Record<string, unknown>;
-  for (const [name, value] of Object.entries({ apiKey, baseUrl })) {
+  const { apiKey, baseUrl, identityEndpoint, clientId } = parsed as Record<string, unknown>;
+  for (const [name, value] of Object.entries({ apiKey, baseUrl, identityEndpoint, clientId })) {
     if (value !== undefined && typeof value !== 'string') throw new UsageError(`${file}: "${name}" must be a string.`);
   }
   return { apiKey: (apiKey as string | undefined)?.trim(), baseUrl: (baseUrl as string | undefined)?.trim() };

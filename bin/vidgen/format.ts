@@ -1,4 +1,4 @@
-import type { Credits, ImagePage, ImageTask, Pagination, TransactionPage, VideoPage, VideoTask, WebhookDeliveryPage } from '#client';
+import type { Account, Credits, ImagePage, ImageTask, ModelList, Pagination, Quote, TransactionPage, VideoPage, VideoTask, WebhookDeliveryPage } from '#client';
 
 /** Human-readable output for stdout (without --json). */
 
@@ -20,6 +20,38 @@ export function formatFields(record: VideoTask | ImageTask | Credits): string {
 }
 
 export const formatCredits = (credits: Credits) => formatFields(credits);
+
+/** One line per model: id, kind, price, subscription, what it takes beyond the basics. */
+export function formatModelList(list: ModelList): string {
+  const rows = list.models.map((model) => {
+    const { capabilities } = model;
+    const takes = [
+      capabilities.image_to_video && 'image_to_video',
+      capabilities.end_image && 'end_image',
+      capabilities.reference_images && 'reference_images',
+      capabilities.seed && 'seed',
+      capabilities.negative_prompt && 'negative_prompt',
+    ].filter(Boolean);
+    const range = model.kind === 'video' ? `${model.parameters.duration.min}-${model.parameters.duration.max}s` : model.parameters.output_format.join('/');
+    return [
+      model.id,
+      model.kind,
+      `${model.pricing.credits_per_unit} credits/${model.pricing.unit}`,
+      model.subscription_required ? 'subscription' : 'no subscription',
+      range,
+      takes.join(','),
+    ];
+  });
+  return [...table(rows), 'Prices are rounded up once per task. --json for defaults and allowed values.'].join('\n');
+}
+
+export function formatQuote(quote: Quote): string {
+  const verdict = quote.can_start ? 'would start' : `would be refused: ${quote.reason}`;
+  return `${quote.model}: ${quote.credits} credits (balance ${quote.balance}); ${verdict}`;
+}
+/** The account with its two balances flattened: live credits, test credits. */
+export const formatAccount = ({ live, test, ...rest }: Account) =>
+  formatFields({ ...rest, live_credits: live.credits, test_credits: test.credits } as unknown as Credits);
 
 export function formatVideoList(page: VideoPage): string {
   const rows = page.videos.map((video) => [

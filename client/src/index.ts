@@ -8,17 +8,25 @@
  * only, so the sources run unchanged under Node's ESM loader (after tsc), tsx and jest alike.
  */
 import type {
+  Account,
   CreatedWebhook,
   CreateWebhookParams,
   Credits,
   DirectUpload,
   ErrorCode,
+  EventPage,
+  EventsParams,
+  FollowEventsOptions,
   GenerateImageParams,
   GenerateVideoParams,
   ImagePage,
   ImageTask,
   KeyMode,
+  ModelList,
   PageParams,
+  TaskEvent,
+  Quote,
+  QuoteParams,
   TransactionPage,
   UploadedImage,
   VideoPage,
@@ -62,9 +70,26 @@ export interface RetryInfo {
   url: string;
 }
 
+/** An account holder's access token (a session), or a function that answers a current one (refreshed as needed). */
+export type SessionToken = string | (() => string | Promise<string>);
+
 export interface VidgenClientOptions {
-  /** `vg_live_...` (or `vg_test_...` for test mode), sent as `Authorization: Bearer <apiKey>`. */
-  apiKey: string;
+  /**
+   * `vg_live_...` (or `vg_test_...` for test mode), sent as `Authorization: Bearer <apiKey>`.
+   * Give this or `sessionToken`, not both.
+   */
+  apiKey?: string;
+  /**
+   * Instead of an API key: the access token of a signed-in account holder (from the identity
+   * provider: Cognito on AWS, the local identity server locally), sent as `Authorization:
+   * Bearer <token>`. A function is asked before each request, so a caller can refresh it.
+   */
+  sessionToken?: SessionToken;
+  /**
+   * With a session: the mode every request acts in (`Vidgen-Mode` header); default `live`. With an
+   * API key the key's own mode applies: a different `mode` here is refused.
+   */
+  mode?: KeyMode;
   /** Ends with /api/v1. Default http://127.0.0.1:3000/api/v1 (the local stack). */
   baseUrl?: string;
   /** Defaults to the global fetch. */
@@ -186,7 +211,9 @@ export class VidgenClient {
   readonly baseUrl: string;
   /** `test` with a `vg_test_` key: every call works on test data, with test credits. */
   readonly mode: KeyMode;
-  private readonly apiKey: string;
+  /** The API key or, for a session, what answers the current access token. */
+  private readonly credential: () => string | Promise<string>;
+  private readonly session: boolean;
   private readonly fetchImpl: FetchLike | undefined;
   private readonly retry: RetryOptions;
   private readonly timeoutMs: number;
@@ -194,11 +221,25 @@ export class VidgenClient {
   private readonly onRetry: ((info: RetryInfo) => void) | undefined;
 
   constructor(options: VidgenClientOptions) {
-    if (!options || typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {
-      throw new TypeError('VidgenClient: apiKey is required.');
+    const hasKey = typeof options?.apiKey === 'string' && options.apiKey.trim() !== '';
+    const token = options?.sessionToken;
+    const hasSession = typeof token === 'function' || (typeof token === 'string' && token.trim() !== '');
+    if (hasKey === hasSession) throw new TypeError('VidgenClient: apiKey is required (or sessionToken, for a signed-in account holder); give one, not both.');
+    if (options.mode !== undefined && options.mode !== 'live' && options.mode !== 'test') {
+      throw new TypeError(`VidgenClient: mode must be "live" or "test"; got "${String(options.mode)}".`);
     }
-    this.apiKey = options.apiKey.trim();
-    this.mode = keyMode(this.apiKey);
+    this.session = hasSession;
+    if (hasKey) {
+      const apiKey = options.apiKey!.trim();
+      this.mode = keyMode(apiKey);
+      if (options.mode !== undefined && options.mode !== this.mode) {
+        throw new TypeError(`VidgenClient: a ${this.mode} key always acts in ${this.mode} mode; mode "${options.mode}" needs a ${options.mode} key or a session.`);
+      }
+      this.credential = () => apiKey;
+    } else {
+      this.mode = options.mode ?? 'live';
+      this.credential = typeof token === 'function' ? token : () => token!.trim();
+    }
     this.baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
     this.fetchImpl = options.fetch;
     this.retry = { ...DEFAULT_RETRY, ...definedOnly(options.retry ?? {}) };
@@ -314,7 +355,61 @@ export class VidgenClient {
     return this.request({ method: 'GET', path, query: { ...params }, idempotent: true, signal: options.signal });
   }
 
-  /** GET /credits (the test balance with a test key). */
+  /** GET /events: your task endings (this key's mode), oldest first, after the cursor `after`. */
+  listEvents(params: EventsParams = {}, options: RequestOptions = {}): Promise<EventPage> {
+    return this.request({ method: 'GET', path: '/events', query: { ...params }, idempotent: true, signal: options.signal });
+  }
+
+  /**
+   * POST /webhooks/{id}/deliveries/{event_id}/retry: sends the event to that endpoint again now,
+   * under the same `webhook-id`. Safe to repeat: while its attempt is due a retry changes nothing.
+   */
+  retryDelivery(webhookId: string, eventId: string, options: RequestOptions = {}): Promise<{ event_id: string; status: 'pending' }> {
+    const path = `/webhooks/${encodeId(webhookId)}/deliveries/${encodeId(eventId)}/retry`;
+    return this.request({ method: 'POST', path, idempotent: true, signal: options.signal });
+  }
+
+  /**
+   * Follows GET /events: yields each task ending once, oldest first, reading on with each page's
+   * cursor and polling every `intervalMs` once caught up. Ends when `signal` aborts.
+   */
+  async *followEvents(options: FollowEventsOptions = {}): AsyncGenerator<TaskEvent, void, undefined> {
+    const { intervalMs = 5000, limit, signal, onCursor } = options;
+    let after = options.after;
+    try {
+      for (;;) {
+        const page = await this.listEvents({ ...(after !== undefined && { after }), ...(limit !== undefined && { limit }) }, { signal });
+        for (const event of page.events) yield event;
+        after = page.next_after;
+        onCursor?.(after);
+        if (!page.has_more) await this.sleep(intervalMs, signal);
+      }
+    } catch (error) {
+      if (signal?.aborted) return;
+      throw error;
+    }
+  }
+
+  /** GET /models: every model with its price, defaults, allowed values and capabilities. */
+  listModels(options: RequestOptions = {}): Promise<ModelList> {
+    return this.request({ method: 'GET', path: '/models', idempotent: true, signal: options.signal });
+  }
+
+  /**
+   * POST /quote: what the start `params` describe (`kind: "video"` for generateVideo's
+   * parameters, `"image"` for generateImage's) would charge, and whether it would be accepted
+   * now (`reason` names the 403 it would get). Charges nothing, so it is retried like a GET.
+   */
+  quote(params: QuoteParams, options: RequestOptions = {}): Promise<Quote> {
+    return this.request({ method: 'POST', path: '/quote', json: params, idempotent: true, signal: options.signal });
+  }
+
+  /** GET /account: the account behind the key or session, both balances, and (for a session) the holder's email. */
+  getAccount(options: RequestOptions = {}): Promise<Account> {
+    return this.request({ method: 'GET', path: '/account', idempotent: true, signal: options.signal });
+  }
+
+  /** GET /credits (the test balance with a test key or a test-mode session). */
   getCredits(options: RequestOptions = {}): Promise<Credits> {
     return this.request({ method: 'GET', path: '/credits', idempotent: true, signal: options.signal });
   }
@@ -415,13 +510,22 @@ export class VidgenClient {
   }
 
   private async attempt(call: Call, url: string): Promise<unknown> {
+    const credential = call.externalUrl ? undefined : this.credential();
+    // A session token may come from a refresh; an abort while it did is still the caller's.
+    const token = typeof credential === 'string' || credential === undefined ? credential : await credential;
+    call.signal?.throwIfAborted();
     const timeout = this.timeoutMs > 0 ? AbortSignal.timeout(this.timeoutMs) : undefined;
     const signals = [call.signal, timeout].filter((s): s is AbortSignal => s !== undefined);
     const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-    // Never send the API key anywhere but the API.
+    // Never send the API key or session anywhere but the API.
     const headers: Record<string, string> = call.externalUrl
       ? { ...call.headers }
-      : { Authorization: `Bearer ${this.apiKey}`, Accept: 'application/json', ...call.headers };
+      : {
+          Authorization: `Bearer ${token}`,
+          Accept: 'application/json',
+          ...(this.session && { 'Vidgen-Mode': this.mode }),
+          ...call.headers,
+        };
     let body: string | FormData | undefined;
     if (call.json !== undefined) {
       headers['Content-Type'] = 'application/json';

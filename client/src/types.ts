@@ -74,6 +74,20 @@ export type DirectUpload = Schemas['DirectUpload'];
 /** GET /credits. */
 export type Credits = Schemas['Credits'];
 
+/** GET /models: videos first. */
+export type ModelList = Schemas['ModelList'];
+
+/** One model of GET /models: a video model (`kind: "video"`) or an image model (`kind: "image"`). */
+export type ModelInfo = ModelList['models'][number];
+
+/** Body of POST /quote: `kind` and the parameters of the start it prices. */
+export type QuoteParams = Schemas['QuoteRequest'];
+
+/** POST /quote's answer: the price, the balance, and whether the start would be accepted now. */
+export type Quote = Schemas['Quote'];
+/** GET /account. */
+export type Account = Schemas['Account'];
+
 /** Every error answer the document describes: `{ data: null, error: { message, code } }`. */
 export type ErrorEnvelope = {
   [Name in keyof Schemas]: Schemas[Name] extends { data: null; error: { code: string } } ? Schemas[Name] : never;
@@ -121,3 +135,26 @@ export interface WebhookEvent {
   data: VideoTask | ImageTask | { webhook_id: string };
 }
 
+
+/** A task's ending as GET /events lists it: the same object its webhooks carry. */
+export type TaskEvent = Schemas['TaskEvent'];
+
+/** GET /events: endings oldest first, and the cursor to read on from. */
+export type EventPage = Schemas['EventPage'];
+
+/** GET /events's query: `after` (a `next_after`) and `limit` (1-100). */
+export type EventsParams = NonNullable<operations['listEvents']['parameters']['query']>;
+
+/** How `followEvents` reads the feed. */
+export interface FollowEventsOptions {
+  /** Start after this cursor (a `next_after`); from the oldest kept event without it. */
+  after?: string;
+  /** Wait between polls once caught up (default 5000 ms). */
+  intervalMs?: number;
+  /** Events per request, 1-100. */
+  limit?: number;
+  /** Stops following: the iteration ends (no exception). */
+  signal?: AbortSignal;
+  /** Told the cursor after each page, so a follower can resume where it stopped. */
+  onCursor?: (nextAfter: string) => void;
+}

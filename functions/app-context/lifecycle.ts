@@ -1,8 +1,10 @@
 import { createLambdaClient, InProcessCopyQueue, LambdaCopyQueue } from '#adapters/copy-queues';
 import { messageQueue } from './queues';
 import { providerCallbackUrl } from '#contract/params';
+import { CircuitBreaker } from '#domain/circuit-breaker';
 import { CounterBudget } from '#domain/provider-budget';
 import { ReferenceImages } from '#adapters/reference-images';
+import { ffmpegBinary, FfmpegThumbnails } from '#adapters/ffmpeg-thumbnails';
 import type { ObjectStorage } from '#adapters/s3/object-storage';
 import type { Config } from '#config';
 import type { CopyQueue, SubmissionRequest } from '#domain/ports';
@@ -12,12 +14,11 @@ import { copyRequested, DEFAULT_LIFECYCLE_SETTINGS } from '#domain/task-lifecycl
 import { traced } from '#observability/client-tracing';
 import { powertoolsTelemetry } from '#observability/telemetry';
 import { instrumentedProvider } from '#providers/instrumented-provider';
-import { publishEvent } from '#domain/webhook-deliveries';
-import { taskEndedEvent } from '#domain/webhooks';
+import { publishTaskEnded } from '#domain/webhook-deliveries';
 import { appConfig } from './config';
 import { webhookEvents, type EventPublishing } from './webhook-events';
 import { appMediaStorage } from './media';
-import { buildOtherProviders, buildProvider, buildTestProvider } from './provider';
+import { buildOtherProviders, buildProvider, buildTestProvider, checkRoutes, providerBudgets } from './provider';
 import { stores, type Stores } from './stores';
 
 /** Everything the task use cases need, with the copy queue that fits where we run. */
@@ -48,13 +49,21 @@ export function buildLifecycle(
       // The simulated one is test mode's: not measured, as the provider metrics watch real upstreams.
       other.name === testProvider.name ? testProvider : instrumentedProvider(other, powertoolsTelemetry),
     ),
+    ...(config.routes && { routes: checkRoutes(config) }),
+    circuits: new CircuitBreaker(parts.stores.circuits, {
+      failureThreshold: config.circuit.failureThreshold,
+      coolDownMs: config.circuit.coolDownSeconds * 1000,
+      // A probe is one create: bounded by the function's own timeout.
+      probeTimeoutMs: 30_000,
+    }),
     media: parts.storage,
+    thumbnails: new FfmpegThumbnails(parts.storage, ffmpegBinary(config.ffmpegPath)),
     copyQueue,
     clock: () => new Date(),
     settings: {
       ...DEFAULT_LIFECYCLE_SETTINGS,
       taskTimeoutMs: config.taskTimeoutSeconds * 1000,
-      providerBudgets: submissions.budgetPerSecond === undefined ? {} : { [provider.name]: submissions.budgetPerSecond },
+      providerBudgets: providerBudgets(config),
       callbackSilenceMs: submissions.callbackSilenceSeconds * 1000,
       submissionGraceMs: submissions.graceSeconds * 1000,
     },
@@ -64,7 +73,7 @@ export function buildLifecycle(
       callbackUrl: (task, providerName, token) => providerCallbackUrl(callbackBase, providerName, task.accountId, task.taskId, token),
     }),
     telemetry: powertoolsTelemetry,
-    events: { taskEnded: async (task) => void (await publishEvent(parts.webhooks, task.accountId, taskEndedEvent(task))) },
+    events: { taskEnded: (task) => publishTaskEnded(parts.webhooks, task) },
   };
   return deps;
 }

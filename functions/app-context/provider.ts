@@ -6,6 +6,8 @@ import type { Config, ProviderConfig } from '#config';
 import type { GenerationProvider } from '#domain/provider';
 import type { ProviderParts } from '#providers/provider-module';
 import { providerModule } from '#providers/registry';
+import { providerSettings } from '#providers/settings-registry';
+import type { ProviderRoutes } from '#domain/provider-routing';
 import { simulated } from '#providers/simulated/index';
 
 /**
@@ -58,4 +60,35 @@ function build(settings: ProviderConfig, parts: ProviderParts): GenerationProvid
 
 function partsFor(config: Config, storage: ObjectStorage, references: ReferenceImages, readSecretValue: SecretReader): ProviderParts {
   return { storage, references, simulatedOutputs: config.simulatedOutputs, readSecretValue, telemetry: powertoolsTelemetry };
+}
+
+/**
+ * The routes, once each route's provider is known to serve its model (its model map): checked
+ * at cold start, so a route no provider can take fails the deploy's first call loudly instead
+ * of failing every start over to the next route.
+ */
+export function checkRoutes(config: Config): ProviderRoutes {
+  const configured = [config.provider, ...(config.otherProviders ?? [])];
+  for (const [model, names] of Object.entries(config.routes ?? {})) {
+    for (const name of names ?? []) {
+      const settings = configured.find((provider) => provider.name === name);
+      if (!settings) throw new Error(`PROVIDER_ROUTES routes ${model} to "${name}", which is not configured here (its secrets are missing).`);
+      const served = providerModule(name)!.models(settings);
+      if (!served.some((id) => id === model)) {
+        throw new Error(`PROVIDER_ROUTES routes ${model} to "${name}", whose model map does not serve it (it serves ${served.join(', ') || 'nothing'}).`);
+      }
+    }
+  }
+  return config.routes ?? {};
+}
+
+/** Creates a second each paced provider allows: PROVIDER_BUDGET_PER_SECOND for PROVIDER, each other's default. */
+export function providerBudgets(config: Config): Record<string, number> {
+  const budgets: Record<string, number> = {};
+  for (const other of config.otherProviders ?? []) {
+    const perSecond = providerSettings(other.name)?.budgetPerSecond;
+    if (perSecond !== undefined) budgets[other.name] = perSecond;
+  }
+  if (config.submissions.budgetPerSecond !== undefined) budgets[config.provider.name] = config.submissions.budgetPerSecond;
+  return budgets;
 }

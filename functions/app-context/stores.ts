@@ -1,15 +1,19 @@
 import { DynamoAccountStore } from '#adapters/dynamodb/account-repository';
 import { DynamoApiKeyStore } from '#adapters/dynamodb/api-key-repository';
+import { DynamoBillingStore } from '#adapters/dynamodb/billing-repository';
 import { DynamoCallbackReceipts } from '#adapters/dynamodb/callback-receipt-repository';
+import { DynamoCircuitStore } from '#adapters/dynamodb/circuit-repository';
 import { createDb, type Db } from '#adapters/dynamodb/dynamo-client';
+import { DynamoHolderStore } from '#adapters/dynamodb/holder-repository';
 import { DynamoIdempotencyStore } from '#adapters/dynamodb/idempotency-repository';
 import { DynamoLedgerStore } from '#adapters/dynamodb/ledger-repository';
 import { DynamoRateCounter } from '#adapters/dynamodb/rate-counter-repository';
 import { DynamoTaskStore } from '#adapters/dynamodb/task-repository';
 import { DynamoUploadPublications } from '#adapters/dynamodb/upload-publication-repository';
 import type { Config } from '#config';
-import type { AccountStore, ApiKeyStore, CallbackReceipts, IdempotencyStore, LedgerStore, TaskStore, UploadPublications } from '#domain/ports';
+import type { AccountStore, ApiKeyStore, BillingStore, CallbackReceipts, HolderStore, IdempotencyStore, LedgerStore, TaskStore, UploadPublications } from '#domain/ports';
 import { modeAwareAccounts } from '#domain/mode-accounts';
+import type { CircuitStore } from '#domain/circuit-breaker';
 import type { RateCounter } from '#domain/rate-limit';
 import type { Telemetry } from '#domain/telemetry';
 import { powertoolsTelemetry } from '#observability/telemetry';
@@ -19,12 +23,16 @@ import { appConfig } from './config';
 export interface Stores {
   accounts: AccountStore;
   apiKeys: ApiKeyStore;
+  holders: HolderStore;
   ledger: LedgerStore;
   rateCounter: RateCounter;
   tasks: TaskStore;
   idempotency: IdempotencyStore;
   uploadPublications: UploadPublications;
   callbackReceipts: CallbackReceipts;
+  /** Providers' circuit breakers, shared by every function. */
+  circuits: CircuitStore;
+  billing: BillingStore;
 }
 
 export function buildDb(config: Config): Db {
@@ -41,12 +49,15 @@ export function buildStores(db: Db, telemetry: Telemetry): Stores {
     // Test keys' scopes answer with their own balance and the live account's access rules.
     accounts: modeAwareAccounts(new DynamoAccountStore(db)),
     apiKeys: new DynamoApiKeyStore(db),
+    holders: new DynamoHolderStore(db),
     ledger: new DynamoLedgerStore(db),
     rateCounter: new DynamoRateCounter(db),
     tasks: new DynamoTaskStore(db, telemetry),
     idempotency: new DynamoIdempotencyStore(db),
     uploadPublications: new DynamoUploadPublications(db),
     callbackReceipts: new DynamoCallbackReceipts(db),
+    circuits: new DynamoCircuitStore(db),
+    billing: new DynamoBillingStore(db),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Db } from '#adapters/dynamodb/dynamo-client';
 import { DynamoDeliveryStore } from '#adapters/dynamodb/delivery-repository';
+import { DynamoEventFeedStore } from '#adapters/dynamodb/event-feed-repository';
 import { DynamoWebhookStore } from '#adapters/dynamodb/webhook-repository';
 import type { Config } from '#config';
 import { renderEvent } from '#contract/events';
@@ -9,17 +10,18 @@ import { messageQueue } from './queues';
 import { appDb } from './stores';
 
 /**
- * What publishing an event needs: record a delivery per interested endpoint and queue it. Kept
+ * What publishing an event needs: add a task's ending to the events feed, record a delivery per interested endpoint and queue it. Kept
  * apart from the delivery side (the HTTP sender, its SSRF-safe fetcher, the destination rules)
  * so the functions that only publish (every task transition) do not bundle those.
  */
-export type EventPublishing = Pick<DeliveryDeps, 'webhooks' | 'deliveries' | 'queue' | 'render'>;
+export type EventPublishing = Pick<DeliveryDeps, 'webhooks' | 'deliveries' | 'queue' | 'render' | 'feed'>;
 
 export function buildEventPublishing(config: Config, db: Db): EventPublishing {
   const { queueUrl } = config.webhooks;
   return {
     webhooks: new DynamoWebhookStore(db),
     deliveries: new DynamoDeliveryStore(db),
+    feed: new DynamoEventFeedStore(db),
     queue: messageQueue<DeliveryMessage>('webhook-deliveries', queueUrl, config.region),
     render: renderEvent,
   };

@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   'internal_error',
   'upstream_error',
   'task_not_cancelable',
+  'forbidden',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -32,6 +33,7 @@ export const ERROR_SUMMARIES: Readonly<Record<ErrorCode, string>> = {
   internal_error: 'a failure on our side',
   upstream_error: 'the generation provider refused or failed the submission (credits refunded)',
   task_not_cancelable: 'a cancel of a task that has already completed or failed',
+  forbidden: 'the caller may not use this endpoint (an API key where only a signed-in account holder may act)',
 };
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 502;
@@ -83,9 +85,9 @@ export const ERROR_STATUSES: Readonly<Record<ErrorStatus, ErrorStatusDoc>> = {
     example: GATEWAY_MESSAGES.unauthorized,
   },
   403: {
-    codes: ['insufficient_credits', 'paid_access_required'],
+    codes: ['insufficient_credits', 'paid_access_required', 'forbidden'],
     description:
-      '`paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `insufficient_credits`: the balance is below the price. Nothing was charged.',
+      '`paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the caller may not use this endpoint.',
     example: 'This request costs 38 credits; the account has 10.',
   },
   404: {

@@ -1,5 +1,14 @@
 import * as z from 'zod';
-import { PROMPT_MAX_LENGTH } from '#domain/catalogue';
+import {
+  capabilitiesOf,
+  modelsWith,
+  NEGATIVE_PROMPT_MAX_LENGTH,
+  PROMPT_MAX_LENGTH,
+  SEED_RANGE,
+  type Capabilities,
+  type ImageModel,
+  type VideoModel,
+} from '#domain/catalogue';
 
 /**
  * Field helpers shared by the contract's schemas: the wording of their messages is what a
@@ -12,6 +21,51 @@ export const promptField = z
   .trim()
   .min(1, 'must not be empty')
   .max(PROMPT_MAX_LENGTH, `must be at most ${PROMPT_MAX_LENGTH} characters`);
+
+/** What the output should not show: trimmed, then 1 to NEGATIVE_PROMPT_MAX_LENGTH characters. */
+export const negativePromptField = z
+  .string({ error: 'must be a string' })
+  .trim()
+  .min(1, 'must not be empty (leave it out instead)')
+  .max(NEGATIVE_PROMPT_MAX_LENGTH, `must be at most ${NEGATIVE_PROMPT_MAX_LENGTH} characters`);
+
+const SEED_WORDS = `must be a whole number from ${SEED_RANGE.min} to ${SEED_RANGE.max}`;
+
+/** A JSON number (not a string of digits), a whole one, in the unsigned 32-bit range. */
+export const seedField = z
+  .number({ error: SEED_WORDS })
+  .int(SEED_WORDS)
+  .min(SEED_RANGE.min, SEED_WORDS)
+  .max(SEED_RANGE.max, SEED_WORDS);
+
+/** The request fields that need a capability of the model, by the capability. */
+const CAPABILITY_FIELDS = {
+  seed: 'seed',
+  negativePrompt: 'negative_prompt',
+  endImage: 'end_image_url',
+  referenceImages: 'images',
+} as const satisfies Partial<Record<keyof Capabilities, string>>;
+
+/**
+ * 400s naming each field the chosen model cannot use (the catalogue's capabilities), with the
+ * models that can: the one check for both generate endpoints.
+ */
+export function refuseUnsupported(
+  body: { model: VideoModel | ImageModel } & Partial<Record<(typeof CAPABILITY_FIELDS)[keyof typeof CAPABILITY_FIELDS], unknown>>,
+  kind: 'video' | 'image',
+  ctx: z.RefinementCtx,
+): void {
+  const capabilities = capabilitiesOf(body.model);
+  for (const [capability, field] of Object.entries(CAPABILITY_FIELDS) as [keyof typeof CAPABILITY_FIELDS, string][]) {
+    if (body[field as keyof typeof body] === undefined || capabilities[capability]) continue;
+    const able = modelsWith(capability, kind);
+    ctx.addIssue({
+      code: 'custom',
+      path: [field],
+      message: `is not supported by the model ${body.model}${able.length > 0 ? `; models that support it: ${able.join(', ')}` : ''}`,
+    });
+  }
+}
 
 export const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, { error: `must be one of ${values.join(', ')}` });

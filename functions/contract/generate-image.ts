@@ -1,6 +1,9 @@
 import * as z from 'zod';
 import {
+  DEFAULT_IMAGE_ASPECT_RATIO,
   DEFAULT_IMAGE_MODEL,
+  DEFAULT_IMAGE_RESOLUTION,
+  DEFAULT_OUTPUT_FORMAT,
   IMAGE_ASPECT_RATIOS,
   IMAGE_MODEL_IDS,
   IMAGE_RESOLUTIONS,
@@ -8,21 +11,23 @@ import {
   OUTPUT_FORMATS,
 } from '#domain/catalogue';
 import type { ImageParams } from '#domain/task';
-import { httpUrl, jsonObject, oneOf, promptField } from './fields';
+import { httpUrl, jsonObject, negativePromptField, oneOf, promptField, refuseUnsupported, seedField } from './fields';
 
 /** POST /api/v1/generate-image: the body, with the defaults a missing field takes. */
 export const generateImageBody = jsonObject({
   prompt: promptField,
   model: oneOf(IMAGE_MODEL_IDS).default(DEFAULT_IMAGE_MODEL),
-  resolution: oneOf(IMAGE_RESOLUTIONS).default('1k'),
-  aspect_ratio: oneOf(IMAGE_ASPECT_RATIOS).default('1:1'),
-  output_format: oneOf(OUTPUT_FORMATS).default('png'),
+  resolution: oneOf(IMAGE_RESOLUTIONS).default(DEFAULT_IMAGE_RESOLUTION),
+  aspect_ratio: oneOf(IMAGE_ASPECT_RATIOS).default(DEFAULT_IMAGE_ASPECT_RATIO),
+  output_format: oneOf(OUTPUT_FORMATS).default(DEFAULT_OUTPUT_FORMAT),
   images: z
     .array(httpUrl, { error: `must be an array of 1 to ${MAX_REFERENCE_IMAGES} absolute http(s) URLs` })
     .min(1, `must have 1 to ${MAX_REFERENCE_IMAGES} URLs`)
     .max(MAX_REFERENCE_IMAGES, `must have 1 to ${MAX_REFERENCE_IMAGES} URLs`)
     .optional(),
-});
+  seed: seedField.optional(),
+  negative_prompt: negativePromptField.optional(),
+}).superRefine((body, ctx) => refuseUnsupported(body, 'image', ctx));
 
 /** The body as the API reference names it (`.meta` returns a copy: the schema above is unchanged). */
 export const generateImageRequest = generateImageBody.meta({ id: 'GenerateImageRequest' });
@@ -36,5 +41,7 @@ export function parseGenerateImage(body: unknown): ImageParams {
     aspectRatio: parsed.aspect_ratio,
     outputFormat: parsed.output_format,
     ...(parsed.images && { images: parsed.images }),
+    ...(parsed.seed !== undefined && { seed: parsed.seed }),
+    ...(parsed.negative_prompt !== undefined && { negativePrompt: parsed.negative_prompt }),
   };
 }

@@ -4,7 +4,7 @@ import type { Page } from '#domain/list-tasks';
 /** Pagination of the history lists: the query a client sends and the block it gets back. */
 
 /** A whole-number query parameter in [min, max], `fallback` when absent. */
-const wholeNumberParam = (name: string, min: number, max: number, fallback: number) =>
+export const wholeNumberParam = (name: string, min: number, max: number, fallback: number) =>
   z
     .string()
     .optional()

@@ -10,7 +10,7 @@ import {
   VIDEO_RESOLUTIONS,
 } from '#domain/catalogue';
 import { isLivemode } from '#domain/mode';
-import { TASK_ERROR_CODES, TASK_STATUSES, type ImageTask, type Task, type TaskStatus, type VideoTask } from '#domain/task';
+import { TASK_ERROR_CODES, TASK_STATUSES, type GenerationExtras, type ImageTask, type Task, type TaskStatus, type VideoTask } from '#domain/task';
 import { successEnvelopeSchema } from './envelope';
 import { credits, timestamp } from './fields';
 import { pagination, paginationView, type PageOf } from './pagination';
@@ -65,6 +65,12 @@ function statusVariants(resultField: string) {
   ];
 }
 
+/** seed and negative_prompt as given at the start, null when not given: on both kinds. */
+const extrasFields = {
+  seed: z.number().int().nullable().meta({ description: 'The seed given at the start (null when none was).' }),
+  negative_prompt: z.string().nullable().meta({ description: 'The negative prompt as stored (trimmed; null when none was given).' }),
+};
+
 export const videoTask = z
   .object({
     video_id: z.string().meta({ description: 'Task id (`vid_` + ULID). Use it in `GET /videos/{video_id}`.', examples: ['vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ'] }),
@@ -73,13 +79,19 @@ export const videoTask = z
     generation_type: z.enum(GENERATION_TYPES),
     prompt: z.string().meta({ description: 'The prompt as stored (trimmed).' }),
     image_url: z.string().meta({ description: 'Reference image (image_to_video only).' }).optional(),
+    end_image_url: z.string().nullable().meta({ description: 'The image the video ends on, as given (null when none was).' }),
     aspect_ratio: z.enum(VIDEO_ASPECT_RATIOS),
     duration: z.number().int().meta({ description: 'Length in seconds.' }),
     resolution: z.enum(VIDEO_RESOLUTIONS),
+    ...extrasFields,
     credits_used: credits('Credits charged for this task (refunded if it failed).'),
     progress: z.number().int().min(0).max(100).meta({ description: 'How far the task is, 0-100: 0 at start, rising while processing (held at 95 or below), 100 when completed; a failed task keeps its last value. Never goes down.' }),
     livemode: z.boolean().meta({ description: '`true` for a task started with a live key, `false` with a test key (`vg_test_`: simulated provider, test credits).' }),
     video_url: z.url().meta({ description: 'The MP4, public, no key needed (completed only).' }).optional(),
+    thumbnail_url: z
+      .url()
+      .nullable()
+      .meta({ description: 'The first frame as a JPEG of the video\'s size, public like `video_url`. Null until the task completes, and when it could not be made (the video is still delivered).' }),
     error: taskError.optional(),
     created_at: timestamp('When the task was started.'),
     updated_at: timestamp('Last change of the task.'),
@@ -102,6 +114,7 @@ export const imageTask = z
     aspect_ratio: z.enum(IMAGE_ASPECT_RATIOS),
     output_format: z.enum(OUTPUT_FORMATS),
     images: z.array(z.string()).meta({ description: 'Reference images (edit mode only).' }).optional(),
+    ...extrasFields,
     credits_used: credits('Credits charged for this task (refunded if it failed).'),
     progress: z.number().int().min(0).max(100).meta({ description: 'How far the task is, 0-100: 0 at start, rising while processing (held at 95 or below), 100 when completed; a failed task keeps its last value. Never goes down.' }),
     livemode: z.boolean().meta({ description: '`true` for a task started with a live key, `false` with a test key (`vg_test_`: simulated provider, test credits).' }),
@@ -154,6 +167,8 @@ function common(task: Task) {
   };
 }
 
+const extrasView = (params: GenerationExtras) => ({ seed: params.seed ?? null, negative_prompt: params.negativePrompt ?? null });
+
 export function videoView(task: VideoTask): VideoTaskView {
   const { params } = task;
   const { status, credits_used, progress, livemode, error, created_at, updated_at, completed_at } = common(task);
@@ -164,13 +179,16 @@ export function videoView(task: VideoTask): VideoTaskView {
     generation_type: params.generationType,
     prompt: params.prompt,
     ...(params.generationType === 'image_to_video' && { image_url: params.imageUrl }),
+    end_image_url: params.endImageUrl ?? null,
     aspect_ratio: params.aspectRatio,
     duration: params.duration,
     resolution: params.resolution,
+    ...extrasView(params),
     credits_used,
     progress,
     livemode,
     ...(status === 'completed' && { video_url: task.outputUrls?.[0] }),
+    thumbnail_url: (status === 'completed' && task.thumbnailUrl) || null,
     ...(error && { error }),
     created_at,
     updated_at,
@@ -190,6 +208,7 @@ export function imageView(task: ImageTask): ImageTaskView {
     aspect_ratio: params.aspectRatio,
     output_format: params.outputFormat,
     ...(params.images && { images: params.images }),
+    ...extrasView(params),
     credits_used,
     progress,
     livemode,

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Page } from '#domain/list-tasks';
-import type { LedgerEntry } from '#domain/ledger';
+import { LEDGER_KINDS, type LedgerEntry } from '#domain/ledger';
 import { successEnvelopeSchema } from './envelope';
 import { timestamp } from './fields';
 import { pagination, paginationView } from './pagination';
@@ -9,11 +9,12 @@ import { pagination, paginationView } from './pagination';
 export const creditTransaction = z
   .object({
     transaction_id: z.string().meta({ description: 'Id of this movement (`txn_` + ULID).', examples: ['txn_01M7ZNHRE3YZJA4Y3XQS4DQDGQ'] }),
-    type: z.enum(['grant', 'charge', 'refund']).meta({
-      description: '`grant`: credits added (the opening balance, a purchase, support); `charge`: a task started; `refund`: a failed or canceled task given back.',
+    type: z.enum(LEDGER_KINDS).meta({
+      description:
+        '`grant`: credits added (the opening balance, test credits, support); `charge`: a task started; `refund`: a failed or canceled task given back; `purchase`: a credit pack bought; `reversal`: a refunded or disputed pack taken back (never below zero).',
     }),
     amount: z.number().int().meta({ description: 'Signed: negative for a charge, positive for a grant or refund. The sum of every amount is your balance.' }),
-    task_id: z.string().nullable().meta({ description: 'The `video_id` or `image_id` a charge or refund belongs to; null for a grant.' }),
+    task_id: z.string().nullable().meta({ description: 'The `video_id` or `image_id` a charge or refund belongs to; null for a grant, purchase or reversal.' }),
     reason: z.string().nullable().meta({ description: 'Why, in words.' }),
     created_at: timestamp('When the balance changed.'),
   })

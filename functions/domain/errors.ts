@@ -31,6 +31,9 @@ export class UnauthorizedError extends DomainError {
 
 export class NotFoundError extends DomainError {}
 
+/** The caller is known but may not do this (an API key on an endpoint only a signed-in holder may use). */
+export class ForbiddenError extends DomainError {}
+
 export class InsufficientCreditsError extends DomainError {
   constructor(
     readonly required: number,

@@ -2,17 +2,18 @@ import { newLedgerEntryId } from './ids';
 import type { Task, TaskError } from './task';
 
 /**
- * The credit ledger is append-only: every change to a balance (grant, charge, refund) is one
- * entry, written in the same DynamoDB transaction as the balance change, so the balance always
- * equals the sum of the ledger.
+ * The credit ledger is append-only: every change to a balance (grant, charge, refund, a pack's
+ * purchase and its reversal) is one entry, written in the same DynamoDB transaction as the
+ * balance change, so the balance always equals the sum of the ledger.
  */
-export type LedgerKind = 'grant' | 'charge' | 'refund';
+export const LEDGER_KINDS = ['grant', 'charge', 'refund', 'purchase', 'reversal'] as const;
+export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
 export interface LedgerEntry {
   entryId: string;
   accountId: string;
   kind: LedgerKind;
-  /** Signed: grants and refunds are positive, charges negative. */
+  /** Signed: grants, refunds and purchases are positive, charges and reversals negative. */
   amount: number;
   reason: string;
   /** The video or image task a charge or refund belongs to. */

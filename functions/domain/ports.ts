@@ -1,5 +1,7 @@
 import type { Account, SubscriptionStatus } from './account';
 import type { ApiKeyRecord } from './api-key';
+import type { BillingEvent, Purchase, Reversal, ReversalEntry } from './billing';
+import type { Holder, IdentityHolder } from './holder';
 import type { ImageContentType } from './image-type';
 import type { LedgerEntry } from './ledger';
 import type { MediaKind } from './media-type';
@@ -21,6 +23,31 @@ export interface AccountStore {
   ): Promise<Account>;
   /** Adds a positive grant to the balance together with its ledger entry. */
   grant(entry: LedgerEntry): Promise<void>;
+}
+
+/** Account holders and the account each acts on (functions/domain/holder.ts). */
+export interface HolderStore {
+  get(holderId: string): Promise<Holder | undefined>;
+  /**
+   * Creates the account (with its opening grant, when given) and the holder's mapping to it in
+   * one step. Throws HolderExistsError when the holder already has an account, and then
+   * nothing is created.
+   */
+  createWithAccount(holder: Holder, account: Account, openingGrant?: LedgerEntry): Promise<void>;
+  /** Maps the holder to an existing account. Throws HolderExistsError when the holder has one. */
+  attach(holder: Holder): Promise<void>;
+}
+
+/**
+ * The identity provider, as sessions need it. `verifyAccessToken` checks the token itself (the
+ * signature against the provider's published keys, issuer, client, token use, expiry) and
+ * answers the holder's id, or undefined for any token that fails. `currentHolder` asks the
+ * provider whether that holder still exists, is enabled and has not signed out everywhere
+ * (a signature cannot say so): undefined when not.
+ */
+export interface IdentityProvider {
+  verifyAccessToken(token: string): Promise<{ holderId: string } | undefined>;
+  currentHolder(token: string): Promise<IdentityHolder | undefined>;
 }
 
 export interface ApiKeyStore {
@@ -107,8 +134,8 @@ export interface TaskStore {
   recordOutputs(task: Task, outputUrls: string[], now: string): Promise<boolean>;
   /** Counts a failed copy; returns the new count, or undefined if the task is already final. */
   recordCopyFailure(task: Task, now: string): Promise<number | undefined>;
-  /** processing -> completed with our URLs. False if the task was already final. */
-  complete(task: Task, outputUrls: string[], now: string): Promise<boolean>;
+  /** processing -> completed with our URLs (and a video's thumbnail). False if the task was already final. */
+  complete(task: Task, outputUrls: string[], now: string, thumbnailUrl?: string): Promise<boolean>;
   /**
    * processing -> failed and the refund with its ledger entry, in one transaction, so the
    * refund happens exactly once however many callers race. False if already final.
@@ -196,6 +223,14 @@ export interface MediaStore {
   remove(key: string): Promise<void>;
 }
 
+/**
+ * Makes a video's poster: its first frame as a JPEG stored at `key`, from the video already in
+ * our storage at `videoKey`; returns the JPEG's public URL. Throws when the video cannot be decoded.
+ */
+export interface Thumbnails {
+  firstFrame(videoKey: string, key: string): Promise<string>;
+}
+
 /** Which task's outputs to copy: the copy worker's event. */
 export interface CopyRequest {
   accountId: string;
@@ -281,4 +316,59 @@ export interface CallbackReceipts {
   claim(provider: string, messageId: string, now: Date, keepUntil: Date): Promise<boolean>;
   /** Forgets a claim whose message could not be handled, so the provider's retry is taken. */
   release(provider: string, messageId: string): Promise<void>;
+}
+
+/** What a Checkout asks the payment provider for: a pack (one payment) or the plan (a subscription). */
+export interface CheckoutRequest {
+  accountId: string;
+  customerId: string;
+  item: { kind: 'pack'; packId: string; priceId: string; credits: number } | { kind: 'plan'; priceId: string };
+  /** Where the customer lands after paying, and after giving up. */
+  successUrl: string;
+  cancelUrl: string;
+}
+
+/** The payment provider (Stripe on AWS and, against its simulator, on the local stack). */
+export interface PaymentGateway {
+  /**
+   * Verifies a webhook delivery's signature (and that it is recent) over the raw body, and reads
+   * its event. Throws ValidationError for a missing, forged or stale signature or an unreadable body.
+   */
+  readEvent(rawBody: string, signature: string | undefined): Promise<BillingEvent>;
+  /** A new customer for the account; the same one for concurrent calls about one account. */
+  createCustomer(accountId: string): Promise<string>;
+  /** A hosted checkout page's URL. */
+  createCheckout(request: CheckoutRequest): Promise<string>;
+  /** The hosted customer portal's URL (manage or cancel the subscription). */
+  createPortal(customerId: string, returnUrl: string): Promise<string>;
+}
+
+/** The billing side of accounts: payment customers, purchases and subscription state. */
+export interface BillingStore {
+  customerOf(accountId: string): Promise<string | undefined>;
+  /**
+   * Records the account's customer if it has none yet and returns the account's customer: the
+   * one given, or the one a concurrent caller recorded first. Throws NotFoundError without the account.
+   */
+  attachCustomer(accountId: string, customerId: string, now: string): Promise<string>;
+  accountOfCustomer(customerId: string): Promise<string | undefined>;
+  /**
+   * The purchase, its credits (`entry`) and paid access, in one transaction, once per checkout:
+   * 'duplicate' when the checkout was granted already.
+   */
+  recordPurchase(purchase: Purchase, entry: LedgerEntry): Promise<'granted' | 'duplicate' | 'unknown_account'>;
+  purchaseByPayment(paymentId: string): Promise<Purchase | undefined>;
+  /**
+   * Raises the purchase's claimed-back credits to `due` and takes the difference off the
+   * balance, never below zero (`entry` makes the ledger entry for what is taken); 'already'
+   * when `due` was claimed before.
+   */
+  reversePurchase(purchase: Purchase, due: number, entry: ReversalEntry, now: string): Promise<Reversal | 'already'>;
+  /**
+   * Sets the status from an event of `occurredAt` (epoch seconds) unless a newer event's (or an
+   * equally old one's further along, statusRank) is stored: 'stale' then.
+   */
+  setSubscriptionStatus(accountId: string, status: SubscriptionStatus, occurredAt: number, now: string): Promise<'applied' | 'stale' | 'unknown_account'>;
+  /** Paid access on; 'unknown_account' without the account. */
+  grantPaidAccess(accountId: string, now: string): Promise<'applied' | 'unknown_account'>;
 }

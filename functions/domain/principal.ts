@@ -21,13 +21,18 @@ export interface ApiKeyPrincipal {
 }
 
 /**
- * An account holder signed in to the console (a JWT). A sketch: no authorizer issues one yet,
- * and no route accepts one (see `gatewayAccess` in functions/http/route.ts).
+ * An account holder signed in to the console (an access token from the identity provider). The
+ * authorizer names the holder's account; the mode is the request's own (`Vidgen-Mode`), applied
+ * after the gateway, so one cached authorization serves both modes.
  */
 export interface SessionPrincipal {
   kind: 'session';
+  /** As for a key: the account's id in live mode, its test scope in test mode. */
   accountId: string;
-  userId: string;
-  /** Requests per minute for this user. */
+  mode: KeyMode;
+  /** The identity provider's id of the holder (Cognito's `sub`). */
+  holderId: string;
+  email: string;
+  /** Requests per minute for this holder (the default limit). */
   rateLimit: number;
 }

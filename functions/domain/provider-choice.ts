@@ -1,5 +1,6 @@
 import { isTestScope } from './mode';
 import type { GenerationProvider } from './provider';
+import type { ProviderRoutes } from './provider-routing';
 import type { Task } from './task';
 
 /** The providers a deployment has: the configured one, the simulated one test mode uses, and any others still configured. */
@@ -13,6 +14,8 @@ export interface ProviderChoice {
    * that recorded one is still followed there after the configured provider changed.
    */
   otherProviders?: (name: string) => GenerationProvider | undefined;
+  /** Per model, the providers a new live task may go to, in order (provider-routing.ts); unset: `provider` alone. */
+  routes?: ProviderRoutes;
 }
 
 /**

@@ -8,13 +8,14 @@ import type {
   VideoModel,
   VideoResolution,
 } from './catalogue';
+import type { GenerationExtras } from './task';
 
 /**
  * The upstream generation provider, behind one small interface. Adapters live in
  * functions/providers/ (simulated, replicate); the use cases only ever see these types.
  */
 
-export interface VideoJob {
+export interface VideoJob extends GenerationExtras {
   kind: 'video';
   /** Our task id (video_id); adapters may use it to name outputs. */
   taskId: string;
@@ -22,13 +23,15 @@ export interface VideoJob {
   generationType: GenerationType;
   prompt: string;
   imageUrl?: string;
+  /** The video ends on this image (image_to_video only). */
+  endImageUrl?: string;
   aspectRatio: VideoAspectRatio;
   /** Seconds. */
   duration: number;
   resolution: VideoResolution;
 }
 
-export interface ImageJob {
+export interface ImageJob extends GenerationExtras {
   kind: 'image';
   taskId: string;
   model: ImageModel;
@@ -93,6 +96,11 @@ export interface CallbackRequest {
   body: string;
   /** Header names in lower case. */
   headers: Record<string, string | undefined>;
+  /**
+   * The URL's query parameters besides our token: what a provider put in the callback URL we
+   * gave it (fal's names the app its job runs on). Not covered by the provider's signature.
+   */
+  query?: Record<string, string | undefined>;
 }
 
 /** What a verified callback says about one job. */

@@ -65,14 +65,14 @@ export interface RateLimiter {
 
 /**
  * Whose window a principal's requests count in, and its size: an API key has its own (two keys
- * of one account do not share), a console user (sketch) too, apart from any key's.
+ * of one account do not share), a signed-in holder too, apart from any key's.
  */
 export function rateSubjectOf(principal: Principal): { id: string; limit: number } {
   switch (principal.kind) {
     case 'apiKey':
       return { id: principal.keyId, limit: principal.rateLimit };
     case 'session':
-      return { id: `user:${principal.userId}`, limit: principal.rateLimit };
+      return { id: `holder:${principal.holderId}`, limit: principal.rateLimit };
   }
 }
 

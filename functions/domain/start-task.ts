@@ -1,18 +1,10 @@
 import { createHash } from 'node:crypto';
-import { hasPaidAccess } from './account';
-import { imagePrice, subscriptionRequired, videoPrice } from './catalogue';
-import {
-  IdempotencyConflictError,
-  InsufficientCreditsError,
-  PaidAccessRequiredError,
-  UnauthorizedError,
-  UpstreamError,
-  ValidationError,
-} from './errors';
+import { admit, checkReferenceUrls, type StartRequest } from './admission';
+import { IdempotencyConflictError, InsufficientCreditsError, UpstreamError } from './errors';
 import { newTaskId } from './ids';
 import { chargeEntry } from './ledger';
 import type { AccountStore, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, ReferenceUrlPolicy } from './ports';
-import { narrowTask, type ImageParams, type Task, type TaskKind, type TaskOfKind, type VideoParams } from './task';
+import { narrowTask, type Task, type TaskKind, type TaskOfKind } from './task';
 import { isStranded, resumeSubmission, submitInline } from './submission';
 import { FAILURE_MESSAGES, failTask, type LifecycleDeps } from './task-lifecycle';
 
@@ -23,24 +15,9 @@ export interface StartDeps extends LifecycleDeps {
   references: ReferenceUrlPolicy;
 }
 
-export type StartRequest =
-  | { kind: 'video'; params: VideoParams }
-  | { kind: 'image'; params: ImageParams };
+export { priceOf, type StartRequest } from './admission';
 
 const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
-/** What to do instead of passing a URL we refuse (the upload route's path, without the /api/v1 prefix). */
-const UPLOAD_HINT = 'To use a file of your own, upload it with POST /upload and pass the URL it returns.';
-
-export function priceOf(request: StartRequest): number {
-  return request.kind === 'video'
-    ? videoPrice(request.params.model, request.params.duration)
-    : imagePrice(request.params.model);
-}
-
-/** Image generation needs paid access whatever the model; videos only for subscription models. */
-function needsPaidAccess(request: StartRequest): boolean {
-  return request.kind === 'image' || subscriptionRequired(request.params.model);
-}
 
 /** Same endpoint and same validated request <=> same hash (defaults applied, key order fixed). */
 export function requestHash(request: StartRequest): string {
@@ -89,17 +66,11 @@ async function startAnyTask(
     if (earlier) return replay(deps, earlier, hash);
   }
 
-  const account = await deps.accounts.get(accountId);
-  if (!account) throw new UnauthorizedError();
-  if (needsPaidAccess(request) && !hasPaidAccess(account)) {
-    throw new PaidAccessRequiredError(
-      request.kind === 'image'
-        ? 'Image generation needs paid access and an active subscription.'
-        : `The model ${request.params.model} needs paid access and an active subscription.`,
-    );
+  const { account, price, refusal } = await admit(deps.accounts, accountId, request);
+  if (refusal instanceof InsufficientCreditsError) {
+    return refuseOrReplay(deps, accountId, idempotencyKey, hash, price, account.credits);
   }
-  const price = priceOf(request);
-  if (account.credits < price) return refuseOrReplay(deps, accountId, idempotencyKey, hash, price, account.credits);
+  if (refusal) throw refusal;
 
   const createdAt = now.toISOString();
   const taskId = newTaskId(request.kind);
@@ -151,24 +122,6 @@ async function startAnyTask(
   if (claim) await deps.idempotency.recordOutcome(claim, { type: 'upstream_error', message });
   await failTask(deps, result.task, { code: submitted.code, message: FAILURE_MESSAGES[submitted.code] });
   throw new UpstreamError(message);
-}
-
-/** 400 naming each reference URL (`image_url`, `images.N`) we would refuse to fetch. */
-async function checkReferenceUrls(policy: ReferenceUrlPolicy, request: StartRequest): Promise<void> {
-  const references: [string, string][] =
-    request.kind === 'video'
-      ? request.params.imageUrl !== undefined
-        ? [['image_url', request.params.imageUrl]]
-        : []
-      : (request.params.images ?? []).map((url, index) => [`images.${index}`, url]);
-  const verdicts = await Promise.all(references.map(async ([field, url]) => ({ field, why: await policy.whyRefused(url) })));
-  const refused = verdicts.flatMap(({ field, why }) =>
-    why === undefined ? [] : [{ field, message: `${field}: we will not fetch this URL: ${why}` }],
-  );
-  if (refused.length > 0) {
-    const message = `${refused.map(({ message }) => message).join('; ')}. ${UPLOAD_HINT}`;
-    throw new ValidationError(message, refused[0]!.field);
-  }
 }
 
 /**

@@ -1,8 +1,10 @@
-import { ProviderUnavailableError, SubmissionUnknownError, type GenerationProvider, type ProviderFailureCode } from './provider';
-import { providerFor } from './provider-choice';
+import type { ProviderFailureCode } from './provider';
 import type { SubmissionRequest } from './ports';
+import { sendCreate, type Create } from './routed-create';
 import type { Task } from './task';
-import { FAILURE_MESSAGES, failTask, jobFor, logProviderDetail, type LifecycleDeps } from './task-lifecycle';
+import { FAILURE_MESSAGES, failTask, type LifecycleDeps } from './task-lifecycle';
+
+export { cancelQuietly } from './routed-create';
 
 /**
  * Getting a charged task to the provider (docs/tasks.md, "Submission"): inline while the
@@ -22,19 +24,6 @@ export type InlineSubmission =
   /** Refused or impossible now: the caller fails and refunds the task, and answers 502. */
   | { type: 'failed'; code: ProviderFailureCode };
 
-/** What one create came to. `task`: as it stands once its create was sent. */
-type Create =
-  | { type: 'accepted'; task: Task }
-  | { type: 'rejected'; code: ProviderFailureCode }
-  /** Refused for load (429): nothing was created. */
-  | { type: 'busy'; task: Task; retryAfterSeconds?: number }
-  /** Could not be asked (5xx, network): nothing was created. */
-  | { type: 'unavailable'; task: Task }
-  /** Sent, answer unknown: a job may exist. */
-  | { type: 'unknown'; task: Task }
-  /** Not sent: someone else put the task back on the queue meanwhile (a replay, the sweeper). */
-  | { type: 'taken' };
-
 /** The longest a queued retry waits, whatever the attempt. */
 const MAX_RETRY_DELAY_SECONDS = 60;
 /** A queued task that has not been picked up for this long lost its message: the sweeper sends it again. */
@@ -46,9 +35,10 @@ export const QUEUE_STALL_MS = 5 * 60_000;
  */
 export async function submitInline(deps: LifecycleDeps, task: Task): Promise<InlineSubmission> {
   try {
-    if (!(await awaitTurn(deps, task, deps.settings.inlineTurnWaitMs))) return await queued(deps, task, 0, 0);
-    const created = await sendCreate(deps, task);
+    const created = await sendCreate(deps, task, deps.settings.inlineTurnWaitMs);
     switch (created.type) {
+      case 'waiting':
+        return await queued(deps, task, 0, 0);
       case 'accepted':
         return created;
       case 'rejected':
@@ -117,12 +107,7 @@ export async function submitQueued(deps: LifecycleDeps, request: SubmissionReque
   const attempts = task.submitAttempts ?? 0;
   let created: Create;
   try {
-    if (!(await awaitTurn(deps, claimed, deps.settings.queuedTurnWaitMs))) {
-      // Every turn of the next few seconds is taken: back in line, without counting an attempt.
-      await requeue(deps, claimed, attempts, 1);
-      return;
-    }
-    created = await sendCreate(deps, claimed);
+    created = await sendCreate(deps, claimed, deps.settings.queuedTurnWaitMs);
   } catch (error) {
     // Nothing was sent: back in line (if this fails too, the sweeper resumes it within a minute).
     deps.telemetry.error('queued submission cut short before its create was sent', error, { task_id: task.taskId });
@@ -133,6 +118,10 @@ export async function submitQueued(deps: LifecycleDeps, request: SubmissionReque
     case 'accepted':
     case 'unknown':
     case 'taken':
+      return;
+    case 'waiting':
+      // Every turn of the next few seconds is taken: back in line, without counting an attempt.
+      await requeue(deps, claimed, attempts, 1);
       return;
     case 'rejected':
       await failTask(deps, task, { code: created.code, message: FAILURE_MESSAGES[created.code] });
@@ -161,20 +150,6 @@ export function retryDelaySeconds(attempt: number, retryAfterSeconds = 0): numbe
   return Math.min(MAX_RETRY_DELAY_SECONDS, Math.max(retryAfterSeconds, 2 ** attempt));
 }
 
-/** Waits for a turn in the provider's budget; false if none is free within `maxWaitMs`. Unpaced providers: at once. */
-async function awaitTurn(deps: LifecycleDeps, task: Task, maxWaitMs: number): Promise<boolean> {
-  // The task's provider: a test-mode task's simulated one is not the upstream we pace for.
-  const name = providerFor(deps, task).name;
-  const perSecond = deps.settings.providerBudgets[name];
-  if (perSecond === undefined) return true;
-  // Turns are real time, shared with every other function: not the (testable) task clock.
-  const turn = await deps.budget.reserve(name, perSecond, Date.now(), maxWaitMs);
-  if (turn === undefined) return false;
-  const wait = turn - Date.now();
-  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-  return true;
-}
-
 async function queued(deps: LifecycleDeps, task: Task, attempts: number, delaySeconds: number): Promise<{ type: 'queued'; task: Task }> {
   const queuedAt = await requeue(deps, task, attempts, delaySeconds);
   // Only a task that changed meanwhile (canceled) needs reading again.
@@ -196,77 +171,4 @@ async function requeue(deps: LifecycleDeps, task: Task, attempts: number, delayS
     deps.telemetry.warn('submission message not sent; the sweeper resends it', { task_id: task.taskId, error: String(error) });
   }
   return now;
-}
-
-/**
- * Sends a task's create. It raises only before the create is sent: from the `markSent` write
- * on, a failure (a lost answer, an error recording the job) is an unknown outcome.
- */
-async function sendCreate(deps: LifecycleDeps, unsent: Task): Promise<Create> {
-  const provider = providerFor(deps, unsent);
-  const callbackUrl = await callbackUrlFor(deps, provider, unsent);
-  const sentAt = deps.clock().toISOString();
-  if (!(await deps.tasks.markSent(unsent, sentAt))) return { type: 'taken' };
-  const { unsent: _, ...rest } = unsent;
-  const task: Task = { ...rest, sentAt, updatedAt: sentAt };
-  try {
-    return await createSent(deps, provider, task, callbackUrl);
-  } catch (error) {
-    deps.telemetry.error('create sent, its outcome unknown', error, { task_id: task.taskId });
-    return { type: 'unknown', task };
-  }
-}
-
-async function createSent(deps: LifecycleDeps, provider: GenerationProvider, task: Task, callbackUrl: string | undefined): Promise<Create> {
-  try {
-    const outcome = await provider.submit(jobFor(task), callbackUrl ? { callbackUrl } : {});
-    if (outcome.type === 'rejected') {
-      logProviderDetail(deps, task, outcome.message);
-      return { type: 'rejected', code: outcome.code };
-    }
-    const job = { name: provider.name, jobId: outcome.jobId, ...(outcome.callbacks && { callbacks: true }) };
-    const now = deps.clock().toISOString();
-    if (await deps.tasks.recordSubmission(task, job, now)) {
-      return { type: 'accepted', task: { ...task, provider: job, lastCheckedAt: now, updatedAt: now } };
-    }
-    // The task ended while we were submitting (timed out, canceled): its job must not run on our bill.
-    const latest = (await deps.tasks.get(task.accountId, task.taskId)) ?? task;
-    if (latest.provider?.jobId !== outcome.jobId) {
-      deps.telemetry.warn('submission recorded too late; its job is canceled', { task_id: task.taskId, job_id: outcome.jobId });
-      await cancelQuietly(deps, provider, outcome.jobId, task.taskId);
-    }
-    return { type: 'accepted', task: latest };
-  } catch (error) {
-    if (!(error instanceof ProviderUnavailableError)) throw error;
-    logProviderDetail(deps, task, error.message);
-    if (error instanceof SubmissionUnknownError) return { type: 'unknown', task };
-    return error.rateLimited
-      ? { type: 'busy', task, ...(error.retryAfterSeconds !== undefined && { retryAfterSeconds: error.retryAfterSeconds }) }
-      : { type: 'unavailable', task };
-  }
-}
-
-/**
- * Our callback route for the task's job, carrying the token that binds it to this task
- * (docs/tasks.md, "Provider callbacks"); undefined (polls only) when there is no route or the
- * provider has no callback secret to derive the token from.
- */
-async function callbackUrlFor(deps: LifecycleDeps, provider: GenerationProvider, task: Task): Promise<string | undefined> {
-  if (!deps.callbackUrl) return undefined;
-  const token = await provider.callbackToken({ provider: provider.name, accountId: task.accountId, taskId: task.taskId });
-  return token === undefined ? undefined : deps.callbackUrl(task, provider.name, token);
-}
-
-/** Asks the provider to stop a job we will not use; a failure is logged, never raised. */
-export async function cancelQuietly(
-  deps: Pick<LifecycleDeps, 'telemetry'>,
-  provider: GenerationProvider,
-  jobId: string,
-  taskId: string,
-): Promise<void> {
-  try {
-    await provider.cancel(jobId);
-  } catch (error) {
-    deps.telemetry.warn('upstream cancel failed', { task_id: taskId, job_id: jobId, error: String(error) });
-  }
 }

@@ -1,8 +1,21 @@
+import type { CircuitBreaker } from './circuit-breaker';
 import { refundEntry } from './ledger';
+import type { ProviderRoutes } from './provider-routing';
 import { OutputRefusedError } from './media-type';
 import type { GenerationJob, GenerationProvider, ResultOutcome } from './provider';
 import { ProviderUnavailableError } from './provider';
-import type { CopyQueue, CopyRequest, FailOptions, MediaStore, MessageQueue, ProviderBudget, SubmissionRequest, TaskEvents, TaskStore } from './ports';
+import type {
+  CopyQueue,
+  CopyRequest,
+  FailOptions,
+  MediaStore,
+  MessageQueue,
+  ProviderBudget,
+  SubmissionRequest,
+  TaskEvents,
+  TaskStore,
+  Thumbnails,
+} from './ports';
 import { MAX_PROCESSING_PROGRESS, progressOf } from './progress';
 import { providerOfTask, ProviderNotConfiguredError } from './provider-choice';
 import type { Task, TaskError } from './task';
@@ -20,7 +33,13 @@ export interface LifecycleDeps {
   testProvider?: GenerationProvider;
   /** The other providers still configured, by name: tasks that recorded one are followed there. */
   otherProviders?: (name: string) => GenerationProvider | undefined;
+  /** Per model, the providers a new live task's create may go to, in order (provider-routing.ts). */
+  routes?: ProviderRoutes;
+  /** Each provider's circuit breaker, shared by every function; unset: every route is always tried. */
+  circuits?: CircuitBreaker;
   media: MediaStore;
+  /** Makes a completed video's poster (ffmpeg); without it videos complete with no thumbnail. */
+  thumbnails?: Thumbnails;
   copyQueue: CopyQueue;
   clock: () => Date;
   settings: LifecycleSettings;
@@ -203,6 +222,24 @@ const EXTENSIONS: Record<string, { ext: string; contentType: string }> = {
   webp: { ext: 'webp', contentType: 'image/webp' },
 };
 
+/** Where a video's first frame goes: next to the video, under the same rules. */
+const thumbnailKey = (task: Task) => `videos/${task.taskId}.jpg`;
+
+/**
+ * A video's poster, made from our copy. Any failure (an undecodable video, ffmpeg missing or
+ * slow) leaves the video without one: a thumbnail never fails the task.
+ */
+async function makeThumbnail(deps: LifecycleDeps, task: Task): Promise<string | undefined> {
+  if (task.kind !== 'video' || !deps.thumbnails) return undefined;
+  try {
+    return await deps.thumbnails.firstFrame(outputFile(task, 0).key, thumbnailKey(task));
+  } catch (error) {
+    deps.telemetry.warn('thumbnail not made; the video completes without one', { task_id: task.taskId, error: String(error) });
+    deps.telemetry.count('ThumbnailFailed', { model: task.params.model });
+    return undefined;
+  }
+}
+
 function outputFile(task: Task, index: number) {
   const format = task.kind === 'video' ? EXTENSIONS.video! : EXTENSIONS[task.params.outputFormat]!;
   const folder = task.kind === 'video' ? 'videos' : 'images';
@@ -223,7 +260,8 @@ export async function copyOutputs(deps: LifecycleDeps, task: Task): Promise<Task
       const { key, contentType } = outputFile(task, index);
       urls.push(await deps.media.copyFromUrl(sourceUrl, key, contentType, task.kind));
     }
-    if (await deps.tasks.complete(task, urls, deps.clock().toISOString())) {
+    const thumbnailUrl = await makeThumbnail(deps, task);
+    if (await deps.tasks.complete(task, urls, deps.clock().toISOString(), thumbnailUrl)) {
       const model = task.params.model;
       const outputs = urls.length;
       deps.telemetry.info('task completed', { task_id: task.taskId, account_id: task.accountId, model, outputs });
@@ -233,6 +271,7 @@ export async function copyOutputs(deps: LifecycleDeps, task: Task): Promise<Task
     } else {
       // The task ended otherwise meanwhile (timed out): its result must not stay published.
       await Promise.all(task.pendingOutputs.map((_, index) => deps.media.remove(outputFile(task, index).key)));
+      if (thumbnailUrl) await deps.media.remove(thumbnailKey(task));
     }
   } catch (error) {
     if (error instanceof OutputRefusedError) {

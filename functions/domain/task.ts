@@ -24,17 +24,27 @@ export interface TaskError {
   message: string;
 }
 
-export interface VideoParams {
+/** What every start may add: a seed for reproducible output, and what the output should not show. */
+export interface GenerationExtras {
+  /** 0 to 4294967295: the same seed and parameters give the same output where the model honours it. */
+  seed?: number;
+  /** Trimmed, 1 to 2000 characters. */
+  negativePrompt?: string;
+}
+
+export interface VideoParams extends GenerationExtras {
   model: VideoModel;
   generationType: GenerationType;
   prompt: string;
   imageUrl?: string;
+  /** The last frame (image_to_video, on models with the endImage capability). */
+  endImageUrl?: string;
   aspectRatio: VideoAspectRatio;
   duration: number;
   resolution: VideoResolution;
 }
 
-export interface ImageParams {
+export interface ImageParams extends GenerationExtras {
   model: ImageModel;
   prompt: string;
   resolution: ImageResolution;
@@ -82,6 +92,8 @@ interface TaskBase {
   copyAttempts: number;
   /** Our copies of the results (completed only). */
   outputUrls?: string[];
+  /** A completed video's first frame as a JPEG, in our storage; absent if it could not be made. */
+  thumbnailUrl?: string;
   error?: TaskError;
   createdAt: string;
   updatedAt: string;

@@ -22,7 +22,21 @@ export type BusinessEvent =
   | 'OrphanJobCanceled'
   /** A poll for a task whose recorded provider is not configured any more (it waits for its timeout). */
   | 'ProviderNotConfigured'
-  | 'SweeperTasksExamined';
+  /** A create sent to a provider (per `provider`), failovers included. */
+  | 'ProviderSubmission'
+  /** A create a provider failed (per `provider` and `kind`: unavailable, rate_limited, unknown). */
+  | 'ProviderFailure'
+  /** A create refused before any job existed, passed to the model's next route (per `provider` it left). */
+  | 'ProviderFailover'
+  /** A route skipped because its provider's circuit is open. */
+  | 'ProviderSkipped'
+  /** A provider's circuit opened (or reopened after a failed probe): alarmed. */
+  | 'CircuitOpened'
+  | 'SweeperTasksExamined'
+  /** Credits a refunded or disputed pack should have taken back but the balance no longer had. */
+  | 'ReversalShortfall'
+  /** A completed video whose first frame could not be made into a thumbnail (it completes without one). */
+  | 'ThumbnailFailed';
 
 /** Extra fields of a log line, snake_case (`task_id`, `account_id`, `model`...). */
 export type LogFields = Record<string, unknown>;
@@ -34,9 +48,12 @@ export interface Telemetry {
   /** Unexpected failures: logged with the error's stack. */
   error(message: string, error: unknown, fields?: LogFields): void;
   /** Counts an event; `model` adds a per-model breakdown next to the service-wide count. */
-  count(event: BusinessEvent, options?: { model?: string; value?: number }): void;
-  /** How long a provider call took (metric ProviderLatency, milliseconds). */
-  providerLatency(milliseconds: number, operation: string): void;
+  count(event: BusinessEvent, options?: { model?: string; value?: number; provider?: string; kind?: string }): void;
+  /**
+   * How long a provider call took (metric ProviderLatency, milliseconds); with `provider`, also
+   * per provider (`accept`: from a start's first route to the provider that took its job).
+   */
+  providerLatency(milliseconds: number, operation: string, provider?: string): void;
 }
 
 /** For tests and tools that want no output. */

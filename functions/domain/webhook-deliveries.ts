@@ -1,8 +1,10 @@
-import { RateLimitExceededError } from './errors';
+import { NotFoundError, RateLimitExceededError } from './errors';
+import { appendToFeed, type EventFeedStore } from './events-feed';
 import type { MessageQueue } from './ports';
 import { MAX_QUEUE_DELAY_SECONDS } from './ports';
 import {
   getWebhook,
+  taskEndedEvent,
   testEvent,
   type EventRenderer,
   type EventType,
@@ -11,6 +13,7 @@ import {
   type WebhookStore,
 } from './webhooks';
 import type { Page } from './list-tasks';
+import type { Task } from './task';
 
 /**
  * Delivering events to webhook endpoints, at least once: each (event, endpoint) pair gets one
@@ -47,6 +50,11 @@ export interface DeliveryStore {
   /** Records a new pending delivery; false if this event already has one for this endpoint, or the endpoint is gone. */
   create(delivery: Delivery): Promise<boolean>;
   get(message: DeliveryMessage): Promise<Delivery | undefined>;
+  /**
+   * Makes a delivery pending again with its next attempt due at `now` (a redelivery asked for),
+   * only if nobody recorded an attempt or reopened it since `seen` was read.
+   */
+  reopen(seen: Delivery, now: string): Promise<boolean>;
   /** Saves an attempt's outcome, only if nobody recorded an attempt since `seen` was read. */
   recordAttempt(seen: Delivery, next: AttemptOutcome): Promise<boolean>;
   /**
@@ -72,6 +80,8 @@ export type WebhookSender = (url: string, body: string, headers: Record<string, 
 export interface DeliveryDeps {
   webhooks: WebhookStore;
   deliveries: DeliveryStore;
+  /** Every task ending of a scope, whether or not an endpoint listens (GET /events). */
+  feed: EventFeedStore;
   queue: MessageQueue<DeliveryMessage>;
   render: EventRenderer;
   sign: WebhookSigner;
@@ -121,6 +131,16 @@ export async function publishEvent(
 }
 
 /**
+ * A task's ending: into its scope's events feed first, whether or not any endpoint listens, then
+ * to each interested endpoint. Safe to repeat (the outbox retries it): both steps skip what is done.
+ */
+export async function publishTaskEnded(deps: Pick<DeliveryDeps, 'webhooks' | 'deliveries' | 'queue' | 'render' | 'feed'>, task: Task): Promise<void> {
+  const event = taskEndedEvent(task);
+  await appendToFeed(deps.feed, task.accountId, event, deps.render(event));
+  await publishEvent(deps, task.accountId, event);
+}
+
+/**
  * Test events are paced per endpoint, so that the test route cannot be used to flood a URL: at
  * most one in flight (each is attempted once, never retried) and one every this many seconds.
  */
@@ -156,6 +176,51 @@ export async function sendTestEvent(deps: DeliveryDeps, accountId: string, webho
   }
   await publishEvent(deps, accountId, event, endpoint);
   return { eventId: event.id };
+}
+
+const EVENT_ID = /^evt_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/**
+ * POST /webhooks/{id}/deliveries/{event_id}/retry: one more attempt of an event to an endpoint,
+ * now, under the same `webhook-id`. A delivery that ran out of retries gets one attempt; one
+ * still retrying keeps its schedule from here; one whose attempt is already due is left as it
+ * is (so retries cannot stack attempts on a URL). An event of the feed never delivered to this
+ * endpoint (it did not exist yet, or did not want that type) gets its first delivery.
+ */
+export async function retryDelivery(
+  deps: Pick<DeliveryDeps, 'webhooks' | 'deliveries' | 'queue' | 'feed' | 'clock'>,
+  accountId: string,
+  webhookId: string,
+  eventId: string,
+): Promise<{ eventId: string }> {
+  const endpoint = await getWebhook(deps.webhooks, accountId, webhookId);
+  const message = { accountId, webhookId: endpoint.webhookId, eventId };
+  const now = deps.clock().toISOString();
+  const delivery = EVENT_ID.test(eventId) ? await deps.deliveries.get(message) : undefined;
+  if (delivery) {
+    const due = delivery.status === 'pending' && (delivery.nextAttemptAt === null || delivery.nextAttemptAt <= now);
+    // A racing retry that reopened it first has queued it: nothing more to send.
+    if (!due && (await deps.deliveries.reopen(delivery, now))) await deps.queue.send(message);
+    return { eventId };
+  }
+  const event = EVENT_ID.test(eventId) ? await deps.feed.get(accountId, eventId) : undefined;
+  if (!event) throw new NotFoundError(`No event with id "${eventId.slice(0, 64)}" in this account's events or this endpoint's deliveries.`);
+  const created = await deps.deliveries.create({
+    accountId,
+    webhookId: endpoint.webhookId,
+    eventId,
+    type: event.type,
+    payload: event.payload,
+    status: 'pending',
+    attempts: 0,
+    lastStatusCode: null,
+    lastError: null,
+    lastAttemptAt: null,
+    nextAttemptAt: now,
+    createdAt: now,
+  });
+  if (created) await deps.queue.send(message);
+  return { eventId };
 }
 
 /**

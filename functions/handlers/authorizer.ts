@@ -1,7 +1,8 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { appConfig } from '#app-context/config';
+import { identityProvider } from '#app-context/identity';
 import { stores } from '#app-context/stores';
-import { authenticate } from '#domain/authenticate';
+import { authenticateCaller } from '#domain/authenticate-caller';
 import { UnauthorizedError } from '#domain/errors';
 import { authorizerContext } from '#http/principal';
 import { headerValue } from '#http/headers';
@@ -11,9 +12,11 @@ import { observe } from '#observability/middleware';
 const UNAUTHORIZED = 'Unauthorized';
 
 /**
- * REQUEST authorizer for every route. API Gateway caches its answer per Authorization header,
- * so the Allow covers the whole API, not just the method that asked; otherwise a cached answer
- * would deny the same key on the next route.
+ * REQUEST authorizer for every route: an API key, or an account holder's access token (a
+ * session). API Gateway caches its answer per Authorization header, so the Allow covers the
+ * whole API, not just the method that asked (otherwise a cached answer would deny the same key
+ * on the next route), and a session's answer names the holder's account, never a mode: the
+ * request's Vidgen-Mode is applied after the gateway (functions/http/principal.ts).
  */
 export const handler = observe(authorize, {
   requestKeys: (event) => ({ request_id: event.requestContext?.requestId }),
@@ -22,7 +25,12 @@ export const handler = observe(authorize, {
 
 async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   try {
-    const principal = await authenticate(stores().apiKeys, headerValue(event, 'authorization'), appConfig().defaultRateLimit);
+    const { apiKeys, holders } = stores();
+    const { defaultRateLimit, signupCredits } = appConfig();
+    const principal = await authenticateCaller(
+      { apiKeys, holders, identity: identityProvider(), defaultRateLimit, signupCredits },
+      headerValue(event, 'authorization'),
+    );
     return {
       principalId: principal.accountId,
       policyDocument: {

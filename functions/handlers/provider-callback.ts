@@ -26,7 +26,7 @@ export const handler = publicHandler(async (event) => {
       taskId: pathParameter(event, 'task_id'),
       ...(token !== undefined && { token }),
     },
-    { body, headers },
+    { body, headers, query: event.queryStringParameters ?? {} },
   );
   return jsonResponse(200, successEnvelope({ received: true, result } satisfies ProviderCallbackAnswer));
 });

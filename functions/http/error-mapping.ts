@@ -1,6 +1,7 @@
 import { ZodError } from 'zod';
 import {
   DomainError,
+  ForbiddenError,
   IdempotencyConflictError,
   InsufficientCreditsError,
   NotFoundError,
@@ -25,6 +26,7 @@ export interface HttpError {
 const DOMAIN_ERRORS: ReadonlyArray<[new (...args: never[]) => DomainError, ErrorCode]> = [
   [ValidationError, 'validation_error'],
   [UnauthorizedError, 'unauthorized'],
+  [ForbiddenError, 'forbidden'],
   [InsufficientCreditsError, 'insufficient_credits'],
   [PaidAccessRequiredError, 'paid_access_required'],
   [NotFoundError, 'not_found'],

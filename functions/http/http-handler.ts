@@ -1,6 +1,7 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { ForbiddenError } from '#domain/errors';
 import type { Principal } from '#domain/principal';
 import type { RateLimiter } from '#domain/rate-limit';
 import { successEnvelope } from '#contract/envelope';
@@ -41,6 +42,8 @@ export interface HttpHandlerOptions {
   jsonBody?: boolean;
   /** X-Ray tracing (`tracing()` from observability/tracer), for functions whose bundle can carry it. */
   tracing?: TracingMiddleware;
+  /** Only a signed-in holder may call it (the route's callers are `session`): an API key gets 403. */
+  sessionOnly?: boolean;
 }
 
 /**
@@ -57,9 +60,13 @@ export function httpHandler(logic: (input: ApiInput) => Promise<unknown>, option
  * than the envelope: MCP's JSON-RPC). Errors it throws still become the envelope.
  */
 export function apiHandler(logic: (input: ApiInput) => Promise<APIGatewayProxyResult>, options: HttpHandlerOptions) {
-  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(async (event: APIGatewayProxyEvent) =>
-    logic({ event, principal: principalFrom(event), body: event.body }),
-  )
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(async (event: APIGatewayProxyEvent) => {
+    const principal = principalFrom(event);
+    if (options.sessionOnly && principal.kind !== 'session') {
+      throw new ForbiddenError('This endpoint is for signed-in account holders: send a session token from the console, not an API key.');
+    }
+    return logic({ event, principal, body: event.body });
+  })
     .use(observability(apiRequestKeys))
     .use(options.tracing ? [options.tracing] : [])
     .use(apiResponse())

@@ -1,17 +1,21 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { UnauthorizedError } from '#domain/errors';
-import { KEY_MODES, modeOfScope, type KeyMode } from '#domain/mode';
-import type { ApiKeyPrincipal, Principal } from '#domain/principal';
+import { UnauthorizedError, ValidationError } from '#domain/errors';
+import { isTestScope, KEY_MODES, modeOfScope, scopeOf, type KeyMode } from '#domain/mode';
+import type { Principal, SessionPrincipal } from '#domain/principal';
+import { headerValue } from './headers';
+
+/** The header that picks a session's mode per request (an API key's own mode always applies). */
+export const MODE_HEADER = 'Vidgen-Mode';
 
 /**
  * What the authorizer put in its context, as the handler receives it. API Gateway (REST)
  * passes context values as strings, so numbers are parsed here.
  */
-export function principalFrom(event: APIGatewayProxyEvent): Principal {
+export function principalFrom(event: APIGatewayProxyEvent, modeOf: (event: APIGatewayProxyEvent) => KeyMode = requestedMode): Principal {
   const context = event.requestContext?.authorizer ?? {};
   // A context without a kind (an answer cached before there were kinds) is an API key's.
   const kind = context.kind ?? 'apiKey';
-  // No authorizer issues a session yet (no route accepts one): a context claiming one is not ours.
+  if (kind === 'session') return sessionFrom(event, context, modeOf);
   if (kind !== 'apiKey') throw new UnauthorizedError();
   const accountId = context.accountId;
   const keyId = context.keyId;
@@ -32,8 +36,34 @@ export function principalFrom(event: APIGatewayProxyEvent): Principal {
   return { kind: 'apiKey', accountId, mode: mode as KeyMode, keyId, rateLimit };
 }
 
+/**
+ * A session acts on its holder's account in the mode the request asks for: the authorizer's
+ * (cached) answer names the live account only, so one sign-in serves both modes.
+ */
+function sessionFrom(event: APIGatewayProxyEvent, context: Record<string, unknown>, modeOf: (event: APIGatewayProxyEvent) => KeyMode): SessionPrincipal {
+  const { accountId, holderId, email } = context;
+  const rateLimit = Number(context.rateLimit);
+  if (typeof accountId !== 'string' || isTestScope(accountId) || typeof holderId !== 'string' || typeof email !== 'string' || !Number.isInteger(rateLimit)) {
+    throw new UnauthorizedError();
+  }
+  const mode = modeOf(event);
+  return { kind: 'session', accountId: scopeOf(accountId, mode), mode, holderId, email, rateLimit };
+}
+
+/** `Vidgen-Mode: live | test`; live when absent. */
+export function requestedMode(event: Pick<APIGatewayProxyEvent, 'headers'>): KeyMode {
+  const value = headerValue(event, MODE_HEADER);
+  if (value === undefined) return 'live';
+  if ((KEY_MODES as readonly string[]).includes(value)) return value as KeyMode;
+  throw new ValidationError(`${MODE_HEADER}: must be "live" or "test"; got "${value.slice(0, 40)}".`, MODE_HEADER);
+}
+
 /** The authorizer's context, as strings, the way API Gateway hands it to the integration. */
-export function authorizerContext(principal: ApiKeyPrincipal): Record<string, string> {
+export function authorizerContext(principal: Principal): Record<string, string> {
+  if (principal.kind === 'session') {
+    // No mode: the answer is cached per token, and each request picks its own.
+    return { kind: 'session', accountId: principal.accountId, holderId: principal.holderId, email: principal.email, rateLimit: String(principal.rateLimit) };
+  }
   return {
     kind: principal.kind,
     accountId: principal.accountId,

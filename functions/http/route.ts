@@ -13,34 +13,40 @@ export interface Route {
 }
 
 /**
- * A kind of caller. `apiKey`: a developer's `Authorization: Bearer <key>`, checked by the API-key
- * authorizer. `session`: an account holder signed in to the console (a JWT); no authorizer
- * recognises one yet, so no route may declare it until one exists. `public`: anyone; the route
- * has nothing to guard (the API reference) or checks its own credential (a provider's signature).
+ * A kind of caller. `apiKey`: a developer's `Authorization: Bearer <key>`; a route that takes
+ * one also takes a session. `session`: an account holder signed in to the console (an access
+ * token from the identity provider); a route that names only `session` refuses API keys with 403
+ * `forbidden` (its handler says so: `httpHandler(…, { sessionOnly: true })`). Both pass the same
+ * authorizer. `public`: anyone; the route has nothing to guard (the API reference) or checks its
+ * own credential (a provider's signature).
  */
 export type Caller = 'apiKey' | 'session' | 'public';
 
-/** How the gateway admits a route's callers: nobody checked, or the API-key authorizer first. */
-export type GatewayAccess = 'public' | 'apiKey';
+/** How the gateway admits a route's callers: nobody checked, or the authorizer (keys and sessions) first. */
+export type GatewayAccess = 'public' | 'authorizer';
+
+function callersOf(route: Route): readonly Caller[] {
+  return typeof route.callers === 'string' ? [route.callers] : route.callers;
+}
 
 /**
  * The one reading of a route's `callers` that the local gateway, the CDK REST API and the
  * OpenAPI document share. Throws, naming the route, for a declaration they cannot build.
  */
 export function gatewayAccess(route: Route): GatewayAccess {
-  const callers: readonly Caller[] = typeof route.callers === 'string' ? [route.callers] : route.callers;
+  const callers = callersOf(route);
   const name = `${route.method} ${route.path}`;
   if (callers.length === 0) throw new Error(`${name} declares no callers: say 'apiKey', 'public' or 'session'.`);
-  if (callers.includes('session')) {
-    throw new Error(
-      `${name} accepts 'session' callers, but no authorizer recognises a session yet (the console's JWT authorizer comes with the accounts work); declare 'apiKey' or 'public' until it exists.`,
-    );
-  }
   if (callers.includes('public')) {
     if (callers.length > 1) throw new Error(`${name} is 'public' and also names other callers: a public route checks no credential, so declare 'public' alone.`);
     return 'public';
   }
-  return 'apiKey';
+  return 'authorizer';
+}
+
+/** Whether an API key may call the route (else only a session may: 403 `forbidden` for a key). */
+export function acceptsApiKeys(route: Route): boolean {
+  return callersOf(route).includes('apiKey');
 }
 
 /**
@@ -56,7 +62,7 @@ export interface OperationDoc {
   operationId: string;
   summary: string;
   description: string;
-  tag: 'Videos' | 'Images' | 'Uploads' | 'Account' | 'Webhooks' | 'Agents' | 'Reference' | 'Internal';
+  tag: 'Videos' | 'Images' | 'Models' | 'Uploads' | 'Account' | 'Webhooks' | 'Agents' | 'Reference' | 'Internal';
   request?: RouteConfig['request'];
   success: ResponseConfig;
   /** The error statuses this operation answers; their codes come from the contract's error table. */

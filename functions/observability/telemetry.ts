@@ -17,10 +17,16 @@ export const powertoolsTelemetry: Telemetry = {
   info: (message, fields) => logger.info(message, fields ?? {}),
   warn: (message, fields) => logger.warn(message, fields ?? {}),
   error: (message, error, fields) => logger.error(message, { ...fields, error: asError(error) }),
-  count: (event, options = {}) =>
-    record(event, MetricUnit.Count, options.value ?? 1, options.model ? { model: options.model } : {}),
-  providerLatency: (milliseconds, operation) =>
-    record('ProviderLatency', MetricUnit.Milliseconds, Math.round(milliseconds), { operation }),
+  count: (event, options = {}) => {
+    const { value = 1, model, provider, kind } = options;
+    // Per provider (and kind) apart from per model, so each keeps a small set of dimension values.
+    if (provider !== undefined) record(event, MetricUnit.Count, value, { provider, ...(kind !== undefined && { kind }) }, false);
+    record(event, MetricUnit.Count, value, model ? { model } : {});
+  },
+  providerLatency: (milliseconds, operation, provider) => {
+    record('ProviderLatency', MetricUnit.Milliseconds, Math.round(milliseconds), { operation });
+    if (provider !== undefined) record('ProviderLatency', MetricUnit.Milliseconds, Math.round(milliseconds), { operation, provider }, false);
+  },
 };
 
 function record(
@@ -28,12 +34,14 @@ function record(
   unit: Unit,
   value: number,
   breakdown: Record<string, string>,
+  /** Also the service-wide figure (once per event, even when it is broken down twice). */
+  serviceWide = true,
 ): void {
   if (prettyLogs()) {
     logger.debug(`metric ${name}`, { value, ...breakdown });
     return;
   }
-  metrics.addMetric(name, unit, value);
+  if (serviceWide) metrics.addMetric(name, unit, value);
   if (Object.keys(breakdown).length > 0) {
     const single = metrics.singleMetric();
     for (const [dimension, label] of Object.entries(breakdown)) single.addDimension(dimension, label);

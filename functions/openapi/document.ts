@@ -1,8 +1,9 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
-import { IMAGE_MODELS, PROMPT_MAX_LENGTH, VIDEO_DURATION, VIDEO_MODELS, MAX_REFERENCE_IMAGES } from '#domain/catalogue';
+import { IMAGE_MODELS, MAX_REFERENCE_IMAGES, NEGATIVE_PROMPT_MAX_LENGTH, PROMPT_MAX_LENGTH, SEED_RANGE, VIDEO_DURATION, VIDEO_MODELS } from '#domain/catalogue';
 import { MAX_UPLOAD_BYTES } from '#domain/image-type';
 import { errorEnvelopeWith } from '#contract/envelope';
 import { PAGINATION_PARAMETERS } from '#contract/pagination';
+import { EVENTS_PARAMETERS } from '#contract/events';
 import { ERROR_STATUSES, ERROR_SUMMARIES, type ErrorStatus } from '#contract/errors';
 import { gatewayAccess, type ApiRoute } from '#http/route';
 import { API_PREFIX, ROUTES } from '#http/routes/index';
@@ -176,6 +177,7 @@ function registerOperation(registry: OpenAPIRegistry, route: ApiRoute): void {
 const TAGS = [
   { name: 'Videos', description: 'Start video tasks, poll them, list your history.' },
   { name: 'Images', description: 'Start image tasks (paid access), poll them, list your history.' },
+  { name: 'Models', description: 'The models with their prices, defaults, allowed values and capabilities; the price of a start before making it.' },
   { name: 'Uploads', description: 'Reference images: upload a file, get a public URL to pass to the generate endpoints.' },
   { name: 'Account', description: 'Your credits and access.' },
   { name: 'Webhooks', description: 'Endpoints that receive signed events (Standard Webhooks) when your tasks end, and their deliveries.' },
@@ -242,7 +244,7 @@ A task is \`processing\` until it ends \`completed\` (results in \`video_url\` /
 |---|---|---|---|
 ${modelRows}
 
-"Subscription required" means paid access and an active subscription (see \`GET /credits\`); \`POST /generate-image\` needs them for any model.
+"Subscription required" means paid access and an active subscription (see \`GET /credits\`); \`POST /generate-image\` needs them for any model. \`GET /models\` gives the same as data, with each model's defaults, allowed values and capabilities; \`POST /quote\` prices a start before you make it.
 
 ## Idempotency
 
@@ -287,6 +289,16 @@ const promptDoc = (what: string) => ({
   pattern: '\\S',
 });
 const HTTP_URL = { format: 'uri', pattern: '^https?://' };
+/** seed and negative_prompt, the same on both starts. */
+const EXTRAS_DOC = {
+  seed: {
+    description: `A whole number ${SEED_RANGE.min} to ${SEED_RANGE.max} (a JSON number): the same seed and parameters give the same output where the model honours it (\`capabilities.seed\`).`,
+  },
+  negative_prompt: {
+    description: `What the output should not show. Trimmed; then 1 to ${NEGATIVE_PROMPT_MAX_LENGTH} characters.`,
+    pattern: '\\S',
+  },
+};
 
 function describeRequests(document: OpenApiDocument): void {
   const video = describeProperties(document, 'GenerateVideoRequest', {
@@ -298,17 +310,23 @@ function describeRequests(document: OpenApiDocument): void {
       description:
         'Absolute http(s) URL of the reference image, at most 2048 characters (for example the `url` answered by `POST /upload`). Required with `image_to_video`, refused with `text_to_video`.',
     },
+    end_image_url: {
+      ...HTTP_URL,
+      description:
+        'Absolute http(s) URL of the image the video ends on (image_to_video only, on models whose `capabilities.end_image` is true: see `GET /models`). Checked like `image_url`.',
+    },
+    ...EXTRAS_DOC,
     aspect_ratio: { description: 'Aspect ratio of the video.' },
     duration: { description: `Length in whole seconds, ${VIDEO_DURATION.min} to ${VIDEO_DURATION.max} (\`5.0\` is 5, \`5.5\` is refused).` },
     resolution: { description: 'Output resolution.' },
   });
-  video.description = 'Starts a video task. `image_url` goes with `generation_type: image_to_video`, and only with it.';
+  video.description = 'Starts a video task. `image_url` (and `end_image_url`) go with `generation_type: image_to_video`, and only with it.';
   // As JSON Schema: with text_to_video (or no generation_type) no image_url, else image_url
   // required. The titles name the cases for renderers that show if/then/else as "one of".
   video.allOf = [
     {
       if: { title: 'text_to_video (default)', properties: { generation_type: { const: 'text_to_video' } } },
-      then: { not: { required: ['image_url'] } },
+      then: { not: { anyOf: [{ required: ['image_url'] }, { required: ['end_image_url'] }] } },
       else: { title: 'image_to_video', required: ['image_url'] },
     },
   ];
@@ -319,6 +337,7 @@ function describeRequests(document: OpenApiDocument): void {
     resolution: { description: 'Output resolution.' },
     aspect_ratio: { description: 'Aspect ratio of the image.' },
     output_format: { description: 'File format of the result.' },
+    ...EXTRAS_DOC,
     images: {
       description: `Edit mode: 1 to ${MAX_REFERENCE_IMAGES} absolute http(s) URLs of the images to edit (for example from \`POST /upload\`).`,
     },
@@ -329,6 +348,7 @@ function describeRequests(document: OpenApiDocument): void {
   for (const path of ['/videos', '/images']) {
     for (const [name, doc] of Object.entries(PAGINATION_PARAMETERS)) Object.assign(parameter(document, path, name), structuredClone(doc));
   }
+  for (const [name, doc] of Object.entries(EVENTS_PARAMETERS)) Object.assign(parameter(document, '/events', name), structuredClone(doc));
 
   objectAt(document, 'paths', '/upload', 'post', 'requestBody').description =
     `multipart/form-data with one file part named \`image\`: JPEG, PNG or WebP, at most ${MAX_UPLOAD_BYTES} bytes (10 MiB).`;

@@ -27,6 +27,8 @@ export interface ProviderSettingsModule<Name extends string = string, Settings e
   readonly secrets: Readonly<Record<SecretName, ProviderSecret>>;
   /** Creates a second it allows us, unless PROVIDER_BUDGET_PER_SECOND says otherwise; unset: not paced. */
   readonly budgetPerSecond?: number;
+  /** Configured only where PROVIDER or PROVIDER_ROUTES names it (it needs no secret, so would be everywhere). */
+  readonly onlyWhereNamed?: boolean;
 }
 
 /**
@@ -53,6 +55,7 @@ export interface SomeProviderSettings {
   readonly contextKeys: Readonly<Record<string, string | undefined>>;
   readonly secrets: Readonly<Record<string, ProviderSecret>>;
   readonly budgetPerSecond?: number;
+  readonly onlyWhereNamed?: boolean;
 }
 
 /** A provider module of any provider (settings, models and factory). */

@@ -1,12 +1,14 @@
 import type { ConfigurationOf, SomeProviderSettings } from './provider-module';
+import { falSettings } from './fal/settings';
 import { replicateSettings } from './replicate/settings';
 import { simulatedSettings } from './simulated/settings';
+import { simulatedBSettings } from './simulated-b/settings';
 
 /**
  * Every provider's settings and secrets, for the code that reads configuration (functions/
  * config.ts, lib/): no provider's implementation comes with them (that list: registry.ts).
  */
-export const PROVIDER_SETTINGS = [replicateSettings, simulatedSettings] as const;
+export const PROVIDER_SETTINGS = [replicateSettings, falSettings, simulatedSettings, simulatedBSettings] as const;
 
 export type ProviderName = (typeof PROVIDER_SETTINGS)[number]['name'];
 /** One provider's settings and secrets, as functions/config.ts read them. */

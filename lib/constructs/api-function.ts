@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Duration, RemovalPolicy, Token, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type CfnFunction, type IFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, type CfnFunction, type IFunction, type ILayerVersion, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { Charset, LogLevel, NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -19,7 +19,7 @@ import { acknowledgeWildcardResource } from '../nag';
 /**
  * The one way this project declares a Lambda function (Powertools' FunctionWithLogGroup idea):
  * a handler file under functions/handlers/, bundled locally by esbuild (no Docker), minified
- * with a source map, on the newest Node.js runtime, arm64, X-Ray tracing, its own log group
+ * with a source map, on the newest Node.js runtime, arm64 (unless a layer's binary needs x86_64), X-Ray tracing, its own log group
  * with a retention, and a role that holds nothing until a `grant*` helper adds exactly what
  * the function's needs (lib/function-needs.ts, through lib/function-permissions.ts) say.
  */
@@ -69,6 +69,8 @@ export interface ApiFunctionProps {
   onFailure?: IQueue;
   /** Caps (and guarantees) the function's concurrency; unset: the account's shared pool. */
   reservedConcurrency?: number;
+  /** Layers with native binaries (the copy worker's ffmpeg); their architecture is the function's. */
+  layers?: { layers: ILayerVersion[]; architecture: Architecture };
 }
 
 export class ApiFunction extends Construct {
@@ -110,7 +112,8 @@ export class ApiFunction extends Construct {
       handler: 'handler',
       description: `vidgen ${props.handler}: ${props.purpose}`,
       runtime: FUNCTION_RUNTIME,
-      architecture: Architecture.ARM_64,
+      architecture: props.layers?.architecture ?? Architecture.ARM_64,
+      ...(props.layers && { layers: props.layers.layers }),
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(28),
       role: this.role,
@@ -203,7 +206,7 @@ export class ApiFunction extends Construct {
     }
   }
 
-  /** Reading one secret's value (the Replicate token). */
+  /** Reading one secret's value (a provider's token, Stripe's key or signing secret). */
   grantSecretRead(secret: ISecret): void {
     const resource = secret.secretFullArn ?? `${secret.secretArn}-??????`;
     this.role.addToPrincipalPolicy(
@@ -213,7 +216,7 @@ export class ApiFunction extends Construct {
       acknowledgeWildcardResource(
         this.role,
         resource,
-        'The token secret is named, not given by full ARN: "-??????" matches only the random suffix Secrets Manager appends to that one name. Pass -c replicateSecretArn=<full ARN> to drop the wildcard.',
+        'The secret is named, not given by full ARN: "-??????" matches only the random suffix Secrets Manager appends to that one name. Pass its <setting>Arn context key with the full ARN (replicateSecretArn, stripeSecretKeySecretArn, ...) to drop the wildcard.',
       );
     }
   }

@@ -31,7 +31,7 @@ const LOG_RETENTION_SINGLETON_ID = 'LogRetentionaae0aa3c5b4d4f87b02d85b201efdd8a
 
 /**
  * Routes whose callers are `public` (the API reference, the provider's signed callbacks) skip the
- * authorizer. Throws for callers no authorizer of this API recognises (`session`, for now).
+ * authorizer; every other route passes it (it knows API keys and sessions).
  */
 export const isPublicRoute = (route: Route): boolean => gatewayAccess(route) === 'public';
 
@@ -261,7 +261,7 @@ export class VidGenRestApi extends Construct {
       },
       {
         id: 'AwsSolutions-COG4',
-        reason: 'Callers are developers with API keys (see README: authentication), checked by the Lambda REQUEST authorizer; there are no Cognito users.',
+        reason: "One Lambda REQUEST authorizer takes both API keys and the account holders' Cognito access tokens (verified against the user pool's JWKS with aws-jwt-verify); a Cognito user pool authorizer could not take API keys.",
       },
       {
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',

@@ -218,6 +218,28 @@ export class ServiceAlarms extends Construct {
       evaluationPeriods: 1,
     });
 
+    // A provider's circuit opened: its creates are skipped (failed over, or 502 if it was the
+    // last route) until a probe succeeds. docs/operations.md, "When a provider is down".
+    alarm('CircuitOpened', {
+      alarmName: 'provider-circuit-opened',
+      alarmDescription: 'A provider\'s circuit breaker opened (CircuitOpened): it failed creates in a row and is skipped for its cool-down. See docs/operations.md, "When a provider is down".',
+      metric: businessMetric(props.stage, 'CircuitOpened', { period: FIVE_MINUTES, statistic: 'Sum' }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+    });
+
+    // A refunded or disputed pack whose credits were already spent: money went back, credits did not.
+    alarm('ReversalShortfall', {
+      alarmName: 'reversal-shortfall',
+      alarmDescription:
+        'A refund or dispute could not take back all of a pack\'s credits (ReversalShortfall: credits the balance no longer had). See docs/operations.md, "Billing".',
+      metric: businessMetric(props.stage, 'ReversalShortfall', { period: FIVE_MINUTES, statistic: 'Sum' }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+    });
+
     for (const dlq of props.deadLetterQueues) {
       // By name: the DLQs inside work queues share the construct id `DeadLetters`.
       const id = dlq.name.replace(/(^|-)([a-z0-9])/g, (_, __, letter: string) => letter.toUpperCase());

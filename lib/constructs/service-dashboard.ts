@@ -14,7 +14,7 @@ import { Construct } from 'constructs';
 import type { DeadLetterQueue } from './dead-letter-queue';
 import type { ServiceAlarms } from './service-alarms';
 import type { WorkQueue } from './work-queue';
-import { businessMetric } from './service-metrics';
+import { businessMetric, perProvider } from './service-metrics';
 
 export interface ServiceDashboardProps {
   stage: string;
@@ -109,6 +109,34 @@ export class ServiceDashboard extends Construct {
           title: 'Provider errors (5 min)',
           left: [businessMetric(stage, 'ProviderError', { ...sum, label: 'errors' })],
           width: 12,
+        }),
+      ],
+      [
+        new GraphWidget({
+          title: 'Creates by provider (5 min)',
+          left: [perProvider(stage, 'ProviderSubmission', { period: FIVE_MINUTES, statistic: 'Sum' })],
+          width: 8,
+        }),
+        new GraphWidget({
+          title: 'Failed creates by provider and kind (5 min)',
+          left: [perProvider(stage, 'ProviderFailure', { period: FIVE_MINUTES, statistic: 'Sum', extraDimension: 'kind' })],
+          width: 8,
+        }),
+        new GraphWidget({
+          title: 'Failovers, skipped routes, circuits opened (5 min)',
+          left: [
+            perProvider(stage, 'ProviderFailover', { period: FIVE_MINUTES, statistic: 'Sum' }),
+            perProvider(stage, 'ProviderSkipped', { period: FIVE_MINUTES, statistic: 'Sum' }),
+            perProvider(stage, 'CircuitOpened', { period: FIVE_MINUTES, statistic: 'Sum' }),
+          ],
+          width: 8,
+        }),
+      ],
+      [
+        new GraphWidget({
+          title: 'Time to accept by provider, p95 (ms; failovers included)',
+          left: [perProvider(stage, 'ProviderLatency', { period: FIVE_MINUTES, statistic: 'p95', extraDimension: 'operation' })],
+          width: 24,
         }),
       ],
       [

@@ -1,5 +1,5 @@
 import type { Duration } from 'aws-cdk-lib';
-import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import { MathExpression, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 
 /**
  * The business metrics the functions publish through Powertools Metrics (agreed names:
@@ -17,7 +17,13 @@ export type BusinessMetricName =
   | 'TaskCanceled'
   | 'ProviderLatency'
   | 'ProviderError'
-  | 'SweeperTasksExamined';
+  | 'ProviderSubmission'
+  | 'ProviderFailure'
+  | 'ProviderFailover'
+  | 'ProviderSkipped'
+  | 'CircuitOpened'
+  | 'SweeperTasksExamined'
+  | 'ReversalShortfall';
 
 export function businessMetric(
   stage: string,
@@ -29,5 +35,19 @@ export function businessMetric(
     metricName,
     dimensionsMap: { service: serviceName(stage) },
     ...options,
+  });
+}
+
+/**
+ * One line per provider (and per failure kind) of a metric the functions also publish with a
+ * `provider` dimension: a search, so a provider added later shows without a redeploy.
+ */
+export function perProvider(stage: string, metricName: BusinessMetricName, options: { period: Duration; statistic: string; extraDimension?: string }): MathExpression {
+  const dimensions = ['service', ...(options.extraDimension ? [options.extraDimension] : []), 'provider'].join(',');
+  return new MathExpression({
+    expression: `SEARCH('{${METRIC_NAMESPACE},${dimensions}} MetricName="${metricName}" service="${serviceName(stage)}"', '${options.statistic}', ${options.period.toSeconds()})`,
+    usingMetrics: {},
+    period: options.period,
+    label: '',
   });
 }

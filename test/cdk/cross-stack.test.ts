@@ -92,9 +92,11 @@ describe('cross-stack values survive changes of deploy settings', () => {
         [sharedParameterName('dev', 'tableName')]: { Ref: expect.stringMatching(/^AppTable/) },
         [sharedParameterName('dev', 'mediaBucketName')]: { Ref: expect.stringMatching(/^MediaBucket/) },
         [sharedParameterName('dev', 'publicMediaBaseUrl')]: cdnUrl,
+        [sharedParameterName('dev', 'identityIssuer')]: { 'Fn::GetAtt': [expect.stringMatching(/^AccountHoldersUserPool/), 'ProviderURL'] },
+        [sharedParameterName('dev', 'userPoolClientId')]: { Ref: expect.stringMatching(/^AccountHoldersUserPoolConsoleClient/) },
       });
       const parameters = s.statelessTemplate.toJSON().Parameters as Record<string, { Type: string; Default: string }>;
-      for (const key of ['tableName', 'mediaBucketName', 'publicMediaBaseUrl'] as const) {
+      for (const key of ['tableName', 'mediaBucketName', 'publicMediaBaseUrl', 'identityIssuer', 'userPoolClientId'] as const) {
         const read = Object.values(parameters).filter((p) => p.Default === sharedParameterName('dev', key));
         expect(read).toEqual([expect.objectContaining({ Type: 'AWS::SSM::Parameter::Value<String>' })]);
       }
@@ -114,6 +116,12 @@ describe('cross-stack values survive changes of deploy settings', () => {
       },
     });
     const names = resourcesOf(prod.statefulTemplate, 'AWS::SSM::Parameter').map(([, p]) => p.Properties!.Name as string);
-    expect(names.sort()).toEqual(['/vidgen/prod/media-bucket-name', '/vidgen/prod/public-media-base-url', '/vidgen/prod/table-name']);
+    expect(names.sort()).toEqual([
+      '/vidgen/prod/identity-issuer',
+      '/vidgen/prod/media-bucket-name',
+      '/vidgen/prod/public-media-base-url',
+      '/vidgen/prod/table-name',
+      '/vidgen/prod/user-pool-client-id',
+    ]);
   });
 });

@@ -66,7 +66,7 @@ describe('deploy settings from CDK context', () => {
 
   it.each([
     [{ stage: 'staging' }, /"stage" must be one of dev, prod/],
-    [{ provider: 'openai' }, /"provider" must be one of replicate, simulated/],
+    [{ provider: 'openai' }, /"provider" must be one of replicate, fal, simulated/],
     [{ replicateSecretArn: 'arn:aws:s3:::bucket' }, /Secrets Manager secret ARN/],
     [{ apiDomainName: 'api.example.com' }, /apiDomainName and apiCertificateArn go together/],
     [{ cdnDomainName: 'm.example.com', cdnCertificateArn: 'arn:aws:acm:eu-west-1:1:certificate/x' }, /us-east-1/],
@@ -189,5 +189,31 @@ describe('npm run invoke helpers', () => {
     expect(() => findBundledFunction(cdkOut, 'nope')).toThrow(AssemblyError);
     expect(() => findBundledFunction(path.join(cdkOut, 'missing'), 'sweeper')).toThrow(/npm run synth/);
     rmSync(cdkOut, { recursive: true, force: true });
+  });
+});
+
+describe('billing deploy settings', () => {
+  const packs = [{ pack_id: 'starter', price_id: 'price_1', credits: 500, amount: 500, currency: 'usd' }];
+
+  it("take packs and the plan as JSON (inline or text), and find Stripe's secrets by name unless given by ARN", () => {
+    const settings = settingsFrom({ billingPacks: packs, billingPlan: JSON.stringify({ price_id: 'price_2', amount: 2000, currency: 'usd', interval: 'month' }) });
+    expect(settings.billing).toEqual({
+      packsJson: JSON.stringify(packs),
+      planJson: '{"price_id":"price_2","amount":2000,"currency":"usd","interval":"month"}',
+      secrets: { secretKey: { name: 'vidgen/dev/stripe-secret-key' }, webhookSecret: { name: 'vidgen/dev/stripe-webhook-secret' } },
+    });
+    const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vidgen/prod/stripe-secret-key-AbCdEf';
+    expect(settingsFrom({ stripeSecretKeySecretArn: arn }).billing.secrets.secretKey).toEqual({ arn });
+  });
+
+  it.each([
+    [{ billingPacks: '[{"pack_id":"x"}' }, /Context "billingPacks" must be JSON text/],
+    [{ billingPacks: [{ ...packs[0], price_id: 'prod_1' }] }, /Context "billingPacks" \(at 0.price_id\) must be a Stripe price id/],
+    [{ billingPacks: [packs[0], packs[0]] }, /Context "billingPacks" must not repeat a pack_id/],
+    [{ billingPlan: { price_id: 'price_2', amount: 2000, currency: 'usd', interval: 'fortnight' } }, /Context "billingPlan" \(at interval\)/],
+    [{ billingReturnUrl: 'http://console.example.com/billing' }, /billingReturnUrl" must be an https URL/],
+  ])('stop the synth on %j, naming the key', (context, message) => {
+    expect(() => settingsFrom(context)).toThrow(DeploySettingsError);
+    expect(() => settingsFrom(context)).toThrow(message);
   });
 });

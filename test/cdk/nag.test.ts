@@ -29,6 +29,8 @@ const PROD_CONTEXT = {
   apiWebAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/vidgen/abc',
   cdnWebAclArn: 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/vidgen/abc',
   alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:vidgen-alarms',
+  stripeSecretKeySecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vidgen/prod/stripe-secret-key-KlMnOp',
+  stripeWebhookSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vidgen/prod/stripe-webhook-secret-QrStUv',
 };
 
 const ACKNOWLEDGEABLE = [
@@ -39,6 +41,9 @@ const ACKNOWLEDGEABLE = [
   'AwsSolutions-APIG3',
   'AwsSolutions-APIG4',
   'AwsSolutions-COG4',
+  // The user pool: MFA optional (self sign-up); the Plus plan's threat protection in production only.
+  'AwsSolutions-COG2',
+  'AwsSolutions-COG8',
   'AwsSolutions-CFR1',
   'AwsSolutions-CFR2',
   'AwsSolutions-CFR4',
@@ -82,7 +87,7 @@ describe('cdk-nag AwsSolutions', () => {
     const s = synthesize();
     const iam5 = acknowledgments(s.app).filter((ack) => ack.id.startsWith('AwsSolutions-IAM5'));
     for (const { id } of iam5) {
-      expect(id).toMatch(/^AwsSolutions-IAM5\[Resource::(\*|.*MediaBucket.*\/(videos|images|uploads|incoming|provider-sim)\/\*|.*:secret:vidgen\/dev\/replicate-(api-token|webhook-secret)-\?\?\?\?\?\?)\]$/);
+      expect(id).toMatch(/^AwsSolutions-IAM5\[Resource::(\*|.*MediaBucket.*\/(videos|images|uploads|incoming|provider-sim)\/\*|.*:secret:vidgen\/dev\/(replicate-api-token|replicate-webhook-secret|stripe-secret-key|stripe-webhook-secret)-\?\?\?\?\?\?)\]$/);
     }
   });
 

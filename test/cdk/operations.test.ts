@@ -150,6 +150,18 @@ describe('operations: background functions, alarms, dashboard', () => {
       });
     });
 
+    it('alarm as soon as a provider\'s circuit opens (CircuitOpened, any provider)', () => {
+      expect(named('provider-circuit-opened')).toMatchObject({
+        Namespace: 'VidGen',
+        MetricName: 'CircuitOpened',
+        Dimensions: [{ Name: 'service', Value: 'vidgen-dev' }],
+        Period: 300,
+        Statistic: 'Sum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+    });
+
     it('watch throttling on the table and both global indexes (API keys, the in-flight shards)', () => {
       const indexes = (named('dynamodb-throttles')!.Metrics as Array<{ MetricStat?: { Metric: { Dimensions: Array<{ Name: string; Value: unknown }> } } }>)
         .flatMap((m) => m.MetricStat?.Metric.Dimensions ?? [])
@@ -243,6 +255,21 @@ describe('operations: background functions, alarms, dashboard', () => {
       }
       const alarmIds = resourcesOf(template(), 'AWS::CloudWatch::Alarm').map(([id]) => id);
       for (const id of alarmIds) expect(body).toContain(`"Fn::GetAtt":["${id}","Arn"]`);
+    });
+
+    it('shows each provider apart: creates, failures by kind, failovers, skips, circuit openings, time to accept', () => {
+      const [, dashboard] = resourcesOf(template(), 'AWS::CloudWatch::Dashboard')[0]!;
+      const body = JSON.stringify(dashboard.Properties!.DashboardBody);
+      for (const [metric, dimensions] of [
+        ['ProviderSubmission', 'service,provider'],
+        ['ProviderFailure', 'service,kind,provider'],
+        ['ProviderFailover', 'service,provider'],
+        ['ProviderSkipped', 'service,provider'],
+        ['CircuitOpened', 'service,provider'],
+        ['ProviderLatency', 'service,operation,provider'],
+      ]) {
+        expect(body).toMatch(new RegExp(`\\{VidGen,${dimensions}\\} MetricName=\\W+${metric}\\W`));
+      }
     });
   });
 });

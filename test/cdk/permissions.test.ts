@@ -19,6 +19,9 @@ const OWN_LOGS_AND_TRACES = [
 const WRITE = (prefix: string) => [`s3:PutObject ${prefix}*`, `s3:AbortMultipartUpload ${prefix}*`];
 /** The Replicate token and its webhook signing secret: every function that calls Replicate or reads its callbacks. */
 const SECRET = ['secret', 'webhook-secret'].flatMap((name) => [`secretsmanager:GetSecretValue ${name}`, `secretsmanager:DescribeSecret ${name}`]);
+/** Stripe's API key (calls to Stripe) and its webhook signing secret (verifying its events), apart. */
+const STRIPE_KEY = ['secretsmanager:GetSecretValue stripe-key', 'secretsmanager:DescribeSecret stripe-key'];
+const STRIPE_WEBHOOK_SECRET = STRIPE_KEY.map((grant) => grant.replace('stripe-key', 'stripe-webhook-secret'));
 const QUEUE_COPIES = [`lambda:InvokeFunction fn:${COPY_WORKER_HANDLER}`];
 const TASK_WRITES = ['dynamodb:GetItem table', 'dynamodb:PutItem table', 'dynamodb:UpdateItem table'];
 /** A background function's on-failure destination (Lambda sends the failed event there with its role). */
@@ -40,9 +43,14 @@ const QUEUE_SUBMISSIONS = ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:Get
 const SIMULATED_PROVIDER = ['s3:GetObject provider-sim/*', 's3:GetObject uploads/*', 's3:GetObject videos/*', 's3:GetObject images/*', ...WRITE('provider-sim/'), 's3:ListBucket bucket'];
 
 const EXPECTED_REPLICATE: Record<string, string[]> = {
-  [AUTHORIZER_HANDLER]: ['dynamodb:GetItem table'],
+  // PutItem: a holder's first sign-in opens their account (holder, account and grant in one transaction).
+  [AUTHORIZER_HANDLER]: ['dynamodb:GetItem table', 'dynamodb:PutItem table'],
+  'get-account': [...RATE, 'dynamodb:GetItem table', 'dynamodb:PutItem table'],
   // PutItem: a test key's first use opens its test balance (with its opening grant).
   'get-credits': [...RATE, 'dynamodb:GetItem table', 'dynamodb:PutItem table'],
+  'list-models': [...RATE],
+  // The account (a test key opens its test balance) and the first bytes of our own reference files.
+  quote: [...RATE, 'dynamodb:GetItem table', 'dynamodb:PutItem table', 's3:GetObject uploads/*', 's3:GetObject videos/*', 's3:GetObject images/*', 's3:ListBucket bucket'],
   'list-transactions': [...RATE, 'dynamodb:GetItem table', 'dynamodb:PutItem table', 'dynamodb:Query index/lsi1'],
   generate: [...TASK_WRITES, ...SECRET, ...SIMULATED_PROVIDER, ...PUBLISH_EVENTS, ...QUEUE_SUBMISSIONS],
   'generate-image': [...TASK_WRITES, ...SECRET, ...SIMULATED_PROVIDER, ...PUBLISH_EVENTS, ...QUEUE_SUBMISSIONS],
@@ -70,7 +78,8 @@ const EXPECTED_REPLICATE: Record<string, string[]> = {
   ],
   [SWEEPER_HANDLER]: [...TASK_WRITES, 'dynamodb:Query index/gsi2', ...WRITE('videos/'), ...WRITE('images/'), ...SECRET, ...SIMULATED_PROVIDER, ...QUEUE_COPIES, ...DEAD_LETTERS('sweeper'), ...PUBLISH_EVENTS, ...QUEUE_SUBMISSIONS],
   // CopyObject from the simulated provider's output (test mode): GetObject on the source.
-  [COPY_WORKER_HANDLER]: [...TASK_WRITES, ...WRITE('videos/'), ...WRITE('images/'), 's3:GetObject provider-sim/*', ...DEAD_LETTERS('copy-worker'), ...PUBLISH_EVENTS],
+  // Reads videos/ back: a video's first frame is made from our copy (the thumbnail).
+  [COPY_WORKER_HANDLER]: [...TASK_WRITES, ...WRITE('videos/'), ...WRITE('images/'), 's3:GetObject provider-sim/*', 's3:GetObject videos/*', ...DEAD_LETTERS('copy-worker'), ...PUBLISH_EVENTS],
   // Consumes the submission queue and sends back what must wait longer.
   'submission-consumer': [
     ...TASK_WRITES,
@@ -80,13 +89,15 @@ const EXPECTED_REPLICATE: Record<string, string[]> = {
     ...QUEUE_SUBMISSIONS,
     ...['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => `${action} queue:submissions`),
   ],
+  // Public, verified by Stripe's signature: the account, purchase and customer items, the ledger; never Stripe's API key.
+  'stripe-webhook': [...TASK_WRITES, ...STRIPE_WEBHOOK_SECRET],
   // Public API reference: nothing but their own logs and traces.
   'get-openapi': [],
   'get-docs': [],
   'get-docs-asset': [],
 };
 
-const withoutSecret = (grants: string[]) => grants.filter((grant) => !grant.startsWith('secretsmanager:'));
+const withoutSecret = (grants: string[]) => grants.filter((grant) => !grant.startsWith('secretsmanager:') || grant.includes(' stripe-'));
 /** With PROVIDER=simulated: the same, without Replicate's secrets. */
 const EXPECTED_SIMULATED: Record<string, string[]> = Object.fromEntries(
   Object.entries(EXPECTED_REPLICATE).map(([handler, grants]) => [handler, withoutSecret(grants)]),
@@ -105,6 +116,7 @@ function label(s: Synthesized, handler: string, resource: string): string {
   }
   const fnArn = /^\{"Fn::GetAtt":\["([A-Za-z0-9]+)","Arn"\]\}$/.exec(resource);
   if (fnArn) return `fn:${template.Resources[fnArn[1]!].Metadata['vidgen:handler']}`;
+  if (/secretsmanager/.test(resource) && /stripe/.test(resource)) return /webhook/.test(resource) ? 'stripe-webhook-secret' : 'stripe-key';
   if (/secretsmanager/.test(resource)) return /webhook/.test(resource) ? 'webhook-secret' : 'secret';
   // The table and bucket ARNs are built from their names, read from SSM (lib/shared-parameters.ts).
   const { table, mediaBucket } = s.stateless.data;

@@ -224,4 +224,55 @@ describe('StatefulStack', () => {
       });
     });
   });
+
+  describe('account holders (Cognito)', () => {
+    it('a user pool with the email as username, self sign-up, verified emails, email recovery and the shared password policy', () => {
+      dev.statefulTemplate.resourceCountIs('AWS::Cognito::UserPool', 1);
+      dev.statefulTemplate.hasResourceProperties('AWS::Cognito::UserPool', {
+        UsernameAttributes: ['email'],
+        AutoVerifiedAttributes: ['email'],
+        UsernameConfiguration: { CaseSensitive: false },
+        AdminCreateUserConfig: { AllowAdminCreateUserOnly: false },
+        AccountRecoverySetting: { RecoveryMechanisms: [{ Name: 'verified_email', Priority: 1 }] },
+        Policies: {
+          PasswordPolicy: { MinimumLength: 12, RequireLowercase: true, RequireUppercase: true, RequireNumbers: true, RequireSymbols: true, TemporaryPasswordValidityDays: 3 },
+        },
+        MfaConfiguration: 'OPTIONAL',
+        UserPoolTier: 'ESSENTIALS',
+      });
+    });
+
+    it('in production: the Plus plan with threat protection enforced, deletion protection, retained', () => {
+      prod.statefulTemplate.hasResource('AWS::Cognito::UserPool', {
+        DeletionPolicy: 'Retain',
+        Properties: Match.objectLike({
+          UserPoolTier: 'PLUS',
+          DeletionProtection: 'ACTIVE',
+          UserPoolAddOns: { AdvancedSecurityMode: 'ENFORCED' },
+        }),
+      });
+    });
+
+    it('one public app client: no secret, password and SRP sign-in, refresh, deliberate lifetimes, no user existence errors', () => {
+      dev.statefulTemplate.resourceCountIs('AWS::Cognito::UserPoolClient', 1);
+      dev.statefulTemplate.hasResourceProperties('AWS::Cognito::UserPoolClient', {
+        GenerateSecret: false,
+        ExplicitAuthFlows: Match.arrayEquals(['ALLOW_USER_PASSWORD_AUTH', 'ALLOW_USER_SRP_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH']),
+        AllowedOAuthFlowsUserPoolClient: false,
+        PreventUserExistenceErrors: 'ENABLED',
+        EnableTokenRevocation: true,
+        AccessTokenValidity: 60,
+        IdTokenValidity: 60,
+        RefreshTokenValidity: 43200,
+        TokenValidityUnits: { AccessToken: 'minutes', IdToken: 'minutes', RefreshToken: 'minutes' },
+      });
+    });
+
+    it('outputs the pool, its client and the region, and hands the issuer and client to the stateless stack through SSM', () => {
+      const outputs = dev.statefulTemplate.toJSON().Outputs as Record<string, unknown>;
+      expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['UserPoolId', 'UserPoolClientId', 'IdentityRegion']));
+      dev.statefulTemplate.hasResourceProperties('AWS::SSM::Parameter', { Name: '/vidgen/dev/identity-issuer' });
+      dev.statefulTemplate.hasResourceProperties('AWS::SSM::Parameter', { Name: '/vidgen/dev/user-pool-client-id' });
+    });
+  });
 });

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { CONFIG_DEFAULTS } from '#config';
@@ -15,7 +15,7 @@ import {
   SWEEPER_HANDLER,
 } from '#http/routes/index';
 import { readDeploySettings } from '#lib/deploy-settings';
-import { NOT_SET_ON_AWS, sharedEnvironment } from '#lib/function-environment';
+import { NOT_SET_ON_AWS, sessionEnvironment, sharedEnvironment } from '#lib/function-environment';
 import { BACKGROUND_FUNCTIONS } from '#lib/function-needs';
 import { REPO_ROOT, functionIdOf, resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
 
@@ -157,11 +157,11 @@ describe('StatelessStack', () => {
       expect(deployed.sort()).toEqual(handlers().sort());
     });
 
-    it('runs every function on the newest Node.js runtime, arm64, traced, with its own log group', () => {
+    it('runs every function on the newest Node.js runtime, arm64 (the copy worker x86_64, as its ffmpeg layer), traced, with its own log group', () => {
       for (const handler of handlers()) {
         const fn = resources()[functionIdOf(template(), handler)].Properties;
         expect(fn.Runtime).toBe('nodejs24.x');
-        expect(fn.Architectures).toEqual(['arm64']);
+        expect(fn.Architectures).toEqual([handler === COPY_WORKER_HANDLER ? 'x86_64' : 'arm64']);
         expect(fn.TracingConfig).toEqual({ Mode: 'Active' });
         expect(fn.Handler).toBe('index.handler');
         const logGroupId = fn.LoggingConfig.LogGroup.Ref;
@@ -216,6 +216,10 @@ describe('StatelessStack', () => {
         'SUBMISSION_QUEUE_URL',
         // The functions that submit: where the provider calls back.
         'CALLBACK_BASE_URL',
+        // The copy worker: the binary in its ffmpeg layer.
+        'FFMPEG_PATH',
+        // The authorizer's alone: sessions.
+        ...Object.keys(sessionEnvironment(settings({ provider: 'simulated' }), { issuer: 'https://issuer', clientId: 'client' })),
       ]);
       const missing = [...read].filter((name) => !set.has(name) && !(name in NOT_SET_ON_AWS));
       expect(missing).toEqual([]);
@@ -224,10 +228,36 @@ describe('StatelessStack', () => {
       expect(Object.keys(env).sort()).toEqual(Object.keys(sharedEnvironment(s.settings, resources)).sort());
     });
 
+    it("gives the authorizer (and only it) the user pool's issuer and client from SSM, and the sign-up credits", () => {
+      for (const handler of handlers()) {
+        const env = resources()[functionIdOf(template(), handler)].Properties.Environment.Variables;
+        if (handler === AUTHORIZER_HANDLER) {
+          expect(env).toMatchObject({
+            IDENTITY_ISSUER: { Ref: 'IdentityIssuerParameter' },
+            IDENTITY_CLIENT_ID: { Ref: 'UserPoolClientIdParameter' },
+            SIGNUP_CREDITS: String(CONFIG_DEFAULTS.signupCredits),
+          });
+        } else {
+          expect(env.IDENTITY_ISSUER).toBeUndefined();
+        }
+      }
+    });
+
     it('never puts the provider token in the template, only its secret ARN', () => {
       const text = JSON.stringify(template().toJSON());
       expect(text).not.toContain('REPLICATE_API_TOKEN"');
       expect(text).toContain('REPLICATE_API_TOKEN_SECRET_ARN');
+    });
+
+    it("gives Stripe's webhook the billing settings and both secrets' ARNs, never a secret's value, and no other function either", () => {
+      const text = JSON.stringify(template().toJSON());
+      expect(text).not.toMatch(/"STRIPE_(SECRET_KEY|WEBHOOK_SECRET)"/);
+      for (const [, fn] of resourcesOf(template(), 'AWS::Lambda::Function')) {
+        const variables = Object.keys(fn.Properties?.Environment?.Variables ?? {});
+        const billing = fn.Metadata?.['vidgen:handler'] === 'stripe-webhook';
+        expect(variables.includes('STRIPE_WEBHOOK_SECRET_ARN')).toBe(billing);
+        expect(variables.includes('STRIPE_SECRET_KEY_ARN')).toBe(billing);
+      }
     });
 
     it('tells the polling functions (and only them) which function copies results', () => {
@@ -238,6 +268,25 @@ describe('StatelessStack', () => {
           expect(env.COPY_WORKER_FUNCTION).toEqual({ Ref: copyWorkerId });
         } else {
           expect(env.COPY_WORKER_FUNCTION).toBeUndefined();
+        }
+      }
+    });
+
+    it("gives the copy worker (and only it) the ffmpeg layer, from the static x86_64 binary in node_modules, and FFMPEG_PATH into it", () => {
+      const layers = resourcesOf(template(), 'AWS::Lambda::LayerVersion');
+      expect(layers).toHaveLength(1);
+      const [layerId, layer] = layers[0]!;
+      expect(layer.Properties!.CompatibleArchitectures).toEqual(['x86_64']);
+      // The asset is the package folder with only the binary in it, staged offline at synth.
+      const assetHash = String(layer.Properties!.Content.S3Key).replace(/\.zip$/, '');
+      expect(readdirSync(path.join(s.outdir, `asset.${assetHash}`))).toEqual(['ffmpeg']);
+      for (const handler of handlers()) {
+        const fn = resources()[functionIdOf(template(), handler)].Properties;
+        if (handler === COPY_WORKER_HANDLER) {
+          expect(fn.Layers).toEqual([{ Ref: layerId }]);
+          expect(fn.Environment.Variables.FFMPEG_PATH).toBe('/opt/ffmpeg');
+        } else {
+          expect([handler, fn.Layers, fn.Environment.Variables.FFMPEG_PATH]).toEqual([handler, undefined, undefined]);
         }
       }
     });
@@ -289,6 +338,10 @@ describe('StatelessStack', () => {
     const alarms = () => resourcesOf(template(), 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties!);
     const named = (suffix: string) => alarms().find((a) => a.AlarmName === `vidgen-dev-${suffix}`);
 
+    it('watch reversal shortfalls: any credits a refunded or disputed pack could not take back', () => {
+      expect(named('reversal-shortfall')).toMatchObject({ MetricName: 'ReversalShortfall', Namespace: 'VidGen', Threshold: 1, Statistic: 'Sum' });
+    });
+
     it('watch the API 5xx rate and p99 latency', () => {
       expect(named('api-5xx-rate')!.Metrics.find((m: { Expression?: string }) => m.Expression).Expression).toMatch(/IF\(requests >= 20, .*errors.* \/ requests, 0\)/);
       expect(named('api-latency-p99')).toMatchObject({ MetricName: 'Latency', ExtendedStatistic: 'p99', Threshold: 5000 });
@@ -339,11 +392,14 @@ describe('StatelessStack', () => {
       );
     });
 
-    it("refuses a route for 'session' callers while no authorizer recognises a session, naming it", () => {
+    it("puts a route for 'session' callers behind the authorizer, which takes sessions", () => {
       const sessionRoute: Route = { method: 'GET', path: `${API_PREFIX}/console`, handler: 'get-credits', callers: 'session' };
-      expect(() => synthesize({ routes: [...ROUTES, sessionRoute] })).toThrow(
-        /GET \/api\/v1\/console accepts 'session' callers, but no authorizer recognises a session yet/,
-      );
+      const s = synthesize({ routes: [...ROUTES, sessionRoute] });
+      s.statelessTemplate.hasResourceProperties('AWS::ApiGateway::Method', {
+        HttpMethod: 'GET',
+        AuthorizationType: 'CUSTOM',
+        ResourceId: { Ref: Match.stringLikeRegexp('console') },
+      });
     });
 
     it('refuses a route whose handler file does not exist', () => {

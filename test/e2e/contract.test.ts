@@ -130,6 +130,22 @@ describe('every operation answers as documented', () => {
     await api('/credits', {}, { status: 401, code: 'unauthorized' });
   });
 
+  it('GET /models and POST /quote', async () => {
+    await api('/models', { key }, { status: 200 });
+    await api('/models', {}, { status: 401, code: 'unauthorized' });
+    const quote = (body: unknown, as?: string) => ({
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+      ...(as && { key: as }),
+    });
+    await api('/quote', quote({ kind: 'video', prompt: 'x', seed: 7 }, key), { status: 200 });
+    await api('/quote', quote({ kind: 'image', prompt: 'x' }, freeKey), { status: 200 });
+    await api('/quote', quote({ kind: 'video', prompt: 'x', seed: -1 }, key), { status: 400, code: 'validation_error' });
+    await api('/quote', quote({ kind: 'video', prompt: 'x' }), { status: 401, code: 'unauthorized' });
+    await api('/quote', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: 'x'.repeat(13 * 1024 * 1024), key }, { status: 413, code: 'payload_too_large' });
+  });
+
   it('GET /credits/transactions', async () => {
     await api('/credits/transactions?page=1&limit=5', { key }, { status: 200 });
     await api('/credits/transactions?limit=51', { key }, { status: 400, code: 'validation_error' });

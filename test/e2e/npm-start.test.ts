@@ -13,11 +13,12 @@ jest.setTimeout(90_000);
 
 describe('npm start', () => {
   it('serves the API with a seeded demo key, stops every child on Ctrl-C, and keeps data across restarts', async () => {
-    const ports = { PORT: await freePort(), DYNAMODB_PORT: await freePort(), S3_PORT: await freePort() };
+    const ports = { PORT: await freePort(), DYNAMODB_PORT: await freePort(), S3_PORT: await freePort(), IDENTITY_PORT: await freePort() };
     const env = {
       PORT: String(ports.PORT),
       DYNAMODB_PORT: String(ports.DYNAMODB_PORT),
       S3_PORT: String(ports.S3_PORT),
+      IDENTITY_PORT: String(ports.IDENTITY_PORT),
       DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'vidgen-start-')),
       TABLE_NAME: 'vidgen-local',
     };
@@ -35,10 +36,10 @@ describe('npm start', () => {
     // On other ports, the banner says what to paste elsewhere, and the CLIs find the stack by its data folder.
     expect(first.output()).toContain(`  API reference   ${first.baseUrl}/docs`);
     expect(first.output()).toContain(
-      `    export BASE=${first.baseUrl} VIDGEN_BASE_URL=${first.baseUrl} PORT=${ports.PORT} DYNAMODB_PORT=${ports.DYNAMODB_PORT} S3_PORT=${ports.S3_PORT} DATA_DIR=${env.DATA_DIR}`,
+      `    export BASE=${first.baseUrl} VIDGEN_BASE_URL=${first.baseUrl} PORT=${ports.PORT} DYNAMODB_PORT=${ports.DYNAMODB_PORT} S3_PORT=${ports.S3_PORT} IDENTITY_PORT=${ports.IDENTITY_PORT} DATA_DIR=${env.DATA_DIR}`,
     );
     const account = /Demo account\s+(acc_\w+)/.exec(first.output())![1]!;
-    const unset = { PORT: '', DYNAMODB_PORT: '', S3_PORT: '', DYNAMODB_ENDPOINT: '', S3_ENDPOINT: '', TABLE_NAME: '', VIDGEN_BASE_URL: '' };
+    const unset = { PORT: '', DYNAMODB_PORT: '', S3_PORT: '', IDENTITY_PORT: '', DYNAMODB_ENDPOINT: '', S3_ENDPOINT: '', TABLE_NAME: '', VIDGEN_BASE_URL: '' };
     const [admin, vidgen] = await Promise.all([
       runScript('bin/admin.ts', ['account', 'show', '--account', account], { ...unset, DATA_DIR: env.DATA_DIR }),
       runScript('bin/vidgen.ts', ['credits', '--json'], { ...unset, DATA_DIR: env.DATA_DIR, VIDGEN_API_KEY: first.apiKey, VIDGEN_CONFIG: path.join(env.DATA_DIR, 'none.json') }),
@@ -82,11 +83,12 @@ const isAlive = (pid: number) => commandOf(pid) !== '' && !readFileSync(`/proc/$
 
 describe('npm start after the API process was killed with SIGKILL', () => {
   it('leaves no DynamoDB Local behind, and the next start comes up on the same ports', async () => {
-    const ports = { PORT: await freePort(), DYNAMODB_PORT: await freePort(), S3_PORT: await freePort() };
+    const ports = { PORT: await freePort(), DYNAMODB_PORT: await freePort(), S3_PORT: await freePort(), IDENTITY_PORT: await freePort() };
     const env = {
       PORT: String(ports.PORT),
       DYNAMODB_PORT: String(ports.DYNAMODB_PORT),
       S3_PORT: String(ports.S3_PORT),
+      IDENTITY_PORT: String(ports.IDENTITY_PORT),
       DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'vidgen-kill-')),
     };
     const first = await start(env);
@@ -136,6 +138,7 @@ describe('npm start without Java', () => {
       PORT: String(await freePort()),
       DYNAMODB_PORT: String(await freePort()),
       S3_PORT: String(await freePort()),
+      IDENTITY_PORT: String(await freePort()),
       DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'vidgen-nojava-data-')),
     });
     expect(result.code).toBe(1);

@@ -28,13 +28,14 @@ describe('the README walk-through', () => {
       PORT: String(await freePort()),
       DYNAMODB_PORT: String(await freePort()),
       S3_PORT: String(await freePort()),
+      IDENTITY_PORT: String(await freePort()),
       DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'vidgen-readme-')),
       SIM_DELAY_SECONDS: '2',
     };
     const stack = await start(env);
     try {
       // Another shell: only the data folder in common (as the default .data would be).
-      const unset = { PORT: '', DYNAMODB_PORT: '', S3_PORT: '', DYNAMODB_ENDPOINT: '', S3_ENDPOINT: '', TABLE_NAME: '' };
+      const unset = { PORT: '', DYNAMODB_PORT: '', S3_PORT: '', IDENTITY_PORT: '', DYNAMODB_ENDPOINT: '', S3_ENDPOINT: '', TABLE_NAME: '' };
       const result = await runScript('bin/check-readme.ts', [], { ...unset, DATA_DIR: env.DATA_DIR });
       const output = `${result.stdout}${result.stderr}`;
       expect([result.code, output.slice(-3000)]).toEqual([0, expect.stringContaining('check:readme: every README command ran.')]);

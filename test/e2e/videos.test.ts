@@ -1,4 +1,6 @@
 import http from 'node:http';
+import sharp from 'sharp';
+import { inspectMp4 } from '#test-support/mp4';
 import type { LocalStack } from '#bin/local-stack/stack';
 import { createAccount, createApiKey } from '#domain/account-admin';
 import { balanceAndLedger, call, startTestApi, waitForFinal } from '#test-support/local-api';
@@ -66,6 +68,18 @@ describe('generate, poll, download', () => {
     expect(bytes.subarray(4, 8).toString('latin1')).toBe('ftyp');
     expect(bytes.length).toBeGreaterThan(10_000);
     expect(await balanceAndLedger(stack, accountId)).toEqual({ balance: 85, ledger: 85 });
+
+    // Its poster: the first frame as a JPEG of the video's own size, next to it, no key needed.
+    expect(started.body.data!.thumbnail_url).toBeNull();
+    const thumbnailUrl: string = final.body.data!.thumbnail_url;
+    expect(thumbnailUrl).toBe(videoUrl.replace(/\.mp4$/, '.jpg'));
+    const poster = await fetch(thumbnailUrl);
+    expect([poster.status, poster.headers.get('content-type')]).toEqual([200, 'image/jpeg']);
+    const jpeg = Buffer.from(await poster.arrayBuffer());
+    expect([...jpeg.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+    const { width, height } = inspectMp4(bytes);
+    expect([width, height]).toEqual([854, 480]);
+    expect(await sharp(jpeg).metadata()).toMatchObject({ format: 'jpeg', width, height });
   });
 
   it('ends sim:fail as failed with an error and gives the credits back', async () => {

@@ -132,6 +132,33 @@ describe('vidgen CLI', () => {
     });
   });
 
+  it('models lists the catalogue; quote prices a start; --seed, --negative and --end-image reach the task', async () => {
+    const first = path.join(tmp, 'first.png');
+    const last = path.join(tmp, 'last.png');
+    writeFileSync(first, await sharp({ create: { width: 32, height: 32, channels: 3, background: '#aa4400' } }).png().toBuffer());
+    writeFileSync(last, await sharp({ create: { width: 32, height: 32, channels: 3, background: '#0044aa' } }).png().toBuffer());
+    const [models, quote, poor, generated] = await Promise.all([
+      vidgen(['models']),
+      vidgen(['quote', 'generate', 'a cat', '--model', 'vid-2-0', '--duration', '5', '--seed', '7', '--json']),
+      vidgen(['quote', 'generate', 'a cat', '--duration', '12'], { VIDGEN_API_KEY: await newKey(10) }),
+      vidgen(['generate', 'dusk', '--image', first, '--end-image', last, '--seed', '42', '--negative', 'rain', '--duration', '3', '--json']),
+    ]);
+    expect(models.code).toBe(0);
+    expect(models.stdout).toMatch(/^vid-2-0\s+video\s+7\.5 credits\/second\s+subscription\s+3-12s\s+image_to_video,end_image,seed,negative_prompt$/m);
+    expect(models.stdout).toMatch(/^image-2\s+image\s+5 credits\/image/m);
+    expect(quote.code).toBe(0);
+    expect(JSON.parse(quote.stdout)).toEqual({ kind: 'video', model: 'vid-2-0', credits: 38, balance: expect.any(Number), can_start: true, reason: null });
+    expect(poor.stdout.trim()).toBe('vid-1-5-pro: 60 credits (balance 10); would be refused: insufficient_credits');
+    expect(generated.code).toBe(0);
+    expect(JSON.parse(generated.stdout)).toMatchObject({
+      generation_type: 'image_to_video',
+      image_url: expect.stringContaining('/media/uploads/'),
+      end_image_url: expect.stringContaining('/media/uploads/'),
+      seed: 42,
+      negative_prompt: 'rain',
+    });
+  });
+
   it('a failed task exits 1 with its error code', async () => {
     const result = await vidgen(['generate', 'sim:fail please', '--duration', '3', '--wait', '--interval', '0.3']);
     expect(result.code).toBe(1);
@@ -182,7 +209,7 @@ describe('vidgen CLI', () => {
       [['videos', '--colour', 'red'], /^vidgen: Unknown option --colour\.$/m],
       [['generate', 'x', '--durtion', '3'], /^vidgen: Unknown option --durtion\. Did you mean --duration\?$/m],
       [['upload', path.join(tmp, 'missing.png')], /Cannot read .*missing\.png: ENOENT/],
-      [['credits'], /No API key\. Set VIDGEN_API_KEY/, { VIDGEN_API_KEY: '' }],
+      [['credits'], /No API key and no session\. Set VIDGEN_API_KEY/, { VIDGEN_API_KEY: '' }],
     ];
     const results = await Promise.all(cases.map(([args, , extra]) => vidgen(args, extra)));
     results.forEach((result, i) => {
@@ -251,3 +278,40 @@ describe('vidgen webhooks listen and vidgen cancel', () => {
   }, 60_000);
 });
 
+
+describe('vidgen events --follow', () => {
+  it('prints each ending as it happens while no webhook exists, in order, and exits 0 on Ctrl-C with the cursor to resume', async () => {
+    const key = await newKey(100);
+    const child = spawnScript('bin/vidgen.ts', ['events', '--follow', '--interval', '0.2'], { ...env, VIDGEN_API_KEY: key });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+    const until = async (test: () => boolean, what: string) => {
+      for (let i = 0; i < 300 && !test(); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+      if (!test()) throw new Error(`timed out waiting for ${what}; stderr: ${stderr}`);
+    };
+    const canceledVideo = async () => {
+      const task = await vidgen(['generate', 'sim:stall a kite', '--duration', '3', '--json'], { VIDGEN_API_KEY: key });
+      const videoId = JSON.parse(task.stdout).video_id as string;
+      expect((await vidgen(['cancel', videoId], { VIDGEN_API_KEY: key })).code).toBe(0);
+      return videoId;
+    };
+    try {
+      await until(() => stderr.includes('Following your task endings'), 'the follow line');
+      const first = await canceledVideo();
+      await until(() => stdout.includes(first), 'the first ending');
+      const second = await canceledVideo();
+      await until(() => stdout.includes(second), 'the second ending');
+      const lines = stdout.trim().split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(new RegExp(`video\\.failed\\s+${first}\\s+canceled$`));
+      expect(lines[1]).toMatch(new RegExp(`video\\.failed\\s+${second}\\s+canceled$`));
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await closed).toBe(0);
+    expect(stderr).toMatch(/Stopped\. Resume with: npx vidgen events --follow --after \S+/);
+  }, 60_000);
+});

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
+import sharp from 'sharp';
 import type { AddressInfo } from 'node:net';
 import { buildAppContext, type AppContext } from '#app-context';
 import { paginationView } from '#contract/pagination';
@@ -19,6 +22,8 @@ import { failTask } from '#domain/task-lifecycle';
 import type { VideoParams } from '#domain/task';
 import { ScriptedProvider } from '#test-support/scripted-provider';
 import { createTestDb, dropTestDb, testConfig } from '#test-support/test-db';
+import { inspectMp4 } from '#test-support/mp4';
+import { SAMPLES_SOURCE_DIR } from '#providers/simulated/sample-outputs';
 
 /** A history page as the API lists it: the tasks and the pagination block. */
 async function historyPage(...args: Parameters<typeof listTasks>) {
@@ -323,6 +328,27 @@ describe('polling', () => {
     const { task, result } = await completedWith(ctx.storage.publicUrl('provider-sim/outputs/sim_01M7ZNHRE3YZJA4Y3XQS4DQDGR.mp4'));
     expect(task.status).toBe('completed');
     expect((await ctx.storage.getBytes(result))?.equals(OUTPUT_BYTES)).toBe(true);
+  });
+
+  it('completes an undecodable video without a thumbnail (a thumbnail failure never fails the task)', async () => {
+    await ctx.storage.put('provider-sim/outputs/sim_01M7ZNHRE3YZJA4Y3XQS4DQDGS.mp4', OUTPUT_BYTES, 'video/mp4');
+    const { accountId, task, result } = await completedWith(ctx.storage.publicUrl('provider-sim/outputs/sim_01M7ZNHRE3YZJA4Y3XQS4DQDGS.mp4'));
+    expect(task.status).toBe('completed');
+    expect(task.thumbnailUrl).toBeUndefined();
+    expect(await ctx.storage.getBytes(result.replace(/\.mp4$/, '.jpg'))).toBeUndefined();
+    expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
+  });
+
+  it("stores a video's first frame as a JPEG of its size next to it, served like the video", async () => {
+    const sample = readFileSync(path.join(SAMPLES_SOURCE_DIR, 'sample-video-16x9.mp4'));
+    await ctx.storage.put('provider-sim/outputs/sim_01M7ZNHRE3YZJA4Y3XQS4DQDGT.mp4', sample, 'video/mp4');
+    const { task } = await completedWith(ctx.storage.publicUrl('provider-sim/outputs/sim_01M7ZNHRE3YZJA4Y3XQS4DQDGT.mp4'));
+    expect(task.status).toBe('completed');
+    expect(task.thumbnailUrl).toBe(ctx.storage.publicUrl(`videos/${task.taskId}.jpg`));
+    const jpeg = (await ctx.storage.getBytes(`videos/${task.taskId}.jpg`))!;
+    expect([...jpeg.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+    const { width, height } = inspectMp4(sample);
+    expect(await sharp(jpeg).metadata()).toMatchObject({ format: 'jpeg', width, height });
   });
 
   it.each([

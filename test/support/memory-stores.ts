@@ -279,11 +279,11 @@ export class MemoryTaskStore implements TaskStore {
     return stored.copyAttempts;
   }
 
-  async complete(task: Task, outputUrls: string[], now: string): Promise<boolean> {
+  async complete(task: Task, outputUrls: string[], now: string, thumbnailUrl?: string): Promise<boolean> {
     await turn();
     const stored = this.processing(task);
     if (!stored) return false;
-    Object.assign(stored, { status: 'completed', outputUrls: [...outputUrls], completedAt: now, updatedAt: now });
+    Object.assign(stored, { status: 'completed', outputUrls: [...outputUrls], completedAt: now, updatedAt: now, ...(thumbnailUrl && { thumbnailUrl }) });
     delete stored.pendingOutputs;
     this.unannounced.add(taskId(task.accountId, task.taskId));
     return true;
@@ -475,6 +475,16 @@ export class MemoryDeliveryStore implements DeliveryStore {
     await turn();
     const row = this.table.deliveries.get(deliveryId(message));
     return row && copy(row.delivery);
+  }
+
+  async reopen(seen: Delivery, now: string): Promise<boolean> {
+    await turn();
+    const row = this.table.deliveries.get(deliveryId(seen));
+    if (!row || row.delivery.status !== seen.status || row.delivery.attempts !== seen.attempts || row.delivery.nextAttemptAt !== seen.nextAttemptAt) {
+      return false;
+    }
+    Object.assign(row.delivery, { status: 'pending', nextAttemptAt: now });
+    return true;
   }
 
   async recordAttempt(seen: Delivery, next: AttemptOutcome): Promise<boolean> {

@@ -44,6 +44,8 @@ interface Schema {
   items?: Schema;
   properties?: Record<string, Schema>;
   required?: string[];
+  allOf?: Schema[];
+  anyOf?: Schema[];
 }
 
 interface Operation {
@@ -57,6 +59,17 @@ const doc = openapiDocument as unknown as {
 };
 
 function resolve(schema: Schema): Schema {
+  // A union of bodies (POST /quote: a video or an image start) is fuzzed as its first branch;
+  // an allOf as the merge of its parts (the quote's `kind` plus the start's own body).
+  if (schema.anyOf?.[0]) return resolve(schema.anyOf[0]);
+  if (schema.allOf && !schema.properties) {
+    const parts = schema.allOf.map(resolve);
+    return {
+      type: 'object',
+      properties: Object.assign({}, ...parts.map((part) => part.properties ?? {})),
+      required: parts.flatMap((part) => part.required ?? []),
+    };
+  }
   if (!schema.$ref) return schema;
   const name = schema.$ref.split('/').pop()!;
   return resolve(doc.components.schemas[name] ?? {});

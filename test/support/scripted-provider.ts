@@ -19,7 +19,9 @@ export const SCRIPTED_SIGNATURE = { name: 'x-scripted-signature', value: 'valid'
  * outcome, on DynamoDB Local and s3rver or on the in-memory stores.
  */
 export class ScriptedProvider implements GenerationProvider {
-  readonly name = 'scripted';
+  /** `name`: a second one for routing tests ('scripted' by default). */
+  constructor(readonly name = 'scripted') {}
+
   submits: GenerationJob[] = [];
   /** The options each submit was given (callback URLs), in order. */
   submitOptions: (SubmitOptions | undefined)[] = [];

@@ -43,9 +43,11 @@ export function testConfig(tableName: string, overrides: Partial<Config> = {}): 
     testModeDelaySeconds: 0,
     simulatedOutputs: 'rendered',
     taskTimeoutSeconds: 1800,
+    signupCredits: 0,
     // Retries within a second, to loopback receivers: what the webhook tests watch.
     webhooks: { retrySchedule: [0.2, 0.5, 1], allowLoopback: true },
     submissions: { callbackSilenceSeconds: 120, graceSeconds: 600 },
+    circuit: { failureThreshold: 5, coolDownSeconds: 30 },
     ...overrides,
   };
 }

@@ -1,4 +1,6 @@
-import { imagePrice, subscriptionRequired, videoPrice } from '#domain/catalogue';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { CATALOGUE, imagePrice, subscriptionRequired, videoPrice } from '#domain/catalogue';
 
 describe('prices', () => {
   it.each([
@@ -24,5 +26,24 @@ describe('prices', () => {
     expect(subscriptionRequired('vid-2-0')).toBe(true);
     expect(subscriptionRequired('vid-2-0-fast')).toBe(true);
     expect(subscriptionRequired('image-2')).toBe(true);
+  });
+});
+
+describe('docs/interface.md', () => {
+  const page = readFileSync(path.join(__dirname, '..', '..', 'docs', 'interface.md'), 'utf8');
+  /** The "Credits" table's rows: model id, price words, subscription words. */
+  const rows = [...page.matchAll(/^\| `([^`]+)`[^|]*\| ([^|]+) \| (required|not required) \|$/gm)].map((match) => ({
+    id: match[1],
+    price: match[2]!.trim(),
+    subscription: match[3],
+  }));
+
+  it('lists every model of the catalogue, with its price per unit and subscription rule', () => {
+    expect(rows.map((row) => row.id)).toEqual(CATALOGUE.map((entry) => entry.id));
+    for (const entry of CATALOGUE) {
+      const row = rows.find((candidate) => candidate.id === entry.id)!;
+      expect(row.price.startsWith(`${entry.pricing.creditsPerUnit} per ${entry.pricing.unit}`)).toBe(true);
+      expect(row.subscription).toBe(entry.subscriptionRequired ? 'required' : 'not required');
+    }
   });
 });

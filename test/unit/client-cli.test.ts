@@ -52,6 +52,35 @@ describe('parseCommand', () => {
     expect(parseCommand(['generate', '--', '--a prompt that starts with dashes'])).toMatchObject({ prompt: '--a prompt that starts with dashes' });
   });
 
+  it('reads --seed, --negative and --end-image; models; quote as the start it prices', () => {
+    expect(parseCommand(['generate', 'x', '--image', 'a.png', '--end-image', 'https://x/z.png', '--seed', '7', '--negative', 'blur'])).toMatchObject({
+      name: 'generate',
+      image: 'a.png',
+      endImage: 'https://x/z.png',
+      seed: 7,
+      negative: 'blur',
+    });
+    expect(parseCommand(['image', 'p', '--seed', '0', '--negative', 'text'])).toMatchObject({ name: 'image', seed: 0, negative: 'text' });
+    expect(parseCommand(['models', '--json'])).toEqual({ name: 'models', json: true });
+    expect(parseCommand(['quote', 'generate', 'a cat', '--model', 'vid-2-0', '--duration', '12', '--json'])).toMatchObject({
+      name: 'quote',
+      json: true,
+      start: { name: 'generate', prompt: 'a cat', model: 'vid-2-0', duration: 12 },
+    });
+    // An option value spelled like the command is still the option's value.
+    expect(parseCommand(['quote', 'image', 'p', '--negative', 'quote'])).toMatchObject({ name: 'quote', start: { name: 'image', negative: 'quote' } });
+  });
+
+  it.each([
+    [['quote'], /"quote" needs generate or image/],
+    [['quote', 'credits'], /"quote" prices a start/],
+    [['quote', 'generate', 'x', '--wait'], /--wait, --out and --timeout do not apply/],
+    [['image', 'p', '--end-image', 'z.png'], /--end-image is not an option of "image"/],
+    [['generate', 'x', '--seed', 'seven'], /--seed must be a number/],
+  ])('refuses %j', (argv, message) => {
+    expect(() => parseCommand(argv)).toThrow(message);
+  });
+
   it('reads webhooks listen and webhooks deliveries WEBHOOK_ID', () => {
     expect(parseCommand(['webhooks', 'listen', '--port', '4000'])).toEqual({ name: 'webhooks', action: 'listen', port: 4000, json: false });
     expect(parseCommand(['webhooks', 'deliveries', 'whk_1', '--limit', '5', '--json'])).toEqual({
@@ -65,6 +94,22 @@ describe('parseCommand', () => {
     expect(() => parseCommand(['webhooks', 'deliveries'])).toThrow(/"webhooks deliveries" needs WEBHOOK_ID/);
     expect(() => parseCommand(['webhooks', 'deliveries', 'whk_1', '--port', '1'])).toThrow(/--port is not an option of "webhooks deliveries"/);
     expect(() => parseCommand(['webhooks', 'listen', '--page', '1'])).toThrow(/--page is not an option of "webhooks listen"/);
+  });
+
+  it('reads events [--after C] [--limit N] [--follow] [--interval SEC] and webhooks retry WEBHOOK_ID EVENT_ID', () => {
+    expect(parseCommand(['events'])).toEqual({ name: 'events', limit: undefined, follow: false, intervalMs: 5000, json: false });
+    expect(parseCommand(['events', '--follow', '--after', 'MTIuYWJj', '--interval', '0.5', '--limit', '10'])).toEqual({
+      name: 'events',
+      after: 'MTIuYWJj',
+      limit: 10,
+      follow: true,
+      intervalMs: 500,
+      json: false,
+    });
+    expect(() => parseCommand(['events', '--interval', '0'])).toThrow(/--interval must be a number of seconds above 0/);
+    expect(() => parseCommand(['events', '--page', '2'])).toThrow(/--page is not an option of "events"/);
+    expect(parseCommand(['webhooks', 'retry', 'whk_1', 'evt_1'])).toEqual({ name: 'webhooks', action: 'retry', webhookId: 'whk_1', eventId: 'evt_1', json: false });
+    expect(() => parseCommand(['webhooks', 'retry', 'whk_1'])).toThrow(/"webhooks retry" needs WEBHOOK_ID \(whk_...\) and EVENT_ID/);
   });
 
   it.each([
@@ -132,10 +177,14 @@ describe('configuration', () => {
     ['{not json', /is not valid JSON/],
     ['[1]', /must hold a JSON object/],
     ['{"apiKey": 5}', /"apiKey" must be a string/],
-    ['{}', /No API key\. Set VIDGEN_API_KEY, or put \{"apiKey": "vg_live_\.\.\."\} in /],
+    ['{"clientId": 5}', /"clientId" must be a string/],
     ['{"apiKey": "k", "baseUrl": "localhost:3000"}', /must be an http\(s\) URL/],
   ])('%s is refused clearly', (content, message) => {
     expect(() => loadConfig({ VIDGEN_CONFIG: file(`c${Math.random()}.json`, content) })).toThrow(message);
+  });
+
+  it('without a key loads no apiKey: vidgen then acts through the session of vidgen login', () => {
+    expect(loadConfig({ VIDGEN_CONFIG: file(`c${Math.random()}.json`, '{}') }).apiKey).toBeUndefined();
   });
 });
 
@@ -149,7 +198,11 @@ describe('output', () => {
     aspect_ratio: '16:9',
     duration: 5,
     livemode: true,
+    thumbnail_url: null,
     resolution: '720p',
+    end_image_url: null,
+    seed: null,
+    negative_prompt: null,
     credits_used: 25,
     progress: 40,
     error: { code: 'content_rejected', message: 'refused' },

@@ -27,9 +27,24 @@ describe('loadConfig', () => {
       outputOrigins: [],
       // The simulated provider is not paced, and without a callback base URL nothing calls back.
       submissions: { callbackSilenceSeconds: 120, graceSeconds: 600 },
+      circuit: { failureThreshold: 5, coolDownSeconds: 30 },
+      // A new holder's live balance; no identity provider: sessions are refused.
+      signupCredits: 0,
     });
     const retried = CONFIG_DEFAULTS.webhookRetrySchedule.reduce((sum, seconds) => sum + seconds, 0);
     expect(retried).toBeGreaterThan(24 * 3600);
+  });
+
+  it('reads the identity provider (issuer and client together) and the sign-up credits', () => {
+    const issuer = 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Pool';
+    expect(loadConfig({ ...base, IDENTITY_ISSUER: `${issuer}/`, IDENTITY_CLIENT_ID: 'client1', SIGNUP_CREDITS: '25' })).toMatchObject({
+      identity: { issuer, clientId: 'client1' },
+      signupCredits: 25,
+    });
+    expect(() => loadConfig({ ...base, IDENTITY_ISSUER: issuer })).toThrow(/IDENTITY_ISSUER and IDENTITY_CLIENT_ID go together/);
+    expect(() => loadConfig({ ...base, IDENTITY_CLIENT_ID: 'client1' })).toThrow(/IDENTITY_ISSUER and IDENTITY_CLIENT_ID go together/);
+    expect(() => loadConfig({ ...base, IDENTITY_ISSUER: 'cognito', IDENTITY_CLIENT_ID: 'c' })).toThrow(/IDENTITY_ISSUER must be an http\(s\) URL/);
+    expect(() => loadConfig({ ...base, SIGNUP_CREDITS: '-1' })).toThrow(/SIGNUP_CREDITS must be a whole number >= 0/);
   });
 
   it('reads the webhook queue, retry schedule and loopback setting', () => {
@@ -183,5 +198,35 @@ describe('provider callback secrets', () => {
       expect(message).toContain(name);
       expect(message).not.toContain(value);
     }
+  });
+});
+
+describe('provider routes (PROVIDER_ROUTES)', () => {
+  it('reads routes per model and configures every provider they name', () => {
+    const config = loadConfig({ ...base, PROVIDER_ROUTES: '{"vid-2-0":["simulated","simulated-b"]}' });
+    expect(config.routes).toEqual({ 'vid-2-0': ['simulated', 'simulated-b'] });
+    expect(config.otherProviders?.map((provider) => provider.name)).toEqual(['simulated-b']);
+    // Unrouted, the second simulated provider is not configured at all.
+    expect(loadConfig(base).otherProviders).toBeUndefined();
+  });
+
+  it.each([
+    ['not JSON', 'vid-2-0=fal', /PROVIDER_ROUTES must be JSON/],
+    ['an unknown model', '{"vid-9":["simulated"]}', /PROVIDER_ROUTES vid-9: "vid-9" is not a model id/],
+    ['an unknown provider', '{"vid-2-0":["acme"]}', /PROVIDER_ROUTES vid-2-0.0: "acme" is not a provider/],
+    ['an empty list', '{"vid-2-0":[]}', /PROVIDER_ROUTES vid-2-0: needs at least one provider/],
+    ['a provider twice', '{"vid-2-0":["simulated","simulated"]}', /names a provider twice/],
+    ['a list that is not one', '["simulated"]', /must be an object of model id/],
+  ])('refuses %s at start-up, naming the spot', (_, value, message) => {
+    expect(() => loadConfig({ ...base, PROVIDER_ROUTES: value })).toThrow(message);
+  });
+
+  it('refuses a route to a provider whose secrets are missing', () => {
+    expect(() => loadConfig({ ...base, PROVIDER_ROUTES: '{"vid-2-0":["simulated","replicate"]}' })).toThrow(/REPLICATE_API_TOKEN/);
+  });
+
+  it('reads the circuit breaker settings', () => {
+    expect(loadConfig({ ...base, CIRCUIT_FAILURE_THRESHOLD: '3', CIRCUIT_COOL_DOWN_SECONDS: '60' }).circuit).toEqual({ failureThreshold: 3, coolDownSeconds: 60 });
+    expect(() => loadConfig({ ...base, CIRCUIT_FAILURE_THRESHOLD: '0' })).toThrow(/CIRCUIT_FAILURE_THRESHOLD/);
   });
 });

@@ -41,3 +41,28 @@ describe('httpHandler with an injected rate limiter', () => {
     expect(JSON.parse(response.body)).toMatchObject({ data: null, error: { code: 'rate_limit_exceeded' } });
   });
 });
+
+describe('httpHandler with sessions', () => {
+  const session = { kind: 'session', accountId: 'acc_1', mode: 'live', holderId: 'sub-1', email: 'a@example.com', rateLimit: 9 } as const;
+  const sessionEvent = (headers: Record<string, string> = {}) =>
+    ({ ...event, headers, requestContext: { requestId: 'req_2', authorizer: { principalId: 'acc_1', ...authorizerContext(session) } } }) as unknown as APIGatewayProxyEvent;
+  const allow = () => limiter({ allowed: true, limit: 9, remaining: 8, resetAt: 1795284300 });
+
+  it("acts on the test scope when Vidgen-Mode says test, and the authorizer's context names no mode", async () => {
+    expect(authorizerContext(session)).not.toHaveProperty('mode');
+    const seen: Principal[] = [];
+    const handler = httpHandler(async (input) => (seen.push(input.principal), {}), { rateLimiter: allow() });
+    await handler(sessionEvent({ 'vidgen-mode': 'test' }), lambdaContext('test', { requestId: 'req_2' }));
+    await handler(sessionEvent(), lambdaContext('test', { requestId: 'req_2' }));
+    expect(seen).toEqual([{ ...session, accountId: 'acc_1_test', mode: 'test' }, session]);
+  });
+
+  it('a session-only handler refuses an API key with 403 forbidden and runs for a session', async () => {
+    const handler = httpHandler(async () => ({ ok: true }), { rateLimiter: allow(), sessionOnly: true });
+    const keyed = (await handler(event, lambdaContext('test', { requestId: 'req_1' }))) as APIGatewayProxyResult;
+    expect(keyed.statusCode).toBe(403);
+    expect(JSON.parse(keyed.body)).toMatchObject({ data: null, error: { code: 'forbidden' } });
+    const signedIn = (await handler(sessionEvent(), lambdaContext('test', { requestId: 'req_2' }))) as APIGatewayProxyResult;
+    expect(signedIn.statusCode).toBe(200);
+  });
+});

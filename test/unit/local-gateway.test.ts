@@ -8,7 +8,7 @@ import { idempotencyKeyOf, parsePagination } from '#http/request';
 import { AuthorizerCache, policyAllows } from '#bin/local-stack/authorizer-cache';
 import { createRouter } from '#bin/local-stack/router';
 import { wholeApiArn } from '#handlers/authorizer';
-import { gatewayAccess, type Route } from '#http/route';
+import { acceptsApiKeys, gatewayAccess, type Route } from '#http/route';
 
 const METHOD_ARN = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/GET/api/v1/credits';
 const OTHER_ARN = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/POST/api/v1/generate';
@@ -150,17 +150,17 @@ describe('callers declared on a route', () => {
     expect(await keylessStatuses([open, keyed])).toEqual({ public: [200, undefined], apiKey: [401, 'unauthorized'] });
   });
 
-  it("refuse to start a gateway with a 'session' route (no authorizer recognises one yet), naming the route", () => {
-    const session: Route = { ...open, path: '/api/v1/console', callers: ['apiKey', 'session'] };
-    expect(() => apiRequestListener({ authCacheTtlSeconds: 0, routes: [open, session] })).toThrow(
-      /^GET \/api\/v1\/console accepts 'session' callers, but no authorizer recognises a session yet/,
-    );
+  it("put a 'session' route behind the authorizer like an 'apiKey' one: 401 without a credential", async () => {
+    const session: Route = { ...open, path: '/api/v1/console', callers: 'session' };
+    expect(await keylessStatuses([open, session])).toEqual({ public: [200, undefined], session: [401, 'unauthorized'] });
   });
 
-  it('are read the same way by every builder: public alone, an API key, or a clear refusal', () => {
+  it('are read the same way by every builder: public alone, the authorizer for keys and sessions, or a clear refusal', () => {
     expect(gatewayAccess(open)).toBe('public');
-    expect(gatewayAccess(keyed)).toBe('apiKey');
-    expect(gatewayAccess({ ...open, callers: ['apiKey'] })).toBe('apiKey');
+    expect(gatewayAccess(keyed)).toBe('authorizer');
+    expect(gatewayAccess({ ...open, callers: ['apiKey'] })).toBe('authorizer');
+    expect(gatewayAccess({ ...open, callers: 'session' })).toBe('authorizer');
+    expect([acceptsApiKeys(keyed), acceptsApiKeys({ ...open, callers: 'session' }), acceptsApiKeys({ ...open, callers: ['apiKey', 'session'] })]).toEqual([true, false, true]);
     expect(() => gatewayAccess({ ...open, callers: [] })).toThrow(/declares no callers/);
     expect(() => gatewayAccess({ ...open, callers: ['public', 'apiKey'] })).toThrow(/declare 'public' alone/);
   });

@@ -76,7 +76,7 @@ describe('OpenAPI document: structure', () => {
     const codes: Record<string, string[]> = {
       400: ['validation_error'],
       401: ['unauthorized'],
-      403: ['insufficient_credits', 'paid_access_required'],
+      403: ['insufficient_credits', 'paid_access_required', 'forbidden'],
       404: ['not_found'],
       409: ['idempotency_conflict', 'task_not_cancelable'],
       413: ['payload_too_large'],

@@ -59,11 +59,14 @@ describe('principalRateLimiter', () => {
     expect(await limiter.consume(key('key_b', 1))).toMatchObject({ limit: 1, remaining: 0, retryAfter: 30 });
   });
 
-  it("counts a console session by its user, apart from the account's keys", async () => {
+  it("counts a session by its holder, apart from the account's keys, in both modes", async () => {
     const limiter = principalRateLimiter(new MemoryRateCounter(), () => now);
-    const session: SessionPrincipal = { kind: 'session', accountId: 'acc_1', userId: 'key_a', rateLimit: 1 };
+    const session: SessionPrincipal = { kind: 'session', accountId: 'acc_1', mode: 'live', holderId: 'key_a', email: 'a@example.com', rateLimit: 2 };
+    const testMode: SessionPrincipal = { ...session, accountId: 'acc_1_test', mode: 'test' };
     expect(await allowed(() => limiter.consume(key('key_a', 1)), 2)).toEqual([true, false]);
-    // The same id as the key, yet its own window: users and keys never share a counter.
-    expect(await allowed(() => limiter.consume(session), 2)).toEqual([true, false]);
+    // The same id as the key, yet its own window: holders and keys never share a counter;
+    // a holder's two modes do (one person, one limit).
+    expect(await allowed(() => limiter.consume(session), 1)).toEqual([true]);
+    expect(await allowed(() => limiter.consume(testMode), 2)).toEqual([true, false]);
   });
 });

@@ -1,3 +1,4 @@
+import { capabilitiesOf, VIDEO_MODEL_IDS } from '#domain/catalogue';
 import type { ImageJob, VideoJob } from '#domain/provider';
 import defaultModels from '../../functions/providers/replicate/default-models.json';
 import {
@@ -241,5 +242,34 @@ describe('buildInput', () => {
       sequential_image_generation: 'disabled',
       max_images: 1,
     });
+  });
+
+  it('passes seed, negative prompt and end image where the mapping has an input for them, and nothing when left out', () => {
+    const withExtras = mapping({ prompt: '{{prompt}}', seed: '{{seed}}', negative_prompt: '{{negative_prompt}}', last_frame_image: '{{end_image_url}}' });
+    const job: VideoJob = {
+      ...videoJob,
+      generationType: 'image_to_video',
+      imageUrl: 'https://example.com/first.png',
+      endImageUrl: 'https://example.com/last.png',
+      seed: 4_294_967_295,
+      negativePrompt: 'blurry',
+    };
+    expect(buildInput(withExtras, job)).toStrictEqual({
+      prompt: job.prompt,
+      seed: 4_294_967_295,
+      negative_prompt: 'blurry',
+      last_frame_image: 'https://example.com/last.png',
+    });
+    expect(buildInput(withExtras, videoJob)).toStrictEqual({ prompt: videoJob.prompt });
+  });
+
+  it('maps a last frame exactly for the models whose catalogue entry has the end_image capability', () => {
+    const map = parseModelMap(defaultModels);
+    const job: VideoJob = { ...videoJob, generationType: 'image_to_video', imageUrl: 'https://example.com/a.png', endImageUrl: 'https://example.com/z.png', seed: 9 };
+    for (const model of VIDEO_MODEL_IDS) {
+      const input = buildInput(findMapping(map, model)!, { ...job, model });
+      expect({ model, endImage: Object.values(input).includes(job.endImageUrl!) }).toEqual({ model, endImage: capabilitiesOf(model).endImage });
+      expect({ model, seed: input.seed }).toEqual({ model, seed: 9 });
+    }
   });
 });

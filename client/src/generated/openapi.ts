@@ -168,6 +168,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the models
+         * @description Every model with its price (`credits_per_unit` per second of video or per image, the task's total rounded up once), whether it needs a subscription, the defaults a left-out parameter takes, the values each parameter accepts and its capabilities. The same catalogue prices and validates every start.
+         */
+        get: operations["listModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Price a start
+         * @description What `POST /generate` (`kind: "video"`) or `POST /generate-image` (`kind: "image"`) would charge for the same parameters, the balance it would be charged to, and whether it would be accepted now: `reason` is null or the 403 code the start would answer (`paid_access_required`, `spend_limit_exceeded`, `insufficient_credits`, checked in that order). Invalid parameters get the 400 the start would give, word for word. Nothing is charged and no task is made.
+         */
+        post: operations["quote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/upload": {
         parameters: {
             query?: never;
@@ -222,6 +262,26 @@ export interface paths {
          * @description Checks the uploaded file (type from its bytes, 1 byte to 10 MiB) and publishes it. A file that is not a JPEG, PNG or WebP image is deleted and answered 400. Only the account that started the upload can complete it.
          */
         post: operations["completeDirectUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get your account
+         * @description The account behind the request, with both balances: its id, when it was opened, the live and test credits, paid access and the subscription status. With a session (an access token from signing in to the console) `email` is the signed-in holder's; with an API key it is null. The same answer whatever the mode of the key or the `Vidgen-Mode` header.
+         */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -352,6 +412,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List task events
+         * @description Every ending of your tasks in this key's mode (`video.completed`, `video.failed`, `image.completed`, `image.failed`), oldest first: the same objects webhooks carry, whether or not any webhook endpoint exists. Events are kept 30 days. Without `after` the list starts at the oldest kept event; pass each page's `next_after` as `after` to read on, and keep polling with it to follow new endings: a cursor never skips or repeats an event, even while tasks end concurrently. Cursors are opaque and belong to one account and mode. `limit` is 1 to 100 (default 50).
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}/deliveries/{event_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an event to an endpoint again
+         * @description Sends the event to this endpoint again now, with the same body and `webhook-id` (newly signed), so a receiver that already handled it can tell. A delivery that ran out of retries gets one more attempt; one still retrying has its next attempt moved to now; one whose attempt is already due is left as it is. An event from `GET /events` that this endpoint never got (it did not exist yet, or does not subscribe to that type) is sent to it for the first time. The attempt shows in `GET /webhooks/{webhook_id}/deliveries`.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -386,6 +486,26 @@ export interface paths {
          * @description Where the generation provider reports a job's progress and end; you never call it. No API key: the URL carries a token that binds it to its task, and the request must carry the provider's Standard Webhooks signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with a timestamp within 5 minutes. A token that is not the task's, a forged or a stale callback: 401; an unreadable one: 400; an unknown task: 404. Each changes nothing. A message already received (same `webhook-id`) is answered 200 `duplicate` and changes nothing.
          */
         post: operations["receiveProviderCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing/stripe-webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe webhook (internal)
+         * @description Where Stripe sends its events; you never call it. No API key: the `Stripe-Signature` header must verify over the raw body with the endpoint's signing secret, within 5 minutes. A missing, forged or stale signature: 400, nothing changes. A verified event is answered 200 whatever it did (a duplicate or a replay changes nothing; an unknown type is ignored; an event for an account we do not know is logged).
+         */
+        post: operations["receiveStripeWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -477,12 +597,18 @@ export interface components {
             prompt: string;
             /** @description Reference image (image_to_video only). */
             image_url?: string;
+            /** @description The image the video ends on, as given (null when none was). */
+            end_image_url: string | null;
             /** @enum {string} */
             aspect_ratio: "16:9" | "9:16" | "1:1" | "4:3" | "3:4" | "21:9";
             /** @description Length in seconds. */
             duration: number;
             /** @enum {string} */
             resolution: "480p" | "720p" | "1080p";
+            /** @description The seed given at the start (null when none was). */
+            seed: number | null;
+            /** @description The negative prompt as stored (trimmed; null when none was given). */
+            negative_prompt: string | null;
             /** @description Credits charged for this task (refunded if it failed). */
             credits_used: number;
             /** @description How far the task is, 0-100: 0 at start, rising while processing (held at 95 or below), 100 when completed; a failed task keeps its last value. Never goes down. */
@@ -494,6 +620,11 @@ export interface components {
              * @description The MP4, public, no key needed (completed only).
              */
             video_url?: string;
+            /**
+             * Format: uri
+             * @description The first frame as a JPEG of the video's size, public like `video_url`. Null until the task completes, and when it could not be made (the video is still delivered).
+             */
+            thumbnail_url: string | null;
             error?: components["schemas"]["TaskError"];
             /**
              * Format: date-time
@@ -556,13 +687,13 @@ export interface components {
                 code: "unauthorized";
             };
         };
-        /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `insufficient_credits` or `paid_access_required`. */
+        /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `insufficient_credits` or `paid_access_required` or `forbidden`. */
         Error403: {
             data: null;
             error: {
                 message: string;
                 /** @enum {string} */
-                code: "insufficient_credits" | "paid_access_required";
+                code: "insufficient_credits" | "paid_access_required" | "forbidden";
             };
         };
         /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `idempotency_conflict` or `task_not_cancelable`. */
@@ -610,7 +741,7 @@ export interface components {
                 code: "upstream_error";
             };
         };
-        /** @description Starts a video task. `image_url` goes with `generation_type: image_to_video`, and only with it. */
+        /** @description Starts a video task. `image_url` (and `end_image_url`) go with `generation_type: image_to_video`, and only with it. */
         GenerateVideoRequest: {
             /** @description What the video should show. Leading and trailing spaces are trimmed; then 1 to 5000 characters. */
             prompt: string;
@@ -632,6 +763,11 @@ export interface components {
              */
             image_url?: string;
             /**
+             * Format: uri
+             * @description Absolute http(s) URL of the image the video ends on (image_to_video only, on models whose `capabilities.end_image` is true: see `GET /models`). Checked like `image_url`.
+             */
+            end_image_url?: string;
+            /**
              * @description Aspect ratio of the video.
              * @default 16:9
              * @enum {string}
@@ -648,6 +784,10 @@ export interface components {
              * @enum {string}
              */
             resolution?: "480p" | "720p" | "1080p";
+            /** @description A whole number 0 to 4294967295 (a JSON number): the same seed and parameters give the same output where the model honours it (`capabilities.seed`). */
+            seed?: number;
+            /** @description What the output should not show. Trimmed; then 1 to 2000 characters. */
+            negative_prompt?: string;
         } & unknown;
         /** @description Success: `data` is the result, `error` is null. */
         VideoPageResponse: {
@@ -706,6 +846,10 @@ export interface components {
             output_format: "png" | "jpg" | "webp";
             /** @description Reference images (edit mode only). */
             images?: string[];
+            /** @description The seed given at the start (null when none was). */
+            seed: number | null;
+            /** @description The negative prompt as stored (trimmed; null when none was given). */
+            negative_prompt: string | null;
             /** @description Credits charged for this task (refunded if it failed). */
             credits_used: number;
             /** @description How far the task is, 0-100: 0 at start, rising while processing (held at 95 or below), 100 when completed; a failed task keeps its last value. Never goes down. */
@@ -773,6 +917,10 @@ export interface components {
             output_format?: "png" | "jpg" | "webp";
             /** @description Edit mode: 1 to 10 absolute http(s) URLs of the images to edit (for example from `POST /upload`). */
             images?: string[];
+            /** @description A whole number 0 to 4294967295 (a JSON number): the same seed and parameters give the same output where the model honours it (`capabilities.seed`). */
+            seed?: number;
+            /** @description What the output should not show. Trimmed; then 1 to 2000 characters. */
+            negative_prompt?: string;
         };
         /** @description Success: `data` is the result, `error` is null. */
         ImagePageResponse: {
@@ -784,6 +932,158 @@ export interface components {
             images: components["schemas"]["ImageTask"][];
             pagination: components["schemas"]["Pagination"];
         };
+        /** @description Success: `data` is the result, `error` is null. */
+        ModelListResponse: {
+            data: components["schemas"]["ModelList"];
+            error: null;
+        };
+        ModelList: {
+            /** @description Video models first. */
+            models: (components["schemas"]["VideoModelEntry"] | components["schemas"]["ImageModelEntry"])[];
+        };
+        VideoModelEntry: {
+            /**
+             * @description The `model` of `POST /generate`.
+             * @enum {string}
+             */
+            id: "vid-1-5-pro" | "vid-2-0" | "vid-2-0-fast";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "video";
+            /** @description Display name. */
+            name: string;
+            /** @description Needs paid access and an active subscription (see `GET /credits`). */
+            subscription_required: boolean;
+            capabilities: components["schemas"]["ModelCapabilities"];
+            pricing: {
+                /** @enum {string} */
+                unit: "second";
+                /** @description Credits per second. */
+                credits_per_unit: number;
+                /**
+                 * @description The task's price (units × credits_per_unit) is rounded up to a whole credit, once per task.
+                 * @enum {string}
+                 */
+                rounding: "up_per_task";
+            };
+            /** @description What a parameter left out takes. */
+            defaults: {
+                /** @enum {string} */
+                generation_type: "text_to_video" | "image_to_video";
+                /** @enum {string} */
+                aspect_ratio: "16:9" | "9:16" | "1:1" | "4:3" | "3:4" | "21:9";
+                /** @enum {string} */
+                resolution: "480p" | "720p" | "1080p";
+                duration: number;
+            };
+            /** @description The values each parameter accepts. */
+            parameters: {
+                aspect_ratio: ("16:9" | "9:16" | "1:1" | "4:3" | "3:4" | "21:9")[];
+                resolution: ("480p" | "720p" | "1080p")[];
+                /** @description Whole seconds. */
+                duration: {
+                    min: number;
+                    max: number;
+                };
+            };
+        };
+        /** @description What the model takes; a request using a capability its model lacks is refused (400 naming the field). */
+        ModelCapabilities: {
+            /** @description Animates `image_url` (`generation_type: image_to_video`). */
+            image_to_video: boolean;
+            /** @description Ends the video on `end_image_url` (image_to_video only). */
+            end_image: boolean;
+            /** @description Takes `seed`: the same seed and parameters give the same output. */
+            seed: boolean;
+            /** @description Takes `negative_prompt`. */
+            negative_prompt: boolean;
+            /** @description Edits the reference `images` (image models). */
+            reference_images: boolean;
+        };
+        ImageModelEntry: {
+            /**
+             * @description The `model` of `POST /generate-image`.
+             * @enum {string}
+             */
+            id: "image-2";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "image";
+            /** @description Display name. */
+            name: string;
+            /** @description Needs paid access and an active subscription (see `GET /credits`). */
+            subscription_required: boolean;
+            capabilities: components["schemas"]["ModelCapabilities"];
+            pricing: {
+                /** @enum {string} */
+                unit: "image";
+                /** @description Credits per image. */
+                credits_per_unit: number;
+                /**
+                 * @description The task's price (units × credits_per_unit) is rounded up to a whole credit, once per task.
+                 * @enum {string}
+                 */
+                rounding: "up_per_task";
+            };
+            /** @description What a parameter left out takes. */
+            defaults: {
+                /** @enum {string} */
+                aspect_ratio: "1:1" | "2:3" | "3:2" | "3:4" | "4:3" | "4:5" | "5:4" | "9:16" | "16:9" | "21:9";
+                /** @enum {string} */
+                resolution: "1k" | "2k" | "4k";
+                /** @enum {string} */
+                output_format: "png" | "jpg" | "webp";
+            };
+            /** @description The values each parameter accepts. */
+            parameters: {
+                aspect_ratio: ("1:1" | "2:3" | "3:2" | "3:4" | "4:3" | "4:5" | "5:4" | "9:16" | "16:9" | "21:9")[];
+                resolution: ("1k" | "2k" | "4k")[];
+                output_format: ("png" | "jpg" | "webp")[];
+            };
+        };
+        /** @description Success: `data` is the result, `error` is null. */
+        QuoteResponse: {
+            data: components["schemas"]["Quote"];
+            error: null;
+        };
+        Quote: {
+            /** @enum {string} */
+            kind: "video" | "image";
+            /**
+             * @description The model priced (the start's default when none was given).
+             * @example vid-1-5-pro
+             */
+            model: string;
+            /** @description What the start would charge. */
+            credits: number;
+            /** @description The balance it would be charged to (the key's mode). */
+            balance: number;
+            /** @description Whether the same start would be accepted now (a moment later the balance may differ). */
+            can_start: boolean;
+            /**
+             * @description null when `can_start`; else the error code the start would answer with (403).
+             * @enum {string|null}
+             */
+            reason: "paid_access_required" | "spend_limit_exceeded" | "insufficient_credits" | null;
+        };
+        /** @description `kind` and the body of the start to price: the parameters of `POST /generate` (`video`) or `POST /generate-image` (`image`), validated exactly as that start validates them. */
+        QuoteRequest: ({
+            /**
+             * @description Quote a `POST /generate`.
+             * @enum {string}
+             */
+            kind: "video";
+        } & components["schemas"]["GenerateVideoRequest"]) | ({
+            /**
+             * @description Quote a `POST /generate-image`.
+             * @enum {string}
+             */
+            kind: "image";
+        } & components["schemas"]["GenerateImageRequest"]);
         /** @description Success: `data` is the result, `error` is null. */
         UploadedImageResponse: {
             data: components["schemas"]["UploadedImage"];
@@ -838,6 +1138,39 @@ export interface components {
             expires_at: string;
         };
         /** @description Success: `data` is the result, `error` is null. */
+        AccountResponse: {
+            data: components["schemas"]["Account"];
+            error: null;
+        };
+        Account: {
+            /**
+             * @description The account (`acc_…`), the same in both modes.
+             * @example acc_01JZ8Q6W4V3K7ZB5X2N9R1T0CE
+             */
+            account_id: string;
+            /** @description The signed-in holder's email; null when the request came with an API key. */
+            email: string | null;
+            /** @description When the account was opened (ISO 8601). */
+            created_at: string;
+            /** @description The live balance. */
+            live: {
+                /** @description Remaining live credits. */
+                credits: number;
+            };
+            /** @description The test balance. */
+            test: {
+                /** @description Remaining test credits. */
+                credits: number;
+            };
+            /** @description Whether the account has paid access. */
+            paid_access: boolean;
+            /**
+             * @description The subscription behind "subscription required" models.
+             * @enum {string}
+             */
+            subscription_status: "none" | "active" | "past_due" | "canceled";
+        };
+        /** @description Success: `data` is the result, `error` is null. */
         CreditsResponse: {
             data: components["schemas"]["Credits"];
             error: null;
@@ -870,13 +1203,13 @@ export interface components {
              */
             transaction_id: string;
             /**
-             * @description `grant`: credits added (the opening balance, a purchase, support); `charge`: a task started; `refund`: a failed or canceled task given back.
+             * @description `grant`: credits added (the opening balance, test credits, support); `charge`: a task started; `refund`: a failed or canceled task given back; `purchase`: a credit pack bought; `reversal`: a refunded or disputed pack taken back (never below zero).
              * @enum {string}
              */
-            type: "grant" | "charge" | "refund";
+            type: "grant" | "charge" | "refund" | "purchase" | "reversal";
             /** @description Signed: negative for a charge, positive for a grant or refund. The sum of every amount is your balance. */
             amount: number;
-            /** @description The `video_id` or `image_id` a charge or refund belongs to; null for a grant. */
+            /** @description The `video_id` or `image_id` a charge or refund belongs to; null for a grant, purchase or reversal. */
             task_id: string | null;
             /** @description Why, in words. */
             reason: string | null;
@@ -1002,6 +1335,52 @@ export interface components {
             deleted: true;
         };
         /** @description Success: `data` is the result, `error` is null. */
+        EventPageResponse: {
+            data: components["schemas"]["EventPage"];
+            error: null;
+        };
+        EventPage: {
+            /** @description Oldest first. */
+            events: components["schemas"]["TaskEvent"][];
+            /** @description Whether more events follow this page now (read again at once with `next_after`). */
+            has_more: boolean;
+            /** @description The cursor to pass as `after` next: after the last event of this page, or where this page started when it is empty. Keep polling with it to follow new endings. */
+            next_after: string;
+        };
+        TaskEvent: {
+            /**
+             * @description Event id (`evt_` + ULID): the `webhook-id` of its deliveries.
+             * @example evt_01M7ZNHRE3YZJA4Y3XQS4DQDGQ
+             */
+            id: string;
+            /** @enum {string} */
+            type: "video.completed" | "video.failed" | "image.completed" | "image.failed";
+            /**
+             * Format: date-time
+             * @description When the task ended.
+             * @example 2026-11-21T17:00:00.000Z
+             */
+            created_at: string;
+            /** @description `false` for test mode (a test key's tasks). */
+            livemode: boolean;
+            /** @description The task as `GET /videos/{video_id}` or `GET /images/{image_id}` returned it when it ended. */
+            data: components["schemas"]["VideoTask"] | components["schemas"]["ImageTask"];
+        };
+        /** @description Success: `data` is the result, `error` is null. */
+        DeliveryRetriedResponse: {
+            data: components["schemas"]["DeliveryRetried"];
+            error: null;
+        };
+        DeliveryRetried: {
+            /** @description The event sent again (its `webhook-id`, unchanged). */
+            event_id: string;
+            /**
+             * @description An attempt is due now; its outcome shows in the deliveries list.
+             * @enum {string}
+             */
+            status: "pending";
+        };
+        /** @description Success: `data` is the result, `error` is null. */
         ProviderCallbackResponse: {
             data: components["schemas"]["ProviderCallbackAnswer"];
             error: null;
@@ -1014,6 +1393,20 @@ export interface components {
              * @enum {string}
              */
             result: "applied" | "adopted" | "orphaned" | "duplicate";
+        };
+        /** @description Success: `data` is the result, `error` is null. */
+        StripeWebhookResponse: {
+            data: components["schemas"]["StripeWebhookAnswer"];
+            error: null;
+        };
+        StripeWebhookAnswer: {
+            /** @enum {boolean} */
+            received: true;
+            /**
+             * @description `applied`: the account changed; `duplicate`: already applied (a repeat or a replay), nothing changed; `stale`: a subscription event older than the one applied, nothing changed; `ignored`: a type or payment we do not act on; `unknown_account`: no account of ours (logged for operators).
+             * @enum {string}
+             */
+            result: "applied" | "duplicate" | "stale" | "ignored" | "unknown_account";
         };
     };
     responses: never;
@@ -1077,11 +1470,15 @@ export interface operations {
                      *         "generation_type": "text_to_video",
                      *         "prompt": "a red fox running through snow",
                      *         "aspect_ratio": "16:9",
+                     *         "end_image_url": null,
                      *         "duration": 5,
                      *         "resolution": "720p",
+                     *         "seed": null,
+                     *         "negative_prompt": null,
                      *         "credits_used": 25,
                      *         "progress": 0,
                      *         "livemode": true,
+                     *         "thumbnail_url": null,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:00.000Z"
                      *       },
@@ -1132,7 +1529,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `insufficient_credits`: the balance is below the price. Nothing was charged. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the caller may not use this endpoint. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1296,11 +1693,15 @@ export interface operations {
                      *             "generation_type": "text_to_video",
                      *             "prompt": "a red fox running through snow",
                      *             "aspect_ratio": "16:9",
+                     *             "end_image_url": null,
                      *             "duration": 5,
                      *             "resolution": "720p",
+                     *             "seed": null,
+                     *             "negative_prompt": null,
                      *             "credits_used": 25,
                      *             "progress": 100,
                      *             "livemode": true,
+                     *             "thumbnail_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.jpg",
                      *             "created_at": "2026-11-21T17:00:00.000Z",
                      *             "updated_at": "2026-11-21T17:00:41.000Z",
                      *             "video_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4",
@@ -1437,11 +1838,15 @@ export interface operations {
                      *         "generation_type": "text_to_video",
                      *         "prompt": "a red fox running through snow",
                      *         "aspect_ratio": "16:9",
+                     *         "end_image_url": null,
                      *         "duration": 5,
                      *         "resolution": "720p",
+                     *         "seed": null,
+                     *         "negative_prompt": null,
                      *         "credits_used": 25,
                      *         "progress": 100,
                      *         "livemode": true,
+                     *         "thumbnail_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.jpg",
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:41.000Z",
                      *         "video_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4",
@@ -1569,11 +1974,15 @@ export interface operations {
                      *         "generation_type": "text_to_video",
                      *         "prompt": "a red fox running through snow",
                      *         "aspect_ratio": "16:9",
+                     *         "end_image_url": null,
                      *         "duration": 5,
                      *         "resolution": "720p",
+                     *         "seed": null,
+                     *         "negative_prompt": null,
                      *         "credits_used": 25,
                      *         "progress": 12,
                      *         "livemode": true,
+                     *         "thumbnail_url": null,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:05.000Z",
                      *         "error": {
@@ -1740,6 +2149,8 @@ export interface operations {
                      *         "resolution": "2k",
                      *         "aspect_ratio": "16:9",
                      *         "output_format": "webp",
+                     *         "seed": 42,
+                     *         "negative_prompt": "people",
                      *         "credits_used": 5,
                      *         "progress": 0,
                      *         "livemode": true,
@@ -1793,7 +2204,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `insufficient_credits`: the balance is below the price. Nothing was charged. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the caller may not use this endpoint. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1958,6 +2369,8 @@ export interface operations {
                      *             "resolution": "2k",
                      *             "aspect_ratio": "16:9",
                      *             "output_format": "webp",
+                     *             "seed": 42,
+                     *             "negative_prompt": "people",
                      *             "credits_used": 5,
                      *             "progress": 100,
                      *             "livemode": true,
@@ -2100,6 +2513,8 @@ export interface operations {
                      *         "resolution": "2k",
                      *         "aspect_ratio": "16:9",
                      *         "output_format": "webp",
+                     *         "seed": 42,
+                     *         "negative_prompt": "people",
                      *         "credits_used": 5,
                      *         "progress": 100,
                      *         "livemode": true,
@@ -2233,6 +2648,8 @@ export interface operations {
                      *         "resolution": "2k",
                      *         "aspect_ratio": "16:9",
                      *         "output_format": "webp",
+                     *         "seed": 42,
+                     *         "negative_prompt": "people",
                      *         "credits_used": 5,
                      *         "progress": 12,
                      *         "livemode": true,
@@ -2311,6 +2728,295 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    listModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The models, videos first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "models": [
+                     *           {
+                     *             "id": "vid-1-5-pro",
+                     *             "kind": "video",
+                     *             "name": "Lite video model",
+                     *             "subscription_required": false,
+                     *             "capabilities": {
+                     *               "image_to_video": true,
+                     *               "end_image": true,
+                     *               "seed": true,
+                     *               "negative_prompt": true,
+                     *               "reference_images": false
+                     *             },
+                     *             "pricing": {
+                     *               "unit": "second",
+                     *               "credits_per_unit": 5,
+                     *               "rounding": "up_per_task"
+                     *             },
+                     *             "defaults": {
+                     *               "generation_type": "text_to_video",
+                     *               "aspect_ratio": "16:9",
+                     *               "resolution": "720p",
+                     *               "duration": 5
+                     *             },
+                     *             "parameters": {
+                     *               "aspect_ratio": [
+                     *                 "16:9",
+                     *                 "9:16",
+                     *                 "1:1",
+                     *                 "4:3",
+                     *                 "3:4",
+                     *                 "21:9"
+                     *               ],
+                     *               "resolution": [
+                     *                 "480p",
+                     *                 "720p",
+                     *                 "1080p"
+                     *               ],
+                     *               "duration": {
+                     *                 "min": 3,
+                     *                 "max": 12
+                     *               }
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ModelListResponse"];
+                };
+            };
+            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    quote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are ignored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "video",
+                 *       "prompt": "a red fox running through snow",
+                 *       "model": "vid-2-0",
+                 *       "duration": 5
+                 *     }
+                 */
+                "application/json": components["schemas"]["QuoteRequest"];
+            };
+        };
+        responses: {
+            /** @description The quote. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "kind": "video",
+                     *         "model": "vid-2-0",
+                     *         "credits": 38,
+                     *         "balance": 120,
+                     *         "can_start": true,
+                     *         "reason": null
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QuoteResponse"];
+                };
+            };
+            /** @description A parameter is missing or invalid; the message names each field and the allowed values. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "duration: must be at most 12 seconds",
+                     *         "code": "validation_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The request body is larger than the platform accepts; refused before the handler (no X-RateLimit-* headers). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The request body is larger than the 10 MiB the API accepts. Upload an image with POST /api/v1/uploads: it answers a form that sends the file straight to storage (up to 10 MiB).",
+                     *         "code": "payload_too_large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
@@ -2733,6 +3439,131 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "account_id": "acc_01JZ8Q6W4V3K7ZB5X2N9R1T0CE",
+                     *         "email": "ada@example.com",
+                     *         "created_at": "2026-01-05T09:30:00.000Z",
+                     *         "live": {
+                     *           "credits": 250
+                     *         },
+                     *         "test": {
+                     *           "credits": 1000
+                     *         },
+                     *         "paid_access": false,
+                     *         "subscription_status": "none"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            /** @description A session sent `Vidgen-Mode` with a value other than `live` or `test`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Vidgen-Mode: must be \"live\" or \"test\"; got \"prod\".",
+                     *         "code": "validation_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
             /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
@@ -3686,6 +4517,277 @@ export interface operations {
             };
         };
     };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description The `next_after` of an earlier page: the list continues after it. Leave it out to start at the oldest kept event. */
+                after?: string;
+                /** @description Events per page, 1 to 100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of events. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "events": [
+                     *           {
+                     *             "id": "evt_01M7ZNHRE3YZJA4Y3XQS4DQDGQ",
+                     *             "type": "video.completed",
+                     *             "created_at": "2026-11-21T17:00:41.000Z",
+                     *             "livemode": true,
+                     *             "data": {
+                     *               "video_id": "vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ",
+                     *               "status": "completed",
+                     *               "model": "vid-1-5-pro",
+                     *               "generation_type": "text_to_video",
+                     *               "prompt": "a red fox running through snow",
+                     *               "aspect_ratio": "16:9",
+                     *               "end_image_url": null,
+                     *               "duration": 5,
+                     *               "resolution": "720p",
+                     *               "seed": null,
+                     *               "negative_prompt": null,
+                     *               "credits_used": 25,
+                     *               "progress": 100,
+                     *               "livemode": true,
+                     *               "thumbnail_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.jpg",
+                     *               "created_at": "2026-11-21T17:00:00.000Z",
+                     *               "updated_at": "2026-11-21T17:00:41.000Z",
+                     *               "video_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4",
+                     *               "completed_at": "2026-11-21T17:00:41.000Z"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "has_more": false,
+                     *         "next_after": "MTI4LjNmOWMxYTJiNGQ1ZQ"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EventPageResponse"];
+                };
+            };
+            /** @description `after` is not a cursor this feed gave out (or belongs to another account or mode), or `limit` is out of range. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "after: not a cursor from this feed; pass the next_after of an earlier page, or leave it out.",
+                     *         "code": "validation_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `webhook_id` returned by `POST /webhooks`. */
+                webhook_id: string;
+                /** @description The event (`evt_` + ULID): an `id` from `GET /events`, or an `event_id` of the deliveries list. */
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempt is queued. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "event_id": "evt_01M7ZNHRE3YZJA4Y3XQS4DQDGQ",
+                     *         "status": "pending"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeliveryRetriedResponse"];
+                };
+            };
+            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description No such endpoint, or no such event for it, in this account and mode. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "No webhook with id \"whk_01M7ZQ4XW6S3D2F1G0H9J8K7L6\".",
+                     *         "code": "not_found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
     mcp: {
         parameters: {
             query?: never;
@@ -3869,6 +4971,74 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    receiveStripeWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Received (Stripe does not retry). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "received": true,
+                     *         "result": "applied"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StripeWebhookResponse"];
+                };
+            };
+            /** @description The signature is missing, does not verify or is older than 5 minutes; or the body is not an event. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Stripe-Signature: does not verify, or is older than 5 minutes.",
+                     *         "code": "validation_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
             /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */

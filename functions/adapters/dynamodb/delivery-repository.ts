@@ -81,6 +81,37 @@ export class DynamoDeliveryStore implements DeliveryStore {
     return Item ? fromDeliveryItem(Item) : undefined;
   }
 
+  async reopen(seen: Delivery, now: string): Promise<boolean> {
+    const entry = pendingDeliveryEntry(now, seen.webhookId, seen.eventId);
+    try {
+      await this.db.doc.send(
+        new UpdateCommand({
+          TableName: this.db.tableName,
+          Key: deliveryKey(seen.accountId, seen.webhookId, seen.eventId),
+          UpdateExpression: 'SET #status = :pending, next_attempt_at = :now, gsi2pk = :gsi2pk, gsi2sk = :gsi2sk',
+          // Unchanged since it was read: of racing retries (or a retry racing an attempt) one wins.
+          ConditionExpression:
+            '#status = :seenStatus AND attempts = :seenAttempts AND ' +
+            (seen.nextAttemptAt === null ? 'attribute_type(next_attempt_at, :null)' : 'next_attempt_at = :seenNext'),
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':pending': 'pending',
+            ':now': now,
+            ':gsi2pk': entry.gsi2pk,
+            ':gsi2sk': entry.gsi2sk,
+            ':seenStatus': seen.status,
+            ':seenAttempts': seen.attempts,
+            ...(seen.nextAttemptAt === null ? { ':null': 'NULL' } : { ':seenNext': seen.nextAttemptAt }),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
   async recordAttempt(seen: Delivery, next: AttemptOutcome): Promise<boolean> {
     const pendingEntry =
       next.status === 'pending' && next.nextAttemptAt ? pendingDeliveryEntry(next.nextAttemptAt, seen.webhookId, seen.eventId) : undefined;

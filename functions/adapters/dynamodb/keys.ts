@@ -37,6 +37,9 @@ export const apiKeyByAccount = (accountId: string, keyId: string) => ({
 });
 export const API_KEY_GSI1_PREFIX = 'APIKEY#';
 
+/** An account holder (the identity provider's `sub`) and the account their sessions act on. */
+export const holderKey = (holderId: string): PrimaryKey => ({ pk: `HOLDER#${holderId}`, sk: 'HOLDER' });
+
 /** One counter item per key and one-minute window. */
 export const rateWindowKey = (keyId: string, windowId: number): PrimaryKey => ({
   pk: `RATE#${keyId}#${windowId}`,
@@ -141,3 +144,23 @@ export const callbackReceiptKey = (provider: string, messageIdHash: string): Pri
   pk: `CALLBACK#${provider}#${messageIdHash}`,
   sk: 'CALLBACK',
 });
+
+/** One item per provider: its circuit breaker, shared by every function instance. */
+export const circuitKey = (provider: string): PrimaryKey => ({ pk: `CIRCUIT#${provider}`, sk: 'CIRCUIT' });
+/** Billing: which account a payment customer (Stripe `cus_…`) belongs to. */
+export const paymentCustomerKey = (customerId: string): PrimaryKey => ({ pk: `PAYCUSTOMER#${customerId}`, sk: 'PAYCUSTOMER' });
+/** A pack bought, keyed by its Checkout Session: its one grant, and what reversals claimed back. */
+export const purchaseKey = (checkoutId: string): PrimaryKey => ({ pk: `PURCHASE#${checkoutId}`, sk: 'PURCHASE' });
+/** The purchase a payment (Stripe `pi_…`) paid for, named by its refunds and disputes. */
+export const purchasePaymentKey = (paymentId: string): PrimaryKey => ({ pk: `PAYMENT#${paymentId}`, sk: 'PAYMENT' });
+/**
+ * A scope's events feed: a counter item (the last position taken) and one item per event, keyed
+ * by the event id so an ending announced twice is stored once.
+ */
+export const eventFeedCounterKey = (accountId: string): PrimaryKey => ({ pk: accountPartition(accountId), sk: 'EVENTS' });
+export const feedEventKey = (accountId: string, eventId: string): PrimaryKey => ({
+  pk: accountPartition(accountId),
+  sk: `EVENT#${eventId}`,
+});
+/** lsi1 position of an event in its scope's feed (zero-padded for order). */
+export const feedPositionKey = (position: number): string => `EVENT#${String(position).padStart(12, '0')}`;

@@ -40,6 +40,7 @@ export function toTaskItem(task: Task): Record<string, unknown> {
     pending_outputs: task.pendingOutputs,
     copy_attempts: task.copyAttempts,
     output_urls: task.outputUrls,
+    thumbnail_url: task.thumbnailUrl,
     error: task.error,
     created_at: task.createdAt,
     updated_at: task.updatedAt,
@@ -81,6 +82,7 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
   const pendingOutputs = outputs('pending_outputs');
   const outputUrls = outputs('output_urls');
   const completedAt = optionalText('completed_at');
+  const thumbnailUrl = optionalText('thumbnail_url');
   const base = {
     taskId: text('task_id'),
     accountId: text('account_id'),
@@ -101,6 +103,7 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
     ...(pendingOutputs && { pendingOutputs }),
     copyAttempts: item.copy_attempts === undefined ? 0 : count('copy_attempts'),
     ...(outputUrls && { outputUrls }),
+    ...(thumbnailUrl && { thumbnailUrl }),
     ...(item.error !== undefined && { error: taskError(item.error, problem) }),
     createdAt: text('created_at'),
     updatedAt: text('updated_at'),
@@ -133,7 +136,17 @@ function isVideoParams(value: unknown): value is VideoParams {
     (value.imageUrl === undefined || typeof value.imageUrl === 'string') &&
     isOneOf(value.aspectRatio, VIDEO_ASPECT_RATIOS) &&
     Number.isInteger(value.duration) &&
-    isOneOf(value.resolution, VIDEO_RESOLUTIONS)
+    isOneOf(value.resolution, VIDEO_RESOLUTIONS) &&
+    (value.endImageUrl === undefined || typeof value.endImageUrl === 'string') &&
+    hasValidExtras(value)
+  );
+}
+
+/** seed and negativePrompt, on both kinds (absent on items written before they existed). */
+function hasValidExtras(value: Record<string, unknown>): boolean {
+  return (
+    (value.seed === undefined || Number.isInteger(value.seed)) &&
+    (value.negativePrompt === undefined || typeof value.negativePrompt === 'string')
   );
 }
 
@@ -145,6 +158,7 @@ function isImageParams(value: unknown): value is ImageParams {
     isOneOf(value.resolution, IMAGE_RESOLUTIONS) &&
     isOneOf(value.aspectRatio, IMAGE_ASPECT_RATIOS) &&
     isOneOf(value.outputFormat, OUTPUT_FORMATS) &&
-    (value.images === undefined || isStringList(value.images))
+    (value.images === undefined || isStringList(value.images)) &&
+    hasValidExtras(value)
   );
 }

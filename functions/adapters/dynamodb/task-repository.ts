@@ -68,8 +68,8 @@ export class DynamoTaskStore implements TaskStore {
     return transitions.recordCopyFailure(this.db, task, now);
   }
 
-  complete(task: Task, outputUrls: string[], now: string): Promise<boolean> {
-    return transitions.complete(this.db, task, outputUrls, now);
+  complete(task: Task, outputUrls: string[], now: string, thumbnailUrl?: string): Promise<boolean> {
+    return transitions.complete(this.db, task, outputUrls, now, thumbnailUrl);
   }
 
   failAndRefund(task: Task, error: TaskError, refund: LedgerEntry, now: string, options?: FailOptions): Promise<boolean> {

@@ -1,4 +1,5 @@
 import { EXAMPLE_PAGINATION, EXAMPLE_TRANSACTIONS, ok } from '#contract/examples';
+import { accountResponse } from '#contract/account';
 import { creditsResponse } from '#contract/credits';
 import { paginationQuery } from '#contract/pagination';
 import { transactionPageResponse } from '#contract/transactions';
@@ -8,6 +9,37 @@ import { API_PREFIX } from './prefix';
 
 /** The account: credits, access and the ledger. */
 export const ACCOUNT_ROUTES: ApiRoute[] = [
+  {
+    method: 'GET',
+    path: `${API_PREFIX}/account`,
+    handler: 'get-account',
+    callers: ['apiKey', 'session'],
+    doc: {
+      operationId: 'getAccount',
+      summary: 'Get your account',
+      description:
+        'The account behind the request, with both balances: its id, when it was opened, the live and test credits, paid access and the subscription status. With a session (an access token from signing in to the console) `email` is the signed-in holder\'s; with an API key it is null. The same answer whatever the mode of the key or the `Vidgen-Mode` header.',
+      tag: 'Account',
+      success: {
+        description: 'The account.',
+        ...json(
+          accountResponse,
+          ok({
+            account_id: 'acc_01JZ8Q6W4V3K7ZB5X2N9R1T0CE',
+            email: 'ada@example.com',
+            created_at: '2026-01-05T09:30:00.000Z',
+            live: { credits: 250 },
+            test: { credits: 1000 },
+            paid_access: false,
+            subscription_status: 'none',
+          }),
+        ),
+      },
+      errors: [400, 401, 429, 500],
+      errorNotes: { 400: { description: 'A session sent `Vidgen-Mode` with a value other than `live` or `test`.', example: 'Vidgen-Mode: must be "live" or "test"; got "prod".' } },
+      curl: `curl -s "{BASE}/account" ${AUTH}`,
+    },
+  },
   {
     method: 'GET',
     path: `${API_PREFIX}/credits`,

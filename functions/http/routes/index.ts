@@ -1,5 +1,8 @@
 import type { ApiRoute } from '../route';
 import { ACCOUNT_ROUTES } from './account';
+import { BILLING_WEBHOOK_ROUTES } from './billing';
+import { CATALOGUE_ROUTES } from './catalogue';
+import { EVENT_ROUTES } from './events';
 import { IMAGE_ROUTES } from './images';
 import { MCP_ROUTES } from './mcp';
 import { PROVIDER_CALLBACK_ROUTES } from './provider-callbacks';
@@ -22,11 +25,14 @@ export { API_PREFIX } from './prefix';
 export const ROUTES: readonly ApiRoute[] = [
   ...VIDEO_ROUTES,
   ...IMAGE_ROUTES,
+  ...CATALOGUE_ROUTES,
   ...UPLOAD_ROUTES,
   ...ACCOUNT_ROUTES,
   ...WEBHOOK_ROUTES,
+  ...EVENT_ROUTES,
   ...MCP_ROUTES,
   ...PROVIDER_CALLBACK_ROUTES,
+  ...BILLING_WEBHOOK_ROUTES,
   ...REFERENCE_ROUTES,
 ];
 

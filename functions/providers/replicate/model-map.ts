@@ -23,6 +23,11 @@ import type { GenerationJob } from '#domain/provider';
  * catches typos such as "{{promt}}". An object with a "from" key is a value map; a job value
  * missing from its map is a configuration error too (raised by buildInput).
  * "$comment" keys, at the top and in each model entry, are ignored.
+ *
+ * A parameter the request left out ({{seed}}, {{negative_prompt}}, {{end_image_url}}, ...) is
+ * undefined, so its field is not sent: the model's own default applies. Which of our models
+ * take which parameter is the catalogue's (capabilities, domain/catalogue.ts); a mapping passes
+ * each where its upstream model has an input for it.
  */
 
 /** The catalogue's model ids, every one a mapping can cover. */
@@ -38,6 +43,9 @@ export const PLACEHOLDERS = [
   'images',
   'output_format',
   'generation_type',
+  'seed',
+  'negative_prompt',
+  'end_image_url',
 ] as const;
 export type Placeholder = (typeof PLACEHOLDERS)[number];
 
@@ -217,6 +225,12 @@ function jobValue(job: GenerationJob, name: Placeholder): JsonValue | undefined 
       return job.kind === 'image' ? job.images : undefined;
     case 'output_format':
       return job.kind === 'image' ? job.outputFormat : undefined;
+    case 'seed':
+      return job.seed;
+    case 'negative_prompt':
+      return job.negativePrompt;
+    case 'end_image_url':
+      return job.kind === 'video' ? job.endImageUrl : undefined;
   }
 }
 

@@ -14,6 +14,8 @@ import {
   type GenerationProvider,
   type ProviderCallback,
   type ResultOutcome,
+  ProviderUnavailableError,
+  SubmissionUnknownError,
   type SubmitOptions,
   type SubmitOutcome,
 } from '#domain/provider';
@@ -42,7 +44,9 @@ const renderers = (): Promise<typeof import('./media')> =>
  * Magic words in the prompt drive it: `sim:reject` (refused at submission), `sim:fail`
  * (ends failed, upstream_error), `sim:content` (ends failed, content_rejected),
  * `sim:stall` (never finishes) and `sim:nocallback` (sends no callbacks: a lost callback,
- * which polling recovers).
+ * which polling recovers). For routing by hand, words that name one provider: `sim:down:<name>`
+ * (that provider refuses the create as a 503 would: the start fails over) and `sim:lost:<name>`
+ * (the job is created but its answer is lost: no failover, its callback adopts it).
  *
  * Callbacks: with a `callbackSecret`, a job submitted with a callback URL reports itself
  * there, as Replicate's webhooks do, signed with Standard Webhooks: its progress at about a
@@ -60,6 +64,8 @@ const renderers = (): Promise<typeof import('./media')> =>
  *   { "id": "sim_...", "status": "failed", "error": { "code": "upstream_error", "message": "...", "public_message": "..." } }
  */
 export interface SimulatedProviderOptions {
+  /** Its provider name: 'simulated', or 'simulated-b' (a second one to route to, local stack and tests). */
+  name?: string;
   storage: ObjectStorage;
   delayMs: number;
   /**
@@ -109,13 +115,14 @@ interface Reporting {
 }
 
 export class SimulatedProvider implements GenerationProvider {
-  readonly name = 'simulated';
+  readonly name: string;
   private readonly clock: () => Date;
   private readonly sender: CallbackSender | undefined;
   private readonly reporting = new Map<string, Reporting>();
   private readonly callbackRetryDelaysMs: readonly number[];
 
   constructor(private readonly options: SimulatedProviderOptions) {
+    this.name = options.name ?? 'simulated';
     this.clock = options.clock ?? (() => new Date());
     this.callbackRetryDelaysMs = options.callbackRetryDelaysMs ?? [250, 1_000];
     if (options.callbackSecret !== undefined) {
@@ -133,6 +140,8 @@ export class SimulatedProvider implements GenerationProvider {
     if (job.prompt.includes('sim:reject')) {
       return { type: 'rejected', code: 'upstream_error', message: 'simulated refusal (sim:reject)' };
     }
+    // Routing by hand: `sim:down:<name>` makes that provider refuse before any job exists (a 503).
+    if (namedIn(job.prompt, 'sim:down', this.name)) throw new ProviderUnavailableError(`simulated outage of ${this.name} (sim:down)`);
     const jobId = `sim_${ulid()}`;
     const state: SimJob = { job, submittedAt: this.clock().toISOString() };
     await this.options.storage.put(`${JOBS}/${jobId}.json`, JSON.stringify(state), 'application/json');
@@ -140,6 +149,8 @@ export class SimulatedProvider implements GenerationProvider {
     // sim:nocallback still promises callbacks and sends none: a lost callback, for polls to recover.
     const callbacks = callbackUrl !== undefined && this.sender !== undefined && !this.sender.closed;
     if (callbacks && !job.prompt.includes('sim:nocallback')) this.startReporting(jobId, callbackUrl);
+    // `sim:lost:<name>`: the job exists but its answer is lost (a timeout after sending); its callbacks adopt it.
+    if (namedIn(job.prompt, 'sim:lost', this.name)) throw new SubmissionUnknownError(`simulated lost answer from ${this.name} (sim:lost)`);
     return { type: 'accepted', jobId, ...(callbacks && { callbacks: true }) };
   }
 
@@ -180,7 +191,7 @@ export class SimulatedProvider implements GenerationProvider {
     } catch (error) {
       // A reference that passed the upload's header check but does not decode.
       if (error instanceof MediaInputError) {
-        const field = job.kind === 'video' ? 'image_url' : 'one of images';
+        const field = job.kind === 'image' ? 'one of images' : job.endImageUrl ? 'image_url or end_image_url' : 'image_url';
         return {
           type: 'failed',
           code: 'upstream_error',
@@ -301,7 +312,8 @@ export class SimulatedProvider implements GenerationProvider {
       const key = `${SIMULATED_OUTPUT_PREFIX}${jobId}.mp4`;
       if (await storage.exists(key)) return storage.publicUrl(key);
       const { width, height } = videoDimensions(job.resolution, job.aspectRatio);
-      const firstFrame = references[0];
+      // referenceFields' order: image_url, then end_image_url.
+      const [firstFrame, lastFrame] = references;
       const { renderVideo } = await renderers();
       const file = await renderVideo({
         prompt: job.prompt,
@@ -309,6 +321,8 @@ export class SimulatedProvider implements GenerationProvider {
         width,
         height,
         ...(firstFrame && { firstFrame }),
+        ...(lastFrame && { lastFrame }),
+        ...extrasOf(job),
       });
       try {
         return await storage.putStream(key, createReadStream(file.path), file.bytes, 'video/mp4');
@@ -326,6 +340,7 @@ export class SimulatedProvider implements GenerationProvider {
       height,
       format: job.outputFormat,
       ...(references.length > 0 && { references }),
+      ...extrasOf(job),
     });
     return storage.put(key, image, IMAGE_TYPES[job.outputFormat]);
   }
@@ -370,8 +385,26 @@ function callbackBodyOf(id: string, outcome: ResultOutcome): CallbackBody {
   }
 }
 
-/** The job's reference images with the request field each came from. */
+/** The job's reference images with the request field each came from (a video's first frame, then its last). */
 function referenceFields(job: GenerationJob): { field: string; url: string }[] {
-  if (job.kind === 'video') return job.imageUrl ? [{ field: 'image_url', url: job.imageUrl }] : [];
+  if (job.kind === 'video') {
+    return [
+      ...(job.imageUrl ? [{ field: 'image_url', url: job.imageUrl }] : []),
+      ...(job.endImageUrl ? [{ field: 'end_image_url', url: job.endImageUrl }] : []),
+    ];
+  }
   return (job.images ?? []).map((url, index) => ({ field: `images.${index}`, url }));
+}
+
+/** Does the prompt hold `<word>:<name>` for exactly this provider name (`sim:down:simulated` is not `simulated-b`'s)? */
+function namedIn(prompt: string, word: string, name: string): boolean {
+  return [...prompt.matchAll(new RegExp(`${word}:([A-Za-z0-9-]+)`, 'g'))].some((match) => match[1] === name);
+}
+
+/** The seed (all the renderers' randomness) and the negative prompt (drawn on the card), when given. */
+function extrasOf(job: GenerationJob): { seed?: number; negativePrompt?: string } {
+  return {
+    ...(job.seed !== undefined && { seed: job.seed }),
+    ...(job.negativePrompt !== undefined && { negativePrompt: job.negativePrompt }),
+  };
 }

@@ -50,6 +50,22 @@ describe('renderImage', () => {
     expect(stats.channels[0]?.stdev).toBeGreaterThan(5);
   });
 
+  it('gives identical bytes for the same seed; another seed or a negative prompt changes the picture', async () => {
+    const render = (extra: { seed?: number; negativePrompt?: string }) => renderImage({ prompt: PROMPT, width: 256, height: 144, format: 'png', ...extra });
+    const [a, again, otherSeed, unseeded, negative] = await Promise.all([
+      render({ seed: 42 }),
+      render({ seed: 42 }),
+      render({ seed: 43 }),
+      render({}),
+      render({ seed: 42, negativePrompt: 'people, text' }),
+    ]);
+
+    expect(again.equals(a)).toBe(true);
+    expect(otherSeed.equals(a)).toBe(false);
+    expect(unseeded.equals(a)).toBe(false);
+    expect(negative.equals(a)).toBe(false);
+  });
+
   it('without references, does not contain the reference colour', async () => {
     const image = await renderImage({ prompt: PROMPT, width: 400, height: 300, format: 'png' });
 

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFile, rm, stat } from 'node:fs/promises';
 import sharp from 'sharp';
 import { ffmpegPath } from '#providers/simulated/media/ffmpeg';
@@ -10,12 +11,23 @@ const PROMPT = 'A paper boat drifting down a rainy street, close-up, 35mm';
 
 /** The first decoded frame as RGB, through the same ffmpeg build the renderer uses. */
 function firstFrameRgb(path: string): Buffer {
-  const result = spawnSync(ffmpegPath(), ['-v', 'error', '-i', path, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], {
+  return decodeFrames(path, ['-frames:v', '1']);
+}
+
+/** The last decoded frame as RGB (the frames reversed, then the first). */
+function lastFrameRgb(path: string): Buffer {
+  return decodeFrames(path, ['-vf', 'reverse', '-frames:v', '1']);
+}
+
+function decodeFrames(path: string, args: string[]): Buffer {
+  const result = spawnSync(ffmpegPath(), ['-v', 'error', '-i', path, ...args, '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], {
     maxBuffer: 64 * 1024 * 1024,
   });
   if (result.status !== 0) throw new Error(`ffmpeg decode failed: ${result.stderr.toString()}`);
   return result.stdout;
 }
+
+const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
 function meanColour(rgb: Buffer): [number, number, number] {
   let r = 0;
@@ -90,6 +102,34 @@ describe('renderVideo', () => {
     expect(Math.abs(r - orange.r)).toBeLessThan(20);
     expect(Math.abs(g - orange.g)).toBeLessThan(20);
     expect(Math.abs(b - orange.b)).toBeLessThan(20);
+  });
+
+  it('ends on the supplied last frame', async () => {
+    const orange = { r: 255, g: 140, b: 0 };
+    const teal = { r: 0, g: 128, b: 128 };
+    const image = (colour: typeof orange) => sharp({ create: { width: 64, height: 36, channels: 3, background: colour } }).png().toBuffer();
+    const video = await render({ prompt: PROMPT, durationSeconds: 3, width: 320, height: 180, firstFrame: await image(orange), lastFrame: await image(teal) });
+
+    const [r, g, b] = meanColour(lastFrameRgb(video.path));
+    expect(Math.abs(r - teal.r)).toBeLessThan(20);
+    expect(Math.abs(g - teal.g)).toBeLessThan(20);
+    expect(Math.abs(b - teal.b)).toBeLessThan(20);
+    // And it still opens on the first.
+    expect(meanColour(firstFrameRgb(video.path))[0]).toBeGreaterThan(200);
+  });
+
+  it('gives byte-identical files for the same seed, and different ones for another seed or a negative prompt', async () => {
+    const options = { prompt: PROMPT, durationSeconds: 3, width: 160, height: 90, seed: 4_294_967_295 };
+    const [first, second, otherSeed, negative] = await Promise.all([
+      render(options),
+      render(options),
+      render({ ...options, seed: 7 }),
+      render({ ...options, negativePrompt: 'blurry, text' }),
+    ]);
+    const [a, b, c, d] = await Promise.all([first, second, otherSeed, negative].map(async (video) => sha256(await readFile(video.path))));
+    expect(b).toBe(a);
+    expect(c).not.toBe(a);
+    expect(d).not.toBe(a);
   });
 
   it('rejects an unreadable first frame before starting ffmpeg', async () => {

@@ -94,12 +94,20 @@ export async function recordCopyFailure(db: Db, task: Task, now: string): Promis
   }
 }
 
-export function complete(db: Db, task: Task, outputUrls: string[], now: string): Promise<boolean> {
+export function complete(db: Db, task: Task, outputUrls: string[], now: string, thumbnailUrl?: string): Promise<boolean> {
   return conditionalUpdate(db, task, {
     UpdateExpression:
-      'SET #status = :completed, output_urls = :urls, completed_at = :now, updated_at = :now, gsi2pk = :endedPk, gsi2sk = :endedSk REMOVE pending_outputs',
+      'SET #status = :completed, output_urls = :urls, completed_at = :now, updated_at = :now, gsi2pk = :endedPk, gsi2sk = :endedSk' +
+      (thumbnailUrl ? ', thumbnail_url = :thumbnail' : '') +
+      ' REMOVE pending_outputs',
     ConditionExpression: '#status = :processing',
-    ExpressionAttributeValues: { ':completed': 'completed', ':urls': outputUrls, ':now': now, ...endedEntryValues(now, task.taskId) },
+    ExpressionAttributeValues: {
+      ':completed': 'completed',
+      ':urls': outputUrls,
+      ':now': now,
+      ...(thumbnailUrl && { ':thumbnail': thumbnailUrl }),
+      ...endedEntryValues(now, task.taskId),
+    },
   });
 }
 

@@ -1,6 +1,7 @@
 /**
- * Colours derived from a hash of the prompt: the same prompt always gives the same picture,
- * different prompts visibly differ. Saturation and lightness stay moderate so white text reads.
+ * Colours derived from a hash of the prompt and the seed: the same prompt and seed always give
+ * the same picture, different prompts or seeds visibly differ. Without a seed, the prompt alone
+ * decides. Saturation and lightness stay moderate so white text reads.
  */
 import { createHash } from 'node:crypto';
 import type { Rgb } from './surface';
@@ -9,15 +10,21 @@ export interface Palette {
   top: Rgb;
   bottom: Rgb;
   accent: Rgb;
-  /** Hash bytes for other per-prompt choices (shape positions). */
+  /** Hash bytes for every other choice (shape positions): the simulated provider's only randomness. */
   seed: Buffer;
 }
 
 export const WHITE: Rgb = [255, 255, 255];
 export const INK: Rgb = [16, 16, 24];
 
-export function paletteFor(prompt: string): Palette {
-  const seed = createHash('sha256').update(prompt).digest();
+export function paletteFor(prompt: string, seed?: number): Palette {
+  const hash = createHash('sha256').update(prompt);
+  if (seed !== undefined) hash.update(`\u0000seed:${seed}`);
+  const bytes = hash.digest();
+  return paletteOf(bytes);
+}
+
+function paletteOf(seed: Buffer): Palette {
   const hue = ((seed[0] as number) / 256) * 360;
   const shift = 30 + ((seed[1] as number) % 90);
   return {

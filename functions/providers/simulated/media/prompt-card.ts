@@ -5,14 +5,21 @@
  */
 import { paletteFor, INK, WHITE, type Palette } from './palette';
 import { blendCircle, fillVerticalGradient, rasterSurface, type Raster } from './raster';
-import type { Surface } from './surface';
+import type { Rgb, Surface } from './surface';
 import { blockHeight, drawCentredBlock, drawText, fitText, textWidth } from './text';
 
 const LABEL = 'SIMULATED';
 
-export function drawPromptCard(raster: Raster, prompt: string, palette: Palette = paletteFor(prompt)): void {
+export interface PromptTextOptions {
+  /** A translucent dark band behind the text, so it stays legible over arbitrary pictures. */
+  panel: boolean;
+  /** What the output should not show: written under the prompt, after "NOT:". */
+  negativePrompt?: string;
+}
+
+export function drawPromptCard(raster: Raster, prompt: string, palette: Palette = paletteFor(prompt), negativePrompt?: string): void {
   drawBackdrop(raster, palette);
-  drawPromptText(raster, prompt, { panel: false });
+  drawPromptText(raster, prompt, { panel: false, ...(negativePrompt !== undefined && { negativePrompt }) });
 }
 
 /** Gradient plus three translucent discs placed by the prompt hash. */
@@ -27,10 +34,10 @@ export function drawBackdrop(raster: Raster, palette: Palette): void {
 }
 
 /**
- * The prompt, wrapped and centred, and a small label in the top-right corner. With `panel`,
- * a translucent dark band goes behind the text so it stays legible over arbitrary pictures.
+ * The prompt, wrapped and centred, the negative prompt (if any) in a smaller block below it, and
+ * a small label in the top-right corner.
  */
-export function drawPromptText(raster: Raster, prompt: string, options: { panel: boolean }): void {
+export function drawPromptText(raster: Raster, prompt: string, options: PromptTextOptions): void {
   const surface = rasterSurface(raster);
   const { width, height } = raster;
   const block = fitText(prompt, width * 0.84, height * 0.5, Math.min(width, height) / 80);
@@ -40,6 +47,7 @@ export function drawPromptText(raster: Raster, prompt: string, options: { panel:
     surface.blendRect(0, top - pad, width, blockHeight(block) + 2 * pad, INK, 0.55);
   }
   drawCentredBlock(surface, block, width / 2, top, WHITE, INK);
+  if (options.negativePrompt !== undefined) drawNegativePrompt(raster, options.negativePrompt, options.panel);
   const scale = tagScale(surface);
   drawTag(surface, LABEL, width - 4 * scale - textWidth(LABEL, scale), 4 * scale, scale);
 }
@@ -54,3 +62,19 @@ export function drawTag(surface: Surface, text: string, x: number, y: number, sc
   surface.blendRect(x - 2 * scale, y - 2 * scale, textWidth(text, scale) + 4 * scale, 11 * scale, INK, 0.6);
   drawText(surface, text, x, y, scale, WHITE);
 }
+
+/** The negative prompt in the band between the prompt and the bottom, in a muted colour. */
+function drawNegativePrompt(raster: Raster, negativePrompt: string, panel: boolean): void {
+  const surface = rasterSurface(raster);
+  const { width, height } = raster;
+  const block = fitText(`NOT: ${negativePrompt}`, width * 0.84, height * 0.14, Math.min(width, height) / 160);
+  const top = Math.round(height * 0.68);
+  if (panel && block.lines.length > 0) {
+    const pad = 3 * block.scale;
+    surface.blendRect(0, top - pad, width, blockHeight(block) + 2 * pad, INK, 0.55);
+  }
+  drawCentredBlock(surface, block, width / 2, top, NEGATIVE_INK, INK);
+}
+
+/** A pale red: the words of what should be left out. */
+const NEGATIVE_INK: Rgb = [255, 196, 196];

@@ -18,6 +18,10 @@ export interface RenderImageOptions {
   format: ImageFormat;
   /** Edit mode: JPEG, PNG or WebP images to build on. */
   references?: Buffer[];
+  /** Decides the colours and shapes (with the prompt): the same seed gives the same bytes. */
+  seed?: number;
+  /** Written on the card under the prompt. */
+  negativePrompt?: string;
 }
 
 const MAX_EDGE = 8192;
@@ -31,14 +35,15 @@ export async function renderImage(options: RenderImageOptions): Promise<Buffer> 
     }
   }
 
-  const palette = paletteFor(prompt);
+  const palette = paletteFor(prompt, options.seed);
   const canvas = createRaster(width, height, palette.bottom);
   const references = options.references ?? [];
+  const { negativePrompt } = options;
   if (references.length > 0) {
     await tileReferences(canvas, references);
-    drawPromptText(canvas, prompt, { panel: true });
+    drawPromptText(canvas, prompt, { panel: true, ...(negativePrompt !== undefined && { negativePrompt }) });
   } else {
-    drawPromptCard(canvas, prompt, palette);
+    drawPromptCard(canvas, prompt, palette, negativePrompt);
   }
   return encode(canvas, format);
 }

@@ -26,6 +26,12 @@ export interface RenderVideoOptions {
   fps?: number;
   /** A JPEG, PNG or WebP shown, scaled to fit, for the opening second before fading to the prompt card. */
   firstFrame?: Buffer;
+  /** A JPEG, PNG or WebP the card fades into for the closing second: the last frame is this image. */
+  lastFrame?: Buffer;
+  /** Decides the colours and shapes (with the prompt): the same seed and options give the same bytes. */
+  seed?: number;
+  /** Written on the card under the prompt. */
+  negativePrompt?: string;
 }
 
 export interface RenderedFile {
@@ -49,19 +55,19 @@ export async function renderVideo(options: RenderVideoOptions): Promise<Rendered
   const fps = options.fps ?? DEFAULT_FPS;
   validate(durationSeconds, width, height, fps);
 
-  const palette = paletteFor(prompt);
+  const palette = paletteFor(prompt, options.seed);
   const cardRgb = createRaster(width, height);
-  drawPromptCard(cardRgb, prompt, palette);
+  drawPromptCard(cardRgb, prompt, palette, options.negativePrompt);
   const card = toYuv420(cardRgb);
-  const opening = options.firstFrame
-    ? toYuv420(await decodeToRaster(options.firstFrame, width, height, 'contain', palette.bottom))
-    : undefined;
+  const still = async (image: Buffer | undefined) =>
+    image ? toYuv420(await decodeToRaster(image, width, height, 'contain', palette.bottom)) : undefined;
+  const [opening, closing] = await Promise.all([still(options.firstFrame), still(options.lastFrame)]);
 
   const frameCount = Math.round(durationSeconds * fps);
   const path = join(tmpdir(), `simulated-video-${randomUUID()}.mp4`);
   const sink = startFfmpeg(encoderArgs(width, height, fps, path));
   try {
-    await streamFrames(sink, { card, opening, palette, fps, frameCount });
+    await streamFrames(sink, { card, opening, closing, palette, fps, frameCount });
     await sink.finish();
     const { size } = await stat(path);
     return { path, bytes: size };
@@ -97,6 +103,7 @@ function encoderArgs(width: number, height: number, fps: number, path: string): 
 interface Scene {
   card: Yuv420Frame;
   opening: Yuv420Frame | undefined;
+  closing: Yuv420Frame | undefined;
   palette: Palette;
   fps: number;
   frameCount: number;
@@ -119,15 +126,23 @@ async function streamFrames(sink: FrameSink, scene: Scene): Promise<void> {
 
 function drawFrame(frame: Yuv420Frame, scene: Scene, index: number): void {
   const seconds = index / scene.fps;
-  const { card, opening } = scene;
-  if (!opening || seconds >= OPENING_HOLD_SECONDS + OPENING_FADE_SECONDS) {
-    card.data.copy(frame.data);
-  } else if (seconds < OPENING_HOLD_SECONDS) {
+  // Frames left after this one, in seconds: the closing mirrors the opening.
+  const remaining = (scene.frameCount - 1 - index) / scene.fps;
+  const { card, opening, closing } = scene;
+  if (opening && seconds < OPENING_HOLD_SECONDS) {
     opening.data.copy(frame.data);
     // The very first frame is the supplied image untouched, as image-to-video promises.
     if (index === 0) return;
-  } else {
+  } else if (opening && seconds < OPENING_HOLD_SECONDS + OPENING_FADE_SECONDS) {
     crossfade(frame.data, opening.data, card.data, (seconds - OPENING_HOLD_SECONDS) / OPENING_FADE_SECONDS);
+  } else if (closing && remaining < OPENING_HOLD_SECONDS) {
+    closing.data.copy(frame.data);
+    // And the very last one is the end image untouched.
+    if (index === scene.frameCount - 1) return;
+  } else if (closing && remaining < OPENING_HOLD_SECONDS + OPENING_FADE_SECONDS) {
+    crossfade(frame.data, closing.data, card.data, (remaining - OPENING_HOLD_SECONDS) / OPENING_FADE_SECONDS);
+  } else {
+    card.data.copy(frame.data);
   }
   drawMotion(frame, scene, index, seconds);
 }

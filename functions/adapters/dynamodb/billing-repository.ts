@@ -1,0 +1,241 @@
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { SubscriptionStatus } from '#domain/account';
+import { statusRank, type Purchase, type Reversal, type ReversalEntry } from '#domain/billing';
+import { NotFoundError } from '#domain/errors';
+import type { LedgerEntry } from '#domain/ledger';
+import type { BillingStore } from '#domain/ports';
+import { cancellationReasons, isConditionFailure, type Db } from './dynamo-client';
+import { accountKey, paymentCustomerKey, purchaseKey, purchasePaymentKey } from './keys';
+import { appendWithRetries, LEDGER_COUNT, pauseBeforeRetry, POSITION_TAKEN, slotAfter } from './ledger-positions';
+import { ledgerEntryPut } from './ledger-repository';
+
+/** Attributes billing adds to the (live) account item. */
+const CUSTOMER = 'payment_customer_id';
+const SUBSCRIPTION_AT = 'subscription_event_at';
+const SUBSCRIPTION_RANK = 'subscription_rank';
+
+type PurchaseItem = ReturnType<typeof purchaseKey> & {
+  type: 'purchase';
+  checkout_id: string;
+  account_id: string;
+  pack_id: string;
+  credits: number;
+  payment_id?: string;
+  reversed_credits: number;
+  created_at: string;
+};
+
+function toPurchaseItem(purchase: Purchase): PurchaseItem {
+  return {
+    ...purchaseKey(purchase.checkoutId),
+    type: 'purchase',
+    checkout_id: purchase.checkoutId,
+    account_id: purchase.accountId,
+    pack_id: purchase.packId,
+    credits: purchase.credits,
+    ...(purchase.paymentId && { payment_id: purchase.paymentId }),
+    reversed_credits: purchase.reversedCredits,
+    created_at: purchase.createdAt,
+  };
+}
+
+function fromPurchaseItem(item: Record<string, unknown>): Purchase {
+  const row = item as unknown as PurchaseItem;
+  return {
+    checkoutId: row.checkout_id,
+    accountId: row.account_id,
+    packId: row.pack_id,
+    credits: row.credits,
+    ...(row.payment_id && { paymentId: row.payment_id }),
+    reversedCredits: row.reversed_credits ?? 0,
+    createdAt: row.created_at,
+  };
+}
+
+export class DynamoBillingStore implements BillingStore {
+  constructor(private readonly db: Db) {}
+
+  async customerOf(accountId: string): Promise<string | undefined> {
+    const item = await this.read(accountKey(accountId));
+    return item?.[CUSTOMER] as string | undefined;
+  }
+
+  async attachCustomer(accountId: string, customerId: string, now: string): Promise<string> {
+    try {
+      await this.db.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.db.tableName,
+                Key: accountKey(accountId),
+                UpdateExpression: 'SET #customer = :customer, updated_at = :now',
+                ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#customer)',
+                ExpressionAttributeNames: { '#customer': CUSTOMER },
+                ExpressionAttributeValues: { ':customer': customerId, ':now': now },
+              },
+            },
+            {
+              Put: {
+                TableName: this.db.tableName,
+                Item: { ...paymentCustomerKey(customerId), type: 'payment_customer', customer_id: customerId, account_id: accountId, created_at: now },
+                ConditionExpression: 'attribute_not_exists(pk) OR account_id = :account',
+                ExpressionAttributeValues: { ':account': accountId },
+              },
+            },
+          ],
+        }),
+      );
+      return customerId;
+    } catch (error) {
+      if (cancellationReasons(error)[0] !== 'ConditionalCheckFailed') throw error;
+      // Gone, or a concurrent first use recorded its customer first: that one is the account's.
+      const winner = await this.customerOf(accountId);
+      if (!winner) throw new NotFoundError(`No account ${accountId}.`);
+      return winner;
+    }
+  }
+
+  async accountOfCustomer(customerId: string): Promise<string | undefined> {
+    return (await this.read(paymentCustomerKey(customerId)))?.account_id as string | undefined;
+  }
+
+  async recordPurchase(purchase: Purchase, entry: LedgerEntry): Promise<'granted' | 'duplicate' | 'unknown_account'> {
+    return appendWithRetries(this.db, purchase.accountId, async (seen) => {
+      if (seen === undefined) return 'unknown_account';
+      // The usual repeat is answered by one read, without queueing on the ledger.
+      if (await this.read(purchaseKey(purchase.checkoutId))) return 'duplicate';
+      const slot = slotAfter(seen);
+      const items = [
+        {
+          Update: {
+            TableName: this.db.tableName,
+            Key: accountKey(purchase.accountId),
+            UpdateExpression: `SET credits = credits + :amount, paid_access = :paid, updated_at = :now, ${slot.set}`,
+            ConditionExpression: `attribute_exists(pk) AND ${slot.condition}`,
+            ExpressionAttributeNames: slot.names,
+            ExpressionAttributeValues: { ':amount': entry.amount, ':paid': true, ':now': entry.createdAt, ...slot.values },
+          },
+        },
+        { Put: ledgerEntryPut(this.db, entry, slot.position) },
+        { Put: { TableName: this.db.tableName, Item: toPurchaseItem(purchase), ConditionExpression: 'attribute_not_exists(pk)' } },
+        ...(purchase.paymentId
+          ? [
+              {
+                Put: {
+                  TableName: this.db.tableName,
+                  Item: { ...purchasePaymentKey(purchase.paymentId), type: 'purchase_payment', checkout_id: purchase.checkoutId },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+            ]
+          : []),
+      ];
+      try {
+        await this.db.doc.send(new TransactWriteCommand({ TransactItems: items }));
+        return 'granted' as const;
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (reasons[2] === 'ConditionalCheckFailed') return 'duplicate' as const;
+        if (reasons[0] === 'ConditionalCheckFailed' || reasons.includes('TransactionConflict')) return POSITION_TAKEN;
+        throw error;
+      }
+    });
+  }
+
+  async purchaseByPayment(paymentId: string): Promise<Purchase | undefined> {
+    const link = await this.read(purchasePaymentKey(paymentId));
+    if (!link) return undefined;
+    const item = await this.read(purchaseKey(link.checkout_id as string));
+    return item ? fromPurchaseItem(item) : undefined;
+  }
+
+  async reversePurchase(purchase: Purchase, due: number, entry: ReversalEntry, now: string): Promise<Reversal | 'already'> {
+    for (let round = 0; ; round += 1) {
+      const [current, account] = await Promise.all([this.read(purchaseKey(purchase.checkoutId)), this.read(accountKey(purchase.accountId))]);
+      const claimed = Number(current?.reversed_credits ?? 0);
+      if (!current || claimed >= due) return 'already';
+      const owed = due - claimed;
+      const balance = Math.max(0, Number(account?.credits ?? 0));
+      const taken = account ? Math.min(owed, balance) : 0;
+      const slot = slotAfter(Number(account?.[LEDGER_COUNT] ?? 0));
+      const claim = {
+        Update: {
+          TableName: this.db.tableName,
+          Key: purchaseKey(purchase.checkoutId),
+          UpdateExpression: 'SET reversed_credits = :due',
+          ConditionExpression: 'reversed_credits = :claimed',
+          ExpressionAttributeValues: { ':due': due, ':claimed': claimed },
+        },
+      };
+      const take =
+        taken > 0
+          ? [
+              {
+                Update: {
+                  TableName: this.db.tableName,
+                  Key: accountKey(purchase.accountId),
+                  UpdateExpression: `SET credits = credits - :taken, updated_at = :now, ${slot.set}`,
+                  // Never below zero: the balance read is the balance written against.
+                  ConditionExpression: `attribute_exists(pk) AND credits >= :taken AND ${slot.condition}`,
+                  ExpressionAttributeNames: slot.names,
+                  ExpressionAttributeValues: { ':taken': taken, ':now': now, ...slot.values },
+                },
+              },
+              { Put: ledgerEntryPut(this.db, entry(taken), slot.position) },
+            ]
+          : [];
+      try {
+        await this.db.doc.send(new TransactWriteCommand({ TransactItems: [claim, ...take] }));
+        return { taken, shortfall: owed - taken };
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (!reasons.some((reason) => reason === 'ConditionalCheckFailed' || reason === 'TransactionConflict')) throw error;
+        // Another reversal claimed first, or the balance or ledger moved: read both again.
+        await pauseBeforeRetry(round, purchase.accountId);
+      }
+    }
+  }
+
+  async setSubscriptionStatus(accountId: string, status: SubscriptionStatus, occurredAt: number, now: string): Promise<'applied' | 'stale' | 'unknown_account'> {
+    try {
+      await this.db.doc.send(
+        new UpdateCommand({
+          TableName: this.db.tableName,
+          Key: accountKey(accountId),
+          UpdateExpression: 'SET subscription_status = :status, #at = :at, #rank = :rank, updated_at = :now',
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#at) OR #at < :at OR (#at = :at AND #rank < :rank))',
+          ExpressionAttributeNames: { '#at': SUBSCRIPTION_AT, '#rank': SUBSCRIPTION_RANK },
+          ExpressionAttributeValues: { ':status': status, ':at': occurredAt, ':rank': statusRank(status), ':now': now },
+        }),
+      );
+      return 'applied';
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      return (await this.read(accountKey(accountId))) ? 'stale' : 'unknown_account';
+    }
+  }
+
+  async grantPaidAccess(accountId: string, now: string): Promise<'applied' | 'unknown_account'> {
+    try {
+      await this.db.doc.send(
+        new UpdateCommand({
+          TableName: this.db.tableName,
+          Key: accountKey(accountId),
+          UpdateExpression: 'SET paid_access = :paid, updated_at = :now',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':paid': true, ':now': now },
+        }),
+      );
+      return 'applied';
+    } catch (error) {
+      if (isConditionFailure(error)) return 'unknown_account';
+      throw error;
+    }
+  }
+
+  private async read(key: { pk: string; sk: string }): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await this.db.doc.send(new GetCommand({ TableName: this.db.tableName, Key: key, ConsistentRead: true }));
+    return Item;
+  }
+}

@@ -1,0 +1,125 @@
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { EVENT_RETENTION_SECONDS, type EventFeedStore, type FeedEvent } from '#domain/events-feed';
+import type { EventType } from '#domain/webhooks';
+import { cancellationReasons, type Db } from './dynamo-client';
+import { accountPartition, eventFeedCounterKey, feedEventKey, feedPositionKey } from './keys';
+import { TABLE_DEFINITION } from './table-definition';
+
+/** Tries to take the feed's next position while other appends keep taking it first. */
+const APPEND_ATTEMPTS = 50;
+const LAST_POSITION = 'last_position';
+
+/**
+ * The events feed on DynamoDB (docs/decisions.md, "Events feed: positions, not timestamps").
+ * Each event takes the next position from the scope's counter item in one transaction with the
+ * event's own item, on the condition that the counter has not moved since it was read. So
+ * positions have no gaps and commit in their own order: position n+1 cannot commit before n.
+ * A reader first reads the counter, then one range of lsi1 up to it: everything in that range
+ * has committed, and anything committing later lands beyond it.
+ */
+export class DynamoEventFeedStore implements EventFeedStore {
+  constructor(private readonly db: Db) {}
+
+  async append(accountId: string, event: Omit<FeedEvent, 'position'>): Promise<boolean> {
+    // Most repeats (an announcement retried by the sweeper) stop here, before they contend for a position.
+    if (await this.get(accountId, event.eventId)) return false;
+    for (let attempt = 1; ; attempt += 1) {
+      const seen = await this.lastPosition(accountId);
+      try {
+        await this.db.doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: this.db.tableName,
+                  Key: eventFeedCounterKey(accountId),
+                  UpdateExpression: 'SET #last = :next',
+                  ConditionExpression: seen === 0 ? 'attribute_not_exists(#last) OR #last = :seen' : '#last = :seen',
+                  ExpressionAttributeNames: { '#last': LAST_POSITION },
+                  ExpressionAttributeValues: { ':seen': seen, ':next': seen + 1 },
+                },
+              },
+              {
+                Put: {
+                  TableName: this.db.tableName,
+                  Item: toEventItem(accountId, { ...event, position: seen + 1 }),
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+            ],
+          }),
+        );
+        return true;
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (reasons[1] === 'ConditionalCheckFailed') return false; // a repeat got there first
+        const retry = reasons[0] === 'ConditionalCheckFailed' || reasons.includes('TransactionConflict');
+        if (!retry || attempt >= APPEND_ATTEMPTS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** Math.min(attempt, 6))));
+      }
+    }
+  }
+
+  async after(accountId: string, after: number, limit: number): Promise<{ events: FeedEvent[]; last: number }> {
+    const last = await this.lastPosition(accountId);
+    if (last <= after) return { events: [], last };
+    const { lsi1, partitionKey } = TABLE_DEFINITION;
+    // One range read of at most `limit` items however deep `after` is (expired events are simply absent).
+    const { Items } = await this.db.doc.send(
+      new QueryCommand({
+        TableName: this.db.tableName,
+        IndexName: lsi1.indexName,
+        KeyConditionExpression: `${partitionKey} = :pk AND ${lsi1.sortKey} BETWEEN :from AND :to`,
+        ExpressionAttributeValues: { ':pk': accountPartition(accountId), ':from': feedPositionKey(after + 1), ':to': feedPositionKey(last) },
+        Limit: limit,
+        ConsistentRead: true,
+      }),
+    );
+    return { events: (Items ?? []).map(fromEventItem), last };
+  }
+
+  async get(accountId: string, eventId: string): Promise<FeedEvent | undefined> {
+    const { Item } = await this.db.doc.send(
+      new GetCommand({ TableName: this.db.tableName, Key: feedEventKey(accountId, eventId), ConsistentRead: true }),
+    );
+    return Item ? fromEventItem(Item) : undefined;
+  }
+
+  /** The last position taken (strongly consistent): every event up to it has committed. */
+  private async lastPosition(accountId: string): Promise<number> {
+    const { Item } = await this.db.doc.send(
+      new GetCommand({
+        TableName: this.db.tableName,
+        Key: eventFeedCounterKey(accountId),
+        ConsistentRead: true,
+        ProjectionExpression: '#last',
+        ExpressionAttributeNames: { '#last': LAST_POSITION },
+      }),
+    );
+    return Number(Item?.[LAST_POSITION] ?? 0);
+  }
+}
+
+function toEventItem(accountId: string, event: FeedEvent): Record<string, unknown> {
+  return {
+    ...feedEventKey(accountId, event.eventId),
+    lsi1sk: feedPositionKey(event.position),
+    type: 'event',
+    event_id: event.eventId,
+    event_type: event.type,
+    payload: event.payload,
+    created_at: event.createdAt,
+    position: event.position,
+    expires_at: Math.floor(Date.parse(event.createdAt) / 1000) + EVENT_RETENTION_SECONDS,
+  };
+}
+
+function fromEventItem(item: Record<string, unknown>): FeedEvent {
+  return {
+    eventId: String(item.event_id),
+    type: item.event_type as EventType,
+    payload: String(item.payload),
+    createdAt: String(item.created_at),
+    position: Number(item.position),
+  };
+}

@@ -1,0 +1,52 @@
+import { readSecret, type SecretReader } from '#adapters/secrets';
+import { StripeGateway } from '#adapters/stripe/stripe-gateway';
+import { loadBillingConfig, type BillingConfig, type SecretSource } from '#config';
+import type { BillingDeps } from '#domain/billing-account';
+import type { BillingEventDeps } from '#domain/billing-events';
+import { powertoolsTelemetry } from '#observability/telemetry';
+import { serverUrlOf } from '#openapi/server-url';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { appConfig } from './config';
+import { stores, type Stores } from './stores';
+
+/**
+ * Billing's wiring: the Stripe gateway and the stores the billing use cases need. Read on first
+ * use, so only the billing functions load Stripe's client and need its configuration.
+ */
+export interface BillingParts {
+  config: BillingConfig;
+  events: BillingEventDeps;
+  /** Without `returnUrl`: a handler fills it in (the configured one, or the API reference). */
+  account: Omit<BillingDeps, 'returnUrl'>;
+}
+
+export function buildBilling(config: BillingConfig, parts: Pick<Stores, 'accounts' | 'billing'>, readSecretValue: SecretReader): BillingParts {
+  const reveal = (source: SecretSource) => () => ('value' in source ? Promise.resolve(source.value) : readSecretValue(source.secretArn));
+  const gateway = new StripeGateway({
+    secretKey: reveal(config.secretKey),
+    webhookSecret: reveal(config.webhookSecret),
+    ...(config.stripeApiBase && { apiBase: config.stripeApiBase }),
+  });
+  return {
+    config,
+    events: { gateway, billing: parts.billing, catalogue: config.catalogue, telemetry: powertoolsTelemetry },
+    account: { accounts: parts.accounts, billing: parts.billing, gateway, catalogue: config.catalogue },
+  };
+}
+
+let current: BillingParts | undefined;
+
+/** This process's billing parts (one per cold start). */
+export function billing(): BillingParts {
+  current ??= buildBilling(loadBillingConfig(), stores(), (secretArn) => readSecret(appConfig().region, secretArn));
+  return current;
+}
+
+/**
+ * The holder's billing use cases' dependencies for this request: the configured return URL, or
+ * else the API reference at the address the request came through.
+ */
+export function billingAccount(event: APIGatewayProxyEvent): BillingDeps {
+  const parts = billing();
+  return { ...parts.account, returnUrl: parts.config.returnUrl ?? `${serverUrlOf(event) ?? ''}/docs` };
+}

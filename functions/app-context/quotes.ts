@@ -1,0 +1,12 @@
+import { ReferenceImages } from '#adapters/reference-images';
+import type { QuoteDeps } from '#domain/quote';
+import { appMediaStorage } from './media';
+import { stores } from './stores';
+
+let current: QuoteDeps | undefined;
+
+/** What a quote reads: the account, and our own reference files' first bytes (as a start checks them). */
+export function quoteDeps(): QuoteDeps {
+  current ??= { accounts: stores().accounts, references: new ReferenceImages(appMediaStorage()) };
+  return current;
+}

@@ -1,0 +1,33 @@
+import { admit, checkReferenceUrls, type Refusal, type StartRequest } from './admission';
+import type { AccountStore, ReferenceUrlPolicy } from './ports';
+
+export interface QuoteDeps {
+  accounts: Pick<AccountStore, 'get'>;
+  references: ReferenceUrlPolicy;
+}
+
+export interface Quote {
+  kind: StartRequest['kind'];
+  model: string;
+  credits: number;
+  balance: number;
+  /** What a start of the same request would be refused with now; undefined when it would start. */
+  refusal?: Refusal;
+}
+
+/**
+ * The price of a start and whether it would go ahead now (POST /quote): the start's own checks
+ * in its order (admission.ts), with nothing charged and no task made. Its reads are the start's
+ * before the charge, less the idempotency record: the account.
+ */
+export async function quoteStart(deps: QuoteDeps, accountId: string, request: StartRequest): Promise<Quote> {
+  await checkReferenceUrls(deps.references, request);
+  const { account, price, refusal } = await admit(deps.accounts, accountId, request);
+  return {
+    kind: request.kind,
+    model: request.params.model,
+    credits: price,
+    balance: account.credits,
+    ...(refusal && { refusal }),
+  };
+}

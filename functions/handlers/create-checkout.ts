@@ -1,0 +1,11 @@
+import { billingAccount } from '#app-context/billing';
+import { rateLimiter } from '#app-context/rate-limiter';
+import { parseCheckout } from '#contract/billing';
+import { startCheckout } from '#domain/billing-account';
+import { httpHandler } from '#http/http-handler';
+
+/** POST /api/v1/billing/checkout (session, live mode): a checkout page for a pack or the plan. */
+export const handler = httpHandler(
+  async ({ event, principal, body }) => ({ url: await startCheckout(billingAccount(event), principal.accountId, parseCheckout(body)) }),
+  { rateLimiter, jsonBody: true },
+);

@@ -1,0 +1,14 @@
+import { rateLimiter } from '#app-context/rate-limiter';
+import { webhookEvents } from '#app-context/webhook-events';
+import { eventPageView, eventsQuery } from '#contract/events';
+import { listEvents } from '#domain/events-feed';
+import { httpHandler } from '#http/http-handler';
+
+/** GET /api/v1/events: the caller's task endings, oldest first, after a cursor. */
+export const handler = httpHandler(
+  async ({ event, principal }) => {
+    const { after, limit } = eventsQuery.parse(event.queryStringParameters ?? {});
+    return eventPageView(await listEvents(webhookEvents().feed, principal.accountId, after, limit));
+  },
+  { rateLimiter },
+);

@@ -1,0 +1,6 @@
+import { rateLimiter } from '#app-context/rate-limiter';
+import { MODEL_LIST } from '#contract/models';
+import { httpHandler } from '#http/http-handler';
+
+/** GET /api/v1/models: the catalogue, from memory (no read besides the rate counter). */
+export const handler = httpHandler(async () => MODEL_LIST, { rateLimiter });

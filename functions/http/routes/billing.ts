@@ -1,0 +1,112 @@
+import { billingResponse, checkoutRequest, redirectResponse, stripeWebhookResponse } from '#contract/billing';
+import { creditsResponse } from '#contract/credits';
+import { ok } from '#contract/examples';
+import type { ApiRoute } from '../route';
+import { json } from './operation-doc';
+import { API_PREFIX } from './prefix';
+
+/** A signed-in holder's session token in the curl examples. */
+const SESSION = '\\\n  -H "Authorization: Bearer $SESSION_TOKEN"';
+const SESSION_ONLY = 'Session only (the console\'s signed-in holder): an API key gets 403 `forbidden`.';
+
+/** Billing: what the console's Billing page calls (sessions), and Stripe's webhook. */
+export const BILLING_ROUTES: ApiRoute[] = [
+  {
+    method: 'GET',
+    path: `${API_PREFIX}/billing`,
+    handler: 'get-billing',
+    callers: 'session',
+    doc: {
+      operationId: 'getBilling',
+      summary: 'Get the packs, the plan and your subscription',
+      description: `The credit packs for sale and the subscription plan (amounts in the currency's minor unit), with the account's subscription status and paid access. ${SESSION_ONLY}`,
+      tag: 'Account',
+      success: {
+        description: 'What can be bought and where the account stands.',
+        ...json(
+          billingResponse,
+          ok({
+            packs: [{ pack_id: 'starter', credits: 500, amount: 500, currency: 'usd' }],
+            plan: { amount: 2000, currency: 'usd', interval: 'month' },
+            subscription_status: 'none',
+            paid_access: false,
+          }),
+        ),
+      },
+      errors: [401, 403, 429, 500],
+      curl: `curl -s "{BASE}/billing" ${SESSION}`,
+    },
+  },
+  {
+    method: 'POST',
+    path: `${API_PREFIX}/billing/checkout`,
+    handler: 'create-checkout',
+    callers: 'session',
+    doc: {
+      operationId: 'createCheckout',
+      summary: 'Buy a credit pack or subscribe',
+      description: `A Stripe Checkout page for a pack (\`{ "pack_id": … }\`, one payment) or the plan (\`{ "plan": true }\`, a subscription); send the holder to \`url\`. The credits, the subscription and paid access arrive with Stripe's events, once paid. Live mode only. ${SESSION_ONLY}`,
+      tag: 'Account',
+      request: { body: { content: { 'application/json': { schema: checkoutRequest, example: { pack_id: 'starter' } } }, required: true } },
+      success: { description: 'Where to pay.', ...json(redirectResponse, ok({ url: 'https://checkout.stripe.com/c/pay/cs_live_a1B2c3' })) },
+      errors: [400, 401, 403, 429, 500, 502],
+      errorNotes: {
+        400: { description: 'An unknown `pack_id`, neither or both of `pack_id` and `plan`, a subscription already held, or a request in test mode.', example: 'pack_id: no pack "huge" (packs: "starter", "pro").' },
+        502: { description: 'Stripe did not answer or refused; nothing was charged.', example: 'Stripe did not answer in time or failed; nothing was charged. Try again.' },
+      },
+      curl: `curl -s -X POST "{BASE}/billing/checkout" ${SESSION} \\\n  -H "Content-Type: application/json" -d '{"pack_id":"starter"}'`,
+    },
+  },
+  {
+    method: 'POST',
+    path: `${API_PREFIX}/billing/portal`,
+    handler: 'create-portal',
+    callers: 'session',
+    doc: {
+      operationId: 'createBillingPortal',
+      summary: 'Manage the subscription',
+      description: `The Stripe customer portal for the account (change the card, cancel the subscription, see invoices); send the holder to \`url\`. ${SESSION_ONLY}`,
+      tag: 'Account',
+      success: { description: 'The portal.', ...json(redirectResponse, ok({ url: 'https://billing.stripe.com/p/session/live_a1B2c3' })) },
+      errors: [401, 403, 429, 500, 502],
+      curl: `curl -s -X POST "{BASE}/billing/portal" ${SESSION}`,
+    },
+  },
+  {
+    method: 'POST',
+    path: `${API_PREFIX}/billing/test-credits`,
+    handler: 'add-test-credits',
+    callers: 'session',
+    doc: {
+      operationId: 'addTestCredits',
+      summary: 'Add test credits',
+      description: `Adds 1000 credits to the test balance (a \`grant\` in its transactions). Test mode only (\`Vidgen-Mode: test\`): live credits are bought. ${SESSION_ONLY}`,
+      tag: 'Account',
+      success: { description: 'The test balance after the grant.', ...json(creditsResponse, ok({ credits: 2000, paid_access: false, subscription_status: 'none' })) },
+      errors: [400, 401, 403, 429, 500],
+      errorNotes: { 400: { description: 'Not in test mode.', example: 'Test credits are for test mode: send Vidgen-Mode: test.' } },
+      curl: `curl -s -X POST "{BASE}/billing/test-credits" ${SESSION} -H "Vidgen-Mode: test"`,
+    },
+  },
+];
+
+/** Called by Stripe, not by API clients: its signature is the credential. */
+export const BILLING_WEBHOOK_ROUTES: ApiRoute[] = [
+  {
+    method: 'POST',
+    path: `${API_PREFIX}/billing/stripe-webhook`,
+    handler: 'stripe-webhook',
+    callers: 'public',
+    doc: {
+      operationId: 'receiveStripeWebhook',
+      summary: 'Stripe webhook (internal)',
+      description:
+        "Where Stripe sends its events; you never call it. No API key: the `Stripe-Signature` header must verify over the raw body with the endpoint's signing secret, within 5 minutes. A missing, forged or stale signature: 400, nothing changes. A verified event is answered 200 whatever it did (a duplicate or a replay changes nothing; an unknown type is ignored; an event for an account we do not know is logged).",
+      tag: 'Internal',
+      success: { description: 'Received (Stripe does not retry).', ...json(stripeWebhookResponse, ok({ received: true, result: 'applied' })) },
+      errors: [400, 500],
+      errorNotes: { 400: { description: 'The signature is missing, does not verify or is older than 5 minutes; or the body is not an event.', example: 'Stripe-Signature: does not verify, or is older than 5 minutes.' } },
+      curl: `curl -s -X POST "{BASE}/billing/stripe-webhook" -H "Stripe-Signature: t=<time>,v1=<signature>" -H "Content-Type: application/json" -d @event.json`,
+    },
+  },
+];

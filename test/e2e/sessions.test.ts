@@ -1,0 +1,279 @@
+import { AdminDeleteUserCommand, AdminDisableUserCommand, ConfirmSignUpCommand, GlobalSignOutCommand, SignUpCommand } from '@aws-sdk/client-cognito-identity-provider';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { LocalStack } from '#bin/local-stack/stack';
+import { createAccount } from '#domain/account-admin';
+import { awaitRoomInWindow, call, startTestApi } from '#test-support/local-api';
+import { runScript } from '#test-support/run-script';
+import { claimsOf, GOOD_PASSWORD, identityClient, jwt, poolSigningKey, signedInHolder, strangerKey } from '#test-support/identity';
+
+/**
+ * Sessions end to end on the local stack: the local identity server issues the tokens, the
+ * local gateway runs the authorizer with API Gateway's cache, and the table is DynamoDB Local.
+ */
+let stack: LocalStack;
+const RATE_LIMIT = 20;
+
+beforeAll(async () => {
+  // The authorizer cache on, as deployed: a session's mode must not be baked into its answer.
+  stack = await startTestApi({ AUTH_CACHE_TTL_SECONDS: '300', DEFAULT_RATE_LIMIT: String(RATE_LIMIT) });
+});
+afterAll(async () => {
+  await stack.stop();
+});
+
+const get = (token: string, path: string, headers: Record<string, string> = {}) => call<any>(stack.baseUrl, path, { key: token, headers });
+
+/** Items of one type in the stack's table (accounts, holders). */
+async function countItems(type: 'account' | 'holder'): Promise<number> {
+  const { Items } = await stack.context.db.doc.send(
+    new ScanCommand({ TableName: stack.context.db.tableName, FilterExpression: '#type = :type', ExpressionAttributeNames: { '#type': 'type' }, ExpressionAttributeValues: { ':type': type }, ConsistentRead: true }),
+  );
+  return Items?.length ?? 0;
+}
+
+describe('sessions', () => {
+  it("open the holder's account on the first sign-in: GET /account with both balances and the email", async () => {
+    const holder = await signedInHolder(stack);
+    const reply = await get(holder.accessToken, '/account');
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toEqual({
+      account_id: expect.stringMatching(/^acc_/),
+      email: holder.email,
+      created_at: expect.any(String),
+      live: { credits: 0 },
+      test: { credits: 1000 },
+      paid_access: false,
+      subscription_status: 'none',
+    });
+    expect(await stack.context.holders.get(holder.holderId)).toMatchObject({ accountId: reply.body.data.account_id, email: holder.email });
+    // Signing in again acts on the same account.
+    expect((await get(holder.accessToken, '/account')).body.data.account_id).toBe(reply.body.data.account_id);
+  });
+
+  it('pick their mode per request with Vidgen-Mode, under one cached authorization', async () => {
+    const holder = await signedInHolder(stack);
+    expect((await get(holder.accessToken, '/credits')).body.data.credits).toBe(0);
+    // The same token, answered from the authorizer cache: the header still decides.
+    expect((await get(holder.accessToken, '/credits', { 'Vidgen-Mode': 'test' })).body.data.credits).toBe(1000);
+    const started = await call<any>(stack.baseUrl, '/generate', {
+      method: 'POST',
+      key: holder.accessToken,
+      headers: { 'Vidgen-Mode': 'test', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ prompt: 'sim:stall a test kite', duration: 4 }),
+    });
+    expect(started.status).toBe(200);
+    expect(started.body.data.livemode).toBe(false);
+    expect((await get(holder.accessToken, '/credits', { 'Vidgen-Mode': 'test' })).body.data.credits).toBe(980);
+    expect((await get(holder.accessToken, '/credits', { 'Vidgen-Mode': 'live' })).body.data.credits).toBe(0);
+    // A live start has no credits to spend: the live balance is the one charged.
+    const live = await call<any>(stack.baseUrl, '/generate', {
+      method: 'POST',
+      key: holder.accessToken,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ prompt: 'a live kite', duration: 4 }),
+    });
+    expect(live.body.error?.code).toBe('insufficient_credits');
+    expect((await get(holder.accessToken, '/videos', { 'Vidgen-Mode': 'test' })).body.data.videos).toHaveLength(1);
+    expect((await get(holder.accessToken, '/videos')).body.data.videos).toHaveLength(0);
+  });
+
+  it('answer Vidgen-Mode other than live or test with 400 naming the header; an API key ignores it', async () => {
+    const holder = await signedInHolder(stack);
+    for (const mode of ['prod', 'LIVE', '']) {
+      const reply = await get(holder.accessToken, '/account', { 'Vidgen-Mode': mode });
+      expect(reply.status).toBe(400);
+      expect(reply.body.error).toEqual({ code: 'validation_error', message: expect.stringMatching(/^Vidgen-Mode: must be "live" or "test"/) });
+    }
+    // With a key, the key's own mode applies whatever the header says.
+    const { key } = await createAccount(stack.context, { credits: 7 });
+    const keyed = await get(key.apiKey, '/account', { 'Vidgen-Mode': 'test' });
+    expect(keyed.body.data).toMatchObject({ email: null, live: { credits: 7 }, test: { credits: 1000 } });
+    expect((await get(key.apiKey, '/credits', { 'Vidgen-Mode': 'test' })).body.data.credits).toBe(7);
+  });
+
+  it('make one account of ten concurrent first requests', async () => {
+    const holder = await signedInHolder(stack);
+    const accountsBefore = await countItems('account');
+    const replies = await Promise.all(Array.from({ length: 10 }, () => get(holder.accessToken, '/account')));
+    expect(replies.map((reply) => reply.status)).toEqual(Array(10).fill(200));
+    expect(new Set(replies.map((reply) => reply.body.data.account_id)).size).toBe(1);
+    // One live account and its test balance; nothing else.
+    expect(await countItems('account')).toBe(accountsBefore + 2);
+  });
+
+  it('are rate limited per holder, across both modes, with the default limit', async () => {
+    const holder = await signedInHolder(stack);
+    await awaitRoomInWindow(20);
+    const replies = [];
+    for (let i = 0; i < RATE_LIMIT + 1; i += 1) replies.push(await get(holder.accessToken, '/credits', { 'Vidgen-Mode': i % 2 ? 'test' : 'live' }));
+    expect(replies.slice(0, RATE_LIMIT).every((reply) => reply.status === 200)).toBe(true);
+    expect(replies[0]!.headers.get('x-ratelimit-limit')).toBe(String(RATE_LIMIT));
+    expect(replies[RATE_LIMIT]!.status).toBe(429);
+    // Another holder has a window of their own.
+    expect((await get((await signedInHolder(stack)).accessToken, '/credits')).status).toBe(200);
+  });
+
+  it('sign up with a code printed in the local stack\'s log, then sign in', async () => {
+    const client = identityClient(stack);
+    const logged: string[] = [];
+    const log = jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void logged.push(args.join(' ')));
+    try {
+      const email = `new-${Date.now()}@example.com`;
+      await client.send(new SignUpCommand({ ClientId: stack.identity.clientId, Username: email, Password: GOOD_PASSWORD, UserAttributes: [{ Name: 'email', Value: email }] }));
+      const line = logged.find((entry) => entry.includes(email))!;
+      const code = /: (\d{6}) /.exec(line)![1]!;
+      await client.send(new ConfirmSignUpCommand({ ClientId: stack.identity.clientId, Username: email, ConfirmationCode: code }));
+    } finally {
+      log.mockRestore();
+      client.destroy();
+    }
+  });
+});
+
+describe('tokens that are not a live session', () => {
+  let holder: Awaited<ReturnType<typeof signedInHolder>>;
+  let valid: Record<string, unknown>;
+  let pool: ReturnType<typeof poolSigningKey>;
+  let before: { accounts: number; holders: number };
+
+  beforeAll(async () => {
+    // A holder who never called the API: any account would be made by one of these requests.
+    holder = await signedInHolder(stack);
+    valid = claimsOf(holder.accessToken);
+    pool = poolSigningKey(stack);
+    before = { accounts: await countItems('account'), holders: await countItems('holder') };
+  });
+
+  const header = () => ({ alg: 'RS256', kid: pool.kid });
+  const now = () => Math.floor(Date.now() / 1000);
+
+  it.each<[string, () => string]>([
+    ['a forged token (claims changed after signing)', () => {
+      const [head, , signature] = holder.accessToken.split('.');
+      return `${head}.${Buffer.from(JSON.stringify({ ...valid, sub: 'someone-else' })).toString('base64url')}.${signature}`;
+    }],
+    ['alg none', () => jwt({ alg: 'none', kid: pool.kid }, valid)],
+    ['a token signed by another key under the pool\'s key id', () => jwt(header(), valid, strangerKey())],
+    ['a token signed by another key under its own key id', () => jwt({ alg: 'RS256', kid: 'stranger' }, valid, strangerKey())],
+    ['an expired token', () => jwt(header(), { ...valid, iat: now() - 7200, exp: now() - 3600 }, pool.key)],
+    ['a token from another issuer', () => jwt(header(), { ...valid, iss: 'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_other' }, pool.key)],
+    ['a token for another client', () => jwt(header(), { ...valid, client_id: 'anotherclient' }, pool.key)],
+    ['an ID token', () => holder.idToken],
+    ['a refresh token', () => holder.refreshToken],
+  ])('%s: 401, nothing created', async (_, token) => {
+    const reply = await get(token(), '/account');
+    expect(reply.status).toBe(401);
+    expect(reply.body.error?.code).toBe('unauthorized');
+    expect({ accounts: await countItems('account'), holders: await countItems('holder') }).toEqual(before);
+  });
+
+  it('a deleted, a disabled or a signed-out holder: 401, nothing created', async () => {
+    const client = identityClient(stack);
+    try {
+      const deleted = await signedInHolder(stack);
+      await client.send(new AdminDeleteUserCommand({ UserPoolId: stack.identity.userPoolId, Username: deleted.email }));
+      const disabled = await signedInHolder(stack);
+      await client.send(new AdminDisableUserCommand({ UserPoolId: stack.identity.userPoolId, Username: disabled.email }));
+      const signedOut = await signedInHolder(stack);
+      await client.send(new GlobalSignOutCommand({ AccessToken: signedOut.accessToken }));
+      for (const token of [deleted.accessToken, disabled.accessToken, signedOut.accessToken]) {
+        expect((await get(token, '/account')).status).toBe(401);
+      }
+      expect({ accounts: await countItems('account'), holders: await countItems('holder') }).toEqual(before);
+      // The holder whose claims were copied above is still fine.
+      expect((await get(holder.accessToken, '/account')).status).toBe(200);
+    } finally {
+      client.destroy();
+    }
+  });
+});
+
+describe('admin user commands (through the identity server, as with --aws through Cognito)', () => {
+  const admin = async (...args: string[]) => {
+    const result = await runScript('bin/admin.ts', args, {
+      TABLE_NAME: stack.context.db.tableName,
+      AWS_REGION: 'local',
+      DYNAMODB_ENDPOINT: stack.dynamodbEndpoint,
+      IDENTITY_ENDPOINT: stack.identity.endpoint,
+      USER_POOL_ID: stack.identity.userPoolId,
+      USER_POOL_CLIENT_ID: stack.identity.clientId,
+    });
+    return { ...result, json: result.code === 0 ? (JSON.parse(result.stdout) as Record<string, any>) : undefined };
+  };
+
+  it('user create makes a verified holder with a new account; user sign-in prints a token the API takes', async () => {
+    const email = `ops-${Date.now()}@example.com`;
+    const created = await admin('user', 'create', '--email', email, '--password', GOOD_PASSWORD);
+    expect(created.stderr).toBe('');
+    expect(created.json).toEqual({ holder_id: expect.any(String), email, account_id: expect.stringMatching(/^acc_/), created_account: true });
+    const signedIn = await admin('user', 'sign-in', '--email', email, '--password', GOOD_PASSWORD);
+    expect(signedIn.json).toEqual({ access_token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/), expires_in: 3600 });
+    const account = await get(signedIn.json!.access_token, '/account');
+    expect(account.body.data).toMatchObject({ account_id: created.json!.account_id, email });
+  });
+
+  it('user create --account attaches the holder to an existing account; bad input is refused before anything is made', async () => {
+    const { account } = await createAccount(stack.context, { credits: 42 });
+    const email = `team-${Date.now()}@example.com`;
+    const attached = await admin('user', 'create', '--email', email, '--password', GOOD_PASSWORD, '--account', account.accountId);
+    expect(attached.json).toMatchObject({ account_id: account.accountId, created_account: false });
+    const token = (await admin('user', 'sign-in', '--email', email, '--password', GOOD_PASSWORD)).json!.access_token as string;
+    expect((await get(token, '/account')).body.data).toMatchObject({ account_id: account.accountId, live: { credits: 42 } });
+
+    const weak = await admin('user', 'create', '--email', `weak-${Date.now()}@example.com`, '--password', 'short');
+    expect(weak.code).toBe(1);
+    expect(weak.stderr).toMatch(/--password: Password did not conform with policy/);
+    const unknown = await admin('user', 'create', '--email', `lost-${Date.now()}@example.com`, '--password', GOOD_PASSWORD, '--account', 'acc_01NOPE');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/--account: no account acc_01NOPE/);
+    const again = await admin('user', 'create', '--email', email, '--password', GOOD_PASSWORD);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already exists/);
+    const wrong = await admin('user', 'sign-in', '--email', email, '--password', 'Wrong-Password-1');
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/Incorrect username or password/);
+  });
+});
+
+describe('vidgen login', () => {
+  it('stores a session (0600) that vidgen uses without an API key, refreshing it when it expires', async () => {
+    const holder = await signedInHolder(stack);
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'vidgen-login-'));
+    const env = {
+      VIDGEN_CONFIG: path.join(dir, 'config.json'),
+      VIDGEN_BASE_URL: stack.baseUrl,
+      VIDGEN_IDENTITY_ENDPOINT: stack.identity.endpoint,
+      VIDGEN_CLIENT_ID: stack.identity.clientId,
+      VIDGEN_API_KEY: '',
+    };
+    const vidgen = (...args: string[]) => runScript('bin/vidgen.ts', args, env);
+
+    const signedIn = await vidgen('login', '--email', holder.email, '--password', GOOD_PASSWORD, '--json');
+    expect(signedIn.code).toBe(0);
+    const file = path.join(dir, 'session.json');
+    expect(JSON.parse(signedIn.stdout)).toMatchObject({ email: holder.email, stored_in: file });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    const account = await vidgen('account', '--json');
+    expect(account.stderr).toBe('');
+    expect(JSON.parse(account.stdout)).toMatchObject({ email: holder.email, live: { credits: 0 }, test: { credits: 1000 } });
+
+    // An access token about to expire is refreshed with the refresh token before the request.
+    const stored = JSON.parse(readFileSync(file, 'utf8'));
+    writeFileSync(file, JSON.stringify({ ...stored, accessToken: 'expired.access.token', expiresAt: Date.now() - 1000 }));
+    const credits = await runScript('bin/vidgen.ts', ['credits', '--json'], { ...env, VIDGEN_MODE: 'test' });
+    expect(JSON.parse(credits.stdout)).toMatchObject({ credits: 1000 });
+    expect(credits.stderr).toMatch(/TEST MODE \(VIDGEN_MODE=test\)/);
+    const refreshed = JSON.parse(readFileSync(file, 'utf8'));
+    expect(refreshed.accessToken).not.toBe('expired.access.token');
+    expect(refreshed.expiresAt).toBeGreaterThan(Date.now());
+
+    expect((await vidgen('logout')).stdout).toMatch(/Signed out/);
+    const none = await vidgen('account');
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/No API key and no session/);
+  });
+});

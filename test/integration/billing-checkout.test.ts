@@ -1,0 +1,131 @@
+import { buildAppContext, type AppContext } from '#app-context';
+import { buildBilling } from '#app-context/billing';
+import { parseCheckout } from '#contract/billing';
+import { createAccount } from '#domain/account-admin';
+import { addTestCredits, getBilling, openPortal, startCheckout, type BillingDeps } from '#domain/billing-account';
+import { ValidationError } from '#domain/errors';
+import { ledgerSum } from '#domain/ledger';
+import { scopeOf } from '#domain/mode';
+import { startStripeSimulator, type StripeSimulator } from '#bin/local-stack/stripe-simulator';
+import { createTestDb, dropTestDb, testConfig } from '#test-support/test-db';
+
+/** The holder's billing use cases on DynamoDB Local and the Stripe simulator (the session routes' logic). */
+
+let ctx: AppContext;
+let simulator: StripeSimulator;
+let deps: BillingDeps;
+
+beforeAll(async () => {
+  const db = await createTestDb();
+  ctx = buildAppContext(testConfig(db.tableName));
+  db.doc.destroy();
+  simulator = await startStripeSimulator({ webhookSecret: 'whsec_checkout', prices: { price_starter: { amount: 500, currency: 'usd' }, price_plan: { amount: 2000, currency: 'usd' } } });
+  const parts = buildBilling(
+    {
+      catalogue: {
+        packs: [{ packId: 'starter', priceId: 'price_starter', credits: 500, amount: 500, currency: 'usd' }],
+        plan: { priceId: 'price_plan', amount: 2000, currency: 'usd', interval: 'month' },
+      },
+      stripeApiBase: simulator.url,
+      secretKey: { value: 'sk_test_checkout' },
+      webhookSecret: { value: 'whsec_checkout' },
+    },
+    ctx,
+    async () => {
+      throw new Error('no Secrets Manager here');
+    },
+  );
+  deps = { ...parts.account, returnUrl: 'http://127.0.0.1:1/console/billing' };
+});
+
+afterAll(async () => {
+  await simulator.stop();
+  await dropTestDb(ctx.db);
+});
+
+async function accountId(): Promise<string> {
+  return (await createAccount(ctx)).account.accountId;
+}
+
+async function validationError(promise: Promise<unknown>): Promise<ValidationError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(ValidationError);
+  return error as ValidationError;
+}
+
+describe('checkout', () => {
+  it('refuses an unknown pack with a 400 naming pack_id and the packs there are, before calling Stripe', async () => {
+    simulator.requests.length = 0;
+    const error = await validationError(startCheckout(deps, await accountId(), { packId: 'huge' }));
+    expect(error.field).toBe('pack_id');
+    expect(error.message).toBe('pack_id: no pack "huge" (packs: "starter").');
+    expect(simulator.requests).toEqual([]);
+  });
+
+  it('refuses test mode with a 400 (purchases are live only)', async () => {
+    const error = await validationError(startCheckout(deps, scopeOf(await accountId(), 'test'), { packId: 'starter' }));
+    expect(error.field).toBe('Vidgen-Mode');
+  });
+
+  it('refuses the plan to an account that already subscribes', async () => {
+    const id = await accountId();
+    await ctx.accounts.updateAccess(id, { subscriptionStatus: 'active' }, new Date().toISOString());
+    expect((await validationError(startCheckout(deps, id, { plan: true }))).field).toBe('plan');
+  });
+
+  it('makes the account one Stripe customer, shared by concurrent checkouts and the portal', async () => {
+    const id = await accountId();
+    const urls = await Promise.all([startCheckout(deps, id, { packId: 'starter' }), startCheckout(deps, id, { plan: true }), openPortal(deps, id)]);
+    expect(urls.every((url) => url.startsWith(simulator.url))).toBe(true);
+    const customer = await ctx.billing.customerOf(id);
+    expect(customer).toMatch(/^cus_/);
+    expect(await ctx.billing.accountOfCustomer(customer!)).toBe(id);
+  });
+
+  it.each([
+    [{}, 'pack_id'],
+    [{ pack_id: 'starter', plan: true }, 'pack_id'],
+    [{ plan: false }, 'plan'],
+    [{ pack_id: 7 }, 'pack_id'],
+  ])('reads %j as a 400 naming %s', (body, field) => {
+    let caught: unknown;
+    try {
+      parseCheckout(body);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeDefined();
+    const named = caught instanceof ValidationError ? caught.field : (caught as { issues: { path: string[] }[] }).issues[0]?.path[0];
+    expect(named).toBe(field);
+  });
+});
+
+describe('GET /billing', () => {
+  it('lists the packs and the plan with the account standing, in either mode', async () => {
+    const id = await accountId();
+    const live = await getBilling(deps, id);
+    expect(live.packs.map((pack) => pack.packId)).toEqual(['starter']);
+    expect(live.plan?.interval).toBe('month');
+    expect(live.account).toMatchObject({ subscriptionStatus: 'none', paidAccess: false });
+    expect((await getBilling(deps, scopeOf(id, 'test'))).account.credits).toBe(1000);
+  });
+});
+
+describe('test credits', () => {
+  it('add 1000 to the test balance as a grant, ledger = balance', async () => {
+    const id = await accountId();
+    const scope = scopeOf(id, 'test');
+    expect((await addTestCredits(deps, scope)).credits).toBe(2000);
+    const entries = await ctx.ledger.listForAccount(scope);
+    expect(ledgerSum(entries)).toBe(2000);
+    expect(entries.filter((entry) => entry.reason === 'test credits')).toEqual([expect.objectContaining({ kind: 'grant', amount: 1000 })]);
+    expect((await ctx.accounts.get(id))?.credits).toBe(0);
+  });
+
+  it('are refused in live mode with a 400', async () => {
+    expect((await validationError(addTestCredits(deps, await accountId()))).field).toBe('Vidgen-Mode');
+  });
+});

@@ -1,0 +1,168 @@
+import { CircuitBreaker } from '#domain/circuit-breaker';
+import { UpstreamError } from '#domain/errors';
+import { getTask } from '#domain/get-task';
+import { ProviderUnavailableError, SubmissionUnknownError, type CallbackRequest } from '#domain/provider';
+import { receiveProviderCallback } from '#domain/provider-callbacks';
+import { startTask } from '#domain/start-task';
+import { sweep } from '#domain/sweep';
+import { MemoryCircuitStore } from '#test-support/memory-circuits';
+import { memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
+import { SCRIPTED_SIGNATURE, ScriptedProvider } from '#test-support/scripted-provider';
+
+/**
+ * Routing and failover (docs/tasks.md, "Routing and failover"): vid-1-5-pro is routed to
+ * `scripted` (primary) then `backup`; the circuit opens after 3 failures for 30 s.
+ */
+let world: MemoryWorld;
+let backup: ScriptedProvider;
+const THRESHOLD = 3;
+const COOL_DOWN_MS = 30_000;
+
+beforeEach(() => {
+  world = memoryWorld();
+  backup = new ScriptedProvider('backup');
+  world.deps.otherProviders = (name) => (name === 'backup' ? backup : undefined);
+  world.deps.routes = { 'vid-1-5-pro': ['scripted', 'backup'] };
+  world.deps.circuits = new CircuitBreaker(new MemoryCircuitStore(), { failureThreshold: THRESHOLD, coolDownMs: COOL_DOWN_MS, probeTimeoutMs: 10_000 });
+  backup.onSubmit(async () => ({ type: 'accepted', jobId: `backup_${backup.submits.length}` }));
+});
+
+const primaryDown = () =>
+  world.provider.onSubmit(async () => {
+    throw new ProviderUnavailableError('Replicate answered HTTP 503');
+  });
+
+describe('failover', () => {
+  it('runs a start the primary refuses with a 5xx on the secondary: one charge, one job, the task records the secondary', async () => {
+    const accountId = await world.newAccount(100);
+    primaryDown();
+    const task = await startTask(world.deps, accountId, video());
+    expect(task).toMatchObject({ status: 'processing', provider: { name: 'backup', jobId: 'backup_1' } });
+    expect([world.provider.submits.length, backup.submits.length]).toEqual([1, 1]);
+    const money = await world.money(accountId);
+    expect(money.kinds).toEqual(['grant', 'charge']);
+    expect(money.balance).toBe(75);
+  });
+
+  it('fails over on a 429 too (nothing was created), but never on a content refusal', async () => {
+    const accountId = await world.newAccount(100);
+    world.provider.onSubmit(async () => {
+      throw new ProviderUnavailableError('HTTP 429', 2);
+    });
+    expect((await startTask(world.deps, accountId, video())).provider?.name).toBe('backup');
+
+    world.provider.onSubmit(async () => ({ type: 'rejected', code: 'content_rejected', message: 'nsfw' }));
+    await expect(startTask(world.deps, accountId, video())).rejects.toBeInstanceOf(UpstreamError);
+    expect(backup.submits).toHaveLength(1);
+    expect((await world.money(accountId)).kinds).toEqual(['grant', 'charge', 'charge', 'refund']);
+  });
+
+  it('keeps a create that timed out after sending with its provider: no failover; the late job is adopted by its callback', async () => {
+    const accountId = await world.newAccount(100);
+    world.provider.onSubmit(async () => {
+      throw new SubmissionUnknownError('no answer within 10000 ms');
+    });
+    const task = await startTask(world.deps, accountId, video());
+    expect(task.status).toBe('processing');
+    expect(task.provider).toBeUndefined();
+    expect(backup.submits).toHaveLength(0);
+
+    const token = (await world.provider.callbackToken({ provider: 'scripted', accountId, taskId: task.taskId }))!;
+    const request: CallbackRequest = {
+      body: JSON.stringify({ jobId: 'late_1', outcome: { type: 'processing', progress: 10 } }),
+      headers: { [SCRIPTED_SIGNATURE.name]: SCRIPTED_SIGNATURE.value },
+    };
+    expect(await receiveProviderCallback(world.deps, { provider: 'scripted', accountId, taskId: task.taskId, token }, request)).toBe('adopted');
+    expect((await world.stores.tasks.get(accountId, task.taskId))?.provider).toMatchObject({ name: 'scripted', jobId: 'late_1' });
+    expect((await world.money(accountId)).kinds).toEqual(['grant', 'charge']);
+  });
+
+  it('refunds a create that timed out after sending when no callback adopts its job within the grace', async () => {
+    const accountId = await world.newAccount(100);
+    world.provider.onSubmit(async () => {
+      throw new SubmissionUnknownError('no answer');
+    });
+    const task = await startTask(world.deps, accountId, video());
+    world.advance(world.deps.settings.submissionGraceMs + 1);
+    await sweep(world.deps);
+    expect(await world.stores.tasks.get(accountId, task.taskId)).toMatchObject({ status: 'failed' });
+    expect(backup.submits).toHaveLength(0);
+    expect((await world.money(accountId)).kinds).toEqual(['grant', 'charge', 'refund']);
+  });
+
+  it('answers 502 and refunds once when every route refuses', async () => {
+    const accountId = await world.newAccount(100);
+    primaryDown();
+    backup.onSubmit(async () => {
+      throw new ProviderUnavailableError('connection refused');
+    });
+    await expect(startTask(world.deps, accountId, video())).rejects.toBeInstanceOf(UpstreamError);
+    expect([world.provider.submits.length, backup.submits.length]).toEqual([1, 1]);
+    const money = await world.money(accountId);
+    expect(money.kinds).toEqual(['grant', 'charge', 'refund']);
+    expect(money.balance).toBe(100);
+  });
+
+  it('keeps a running task on the provider it recorded when the routes change', async () => {
+    const accountId = await world.newAccount(100);
+    primaryDown();
+    const task = await startTask(world.deps, accountId, video());
+    world.deps.routes = { 'vid-1-5-pro': ['scripted'] };
+    world.advance(world.deps.settings.checkIntervalMs);
+    await getTask(world.deps, accountId, 'video', task.taskId);
+    expect([world.provider.fetches, backup.fetches]).toEqual([0, 1]);
+  });
+});
+
+describe('circuit breaker', () => {
+  it(`skips the primary after ${THRESHOLD} consecutive failures until the cool-down, then sends one probe whose success closes it`, async () => {
+    const accountId = await world.newAccount(1_000);
+    primaryDown();
+    for (let i = 0; i < THRESHOLD + 2; i += 1) await startTask(world.deps, accountId, video());
+    // Open after the third: the fourth and fifth went straight to the backup.
+    expect(world.provider.submits).toHaveLength(THRESHOLD);
+    expect(backup.submits).toHaveLength(THRESHOLD + 2);
+
+    world.advance(COOL_DOWN_MS);
+    world.provider.onSubmit(async () => ({ type: 'accepted', jobId: 'probe_1' }));
+    const probe = await startTask(world.deps, accountId, video());
+    expect(probe.provider?.name).toBe('scripted');
+    // Closed again: every start goes to the primary.
+    await startTask(world.deps, accountId, video());
+    expect(world.provider.submits).toHaveLength(THRESHOLD + 2);
+  });
+
+  it('lets only one caller probe a half-open circuit, and reopens it when the probe fails', async () => {
+    const accountId = await world.newAccount(1_000);
+    primaryDown();
+    for (let i = 0; i < THRESHOLD; i += 1) await startTask(world.deps, accountId, video());
+    world.advance(COOL_DOWN_MS);
+    // Both starts race: the store's conditional claim admits one probe.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    world.provider.onSubmit(async () => {
+      await held;
+      throw new ProviderUnavailableError('still 503');
+    });
+    const racing = [startTask(world.deps, accountId, video()), startTask(world.deps, accountId, video())];
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    await Promise.all(racing);
+    expect(world.provider.submits).toHaveLength(THRESHOLD + 1);
+    // The failed probe reopened it: skipped for another cool-down.
+    await startTask(world.deps, accountId, video());
+    expect(world.provider.submits).toHaveLength(THRESHOLD + 1);
+  });
+
+  it('answers 502 without asking when every route is open', async () => {
+    const accountId = await world.newAccount(1_000);
+    primaryDown();
+    backup.onSubmit(async () => {
+      throw new ProviderUnavailableError('503');
+    });
+    for (let i = 0; i < THRESHOLD; i += 1) await expect(startTask(world.deps, accountId, video())).rejects.toBeInstanceOf(UpstreamError);
+    await expect(startTask(world.deps, accountId, video())).rejects.toBeInstanceOf(UpstreamError);
+    expect([world.provider.submits.length, backup.submits.length]).toEqual([THRESHOLD, THRESHOLD]);
+    expect((await world.money(accountId)).balance).toBe(1_000);
+  });
+});
