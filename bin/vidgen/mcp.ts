@@ -32,6 +32,8 @@ export function clientBackend(client: VidgenClient): ToolBackend {
     listTasks: (kind, page) => (kind === 'video' ? client.listVideos(page) : client.listImages(page)),
     uploadImage: async (source) => client.uploadImage('bytes' in source ? source.bytes : await download(source.url)),
     getCredits: () => client.getCredits(),
+    listModels: () => client.listModels(),
+    quote: (body) => client.quote(body as never),
     describeError: (error) =>
       error instanceof ApiError
         ? { code: error.code, message: error.message }

@@ -105,6 +105,12 @@ async function run(backend: ToolBackend, name: ToolName, args: Record<string, un
     case 'get_credits':
       TOOLS.get_credits.input.parse(args);
       return { result: await backend.getCredits() };
+    case 'list_models':
+      TOOLS.list_models.input.parse(args);
+      return { result: await backend.listModels() };
+    case 'quote':
+      // Validated by the backend as POST /quote validates it (the start's own parser, word for word).
+      return { result: await backend.quote(args) };
   }
 }
 

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { generateImageBody } from '#contract/generate-image';
 import { generateVideoBody } from '#contract/generate-video';
+import { quoteRequest } from '#contract/quote';
 import { IMAGE_MODELS, MAX_REFERENCE_IMAGES, VIDEO_DURATION, VIDEO_MODELS } from '#domain/catalogue';
 import { MAX_UPLOAD_BYTES } from '#domain/image-type';
 
@@ -22,6 +23,9 @@ export interface ToolBackend {
   listTasks(kind: TaskKind, page: { page?: number; limit?: number }): Promise<object>;
   uploadImage(source: { url: string } | { bytes: Buffer }): Promise<object>;
   getCredits(): Promise<object>;
+  listModels(): Promise<object>;
+  /** The price of a start and whether it would go ahead now; `body` is validated as the start validates it. */
+  quote(body: Record<string, unknown>): Promise<object>;
   /** The API error code and message of anything a call threw (an unknown error: `internal_error`). */
   describeError(error: unknown): { code: string; message: string };
 }
@@ -125,6 +129,16 @@ export const TOOLS = {
     name: 'get_credits',
     description: 'Your remaining credits, whether the account has paid access (needed by some models) and its subscription status. A test key shows its test balance.',
     input: noInput,
+  },
+  list_models: {
+    name: 'list_models',
+    description: 'Every model with its price, defaults, allowed parameter values and capabilities: read it to choose a model and valid parameters before generate_video or generate_image.',
+    input: noInput,
+  },
+  quote: {
+    name: 'quote',
+    description: 'The price in credits of a generate_video (kind: "video") or generate_image (kind: "image") with these parameters, and whether it would go ahead now (credits, paid access, spend limit) and if not why. Nothing is charged or started.',
+    input: quoteRequest,
   },
 } as const satisfies Record<string, ToolDefinition>;
 

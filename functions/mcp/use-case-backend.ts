@@ -2,7 +2,11 @@ import { ReferenceImages, ReferenceUnavailableError } from '#adapters/reference-
 import { lifecycle } from '#app-context/lifecycle';
 import { appMediaStorage, uploadStorage } from '#app-context/media';
 import { stores } from '#app-context/stores';
+import { quoteDeps } from '#app-context/quotes';
 import { toCreditsView } from '#contract/credits';
+import { MODEL_LIST } from '#contract/models';
+import { parseQuote, toQuoteView } from '#contract/quote';
+import { quoteStart } from '#domain/quote';
 import { parseGenerateImage } from '#contract/generate-image';
 import { parseGenerateVideo } from '#contract/generate-video';
 import { imagePageView, imageView, videoPageView, videoView } from '#contract/tasks';
@@ -42,6 +46,11 @@ export function useCaseBackend(principal: Principal): ToolBackend {
       return uploadedImageView(await storeUpload(uploadStorage(), accountId, bytes));
     },
     getCredits: async () => toCreditsView(await getCallerAccount(stores().accounts, accountId)),
+    listModels: async () => MODEL_LIST,
+    quote: async (body) => {
+      const quote = await quoteStart(quoteDeps(), accountId, parseQuote(body));
+      return toQuoteView(quote, quote.refusal && toHttpError(quote.refusal).code);
+    },
     describeError: (error) => {
       const { status, code, message } = toHttpError(error);
       if (status >= 500) logger.error('mcp tool call failed', { status, error: error as Error });

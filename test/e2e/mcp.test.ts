@@ -130,6 +130,13 @@ describe.each([
     const uploaded = await call(client, 'upload_image', { data_base64: png });
     expect(uploaded.isError ? text(uploaded) : 'uploaded').toBe('uploaded');
     expect((uploaded.structuredContent as Json).url).toMatch(/\/uploads\//);
+    const models = await call(client, 'list_models', {});
+    expect((models.structuredContent as Json).models.map((m: Json) => m.id)).toContain('vid-1-5-pro');
+    const quote = await call(client, 'quote', { kind: 'video', prompt: 'a kite', model: 'vid-1-5-pro', duration: 4 });
+    expect(quote.isError ? text(quote) : 'quoted').toBe('quoted');
+    expect(quote.structuredContent).toMatchObject({ credits: 20 });
+    const badQuote = await call(client, 'quote', { kind: 'video', prompt: 'a kite', duration: 99 });
+    expect(text(badQuote)).toBe('validation_error: duration: must be at most 12 seconds');
     const neither = await call(client, 'upload_image', {});
     expect(text(neither)).toMatch(/^validation_error: /);
   });

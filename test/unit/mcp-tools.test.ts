@@ -17,6 +17,8 @@ function scriptedBackend(states: TaskObject[]): ToolBackend & { polls: number } 
     listTasks: unused,
     uploadImage: unused,
     getCredits: unused,
+    listModels: unused,
+    quote: unused,
   };
   return backend;
 }

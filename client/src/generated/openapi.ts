@@ -463,7 +463,7 @@ export interface paths {
         put?: never;
         /**
          * Model Context Protocol (for AI agents)
-         * @description The Model Context Protocol over Streamable HTTP, stateless (no session): point an MCP client at this URL with your key as `Authorization: Bearer`. Tools: `generate_video`, `generate_image`, `get_task`, `wait_for_task` (returns at its timeout, at most 25 s here: call it again), `cancel_task`, `list_tasks`, `upload_image`, `get_credits`; their inputs are the endpoints' parameters. Each request counts in your rate limit; an API error is a tool result with `isError: true` whose text starts with the error code. Answers are JSON-RPC (JSON, or an SSE stream when the request asked for progress), not the envelope; errors before MCP (401, 429) are the envelope.
+         * @description The Model Context Protocol over Streamable HTTP, stateless (no session): point an MCP client at this URL with your key as `Authorization: Bearer`. Tools: `generate_video`, `generate_image`, `get_task`, `wait_for_task` (returns at its timeout, at most 25 s here: call it again), `cancel_task`, `list_tasks`, `upload_image`, `get_credits`, `list_models`, `quote`; their inputs are the endpoints' parameters. Each request counts in your rate limit; an API error is a tool result with `isError: true` whose text starts with the error code. Answers are JSON-RPC (JSON, or an SSE stream when the request asked for progress), not the envelope; errors before MCP (401, 429) are the envelope.
          */
         post: operations["mcp"];
         delete?: never;
