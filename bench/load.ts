@@ -63,9 +63,17 @@ export async function startBenchStack(name: string): Promise<LocalStack> {
 }
 
 /** A new account with `credits` and an API key; `rateLimit` per minute, the default when not given. */
-export async function newApiKey(stack: LocalStack, credits: number, rateLimit?: number): Promise<{ accountId: string; apiKey: string }> {
+export async function newApiKey(
+  stack: LocalStack,
+  credits: number,
+  rateLimit?: number,
+  monthlySpendLimit?: number,
+): Promise<{ accountId: string; apiKey: string }> {
   const { account } = await createAccount(stack.context, { credits });
-  const { apiKey } = await createApiKey(stack.context, account.accountId, { rateLimit });
+  const { apiKey } = await createApiKey(stack.context, account.accountId, {
+    ...(rateLimit !== undefined && { rateLimit }),
+    ...(monthlySpendLimit !== undefined && { monthlySpendLimit }),
+  });
   return { accountId: account.accountId, apiKey };
 }
 

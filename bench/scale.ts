@@ -6,7 +6,9 @@
  *   3. GET /credits against the raw DynamoDB calls it makes (rate counter UpdateItem, account GetItem);
  *   4. the sweeper: one run over every task in flight, tasks examined, time, tasks/minute;
  *   5. the events feed: page 1 vs a page 5,000 events deep (bench/events-feed.ts).
- * Run: npm run bench:scale   (figures only; no pass/fail; `npm run bench:scale -- events`: only 5). DynamoDB Local is far slower than
+ * Run: npm run bench:scale   (figures only; no pass/fail; `npm run bench:scale -- events`: only 5).
+ * `-- --limited-key`: every key has a monthly spend limit (too high to be reached), so each start
+ * also passes the limit's condition. DynamoDB Local is far slower than
  * DynamoDB: read these as relative figures.
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -31,7 +33,9 @@ async function main(): Promise<void> {
   let started = 0;
   try {
     if (process.argv[2] === 'events') return await eventsFeedFigures(stack, line);
-    const newKey = () => newApiKey(stack, 10_000_000, 1_000_000);
+    const spendLimit = process.argv.includes('--limited-key') ? 1_000_000_000 : undefined;
+    if (spendLimit) console.log('(every key with a monthly spend limit)');
+    const newKey = () => newApiKey(stack, 10_000_000, 1_000_000, spendLimit);
     const generate = (apiKey: string) => async () => {
       const response = await fetch(`${stack.baseUrl}/generate`, {
         method: 'POST',

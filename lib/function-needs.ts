@@ -32,8 +32,10 @@ import {
  *   history page .......................... GetItem account + Query lsi1
  *   sweeper work list ..................... Query gsi2 (the in-flight shards)
  *   publish a direct upload once .......... GetItem, PutItem (claim), UpdateItem (answer), DeleteItem UPLOAD#
+ *   a key's spend this month .............. BatchGetItem / GetItem KEYSPEND#
+ *   create / revoke a key ................. TransactWriteItems [Update APIKEYCOUNT, Put or Update APIKEY#]
  */
-export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'Query';
+export type TableAction = 'GetItem' | 'BatchGetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'Query';
 /** Where a Query runs: the base table or one of its indexes. */
 export type QueryTarget =
   | 'table'
@@ -245,6 +247,22 @@ const ROUTE_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
     table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
     queues: { send: ['webhook-deliveries'] },
   },
+  'list-keys': {
+    purpose: "lists the account's API keys and what each spent this month",
+    table: { actions: [...RATE_LIMITED, 'BatchGetItem', 'Query'], query: ['gsi1'] },
+  },
+  'create-key': {
+    purpose: 'makes an API key (counted against the per-account limit)',
+    table: { actions: [...RATE_LIMITED, 'PutItem'] },
+  },
+  'update-key': {
+    purpose: "changes an API key's name, scopes or spend limit",
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'BatchGetItem'] },
+  },
+  'revoke-key': {
+    purpose: 'revokes an API key',
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'BatchGetItem'] },
+  },
   'delete-webhook': {
     purpose: 'deletes a webhook endpoint',
     table: { actions: [...RATE_LIMITED, 'DeleteItem'] },
@@ -275,11 +293,8 @@ const ROUTE_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
   'get-docs-asset': { purpose: 'serves the reference page script (copied next to its bundle)', table: { actions: [] } },
 };
 
-/**
- * The holder's billing endpoints (session routes, functions/http/routes/billing.ts): joined to
- * ROUTE_FUNCTIONS with their routes, once the session authorizer exists.
- */
-export const BILLING_SESSION_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
+/** The holder's billing endpoints (session routes, functions/http/routes/billing.ts). */
+const BILLING_SESSION_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
   'get-billing': {
     purpose: 'reads the packs, the plan and the caller account',
     table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
@@ -336,4 +351,4 @@ export const BACKGROUND_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
   },
 };
 
-export const FUNCTION_NEEDS: Readonly<Record<string, FunctionNeeds>> = { ...BACKGROUND_FUNCTIONS, ...ROUTE_FUNCTIONS };
+export const FUNCTION_NEEDS: Readonly<Record<string, FunctionNeeds>> = { ...BACKGROUND_FUNCTIONS, ...ROUTE_FUNCTIONS, ...BILLING_SESSION_FUNCTIONS };

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { describeParseArgsError } from '../cli/parse-args-error';
 import { isSubscriptionStatus, SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '#domain/account';
+import { KEY_SCOPES, type KeyScope } from '#domain/api-key';
 import {
   createAccount,
   createApiKey,
@@ -24,7 +25,8 @@ export const USAGE = `Usage: npm run -s admin -- <command> [options]
   account show   --account ID
   account set    --account ID [--paid true|false] [--subscription STATUS]
   credits grant  --account ID --amount N --reason TEXT [--test]
-  key create     --account ID [--rate-limit N] [--test]
+  key create     --account ID [--rate-limit N] [--test] [--name TEXT] [--scopes generate,read,webhooks]
+                 [--monthly-spend-limit N] [--expires-at ISO_INSTANT]
   key revoke     --key KEY_ID
   user create    --email E --password P [--account ID]
   user sign-in   --email E --password P
@@ -48,6 +50,10 @@ const OPTIONS = {
   email: { type: 'string' },
   password: { type: 'string' },
   'rate-limit': { type: 'string' },
+  name: { type: 'string' },
+  scopes: { type: 'string' },
+  'monthly-spend-limit': { type: 'string' },
+  'expires-at': { type: 'string' },
   test: { type: 'boolean' },
   aws: { type: 'boolean' },
   table: { type: 'string' },
@@ -100,6 +106,15 @@ function wholeNumber(raw: string | undefined, name: string): number | undefined 
   if (raw === undefined) return undefined;
   if (!/^\d+$/.test(raw)) throw new UsageError(`--${name} must be a whole number; got "${raw}".`);
   return Number(raw);
+}
+
+/** `--scopes generate,read`: the scopes a key gets (default: all). */
+function scopeList(raw: string | undefined): KeyScope[] | undefined {
+  if (raw === undefined) return undefined;
+  const scopes = raw.split(',').map((scope) => scope.trim());
+  const unknown = scopes.filter((scope) => !(KEY_SCOPES as readonly string[]).includes(scope));
+  if (unknown.length > 0 || scopes.length === 0) throw new UsageError(`--scopes must be a comma-separated list of ${KEY_SCOPES.join(', ')}; got "${raw}".`);
+  return KEY_SCOPES.filter((scope) => scopes.includes(scope));
 }
 
 function boolean(raw: string | undefined, name: string): boolean | undefined {
@@ -163,11 +178,25 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
     case 'key create': {
       const accountId = need(values, 'account');
       const rateLimit = wholeNumber(values['rate-limit'], 'rate-limit');
+      const monthlySpendLimit = wholeNumber(values['monthly-spend-limit'], 'monthly-spend-limit');
+      const scopes = scopeList(values.scopes);
       const key = await createApiKey(stores, accountId, {
         ...(rateLimit !== undefined && { rateLimit }),
+        ...(monthlySpendLimit !== undefined && { monthlySpendLimit }),
+        ...(scopes && { scopes }),
+        ...(values.name !== undefined && { name: values.name }),
+        ...(values['expires-at'] !== undefined && { expiresAt: values['expires-at'] }),
         mode: values.test ? 'test' : 'live',
       });
-      return { key_id: key.keyId, api_key: key.apiKey, account_id: accountId, mode: key.mode, rate_limit: rateLimit ?? null };
+      return {
+        key_id: key.keyId,
+        api_key: key.apiKey,
+        account_id: accountId,
+        mode: key.mode,
+        rate_limit: rateLimit ?? null,
+        monthly_spend_limit: monthlySpendLimit ?? null,
+        scopes: scopes ?? [...KEY_SCOPES],
+      };
     }
     case 'key revoke': {
       const key = await revokeApiKey(stores, need(values, 'key'));

@@ -59,7 +59,8 @@ export function apiRequestListener(options: ApiServerOptions): http.RequestListe
       }
       cache.set(identity, result);
     }
-    return policyAllows(result, methodArn(route)) ? result : undefined;
+    // A policy that does not allow the route is API Gateway's ACCESS_DENIED (an expired key).
+    return policyAllows(result, methodArn(route)) ? result : 'denied';
   }
 
   async function serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -76,6 +77,7 @@ export function apiRequestListener(options: ApiServerOptions): http.RequestListe
     if (access.get(found.route) === 'authorizer') {
       const auth = await authorize(call, found.route, found.pathParameters);
       if (!auth) return sendGateway(res, call, GATEWAY_RESPONSES.unauthorized);
+      if (auth === 'denied') return sendGateway(res, call, GATEWAY_RESPONSES.expired);
       authorizerContext = { principalId: auth.principalId, ...(auth.context as Record<string, string>) };
     }
 

@@ -9,7 +9,10 @@
  */
 import type {
   Account,
+  ApiKey,
+  CreatedApiKey,
   CreatedWebhook,
+  CreateKeyParams,
   CreateWebhookParams,
   Credits,
   DirectUpload,
@@ -28,6 +31,7 @@ import type {
   Quote,
   QuoteParams,
   TransactionPage,
+  UpdateKeyParams,
   UploadedImage,
   VideoPage,
   VideoTask,
@@ -191,7 +195,7 @@ const RETRYABLE_5XX = new Set([500, 502, 503, 504]);
 const FROM_ENVELOPE = new WeakSet<ApiError>();
 
 interface Call {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Under baseUrl, with the API key. */
   path: string;
   /** Instead of path: an absolute URL outside the API (storage), sent without the API key. */
@@ -407,6 +411,29 @@ export class VidgenClient {
   /** GET /account: the account behind the key or session, both balances, and (for a session) the holder's email. */
   getAccount(options: RequestOptions = {}): Promise<Account> {
     return this.request({ method: 'GET', path: '/account', idempotent: true, signal: options.signal });
+  }
+
+  /** GET /keys: the account's API keys, newest first, revoked ones included (a session only: an API key gets 403). */
+  listKeys(options: RequestOptions = {}): Promise<{ keys: ApiKey[] }> {
+    return this.request({ method: 'GET', path: '/keys', idempotent: true, signal: options.signal });
+  }
+
+  /**
+   * POST /keys: a new API key; `api_key` in the answer is the key itself, shown only here.
+   * Not retried after a 5xx (the key may exist: list them to see).
+   */
+  createKey(params: CreateKeyParams, options: RequestOptions = {}): Promise<CreatedApiKey> {
+    return this.request({ method: 'POST', path: '/keys', json: params, idempotent: false, signal: options.signal });
+  }
+
+  /** PATCH /keys/{id}: its name, scopes or monthly spend limit (null removes it). The same change twice is harmless: retried. */
+  updateKey(keyId: string, params: UpdateKeyParams, options: RequestOptions = {}): Promise<ApiKey> {
+    return this.request({ method: 'PATCH', path: `/keys/${encodeId(keyId)}`, json: params, idempotent: true, signal: options.signal });
+  }
+
+  /** DELETE /keys/{id}: revokes the key; revoking twice answers the same, so it is retried. */
+  revokeKey(keyId: string, options: RequestOptions = {}): Promise<ApiKey> {
+    return this.request({ method: 'DELETE', path: `/keys/${encodeId(keyId)}`, idempotent: true, signal: options.signal });
   }
 
   /** GET /credits (the test balance with a test key or a test-mode session). */

@@ -158,3 +158,17 @@ export interface FollowEventsOptions {
   /** Told the cursor after each page, so a follower can resume where it stopped. */
   onCursor?: (nextAfter: string) => void;
 }
+/** An API key as GET /keys lists it (never the key itself after its creation). */
+export type ApiKey = Schemas['ApiKey'];
+
+/** POST /keys: the key object plus `api_key`, the key itself, shown only in this answer. */
+export type CreatedApiKey = Schemas['CreatedApiKey'];
+
+/** Body of POST /keys. */
+export type CreateKeyParams = Schemas['CreateKeyRequest'];
+
+/** Body of PATCH /keys/{key_id}; `monthly_spend_limit: null` removes the limit. */
+export type UpdateKeyParams = Schemas['UpdateKeyRequest'];
+
+/** What a key may do. */
+export type KeyScope = ApiKey['scopes'][number];

@@ -6,5 +6,5 @@ import { stores } from './stores';
  * reached on the first request, not at import, so a cold start still builds them once, lazily.
  */
 export const rateLimiter: RateLimiter = {
-  consume: (principal) => principalRateLimiter(stores().rateCounter).consume(principal),
+  consume: (principal) => principalRateLimiter(stores().rateCounter, Date.now, stores().apiKeys).consume(principal),
 };

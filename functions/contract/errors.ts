@@ -1,3 +1,5 @@
+import { KEY_EXPIRED_MESSAGE } from '#domain/errors';
+
 /**
  * The API's error codes and the one HTTP status each is answered with. The error mapping, the
  * gateway responses and the OpenAPI document all read this table; nothing else pairs a code
@@ -17,6 +19,7 @@ export const ERROR_CODES = [
   'upstream_error',
   'task_not_cancelable',
   'forbidden',
+  'spend_limit_exceeded',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -33,7 +36,8 @@ export const ERROR_SUMMARIES: Readonly<Record<ErrorCode, string>> = {
   internal_error: 'a failure on our side',
   upstream_error: 'the generation provider refused or failed the submission (credits refunded)',
   task_not_cancelable: 'a cancel of a task that has already completed or failed',
-  forbidden: 'the caller may not use this endpoint (an API key where only a signed-in account holder may act)',
+  forbidden: "outside the API key's scopes, or an endpoint only a signed-in account holder may call",
+  spend_limit_exceeded: "the start would pass the API key's monthly spend limit",
 };
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 502;
@@ -45,6 +49,7 @@ export interface ErrorStatusDoc {
   description: string;
   example: string;
 }
+
 
 /**
  * Paths the gateway's messages point to (routes.ts serves them; a test keeps the two in step).
@@ -61,6 +66,8 @@ export const MAX_REQUEST_BODY_MIB = 10;
 /** Messages the platform answers with before any handler runs (gateway responses). */
 export const GATEWAY_MESSAGES = {
   unauthorized: 'Missing or invalid API key. Send Authorization: Bearer <API_KEY>.',
+  /** The authorizer's Deny (API Gateway's ACCESS_DENIED): only ever for an expired key. */
+  expired: KEY_EXPIRED_MESSAGE,
   notFound: `No such route. The API reference at ${API_REFERENCE_PATH} lists every endpoint.`,
   payloadTooLarge:
     `The request body is larger than the ${MAX_REQUEST_BODY_MIB} MiB the API accepts. ` +
@@ -81,13 +88,14 @@ export const ERROR_STATUSES: Readonly<Record<ErrorStatus, ErrorStatusDoc>> = {
   },
   401: {
     codes: ['unauthorized'],
-    description: 'The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers.',
+    description:
+      'The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers.',
     example: GATEWAY_MESSAGES.unauthorized,
   },
   403: {
-    codes: ['insufficient_credits', 'paid_access_required', 'forbidden'],
+    codes: ['insufficient_credits', 'paid_access_required', 'spend_limit_exceeded', 'forbidden'],
     description:
-      '`paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the caller may not use this endpoint.',
+      "`paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only.",
     example: 'This request costs 38 credits; the account has 10.',
   },
   404: {

@@ -17,6 +17,8 @@ const gateway = (code: ErrorCode, message: string): GatewayResponse => ({
 
 export const GATEWAY_RESPONSES = {
   unauthorized: gateway('unauthorized', GATEWAY_MESSAGES.unauthorized),
+  /** The authorizer denies (rather than refuses) an expired key, so the gateway can say why. */
+  expired: gateway('unauthorized', GATEWAY_MESSAGES.expired),
   notFound: gateway('not_found', GATEWAY_MESSAGES.notFound),
   payloadTooLarge: gateway('payload_too_large', GATEWAY_MESSAGES.payloadTooLarge),
   /** Whatever else the gateway refuses as a client error (API Gateway's DEFAULT_4XX). */

@@ -60,3 +60,8 @@ export function providerCallbackUrl(baseUrl: string, provider: string, accountId
   const segments = [provider, accountId, taskId].map(encodeURIComponent).join('/');
   return `${baseUrl.replace(/\/+$/, '')}/provider-callbacks/${segments}?token=${encodeURIComponent(token)}`;
 }
+
+/** PATCH and DELETE /keys/{key_id}. */
+export const keyIdParam = z.object({
+  key_id: z.string().meta({ description: 'The `key_id` from `GET /keys` or `POST /keys`.', examples: ['key_3f9a1c0d2b7e4a6f8c1d0e2f'] }),
+});

@@ -1,7 +1,8 @@
 import { type Account, type SubscriptionStatus } from './account';
-import { generateApiKey, hashApiKey, keyIdFromHash, type ApiKeyRecord } from './api-key';
+import type { ApiKeyRecord } from './api-key';
 import { NotFoundError, ValidationError } from './errors';
 import { newAccountId, newLedgerEntryId } from './ids';
+import { newKeyRecord, storeNewKey, type NewKey } from './key-management';
 import { ledgerSum, type LedgerEntry } from './ledger';
 import { scopeOf, type KeyMode } from './mode';
 import type { AccountStore, ApiKeyStore, LedgerStore } from './ports';
@@ -29,29 +30,25 @@ export interface IssuedKey {
   mode: KeyMode;
 }
 
+/** The name of a key an operator made without naming it. */
+export const OPERATOR_KEY_NAME = 'Operator key';
+
 export async function createApiKey(
   stores: AdminStores,
   accountId: string,
-  options: { rateLimit?: number; mode?: KeyMode } = {},
+  options: Partial<NewKey> = {},
   now = new Date().toISOString(),
 ): Promise<IssuedKey> {
   if (options.rateLimit !== undefined) {
     requireWholeNumber(options.rateLimit, 'rate-limit', 1, MAX_RATE_LIMIT);
   }
+  if (options.monthlySpendLimit !== undefined) {
+    requireWholeNumber(options.monthlySpendLimit, 'monthly-spend-limit', 1, MAX_GRANT);
+  }
   if (!(await stores.accounts.get(accountId))) throw new NotFoundError(`No account ${accountId}.`);
-  const mode = options.mode ?? 'live';
-  const apiKey = generateApiKey(mode);
-  const keyHash = hashApiKey(apiKey);
-  const record: ApiKeyRecord = {
-    keyId: keyIdFromHash(keyHash),
-    keyHash,
-    accountId,
-    mode,
-    createdAt: now,
-    ...(options.rateLimit !== undefined && { rateLimit: options.rateLimit }),
-  };
-  await stores.apiKeys.create(record);
-  return { keyId: record.keyId, apiKey, mode };
+  const { record, apiKey } = newKeyRecord(accountId, { ...options, name: options.name ?? OPERATOR_KEY_NAME }, new Date(now));
+  await storeNewKey(stores.apiKeys, record);
+  return { keyId: record.keyId, apiKey, mode: record.mode };
 }
 
 export interface NewAccountOptions {

@@ -1,6 +1,7 @@
 import { hasPaidAccess, type Account } from './account';
 import { imagePrice, subscriptionRequired, videoPrice } from './catalogue';
-import { InsufficientCreditsError, PaidAccessRequiredError, UnauthorizedError, ValidationError } from './errors';
+import { InsufficientCreditsError, PaidAccessRequiredError, SpendLimitExceededError, UnauthorizedError, ValidationError } from './errors';
+import type { SpendingKey } from './key-spend';
 import type { AccountStore, ReferenceUrlPolicy } from './ports';
 import type { ImageParams, VideoParams } from './task';
 
@@ -14,7 +15,7 @@ export type StartRequest =
   | { kind: 'image'; params: ImageParams };
 
 /** What a start would be refused with now; the start throws it, a quote names it. */
-export type Refusal = PaidAccessRequiredError | InsufficientCreditsError;
+export type Refusal = PaidAccessRequiredError | SpendLimitExceededError | InsufficientCreditsError;
 
 export interface Admission {
   account: Account;
@@ -38,15 +39,21 @@ function needsPaidAccess(request: StartRequest): boolean {
 }
 
 /**
- * The account-dependent checks, in order: paid access (403 `paid_access_required`), then
- * credits (403 `insufficient_credits`). One read: the account. A key's spend limit joins here,
- * between the two, when keys carry one.
+ * The account-dependent checks, in order: paid access (403 `paid_access_required`), the key's
+ * monthly spend limit (403 `spend_limit_exceeded`), then credits (403 `insufficient_credits`).
+ * One read: the account. Here the limit refuses a price above it outright; the month's spend
+ * under it is judged by the store's conditional write when the start charges.
  */
-export async function admit(accounts: Pick<AccountStore, 'get'>, accountId: string, request: StartRequest): Promise<Admission> {
+export async function admit(
+  accounts: Pick<AccountStore, 'get'>,
+  accountId: string,
+  request: StartRequest,
+  key?: SpendingKey,
+): Promise<Admission> {
   const account = await accounts.get(accountId);
   if (!account) throw new UnauthorizedError();
   const price = priceOf(request);
-  const refusal = paidAccessRefusal(account, request) ?? creditsRefusal(account, price);
+  const refusal = paidAccessRefusal(account, request) ?? spendLimitRefusal(key, price) ?? creditsRefusal(account, price);
   return { account, price, ...(refusal && { refusal }) };
 }
 
@@ -57,6 +64,11 @@ function paidAccessRefusal(account: Account, request: StartRequest): Refusal | u
       ? 'Image generation needs paid access and an active subscription.'
       : `The model ${request.params.model} needs paid access and an active subscription.`,
   );
+}
+
+function spendLimitRefusal(key: SpendingKey | undefined, price: number): Refusal | undefined {
+  const limit = key?.monthlySpendLimit;
+  return limit !== undefined && price > limit ? new SpendLimitExceededError(limit, price) : undefined;
 }
 
 function creditsRefusal(account: Account, price: number): Refusal | undefined {

@@ -14,6 +14,18 @@ const RANDOM_LENGTH = 40;
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const API_KEY_PATTERN = /^vg_(live|test)_[0-9A-Za-z]{32,128}$/;
 
+/**
+ * What a key may do (CONTRACT.md, "Self-serve API keys"): `generate` starts, uploads and
+ * cancels; `read` every GET (and quotes); `webhooks` every /webhooks endpoint.
+ */
+export const KEY_SCOPES = ['generate', 'read', 'webhooks'] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
+
+/** The name a key made before keys had names answers with. */
+export const UNNAMED_KEY = 'API key';
+/** How much of a key is kept in the clear, to tell keys apart in a list. */
+export const KEY_PREFIX_LENGTH = 12;
+
 export interface ApiKeyRecord {
   keyId: string;
   keyHash: string;
@@ -22,9 +34,28 @@ export interface ApiKeyRecord {
   mode: KeyMode;
   /** Per-key override of the default requests-per-minute limit. */
   rateLimit?: number;
+  /** Absent on keys made before keys had names (they read as UNNAMED_KEY). */
+  name?: string;
+  /** Absent: every scope (keys made before scopes existed). */
+  scopes?: KeyScope[];
+  /** After this instant the key is refused (401 saying it expired). */
+  expiresAt?: string;
+  /** Credits that may be charged through this key per UTC calendar month. */
+  monthlySpendLimit?: number;
+  /** The first KEY_PREFIX_LENGTH characters of the key; absent on keys made before it was kept. */
+  prefix?: string;
+  /** The start of the latest rate window the key was used in (at most a minute stale). */
+  lastUsedAt?: string;
   revokedAt?: string;
   createdAt: string;
 }
+
+export const scopesOf = (record: Pick<ApiKeyRecord, 'scopes'>): KeyScope[] => record.scopes ?? [...KEY_SCOPES];
+
+export const keyPrefixOf = (apiKey: string): string => apiKey.slice(0, KEY_PREFIX_LENGTH);
+
+export const isExpired = (record: Pick<ApiKeyRecord, 'expiresAt'>, now: Date): boolean =>
+  record.expiresAt !== undefined && Date.parse(record.expiresAt) <= now.getTime();
 
 export function generateApiKey(mode: KeyMode = 'live'): string {
   let out = '';

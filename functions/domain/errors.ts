@@ -29,10 +29,34 @@ export class UnauthorizedError extends DomainError {
   }
 }
 
-export class NotFoundError extends DomainError {}
+/** The API key was valid but its `expires_at` has passed. */
+export class KeyExpiredError extends UnauthorizedError {
+  constructor() {
+    super(KEY_EXPIRED_MESSAGE);
+  }
+}
+export const KEY_EXPIRED_MESSAGE = 'This API key has expired. Create a new key (POST /keys) and use it instead.';
 
-/** The caller is known but may not do this (an API key on an endpoint only a signed-in holder may use). */
+/** The caller may not use this endpoint: an API key outside its scopes, or on a console-only route. */
 export class ForbiddenError extends DomainError {}
+
+/** The key's monthly spend limit would be passed by this start. */
+export class SpendLimitExceededError extends DomainError {
+  constructor(
+    readonly limit: number,
+    readonly price: number,
+    /** What the key has spent this month, when known. */
+    readonly spent?: number,
+  ) {
+    super(
+      `This request costs ${price} credits; this API key's monthly spend limit is ${limit} credits` +
+        (spent === undefined ? '' : ` and it has ${Math.max(0, limit - spent)} left this month`) +
+        ' (the month is UTC).',
+    );
+  }
+}
+
+export class NotFoundError extends DomainError {}
 
 export class InsufficientCreditsError extends DomainError {
   constructor(

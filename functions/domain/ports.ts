@@ -3,6 +3,7 @@ import type { ApiKeyRecord } from './api-key';
 import type { BillingEvent, Purchase, Reversal, ReversalEntry } from './billing';
 import type { Holder, IdentityHolder } from './holder';
 import type { ImageContentType } from './image-type';
+import type { KeySpend } from './key-spend';
 import type { LedgerEntry } from './ledger';
 import type { MediaKind } from './media-type';
 import type { ProviderJob, Task, TaskError, TaskKind } from './task';
@@ -51,12 +52,32 @@ export interface IdentityProvider {
 }
 
 export interface ApiKeyStore {
-  /** Fails if a key with the same id already exists. */
-  create(record: ApiKeyRecord): Promise<void>;
+  /**
+   * Stores a new key, unless its account already has `maxActive` unrevoked keys (false then;
+   * exact under concurrency). Fails if a key with the same id already exists.
+   */
+  create(record: ApiKeyRecord, maxActive: number): Promise<boolean>;
   get(keyId: string): Promise<ApiKeyRecord | undefined>;
   listForAccount(accountId: string): Promise<ApiKeyRecord[]>;
-  /** Marks the key revoked (idempotent). Throws NotFoundError for an unknown key. */
-  revoke(keyId: string, now: string): Promise<ApiKeyRecord>;
+  /** Changes a key of this account; undefined for an unknown key or another account's. */
+  update(accountId: string, keyId: string, changes: ApiKeyChanges): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Marks the key revoked (idempotent: a second revoke keeps the first time) and frees its place
+   * among the account's keys. Throws NotFoundError for an unknown key, or for another account's
+   * when `accountId` is given.
+   */
+  revoke(keyId: string, now: string, accountId?: string): Promise<ApiKeyRecord>;
+  /** Notes a use of the key (at most one write per key and minute: the caller's rate window). */
+  recordUse(keyId: string, at: string): Promise<void>;
+  /** Credits charged through each key in `month` (`yyyy-mm`, UTC), less their refunds. */
+  spentInMonth(keyIds: readonly string[], month: string): Promise<Map<string, number>>;
+}
+
+/** What PATCH /keys/{key_id} may change; a null limit removes it. */
+export interface ApiKeyChanges {
+  name?: string;
+  scopes?: ApiKeyRecord['scopes'];
+  monthlySpendLimit?: number | null;
 }
 
 export interface LedgerStore {
@@ -75,6 +96,12 @@ export interface NewTaskRequest {
   charge: LedgerEntry;
   /** The account's task count of this kind as last read (informative; the store allocates). */
   expectedCount: number;
+  /**
+   * A start through an API key: its spend this month is counted with the charge, and with a
+   * limit the start is refused (nothing charged) when the charge would pass it. Checked before
+   * the balance.
+   */
+  keySpend?: KeySpend;
   idempotency?: IdempotencyClaim;
 }
 
@@ -90,6 +117,8 @@ export type StartRepair = 'refunded' | 'discarded' | 'settled';
 export type CreateTaskResult =
   | { type: 'created'; task: Task }
   | { type: 'insufficient_credits'; available: number }
+  /** The key's monthly spend limit would be passed; `spent` is its month's spend as it stood. */
+  | { type: 'spend_limit_exceeded'; spent: number }
   /** The idempotency key was already used (by an earlier or a concurrent request). */
   | { type: 'idempotency_key_used'; record: IdempotencyRecord };
 

@@ -1,3 +1,4 @@
+import type { KeyScope } from './api-key';
 import type { KeyMode } from './mode';
 
 /**
@@ -18,6 +19,10 @@ export interface ApiKeyPrincipal {
   keyId: string;
   /** Requests per minute for this key. */
   rateLimit: number;
+  /** What the key may do (a session may do everything). */
+  scopes: readonly KeyScope[];
+  /** Credits this key may charge per UTC calendar month; absent: no limit. */
+  monthlySpendLimit?: number;
 }
 
 /**

@@ -26,6 +26,8 @@ export function retryAfterSeconds(window: RateWindow, nowMs: number): number {
 
 export interface RateDecision {
   allowed: boolean;
+  /** The first request counted in this window. */
+  first?: true;
   limit: number;
   remaining: number;
   resetAt: number;
@@ -55,7 +57,7 @@ export async function consumeRequest(
       retryAfter: retryAfterSeconds(window, nowMs),
     };
   }
-  return { allowed: true, limit, remaining: Math.max(0, limit - count), resetAt: window.resetAt };
+  return { allowed: true, limit, remaining: Math.max(0, limit - count), resetAt: window.resetAt, ...(count === 1 && { first: true as const }) };
 }
 
 /** Counts a request against its principal's window; what every API handler does first. */
@@ -76,11 +78,26 @@ export function rateSubjectOf(principal: Principal): { id: string; limit: number
   }
 }
 
-export function principalRateLimiter(counter: RateCounter, now: () => number = Date.now): RateLimiter {
+/** Where a key's last use is noted (the key store). */
+export interface KeyUsage {
+  recordUse(keyId: string, at: string): Promise<void>;
+}
+
+/**
+ * With `usage`, the first request of an API key's window notes when the key was used: its
+ * `last_used_at` is at most a minute stale at the cost of one write per key and minute, not
+ * one per request. A failed note never fails the request.
+ */
+export function principalRateLimiter(counter: RateCounter, now: () => number = Date.now, usage?: KeyUsage): RateLimiter {
   return {
-    consume: (principal) => {
+    consume: async (principal) => {
       const { id, limit } = rateSubjectOf(principal);
-      return consumeRequest(counter, id, limit, now());
+      const at = now();
+      const decision = await consumeRequest(counter, id, limit, at);
+      if (usage && decision.first && principal.kind === 'apiKey') {
+        await usage.recordUse(principal.keyId, new Date(at).toISOString()).catch(() => undefined);
+      }
+      return decision;
     },
   };
 }

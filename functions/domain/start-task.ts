@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { admit, checkReferenceUrls, type StartRequest } from './admission';
-import { IdempotencyConflictError, InsufficientCreditsError, UpstreamError } from './errors';
+import { IdempotencyConflictError, InsufficientCreditsError, SpendLimitExceededError, UpstreamError } from './errors';
 import { newTaskId } from './ids';
+import { spendMonthOf, type KeySpend, type SpendingKey } from './key-spend';
 import { chargeEntry } from './ledger';
 import type { AccountStore, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, ReferenceUrlPolicy } from './ports';
 import { narrowTask, type Task, type TaskKind, type TaskOfKind } from './task';
@@ -41,15 +42,17 @@ export function startTask<K extends TaskKind>(
   accountId: string,
   request: StartRequest & { kind: K },
   idempotencyKey?: string,
+  key?: SpendingKey,
 ): Promise<TaskOfKind<K>>;
 export async function startTask(
   deps: StartDeps,
   accountId: string,
   request: StartRequest,
   idempotencyKey?: string,
+  key?: SpendingKey,
 ): Promise<Task> {
   // A replayed answer is the task of the first request, which had the same kind (same hash).
-  return narrowTask(await startAnyTask(deps, accountId, request, idempotencyKey), request.kind);
+  return narrowTask(await startAnyTask(deps, accountId, request, idempotencyKey, key), request.kind);
 }
 
 async function startAnyTask(
@@ -57,6 +60,7 @@ async function startAnyTask(
   accountId: string,
   request: StartRequest,
   idempotencyKey?: string,
+  key?: SpendingKey,
 ): Promise<Task> {
   await checkReferenceUrls(deps.references, request);
   const now = deps.clock();
@@ -66,13 +70,18 @@ async function startAnyTask(
     if (earlier) return replay(deps, earlier, hash);
   }
 
-  const { account, price, refusal } = await admit(deps.accounts, accountId, request);
+  const { account, price, refusal } = await admit(deps.accounts, accountId, request, key);
+  const limit = key?.monthlySpendLimit;
+  // With a limit, the store judges the month's spend before the balance (the API's order), so a
+  // low balance is left for it to refuse.
   if (refusal instanceof InsufficientCreditsError) {
-    return refuseOrReplay(deps, accountId, idempotencyKey, hash, price, account.credits);
+    if (limit === undefined) return refuseOrReplay(deps, accountId, idempotencyKey, hash, refusal);
+  } else if (refusal) {
+    throw refusal;
   }
-  if (refusal) throw refusal;
 
   const createdAt = now.toISOString();
+  const keySpend: KeySpend | undefined = key && { keyId: key.keyId, month: spendMonthOf(now), ...(limit !== undefined && { limit }) };
   const taskId = newTaskId(request.kind);
   const claim: IdempotencyClaim | undefined = idempotencyKey
     ? {
@@ -95,6 +104,7 @@ async function startAnyTask(
     copyAttempts: 0,
     // Until the moment its create is sent (submission.ts): then no job can exist upstream.
     unsent: true,
+    ...(keySpend && { keySpend: { keyId: keySpend.keyId, month: keySpend.month } }),
     createdAt,
     updatedAt: createdAt,
   } as Omit<Task, 'seq'>;
@@ -103,9 +113,13 @@ async function startAnyTask(
     charge: chargeEntry(task),
     expectedCount: account.taskCounts[request.kind],
     ...(claim && { idempotency: claim }),
+    ...(keySpend && { keySpend }),
   });
   if (result.type === 'insufficient_credits') {
-    return refuseOrReplay(deps, accountId, idempotencyKey, hash, price, result.available);
+    return refuseOrReplay(deps, accountId, idempotencyKey, hash, new InsufficientCreditsError(price, result.available));
+  }
+  if (result.type === 'spend_limit_exceeded') {
+    return refuseOrReplay(deps, accountId, idempotencyKey, hash, new SpendLimitExceededError(limit!, price, result.spent));
   }
   if (result.type === 'idempotency_key_used') return replay(deps, result.record, hash);
   const model = request.params.model;
@@ -125,24 +139,23 @@ async function startAnyTask(
 }
 
 /**
- * Too few credits, unless a concurrent request under the same key got there first: its claim
- * was written in the transaction that spent the credits, so the balance we read may already
- * include its charge while our first look at the key came too early. Then this request is a
- * retry and gets the replay (or 409), never 403.
+ * Too few credits (or no room left under the key's spend limit), unless a concurrent request
+ * under the same Idempotency-Key got there first: its claim was written in the transaction that
+ * spent the credits, so the balance we read may already include its charge while our first look
+ * at the key came too early. Then this request is a retry and gets the replay (or 409), never 403.
  */
 async function refuseOrReplay(
   deps: StartDeps,
   accountId: string,
   idempotencyKey: string | undefined,
   hash: string,
-  price: number,
-  available: number,
+  refusal: InsufficientCreditsError | SpendLimitExceededError,
 ): Promise<Task> {
   if (idempotencyKey) {
     const earlier = await deps.idempotency.get(accountId, idempotencyKey, deps.clock());
     if (earlier) return replay(deps, earlier, hash);
   }
-  throw new InsufficientCreditsError(price, available);
+  throw refusal;
 }
 
 async function replay(deps: StartDeps, record: IdempotencyRecord, hash: string): Promise<Task> {

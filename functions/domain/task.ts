@@ -95,6 +95,11 @@ interface TaskBase {
   /** A completed video's first frame as a JPEG, in our storage; absent if it could not be made. */
   thumbnailUrl?: string;
   error?: TaskError;
+  /**
+   * The API key this task was started through and the month (`yyyy-mm`, UTC) its charge counts
+   * in against the key's spend (key-spend.ts): its refund gives the credits back to that month.
+   */
+  keySpend?: { keyId: string; month: string };
   createdAt: string;
   updatedAt: string;
   completedAt?: string;

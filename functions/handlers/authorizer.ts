@@ -3,7 +3,7 @@ import { appConfig } from '#app-context/config';
 import { identityProvider } from '#app-context/identity';
 import { stores } from '#app-context/stores';
 import { authenticateCaller } from '#domain/authenticate-caller';
-import { UnauthorizedError } from '#domain/errors';
+import { KeyExpiredError, UnauthorizedError } from '#domain/errors';
 import { authorizerContext } from '#http/principal';
 import { headerValue } from '#http/headers';
 import { observe } from '#observability/middleware';
@@ -40,9 +40,23 @@ async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGa
       context: authorizerContext(principal),
     };
   } catch (error) {
+    // A Deny is API Gateway's ACCESS_DENIED, whose gateway response says the key expired (a
+    // thrown "Unauthorized" can only ever give the one generic message).
+    if (error instanceof KeyExpiredError) return expiredKey(event.methodArn);
     if (error instanceof UnauthorizedError) throw new Error(UNAUTHORIZED, { cause: error });
     throw error;
   }
+}
+
+/** Deny the whole API, as an Allow covers it: the answer is cached for the key, not the route. */
+function expiredKey(methodArn: string): APIGatewayAuthorizerResult {
+  return {
+    principalId: 'expired',
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: wholeApiArn(methodArn) }],
+    },
+  };
 }
 
 /** arn:aws:execute-api:region:account:api/stage/METHOD/path -> arn:...:api/stage/* */

@@ -9,5 +9,5 @@ import { pathParameter } from '#http/request';
 export const handler = httpHandler(
   async ({ event, principal }) =>
     imageView(await cancelTask(lifecycle(), principal.accountId, 'image', pathParameter(event, 'image_id'))),
-  { rateLimiter },
+  { rateLimiter, access: { scope: 'generate' } },
 );

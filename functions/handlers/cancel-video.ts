@@ -9,5 +9,5 @@ import { pathParameter } from '#http/request';
 export const handler = httpHandler(
   async ({ event, principal }) =>
     videoView(await cancelTask(lifecycle(), principal.accountId, 'video', pathParameter(event, 'video_id'))),
-  { rateLimiter },
+  { rateLimiter, access: { scope: 'generate' } },
 );

@@ -12,5 +12,5 @@ export const handler = httpHandler(
     const deps = { storage: uploadStorage(), publications: stores().uploadPublications };
     return uploadedImageView(await completeDirectUpload(deps, principal.accountId, pathParameter(event, 'upload_id')));
   },
-  { rateLimiter },
+  { rateLimiter, access: { scope: 'generate' } },
 );

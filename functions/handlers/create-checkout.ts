@@ -7,5 +7,5 @@ import { httpHandler } from '#http/http-handler';
 /** POST /api/v1/billing/checkout (session, live mode): a checkout page for a pack or the plan. */
 export const handler = httpHandler(
   async ({ event, principal, body }) => ({ url: await startCheckout(billingAccount(event), principal.accountId, parseCheckout(body)) }),
-  { rateLimiter, jsonBody: true },
+  { rateLimiter, access: { sessionOnly: true }, jsonBody: true },
 );

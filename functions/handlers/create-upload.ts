@@ -8,5 +8,5 @@ import { httpHandler } from '#http/http-handler';
 export const handler = httpHandler(
   async ({ principal }) =>
     directUploadView(await createDirectUpload(uploadStorage(), principal.accountId)),
-  { rateLimiter },
+  { rateLimiter, access: { scope: 'generate' } },
 );

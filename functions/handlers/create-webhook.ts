@@ -9,5 +9,5 @@ import { httpHandler } from '#http/http-handler';
 export const handler = httpHandler(
   async ({ principal, body }) =>
     createdWebhookView(await createWebhook({ ...webhooks(), accounts: stores().accounts }, principal.accountId, parseCreateWebhook(body))),
-  { rateLimiter, jsonBody: true },
+  { rateLimiter, jsonBody: true, access: { scope: 'webhooks' } },
 );

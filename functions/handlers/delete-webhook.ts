@@ -11,5 +11,5 @@ export const handler = httpHandler(
     await deleteWebhook(webhooks().webhooks, principal.accountId, webhookId);
     return { webhook_id: webhookId, deleted: true as const };
   },
-  { rateLimiter },
+  { rateLimiter, access: { scope: 'webhooks' } },
 );

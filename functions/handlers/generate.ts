@@ -2,6 +2,7 @@ import { lifecycle } from '#app-context/lifecycle';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { parseGenerateVideo } from '#contract/generate-video';
 import { videoView } from '#contract/tasks';
+import { spendingKeyOf } from '#domain/key-spend';
 import { startTask } from '#domain/start-task';
 import { httpHandler } from '#http/http-handler';
 import { idempotencyKeyOf } from '#http/request';
@@ -10,7 +11,7 @@ import { idempotencyKeyOf } from '#http/request';
 export const handler = httpHandler(
   async ({ event, principal, body }) => {
     const request = { kind: 'video' as const, params: parseGenerateVideo(body) };
-    return videoView(await startTask(lifecycle(), principal.accountId, request, idempotencyKeyOf(event)));
+    return videoView(await startTask(lifecycle(), principal.accountId, request, idempotencyKeyOf(event), spendingKeyOf(principal)));
   },
-  { rateLimiter, jsonBody: true },
+  { rateLimiter, jsonBody: true, access: { scope: 'generate' } },
 );

@@ -5,4 +5,4 @@ import { getAccountOverview } from '#domain/get-account';
 import { httpHandler } from '#http/http-handler';
 
 /** GET /api/v1/account: the caller's account, both balances and (for a session) the holder's email. */
-export const handler = httpHandler(async ({ principal }) => toAccountView(await getAccountOverview(stores().accounts, principal)), { rateLimiter });
+export const handler = httpHandler(async ({ principal }) => toAccountView(await getAccountOverview(stores().accounts, principal)), { rateLimiter, access: { scope: 'read' } });

@@ -8,5 +8,5 @@ import { httpHandler } from '#http/http-handler';
 export const handler = httpHandler(
   async ({ principal }) =>
     toCreditsView(await getCallerAccount(stores().accounts, principal.accountId)),
-  { rateLimiter },
+  { rateLimiter, access: { scope: 'read' } },
 );

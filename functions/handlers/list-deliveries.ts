@@ -12,5 +12,5 @@ export const handler = httpHandler(
     const webhookId = pathParameter(event, 'webhook_id');
     return deliveryPageView(await listDeliveries(webhooks(), principal.accountId, webhookId, page, limit));
   },
-  { rateLimiter },
+  { rateLimiter, access: { scope: 'webhooks' } },
 );

@@ -10,5 +10,5 @@ export const handler = httpHandler(
     const { after, limit } = eventsQuery.parse(event.queryStringParameters ?? {});
     return eventPageView(await listEvents(webhookEvents().feed, principal.accountId, after, limit));
   },
-  { rateLimiter },
+  { rateLimiter, access: { scope: 'read' } },
 );

@@ -11,5 +11,5 @@ export const handler = httpHandler(
     const { page, limit } = parsePagination(event);
     return imagePageView(await listTasks(stores().tasks, principal.accountId, 'image', page, limit));
   },
-  { rateLimiter },
+  { rateLimiter, access: { scope: 'read' } },
 );

@@ -3,4 +3,4 @@ import { MODEL_LIST } from '#contract/models';
 import { httpHandler } from '#http/http-handler';
 
 /** GET /api/v1/models: the catalogue, from memory (no read besides the rate counter). */
-export const handler = httpHandler(async () => MODEL_LIST, { rateLimiter });
+export const handler = httpHandler(async () => MODEL_LIST, { rateLimiter, access: { scope: 'read' } });

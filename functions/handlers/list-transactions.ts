@@ -11,5 +11,5 @@ export const handler = httpHandler(
     const { page, limit } = parsePagination(event);
     return transactionPageView(await listTransactions(stores(), principal.accountId, page, limit));
   },
-  { rateLimiter },
+  { rateLimiter, access: { scope: 'read' } },
 );

@@ -11,5 +11,5 @@ export const handler = httpHandler(
     const { page, limit } = parsePagination(event);
     return videoPageView(await listTasks(stores().tasks, principal.accountId, 'video', page, limit));
   },
-  { rateLimiter },
+  { rateLimiter, access: { scope: 'read' } },
 );

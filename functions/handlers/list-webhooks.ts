@@ -9,5 +9,5 @@ export const handler = httpHandler(
   async ({ principal }) => ({
     webhooks: (await listWebhooks(webhooks().webhooks, principal.accountId)).map(webhookView),
   }),
-  { rateLimiter },
+  { rateLimiter, access: { scope: 'webhooks' } },
 );

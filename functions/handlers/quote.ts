@@ -1,6 +1,7 @@
 import { quoteDeps } from '#app-context/quotes';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { parseQuote, toQuoteView } from '#contract/quote';
+import { spendingKeyOf } from '#domain/key-spend';
 import { quoteStart } from '#domain/quote';
 import { toHttpError } from '#http/error-mapping';
 import { httpHandler } from '#http/http-handler';
@@ -8,9 +9,9 @@ import { httpHandler } from '#http/http-handler';
 /** POST /api/v1/quote: the price of a start and whether it would go ahead now; nothing charged. */
 export const handler = httpHandler(
   async ({ principal, body }) => {
-    const quote = await quoteStart(quoteDeps(), principal.accountId, parseQuote(body));
+    const quote = await quoteStart(quoteDeps(), principal.accountId, parseQuote(body), spendingKeyOf(principal));
     // The reason is the code the start would answer with: the one error mapping says it.
     return toQuoteView(quote, quote.refusal && toHttpError(quote.refusal).code);
   },
-  { rateLimiter, jsonBody: true },
+  { rateLimiter, access: { scope: 'read' }, jsonBody: true },
 );

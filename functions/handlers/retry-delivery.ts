@@ -11,5 +11,5 @@ export const handler = httpHandler(
     const { eventId } = await retryDelivery(deps, principal.accountId, pathParameter(event, 'webhook_id'), pathParameter(event, 'event_id'));
     return { event_id: eventId, status: 'pending' as const };
   },
-  { rateLimiter },
+  { rateLimiter, access: { scope: 'webhooks' } },
 );

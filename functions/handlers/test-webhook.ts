@@ -10,5 +10,5 @@ export const handler = httpHandler(
     const { eventId } = await sendTestEvent(webhooks(), principal.accountId, pathParameter(event, 'webhook_id'));
     return { event_id: eventId };
   },
-  { rateLimiter },
+  { rateLimiter, access: { scope: 'webhooks' } },
 );

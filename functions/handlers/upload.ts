@@ -12,5 +12,5 @@ export const handler = httpHandler(
     const file = await parseSingleFileUpload(event, { field: 'image', maxBytes: MAX_UPLOAD_BYTES });
     return uploadedImageView(await storeUpload(uploadStorage(), principal.accountId, file.bytes));
   },
-  { rateLimiter },
+  { rateLimiter, access: { scope: 'generate' } },
 );

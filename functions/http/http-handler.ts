@@ -1,12 +1,12 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { ForbiddenError } from '#domain/errors';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { Principal } from '#domain/principal';
 import type { RateLimiter } from '#domain/rate-limit';
 import { successEnvelope } from '#contract/envelope';
 import type { TracingMiddleware } from '#observability/client-tracing';
 import { observability, perInvocation } from '#observability/middleware';
+import { checkAccess, type Access } from './access';
 import { jsonResponse } from './envelope';
 import { apiResponse } from './middleware/api-response';
 import { jsonCharset } from './middleware/json-content-type';
@@ -36,14 +36,14 @@ export interface ApiInput {
 }
 
 export interface HttpHandlerOptions {
+  /** Who may call it: the same access its route declares (a test keeps the two equal). */
+  access: Access;
   /** Counts each request in its principal's window (the wiring passes app-context's). */
   rateLimiter: RateLimiter;
   /** Parse a JSON request body (POST endpoints). */
   jsonBody?: boolean;
   /** X-Ray tracing (`tracing()` from observability/tracer), for functions whose bundle can carry it. */
   tracing?: TracingMiddleware;
-  /** Only a signed-in holder may call it (the route's callers are `session`): an API key gets 403. */
-  sessionOnly?: boolean;
 }
 
 /**
@@ -51,7 +51,7 @@ export interface HttpHandlerOptions {
  * and errors, X-Request-Id, the rate limit of the caller (`options.rateLimiter`), and
  * (optionally) JSON body parsing and tracing. The logic returns `data`; success is always 200.
  */
-export function httpHandler(logic: (input: ApiInput) => Promise<unknown>, options: HttpHandlerOptions) {
+export function httpHandler(logic: (input: ApiInput) => Promise<unknown>, options: HttpHandlerOptions): HttpHandler {
   return apiHandler(async (input) => jsonResponse(200, successEnvelope(await logic(input))), options);
 }
 
@@ -59,12 +59,10 @@ export function httpHandler(logic: (input: ApiInput) => Promise<unknown>, option
  * The same middleware around logic that shapes its own successful response (a protocol other
  * than the envelope: MCP's JSON-RPC). Errors it throws still become the envelope.
  */
-export function apiHandler(logic: (input: ApiInput) => Promise<APIGatewayProxyResult>, options: HttpHandlerOptions) {
+export function apiHandler(logic: (input: ApiInput) => Promise<APIGatewayProxyResult>, options: HttpHandlerOptions): HttpHandler {
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(async (event: APIGatewayProxyEvent) => {
     const principal = principalFrom(event);
-    if (options.sessionOnly && principal.kind !== 'session') {
-      throw new ForbiddenError('This endpoint is for signed-in account holders: send a session token from the console, not an API key.');
-    }
+    checkAccess(principal, options.access);
     return logic({ event, principal, body: event.body });
   })
     .use(observability(apiRequestKeys))
@@ -72,6 +70,9 @@ export function apiHandler(logic: (input: ApiInput) => Promise<APIGatewayProxyRe
     .use(apiResponse())
     .use(rateLimit(options.rateLimiter));
   if (options.jsonBody) handler.use(contentTypeLowercase()).use(jsonCharset()).use(httpJsonBodyParser());
-  return perInvocation(handler);
+  return Object.assign(perInvocation(handler), { access: options.access });
 }
+
+/** A Lambda handler that tells which access it checks (for the route table's test). */
+export type HttpHandler = ((event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>) & { access: Access };
 

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { KEY_SCOPES, type KeyScope } from '#domain/api-key';
 import { UnauthorizedError, ValidationError } from '#domain/errors';
 import { isTestScope, KEY_MODES, modeOfScope, scopeOf, type KeyMode } from '#domain/mode';
 import type { Principal, SessionPrincipal } from '#domain/principal';
@@ -33,7 +34,26 @@ export function principalFrom(event: APIGatewayProxyEvent, modeOf: (event: APIGa
     // Only reachable if a route is deployed without the authorizer.
     throw new UnauthorizedError();
   }
-  return { kind: 'apiKey', accountId, mode: mode as KeyMode, keyId, rateLimit };
+  const scopes = scopesFrom(context.scopes);
+  const monthlySpendLimit = context.monthlySpendLimit ? Number(context.monthlySpendLimit) : undefined;
+  if (scopes === undefined || (monthlySpendLimit !== undefined && !Number.isInteger(monthlySpendLimit))) throw new UnauthorizedError();
+  return {
+    kind: 'apiKey',
+    accountId,
+    mode: mode as KeyMode,
+    keyId,
+    rateLimit,
+    scopes,
+    ...(monthlySpendLimit !== undefined && { monthlySpendLimit }),
+  };
+}
+
+/** `generate,read`; absent (an answer cached before keys had scopes): every scope. */
+function scopesFrom(value: unknown): KeyScope[] | undefined {
+  if (value === undefined) return [...KEY_SCOPES];
+  if (typeof value !== 'string') return undefined;
+  const scopes = value === '' ? [] : value.split(',');
+  return scopes.every((scope) => (KEY_SCOPES as readonly string[]).includes(scope)) ? (scopes as KeyScope[]) : undefined;
 }
 
 /**
@@ -70,5 +90,8 @@ export function authorizerContext(principal: Principal): Record<string, string> 
     mode: principal.mode,
     keyId: principal.keyId,
     rateLimit: String(principal.rateLimit),
+    scopes: principal.scopes.join(','),
+    // Empty for no limit: a context value must be a string, number or boolean.
+    monthlySpendLimit: principal.monthlySpendLimit === undefined ? '' : String(principal.monthlySpendLimit),
   };
 }

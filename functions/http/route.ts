@@ -1,22 +1,29 @@
 import type { ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { ErrorStatus } from '#contract/errors';
+import type { KeyScope } from '#domain/api-key';
 
 /** What the local server and API Gateway need to send a request to its function. */
 export interface Route {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** API Gateway resource path, with {name} for path parameters. */
   path: string;
   /** The file name under functions/handlers/ (each exports `handler`). */
   handler: string;
   /** Who may call it (one kind, or several a request may present any of). */
   callers: Caller | readonly Caller[];
+  /**
+   * The scope an API key needs for this route (CONTRACT.md, "Self-serve API keys"); every route
+   * an API key may call names one. The handler declares the same access to `httpHandler`
+   * (its bundle cannot carry this table), and a test keeps the two equal.
+   */
+  scope?: KeyScope;
 }
 
 /**
  * A kind of caller. `apiKey`: a developer's `Authorization: Bearer <key>`; a route that takes
  * one also takes a session. `session`: an account holder signed in to the console (an access
  * token from the identity provider); a route that names only `session` refuses API keys with 403
- * `forbidden` (its handler says so: `httpHandler(…, { sessionOnly: true })`). Both pass the same
+ * `forbidden` (its handler declares `access: { sessionOnly: true }`, functions/http/access.ts). Both pass the same
  * authorizer. `public`: anyone; the route has nothing to guard (the API reference) or checks its
  * own credential (a provider's signature).
  */
@@ -62,7 +69,7 @@ export interface OperationDoc {
   operationId: string;
   summary: string;
   description: string;
-  tag: 'Videos' | 'Images' | 'Models' | 'Uploads' | 'Account' | 'Webhooks' | 'Agents' | 'Reference' | 'Internal';
+  tag: 'Videos' | 'Images' | 'Models' | 'Uploads' | 'Account' | 'API keys' | 'Webhooks' | 'Agents' | 'Reference' | 'Internal';
   request?: RouteConfig['request'];
   success: ResponseConfig;
   /** The error statuses this operation answers; their codes come from the contract's error table. */

@@ -144,7 +144,9 @@ function registerOperation(registry: OpenAPIRegistry, route: ApiRoute): void {
   const responses: Record<string, ResponseConfig> = {
     200: { ...operation.success, headers: responseHeaders(route, 200) },
   };
-  for (const status of operation.errors) {
+  // Every route a key may call answers 403 `forbidden` to a key without its scope.
+  const errors = route.scope && !operation.errors.includes(403) ? [...operation.errors, 403 as const].sort((a, b) => a - b) : operation.errors;
+  for (const status of errors) {
     const { codes } = ERROR_STATUSES[status];
     const description = operation.errorNotes?.[status]?.description ?? ERROR_STATUSES[status].description;
     const example = operation.errorNotes?.[status]?.example ?? ERROR_STATUSES[status].example;
@@ -160,7 +162,7 @@ function registerOperation(registry: OpenAPIRegistry, route: ApiRoute): void {
     };
   }
   registry.registerPath({
-    method: route.method.toLowerCase() as 'get' | 'post' | 'delete',
+    method: route.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete',
     path: documentPath(route.path),
     operationId: operation.operationId,
     summary: operation.summary,
@@ -181,6 +183,11 @@ const TAGS = [
   { name: 'Uploads', description: 'Reference images: upload a file, get a public URL to pass to the generate endpoints.' },
   { name: 'Account', description: 'Your credits and access.' },
   { name: 'Webhooks', description: 'Endpoints that receive signed events (Standard Webhooks) when your tasks end, and their deliveries.' },
+  {
+    name: 'API keys',
+    description:
+      'Your API keys, managed from a signed-in session (the console): an API key calling these gets 403 `forbidden`. Each key has scopes (`generate`, `read`, `webhooks`), an optional expiry and an optional monthly spend limit.',
+  },
   { name: 'Agents', description: 'The Model Context Protocol: the API as tools for AI agents.' },
   { name: 'Reference', description: 'This document and its page. No key needed.' },
 ];

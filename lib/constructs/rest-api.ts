@@ -41,15 +41,15 @@ export const isPublicRoute = (route: Route): boolean => gatewayAccess(route) ===
  *   MISSING_AUTHENTICATION_TOKEN is API Gateway's answer for an unknown path or method (also
  *     the "Authorization header requires 'Credential' parameter" variant when a Bearer header
  *     is present): 404 not_found.
- *   ACCESS_DENIED: a policy that does not cover the route; our authorizer never produces one,
- *     and decisions.md answers it like a missing key.
+ *   ACCESS_DENIED: the authorizer's Deny, which it answers only for an expired key (a thrown
+ *     "Unauthorized" cannot carry a reason): 401 unauthorized saying the key expired.
  *   DEFAULT_4XX / DEFAULT_5XX catch the rest (malformed request, authorizer crash, Lambda
  *     error or timeout) with a status that matches the envelope's code.
  */
 type GatewayResponseName = keyof typeof GATEWAY_RESPONSES;
 export const GATEWAY_RESPONSE_MAP: ReadonlyArray<{ type: ResponseType; response: GatewayResponseName }> = [
   { type: ResponseType.UNAUTHORIZED, response: 'unauthorized' },
-  { type: ResponseType.ACCESS_DENIED, response: 'unauthorized' },
+  { type: ResponseType.ACCESS_DENIED, response: 'expired' },
   { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, response: 'notFound' },
   { type: ResponseType.REQUEST_TOO_LARGE, response: 'payloadTooLarge' },
   { type: ResponseType.THROTTLED, response: 'throttled' },

@@ -102,7 +102,7 @@ describe('StatelessStack', () => {
 
     it.each([
       ['UNAUTHORIZED', GATEWAY_RESPONSES.unauthorized],
-      ['ACCESS_DENIED', GATEWAY_RESPONSES.unauthorized],
+      ['ACCESS_DENIED', GATEWAY_RESPONSES.expired],
       ['MISSING_AUTHENTICATION_TOKEN', GATEWAY_RESPONSES.notFound],
       ['REQUEST_TOO_LARGE', GATEWAY_RESPONSES.payloadTooLarge],
       ['THROTTLED', GATEWAY_RESPONSES.throttled],
@@ -400,6 +400,14 @@ describe('StatelessStack', () => {
         AuthorizationType: 'CUSTOM',
         ResourceId: { Ref: Match.stringLikeRegexp('console') },
       });
+    });
+
+    it("puts the routes for 'session' callers (the key endpoints) behind the authorizer", () => {
+      const sessionOnly = methods().filter((m) => m.path.startsWith(`${API_PREFIX}/keys`));
+      expect(sessionOnly.map((m) => `${m.method} ${m.path}`).sort()).toEqual(
+        ['DELETE /api/v1/keys/{key_id}', 'GET /api/v1/keys', 'PATCH /api/v1/keys/{key_id}', 'POST /api/v1/keys'],
+      );
+      for (const method of sessionOnly) expect([method.path, method.authorizationType]).toEqual([method.path, 'CUSTOM']);
     });
 
     it('refuses a route whose handler file does not exist', () => {

@@ -47,7 +47,14 @@ describe('accounts', () => {
     const entries = await ctx.ledger.listForAccount(account.accountId);
     expect(entries).toEqual([expect.objectContaining({ kind: 'grant', amount: 250, reason: 'opening balance' })]);
     const principal = await authenticate(ctx.apiKeys, `Bearer ${key.apiKey}`, 60);
-    expect(principal).toEqual({ kind: 'apiKey', accountId: account.accountId, mode: 'live', keyId: key.keyId, rateLimit: 60 });
+    expect(principal).toEqual({
+      kind: 'apiKey',
+      accountId: account.accountId,
+      mode: 'live',
+      keyId: key.keyId,
+      rateLimit: 60,
+      scopes: ['generate', 'read', 'webhooks'],
+    });
   });
 
   it('start with no credits, no paid access and no subscription by default, and no ledger entry', async () => {

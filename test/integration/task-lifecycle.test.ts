@@ -10,7 +10,15 @@ import { createS3Client } from '#adapters/s3/s3-client';
 import { createSafeFetcher } from '#adapters/safe-fetch';
 import { InProcessCopyQueue } from '#adapters/copy-queues';
 import { createAccount } from '#domain/account-admin';
-import { InsufficientCreditsError, IdempotencyConflictError, NotFoundError, UpstreamError } from '#domain/errors';
+import { cancelTask } from '#domain/cancel-task';
+import {
+  InsufficientCreditsError,
+  IdempotencyConflictError,
+  NotFoundError,
+  PaidAccessRequiredError,
+  SpendLimitExceededError,
+  UpstreamError,
+} from '#domain/errors';
 import { getTask } from '#domain/get-task';
 import { ledgerSum } from '#domain/ledger';
 import { listTasks } from '#domain/list-tasks';
@@ -134,6 +142,54 @@ describe('starting a task', () => {
     const tasks = await Promise.all(Array.from({ length: 15 }, () => startTask(deps, accountId, request({ duration: 3 }))));
     expect(tasks.map((task) => task.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
     expect(await money(accountId)).toMatchObject({ balance: 1000 - 15 * 15, ledger: 1000 - 15 * 15 });
+  });
+});
+
+describe("a key's monthly spend limit", () => {
+  const spent = async (keyId: string, month: string) => (await ctx.apiKeys.spentInMonth([keyId], month)).get(keyId) ?? 0;
+
+  it('refuses the start that would pass it (nothing charged), gives room back on a refund, and starts again at zero next month', async () => {
+    const accountId = await newAccount(1000);
+    const key = { keyId: 'key_spend_month', monthlySpendLimit: 60 };
+    now = new Date('2026-11-30T23:59:00.000Z');
+    const first = await startTask(deps, accountId, request(), undefined, key);
+    await startTask(deps, accountId, request(), undefined, key);
+    const refused = await startTask(deps, accountId, request(), undefined, key).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(SpendLimitExceededError);
+    expect((refused as Error).message).toBe(
+      "This request costs 25 credits; this API key's monthly spend limit is 60 credits and it has 10 left this month (the month is UTC).",
+    );
+    expect(await money(accountId)).toMatchObject({ balance: 950, ledger: 950 });
+    // A refund gives its month the room back.
+    await cancelTask(deps, accountId, 'video', first.taskId);
+    expect(await spent(key.keyId, '2026-11')).toBe(25);
+    await startTask(deps, accountId, request(), undefined, key);
+    expect(await spent(key.keyId, '2026-11')).toBe(50);
+    // A new month (UTC) starts at zero.
+    now = new Date('2026-12-01T00:00:00.000Z');
+    await startTask(deps, accountId, request(), undefined, key);
+    await startTask(deps, accountId, request(), undefined, key);
+    expect([await spent(key.keyId, '2026-11'), await spent(key.keyId, '2026-12')]).toEqual([50, 50]);
+  });
+
+  it('is checked after paid access and before the balance', async () => {
+    const accountId = await newAccount(10);
+    const key = { keyId: 'key_spend_order', monthlySpendLimit: 20 };
+    await expect(startTask(deps, accountId, { kind: 'image', params: { model: 'image-2', prompt: 'p', resolution: '1k', aspectRatio: '1:1', outputFormat: 'png' } }, undefined, key)).rejects.toBeInstanceOf(
+      PaidAccessRequiredError,
+    );
+    // Over the limit and over the balance: the limit answers; within the limit: the balance does.
+    await expect(startTask(deps, accountId, request(), undefined, key)).rejects.toBeInstanceOf(SpendLimitExceededError);
+    await expect(startTask(deps, accountId, request({ duration: 3 }), undefined, key)).rejects.toBeInstanceOf(InsufficientCreditsError);
+    expect(await spent(key.keyId, now.toISOString().slice(0, 7))).toBe(0);
+    expect(await money(accountId)).toMatchObject({ balance: 10, ledger: 10 });
+  });
+
+  it("counts a key's spend without a limit, and a session's starts in no key", async () => {
+    const accountId = await newAccount(100);
+    await startTask(deps, accountId, request(), undefined, { keyId: 'key_spend_free' });
+    await startTask(deps, accountId, request());
+    expect(await spent('key_spend_free', now.toISOString().slice(0, 7))).toBe(25);
   });
 });
 

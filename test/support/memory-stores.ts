@@ -5,6 +5,7 @@ import type { LedgerEntry } from '#domain/ledger';
 import type { MediaKind } from '#domain/media-type';
 import type {
   AccountStore,
+  ApiKeyChanges,
   ApiKeyStore,
   CallbackReceipts,
   CopyQueue,
@@ -62,6 +63,8 @@ export class MemoryTable {
   readonly webhooks = new Map<string, { endpoint: WebhookEndpoint; deliveryCount: number }>();
   /** Deliveries, by account, endpoint and event, with their position in the endpoint's list. */
   readonly deliveries = new Map<string, { delivery: Delivery; seq: number }>();
+  /** Credits charged through each API key per month, by `keyId#yyyy-mm` (as the adapter's KEYSPEND# items). */
+  readonly keySpend = new Map<string, number>();
 
   /** The wall clock DynamoDB judges an expired idempotency record by (Date.now() in the adapter). */
   constructor(readonly wallClock: () => Date = () => new Date()) {}
@@ -186,7 +189,13 @@ export class MemoryTaskStore implements TaskStore {
     const account = this.table.accounts.get(draft.accountId);
     if (!account) throw new Error(`Account ${draft.accountId} disappeared while creating a task.`);
     const price = -charge.amount;
+    // As the adapter: the key's spend is judged before the balance.
+    const spendId = request.keySpend && `${request.keySpend.keyId}#${request.keySpend.month}`;
+    const spent = spendId ? (this.table.keySpend.get(spendId) ?? 0) : 0;
+    const limit = request.keySpend?.limit;
+    if (limit !== undefined && spent + price > limit) return { type: 'spend_limit_exceeded', spent };
     if (account.credits < price) return { type: 'insufficient_credits', available: account.credits };
+    if (spendId) this.table.keySpend.set(spendId, spent + price);
     const id = taskId(draft.accountId, draft.taskId);
     if (this.table.tasks.has(id)) throw new MemoryConditionError(`task ${draft.taskId} exists`);
     this.table.checkNewEntry(charge);
@@ -310,6 +319,10 @@ export class MemoryTaskStore implements TaskStore {
     account.credits += refund.amount;
     account.updatedAt = now;
     this.table.addEntry(refund);
+    if (stored.keySpend) {
+      const spendId = `${stored.keySpend.keyId}#${stored.keySpend.month}`;
+      this.table.keySpend.set(spendId, (this.table.keySpend.get(spendId) ?? 0) - refund.amount);
+    }
     return true;
   }
 
@@ -375,12 +388,23 @@ export class MemoryTaskStore implements TaskStore {
 export class MemoryApiKeyStore implements ApiKeyStore {
   /** The stored rows, by key id (tests may edit them, as an operator could edit the table). */
   readonly records = new Map<string, ApiKeyRecord>();
+  /** Keys made before the count existed hold no place in it (as in the adapter). */
+  readonly uncounted = new Set<string>();
   lookups = 0;
 
-  async create(record: ApiKeyRecord): Promise<void> {
+  /** The table whose key spend MemoryTaskStore counts (a store of its own when used alone). */
+  constructor(private readonly table: MemoryTable = new MemoryTable()) {}
+
+  async create(record: ApiKeyRecord, maxActive: number): Promise<boolean> {
     await turn();
+    if (this.activeCount(record.accountId) >= maxActive) return false;
     if (this.records.has(record.keyId)) throw new MemoryConditionError(`API key ${record.keyId} exists`);
     this.records.set(record.keyId, copy(record));
+    return true;
+  }
+
+  private activeCount(accountId: string): number {
+    return [...this.records.values()].filter((key) => key.accountId === accountId && !key.revokedAt && !this.uncounted.has(key.keyId)).length;
   }
 
   async get(keyId: string): Promise<ApiKeyRecord | undefined> {
@@ -395,12 +419,39 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     return copy([...this.records.values()].filter((record) => record.accountId === accountId));
   }
 
-  async revoke(keyId: string, now: string): Promise<ApiKeyRecord> {
+  async update(accountId: string, keyId: string, changes: ApiKeyChanges): Promise<ApiKeyRecord | undefined> {
     await turn();
     const record = this.records.get(keyId);
-    if (!record) throw new NotFoundError(`No API key ${keyId}.`);
+    if (!record || record.accountId !== accountId) return undefined;
+    if (changes.name !== undefined) record.name = changes.name;
+    if (changes.scopes !== undefined) record.scopes = [...changes.scopes];
+    if (changes.monthlySpendLimit === null) delete record.monthlySpendLimit;
+    else if (changes.monthlySpendLimit !== undefined) record.monthlySpendLimit = changes.monthlySpendLimit;
+    return copy(record);
+  }
+
+  async revoke(keyId: string, now: string, accountId?: string): Promise<ApiKeyRecord> {
+    await turn();
+    const record = this.records.get(keyId);
+    if (!record || (accountId !== undefined && record.accountId !== accountId)) throw new NotFoundError(`No API key with id "${keyId}".`);
     record.revokedAt ??= now;
     return copy(record);
+  }
+
+  async recordUse(keyId: string, at: string): Promise<void> {
+    await turn();
+    const record = this.records.get(keyId);
+    if (record && (record.lastUsedAt === undefined || record.lastUsedAt < at)) record.lastUsedAt = at;
+  }
+
+  async spentInMonth(keyIds: readonly string[], month: string): Promise<Map<string, number>> {
+    await turn();
+    const spent = new Map<string, number>();
+    for (const keyId of keyIds) {
+      const value = this.table.keySpend.get(`${keyId}#${month}`);
+      if (value !== undefined) spent.set(keyId, value);
+    }
+    return spent;
   }
 }
 
@@ -546,7 +597,7 @@ export function createMemoryStores(options: { wallClock?: () => Date } = {}) {
     ledger: new MemoryLedgerStore(table),
     tasks: new MemoryTaskStore(table),
     idempotency: new MemoryIdempotencyStore(table),
-    apiKeys: new MemoryApiKeyStore(),
+    apiKeys: new MemoryApiKeyStore(table),
     rates: new MemoryRateCounter(),
     callbackReceipts: new MemoryCallbackReceipts(),
     webhooks: new MemoryWebhookStore(table),

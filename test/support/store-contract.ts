@@ -1,4 +1,5 @@
 import type { Account } from '#domain/account';
+import type { ApiKeyRecord } from '#domain/api-key';
 import { NotFoundError } from '#domain/errors';
 import { newAccountId, newLedgerEntryId, newTaskId } from '#domain/ids';
 import { ledgerSum, refundEntry, type LedgerEntry } from '#domain/ledger';
@@ -78,7 +79,15 @@ export function describeStoreContract(name: string, open: OpenStores): void {
     /** A start request for `price` credits, as startTask builds it. */
     function startOf(
       accountId: string,
-      options: { price?: number; kind?: TaskKind; createdAt?: string; expectedCount?: number; claim?: string; unsent?: true } = {},
+      options: {
+        price?: number;
+        kind?: TaskKind;
+        createdAt?: string;
+        expectedCount?: number;
+        claim?: string;
+        unsent?: true;
+        keySpend?: { keyId: string; month: string; limit?: number };
+      } = {},
     ): NewTaskRequest {
       const kind = options.kind ?? 'video';
       const price = options.price ?? 25;
@@ -99,12 +108,14 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           progress: 0,
           copyAttempts: 0,
           ...(options.unsent && { unsent: true }),
+          ...(options.keySpend && { keySpend: { keyId: options.keySpend.keyId, month: options.keySpend.month } }),
           createdAt,
           updatedAt: createdAt,
         } as Omit<Task, 'seq'>,
         charge: { entryId: newLedgerEntryId(), accountId, kind: 'charge', amount: -price, reason: 'test', taskId, createdAt },
         expectedCount: options.expectedCount ?? 0,
         ...(options.claim && { idempotency: claimOf(accountId, options.claim, taskId) }),
+        ...(options.keySpend && { keySpend: options.keySpend }),
       };
     }
 
@@ -227,13 +238,14 @@ export function describeStoreContract(name: string, open: OpenStores): void {
     });
 
     describe('API keys', () => {
-      const record = (keyId: string, accountId: string, mode: 'live' | 'test' = 'live') => ({ keyId, keyHash: `hash-${keyId}`, accountId, mode, createdAt: at(0) });
+      const record = (keyId: string, accountId: string, mode: 'live' | 'test' = 'live'): ApiKeyRecord => ({ keyId, keyHash: `hash-${keyId}`, accountId, mode, createdAt: at(0) });
+      const MAX = 50;
 
       it('stores, finds, lists per account and refuses a duplicate id', async () => {
-        await stores.apiKeys.create(record('k1', 'acc_a'));
-        await stores.apiKeys.create({ ...record('k2', 'acc_a'), rateLimit: 5 });
-        await stores.apiKeys.create(record('k3', 'acc_b', 'test'));
-        await expect(stores.apiKeys.create(record('k1', 'acc_b'))).rejects.toThrow();
+        await stores.apiKeys.create(record('k1', 'acc_a'), MAX);
+        await stores.apiKeys.create({ ...record('k2', 'acc_a'), rateLimit: 5 }, MAX);
+        await stores.apiKeys.create(record('k3', 'acc_b', 'test'), MAX);
+        await expect(stores.apiKeys.create(record('k1', 'acc_b'), MAX)).rejects.toThrow();
         expect(await stores.apiKeys.get('k1')).toEqual(record('k1', 'acc_a'));
         expect(await stores.apiKeys.get('k3')).toEqual(record('k3', 'acc_b', 'test'));
         expect(await stores.apiKeys.get('k9')).toBeUndefined();
@@ -242,12 +254,90 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(listed.find((key) => key.keyId === 'k2')?.rateLimit).toBe(5);
       });
 
-      it('revokes once, keeping the first time; an unknown key is NotFoundError', async () => {
-        await stores.apiKeys.create(record('k1', 'acc_a'));
-        expect(await stores.apiKeys.revoke('k1', at(1))).toMatchObject({ keyId: 'k1', revokedAt: at(1) });
+      it('revokes once, keeping the first time; an unknown key (or another account\'s) is NotFoundError', async () => {
+        await stores.apiKeys.create(record('k1', 'acc_a'), MAX);
+        await expect(stores.apiKeys.revoke('k1', at(1), 'acc_b')).rejects.toBeInstanceOf(NotFoundError);
+        expect(await stores.apiKeys.revoke('k1', at(1), 'acc_a')).toMatchObject({ keyId: 'k1', revokedAt: at(1) });
         expect(await stores.apiKeys.revoke('k1', at(2))).toMatchObject({ revokedAt: at(1) });
         expect((await stores.apiKeys.get('k1'))?.revokedAt).toBe(at(1));
         await expect(stores.apiKeys.revoke('k9', at(1))).rejects.toBeInstanceOf(NotFoundError);
+      });
+
+      it('keeps at most maxActive unrevoked keys per account, exactly under racing creates; a revoke frees a place', async () => {
+        const made = await Promise.all(Array.from({ length: 6 }, (_, i) => stores.apiKeys.create(record(`r${i}`, 'acc_a'), 4)));
+        expect(made.filter(Boolean)).toHaveLength(4);
+        expect(await stores.apiKeys.create(record('other', 'acc_b'), 4)).toBe(true);
+        const kept = (await stores.apiKeys.listForAccount('acc_a')).map((key) => key.keyId);
+        expect(kept).toHaveLength(4);
+        await stores.apiKeys.revoke(kept[0]!, at(1));
+        await stores.apiKeys.revoke(kept[0]!, at(2));
+        expect(await stores.apiKeys.create(record('r9', 'acc_a'), 4)).toBe(true);
+        expect(await stores.apiKeys.create(record('r10', 'acc_a'), 4)).toBe(false);
+      });
+
+      it("updates name, scopes and limit (null removes it) of the account's own key only", async () => {
+        await stores.apiKeys.create({ ...record('k1', 'acc_a'), name: 'ci', monthlySpendLimit: 10 }, MAX);
+        expect(await stores.apiKeys.update('acc_b', 'k1', { name: 'stolen' })).toBeUndefined();
+        expect(await stores.apiKeys.update('acc_a', 'k9', { name: 'none' })).toBeUndefined();
+        expect(await stores.apiKeys.update('acc_a', 'k1', { name: 'build', scopes: ['read'] })).toMatchObject({ name: 'build', scopes: ['read'], monthlySpendLimit: 10 });
+        const cleared = await stores.apiKeys.update('acc_a', 'k1', { monthlySpendLimit: null });
+        expect(cleared?.monthlySpendLimit).toBeUndefined();
+        expect(await stores.apiKeys.get('k1')).toEqual({ ...record('k1', 'acc_a'), name: 'build', scopes: ['read'] });
+        expect(await stores.apiKeys.update('acc_a', 'k1', {})).toEqual(await stores.apiKeys.get('k1'));
+      });
+
+      it('notes the last use, never moving it back', async () => {
+        await stores.apiKeys.create(record('k1', 'acc_a'), MAX);
+        await stores.apiKeys.recordUse('k1', at(5));
+        await stores.apiKeys.recordUse('k1', at(3));
+        expect((await stores.apiKeys.get('k1'))?.lastUsedAt).toBe(at(5));
+        await stores.apiKeys.recordUse('k9', at(5));
+        expect(await stores.apiKeys.get('k9')).toBeUndefined();
+      });
+    });
+
+    describe("a key's monthly spend", () => {
+      it('never passes the limit under racing starts; the spend is judged before the balance; nothing is charged for a refusal', async () => {
+        const accountId = await newAccount(1000);
+        const spend = { keyId: 'key_race', month: '2026-11', limit: 250 };
+        const results = await Promise.all(Array.from({ length: 14 }, () => stores.tasks.create(startOf(accountId, { price: 25, keySpend: spend }))));
+        expect(results.filter((result) => result.type === 'created')).toHaveLength(10);
+        expect(results.filter((result) => result.type === 'spend_limit_exceeded')).toHaveLength(4);
+        expect((await stores.accounts.get(accountId))?.credits).toBe(750);
+        expect((await stores.apiKeys.spentInMonth(['key_race', 'key_none'], '2026-11')).get('key_race')).toBe(250);
+        // Within the limit but over the balance: the reserved spend is given back.
+        const poor = await newAccount(10);
+        expect(await stores.tasks.create(startOf(poor, { price: 25, keySpend: { keyId: 'key_poor', month: '2026-11', limit: 20 + 25 } }))).toMatchObject({
+          type: 'insufficient_credits',
+        });
+        expect((await stores.apiKeys.spentInMonth(['key_poor'], '2026-11')).get('key_poor') ?? 0).toBe(0);
+        await stores.tasks.create(startOf(poor, { price: 5, keySpend: { keyId: 'key_poor', month: '2026-11', limit: 8 } }));
+        expect(await stores.tasks.create(startOf(poor, { price: 5, keySpend: { keyId: 'key_poor', month: '2026-11', limit: 8 } }))).toEqual({
+          type: 'spend_limit_exceeded',
+          spent: 5,
+        });
+        // Over the limit and over the balance (5 left) at once: the limit answers.
+        expect(await stores.tasks.create(startOf(poor, { price: 10, keySpend: { keyId: 'key_poor', month: '2026-11', limit: 8 } }))).toMatchObject({
+          type: 'spend_limit_exceeded',
+        });
+        expect((await stores.accounts.get(poor))?.credits).toBe(5);
+      });
+
+      it('counts a key without a limit too; a refund gives back to the month its charge counted in; a new month starts at zero', async () => {
+        const accountId = await newAccount(1000);
+        const november = await started(accountId, { price: 25, keySpend: { keyId: 'key_m', month: '2026-11', limit: 50 } });
+        await started(accountId, { price: 25, keySpend: { keyId: 'key_m', month: '2026-11', limit: 50 } });
+        expect(await stores.tasks.create(startOf(accountId, { price: 25, keySpend: { keyId: 'key_m', month: '2026-11', limit: 50 } }))).toMatchObject({
+          type: 'spend_limit_exceeded',
+        });
+        await started(accountId, { price: 25, keySpend: { keyId: 'key_m', month: '2026-12', limit: 50 } });
+        expect(await stores.tasks.failAndRefund(november, { code: 'timeout', message: 'late' }, refundOf(november), at(2))).toBe(true);
+        expect(Object.fromEntries(await stores.apiKeys.spentInMonth(['key_m'], '2026-11'))).toEqual({ key_m: 25 });
+        expect(Object.fromEntries(await stores.apiKeys.spentInMonth(['key_m'], '2026-12'))).toEqual({ key_m: 25 });
+        expect((await stores.tasks.get(accountId, november.taskId))?.keySpend).toEqual({ keyId: 'key_m', month: '2026-11' });
+        await started(accountId, { price: 25, keySpend: { keyId: 'key_m', month: '2026-11', limit: 50 } });
+        await started(accountId, { price: 40, keySpend: { keyId: 'key_free', month: '2026-11' } });
+        expect(Object.fromEntries(await stores.apiKeys.spentInMonth(['key_m', 'key_free'], '2026-11'))).toEqual({ key_m: 50, key_free: 40 });
       });
     });
 

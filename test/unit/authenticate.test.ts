@@ -1,9 +1,9 @@
-import { generateApiKey, hashApiKey, keyIdFromHash } from '#domain/api-key';
+import { generateApiKey, hashApiKey, keyIdFromHash, type ApiKeyRecord } from '#domain/api-key';
 import { authenticate } from '#domain/authenticate';
-import { UnauthorizedError } from '#domain/errors';
+import { KeyExpiredError, UnauthorizedError } from '#domain/errors';
 import { MemoryApiKeyStore } from '#test-support/memory-stores';
 
-async function storeWithKey(overrides: { rateLimit?: number; revokedAt?: string } = {}, mode: 'live' | 'test' = 'live') {
+async function storeWithKey(overrides: Partial<ApiKeyRecord> = {}, mode: 'live' | 'test' = 'live') {
   const store = new MemoryApiKeyStore();
   const apiKey = generateApiKey(mode);
   const keyHash = hashApiKey(apiKey);
@@ -14,7 +14,7 @@ async function storeWithKey(overrides: { rateLimit?: number; revokedAt?: string 
     mode,
     createdAt: '2026-01-01T00:00:00.000Z',
     ...overrides,
-  });
+  }, 50);
   return { store, apiKey };
 }
 
@@ -27,6 +27,7 @@ describe('authenticate', () => {
       mode: 'live',
       keyId: keyIdFromHash(hashApiKey(apiKey)),
       rateLimit: 60,
+      scopes: ['generate', 'read', 'webhooks'],
     });
   });
 
@@ -39,7 +40,25 @@ describe('authenticate', () => {
       mode: 'test',
       keyId: keyIdFromHash(hashApiKey(apiKey)),
       rateLimit: 60,
+      scopes: ['generate', 'read', 'webhooks'],
     });
+  });
+
+  it("carries the key's scopes and monthly spend limit", async () => {
+    const { store, apiKey } = await storeWithKey({ scopes: ['read'], monthlySpendLimit: 20 });
+    await expect(authenticate(store, `Bearer ${apiKey}`, 60)).resolves.toMatchObject({ scopes: ['read'], monthlySpendLimit: 20 });
+  });
+
+  it('refuses an expired key as expired, and takes it until the instant it expires', async () => {
+    const { store, apiKey } = await storeWithKey({ expiresAt: '2027-01-01T00:00:00.000Z' });
+    await expect(authenticate(store, `Bearer ${apiKey}`, 60, new Date('2026-12-31T23:59:59.999Z'))).resolves.toMatchObject({ kind: 'apiKey' });
+    await expect(authenticate(store, `Bearer ${apiKey}`, 60, new Date('2027-01-01T00:00:00.000Z'))).rejects.toBeInstanceOf(KeyExpiredError);
+  });
+
+  it('refuses a revoked key that has also expired as revoked (nothing said about expiry)', async () => {
+    const { store, apiKey } = await storeWithKey({ expiresAt: '2020-01-01T00:00:00.000Z', revokedAt: '2020-01-01T00:00:00.000Z' });
+    const error = await authenticate(store, `Bearer ${apiKey}`, 60).catch((caught: unknown) => caught);
+    expect([error instanceof UnauthorizedError, error instanceof KeyExpiredError]).toEqual([true, false]);
   });
 
   it("uses the key's own rate limit when it has one", async () => {

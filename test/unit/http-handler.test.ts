@@ -1,18 +1,21 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { lambdaContext } from '#bin/lambda-context.cjs';
-import type { Principal } from '#domain/principal';
+import type { ApiKeyPrincipal, Principal } from '#domain/principal';
 import type { RateDecision, RateLimiter } from '#domain/rate-limit';
 import { httpHandler } from '#http/http-handler';
 import { authorizerContext } from '#http/principal';
 
-const principal = { kind: 'apiKey', accountId: 'acc_1', mode: 'live', keyId: 'key_a', rateLimit: 7 } as const;
-const event = {
-  httpMethod: 'GET',
-  path: '/api/v1/credits',
-  headers: {},
-  body: null,
-  requestContext: { requestId: 'req_1', authorizer: { principalId: 'acc_1', ...authorizerContext(principal) } },
-} as unknown as APIGatewayProxyEvent;
+const principal: ApiKeyPrincipal = { kind: 'apiKey', accountId: 'acc_1', mode: 'live', keyId: 'key_a', rateLimit: 7, scopes: ['read', 'webhooks'] };
+const eventOf = (caller: ApiKeyPrincipal): APIGatewayProxyEvent =>
+  ({
+    httpMethod: 'GET',
+    path: '/api/v1/credits',
+    headers: {},
+    body: null,
+    requestContext: { requestId: 'req_1', authorizer: { principalId: 'acc_1', ...authorizerContext(caller) } },
+  }) as unknown as APIGatewayProxyEvent;
+const event = eventOf(principal);
+const READ = { scope: 'read' } as const;
 
 /** A limiter that records whom it was asked about and answers `decision`. */
 function limiter(decision: RateDecision): RateLimiter & { asked: Principal[] } {
@@ -24,7 +27,7 @@ describe('httpHandler with an injected rate limiter', () => {
   it('asks it about the principal from the authorizer context, then runs the logic with the same principal', async () => {
     const injected = limiter({ allowed: true, limit: 7, remaining: 6, resetAt: 1795284300 });
     const seen: Principal[] = [];
-    const handler = httpHandler(async (input) => (seen.push(input.principal), { ok: true }), { rateLimiter: injected });
+    const handler = httpHandler(async (input) => (seen.push(input.principal), { ok: true }), { rateLimiter: injected, access: READ });
     const response = (await handler(event, lambdaContext('test', { requestId: 'req_1' }))) as APIGatewayProxyResult;
     expect(response.statusCode).toBe(200);
     expect(injected.asked).toEqual([principal]);
@@ -35,10 +38,42 @@ describe('httpHandler with an injected rate limiter', () => {
   it('answers 429 with Retry-After when it refuses, without running the logic', async () => {
     const injected = limiter({ allowed: false, limit: 7, remaining: 0, resetAt: 1795284300, retryAfter: 12 });
     let ran = false;
-    const handler = httpHandler(async () => ((ran = true), {}), { rateLimiter: injected });
+    const handler = httpHandler(async () => ((ran = true), {}), { rateLimiter: injected, access: READ });
     const response = (await handler(event, lambdaContext('test', { requestId: 'req_1' }))) as APIGatewayProxyResult;
     expect([response.statusCode, response.headers?.['Retry-After'], ran]).toEqual([429, '12', false]);
     expect(JSON.parse(response.body)).toMatchObject({ data: null, error: { code: 'rate_limit_exceeded' } });
+  });
+
+  it('answers 403 forbidden naming the scope when the key lacks it, after counting the request, without running the logic', async () => {
+    const injected = limiter({ allowed: true, limit: 7, remaining: 6, resetAt: 1795284300 });
+    let ran = false;
+    const handler = httpHandler(async () => ((ran = true), {}), { rateLimiter: injected, access: { scope: 'generate' } });
+    const response = (await handler(event, lambdaContext('test', { requestId: 'req_1' }))) as APIGatewayProxyResult;
+    expect([response.statusCode, ran, injected.asked.length]).toEqual([403, false, 1]);
+    expect(response.headers).toMatchObject({ 'X-RateLimit-Remaining': '6' });
+    expect(JSON.parse(response.body)).toEqual({
+      data: null,
+      error: { code: 'forbidden', message: 'This API key does not have the "generate" scope this endpoint needs.' },
+    });
+  });
+
+  it('answers 403 forbidden to an API key on an endpoint for account holders only', async () => {
+    const injected = limiter({ allowed: true, limit: 7, remaining: 6, resetAt: 1795284300 });
+    const handler = httpHandler(async () => ({}), { rateLimiter: injected, access: { sessionOnly: true } });
+    const response = (await handler(event, lambdaContext('test', { requestId: 'req_1' }))) as APIGatewayProxyResult;
+    expect(response.statusCode).toBe(403);
+    expect(JSON.parse(response.body).error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('signed-in account holders') });
+  });
+
+  it('reads the scopes from the authorizer context: a key with no scopes may call nothing, an old context (no scopes) every scope', async () => {
+    const injected = limiter({ allowed: true, limit: 7, remaining: 6, resetAt: 1795284300 });
+    const handler = httpHandler(async () => ({}), { rateLimiter: injected, access: READ });
+    const none = (await handler(eventOf({ ...principal, scopes: [] }), lambdaContext('test', { requestId: 'req_1' }))) as APIGatewayProxyResult;
+    expect(none.statusCode).toBe(403);
+    const old = eventOf(principal);
+    delete (old.requestContext.authorizer as Record<string, unknown>).scopes;
+    const cached = (await handler(old, lambdaContext('test', { requestId: 'req_1' }))) as APIGatewayProxyResult;
+    expect(cached.statusCode).toBe(200);
   });
 });
 
@@ -51,14 +86,14 @@ describe('httpHandler with sessions', () => {
   it("acts on the test scope when Vidgen-Mode says test, and the authorizer's context names no mode", async () => {
     expect(authorizerContext(session)).not.toHaveProperty('mode');
     const seen: Principal[] = [];
-    const handler = httpHandler(async (input) => (seen.push(input.principal), {}), { rateLimiter: allow() });
+    const handler = httpHandler(async (input) => (seen.push(input.principal), {}), { rateLimiter: allow(), access: { scope: 'read' } });
     await handler(sessionEvent({ 'vidgen-mode': 'test' }), lambdaContext('test', { requestId: 'req_2' }));
     await handler(sessionEvent(), lambdaContext('test', { requestId: 'req_2' }));
     expect(seen).toEqual([{ ...session, accountId: 'acc_1_test', mode: 'test' }, session]);
   });
 
   it('a session-only handler refuses an API key with 403 forbidden and runs for a session', async () => {
-    const handler = httpHandler(async () => ({ ok: true }), { rateLimiter: allow(), sessionOnly: true });
+    const handler = httpHandler(async () => ({ ok: true }), { rateLimiter: allow(), access: { sessionOnly: true } });
     const keyed = (await handler(event, lambdaContext('test', { requestId: 'req_1' }))) as APIGatewayProxyResult;
     expect(keyed.statusCode).toBe(403);
     expect(JSON.parse(keyed.body)).toMatchObject({ data: null, error: { code: 'forbidden' } });

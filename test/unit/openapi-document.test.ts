@@ -76,7 +76,7 @@ describe('OpenAPI document: structure', () => {
     const codes: Record<string, string[]> = {
       400: ['validation_error'],
       401: ['unauthorized'],
-      403: ['insufficient_credits', 'paid_access_required', 'forbidden'],
+      403: ['insufficient_credits', 'paid_access_required', 'spend_limit_exceeded', 'forbidden'],
       404: ['not_found'],
       409: ['idempotency_conflict', 'task_not_cancelable'],
       413: ['payload_too_large'],
@@ -97,7 +97,8 @@ describe('OpenAPI document: structure', () => {
     expect([...documentedCodes].sort()).toEqual([...ERROR_CODES].sort());
     expect(Object.keys(doc.paths['/generate'].post.responses)).toEqual(['200', '400', '401', '403', '409', '413', '429', '500', '502']);
     expect(Object.keys(doc.paths['/generate-image'].post.responses)).toEqual(['200', '400', '401', '403', '409', '413', '429', '500', '502']);
-    expect(Object.keys(doc.paths['/videos/{video_id}'].get.responses)).toEqual(['200', '401', '404', '429', '500']);
+    // Every route a key may call answers 403 `forbidden` to a key without its scope.
+    expect(Object.keys(doc.paths['/videos/{video_id}'].get.responses)).toEqual(['200', '401', '403', '404', '429', '500']);
   });
 
   it('takes the Idempotency-Key header on the two generate endpoints only', () => {

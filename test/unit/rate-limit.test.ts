@@ -45,7 +45,7 @@ describe('consumeRequest', () => {
 
 describe('principalRateLimiter', () => {
   const now = at('2026-11-21T17:00:30.000Z');
-  const key = (keyId: string, rateLimit: number): ApiKeyPrincipal => ({ kind: 'apiKey', accountId: 'acc_1', mode: 'live', keyId, rateLimit });
+  const key = (keyId: string, rateLimit: number): ApiKeyPrincipal => ({ kind: 'apiKey', accountId: 'acc_1', mode: 'live', keyId, rateLimit, scopes: ['read'] });
   const allowed = async (consume: () => Promise<{ allowed: boolean }>, times: number) => {
     const answers = [];
     for (let i = 0; i < times; i += 1) answers.push((await consume()).allowed);
@@ -68,5 +68,28 @@ describe('principalRateLimiter', () => {
     // a holder's two modes do (one person, one limit).
     expect(await allowed(() => limiter.consume(session), 1)).toEqual([true]);
     expect(await allowed(() => limiter.consume(testMode), 2)).toEqual([true, false]);
+  });
+
+  it("notes an API key's use once per window (last_used_at at most a minute stale), never a session's", async () => {
+    const uses: [string, string][] = [];
+    let clock = now;
+    const limiter = principalRateLimiter(new MemoryRateCounter(), () => clock, { recordUse: async (keyId, at) => void uses.push([keyId, at]) });
+    for (let i = 0; i < 5; i += 1) await limiter.consume(key('key_a', 60));
+    await limiter.consume({ kind: 'session', accountId: 'acc_1', mode: 'live', holderId: 'u1', email: 'u1@example.com', rateLimit: 60 });
+    clock = now + MINUTE;
+    await limiter.consume(key('key_a', 60));
+    expect(uses).toEqual([
+      ['key_a', new Date(now).toISOString()],
+      ['key_a', new Date(now + MINUTE).toISOString()],
+    ]);
+  });
+
+  it('answers the request even when noting the use fails', async () => {
+    const limiter = principalRateLimiter(new MemoryRateCounter(), () => now, {
+      recordUse: async () => {
+        throw new Error('table unavailable');
+      },
+    });
+    await expect(limiter.consume(key('key_a', 60))).resolves.toMatchObject({ allowed: true, remaining: 59 });
   });
 });

@@ -452,6 +452,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your API keys
+         * @description Every API key of the account (live and test), newest first, revoked keys included, with what each has spent this month and when it was last used (at most a minute stale). The keys themselves are never shown again: `prefix` tells them apart.
+         */
+        get: operations["listKeys"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description Makes a key with a name, a mode (default `live`), scopes (default all: `generate` starts, uploads and cancels; `read` every GET and quotes; `webhooks` every /webhooks endpoint), an optional expiry (at most a year ahead) and an optional monthly spend limit: the credits charged through the key in a calendar month (UTC), less refunds, never pass it; a start that would is refused with 403 `spend_limit_exceeded`. The key itself (`api_key`) is in this answer only. At most 50 keys that are not revoked per account. Changes to a key (and its revocation or expiry) reach requests within the authorizer's cache time (60 seconds by default).
+         */
+        post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description Revokes the key: requests with it are refused with 401 within the authorizer's cache time (60 seconds by default). Revoking a revoked key answers the same (its first `revoked_at`).
+         */
+        delete: operations["revokeKey"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an API key
+         * @description Renames a key, replaces its scopes or sets its monthly spend limit (`null` removes it). Fields left out keep their value.
+         */
+        patch: operations["updateKey"];
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -463,7 +511,7 @@ export interface paths {
         put?: never;
         /**
          * Model Context Protocol (for AI agents)
-         * @description The Model Context Protocol over Streamable HTTP, stateless (no session): point an MCP client at this URL with your key as `Authorization: Bearer`. Tools: `generate_video`, `generate_image`, `get_task`, `wait_for_task` (returns at its timeout, at most 25 s here: call it again), `cancel_task`, `list_tasks`, `upload_image`, `get_credits`, `list_models`, `quote`; their inputs are the endpoints' parameters. Each request counts in your rate limit; an API error is a tool result with `isError: true` whose text starts with the error code. Answers are JSON-RPC (JSON, or an SSE stream when the request asked for progress), not the envelope; errors before MCP (401, 429) are the envelope.
+         * @description The Model Context Protocol over Streamable HTTP, stateless (no session): point an MCP client at this URL with your key as `Authorization: Bearer`. Tools: `generate_video`, `generate_image`, `get_task`, `wait_for_task` (returns at its timeout, at most 25 s here: call it again), `cancel_task`, `list_tasks`, `upload_image`, `get_credits`, `list_models`, `quote`; their inputs are the endpoints' parameters. The key needs the `read` scope to connect, and each tool the scope of the endpoint it mirrors (`generate` for `generate_*`, `cancel_task`, `upload_image`); each request counts in your rate limit; an API error is a tool result with `isError: true` whose text starts with the error code. Answers are JSON-RPC (JSON, or an SSE stream when the request asked for progress), not the envelope; errors before MCP (401, 429) are the envelope.
          */
         post: operations["mcp"];
         delete?: never;
@@ -486,6 +534,86 @@ export interface paths {
          * @description Where the generation provider reports a job's progress and end; you never call it. No API key: the URL carries a token that binds it to its task, and the request must carry the provider's Standard Webhooks signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with a timestamp within 5 minutes. A token that is not the task's, a forged or a stale callback: 401; an unreadable one: 400; an unknown task: 404. Each changes nothing. A message already received (same `webhook-id`) is answered 200 `duplicate` and changes nothing.
          */
         post: operations["receiveProviderCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the packs, the plan and your subscription
+         * @description The credit packs for sale and the subscription plan (amounts in the currency's minor unit), with the account's subscription status and paid access. Session only (the console's signed-in holder): an API key gets 403 `forbidden`.
+         */
+        get: operations["getBilling"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buy a credit pack or subscribe
+         * @description A Stripe Checkout page for a pack (`{ "pack_id": … }`, one payment) or the plan (`{ "plan": true }`, a subscription); send the holder to `url`. The credits, the subscription and paid access arrive with Stripe's events, once paid. Live mode only. Session only (the console's signed-in holder): an API key gets 403 `forbidden`.
+         */
+        post: operations["createCheckout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing/portal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Manage the subscription
+         * @description The Stripe customer portal for the account (change the card, cancel the subscription, see invoices); send the holder to `url`. Session only (the console's signed-in holder): an API key gets 403 `forbidden`.
+         */
+        post: operations["createBillingPortal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing/test-credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add test credits
+         * @description Adds 1000 credits to the test balance (a `grant` in its transactions). Test mode only (`Vidgen-Mode: test`): live credits are bought. Session only (the console's signed-in holder): an API key gets 403 `forbidden`.
+         */
+        post: operations["addTestCredits"];
         delete?: never;
         options?: never;
         head?: never;
@@ -687,13 +815,13 @@ export interface components {
                 code: "unauthorized";
             };
         };
-        /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `insufficient_credits` or `paid_access_required` or `forbidden`. */
+        /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `insufficient_credits` or `paid_access_required` or `spend_limit_exceeded` or `forbidden`. */
         Error403: {
             data: null;
             error: {
                 message: string;
                 /** @enum {string} */
-                code: "insufficient_credits" | "paid_access_required" | "forbidden";
+                code: "insufficient_credits" | "paid_access_required" | "spend_limit_exceeded" | "forbidden";
             };
         };
         /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `idempotency_conflict` or `task_not_cancelable`. */
@@ -1381,6 +1509,143 @@ export interface components {
             status: "pending";
         };
         /** @description Success: `data` is the result, `error` is null. */
+        ApiKeyListResponse: {
+            data: components["schemas"]["ApiKeyList"];
+            error: null;
+        };
+        ApiKeyList: {
+            /** @description Newest first, revoked keys included. */
+            keys: components["schemas"]["ApiKey"][];
+        };
+        ApiKey: {
+            /**
+             * @description The key's id (`key_` + 24 hex characters); not a secret.
+             * @example key_3f9a1c0d2b7e4a6f8c1d0e2f
+             */
+            key_id: string;
+            /** @description What the key is for. Keys made before keys had names are called "API key". */
+            name: string;
+            /** @enum {string} */
+            mode: "live" | "test";
+            /**
+             * @description The first 12 characters of the key, to recognise it; null for keys made before it was kept.
+             * @example vg_live_7Hq2
+             */
+            prefix: string | null;
+            /** @description What the key may do. */
+            scopes: ("generate" | "read" | "webhooks")[];
+            /**
+             * Format: date-time
+             * @description When the key stops working; null: never.
+             */
+            expires_at: string | null;
+            /** @description Credits the key may charge per calendar month (UTC); null: no limit. */
+            monthly_spend_limit: number | null;
+            /** @description Credits charged through the key this calendar month (UTC), less their refunds. */
+            spent_this_month: number;
+            /**
+             * Format: date-time
+             * @description When the key was last used (at most a minute stale); null: never.
+             */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the key was made.
+             * @example 2026-11-21T17:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the key was revoked; null while it works.
+             */
+            revoked_at: string | null;
+        };
+        /** @description Success: `data` is the result, `error` is null. */
+        CreatedApiKeyResponse: {
+            data: components["schemas"]["CreatedApiKey"];
+            error: null;
+        };
+        CreatedApiKey: {
+            /**
+             * @description The key's id (`key_` + 24 hex characters); not a secret.
+             * @example key_3f9a1c0d2b7e4a6f8c1d0e2f
+             */
+            key_id: string;
+            /** @description What the key is for. Keys made before keys had names are called "API key". */
+            name: string;
+            /** @enum {string} */
+            mode: "live" | "test";
+            /**
+             * @description The first 12 characters of the key, to recognise it; null for keys made before it was kept.
+             * @example vg_live_7Hq2
+             */
+            prefix: string | null;
+            /** @description What the key may do. */
+            scopes: ("generate" | "read" | "webhooks")[];
+            /**
+             * Format: date-time
+             * @description When the key stops working; null: never.
+             */
+            expires_at: string | null;
+            /** @description Credits the key may charge per calendar month (UTC); null: no limit. */
+            monthly_spend_limit: number | null;
+            /** @description Credits charged through the key this calendar month (UTC), less their refunds. */
+            spent_this_month: number;
+            /**
+             * Format: date-time
+             * @description When the key was last used (at most a minute stale); null: never.
+             */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the key was made.
+             * @example 2026-11-21T17:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the key was revoked; null while it works.
+             */
+            revoked_at: string | null;
+            /**
+             * @description The key itself. Shown only in this answer: store it now.
+             * @example vg_live_7Hq2…
+             */
+            api_key: string;
+        };
+        CreateKeyRequest: {
+            /**
+             * @description What the key is for (1 to 64 characters, no control characters).
+             * @example CI pipeline
+             */
+            name: string;
+            /**
+             * @description `live` (default) or `test`.
+             * @enum {string}
+             */
+            mode?: "live" | "test";
+            /** @description What the key may do; default all: `generate`, `read`, `webhooks`. */
+            scopes?: ("generate" | "read" | "webhooks")[];
+            /**
+             * Format: date-time
+             * @description When the key stops working: a future instant at most 365 days ahead. Default: never.
+             */
+            expires_at?: string;
+            /** @description Credits the key may charge per calendar month (UTC). Default: no limit. */
+            monthly_spend_limit?: number;
+        };
+        /** @description Success: `data` is the result, `error` is null. */
+        ApiKeyResponse: {
+            data: components["schemas"]["ApiKey"];
+            error: null;
+        };
+        UpdateKeyRequest: {
+            name?: string;
+            scopes?: ("generate" | "read" | "webhooks")[];
+            /** @description A new limit, or null to remove it. */
+            monthly_spend_limit?: number | null;
+        };
+        /** @description Success: `data` is the result, `error` is null. */
         ProviderCallbackResponse: {
             data: components["schemas"]["ProviderCallbackAnswer"];
             error: null;
@@ -1393,6 +1658,57 @@ export interface components {
              * @enum {string}
              */
             result: "applied" | "adopted" | "orphaned" | "duplicate";
+        };
+        /** @description Success: `data` is the result, `error` is null. */
+        BillingResponse: {
+            data: components["schemas"]["Billing"];
+            error: null;
+        };
+        Billing: {
+            /** @description Credit packs for sale (live mode). */
+            packs: {
+                /** @example starter */
+                pack_id: string;
+                /** @description Credits the pack adds to the live balance. */
+                credits: number;
+                /** @description In the currency's minor unit (cents for usd). */
+                amount: number;
+                /**
+                 * @description ISO 4217, lower case.
+                 * @example usd
+                 */
+                currency: string;
+            }[];
+            /** @description The subscription plan (paid access and an active subscription while it is paid); null when none is offered. */
+            plan: {
+                /** @description In the currency's minor unit (cents for usd). */
+                amount: number;
+                /**
+                 * @description ISO 4217, lower case.
+                 * @example usd
+                 */
+                currency: string;
+                /** @enum {string} */
+                interval: "day" | "week" | "month" | "year";
+            } | null;
+            /** @enum {string} */
+            subscription_status: "none" | "active" | "past_due" | "canceled";
+            paid_access: boolean;
+        };
+        /** @description Success: `data` is the result, `error` is null. */
+        BillingRedirectResponse: {
+            data: components["schemas"]["BillingRedirect"];
+            error: null;
+        };
+        BillingRedirect: {
+            /** @description Send the holder here (Stripe Checkout or the customer portal; locally, the simulated pages). */
+            url: string;
+        };
+        /** @description Either `{ "pack_id": … }` or `{ "plan": true }`. */
+        CheckoutRequest: {
+            pack_id?: string;
+            /** @enum {boolean} */
+            plan?: true;
         };
         /** @description Success: `data` is the result, `error` is null. */
         StripeWebhookResponse: {
@@ -1510,7 +1826,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1529,7 +1845,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the caller may not use this endpoint. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1744,7 +2060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1761,6 +2077,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
@@ -1858,7 +2196,7 @@ export interface operations {
                     "application/json": components["schemas"]["VideoTaskResponse"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1875,6 +2213,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description No such id for this account (ids of other accounts are answered the same way). */
@@ -1997,7 +2357,7 @@ export interface operations {
                     "application/json": components["schemas"]["VideoTaskResponse"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2014,6 +2374,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description No such id for this account (ids of other accounts are answered the same way). */
@@ -2185,7 +2567,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2204,7 +2586,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the caller may not use this endpoint. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2418,7 +2800,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2435,6 +2817,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
@@ -2531,7 +2935,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImageTaskResponse"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2548,6 +2952,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description No such id for this account (ids of other accounts are answered the same way). */
@@ -2667,7 +3093,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImageTaskResponse"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2684,6 +3110,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description No such id for this account (ids of other accounts are answered the same way). */
@@ -2848,7 +3296,7 @@ export interface operations {
                     "application/json": components["schemas"]["ModelListResponse"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2865,6 +3313,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
@@ -2981,7 +3451,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2998,6 +3468,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description The request body is larger than the platform accepts; refused before the handler (no X-RateLimit-* headers). */
@@ -3122,7 +3614,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3139,6 +3631,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description The request body is larger than the platform accepts; refused before the handler (no X-RateLimit-* headers). */
@@ -3242,7 +3756,7 @@ export interface operations {
                     "application/json": components["schemas"]["DirectUploadResponse"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3259,6 +3773,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description The request body is larger than the platform accepts; refused before the handler (no X-RateLimit-* headers). */
@@ -3381,7 +3917,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3398,6 +3934,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description No file was received for this upload id (or it belongs to another account). */
@@ -3547,7 +4105,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3564,6 +4122,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
@@ -3642,7 +4222,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditsResponse"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3659,6 +4239,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
@@ -3794,7 +4396,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3811,6 +4413,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
@@ -3898,7 +4522,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookListResponse"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3915,6 +4539,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
@@ -4035,7 +4681,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4052,6 +4698,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description The request body is larger than the platform accepts; refused before the handler (no X-RateLimit-* headers). */
@@ -4150,7 +4818,7 @@ export interface operations {
                     "application/json": components["schemas"]["TestEventSentResponse"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4167,6 +4835,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description No such id for this account (ids of other accounts are answered the same way). */
@@ -4313,7 +5003,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4330,6 +5020,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description No such id for this account (ids of other accounts are answered the same way). */
@@ -4432,7 +5144,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedWebhookResponse"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4449,6 +5161,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description No such id for this account (ids of other accounts are answered the same way). */
@@ -4604,7 +5338,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4621,6 +5355,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
@@ -4703,7 +5459,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryRetriedResponse"];
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4720,6 +5476,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description No such endpoint, or no such event for it, in this account and mode. */
@@ -4742,6 +5520,680 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    listKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "keys": [
+                     *           {
+                     *             "key_id": "key_3f9a1c0d2b7e4a6f8c1d0e2f",
+                     *             "name": "CI pipeline",
+                     *             "mode": "live",
+                     *             "prefix": "vg_live_7Hq2",
+                     *             "scopes": [
+                     *               "generate",
+                     *               "read"
+                     *             ],
+                     *             "expires_at": null,
+                     *             "monthly_spend_limit": 500,
+                     *             "spent_this_month": 120,
+                     *             "last_used_at": "2026-11-21T17:04:00.000Z",
+                     *             "created_at": "2026-11-21T17:00:00.000Z",
+                     *             "revoked_at": null
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKeyListResponse"];
+                };
+            };
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description An API key called this: keys are managed from a signed-in session (the console). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This endpoint is for signed-in account holders (a console session), not API keys.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    createKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are ignored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "CI pipeline",
+                 *       "scopes": [
+                 *         "generate",
+                 *         "read"
+                 *       ],
+                 *       "monthly_spend_limit": 500
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The key, with the key itself. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "key_id": "key_3f9a1c0d2b7e4a6f8c1d0e2f",
+                     *         "name": "CI pipeline",
+                     *         "mode": "live",
+                     *         "prefix": "vg_live_7Hq2",
+                     *         "scopes": [
+                     *           "generate",
+                     *           "read"
+                     *         ],
+                     *         "expires_at": null,
+                     *         "monthly_spend_limit": 500,
+                     *         "spent_this_month": 0,
+                     *         "last_used_at": null,
+                     *         "created_at": "2026-11-21T17:00:00.000Z",
+                     *         "revoked_at": null,
+                     *         "api_key": "vg_live_7Hq2…"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedApiKeyResponse"];
+                };
+            };
+            /** @description A field is invalid (the message names it), or the account already has 50 keys that are not revoked. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "monthly_spend_limit: must be a whole number of credits, at least 1",
+                     *         "code": "validation_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description An API key called this: keys are managed from a signed-in session (the console). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This endpoint is for signed-in account holders (a console session), not API keys.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description The request body is larger than the platform accepts; refused before the handler (no X-RateLimit-* headers). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The request body is larger than the 10 MiB the API accepts. Upload an image with POST /api/v1/uploads: it answers a form that sends the file straight to storage (up to 10 MiB).",
+                     *         "code": "payload_too_large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    revokeKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `key_id` from `GET /keys` or `POST /keys`. */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key, revoked. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "key_id": "key_3f9a1c0d2b7e4a6f8c1d0e2f",
+                     *         "name": "CI pipeline",
+                     *         "mode": "live",
+                     *         "prefix": "vg_live_7Hq2",
+                     *         "scopes": [
+                     *           "generate",
+                     *           "read"
+                     *         ],
+                     *         "expires_at": null,
+                     *         "monthly_spend_limit": 500,
+                     *         "spent_this_month": 120,
+                     *         "last_used_at": "2026-11-21T17:04:00.000Z",
+                     *         "created_at": "2026-11-21T17:00:00.000Z",
+                     *         "revoked_at": "2026-11-22T09:30:00.000Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKeyResponse"];
+                };
+            };
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description An API key called this: keys are managed from a signed-in session (the console). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This endpoint is for signed-in account holders (a console session), not API keys.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description No such id for this account (ids of other accounts are answered the same way). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "No API key with id \"key_3f9a1c0d2b7e4a6f8c1d0e2f\".",
+                     *         "code": "not_found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    updateKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `key_id` from `GET /keys` or `POST /keys`. */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Unknown fields are ignored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "monthly_spend_limit": 1000
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The key as changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "key_id": "key_3f9a1c0d2b7e4a6f8c1d0e2f",
+                     *         "name": "CI pipeline",
+                     *         "mode": "live",
+                     *         "prefix": "vg_live_7Hq2",
+                     *         "scopes": [
+                     *           "generate",
+                     *           "read"
+                     *         ],
+                     *         "expires_at": null,
+                     *         "monthly_spend_limit": 1000,
+                     *         "spent_this_month": 120,
+                     *         "last_used_at": "2026-11-21T17:04:00.000Z",
+                     *         "created_at": "2026-11-21T17:00:00.000Z",
+                     *         "revoked_at": null
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKeyResponse"];
+                };
+            };
+            /** @description A parameter is missing or invalid; the message names each field and the allowed values. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "duration: must be at most 12 seconds",
+                     *         "code": "validation_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description An API key called this: keys are managed from a signed-in session (the console). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This endpoint is for signed-in account holders (a console session), not API keys.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description No such id for this account (ids of other accounts are answered the same way). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "No API key with id \"key_3f9a1c0d2b7e4a6f8c1d0e2f\".",
+                     *         "code": "not_found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The request body is larger than the platform accepts; refused before the handler (no X-RateLimit-* headers). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The request body is larger than the 10 MiB the API accepts. Upload an image with POST /api/v1/uploads: it answers a form that sends the file straight to storage (up to 10 MiB).",
+                     *         "code": "payload_too_large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
@@ -4815,7 +6267,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description The API key is missing, invalid or revoked. Answered before the rate limit: no X-RateLimit-* headers. */
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4832,6 +6284,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
@@ -4971,6 +6445,579 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    getBilling: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What can be bought and where the account stands. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "packs": [
+                     *           {
+                     *             "pack_id": "starter",
+                     *             "credits": 500,
+                     *             "amount": 500,
+                     *             "currency": "usd"
+                     *           }
+                     *         ],
+                     *         "plan": {
+                     *           "amount": 2000,
+                     *           "currency": "usd",
+                     *           "interval": "month"
+                     *         },
+                     *         "subscription_status": "none",
+                     *         "paid_access": false
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BillingResponse"];
+                };
+            };
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    createCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "pack_id": "starter"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CheckoutRequest"];
+            };
+        };
+        responses: {
+            /** @description Where to pay. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "url": "https://checkout.stripe.com/c/pay/cs_live_a1B2c3"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BillingRedirectResponse"];
+                };
+            };
+            /** @description An unknown `pack_id`, neither or both of `pack_id` and `plan`, a subscription already held, or a request in test mode. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "pack_id: no pack \"huge\" (packs: \"starter\", \"pro\").",
+                     *         "code": "validation_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Stripe did not answer or refused; nothing was charged. */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Stripe did not answer in time or failed; nothing was charged. Try again.",
+                     *         "code": "upstream_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error502"];
+                };
+            };
+        };
+    };
+    createBillingPortal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The portal. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "url": "https://billing.stripe.com/p/session/live_a1B2c3"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BillingRedirectResponse"];
+                };
+            };
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The generation provider refused or failed the submission. The task ended `failed` and its credits were refunded. */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The generation provider did not accept the request. Your credits were refunded; please retry.",
+                     *         "code": "upstream_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error502"];
+                };
+            };
+        };
+    };
+    addTestCredits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test balance after the grant. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "credits": 2000,
+                     *         "paid_access": false,
+                     *         "subscription_status": "none"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreditsResponse"];
+                };
+            };
+            /** @description Not in test mode. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Test credits are for test mode: send Vidgen-Mode: test.",
+                     *         "code": "validation_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
             /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */

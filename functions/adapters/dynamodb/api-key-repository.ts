@@ -1,10 +1,10 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ApiKeyRecord } from '#domain/api-key';
+import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ApiKeyRecord, KeyScope } from '#domain/api-key';
 import { NotFoundError } from '#domain/errors';
 import type { KeyMode } from '#domain/mode';
-import type { ApiKeyStore } from '#domain/ports';
-import { isConditionFailure, type Db } from './dynamo-client';
-import { accountPartition, apiKeyByAccount, apiKeyKey, API_KEY_GSI1_PREFIX } from './keys';
+import type { ApiKeyChanges, ApiKeyStore } from '#domain/ports';
+import { cancellationReasons, isConditionFailure, type Db } from './dynamo-client';
+import { accountPartition, apiKeyByAccount, apiKeyCountKey, apiKeyKey, API_KEY_GSI1_PREFIX, keySpendKey } from './keys';
 import { TABLE_DEFINITION } from './table-definition';
 
 type ApiKeyItem = ReturnType<typeof apiKeyKey> &
@@ -16,6 +16,15 @@ type ApiKeyItem = ReturnType<typeof apiKeyKey> &
     /** Absent on keys written before test mode existed: live. */
     mode?: KeyMode;
     rate_limit?: number;
+    name?: string;
+    scopes?: KeyScope[];
+    /** Not `expires_at`: that is the table's TTL attribute, and an expired key stays listed. */
+    key_expires_at?: string;
+    monthly_spend_limit?: number;
+    prefix?: string;
+    last_used_at?: string;
+    /** True when the key holds a place in its account's count (keys made before the count did not). */
+    counted?: boolean;
     revoked_at?: string;
     created_at: string;
   };
@@ -30,6 +39,13 @@ function toApiKeyItem(record: ApiKeyRecord): ApiKeyItem {
     account_id: record.accountId,
     mode: record.mode,
     rate_limit: record.rateLimit,
+    name: record.name,
+    scopes: record.scopes,
+    key_expires_at: record.expiresAt,
+    monthly_spend_limit: record.monthlySpendLimit,
+    prefix: record.prefix,
+    last_used_at: record.lastUsedAt,
+    counted: true,
     revoked_at: record.revokedAt,
     created_at: record.createdAt,
   };
@@ -44,21 +60,60 @@ function fromApiKeyItem(item: Record<string, unknown>): ApiKeyRecord {
     mode: row.mode ?? 'live',
     createdAt: row.created_at,
     ...(row.rate_limit !== undefined && { rateLimit: row.rate_limit }),
+    ...(row.name !== undefined && { name: row.name }),
+    ...(row.scopes !== undefined && { scopes: row.scopes }),
+    ...(row.key_expires_at !== undefined && { expiresAt: row.key_expires_at }),
+    ...(row.monthly_spend_limit !== undefined && { monthlySpendLimit: row.monthly_spend_limit }),
+    ...(row.prefix !== undefined && { prefix: row.prefix }),
+    ...(row.last_used_at !== undefined && { lastUsedAt: row.last_used_at }),
     ...(row.revoked_at !== undefined && { revokedAt: row.revoked_at }),
   };
 }
 
+/** BatchGetItem takes at most 100 keys a call. */
+const BATCH_GET_MAX = 100;
+
 export class DynamoApiKeyStore implements ApiKeyStore {
   constructor(private readonly db: Db) {}
 
-  async create(record: ApiKeyRecord): Promise<void> {
-    await this.db.doc.send(
-      new PutCommand({
-        TableName: this.db.tableName,
-        Item: toApiKeyItem(record),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+  async create(record: ApiKeyRecord, maxActive: number): Promise<boolean> {
+    // Racing creates of one account meet on its count: a transaction that met another is tried again.
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.createOnce(record, maxActive);
+      } catch (error) {
+        if (!cancellationReasons(error).includes('TransactionConflict') || attempt >= 5) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
+      }
+    }
+  }
+
+  private async createOnce(record: ApiKeyRecord, maxActive: number): Promise<boolean> {
+    try {
+      await this.db.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              // The count and the limit in one conditional write: racing creates cannot pass it.
+              Update: {
+                TableName: this.db.tableName,
+                Key: apiKeyCountKey(record.accountId),
+                UpdateExpression: 'ADD active_keys :one',
+                ConditionExpression: 'attribute_not_exists(active_keys) OR active_keys < :max',
+                ExpressionAttributeValues: { ':one': 1, ':max': maxActive },
+              },
+            },
+            { Put: { TableName: this.db.tableName, Item: toApiKeyItem(record), ConditionExpression: 'attribute_not_exists(pk)' } },
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (reasons[0] === 'ConditionalCheckFailed') return false;
+      if (reasons[1] === 'ConditionalCheckFailed') throw new Error(`API key ${record.keyId} already exists.`, { cause: error });
+      throw error;
+    }
   }
 
   async get(keyId: string): Promise<ApiKeyRecord | undefined> {
@@ -89,23 +144,119 @@ export class DynamoApiKeyStore implements ApiKeyStore {
     return records;
   }
 
-  async revoke(keyId: string, now: string): Promise<ApiKeyRecord> {
+  async update(accountId: string, keyId: string, changes: ApiKeyChanges): Promise<ApiKeyRecord | undefined> {
+    const set: string[] = [];
+    const remove: string[] = [];
+    const values: Record<string, unknown> = { ':account': accountId };
+    if (changes.name !== undefined) {
+      set.push('#name = :name');
+      values[':name'] = changes.name;
+    }
+    if (changes.scopes !== undefined) {
+      set.push('scopes = :scopes');
+      values[':scopes'] = changes.scopes;
+    }
+    if (changes.monthlySpendLimit === null) remove.push('monthly_spend_limit');
+    else if (changes.monthlySpendLimit !== undefined) {
+      set.push('monthly_spend_limit = :limit');
+      values[':limit'] = changes.monthlySpendLimit;
+    }
+    if (set.length === 0 && remove.length === 0) {
+      const record = await this.get(keyId);
+      return record?.accountId === accountId ? record : undefined;
+    }
     try {
       const { Attributes } = await this.db.doc.send(
         new UpdateCommand({
           TableName: this.db.tableName,
           Key: apiKeyKey(keyId),
-          // Keeps the first revocation time when revoked twice.
-          UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':now': now },
+          UpdateExpression: [set.length > 0 ? `SET ${set.join(', ')}` : '', remove.length > 0 ? `REMOVE ${remove.join(', ')}` : ''].join(' ').trim(),
+          ConditionExpression: 'attribute_exists(pk) AND account_id = :account',
+          ...(changes.name !== undefined && { ExpressionAttributeNames: { '#name': 'name' } }),
+          ExpressionAttributeValues: values,
           ReturnValues: 'ALL_NEW',
         }),
       );
       return fromApiKeyItem(Attributes ?? {});
     } catch (error) {
-      if (isConditionFailure(error)) throw new NotFoundError(`No API key ${keyId}.`);
+      if (isConditionFailure(error)) return undefined;
       throw error;
     }
+  }
+
+  async revoke(keyId: string, now: string, accountId?: string): Promise<ApiKeyRecord> {
+    const notFound = () => new NotFoundError(`No API key with id "${keyId}".`);
+    const { Item } = await this.db.doc.send(
+      new GetCommand({ TableName: this.db.tableName, Key: apiKeyKey(keyId), ConsistentRead: true }),
+    );
+    if (!Item || (accountId !== undefined && Item.account_id !== accountId)) throw notFound();
+    if (Item.revoked_at !== undefined) return fromApiKeyItem(Item);
+    const revoke = {
+      TableName: this.db.tableName,
+      Key: apiKeyKey(keyId),
+      UpdateExpression: 'SET revoked_at = :now',
+      // Only the first revoke writes (and frees the key's place in the count): a second keeps the first time.
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revoked_at)',
+      ExpressionAttributeValues: { ':now': now },
+    };
+    try {
+      if (Item.counted === true) {
+        await this.db.doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Update: revoke },
+              {
+                Update: {
+                  TableName: this.db.tableName,
+                  Key: apiKeyCountKey(String(Item.account_id)),
+                  UpdateExpression: 'ADD active_keys :minusOne',
+                  ExpressionAttributeValues: { ':minusOne': -1 },
+                },
+              },
+            ],
+          }),
+        );
+      } else {
+        await this.db.doc.send(new UpdateCommand(revoke));
+      }
+    } catch (error) {
+      // Revoked meanwhile by another request: answer with the time that one wrote.
+      if (!isConditionFailure(error) && cancellationReasons(error)[0] !== 'ConditionalCheckFailed') throw error;
+    }
+    const revoked = await this.get(keyId);
+    if (!revoked) throw notFound();
+    return revoked;
+  }
+
+  async recordUse(keyId: string, at: string): Promise<void> {
+    try {
+      await this.db.doc.send(
+        new UpdateCommand({
+          TableName: this.db.tableName,
+          Key: apiKeyKey(keyId),
+          UpdateExpression: 'SET last_used_at = :at',
+          // Never moves back (two functions may note the same minute out of order).
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(last_used_at) OR last_used_at < :at)',
+          ExpressionAttributeValues: { ':at': at },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  async spentInMonth(keyIds: readonly string[], month: string): Promise<Map<string, number>> {
+    const spent = new Map<string, number>();
+    for (let start = 0; start < keyIds.length; start += BATCH_GET_MAX) {
+      let keys: Record<string, unknown>[] | undefined = keyIds.slice(start, start + BATCH_GET_MAX).map((keyId) => ({ ...keySpendKey(keyId, month) }));
+      while (keys && keys.length > 0) {
+        const answer: BatchGetCommandOutput = await this.db.doc.send(
+          new BatchGetCommand({ RequestItems: { [this.db.tableName]: { Keys: keys, ProjectionExpression: 'key_id, spent' } } }),
+        );
+        for (const item of answer.Responses?.[this.db.tableName] ?? []) spent.set(String(item.key_id), Number(item.spent ?? 0));
+        keys = answer.UnprocessedKeys?.[this.db.tableName]?.Keys;
+      }
+    }
+    return spent;
   }
 }

@@ -39,6 +39,11 @@ export const API_KEY_GSI1_PREFIX = 'APIKEY#';
 
 /** An account holder (the identity provider's `sub`) and the account their sessions act on. */
 export const holderKey = (holderId: string): PrimaryKey => ({ pk: `HOLDER#${holderId}`, sk: 'HOLDER' });
+/** How many unrevoked keys an account has (apart from the account item, which every start writes). */
+export const apiKeyCountKey = (accountId: string): PrimaryKey => ({ pk: accountPartition(accountId), sk: 'APIKEYCOUNT' });
+
+/** Credits charged through a key in one UTC calendar month (`yyyy-mm`): a new month is a new item. */
+export const keySpendKey = (keyId: string, month: string): PrimaryKey => ({ pk: `KEYSPEND#${keyId}#${month}`, sk: 'KEYSPEND' });
 
 /** One counter item per key and one-minute window. */
 export const rateWindowKey = (keyId: string, windowId: number): PrimaryKey => ({

@@ -42,6 +42,8 @@ export function toTaskItem(task: Task): Record<string, unknown> {
     output_urls: task.outputUrls,
     thumbnail_url: task.thumbnailUrl,
     error: task.error,
+    key_spend_key_id: task.keySpend?.keyId,
+    key_spend_month: task.keySpend?.month,
     created_at: task.createdAt,
     updated_at: task.updatedAt,
     completed_at: task.completedAt,
@@ -83,6 +85,7 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
   const outputUrls = outputs('output_urls');
   const completedAt = optionalText('completed_at');
   const thumbnailUrl = optionalText('thumbnail_url');
+  const keySpendKeyId = optionalText('key_spend_key_id');
   const base = {
     taskId: text('task_id'),
     accountId: text('account_id'),
@@ -105,6 +108,7 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
     ...(outputUrls && { outputUrls }),
     ...(thumbnailUrl && { thumbnailUrl }),
     ...(item.error !== undefined && { error: taskError(item.error, problem) }),
+    ...(keySpendKeyId && { keySpend: { keyId: keySpendKeyId, month: text('key_spend_month') } }),
     createdAt: text('created_at'),
     updatedAt: text('updated_at'),
     ...(completedAt && { completedAt }),

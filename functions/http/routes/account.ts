@@ -14,6 +14,7 @@ export const ACCOUNT_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/account`,
     handler: 'get-account',
     callers: ['apiKey', 'session'],
+    scope: 'read',
     doc: {
       operationId: 'getAccount',
       summary: 'Get your account',
@@ -45,6 +46,7 @@ export const ACCOUNT_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/credits`,
     handler: 'get-credits',
     callers: 'apiKey',
+    scope: 'read',
     doc: {
       operationId: 'getCredits',
       summary: 'Get your credits and access',
@@ -63,6 +65,7 @@ export const ACCOUNT_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/credits/transactions`,
     handler: 'list-transactions',
     callers: 'apiKey',
+    scope: 'read',
     doc: {
       operationId: 'listCreditTransactions',
       summary: 'List your credit transactions',

@@ -14,6 +14,7 @@ export const CATALOGUE_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/models`,
     handler: 'list-models',
     callers: 'apiKey',
+    scope: 'read',
     doc: {
       operationId: 'listModels',
       summary: 'List the models',
@@ -30,6 +31,7 @@ export const CATALOGUE_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/quote`,
     handler: 'quote',
     callers: 'apiKey',
+    scope: 'read',
     doc: {
       operationId: 'quote',
       summary: 'Price a start',

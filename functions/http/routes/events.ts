@@ -22,6 +22,7 @@ export const EVENT_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/events`,
     handler: 'list-events',
     callers: 'apiKey',
+    scope: 'read',
     doc: {
       operationId: 'listEvents',
       summary: 'List task events',
@@ -47,6 +48,7 @@ export const EVENT_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/webhooks/{webhook_id}/deliveries/{event_id}/retry`,
     handler: 'retry-delivery',
     callers: 'apiKey',
+    scope: 'webhooks',
     doc: {
       operationId: 'retryWebhookDelivery',
       summary: 'Send an event to an endpoint again',

@@ -1,9 +1,10 @@
 import type { ApiRoute } from '../route';
 import { ACCOUNT_ROUTES } from './account';
-import { BILLING_WEBHOOK_ROUTES } from './billing';
+import { BILLING_ROUTES, BILLING_WEBHOOK_ROUTES } from './billing';
 import { CATALOGUE_ROUTES } from './catalogue';
 import { EVENT_ROUTES } from './events';
 import { IMAGE_ROUTES } from './images';
+import { KEY_ROUTES } from './keys';
 import { MCP_ROUTES } from './mcp';
 import { PROVIDER_CALLBACK_ROUTES } from './provider-callbacks';
 import { REFERENCE_ROUTES } from './reference';
@@ -30,8 +31,10 @@ export const ROUTES: readonly ApiRoute[] = [
   ...ACCOUNT_ROUTES,
   ...WEBHOOK_ROUTES,
   ...EVENT_ROUTES,
+  ...KEY_ROUTES,
   ...MCP_ROUTES,
   ...PROVIDER_CALLBACK_ROUTES,
+  ...BILLING_ROUTES,
   ...BILLING_WEBHOOK_ROUTES,
   ...REFERENCE_ROUTES,
 ];

@@ -58,6 +58,7 @@ export function taskRoutes<K extends TaskKind>(spec: TaskKindSpec<K>): ApiRoute[
       path: `${API_PREFIX}${spec.generate.path}`,
       handler: spec.generate.handler,
       callers: 'apiKey',
+      scope: 'generate',
       doc: {
         operationId: `generate${Kind}`,
         summary: `Start ${a} generation task`,
@@ -77,6 +78,7 @@ export function taskRoutes<K extends TaskKind>(spec: TaskKindSpec<K>): ApiRoute[
       path: `${API_PREFIX}/${plural}`,
       handler: `list-${plural}`,
       callers: 'apiKey',
+      scope: 'read',
       doc: {
         operationId: `list${Kind}s`,
         summary: `List your ${kind} tasks`,
@@ -97,6 +99,7 @@ export function taskRoutes<K extends TaskKind>(spec: TaskKindSpec<K>): ApiRoute[
       path: `${API_PREFIX}/${plural}/{${kind}_id}`,
       handler: `get-${kind}`,
       callers: 'apiKey',
+      scope: 'read',
       doc: {
         operationId: `get${Kind}`,
         summary: `Get ${a} task`,
@@ -114,6 +117,7 @@ export function taskRoutes<K extends TaskKind>(spec: TaskKindSpec<K>): ApiRoute[
       path: `${API_PREFIX}/${plural}/{${kind}_id}/cancel`,
       handler: `cancel-${kind}`,
       callers: 'apiKey',
+      scope: 'generate',
       doc: {
         operationId: `cancel${Kind}`,
         summary: `Cancel ${a} task`,

@@ -13,6 +13,7 @@ export const UPLOAD_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/upload`,
     handler: 'upload',
     callers: 'apiKey',
+    scope: 'generate',
     doc: {
       operationId: 'uploadImage',
       summary: 'Upload a reference image',
@@ -46,6 +47,7 @@ export const UPLOAD_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/uploads`,
     handler: 'create-upload',
     callers: 'apiKey',
+    scope: 'generate',
     doc: {
       operationId: 'createDirectUpload',
       summary: 'Start a direct upload (presigned form)',
@@ -74,6 +76,7 @@ export const UPLOAD_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/uploads/{upload_id}/complete`,
     handler: 'complete-upload',
     callers: 'apiKey',
+    scope: 'generate',
     doc: {
       operationId: 'completeDirectUpload',
       summary: 'Finish a direct upload',

@@ -20,6 +20,7 @@ export const WEBHOOK_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/webhooks`,
     handler: 'create-webhook',
     callers: 'apiKey',
+    scope: 'webhooks',
     doc: {
       operationId: 'createWebhook',
       summary: 'Add a webhook endpoint',
@@ -50,6 +51,7 @@ export const WEBHOOK_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/webhooks`,
     handler: 'list-webhooks',
     callers: 'apiKey',
+    scope: 'webhooks',
     doc: {
       operationId: 'listWebhooks',
       summary: 'List your webhook endpoints',
@@ -65,6 +67,7 @@ export const WEBHOOK_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/webhooks/{webhook_id}/test`,
     handler: 'test-webhook',
     callers: 'apiKey',
+    scope: 'webhooks',
     doc: {
       operationId: 'testWebhook',
       summary: 'Send a test event',
@@ -89,6 +92,7 @@ export const WEBHOOK_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/webhooks/{webhook_id}/deliveries`,
     handler: 'list-deliveries',
     callers: 'apiKey',
+    scope: 'webhooks',
     doc: {
       operationId: 'listWebhookDeliveries',
       summary: 'List an endpoint\'s deliveries',
@@ -112,6 +116,7 @@ export const WEBHOOK_ROUTES: ApiRoute[] = [
     path: `${API_PREFIX}/webhooks/{webhook_id}`,
     handler: 'delete-webhook',
     callers: 'apiKey',
+    scope: 'webhooks',
     doc: {
       operationId: 'deleteWebhook',
       summary: 'Delete a webhook endpoint',

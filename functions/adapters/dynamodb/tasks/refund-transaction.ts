@@ -3,7 +3,7 @@ import type { LedgerEntry } from '#domain/ledger';
 import type { Task, TaskError } from '#domain/task';
 import { balanceCredit, PENDING_STARTS } from '../account-repository';
 import { cancellationReasons, type Db } from '../dynamo-client';
-import { endedEntryValues, taskHistoryKey, taskKey } from '../keys';
+import { endedEntryValues, keySpendKey, taskHistoryKey, taskKey } from '../keys';
 import { PENDING_CHARGES, type LedgerSlot } from '../ledger-positions';
 import { ledgerEntryPut } from '../ledger-repository';
 
@@ -86,6 +86,19 @@ export async function writeFailedEnding(db: Db, ending: FailedEnding): Promise<v
         },
         { Put: ledgerEntryPut(db, refund, ending.refundPosition) },
         ...(start ? [{ Put: ledgerEntryPut(db, start.charge, start.chargePosition) }] : []),
+        // A task started through an API key gives its credits back to the month its charge counted in.
+        ...(task.keySpend
+          ? [
+              {
+                Update: {
+                  TableName: db.tableName,
+                  Key: keySpendKey(task.keySpend.keyId, task.keySpend.month),
+                  UpdateExpression: 'ADD spent :back',
+                  ExpressionAttributeValues: { ':back': -refund.amount },
+                },
+              },
+            ]
+          : []),
       ],
     }),
   );

@@ -1,12 +1,13 @@
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AccountBusyError } from '#domain/errors';
+import type { KeySpend } from '#domain/key-spend';
 import type { CreateTaskResult, IdempotencyClaim, NewTaskRequest } from '#domain/ports';
 import type { Task, TaskKind } from '#domain/task';
 import type { Telemetry } from '#domain/telemetry';
 import { PENDING_STARTS } from '../account-repository';
 import { cancellationReasons, isConditionFailure, type Db } from '../dynamo-client';
 import { DynamoIdempotencyStore, toIdempotencyItem } from '../idempotency-repository';
-import { accountKey, IDEMPOTENCY_SK, taskHistoryKey, taskKey } from '../keys';
+import { accountKey, IDEMPOTENCY_SK, keySpendKey, taskHistoryKey, taskKey } from '../keys';
 import { LEDGER_COUNT, PENDING_CHARGES } from '../ledger-positions';
 import { ledgerEntryPut } from '../ledger-repository';
 import { toTaskItem } from '../task-item';
@@ -20,11 +21,12 @@ const DISCARDED_DRAFT_TTL_SECONDS = 24 * 60 * 60;
 const EARLIER_REQUEST_WAIT_MS = 10_000;
 
 /**
- * Four writes, none of them a transaction on the account item, so concurrent starts of one
- * account never conflict (docs/data-model.md, "Starting a task"):
+ * Four writes (five through an API key: 1b), none of them a transaction on the account item, so
+ * concurrent starts of one account never conflict (docs/data-model.md, "Starting a task"):
  *   1. the draft task (no position yet) is put, in the in-flight index, with the
  *      Idempotency-Key claim if any: a start cut short after this is found and settled by
  *      the sweeper (start-repair.ts); a concurrent request with the same key stops here;
+ *   1b. through an API key: its month's spend takes the price, within its limit (reserveKeySpend);
  *   2. ONE update of the account takes the price (if the balance allows) and the next
  *      position, and notes the position under the task id (`pending_starts`): the record
  *      that this start was charged until its ledger entry exists;
@@ -43,9 +45,18 @@ export async function startTask(db: Db, telemetry: Telemetry, request: NewTaskRe
     // The earlier request released the key (its charge was refused): claim it ourselves.
   }
 
+  const claimPk = idempotency && (toIdempotencyItem(idempotency).pk as string);
+  if (request.keySpend) {
+    const reserved = await reserveKeySpend(db, request.keySpend, draft.taskId, price);
+    if (reserved.type === 'refused') {
+      await discardDraft(db, draft, claimPk);
+      return { type: 'spend_limit_exceeded', spent: reserved.spent };
+    }
+  }
   const taken = await takePosition(db, draft, price);
   if (taken.type === 'refused') {
-    await discardDraft(db, draft, idempotency && (toIdempotencyItem(idempotency).pk as string));
+    if (request.keySpend) await releaseKeySpend(db, request.keySpend, price);
+    await discardDraft(db, draft, claimPk);
     return { type: 'insufficient_credits', available: taken.available };
   }
   const task = { ...draft, seq: taken.seq } as Task;
@@ -122,6 +133,64 @@ async function earlierRequest(db: Db, claim: IdempotencyClaim, deadline: number)
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new AccountBusyError('An earlier request with this Idempotency-Key is still being processed. Retry in a second.');
+}
+
+/**
+ * Step 1b, for a start through an API key: its spend this month takes the price, within its
+ * limit if it has one. One conditional update of the key's month item, before the account is
+ * charged (the API checks the spend limit before the balance); given back if the charge is
+ * refused. A start cut short between the two leaves the reservation (the key's room shrinks by
+ * one price: the safe side of "never exceed"). The item names the last task it counted, so an
+ * SDK retry after a lost answer finds its reservation instead of counting it twice.
+ */
+async function reserveKeySpend(
+  db: Db,
+  spend: KeySpend,
+  taskId: string,
+  price: number,
+): Promise<{ type: 'reserved' } | { type: 'refused'; spent: number }> {
+  const notSameTask = '(attribute_not_exists(last_task) OR last_task <> :task)';
+  try {
+    await withConflictRetries(() =>
+      db.doc.send(
+        new UpdateCommand({
+          TableName: db.tableName,
+          Key: keySpendKey(spend.keyId, spend.month),
+          UpdateExpression: 'ADD spent :price SET key_id = :key, last_task = :task',
+          ConditionExpression:
+            spend.limit === undefined ? notSameTask : `(attribute_not_exists(spent) OR spent <= :most) AND ${notSameTask}`,
+          ExpressionAttributeValues: {
+            ':price': price,
+            ':key': spend.keyId,
+            ':task': taskId,
+            ...(spend.limit !== undefined && { ':most': spend.limit - price }),
+          },
+        }),
+      ),
+    );
+    return { type: 'reserved' };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const { Item } = await db.doc.send(
+      new GetCommand({ TableName: db.tableName, Key: keySpendKey(spend.keyId, spend.month), ConsistentRead: true }),
+    );
+    if (Item?.last_task === taskId) return { type: 'reserved' };
+    return { type: 'refused', spent: Number(Item?.spent ?? 0) };
+  }
+}
+
+/** The charge was refused after the spend was reserved: the key gets its room back. */
+async function releaseKeySpend(db: Db, spend: KeySpend, price: number): Promise<void> {
+  await withConflictRetries(() =>
+    db.doc.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: keySpendKey(spend.keyId, spend.month),
+        UpdateExpression: 'ADD spent :back',
+        ExpressionAttributeValues: { ':back': -price },
+      }),
+    ),
+  );
 }
 
 /** Step 2: price and position in one conditional update; nothing changes if the balance is too low. */

@@ -1,0 +1,13 @@
+import { keyManagement } from '#app-context/keys';
+import { rateLimiter } from '#app-context/rate-limiter';
+import { keyView, parseUpdateKey } from '#contract/keys';
+import { updateKey } from '#domain/key-management';
+import { httpHandler } from '#http/http-handler';
+import { pathParameter } from '#http/request';
+
+/** PATCH /api/v1/keys/{key_id}: rename a key, change its scopes or its monthly spend limit. */
+export const handler = httpHandler(
+  async ({ event, principal, body }) =>
+    keyView(await updateKey(keyManagement(), principal.accountId, pathParameter(event, 'key_id'), parseUpdateKey(body))),
+  { rateLimiter, jsonBody: true, access: { sessionOnly: true } },
+);

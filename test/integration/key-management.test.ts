@@ -1,0 +1,197 @@
+import { buildAppContext, type AppContext } from '#app-context';
+import { keyView, parseCreateKey, parseUpdateKey } from '#contract/keys';
+import { createAccount, createApiKey } from '#domain/account-admin';
+import { authenticate } from '#domain/authenticate';
+import { KeyExpiredError, NotFoundError, UnauthorizedError, ValidationError } from '#domain/errors';
+import { createKey, listKeys, MAX_ACTIVE_KEYS, revokeKey, updateKey, type KeyManagementDeps } from '#domain/key-management';
+import { toHttpError } from '#http/error-mapping';
+import { createTestDb, dropTestDb, testConfig } from '#test-support/test-db';
+
+/** The key endpoints' use cases, against DynamoDB Local, as a session of the account calls them. */
+let ctx: AppContext;
+let now = new Date('2026-11-21T17:00:00.000Z');
+let deps: KeyManagementDeps;
+
+beforeAll(async () => {
+  const db = await createTestDb();
+  ctx = buildAppContext(testConfig(db.tableName));
+  deps = { apiKeys: ctx.apiKeys, clock: () => now };
+  db.doc.destroy();
+});
+
+afterAll(async () => {
+  await dropTestDb(ctx.db);
+});
+
+const newAccount = async () => (await createAccount({ accounts: ctx.accounts, apiKeys: ctx.apiKeys, ledger: ctx.ledger }, { credits: 100 })).account.accountId;
+/** What a client sees for a thrown error: status, code, message. */
+const answerTo = async (promise: Promise<unknown>) => toHttpError(await promise.then(() => new Error('no error'), (error: unknown) => error));
+const rejectionOf = (run: () => unknown) => {
+  try {
+    run();
+  } catch (error) {
+    return toHttpError(error);
+  }
+  throw new Error('no error');
+};
+
+describe('an account holder managing keys', () => {
+  it('creates a key that works at once, with its defaults, and shows the key only in that answer', async () => {
+    const accountId = await newAccount();
+    const { details, apiKey } = await createKey(deps, accountId, parseCreateKey({ name: '  CI  ' }));
+    expect(keyView(details)).toEqual({
+      key_id: details.record.keyId,
+      name: 'CI',
+      mode: 'live',
+      prefix: apiKey.slice(0, 12),
+      scopes: ['generate', 'read', 'webhooks'],
+      expires_at: null,
+      monthly_spend_limit: null,
+      spent_this_month: 0,
+      last_used_at: null,
+      created_at: now.toISOString(),
+      revoked_at: null,
+    });
+    await expect(authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60)).resolves.toMatchObject({ accountId, keyId: details.record.keyId });
+    const [listed] = await listKeys(deps, accountId);
+    expect(JSON.stringify(keyView(listed!))).not.toContain(apiKey);
+  });
+
+  it('lists newest first, revoked included, both modes, and shows an operator-made key as every scope, no limit, no expiry', async () => {
+    const accountId = await newAccount(); // its operator key, made on the wall clock
+    const base = Date.now();
+    now = new Date(base + 60_000);
+    const test = await createKey(deps, accountId, parseCreateKey({ name: 'sandbox', mode: 'test', scopes: ['read', 'generate'] }));
+    now = new Date(base + 120_000);
+    // An offset is read as the instant it names (shown in UTC).
+    const expiry = new Date(base + 30 * 24 * 3600_000);
+    const inParis = `${new Date(expiry.getTime() + 2 * 3600_000).toISOString().slice(0, 19)}+02:00`;
+    const live = await createKey(deps, `${accountId}_test`, parseCreateKey({ name: 'prod', monthly_spend_limit: 500, expires_at: inParis }));
+    await revokeKey(deps, accountId, test.details.record.keyId);
+    const keys = (await listKeys(deps, accountId)).map(keyView);
+    expect(keys.map((key) => [key.name, key.mode, key.revoked_at !== null])).toEqual([
+      ['prod', 'live', false],
+      ['sandbox', 'test', true],
+      ['Operator key', 'live', false],
+    ]);
+    expect(keys[0]).toMatchObject({ monthly_spend_limit: 500, expires_at: new Date(Math.floor(expiry.getTime() / 1000) * 1000).toISOString() });
+    expect(keys[1]!.scopes).toEqual(['generate', 'read']);
+    expect(keys[2]).toMatchObject({ scopes: ['generate', 'read', 'webhooks'], monthly_spend_limit: null, expires_at: null });
+    expect(live.details.record.accountId).toBe(accountId);
+  });
+
+  it("changes a key's name, scopes and limit; null removes the limit; the change reaches the authorizer", async () => {
+    const accountId = await newAccount();
+    const { details, apiKey } = await createKey(deps, accountId, parseCreateKey({ name: 'a', monthly_spend_limit: 10 }));
+    const keyId = details.record.keyId;
+    expect(keyView(await updateKey(deps, accountId, keyId, parseUpdateKey({ name: 'b', scopes: ['read'] })))).toMatchObject({
+      name: 'b',
+      scopes: ['read'],
+      monthly_spend_limit: 10,
+    });
+    expect(keyView(await updateKey(deps, accountId, keyId, parseUpdateKey({ monthly_spend_limit: null }))).monthly_spend_limit).toBeNull();
+    const principal = await authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60);
+    expect(principal.scopes).toEqual(['read']);
+    expect(principal.monthlySpendLimit).toBeUndefined();
+  });
+
+  it('revokes a key; revoking twice answers the same; the key stops working', async () => {
+    const accountId = await newAccount();
+    const { details, apiKey } = await createKey(deps, accountId, parseCreateKey({ name: 'gone' }));
+    const first = keyView(await revokeKey(deps, accountId, details.record.keyId));
+    now = new Date(now.getTime() + 5000);
+    const second = keyView(await revokeKey(deps, accountId, details.record.keyId));
+    expect(second).toEqual(first);
+    expect(first.revoked_at).not.toBeNull();
+    await expect(authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60)).rejects.toBeInstanceOf(UnauthorizedError);
+  });
+
+  it("never reads, changes or revokes another account's key: 404 as for an unknown key", async () => {
+    const a = await newAccount();
+    const b = await newAccount();
+    const { details, apiKey } = await createKey(deps, b, parseCreateKey({ name: "b's" }));
+    const keyId = details.record.keyId;
+    expect((await listKeys(deps, a)).map((key) => key.record.keyId)).not.toContain(keyId);
+    for (const attempt of [updateKey(deps, a, keyId, { name: 'mine' }), revokeKey(deps, a, keyId), revokeKey(deps, a, 'key_000000000000000000000000')]) {
+      expect(await answerTo(attempt)).toMatchObject({ status: 404, code: 'not_found' });
+    }
+    expect(await answerTo(revokeKey(deps, a, keyId))).toMatchObject({ message: `No API key with id "${keyId}".` });
+    await expect(authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60)).resolves.toMatchObject({ accountId: b });
+    expect((await ctx.apiKeys.get(keyId))?.name).toBe("b's");
+  });
+
+  it(`keeps at most ${MAX_ACTIVE_KEYS} unrevoked keys, exactly, even when many are made at once; revoking one frees a place`, async () => {
+    const accountId = await newAccount(); // one operator key already
+    const made = await Promise.allSettled(Array.from({ length: 55 }, (_, i) => createKey(deps, accountId, { name: `k${i}` })));
+    const refused = made.filter((result) => result.status === 'rejected');
+    expect(made.length - refused.length).toBe(MAX_ACTIVE_KEYS - 1);
+    for (const result of refused) {
+      expect(toHttpError((result as PromiseRejectedResult).reason)).toEqual({
+        status: 400,
+        code: 'validation_error',
+        message: `An account can have at most ${MAX_ACTIVE_KEYS} API keys that are not revoked; revoke one first (DELETE /keys/{key_id}).`,
+      });
+    }
+    const [newest] = await listKeys(deps, accountId);
+    await revokeKey(deps, accountId, newest!.record.keyId);
+    await expect(createKey(deps, accountId, { name: 'again' })).resolves.toBeDefined();
+    expect(await answerTo(createKey(deps, accountId, { name: 'one too many' }))).toMatchObject({ status: 400 });
+    // The admin CLI is held to the same count.
+    await expect(createApiKey({ accounts: ctx.accounts, apiKeys: ctx.apiKeys, ledger: ctx.ledger }, accountId)).rejects.toBeInstanceOf(ValidationError);
+  });
+
+  it('refuses an expired key as expired, from the instant it expires', async () => {
+    const accountId = await newAccount();
+    now = new Date('2026-11-21T17:00:00.000Z');
+    const { apiKey } = await createKey(deps, accountId, parseCreateKey({ name: 'short', expires_at: '2026-11-22T00:00:00Z' }));
+    await expect(authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60, new Date('2026-11-21T23:59:59.000Z'))).resolves.toBeDefined();
+    await expect(authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60, new Date('2026-11-22T00:00:00.000Z'))).rejects.toBeInstanceOf(KeyExpiredError);
+  });
+});
+
+describe('bad input: 400 naming the field, nothing stored', () => {
+  it.each([
+    [{ name: 'line\nbreak' }, 'name: must not contain control characters (line breaks, tabs...)'],
+    [{ name: 'tab\there' }, 'name: must not contain control characters (line breaks, tabs...)'],
+    [{ name: 'x'.repeat(65) }, 'name: must be at most 64 characters'],
+    [{ name: '   ' }, 'name: must not be empty'],
+    [{}, 'name: is required'],
+    [{ name: 'k', monthly_spend_limit: 0 }, 'monthly_spend_limit: must be a whole number of credits, at least 1'],
+    [{ name: 'k', monthly_spend_limit: -1 }, 'monthly_spend_limit: must be a whole number of credits, at least 1'],
+    [{ name: 'k', monthly_spend_limit: 1.5 }, 'monthly_spend_limit: must be a whole number of credits, at least 1'],
+    [{ name: 'k', monthly_spend_limit: '10' }, 'monthly_spend_limit: must be a whole number of credits, at least 1'],
+    [{ name: 'k', scopes: ['admin'] }, 'scopes.0: must be one of generate, read, webhooks'],
+    [{ name: 'k', scopes: [] }, 'scopes: must name at least one scope (leave it out for all of them)'],
+    [{ name: 'k', mode: 'prod' }, 'mode: must be one of live, test'],
+    [{ name: 'k', expires_at: 'tomorrow' }, 'expires_at: must be an ISO 8601 instant, e.g. 2027-01-31T00:00:00Z'],
+  ])('POST /keys %j', (body, message) => {
+    expect(rejectionOf(() => parseCreateKey(body))).toEqual({ status: 400, code: 'validation_error', message });
+  });
+
+  it.each([
+    [{ monthly_spend_limit: 0 }, 'monthly_spend_limit: must be a whole number of credits, at least 1'],
+    [{ monthly_spend_limit: '10' }, 'monthly_spend_limit: must be a whole number of credits, at least 1'],
+    [{ name: 'a\u0007' }, 'name: must not contain control characters (line breaks, tabs...)'],
+  ])('PATCH /keys/{key_id} %j', (body, message) => {
+    expect(rejectionOf(() => parseUpdateKey(body))).toEqual({ status: 400, code: 'validation_error', message });
+  });
+
+  it.each([
+    ['2026-11-21T16:59:59Z', 'expires_at: must be in the future.'],
+    ['2028-11-21T17:00:00Z', 'expires_at: must be at most 365 days ahead.'],
+  ])('expires_at %s', async (expiresAt, message) => {
+    const accountId = await newAccount();
+    now = new Date('2026-11-21T17:00:00.000Z');
+    expect(await answerTo(createKey(deps, accountId, parseCreateKey({ name: 'k', expires_at: expiresAt })))).toEqual({
+      status: 400,
+      code: 'validation_error',
+      message,
+    });
+    expect(await listKeys(deps, accountId)).toHaveLength(1);
+  });
+
+  it('answers an unknown key id 404 however it is spelled', async () => {
+    const accountId = await newAccount();
+    await expect(updateKey(deps, accountId, '../../etc', { name: 'x' })).rejects.toBeInstanceOf(NotFoundError);
+  });
+});

@@ -1,0 +1,53 @@
+import { ApiError, VidgenClient, type FetchLike } from '#client';
+
+/** The client's key methods: the requests they send and how they retry (an injected fetch, no network). */
+function setup(...replies: Response[]) {
+  const sent: Array<{ url: string; method: string; body: unknown }> = [];
+  const fetch: FetchLike = async (url, init) => {
+    sent.push({ url, method: init.method!, body: init.body === undefined ? undefined : JSON.parse(String(init.body)) });
+    return (replies.length > 1 ? replies.shift()! : replies[0]!).clone();
+  };
+  const api = new VidgenClient({ apiKey: 'session-token', baseUrl: 'https://api.example.test/api/v1', fetch, sleep: async () => undefined });
+  return { api, sent };
+}
+
+const KEY = {
+  key_id: 'key_0123456789abcdef01234567',
+  name: 'CI',
+  mode: 'live',
+  prefix: 'vg_live_7Hq2',
+  scopes: ['read'],
+  expires_at: null,
+  monthly_spend_limit: 500,
+  spent_this_month: 25,
+  last_used_at: null,
+  created_at: '2026-11-21T17:00:00.000Z',
+  revoked_at: null,
+} as const;
+const ok = (data: unknown) => Response.json({ data, error: null });
+const serverError = () => Response.json({ data: null, error: { message: 'x', code: 'internal_error' } }, { status: 500 });
+
+describe('VidgenClient key methods', () => {
+  it('list, create, update and revoke with the documented methods and paths', async () => {
+    const { api, sent } = setup(ok({ keys: [KEY] }), ok({ ...KEY, api_key: 'vg_live_x' }), ok(KEY), ok({ ...KEY, revoked_at: KEY.created_at }));
+    expect((await api.listKeys()).keys).toEqual([KEY]);
+    expect((await api.createKey({ name: 'CI', scopes: ['read'], monthly_spend_limit: 500 })).api_key).toBe('vg_live_x');
+    await api.updateKey(KEY.key_id, { monthly_spend_limit: null });
+    expect((await api.revokeKey(KEY.key_id)).revoked_at).toBe(KEY.created_at);
+    expect(sent).toEqual([
+      { url: 'https://api.example.test/api/v1/keys', method: 'GET', body: undefined },
+      { url: 'https://api.example.test/api/v1/keys', method: 'POST', body: { name: 'CI', scopes: ['read'], monthly_spend_limit: 500 } },
+      { url: `https://api.example.test/api/v1/keys/${KEY.key_id}`, method: 'PATCH', body: { monthly_spend_limit: null } },
+      { url: `https://api.example.test/api/v1/keys/${KEY.key_id}`, method: 'DELETE', body: undefined },
+    ]);
+  });
+
+  it('retries a revoke after a 5xx (revoking twice answers the same) but never a create', async () => {
+    const revoke = setup(serverError(), ok(KEY));
+    await expect(revoke.api.revokeKey(KEY.key_id)).resolves.toEqual(KEY);
+    expect(revoke.sent).toHaveLength(2);
+    const create = setup(serverError(), ok(KEY));
+    await expect(create.api.createKey({ name: 'CI' })).rejects.toBeInstanceOf(ApiError);
+    expect(create.sent).toHaveLength(1);
+  });
+});
