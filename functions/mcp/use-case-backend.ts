@@ -11,15 +11,18 @@ import { parseGenerateImage } from '#contract/generate-image';
 import { parseGenerateVideo } from '#contract/generate-video';
 import { imagePageView, imageView, videoPageView, videoView } from '#contract/tasks';
 import { uploadedImageView } from '#contract/uploads';
+import type { KeyScope } from '#domain/api-key';
 import { cancelTask } from '#domain/cancel-task';
 import { ValidationError } from '#domain/errors';
 import { getCallerAccount } from '#domain/get-account';
 import { getTask } from '#domain/get-task';
 import { listTasks } from '#domain/list-tasks';
 import type { Principal } from '#domain/principal';
+import { spendingKeyOf } from '#domain/key-spend';
 import { startTask } from '#domain/start-task';
 import type { Task } from '#domain/task';
 import { storeUpload } from '#domain/uploads';
+import { checkAccess } from '#http/access';
 import { toHttpError } from '#http/error-mapping';
 import { logger } from '#observability/logger';
 import type { TaskKind, ToolBackend } from './tools';
@@ -32,23 +35,47 @@ const view = (task: Task) => (task.kind === 'video' ? videoView(task) : imageVie
  */
 export function useCaseBackend(principal: Principal): ToolBackend {
   const { accountId } = principal;
+  // Each tool needs the scope of the endpoint it mirrors (403 `forbidden` as a tool error).
+  const scoped = (scope: KeyScope) => checkAccess(principal, { scope });
   return {
-    generateVideo: async (body) => videoView(await startTask(lifecycle(), accountId, { kind: 'video', params: parseGenerateVideo(body) })),
-    generateImage: async (body) => imageView(await startTask(lifecycle(), accountId, { kind: 'image', params: parseGenerateImage(body) })),
-    getTask: async (kind, id) => view(await getTask(lifecycle(), accountId, kind, id)),
-    cancelTask: async (kind, id) => view(await cancelTask(lifecycle(), accountId, kind, id)),
-    listTasks: async (kind: TaskKind, { page = 1, limit = 20 }) =>
-      kind === 'video'
+    generateVideo: async (body) => {
+      scoped('generate');
+      return videoView(await startTask(lifecycle(), accountId, { kind: 'video', params: parseGenerateVideo(body) }, undefined, spendingKeyOf(principal)));
+    },
+    generateImage: async (body) => {
+      scoped('generate');
+      return imageView(await startTask(lifecycle(), accountId, { kind: 'image', params: parseGenerateImage(body) }, undefined, spendingKeyOf(principal)));
+    },
+    getTask: async (kind, id) => {
+      scoped('read');
+      return view(await getTask(lifecycle(), accountId, kind, id));
+    },
+    cancelTask: async (kind, id) => {
+      scoped('generate');
+      return view(await cancelTask(lifecycle(), accountId, kind, id));
+    },
+    listTasks: async (kind: TaskKind, { page = 1, limit = 20 }) => {
+      scoped('read');
+      return kind === 'video'
         ? videoPageView(await listTasks(stores().tasks, accountId, 'video', page, limit))
-        : imagePageView(await listTasks(stores().tasks, accountId, 'image', page, limit)),
+        : imagePageView(await listTasks(stores().tasks, accountId, 'image', page, limit));
+    },
     uploadImage: async (source) => {
+      scoped('generate');
       const bytes = 'bytes' in source ? source.bytes : await readReference(source.url);
       return uploadedImageView(await storeUpload(uploadStorage(), accountId, bytes));
     },
-    getCredits: async () => toCreditsView(await getCallerAccount(stores().accounts, accountId)),
-    listModels: async () => MODEL_LIST,
+    getCredits: async () => {
+      scoped('read');
+      return toCreditsView(await getCallerAccount(stores().accounts, accountId));
+    },
+    listModels: async () => {
+      scoped('read');
+      return MODEL_LIST;
+    },
     quote: async (body) => {
-      const quote = await quoteStart(quoteDeps(), accountId, parseQuote(body));
+      scoped('read');
+      const quote = await quoteStart(quoteDeps(), accountId, parseQuote(body), spendingKeyOf(principal));
       return toQuoteView(quote, quote.refusal && toHttpError(quote.refusal).code);
     },
     describeError: (error) => {

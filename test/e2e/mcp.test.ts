@@ -28,9 +28,14 @@ afterAll(async () => {
   await stack.stop();
 });
 
-async function keys(options: { rateLimit?: number } = {}) {
+async function keys(options: { rateLimit?: number; scopes?: ('generate' | 'read' | 'webhooks')[]; monthlySpendLimit?: number } = {}) {
   const { account } = await createAccount(stack.context, { credits: 500, paidAccess: true, subscriptionStatus: 'active' });
-  const test = await createApiKey(stack.context, account.accountId, { rateLimit: options.rateLimit ?? 100_000, mode: 'test' });
+  const test = await createApiKey(stack.context, account.accountId, {
+    rateLimit: options.rateLimit ?? 100_000,
+    mode: 'test',
+    ...(options.scopes && { scopes: options.scopes }),
+    ...(options.monthlySpendLimit !== undefined && { monthlySpendLimit: options.monthlySpendLimit }),
+  });
   return { accountId: account.accountId, test: test.apiKey };
 }
 
@@ -146,6 +151,30 @@ describe('POST /api/v1/mcp', () => {
   it('refuses a request without a key (401) before any MCP', async () => {
     const client = new Client({ name: 'vidgen-test', version: '1.0.0' });
     await expect(client.connect(new StreamableHTTPClientTransport(new URL(`${stack.baseUrl}/mcp`)))).rejects.toThrow(/unauthorized/);
+  });
+
+  it('refuses a tool outside the key\'s scopes as a forbidden tool error, and a key without read before any MCP', async () => {
+    const readOnly = await httpClient((await keys({ scopes: ['read'] })).test);
+    const refused = await call(readOnly, 'generate_video', { prompt: 'a kite', duration: 3 });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toBe('forbidden: This API key does not have the "generate" scope this endpoint needs.');
+    expect((await call(readOnly, 'get_credits', {})).isError).toBeFalsy();
+    await readOnly.close();
+    const generateOnly = new Client({ name: 'vidgen-test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${stack.baseUrl}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${(await keys({ scopes: ['generate'] })).test}` } },
+    });
+    await expect(generateOnly.connect(transport)).rejects.toThrow(/forbidden/);
+  });
+
+  it('counts starts in the key\'s monthly spend limit, as the routes do', async () => {
+    const client = await httpClient((await keys({ monthlySpendLimit: 19 })).test);
+    const quote = await call(client, 'quote', { kind: 'video', prompt: 'a kite', model: 'vid-1-5-pro', duration: 4 });
+    expect(quote.structuredContent).toMatchObject({ credits: 20, can_start: false, reason: 'spend_limit_exceeded' });
+    const refused = await call(client, 'generate_video', { prompt: 'a kite', model: 'vid-1-5-pro', duration: 4 });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/^spend_limit_exceeded: /);
+    await client.close();
   });
 
   it('counts each request in the key\'s rate limit', async () => {
