@@ -10,6 +10,9 @@
 import type {
   Account,
   ApiKey,
+  Billing,
+  BillingRedirect,
+  CheckoutParams,
   CreatedApiKey,
   CreatedWebhook,
   CreateKeyParams,
@@ -434,6 +437,29 @@ export class VidgenClient {
   /** DELETE /keys/{id}: revokes the key; revoking twice answers the same, so it is retried. */
   revokeKey(keyId: string, options: RequestOptions = {}): Promise<ApiKey> {
     return this.request({ method: 'DELETE', path: `/keys/${encodeId(keyId)}`, idempotent: true, signal: options.signal });
+  }
+
+  /** GET /billing: packs, the plan, the subscription status and paid access (a session only: an API key gets 403). */
+  getBilling(options: RequestOptions = {}): Promise<Billing> {
+    return this.request({ method: 'GET', path: '/billing', idempotent: true, signal: options.signal });
+  }
+
+  /**
+   * POST /billing/checkout: a Stripe Checkout page for a pack or the plan; send the holder to
+   * `url`. Nothing is charged until the holder pays there, so a retry is harmless.
+   */
+  createCheckout(params: CheckoutParams, options: RequestOptions = {}): Promise<BillingRedirect> {
+    return this.request({ method: 'POST', path: '/billing/checkout', json: params, idempotent: true, signal: options.signal });
+  }
+
+  /** POST /billing/portal: Stripe's customer portal for the account (card, cancellation, invoices). */
+  createBillingPortal(options: RequestOptions = {}): Promise<BillingRedirect> {
+    return this.request({ method: 'POST', path: '/billing/portal', idempotent: true, signal: options.signal });
+  }
+
+  /** POST /billing/test-credits: 1000 more test credits (test mode only). Each call grants, so it is not retried after a 5xx. */
+  addTestCredits(options: RequestOptions = {}): Promise<Credits> {
+    return this.request({ method: 'POST', path: '/billing/test-credits', idempotent: false, signal: options.signal });
   }
 
   /** GET /credits (the test balance with a test key or a test-mode session). */

@@ -88,6 +88,15 @@ export type Quote = Schemas['Quote'];
 /** GET /account. */
 export type Account = Schemas['Account'];
 
+/** GET /billing: the packs for sale, the plan, and the account's subscription and paid access. */
+export type Billing = Schemas['Billing'];
+
+/** Body of POST /billing/checkout: `{ pack_id }` for a pack or `{ plan: true }` for the subscription. */
+export type CheckoutParams = Schemas['CheckoutRequest'];
+
+/** POST /billing/checkout and /billing/portal: where to send the holder (Stripe's page). */
+export type BillingRedirect = Schemas['BillingRedirect'];
+
 /** Every error answer the document describes: `{ data: null, error: { message, code } }`. */
 export type ErrorEnvelope = {
   [Name in keyof Schemas]: Schemas[Name] extends { data: null; error: { code: string } } ? Schemas[Name] : never;

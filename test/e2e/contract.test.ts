@@ -5,12 +5,14 @@ import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
+import Stripe from 'stripe';
 import type { LocalStack } from '#bin/local-stack/stack';
 import { createAccount, createApiKey } from '#domain/account-admin';
 import { ROUTES } from '#http/routes/index';
 import { buildOpenApiDocument, documentPath } from '#openapi/document';
 import { RENDERER_ASSET } from '#openapi/renderer';
 import { assertMatchesContract, operationFor } from '#test-support/contract';
+import { signedInHolder } from '#test-support/identity';
 import { awaitRoomInWindow, call, startTestApi, waitForFinal, type ApiReply } from '#test-support/local-api';
 
 /**
@@ -91,6 +93,16 @@ async function raw(pathname: string) {
   note('GET', `/api/v1${pathname}`, response.status);
   return { status: response.status, headers: response.headers, body, text };
 }
+
+const post = (body: unknown, headers: Record<string, string> = {}) => ({
+  method: 'POST',
+  headers: { 'Content-Type': 'application/json', ...headers },
+  body: JSON.stringify(body),
+});
+
+/** An event Stripe might send that we do not act on, signed with the local simulator's secret. */
+const IGNORED_STRIPE_EVENT = JSON.stringify({ id: 'evt_contract_ignored', object: 'event', type: 'customer.created', created: 1_795_000_000, data: { object: { id: 'cus_contract', object: 'customer' } } });
+const signStripe = (payload: string) => Stripe.webhooks.generateTestHeaderString({ payload, secret: stack.stripe!.webhookSecret });
 
 const png = () => sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 20, g: 120, b: 220 } } }).png().toBuffer();
 
@@ -286,6 +298,52 @@ describe('every operation answers as documented', () => {
     await api(unknown, { method: 'POST', headers: signed(body), body }, { status: 404, code: 'not_found' });
   });
 
+  it('GET /account, GET /events and POST /webhooks/{id}/deliveries/{event_id}/retry', async () => {
+    await api('/account', { key }, { status: 200 });
+    await api('/account', {}, { status: 401, code: 'unauthorized' });
+    // The tasks above have ended, so the feed holds their events.
+    const events = await api<{ events: Array<{ id: string }> }>('/events?limit=5', { key }, { status: 200 });
+    const eventId = events.body.data!.events[0]!.id;
+    await api('/events?after=garbage', { key }, { status: 400, code: 'validation_error' });
+    const webhook = await api<{ webhook_id: string }>('/webhooks', { ...post({ url: 'http://127.0.0.1:9/retries' }), key }, { status: 200 });
+    const retry = (event: string) => `/webhooks/${webhook.body.data!.webhook_id}/deliveries/${event}/retry`;
+    await api(retry(eventId), { method: 'POST', key }, { status: 200 });
+    await api(retry('evt_01M7ZNHRE3YZJA4Y3XQS4DQDGQ'), { method: 'POST', key }, { status: 404, code: 'not_found' });
+  });
+
+  it('GET, POST, PATCH and DELETE /keys: a signed-in holder only', async () => {
+    const session = (await signedInHolder(stack)).accessToken;
+    await api('/keys', { key: session }, { status: 200 });
+    await api('/keys', { key }, { status: 403, code: 'forbidden' });
+    const created = await api<{ key_id: string }>('/keys', { ...post({ name: 'contract', scopes: ['read'] }), key: session }, { status: 200 });
+    await api('/keys', { ...post({ name: 'contract', scopes: ['everything'] }), key: session }, { status: 400, code: 'validation_error' });
+    const id = created.body.data!.key_id;
+    const unknown = 'key_00000000000000000000000a';
+    await api(`/keys/${id}`, { ...post({ monthly_spend_limit: 100 }), method: 'PATCH', key: session }, { status: 200 });
+    await api(`/keys/${unknown}`, { ...post({ monthly_spend_limit: 100 }), method: 'PATCH', key: session }, { status: 404, code: 'not_found' });
+    await api(`/keys/${id}`, { method: 'DELETE', key: session }, { status: 200 });
+    await api(`/keys/${unknown}`, { method: 'DELETE', key: session }, { status: 404, code: 'not_found' });
+  });
+
+  it('GET /billing, POST /billing/checkout, /billing/portal and /billing/test-credits: a signed-in holder only', async () => {
+    const session = (await signedInHolder(stack)).accessToken;
+    await api('/billing', { key: session }, { status: 200 });
+    await api('/billing', { key }, { status: 403, code: 'forbidden' });
+    await api('/billing/checkout', { ...post({ pack_id: 'starter' }), key: session }, { status: 200 });
+    await api('/billing/checkout', { ...post({ pack_id: 'huge' }), key: session }, { status: 400, code: 'validation_error' });
+    await api('/billing/portal', { method: 'POST', key: session }, { status: 200 });
+    await api('/billing/portal', { method: 'POST', key }, { status: 403, code: 'forbidden' });
+    await api('/billing/test-credits', { method: 'POST', headers: { 'Vidgen-Mode': 'test' }, key: session }, { status: 200 });
+    await api('/billing/test-credits', { method: 'POST', key: session }, { status: 400, code: 'validation_error' });
+  });
+
+  it("POST /billing/stripe-webhook: an event signed with the endpoint's secret, and an unsigned one", async () => {
+    const headers = (signature?: string) => ({ 'Content-Type': 'application/json', ...(signature && { 'Stripe-Signature': signature }) });
+    const received = await api('/billing/stripe-webhook', { method: 'POST', headers: headers(signStripe(IGNORED_STRIPE_EVENT)), body: IGNORED_STRIPE_EVENT }, { status: 200 });
+    expect(received.body.data).toEqual({ received: true, result: 'ignored' });
+    await api('/billing/stripe-webhook', { method: 'POST', headers: headers(), body: IGNORED_STRIPE_EVENT }, { status: 400, code: 'validation_error' });
+  });
+
   it('answers 429 with Retry-After over the rate limit', async () => {
     await awaitRoomInWindow(5);
     await api('/credits', { key: tightKey }, { status: 200 });
@@ -366,22 +424,32 @@ describe('the curl examples in the document', () => {
         })
       ).body.data!.webhook_id,
     };
+    const holder = (await signedInHolder(stack)).accessToken;
+    Object.assign(env, {
+      SESSION_TOKEN: holder,
+      KEY_ID: (await api<{ key_id: string }>('/keys', { ...post({ name: 'for curl' }), key: holder })).body.data!.key_id,
+      EVENT_ID: (await api<{ events: Array<{ id: string }> }>('/events', { key })).body.data!.events[0]!.id,
+    });
+    writeFileSync(path.join(workDir, 'event.json'), IGNORED_STRIPE_EVENT);
     const run = promisify(execFile);
-    for (const [template, item] of Object.entries(served.paths)) {
-      for (const operation of Object.values(item)) {
-        const [sample] = operation['x-codeSamples'];
-        const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', sample!.source], { cwd: workDir, env, maxBuffer: 8 * 1024 * 1024 });
-        const output = /-o (\S+)$/.exec(sample!.source)?.[1];
-        if (output) {
-          expect([template, existsSync(path.join(workDir, output)) && statSync(path.join(workDir, output)).size > 1000]).toEqual([template, true]);
-          continue;
-        }
-        const body = JSON.parse(stdout);
-        if (template === '/openapi.json') expect(body.openapi).toBe('3.1.0');
-        // Internal routes are the provider's: unsigned, as curl sends it, the example is refused.
-        else if (operation.tags?.includes('Internal')) expect([template, body.error?.code]).toEqual([template, 'unauthorized']);
-        else expect([template, body.error]).toEqual([template, null]);
+    // Deletions run last: the other examples use the webhook and the key they remove.
+    const examples = Object.entries(served.paths)
+      .flatMap(([template, item]) => Object.entries(item).map(([method, operation]) => ({ template, method, operation })))
+      .sort((a, b) => Number(a.method === 'delete') - Number(b.method === 'delete'));
+    for (const { template, operation } of examples) {
+      const [sample] = operation['x-codeSamples'];
+      const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', sample!.source], { cwd: workDir, env, maxBuffer: 8 * 1024 * 1024 });
+      const output = /-o (\S+)$/.exec(sample!.source)?.[1];
+      if (output) {
+        expect([template, existsSync(path.join(workDir, output)) && statSync(path.join(workDir, output)).size > 1000]).toEqual([template, true]);
+        continue;
       }
+      const body = JSON.parse(stdout);
+      if (template === '/openapi.json') expect(body.openapi).toBe('3.1.0');
+      // Internal routes are called by providers and Stripe: unsigned, as curl sends it, the example is refused.
+      // Stripe's signature fails as a malformed request (400), a provider's as a credential (401).
+      else if (operation.tags?.includes('Internal')) expect([template, body.error?.code]).toEqual([template, template.includes('stripe') ? 'validation_error' : 'unauthorized']);
+      else expect([template, body.error]).toEqual([template, null]);
     }
     expect(readFileSync(path.join(workDir, 'api-reference.html'), 'utf8')).toContain('<div id="redoc">');
   });

@@ -112,8 +112,10 @@ describe('an account holder managing keys', () => {
     const { details, apiKey } = await createKey(deps, b, parseCreateKey({ name: "b's" }));
     const keyId = details.record.keyId;
     expect((await listKeys(deps, a)).map((key) => key.record.keyId)).not.toContain(keyId);
-    for (const attempt of [updateKey(deps, a, keyId, { name: 'mine' }), revokeKey(deps, a, keyId), revokeKey(deps, a, 'key_000000000000000000000000')]) {
-      expect(await answerTo(attempt)).toMatchObject({ status: 404, code: 'not_found' });
+    // One at a time: a refusal must be awaited as it happens, not left pending while another runs.
+    const attempts = [() => updateKey(deps, a, keyId, { name: 'mine' }), () => revokeKey(deps, a, keyId), () => revokeKey(deps, a, 'key_000000000000000000000000')];
+    for (const attempt of attempts) {
+      expect(await answerTo(attempt())).toMatchObject({ status: 404, code: 'not_found' });
     }
     expect(await answerTo(revokeKey(deps, a, keyId))).toMatchObject({ message: `No API key with id "${keyId}".` });
     await expect(authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60)).resolves.toMatchObject({ accountId: b });

@@ -96,7 +96,7 @@ export const KEY_ROUTES: ApiRoute[] = [
       success: { description: 'The key as changed.', ...json(keyResponse, ok({ ...EXAMPLE_KEY, monthly_spend_limit: 1000 })) },
       errors: [400, 401, 403, 404, 413, 429, 500],
       errorNotes: { 403: SESSION_ONLY_403, 404: { example: `No API key with id "${EXAMPLE_KEY.key_id}".` } },
-      curl: `curl -s -X PATCH "{BASE}/keys/${EXAMPLE_KEY.key_id}" ${SESSION} \\\n  -H 'Content-Type: application/json' \\\n  -d '{"monthly_spend_limit":1000}'`,
+      curl: `curl -s -X PATCH "{BASE}/keys/$KEY_ID" ${SESSION} \\\n  -H 'Content-Type: application/json' \\\n  -d '{"monthly_spend_limit":1000}'`,
     },
   },
   {
@@ -114,7 +114,7 @@ export const KEY_ROUTES: ApiRoute[] = [
       success: { description: 'The key, revoked.', ...json(keyResponse, ok({ ...EXAMPLE_KEY, revoked_at: '2026-11-22T09:30:00.000Z' })) },
       errors: [401, 403, 404, 429, 500],
       errorNotes: { 403: SESSION_ONLY_403, 404: { example: `No API key with id "${EXAMPLE_KEY.key_id}".` } },
-      curl: `curl -s -X DELETE "{BASE}/keys/${EXAMPLE_KEY.key_id}" ${SESSION}`,
+      curl: `curl -s -X DELETE "{BASE}/keys/$KEY_ID" ${SESSION}`,
     },
   },
 ];
