@@ -35,11 +35,12 @@ const USES_STRIPE = new Set(['stripe-webhook', 'create-checkout', 'create-portal
 /** Today's bundles, until the zod imports become namespace imports (docs/operations.md, "Bundles"). */
 const BUNDLE_CEILING_BYTES = 640 * 1024;
 /**
- * Functions over the target, with their own ceiling: the MCP function carries the MCP SDK's
- * protocol and transport (about 57 KB, Ajv left out) over the use cases of eight endpoints
- * (docs/decisions.md, "MCP server").
+ * The MCP function carries what the generate function carries (the use cases, zod, Powertools)
+ * plus the MCP SDK's server, protocol and Streamable HTTP transport (about 57 KB, Ajv left out)
+ * and the tools over eight more endpoints' use cases (about 25 KB): it may be that much larger
+ * than generate's bundle, which the target holds (docs/decisions.md, "MCP server").
  */
-const OVER_TARGET: Readonly<Record<string, number>> = { mcp: 400 * 1024 };
+const MCP_OVER_GENERATE_BYTES = 96 * 1024;
 
 let cdkOut: string;
 let db: Db;
@@ -135,9 +136,13 @@ describe('synthesized bundles', () => {
   });
 
   it(`are each under ${BUNDLE_TARGET_BYTES / 1024} KB (plus Stripe's client for billing), minified, AWS SDK excluded`, () => {
+    const sizeOf = (fn: BundledFunction) => statSync(path.join(fn.assetDir, fn.file)).size;
     for (const fn of listBundledFunctions(cdkOut)) {
-      const limit = OVER_TARGET[fn.handler] ?? BUNDLE_TARGET_BYTES + (USES_STRIPE.has(fn.handler) ? STRIPE_CLIENT_BYTES : 0);
-      expect([fn.handler, statSync(path.join(fn.assetDir, fn.file)).size < limit]).toEqual([fn.handler, true]);
+      const limit =
+        fn.handler === 'mcp'
+          ? sizeOf(findBundledFunction(cdkOut, 'generate')) + MCP_OVER_GENERATE_BYTES
+          : BUNDLE_TARGET_BYTES + (USES_STRIPE.has(fn.handler) ? STRIPE_CLIENT_BYTES : 0);
+      expect([fn.handler, sizeOf(fn) < limit]).toEqual([fn.handler, true]);
     }
   });
 
