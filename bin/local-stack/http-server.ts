@@ -34,6 +34,11 @@ export function createLocalHttpServer(): LocalHttpServer {
     });
     res.end(body);
   });
+  // Node closes an idle keep-alive connection after 5 s; a client whose event loop stalls near
+  // that moment (a loaded CI machine) reuses the socket as it closes: "other side closed". API
+  // Gateway keeps connections far longer, so the local stack does too (headersTimeout must exceed it).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   server.on('clientError', answerClientError);
   return { server, ready: (next) => (listener = next) };
 }

@@ -134,6 +134,8 @@ async function createSent(deps: LifecycleDeps, provider: GenerationProvider, tas
     const job = { name: provider.name, jobId: outcome.jobId, ...(outcome.callbacks && { callbacks: true }) };
     const now = deps.clock().toISOString();
     if (await deps.tasks.recordSubmission(task, job, now)) {
+      // Which provider runs the task, for whoever follows it through the logs (failovers included).
+      deps.telemetry.info('job accepted', { task_id: task.taskId, provider: provider.name, job_id: outcome.jobId });
       return { type: 'accepted', task: { ...task, provider: job, lastCheckedAt: now, updatedAt: now } };
     }
     // The task ended while we were submitting (timed out, canceled): its job must not run on our bill.

@@ -80,7 +80,7 @@ class FlakyServer:
                 self.end_headers()
                 self.wfile.write(payload)
 
-            do_GET = do_POST = do_DELETE = _serve
+            do_GET = do_POST = do_PATCH = do_DELETE = _serve
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True

@@ -17,23 +17,38 @@ import urllib.request
 import uuid
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Tuple, TypeVar, Union, cast
+from typing import IO, Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, TypeVar, Union, cast
 
 from ._version import __version__
 from .errors import ApiError, WaitTimeoutError
 from .retry import RetryInfo, RetryOptions, parse_retry_after, retry_delay
 from .types import (
+    Account,
+    ApiKey,
+    ApiKeyList,
+    Billing,
+    BillingRedirect,
+    CheckoutParams,
+    CreatedApiKey,
     CreatedWebhook,
+    CreateKeyParams,
     Credits,
     DeletedWebhook,
     DeliveryPage,
+    DeliveryRetried,
     DirectUpload,
+    EventPage,
     GenerateImageParams,
     GenerateVideoParams,
     ImagePage,
     ImageTask,
     KeyMode,
+    ModelList,
+    Quote,
+    QuoteParams,
+    TaskEvent,
     TransactionPage,
+    UpdateKeyParams,
     UploadedImage,
     VideoPage,
     VideoTask,
@@ -123,8 +138,10 @@ class VidgenClient:
 
     ``api_key``: ``vg_live_…`` (or ``vg_test_…`` for test mode), sent as ``Authorization: Bearer``;
     default the ``VIDGEN_API_KEY`` variable. Or, instead, ``session_token``: a signed-in account
-    holder's access token, with ``mode`` (``live``/``test``, sent as ``Vidgen-Mode``) choosing
-    the data it works on. ``base_url`` ends with /api/v1 (default ``VIDGEN_BASE_URL``, else the
+    holder's access token (or a function that returns a current one, asked before each request,
+    so it can be refreshed), with ``mode`` (``live``/``test``, default live, sent as
+    ``Vidgen-Mode``) choosing the data it works on; with a key, a ``mode`` other than the key's
+    own is refused. ``base_url`` ends with /api/v1 (default ``VIDGEN_BASE_URL``, else the
     local stack). ``timeout``: seconds a request may wait for the server without any answer (0 or
     None: no limit). ``sleep`` is used for retry delays and polling (injectable for tests);
     ``on_retry`` is called before each retry, e.g. to log it.
@@ -135,33 +152,40 @@ class VidgenClient:
         api_key: Optional[str] = None,
         *,
         base_url: Optional[str] = None,
-        session_token: Optional[str] = None,
+        session_token: Union[str, Callable[[], str], None] = None,
         mode: Optional[KeyMode] = None,
         retry: Optional[RetryOptions] = None,
         timeout: Optional[float] = DEFAULT_TIMEOUT,
         sleep: Callable[[float], None] = time.sleep,
         on_retry: Optional[Callable[[RetryInfo], None]] = None,
     ) -> None:
+        if mode not in (None, "live", "test"):
+            raise ValueError(f'VidgenClient: mode is "live" or "test"; got {mode!r}.')
         if session_token is not None:
             if api_key is not None:
                 raise ValueError("VidgenClient: pass api_key or session_token, not both.")
-            if not session_token.strip():
-                raise ValueError("VidgenClient: session_token is empty.")
-            if mode not in (None, "live", "test"):
-                raise ValueError('VidgenClient: mode is "live" or "test".')
-            self._credentials = session_token.strip()
+            if callable(session_token):
+                self._credentials: Callable[[], str] = session_token
+            else:
+                token = session_token.strip()
+                if not token:
+                    raise ValueError("VidgenClient: session_token is empty.")
+                self._credentials = lambda: token
             self.mode: KeyMode = mode or "live"
             self._mode_header: Optional[str] = self.mode
         else:
-            key = api_key if api_key is not None else os.environ.get("VIDGEN_API_KEY", "")
-            if not key.strip():
+            key = (api_key if api_key is not None else os.environ.get("VIDGEN_API_KEY", "")).strip()
+            if not key:
                 raise ValueError("VidgenClient: api_key is required (or set VIDGEN_API_KEY).")
-            if mode is not None:
-                # The API applies a key's own mode whatever the request says.
-                raise ValueError("VidgenClient: mode goes with session_token; a key's mode is its prefix.")
-            self._credentials = key.strip()
             #: ``test`` with a ``vg_test_`` key: every call works on test data, with test credits.
-            self.mode = key_mode(self._credentials)
+            self.mode = key_mode(key)
+            if mode is not None and mode != self.mode:
+                # The API applies a key's own mode whatever the request says.
+                raise ValueError(
+                    f"VidgenClient: a {self.mode} key always acts in {self.mode} mode; "
+                    f'mode "{mode}" needs a {mode} key or a session.'
+                )
+            self._credentials = lambda: key
             self._mode_header = None
         self.base_url = (base_url or os.environ.get("VIDGEN_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
         self.retry = retry or RetryOptions()
@@ -336,6 +360,108 @@ class VidgenClient:
         path = f"/webhooks/{_id(webhook_id)}/deliveries"
         return cast(DeliveryPage, self._request(_Call("GET", path, idempotent=True, query={"page": page, "limit": limit})))
 
+    def retry_delivery(self, webhook_id: str, event_id: str) -> DeliveryRetried:
+        """POST /webhooks/{id}/deliveries/{event_id}/retry: sends the event to that endpoint again
+        now, under the same ``webhook-id``. Safe to repeat: while its attempt is due a retry
+        changes nothing, so it is retried."""
+        path = f"/webhooks/{_id(webhook_id)}/deliveries/{_id(event_id)}/retry"
+        return cast(DeliveryRetried, self._request(_Call("POST", path, idempotent=True)))
+
+    # Events
+
+    def list_events(self, *, after: Optional[str] = None, limit: Optional[int] = None) -> EventPage:
+        """GET /events: your task endings (this key's mode), oldest first, after the cursor ``after``
+        (a page's ``next_after``; from the oldest kept event without it). ``limit``: 1-100."""
+        return cast(EventPage, self._request(_Call("GET", "/events", idempotent=True, query={"after": after, "limit": limit})))
+
+    def follow_events(
+        self,
+        *,
+        after: Optional[str] = None,
+        interval: float = 5.0,
+        limit: Optional[int] = None,
+        on_cursor: Optional[Callable[[str], None]] = None,
+    ) -> Iterator[TaskEvent]:
+        """Follows GET /events: yields each task ending once, oldest first, reading on with each
+        page's cursor and polling every ``interval`` seconds once caught up. It never ends by
+        itself: stop with ``break`` (or close the generator). ``on_cursor`` is told the cursor after
+        each page, so a follower can resume where it stopped (pass it as ``after``). A poll that
+        fails after its retries raises ApiError."""
+        cursor = after
+        while True:
+            page = self.list_events(after=cursor, limit=limit)
+            for event in page["events"]:
+                yield event
+            cursor = page["next_after"]
+            if on_cursor is not None:
+                on_cursor(cursor)
+            if not page["has_more"]:
+                self._sleep(interval)
+
+    # Models and prices
+
+    def list_models(self) -> ModelList:
+        """GET /models: every model with its price, defaults, allowed values and capabilities."""
+        return cast(ModelList, self._request(_Call("GET", "/models", idempotent=True)))
+
+    def quote(self, params: Optional[QuoteParams] = None, **fields: Any) -> Quote:
+        """POST /quote: what the start the parameters describe (``kind="video"`` with
+        generate_video's parameters, ``"image"`` with generate_image's) would charge, and whether
+        it would be accepted now (``reason`` names the 403 it would get). Charges nothing, so it is
+        retried like a GET."""
+        body = {**(params or {}), **fields}
+        return cast(Quote, self._request(_Call("POST", "/quote", idempotent=True, json=body)))
+
+    # Account and keys (keys and billing need a session: an API key gets 403 forbidden)
+
+    def get_account(self) -> Account:
+        """GET /account: the account behind the key or session, both balances, and (for a
+        session) the holder's email."""
+        return cast(Account, self._request(_Call("GET", "/account", idempotent=True)))
+
+    def list_keys(self) -> ApiKeyList:
+        """GET /keys: the account's API keys, newest first, revoked ones included (a session only)."""
+        return cast(ApiKeyList, self._request(_Call("GET", "/keys", idempotent=True)))
+
+    def create_key(self, params: Optional[CreateKeyParams] = None, **fields: Any) -> CreatedApiKey:
+        """POST /keys (``name=…``, and ``mode``, ``scopes``, ``expires_at``,
+        ``monthly_spend_limit`` as wanted): a new API key; ``api_key`` in the answer is the key
+        itself, shown only here. Not retried after a 5xx (the key may exist: list them to see)."""
+        body = {**(params or {}), **fields}
+        return cast(CreatedApiKey, self._request(_Call("POST", "/keys", idempotent=False, json=body)))
+
+    def update_key(self, key_id: str, params: Optional[UpdateKeyParams] = None, **fields: Any) -> ApiKey:
+        """PATCH /keys/{id}: its ``name``, ``scopes`` or ``monthly_spend_limit`` (None removes the
+        limit). The same change twice is harmless: retried."""
+        body = {**(params or {}), **fields}
+        return cast(ApiKey, self._request(_Call("PATCH", f"/keys/{_id(key_id)}", idempotent=True, json=body)))
+
+    def revoke_key(self, key_id: str) -> ApiKey:
+        """DELETE /keys/{id}: revokes the key; revoking twice answers the same, so it is retried."""
+        return cast(ApiKey, self._request(_Call("DELETE", f"/keys/{_id(key_id)}", idempotent=True)))
+
+    # Billing (a session only)
+
+    def get_billing(self) -> Billing:
+        """GET /billing: packs, the plan, the subscription status and paid access."""
+        return cast(Billing, self._request(_Call("GET", "/billing", idempotent=True)))
+
+    def create_checkout(self, params: Optional[CheckoutParams] = None, **fields: Any) -> BillingRedirect:
+        """POST /billing/checkout (``pack_id=…`` for a pack, or ``plan=True``): a Stripe Checkout
+        page; send the holder to ``url``. Nothing is charged until the holder pays there, so a
+        retry is harmless. Live mode only."""
+        body = {**(params or {}), **fields}
+        return cast(BillingRedirect, self._request(_Call("POST", "/billing/checkout", idempotent=True, json=body)))
+
+    def create_billing_portal(self) -> BillingRedirect:
+        """POST /billing/portal: Stripe's customer portal for the account (card, cancellation, invoices)."""
+        return cast(BillingRedirect, self._request(_Call("POST", "/billing/portal", idempotent=True)))
+
+    def add_test_credits(self) -> Credits:
+        """POST /billing/test-credits: 1000 more test credits (test mode only). Each call grants,
+        so it is not retried after a 5xx."""
+        return cast(Credits, self._request(_Call("POST", "/billing/test-credits", idempotent=False)))
+
     # Plumbing
 
     def _start(self, path: str, params: Mapping[str, Any], idempotency_key: Union[str, None, _Auto]) -> Any:
@@ -398,7 +524,7 @@ class VidgenClient:
         # Never send the credentials anywhere but the API.
         headers: Dict[str, str] = {"User-Agent": f"vidgen-python/{__version__}"}
         if call.external_url is None:
-            headers["Authorization"] = f"Bearer {self._credentials}"
+            headers["Authorization"] = f"Bearer {self._credentials()}"
             headers["Accept"] = "application/json"
             if self._mode_header is not None:
                 headers["Vidgen-Mode"] = self._mode_header

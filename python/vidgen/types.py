@@ -4,7 +4,7 @@ to learn. They mirror docs/openapi.json's schemas (a test compares the field nam
 status may lack (``video_url``, ``error``, ``completed_at``...) are optional."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Literal, Optional, TypedDict
+from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 
 TaskStatus = Literal["processing", "completed", "failed"]
 KeyMode = Literal["live", "test"]
@@ -23,19 +23,25 @@ class _VideoTaskRequired(TypedDict):
     model: str
     generation_type: str
     prompt: str
+    end_image_url: Optional[str]
     aspect_ratio: str
     duration: int
     resolution: str
+    seed: Optional[int]
+    negative_prompt: Optional[str]
     credits_used: int
     progress: int
     livemode: bool
+    thumbnail_url: Optional[str]
     created_at: str
     updated_at: str
 
 
 class VideoTask(_VideoTaskRequired, total=False):
     """A video task. ``video_url`` and ``completed_at`` come with ``completed``; ``error`` and
-    ``completed_at`` with ``failed``; ``image_url`` with ``image_to_video``."""
+    ``completed_at`` with ``failed``; ``image_url`` with ``image_to_video``. ``thumbnail_url`` (the
+    first frame, a JPEG) is None until the task completes; ``seed``, ``negative_prompt`` and
+    ``end_image_url`` are None when the start gave none."""
 
     image_url: str
     video_url: str
@@ -51,6 +57,8 @@ class _ImageTaskRequired(TypedDict):
     resolution: str
     aspect_ratio: str
     output_format: str
+    seed: Optional[int]
+    negative_prompt: Optional[str]
     credits_used: int
     progress: int
     livemode: bool
@@ -194,9 +202,12 @@ class GenerateVideoParams(_GenerateVideoRequired, total=False):
     model: str
     generation_type: str
     image_url: str
+    end_image_url: str
     aspect_ratio: str
     duration: int
     resolution: str
+    seed: int
+    negative_prompt: str
 
 
 class _GenerateImageRequired(TypedDict):
@@ -211,6 +222,8 @@ class GenerateImageParams(_GenerateImageRequired, total=False):
     aspect_ratio: str
     output_format: str
     images: List[str]
+    seed: int
+    negative_prompt: str
 
 
 class _CreateWebhookRequired(TypedDict):
@@ -222,3 +235,267 @@ class CreateWebhookParams(_CreateWebhookRequired, total=False):
 
     events: List[str]
     description: str
+
+
+class DeliveryRetried(TypedDict):
+    """POST /webhooks/{id}/deliveries/{event_id}/retry: the attempt is queued."""
+
+    event_id: str
+    status: Literal["pending"]
+
+
+class TaskEvent(TypedDict):
+    """A task's ending as GET /events lists it: the same object its webhooks carry. ``data`` is
+    the task as GET /videos/{id} or /images/{id} returned it when it ended."""
+
+    id: str
+    type: str
+    created_at: str
+    livemode: bool
+    data: Dict[str, Any]
+
+
+class EventPage(TypedDict):
+    """GET /events: endings oldest first; pass ``next_after`` as ``after`` to read on."""
+
+    events: List[TaskEvent]
+    has_more: bool
+    next_after: str
+
+
+class ModelCapabilities(TypedDict):
+    """Which optional parameters a model honours."""
+
+    image_to_video: bool
+    end_image: bool
+    seed: bool
+    negative_prompt: bool
+    reference_images: bool
+
+
+class ModelPricing(TypedDict):
+    """A task's price is units (seconds of video, or images) × ``credits_per_unit``, rounded up."""
+
+    unit: str
+    credits_per_unit: float
+    rounding: str
+
+
+class VideoModelDefaults(TypedDict):
+    generation_type: str
+    aspect_ratio: str
+    resolution: str
+    duration: int
+
+
+class DurationRange(TypedDict):
+    min: int
+    max: int
+
+
+class VideoModelParameters(TypedDict):
+    """The values a video model accepts."""
+
+    aspect_ratio: List[str]
+    resolution: List[str]
+    duration: DurationRange
+
+
+class VideoModelEntry(TypedDict):
+    """A video model of GET /models (``kind: "video"``)."""
+
+    id: str
+    kind: Literal["video"]
+    name: str
+    subscription_required: bool
+    capabilities: ModelCapabilities
+    pricing: ModelPricing
+    defaults: VideoModelDefaults
+    parameters: VideoModelParameters
+
+
+class ImageModelDefaults(TypedDict):
+    aspect_ratio: str
+    resolution: str
+    output_format: str
+
+
+class ImageModelParameters(TypedDict):
+    """The values an image model accepts."""
+
+    aspect_ratio: List[str]
+    resolution: List[str]
+    output_format: List[str]
+
+
+class ImageModelEntry(TypedDict):
+    """An image model of GET /models (``kind: "image"``)."""
+
+    id: str
+    kind: Literal["image"]
+    name: str
+    subscription_required: bool
+    capabilities: ModelCapabilities
+    pricing: ModelPricing
+    defaults: ImageModelDefaults
+    parameters: ImageModelParameters
+
+
+class ModelList(TypedDict):
+    """GET /models: every model with its price, defaults, allowed values and capabilities; videos first."""
+
+    models: List[Union[VideoModelEntry, ImageModelEntry]]
+
+
+class _VideoQuoteRequired(_GenerateVideoRequired):
+    kind: Literal["video"]
+
+
+class VideoQuoteParams(_VideoQuoteRequired, total=False):
+    """Body of POST /quote for a video: ``kind: "video"`` and generate_video's parameters."""
+
+    model: str
+    generation_type: str
+    image_url: str
+    end_image_url: str
+    aspect_ratio: str
+    duration: int
+    resolution: str
+    seed: int
+    negative_prompt: str
+
+
+class _ImageQuoteRequired(_GenerateImageRequired):
+    kind: Literal["image"]
+
+
+class ImageQuoteParams(_ImageQuoteRequired, total=False):
+    """Body of POST /quote for an image: ``kind: "image"`` and generate_image's parameters."""
+
+    model: str
+    resolution: str
+    aspect_ratio: str
+    output_format: str
+    images: List[str]
+    seed: int
+    negative_prompt: str
+
+
+#: Body of POST /quote: ``kind`` and the parameters of the start it prices.
+QuoteParams = Union[VideoQuoteParams, ImageQuoteParams]
+
+
+class Quote(TypedDict):
+    """POST /quote: the price, the balance, and whether the start would be accepted now
+    (``reason``: the 403 code it would get, None when ``can_start``)."""
+
+    kind: str
+    model: str
+    credits: int
+    balance: int
+    can_start: bool
+    reason: Optional[str]
+
+
+class Balance(TypedDict):
+    credits: int
+
+
+class Account(TypedDict):
+    """GET /account: the account behind the key or session, both balances, and (for a session)
+    the holder's email."""
+
+    account_id: str
+    email: Optional[str]
+    created_at: str
+    live: Balance
+    test: Balance
+    paid_access: bool
+    subscription_status: str
+
+
+class ApiKey(TypedDict):
+    """An API key as GET /keys lists it (never the key itself after its creation)."""
+
+    key_id: str
+    name: str
+    mode: KeyMode
+    prefix: Optional[str]
+    scopes: List[str]
+    expires_at: Optional[str]
+    monthly_spend_limit: Optional[int]
+    spent_this_month: int
+    last_used_at: Optional[str]
+    created_at: str
+    revoked_at: Optional[str]
+
+
+class CreatedApiKey(ApiKey):
+    """POST /keys: the key object plus ``api_key``, the key itself, shown only in this answer."""
+
+    api_key: str
+
+
+class ApiKeyList(TypedDict):
+    keys: List[ApiKey]
+
+
+class _CreateKeyRequired(TypedDict):
+    name: str
+
+
+class CreateKeyParams(_CreateKeyRequired, total=False):
+    """Body of POST /keys: ``mode`` defaults to live, ``scopes`` to all, no expiry, no limit."""
+
+    mode: KeyMode
+    scopes: List[str]
+    expires_at: str
+    monthly_spend_limit: int
+
+
+class UpdateKeyParams(TypedDict, total=False):
+    """Body of PATCH /keys/{key_id}; ``monthly_spend_limit: None`` removes the limit."""
+
+    name: str
+    scopes: List[str]
+    monthly_spend_limit: Optional[int]
+
+
+class BillingPack(TypedDict):
+    """A credit pack for sale (live mode); ``amount`` in the currency's minor unit."""
+
+    pack_id: str
+    credits: int
+    amount: int
+    currency: str
+
+
+class BillingPlan(TypedDict):
+    """The subscription plan; ``amount`` in the currency's minor unit."""
+
+    amount: int
+    currency: str
+    interval: str
+
+
+class Billing(TypedDict):
+    """GET /billing: the packs for sale, the plan (None when none is offered), and the account's
+    subscription and paid access."""
+
+    packs: List[BillingPack]
+    plan: Optional[BillingPlan]
+    subscription_status: str
+    paid_access: bool
+
+
+class CheckoutParams(TypedDict, total=False):
+    """Body of POST /billing/checkout: ``{"pack_id": …}`` for a pack or ``{"plan": True}`` for the subscription."""
+
+    pack_id: str
+    plan: bool
+
+
+class BillingRedirect(TypedDict):
+    """POST /billing/checkout and /billing/portal: where to send the holder (Stripe's page)."""
+
+    url: str

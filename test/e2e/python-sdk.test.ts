@@ -3,13 +3,15 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { LocalStack } from '#bin/local-stack/stack';
 import { createAccount, createApiKey } from '#domain/account-admin';
+import { signedInHolder } from '#test-support/identity';
 import { startTestApi } from '#test-support/local-api';
 import { REPO_ROOT } from '#test-support/run-script';
 
 /**
  * The Python SDK (python/) runs its own tests with `python3 -m unittest`: unit tests (the shared
  * webhook vectors, retry rules against a scripted local server) and every method once against
- * this local stack, with a test key made here.
+ * this local stack, with a test key made here (and, for keys and billing, which take a session
+ * only, a signed-in holder's access token from the local identity server).
  */
 jest.setTimeout(180_000);
 
@@ -35,18 +37,21 @@ function python(args: string[], env: Record<string, string> = {}): Promise<{ cod
   });
 }
 
-it('passes its unit tests and every method against the local stack with a test key', async () => {
+it('passes its unit tests and every method against the local stack with a test key and a session', async () => {
   const { account } = await createAccount(stack.context, { credits: 100, paidAccess: true, subscriptionStatus: 'active' });
   const { apiKey } = await createApiKey(stack.context, account.accountId, { rateLimit: 1000, mode: 'test' });
+  const holder = await signedInHolder(stack);
   const run = await python(['-m', 'unittest', 'discover', '-v', '-s', 'python/tests', '-t', 'python'], {
     VIDGEN_TEST_BASE_URL: stack.baseUrl,
     VIDGEN_TEST_API_KEY: apiKey,
+    VIDGEN_TEST_SESSION_TOKEN: holder.accessToken,
   });
   // On failure the whole output is the message: which Python test failed, and why.
   expect(run.code === 0 ? 'exit 0' : `exit ${run.code}\n${run.output}`).toBe('exit 0');
   expect(run.output).toMatch(/^Ran \d+ tests in/m);
   expect(run.output).not.toMatch(/skipped/);
   expect(run.output).toMatch(/test_create_list_test_verify_deliveries_and_delete \(.*\) \.\.\. ok/);
+  expect(run.output).toMatch(/test_create_update_use_and_revoke_a_key \(.*\) \.\.\. ok/);
 });
 
 it('has a method for every public method of the TypeScript client', async () => {

@@ -1,8 +1,9 @@
 """Every method of the client once, against the real local stack over HTTP with a test key.
 
-Needs VIDGEN_TEST_BASE_URL and VIDGEN_TEST_API_KEY (a ``vg_test_`` key of an account with paid
-access and an active subscription): test/e2e/python-sdk.test.ts starts the stack, makes the key
-and runs these tests (``npm test``)."""
+Needs VIDGEN_TEST_BASE_URL, VIDGEN_TEST_API_KEY (a ``vg_test_`` key of an account with paid
+access and an active subscription) and VIDGEN_TEST_SESSION_TOKEN (a signed-in holder's access
+token, for the keys and billing, which take a session only): test/e2e/python-sdk.test.ts starts
+the stack, makes the key and the session and runs these tests (``npm test``)."""
 from __future__ import annotations
 
 import os
@@ -23,21 +24,27 @@ from vidgen import ApiError, VidgenClient, verify_webhook
 
 BASE_URL = os.environ.get("VIDGEN_TEST_BASE_URL", "")
 API_KEY = os.environ.get("VIDGEN_TEST_API_KEY", "")
+SESSION_TOKEN = os.environ.get("VIDGEN_TEST_SESSION_TOKEN", "")
 #: The simulated provider's delay is a few seconds: polling often shows the progress in between.
 POLL = 0.2
 WAIT = 45.0
 
 
 def setUpModule() -> None:
-    if not BASE_URL or not API_KEY:
+    if not BASE_URL or not API_KEY or not SESSION_TOKEN:
         raise RuntimeError(
-            "These tests need the local stack: set VIDGEN_TEST_BASE_URL and VIDGEN_TEST_API_KEY "
-            "(npx jest test/e2e/python-sdk.test.ts does), or run python/tests/unit alone."
+            "These tests need the local stack: set VIDGEN_TEST_BASE_URL, VIDGEN_TEST_API_KEY and "
+            "VIDGEN_TEST_SESSION_TOKEN (npx jest test/e2e/python-sdk.test.ts does), or run "
+            "python/tests/unit alone."
         )
 
 
 def client() -> VidgenClient:
     return VidgenClient(API_KEY, base_url=BASE_URL)
+
+
+def session(mode: str = "live") -> VidgenClient:
+    return VidgenClient(session_token=SESSION_TOKEN, mode=mode, base_url=BASE_URL)  # type: ignore[arg-type]
 
 
 def png(width: int = 8, height: int = 8, rgb: Tuple[int, int, int] = (0, 136, 255)) -> bytes:
@@ -60,8 +67,10 @@ class VideosTest(unittest.TestCase):
     def test_generate_wait_with_progress_get_and_list(self) -> None:
         api = client()
         self.assertEqual(api.mode, "test")
-        started = api.generate_video(prompt="a paper boat on a pond", duration=3, resolution="480p")
+        started = api.generate_video(prompt="a paper boat on a pond", duration=3, resolution="480p", seed=7, negative_prompt=" blur ")
         self.assertEqual(started["status"], "processing")
+        self.assertEqual((started["seed"], started["negative_prompt"], started["end_image_url"]), (7, "blur", None))
+        self.assertIsNone(started["thumbnail_url"])
         self.assertTrue(started["video_id"].startswith("vid_"))
         self.assertFalse(started["livemode"])
         seen: List[Tuple[str, int]] = []
@@ -73,6 +82,7 @@ class VideosTest(unittest.TestCase):
         self.assertTrue(all(status == "processing" for status, _ in seen[:-1]))
         self.assertEqual([p for _, p in seen], sorted(p for _, p in seen))
         self.assertEqual(download(final["video_url"])[4:8], b"ftyp")
+        self.assertEqual(download(final["thumbnail_url"] or "")[:3], b"\xff\xd8\xff")  # a JPEG
         self.assertEqual(api.get_video(started["video_id"]), final)
         listed = api.list_videos(limit=50)
         self.assertIn(started["video_id"], [v["video_id"] for v in listed["videos"]])
@@ -113,8 +123,9 @@ class VideosTest(unittest.TestCase):
 class ImagesTest(unittest.TestCase):
     def test_generate_wait_get_list_and_cancel(self) -> None:
         api = client()
-        started = api.generate_image(prompt="a lighthouse at dusk")
+        started = api.generate_image(prompt="a lighthouse at dusk", seed=42)
         self.assertTrue(started["image_id"].startswith("img_"))
+        self.assertEqual((started["seed"], started["negative_prompt"]), (42, None))
         progress: List[int] = []
         final = api.wait_for_image(started["image_id"], interval=POLL, timeout=WAIT, on_progress=lambda i: progress.append(i["progress"]))
         self.assertEqual(final["status"], "completed", final)
@@ -233,6 +244,123 @@ class WebhooksTest(unittest.TestCase):
 
         self.assertEqual(api.delete_webhook(created["webhook_id"]), {"webhook_id": created["webhook_id"], "deleted": True})
         self.assertNotIn(created["webhook_id"], [w["webhook_id"] for w in api.list_webhooks()["webhooks"]])
+
+
+class ModelsAndQuotesTest(unittest.TestCase):
+    def test_list_models_and_quote_what_a_start_charges(self) -> None:
+        api = client()
+        models = api.list_models()["models"]
+        video = next(m for m in models if m["id"] == "vid-1-5-pro")
+        self.assertEqual((video["kind"], video["pricing"]["unit"]), ("video", "second"))
+        self.assertTrue(video["capabilities"]["seed"])
+        self.assertIn("image-2", [m["id"] for m in models if m["kind"] == "image"])
+
+        quote = api.quote(kind="video", prompt="a paper boat", duration=3)
+        self.assertEqual((quote["kind"], quote["model"], quote["can_start"], quote["reason"]), ("video", "vid-1-5-pro", True, None))
+        self.assertEqual(quote["balance"], api.get_credits()["credits"])
+        started = api.generate_video(prompt="a paper boat", duration=3)
+        self.assertEqual(started["credits_used"], quote["credits"])
+        api.cancel_video(started["video_id"])
+        self.assertEqual(api.quote({"kind": "image", "prompt": "a cat"})["kind"], "image")
+        with self.assertRaises(ApiError) as invalid:
+            api.quote(kind="video", prompt="a boat", duration=99)
+        self.assertEqual((invalid.exception.status, invalid.exception.code), (400, "validation_error"))
+
+
+class EventsTest(unittest.TestCase):
+    def test_list_follow_and_retry_a_delivery_of_a_task_ending(self) -> None:
+        api = client()
+        started = api.generate_video(prompt="a kite at dawn", duration=3)
+        api.wait_for_video(started["video_id"], interval=POLL, timeout=WAIT)
+
+        # The feed holds the ending; follow_events reads it to the end, cursor by cursor.
+        cursors: List[str] = []
+        followed = None
+        for event in api.follow_events(limit=5, interval=POLL, on_cursor=cursors.append):
+            if event["data"].get("video_id") == started["video_id"]:
+                followed = event
+                break
+        assert followed is not None
+        self.assertEqual((followed["type"], followed["livemode"]), ("video.completed", False))
+        listed: List[Any] = []
+        page = api.list_events(limit=100)
+        listed.extend(page["events"])
+        while page["has_more"]:
+            page = api.list_events(after=page["next_after"], limit=100)
+            listed.extend(page["events"])
+        self.assertIn(followed["id"], [e["id"] for e in listed])
+        self.assertEqual(api.list_events(after=page["next_after"])["events"], [])
+
+        # An endpoint made after the ending gets it on request, under the event's id.
+        receiver = Receiver()
+        self.addCleanup(receiver.stop)
+        webhook = api.create_webhook(receiver.url)
+        self.addCleanup(api.delete_webhook, webhook["webhook_id"])
+        self.assertEqual(api.retry_delivery(webhook["webhook_id"], followed["id"]), {"event_id": followed["id"], "status": "pending"})
+        headers, body = receiver.wait_for(followed["id"])
+        self.assertEqual(verify_webhook(body, headers, webhook["secret"])["data"]["video_id"], started["video_id"])
+
+
+class AccountTest(unittest.TestCase):
+    def test_an_api_key_reads_its_account_but_not_the_keys_or_billing(self) -> None:
+        api = client()
+        account = api.get_account()
+        self.assertTrue(account["account_id"].startswith("acc_"))
+        self.assertIsNone(account["email"])
+        self.assertEqual(account["test"]["credits"], api.get_credits()["credits"])
+        for call in (api.list_keys, api.get_billing):
+            with self.assertRaises(ApiError) as refused:
+                call()
+            self.assertEqual((refused.exception.status, refused.exception.code), (403, "forbidden"))
+
+    def test_create_update_use_and_revoke_a_key(self) -> None:
+        holder = session()
+        account = holder.get_account()
+        self.assertIn("@", account["email"] or "")
+        created = holder.create_key(name="python sdk", mode="test", scopes=["read", "generate"])
+        self.assertTrue(created["api_key"].startswith("vg_test_"))
+        self.assertEqual((created["mode"], created["revoked_at"], created["monthly_spend_limit"]), ("test", None, None))
+        self.assertIn(created["key_id"], [k["key_id"] for k in holder.list_keys()["keys"]])
+
+        updated = holder.update_key(created["key_id"], name="renamed", monthly_spend_limit=50)
+        self.assertEqual((updated["name"], updated["monthly_spend_limit"]), ("renamed", 50))
+        self.assertIsNone(holder.update_key(created["key_id"], monthly_spend_limit=None)["monthly_spend_limit"])
+
+        # The new key works, on the holder's account, within its scopes.
+        made = VidgenClient(created["api_key"], base_url=BASE_URL)
+        self.assertEqual(made.get_account()["account_id"], account["account_id"])
+        with self.assertRaises(ApiError) as out_of_scope:
+            made.list_webhooks()
+        self.assertEqual((out_of_scope.exception.status, out_of_scope.exception.code), (403, "forbidden"))
+
+        revoked = holder.revoke_key(created["key_id"])
+        self.assertIsNotNone(revoked["revoked_at"])
+        self.assertEqual(holder.revoke_key(created["key_id"]), revoked)
+        listed = next(k for k in holder.list_keys()["keys"] if k["key_id"] == created["key_id"])
+        self.assertEqual(listed["revoked_at"], revoked["revoked_at"])
+        # (The API stops a used key within one authorizer cache TTL: its own tests check that.)
+
+
+class BillingTest(unittest.TestCase):
+    def test_billing_checkout_portal_and_test_credits(self) -> None:
+        live = session("live")
+        billing = live.get_billing()
+        self.assertEqual((billing["subscription_status"], billing["paid_access"]), ("none", False))
+        self.assertTrue(billing["packs"])
+        checkout = live.create_checkout(pack_id=billing["packs"][0]["pack_id"])
+        self.assertTrue(checkout["url"].startswith("http"))
+        self.assertTrue(live.create_billing_portal()["url"].startswith("http"))
+        with self.assertRaises(ApiError) as unknown:
+            live.create_checkout(pack_id="no-such-pack")
+        self.assertEqual((unknown.exception.status, unknown.exception.code), (400, "validation_error"))
+
+        test = session("test")
+        before = test.get_credits()["credits"]
+        self.assertEqual(test.add_test_credits()["credits"], before + 1000)
+        self.assertEqual(test.get_account()["test"]["credits"], before + 1000)
+        with self.assertRaises(ApiError) as live_mode:
+            live.add_test_credits()
+        self.assertEqual(live_mode.exception.status, 400)
 
 
 class LosingProxy:

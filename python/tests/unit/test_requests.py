@@ -65,6 +65,68 @@ class RequestsTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             self.client.get_video("")
 
+    def test_account_keys_models_quotes_events_and_billing_requests(self) -> None:
+        calls = [
+            (lambda: self.client.get_account(), "GET", "/api/v1/account", None),
+            (lambda: self.client.list_keys(), "GET", "/api/v1/keys", None),
+            (lambda: self.client.create_key(name="CI", scopes=["read"], monthly_spend_limit=500), "POST", "/api/v1/keys",
+             {"name": "CI", "scopes": ["read"], "monthly_spend_limit": 500}),
+            (lambda: self.client.create_key({"name": "nightly", "mode": "test"}), "POST", "/api/v1/keys", {"name": "nightly", "mode": "test"}),
+            # None is sent: it removes the limit.
+            (lambda: self.client.update_key("key_1", monthly_spend_limit=None), "PATCH", "/api/v1/keys/key_1", {"monthly_spend_limit": None}),
+            (lambda: self.client.revoke_key("key/1"), "DELETE", "/api/v1/keys/key%2F1", None),
+            (lambda: self.client.list_models(), "GET", "/api/v1/models", None),
+            (lambda: self.client.quote(kind="video", prompt="a boat", duration=3), "POST", "/api/v1/quote",
+             {"kind": "video", "prompt": "a boat", "duration": 3}),
+            (lambda: self.client.list_events(after="cur_1", limit=10), "GET", "/api/v1/events?after=cur_1&limit=10", None),
+            (lambda: self.client.list_events(), "GET", "/api/v1/events", None),
+            (lambda: self.client.retry_delivery("whk_1", "evt_1"), "POST", "/api/v1/webhooks/whk_1/deliveries/evt_1/retry", None),
+            (lambda: self.client.get_billing(), "GET", "/api/v1/billing", None),
+            (lambda: self.client.create_checkout(pack_id="starter"), "POST", "/api/v1/billing/checkout", {"pack_id": "starter"}),
+            (lambda: self.client.create_checkout({"plan": True}), "POST", "/api/v1/billing/checkout", {"plan": True}),
+            (lambda: self.client.create_billing_portal(), "POST", "/api/v1/billing/portal", None),
+            (lambda: self.client.add_test_credits(), "POST", "/api/v1/billing/test-credits", None),
+        ]
+        for call, method, path, body in calls:
+            with self.subTest(path=path, body=body):
+                self.server.received.clear()
+                self.server.reply(envelope({"ok": True}))
+                self.assertEqual(call(), {"ok": True})
+                sent = self.server.received[0]
+                self.assertEqual((sent.method, sent.path, json_body(sent)), (method, path, body))
+                self.assertEqual(sent.headers.get("Content-Type") == "application/json", body is not None)
+                self.assertNotIn("Idempotency-Key", sent.headers)
+
+    def test_follow_events_reads_on_with_each_cursor_and_waits_once_caught_up(self) -> None:
+        def page(ids: List[str], has_more: bool, cursor: str) -> Any:
+            return envelope({"events": [{"id": i} for i in ids], "has_more": has_more, "next_after": cursor})
+
+        self.server.reply(page(["evt_1", "evt_2"], True, "c2"), page(["evt_3"], False, "c3"), page([], False, "c3"), page(["evt_4"], False, "c4"))
+        cursors: List[str] = []
+        seen: List[str] = []
+        for event in self.client.follow_events(after="c0", limit=2, interval=1.5, on_cursor=cursors.append):
+            seen.append(event["id"])
+            if event["id"] == "evt_4":
+                break
+        self.assertEqual(seen, ["evt_1", "evt_2", "evt_3", "evt_4"])
+        self.assertEqual(cursors, ["c2", "c3", "c3"])  # the last page's cursor comes after its events
+        paths = [r.path for r in self.server.received]
+        self.assertEqual(paths, ["/api/v1/events?after=c0&limit=2", "/api/v1/events?after=c2&limit=2", "/api/v1/events?after=c3&limit=2", "/api/v1/events?after=c3&limit=2"])
+        # No wait while more is waiting; one after each page that caught up (none after the break).
+        self.assertEqual(self.slept, [1.5, 1.5])
+
+    def test_a_session_token_function_is_asked_before_each_request(self) -> None:
+        tokens = iter(["first", "second"])
+        client = VidgenClient(session_token=lambda: next(tokens), base_url=self.server.url)
+        self.server.reply(envelope({}), envelope({}))
+        client.get_account()
+        client.get_billing()
+        self.assertEqual([r.headers["Authorization"] for r in self.server.received], ["Bearer first", "Bearer second"])
+        self.assertEqual([r.headers["Vidgen-Mode"] for r in self.server.received], ["live", "live"])
+        self.assertEqual(VidgenClient("vg_test_x", mode="test").mode, "test")
+        with self.assertRaises(ValueError):
+            VidgenClient(session_token="t", mode="sandbox")  # type: ignore[arg-type]
+
     def test_upload_from_bytes_and_from_a_path_is_multipart(self) -> None:
         uploaded = {"url": "http://x/u.png", "content_type": "image/png", "size": len(PNG)}
         self.server.reply(envelope(uploaded, 201), envelope(uploaded, 201))

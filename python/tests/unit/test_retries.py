@@ -105,6 +105,45 @@ class RetryTest(unittest.TestCase):
             self.assertEqual((raised.exception.code, raised.exception.status), ("network_error", 0))
             self.assertEqual(len(self.server.received), 1)
 
+    def test_the_account_keys_and_billing_calls_retry_as_the_typescript_client(self) -> None:
+        # After a proxy's 503: retried when a repeat is harmless, not when it would do it again.
+        retried = {
+            "get_account": lambda: self.client.get_account(),
+            "list_keys": lambda: self.client.list_keys(),
+            "update_key": lambda: self.client.update_key("key_1", name="n"),
+            "revoke_key": lambda: self.client.revoke_key("key_1"),
+            "list_models": lambda: self.client.list_models(),
+            "quote": lambda: self.client.quote(kind="image", prompt="a cat"),
+            "list_events": lambda: self.client.list_events(),
+            "retry_delivery": lambda: self.client.retry_delivery("whk_1", "evt_1"),
+            "get_billing": lambda: self.client.get_billing(),
+            "create_checkout": lambda: self.client.create_checkout(plan=True),
+            "create_billing_portal": lambda: self.client.create_billing_portal(),
+        }
+        for name, call in retried.items():
+            with self.subTest(name):
+                self.server.received.clear()
+                self.server.reply(proxy_page(503), envelope({"ok": True}))
+                self.assertEqual(call(), {"ok": True})
+                self.assertEqual(len(self.server.received), 2)
+        not_retried = {
+            "create_key": lambda: self.client.create_key(name="CI"),
+            "add_test_credits": lambda: self.client.add_test_credits(),
+        }
+        for name, call in not_retried.items():
+            with self.subTest(name):
+                self.server.received.clear()
+                self.server.reply(proxy_page(503))
+                with self.assertRaises(ApiError) as raised:
+                    call()
+                self.assertEqual(raised.exception.status, 503)
+                self.assertEqual(len(self.server.received), 1)
+                # A 429 is retried all the same: nothing happened.
+                self.server.received.clear()
+                self.server.reply(api_error(429, "rate_limit_exceeded", **{"Retry-After": "1"}), envelope({"ok": True}))
+                self.assertEqual(call(), {"ok": True})
+                self.assertEqual(len(self.server.received), 2)
+
     def test_max_retries_zero_turns_retrying_off(self) -> None:
         client = self.make_client(retry=RetryOptions(max_retries=0))
         self.server.reply(api_error(429, "rate_limit_exceeded", **{"Retry-After": "1"}))

@@ -5,15 +5,15 @@ from __future__ import annotations
 import json
 import unittest
 from pathlib import Path
-from typing import Any, Dict, Set, Tuple
+from typing import Any, Dict, Set, Tuple, Union
 
 from vidgen import types
 
 OPENAPI = Path(__file__).resolve().parents[3] / "docs" / "openapi.json"
 SCHEMAS: Dict[str, Any] = json.loads(OPENAPI.read_text(encoding="utf-8"))["components"]["schemas"]
 
-#: TypedDict -> the schema it mirrors (where the names differ).
-MIRRORS = {
+#: TypedDict -> the schema it mirrors: a name, or a name and the path to an object inside it.
+MIRRORS: Dict[str, Union[str, Tuple[str, ...]]] = {
     "VideoTask": "VideoTask",
     "ImageTask": "ImageTask",
     "TaskError": "TaskError",
@@ -32,7 +32,53 @@ MIRRORS = {
     "GenerateVideoParams": "GenerateVideoRequest",
     "GenerateImageParams": "GenerateImageRequest",
     "CreateWebhookParams": "CreateWebhookRequest",
+    "WebhookList": "WebhookList",
+    "DeletedWebhook": "DeletedWebhook",
+    "WebhookTestEvent": "TestEventSent",
+    "DeliveryRetried": "DeliveryRetried",
+    "TaskEvent": "TaskEvent",
+    "EventPage": "EventPage",
+    "ModelList": "ModelList",
+    "ModelCapabilities": "ModelCapabilities",
+    "VideoModelEntry": "VideoModelEntry",
+    "ModelPricing": ("VideoModelEntry", "pricing"),
+    "VideoModelDefaults": ("VideoModelEntry", "defaults"),
+    "VideoModelParameters": ("VideoModelEntry", "parameters"),
+    "DurationRange": ("VideoModelEntry", "parameters", "duration"),
+    "ImageModelEntry": "ImageModelEntry",
+    "ImageModelDefaults": ("ImageModelEntry", "defaults"),
+    "ImageModelParameters": ("ImageModelEntry", "parameters"),
+    "VideoQuoteParams": ("QuoteRequest", "anyOf", "0"),
+    "ImageQuoteParams": ("QuoteRequest", "anyOf", "1"),
+    "Quote": "Quote",
+    "Account": "Account",
+    "Balance": ("Account", "live"),
+    "ApiKey": "ApiKey",
+    "CreatedApiKey": "CreatedApiKey",
+    "ApiKeyList": "ApiKeyList",
+    "CreateKeyParams": "CreateKeyRequest",
+    "UpdateKeyParams": "UpdateKeyRequest",
+    "Billing": "Billing",
+    "BillingPack": ("Billing", "packs", "items"),
+    "BillingPlan": ("Billing", "plan"),
+    "CheckoutParams": "CheckoutRequest",
+    "BillingRedirect": "BillingRedirect",
 }
+
+
+def schema_at(where: Union[str, Tuple[str, ...]]) -> Dict[str, Any]:
+    """A named schema, or the object at a path inside one (through properties, items, anyOf)."""
+    if isinstance(where, str):
+        return SCHEMAS[where]
+    schema: Any = SCHEMAS[where[0]]
+    for step in where[1:]:
+        if step == "items" or step == "anyOf":
+            schema = schema[step]
+        elif step.isdigit():
+            schema = schema[int(step)]
+        else:
+            schema = schema["properties"][step]
+    return schema
 
 
 def fields(schema: Dict[str, Any]) -> Tuple[Set[str], Set[str]]:
@@ -49,11 +95,18 @@ def fields(schema: Dict[str, Any]) -> Tuple[Set[str], Set[str]]:
 
 
 class TypesMatchOpenApiTest(unittest.TestCase):
+    def test_every_response_schema_has_a_typed_dict(self) -> None:
+        mirrored = {where for where in MIRRORS.values() if isinstance(where, str)}
+        # Envelopes, errors, forms and the server-to-server answers are not the client's to return.
+        skipped = {"TaskStatus", "UploadImageForm", "QuoteRequest", "ProviderCallbackAnswer", "StripeWebhookAnswer"}
+        wanted = {n for n in SCHEMAS if not n.endswith("Response") and not n.startswith("Error")} - skipped
+        self.assertEqual(wanted - mirrored, set())
+
     def test_every_typed_dict_has_the_schemas_fields(self) -> None:
         for typed_name, schema_name in MIRRORS.items():
             with self.subTest(typed_name):
                 typed = getattr(types, typed_name)
-                names, required = fields(SCHEMAS[schema_name])
+                names, required = fields(schema_at(schema_name))
                 self.assertEqual(set(typed.__annotations__), names)
                 self.assertEqual(set(typed.__required_keys__), required)
 
