@@ -53,11 +53,52 @@ async function main(): Promise<void> {
     );
     report('GET /videos?limit=50 (c=10)', await load(300, 10, get('/videos?limit=50')));
     report('GET /videos?page=6&limit=50 (c=10)', await load(300, 10, get('/videos?page=6&limit=50')));
+    await mcpVersusRest(stack.baseUrl, headers);
     const { heapUsed, rss } = process.memoryUsage();
     console.log(`memory: rss ${(rss / 2 ** 20).toFixed(0)} MiB, heap ${(heapUsed / 2 ** 20).toFixed(0)} MiB (API, in-process)`);
   } finally {
     await stack.stop();
   }
+}
+
+/**
+ * The MCP tool `get_task` (one JSON-RPC POST to /mcp, as an MCP client sends it) against
+ * `GET /videos/{id}` for the same task, in turns so both see the same machine. Goal: ratio <= 1.3.
+ */
+async function mcpVersusRest(baseUrl: string, headers: Record<string, string>): Promise<void> {
+  const started = await fetch(`${baseUrl}/generate`, {
+    method: 'POST',
+    headers: { ...headers, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ prompt: 'bench', duration: 3 }),
+  });
+  const videoId = ((await started.json()) as { data: { video_id: string } }).data.video_id;
+  const rest = async () => (await fetch(`${baseUrl}/videos/${videoId}`, { headers })).status;
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_task', arguments: { id: videoId } } });
+  const mcp = async () => {
+    const response = await fetch(`${baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body,
+    });
+    const answer = (await response.json()) as { result?: { isError?: boolean } };
+    return answer.result && !answer.result.isError ? response.status : 599;
+  };
+  await load(30, 1, rest);
+  await load(30, 1, mcp);
+  const restRuns: number[] = [];
+  const mcpRuns: number[] = [];
+  for (let round = 0; round < 3; round += 1) {
+    const restFigures = await load(100, 1, rest);
+    const mcpFigures = await load(100, 1, mcp);
+    restRuns.push(...restFigures.latencies);
+    mcpRuns.push(...mcpFigures.latencies);
+    if (round === 2) {
+      report('GET /videos/{id} (c=1)', restFigures);
+      report('MCP get_task (c=1)', mcpFigures);
+    }
+  }
+  const ratio = percentile(mcpRuns, 50) / percentile(restRuns, 50);
+  console.log(`MCP get_task / GET /videos/{id}, p50 over 300 each: ${ratio.toFixed(2)} (goal <= 1.3)`);
 }
 
 runBench(main);

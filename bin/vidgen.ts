@@ -11,6 +11,7 @@ import { runCommand } from './vidgen/commands';
 import { configPath, loadConfig } from './vidgen/config';
 import { login, logout, sessionPath, sessionToken } from './vidgen/session';
 import { DownloadError } from './vidgen/download';
+import { serveMcp } from './vidgen/mcp';
 
 async function main(argv: string[], signal: AbortSignal): Promise<number> {
   const command = parseCommand(argv);
@@ -42,6 +43,7 @@ async function main(argv: string[], signal: AbortSignal): Promise<number> {
     process.stderr.write(`vidgen: TEST MODE (${config.apiKey ? 'vg_test_ key' : 'VIDGEN_MODE=test'}): test data, test credits, simulated provider\n`);
   }
   target = config;
+  if (command.name === 'mcp') return serveMcp(client, signal);
   return runCommand(command, client, { stdout: process.stdout, stderr: process.stderr, signal });
 }
 

@@ -19,6 +19,17 @@ export const BUNDLE_EXTRAS: Readonly<Record<string, () => ExtraFile[]>> = {
   'get-docs-asset': () => [{ source: require.resolve(RENDERER_SOURCE), name: RENDERER_BUNDLED_FILE }],
 };
 
+const NOT_BUNDLED = path.resolve(__dirname, '../functions/mcp/not-bundled.ts');
+
+/**
+ * Packages a function's bundle replaces with a local module, keyed by handler. The MCP SDK's
+ * server imports Ajv (about 140 KB minified with its formats) for a feature our server never
+ * uses (it validates elicitation answers; functions/mcp/server.ts passes its own validator).
+ */
+export const BUNDLE_ALIASES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  mcp: { ajv: NOT_BUNDLED, 'ajv-formats': NOT_BUNDLED },
+};
+
 /**
  * The simulated provider's sample outputs (1.2 MB), for every function that calls a provider:
  * on AWS test-mode tasks run on the simulated provider, which hands these out instead of

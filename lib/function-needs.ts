@@ -144,6 +144,31 @@ function taskKindNeeds(kind: 'video' | 'image', article: 'a' | 'an') {
     }),
   };
 }
+/** Everything each of `parts` may do, as one function's needs. */
+function mergedNeeds(purpose: string, parts: FunctionNeeds[]): FunctionNeeds {
+  const union = <T>(pick: (needs: FunctionNeeds) => T[] | undefined): T[] | undefined => {
+    const values = [...new Set(parts.flatMap((needs) => pick(needs) ?? []))];
+    return values.length > 0 ? values : undefined;
+  };
+  const media: MediaAccess = {};
+  for (const key of ['read', 'write', 'delete'] as const) {
+    const values = union((needs) => needs.media?.[key]);
+    if (values) media[key] = values;
+  }
+  if (parts.some((needs) => needs.media?.listBucket)) media.listBucket = true;
+  const query = union((needs) => needs.table.query);
+  const send = union((needs) => needs.queues?.send);
+  return {
+    purpose,
+    table: { actions: union((needs) => needs.table.actions) ?? [], ...(query && { query }) },
+    ...(Object.keys(media).length > 0 && { media }),
+    ...(parts.some((needs) => needs.provider) && { provider: true }),
+    ...(parts.some((needs) => needs.copiesResults) && { copiesResults: true }),
+    ...(parts.some((needs) => needs.queuesCopies) && { queuesCopies: true }),
+    ...(send && { queues: { send } }),
+  };
+}
+
 const VIDEOS = taskKindNeeds('video', 'a');
 const IMAGES = taskKindNeeds('image', 'an');
 
@@ -249,6 +274,12 @@ const ROUTE_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
     provider: true,
     queuesCopies: true,
   }),
+  // The MCP tools call the use cases of the routes above: what those functions may do, together.
+  mcp: mergedNeeds('serves the Model Context Protocol: the task, upload and credit tools', [
+    VIDEOS.start, VIDEOS.list, VIDEOS.get, VIDEOS.cancel, IMAGES.start, IMAGES.list, IMAGES.get, IMAGES.cancel,
+    { purpose: '', table: { actions: [...RATE_LIMITED] }, media: { write: ['uploads/'], read: ['uploads/', 'videos/', 'images/'], listBucket: true } },
+    { purpose: '', table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] } },
+  ]),
   // Billing (functions/domain/billing*.ts): the account item (balance, customer, subscription),
   // a payment customer's and a purchase's items, ledger entries; transactions of Update and Put.
   'stripe-webhook': {

@@ -17,7 +17,7 @@ import {
   SUBMISSION_CONSUMER_HANDLER,
 } from '#http/routes/index';
 import { providerSettings } from '#providers/settings-registry';
-import { extraFilesOf } from './bundle-extras';
+import { BUNDLE_ALIASES, extraFilesOf } from './bundle-extras';
 import { ApiFunction, type ApiFunctionProps, constructIdFor } from './constructs/api-function';
 import { isPublicRoute, VidGenRestApi } from './constructs/rest-api';
 import { ConsoleSite } from './constructs/console-site';
@@ -180,6 +180,7 @@ export class StatelessStack extends Stack {
         retainLogs: settings.production,
         bundleAwsSdk: settings.bundleAwsSdk,
         extraFiles: extraFilesOf(handler, { callsProvider: needs.provider === true }),
+        ...(BUNDLE_ALIASES[handler] && { bundleAliases: BUNDLE_ALIASES[handler] }),
         ...(needs.makesThumbnails && {
           layers: { layers: [(ffmpeg ??= new FfmpegLayer(this, 'Ffmpeg')).layer], architecture: FFMPEG_LAYER_ARCHITECTURE },
         }),

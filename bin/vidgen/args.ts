@@ -48,6 +48,8 @@ Commands:
                                       when no API key is set (VIDGEN_MODE=test for test mode).
   logout                              Forget the session.
   transactions [--page N] [--limit N] Every grant, charge and refund of your credits, newest first.
+  mcp                                 Serve the API's tools to an MCP client over stdio (for
+                                      desktop agents): generate_video, wait_for_task, ...
 
 Options:
   --wait            Poll until the task is completed or failed (progress on stderr).
@@ -119,6 +121,7 @@ const COMMANDS = {
   login: { operand: undefined, options: ['email', 'password'] },
   logout: { operand: undefined, options: [] },
   transactions: { operand: undefined, options: ['page', 'limit'] },
+  mcp: { operand: undefined, options: [] },
 } satisfies Record<string, { operand: string | undefined; options: OptionName[] }>;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -177,6 +180,7 @@ export type Command =
   | { name: 'videos' | 'images' | 'transactions'; page?: number; limit?: number; json: boolean }
   | { name: 'upload'; file: string; json: boolean }
   | { name: 'credits' | 'account'; json: boolean }
+  | { name: 'mcp'; json: boolean }
   | { name: 'logout'; json: boolean }
   | { name: 'login'; email: string; password: string; json: boolean };
 
@@ -283,6 +287,7 @@ export function parseCommand(argv: string[]): Command {
     case 'upload':
       return { name, file: nonEmpty(operand, 'FILE'), json };
     case 'credits':
+    case 'mcp':
     case 'models':
     case 'account':
     case 'logout':

@@ -38,7 +38,7 @@ export interface Io {
 type Task = VideoTask | ImageTask;
 
 /** Runs one command; resolves with the exit code. API and network failures are thrown. */
-export async function runCommand(command: Exclude<Command, { name: 'help' | 'login' | 'logout' }>, client: VidgenClient, io: Io): Promise<number> {
+export async function runCommand(command: Exclude<Command, { name: 'help' | 'login' | 'logout' | 'mcp' }>, client: VidgenClient, io: Io): Promise<number> {
   const { signal } = io;
   const print = (text: string) => io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   const printData = (data: unknown, human: () => string) => print(command.json ? JSON.stringify(data, null, 2) : human());

@@ -52,11 +52,18 @@ export interface HttpHandlerOptions {
  * (optionally) JSON body parsing and tracing. The logic returns `data`; success is always 200.
  */
 export function httpHandler(logic: (input: ApiInput) => Promise<unknown>, options: HttpHandlerOptions): HttpHandler {
+  return apiHandler(async (input) => jsonResponse(200, successEnvelope(await logic(input))), options);
+}
+
+/**
+ * The same middleware around logic that shapes its own successful response (a protocol other
+ * than the envelope: MCP's JSON-RPC). Errors it throws still become the envelope.
+ */
+export function apiHandler(logic: (input: ApiInput) => Promise<APIGatewayProxyResult>, options: HttpHandlerOptions): HttpHandler {
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(async (event: APIGatewayProxyEvent) => {
     const principal = principalFrom(event);
     checkAccess(principal, options.access);
-    const data = await logic({ event, principal, body: event.body });
-    return jsonResponse(200, successEnvelope(data));
+    return logic({ event, principal, body: event.body });
   })
     .use(observability(apiRequestKeys))
     .use(options.tracing ? [options.tracing] : [])

@@ -188,6 +188,7 @@ const TAGS = [
     description:
       'Your API keys, managed from a signed-in session (the console): an API key calling these gets 403 `forbidden`. Each key has scopes (`generate`, `read`, `webhooks`), an optional expiry and an optional monthly spend limit.',
   },
+  { name: 'Agents', description: 'The Model Context Protocol: the API as tools for AI agents.' },
   { name: 'Reference', description: 'This document and its page. No key needed.' },
 ];
 

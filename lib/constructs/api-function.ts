@@ -58,6 +58,8 @@ export interface ApiFunctionProps {
   bundleAwsSdk: boolean;
   /** Files the handler reads at run time, copied next to its bundle (lib/bundle-extras.ts). */
   extraFiles?: ExtraFile[];
+  /** Packages replaced in this bundle by a local module (lib/bundle-extras.ts, BUNDLE_ALIASES). */
+  bundleAliases?: Readonly<Record<string, string>>;
   memorySize?: number;
   timeout?: Duration;
   /** Lambda's retries of a failed asynchronous invocation (0 to 2). */
@@ -136,6 +138,9 @@ export class ApiFunction extends Construct {
         logLevel: LogLevel.WARNING,
         externalModules: [...(props.bundleAwsSdk ? [] : AWS_SDK_EXTERNALS), ...NATIVE_EXTERNALS],
         define: { ...BUNDLE_DEFINE },
+        ...(props.bundleAliases && {
+          esbuildArgs: Object.fromEntries(Object.entries(props.bundleAliases).map(([name, file]) => [`--alias:${name}`, file])),
+        }),
         ...(props.extraFiles?.length && {
           commandHooks: {
             beforeBundling: () => [],

@@ -264,7 +264,7 @@ describe('StatelessStack', () => {
       const copyWorkerId = functionIdOf(template(), COPY_WORKER_HANDLER);
       for (const handler of handlers()) {
         const env = resources()[functionIdOf(template(), handler)].Properties.Environment.Variables;
-        if (['get-video', 'get-image', 'provider-callback', SWEEPER_HANDLER].includes(handler)) {
+        if (['get-video', 'get-image', 'mcp', 'provider-callback', SWEEPER_HANDLER].includes(handler)) {
           expect(env.COPY_WORKER_FUNCTION).toEqual({ Ref: copyWorkerId });
         } else {
           expect(env.COPY_WORKER_FUNCTION).toBeUndefined();
@@ -292,7 +292,7 @@ describe('StatelessStack', () => {
     });
 
     it('tells the functions that submit (and only them) the submission queue and the callback address', () => {
-      const submitting = ['generate', 'generate-image', SWEEPER_HANDLER, 'submission-consumer'];
+      const submitting = ['generate', 'generate-image', 'mcp', SWEEPER_HANDLER, 'submission-consumer'];
       const queue = s.stateless.workQueues.find((work) => work.name === 'submissions')!;
       const restApiId = resourcesOf(template(), 'AWS::ApiGateway::RestApi')[0]![0];
       for (const handler of handlers()) {

@@ -30,8 +30,10 @@ describe('route scopes', () => {
   });
 
   it('follows the contract: GET is read, /webhooks is webhooks, the rest generate', () => {
+    // POST /mcp needs read to connect; each of its tools checks the scope of the route it mirrors.
+    const reads = (route: (typeof keyed)[number]) => route.method === 'GET' || route.path.endsWith('/quote') || route.path.endsWith('/mcp');
     for (const route of keyed) {
-      const expected = route.path.includes('/webhooks') ? 'webhooks' : route.method === 'GET' || route.path.endsWith('/quote') ? 'read' : 'generate';
+      const expected = route.path.includes('/webhooks') ? 'webhooks' : reads(route) ? 'read' : 'generate';
       expect([route.method, route.path, route.scope]).toEqual([route.method, route.path, expected]);
     }
   });

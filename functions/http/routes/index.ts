@@ -5,6 +5,7 @@ import { CATALOGUE_ROUTES } from './catalogue';
 import { EVENT_ROUTES } from './events';
 import { IMAGE_ROUTES } from './images';
 import { KEY_ROUTES } from './keys';
+import { MCP_ROUTES } from './mcp';
 import { PROVIDER_CALLBACK_ROUTES } from './provider-callbacks';
 import { REFERENCE_ROUTES } from './reference';
 import { UPLOAD_ROUTES } from './uploads';
@@ -31,6 +32,7 @@ export const ROUTES: readonly ApiRoute[] = [
   ...WEBHOOK_ROUTES,
   ...EVENT_ROUTES,
   ...KEY_ROUTES,
+  ...MCP_ROUTES,
   ...PROVIDER_CALLBACK_ROUTES,
   ...BILLING_ROUTES,
   ...BILLING_WEBHOOK_ROUTES,

@@ -1,0 +1,37 @@
+import type { ApiRoute } from '../route';
+import { AUTH } from './operation-doc';
+import { API_PREFIX } from './prefix';
+
+/** Agents: the Model Context Protocol, with tools over the same use cases as the endpoints. */
+export const MCP_ROUTES: ApiRoute[] = [
+  {
+    method: 'POST',
+    path: `${API_PREFIX}/mcp`,
+    handler: 'mcp',
+    callers: 'apiKey',
+    // To connect and read; each tool also needs the scope of the endpoint it mirrors.
+    scope: 'read',
+    doc: {
+      operationId: 'mcp',
+      summary: 'Model Context Protocol (for AI agents)',
+      description:
+        'The Model Context Protocol over Streamable HTTP, stateless (no session): point an MCP client at this URL with your key as `Authorization: Bearer`. Tools: `generate_video`, `generate_image`, `get_task`, `wait_for_task` (returns at its timeout, at most 25 s here: call it again), `cancel_task`, `list_tasks`, `upload_image`, `get_credits`, `list_models`, `quote`; their inputs are the endpoints\' parameters. The key needs the `read` scope to connect, and each tool the scope of the endpoint it mirrors (`generate` for `generate_*`, `cancel_task`, `upload_image`); each request counts in your rate limit; an API error is a tool result with `isError: true` whose text starts with the error code. Answers are JSON-RPC (JSON, or an SSE stream when the request asked for progress), not the envelope; errors before MCP (401, 429) are the envelope.',
+      tag: 'Agents',
+      request: {
+        body: {
+          required: true,
+          content: { 'application/json': { schema: { type: 'object', description: 'A JSON-RPC 2.0 message (or a batch) of the Model Context Protocol.' } } },
+        },
+      },
+      success: {
+        description: 'The JSON-RPC answer (202 with no body for a notification).',
+        content: {
+          'application/json': { schema: { type: 'object', description: 'A JSON-RPC 2.0 response.' } },
+          'text/event-stream': { schema: { type: 'string', description: 'Server-sent events: progress notifications, then the response.' } },
+        },
+      },
+      errors: [401, 403, 429, 500],
+      curl: `curl -s -X POST "{BASE}/mcp" ${AUTH} \\\n  -H "Content-Type: application/json" -H "Accept: application/json, text/event-stream" \\\n  -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'`,
+    },
+  },
+];

@@ -1,0 +1,100 @@
+import { ReferenceImages, ReferenceUnavailableError } from '#adapters/reference-images';
+import { lifecycle } from '#app-context/lifecycle';
+import { appMediaStorage, uploadStorage } from '#app-context/media';
+import { stores } from '#app-context/stores';
+import { quoteDeps } from '#app-context/quotes';
+import { toCreditsView } from '#contract/credits';
+import { MODEL_LIST } from '#contract/models';
+import { parseQuote, toQuoteView } from '#contract/quote';
+import { quoteStart } from '#domain/quote';
+import { parseGenerateImage } from '#contract/generate-image';
+import { parseGenerateVideo } from '#contract/generate-video';
+import { imagePageView, imageView, videoPageView, videoView } from '#contract/tasks';
+import { uploadedImageView } from '#contract/uploads';
+import type { KeyScope } from '#domain/api-key';
+import { cancelTask } from '#domain/cancel-task';
+import { ValidationError } from '#domain/errors';
+import { getCallerAccount } from '#domain/get-account';
+import { getTask } from '#domain/get-task';
+import { listTasks } from '#domain/list-tasks';
+import type { Principal } from '#domain/principal';
+import { spendingKeyOf } from '#domain/key-spend';
+import { startTask } from '#domain/start-task';
+import type { Task } from '#domain/task';
+import { storeUpload } from '#domain/uploads';
+import { checkAccess } from '#http/access';
+import { toHttpError } from '#http/error-mapping';
+import { logger } from '#observability/logger';
+import type { TaskKind, ToolBackend } from './tools';
+
+const view = (task: Task) => (task.kind === 'video' ? videoView(task) : imageView(task));
+
+/**
+ * The hosted server's tools: the routes' use cases and views, called in process for the key's
+ * account (no HTTP hop), their errors mapped as the routes map them.
+ */
+export function useCaseBackend(principal: Principal): ToolBackend {
+  const { accountId } = principal;
+  // Each tool needs the scope of the endpoint it mirrors (403 `forbidden` as a tool error).
+  const scoped = (scope: KeyScope) => checkAccess(principal, { scope });
+  return {
+    generateVideo: async (body) => {
+      scoped('generate');
+      return videoView(await startTask(lifecycle(), accountId, { kind: 'video', params: parseGenerateVideo(body) }, undefined, spendingKeyOf(principal)));
+    },
+    generateImage: async (body) => {
+      scoped('generate');
+      return imageView(await startTask(lifecycle(), accountId, { kind: 'image', params: parseGenerateImage(body) }, undefined, spendingKeyOf(principal)));
+    },
+    getTask: async (kind, id) => {
+      scoped('read');
+      return view(await getTask(lifecycle(), accountId, kind, id));
+    },
+    cancelTask: async (kind, id) => {
+      scoped('generate');
+      return view(await cancelTask(lifecycle(), accountId, kind, id));
+    },
+    listTasks: async (kind: TaskKind, { page = 1, limit = 20 }) => {
+      scoped('read');
+      return kind === 'video'
+        ? videoPageView(await listTasks(stores().tasks, accountId, 'video', page, limit))
+        : imagePageView(await listTasks(stores().tasks, accountId, 'image', page, limit));
+    },
+    uploadImage: async (source) => {
+      scoped('generate');
+      const bytes = 'bytes' in source ? source.bytes : await readReference(source.url);
+      return uploadedImageView(await storeUpload(uploadStorage(), accountId, bytes));
+    },
+    getCredits: async () => {
+      scoped('read');
+      return toCreditsView(await getCallerAccount(stores().accounts, accountId));
+    },
+    listModels: async () => {
+      scoped('read');
+      return MODEL_LIST;
+    },
+    quote: async (body) => {
+      scoped('read');
+      const quote = await quoteStart(quoteDeps(), accountId, parseQuote(body), spendingKeyOf(principal));
+      return toQuoteView(quote, quote.refusal && toHttpError(quote.refusal).code);
+    },
+    describeError: (error) => {
+      const { status, code, message } = toHttpError(error);
+      if (status >= 500) logger.error('mcp tool call failed', { status, error: error as Error });
+      return { code, message };
+    },
+  };
+}
+
+let references: ReferenceImages | undefined;
+
+/** An image to copy, fetched as image_url references are (public addresses only, bounded). */
+async function readReference(url: string): Promise<Buffer> {
+  try {
+    references ??= new ReferenceImages(appMediaStorage());
+    return await references.read(url);
+  } catch (error) {
+    if (error instanceof ReferenceUnavailableError) throw new ValidationError(`url: ${error.reason}.`, 'url');
+    throw error;
+  }
+}

@@ -1,0 +1,188 @@
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { LocalStack } from '#bin/local-stack/stack';
+import { generateImageBody } from '#contract/generate-image';
+import { generateVideoBody } from '#contract/generate-video';
+import { createAccount, createApiKey } from '#domain/account-admin';
+import { TOOLS } from '#mcp/tools';
+import { startTestApi } from '#test-support/local-api';
+import { REPO_ROOT } from '#test-support/run-script';
+
+/**
+ * An MCP client from the SDK against the local stack: over Streamable HTTP (POST /api/v1/mcp,
+ * the Lambda's handler) and over stdio (`vidgen mcp`, calling the API through the TS client).
+ */
+jest.setTimeout(120_000);
+
+type Json = Record<string, any>;
+let stack: LocalStack;
+
+beforeAll(async () => {
+  // A few seconds per test task, so waiting sees it processing.
+  stack = await startTestApi({ SIM_DELAY_SECONDS: '3', PROVIDER: 'simulated' });
+});
+afterAll(async () => {
+  await stack.stop();
+});
+
+async function keys(options: { rateLimit?: number; scopes?: ('generate' | 'read' | 'webhooks')[]; monthlySpendLimit?: number } = {}) {
+  const { account } = await createAccount(stack.context, { credits: 500, paidAccess: true, subscriptionStatus: 'active' });
+  const test = await createApiKey(stack.context, account.accountId, {
+    rateLimit: options.rateLimit ?? 100_000,
+    mode: 'test',
+    ...(options.scopes && { scopes: options.scopes }),
+    ...(options.monthlySpendLimit !== undefined && { monthlySpendLimit: options.monthlySpendLimit }),
+  });
+  return { accountId: account.accountId, test: test.apiKey };
+}
+
+async function httpClient(key: string): Promise<Client> {
+  const client = new Client({ name: 'vidgen-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${stack.baseUrl}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${key}` } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+async function stdioClient(key: string): Promise<Client> {
+  const client = new Client({ name: 'vidgen-test', version: '1.0.0' });
+  const transport = new StdioClientTransport({
+    command: path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx'),
+    args: [path.join(REPO_ROOT, 'bin', 'vidgen.ts'), 'mcp'],
+    env: { PATH: process.env.PATH ?? '', VIDGEN_API_KEY: key, VIDGEN_BASE_URL: stack.baseUrl, VIDGEN_CONFIG: '/nonexistent/vidgen.json' },
+    stderr: 'pipe',
+  });
+  await client.connect(transport);
+  return client;
+}
+
+const call = (client: Client, name: string, args: Json, onprogress?: (progress: Progress) => void) =>
+  client.callTool({ name, arguments: args }, undefined, { ...(onprogress && { onprogress }), timeout: 90_000 }) as Promise<CallToolResult>;
+
+const text = (result: CallToolResult) => (result.content[0] as { text: string }).text;
+
+describe.each([
+  ['Streamable HTTP (POST /api/v1/mcp)', httpClient],
+  ['stdio (vidgen mcp)', stdioClient],
+])('MCP over %s', (_transport, connect) => {
+  let client: Client;
+  beforeAll(async () => {
+    client = await connect((await keys()).test);
+  });
+  afterAll(async () => {
+    await client.close();
+  });
+
+  it('lists every tool, generate_video and generate_image with the contract body as input', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(Object.keys(TOOLS));
+    const schemaOf = (name: string) => tools.find((tool) => tool.name === name)!.inputSchema;
+    // One source: every field of POST /generate's body is a property of the tool's input.
+    expect(Object.keys(schemaOf('generate_video').properties!).sort()).toEqual(Object.keys(generateVideoBody.shape).sort());
+    expect(Object.keys(schemaOf('generate_image').properties!).sort()).toEqual(Object.keys(generateImageBody.shape).sort());
+    expect(schemaOf('generate_video').required).toEqual(['prompt']);
+    expect(tools.find((tool) => tool.name === 'wait_for_task')!.description).toMatch(/call wait_for_task again/);
+  });
+
+  it('starts a video with a test key and waits for it with progress notifications', async () => {
+    const started = await call(client, 'generate_video', { prompt: 'a lighthouse at dusk', duration: 3 });
+    expect(started.isError ? text(started) : 'started').toBe('started');
+    const video = started.structuredContent as Json;
+    expect(video).toMatchObject({ status: 'processing', livemode: false, duration: 3 });
+    expect(video.video_id).toMatch(/^vid_/);
+    expect(JSON.parse(text(started))).toEqual(video);
+
+    const progress: Progress[] = [];
+    const waited = await call(client, 'wait_for_task', { id: video.video_id, timeout_seconds: 25 }, (p) => progress.push(p));
+    expect(waited.structuredContent).toMatchObject({ video_id: video.video_id, status: 'completed', progress: 100 });
+    expect(progress.length).toBeGreaterThanOrEqual(1);
+    // Sent while it processed, rising: the end is the result.
+    expect(progress[0]).toMatchObject({ total: 100, message: expect.stringContaining(`${video.video_id}: processing`) });
+    const values = progress.map((p) => p.progress);
+    expect(values).toEqual([...values].sort((a, b) => a - b));
+    expect(new Set(values).size).toBe(values.length);
+    expect(values.at(-1)).toBeLessThan(100);
+
+    const got = await call(client, 'get_task', { id: video.video_id });
+    expect(got.structuredContent).toEqual(waited.structuredContent);
+    const listed = await call(client, 'list_tasks', { kind: 'video' });
+    expect((listed.structuredContent as Json).videos.map((v: Json) => v.video_id)).toContain(video.video_id);
+  });
+
+  it('answers an API error as a tool error whose text starts with its code', async () => {
+    const missing = await call(client, 'get_task', { id: 'vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ' });
+    expect(missing.isError).toBe(true);
+    expect(text(missing)).toMatch(/^not_found: /);
+
+    const invalid = await call(client, 'generate_video', { prompt: 'x', duration: 99 });
+    expect(invalid.isError).toBe(true);
+    expect(text(invalid)).toBe('validation_error: duration: must be at most 12 seconds');
+
+    const badId = await call(client, 'cancel_task', { id: 'task_1' });
+    expect(text(badId)).toMatch(/^validation_error: id: must be a video_id/);
+  });
+
+  it('gets the credits and uploads an image from base64', async () => {
+    const credits = await call(client, 'get_credits', {});
+    expect(credits.isError ? text(credits) : 'read').toBe('read');
+    expect(credits.structuredContent).toMatchObject({ paid_access: true });
+    // A 1x1 PNG.
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const uploaded = await call(client, 'upload_image', { data_base64: png });
+    expect(uploaded.isError ? text(uploaded) : 'uploaded').toBe('uploaded');
+    expect((uploaded.structuredContent as Json).url).toMatch(/\/uploads\//);
+    const models = await call(client, 'list_models', {});
+    expect((models.structuredContent as Json).models.map((m: Json) => m.id)).toContain('vid-1-5-pro');
+    const quote = await call(client, 'quote', { kind: 'video', prompt: 'a kite', model: 'vid-1-5-pro', duration: 4 });
+    expect(quote.isError ? text(quote) : 'quoted').toBe('quoted');
+    expect(quote.structuredContent).toMatchObject({ credits: 20 });
+    const badQuote = await call(client, 'quote', { kind: 'video', prompt: 'a kite', duration: 99 });
+    expect(text(badQuote)).toBe('validation_error: duration: must be at most 12 seconds');
+    const neither = await call(client, 'upload_image', {});
+    expect(text(neither)).toMatch(/^validation_error: /);
+  });
+});
+
+describe('POST /api/v1/mcp', () => {
+  it('refuses a request without a key (401) before any MCP', async () => {
+    const client = new Client({ name: 'vidgen-test', version: '1.0.0' });
+    await expect(client.connect(new StreamableHTTPClientTransport(new URL(`${stack.baseUrl}/mcp`)))).rejects.toThrow(/unauthorized/);
+  });
+
+  it('refuses a tool outside the key\'s scopes as a forbidden tool error, and a key without read before any MCP', async () => {
+    const readOnly = await httpClient((await keys({ scopes: ['read'] })).test);
+    const refused = await call(readOnly, 'generate_video', { prompt: 'a kite', duration: 3 });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toBe('forbidden: This API key does not have the "generate" scope this endpoint needs.');
+    expect((await call(readOnly, 'get_credits', {})).isError).toBeFalsy();
+    await readOnly.close();
+    const generateOnly = new Client({ name: 'vidgen-test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${stack.baseUrl}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${(await keys({ scopes: ['generate'] })).test}` } },
+    });
+    await expect(generateOnly.connect(transport)).rejects.toThrow(/forbidden/);
+  });
+
+  it('counts starts in the key\'s monthly spend limit, as the routes do', async () => {
+    const client = await httpClient((await keys({ monthlySpendLimit: 19 })).test);
+    const quote = await call(client, 'quote', { kind: 'video', prompt: 'a kite', model: 'vid-1-5-pro', duration: 4 });
+    expect(quote.structuredContent).toMatchObject({ credits: 20, can_start: false, reason: 'spend_limit_exceeded' });
+    const refused = await call(client, 'generate_video', { prompt: 'a kite', model: 'vid-1-5-pro', duration: 4 });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/^spend_limit_exceeded: /);
+    await client.close();
+  });
+
+  it('counts each request in the key\'s rate limit', async () => {
+    const { test } = await keys({ rateLimit: 3 });
+    // initialize and notifications/initialized are two requests; two calls then pass the limit of 3.
+    const client = await httpClient(test);
+    await call(client, 'get_credits', {});
+    await expect(call(client, 'get_credits', {})).rejects.toThrow(/rate_limit_exceeded/);
+    await client.close();
+  });
+});

@@ -1,0 +1,85 @@
+import { callTool, type CallContext } from '#mcp/server';
+import { listedTool, TOOLS, type TaskObject, type ToolBackend } from '#mcp/tools';
+import { generateVideoBody } from '#contract/generate-video';
+
+/** A backend whose task moves through `states`, one per poll; errors are `{ code }` objects. */
+function scriptedBackend(states: TaskObject[]): ToolBackend & { polls: number } {
+  const unused = async () => {
+    throw new Error('not in this test');
+  };
+  const backend: ToolBackend & { polls: number } = {
+    polls: 0,
+    getTask: async () => states[Math.min(backend.polls++, states.length - 1)]!,
+    describeError: (error: unknown) => ({ code: (error as { code: string }).code, message: 'it failed' }),
+    generateVideo: unused,
+    generateImage: unused,
+    cancelTask: unused,
+    listTasks: unused,
+    uploadImage: unused,
+    getCredits: unused,
+    listModels: unused,
+    quote: unused,
+  };
+  return backend;
+}
+
+/** A clock that moves only when the server sleeps. */
+function fakeTime(): Pick<CallContext, 'sleep' | 'now'> {
+  let now = 0;
+  return { now: () => now, sleep: async (ms) => void (now += ms) };
+}
+
+const processing = (progress: number) => ({ status: 'processing', progress });
+
+describe('wait_for_task', () => {
+  it('sends rising progress while the task processes and returns it when it ends', async () => {
+    const backend = scriptedBackend([processing(5), processing(5), processing(40), { status: 'completed', progress: 100 }]);
+    const sent: number[] = [];
+    const result = await callTool(backend, 'wait_for_task', { id: 'vid_1', timeout_seconds: 30 }, {
+      maxWaitSeconds: 50,
+      pollIntervalMs: 1000,
+      ...fakeTime(),
+      onProgress: async (progress) => void sent.push(progress),
+    });
+    expect(sent).toEqual([5, 40]);
+    expect(result.structuredContent).toEqual({ status: 'completed', progress: 100 });
+    expect(result.content).toHaveLength(1);
+  });
+
+  it('returns the task at its timeout (capped by the server), saying to call again', async () => {
+    const backend = scriptedBackend([processing(10)]);
+    const result = await callTool(backend, 'wait_for_task', { id: 'img_1', timeout_seconds: 50 }, { maxWaitSeconds: 25, pollIntervalMs: 1000, ...fakeTime() });
+    expect(backend.polls).toBe(26);
+    expect(result.isError).toBeUndefined();
+    expect(result.content[1]).toEqual({ type: 'text', text: 'Still processing after 25 s: call wait_for_task again with id "img_1".' });
+  });
+
+  it('refuses a timeout over 50 s and an id that is no task id, as validation errors', async () => {
+    const backend = scriptedBackend([processing(0)]);
+    const context = { maxWaitSeconds: 50, pollIntervalMs: 1000, ...fakeTime() };
+    const tooLong = await callTool(backend, 'wait_for_task', { id: 'vid_1', timeout_seconds: 51 }, context);
+    expect(tooLong).toEqual({ isError: true, content: [{ type: 'text', text: 'validation_error: timeout_seconds: must be at most 50 seconds' }] });
+    const notAnId = await callTool(backend, 'get_task', { id: 'whk_1' }, context);
+    expect((notAnId.content[0] as { text: string }).text).toBe('validation_error: id: must be a video_id (vid_…) or an image_id (img_…)');
+    expect(backend.polls).toBe(0);
+  });
+});
+
+describe('tool calls', () => {
+  it('answer an unknown tool and a backend error as tool errors starting with the code', async () => {
+    const backend = scriptedBackend([]);
+    backend.getTask = async () => {
+      throw { code: 'not_found' };
+    };
+    const context = { maxWaitSeconds: 50, pollIntervalMs: 1000 };
+    expect((await callTool(backend, 'get_task', { id: 'vid_1' }, context)).content).toEqual([{ type: 'text', text: 'not_found: it failed' }]);
+    expect((await callTool(backend, 'make_coffee', {}, context)).isError).toBe(true);
+  });
+
+  it('list generate_video with every field of the contract body, prompt required', () => {
+    const listed = listedTool(TOOLS.generate_video);
+    expect(Object.keys(listed.inputSchema.properties as object).sort()).toEqual(Object.keys(generateVideoBody.shape).sort());
+    expect(listed.inputSchema.required).toEqual(['prompt']);
+    expect(listed.description).toMatch(/vid-1-5-pro 5 credits\/s/);
+  });
+});
