@@ -16,7 +16,7 @@ Commands:
                     [--wait] [--out FILE]
       Start a video. --image uploads FILE (or uses URL) and makes it image_to_video;
       --end-image is the frame it ends on (models with end_image: see "models").
-  image "PROMPT" [--resolution R] [--aspect-ratio A] [--format png|jpg|webp]
+  image "PROMPT" [--model M] [--resolution R] [--aspect-ratio A] [--format png|jpg|webp]
                  [--ref FILE|URL ...] [--seed N] [--negative TEXT] [--wait] [--out FILE]
       Start an image. --ref adds a reference image (edit mode); repeat it for more.
       --seed N (0 to 4294967295): the same seed and parameters give the same result.
