@@ -31,27 +31,32 @@ async function main(argv: string[], signal: AbortSignal): Promise<number> {
     return 0;
   }
   const config = loadConfig();
-  const credential = config.apiKey ? { apiKey: config.apiKey } : await sessionCredential();
+  // API keys cannot manage keys (403): `keys` acts as the signed-in holder even when a key is configured.
+  const credential =
+    command.name === 'keys'
+      ? await sessionCredential(`"keys" acts as the signed-in account holder (an API key cannot manage keys). Sign in first: ${VIDGEN} login --email E --password P.`)
+      : config.apiKey
+        ? { apiKey: config.apiKey }
+        : await sessionCredential(`No API key and no session. Set VIDGEN_API_KEY, put {"apiKey": "vg_live_..."} in ${configPath()}, or sign in: ${VIDGEN} login --email E --password P.`);
   const client = new VidgenClient({
     ...credential,
     baseUrl: config.baseUrl,
     onRetry: ({ attempt, delayMs, error }) =>
       process.stderr.write(`retrying in ${(delayMs / 1000).toFixed(1)}s (attempt ${attempt}) after [${error.code}] ${error.message}\n`),
   });
-  if (client.mode === 'test') {
+  // Keys are managed for both modes at once (keys create takes --mode): the banner would mislead.
+  if (client.mode === 'test' && command.name !== 'keys') {
     // On stderr, so --json output stays JSON.
-    process.stderr.write(`vidgen: TEST MODE (${config.apiKey ? 'vg_test_ key' : 'VIDGEN_MODE=test'}): test data, test credits, simulated provider\n`);
+    process.stderr.write(`vidgen: TEST MODE (${'apiKey' in credential ? 'vg_test_ key' : 'VIDGEN_MODE=test'}): test data, test credits, simulated provider\n`);
   }
   target = config;
   if (command.name === 'mcp') return serveMcp(client, signal);
   return runCommand(command, client, { stdout: process.stdout, stderr: process.stderr, signal });
 }
 
-/** The stored session of `vidgen login` (refreshed as needed), in VIDGEN_MODE (default live). */
-async function sessionCredential(): Promise<{ sessionToken: () => Promise<string>; mode: 'live' | 'test' }> {
-  if (!(await sessionToken())) {
-    throw new UsageError(`No API key and no session. Set VIDGEN_API_KEY, put {"apiKey": "vg_live_..."} in ${configPath()}, or sign in: ${VIDGEN} login --email E --password P.`);
-  }
+/** The stored session of `vidgen login` (refreshed as needed), in VIDGEN_MODE (default live); `missing` says what to do without one. */
+async function sessionCredential(missing: string): Promise<{ sessionToken: () => Promise<string>; mode: 'live' | 'test' }> {
+  if (!(await sessionToken())) throw new UsageError(missing);
   const mode = process.env.VIDGEN_MODE?.trim() || 'live';
   if (mode !== 'live' && mode !== 'test') throw new UsageError(`VIDGEN_MODE must be "live" or "test"; got "${mode}".`);
   return { sessionToken: async () => (await sessionToken())!, mode };

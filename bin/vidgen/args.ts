@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import type { KeyMode, KeyScope } from '#client';
 import { describeParseArgsError } from '../cli/parse-args-error';
 
 /** A mistake in how the command was called: exit code 2. */
@@ -15,7 +16,7 @@ Commands:
                     [--wait] [--out FILE]
       Start a video. --image uploads FILE (or uses URL) and makes it image_to_video;
       --end-image is the frame it ends on (models with end_image: see "models").
-  image "PROMPT" [--resolution R] [--aspect-ratio A] [--format png|jpg|webp]
+  image "PROMPT" [--model M] [--resolution R] [--aspect-ratio A] [--format png|jpg|webp]
                  [--ref FILE|URL ...] [--seed N] [--negative TEXT] [--wait] [--out FILE]
       Start an image. --ref adds a reference image (edit mode); repeat it for more.
       --seed N (0 to 4294967295): the same seed and parameters give the same result.
@@ -47,6 +48,17 @@ Commands:
   login --email E --password P        Sign in as an account holder; vidgen then uses this session
                                       when no API key is set (VIDGEN_MODE=test for test mode).
   logout                              Forget the session.
+  keys                                Your API keys (live and test): id, name, mode, prefix, scopes,
+                                      spent this month of its limit, last use, expiry, revoked.
+  keys create --name NAME [--mode live|test] [--scopes generate,read,webhooks]
+              [--monthly-spend-limit CREDITS] [--expires-at DATE]
+      A new key, printed once: store it. Default: live, every scope, no limit, no expiry.
+      --expires-at takes an ISO 8601 date or time (a date alone: midnight UTC), at most a year ahead.
+  keys update KEY_ID [--name NAME] [--scopes ...] [--monthly-spend-limit CREDITS|none]
+      Change a key (KEY_ID: key_..., not the key itself); "none" removes its limit.
+  keys revoke KEY_ID                  Revoke a key: it stops working within a minute.
+      The keys commands act as the signed-in account holder (vidgen login), even when an API
+      key is configured: API keys cannot manage keys.
   transactions [--page N] [--limit N] Every grant, charge and refund of your credits, newest first.
   mcp                                 Serve the API's tools to an MCP client over stdio (for
                                       desktop agents): generate_video, wait_for_task, ...
@@ -91,6 +103,11 @@ const OPTIONS = {
   follow: { type: 'boolean' },
   email: { type: 'string' },
   password: { type: 'string' },
+  name: { type: 'string' },
+  mode: { type: 'string' },
+  scopes: { type: 'string' },
+  'monthly-spend-limit': { type: 'string' },
+  'expires-at': { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -122,6 +139,8 @@ const COMMANDS = {
   logout: { operand: undefined, options: [] },
   transactions: { operand: undefined, options: ['page', 'limit'] },
   mcp: { operand: undefined, options: [] },
+  // `keys` alone lists them; keysCommand checks each action's own options.
+  keys: { operand: undefined, options: ['name', 'mode', 'scopes', 'monthly-spend-limit', 'expires-at'] },
 } satisfies Record<string, { operand: string | undefined; options: OptionName[] }>;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -182,7 +201,28 @@ export type Command =
   | { name: 'credits' | 'account'; json: boolean }
   | { name: 'mcp'; json: boolean }
   | { name: 'logout'; json: boolean }
-  | { name: 'login'; email: string; password: string; json: boolean };
+  | { name: 'login'; email: string; password: string; json: boolean }
+  | KeysCommand;
+
+/** `keys ...`; `keyName` is the key's --name (`name` names the command). */
+export type KeysCommand =
+  | { name: 'keys'; action: 'list'; json: boolean }
+  | {
+      name: 'keys';
+      action: 'create';
+      keyName: string;
+      mode?: KeyMode;
+      scopes?: KeyScope[];
+      monthlySpendLimit?: number;
+      expiresAt?: string;
+      json: boolean;
+    }
+  | { name: 'keys'; action: 'update'; keyId: string; keyName?: string; scopes?: KeyScope[]; monthlySpendLimit?: number | null; json: boolean }
+  | { name: 'keys'; action: 'revoke'; keyId: string; json: boolean };
+
+/** Every scope, in the API's order: a Record, so the type check fails if the API gains one this lacks. */
+const KEY_SCOPES: Record<KeyScope, true> = { generate: true, read: true, webhooks: true };
+const SCOPE_LIST = Object.keys(KEY_SCOPES).join(', ');
 
 export function parseCommand(argv: string[]): Command {
   let parsed;
@@ -208,8 +248,7 @@ export function parseCommand(argv: string[]): Command {
     if (!allowed.has(option)) throw new UsageError(`--${option} is not an option of "${name}".`);
   }
   if (spec.operand && operands.length === 0) throw new UsageError(`"${name}" needs ${spec.operand}.`);
-  // `webhooks deliveries` names the endpoint too.
-  const expected = name === 'webhooks' && operands[0] === 'deliveries' ? 2 : name === 'webhooks' && operands[0] === 'retry' ? 3 : spec.operand ? 1 : 0;
+  const expected = operandCount(name, operands[0], spec.operand !== undefined);
   if (operands.length > expected) {
     const hint = spec.operand === 'PROMPT' ? ' Quote a prompt that has spaces.' : '';
     throw new UsageError(`Too many arguments for "${name}": ${operands.slice(expected).join(' ')}.${hint}`);
@@ -292,6 +331,8 @@ export function parseCommand(argv: string[]): Command {
     case 'account':
     case 'logout':
       return { name, json };
+    case 'keys':
+      return keysCommand(operands, values, json);
     case 'login': {
       const password = values.password ?? process.env.VIDGEN_PASSWORD;
       if (!values.email) throw new UsageError('"login" needs --email.');
@@ -299,6 +340,89 @@ export function parseCommand(argv: string[]): Command {
       return { name, email: values.email, password, json };
     }
   }
+}
+
+/** How many operands a command takes: `webhooks deliveries` and `keys update` name an id too. */
+function operandCount(name: CommandName, first: string | undefined, hasOperand: boolean): number {
+  if (name === 'webhooks') return first === 'deliveries' ? 2 : first === 'retry' ? 3 : 1;
+  if (name === 'keys') return first === 'update' || first === 'revoke' ? 2 : 1;
+  return hasOperand ? 1 : 0;
+}
+
+type KeyOption = 'name' | 'mode' | 'scopes' | 'monthly-spend-limit' | 'expires-at';
+
+/** `keys [list]`, `keys create`, `keys update KEY_ID`, `keys revoke KEY_ID`, each with its own options. */
+function keysCommand(operands: string[], values: Partial<Record<KeyOption, string>>, json: boolean): KeysCommand {
+  const [action = 'list', keyIdGiven] = operands;
+  const takes: Record<string, KeyOption[]> = {
+    list: [],
+    create: ['name', 'mode', 'scopes', 'monthly-spend-limit', 'expires-at'],
+    update: ['name', 'scopes', 'monthly-spend-limit'],
+    revoke: [],
+  };
+  const options = takes[action];
+  if (!options) throw new UsageError(`Unknown keys command "${action}": use "keys", "keys create", "keys update KEY_ID" or "keys revoke KEY_ID".`);
+  for (const option of COMMANDS.keys.options) {
+    if (values[option] !== undefined && !options.includes(option)) throw new UsageError(`--${option} is not an option of "keys ${action}".`);
+  }
+  if (action === 'list') return { name: 'keys', action, json };
+  if (action === 'create') {
+    if (values.name === undefined) throw new UsageError('"keys create" needs --name NAME (what the key is for).');
+    return {
+      name: 'keys',
+      action,
+      keyName: nonEmpty(values.name, '--name'),
+      ...(values.mode !== undefined && { mode: keyMode(values.mode) }),
+      ...(values.scopes !== undefined && { scopes: keyScopes(values.scopes) }),
+      ...(values['monthly-spend-limit'] !== undefined && { monthlySpendLimit: number(values['monthly-spend-limit'], '--monthly-spend-limit') }),
+      ...(values['expires-at'] !== undefined && { expiresAt: instant(values['expires-at'], '--expires-at') }),
+      json,
+    };
+  }
+  if (keyIdGiven === undefined) throw new UsageError(`"keys ${action}" needs KEY_ID (key_...).`);
+  const keyId = keyIdOf(keyIdGiven);
+  if (action === 'revoke') return { name: 'keys', action, keyId, json };
+  const limit = values['monthly-spend-limit'];
+  if (values.name === undefined && values.scopes === undefined && limit === undefined) {
+    throw new UsageError('"keys update" needs something to change: --name, --scopes or --monthly-spend-limit.');
+  }
+  return {
+    name: 'keys',
+    action: 'update',
+    keyId,
+    ...(values.name !== undefined && { keyName: nonEmpty(values.name, '--name') }),
+    ...(values.scopes !== undefined && { scopes: keyScopes(values.scopes) }),
+    ...(limit !== undefined && { monthlySpendLimit: limit.trim() === 'none' ? null : number(limit, '--monthly-spend-limit') }),
+    json,
+  };
+}
+
+function keyMode(value: string): KeyMode {
+  if (value !== 'live' && value !== 'test') throw new UsageError(`--mode must be live or test, got "${value}".`);
+  return value;
+}
+
+/** `generate,read`: known scopes, each once, at least one. */
+function keyScopes(value: string): KeyScope[] {
+  const given = value.split(',').map((scope) => scope.trim()).filter((scope) => scope !== '');
+  if (given.length === 0) throw new UsageError(`--scopes needs at least one of ${SCOPE_LIST} (comma-separated).`);
+  const unknown = given.find((scope) => !Object.hasOwn(KEY_SCOPES, scope));
+  if (unknown !== undefined) throw new UsageError(`--scopes: unknown scope "${unknown}"; the scopes are ${SCOPE_LIST} (comma-separated).`);
+  return [...new Set(given as KeyScope[])];
+}
+
+/** A key's id; never echoes an API key given by mistake (it is a secret). */
+function keyIdOf(value: string): string {
+  if (/^vg_(live|test)_/.test(value)) throw new UsageError(`That is an API key itself: give its id instead (key_..., the first column of "${VIDGEN} keys").`);
+  if (!value.startsWith('key_')) throw new UsageError(`"${value}" is not a key id: key ids start with key_ (the first column of "${VIDGEN} keys").`);
+  return value;
+}
+
+/** An ISO 8601 date or time as an exact UTC instant (a date alone is midnight UTC); the API judges the range. */
+function instant(value: string, name: string): string {
+  const time = Date.parse(value);
+  if (value.trim() === '' || Number.isNaN(time)) throw new UsageError(`${name} must be an ISO 8601 date or time (2027-01-31 or 2027-01-31T12:00:00Z), got "${value}".`);
+  return new Date(time).toISOString();
 }
 
 /** `quote generate|image PROMPT [options]`: the start it prices, parsed as that start. */

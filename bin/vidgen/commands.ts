@@ -12,7 +12,7 @@ import type {
   VideoTask,
 } from '#client';
 import { verifyWebhook } from '#client';
-import { UsageError, VIDGEN, type Command, type GenerateCommand, type ImageCommand, type WaitSettings } from './args';
+import { UsageError, VIDGEN, type Command, type GenerateCommand, type ImageCommand, type KeysCommand, type WaitSettings } from './args';
 import { download, DownloadError, numberedFile } from './download';
 import {
   formatAccount,
@@ -20,6 +20,7 @@ import {
   formatDeliveryList,
   formatFields,
   formatImageList,
+  formatKeyList,
   formatModelList,
   formatQuote,
   formatSize,
@@ -108,6 +109,8 @@ export async function runCommand(command: Exclude<Command, { name: 'help' | 'log
     }
     case 'events':
       return events(client, command, io, print);
+    case 'keys':
+      return keys(client, command, io, printData);
     case 'webhooks': {
       if (command.action === 'listen') return listen(client, command.port, command.json, io, print);
       if (command.action === 'retry') {
@@ -117,6 +120,53 @@ export async function runCommand(command: Exclude<Command, { name: 'help' | 'log
       }
       const page = await client.listWebhookDeliveries(command.webhookId, { page: command.page, limit: command.limit }, { signal });
       printData(page, () => formatDeliveryList(page));
+      return 0;
+    }
+  }
+}
+
+/** `vidgen keys ...`: list, create (the key itself printed this once), update, revoke. */
+async function keys(client: VidgenClient, command: KeysCommand, io: Io, printData: (data: unknown, human: () => string) => void): Promise<number> {
+  const { signal } = io;
+  switch (command.action) {
+    case 'list': {
+      const list = await client.listKeys({ signal });
+      printData(list, () => formatKeyList(list));
+      return 0;
+    }
+    case 'create': {
+      const created = await client.createKey(
+        {
+          name: command.keyName,
+          ...(command.mode !== undefined && { mode: command.mode }),
+          ...(command.scopes !== undefined && { scopes: command.scopes }),
+          ...(command.monthlySpendLimit !== undefined && { monthly_spend_limit: command.monthlySpendLimit }),
+          ...(command.expiresAt !== undefined && { expires_at: command.expiresAt }),
+        },
+        { signal },
+      );
+      const warning = 'Store this key now: it will not be shown again.';
+      printData(created, () => `${formatFields(created)}\n${warning}`);
+      // --json keeps stdout JSON: the warning goes beside it.
+      if (command.json) io.stderr.write(`${warning}\n`);
+      return 0;
+    }
+    case 'update': {
+      const updated = await client.updateKey(
+        command.keyId,
+        {
+          ...(command.keyName !== undefined && { name: command.keyName }),
+          ...(command.scopes !== undefined && { scopes: command.scopes }),
+          ...(command.monthlySpendLimit !== undefined && { monthly_spend_limit: command.monthlySpendLimit }),
+        },
+        { signal },
+      );
+      printData(updated, () => formatFields(updated));
+      return 0;
+    }
+    case 'revoke': {
+      const revoked = await client.revokeKey(command.keyId, { signal });
+      printData(revoked, () => `Revoked ${revoked.key_id} (${JSON.stringify(revoked.name)}, ${revoked.prefix ?? 'no prefix'}) at ${revoked.revoked_at}.`);
       return 0;
     }
   }

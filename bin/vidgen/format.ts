@@ -1,9 +1,9 @@
-import type { Account, Credits, ImagePage, ImageTask, ModelList, Pagination, Quote, TransactionPage, VideoPage, VideoTask, WebhookDeliveryPage } from '#client';
+import type { Account, ApiKey, Credits, ImagePage, ImageTask, ModelList, Pagination, Quote, TransactionPage, VideoPage, VideoTask, WebhookDeliveryPage } from '#client';
 
 /** Human-readable output for stdout (without --json). */
 
 /** One "name  value" line per field, in the API's order; nested errors and lists readable. */
-export function formatFields(record: VideoTask | ImageTask | Credits): string {
+export function formatFields(record: VideoTask | ImageTask | Credits | ApiKey): string {
   const entries = Object.entries(record).filter(([, value]) => value !== undefined && value !== null);
   const width = Math.max(...entries.map(([name]) => name.length));
   return entries
@@ -52,6 +52,29 @@ export function formatQuote(quote: Quote): string {
 /** The account with its two balances flattened: live credits, test credits. */
 export const formatAccount = ({ live, test, ...rest }: Account) =>
   formatFields({ ...rest, live_credits: live.credits, test_credits: test.credits } as unknown as Credits);
+
+/** One line per key: what it is, what it may do and spend, when it was used, whether it still works. */
+export function formatKeyList({ keys }: { keys: ApiKey[] }, now = Date.now()): string {
+  const rows = keys.map((key) => [
+    key.key_id,
+    JSON.stringify(key.name),
+    key.mode,
+    key.prefix ?? '-',
+    key.scopes.join(','),
+    `spent ${key.spent_this_month} of ${key.monthly_spend_limit ?? 'no limit'}`,
+    key.last_used_at ? `used ${shortTime(key.last_used_at)}` : 'never used',
+    key.expires_at ? `expires ${shortTime(key.expires_at)}` : 'no expiry',
+    keyState(key, now),
+  ]);
+  const working = keys.filter((key) => keyState(key, now) === 'active').length;
+  const summary = keys.length === 0 ? 'No keys yet.' : `${keys.length} key${keys.length === 1 ? '' : 's'}, ${working} active.`;
+  return [...table(rows), summary].join('\n');
+}
+
+function keyState(key: ApiKey, now: number): string {
+  if (key.revoked_at) return `revoked ${shortTime(key.revoked_at)}`;
+  return key.expires_at && Date.parse(key.expires_at) <= now ? 'expired' : 'active';
+}
 
 export function formatVideoList(page: VideoPage): string {
   const rows = page.videos.map((video) => [

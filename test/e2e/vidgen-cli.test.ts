@@ -5,6 +5,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import type { LocalStack } from '#bin/local-stack/stack';
 import { createAccount, createApiKey } from '#domain/account-admin';
+import { GOOD_PASSWORD, signedInHolder } from '#test-support/identity';
 import { runScript, spawnScript } from '#test-support/run-script';
 import { startTestApi } from '#test-support/local-api';
 
@@ -210,6 +211,9 @@ describe('vidgen CLI', () => {
       [['generate', 'x', '--durtion', '3'], /^vidgen: Unknown option --durtion\. Did you mean --duration\?$/m],
       [['upload', path.join(tmp, 'missing.png')], /Cannot read .*missing\.png: ENOENT/],
       [['credits'], /No API key and no session\. Set VIDGEN_API_KEY/, { VIDGEN_API_KEY: '' }],
+      // An API key is configured, but keys are the signed-in holder's.
+      [['keys'], /"keys" acts as the signed-in account holder \(an API key cannot manage keys\)\. Sign in first: npx vidgen login/],
+      [['keys', 'create', '--name', 'x', '--scopes', 'read,admin'], /--scopes: unknown scope "admin"/],
     ];
     const results = await Promise.all(cases.map(([args, , extra]) => vidgen(args, extra)));
     results.forEach((result, i) => {
@@ -314,4 +318,53 @@ describe('vidgen events --follow', () => {
     expect(await closed).toBe(0);
     expect(stderr).toMatch(/Stopped\. Resume with: npx vidgen events --follow --after \S+/);
   }, 60_000);
+});
+
+describe('vidgen keys', () => {
+  it('a signed-in holder creates, lists, updates and revokes a key, with an API key configured too', async () => {
+    const holder = await signedInHolder(stack);
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'vidgen-keys-'));
+    const holderEnv = {
+      VIDGEN_CONFIG: path.join(dir, 'config.json'),
+      VIDGEN_IDENTITY_ENDPOINT: stack.identity.endpoint,
+      VIDGEN_CLIENT_ID: stack.identity.clientId,
+    };
+    const asHolder = (...args: string[]) => vidgen(args, holderEnv);
+    expect((await asHolder('login', '--email', holder.email, '--password', GOOD_PASSWORD)).code).toBe(0);
+
+    const created = await asHolder('keys', 'create', '--name', 'CI pipeline', '--scopes', 'generate,read', '--monthly-spend-limit', '500');
+    expect(created.code).toBe(0);
+    const apiKey = /^api_key\s+(vg_live_\S+)$/m.exec(created.stdout)?.[1];
+    const keyId = /^key_id\s+(key_\w+)$/m.exec(created.stdout)?.[1];
+    expect([apiKey, keyId]).toEqual([expect.any(String), expect.any(String)]);
+    expect(created.stdout).toMatch(/^Store this key now: it will not be shown again\.$/m);
+    // The key works, and speaks for the holder's account.
+    const used = await vidgen(['credits', '--json'], { VIDGEN_API_KEY: apiKey! });
+    expect([used.code, JSON.parse(used.stdout)]).toEqual([0, expect.objectContaining({ credits: 0 })]);
+
+    const test = await asHolder('keys', 'create', '--name', 'staging', '--mode', 'test', '--json');
+    expect(test.code).toBe(0);
+    expect(JSON.parse(test.stdout)).toMatchObject({ mode: 'test', api_key: expect.stringMatching(/^vg_test_/), scopes: ['generate', 'read', 'webhooks'], monthly_spend_limit: null });
+    expect(test.stderr).toContain('it will not be shown again');
+
+    const listed = await asHolder('keys');
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(new RegExp(`^${keyId}\\s+"CI pipeline"\\s+live\\s+${apiKey!.slice(0, 12)}\\s+generate,read\\s+spent 0 of 500\\s+used \\S+ \\S+\\s+no expiry\\s+active$`, 'm'));
+    expect(listed.stdout).toMatch(/"staging"\s+test\s+vg_test_\S+\s+generate,read,webhooks\s+spent 0 of no limit\s+never used\s+no expiry\s+active$/m);
+    expect(listed.stdout).toMatch(/^2 keys, 2 active\.$/m);
+    expect(listed.stdout).not.toContain(apiKey);
+
+    const updated = await asHolder('keys', 'update', keyId!, '--name', 'CI', '--scopes', 'read', '--monthly-spend-limit', 'none', '--json');
+    expect(updated.code).toBe(0);
+    expect(JSON.parse(updated.stdout)).toMatchObject({ key_id: keyId, name: 'CI', scopes: ['read'], monthly_spend_limit: null, revoked_at: null });
+
+    const revoked = await asHolder('keys', 'revoke', keyId!);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toMatch(new RegExp(`^Revoked ${keyId} \\("CI", vg_live_\\S+\\) at \\d{4}-\\S+Z\\.$`, 'm'));
+    const after = JSON.parse((await asHolder('keys', '--json')).stdout) as { keys: Array<{ key_id: string; revoked_at: string | null; name: string }> };
+    expect(after.keys.find((key) => key.key_id === keyId)).toMatchObject({ name: 'CI', revoked_at: expect.any(String) });
+
+    const unknown = await asHolder('keys', 'revoke', 'key_000000000000000000000000');
+    expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringMatching(/^error \[not_found\]: /m)]);
+  });
 });

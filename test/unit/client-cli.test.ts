@@ -7,7 +7,7 @@ import { configPath, loadConfig } from '#bin/vidgen/config';
 import { writeAddresses } from '#bin/local-stack/discovery';
 import { deadPid, RUNNING } from '#test-support/local-stack-addresses';
 import { numberedFile } from '#bin/vidgen/download';
-import { formatDeliveryList, formatFields, formatVideoList } from '#bin/vidgen/format';
+import { formatDeliveryList, formatFields, formatKeyList, formatVideoList } from '#bin/vidgen/format';
 import { startProgress } from '#bin/vidgen/progress';
 import type { VideoTask } from '#client';
 
@@ -110,6 +110,70 @@ describe('parseCommand', () => {
     expect(() => parseCommand(['events', '--page', '2'])).toThrow(/--page is not an option of "events"/);
     expect(parseCommand(['webhooks', 'retry', 'whk_1', 'evt_1'])).toEqual({ name: 'webhooks', action: 'retry', webhookId: 'whk_1', eventId: 'evt_1', json: false });
     expect(() => parseCommand(['webhooks', 'retry', 'whk_1'])).toThrow(/"webhooks retry" needs WEBHOOK_ID \(whk_...\) and EVENT_ID/);
+  });
+
+  it('reads keys, keys create, keys update KEY_ID and keys revoke KEY_ID', () => {
+    expect(parseCommand(['keys'])).toEqual({ name: 'keys', action: 'list', json: false });
+    expect(parseCommand(['keys', 'list', '--json'])).toEqual({ name: 'keys', action: 'list', json: true });
+    expect(
+      parseCommand(['keys', 'create', '--name', 'CI pipeline', '--mode', 'test', '--scopes', 'generate, read,generate', '--monthly-spend-limit', '500', '--expires-at', '2027-01-31']),
+    ).toEqual({
+      name: 'keys',
+      action: 'create',
+      keyName: 'CI pipeline',
+      mode: 'test',
+      scopes: ['generate', 'read'],
+      monthlySpendLimit: 500,
+      expiresAt: '2027-01-31T00:00:00.000Z',
+      json: false,
+    });
+    expect(parseCommand(['keys', 'create', '--name', 'x'])).toEqual({ name: 'keys', action: 'create', keyName: 'x', json: false });
+    expect(parseCommand(['keys', 'update', 'key_1', '--scopes', 'read', '--monthly-spend-limit', 'none', '--json'])).toEqual({
+      name: 'keys',
+      action: 'update',
+      keyId: 'key_1',
+      scopes: ['read'],
+      monthlySpendLimit: null,
+      json: true,
+    });
+    expect(parseCommand(['keys', 'update', 'key_1', '--name', 'renamed', '--monthly-spend-limit', '20'])).toEqual({
+      name: 'keys',
+      action: 'update',
+      keyId: 'key_1',
+      keyName: 'renamed',
+      monthlySpendLimit: 20,
+      json: false,
+    });
+    expect(parseCommand(['keys', 'revoke', 'key_1'])).toEqual({ name: 'keys', action: 'revoke', keyId: 'key_1', json: false });
+  });
+
+  it.each([
+    [['keys', 'create', '--name', 'x', '--scopes', 'generate,admin'], /^--scopes: unknown scope "admin"; the scopes are generate, read, webhooks/],
+    [['keys', 'create', '--name', 'x', '--scopes', ' , '], /^--scopes needs at least one of generate, read, webhooks/],
+    [['keys', 'create', '--name', 'x', '--monthly-spend-limit', 'lots'], /^--monthly-spend-limit must be a number, got "lots"/],
+    [['keys', 'update', 'key_1', '--monthly-spend-limit', 'ten'], /^--monthly-spend-limit must be a number, got "ten"/],
+    [['keys', 'create', '--name', 'x', '--mode', 'prod'], /^--mode must be live or test, got "prod"/],
+    [['keys', 'create', '--name', 'x', '--expires-at', 'soon'], /^--expires-at must be an ISO 8601 date or time/],
+    [['keys', 'create'], /"keys create" needs --name/],
+    [['keys', 'create', '--name', ' '], /--name must not be empty/],
+    [['keys', 'create', '--name', 'x', '--page', '2'], /--page is not an option of "keys"/],
+    [['keys', 'update', 'key_1', '--mode', 'test'], /--mode is not an option of "keys update"/],
+    [['keys', 'update', 'key_1', '--expires-at', '2027-01-31'], /--expires-at is not an option of "keys update"/],
+    [['keys', 'update', 'key_1'], /"keys update" needs something to change: --name, --scopes or --monthly-spend-limit/],
+    [['keys', 'revoke'], /"keys revoke" needs KEY_ID/],
+    [['keys', 'revoke', 'key_1', '--name', 'x'], /--name is not an option of "keys revoke"/],
+    [['keys', 'revoke', 'key_1', 'key_2'], /Too many arguments for "keys": key_2/],
+    [['keys', 'list', '--scopes', 'read'], /--scopes is not an option of "keys list"/],
+    [['keys', 'rotate'], /Unknown keys command "rotate"/],
+    [['keys', 'revoke', 'abc'], /"abc" is not a key id: key ids start with key_/],
+    [['keys', 'revoke', 'vg_live_secretsecretsecret'], /^That is an API key itself: give its id instead/],
+  ])('keys: %j is a usage error: %s', (argv, message) => {
+    expect(() => parseCommand(argv)).toThrow(UsageError);
+    expect(() => parseCommand(argv)).toThrow(message);
+  });
+
+  it('never repeats an API key given where a key id belongs', () => {
+    expect(() => parseCommand(['keys', 'revoke', 'vg_live_secretsecretsecret'])).toThrow(expect.objectContaining({ message: expect.not.stringContaining('secret') }));
   });
 
   it.each([
@@ -257,6 +321,40 @@ describe('output', () => {
       'Page 1 of 1 (2 deliveries).',
     ]);
     expect(formatDeliveryList({ deliveries: [], pagination: { ...pagination, total: 0, total_pages: 0 } })).toBe('No deliveries yet.');
+  });
+
+  it('prints keys with spend against the limit, last use, expiry and whether each still works', () => {
+    const key = {
+      key_id: 'key_a',
+      name: 'CI pipeline',
+      mode: 'live' as const,
+      prefix: 'vg_live_7Hq2',
+      scopes: ['generate' as const, 'read' as const],
+      expires_at: null,
+      monthly_spend_limit: 500,
+      spent_this_month: 120,
+      last_used_at: '2026-11-21T17:04:00.000Z',
+      created_at: '2026-11-21T17:00:00.000Z',
+      revoked_at: null,
+    };
+    const now = Date.parse('2026-12-01T00:00:00.000Z');
+    const lines = formatKeyList(
+      {
+        keys: [
+          key,
+          { ...key, key_id: 'key_b', name: 'old', mode: 'test', prefix: null, monthly_spend_limit: null, spent_this_month: 0, last_used_at: null, expires_at: '2026-11-30T00:00:00.000Z' },
+          { ...key, key_id: 'key_c', name: 'gone', revoked_at: '2026-11-22T09:00:00.000Z' },
+        ],
+      },
+      now,
+    ).split('\n');
+    expect(lines).toEqual([
+      'key_a  "CI pipeline"  live  vg_live_7Hq2  generate,read  spent 120 of 500     used 2026-11-21 17:04Z  no expiry                  active',
+      'key_b  "old"          test  -             generate,read  spent 0 of no limit  never used              expires 2026-11-30 00:00Z  expired',
+      'key_c  "gone"         live  vg_live_7Hq2  generate,read  spent 120 of 500     used 2026-11-21 17:04Z  no expiry                  revoked 2026-11-22 09:00Z',
+      '3 keys, 1 active.',
+    ]);
+    expect(formatKeyList({ keys: [] })).toBe('No keys yet.');
   });
 
   it('numbers extra result files before the extension', () => {
