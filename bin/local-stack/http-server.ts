@@ -34,11 +34,12 @@ export function createLocalHttpServer(): LocalHttpServer {
     });
     res.end(body);
   });
-  // Node closes an idle keep-alive connection after 5 s; a client whose event loop stalls near
-  // that moment (a loaded CI machine) reuses the socket as it closes: "other side closed". API
-  // Gateway keeps connections far longer, so the local stack does too (headersTimeout must exceed it).
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  // Node closes an idle keep-alive connection after 5 s (and says so in Keep-Alive: timeout=5);
+  // a client whose event loop stalls near that moment (a loaded CI machine) still reuses the
+  // socket as it closes: "other side closed". Longer idles make that moment rarer; API Gateway
+  // keeps connections longer still. headersTimeout must exceed it.
+  server.keepAliveTimeout = 30_000;
+  server.headersTimeout = 31_000;
   server.on('clientError', answerClientError);
   return { server, ready: (next) => (listener = next) };
 }

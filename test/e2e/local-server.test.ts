@@ -125,7 +125,8 @@ describe('keep-alive (bug 11: pooled connections "closed by the other side" afte
     expect(received.match(/HTTP\/1\.1 400 /g)).toHaveLength(2);
     while (!closedAt) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(closedAt - secondAnswer).toBeGreaterThanOrEqual(promised * 1000 - 50);
-  });
+    // Two idle periods of the promise (30 s each) and their answers.
+  }, 150_000);
 });
 
 describe('the charset of a JSON body', () => {
