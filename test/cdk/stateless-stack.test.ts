@@ -16,7 +16,7 @@ import {
 } from '#http/routes/index';
 import { readDeploySettings } from '#lib/deploy-settings';
 import { NOT_SET_ON_AWS, sessionEnvironment, sharedEnvironment } from '#lib/function-environment';
-import { BACKGROUND_FUNCTIONS } from '#lib/function-needs';
+import { BACKGROUND_FUNCTIONS, FUNCTION_NEEDS } from '#lib/function-needs';
 import { REPO_ROOT, functionIdOf, resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
 
 const CONTRACT_CODES = ['unauthorized', 'not_found', 'payload_too_large', 'rate_limit_exceeded', 'validation_error', 'internal_error'];
@@ -204,12 +204,28 @@ describe('StatelessStack', () => {
         tableName: 't',
         bucketName: 'b',
         publicMediaBaseUrl: 'https://cdn',
-        providerSecretArns: { REPLICATE_API_TOKEN_SECRET_ARN: 'arn:secret', REPLICATE_WEBHOOK_SECRET_ARN: 'arn:webhook-secret' },
+        providerSecretArns: { REPLICATE_API_TOKEN_SECRET_ARN: 'arn:secret', REPLICATE_WEBHOOK_SECRET_ARN: 'arn:webhook-secret', FAL_KEY_SECRET_ARN: 'arn:fal' },
       };
       const settings = (context: Record<string, unknown>) => readDeploySettings((key) => context[key], {});
       const set = new Set([
         ...Object.keys(sharedEnvironment(settings({ provider: 'simulated' }), resources)),
         ...Object.keys(sharedEnvironment(settings({ provider: 'replicate', replicateModels: '{}' }), resources)),
+        // A second provider (its secret named) with its settings, and routes across the two.
+        ...Object.keys(
+          sharedEnvironment(
+            settings({
+              provider: 'replicate',
+              replicateModels: '{}',
+              falSecretArn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:fal-api-key-AbCdEf',
+              falBaseUrl: 'https://queue.fal.run',
+              falJwksUrl: 'https://rest.alpha.fal.ai/.well-known/jwks.json',
+              falTimeoutMs: 10000,
+              falModels: '{}',
+              providerRoutes: JSON.stringify({ 'vid-1-5-pro': ['replicate', 'fal'] }),
+            }),
+            resources,
+          ),
+        ),
         // Per function, by the stack: the copy worker's name and the queues a function sends to.
         'COPY_WORKER_FUNCTION',
         'WEBHOOK_QUEUE_URL',
@@ -249,12 +265,15 @@ describe('StatelessStack', () => {
       expect(text).toContain('REPLICATE_API_TOKEN_SECRET_ARN');
     });
 
-    it("gives Stripe's webhook the billing settings and both secrets' ARNs, never a secret's value, and no other function either", () => {
+    it("gives the billing functions (Stripe's webhook, the holder's billing endpoints) both secrets' ARNs, never a secret's value, and no other function either", () => {
       const text = JSON.stringify(template().toJSON());
       expect(text).not.toMatch(/"STRIPE_(SECRET_KEY|WEBHOOK_SECRET)"/);
+      const billingHandlers = Object.keys(FUNCTION_NEEDS).filter((handler) => FUNCTION_NEEDS[handler]!.stripe !== undefined);
+      expect(billingHandlers.sort()).toEqual(['create-checkout', 'create-portal', 'get-billing', 'stripe-webhook']);
       for (const [, fn] of resourcesOf(template(), 'AWS::Lambda::Function')) {
         const variables = Object.keys(fn.Properties?.Environment?.Variables ?? {});
-        const billing = fn.Metadata?.['vidgen:handler'] === 'stripe-webhook';
+        // config.ts reads both ARNs at a billing function's cold start; each may read only the values it uses (permissions test).
+        const billing = billingHandlers.includes(fn.Metadata?.['vidgen:handler']);
         expect(variables.includes('STRIPE_WEBHOOK_SECRET_ARN')).toBe(billing);
         expect(variables.includes('STRIPE_SECRET_KEY_ARN')).toBe(billing);
       }
@@ -273,7 +292,8 @@ describe('StatelessStack', () => {
     });
 
     it("gives the copy worker (and only it) the ffmpeg layer, from the static x86_64 binary in node_modules, and FFMPEG_PATH into it", () => {
-      const layers = resourcesOf(template(), 'AWS::Lambda::LayerVersion');
+      // Ours; the console's BucketDeployment brings CDK's own AWS CLI layer for its handler.
+      const layers = resourcesOf(template(), 'AWS::Lambda::LayerVersion').filter(([, layer]) => String(layer.Properties?.Description).startsWith('vidgen:'));
       expect(layers).toHaveLength(1);
       const [layerId, layer] = layers[0]!;
       expect(layer.Properties!.CompatibleArchitectures).toEqual(['x86_64']);
