@@ -14,7 +14,7 @@ import { AWS_SDK_EXTERNALS, BUNDLE_DEFINE, BUNDLE_TARGET, HANDLERS_DIR, NATIVE_E
 const ROOT = path.resolve(__dirname, '..');
 /** Inside the repository, so the externals resolve from its node_modules as from Lambda's runtime. */
 const OUT_DIR = path.join(ROOT, '.bench', 'cold');
-const LIMIT_BYTES = 300 * 1024;
+const LIMIT_BYTES = 344 * 1024; // test/cdk/bundles.test.ts, BUNDLE_TARGET_BYTES
 const RUNS = Number(process.env.COLD_RUNS ?? 5);
 
 /** Loads one bundle and reports the time its `require` took and the SDK clients it pulled in. */

@@ -25,7 +25,13 @@ import { allSampleNames, SAMPLES_SOURCE_DIR } from '#providers/simulated/sample-
  * run in plain `node` processes, configured through their environment as on Lambda, against
  * DynamoDB Local and s3rver from the jest global setup.
  */
-const BUNDLE_TARGET_BYTES = 300 * 1024;
+/**
+ * 300 KB until the third wave; a second provider (fal) with routing and circuits, key scopes and
+ * spend limits, the catalogue and the events feed took the functions that run tasks to about
+ * 336 KB, zod (104 KB) still the largest share. Their load time is measured by bench:cold
+ * (docs/performance.md); the target keeps the next growth a decision, not a drift.
+ */
+const BUNDLE_TARGET_BYTES = 344 * 1024;
 /**
  * The billing functions carry Stripe's official client (about 245 KB minified, every API
  * resource included: the package has no per-resource entry points); they get that much more.
@@ -166,7 +172,8 @@ describe('synthesized bundles', () => {
         Version: '2012-10-17',
         Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-west-1:123456789012:0123456789/dev/*' }],
       },
-      context: { kind: 'apiKey', accountId: account.accountId, mode: 'live', keyId: account.keyId, rateLimit: '60' },
+      // An admin-made key: every scope, no monthly spend limit ("" in the string-only context).
+      context: { kind: 'apiKey', accountId: account.accountId, mode: 'live', keyId: account.keyId, rateLimit: '60', scopes: 'generate,read,webhooks', monthlySpendLimit: '' },
     });
   });
 
