@@ -273,7 +273,7 @@ describe('StatelessStack', () => {
       for (const [, fn] of resourcesOf(template(), 'AWS::Lambda::Function')) {
         const variables = Object.keys(fn.Properties?.Environment?.Variables ?? {});
         // config.ts reads both ARNs at a billing function's cold start; each may read only the values it uses (permissions test).
-        const billing = billingHandlers.includes(fn.Metadata?.['vidgen:handler']);
+        const billing = billingHandlers.includes(String(fn.Metadata?.['vidgen:handler']));
         expect(variables.includes('STRIPE_WEBHOOK_SECRET_ARN')).toBe(billing);
         expect(variables.includes('STRIPE_SECRET_KEY_ARN')).toBe(billing);
       }
