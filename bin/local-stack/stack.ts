@@ -53,6 +53,11 @@ export interface LocalStackOverrides {
   s3Endpoint?: string;
   /** Serve no console at /console/ (and build none): the API's own tests. */
   withoutConsole?: boolean;
+  /**
+   * The API answers 503 "starting" until this settles too (a test of that answer: the handlers'
+   * stores are per process, so a second stack in a test process is otherwise ready at once).
+   */
+  holdReady?: Promise<void>;
 }
 
 export async function startLocalStack(
@@ -148,6 +153,7 @@ export async function startLocalStack(
     const demo = await ensureDemoAccount(context, settings.dataDir);
 
     const consoleDir = await consoleBuild;
+    await overrides.holdReady;
     const media = mediaRoute(() => context.storage);
     const consolePages = consoleRoute({
       dir: () => consoleDir,

@@ -344,6 +344,18 @@ describe('every operation answers as documented', () => {
     await api('/billing/stripe-webhook', { method: 'POST', headers: headers(), body: IGNORED_STRIPE_EVENT }, { status: 400, code: 'validation_error' });
   });
 
+  it('POST /mcp: a JSON-RPC answer past the gateway, the envelope before it', async () => {
+    const rpc = (body: unknown, as?: string) => ({
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(body),
+      ...(as && { key: as }),
+    });
+    const listed = await api<never>('/mcp', rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, key), { status: 200 });
+    expect((listed.body as unknown as { result: { tools: unknown[] } }).result.tools.length).toBeGreaterThan(0);
+    await api('/mcp', rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), { status: 401, code: 'unauthorized' });
+  });
+
   it('answers 429 with Retry-After over the rate limit', async () => {
     await awaitRoomInWindow(5);
     await api('/credits', { key: tightKey }, { status: 200 });
@@ -449,6 +461,8 @@ describe('the curl examples in the document', () => {
       // Internal routes are called by providers and Stripe: unsigned, as curl sends it, the example is refused.
       // Stripe's signature fails as a malformed request (400), a provider's as a credential (401).
       else if (operation.tags?.includes('Internal')) expect([template, body.error?.code]).toEqual([template, template.includes('stripe') ? 'validation_error' : 'unauthorized']);
+      // The MCP endpoint answers in JSON-RPC, not the envelope.
+      else if (template === '/mcp') expect([template, body.jsonrpc, body.result === undefined]).toEqual([template, '2.0', false]);
       else expect([template, body.error]).toEqual([template, null]);
     }
     expect(readFileSync(path.join(workDir, 'api-reference.html'), 'utf8')).toContain('<div id="redoc">');

@@ -174,7 +174,8 @@ describe('names an ordinary object already has', () => {
 
 describe('while the stack is starting', () => {
   it('answers 503 in the envelope with Retry-After instead of leaving the request hanging', async () => {
-    // DynamoDB behind a gate: the stack listens, then waits on its table until the gate opens.
+    // DynamoDB behind a gate: the stack listens, then waits on its table until the gate opens (and,
+    // since this process's handlers already have their stores, it is held until then explicitly).
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
     const dynamo = new URL(testDynamoEndpoint());
@@ -202,7 +203,7 @@ describe('while the stack is starting', () => {
         dataDir: mkdtempSync(path.join(os.tmpdir(), 'vidgen-starting-')),
         sweepIntervalSeconds: 3600,
       },
-      { dynamodbEndpoint: `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`, s3Endpoint: stack.s3Endpoint },
+      { dynamodbEndpoint: `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`, s3Endpoint: stack.s3Endpoint, holdReady: gate },
     );
     let late: LocalStack | undefined;
     try {

@@ -245,7 +245,11 @@ function plausibleObjectText(route: Route): fc.Arbitrary<string> {
   const required = schema?.required ?? [];
   const optional = Object.keys(props).filter((name) => !required.includes(name));
   return fc
-    .tuple(fc.subarray(optional), fc.option(fc.constantFrom(...Object.keys(props)), { nil: undefined }))
+    .tuple(
+      fc.subarray(optional),
+      // A body documented without properties (a JSON-RPC message) has none to spoil.
+      Object.keys(props).length > 0 ? fc.option(fc.constantFrom(...Object.keys(props)), { nil: undefined }) : fc.constant(undefined),
+    )
     .chain(([chosen, spoiled]) =>
       fc.tuple(
         ...[...required, ...chosen].map((name) =>
@@ -638,6 +642,9 @@ export function answerProblem(route: Route, method: string, answer: WireAnswer):
   if (typeof requestId !== 'string' || !requestId) return 'no X-Request-Id';
   // The API reference's own documents (HTML, the OpenAPI JSON, the script) are not envelopes.
   if (route.callers === 'public' && answer.status === 200 && method === route.method) return undefined;
+  // MCP: a notification's 202 has no body; a request asking for progress gets an SSE stream.
+  if (route.handler === MCP_HANDLER && answer.status === 202 && answer.body.length === 0) return undefined;
+  if (route.handler === MCP_HANDLER && answer.status === 200 && /^text\/event-stream\b/i.test(String(answer.headers['content-type']))) return undefined;
   if (!/^application\/json\b/i.test(String(answer.headers['content-type']))) {
     return `content-type ${answer.headers['content-type']}`;
   }
@@ -647,6 +654,7 @@ export function answerProblem(route: Route, method: string, answer: WireAnswer):
   } catch {
     return 'body is not JSON';
   }
+  if (route.handler === MCP_HANDLER && isJsonRpcAnswer(body)) return undefined;
   if (!body || typeof body !== 'object' || Array.isArray(body)) return 'body is not an object';
   const keys = Object.keys(body).sort().join(',');
   if (keys !== 'data,error') return `envelope keys ${keys}`;
@@ -657,6 +665,20 @@ export function answerProblem(route: Route, method: string, answer: WireAnswer):
     return 'error without message and code';
   }
   return undefined;
+}
+
+/**
+ * POST /mcp answers in JSON-RPC once a request is past the gateway (its key, rate limit and body
+ * size are the envelope's): a response, an error with a numeric code and a message, or a batch.
+ */
+const MCP_HANDLER = 'mcp';
+function isJsonRpcAnswer(body: unknown): boolean {
+  if (Array.isArray(body)) return body.length > 0 && body.every(isJsonRpcAnswer);
+  if (!body || typeof body !== 'object') return false;
+  const message = body as { jsonrpc?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown } };
+  if (message.jsonrpc !== '2.0') return false;
+  if ('result' in message) return true;
+  return typeof message.error?.code === 'number' && typeof message.error.message === 'string' && message.error.message.length > 0;
 }
 
 export function describeRequest(request: WireRequest): string {
