@@ -63,8 +63,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
-  // tsx runs this file in a child process: if tsx is killed outright (kill -9), nobody would stop
-  // us, and we would keep the ports. A changed parent pid means we were orphaned.
+  // npm runs this file in a child process (node --import tsx, not tsx's CLI, whose signal relay
+  // gives a busy child 30 ms to claim Ctrl-C before killing it): if npm is killed outright
+  // (kill -9), nobody would stop us, and we would keep the ports. A changed parent pid means we
+  // were orphaned.
   const parent = process.ppid;
   setInterval(() => process.ppid !== parent && shutdown('parent process gone'), 1_000).unref();
 }

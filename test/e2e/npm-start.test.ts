@@ -91,7 +91,7 @@ describe('npm start after the API process was killed with SIGKILL', () => {
       IDENTITY_PORT: String(ports.IDENTITY_PORT),
       DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'vidgen-kill-')),
     };
-    const first = await start(env);
+    const first = await start(env, true);
     // tsx runs the API in a child node process; DynamoDB Local is a java child of that one.
     const [api] = childrenOf(first.child.pid!).filter((pid) => commandOf(pid).includes('bin/local.ts'));
     expect(api).toBeDefined();
@@ -106,7 +106,7 @@ describe('npm start after the API process was killed with SIGKILL', () => {
     while (isAlive(java!) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(isAlive(java!)).toBe(false);
 
-    const second = await start(env);
+    const second = await start(env, true);
     let wrapperKilled = false;
     try {
       expect(second.apiKey).toBe(first.apiKey);

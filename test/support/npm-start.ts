@@ -9,8 +9,13 @@ export interface Started {
   output: () => string;
 }
 
-export async function start(env: Record<string, string>): Promise<Started> {
-  const child = spawnScript('bin/local.ts', [], env);
+/**
+ * By default as package.json's start script runs it: node itself, so Ctrl-C reaches the stack's
+ * handler (tsx's CLI waits 30 ms for a child to claim a signal, then kills it: exit 130 when
+ * loaded). `wrapped`: under tsx's CLI, a parent process that can die alone, as npm can.
+ */
+export async function start(env: Record<string, string>, wrapped = false): Promise<Started> {
+  const child = spawnScript('bin/local.ts', [], env, wrapped ? 'tsx' : 'node --import tsx');
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));

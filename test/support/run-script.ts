@@ -23,8 +23,9 @@ export function runScript(script: string, args: string[], env: Record<string, st
   });
 }
 
-export function spawnScript(script: string, args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(TSX, [path.join(REPO_ROOT, script), ...args], {
+export function spawnScript(script: string, args: string[], env: Record<string, string>, runner: 'tsx' | 'node --import tsx' = 'tsx'): ChildProcess {
+  const [command, ...before] = runner === 'tsx' ? [TSX] : [process.execPath, '--import', 'tsx'];
+  return spawn(command!, [...before, path.join(REPO_ROOT, script), ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
