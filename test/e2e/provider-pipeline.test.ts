@@ -166,7 +166,9 @@ describe('a burst over the provider budget', () => {
     const answeredIn = Date.now() - began;
     expect(started.map(({ reply }) => reply.status)).toEqual(Array(60).fill(200));
 
-    const finals = await Promise.all(started.map(({ key, reply }) => untilFinal(key, reply.body.data!.video_id as string, 1_000, 90_000)));
+    // Creates the fake refused (429) wait on the queue with a growing backoff: on a loaded machine
+    // the last of them can take minutes, which is the design, not a fault.
+    const finals = await Promise.all(started.map(({ key, reply }) => untilFinal(key, reply.body.data!.video_id as string, 1_000, 240_000)));
     expect(finals.map((reply) => reply.body.data?.status)).toEqual(Array(60).fill('completed'));
 
     const after = fake.stats();
@@ -191,7 +193,7 @@ describe('a burst over the provider budget', () => {
     console.log(
       `burst: 60 starts answered 200 in ${answeredIn} ms; creates spread over ${span.toFixed(1)} s, busiest second ${busiest} (budget ${BUDGET_PER_SECOND}/s), provider 429s ${throttled} (retried from the queue), refunds 0`,
     );
-  });
+  }, 300_000);
 });
 
 describe('cancel racing a completion callback', () => {
