@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
+import { BUNDLE_ALIASES } from '#lib/bundle-extras';
 import { AWS_SDK_EXTERNALS, BUNDLE_DEFINE, BUNDLE_TARGET, HANDLERS_DIR, NATIVE_EXTERNALS } from '#lib/constructs/api-function';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -63,6 +64,8 @@ async function main(): Promise<void> {
       logLevel: 'error',
       external: [...AWS_SDK_EXTERNALS, ...NATIVE_EXTERNALS],
       define: { ...BUNDLE_DEFINE },
+      // As the stack bundles it: the MCP function leaves Ajv out.
+      alias: { ...BUNDLE_ALIASES[handler] },
     });
     const size = statSync(outfile).size;
     const samples = Array.from({ length: RUNS }, () =>

@@ -44,9 +44,9 @@ export interface DeploySettings {
   otherProviders: ProviderSettings[];
   /** Per model, the providers new tasks go to, in order (context `providerRoutes`, JSON); unset: `provider` alone. */
   providerRoutes?: Readonly<Partial<Record<string, readonly string[]>>>;
-  /** Billing: what the billing functions receive (functions/config.ts, loadBillingConfig). */
+  /** Billing: what the billing functions receive (functions/config/billing.ts). */
   billing: BillingDeploySettings;
-  /** Values every function receives (functions/config.ts reads them). */
+  /** Values every function receives (functions/config/ reads them). */
   runtime: {
     authCacheTtlSeconds: number;
     defaultRateLimit: number;

@@ -3,7 +3,7 @@ import { PROVIDER_SETTINGS_LIST, providerSettings } from '#providers/settings-re
 import type { DeploySettings } from './deploy-settings';
 
 /**
- * The environment variables the stack sets on functions: what functions/config.ts reads at
+ * The environment variables the stack sets on functions: what functions/config/ reads at
  * cold start. A CDK test reads config.ts and checks that every variable it reads is either
  * set here or listed in NOT_SET_ON_AWS, so the two cannot drift apart.
  */
@@ -120,7 +120,7 @@ export function sharedEnvironment(settings: DeploySettings, resources: SharedRes
     Object.assign(env, settingsEnvironment(module, deployed.settings));
   }
   if (settings.samLocal) {
-    // Empty means unset to functions/config.ts; sam local invoke --env-vars fills them in.
+    // Empty means unset to functions/config/; sam local invoke --env-vars fills them in.
     env.DYNAMODB_ENDPOINT = '';
     env.S3_ENDPOINT = '';
   }

@@ -325,7 +325,7 @@ function stripeSecretsOf(scope: Construct, settings: DeploySettings): Record<Str
   return { secretKey: imported('secretKey', 'StripeSecretKey'), webhookSecret: imported('webhookSecret', 'StripeWebhookSecret') };
 }
 
-/** What a billing function reads (functions/config.ts, loadBillingConfig): never a secret's value. */
+/** What a billing function reads (functions/config/billing.ts): never a secret's value. */
 function billingEnvironment(settings: DeploySettings, secrets: Record<StripeSecretName, ISecret>): Record<string, string> {
   const { billing } = settings;
   return {

@@ -1,6 +1,7 @@
 import { readSecret, type SecretReader } from '#adapters/secrets';
 import { StripeGateway } from '#adapters/stripe/stripe-gateway';
-import { loadBillingConfig, type BillingConfig, type SecretSource } from '#config';
+import { loadBillingConfig, type BillingConfig } from '#config/billing';
+import type { SecretSource } from '#providers/provider-module';
 import type { BillingDeps } from '#domain/billing-account';
 import type { BillingEventDeps } from '#domain/billing-events';
 import { powertoolsTelemetry } from '#observability/telemetry';

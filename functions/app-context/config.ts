@@ -1,9 +1,9 @@
-import { loadConfig, type Config } from '#config';
+import { loadServiceConfig, type ServiceConfig } from '#config/service';
 
-let current: Config | undefined;
+let current: ServiceConfig | undefined;
 
 /** The configuration, read from the environment once per cold start. */
-export function appConfig(): Config {
-  current ??= loadConfig();
+export function appConfig(): ServiceConfig {
+  current ??= loadServiceConfig();
   return current;
 }

@@ -7,6 +7,7 @@ import type { StartDeps } from '#domain/start-task';
 import { powertoolsTelemetry } from '#observability/telemetry';
 import { appConfig } from './config';
 import { buildLifecycle, lifecycle } from './lifecycle';
+import { appProviderSetup } from './provider';
 import { appMediaStorage, buildMediaStorage } from './media';
 import { buildWebhookDeps } from './webhooks';
 import { appDb, buildDb, buildStores, stores, type Stores } from './stores';
@@ -42,5 +43,5 @@ export function buildAppContext(config: Config, overrides: { provider?: Generati
 /** The context the handlers of this process use (the local stack shares it with them). */
 export function appContext(): AppContext {
   const deps = lifecycle();
-  return { config: appConfig(), db: appDb(), ...stores(), storage: appMediaStorage(), lifecycle: deps, copyQueue: deps.copyQueue };
+  return { config: { ...appConfig(), ...appProviderSetup() }, db: appDb(), ...stores(), storage: appMediaStorage(), lifecycle: deps, copyQueue: deps.copyQueue };
 }

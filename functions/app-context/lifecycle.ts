@@ -18,7 +18,7 @@ import { publishTaskEnded } from '#domain/webhook-deliveries';
 import { appConfig } from './config';
 import { webhookEvents, type EventPublishing } from './webhook-events';
 import { appMediaStorage } from './media';
-import { buildOtherProviders, buildProvider, buildTestProvider, checkRoutes, providerBudgets } from './provider';
+import { appProviderSetup, buildOtherProviders, buildProvider, buildTestProvider, checkRoutes, providerBudgets } from './provider';
 import { stores, type Stores } from './stores';
 
 /** Everything the task use cases need, with the copy queue that fits where we run. */
@@ -81,6 +81,6 @@ export function buildLifecycle(
 let current: StartDeps | undefined;
 
 export function lifecycle(): StartDeps {
-  current ??= buildLifecycle(appConfig(), { stores: stores(), storage: appMediaStorage(), webhooks: webhookEvents() });
+  current ??= buildLifecycle({ ...appConfig(), ...appProviderSetup() }, { stores: stores(), storage: appMediaStorage(), webhooks: webhookEvents() });
   return current;
 }

@@ -1,7 +1,7 @@
 import { createSafeFetcher } from '#adapters/safe-fetch';
 import { ObjectStorage } from '#adapters/s3/object-storage';
 import { createS3Client } from '#adapters/s3/s3-client';
-import type { Config } from '#config';
+import type { ServiceConfig } from '#config/service';
 import type { UploadStorage } from '#domain/ports';
 import { appConfig } from './config';
 
@@ -10,7 +10,7 @@ const MAX_OUTPUT_BYTES = 1024 ** 3;
 const OUTPUT_DOWNLOAD_TIMEOUT_MS = 120_000;
 
 /** The media bucket: uploads, results and the simulated provider's jobs and outputs. */
-export function buildMediaStorage(config: Config): ObjectStorage {
+export function buildMediaStorage(config: ServiceConfig): ObjectStorage {
   const s3 = createS3Client({ region: config.region, ...(config.s3Endpoint && { endpoint: config.s3Endpoint }) });
   // Provider outputs are fetched from anywhere public, or from our own media origin.
   const outputs = createSafeFetcher({

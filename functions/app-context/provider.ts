@@ -3,12 +3,21 @@ import type { ObjectStorage } from '#adapters/s3/object-storage';
 import { readSecret, type SecretReader } from '#adapters/secrets';
 import { powertoolsTelemetry } from '#observability/telemetry';
 import type { Config, ProviderConfig } from '#config';
+import { loadProviderSetup, type ProviderSetup } from '#config/providers';
 import type { GenerationProvider } from '#domain/provider';
 import type { ProviderParts } from '#providers/provider-module';
 import { providerModule } from '#providers/registry';
 import { providerSettings } from '#providers/settings-registry';
 import type { ProviderRoutes } from '#domain/provider-routing';
 import { simulated } from '#providers/simulated/index';
+
+let setup: ProviderSetup | undefined;
+
+/** The providers' settings, read from the environment once per cold start by the functions that call one. */
+export function appProviderSetup(): ProviderSetup {
+  setup ??= loadProviderSetup();
+  return setup;
+}
 
 /**
  * The configured generation provider, built by its module (functions/providers/registry.ts).
@@ -89,6 +98,6 @@ export function providerBudgets(config: Config): Record<string, number> {
     const perSecond = providerSettings(other.name)?.budgetPerSecond;
     if (perSecond !== undefined) budgets[other.name] = perSecond;
   }
-  if (config.submissions.budgetPerSecond !== undefined) budgets[config.provider.name] = config.submissions.budgetPerSecond;
+  if (config.budgetPerSecond !== undefined) budgets[config.provider.name] = config.budgetPerSecond;
   return budgets;
 }

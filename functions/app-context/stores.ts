@@ -10,7 +10,7 @@ import { DynamoLedgerStore } from '#adapters/dynamodb/ledger-repository';
 import { DynamoRateCounter } from '#adapters/dynamodb/rate-counter-repository';
 import { DynamoTaskStore } from '#adapters/dynamodb/task-repository';
 import { DynamoUploadPublications } from '#adapters/dynamodb/upload-publication-repository';
-import type { Config } from '#config';
+import type { ServiceConfig } from '#config/service';
 import type { AccountStore, ApiKeyStore, BillingStore, CallbackReceipts, HolderStore, IdempotencyStore, LedgerStore, TaskStore, UploadPublications } from '#domain/ports';
 import { modeAwareAccounts } from '#domain/mode-accounts';
 import type { CircuitStore } from '#domain/circuit-breaker';
@@ -35,7 +35,7 @@ export interface Stores {
   billing: BillingStore;
 }
 
-export function buildDb(config: Config): Db {
+export function buildDb(config: ServiceConfig): Db {
   return createDb({
     tableName: config.tableName,
     region: config.region,

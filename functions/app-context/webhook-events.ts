@@ -2,7 +2,7 @@ import type { Db } from '#adapters/dynamodb/dynamo-client';
 import { DynamoDeliveryStore } from '#adapters/dynamodb/delivery-repository';
 import { DynamoEventFeedStore } from '#adapters/dynamodb/event-feed-repository';
 import { DynamoWebhookStore } from '#adapters/dynamodb/webhook-repository';
-import type { Config } from '#config';
+import type { ServiceConfig } from '#config/service';
 import { renderEvent } from '#contract/events';
 import type { DeliveryDeps, DeliveryMessage } from '#domain/webhook-deliveries';
 import { appConfig } from './config';
@@ -16,7 +16,7 @@ import { appDb } from './stores';
  */
 export type EventPublishing = Pick<DeliveryDeps, 'webhooks' | 'deliveries' | 'queue' | 'render' | 'feed'>;
 
-export function buildEventPublishing(config: Config, db: Db): EventPublishing {
+export function buildEventPublishing(config: ServiceConfig, db: Db): EventPublishing {
   const { queueUrl } = config.webhooks;
   return {
     webhooks: new DynamoWebhookStore(db),

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { configuredApiBaseUrl } from '#config';
+import { configuredApiBaseUrl } from '#config/service';
 import { API_PREFIX } from '#http/routes/index';
 
 /**

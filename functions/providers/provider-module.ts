@@ -1,13 +1,13 @@
 import type * as z from 'zod';
 import type { ReferenceImages } from '#adapters/reference-images';
 import type { ObjectStorage } from '#adapters/s3/object-storage';
-import type { SimulatedOutputs } from '#config';
+import type { SimulatedOutputs } from '#config/service';
 import type { ImageModel, VideoModel } from '#domain/catalogue';
 import type { GenerationProvider } from '#domain/provider';
 import type { Telemetry } from '#domain/telemetry';
 
 /**
- * What functions/config.ts and lib/ know of a provider: its name, settings and secrets. Kept in
+ * What functions/config/ and lib/ know of a provider: its name, settings and secrets. Kept in
  * its folder's settings.ts, apart from its implementation, so every function reads the
  * configuration without bundling (or loading) any provider's client code.
  */
@@ -32,7 +32,7 @@ export interface ProviderSettingsModule<Name extends string = string, Settings e
 }
 
 /**
- * One upstream generation provider, as everything outside its folder sees it: functions/config.ts
+ * One upstream generation provider, as everything outside its folder sees it: functions/config/
  * reads its settings (settings.ts), app-context/ builds it, lib/ gives its functions what they
  * need. A new provider is a folder exporting one of these and one entry in each registry.
  */
@@ -104,7 +104,7 @@ export interface ProviderParts {
 }
 
 /**
- * A provider's deploy settings as its functions' environment, which functions/config.ts reads
+ * A provider's deploy settings as its functions' environment, which functions/config/ reads
  * back through the same schema: every setting the deploy can vary, defaults included.
  */
 export function settingsEnvironment(module: SomeProviderSettings, settings: Readonly<Record<string, unknown>>): Record<string, string> {

@@ -6,7 +6,7 @@ import { simulatedB } from './simulated-b';
 
 /**
  * Every provider this code base can talk to, implementation included: app-context/ builds them
- * from here. Their settings alone are listed in settings-registry.ts (what functions/config.ts
+ * from here. Their settings alone are listed in settings-registry.ts (what functions/config/
  * and lib/ read). A new provider is a folder with settings.ts and index.ts, and a line in each.
  */
 export const PROVIDERS = [replicate, fal, simulated, simulatedB] as const;

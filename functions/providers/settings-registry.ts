@@ -11,7 +11,7 @@ import { simulatedBSettings } from './simulated-b/settings';
 export const PROVIDER_SETTINGS = [replicateSettings, falSettings, simulatedSettings, simulatedBSettings] as const;
 
 export type ProviderName = (typeof PROVIDER_SETTINGS)[number]['name'];
-/** One provider's settings and secrets, as functions/config.ts read them. */
+/** One provider's settings and secrets, as functions/config/ read them. */
 export type ProviderConfig = ConfigurationOf<(typeof PROVIDER_SETTINGS)[number]>;
 export const PROVIDER_SETTINGS_LIST: readonly SomeProviderSettings[] = PROVIDER_SETTINGS;
 export const PROVIDER_NAMES = PROVIDER_SETTINGS.map((module) => module.name) as readonly ProviderName[];

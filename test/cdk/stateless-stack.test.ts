@@ -188,8 +188,11 @@ describe('StatelessStack', () => {
       }
     });
 
-    it('sets every variable functions/config.ts reads, except the ones that must not be set on AWS', () => {
-      const source = readFileSync(path.join(REPO_ROOT, 'functions', 'config.ts'), 'utf8');
+    it('sets every variable functions/config/ reads, except the ones that must not be set on AWS', () => {
+      const configDir = path.join(REPO_ROOT, 'functions', 'config');
+      const source = readdirSync(configDir)
+        .map((file) => readFileSync(path.join(configDir, file), 'utf8'))
+        .join('\n');
       const read = new Set([...source.matchAll(/\(env, '([A-Z0-9_]+)'/g)].map((m) => m[1]!));
       expect(read.size).toBeGreaterThan(5);
       // config.ts reads each provider's variables through the provider's module.

@@ -1,4 +1,5 @@
 import { ConfigError, CONFIG_DEFAULTS, loadConfig } from '#config';
+import { loadServiceConfig } from '#config/service';
 
 const base = {
   TABLE_NAME: 'tasks',
@@ -33,6 +34,17 @@ describe('loadConfig', () => {
     });
     const retried = CONFIG_DEFAULTS.webhookRetrySchedule.reduce((sum, seconds) => sum + seconds, 0);
     expect(retried).toBeGreaterThan(24 * 3600);
+  });
+
+  it('reads the providers apart: what every function reads needs no provider setting', () => {
+    const { PROVIDER: _unused, ...withoutProvider } = base;
+    expect(() => loadConfig(withoutProvider)).toThrow('Missing required environment variable PROVIDER.');
+    expect(() => loadConfig({ ...base, PROVIDER: 'replicate' })).toThrow('REPLICATE_API_TOKEN');
+    const service = loadServiceConfig(withoutProvider);
+    expect(service).toEqual(loadServiceConfig({ ...base, PROVIDER: 'replicate' }));
+    expect(service).not.toHaveProperty('provider');
+    const { provider: _provider, ...rest } = loadConfig(base);
+    expect(rest).toEqual(service);
   });
 
   it('reads the identity provider (issuer and client together) and the sign-up credits', () => {
@@ -129,9 +141,9 @@ describe('submission settings', () => {
   const replicate = { ...base, PROVIDER: 'replicate', REPLICATE_API_TOKEN: 'r8_x' };
 
   it('paces Replicate at 10 creates a second unless told otherwise; the simulated provider not at all', () => {
-    expect(loadConfig(replicate).submissions.budgetPerSecond).toBe(10);
-    expect(loadConfig({ ...replicate, PROVIDER_BUDGET_PER_SECOND: '5' }).submissions.budgetPerSecond).toBe(5);
-    expect(loadConfig({ ...base, PROVIDER: 'simulated' }).submissions.budgetPerSecond).toBeUndefined();
+    expect(loadConfig(replicate).budgetPerSecond).toBe(10);
+    expect(loadConfig({ ...replicate, PROVIDER_BUDGET_PER_SECOND: '5' }).budgetPerSecond).toBe(5);
+    expect(loadConfig({ ...base, PROVIDER: 'simulated' }).budgetPerSecond).toBeUndefined();
   });
 
   it('reads the queue, callback base URL, silence and grace', () => {
@@ -145,7 +157,6 @@ describe('submission settings', () => {
       }).submissions,
     ).toEqual({
       queueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/submissions',
-      budgetPerSecond: 10,
       callbackBaseUrl: 'https://api.example.com/api/v1',
       callbackSilenceSeconds: 30,
       graceSeconds: 90,

@@ -2,8 +2,9 @@ import * as z from 'zod';
 import type { ProviderSettingsModule } from '../provider-module';
 import { wholeNumber } from '../settings-fields';
 import { isCallbackSecret } from '../signed-callback';
+import { SIMULATED_DEFAULTS } from './defaults';
 
-export const SIMULATED_DEFAULTS = { delaySeconds: 10 } as const;
+export { SIMULATED_DEFAULTS } from './defaults';
 
 const settings = z.object({
   /** How long a job takes. */

@@ -1,0 +1,92 @@
+import type { ProviderRoutes } from '#domain/provider-routing';
+import type { ProviderSecret, SecretSource, SomeProviderSettings } from '#providers/provider-module';
+import { parseProviderRoutes, routedProviders } from '#providers/route-settings';
+import { PROVIDER_NAMES, PROVIDER_SETTINGS_LIST, providerSettings, type ProviderConfig } from '#providers/settings-registry';
+import { ConfigError, optional, required, wholeNumber, type Env } from './env';
+
+/**
+ * The generation providers this function may call, read only by the functions that call one
+ * (app-context/provider.ts): their settings are validated with each provider's schema, which the
+ * authorizer and the read-only routes have no reason to load.
+ */
+export interface ProviderSetup {
+  /** The provider new live tasks are submitted to (PROVIDER). */
+  provider: ProviderConfig;
+  /**
+   * The other providers whose settings are given (the simulated one always): a task that
+   * recorded one is still followed on it after PROVIDER changed. Unset: none.
+   */
+  otherProviders?: ProviderConfig[];
+  /**
+   * Per model, the providers new live tasks go to, in order (PROVIDER_ROUTES, JSON); unset:
+   * PROVIDER alone. Every provider named is configured (its secrets given) or the start fails.
+   */
+  routes?: ProviderRoutes;
+  /** Creates a second PROVIDER allows us (PROVIDER_BUDGET_PER_SECOND, else its default); unset: not paced. */
+  budgetPerSecond?: number;
+}
+
+export function loadProviderSetup(env: Env = process.env): ProviderSetup {
+  const name = required(env, 'PROVIDER');
+  const chosen = providerSettings(name);
+  if (!chosen) throw new ConfigError(`PROVIDER must be one of ${PROVIDER_NAMES.map((known) => `"${known}"`).join(', ')}; got "${name}".`);
+  const routes = providerRoutes(env);
+  const routed = routes ? routedProviders(routes) : [];
+  const otherProviders = PROVIDER_SETTINGS_LIST.filter((module) => module.name !== name && (!module.onlyWhereNamed || routed.includes(module.name)))
+    .map((module) => providerConfig(module, env, routed.includes(module.name)))
+    .filter((config) => config !== undefined);
+  const budgetPerSecond = optional(env, 'PROVIDER_BUDGET_PER_SECOND') ? wholeNumber(env, 'PROVIDER_BUDGET_PER_SECOND', 0, 1) : chosen.budgetPerSecond;
+  return {
+    provider: providerConfig(chosen, env, true)!,
+    ...(otherProviders.length > 0 && { otherProviders }),
+    ...(routes && { routes }),
+    ...(budgetPerSecond !== undefined && { budgetPerSecond }),
+  };
+}
+
+/** A provider's secret, as its value or as its Secrets Manager ARN; a bad value's message never shows it. */
+function secretSource(env: Env, secret: ProviderSecret): SecretSource | undefined {
+  const value = optional(env, secret.valueVariable);
+  if (value !== undefined) {
+    const problem = secret.invalid?.(value);
+    if (problem) throw new ConfigError(`${secret.valueVariable} ${problem} (the value is not shown).`);
+    return { value };
+  }
+  const secretArn = secret.deployed && optional(env, secret.deployed.arnVariable);
+  return secretArn ? { secretArn } : undefined;
+}
+
+/**
+ * One provider's settings and secrets. Undefined for a provider other than the chosen one
+ * whose required secrets are not given: it is not configured here.
+ */
+function providerConfig(module: SomeProviderSettings, env: Env, chosen: boolean): ProviderConfig | undefined {
+  const secrets: Record<string, SecretSource> = {};
+  for (const [field, secret] of Object.entries(module.secrets)) {
+    const source = secretSource(env, secret);
+    if (source) secrets[field] = source;
+    else if (secret.required) {
+      if (!chosen) return undefined;
+      const names = [secret.valueVariable, secret.deployed?.arnVariable].filter(Boolean).join(' or ');
+      throw new ConfigError(`Missing ${names} (PROVIDER=${module.name}).`);
+    }
+  }
+  const given = Object.fromEntries(Object.entries(module.variables).map(([field, variable]) => [field, optional(env, variable)]));
+  const parsed = module.settings.safeParse(given);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const variable = module.variables[String(issue.path[0])]!;
+    throw new ConfigError(`${variable} ${issue.message}; got "${optional(env, variable)}".`);
+  }
+  return { name: module.name, ...parsed.data, ...secrets } as ProviderConfig;
+}
+
+function providerRoutes(env: Env): ProviderRoutes | undefined {
+  const raw = optional(env, 'PROVIDER_ROUTES');
+  if (raw === undefined) return undefined;
+  try {
+    return parseProviderRoutes(raw);
+  } catch (error) {
+    throw new ConfigError(`PROVIDER_ROUTES ${(error as Error).message}; got '${raw}'.`);
+  }
+}
