@@ -47,6 +47,8 @@ const BUNDLE_CEILING_BYTES = 640 * 1024;
  * than generate's bundle, which the target holds (docs/decisions.md, "MCP server").
  */
 const MCP_OVER_GENERATE_BYTES = 96 * 1024;
+/** The authorizer: keys, sessions (aws-jwt-verify), rate windows and Powertools; about 124 KB. */
+const AUTHORIZER_TARGET_BYTES = 160 * 1024;
 
 let cdkOut: string;
 let db: Db;
@@ -150,6 +152,15 @@ describe('synthesized bundles', () => {
           : BUNDLE_TARGET_BYTES + (USES_STRIPE.has(fn.handler) ? STRIPE_CLIENT_BYTES : 0);
       expect([fn.handler, sizeOf(fn) < limit]).toEqual([fn.handler, true]);
     }
+  });
+
+  it("authorizer: on every request's cold path, it carries neither zod nor a provider (functions/config/service.ts)", () => {
+    const authorizer = findBundledFunction(cdkOut, AUTHORIZER_HANDLER);
+    const code = readFileSync(path.join(authorizer.assetDir, authorizer.file), 'utf8');
+    // zod's own error messages and the providers' variables: what their settings schemas would bring.
+    expect(code).not.toContain('Invalid input');
+    expect(code).not.toContain('REPLICATE_TIMEOUT_MS');
+    expect(statSync(path.join(authorizer.assetDir, authorizer.file)).size).toBeLessThan(AUTHORIZER_TARGET_BYTES);
   });
 
   it('mcp: answers a tool call as JSON-RPC, with Ajv left out of its bundle', async () => {
