@@ -16,6 +16,7 @@ const BUDGET_PER_SECOND = 5;
 // Longer than a callback-driven job's quiet spell here (start at 0.1 s, completion at 1.6 s)
 // with room for a loaded machine, so no poll in the usual-path test reaches the provider.
 const SILENCE_SECONDS = 5;
+const CREATE_TIMEOUT_MS = 10_000;
 let fake: FakeReplicate;
 let stack: LocalStack;
 type Task = Record<string, any>;
@@ -27,8 +28,14 @@ beforeAll(async () => {
     REPLICATE_BASE_URL: fake.baseUrl,
     REPLICATE_API_TOKEN: fake.apiToken,
     REPLICATE_WEBHOOK_SECRET: fake.webhookSecret,
-    REPLICATE_TIMEOUT_MS: '1000',
-    // On a loaded machine a few creates outlast that second (outcome unknown, adopted later); five
+    // Replicate's own default. A create that outlasts it has an unknown outcome and, by design, is
+    // never retried: if the fake then refuses it (a 429 read by nobody), no job and no callback
+    // ever come, and only the sweeper's SUBMISSION_GRACE_SECONDS (10 min; the sweeper is off here)
+    // would end it. This process's event loop, shared with the fake, lags seconds on a loaded
+    // machine: with 1 s, a delayed create reached the fake in a full second, was refused and left
+    // its task processing for good.
+    REPLICATE_TIMEOUT_MS: String(CREATE_TIMEOUT_MS),
+    // On a loaded machine a create may still outlast it (outcome unknown, adopted later); five
     // in a row would open the circuit and turn the rest of a burst into 502s. Circuits have their
     // own tests (provider-failover); here the one route stays in use.
     CIRCUIT_FAILURE_THRESHOLD: '1000',
@@ -134,9 +141,10 @@ describe('no blind refunds', () => {
   it('keeps a task whose create timed out processing, and adopts the job when its callback names the task', async () => {
     const { accountId, key } = await account();
     const before = fake.stats();
-    // The create takes effect after our 1 s timeout: the prediction exists, its id never reached us
-    // (until its start callback, 100 ms after it exists: 2.6 s, well after our read below).
-    fake.behave({ kind: 'answer-lost', delayMs: 2_500 });
+    // The create takes effect 5 s after our timeout: the prediction exists, its id never reached
+    // us (until its start callback, 100 ms after it exists, well after our read below even when
+    // this machine is busy).
+    fake.behave({ kind: 'answer-lost', delayMs: CREATE_TIMEOUT_MS + 5_000 });
     const started = await startVideo(key);
     expect(started.status).toBe(200);
     expect(started.body.data).toMatchObject({ status: 'processing' });
@@ -166,8 +174,10 @@ describe('a burst over the provider budget', () => {
     const answeredIn = Date.now() - began;
     expect(started.map(({ reply }) => reply.status)).toEqual(Array(60).fill(200));
 
-    // Creates the fake refused (429) wait on the queue with a growing backoff: on a loaded machine
-    // the last of them can take minutes, which is the design, not a fault.
+    // Creates the fake refused (429) wait on the queue with a growing backoff (2 s, 4 s, ...; a task
+    // is rarely refused twice), so the burst drains within a minute even on a loaded machine. A
+    // task still processing after minutes is not backoff: its create timed out and no job exists
+    // (see REPLICATE_TIMEOUT_MS above).
     const finals = await Promise.all(started.map(({ key, reply }) => untilFinal(key, reply.body.data!.video_id as string, 1_000, 240_000)));
     expect(finals.map((reply) => reply.body.data?.status)).toEqual(Array(60).fill('completed'));
 
