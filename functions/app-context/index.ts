@@ -5,9 +5,8 @@ import type { CopyQueue } from '#domain/ports';
 import type { GenerationProvider } from '#domain/provider';
 import type { StartDeps } from '#domain/start-task';
 import { powertoolsTelemetry } from '#observability/telemetry';
-import { appConfig } from './config';
 import { buildLifecycle, lifecycle } from './lifecycle';
-import { appProviderSetup } from './provider';
+import { appConfigWithProviders } from './provider';
 import { appMediaStorage, buildMediaStorage } from './media';
 import { buildWebhookDeps } from './webhooks';
 import { appDb, buildDb, buildStores, stores, type Stores } from './stores';
@@ -43,5 +42,5 @@ export function buildAppContext(config: Config, overrides: { provider?: Generati
 /** The context the handlers of this process use (the local stack shares it with them). */
 export function appContext(): AppContext {
   const deps = lifecycle();
-  return { config: { ...appConfig(), ...appProviderSetup() }, db: appDb(), ...stores(), storage: appMediaStorage(), lifecycle: deps, copyQueue: deps.copyQueue };
+  return { config: appConfigWithProviders(), db: appDb(), ...stores(), storage: appMediaStorage(), lifecycle: deps, copyQueue: deps.copyQueue };
 }

@@ -15,10 +15,9 @@ import { traced } from '#observability/client-tracing';
 import { powertoolsTelemetry } from '#observability/telemetry';
 import { instrumentedProvider } from '#providers/instrumented-provider';
 import { publishTaskEnded } from '#domain/webhook-deliveries';
-import { appConfig } from './config';
 import { webhookEvents, type EventPublishing } from './webhook-events';
 import { appMediaStorage } from './media';
-import { appProviderSetup, buildOtherProviders, buildProvider, buildTestProvider, checkRoutes, providerBudgets } from './provider';
+import { appConfigWithProviders, buildOtherProviders, buildProvider, buildTestProvider, checkRoutes, providerBudgets } from './provider';
 import { stores, type Stores } from './stores';
 
 /** Everything the task use cases need, with the copy queue that fits where we run. */
@@ -81,6 +80,6 @@ export function buildLifecycle(
 let current: StartDeps | undefined;
 
 export function lifecycle(): StartDeps {
-  current ??= buildLifecycle({ ...appConfig(), ...appProviderSetup() }, { stores: stores(), storage: appMediaStorage(), webhooks: webhookEvents() });
+  current ??= buildLifecycle(appConfigWithProviders(), { stores: stores(), storage: appMediaStorage(), webhooks: webhookEvents() });
   return current;
 }

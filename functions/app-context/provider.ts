@@ -10,6 +10,7 @@ import { providerModule } from '#providers/registry';
 import { providerSettings } from '#providers/settings-registry';
 import type { ProviderRoutes } from '#domain/provider-routing';
 import { simulated } from '#providers/simulated/index';
+import { appConfig } from './config';
 
 let setup: ProviderSetup | undefined;
 
@@ -17,6 +18,11 @@ let setup: ProviderSetup | undefined;
 export function appProviderSetup(): ProviderSetup {
   setup ??= loadProviderSetup();
   return setup;
+}
+
+/** This process's whole configuration, for the functions that start and follow tasks. */
+export function appConfigWithProviders(): Config {
+  return { ...appConfig(), ...appProviderSetup() };
 }
 
 /**
