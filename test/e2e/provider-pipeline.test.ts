@@ -191,9 +191,10 @@ describe('a burst over the provider budget', () => {
     // The fake refuses (429) any create over 5 in a calendar second, so what shows the pacing is how
     // few it had to refuse: unpaced, 55 of the 60 would be. Turns are 200 ms apart when sent; a create
     // delayed on this busy machine can still reach the fake in the next second and be refused: then
-    // it waits on the queue and completes all the same.
+    // it waits on the queue and completes all the same. Idle, 0 to 2 are; with one core taken by a
+    // busy loop, up to 17 were: the bound is under half of the unpaced 55.
     const throttled = after.throttledCreates - before.throttledCreates;
-    expect(throttled).toBeLessThanOrEqual(10);
+    expect(throttled).toBeLessThanOrEqual(25);
     for (const { accountId } of accounts) {
       const entries = await stack.context.ledger.listForAccount(accountId);
       expect(entries.filter((entry) => entry.kind === 'refund')).toEqual([]);
