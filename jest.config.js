@@ -27,6 +27,8 @@ const common = {
   transform: { '^.+\\.(t|j)s$': babel },
   // middy ships ES modules only; let babel turn them into CommonJS for jest.
   transformIgnorePatterns: ['/node_modules/(?!(@middy)/)'],
+  // The Lambda runtime's `awslambda` global, for the streaming handlers tests load.
+  setupFiles: ['<rootDir>/test/support/lambda-runtime-globals.ts'],
 };
 
 /** DynamoDB Local and s3rver, started once for every selected project that needs them. */

@@ -16,6 +16,7 @@ import {
   WEBHOOK_DELIVERY_HANDLER,
   SUBMISSION_CONSUMER_HANDLER,
 } from '#http/routes/index';
+import { STREAMED_ROUTE_TIMEOUT_SECONDS } from '#http/route';
 import { providerSettings } from '#providers/settings-registry';
 import { BUNDLE_ALIASES, extraFilesOf } from './bundle-extras';
 import { ApiFunction, type ApiFunctionProps, constructIdFor } from './constructs/api-function';
@@ -45,7 +46,7 @@ export interface StatelessStackProps extends StackProps {
   routes?: readonly Route[];
 }
 
-/** Sizes that differ from the house default (512 MB, 28 s: under API Gateway's 29 s). */
+/** Sizes that differ from the house default (512 MB, 28 s: under API Gateway's 29 s; streamed routes: their integration's timeout). */
 /**
  * How each queue is consumed. Submissions: few at a time, as they mostly wait for the provider's
  * budget (the budget, not this, is what paces them); small batches so a message waits little.
@@ -156,6 +157,8 @@ export class StatelessStack extends Stack {
     this.workQueues.push(...Object.values(queues));
 
     const publicHandlers = new Set(routes.filter(isPublicRoute).map((route) => route.handler));
+    // As long as their integration may run, not the house 28 s.
+    const streamedHandlers = new Set(routes.filter((route) => route.streaming).map((route) => route.handler));
     let ffmpeg: FfmpegLayer | undefined;
     const create = (handler: string, copyWorker?: ApiFunction): ApiFunction => {
       const { needs, declared } = needsOf(handler, { publicRoute: publicHandlers.has(handler) });
@@ -184,6 +187,7 @@ export class StatelessStack extends Stack {
         ...(needs.makesThumbnails && {
           layers: { layers: [(ffmpeg ??= new FfmpegLayer(this, 'Ffmpeg')).layer], architecture: FFMPEG_LAYER_ARCHITECTURE },
         }),
+        ...(streamedHandlers.has(handler) && { timeout: Duration.seconds(STREAMED_ROUTE_TIMEOUT_SECONDS) }),
         ...SIZING[handler],
         ...background[handler],
       });

@@ -2,7 +2,9 @@
 /**
  * Runs one bundled Lambda handler the way the Node.js runtime does, in a fresh process: the
  * environment is the function's configuration (read at cold start), the bundle is required
- * from its asset folder, the export is called with (event, context). The handler's own output
+ * from its asset folder, the export is called with (event, context), or for a streaming one
+ * (awslambda.streamifyResponse) with a response stream, its streamed answer reported whole as
+ * { statusCode, headers, body }. The handler's own output
  * (console.log, console.error) goes to stdout/stderr as in CloudWatch; the outcome is written
  * as one JSON line to file descriptor 3, so logs and result never mix.
  *
@@ -11,6 +13,7 @@
  */
 const fs = require('node:fs');
 const { lambdaContext } = require('../lambda-context.cjs');
+const { installRuntimeGlobals, invokeStreaming, isStreamingHandler, readAll } = require('../lambda-streaming.cjs');
 
 const [file, exportName, functionName] = process.argv.slice(2);
 const TIMEOUT_MS = Number(process.env.INVOKE_TIMEOUT_MS || 30000);
@@ -24,6 +27,7 @@ async function main() {
   const started = Date.now();
   let handler;
   try {
+    installRuntimeGlobals();
     handler = require(file)[exportName];
   } catch (error) {
     report({ ok: false, phase: 'init', errorType: error.name, errorMessage: error.message, stack: error.stack });
@@ -36,7 +40,7 @@ async function main() {
   let timer;
   try {
     const result = await Promise.race([
-      handler(event, lambdaContext(functionName, { timeoutMs: TIMEOUT_MS })),
+      invoke(handler, event, lambdaContext(functionName, { timeoutMs: TIMEOUT_MS })),
       new Promise((_, reject) => {
         timer = setTimeout(() => reject(Object.assign(new Error(`Task timed out after ${TIMEOUT_MS} ms`), { name: 'Sandbox.Timedout' })), TIMEOUT_MS);
       }),
@@ -47,6 +51,12 @@ async function main() {
   } finally {
     clearTimeout(timer);
   }
+}
+
+async function invoke(handler, event, context) {
+  if (!isStreamingHandler(handler)) return handler(event, context);
+  const { body, ...metadata } = await invokeStreaming(handler, event, context);
+  return { ...metadata, body: await readAll(body) };
 }
 
 main().then(

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
+import { pipeline } from 'node:stream/promises';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyResult } from 'aws-lambda';
 import { GATEWAY_RESPONSES, type GatewayResponse } from '#contract/gateway-responses';
 import { gatewayAccess } from '#http/route';
 import { AUTHORIZER_HANDLER, ROUTES, type Route } from '#http/routes/index';
 import { AuthorizerCache, policyAllows } from './authorizer-cache';
 import { lambdaContext } from '../lambda-context.cjs';
+import { invokeStreaming, type StreamedAnswer } from '../lambda-streaming.cjs';
 import { loadHandler, type LambdaHandler } from './lambda-runtime';
 import { headerOf, methodArn, readCall, toAuthorizerEvent, toProxyEvent, type IncomingCall } from './proxy-event';
 import { createRouter } from './router';
@@ -82,11 +84,13 @@ export function apiRequestListener(options: ApiServerOptions): http.RequestListe
     }
 
     const event = toProxyEvent(call, found.route, found.pathParameters, authorizerContext);
-    const result = (await handlerFor(found.route.handler)(
-      event,
-      lambdaContext(found.route.handler, { requestId: call.requestId }),
-    )) as APIGatewayProxyResult;
-    send(res, result);
+    const handler = handlerFor(found.route.handler);
+    const context = lambdaContext(found.route.handler, { requestId: call.requestId });
+    if (found.route.streaming) {
+      await sendStreamed(res, await invokeStreaming(handler, event, context));
+      return;
+    }
+    send(res, (await handler(event, context)) as APIGatewayProxyResult);
   }
 
   return (req, res) => {
@@ -123,6 +127,12 @@ function send(res: http.ServerResponse, result: APIGatewayProxyResult): void {
   const body = Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8');
   res.writeHead(result.statusCode, { ...headers, 'Content-Length': String(body.length) });
   res.end(body);
+}
+
+/** A STREAM integration's answer: status and headers first, then the body as the function writes it (chunked). */
+async function sendStreamed(res: http.ServerResponse, answer: StreamedAnswer): Promise<void> {
+  res.writeHead(answer.statusCode, { ...answer.headers, ...answer.multiValueHeaders });
+  await pipeline(answer.body, res);
 }
 
 function sendGateway(res: http.ServerResponse, call: IncomingCall | undefined, response: GatewayResponse): void {

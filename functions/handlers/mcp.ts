@@ -1,6 +1,6 @@
 import { rateLimiter } from '#app-context/rate-limiter';
-import { apiHandler } from '#http/http-handler';
+import { streamedApiHandler } from '#http/http-handler';
 import { mcpResponse } from '#mcp/lambda-transport';
 
-/** POST /api/v1/mcp: the Model Context Protocol (Streamable HTTP, stateless) for the key's account. */
-export const handler = apiHandler(async ({ event, principal }) => mcpResponse(event, principal), { rateLimiter, access: { scope: 'read' } });
+/** POST /api/v1/mcp: the Model Context Protocol (Streamable HTTP, stateless) for the key's account, streamed. */
+export const handler = streamedApiHandler(async ({ event, principal }) => mcpResponse(event, principal), { rateLimiter, access: { scope: 'read' } });

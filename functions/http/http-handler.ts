@@ -12,6 +12,7 @@ import { apiResponse } from './middleware/api-response';
 import { jsonCharset } from './middleware/json-content-type';
 import { rateLimit } from './middleware/rate-limit';
 import { principalFrom } from './principal';
+import { streamedResponse, type StreamedResult, type StreamingLambdaHandler } from './streamed-response';
 import { headerValue } from './headers';
 import { apiRequestKeys } from './log-keys';
 
@@ -60,19 +61,34 @@ export function httpHandler(logic: (input: ApiInput) => Promise<unknown>, option
  * than the envelope: MCP's JSON-RPC). Errors it throws still become the envelope.
  */
 export function apiHandler(logic: (input: ApiInput) => Promise<APIGatewayProxyResult>, options: HttpHandlerOptions): HttpHandler {
+  return Object.assign(middlewareChain(logic, options), { access: options.access });
+}
+
+/**
+ * `apiHandler` for a route whose integration streams (`streaming` in the route table): the same
+ * middleware, then the status and headers go out first and the body as `logic`'s stream yields it.
+ */
+export function streamedApiHandler(logic: (input: ApiInput) => Promise<StreamedResult>, options: HttpHandlerOptions): StreamedHttpHandler {
+  return Object.assign(streamedResponse(middlewareChain(logic, options)), { access: options.access, streaming: true as const });
+}
+
+function middlewareChain<R extends StreamedResult>(logic: (input: ApiInput) => Promise<R>, options: HttpHandlerOptions) {
+  // The middlewares set status and headers only, so a streamed body passes through them untouched.
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(async (event: APIGatewayProxyEvent) => {
     const principal = principalFrom(event);
     checkAccess(principal, options.access);
-    return logic({ event, principal, body: event.body });
+    return (await logic({ event, principal, body: event.body })) as APIGatewayProxyResult;
   })
     .use(observability(apiRequestKeys))
     .use(options.tracing ? [options.tracing] : [])
     .use(apiResponse())
     .use(rateLimit(options.rateLimiter));
   if (options.jsonBody) handler.use(contentTypeLowercase()).use(jsonCharset()).use(httpJsonBodyParser());
-  return Object.assign(perInvocation(handler), { access: options.access });
+  return perInvocation(handler) as (event: APIGatewayProxyEvent, context: Context) => Promise<R>;
 }
 
 /** A Lambda handler that tells which access it checks (for the route table's test). */
 export type HttpHandler = ((event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>) & { access: Access };
 
+/** A streaming Lambda handler (`awslambda.streamifyResponse`) that tells which access it checks. */
+export type StreamedHttpHandler = StreamingLambdaHandler & { access: Access; streaming: true };

@@ -17,7 +17,16 @@ export interface Route {
    * (its bundle cannot carry this table), and a test keeps the two equal.
    */
   scope?: KeyScope;
+  /**
+   * Its answer streams (API Gateway's STREAM transfer mode): the client reads each part as the
+   * function writes it, and the integration may run past the gateway's 29 s (up to
+   * `STREAMED_ROUTE_TIMEOUT_SECONDS`). Its handler is a `streamedApiHandler`.
+   */
+  streaming?: true;
 }
+
+/** How long a streamed route's integration and function may run: MCP's longest wait (50 s) and its start. */
+export const STREAMED_ROUTE_TIMEOUT_SECONDS = 60;
 
 /**
  * A kind of caller. `apiKey`: a developer's `Authorization: Bearer <key>`; a route that takes

@@ -1,23 +1,25 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { StreamedResult } from '#http/streamed-response';
 import type { Principal } from '#domain/principal';
 import { createMcpServer } from './server';
 import { useCaseBackend } from './use-case-backend';
 
 /**
- * How long wait_for_task may hold a request here: API Gateway ends an integration at 29 s, so
- * the hosted endpoint returns from a longer wait at 25 s (the tool says to call it again).
+ * How long wait_for_task may hold a request here: the contract's longest wait. The route streams
+ * (STREAM transfer mode), so the gateway's 29 s does not end it; its integration and function run
+ * up to STREAMED_ROUTE_TIMEOUT_SECONDS.
  */
-export const HOSTED_MAX_WAIT_SECONDS = 25;
+export const HOSTED_MAX_WAIT_SECONDS = 50;
 const POLL_INTERVAL_MS = 1000;
 
 /**
  * One MCP request on Lambda, stateless: a fresh server and transport per invocation, no session.
  * The answer is plain JSON, except for a request that asked for progress: then an SSE stream
- * (progress notifications, then the result), which Lambda's proxy integration returns buffered
- * in one body: still a valid stream for a client, its events arriving together at the end.
+ * (progress notifications, then the result) that the streamed integration passes on as it is
+ * written, so each notification reaches the client while the tool still runs.
  */
-export async function mcpResponse(event: APIGatewayProxyEvent, principal: Principal): Promise<APIGatewayProxyResult> {
+export async function mcpResponse(event: APIGatewayProxyEvent, principal: Principal): Promise<StreamedResult> {
   const body = event.body === null ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
   const parsed = parseJson(body);
   const transport = new WebStandardStreamableHTTPServerTransport({
@@ -26,17 +28,22 @@ export async function mcpResponse(event: APIGatewayProxyEvent, principal: Princi
   });
   const server = createMcpServer(useCaseBackend(principal), { maxWaitSeconds: HOSTED_MAX_WAIT_SECONDS, pollIntervalMs: POLL_INTERVAL_MS });
   await server.connect(transport);
+  let response: Response;
   try {
-    const response = await transport.handleRequest(toRequest(event, body), parsed === undefined ? {} : { parsedBody: parsed });
-    const text = await response.text();
-    const headers: Record<string, string> = {};
-    response.headers.forEach((value, name) => {
-      headers[name] = value;
-    });
-    return { statusCode: response.status, headers, body: text };
-  } finally {
+    response = await transport.handleRequest(toRequest(event, body), parsed === undefined ? {} : { parsedBody: parsed });
+  } catch (error) {
     await server.close();
+    throw error;
   }
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  // Closed once its answer has been read to the end.
+  const closeServer = () => void server.close();
+  const streamed = response.body?.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: closeServer }));
+  if (!streamed) closeServer();
+  return { statusCode: response.status, headers, body: streamed ?? '' };
 }
 
 function parseJson(body: string): unknown {

@@ -12,6 +12,7 @@ import {
   type Method,
   MethodLoggingLevel,
   RequestAuthorizer,
+  ResponseTransferMode,
   ResponseType,
   RestApi,
   SecurityPolicy,
@@ -22,7 +23,7 @@ import { LogGroup, LogRetention, type RetentionDays } from 'aws-cdk-lib/aws-logs
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { GATEWAY_RESPONSES, type GatewayResponse } from '#contract/gateway-responses';
-import { gatewayAccess } from '#http/route';
+import { gatewayAccess, STREAMED_ROUTE_TIMEOUT_SECONDS } from '#http/route';
 import { API_PREFIX, BINARY_MEDIA_TYPES, type Route } from '#http/routes/index';
 import type { CustomDomain } from '../deploy-settings';
 
@@ -194,7 +195,11 @@ export class VidGenRestApi extends Construct {
         throw new Error(`Route ${route.method} ${route.path} is outside ${API_PREFIX}.`);
       }
       const open = isPublicRoute(route);
-      const integration = new LambdaIntegration(props.functionFor(route.handler), { allowTestInvoke: false });
+      const integration = new LambdaIntegration(props.functionFor(route.handler), {
+        allowTestInvoke: false,
+        // Streamed as the function writes it (InvokeWithResponseStream), past the buffered 29 s.
+        ...(route.streaming && { responseTransferMode: ResponseTransferMode.STREAM, timeout: Duration.seconds(STREAMED_ROUTE_TIMEOUT_SECONDS) }),
+      });
       const method = this.api.root
         .resourceForPath(route.path)
         .addMethod(

@@ -14,6 +14,8 @@ import {
   type Route,
   SWEEPER_HANDLER,
 } from '#http/routes/index';
+import { STREAMED_ROUTE_TIMEOUT_SECONDS } from '#http/route';
+import { HOSTED_MAX_WAIT_SECONDS } from '#mcp/lambda-transport';
 import { readDeploySettings } from '#lib/deploy-settings';
 import { NOT_SET_ON_AWS, sessionEnvironment, sharedEnvironment } from '#lib/function-environment';
 import { BACKGROUND_FUNCTIONS, FUNCTION_NEEDS } from '#lib/function-needs';
@@ -65,6 +67,29 @@ describe('StatelessStack', () => {
         }
       }
       expect(ROUTES.filter((r) => r.callers !== 'public').length).toBeGreaterThanOrEqual(10);
+    });
+
+    it("streams the streamed routes' answers (MCP) through Lambda's streaming invoke, for as long as their function may run, and buffers the rest", () => {
+      const byRoute = resourcesOf(template(), 'AWS::ApiGateway::Method').map(([, m]) => {
+        const integration = m.Properties!.Integration;
+        const uri = (integration.Uri['Fn::Join'][1] as unknown[]).filter((part) => typeof part === 'string').join('');
+        return { path: pathOf(m.Properties!.ResourceId.Ref), mode: integration.ResponseTransferMode, timeout: integration.TimeoutInMillis, uri };
+      });
+      const streamed = ROUTES.filter((route) => route.streaming).map((route) => route.path);
+      expect(streamed).toEqual(['/api/v1/mcp']);
+      for (const method of byRoute) {
+        if (streamed.includes(method.path)) {
+          expect(method).toMatchObject({ mode: 'STREAM', timeout: STREAMED_ROUTE_TIMEOUT_SECONDS * 1000 });
+          expect(method.uri).toContain('/response-streaming-invocations');
+        } else {
+          expect([method.path, method.mode, method.timeout]).toEqual([method.path, undefined, undefined]);
+          expect(method.uri).toMatch(/\/invocations$/);
+        }
+      }
+      // The function outlasts the longest wait it serves, and runs as long as its integration.
+      const mcp = resources()[functionIdOf(template(), 'mcp')].Properties;
+      expect(mcp.Timeout).toBe(STREAMED_ROUTE_TIMEOUT_SECONDS);
+      expect(HOSTED_MAX_WAIT_SECONDS).toBeLessThan(STREAMED_ROUTE_TIMEOUT_SECONDS - 5);
     });
 
     it('uses a REQUEST authorizer on the Authorization header, cached as long as the functions are told', () => {

@@ -113,6 +113,21 @@ describe.each([
     expect((listed.structuredContent as Json).videos.map((v: Json) => v.video_id)).toContain(video.video_id);
   });
 
+  it('sends each progress notification while the wait still runs: a client that cancels on the first one ends its own wait', async () => {
+    // A task that never finishes (sim:stall): the wait could only end at its timeout, still processing,
+    // were the notifications held back until then (a buffered answer). Streamed, the client reads
+    // the first one mid-wait and cancels the task (a second request), and the wait returns it canceled.
+    const started = await call(client, 'generate_video', { prompt: 'a tide that never turns sim:stall', duration: 3 });
+    const video = started.structuredContent as Json;
+    let cancel: Promise<CallToolResult> | undefined;
+    const waited = await call(client, 'wait_for_task', { id: video.video_id, timeout_seconds: 50 }, () => {
+      cancel ??= call(client, 'cancel_task', { id: video.video_id });
+    });
+    expect(cancel).toBeDefined();
+    expect((await cancel!).structuredContent).toMatchObject({ video_id: video.video_id, status: 'failed', error: { code: 'canceled' } });
+    expect(waited.structuredContent).toMatchObject({ video_id: video.video_id, status: 'failed', error: { code: 'canceled' } });
+  });
+
   it('answers an API error as a tool error whose text starts with its code', async () => {
     const missing = await call(client, 'get_task', { id: 'vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ' });
     expect(missing.isError).toBe(true);

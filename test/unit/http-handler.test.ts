@@ -2,7 +2,8 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { lambdaContext } from '#bin/lambda-context.cjs';
 import type { ApiKeyPrincipal, Principal } from '#domain/principal';
 import type { RateDecision, RateLimiter } from '#domain/rate-limit';
-import { httpHandler } from '#http/http-handler';
+import { httpHandler, streamedApiHandler } from '#http/http-handler';
+import { invokeStreaming, isStreamingHandler, readAll } from '#bin/lambda-streaming.cjs';
 import { authorizerContext } from '#http/principal';
 
 const principal: ApiKeyPrincipal = { kind: 'apiKey', accountId: 'acc_1', mode: 'live', keyId: 'key_a', rateLimit: 7, scopes: ['read', 'webhooks'] };
@@ -99,5 +100,41 @@ describe('httpHandler with sessions', () => {
     expect(JSON.parse(keyed.body)).toMatchObject({ data: null, error: { code: 'forbidden' } });
     const signedIn = (await handler(sessionEvent(), lambdaContext('test', { requestId: 'req_2' }))) as APIGatewayProxyResult;
     expect(signedIn.statusCode).toBe(200);
+  });
+});
+
+describe('streamedApiHandler (a route whose integration streams)', () => {
+  const allow = () => limiter({ allowed: true, limit: 7, remaining: 6, resetAt: 1795284300 });
+
+  it('is marked for the runtime as streaming and sends status and headers, then each body part as it is written', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(new TextEncoder().encode('first\n'));
+        await released;
+        controller.enqueue(new TextEncoder().encode('second\n'));
+        controller.close();
+      },
+    });
+    const handler = streamedApiHandler(async () => ({ statusCode: 200, headers: { 'Content-Type': 'text/event-stream' }, body }), { rateLimiter: allow(), access: READ });
+    expect(isStreamingHandler(handler)).toBe(true);
+    expect([handler.access, handler.streaming]).toEqual([READ, true]);
+
+    const answer = await invokeStreaming(handler, event, lambdaContext('test', { requestId: 'req_1' }));
+    expect(answer.statusCode).toBe(200);
+    expect(answer.headers).toMatchObject({ 'Content-Type': 'text/event-stream', 'X-Request-Id': 'req_1', 'X-RateLimit-Remaining': '6' });
+    // The first part arrives while the second is still held back by the handler.
+    const reader = answer.body[Symbol.asyncIterator]();
+    expect(String((await reader.next()).value)).toBe('first\n');
+    release();
+    expect(await readAll(answer.body)).toBe('second\n');
+  });
+
+  it('answers an error before the body as the envelope, streamed like any answer', async () => {
+    const handler = streamedApiHandler(async () => ({ statusCode: 200, body: 'never' }), { rateLimiter: allow(), access: { scope: 'generate' } });
+    const answer = await invokeStreaming(handler, event, lambdaContext('test', { requestId: 'req_1' }));
+    expect(answer.statusCode).toBe(403);
+    expect(JSON.parse(await readAll(answer.body))).toMatchObject({ data: null, error: { code: 'forbidden' } });
   });
 });

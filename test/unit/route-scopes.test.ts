@@ -2,6 +2,7 @@ import path from 'node:path';
 import { gatewayAccess, type Caller } from '#http/route';
 import { ROUTES } from '#http/routes/index';
 import type { HttpHandler } from '#http/http-handler';
+import { isStreamingHandler } from '#bin/lambda-streaming.cjs';
 
 const HANDLERS_DIR = path.resolve(__dirname, '..', '..', 'functions', 'handlers');
 const callersOf = (callers: Caller | readonly Caller[]): readonly Caller[] => (typeof callers === 'string' ? [callers] : callers);
@@ -23,6 +24,16 @@ describe('route scopes', () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { handler } = require(path.join(HANDLERS_DIR, route.handler)) as { handler: HttpHandler };
     expect(handler.access).toEqual({ sessionOnly: true });
+  });
+
+  it('a route streams (its integration) exactly when its handler does (awslambda.streamifyResponse)', () => {
+    const declared = ROUTES.map((route) => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { handler } = require(path.join(HANDLERS_DIR, route.handler)) as { handler: unknown };
+      return [route.path, route.streaming === true, isStreamingHandler(handler)];
+    });
+    expect(declared).toEqual(declared.map(([routePath, streams]) => [routePath, streams, streams]));
+    expect(declared.filter(([, streams]) => streams).map(([routePath]) => routePath)).toEqual(['/api/v1/mcp']);
   });
 
   it('public routes name no scope', () => {

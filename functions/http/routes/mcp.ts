@@ -11,11 +11,13 @@ export const MCP_ROUTES: ApiRoute[] = [
     callers: 'apiKey',
     // To connect and read; each tool also needs the scope of the endpoint it mirrors.
     scope: 'read',
+    // Progress notifications reach the client while wait_for_task waits, not all at its end.
+    streaming: true,
     doc: {
       operationId: 'mcp',
       summary: 'Model Context Protocol (for AI agents)',
       description:
-        'The Model Context Protocol over Streamable HTTP, stateless (no session): point an MCP client at this URL with your key as `Authorization: Bearer`. Tools: `generate_video`, `generate_image`, `get_task`, `wait_for_task` (returns at its timeout, at most 25 s here: call it again), `cancel_task`, `list_tasks`, `upload_image`, `get_credits`, `list_models`, `quote`; their inputs are the endpoints\' parameters. The key needs the `read` scope to connect, and each tool the scope of the endpoint it mirrors (`generate` for `generate_*`, `cancel_task`, `upload_image`); each request counts in your rate limit; an API error is a tool result with `isError: true` whose text starts with the error code. Answers are JSON-RPC (JSON, or an SSE stream when the request asked for progress), not the envelope; errors before MCP (401, 429) are the envelope.',
+        'The Model Context Protocol over Streamable HTTP, stateless (no session): point an MCP client at this URL with your key as `Authorization: Bearer`. Tools: `generate_video`, `generate_image`, `get_task`, `wait_for_task` (returns at its timeout, at most 50 s: call it again), `cancel_task`, `list_tasks`, `upload_image`, `get_credits`, `list_models`, `quote`; their inputs are the endpoints\' parameters. The key needs the `read` scope to connect, and each tool the scope of the endpoint it mirrors (`generate` for `generate_*`, `cancel_task`, `upload_image`); each request counts in your rate limit; an API error is a tool result with `isError: true` whose text starts with the error code. Answers are JSON-RPC (JSON, or an SSE stream, sent as it is written, when the request asked for progress), not the envelope; errors before MCP (401, 429) are the envelope.',
       tag: 'Agents',
       request: {
         body: {

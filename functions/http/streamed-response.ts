@@ -1,0 +1,26 @@
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { pipeline } from 'node:stream/promises';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+
+/** A proxy answer whose body may still be arriving: a route with a STREAM integration. */
+export type StreamedResult = Omit<APIGatewayProxyResult, 'body'> & { body: string | ReadableStream<Uint8Array> };
+
+/** What the Lambda runtime calls for a streaming function (`awslambda.streamifyResponse`). */
+export type StreamingLambdaHandler = (event: APIGatewayProxyEvent, responseStream: NodeJS.WritableStream, context: Context) => Promise<void>;
+
+/**
+ * Turns a handler that returns a proxy answer into a streaming Lambda handler for API Gateway's
+ * STREAM transfer mode: the status and headers go first (HttpResponseStream's metadata), then the
+ * body as the handler's stream yields it, so a client reads each part as it is written instead
+ * of the whole answer at the end. `awslambda` is the runtime's global (locally,
+ * bin/lambda-streaming.cjs defines it).
+ */
+export function streamedResponse(handler: (event: APIGatewayProxyEvent, context: Context) => Promise<StreamedResult>): StreamingLambdaHandler {
+  return awslambda.streamifyResponse(async (event: APIGatewayProxyEvent, responseStream, context: Context) => {
+    const { body, ...metadata } = await handler(event, context);
+    const http = awslambda.HttpResponseStream.from(responseStream, metadata);
+    const source = typeof body === 'string' ? Readable.from(body ? [body] : []) : Readable.fromWeb(body as WebReadableStream<Uint8Array>);
+    await pipeline(source, http);
+  }) as StreamingLambdaHandler;
+}
