@@ -132,7 +132,13 @@ function send(res: http.ServerResponse, result: APIGatewayProxyResult): void {
 /** A STREAM integration's answer: status and headers first, then the body as the function writes it (chunked). */
 async function sendStreamed(res: http.ServerResponse, answer: StreamedAnswer): Promise<void> {
   res.writeHead(answer.statusCode, { ...answer.headers, ...answer.multiValueHeaders });
-  await pipeline(answer.body, res);
+  try {
+    await pipeline(answer.body, res);
+  } catch (error) {
+    // A client that stops reading (closes an SSE stream) is not a failure; the function runs on,
+    // as on Lambda. A function failing mid-answer rejects with its own error.
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw error;
+  }
 }
 
 function sendGateway(res: http.ServerResponse, call: IncomingCall | undefined, response: GatewayResponse): void {
