@@ -35,9 +35,16 @@ const runtimeGlobal = {
   },
 };
 
-/** Defines `awslambda` as the Lambda runtime does, before a streaming handler's module loads. */
+/**
+ * Defines `awslambda`'s streaming members as the Lambda runtime does, before a streaming
+ * handler's module loads. Others may have made the object already (the AWS SDK's invoke store
+ * keeps its own member there): ours join theirs.
+ */
 function installRuntimeGlobals() {
-  if (!globalThis.awslambda) globalThis.awslambda = runtimeGlobal;
+  globalThis.awslambda = globalThis.awslambda || {};
+  for (const [name, member] of Object.entries(runtimeGlobal)) {
+    if (!globalThis.awslambda[name]) globalThis.awslambda[name] = member;
+  }
 }
 
 function isStreamingHandler(handler) {

@@ -32,6 +32,14 @@ describe('npm start', () => {
       data: { credits: 1000, paid_access: true, subscription_status: 'active' },
       error: null,
     });
+    // The streamed route (MCP) runs in the started stack too, whose modules set `awslambda` up before its own.
+    const mcp = await fetch(`${first.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${first.apiKey}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_credits', arguments: {}, _meta: { progressToken: 1 } } }),
+    });
+    expect([mcp.status, mcp.headers.get('content-type')]).toEqual([200, 'text/event-stream']);
+    expect(await mcp.text()).toContain('"credits":1000');
 
     // On other ports, the banner says what to paste elsewhere, and the CLIs find the stack by its data folder.
     expect(first.output()).toContain(`  API reference   ${first.baseUrl}/docs`);
