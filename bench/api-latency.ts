@@ -72,7 +72,12 @@ async function mcpVersusRest(baseUrl: string, headers: Record<string, string>): 
     body: JSON.stringify({ prompt: 'bench', duration: 3 }),
   });
   const videoId = ((await started.json()) as { data: { video_id: string } }).data.video_id;
-  const rest = async () => (await fetch(`${baseUrl}/videos/${videoId}`, { headers })).status;
+  // Each side reads and parses its answer, as a client does.
+  const rest = async () => {
+    const response = await fetch(`${baseUrl}/videos/${videoId}`, { headers });
+    await response.json();
+    return response.status;
+  };
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_task', arguments: { id: videoId } } });
   const mcp = async () => {
     const response = await fetch(`${baseUrl}/mcp`, {

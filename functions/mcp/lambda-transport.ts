@@ -39,11 +39,15 @@ export async function mcpResponse(event: APIGatewayProxyEvent, principal: Princi
   response.headers.forEach((value, name) => {
     headers[name] = value;
   });
+  if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    // A JSON answer is whole once handleRequest returns: no stream to relay.
+    const text = await response.text();
+    await server.close();
+    return { statusCode: response.status, headers, body: text };
+  }
   // Closed once its answer has been read to the end.
   const closeServer = () => void server.close();
-  const streamed = response.body?.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: closeServer }));
-  if (!streamed) closeServer();
-  return { statusCode: response.status, headers, body: streamed ?? '' };
+  return { statusCode: response.status, headers, body: response.body!.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: closeServer })) };
 }
 
 function parseJson(body: string): unknown {
