@@ -17,9 +17,11 @@ const ROOT = path.resolve(__dirname, '..');
 const OUT_DIR = path.join(ROOT, '.bench', 'cold');
 const LIMIT_BYTES = 344 * 1024; // test/cdk/bundles.test.ts, BUNDLE_TARGET_BYTES
 const RUNS = Number(process.env.COLD_RUNS ?? 5);
+const RUNTIME_GLOBALS = path.join(ROOT, 'bin', 'lambda-streaming.cjs');
 
 /** Loads one bundle and reports the time its `require` took and the SDK clients it pulled in. */
 const PROBE = `
+require(process.argv[2]).installRuntimeGlobals(); // the runtime's awslambda global (streaming handlers use it as they load)
 const t0 = performance.now();
 require(process.argv[1]);
 const ms = performance.now() - t0;
@@ -69,7 +71,7 @@ async function main(): Promise<void> {
     });
     const size = statSync(outfile).size;
     const samples = Array.from({ length: RUNS }, () =>
-      JSON.parse(execFileSync(process.execPath, ['-e', PROBE, outfile], { env: ENV, encoding: 'utf8' })) as {
+      JSON.parse(execFileSync(process.execPath, ['-e', PROBE, outfile, RUNTIME_GLOBALS], { env: ENV, encoding: 'utf8' })) as {
         ms: number;
         clients: string[];
       },
