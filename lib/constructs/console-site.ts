@@ -22,6 +22,7 @@ import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
+import { STREAMED_ROUTE_TIMEOUT_SECONDS } from '#http/route';
 import { ensureConsoleBuiltSync } from '../console-build';
 import { acknowledgeWildcardResource } from '../nag';
 import { CONSOLE_HEADERS, consoleContentSecurityPolicy } from '../console-security';
@@ -131,6 +132,9 @@ export class ConsoleSite extends Construct {
           origin: new HttpOrigin(`${props.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}`, {
             originPath: `/${props.api.stage}`,
             protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
+            // A streamed route may go quiet for as long as it runs (an MCP wait of up to 50 s),
+            // longer than CloudFront's default 30 s between bytes.
+            readTimeout: Duration.seconds(STREAMED_ROUTE_TIMEOUT_SECONDS),
           }),
           viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
           allowedMethods: AllowedMethods.ALLOW_ALL,

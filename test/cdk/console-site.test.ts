@@ -1,4 +1,5 @@
 import { Match } from 'aws-cdk-lib/assertions';
+import { STREAMED_ROUTE_TIMEOUT_SECONDS } from '#http/route';
 import { resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
 
 /**
@@ -60,6 +61,8 @@ describe('ConsoleSite', () => {
     const apiOrigin = config.Origins.find((origin: any) => origin.CustomOriginConfig);
     expect(apiOrigin.OriginPath).toBe('/dev');
     expect(JSON.stringify(apiOrigin.DomainName)).toContain('execute-api');
+    // A streamed route (MCP's wait) may be quiet until its end: the origin may take as long as it runs.
+    expect(apiOrigin.CustomOriginConfig.OriginReadTimeout).toBe(STREAMED_ROUTE_TIMEOUT_SECONDS);
 
     const [, fn] = resourcesOf(s.statelessTemplate, 'AWS::CloudFront::Function')[0]!;
     expect(fn.Properties!.FunctionCode).toContain("'/console/index.html'");
