@@ -4,8 +4,8 @@
  * it, for the local callers (the local stack's gateway, `npm run invoke`'s bundle runner, tests):
  * - `installRuntimeGlobals()` defines the runtime's `awslambda` global: `streamifyResponse` marks
  *   a handler as streaming (the runtime then calls it with a response stream), and
- *   `HttpResponseStream.from` writes the HTTP metadata (status, headers) as JSON and 8 NUL bytes
- *   before the body, the framing API Gateway reads.
+ *   `HttpResponseStream.from` has the HTTP metadata (status, headers) written as JSON and 8 NUL
+ *   bytes before the body, with the first write: the framing API Gateway reads.
  * - `invokeStreaming(handler, event, context)` calls such a handler and reads that framing back as
  *   API Gateway does: it resolves with the metadata once the delimiter arrives, the body following
  *   as a stream while the handler still writes it.
@@ -26,10 +26,15 @@ const runtimeGlobal = {
     return handler;
   },
   HttpResponseStream: {
+    // As the runtime's: the metadata goes out with the first write, so an answer that writes
+    // nothing sends none (API Gateway then has no status or headers).
     from(stream, metadata) {
       stream.setContentType(HTTP_INTEGRATION_RESPONSE);
-      stream.write(JSON.stringify(metadata));
-      stream.write(DELIMITER);
+      const prelude = JSON.stringify(metadata);
+      stream._onBeforeFirstWrite = (write) => {
+        write(prelude);
+        write(DELIMITER);
+      };
       return stream;
     },
   },
@@ -62,6 +67,14 @@ function invokeStreaming(handler, event, context) {
   let contentType;
   responseStream.setContentType = (type) => {
     contentType = type;
+  };
+  // The runtime's response stream calls `_onBeforeFirstWrite` (set by HttpResponseStream.from) on the first write.
+  const write = responseStream.write.bind(responseStream);
+  let written = false;
+  responseStream.write = (chunk, encoding, callback) => {
+    if (!written && typeof responseStream._onBeforeFirstWrite === 'function') responseStream._onBeforeFirstWrite((part) => write(part));
+    written = true;
+    return write(chunk, encoding, callback);
   };
   const body = new PassThrough();
   return new Promise((resolve, reject) => {

@@ -5,6 +5,7 @@ import type { Principal } from '#domain/principal';
 import type { RateLimiter } from '#domain/rate-limit';
 import { successEnvelope } from '#contract/envelope';
 import type { TracingMiddleware } from '#observability/client-tracing';
+import { metrics } from '#observability/metrics';
 import { observability, perInvocation } from '#observability/middleware';
 import { checkAccess, type Access } from './access';
 import { jsonResponse } from './envelope';
@@ -69,7 +70,9 @@ export function apiHandler(logic: (input: ApiInput) => Promise<APIGatewayProxyRe
  * middleware, then the status and headers go out first and the body as `logic`'s stream yields it.
  */
 export function streamedApiHandler(logic: (input: ApiInput) => Promise<StreamedResult>, options: HttpHandlerOptions): StreamedHttpHandler {
-  return Object.assign(streamedResponse(middlewareChain(logic, options)), { access: options.access, streaming: true as const });
+  // What the body's writer counted after the middleware's flush (a tool still running) is flushed when the body ends.
+  const flushMetrics = () => metrics.publishStoredMetrics();
+  return Object.assign(streamedResponse(middlewareChain(logic, options), { afterBody: flushMetrics }), { access: options.access, streaming: true as const });
 }
 
 function middlewareChain<R extends StreamedResult>(logic: (input: ApiInput) => Promise<R>, options: HttpHandlerOptions) {

@@ -16,11 +16,20 @@ export type StreamingLambdaHandler = (event: APIGatewayProxyEvent, responseStrea
  * of the whole answer at the end. `awslambda` is the runtime's global (locally,
  * bin/lambda-streaming.cjs defines it).
  */
-export function streamedResponse(handler: (event: APIGatewayProxyEvent, context: Context) => Promise<StreamedResult>): StreamingLambdaHandler {
+export function streamedResponse(
+  handler: (event: APIGatewayProxyEvent, context: Context) => Promise<StreamedResult>,
+  hooks: { afterBody?: () => void } = {},
+): StreamingLambdaHandler {
   return awslambda.streamifyResponse(async (event: APIGatewayProxyEvent, responseStream, context: Context) => {
     const { body, ...metadata } = await handler(event, context);
     const http = awslambda.HttpResponseStream.from(responseStream, metadata);
-    const source = typeof body === 'string' ? Readable.from(body ? [body] : []) : Readable.fromWeb(body as WebReadableStream<Uint8Array>);
-    await pipeline(source, http);
+    // The runtime sends the metadata with the first write: an empty body (a 202) needs one too,
+    // and a stream's status and headers then leave at once.
+    http.write('');
+    try {
+      await pipeline(typeof body === 'string' ? Readable.from([body]) : Readable.fromWeb(body as WebReadableStream<Uint8Array>), http);
+    } finally {
+      hooks.afterBody?.();
+    }
   }) as StreamingLambdaHandler;
 }

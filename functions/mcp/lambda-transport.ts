@@ -2,6 +2,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { StreamedResult } from '#http/streamed-response';
 import type { Principal } from '#domain/principal';
+import { logger } from '#observability/logger';
 import { createMcpServer } from './server';
 import { useCaseBackend } from './use-case-backend';
 
@@ -45,9 +46,38 @@ export async function mcpResponse(event: APIGatewayProxyEvent, principal: Princi
     await server.close();
     return { statusCode: response.status, headers, body: text };
   }
-  // Closed once its answer has been read to the end.
-  const closeServer = () => void server.close();
-  return { statusCode: response.status, headers, body: response.body!.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: closeServer })) };
+  return { statusCode: response.status, headers, body: closingAtTheEnd(response.body!, () => server.close()) };
+}
+
+/**
+ * The SSE body, relayed until it ends, fails or its reader gives up (the client left): then the
+ * server closes, which aborts a tool still running (a wait stops polling instead of outliving
+ * the invocation).
+ */
+function closingAtTheEnd(body: ReadableStream<Uint8Array>, close: () => Promise<void>): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let closed = false;
+  const finish = async () => {
+    if (closed) return;
+    closed = true;
+    await close().catch((error: unknown) => logger.warn('mcp server did not close cleanly', { error: String(error) }));
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (!done) return controller.enqueue(value);
+        controller.close();
+      } catch (error) {
+        controller.error(error);
+      }
+      await finish();
+    },
+    async cancel(reason) {
+      await finish();
+      await reader.cancel(reason).catch(() => undefined);
+    },
+  });
 }
 
 function parseJson(body: string): unknown {

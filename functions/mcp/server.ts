@@ -39,7 +39,7 @@ export function createMcpServer(backend: ToolBackend, wait: WaitSettings): Serve
         ? undefined
         : (progress: number, message: string) =>
             extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total: 100, message } });
-    return callTool(backend, request.params.name, request.params.arguments ?? {}, { ...wait, onProgress });
+    return callTool(backend, request.params.name, request.params.arguments ?? {}, { ...wait, onProgress, signal: extra.signal });
   });
   return server;
 }
@@ -52,7 +52,11 @@ function listedTools(): ReturnType<typeof listedTool>[] {
   return listed;
 }
 
-export type CallContext = WaitSettings & { onProgress?: (progress: number, message: string) => Promise<void> };
+export type CallContext = WaitSettings & {
+  onProgress?: (progress: number, message: string) => Promise<void>;
+  /** Aborted when the request is over (the client left, the server closed): a wait stops polling. */
+  signal?: AbortSignal;
+};
 
 /** One tool call: the API's object as structured content and JSON text, or its error as a tool error. */
 export async function callTool(backend: ToolBackend, name: string, args: Record<string, unknown>, context: CallContext): Promise<CallToolResult> {
@@ -64,6 +68,8 @@ export async function callTool(backend: ToolBackend, name: string, args: Record<
       content: [{ type: 'text', text: JSON.stringify(outcome.result) }, ...(outcome.note ? [{ type: 'text' as const, text: outcome.note }] : [])],
     };
   } catch (error) {
+    // Nobody reads this answer (the SDK drops it): not an error of ours to log.
+    if (context.signal?.aborted) return toolError('canceled', 'The request ended before the tool finished.');
     if (error instanceof ZodError) return toolError('validation_error', describeZodError(error));
     const { code, message } = backend.describeError(error);
     return toolError(code, message);
@@ -126,6 +132,8 @@ async function waitForTask(backend: ToolBackend, id: string, timeoutSeconds: num
   const deadline = now() + timeoutSeconds * 1000;
   let reported = -1;
   for (;;) {
+    // Nobody is left to answer: stop polling (the SDK sends nothing for an aborted request).
+    if (context.signal?.aborted) throw new Error('wait_for_task abandoned: the request is over.');
     const task = await backend.getTask(kindOf(id), id);
     if (task.status !== 'processing') return { result: task };
     if (context.onProgress && task.progress > reported) {

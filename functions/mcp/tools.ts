@@ -107,7 +107,7 @@ export const TOOLS = {
   },
   wait_for_task: {
     name: 'wait_for_task',
-    description: `Wait for a video or image task to end, sending progress notifications while it waits (when the client asks for them). Returns the task as soon as it is completed or failed, or the task as it stands when timeout_seconds (at most ${MAX_WAIT_SECONDS}; the hosted endpoint may return a little sooner) has passed. If the returned status is still "processing", the task carries on: call wait_for_task again with the same id. Videos usually take 1-2 minutes; test-key tasks a few seconds.`,
+    description: `Wait for a video or image task to end, sending progress notifications while it waits (when the client asks for them). Returns the task as soon as it is completed or failed, or the task as it stands when timeout_seconds (at most ${MAX_WAIT_SECONDS}) has passed. If the returned status is still "processing", the task carries on: call wait_for_task again with the same id. Videos usually take 1-2 minutes; test-key tasks a few seconds.`,
     input: waitInput,
   },
   cancel_task: {

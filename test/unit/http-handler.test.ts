@@ -131,6 +131,12 @@ describe('streamedApiHandler (a route whose integration streams)', () => {
     expect(await readAll(answer.body)).toBe('second\n');
   });
 
+  it('sends the status of an answer with an empty body (an MCP notification: 202)', async () => {
+    const handler = streamedApiHandler(async () => ({ statusCode: 202, body: '' }), { rateLimiter: allow(), access: READ });
+    const answer = await invokeStreaming(handler, event, lambdaContext('test', { requestId: 'req_1' }));
+    expect([answer.statusCode, answer.headers?.['X-Request-Id'], await readAll(answer.body)]).toEqual([202, 'req_1', '']);
+  });
+
   it('answers an error before the body as the envelope, streamed like any answer', async () => {
     const handler = streamedApiHandler(async () => ({ statusCode: 200, body: 'never' }), { rateLimiter: allow(), access: { scope: 'generate' } });
     const answer = await invokeStreaming(handler, event, lambdaContext('test', { requestId: 'req_1' }));

@@ -34,6 +34,20 @@ describe('lambda-streaming', () => {
     expect(await readAll(answer.body)).toBe('ab');
   });
 
+  it('sends the metadata with the first write, as the runtime does: none for an answer that never writes', async () => {
+    const unwritten = awslambda.streamifyResponse(async (_event, stream) => {
+      awslambda.HttpResponseStream.from(stream, { statusCode: 202 }).end();
+    });
+    await expect(invokeStreaming(unwritten, {}, context)).rejects.toThrow(/ended without its HTTP metadata/);
+    const empty = awslambda.streamifyResponse(async (_event, stream) => {
+      const http = awslambda.HttpResponseStream.from(stream, { statusCode: 202 });
+      http.write('');
+      http.end();
+    });
+    const answer = await invokeStreaming(empty, {}, context);
+    expect([answer.statusCode, await readAll(answer.body)]).toEqual([202, '']);
+  });
+
   it('refuses a handler that writes no metadata, and passes on a failure before it', async () => {
     const raw = awslambda.streamifyResponse(async (_event, stream) => {
       stream.end('no metadata');

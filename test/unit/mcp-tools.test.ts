@@ -54,6 +54,29 @@ describe('wait_for_task', () => {
     expect(result.content[1]).toEqual({ type: 'text', text: 'Still processing after 25 s: call wait_for_task again with id "img_1".' });
   });
 
+  it('stops polling once its request is over (the client left), without calling it a failure', async () => {
+    const backend = scriptedBackend([processing(10)]);
+    const ended = new AbortController();
+    let described = 0;
+    const describeError = backend.describeError;
+    backend.describeError = (error) => ((described += 1), describeError(error));
+    const time = fakeTime();
+    const result = await callTool(backend, 'wait_for_task', { id: 'vid_1', timeout_seconds: 50 }, {
+      maxWaitSeconds: 50,
+      pollIntervalMs: 1000,
+      ...time,
+      signal: ended.signal,
+      // The client goes away after the third poll.
+      sleep: async (ms) => {
+        await time.sleep!(ms);
+        if (backend.polls === 3) ended.abort();
+      },
+    });
+    expect(backend.polls).toBe(3);
+    expect(described).toBe(0);
+    expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(/^canceled: /) }] });
+  });
+
   it('refuses a timeout over 50 s and an id that is no task id, as validation errors', async () => {
     const backend = scriptedBackend([processing(0)]);
     const context = { maxWaitSeconds: 50, pollIntervalMs: 1000, ...fakeTime() };
