@@ -97,7 +97,8 @@ async function main(): Promise<number> {
   const { outcome } = await invokeBundle(fn, event, {
     environment,
     logTo: process.stderr,
-    ...(args.timeoutMs && { timeoutMs: args.timeoutMs }),
+    // As long as Lambda would let it run (the MCP function: 60 s), unless --timeout says otherwise.
+    timeoutMs: args.timeoutMs ?? fn.timeoutSeconds * 1000,
   });
   if (outcome.ok) {
     process.stderr.write(`returned in ${outcome.durationMs} ms\n`);

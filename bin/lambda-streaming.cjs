@@ -77,10 +77,20 @@ function invokeStreaming(handler, event, context) {
     return write(chunk, encoding, callback);
   };
   const body = new PassThrough();
+  // The reader went away before the end (the client left): the handler's stream breaks, as on Lambda.
+  let failed = false;
+  body.on('close', () => {
+    if (!failed && !responseStream.destroyed && !responseStream.writableFinished) {
+      responseStream.destroy(Object.assign(new Error('The client closed the connection.'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    }
+  });
+  // The handler learns of a broken stream from its own writes (its pipeline rejects).
+  responseStream.on('error', () => undefined);
   return new Promise((resolve, reject) => {
     let head = Buffer.alloc(0);
     let started = false;
     const fail = (error) => {
+      failed = true;
       if (!started) reject(error);
       else body.destroy(error);
     };

@@ -20,6 +20,8 @@ export interface BundledFunction {
   exportName: string;
   /** The function's environment variables that are plain strings in the template. */
   literalEnvironment: Record<string, string>;
+  /** Its timeout in seconds (the template's `Timeout`; Lambda's default, 3 s, when it has none). */
+  timeoutSeconds: number;
 }
 
 interface Manifest {
@@ -31,12 +33,15 @@ interface TemplateResource {
   Metadata?: Record<string, unknown>;
   Properties?: {
     Handler?: string;
+    Timeout?: unknown;
     Code?: { S3Key?: unknown };
     Environment?: { Variables?: Record<string, unknown> };
   };
 }
 
 export class AssemblyError extends Error {}
+
+const LAMBDA_DEFAULT_TIMEOUT_SECONDS = 3;
 
 function readJson<T>(file: string): T {
   return JSON.parse(readFileSync(file, 'utf8')) as T;
@@ -70,6 +75,7 @@ export function listBundledFunctions(cdkOut: string): BundledFunction[] {
             (entry): entry is [string, string] => typeof entry[1] === 'string',
           ),
         ),
+        timeoutSeconds: typeof resource.Properties?.Timeout === 'number' ? resource.Properties.Timeout : LAMBDA_DEFAULT_TIMEOUT_SECONDS,
       });
     }
   }

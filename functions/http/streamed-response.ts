@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { pipeline } from 'node:stream/promises';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { logger } from '#observability/logger';
 
 /** A proxy answer whose body may still be arriving: a route with a STREAM integration. */
 export type StreamedResult = Omit<APIGatewayProxyResult, 'body'> & { body: string | ReadableStream<Uint8Array> };
@@ -28,6 +29,11 @@ export function streamedResponse(
     http.write('');
     try {
       await pipeline(typeof body === 'string' ? Readable.from([body]) : Readable.fromWeb(body as WebReadableStream<Uint8Array>), http);
+    } catch (error) {
+      // Past the middleware: the status has gone out, so the failure can only be logged here.
+      if ((error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') logger.warn('the client left before the answer ended');
+      else logger.error('streamed answer failed', { error: error as Error });
+      throw error;
     } finally {
       hooks.afterBody?.();
     }

@@ -165,6 +165,8 @@ describe('synthesized bundles', () => {
 
   it('mcp: answers a tool call as JSON-RPC, with Ajv left out of its bundle', async () => {
     const mcp = findBundledFunction(cdkOut, 'mcp');
+    // npm run invoke lets it run as long as Lambda would: its wait outlasts the default 28 s.
+    expect([mcp.timeoutSeconds, findBundledFunction(cdkOut, AUTHORIZER_HANDLER).timeoutSeconds]).toEqual([60, 10]);
     const code = readFileSync(path.join(mcp.assetDir, mcp.file), 'utf8');
     expect(code).not.toContain('ajv-formats');
     expect(code).toContain('ajv is not bundled');

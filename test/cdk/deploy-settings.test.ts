@@ -160,6 +160,7 @@ describe('npm run invoke helpers', () => {
       file: 'index.js',
       exportName: 'handler',
       literalEnvironment: { PROVIDER: 'replicate', REPLICATE_BASE_URL: 'https://api.replicate.com', DEFAULT_RATE_LIMIT: '60', NODE_OPTIONS: '--enable-source-maps' },
+      timeoutSeconds: 28,
     };
     const env = invokeEnvironment(fn, { TABLE_NAME: 'vidgen-local', PROVIDER: 'simulated' }, { DEFAULT_RATE_LIMIT: '5' });
     expect(env).toMatchObject({ TABLE_NAME: 'vidgen-local', PROVIDER: 'simulated', DEFAULT_RATE_LIMIT: '5', NODE_OPTIONS: '--enable-source-maps' });
