@@ -4,6 +4,7 @@ import type { StreamedResult } from '#http/streamed-response';
 import type { Principal } from '#domain/principal';
 import { logger } from '#observability/logger';
 import { createMcpServer } from './server';
+import { MAX_WAIT_SECONDS } from './tools';
 import { useCaseBackend } from './use-case-backend';
 
 /**
@@ -11,7 +12,7 @@ import { useCaseBackend } from './use-case-backend';
  * (STREAM transfer mode), so the gateway's 29 s does not end it; its integration and function run
  * up to STREAMED_ROUTE_TIMEOUT_SECONDS.
  */
-export const HOSTED_MAX_WAIT_SECONDS = 50;
+export const HOSTED_MAX_WAIT_SECONDS = MAX_WAIT_SECONDS;
 const POLL_INTERVAL_MS = 1000;
 
 /**
