@@ -250,7 +250,8 @@ describe('the console in Chromium', () => {
     await page.waitForURL(`${origin}/console/billing?checkout=success`);
     await page.getByTestId('billing-balance').getByText(/^500$/).waitFor();
     await page.getByTestId('billing-history').locator('tr[data-type="purchase"]').getByText('+500').waitFor();
-    await expect(page.getByTestId('paid-access').innerText()).resolves.toBe('Yes');
+    // Access is a third query, refetched on its own after the checkout: wait for it as well.
+    await page.getByTestId('paid-access').getByText('Yes', { exact: true }).waitFor();
     await shot('billing');
   });
 
@@ -263,7 +264,10 @@ describe('the console in Chromium', () => {
     await expect(page.getByTestId('packs').count()).resolves.toBe(0);
     await page.getByRole('button', { name: 'Add test credits' }).click();
     await balance.getByText(`${before + 1000}`, { exact: true }).waitFor();
-    await expect(page.getByTestId('billing-history').locator('tr[data-type="grant"]').count()).resolves.toBe(2);
+    // The balance and the history are separate queries, refetched independently: wait for the second grant row.
+    const grants = page.getByTestId('billing-history').locator('tr[data-type="grant"]');
+    await grants.nth(1).waitFor();
+    await expect(grants.count()).resolves.toBe(2);
     await shot('billing-test-mode');
   });
 
