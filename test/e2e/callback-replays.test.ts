@@ -88,10 +88,9 @@ describe('a genuine callback replayed to another task', () => {
     const ended = await startVideo(victim.key);
     await until('the victim task to complete', async () => ((await stored(victim.accountId, ended))?.status === 'completed' ? true : undefined));
     victims.ended = { accountId: victim.accountId, taskId: ended };
-    // (b) One with its own job, running (pinned: the fake no longer moves it).
+    // (b) One with its own job, running (held: the fake never completes it).
+    fake.holdNext(1);
     const running = await startVideo(victim.key);
-    const jobId = await until('the victim job', async () => (await stored(victim.accountId, running))?.provider?.jobId);
-    fake.setPredictionStatus(jobId, 'processing');
     victims['another job'] = { accountId: victim.accountId, taskId: running };
     // (c) One with no job yet: the create's answer was unreadable (a 2xx without an id).
     fake.behave({ kind: 'respond', status: 201, body: {} });
@@ -149,13 +148,13 @@ describe('a genuine callback replayed to another task', () => {
 describe('a repeated webhook-id', () => {
   it('is answered 200 duplicate and changes nothing, even when its first delivery moved the task', async () => {
     const { accountId, key } = await account();
+    // Held at processing once started, so the replay below would be the only news.
+    fake.holdNext(1);
     const taskId = await startVideo(key);
     const jobId = await until('the job', async () => (await stored(accountId, taskId))?.provider?.jobId);
     const delivered = await until('the delivered start message', async () =>
       fake.messages.find((message) => message.predictionId === jobId && message.event === 'start' && !message.dropped),
     );
-    // Pin the job while running, so the replay below would be the only news.
-    fake.setPredictionStatus(jobId, 'processing');
     await until('the start delivered', async () => (fake.callbacks.some((c) => c.webhookId === delivered.headers['webhook-id']) ? true : undefined));
     const before = await snapshot(accountId, taskId);
     const own = new URL(delivered.url);
@@ -172,6 +171,8 @@ describe('a signed callback whose output names our own storage (issue 17 D)', ()
   ])('does not copy %s as the result: the task fails, refunded, and nothing is published', async (_, key) => {
     await stack.context.storage.put(key, Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypisom'), Buffer.alloc(64)]), 'video/mp4');
     const { accountId, key: apiKey } = await account();
+    // Held, and pinned before it starts: only the callback below can end it.
+    fake.holdNext(1);
     const taskId = await startVideo(apiKey);
     const jobId = await until('the job', async () => (await stored(accountId, taskId))?.provider?.jobId);
     fake.setPredictionStatus(jobId, 'processing');

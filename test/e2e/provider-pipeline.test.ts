@@ -81,6 +81,17 @@ async function untilFinal(key: string, id: string, everyMs = 500, timeoutMs = 60
 
 const predictionOf = async (accountId: string, taskId: string) => (await stack.context.tasks.get(accountId, taskId))?.provider?.jobId;
 
+/** The task's job once its create has gone through (a create the fake throttled is retried from the queue). */
+async function untilPrediction(accountId: string, taskId: string, timeoutMs = 30_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const jobId = await predictionOf(accountId, taskId);
+    if (jobId !== undefined) return jobId;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for the job of ${taskId}`);
+    await sleep(50);
+  }
+}
+
 describe('the usual path: creates and callbacks only', () => {
   it('completes a task from its callbacks, however often the client polls, without one status request upstream', async () => {
     const { accountId, key } = await account();
@@ -103,10 +114,10 @@ describe('the usual path: creates and callbacks only', () => {
 describe('callbacks that must change nothing', () => {
   it('refuses forged, stale and unreadable callbacks with 4xx; the genuine one completes the task', async () => {
     const { accountId, key } = await account();
+    // Held, and pinned at processing: the fake never completes it, so only the callbacks below can say it succeeded.
+    fake.holdNext(1);
     const id = (await startVideo(key)).body.data!.video_id as string;
-    await sleep(300);
-    const predictionId = (await predictionOf(accountId, id))!;
-    // Pinned while processing: the fake stops moving it, so only the callbacks below can say it succeeded.
+    const predictionId = await untilPrediction(accountId, id);
     fake.setPredictionStatus(predictionId, 'processing');
     const succeeded = JSON.stringify({ id: predictionId, status: 'succeeded', output: `${fake.baseUrl}/files/${predictionId}.mp4`, error: null });
 
@@ -210,12 +221,14 @@ describe('a burst over the provider budget', () => {
 describe('cancel racing a completion callback', () => {
   it('has exactly one outcome per task: completed (cancels 409) or canceled (refunded, never published)', async () => {
     const { accountId, key } = await account();
-    // One at a time, so each is created inline (within the budget) and has its prediction at once.
+    // One at a time, so each is created inline (within the budget) and has its prediction at once;
+    // held, so the fake's own completion never beats the race below.
+    fake.holdNext(8);
     const ids: string[] = [];
     for (let index = 0; index < 8; index += 1) ids.push((await startVideo(key)).body.data!.video_id as string);
     const raced = await Promise.all(
       ids.map(async (id) => {
-        const predictionId = (await predictionOf(accountId, id))!;
+        const predictionId = await untilPrediction(accountId, id);
         fake.setPredictionStatus(predictionId, 'processing');
         const succeeded = JSON.stringify({ id: predictionId, status: 'succeeded', output: `${fake.baseUrl}/files/${predictionId}.mp4`, error: null });
         const [callback, ...cancels] = await Promise.all([

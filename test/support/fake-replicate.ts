@@ -13,7 +13,8 @@ import { Webhook } from 'standardwebhooks';
  *   lifecycle (starting -> processing -> succeeded by default) until setPredictionStatus pins it.
  * - A create with `webhook` moves by time, as a real one does: `startDelayMs` after the create
  *   it is processing (a 'start' callback), `completeDelayMs` after the create it has succeeded
- *   (a 'completed' callback). Callbacks are POSTed to the webhook URL with the prediction as
+ *   (a 'completed' callback); holdNext(n) keeps the next n at processing until a test moves them
+ *   (setPredictionStatus), so no timer can end a job a test means to end itself. Callbacks are POSTed to the webhook URL with the prediction as
  *   the body, signed with Standard Webhooks using `webhookSecret`, for the events in
  *   `webhook_events_filter` (all when it is absent). A delivery that fails (no 2xx) is retried
  *   after each of `callbackRetryDelaysMs`, then given up.
@@ -160,6 +161,11 @@ export interface FakeReplicate {
   /** The next `count` callbacks are silently not sent (lost callbacks). */
   dropCallbacks(count: number): void;
   /**
+   * The next `count` time-driven predictions reach processing (with their 'start' callback) and
+   * stay there: no completion timer, so only setPredictionStatus or sendCallback ends them.
+   */
+  holdNext(count: number): void;
+  /**
    * Sends one callback for a prediction now, once (no retry), to its webhook URL or `url`,
    * and answers the receiver's status. Not counted in stats().
    */
@@ -204,6 +210,7 @@ export async function startFakeReplicate(options: FakeReplicateOptions = {}): Pr
   const counts = { creates: 0, throttledCreates: 0, reads: 0, cancels: 0, callbacksSent: 0, callbacksDropped: 0, callbacksFailed: 0 };
   const createTimes: number[] = [];
   let callbacksToDrop = 0;
+  let predictionsToHold = 0;
   let createWindow = { second: -1, count: 0 };
 
   const newId = (): string => randomBytes(10).toString('hex');
@@ -294,6 +301,11 @@ export async function startFakeReplicate(options: FakeReplicateOptions = {}): Pr
       prediction.status = 'processing';
       callBack(prediction, 'start');
     });
+    if (predictionsToHold > 0) {
+      predictionsToHold -= 1;
+      lifecycleTimers.set(prediction.id, [start]);
+      return;
+    }
     const complete = later(completeDelayMs, () => {
       lifecycleTimers.delete(prediction.id);
       prediction.status = 'succeeded';
@@ -549,6 +561,9 @@ export async function startFakeReplicate(options: FakeReplicateOptions = {}): Pr
     messages,
     dropCallbacks(count) {
       callbacksToDrop += count;
+    },
+    holdNext(count) {
+      predictionsToHold += count;
     },
     async sendCallback(predictionId, sendOptions = {}) {
       const prediction = predictions.get(predictionId);
