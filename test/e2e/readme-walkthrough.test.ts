@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '#bin/local-stack/wait-for-port';
-import { README_SKIPPED, readmeScript } from '#bin/readme/walkthrough';
+import { README_PREPARED, README_SKIPPED, readmeScript } from '#bin/readme/walkthrough';
 import { interrupt, start } from '#test-support/npm-start';
 import { REPO_ROOT, runScript } from '#test-support/run-script';
 
@@ -21,6 +21,11 @@ describe('the README walk-through', () => {
     expect(script).toMatch(/^BASE='http:\/\/b\/api\/v1'$/m);
     const skipped = script.split('\n').filter((line) => line.startsWith('# (not run by check:readme)'));
     expect(skipped.length).toBeLessThanOrEqual(README_SKIPPED.length);
+    // The rate-limit demo starts with room left in its minute (the README still has it).
+    const lines = script.split('\n');
+    const demo = lines.findIndex((line) => /^for i in \$\(seq 6\).*\$SLOW/.test(line));
+    expect(demo).toBeGreaterThan(0);
+    expect(lines[demo - 1]).toBe(README_PREPARED[0]!.run);
   });
 
   it('runs on PORT/DYNAMODB_PORT/S3_PORT other than the defaults', async () => {
