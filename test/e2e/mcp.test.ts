@@ -21,8 +21,9 @@ type Json = Record<string, any>;
 let stack: LocalStack;
 
 beforeAll(async () => {
-  // A few seconds per test task, so waiting sees it processing.
-  stack = await startTestApi({ SIM_DELAY_SECONDS: '3', PROVIDER: 'simulated' });
+  // Long enough that the wait's first poll, over stdio through a child process on a loaded
+  // machine, still finds the task processing (only then is progress sent).
+  stack = await startTestApi({ SIM_DELAY_SECONDS: '6', PROVIDER: 'simulated' });
 });
 afterAll(async () => {
   await stack.stop();
