@@ -46,7 +46,7 @@ const post = (key: string, path: string, body?: unknown) =>
  * The endpoint's deliveries, newest first, once `done` holds for them: polled as a client would,
  * since the delivery queue writes them on its own time. At the deadline, what there is.
  */
-async function deliveriesOnce(key: string, webhookId: string, done: (deliveries: Json[]) => boolean, timeoutMs = 30_000): Promise<Json[]> {
+async function deliveriesWhen(key: string, webhookId: string, done: (deliveries: Json[]) => boolean, timeoutMs = 30_000): Promise<Json[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const deliveries = (await call<Json>(stack.baseUrl, `/webhooks/${webhookId}/deliveries`, { key })).body.data!.deliveries as Json[];
@@ -56,8 +56,8 @@ async function deliveriesOnce(key: string, webhookId: string, done: (deliveries:
 }
 
 /** The newest delivery once it has this status. */
-const latestOnce = async (key: string, webhookId: string, status: string) =>
-  (await deliveriesOnce(key, webhookId, (deliveries) => deliveries[0]?.status === status))[0];
+const newestWhen = async (key: string, webhookId: string, status: string) =>
+  (await deliveriesWhen(key, webhookId, (deliveries) => deliveries[0]?.status === status))[0];
 
 async function endpoint(key: string, url: string, extra: Json = {}) {
   const reply = await post(key, '/webhooks', { url, ...extra });
@@ -181,7 +181,7 @@ describe('deliveries', () => {
         data: { webhook_id: created.webhook_id },
       });
 
-      const deliveries = await deliveriesOnce(key, created.webhook_id, (found) => found[0]?.status === 'delivered');
+      const deliveries = await deliveriesWhen(key, created.webhook_id, (found) => found[0]?.status === 'delivered');
       expect(deliveries).toEqual([
         {
           event_id: sent.body.data!.event_id,
@@ -211,7 +211,7 @@ describe('deliveries', () => {
       expect(attempts.every((attempt) => attempt.verified !== undefined)).toBe(true);
       expect(new Set(attempts.map((attempt) => attempt.body)).size).toBe(1);
       // The receiver records a request before answering it: the record of the 2xx comes after.
-      const delivery = await latestOnce(key, created.webhook_id, 'delivered');
+      const delivery = await newestWhen(key, created.webhook_id, 'delivered');
       expect(receiver.received).toHaveLength(3);
       expect(delivery).toMatchObject({ status: 'delivered', attempts: 3, last_status_code: 204, last_error: null });
     } finally {
@@ -228,7 +228,7 @@ describe('deliveries', () => {
       await canceledVideo(key);
       // One first attempt plus three retries (WEBHOOK_RETRY_SCHEDULE has three entries).
       await receiver.waitFor(4);
-      const delivery = await latestOnce(key, created.webhook_id, 'failed');
+      const delivery = await newestWhen(key, created.webhook_id, 'failed');
       expect(delivery).toMatchObject({
         status: 'failed',
         attempts: 4,
@@ -253,7 +253,7 @@ describe('deliveries', () => {
       const refusing = await endpoint(key, closed.url);
       await post(key, `/webhooks/${answering.webhook_id}/test`);
       await post(key, `/webhooks/${refusing.webhook_id}/test`);
-      const lastDelivery = async (webhookId: string) => (await deliveriesOnce(key, webhookId, (found) => found[0]?.attempts >= 1))[0];
+      const lastDelivery = async (webhookId: string) => (await deliveriesWhen(key, webhookId, (found) => found[0]?.attempts >= 1))[0];
       expect(await lastDelivery(answering.webhook_id)).toMatchObject({ last_status_code: 500, last_error: 'HTTP 500' });
       expect(await lastDelivery(refusing.webhook_id)).toMatchObject({ last_status_code: null, last_error: 'connection refused' });
     } finally {
@@ -295,7 +295,7 @@ describe('test events', () => {
         expect(reply.body.error?.message).toMatch(/still being delivered|At most one test event per endpoint every 10 seconds/);
         expect(Number(reply.headers.get('retry-after'))).toBeGreaterThan(0);
       }
-      const delivery = await latestOnce(key, created.webhook_id, 'failed');
+      const delivery = await newestWhen(key, created.webhook_id, 'failed');
       expect(delivery).toMatchObject({ type: 'webhook.test', status: 'failed', attempts: 1, last_error: 'HTTP 500', next_attempt_at: null });
       // Longer than this stack's whole retry schedule (0.3 s x 3): a test event is not retried.
       await sleep(1_500);
@@ -322,7 +322,7 @@ describe('test events', () => {
       expect([second.status, second.body.error?.code]).toEqual([429, 'rate_limit_exceeded']);
       expect(second.body.error?.message).toContain(`A test event to this endpoint (${eventId}) is still being delivered`);
       release();
-      const delivery = await latestOnce(key, created.webhook_id, 'delivered');
+      const delivery = await newestWhen(key, created.webhook_id, 'delivered');
       expect(delivery).toMatchObject({ event_id: eventId, status: 'delivered', attempts: 1, last_status_code: 204 });
     } finally {
       release();
@@ -365,7 +365,7 @@ describe('after a restart', () => {
       expect((await runSweeper()).resentDeliveries).toBeGreaterThanOrEqual(1);
       const [event] = await receiver.waitFor(1);
       expect(event).toMatchObject({ id: eventId, body: payload, verified: expect.objectContaining({ id: eventId }) });
-      const delivery = await latestOnce(key, created.webhook_id, 'delivered');
+      const delivery = await newestWhen(key, created.webhook_id, 'delivered');
       expect(delivery).toMatchObject({ event_id: eventId, status: 'delivered', attempts: 2, last_status_code: 200, last_error: null });
       // Delivered: off the sweeper's list.
       await runSweeper();

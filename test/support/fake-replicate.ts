@@ -13,11 +13,11 @@ import { Webhook } from 'standardwebhooks';
  *   lifecycle (starting -> processing -> succeeded by default) until setPredictionStatus pins it.
  * - A create with `webhook` moves by time, as a real one does: `startDelayMs` after the create
  *   it is processing (a 'start' callback), `completeDelayMs` after the create it has succeeded
- *   (a 'completed' callback); holdNext(n) keeps the next n at processing until a test moves them
- *   (setPredictionStatus), so no timer can end a job a test means to end itself. Callbacks are POSTed to the webhook URL with the prediction as
- *   the body, signed with Standard Webhooks using `webhookSecret`, for the events in
- *   `webhook_events_filter` (all when it is absent). A delivery that fails (no 2xx) is retried
- *   after each of `callbackRetryDelaysMs`, then given up.
+ *   (a 'completed' callback). holdNext(n) keeps the next n at processing until a test moves
+ *   them (setPredictionStatus), so no timer ends a job a test means to end itself. Callbacks are
+ *   POSTed to the webhook URL with the prediction as the body, signed with Standard Webhooks
+ *   using `webhookSecret`, for the events in `webhook_events_filter` (all when it is absent). A
+ *   delivery that fails (no 2xx) is retried after each of `callbackRetryDelaysMs`, then given up.
  * - POST /v1/predictions/{id}/cancel cancels a prediction that has not ended (a 'completed'
  *   callback follows); GET /v1/webhooks/default/secret answers `{ key: webhookSecret }`.
  * - `createsPerSecond` limits creates per calendar second: the ones beyond get 429 with
