@@ -4,6 +4,13 @@ import type { LedgerEntry } from './ledger';
 import { accountOfScope, isTestScope } from './mode';
 import type { AccountStore } from './ports';
 
+/**
+ * Test mode tries every model: its tasks run on the simulated provider and its credits are play
+ * money, so nothing is given away by it, and a holder can try images and the subscription
+ * models before paying (docs/decisions.md, "Test mode tries every model").
+ */
+export const TEST_ACCESS = { paidAccess: true, subscriptionStatus: 'active' } as const satisfies Pick<Account, 'paidAccess' | 'subscriptionStatus'>;
+
 /** What a test balance holds the first time it is used. */
 export const TEST_OPENING_CREDITS = 1000;
 const OPENING_REASON = 'test mode opening balance';
@@ -14,8 +21,8 @@ const OPEN_ATTEMPTS = 5;
  * The account store as the API sees it in both modes. A live scope is the account itself. A
  * test scope is the account's own test balance item (same shape, its own credits, history
  * counts and ledger), created with TEST_OPENING_CREDITS and its opening grant on first use,
- * and it answers with the live account's paid access and subscription: those are the
- * customer's, not the mode's, so a test key sees exactly the refusals a live key would.
+ * and it always has paid access and an active subscription (TEST_ACCESS). Access changes are
+ * the customer's, so they go to the live account whichever scope names them.
  */
 export function modeAwareAccounts(store: AccountStore, clock: () => Date = () => new Date()): AccountStore {
   return {
@@ -34,10 +41,11 @@ export function modeAwareAccounts(store: AccountStore, clock: () => Date = () =>
 }
 
 async function testAccount(store: AccountStore, scopeId: string, clock: () => Date): Promise<Account | undefined> {
+  // The live account is read only to know it exists: a test scope never outlives its account.
   const [live, balance] = await Promise.all([store.get(accountOfScope(scopeId)), store.get(scopeId)]);
   if (!live) return undefined;
   const test = balance ?? (await openTestBalance(store, scopeId, clock()));
-  return { ...test, paidAccess: live.paidAccess, subscriptionStatus: live.subscriptionStatus };
+  return { ...test, ...TEST_ACCESS };
 }
 
 /** Creates the test balance with its opening grant; a concurrent first use may win the race. */
@@ -46,7 +54,7 @@ async function openTestBalance(store: AccountStore, scopeId: string, now: Date):
   const account: Account = {
     accountId: scopeId,
     credits: TEST_OPENING_CREDITS,
-    // Never read: a test scope answers with the live account's access (above).
+    // Never read: a test scope answers with TEST_ACCESS (above).
     paidAccess: false,
     subscriptionStatus: 'none',
     taskCounts: { video: 0, image: 0 },

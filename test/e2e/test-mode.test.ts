@@ -57,7 +57,7 @@ async function allTransactions(key: string, limit = 50): Promise<Json[]> {
 const sum = (transactions: Json[]) => transactions.reduce((total, t) => total + (t.amount as number), 0);
 
 describe('test keys', () => {
-  it('are vg_test_ keys whose first use opens a 1000-credit test balance with the live account\'s access', async () => {
+  it('are vg_test_ keys whose first use opens a 1000-credit test balance, with paid access', async () => {
     const { live, test, testKeyMode } = await account(500);
     expect(test).toMatch(/^vg_test_[0-9A-Za-z]{40}$/);
     expect(testKeyMode).toBe('test');
@@ -79,14 +79,32 @@ describe('test keys', () => {
     });
   });
 
-  it('follow the live account\'s paid access: the same 403 as live', async () => {
+  it('try every model without paid access: images and subscription models start in test mode, live still refuses', async () => {
     const { account: plain } = await createAccount(stack.context, { credits: 100 });
-    const test = (await createApiKey(stack.context, plain.accountId, { mode: 'test' })).apiKey;
-    const image = await post(test, '/generate-image', { prompt: 'a kite' });
-    expect([image.status, image.body.error?.code]).toEqual([403, 'paid_access_required']);
+    const test = (await createApiKey(stack.context, plain.accountId, { mode: 'test', rateLimit: 100_000 })).apiKey;
+    expect((await get(test, '/credits')).body.data).toEqual({ credits: 1000, paid_access: true, subscription_status: 'active' });
+    const quote = await post(test, '/quote', { kind: 'video', model: 'vid-2-0', prompt: 'a kite' });
+    expect(quote.body.data).toMatchObject({ credits: 38, can_start: true, reason: null });
+    const starts = [
+      await post(test, '/generate-image', { prompt: 'a kite' }),
+      await post(test, '/generate', { prompt: 'a kite', model: 'vid-2-0', duration: 3 }),
+      await post(test, '/generate', { prompt: 'a kite', model: 'vid-2-0-fast', duration: 3 }),
+    ];
+    expect(starts.map((reply) => [reply.status, reply.body.data?.status, reply.body.data?.livemode])).toEqual([
+      [200, 'processing', false],
+      [200, 'processing', false],
+      [200, 'processing', false],
+    ]);
+    for (const reply of starts) {
+      const id = (reply.body.data!.video_id ?? reply.body.data!.image_id) as string;
+      const final = await waitForFinal<Json>(stack, test, `/${id.startsWith('img_') ? 'images' : 'videos'}/${id}`);
+      expect(final.body.data?.status).toBe('completed');
+    }
+    // Live mode keeps its rules: the account still has no paid access there.
     const live = (await createApiKey(stack.context, plain.accountId)).apiKey;
     const liveImage = await post(live, '/generate-image', { prompt: 'a kite' });
-    expect([liveImage.status, liveImage.body.error]).toEqual([image.status, image.body.error]);
+    expect([liveImage.status, liveImage.body.error?.code]).toEqual([403, 'paid_access_required']);
+    expect((await get(live, '/credits')).body.data).toEqual({ credits: 100, paid_access: false, subscription_status: 'none' });
   });
 });
 

@@ -1,10 +1,12 @@
 import { createAccount, grantCredits } from '#domain/account-admin';
-import { UnauthorizedError } from '#domain/errors';
+import { admit } from '#domain/admission';
+import { PaidAccessRequiredError, UnauthorizedError } from '#domain/errors';
 import { listTransactions } from '#domain/list-transactions';
 import { accountOfScope, isLivemode, modeOfScope, scopeOf } from '#domain/mode';
 import { modeAwareAccounts, TEST_OPENING_CREDITS } from '#domain/mode-accounts';
 import { providerFor } from '#domain/provider-choice';
 import { createMemoryStores } from '#test-support/memory-stores';
+import { image, video } from '#test-support/memory-world';
 import { ScriptedProvider } from '#test-support/scripted-provider';
 
 describe('scopes', () => {
@@ -32,17 +34,38 @@ describe('providerFor', () => {
 });
 
 describe('the test balance', () => {
-  it('opens once with 1000 and its grant, however many first uses race, with the live access rules', async () => {
+  it('opens once with 1000 and its grant, however many first uses race', async () => {
     const stores = createMemoryStores();
     const { account } = await createAccount(stores, { credits: 7, paidAccess: true, subscriptionStatus: 'active' });
     const accounts = modeAwareAccounts(stores.accounts);
     const scope = scopeOf(account.accountId, 'test');
     const seen = await Promise.all(Array.from({ length: 10 }, () => accounts.get(scope)));
-    expect(seen.every((a) => a?.credits === TEST_OPENING_CREDITS && a.paidAccess && a.subscriptionStatus === 'active')).toBe(true);
+    expect(seen.every((a) => a?.credits === TEST_OPENING_CREDITS)).toBe(true);
     expect((await stores.ledger.listForAccount(scope)).map((entry) => [entry.kind, entry.amount])).toEqual([['grant', 1000]]);
     expect((await accounts.get(account.accountId))?.credits).toBe(7);
-    await accounts.updateAccess(scope, { paidAccess: false }, 'now');
-    expect([(await accounts.get(scope))?.paidAccess, (await accounts.get(account.accountId))?.paidAccess]).toEqual([false, false]);
+  });
+
+  it('has paid access and an active subscription whatever the live account has: test mode tries every model', async () => {
+    const stores = createMemoryStores();
+    const { account } = await createAccount(stores, { credits: 0 });
+    const accounts = modeAwareAccounts(stores.accounts);
+    const scope = scopeOf(account.accountId, 'test');
+    expect(await accounts.get(scope)).toMatchObject({ paidAccess: true, subscriptionStatus: 'active' });
+    expect(await accounts.get(account.accountId)).toMatchObject({ paidAccess: false, subscriptionStatus: 'none' });
+    for (const request of [image(), video({ model: 'vid-2-0' }), video({ model: 'vid-2-0-fast' })]) {
+      expect((await admit(accounts, scope, request)).refusal).toBeUndefined();
+      expect((await admit(accounts, account.accountId, request)).refusal).toBeInstanceOf(PaidAccessRequiredError);
+    }
+  });
+
+  it('leaves access changes to the live account, whichever scope names them', async () => {
+    const stores = createMemoryStores();
+    const { account } = await createAccount(stores, { credits: 7, paidAccess: true, subscriptionStatus: 'active' });
+    const accounts = modeAwareAccounts(stores.accounts);
+    const scope = scopeOf(account.accountId, 'test');
+    await accounts.updateAccess(scope, { paidAccess: false, subscriptionStatus: 'canceled' }, 'now');
+    expect(await accounts.get(account.accountId)).toMatchObject({ paidAccess: false, subscriptionStatus: 'canceled' });
+    expect(await accounts.get(scope)).toMatchObject({ paidAccess: true, subscriptionStatus: 'active' });
   });
 
   it('opened by a first grant, is created at the grant time: one clock read per write', async () => {

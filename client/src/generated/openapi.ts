@@ -297,7 +297,7 @@ export interface paths {
         };
         /**
          * Get your credits and access
-         * @description Remaining credits, the paid-access flag and the subscription status of the account that owns the key.
+         * @description Remaining credits, the paid-access flag and the subscription status of the account that owns the key. In test mode (a `vg_test_` key, or a session with `Vidgen-Mode: test`) the test balance, with paid access and an active subscription whatever the live account has: test mode tries every model.
          */
         get: operations["getCredits"];
         put?: never;
@@ -1290,10 +1290,10 @@ export interface components {
                 /** @description Remaining test credits. */
                 credits: number;
             };
-            /** @description Whether the account has paid access. */
+            /** @description Whether the account has paid access in live mode (test mode always has it). */
             paid_access: boolean;
             /**
-             * @description The subscription behind "subscription required" models.
+             * @description The live subscription behind "subscription required" models (test mode has them all).
              * @enum {string}
              */
             subscription_status: "none" | "active" | "past_due" | "canceled";
@@ -6925,8 +6925,8 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "credits": 2000,
-                     *         "paid_access": false,
-                     *         "subscription_status": "none"
+                     *         "paid_access": true,
+                     *         "subscription_status": "active"
                      *       },
                      *       "error": null
                      *     }

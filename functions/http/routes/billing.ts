@@ -82,7 +82,7 @@ export const BILLING_ROUTES: ApiRoute[] = [
       summary: 'Add test credits',
       description: `Adds 1000 credits to the test balance (a \`grant\` in its transactions). Test mode only (\`Vidgen-Mode: test\`): live credits are bought. ${SESSION_ONLY}`,
       tag: 'Account',
-      success: { description: 'The test balance after the grant.', ...json(creditsResponse, ok({ credits: 2000, paid_access: false, subscription_status: 'none' })) },
+      success: { description: 'The test balance after the grant.', ...json(creditsResponse, ok({ credits: 2000, paid_access: true, subscription_status: 'active' })) },
       errors: [400, 401, 403, 429, 500],
       errorNotes: { 400: { description: 'Not in test mode.', example: 'Test credits are for test mode: send Vidgen-Mode: test.' } },
       curl: `curl -s -X POST "{BASE}/billing/test-credits" ${SESSION} -H "Vidgen-Mode: test"`,
