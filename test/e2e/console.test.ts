@@ -5,6 +5,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { LocalStack } from '#bin/local-stack/stack';
 import { setAccess } from '#domain/account-admin';
 import { CHROMIUM_ARGS, chromiumExecutable, screenshotPath } from '#test-support/browser';
+import { codeFromLog } from '#test-support/identity-codes';
 import { startTestApi } from '#test-support/local-api';
 import { startReceiver } from '#test-support/webhook-receiver';
 
@@ -36,17 +37,6 @@ const consoleErrors: string[] = [];
 const failedRequests: string[] = [];
 let videoId = '';
 let apiKey = '';
-
-/** The latest code the identity server "emailed" to `email` for `purpose`. */
-async function codeFromLog(email: string, purpose: 'verification' | 'password reset'): Promise<string> {
-  const pattern = new RegExp(`${purpose} code for ${email.replace(/[.+]/g, '\\$&')}: (\\d{6})`);
-  for (let i = 0; i < 200; i += 1) {
-    const found = [...logged].reverse().map((line) => pattern.exec(line)?.[1]).find(Boolean);
-    if (found) return found;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`No ${purpose} code for ${email} in the log:\n${logged.join('\n')}`);
-}
 
 async function shot(name: string): Promise<void> {
   const file = screenshotPath(path.join('console', `${name}.png`));
@@ -132,7 +122,7 @@ describe('the console in Chromium', () => {
     await shot('sign-up');
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.getByRole('heading', { name: 'Verify your email' }).waitFor();
-    await page.getByLabel('Code').fill(await codeFromLog(EMAIL, 'verification'));
+    await page.getByLabel('Code').fill(await codeFromLog(logged, EMAIL, 'verification'));
     await shot('verify');
     await page.getByRole('button', { name: 'Verify' }).click();
     await page.getByText('Your email is verified').waitFor();
@@ -324,7 +314,7 @@ describe('the console in Chromium', () => {
     await page.getByRole('link', { name: 'Forgot your password?' }).click();
     await page.getByLabel('Email').fill(EMAIL);
     await page.getByRole('button', { name: 'Send reset code' }).click();
-    await page.getByLabel('Code').fill(await codeFromLog(EMAIL, 'password reset'));
+    await page.getByLabel('Code').fill(await codeFromLog(logged, EMAIL, 'password reset'));
     await page.getByLabel('New password').fill(NEW_PASSWORD);
     await shot('reset-password');
     await page.getByRole('button', { name: 'Set new password' }).click();
