@@ -2,15 +2,21 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
-import { Session } from './auth/session';
+import { Session, SESSION_CHANNEL } from './auth/session';
 import { loadConfig } from './config';
 import './styles.css';
 
 const root = createRoot(document.getElementById('root')!);
 
 loadConfig().then(
-  (config) => {
-    const session = new Session({ endpoint: config.identityEndpoint, clientId: config.userPoolClientId });
+  async (config) => {
+    const session = new Session(
+      { endpoint: config.identityEndpoint, clientId: config.userPoolClientId },
+      window.sessionStorage,
+      typeof BroadcastChannel === 'function' ? new BroadcastChannel(SESSION_CHANNEL) : undefined,
+    );
+    // A tab opened from another one takes the session over from it before the first page shows.
+    await session.restore();
     const queries = new QueryClient({
       defaultOptions: {
         // The API's own errors are final; only the person retries them.
