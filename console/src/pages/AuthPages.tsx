@@ -28,8 +28,13 @@ function useSubmit(action: () => Promise<void>) {
       .catch((caught: unknown) => setError(describeIdentityError(caught)))
       .finally(() => setBusy(false));
   };
-  return { error, busy, submit };
+  /** Forgets the last error (another action made it out of date). */
+  const clear = () => setError(undefined);
+  return { error, busy, submit, clear };
 }
+
+/** The user pool's password policy, said where a password is chosen (sign-up and reset). */
+const PASSWORD_RULES = 'at least 12 characters, with upper and lower case letters, a number and a symbol';
 
 function AuthForm({ title, onSubmit, busy, error, submitLabel, children, footer }: {
   title: string;
@@ -67,7 +72,7 @@ const Email = ({ value, onChange }: { value: string; onChange: (value: string) =
 );
 
 function SignIn() {
-  const { session } = useConsole();
+  const { session, config } = useConsole();
   const { query } = useLocation();
   const [email, setEmail] = useState(query.get('email') ?? '');
   const [password, setPassword] = useState('');
@@ -75,8 +80,13 @@ function SignIn() {
     try {
       await session.signIn(email.trim(), password);
     } catch (caught) {
-      if ((caught as { type?: string }).type === 'UserNotConfirmedException') navigate(`/verify?email=${encodeURIComponent(email.trim())}`);
-      throw caught;
+      if ((caught as { type?: string }).type !== 'UserNotConfirmedException') throw caught;
+      // Signing in sends no code: send one, so the verify page can truthfully say a code is on its way.
+      const sent = await cognito.resendCode({ endpoint: config.identityEndpoint, clientId: config.userPoolClientId }, email.trim()).then(
+        () => true,
+        () => false,
+      );
+      navigate(`/verify?email=${encodeURIComponent(email.trim())}&${sent ? 'resent' : 'unverified'}=1`);
     }
   });
   return (
@@ -116,7 +126,7 @@ function SignUp() {
     <AuthForm title="Create an account" onSubmit={submit} busy={busy} error={error} submitLabel="Create account" footer={<Link to="/sign-in">I already have an account</Link>}>
       <Email value={email} onChange={setEmail} />
       <label>
-        Password <span className="hint">at least 12 characters, with upper and lower case letters, a number and a symbol</span>
+        Password <span className="hint">{PASSWORD_RULES}</span>
         <input type="password" name="new-password" autoComplete="new-password" required minLength={12} value={password} onChange={(event) => setPassword(event.target.value)} />
       </label>
     </AuthForm>
@@ -130,14 +140,22 @@ function Verify() {
   const [email, setEmail] = useState(query.get('email') ?? '');
   const [code, setCode] = useState('');
   const [resent, setResent] = useState(false);
-  const { error, busy, submit } = useSubmit(async () => {
+  const { error, busy, submit, clear } = useSubmit(async () => {
+    setResent(false);
     await cognito.confirmSignUp(identity, email.trim(), code.trim());
     navigate(`/sign-in?verified=1&email=${encodeURIComponent(email.trim())}`);
   });
   const resend = useSubmit(async () => {
     await cognito.resendCode(identity, email.trim());
+    // The new code makes the old code's error out of date.
+    clear();
     setResent(true);
   });
+  const intro = query.get('resent')
+    ? 'Your email is not verified yet, so we sent a new code to it. Enter it here.'
+    : query.get('unverified')
+      ? 'Your email is not verified yet. Ask for a new code below, then enter it here.'
+      : 'We sent a 6-digit code to your email. Enter it here.';
   return (
     <AuthForm
       title="Verify your email"
@@ -154,7 +172,7 @@ function Verify() {
         </>
       }
     >
-      <p className="muted">We sent a 6-digit code to your email. Enter it here.</p>
+      <p className="muted">{intro}</p>
       <Email value={email} onChange={setEmail} />
       <label>
         Code
@@ -191,7 +209,7 @@ function ForgotPassword() {
             <input name="code" inputMode="numeric" autoComplete="one-time-code" required value={code} onChange={(event) => setCode(event.target.value)} />
           </label>
           <label>
-            New password
+            New password <span className="hint">{PASSWORD_RULES}</span>
             <input type="password" name="new-password" autoComplete="new-password" required minLength={12} value={password} onChange={(event) => setPassword(event.target.value)} />
           </label>
         </>
