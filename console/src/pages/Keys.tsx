@@ -198,7 +198,7 @@ function KeyRow({ apiKey, editing, onEdit, onChanged }: { apiKey: ApiKey; editin
       {editing && !revoked && (
         <tr>
           <td colSpan={9}>
-            <EditKey apiKey={apiKey} onSaved={onChanged} />
+            <EditKey apiKey={apiKey} onSaved={onChanged} onCancel={onEdit} />
           </td>
         </tr>
       )}
@@ -206,7 +206,7 @@ function KeyRow({ apiKey, editing, onEdit, onChanged }: { apiKey: ApiKey; editin
   );
 }
 
-function EditKey({ apiKey, onSaved }: { apiKey: ApiKey; onSaved: () => void }) {
+function EditKey({ apiKey, onSaved, onCancel }: { apiKey: ApiKey; onSaved: () => void; onCancel: () => void }) {
   const { client } = useConsole();
   const [name, setName] = useState(apiKey.name);
   const [scopes, setScopes] = useState<KeyScope[]>(apiKey.scopes);
@@ -232,9 +232,15 @@ function EditKey({ apiKey, onSaved }: { apiKey: ApiKey; onSaved: () => void }) {
         </label>
       </div>
       <ScopeBoxes value={scopes} onChange={setScopes} />
-      <button type="submit" disabled={save.isPending || !name.trim() || scopes.length === 0}>
-        Save
-      </button>
+      <div className="row">
+        <button type="submit" disabled={save.isPending || !name.trim() || scopes.length === 0}>
+          Save
+        </button>
+        {/* Closes the form: nothing typed here is kept. */}
+        <button type="button" className="secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
       <ErrorNotice error={save.error} />
     </form>
   );
