@@ -86,8 +86,9 @@ export function formatTime(iso: string | null | undefined): string {
   return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
-export function StatusBadge({ status }: { status: string }) {
-  return <span className={`badge status-${status}`}>{status}</span>;
+/** A status as a coloured badge; `label` says it in words where the API's value is not (`past_due`). */
+export function StatusBadge({ status, label }: { status: string; label?: string }) {
+  return <span className={`badge status-${status}`}>{label ?? status}</span>;
 }
 
 /** Why a task failed (its `error`), in plain words with what to do. */

@@ -25,6 +25,20 @@ export function spendPerDay(transactions: readonly CreditTransaction[], now: Dat
   return [...totals].map(([day, credits]) => ({ day, credits: Math.max(0, credits) }));
 }
 
+/**
+ * The y-axis of a chart whose highest value is `max`: round steps (1, 2 or 5 times a power of
+ * ten) from 0 to the first step at or above `max`, at most `most` steps; at least 0 to 10, so an
+ * empty month still has a readable scale.
+ */
+export function axisTicks(max: number, most = 4): number[] {
+  const top = Math.max(max, 10);
+  const rough = top / most;
+  const magnitude = 10 ** Math.floor(Math.log10(rough));
+  const step = [1, 2, 5, 10].map((factor) => factor * magnitude).find((candidate) => candidate >= rough)!;
+  const steps = Math.ceil(top / step);
+  return Array.from({ length: steps + 1 }, (_, index) => index * step);
+}
+
 const CSV_COLUMNS = ['transaction_id', 'created_at', 'type', 'amount', 'task_id', 'reason'] as const;
 
 /** RFC 4180 CSV of transactions (a header line, CRLF line ends, fields quoted when they need it). */

@@ -1,5 +1,5 @@
 import type { CreditTransaction } from '#client';
-import { spendPerDay, transactionsCsv } from '#console/usage';
+import { axisTicks, spendPerDay, transactionsCsv } from '#console/usage';
 import { curlCommand, fieldsOf, requestBody, type RequestSchema } from '#console/playground-form';
 import document from '../../docs/openapi.json';
 
@@ -12,6 +12,21 @@ const transaction = (fields: Partial<CreditTransaction>): CreditTransaction => (
   reason: null,
   created_at: '2026-11-24T10:00:00.000Z',
   ...fields,
+});
+
+describe('axisTicks', () => {
+  it('gives the chart a y-axis of round steps from 0 to at least the busiest day', () => {
+    expect(axisTicks(0)).toEqual([0, 5, 10]);
+    expect(axisTicks(38)).toEqual([0, 10, 20, 30, 40]);
+    expect(axisTicks(125)).toEqual([0, 50, 100, 150]);
+    expect(axisTicks(1000)).toEqual([0, 500, 1000]);
+    for (const max of [1, 7, 99, 101, 4321]) {
+      const ticks = axisTicks(max);
+      expect(ticks[0]).toBe(0);
+      expect(ticks.at(-1)!).toBeGreaterThanOrEqual(max);
+      expect(ticks.length).toBeLessThanOrEqual(5);
+    }
+  });
 });
 
 describe('spendPerDay', () => {

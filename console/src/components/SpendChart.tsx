@@ -1,34 +1,55 @@
 import type { DaySpend } from '../usage';
+import { axisTicks } from '../usage';
 
-/** Spend per day as SVG bars: a few lines instead of a chart library in the bundle. */
+/** Room for the y-axis's labels (left) and the days (below), in the drawing's units. */
+const WIDTH = 600;
+const HEIGHT = 180;
+const LEFT = 44;
+const RIGHT = 8;
+const TOP = 8;
+const BOTTOM = 20;
+
+/** Spend per day as SVG bars with a credits axis: a few lines instead of a chart library in the bundle. */
 export function SpendChart({ days }: { days: readonly DaySpend[] }) {
-  const width = 600;
-  const height = 160;
-  const bottom = 18;
-  const max = Math.max(1, ...days.map((day) => day.credits));
-  const slot = width / Math.max(1, days.length);
+  const busiest = Math.max(0, ...days.map((day) => day.credits));
+  const ticks = axisTicks(busiest);
+  const top = ticks.at(-1)!;
+  const plotHeight = HEIGHT - TOP - BOTTOM;
+  const y = (credits: number) => TOP + plotHeight - (plotHeight * credits) / top;
+  const slot = (WIDTH - LEFT - RIGHT) / Math.max(1, days.length);
   const total = days.reduce((sum, day) => sum + day.credits, 0);
   return (
     <figure className="chart">
-      <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-label={`Credits spent per day over the last ${days.length} days: ${total} in all`}>
-        {days.map((day, index) => {
-          const barHeight = ((height - bottom - 4) * day.credits) / max;
-          return (
-            <g key={day.day}>
-              <title>{`${day.day}: ${day.credits} credits`}</title>
-              <rect className="bar" x={index * slot + 2} y={height - bottom - barHeight} width={Math.max(1, slot - 4)} height={barHeight} />
-              {index % 5 === 0 && (
-                <text x={index * slot + slot / 2} y={height - 4} textAnchor="middle">
-                  {day.day.slice(5)}
-                </text>
-              )}
+      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={`Credits spent per day over the last ${days.length} days: ${total} in all`}>
+        <g data-axis="y">
+          {ticks.map((tick) => (
+            <g key={tick}>
+              <line className="grid" x1={LEFT} x2={WIDTH - RIGHT} y1={y(tick)} y2={y(tick)} />
+              <text x={LEFT - 6} y={y(tick) + 3} textAnchor="end">
+                {tick.toLocaleString('en-US')}
+              </text>
             </g>
-          );
-        })}
-        <line x1="0" x2={width} y1={height - bottom} y2={height - bottom} stroke="#d9dee4" />
+          ))}
+          <line className="axis" x1={LEFT} x2={LEFT} y1={TOP} y2={TOP + plotHeight} />
+        </g>
+        {days.map((day, index) => (
+          <rect key={day.day} className="bar" x={LEFT + index * slot + 2} y={y(day.credits)} width={Math.max(1, slot - 4)} height={TOP + plotHeight - y(day.credits)}>
+            <title>{`${day.day}: ${day.credits} credits`}</title>
+          </rect>
+        ))}
+        <g data-axis="x">
+          {days.map((day, index) =>
+            index % 5 === 0 ? (
+              <text key={day.day} x={LEFT + index * slot + slot / 2} y={HEIGHT - 5} textAnchor="middle">
+                {day.day.slice(5)}
+              </text>
+            ) : null,
+          )}
+        </g>
+        <line className="axis" x1={LEFT} x2={WIDTH - RIGHT} y1={TOP + plotHeight} y2={TOP + plotHeight} />
       </svg>
       <figcaption className="muted small">
-        {total} credits spent in the last {days.length} days (charges less refunds; the busiest day {max === 1 && total === 0 ? 0 : max}).
+        Credits per day (UTC, month-day below the bars). {total} credits spent in the last {days.length} days (charges less refunds; the busiest day {busiest}).
       </figcaption>
     </figure>
   );

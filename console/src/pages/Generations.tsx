@@ -1,8 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import type { ImageTask, Pagination, VideoTask } from '#client';
 import { ErrorNotice, formatTime, Pager, Section, StatusBadge, TaskFailure } from '../components';
 import { useConsole } from '../context';
 import { navigate, useLocation } from '../router';
+import { plural } from '../words';
 
 type Kind = 'video' | 'image';
 type Task = VideoTask | ImageTask;
@@ -78,7 +80,7 @@ function Gallery() {
             <option value="failed">Failed</option>
           </select>
         </label>
-        {list.data && <p className="muted small">{list.data.pagination.total} {kind === 'video' ? 'videos' : 'images'} in {mode} mode</p>}
+        {list.data && <p className="muted small">{plural(list.data.pagination.total, kind)} in {mode} mode</p>}
       </div>
       <ErrorNotice error={list.error} />
       {list.isPending ? (
@@ -111,7 +113,7 @@ function Tile({ task, onOpen }: { task: Task; onOpen: () => void }) {
           <span className="tile-prompt">{task.prompt}</span>
           <span className="row">
             <StatusBadge status={task.status} />
-            <span className="muted small">{task.credits_used} credits</span>
+            <span className="muted small">{plural(task.credits_used, 'credit')}</span>
           </span>
           {task.status === 'processing' && <progress max={100} value={task.progress} aria-label="Progress" />}
         </div>
@@ -132,12 +134,15 @@ function TaskDetail({ id }: { id: string }) {
     },
     refetchInterval: (q) => (q.state.data?.status === 'processing' ? LIVE_MS : false),
   });
+  // Canceling is final: the button asks first.
+  const [confirming, setConfirming] = useState(false);
   const cancel = useMutation({
     mutationFn: async () => {
       const api = await client();
       return kind === 'image' ? api.cancelImage(id) : api.cancelVideo(id);
     },
     onSuccess: (ended) => {
+      setConfirming(false);
       queries.setQueryData(['task', mode, id], ended);
       void queries.invalidateQueries({ queryKey: ['tasks', mode] });
     },
@@ -174,12 +179,27 @@ function TaskDetail({ id }: { id: string }) {
                   Download{outputs.length > 1 ? ` ${index + 1}` : ''}
                 </a>
               ))}
-              {data.status === 'processing' && (
-                <button type="button" className="danger" disabled={cancel.isPending} onClick={() => cancel.mutate()}>
-                  Cancel (refunds {data.credits_used} credits)
+              {data.status === 'processing' && !confirming && (
+                <button type="button" className="danger" disabled={cancel.isPending} onClick={() => setConfirming(true)}>
+                  Cancel (refunds {plural(data.credits_used, 'credit')})
                 </button>
               )}
             </div>
+            {data.status === 'processing' && confirming && (
+              <div className="notice warn" role="group" aria-label="Confirm cancel">
+                <p>
+                  <strong>Cancel this {kind}?</strong> It stops for good, and you get back the {plural(data.credits_used, 'credit')} it cost.
+                </p>
+                <div className="row">
+                  <button type="button" className="danger" disabled={cancel.isPending} onClick={() => cancel.mutate()}>
+                    Yes, cancel it
+                  </button>
+                  <button type="button" className="secondary" onClick={() => setConfirming(false)}>
+                    Keep it running
+                  </button>
+                </div>
+              </div>
+            )}
             <ErrorNotice error={cancel.error} />
           </div>
           <Section title="Details">
