@@ -4,6 +4,7 @@ import { BILLING_KIND_LABEL, billingHistory, checkoutOutcome, formatMoney } from
 import { ErrorNotice, formatTime, Section, StatusBadge } from '../components';
 import { useConsole } from '../context';
 import { Link, useLocation } from '../router';
+import { subscriptionLabel } from '../words';
 
 /** Transactions read for the history (50 a page): purchases among the latest 500; Usage has every one. */
 const HISTORY_PAGES = 10;
@@ -54,10 +55,16 @@ export default function Billing() {
           {billing.data && (
             <dl className="facts">
               <dt>Paid access</dt>
-              <dd data-testid="paid-access">{billing.data.paid_access ? 'Yes' : 'No: any purchase or the subscription gives it'}</dd>
+              <dd data-testid="paid-access">
+                {mode === 'test' ? 'Yes: test mode has every model' : billing.data.paid_access ? 'Yes' : 'No: any purchase or the subscription gives it'}
+              </dd>
               <dt>Subscription</dt>
               <dd>
-                <StatusBadge status={billing.data.subscription_status} />
+                {mode === 'test' ? (
+                  'Not needed in test mode'
+                ) : (
+                  <StatusBadge status={billing.data.subscription_status} label={subscriptionLabel(billing.data.subscription_status)} />
+                )}
               </dd>
             </dl>
           )}
@@ -174,7 +181,10 @@ function TestCredits() {
   });
   return (
     <Section title="Test credits">
-      <p>Test mode never charges anything: credit packs and the subscription are for live mode. Add 1000 test credits whenever you run out.</p>
+      <p>
+        Test mode has every model, images and the subscription models included, and never charges anything: credit packs and the subscription are for
+        live mode. Add 1000 test credits whenever you run out.
+      </p>
       <button type="button" disabled={add.isPending} onClick={() => add.mutate()}>
         Add test credits
       </button>

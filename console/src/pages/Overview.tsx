@@ -1,9 +1,10 @@
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { CopyButton, ErrorNotice, Section } from '../components';
 import { SpendChart } from '../components/SpendChart';
 import { useConsole } from '../context';
 import { Link } from '../router';
 import { spendPerDay } from '../usage';
+import { subscriptionLabel } from '../words';
 
 /** Pages of transactions read for the chart: 30 days of a busy account fit in a few. */
 const CHART_PAGES = 6;
@@ -28,8 +29,11 @@ export default function Overview() {
     },
   });
 
+  // The first run uses a test key: a new holder has test credits, not live ones (docs/decisions.md).
+  const quickKey = useMutation({ mutationFn: async () => (await client()).createKey({ name: 'Quick start', mode: 'test' }) });
   const quickStart = [
-    `export VIDGEN_API_KEY=vg_${mode}_...   # create one on the API keys page`,
+    '# A test key: test credits and the simulated provider; nothing is charged.',
+    `export VIDGEN_API_KEY=${quickKey.data?.api_key ?? 'vg_test_...   # "Create a test key" above, or one from the API keys page'}`,
     `curl -s -X POST ${config.publicApiUrl}/generate \\`,
     '  -H "Authorization: Bearer $VIDGEN_API_KEY" -H "Content-Type: application/json" \\',
     `  -d '{"prompt": "a lighthouse at dawn, waves crashing", "duration": 5}'`,
@@ -55,9 +59,9 @@ export default function Overview() {
               <dt>Signed in as</dt>
               <dd>{account.data.email}</dd>
               <dt>Paid access</dt>
-              <dd>{account.data.paid_access ? 'Yes' : 'No — needed for images and the newer video models'}</dd>
+              <dd>{account.data.paid_access ? 'Yes' : 'No: live images and the subscription models need it (test mode has every model)'}</dd>
               <dt>Subscription</dt>
-              <dd>{account.data.subscription_status}</dd>
+              <dd>{subscriptionLabel(account.data.subscription_status)}</dd>
             </dl>
           )}
           <p className="small">
@@ -73,10 +77,28 @@ export default function Overview() {
         </p>
       </Section>
       <Section title="Quick start" actions={<CopyButton text={quickStart} />}>
-        <p className="muted small">
-          This stack's API: <code>{config.publicApiUrl}</code> · <a href={`${config.publicApiUrl}/docs`}>API reference</a>
+        <p>
+          Your first video from a terminal, on your free test credits: a test key runs every model on the simulated provider and never touches your live
+          balance.
         </p>
-        <pre>{quickStart}</pre>
+        {quickKey.data ? (
+          <p className="notice warn" role="status">
+            Your test key “Quick start” is in the commands below. This is the only time it is shown; it is listed on the <Link to="/keys">API keys</Link> page, where
+            you can revoke it.
+          </p>
+        ) : (
+          <p>
+            <button type="button" disabled={quickKey.isPending} onClick={() => quickKey.mutate()}>
+              Create a test key
+            </button>
+          </p>
+        )}
+        <ErrorNotice error={quickKey.error} />
+        <pre data-testid="quick-start">{quickStart}</pre>
+        <p className="muted small">
+          For real videos, use a live key (<code>vg_live_</code>): its runs need live credits from <Link to="/billing">Billing</Link>. This stack&apos;s API:{' '}
+          <code>{config.publicApiUrl}</code> · <a href={`${config.publicApiUrl}/docs`}>API reference</a>
+        </p>
       </Section>
     </>
   );
