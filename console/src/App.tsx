@@ -28,6 +28,8 @@ const PAGES: ReadonlyArray<{ path: string; label: string; render: () => ReactNod
 
 const AUTH_PATHS = new Set(['/sign-in', '/sign-up', '/verify', '/forgot-password']);
 const MODE_KEY = 'vidgen.console.mode';
+/** Query parameters that name the current mode's data, dropped when the mode switches. */
+const MODE_BOUND_PARAMS = ['id', 'page'];
 
 export function App({ config, session }: { config: ConsoleConfig; session: Session }) {
   const location = useLocation();
@@ -47,8 +49,13 @@ export function App({ config, session }: { config: ConsoleConfig; session: Sessi
   const setMode = useCallback((next: Mode) => {
     sessionStorage.setItem(MODE_KEY, next);
     setModeState(next);
-    // Ids and page numbers in the address belong to the other mode's data: keep only the page.
-    if (window.location.search) navigate(window.location.pathname.slice(href('').length) || '/', { replace: true });
+    // Ids and page numbers in the address belong to the other mode's data; filters (kind, status) hold in both.
+    const query = new URLSearchParams(window.location.search);
+    if (MODE_BOUND_PARAMS.some((name) => query.has(name))) {
+      for (const name of MODE_BOUND_PARAMS) query.delete(name);
+      const search = query.toString();
+      navigate(`${window.location.pathname.slice(href('').length) || '/'}${search ? `?${search}` : ''}`, { replace: true });
+    }
   }, []);
 
   const context = useMemo<ConsoleContext>(

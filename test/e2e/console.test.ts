@@ -205,7 +205,7 @@ describe('the console in Chromium', () => {
     // What a purchase and a subscription would give (billing is another page's business).
     await setAccess(stack.context, await holderAccountId(), { paidAccess: true, subscriptionStatus: 'active' });
     await open('Playground');
-    await page.getByLabel('Image (POST /generate-image)').check();
+    await page.getByRole('radio', { name: 'Image' }).check();
     await page.getByLabel('prompt (required)').fill('a red kite over green hills');
     await page.getByLabel('aspect ratio').selectOption('16:9');
     await expect(page.getByTestId('curl').innerText()).resolves.toContain(`${SHOWN_API_URL}/generate-image`);
@@ -218,7 +218,7 @@ describe('the console in Chromium', () => {
   it('points insufficient_credits to Billing, where a pack bought through the simulated checkout raises the live balance', async () => {
     await page.getByRole('switch', { name: 'Test mode' }).uncheck();
     await open('Playground');
-    await page.getByLabel('Video (POST /generate)').check();
+    await page.getByRole('radio', { name: 'Video' }).check();
     await page.getByLabel('prompt (required)').fill('a lighthouse at dawn');
     await page.getByRole('button', { name: 'Start video in live mode' }).click();
     const refusal = page.getByRole('alert').filter({ hasText: 'insufficient_credits' });

@@ -1,6 +1,6 @@
 import type { CreditTransaction } from '#client';
 import { axisTicks, spendPerDay, transactionsCsv } from '#console/usage';
-import { curlCommand, fieldsOf, requestBody, type RequestSchema } from '#console/playground-form';
+import { curlCommand, fieldsOf, helpOf, labelOf, missingFields, optionLabel, requestBody, shownFields, type CatalogueModel, type RequestSchema } from '#console/playground-form';
 import document from '../../docs/openapi.json';
 
 /** The console's pure helpers: the overview's chart, the usage CSV and the playground's form. */
@@ -76,6 +76,42 @@ describe('the playground form', () => {
     expect(video.find((field) => field.name === 'resolution')).toMatchObject({ kind: 'choice', schema: { enum: ['480p', '720p', '1080p'] } });
     expect(video.find((field) => field.name === 'image_url')?.kind).toBe('url');
     expect(fieldsOf(schemas.GenerateImageRequest!).find((field) => field.name === 'images')?.kind).toBe('urls');
+  });
+
+  it('names every field in words: capitalised labels, help without code quotes or pointers into the API reference', () => {
+    for (const name of ['GenerateVideoRequest', 'GenerateImageRequest']) {
+      for (const field of fieldsOf(schemas[name]!)) {
+        expect(labelOf(field)).toMatch(/^[A-Z]/);
+        expect(labelOf(field)).not.toContain('_');
+        expect(helpOf(field) ?? '').not.toMatch(/`|GET \/|POST \/|capabilities\./);
+      }
+    }
+    const video = fieldsOf(schemas.GenerateVideoRequest!);
+    expect(video.map(labelOf)).toEqual(['Prompt', 'Model', 'Generation type', 'Image URL', 'End image URL', 'Aspect ratio', 'Duration (seconds)', 'Resolution', 'Seed', 'Negative prompt']);
+    expect(helpOf(video.find((field) => field.name === 'duration')!)).toBe('Whole seconds, 3 to 12.');
+    // A parameter the console has no words for yet: its name in sentence case, the API's description without code quotes.
+    const later = { name: 'end_user', kind: 'text' as const, schema: { description: 'Your own user\'s id (`end_user` in `GET /videos`). Echoed back.' } };
+    expect([labelOf(later), helpOf(later)]).toEqual(['End user', 'Echoed back.']);
+    expect(optionLabel({ name: 'generation_type' }, 'image_to_video')).toBe('Image to video');
+  });
+
+  it('shows and sends image URLs only for image-to-video, and only what the chosen model can do', () => {
+    const fields = fieldsOf(schemas.GenerateVideoRequest!);
+    const names = (values: Record<string, string>, models?: CatalogueModel[]) => shownFields(fields, values, models).map((field) => field.name);
+    expect(names({})).not.toEqual(expect.arrayContaining(['image_url']));
+    expect(names({})).not.toContain('end_image_url');
+    expect(names({ generation_type: 'image_to_video' })).toEqual(expect.arrayContaining(['image_url', 'end_image_url']));
+    const models: CatalogueModel[] = [
+      { id: 'vid-1-5-pro', name: 'Lite video model', subscription_required: false, capabilities: { image_to_video: true, end_image: true, seed: true, negative_prompt: true } },
+      { id: 'vid-2-0-fast', name: 'Fast 1.0 video model', subscription_required: true, capabilities: { image_to_video: true, end_image: false, seed: true, negative_prompt: true } },
+    ];
+    expect(names({ generation_type: 'image_to_video', model: 'vid-2-0-fast' }, models)).not.toContain('end_image_url');
+    expect(optionLabel({ name: 'model' }, 'vid-2-0-fast', models)).toBe('Fast 1.0 video model (vid-2-0-fast) · subscription');
+    // A URL typed before switching back to text-to-video is not sent (the API would refuse it).
+    const values = { prompt: 'x', generation_type: 'text_to_video', image_url: 'https://a/1.png' };
+    expect(requestBody(shownFields(fields, values), values)).toEqual({ prompt: 'x' });
+    const imageToVideo = { prompt: 'x', generation_type: 'image_to_video' };
+    expect(missingFields(shownFields(fields, imageToVideo), imageToVideo).map((field) => field.name)).toEqual(['image_url']);
   });
 
   it('sends what was given in the API\'s types, leaving defaults to the API, and says it as curl', () => {

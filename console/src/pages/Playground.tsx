@@ -1,21 +1,70 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { useMemo, useState, type FormEvent } from 'react';
-import type { ImageTask, VideoTask } from '#client';
+import { useEffect, useMemo, useState, type FormEvent, type ReactNode } from 'react';
+import type { ImageTask, Quote, QuoteParams, VideoTask } from '#client';
 import { CopyButton, ErrorNotice, Section, StatusBadge, TaskFailure } from '../components';
 import { useConsole } from '../context';
-import { curlCommand, fieldsOf, requestBody, type Field, type FormValues } from '../playground-form';
+import { BILLING_LINK } from '../errors';
+import {
+  curlCommand,
+  fieldsOf,
+  helpOf,
+  labelOf,
+  missingFields,
+  optionLabel,
+  requestBody,
+  shownFields,
+  type CatalogueModel,
+  type Field,
+  type FormValues,
+} from '../playground-form';
 import { Link } from '../router';
+import { useStoredState } from '../stored-state';
+import { plural } from '../words';
 
 type Kind = 'video' | 'image';
 const PATHS: Record<Kind, string> = { video: '/generate', image: '/generate-image' };
 
+/** Kept across kinds: the text typed for one is as good for the other. */
+const SHARED_FIELDS = ['prompt', 'negative_prompt', 'seed'];
+/** A price is asked for once typing pauses this long (POST /quote counts against the rate limit). */
+const QUOTE_PAUSE_MS = 400;
+
+interface Draft {
+  kind: Kind;
+  values: FormValues;
+}
+
+/** A stored draft of another version may not have this shape: start clean then. */
+function draftOf(stored: Draft): Draft {
+  const kind = stored?.kind === 'image' ? 'image' : 'video';
+  const values = typeof stored?.values === 'object' && stored.values !== null ? stored.values : {};
+  return { kind, values: Object.fromEntries(Object.entries(values).filter(([, value]) => typeof value === 'string')) };
+}
+
 export default function Playground() {
   const { client, mode, config } = useConsole();
-  const [kind, setKind] = useState<Kind>('video');
+  // The draft survives the page's re-mount when the mode switches (and a reload): it is this tab's.
+  const [stored, setDraft] = useStoredState<Draft>('vidgen.console.playground', { kind: 'video', values: {} });
+  const { kind, values } = draftOf(stored);
+  const models = useQuery({ queryKey: ['models'], queryFn: async () => (await (await client()).listModels()).models, staleTime: Infinity });
   const fields = useMemo(() => fieldsOf(__REQUEST_SCHEMAS__[kind]), [kind]);
-  const [values, setValues] = useState<FormValues>({});
-  const body = requestBody(fields, values);
-  const set = (name: string, value: string) => setValues((previous) => ({ ...previous, [name]: value }));
+  const shown = shownFields(fields, values, models.data);
+  const body = requestBody(shown, values);
+  const set = (name: string, value: string) => setDraft((previous) => ({ kind, values: { ...draftOf(previous).values, [name]: value } }));
+  const setKind = (next: Kind) => {
+    setDraft({ kind: next, values: Object.fromEntries(SHARED_FIELDS.flatMap((name) => (values[name] ? [[name, values[name]]] : []))) });
+    start.reset();
+  };
+
+  // The price of what the form says now, from POST /quote (the prompt does not change it).
+  const missing = missingFields(shown, values);
+  const priced = useDebounced(JSON.stringify({ kind, ...body, prompt: 'price' }), QUOTE_PAUSE_MS);
+  const quote = useQuery({
+    queryKey: ['quote', mode, priced],
+    enabled: missing.length === 0,
+    queryFn: async () => (await client()).quote(JSON.parse(priced) as QuoteParams),
+    placeholderData: (previous) => previous,
+  });
 
   const start = useMutation({
     mutationFn: async (): Promise<VideoTask | ImageTask> => {
@@ -45,21 +94,22 @@ export default function Playground() {
       <h1>Playground</h1>
       <div className="detail">
         <Section title="Parameters">
-          <form className="stack" onSubmit={submit}>
+          <form className="stack" onSubmit={submit} aria-label="Parameters">
             <fieldset>
               <legend>What to make</legend>
               <label className="inline">
-                <input type="radio" name="kind" checked={kind === 'video'} onChange={() => { setKind('video'); setValues({}); start.reset(); }} /> Video (POST /generate)
+                <input type="radio" name="kind" checked={kind === 'video'} onChange={() => setKind('video')} /> Video
               </label>{' '}
               <label className="inline">
-                <input type="radio" name="kind" checked={kind === 'image'} onChange={() => { setKind('image'); setValues({}); start.reset(); }} /> Image (POST /generate-image)
+                <input type="radio" name="kind" checked={kind === 'image'} onChange={() => setKind('image')} /> Image
               </label>
             </fieldset>
-            {fields.map((field) => (
-              <FieldInput key={`${kind}-${field.name}`} field={field} value={values[field.name] ?? ''} onChange={(value) => set(field.name, value)} />
+            {shown.map((field) => (
+              <FieldInput key={`${kind}-${field.name}`} field={field} models={models.data} value={values[field.name] ?? ''} onChange={(value) => set(field.name, value)} />
             ))}
+            <Price quote={missing.length === 0 ? quote.data : undefined} error={quote.error} missing={missing} mode={mode} />
             <button type="submit" disabled={start.isPending || !(values.prompt ?? '').trim()}>
-              {start.isPending ? 'Starting…' : `Start ${kind} in ${mode} mode`}
+              {start.isPending ? 'Starting…' : `Start ${kind} in ${mode} mode${quote.data && missing.length === 0 ? ` · ${plural(quote.data.credits, 'credit')}` : ''}`}
             </button>
             <ErrorNotice error={start.error} />
           </form>
@@ -85,7 +135,7 @@ function TaskResult({ task }: { task: VideoTask | ImageTask }) {
   return (
     <div className="stack" data-testid="playground-result" data-status={task.status}>
       <p>
-        <StatusBadge status={task.status} /> <Link to={`/generations?id=${id}`}>{id}</Link> · {task.credits_used} credits
+        <StatusBadge status={task.status} /> <Link to={`/generations?id=${id}`}>{id}</Link> · {plural(task.credits_used, 'credit')}
       </p>
       {task.status === 'processing' && <progress max={100} value={task.progress} aria-label="Progress" />}
       {task.status === 'completed' && 'video_url' in task && task.video_url && <video src={task.video_url} controls autoPlay muted playsInline />}
@@ -95,12 +145,44 @@ function TaskResult({ task }: { task: VideoTask | ImageTask }) {
   );
 }
 
-function FieldInput({ field, value, onChange }: { field: Field; value: string; onChange: (value: string) => void }) {
+/** The price before starting (POST /quote), and why a start would be refused now. */
+function Price({ quote, error, missing, mode }: { quote: Quote | undefined; error: unknown; missing: readonly Field[]; mode: string }) {
+  let text: ReactNode;
+  if (missing.length > 0) text = `Fill in ${missing.map((field) => labelOf(field)).join(', ')} to see the price.`;
+  else if (error) text = <>No price yet: {error instanceof Error ? error.message : String(error)}</>;
+  else if (!quote) text = 'Working out the price…';
+  else {
+    const cost = <strong>{plural(quote.credits, 'credit')}</strong>;
+    const balance = `your ${mode} balance is ${plural(quote.balance, 'credit')}`;
+    if (quote.can_start) text = <>Costs {cost}; {balance}.</>;
+    else if (quote.reason === 'insufficient_credits') text = <>Costs {cost}, more than {balance}. <Link to={BILLING_LINK.to}>{mode === 'test' ? 'Add test credits' : 'Buy credits'}</Link></>;
+    else if (quote.reason === 'paid_access_required') text = <>Costs {cost}, and needs an active subscription in live mode (or try it in test mode). <Link to={BILLING_LINK.to}>Subscribe</Link></>;
+    else text = <>Costs {cost}, over a monthly spend limit.</>;
+  }
+  return (
+    <p className="small" data-testid="quote" aria-live="polite">
+      {text}
+    </p>
+  );
+}
+
+/** `value`, once it has stopped changing for `ms` (so typing does not ask the API at every key). */
+function useDebounced<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
+}
+
+function FieldInput({ field, models, value, onChange }: { field: Field; models: readonly CatalogueModel[] | undefined; value: string; onChange: (value: string) => void }) {
   const { schema } = field;
+  const help = helpOf(field);
   const label = (
     <>
-      {field.name.replace(/_/g, ' ')}
-      {field.required && ' (required)'} {schema.description && <span className="hint">{schema.description}</span>}
+      {labelOf(field)}
+      {field.required && ' (required)'} {help && <span className="hint">{help}</span>}
     </>
   );
   switch (field.kind) {
@@ -119,7 +201,7 @@ function FieldInput({ field, value, onChange }: { field: Field; value: string; o
             {schema.default === undefined && <option value="">(default)</option>}
             {schema.enum!.map((option) => (
               <option key={String(option)} value={String(option)}>
-                {String(option)}
+                {optionLabel(field, String(option), models)}
               </option>
             ))}
           </select>
@@ -163,7 +245,7 @@ function UrlField({ field, label, value, onChange }: { field: Field; label: Reac
         )}
       </label>
       <label className="small">
-        Upload a reference image for {field.name.replace(/_/g, ' ')} (JPEG, PNG or WebP, up to 10 MiB)
+        Or upload a file for {labelOf(field)} (JPEG, PNG or WebP, up to 10 MiB)
         <input type="file" accept="image/jpeg,image/png,image/webp" onChange={(event) => event.target.files?.[0] && upload.mutate(event.target.files[0])} />
       </label>
       {upload.isPending && <p className="muted small">Uploading…</p>}
