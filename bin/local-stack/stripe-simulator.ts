@@ -79,6 +79,9 @@ interface Subscription {
   customer: string;
   status: string;
   metadata: Record<string, string>;
+  /** What each invoice charges (the plan's price). */
+  amount: number;
+  currency: string;
 }
 
 const newId = (prefix: string) => `${prefix}_sim${randomBytes(9).toString('hex')}`;
@@ -111,7 +114,22 @@ export async function startStripeSimulator(options: StripeSimulatorOptions): Pro
     return response.status;
   }
 
-  const subscriptionObject = (subscription: Subscription) => ({ object: 'subscription', ...subscription });
+  const subscriptionObject = ({ amount: _amount, currency: _currency, ...subscription }: Subscription) => ({ object: 'subscription', ...subscription });
+  /** A paid invoice of the subscription, as Stripe's invoice object carries it (https://docs.stripe.com/api/invoices/object). */
+  const paidInvoice = (subscription: Subscription) => {
+    const now = nowSeconds();
+    return {
+      object: 'invoice',
+      id: newId('in'),
+      customer: subscription.customer,
+      subscription: subscription.id,
+      amount_paid: subscription.amount,
+      currency: subscription.currency,
+      created: now,
+      status: 'paid',
+      status_transitions: { paid_at: now },
+    };
+  };
 
   async function pay(session: Session): Promise<void> {
     session.status = 'complete';
@@ -123,11 +141,11 @@ export async function startStripeSimulator(options: StripeSimulatorOptions): Pro
       await sendEvent('checkout.session.completed', { ...base, payment_intent: payment.id, subscription: null });
       return;
     }
-    const subscription: Subscription = { id: newId('sub'), customer: session.customer, status: 'active', metadata: session.metadata };
+    const subscription: Subscription = { id: newId('sub'), customer: session.customer, status: 'active', metadata: session.metadata, amount: price.amount, currency: price.currency };
     subscriptions.set(subscription.id, subscription);
     await sendEvent('checkout.session.completed', { ...base, payment_intent: null, subscription: subscription.id });
     await sendEvent('customer.subscription.created', subscriptionObject(subscription));
-    await sendEvent('invoice.paid', { object: 'invoice', id: newId('in'), customer: session.customer, subscription: subscription.id, amount_paid: price.amount, status: 'paid' });
+    await sendEvent('invoice.paid', paidInvoice(subscription));
   }
 
   async function portalAction(customer: string, action: string, target: string | undefined): Promise<void> {
@@ -139,7 +157,7 @@ export async function startStripeSimulator(options: StripeSimulatorOptions): Pro
     } else if ((action === 'fail' || action === 'renew') && subscription) {
       subscription.status = action === 'fail' ? 'past_due' : 'active';
       await sendEvent('customer.subscription.updated', subscriptionObject(subscription));
-      if (action === 'renew') await sendEvent('invoice.paid', { object: 'invoice', id: newId('in'), customer, subscription: subscription.id, status: 'paid' });
+      if (action === 'renew') await sendEvent('invoice.paid', paidInvoice(subscription));
     } else if (action === 'refund' && payment) {
       payment.refunded = payment.amount;
       await sendEvent('charge.refunded', { object: 'charge', id: payment.charge, payment_intent: payment.id, customer, amount: payment.amount, amount_refunded: payment.refunded, refunded: true });

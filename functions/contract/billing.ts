@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { SUBSCRIPTION_STATUSES } from '#domain/account';
-import { PLAN_INTERVALS } from '#domain/billing';
+import { PLAN_INTERVALS, SUBSCRIPTION_PAYMENTS_SHOWN } from '#domain/billing';
 import type { BillingOverview, CheckoutChoice } from '#domain/billing-account';
 import { ValidationError } from '#domain/errors';
 import { successEnvelopeSchema } from './envelope';
@@ -29,6 +29,18 @@ export const billingView = z
       .meta({ description: 'The subscription plan (paid access and an active subscription while it is paid); null when none is offered.' }),
     subscription_status: z.enum(SUBSCRIPTION_STATUSES),
     paid_access: z.boolean(),
+    subscription_payments: z
+      .array(
+        z.object({
+          invoice_id: z.string().meta({ description: "Stripe's invoice (`in_…`).", examples: ['in_1QfZ2c2eZvKYlo2C'] }),
+          amount,
+          currency,
+          paid_at: z.string().meta({ description: 'When it was paid (ISO 8601).' }),
+        }),
+      )
+      .meta({
+        description: `The subscription's latest payments (at most ${SUBSCRIPTION_PAYMENTS_SHOWN}), newest first; empty in test mode. Credit packs bought are the \`purchase\` entries of \`GET /credits/transactions\`.`,
+      }),
   })
   .meta({ id: 'Billing' });
 export const billingResponse = successEnvelopeSchema('BillingResponse', billingView);
@@ -39,6 +51,12 @@ export function toBillingView(overview: BillingOverview): z.infer<typeof billing
     plan: overview.plan ? { amount: overview.plan.amount, currency: overview.plan.currency, interval: overview.plan.interval } : null,
     subscription_status: overview.account.subscriptionStatus,
     paid_access: overview.account.paidAccess,
+    subscription_payments: overview.subscriptionPayments.map((payment) => ({
+      invoice_id: payment.invoiceId,
+      amount: payment.amount,
+      currency: payment.currency,
+      paid_at: payment.paidAt,
+    })),
   };
 }
 

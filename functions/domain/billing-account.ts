@@ -1,5 +1,5 @@
 import type { Account } from './account';
-import type { BillingCatalogue, CreditPack, SubscriptionPlan } from './billing';
+import { SUBSCRIPTION_PAYMENTS_SHOWN, type BillingCatalogue, type CreditPack, type SubscriptionPayment, type SubscriptionPlan } from './billing';
 import { UnauthorizedError, ValidationError } from './errors';
 import { newLedgerEntryId } from './ids';
 import { accountOfScope, isTestScope } from './mode';
@@ -9,7 +9,7 @@ import type { AccountStore, BillingStore, CheckoutRequest, PaymentGateway } from
 
 export interface BillingDeps {
   accounts: Pick<AccountStore, 'get' | 'grant'>;
-  billing: Pick<BillingStore, 'customerOf' | 'attachCustomer'>;
+  billing: Pick<BillingStore, 'customerOf' | 'attachCustomer' | 'listSubscriptionPayments'>;
   gateway: Pick<PaymentGateway, 'createCustomer' | 'createCheckout' | 'createPortal'>;
   catalogue: BillingCatalogue;
   /** Where checkout and the portal send the holder back (the console's billing page). */
@@ -21,11 +21,17 @@ export interface BillingOverview {
   packs: readonly CreditPack[];
   plan?: SubscriptionPlan;
   account: Account;
+  /** The latest payments of the subscription, newest first (none in test mode: nothing is paid there). */
+  subscriptionPayments: SubscriptionPayment[];
 }
 
-/** What can be bought and where the account stands. `scopeId`: the session's scope (its mode). */
-export async function getBilling(deps: Pick<BillingDeps, 'accounts' | 'catalogue'>, scopeId: string): Promise<BillingOverview> {
-  return { packs: deps.catalogue.packs, ...(deps.catalogue.plan && { plan: deps.catalogue.plan }), account: await requireAccount(deps, scopeId) };
+/** What can be bought, where the account stands and what the subscription was paid. `scopeId`: the session's scope (its mode). */
+export async function getBilling(deps: Pick<BillingDeps, 'accounts' | 'catalogue' | 'billing'>, scopeId: string): Promise<BillingOverview> {
+  const [account, subscriptionPayments] = await Promise.all([
+    requireAccount(deps, scopeId),
+    isTestScope(scopeId) ? Promise.resolve([]) : deps.billing.listSubscriptionPayments(scopeId, SUBSCRIPTION_PAYMENTS_SHOWN),
+  ]);
+  return { packs: deps.catalogue.packs, ...(deps.catalogue.plan && { plan: deps.catalogue.plan }), account, subscriptionPayments };
 }
 
 export type CheckoutChoice = { packId: string } | { plan: true };

@@ -68,7 +68,13 @@ export async function applyBillingEvent(deps: BillingEventDeps, event: BillingEv
     }
     case 'payment_succeeded': {
       const accountId = await accountOf(deps, event);
-      return accountId ? deps.billing.grantPaidAccess(accountId, now) : 'unknown_account';
+      if (!accountId) return 'unknown_account';
+      const access = await deps.billing.grantPaidAccess(accountId, now);
+      // A free invoice (a trial's) is no payment to list.
+      if (access !== 'applied' || !event.payment || event.payment.amount <= 0) return access;
+      const { invoiceId, amount, currency, paidAt } = event.payment;
+      const recorded = await deps.billing.recordSubscriptionPayment({ invoiceId, accountId, amount, currency, paidAt: new Date(paidAt * 1000).toISOString() });
+      return recorded === 'recorded' ? 'applied' : 'duplicate';
     }
     case 'subscription_changed': {
       const status = subscriptionStatusOf(event.providerStatus);

@@ -75,8 +75,8 @@ export type BillingEvent =
       /** Present for a pack's session. */
       purchase?: { packId: string; credits?: number; paymentId?: string };
     }
-  /** Any other successful payment (a subscription's invoice). */
-  | { type: 'payment_succeeded'; eventId: string; accountId?: string; customerId?: string }
+  /** Any other successful payment (a subscription's invoice); `payment` when it says what was paid. */
+  | { type: 'payment_succeeded'; eventId: string; accountId?: string; customerId?: string; payment?: InvoicePayment }
   | {
       type: 'subscription_changed';
       eventId: string;
@@ -91,6 +91,30 @@ export type BillingEvent =
   | { type: 'payment_reversed'; eventId: string; paymentId: string; reason: 'refund' | 'dispute'; fraction: number }
   /** A type we do not act on. */
   | { type: 'ignored'; eventId: string; eventType: string };
+
+/** What an invoice says was paid (a subscription's payment). */
+export interface InvoicePayment {
+  /** The provider's invoice (Stripe `in_…`): one payment per invoice, however often it is announced. */
+  invoiceId: string;
+  /** In the currency's minor unit. */
+  amount: number;
+  currency: string;
+  /** When it was paid, epoch seconds (the provider's). */
+  paidAt: number;
+}
+
+/** A subscription's payment as the account's purchase history lists it (packs are in the ledger). */
+export interface SubscriptionPayment {
+  invoiceId: string;
+  accountId: string;
+  amount: number;
+  currency: string;
+  /** ISO 8601. */
+  paidAt: string;
+}
+
+/** How many subscription payments GET /billing lists (newest first): a few years of a monthly plan. */
+export const SUBSCRIPTION_PAYMENTS_SHOWN = 36;
 
 /** A pack bought: its record, keyed by the Checkout Session, so it is granted once. */
 export interface Purchase {

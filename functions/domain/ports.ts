@@ -1,6 +1,6 @@
 import type { Account, SubscriptionStatus } from './account';
 import type { ApiKeyRecord } from './api-key';
-import type { BillingEvent, Purchase, Reversal, ReversalEntry } from './billing';
+import type { BillingEvent, Purchase, Reversal, ReversalEntry, SubscriptionPayment } from './billing';
 import type { Holder, IdentityHolder } from './holder';
 import type { ImageContentType } from './image-type';
 import type { KeySpend } from './key-spend';
@@ -400,4 +400,8 @@ export interface BillingStore {
   setSubscriptionStatus(accountId: string, status: SubscriptionStatus, occurredAt: number, now: string): Promise<'applied' | 'stale' | 'unknown_account'>;
   /** Paid access on; 'unknown_account' without the account. */
   grantPaidAccess(accountId: string, now: string): Promise<'applied' | 'unknown_account'>;
+  /** Records a subscription's payment once per invoice: 'duplicate' when it was recorded already. */
+  recordSubscriptionPayment(payment: SubscriptionPayment): Promise<'recorded' | 'duplicate'>;
+  /** The account's latest subscription payments, newest first. */
+  listSubscriptionPayments(accountId: string, limit: number): Promise<SubscriptionPayment[]>;
 }

@@ -478,14 +478,24 @@ class BillingPlan(TypedDict):
     interval: str
 
 
+class SubscriptionPayment(TypedDict):
+    """A payment of the subscription (a paid Stripe invoice); ``amount`` in the currency's minor unit."""
+
+    invoice_id: str
+    amount: int
+    currency: str
+    paid_at: str
+
+
 class Billing(TypedDict):
-    """GET /billing: the packs for sale, the plan (None when none is offered), and the account's
-    subscription and paid access."""
+    """GET /billing: the packs for sale, the plan (None when none is offered), the account's
+    subscription and paid access, and the subscription's latest payments (newest first)."""
 
     packs: List[BillingPack]
     plan: Optional[BillingPlan]
     subscription_status: str
     paid_access: bool
+    subscription_payments: List[SubscriptionPayment]
 
 
 class CheckoutParams(TypedDict, total=False):

@@ -112,6 +112,15 @@ describe('GET /billing', () => {
     expect(live.account).toMatchObject({ subscriptionStatus: 'none', paidAccess: false });
     expect((await getBilling(deps, scopeOf(id, 'test'))).account.credits).toBe(1000);
   });
+
+  it("lists the subscription's payments in live mode, none in test mode", async () => {
+    const id = await accountId();
+    expect((await getBilling(deps, id)).subscriptionPayments).toEqual([]);
+    const payment = { invoiceId: `in_${id}`, accountId: id, amount: 2000, currency: 'usd', paidAt: '2026-11-02T09:14:05.000Z' };
+    await ctx.billing.recordSubscriptionPayment(payment);
+    expect((await getBilling(deps, id)).subscriptionPayments).toEqual([payment]);
+    expect((await getBilling(deps, scopeOf(id, 'test'))).subscriptionPayments).toEqual([]);
+  });
 });
 
 describe('test credits', () => {

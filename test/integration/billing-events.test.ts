@@ -144,6 +144,31 @@ describe('subscription events', () => {
     expect(await applyBillingEvent(deps, { type: 'payment_succeeded', eventId: 'evt_inv', customerId: 'cus_invoice' })).toBe('applied');
     expect((await accounts.get(accountId))?.paidAccess).toBe(true);
   });
+
+  it("lists each paid invoice once, newest first, however many of its events arrive (a free trial's invoice is no payment)", async () => {
+    const accountId = await newAccount();
+    const customerId = `cus_${accountId}`;
+    await billing.attachCustomer(accountId, customerId, new Date().toISOString());
+    const paid = (eventId: string, invoiceId: string, amount: number, paidAt: number): BillingEvent => ({
+      type: 'payment_succeeded',
+      eventId,
+      customerId,
+      payment: { invoiceId, amount, currency: 'usd', paidAt },
+    });
+    const first = paid('evt_a', `in_a_${accountId}`, 2000, 1_800_000_000);
+    // Stripe sends invoice.paid and invoice.payment_succeeded for one invoice, in any order, maybe at once.
+    const answers = await Promise.all([first, { ...first, eventId: 'evt_a2' }, first].map((event) => applyBillingEvent(deps, event)));
+    expect(answers.sort()).toEqual(['applied', 'duplicate', 'duplicate']);
+    expect(await applyBillingEvent(deps, paid('evt_trial', `in_trial_${accountId}`, 0, 1_799_000_000))).toBe('applied');
+    expect(await applyBillingEvent(deps, paid('evt_b', `in_b_${accountId}`, 2000, 1_802_600_000))).toBe('applied');
+    expect(await billing.listSubscriptionPayments(accountId, 10)).toEqual([
+      { invoiceId: `in_b_${accountId}`, accountId, amount: 2000, currency: 'usd', paidAt: new Date(1_802_600_000_000).toISOString() },
+      { invoiceId: `in_a_${accountId}`, accountId, amount: 2000, currency: 'usd', paidAt: new Date(1_800_000_000_000).toISOString() },
+    ]);
+    expect(await billing.listSubscriptionPayments(accountId, 1)).toHaveLength(1);
+    // Credits are not what a subscription pays for: the ledger is untouched.
+    expect((await balanceAndLedger(accountId)).entries).toHaveLength(0);
+  });
 });
 
 describe('refunds and disputes', () => {

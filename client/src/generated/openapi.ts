@@ -549,7 +549,7 @@ export interface paths {
         };
         /**
          * Get the packs, the plan and your subscription
-         * @description The credit packs for sale and the subscription plan (amounts in the currency's minor unit), with the account's subscription status and paid access. Session only (the console's signed-in holder): an API key gets 403 `forbidden`.
+         * @description The credit packs for sale and the subscription plan (amounts in the currency's minor unit), with the account's subscription status, paid access and the subscription's latest payments. Session only (the console's signed-in holder): an API key gets 403 `forbidden`.
          */
         get: operations["getBilling"];
         put?: never;
@@ -1694,6 +1694,23 @@ export interface components {
             /** @enum {string} */
             subscription_status: "none" | "active" | "past_due" | "canceled";
             paid_access: boolean;
+            /** @description The subscription's latest payments (at most 36), newest first; empty in test mode. Credit packs bought are the `purchase` entries of `GET /credits/transactions`. */
+            subscription_payments: {
+                /**
+                 * @description Stripe's invoice (`in_…`).
+                 * @example in_1QfZ2c2eZvKYlo2C
+                 */
+                invoice_id: string;
+                /** @description In the currency's minor unit (cents for usd). */
+                amount: number;
+                /**
+                 * @description ISO 4217, lower case.
+                 * @example usd
+                 */
+                currency: string;
+                /** @description When it was paid (ISO 8601). */
+                paid_at: string;
+            }[];
         };
         /** @description Success: `data` is the result, `error` is null. */
         BillingRedirectResponse: {
@@ -6503,8 +6520,16 @@ export interface operations {
                      *           "currency": "usd",
                      *           "interval": "month"
                      *         },
-                     *         "subscription_status": "none",
-                     *         "paid_access": false
+                     *         "subscription_status": "active",
+                     *         "paid_access": true,
+                     *         "subscription_payments": [
+                     *           {
+                     *             "invoice_id": "in_1QfZ2c2eZvKYlo2C",
+                     *             "amount": 2000,
+                     *             "currency": "usd",
+                     *             "paid_at": "2026-11-02T09:14:05.000Z"
+                     *           }
+                     *         ]
                      *       },
                      *       "error": null
                      *     }

@@ -1,11 +1,20 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SubscriptionStatus } from '#domain/account';
-import { statusRank, type Purchase, type Reversal, type ReversalEntry } from '#domain/billing';
+import { statusRank, type Purchase, type Reversal, type ReversalEntry, type SubscriptionPayment } from '#domain/billing';
 import { NotFoundError } from '#domain/errors';
 import type { LedgerEntry } from '#domain/ledger';
 import type { BillingStore } from '#domain/ports';
 import { cancellationReasons, isConditionFailure, type Db } from './dynamo-client';
-import { accountKey, paymentCustomerKey, purchaseKey, purchasePaymentKey } from './keys';
+import {
+  accountKey,
+  accountPartition,
+  paidInvoiceKey,
+  paymentCustomerKey,
+  purchaseKey,
+  purchasePaymentKey,
+  SUBSCRIPTION_PAYMENT_SK_PREFIX,
+  subscriptionPaymentKey,
+} from './keys';
 import { appendWithRetries, LEDGER_COUNT, pauseBeforeRetry, POSITION_TAKEN, slotAfter } from './ledger-positions';
 import { ledgerEntryPut } from './ledger-repository';
 
@@ -232,6 +241,61 @@ export class DynamoBillingStore implements BillingStore {
       if (isConditionFailure(error)) return 'unknown_account';
       throw error;
     }
+  }
+
+  async recordSubscriptionPayment(payment: SubscriptionPayment): Promise<'recorded' | 'duplicate'> {
+    try {
+      await this.db.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            // The invoice's guard: its payment is listed once, whichever of its events comes first.
+            {
+              Put: {
+                TableName: this.db.tableName,
+                Item: { ...paidInvoiceKey(payment.invoiceId), type: 'paid_invoice', account_id: payment.accountId, created_at: payment.paidAt },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            {
+              Put: {
+                TableName: this.db.tableName,
+                Item: {
+                  ...subscriptionPaymentKey(payment.accountId, payment.paidAt, payment.invoiceId),
+                  type: 'subscription_payment',
+                  invoice_id: payment.invoiceId,
+                  amount: payment.amount,
+                  currency: payment.currency,
+                  paid_at: payment.paidAt,
+                },
+              },
+            },
+          ],
+        }),
+      );
+      return 'recorded';
+    } catch (error) {
+      if (cancellationReasons(error)[0] === 'ConditionalCheckFailed') return 'duplicate';
+      throw error;
+    }
+  }
+
+  async listSubscriptionPayments(accountId: string, limit: number): Promise<SubscriptionPayment[]> {
+    const { Items = [] } = await this.db.doc.send(
+      new QueryCommand({
+        TableName: this.db.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': accountPartition(accountId), ':prefix': SUBSCRIPTION_PAYMENT_SK_PREFIX },
+        ScanIndexForward: false,
+        Limit: limit,
+      }),
+    );
+    return Items.map((item) => ({
+      invoiceId: item.invoice_id as string,
+      accountId,
+      amount: item.amount as number,
+      currency: item.currency as string,
+      paidAt: item.paid_at as string,
+    }));
   }
 
   private async read(key: { pk: string; sk: string }): Promise<Record<string, unknown> | undefined> {

@@ -158,6 +158,14 @@ export const paymentCustomerKey = (customerId: string): PrimaryKey => ({ pk: `PA
 export const purchaseKey = (checkoutId: string): PrimaryKey => ({ pk: `PURCHASE#${checkoutId}`, sk: 'PURCHASE' });
 /** The purchase a payment (Stripe `pi_…`) paid for, named by its refunds and disputes. */
 export const purchasePaymentKey = (paymentId: string): PrimaryKey => ({ pk: `PAYMENT#${paymentId}`, sk: 'PAYMENT' });
+/** A subscription invoice (Stripe `in_…`) already recorded as paid: its payment is listed once. */
+export const paidInvoiceKey = (invoiceId: string): PrimaryKey => ({ pk: `INVOICE#${invoiceId}`, sk: 'INVOICE' });
+/** A subscription payment in its account's partition, ordered by when it was paid (its invoice breaks ties). */
+export const SUBSCRIPTION_PAYMENT_SK_PREFIX = 'SUBPAYMENT#';
+export const subscriptionPaymentKey = (accountId: string, paidAt: string, invoiceId: string): PrimaryKey => ({
+  pk: accountPartition(accountId),
+  sk: `${SUBSCRIPTION_PAYMENT_SK_PREFIX}${paidAt}#${invoiceId}`,
+});
 /**
  * A scope's events feed: a counter item (the last position taken) and one item per event, keyed
  * by the event id so an ending announced twice is stored once.

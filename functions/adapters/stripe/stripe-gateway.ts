@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import type { BillingEvent } from '#domain/billing';
+import type { BillingEvent, InvoicePayment } from '#domain/billing';
 import { UpstreamError, ValidationError } from '#domain/errors';
 import type { CheckoutRequest, PaymentGateway } from '#domain/ports';
 
@@ -119,6 +119,19 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
 const idOf = (value: unknown): string | undefined => text(value) ?? text((value as Fields | null)?.id);
 const metadataOf = (object: Fields): Fields => (object.metadata && typeof object.metadata === 'object' ? (object.metadata as Fields) : {});
 
+/**
+ * What a paid invoice says was paid: `amount_paid` in `currency`, paid at
+ * `status_transitions.paid_at` (else its `created`). https://docs.stripe.com/api/invoices/object
+ */
+function invoicePayment(invoice: Fields): InvoicePayment | undefined {
+  const invoiceId = text(invoice.id);
+  const amount = Number(invoice.amount_paid);
+  const currency = text(invoice.currency);
+  const paidAt = Number((invoice.status_transitions as Fields | undefined)?.paid_at ?? invoice.created);
+  if (!invoiceId || !Number.isInteger(amount) || !currency || !Number.isFinite(paidAt) || paidAt <= 0) return undefined;
+  return { invoiceId, amount, currency, paidAt };
+}
+
 /** A verified Stripe event, reduced to what changes an account (functions/domain/billing.ts). */
 export function readStripeEvent(event: Pick<Stripe.Event, 'id' | 'type' | 'created'> & { data: { object: unknown } }): BillingEvent {
   const object = event.data?.object as Fields | undefined;
@@ -147,8 +160,10 @@ export function readStripeEvent(event: Pick<Stripe.Event, 'id' | 'type' | 'creat
       };
     }
     case 'invoice.paid':
-    case 'invoice.payment_succeeded':
-      return { type: 'payment_succeeded', eventId, ...(accountId && { accountId }), ...(customerId && { customerId }) };
+    case 'invoice.payment_succeeded': {
+      const payment = invoicePayment(object);
+      return { type: 'payment_succeeded', eventId, ...(accountId && { accountId }), ...(customerId && { customerId }), ...(payment && { payment }) };
+    }
     case 'customer.subscription.created':
     case 'customer.subscription.updated':
     case 'customer.subscription.deleted':

@@ -19,7 +19,7 @@ export const BILLING_ROUTES: ApiRoute[] = [
     doc: {
       operationId: 'getBilling',
       summary: 'Get the packs, the plan and your subscription',
-      description: `The credit packs for sale and the subscription plan (amounts in the currency's minor unit), with the account's subscription status and paid access. ${SESSION_ONLY}`,
+      description: `The credit packs for sale and the subscription plan (amounts in the currency's minor unit), with the account's subscription status, paid access and the subscription's latest payments. ${SESSION_ONLY}`,
       tag: 'Account',
       success: {
         description: 'What can be bought and where the account stands.',
@@ -28,8 +28,9 @@ export const BILLING_ROUTES: ApiRoute[] = [
           ok({
             packs: [{ pack_id: 'starter', credits: 500, amount: 500, currency: 'usd' }],
             plan: { amount: 2000, currency: 'usd', interval: 'month' },
-            subscription_status: 'none',
-            paid_access: false,
+            subscription_status: 'active',
+            paid_access: true,
+            subscription_payments: [{ invoice_id: 'in_1QfZ2c2eZvKYlo2C', amount: 2000, currency: 'usd', paid_at: '2026-11-02T09:14:05.000Z' }],
           }),
         ),
       },

@@ -61,6 +61,7 @@ MIRRORS: Dict[str, Union[str, Tuple[str, ...]]] = {
     "Billing": "Billing",
     "BillingPack": ("Billing", "packs", "items"),
     "BillingPlan": ("Billing", "plan"),
+    "SubscriptionPayment": ("Billing", "subscription_payments", "items"),
     "CheckoutParams": "CheckoutRequest",
     "BillingRedirect": "BillingRedirect",
 }
