@@ -1,4 +1,4 @@
-import type { CreditTransaction } from '#client';
+import type { Billing, CreditTransaction } from '#client';
 
 /** The ledger entries that are about paying, not spending: packs bought, credits granted, packs taken back. */
 export const BILLING_KINDS: ReadonlySet<CreditTransaction['type']> = new Set(['purchase', 'grant', 'reversal']);
@@ -11,6 +11,44 @@ export const BILLING_KIND_LABEL: Readonly<Record<string, string>> = {
 
 export function billingHistory(transactions: readonly CreditTransaction[]): CreditTransaction[] {
   return transactions.filter((transaction) => BILLING_KINDS.has(transaction.type));
+}
+
+/** One line of the purchase history: a ledger entry (packs, grants, reversals) or a subscription payment. */
+export interface HistoryLine {
+  key: string;
+  kind: CreditTransaction['type'] | 'subscription';
+  at: string;
+  what: string;
+  /** Signed credits, or null for a payment that gives none (the subscription). */
+  credits: number | null;
+  details: string;
+}
+
+/**
+ * The purchase history: the ledger's purchases, grants and reversals and the subscription's
+ * payments (GET /billing), newest first. A subscription pays for access, not credits, so it
+ * is in no ledger: without its payments the history missed them.
+ */
+export function purchaseHistory(transactions: readonly CreditTransaction[], payments: Billing['subscription_payments'], locale?: string): HistoryLine[] {
+  const lines: HistoryLine[] = [
+    ...billingHistory(transactions).map((entry) => ({
+      key: entry.transaction_id,
+      kind: entry.type,
+      at: entry.created_at,
+      what: BILLING_KIND_LABEL[entry.type] ?? entry.type,
+      credits: entry.amount,
+      details: entry.reason ?? '—',
+    })),
+    ...payments.map((payment) => ({
+      key: payment.invoice_id,
+      kind: 'subscription' as const,
+      at: payment.paid_at,
+      what: 'Subscription payment',
+      credits: null,
+      details: `${formatMoney(payment.amount, payment.currency, locale)} paid (invoice ${payment.invoice_id})`,
+    })),
+  ];
+  return lines.sort((a, b) => Date.parse(b.at) - Date.parse(a.at));
 }
 
 /**

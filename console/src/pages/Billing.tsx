@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Billing as BillingInfo, CheckoutParams, CreditTransaction } from '#client';
-import { BILLING_KIND_LABEL, billingHistory, checkoutOutcome, formatMoney } from '../billing';
+import { billingHistory, checkoutOutcome, formatMoney, purchaseHistory } from '../billing';
 import { ErrorNotice, formatTime, Section, StatusBadge } from '../components';
 import { useConsole } from '../context';
 import { Link, useLocation } from '../router';
@@ -34,6 +34,9 @@ export default function Billing() {
       return { entries: found, complete: false };
     },
   });
+
+  // Packs and grants are in the ledger; the subscription's payments come with GET /billing.
+  const lines = history.data && billing.data ? purchaseHistory(history.data.entries, billing.data.subscription_payments) : undefined;
 
   return (
     <>
@@ -73,8 +76,8 @@ export default function Billing() {
       {mode === 'test' ? <TestCredits /> : billing.data && <Purchases billing={billing.data} />}
       <Section title="Purchase history">
         <ErrorNotice error={history.error} />
-        {history.data && history.data.entries.length === 0 && <p className="muted">Nothing bought or granted yet.</p>}
-        {history.data && history.data.entries.length > 0 && (
+        {lines && lines.length === 0 && <p className="muted">Nothing bought or granted yet.</p>}
+        {lines && lines.length > 0 && (
           <div className="table-wrap">
             <table data-testid="billing-history">
               <thead>
@@ -86,12 +89,12 @@ export default function Billing() {
                 </tr>
               </thead>
               <tbody>
-                {history.data.entries.map((entry) => (
-                  <tr key={entry.transaction_id} data-type={entry.type}>
-                    <td>{formatTime(entry.created_at)}</td>
-                    <td>{BILLING_KIND_LABEL[entry.type] ?? entry.type}</td>
-                    <td className="num">{entry.amount > 0 ? `+${entry.amount}` : entry.amount}</td>
-                    <td>{entry.reason ?? '—'}</td>
+                {lines.map((line) => (
+                  <tr key={line.key} data-type={line.kind}>
+                    <td>{formatTime(line.at)}</td>
+                    <td>{line.what}</td>
+                    <td className="num">{line.credits === null ? '—' : line.credits > 0 ? `+${line.credits}` : line.credits}</td>
+                    <td>{line.details}</td>
                   </tr>
                 ))}
               </tbody>
