@@ -1,7 +1,8 @@
 /**
  * The playground's form, drawn from a request schema of the OpenAPI document: every parameter
  * the API documents, with its allowed values, so a new parameter appears here without a change
- * to the console. Pure functions (unit-tested in test/unit/console-playground.test.ts).
+ * to the console, in words a person reads (labels, help, only the fields that apply), with the
+ * price from POST /quote. Pure functions (unit-tested in test/unit/console-usage.test.ts).
  */
 export interface PropertySchema {
   type?: string | string[];
