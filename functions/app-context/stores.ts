@@ -46,7 +46,7 @@ export function buildDb(config: ServiceConfig): Db {
 /** `telemetry` hears what a store notices but cannot answer for (a note left behind by a start). */
 export function buildStores(db: Db, telemetry: Telemetry): Stores {
   return {
-    // Test keys' scopes answer with their own balance, and every model is theirs to try.
+    // Test keys' scopes answer with their own balance, and the live account's access or their test subscription.
     accounts: modeAwareAccounts(new DynamoAccountStore(db)),
     apiKeys: new DynamoApiKeyStore(db),
     holders: new DynamoHolderStore(db),

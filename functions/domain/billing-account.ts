@@ -5,10 +5,10 @@ import { newLedgerEntryId } from './ids';
 import { accountOfScope, isTestScope } from './mode';
 import type { AccountStore, BillingStore, CheckoutRequest, PaymentGateway } from './ports';
 
-/** The signed-in holder's billing use cases (GET /billing, checkout, portal, test credits). */
+/** The signed-in holder's billing use cases (GET /billing, checkout, portal, test credits, the test subscription). */
 
 export interface BillingDeps {
-  accounts: Pick<AccountStore, 'get' | 'grant'>;
+  accounts: Pick<AccountStore, 'get' | 'grant' | 'setTestSubscription'>;
   billing: Pick<BillingStore, 'customerOf' | 'attachCustomer' | 'listSubscriptionPayments'>;
   gateway: Pick<PaymentGateway, 'createCustomer' | 'createCheckout' | 'createPortal'>;
   catalogue: BillingCatalogue;
@@ -90,6 +90,32 @@ export async function addTestCredits(deps: Pick<BillingDeps, 'accounts' | 'clock
     reason: 'test credits',
     createdAt: (deps.clock ?? (() => new Date()))().toISOString(),
   });
+  return requireAccount(deps, scopeId);
+}
+
+/**
+ * Starts the test subscription: the test scope gets paid access and an active subscription, so
+ * images and the subscription models run in test mode before any payment (play money, like test
+ * credits). Without it a test key meets live's `paid_access_required`, which an integration can
+ * rehearse (CONTRACT.md, "Test mode"). A repeat answers the same. Only in test mode.
+ */
+export function startTestSubscription(deps: Pick<BillingDeps, 'accounts' | 'clock'>, scopeId: string): Promise<Account> {
+  return setTestSubscription(deps, scopeId, true);
+}
+
+/** Ends the test subscription: the test scope is back to the live account's access. A repeat answers the same. Only in test mode. */
+export function endTestSubscription(deps: Pick<BillingDeps, 'accounts' | 'clock'>, scopeId: string): Promise<Account> {
+  return setTestSubscription(deps, scopeId, false);
+}
+
+async function setTestSubscription(deps: Pick<BillingDeps, 'accounts' | 'clock'>, scopeId: string, active: boolean): Promise<Account> {
+  if (!isTestScope(scopeId)) {
+    const live = active ? 'live mode subscribes with POST /billing/checkout { "plan": true }' : 'a live subscription ends in the portal (POST /billing/portal)';
+    throw new ValidationError(`The test subscription is for test mode: send Vidgen-Mode: test (${live}).`, 'Vidgen-Mode');
+  }
+  // Opens the test balance on first use, so the write below finds its item.
+  await requireAccount(deps, scopeId);
+  await deps.accounts.setTestSubscription(scopeId, active, (deps.clock ?? (() => new Date()))().toISOString());
   return requireAccount(deps, scopeId);
 }
 

@@ -4,13 +4,6 @@ import type { LedgerEntry } from './ledger';
 import { accountOfScope, isTestScope } from './mode';
 import type { AccountStore } from './ports';
 
-/**
- * Test mode tries every model: its tasks run on the simulated provider and its credits are play
- * money, so nothing is given away by it, and a holder can try images and the subscription
- * models before paying (docs/decisions.md, "Test mode tries every model").
- */
-export const TEST_ACCESS = { paidAccess: true, subscriptionStatus: 'active' } as const satisfies Pick<Account, 'paidAccess' | 'subscriptionStatus'>;
-
 /** What a test balance holds the first time it is used. */
 export const TEST_OPENING_CREDITS = 1000;
 const OPENING_REASON = 'test mode opening balance';
@@ -20,9 +13,11 @@ const OPEN_ATTEMPTS = 5;
 /**
  * The account store as the API sees it in both modes. A live scope is the account itself. A
  * test scope is the account's own test balance item (same shape, its own credits, history
- * counts and ledger), created with TEST_OPENING_CREDITS and its opening grant on first use,
- * and it always has paid access and an active subscription (TEST_ACCESS). Access changes are
- * the customer's, so they go to the live account whichever scope names them.
+ * counts and ledger), created with TEST_OPENING_CREDITS and its opening grant on first use. Its
+ * access is the live account's, so a test key meets the refusals a live key would
+ * (CONTRACT.md, "Test mode"), or more with a test subscription (testScopeAccess). Access changes
+ * are the customer's, so they go to the live account whichever scope names them; the test
+ * subscription is the test item's own.
  */
 export function modeAwareAccounts(store: AccountStore, clock: () => Date = () => new Date()): AccountStore {
   return {
@@ -37,15 +32,32 @@ export function modeAwareAccounts(store: AccountStore, clock: () => Date = () =>
       if (isTestScope(entry.accountId)) await testAccount(store, entry.accountId, () => new Date(entry.createdAt));
       await store.grant(entry);
     },
+    setTestSubscription: (scopeId, active, now) => {
+      // A live account's access is Stripe's to set (updateAccess): this is test mode's own.
+      if (!isTestScope(scopeId)) return Promise.reject(new Error(`setTestSubscription: ${scopeId} is not a test scope.`));
+      return store.setTestSubscription(scopeId, active, now);
+    },
   };
 }
 
+type Access = Pick<Account, 'paidAccess' | 'subscriptionStatus'>;
+
+/**
+ * A test scope's access: the live account's, or, while a test subscription started in test mode
+ * is active, paid access and an active subscription (play money, like test credits). An ended
+ * test subscription shows as `canceled` where the live account has never subscribed.
+ */
+export function testScopeAccess(live: Access, test: Access): Access {
+  if (test.subscriptionStatus === 'active') return { paidAccess: true, subscriptionStatus: 'active' };
+  return { paidAccess: live.paidAccess, subscriptionStatus: live.subscriptionStatus === 'none' ? test.subscriptionStatus : live.subscriptionStatus };
+}
+
 async function testAccount(store: AccountStore, scopeId: string, clock: () => Date): Promise<Account | undefined> {
-  // The live account is read only to know it exists: a test scope never outlives its account.
   const [live, balance] = await Promise.all([store.get(accountOfScope(scopeId)), store.get(scopeId)]);
+  // A test scope never outlives its account.
   if (!live) return undefined;
   const test = balance ?? (await openTestBalance(store, scopeId, clock()));
-  return { ...test, ...TEST_ACCESS };
+  return { ...test, ...testScopeAccess(live, test) };
 }
 
 /** Creates the test balance with its opening grant; a concurrent first use may win the race. */
@@ -54,7 +66,7 @@ async function openTestBalance(store: AccountStore, scopeId: string, now: Date):
   const account: Account = {
     accountId: scopeId,
     credits: TEST_OPENING_CREDITS,
-    // Never read: a test scope answers with TEST_ACCESS (above).
+    // The test subscription (setTestSubscription): none yet.
     paidAccess: false,
     subscriptionStatus: 'none',
     taskCounts: { video: 0, image: 0 },

@@ -24,6 +24,13 @@ export interface AccountStore {
   ): Promise<Account>;
   /** Adds a positive grant to the balance together with its ledger entry. */
   grant(entry: LedgerEntry): Promise<void>;
+  /**
+   * Starts (`active`: paid access, subscription `active`) or ends (no paid access, `canceled`)
+   * the test subscription kept on a test scope's own item, in one write conditioned on a change:
+   * true when this call changed it, false when it already was so (ending one never started
+   * leaves `none`). Throws NotFoundError when the item does not exist.
+   */
+  setTestSubscription(scopeId: string, active: boolean, now: string): Promise<boolean>;
 }
 
 /** Account holders and the account each acts on (functions/domain/holder.ts). */

@@ -2,7 +2,7 @@ import { buildAppContext, type AppContext } from '#app-context';
 import { buildBilling } from '#app-context/billing';
 import { parseCheckout } from '#contract/billing';
 import { createAccount } from '#domain/account-admin';
-import { addTestCredits, getBilling, openPortal, startCheckout, type BillingDeps } from '#domain/billing-account';
+import { addTestCredits, endTestSubscription, getBilling, openPortal, startCheckout, startTestSubscription, type BillingDeps } from '#domain/billing-account';
 import { ValidationError } from '#domain/errors';
 import { ledgerSum } from '#domain/ledger';
 import { scopeOf } from '#domain/mode';
@@ -120,6 +120,27 @@ describe('GET /billing', () => {
     await ctx.billing.recordSubscriptionPayment(payment);
     expect((await getBilling(deps, id)).subscriptionPayments).toEqual([payment]);
     expect((await getBilling(deps, scopeOf(id, 'test'))).subscriptionPayments).toEqual([]);
+  });
+});
+
+describe('the test subscription', () => {
+  it('opens the test balance on first use, and races of starts and ends settle on one answer', async () => {
+    const id = await accountId();
+    const scope = scopeOf(id, 'test');
+    const started = await Promise.all(Array.from({ length: 6 }, () => startTestSubscription(deps, scope)));
+    expect(started.map((account) => [account.credits, account.paidAccess, account.subscriptionStatus])).toEqual(Array(6).fill([1000, true, 'active']));
+    expect((await getBilling(deps, scope)).account).toMatchObject({ paidAccess: true, subscriptionStatus: 'active' });
+    expect((await getBilling(deps, id)).account).toMatchObject({ paidAccess: false, subscriptionStatus: 'none' });
+    const ended = await Promise.all(Array.from({ length: 6 }, () => endTestSubscription(deps, scope)));
+    expect(ended.map((account) => [account.paidAccess, account.subscriptionStatus])).toEqual(Array(6).fill([false, 'canceled']));
+    // The opening grant is the test ledger's only entry: nothing else was written twice.
+    expect((await ctx.ledger.listForAccount(scope)).map((entry) => entry.amount)).toEqual([1000]);
+  });
+
+  it('is refused in live mode with a 400', async () => {
+    const id = await accountId();
+    expect((await validationError(startTestSubscription(deps, id))).field).toBe('Vidgen-Mode');
+    expect((await validationError(endTestSubscription(deps, id))).field).toBe('Vidgen-Mode');
   });
 });
 

@@ -124,6 +124,17 @@ export class MemoryAccountStore implements AccountStore {
     return copy(account);
   }
 
+  async setTestSubscription(scopeId: string, active: boolean, now: string): Promise<boolean> {
+    await turn();
+    const account = this.table.accounts.get(scopeId);
+    if (!account) throw new NotFoundError(`No account ${scopeId}.`);
+    if (active === (account.subscriptionStatus === 'active')) return false;
+    account.paidAccess = active;
+    account.subscriptionStatus = active ? 'active' : 'canceled';
+    account.updatedAt = now;
+    return true;
+  }
+
   async grant(entry: LedgerEntry): Promise<void> {
     await turn();
     const account = this.table.accounts.get(entry.accountId);

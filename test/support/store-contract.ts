@@ -222,6 +222,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         await expect(stores.accounts.grant(grantOf('acc_nobody', 5))).rejects.toBeInstanceOf(NotFoundError);
         expect(await stores.ledger.listForAccount('acc_nobody')).toEqual([]);
         await expect(stores.accounts.updateAccess('acc_nobody', { paidAccess: true }, at(1))).rejects.toBeInstanceOf(NotFoundError);
+        await expect(stores.accounts.setTestSubscription('acc_nobody', true, at(1))).rejects.toBeInstanceOf(NotFoundError);
         expect(await stores.accounts.get('acc_nobody')).toBeUndefined();
       });
 
@@ -234,6 +235,20 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           paidAccess: true,
           subscriptionStatus: 'past_due',
         });
+      });
+
+      it('starts and ends a test subscription with one write each: a repeat or a racing copy writes nothing', async () => {
+        const scopeId = await newAccount(5);
+        expect(await stores.accounts.setTestSubscription(scopeId, false, at(1))).toBe(false);
+        expect(await stores.accounts.get(scopeId)).toMatchObject({ paidAccess: false, subscriptionStatus: 'none', updatedAt: at(0) });
+        const starts = await Promise.all([2, 2, 2, 2, 2].map((ms) => stores.accounts.setTestSubscription(scopeId, true, at(ms))));
+        expect(starts.filter(Boolean)).toHaveLength(1);
+        expect(await stores.accounts.setTestSubscription(scopeId, true, at(3))).toBe(false);
+        expect(await stores.accounts.get(scopeId)).toMatchObject({ credits: 5, paidAccess: true, subscriptionStatus: 'active', updatedAt: at(2) });
+        const ends = await Promise.all([4, 4, 4, 4, 4].map((ms) => stores.accounts.setTestSubscription(scopeId, false, at(ms))));
+        expect(ends.filter(Boolean)).toHaveLength(1);
+        expect(await stores.accounts.setTestSubscription(scopeId, false, at(5))).toBe(false);
+        expect(await stores.accounts.get(scopeId)).toMatchObject({ credits: 5, paidAccess: false, subscriptionStatus: 'canceled', updatedAt: at(4) });
       });
     });
 

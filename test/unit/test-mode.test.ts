@@ -1,6 +1,7 @@
 import { createAccount, grantCredits } from '#domain/account-admin';
 import { admit } from '#domain/admission';
-import { PaidAccessRequiredError, UnauthorizedError } from '#domain/errors';
+import { endTestSubscription, startTestSubscription } from '#domain/billing-account';
+import { PaidAccessRequiredError, UnauthorizedError, ValidationError } from '#domain/errors';
 import { listTransactions } from '#domain/list-transactions';
 import { accountOfScope, isLivemode, modeOfScope, scopeOf } from '#domain/mode';
 import { modeAwareAccounts, TEST_OPENING_CREDITS } from '#domain/mode-accounts';
@@ -8,6 +9,9 @@ import { providerFor } from '#domain/provider-choice';
 import { createMemoryStores } from '#test-support/memory-stores';
 import { image, video } from '#test-support/memory-world';
 import { ScriptedProvider } from '#test-support/scripted-provider';
+
+/** Starts refused without paid access (images) or an active subscription (the subscription models). */
+const PAID_REQUESTS = [image(), video({ model: 'vid-2-0' }), video({ model: 'vid-2-0-fast' })];
 
 describe('scopes', () => {
   it('derive a test scope from an account id and back', () => {
@@ -45,16 +49,18 @@ describe('the test balance', () => {
     expect((await accounts.get(account.accountId))?.credits).toBe(7);
   });
 
-  it('has paid access and an active subscription whatever the live account has: test mode tries every model', async () => {
+  it("has the live account's access: without a test subscription, the same refusals as live", async () => {
     const stores = createMemoryStores();
-    const { account } = await createAccount(stores, { credits: 0 });
     const accounts = modeAwareAccounts(stores.accounts);
-    const scope = scopeOf(account.accountId, 'test');
-    expect(await accounts.get(scope)).toMatchObject({ paidAccess: true, subscriptionStatus: 'active' });
-    expect(await accounts.get(account.accountId)).toMatchObject({ paidAccess: false, subscriptionStatus: 'none' });
-    for (const request of [image(), video({ model: 'vid-2-0' }), video({ model: 'vid-2-0-fast' })]) {
-      expect((await admit(accounts, scope, request)).refusal).toBeUndefined();
-      expect((await admit(accounts, account.accountId, request)).refusal).toBeInstanceOf(PaidAccessRequiredError);
+    const plain = (await createAccount(stores, { credits: 0 })).account.accountId;
+    const paid = (await createAccount(stores, { credits: 0, paidAccess: true, subscriptionStatus: 'active' })).account.accountId;
+    expect(await accounts.get(scopeOf(plain, 'test'))).toMatchObject({ paidAccess: false, subscriptionStatus: 'none' });
+    expect(await accounts.get(scopeOf(paid, 'test'))).toMatchObject({ paidAccess: true, subscriptionStatus: 'active' });
+    for (const request of PAID_REQUESTS) {
+      const [test, live] = [await admit(accounts, scopeOf(plain, 'test'), request), await admit(accounts, plain, request)];
+      expect(test.refusal).toBeInstanceOf(PaidAccessRequiredError);
+      expect(test.refusal?.message).toBe(live.refusal?.message);
+      expect((await admit(accounts, scopeOf(paid, 'test'), request)).refusal).toBeUndefined();
     }
   });
 
@@ -65,7 +71,7 @@ describe('the test balance', () => {
     const scope = scopeOf(account.accountId, 'test');
     await accounts.updateAccess(scope, { paidAccess: false, subscriptionStatus: 'canceled' }, 'now');
     expect(await accounts.get(account.accountId)).toMatchObject({ paidAccess: false, subscriptionStatus: 'canceled' });
-    expect(await accounts.get(scope)).toMatchObject({ paidAccess: true, subscriptionStatus: 'active' });
+    expect(await accounts.get(scope)).toMatchObject({ paidAccess: false, subscriptionStatus: 'canceled' });
   });
 
   it('opened by a first grant, is created at the grant time: one clock read per write', async () => {
@@ -82,6 +88,83 @@ describe('the test balance', () => {
   it('does not exist for an unknown account', async () => {
     const stores = createMemoryStores();
     expect(await modeAwareAccounts(stores.accounts).get(scopeOf('acc_01M7ZMF8J1P87E686TGQYTVN2H', 'test'))).toBeUndefined();
+  });
+});
+
+describe('the test subscription', () => {
+  const billingDeps = (stores: ReturnType<typeof createMemoryStores>) => ({ accounts: modeAwareAccounts(stores.accounts) });
+
+  it('started in test mode, gives the test scope every model; live is unaffected; ended, the refusals are back', async () => {
+    const stores = createMemoryStores();
+    const deps = billingDeps(stores);
+    const { account } = await createAccount(stores, { credits: 500 });
+    const scope = scopeOf(account.accountId, 'test');
+    expect(await startTestSubscription(deps, scope)).toMatchObject({ credits: 1000, paidAccess: true, subscriptionStatus: 'active' });
+    for (const request of PAID_REQUESTS) {
+      expect((await admit(deps.accounts, scope, request)).refusal).toBeUndefined();
+      expect((await admit(deps.accounts, account.accountId, request)).refusal).toBeInstanceOf(PaidAccessRequiredError);
+    }
+    expect(await deps.accounts.get(account.accountId)).toMatchObject({ credits: 500, paidAccess: false, subscriptionStatus: 'none' });
+
+    expect(await endTestSubscription(deps, scope)).toMatchObject({ paidAccess: false, subscriptionStatus: 'canceled' });
+    for (const request of PAID_REQUESTS) expect((await admit(deps.accounts, scope, request)).refusal).toBeInstanceOf(PaidAccessRequiredError);
+    // It can be started again, to rehearse both answers as often as needed.
+    expect(await startTestSubscription(deps, scope)).toMatchObject({ paidAccess: true, subscriptionStatus: 'active' });
+  });
+
+  it('ended, leaves the live access in place: a live subscription still counts in test mode', async () => {
+    const stores = createMemoryStores();
+    const deps = billingDeps(stores);
+    const { account } = await createAccount(stores, { credits: 0, paidAccess: true, subscriptionStatus: 'past_due' });
+    const scope = scopeOf(account.accountId, 'test');
+    await startTestSubscription(deps, scope);
+    expect(await deps.accounts.get(scope)).toMatchObject({ paidAccess: true, subscriptionStatus: 'active' });
+    expect(await endTestSubscription(deps, scope)).toMatchObject({ paidAccess: true, subscriptionStatus: 'past_due' });
+    // A live change reaches the test scope too, whatever its own subscription did.
+    await deps.accounts.updateAccess(account.accountId, { subscriptionStatus: 'active' }, 'now');
+    expect(await deps.accounts.get(scope)).toMatchObject({ paidAccess: true, subscriptionStatus: 'active' });
+  });
+
+  it('answers the same to a repeat: a second start or end changes nothing', async () => {
+    const stores = createMemoryStores();
+    const deps = billingDeps(stores);
+    const { account } = await createAccount(stores, {});
+    const scope = scopeOf(account.accountId, 'test');
+    // Ending one never started leaves "none".
+    expect(await endTestSubscription(deps, scope)).toMatchObject({ paidAccess: false, subscriptionStatus: 'none' });
+    const first = await startTestSubscription(deps, scope);
+    expect(await startTestSubscription(deps, scope)).toEqual(first);
+    const ended = await endTestSubscription(deps, scope);
+    expect(await endTestSubscription(deps, scope)).toEqual(ended);
+  });
+
+  it('is set by one write however many starts race (a conditional write)', async () => {
+    const stores = createMemoryStores();
+    const { account } = await createAccount(stores, {});
+    const accounts = modeAwareAccounts(stores.accounts);
+    const scope = scopeOf(account.accountId, 'test');
+    await accounts.get(scope);
+    const changed = await Promise.all(Array.from({ length: 10 }, () => accounts.setTestSubscription(scope, true, 'now')));
+    expect(changed.filter(Boolean)).toHaveLength(1);
+    const ended = await Promise.all(Array.from({ length: 10 }, () => accounts.setTestSubscription(scope, false, 'later')));
+    expect(ended.filter(Boolean)).toHaveLength(1);
+  });
+
+  it('is for test mode only: a live scope is refused with a validation error naming Vidgen-Mode', async () => {
+    const stores = createMemoryStores();
+    const deps = billingDeps(stores);
+    const { account } = await createAccount(stores, {});
+    for (const change of [startTestSubscription, endTestSubscription]) {
+      const refused = change(deps, account.accountId);
+      await expect(refused).rejects.toBeInstanceOf(ValidationError);
+      await expect(refused).rejects.toMatchObject({ field: 'Vidgen-Mode' });
+    }
+    expect(await deps.accounts.get(account.accountId)).toMatchObject({ paidAccess: false, subscriptionStatus: 'none' });
+  });
+
+  it('needs an account: a scope whose account is gone is unauthorized', async () => {
+    const deps = billingDeps(createMemoryStores());
+    await expect(startTestSubscription(deps, scopeOf('acc_01M7ZMF8J1P87E686TGQYTVN2H', 'test'))).rejects.toBeInstanceOf(UnauthorizedError);
   });
 });
 

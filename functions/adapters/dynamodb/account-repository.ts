@@ -137,6 +137,26 @@ export class DynamoAccountStore implements AccountStore {
     }
   }
 
+  async setTestSubscription(scopeId: string, active: boolean, now: string): Promise<boolean> {
+    try {
+      await this.db.doc.send(
+        new UpdateCommand({
+          TableName: this.db.tableName,
+          Key: accountKey(scopeId),
+          UpdateExpression: 'SET paid_access = :paid, subscription_status = :to, updated_at = :now',
+          // Only a change writes: a repeat, or the loser of a race, leaves the item (and its updated_at) alone.
+          ConditionExpression: `attribute_exists(pk) AND subscription_status ${active ? '<>' : '='} :active`,
+          ExpressionAttributeValues: { ':paid': active, ':to': active ? 'active' : 'canceled', ':now': now, ':active': 'active' },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      if (!(await this.get(scopeId))) throw new NotFoundError(`No account ${scopeId}.`);
+      return false;
+    }
+  }
+
   async grant(entry: LedgerEntry): Promise<void> {
     await appendWithRetries(this.db, entry.accountId, async (seen) => {
       if (seen === undefined) throw new NotFoundError(`No account ${entry.accountId}.`);
