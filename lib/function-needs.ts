@@ -314,6 +314,15 @@ const BILLING_SESSION_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
     purpose: 'adds test credits to the test balance',
     table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
   },
+  // GetItem and PutItem open the test balance on first use; the UpdateItem of the rate window also sets the subscription.
+  'start-test-subscription': {
+    purpose: "starts the test scope's test subscription",
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+  },
+  'end-test-subscription': {
+    purpose: "ends the test scope's test subscription",
+    table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+  },
 };
 
 /** The functions that are not behind a route. */

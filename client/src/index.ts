@@ -462,6 +462,19 @@ export class VidgenClient {
     return this.request({ method: 'POST', path: '/billing/test-credits', idempotent: false, signal: options.signal });
   }
 
+  /**
+   * POST /billing/test-subscription: test mode gets paid access and an active subscription (test
+   * mode only; play money). A repeat answers the same, so it is retried.
+   */
+  startTestSubscription(options: RequestOptions = {}): Promise<Credits> {
+    return this.request({ method: 'POST', path: '/billing/test-subscription', idempotent: true, signal: options.signal });
+  }
+
+  /** DELETE /billing/test-subscription: test mode is back to the live account's access (test mode only). A repeat answers the same, so it is retried. */
+  endTestSubscription(options: RequestOptions = {}): Promise<Credits> {
+    return this.request({ method: 'DELETE', path: '/billing/test-subscription', idempotent: true, signal: options.signal });
+  }
+
   /** GET /credits (the test balance with a test key or a test-mode session). */
   getCredits(options: RequestOptions = {}): Promise<Credits> {
     return this.request({ method: 'GET', path: '/credits', idempotent: true, signal: options.signal });

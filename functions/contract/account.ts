@@ -14,8 +14,8 @@ export const accountView = z
     created_at: z.string().meta({ description: 'When the account was opened (ISO 8601).' }),
     live: balance('live'),
     test: balance('test'),
-    paid_access: z.boolean().meta({ description: 'Whether the account has paid access in live mode (test mode always has it).' }),
-    subscription_status: z.enum(SUBSCRIPTION_STATUSES).meta({ description: 'The live subscription behind "subscription required" models (test mode has them all).' }),
+    paid_access: z.boolean().meta({ description: 'Whether the account has paid access (live mode; test mode has the same, or more with a test subscription: `GET /credits` in test mode).' }),
+    subscription_status: z.enum(SUBSCRIPTION_STATUSES).meta({ description: 'The subscription behind "subscription required" models (live mode; test mode has the same, or a test subscription: `GET /credits` in test mode).' }),
   })
   .meta({ id: 'Account' });
 

@@ -93,6 +93,12 @@ export async function addTestCredits(deps: Pick<BillingDeps, 'accounts' | 'clock
   return requireAccount(deps, scopeId);
 }
 
+/** The 400s of a test subscription's start and end in live mode, saying what live mode does instead. */
+export const TEST_SUBSCRIPTION_REFUSED = {
+  start: 'The test subscription is for test mode: send Vidgen-Mode: test. In live mode, subscribe with POST /billing/checkout { "plan": true }.',
+  end: 'The test subscription is for test mode: send Vidgen-Mode: test. In live mode, a subscription ends in the portal: POST /billing/portal.',
+} as const;
+
 /**
  * Starts the test subscription: the test scope gets paid access and an active subscription, so
  * images and the subscription models run in test mode before any payment (play money, like test
@@ -109,10 +115,7 @@ export function endTestSubscription(deps: Pick<BillingDeps, 'accounts' | 'clock'
 }
 
 async function setTestSubscription(deps: Pick<BillingDeps, 'accounts' | 'clock'>, scopeId: string, active: boolean): Promise<Account> {
-  if (!isTestScope(scopeId)) {
-    const live = active ? 'live mode subscribes with POST /billing/checkout { "plan": true }' : 'a live subscription ends in the portal (POST /billing/portal)';
-    throw new ValidationError(`The test subscription is for test mode: send Vidgen-Mode: test (${live}).`, 'Vidgen-Mode');
-  }
+  if (!isTestScope(scopeId)) throw new ValidationError(active ? TEST_SUBSCRIPTION_REFUSED.start : TEST_SUBSCRIPTION_REFUSED.end, 'Vidgen-Mode');
   // Opens the test balance on first use, so the write below finds its item.
   await requireAccount(deps, scopeId);
   await deps.accounts.setTestSubscription(scopeId, active, (deps.clock ?? (() => new Date()))().toISOString());

@@ -325,7 +325,7 @@ describe('every operation answers as documented', () => {
     await api(`/keys/${unknown}`, { method: 'DELETE', key: session }, { status: 404, code: 'not_found' });
   });
 
-  it('GET /billing, POST /billing/checkout, /billing/portal and /billing/test-credits: a signed-in holder only', async () => {
+  it('GET /billing, POST /billing/checkout, /billing/portal, /billing/test-credits and /billing/test-subscription (and its DELETE): a signed-in holder only', async () => {
     const session = (await signedInHolder(stack)).accessToken;
     await api('/billing', { key: session }, { status: 200 });
     await api('/billing', { key }, { status: 403, code: 'forbidden' });
@@ -335,6 +335,10 @@ describe('every operation answers as documented', () => {
     await api('/billing/portal', { method: 'POST', key }, { status: 403, code: 'forbidden' });
     await api('/billing/test-credits', { method: 'POST', headers: { 'Vidgen-Mode': 'test' }, key: session }, { status: 200 });
     await api('/billing/test-credits', { method: 'POST', key: session }, { status: 400, code: 'validation_error' });
+    await api('/billing/test-subscription', { method: 'POST', headers: { 'Vidgen-Mode': 'test' }, key: session }, { status: 200 });
+    await api('/billing/test-subscription', { method: 'POST', key: session }, { status: 400, code: 'validation_error' });
+    await api('/billing/test-subscription', { method: 'DELETE', headers: { 'Vidgen-Mode': 'test' }, key: session }, { status: 200 });
+    await api('/billing/test-subscription', { method: 'DELETE', key }, { status: 403, code: 'forbidden' });
   });
 
   it("POST /billing/stripe-webhook: an event signed with the endpoint's secret, and an unsigned one", async () => {

@@ -6,6 +6,7 @@ import { ledgerSum } from '#domain/ledger';
 import { scopeOf } from '#domain/mode';
 import { SAMPLES_SOURCE_DIR } from '#providers/simulated/sample-outputs';
 import { VidgenClient } from '#client';
+import { signedInHolder } from '#test-support/identity';
 import { call, startTestApi, waitForFinal } from '#test-support/local-api';
 import { startReceiver } from '#test-support/webhook-receiver';
 
@@ -24,6 +25,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack.stop();
 });
+
+/** Starts refused without paid access (images) or an active subscription (vid-2-0, vid-2-0-fast). */
+const PAID_STARTS: Array<[string, Json]> = [
+  ['/generate-image', { prompt: 'a kite' }],
+  ['/generate', { prompt: 'a kite', model: 'vid-2-0', duration: 3 }],
+  ['/generate', { prompt: 'a kite', model: 'vid-2-0-fast', duration: 3 }],
+];
 
 /** An account (paid, active) with a live key and a test key. */
 async function account(credits = 500) {
@@ -57,7 +65,7 @@ async function allTransactions(key: string, limit = 50): Promise<Json[]> {
 const sum = (transactions: Json[]) => transactions.reduce((total, t) => total + (t.amount as number), 0);
 
 describe('test keys', () => {
-  it('are vg_test_ keys whose first use opens a 1000-credit test balance, with paid access', async () => {
+  it('are vg_test_ keys whose first use opens a 1000-credit test balance with the live account\'s access', async () => {
     const { live, test, testKeyMode } = await account(500);
     expect(test).toMatch(/^vg_test_[0-9A-Za-z]{40}$/);
     expect(testKeyMode).toBe('test');
@@ -79,32 +87,85 @@ describe('test keys', () => {
     });
   });
 
-  it('try every model without paid access: images and subscription models start in test mode, live still refuses', async () => {
+  it('follow the live account\'s paid access: the same 403 as live', async () => {
     const { account: plain } = await createAccount(stack.context, { credits: 100 });
-    const test = (await createApiKey(stack.context, plain.accountId, { mode: 'test', rateLimit: 100_000 })).apiKey;
-    expect((await get(test, '/credits')).body.data).toEqual({ credits: 1000, paid_access: true, subscription_status: 'active' });
+    const test = (await createApiKey(stack.context, plain.accountId, { mode: 'test' })).apiKey;
+    const live = (await createApiKey(stack.context, plain.accountId)).apiKey;
+    for (const [path, body] of PAID_STARTS) {
+      const [inTest, inLive] = [await post(test, path, body), await post(live, path, body)];
+      expect([inTest.status, inTest.body.error?.code]).toEqual([403, 'paid_access_required']);
+      expect(inTest.body.error).toEqual(inLive.body.error);
+    }
+  });
+});
+
+describe('the test subscription', () => {
+  /** A signed-in holder (no paid access) with a test key and a live key made in the console's way. */
+  async function holder() {
+    const session = (await signedInHolder(stack)).accessToken;
+    const keyOf = async (mode: 'live' | 'test') =>
+      (await post(session, '/keys', { name: `${mode} key`, mode })).body.data!.api_key as string;
+    return { session, test: await keyOf('test'), live: await keyOf('live') };
+  }
+  const testMode = { 'Vidgen-Mode': 'test' };
+  const start = (session: string, headers: Record<string, string> = testMode) => post(session, '/billing/test-subscription', undefined, headers);
+  const end = (session: string) => call<Json>(stack.baseUrl, '/billing/test-subscription', { method: 'DELETE', key: session, headers: testMode });
+  const refusals = async (key: string) =>
+    Promise.all(PAID_STARTS.map(async ([path, body]) => (await post(key, path, body)).body.error?.code ?? 'started'));
+
+  it('lets a test key use images and vid-2-0* once started, refuses them again once ended; live keys keep their refusal', async () => {
+    const { session, test, live } = await holder();
+    expect(await refusals(test)).toEqual(['paid_access_required', 'paid_access_required', 'paid_access_required']);
     const quote = await post(test, '/quote', { kind: 'video', model: 'vid-2-0', prompt: 'a kite' });
-    expect(quote.body.data).toMatchObject({ credits: 38, can_start: true, reason: null });
-    const starts = [
-      await post(test, '/generate-image', { prompt: 'a kite' }),
-      await post(test, '/generate', { prompt: 'a kite', model: 'vid-2-0', duration: 3 }),
-      await post(test, '/generate', { prompt: 'a kite', model: 'vid-2-0-fast', duration: 3 }),
-    ];
-    expect(starts.map((reply) => [reply.status, reply.body.data?.status, reply.body.data?.livemode])).toEqual([
-      [200, 'processing', false],
-      [200, 'processing', false],
-      [200, 'processing', false],
-    ]);
-    for (const reply of starts) {
+    expect(quote.body.data).toMatchObject({ can_start: false, reason: 'paid_access_required' });
+
+    const started = await start(session);
+    expect([started.status, started.body.data]).toEqual([200, { credits: 1000, paid_access: true, subscription_status: 'active' }]);
+    expect((await get(test, '/credits')).body.data).toEqual({ credits: 1000, paid_access: true, subscription_status: 'active' });
+    const replies = await Promise.all(PAID_STARTS.map(([path, body]) => post(test, path, body)));
+    expect(replies.map((reply) => [reply.status, reply.body.data?.status, reply.body.data?.livemode])).toEqual(Array(3).fill([200, 'processing', false]));
+    for (const reply of replies) {
       const id = (reply.body.data!.video_id ?? reply.body.data!.image_id) as string;
       const final = await waitForFinal<Json>(stack, test, `/${id.startsWith('img_') ? 'images' : 'videos'}/${id}`);
       expect(final.body.data?.status).toBe('completed');
     }
-    // Live mode keeps its rules: the account still has no paid access there.
-    const live = (await createApiKey(stack.context, plain.accountId)).apiKey;
-    const liveImage = await post(live, '/generate-image', { prompt: 'a kite' });
-    expect([liveImage.status, liveImage.body.error?.code]).toEqual([403, 'paid_access_required']);
-    expect((await get(live, '/credits')).body.data).toEqual({ credits: 100, paid_access: false, subscription_status: 'none' });
+    // Live mode is untouched: the same account still has no paid access there.
+    expect(await refusals(live)).toEqual(['paid_access_required', 'paid_access_required', 'paid_access_required']);
+    expect((await get(live, '/credits')).body.data).toMatchObject({ paid_access: false, subscription_status: 'none' });
+
+    const ended = await end(session);
+    const spent = replies.reduce((total, reply) => total + (reply.body.data!.credits_used as number), 0);
+    expect([ended.status, ended.body.data]).toEqual([200, { credits: 1000 - spent, paid_access: false, subscription_status: 'canceled' }]);
+    expect(await refusals(test)).toEqual(['paid_access_required', 'paid_access_required', 'paid_access_required']);
+    // Ending it again answers the same.
+    expect((await end(session)).body.data).toEqual(ended.body.data);
+  });
+
+  it('answers the same to concurrent starts, the first use of the test balance included', async () => {
+    const { session, test } = await holder();
+    const replies = await Promise.all(Array.from({ length: 5 }, () => start(session)));
+    expect(replies.map((reply) => [reply.status, reply.body.data])).toEqual(Array(5).fill([200, { credits: 1000, paid_access: true, subscription_status: 'active' }]));
+    // One opening grant: the racing first uses opened one test balance.
+    expect((await allTransactions(test)).map((entry) => [entry.type, entry.amount])).toEqual([['grant', 1000]]);
+  });
+
+  it('is for test-mode sessions: 400 in live mode, 403 for an API key', async () => {
+    const { session, test } = await holder();
+    const inLive = await start(session, {});
+    expect([inLive.status, inLive.body.error?.code, inLive.body.error?.message]).toEqual([400, 'validation_error', expect.stringContaining('Vidgen-Mode: test')]);
+    const endInLive = await call<Json>(stack.baseUrl, '/billing/test-subscription', { method: 'DELETE', key: session });
+    expect([endInLive.status, endInLive.body.error?.code]).toEqual([400, 'validation_error']);
+    const byKey = await start(test);
+    expect([byKey.status, byKey.body.error?.code]).toEqual([403, 'forbidden']);
+    expect((await get(test, '/credits')).body.data).toMatchObject({ paid_access: false, subscription_status: 'none' });
+  });
+
+  it('is in the TypeScript client', async () => {
+    const { session, test } = await holder();
+    const client = new VidgenClient({ sessionToken: session, mode: 'test', baseUrl: stack.baseUrl });
+    expect(await client.startTestSubscription()).toMatchObject({ paid_access: true, subscription_status: 'active' });
+    expect((await post(test, '/generate', { prompt: 'a kite', model: 'vid-2-0-fast', duration: 3 })).status).toBe(200);
+    expect(await client.endTestSubscription()).toMatchObject({ paid_access: false, subscription_status: 'canceled' });
   });
 });
 

@@ -297,7 +297,7 @@ export interface paths {
         };
         /**
          * Get your credits and access
-         * @description Remaining credits, the paid-access flag and the subscription status of the account that owns the key. In test mode (a `vg_test_` key, or a session with `Vidgen-Mode: test`) the test balance, with paid access and an active subscription whatever the live account has: test mode tries every model.
+         * @description Remaining credits, the paid-access flag and the subscription status of the account that owns the key. In test mode (a `vg_test_` key, or a session with `Vidgen-Mode: test`) the test balance, with the live account's access, or paid access and an active subscription while a test subscription is on (`POST /billing/test-subscription`).
          */
         get: operations["getCredits"];
         put?: never;
@@ -615,6 +615,30 @@ export interface paths {
          */
         post: operations["addTestCredits"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing/test-subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a test subscription
+         * @description Test mode then has paid access and an active subscription, so images and the "subscription required" models run there, on test credits and the simulated provider; nothing is charged. Without one, test mode has the live account's access and refuses as live does (`paid_access_required`). Starting it again answers the same. Test mode only (`Vidgen-Mode: test`): live mode subscribes with `POST /billing/checkout`. Session only (the console's signed-in holder): an API key gets 403 `forbidden`.
+         */
+        post: operations["startTestSubscription"];
+        /**
+         * End the test subscription
+         * @description Test mode is back to the live account's access (`subscription_status` `canceled`, unless the live account has a subscription), so a test key is refused `paid_access_required` again where a live key would be. Ending it again, or one never started, answers the same. Test mode only (`Vidgen-Mode: test`). Session only (the console's signed-in holder): an API key gets 403 `forbidden`.
+         */
+        delete: operations["endTestSubscription"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1290,10 +1314,10 @@ export interface components {
                 /** @description Remaining test credits. */
                 credits: number;
             };
-            /** @description Whether the account has paid access in live mode (test mode always has it). */
+            /** @description Whether the account has paid access (live mode; test mode has the same, or more with a test subscription: `GET /credits` in test mode). */
             paid_access: boolean;
             /**
-             * @description The live subscription behind "subscription required" models (test mode has them all).
+             * @description The subscription behind "subscription required" models (live mode; test mode has the same, or a test subscription: `GET /credits` in test mode).
              * @enum {string}
              */
             subscription_status: "none" | "active" | "past_due" | "canceled";
@@ -6950,6 +6974,145 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "credits": 2000,
+                     *         "paid_access": false,
+                     *         "subscription_status": "none"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreditsResponse"];
+                };
+            };
+            /** @description Not in test mode. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Test credits are for test mode: send Vidgen-Mode: test.",
+                     *         "code": "validation_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    startTestSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test balance and its access, as `GET /credits` shows them in test mode. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "credits": 1000,
                      *         "paid_access": true,
                      *         "subscription_status": "active"
                      *       },
@@ -6973,7 +7136,146 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "message": "Test credits are for test mode: send Vidgen-Mode: test.",
+                     *         "message": "The test subscription is for test mode: send Vidgen-Mode: test. In live mode, subscribe with POST /billing/checkout { \"plan\": true }.",
+                     *         "code": "validation_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    endTestSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test balance and its access, as `GET /credits` shows them in test mode. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "credits": 1000,
+                     *         "paid_access": false,
+                     *         "subscription_status": "canceled"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreditsResponse"];
+                };
+            };
+            /** @description Not in test mode. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The test subscription is for test mode: send Vidgen-Mode: test. In live mode, a subscription ends in the portal: POST /billing/portal.",
                      *         "code": "validation_error"
                      *       }
                      *     }

@@ -50,7 +50,7 @@ export const ACCOUNT_ROUTES: ApiRoute[] = [
     doc: {
       operationId: 'getCredits',
       summary: 'Get your credits and access',
-      description: 'Remaining credits, the paid-access flag and the subscription status of the account that owns the key. In test mode (a `vg_test_` key, or a session with `Vidgen-Mode: test`) the test balance, with paid access and an active subscription whatever the live account has: test mode tries every model.',
+      description: 'Remaining credits, the paid-access flag and the subscription status of the account that owns the key. In test mode (a `vg_test_` key, or a session with `Vidgen-Mode: test`) the test balance, with the live account\'s access, or paid access and an active subscription while a test subscription is on (`POST /billing/test-subscription`).',
       tag: 'Account',
       success: {
         description: 'The account.',

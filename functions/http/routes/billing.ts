@@ -1,6 +1,7 @@
 import { billingResponse, checkoutRequest, redirectResponse, stripeWebhookResponse } from '#contract/billing';
 import { creditsResponse } from '#contract/credits';
 import { ok } from '#contract/examples';
+import { TEST_SUBSCRIPTION_REFUSED } from '#domain/billing-account';
 import type { ApiRoute } from '../route';
 import { json } from './operation-doc';
 import { API_PREFIX } from './prefix';
@@ -83,10 +84,42 @@ export const BILLING_ROUTES: ApiRoute[] = [
       summary: 'Add test credits',
       description: `Adds 1000 credits to the test balance (a \`grant\` in its transactions). Test mode only (\`Vidgen-Mode: test\`): live credits are bought. ${SESSION_ONLY}`,
       tag: 'Account',
-      success: { description: 'The test balance after the grant.', ...json(creditsResponse, ok({ credits: 2000, paid_access: true, subscription_status: 'active' })) },
+      success: { description: 'The test balance after the grant.', ...json(creditsResponse, ok({ credits: 2000, paid_access: false, subscription_status: 'none' })) },
       errors: [400, 401, 403, 429, 500],
       errorNotes: { 400: { description: 'Not in test mode.', example: 'Test credits are for test mode: send Vidgen-Mode: test.' } },
       curl: `curl -s -X POST "{BASE}/billing/test-credits" ${SESSION} -H "Vidgen-Mode: test"`,
+    },
+  },
+  {
+    method: 'POST',
+    path: `${API_PREFIX}/billing/test-subscription`,
+    handler: 'start-test-subscription',
+    callers: 'session',
+    doc: {
+      operationId: 'startTestSubscription',
+      summary: 'Start a test subscription',
+      description: `Test mode then has paid access and an active subscription, so images and the "subscription required" models run there, on test credits and the simulated provider; nothing is charged. Without one, test mode has the live account's access and refuses as live does (\`paid_access_required\`). Starting it again answers the same. Test mode only (\`Vidgen-Mode: test\`): live mode subscribes with \`POST /billing/checkout\`. ${SESSION_ONLY}`,
+      tag: 'Account',
+      success: { description: 'The test balance and its access, as `GET /credits` shows them in test mode.', ...json(creditsResponse, ok({ credits: 1000, paid_access: true, subscription_status: 'active' })) },
+      errors: [400, 401, 403, 429, 500],
+      errorNotes: { 400: { description: 'Not in test mode.', example: TEST_SUBSCRIPTION_REFUSED.start } },
+      curl: `curl -s -X POST "{BASE}/billing/test-subscription" ${SESSION} -H "Vidgen-Mode: test"`,
+    },
+  },
+  {
+    method: 'DELETE',
+    path: `${API_PREFIX}/billing/test-subscription`,
+    handler: 'end-test-subscription',
+    callers: 'session',
+    doc: {
+      operationId: 'endTestSubscription',
+      summary: 'End the test subscription',
+      description: `Test mode is back to the live account's access (\`subscription_status\` \`canceled\`, unless the live account has a subscription), so a test key is refused \`paid_access_required\` again where a live key would be. Ending it again, or one never started, answers the same. Test mode only (\`Vidgen-Mode: test\`). ${SESSION_ONLY}`,
+      tag: 'Account',
+      success: { description: 'The test balance and its access, as `GET /credits` shows them in test mode.', ...json(creditsResponse, ok({ credits: 1000, paid_access: false, subscription_status: 'canceled' })) },
+      errors: [400, 401, 403, 429, 500],
+      errorNotes: { 400: { description: 'Not in test mode.', example: TEST_SUBSCRIPTION_REFUSED.end } },
+      curl: `curl -s -X DELETE "{BASE}/billing/test-subscription" ${SESSION} -H "Vidgen-Mode: test"`,
     },
   },
 ];

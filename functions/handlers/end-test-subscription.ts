@@ -1,0 +1,8 @@
+import { rateLimiter } from '#app-context/rate-limiter';
+import { stores } from '#app-context/stores';
+import { toCreditsView } from '#contract/credits';
+import { endTestSubscription } from '#domain/billing-account';
+import { httpHandler } from '#http/http-handler';
+
+/** DELETE /api/v1/billing/test-subscription (session, test mode): test mode is back to the live account's access. */
+export const handler = httpHandler(async ({ principal }) => toCreditsView(await endTestSubscription(stores(), principal.accountId)), { rateLimiter, access: { sessionOnly: true } });
