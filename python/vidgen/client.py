@@ -462,6 +462,16 @@ class VidgenClient:
         so it is not retried after a 5xx."""
         return cast(Credits, self._request(_Call("POST", "/billing/test-credits", idempotent=False)))
 
+    def start_test_subscription(self) -> Credits:
+        """POST /billing/test-subscription: test mode gets paid access and an active subscription
+        (test mode only; play money). A repeat answers the same: retried."""
+        return cast(Credits, self._request(_Call("POST", "/billing/test-subscription", idempotent=True)))
+
+    def end_test_subscription(self) -> Credits:
+        """DELETE /billing/test-subscription: test mode is back to the live account's access (test
+        mode only). A repeat answers the same: retried."""
+        return cast(Credits, self._request(_Call("DELETE", "/billing/test-subscription", idempotent=True)))
+
     # Plumbing
 
     def _start(self, path: str, params: Mapping[str, Any], idempotency_key: Union[str, None, _Auto]) -> Any:

@@ -362,6 +362,17 @@ class BillingTest(unittest.TestCase):
             live.add_test_credits()
         self.assertEqual(live_mode.exception.status, 400)
 
+    def test_test_subscription(self) -> None:
+        test = session("test")
+        started = test.start_test_subscription()
+        self.assertEqual((started["paid_access"], started["subscription_status"]), (True, "active"))
+        self.assertEqual(test.get_credits()["subscription_status"], "active")
+        ended = test.end_test_subscription()
+        self.assertEqual((ended["paid_access"], ended["subscription_status"]), (False, "canceled"))
+        with self.assertRaises(ApiError) as live_mode:
+            session("live").start_test_subscription()
+        self.assertEqual((live_mode.exception.status, live_mode.exception.code), (400, "validation_error"))
+
 
 class LosingProxy:
     """A proxy in front of the API that forwards each request and then, as scripted, loses the

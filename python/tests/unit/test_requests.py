@@ -86,6 +86,8 @@ class RequestsTest(unittest.TestCase):
             (lambda: self.client.create_checkout({"plan": True}), "POST", "/api/v1/billing/checkout", {"plan": True}),
             (lambda: self.client.create_billing_portal(), "POST", "/api/v1/billing/portal", None),
             (lambda: self.client.add_test_credits(), "POST", "/api/v1/billing/test-credits", None),
+            (lambda: self.client.start_test_subscription(), "POST", "/api/v1/billing/test-subscription", None),
+            (lambda: self.client.end_test_subscription(), "DELETE", "/api/v1/billing/test-subscription", None),
         ]
         for call, method, path, body in calls:
             with self.subTest(path=path, body=body):

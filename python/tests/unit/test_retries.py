@@ -119,6 +119,8 @@ class RetryTest(unittest.TestCase):
             "get_billing": lambda: self.client.get_billing(),
             "create_checkout": lambda: self.client.create_checkout(plan=True),
             "create_billing_portal": lambda: self.client.create_billing_portal(),
+            "start_test_subscription": lambda: self.client.start_test_subscription(),
+            "end_test_subscription": lambda: self.client.end_test_subscription(),
         }
         for name, call in retried.items():
             with self.subTest(name):
