@@ -10,7 +10,7 @@ export const ERROR_ADVICE: Readonly<Record<string, { title: string; action: stri
   unauthorized: { title: 'Not signed in, or the key is not valid', action: 'Sign in again. For an API key: check it was copied whole and has not been revoked or expired.' },
   forbidden: { title: 'Not allowed with these credentials', action: 'Use a key with the scope the message names, or do this from the console while signed in.' },
   insufficient_credits: { title: 'Not enough credits', action: 'Buy a credit pack on the Billing page (in test mode, add test credits there), or choose a cheaper model, shorter duration or lower resolution.' },
-  paid_access_required: { title: 'This needs paid access', action: 'Make a purchase or start a subscription on the Billing page; models marked "subscription required" need an active subscription.' },
+  paid_access_required: { title: 'This needs paid access', action: 'Make a purchase or start a subscription on the Billing page; models marked "subscription required" need an active subscription. In test mode, start a test subscription there (play money).' },
   spend_limit_exceeded: { title: "The key's monthly spend limit is reached", action: 'Raise the key\'s monthly limit on the API keys page, or wait for next month (UTC).' },
   not_found: { title: 'Not found', action: 'It may belong to the other mode (live or test), or it was deleted. Check the mode switch.' },
   idempotency_conflict: { title: 'This request repeats an earlier one with different content', action: 'Start it again: the console will send a new Idempotency-Key.' },

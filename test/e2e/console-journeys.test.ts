@@ -10,7 +10,7 @@ import { startTestApi } from '#test-support/local-api';
 
 /**
  * The console's journeys in a real headless Chromium against the local stack (issue 31): a new
- * holder's first run from the Overview, test mode trying every model, the playground as a form
+ * holder's first run from the Overview, a test subscription in test mode, the playground as a form
  * with a price, a mode switch that keeps what was typed, the sign-in pages' messages, the
  * confirmations, and a console link opened in a new tab. Each test has its own holder and
  * browser context; no console error and no failed request is allowed unless the test expects it.
@@ -70,7 +70,7 @@ async function newTab(): Promise<Tab> {
 }
 
 /** A verified holder (made as the admin CLI makes one), signed in through the console's form. */
-async function signedIn(tab: Tab): Promise<{ email: string; accountId: string }> {
+async function signedIn(tab: Tab): Promise<{ email: string; accountId: string; accessToken: string }> {
   const holder = await signedInHolder(stack);
   await tab.page.goto(`${origin}/console/`);
   await tab.page.getByLabel('Email').fill(holder.email);
@@ -78,7 +78,7 @@ async function signedIn(tab: Tab): Promise<{ email: string; accountId: string }>
   await tab.page.getByRole('button', { name: 'Sign in' }).click();
   await tab.page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
   const account = await fetch(`${stack.baseUrl}/account`, { headers: { Authorization: `Bearer ${holder.accessToken}` } });
-  return { email: holder.email, accountId: ((await account.json()) as { data: { account_id: string } }).data.account_id };
+  return { email: holder.email, accountId: ((await account.json()) as { data: { account_id: string } }).data.account_id, accessToken: holder.accessToken };
 }
 
 async function open(page: Page, label: string): Promise<void> {
@@ -128,16 +128,29 @@ describe('a new holder', () => {
     await done(tab);
   });
 
-  it('tries images and vid-2-0 in test mode without paying; test Billing says every model is included', async () => {
+  it('starts a test subscription on test-mode Billing, then makes an image and a vid-2-0 video in test mode; ending it refuses them again', async () => {
     const tab = await newTab();
     const { page } = tab;
     await signedIn(tab);
     await testMode(page);
-    await open(page, 'Billing');
-    await page.getByTestId('paid-access').getByText(/every model/i).waitFor();
+    // Without one, test mode refuses what live mode refuses, and the price says where to go.
     await open(page, 'Playground');
     await page.getByRole('radio', { name: 'Image' }).check();
     await page.getByLabel(/^Prompt/).fill('a red kite over green hills');
+    await page.getByTestId('quote').getByRole('link', { name: 'Start a test subscription' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Billing' }).waitFor();
+    const subscription = page.locator('section', { has: page.getByRole('heading', { name: 'Test subscription' }) });
+    await subscription.getByText(/play money/).waitFor();
+    await page.getByTestId('paid-access').getByText(/^No/).waitFor();
+    await subscription.getByRole('button', { name: 'Start test subscription' }).dblclick();
+    await subscription.getByTestId('test-subscription').getByText(/^On/).waitFor();
+    await page.getByTestId('paid-access').getByText('Yes', { exact: true }).waitFor();
+    await page.getByTestId('subscription-status').getByText('Active').waitFor();
+
+    await open(page, 'Playground');
+    await expect(page.getByRole('radio', { name: 'Image' }).isChecked()).resolves.toBe(true);
+    await page.getByTestId('quote').getByText(/^Costs/).waitFor();
+    await expect(page.getByTestId('quote').innerText()).resolves.not.toMatch(/paid access/);
     await page.getByRole('button', { name: /^Start image in test mode/ }).click();
     await page.getByTestId('playground-image').waitFor({ timeout: 60_000 });
     await page.getByRole('radio', { name: 'Video' }).check();
@@ -146,6 +159,14 @@ describe('a new holder', () => {
     await page.getByLabel(/^Duration/).fill('3');
     await page.getByRole('button', { name: /^Start video in test mode/ }).click();
     await page.locator('[data-testid="playground-result"][data-status="completed"]').waitFor({ timeout: 60_000 });
+
+    // Ended, the refusal is back, to rehearse it again.
+    await open(page, 'Billing');
+    await subscription.getByRole('button', { name: 'End test subscription' }).click();
+    await subscription.getByTestId('test-subscription').getByText(/^Off/).waitFor();
+    await page.getByTestId('subscription-status').getByText('Canceled').waitFor();
+    await open(page, 'Playground');
+    await page.getByTestId('quote').getByText(/needs paid access/).waitFor();
     await done(tab);
   });
 });
@@ -214,7 +235,10 @@ describe('words and figures', () => {
   it('counts "1 image", labels the chart\'s first day whole with a y-axis, and says "Past due" in words', async () => {
     const tab = await newTab();
     const { page } = tab;
-    const { accountId } = await signedIn(tab);
+    const { accountId, accessToken } = await signedIn(tab);
+    // Images need paid access in test mode too: a test subscription gives it.
+    const subscribed = await fetch(`${stack.baseUrl}/billing/test-subscription`, { method: 'POST', headers: { Authorization: `Bearer ${accessToken}`, 'Vidgen-Mode': 'test' } });
+    expect(subscribed.status).toBe(200);
     await testMode(page);
     await open(page, 'Playground');
     await page.getByRole('radio', { name: 'Image' }).check();

@@ -59,21 +59,24 @@ export default function Billing() {
             <dl className="facts">
               <dt>Paid access</dt>
               <dd data-testid="paid-access">
-                {mode === 'test' ? 'Yes: test mode has every model' : billing.data.paid_access ? 'Yes' : 'No: any purchase or the subscription gives it'}
+                {billing.data.paid_access ? 'Yes' : mode === 'test' ? 'No: a test subscription gives it (below)' : 'No: any purchase or the subscription gives it'}
               </dd>
               <dt>Subscription</dt>
-              <dd>
-                {mode === 'test' ? (
-                  'Not needed in test mode'
-                ) : (
-                  <StatusBadge status={billing.data.subscription_status} label={subscriptionLabel(billing.data.subscription_status)} />
-                )}
+              <dd data-testid="subscription-status">
+                <StatusBadge status={billing.data.subscription_status} label={subscriptionLabel(billing.data.subscription_status)} />
               </dd>
             </dl>
           )}
         </Section>
       </div>
-      {mode === 'test' ? <TestCredits /> : billing.data && <Purchases billing={billing.data} />}
+      {mode === 'test' ? (
+        <div className="grid">
+          {billing.data && account.data && <TestSubscription billing={billing.data} liveSubscribed={account.data.paid_access && account.data.subscription_status === 'active'} />}
+          <TestCredits />
+        </div>
+      ) : (
+        billing.data && <Purchases billing={billing.data} />
+      )}
       <Section title="Purchase history">
         <ErrorNotice error={history.error} />
         {lines && lines.length === 0 && <p className="muted">Nothing bought or granted yet.</p>}
@@ -184,14 +187,57 @@ function TestCredits() {
   });
   return (
     <Section title="Test credits">
-      <p>
-        Test mode has every model, images and the subscription models included, and never charges anything: credit packs and the subscription are for
-        live mode. Add 1000 test credits whenever you run out.
-      </p>
+      <p>Test mode never charges anything: credit packs and the subscription are for live mode. Add 1000 test credits whenever you run out.</p>
       <button type="button" disabled={add.isPending} onClick={() => add.mutate()}>
         Add test credits
       </button>
       <ErrorNotice error={add.error} />
+    </Section>
+  );
+}
+
+/**
+ * Test mode has live mode's access rules, so an integration meets live's refusals there; a test
+ * subscription (play money) opens images and the subscription models in test mode, and ending it
+ * brings the refusals back. The endpoint answers a repeat the same, so a double-click is harmless.
+ */
+function TestSubscription({ billing, liveSubscribed }: { billing: BillingInfo; liveSubscribed: boolean }) {
+  const { client, mode } = useConsole();
+  const queries = useQueryClient();
+  const refresh = async () => {
+    // The access shows here, in the Overview and in the playground's price.
+    await Promise.all(['billing', 'account', 'quote'].map((key) => queries.invalidateQueries({ queryKey: [key, mode] })));
+  };
+  const start = useMutation({ mutationFn: async () => (await client()).startTestSubscription(), onSuccess: refresh });
+  const end = useMutation({ mutationFn: async () => (await client()).endTestSubscription(), onSuccess: refresh });
+  const busy = start.isPending || end.isPending;
+  const active = billing.subscription_status === 'active';
+  return (
+    <Section title="Test subscription">
+      <p>
+        Images and the models marked &quot;subscription required&quot; need paid access and an active subscription, in test mode as in live mode, so your
+        integration meets the same refusal (<code>paid_access_required</code>) here. A test subscription gives them in test mode only: it is play money, like
+        test credits, and nothing is charged.
+      </p>
+      {liveSubscribed ? (
+        <p data-testid="test-subscription">Your live subscription gives them in test mode too.</p>
+      ) : (
+        <>
+          <p data-testid="test-subscription">{active ? 'On: test mode has every model.' : 'Off: test mode is refused what live mode is refused.'}</p>
+          <div className="row">
+            {active ? (
+              <button type="button" className="secondary" disabled={busy} onClick={() => end.mutate()}>
+                End test subscription
+              </button>
+            ) : (
+              <button type="button" disabled={busy} onClick={() => start.mutate()}>
+                Start test subscription
+              </button>
+            )}
+          </div>
+        </>
+      )}
+      <ErrorNotice error={start.error ?? end.error} />
     </Section>
   );
 }

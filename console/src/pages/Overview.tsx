@@ -59,7 +59,7 @@ export default function Overview() {
               <dt>Signed in as</dt>
               <dd>{account.data.email}</dd>
               <dt>Paid access</dt>
-              <dd>{account.data.paid_access ? 'Yes' : 'No: live images and the subscription models need it (test mode has every model)'}</dd>
+              <dd>{account.data.paid_access ? 'Yes' : 'No: images and the subscription models need it (in test mode, a test subscription on Billing gives it)'}</dd>
               <dt>Subscription</dt>
               <dd>{subscriptionLabel(account.data.subscription_status)}</dd>
             </dl>
@@ -78,8 +78,7 @@ export default function Overview() {
       </Section>
       <Section title="Quick start" actions={<CopyButton text={quickStart} />}>
         <p>
-          Your first video from a terminal, on your free test credits: a test key runs every model on the simulated provider and never touches your live
-          balance.
+          Your first video from a terminal, on your free test credits: a test key runs on the simulated provider and never touches your live balance.
         </p>
         {quickKey.data ? (
           <p className="notice warn" role="status">

@@ -156,7 +156,17 @@ function Price({ quote, error, missing, mode }: { quote: Quote | undefined; erro
     const balance = `your ${mode} balance is ${plural(quote.balance, 'credit')}`;
     if (quote.can_start) text = <>Costs {cost}; {balance}.</>;
     else if (quote.reason === 'insufficient_credits') text = <>Costs {cost}, more than {balance}. <Link to={BILLING_LINK.to}>{mode === 'test' ? 'Add test credits' : 'Buy credits'}</Link></>;
-    else if (quote.reason === 'paid_access_required') text = <>Costs {cost}, and needs an active subscription in live mode (or try it in test mode). <Link to={BILLING_LINK.to}>Subscribe</Link></>;
+    else if (quote.reason === 'paid_access_required')
+      text =
+        mode === 'test' ? (
+          <>
+            Costs {cost}, and needs paid access, in test mode as in live mode. <Link to={BILLING_LINK.to}>Start a test subscription</Link> (play money).
+          </>
+        ) : (
+          <>
+            Costs {cost}, and needs paid access (for models marked subscription required, an active subscription). <Link to={BILLING_LINK.to}>Subscribe</Link>
+          </>
+        );
     else text = <>Costs {cost}, over a monthly spend limit.</>;
   }
   return (
