@@ -41,3 +41,12 @@ export async function openConsolePage(page: Page, label: string): Promise<void> 
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label }).click();
   await page.getByRole('heading', { level: 1, name: label }).waitFor();
 }
+
+/** Signs in at the console's sign-in page (`origin` serves /console/) and waits for the overview. */
+export async function signInToConsole(page: Page, origin: string, email: string, password: string): Promise<void> {
+  await page.goto(`${origin}/console/sign-in`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+}
