@@ -49,7 +49,9 @@ export function describeError(error: unknown): DescribedError {
   if (error instanceof ApiError) {
     const advice = ERROR_ADVICE[error.code] ?? { title: `Error (${error.code})`, action: 'Try again; contact support with the request id if it persists.' };
     const link = remedyLink(error.code);
-    return { ...advice, message: error.message, code: error.code, ...(error.requestId && { requestId: error.requestId }), ...(link && { link }) };
+    // The API says how long its rate window has left (Retry-After): say it in the advice.
+    const action = error.code === 'rate_limit_exceeded' && error.retryAfter !== undefined ? `Wait ${error.retryAfter} seconds and try again.` : advice.action;
+    return { ...advice, action, message: error.message, code: error.code, ...(error.requestId && { requestId: error.requestId }), ...(link && { link }) };
   }
   if (error instanceof IdentityError) return { title: 'Sign-in service', message: describeIdentityError(error), action: '', code: error.type };
   return { title: 'Something went wrong', message: error instanceof Error ? error.message : String(error), action: 'Reload the page and try again.' };

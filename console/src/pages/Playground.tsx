@@ -3,7 +3,9 @@ import { useMemo, useState, type FormEvent } from 'react';
 import type { ImageTask, VideoTask } from '#client';
 import { CopyButton, ErrorNotice, Section, StatusBadge, TaskFailure } from '../components';
 import { useConsole } from '../context';
+import { StartIntent } from '../idempotency';
 import { curlCommand, fieldsOf, requestBody, type Field, type FormValues } from '../playground-form';
+import { pollWhile, useAction } from '../queries';
 import { Link } from '../router';
 
 type Kind = 'video' | 'image';
@@ -17,11 +19,14 @@ export default function Playground() {
   const body = requestBody(fields, values);
   const set = (name: string, value: string) => setValues((previous) => ({ ...previous, [name]: value }));
 
-  const start = useMutation({
+  const [intent] = useState(() => new StartIntent());
+  const start = useAction({
     mutationFn: async (): Promise<VideoTask | ImageTask> => {
       const api = await client();
-      return kind === 'video' ? api.generateVideo(body as never) : api.generateImage(body as never);
+      const options = { idempotencyKey: intent.keyFor(JSON.stringify([kind, body])) };
+      return kind === 'video' ? api.generateVideo(body as never, options) : api.generateImage(body as never, options);
     },
+    onSettled: (_task, error) => intent.settled(error),
   });
   const startedId = start.data ? ('video_id' in start.data ? start.data.video_id : start.data.image_id) : undefined;
   const progress = useQuery({
@@ -31,13 +36,13 @@ export default function Playground() {
       const api = await client();
       return startedId!.startsWith('img_') ? api.getImage(startedId!) : api.getVideo(startedId!);
     },
-    refetchInterval: (q) => (q.state.data?.status === 'completed' || q.state.data?.status === 'failed' ? false : 1_500),
+    refetchInterval: pollWhile((task: VideoTask | ImageTask | undefined) => task?.status !== 'completed' && task?.status !== 'failed', 1_500),
   });
   const task = progress.data ?? start.data;
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    start.mutate();
+    start.run();
   };
 
   return (
