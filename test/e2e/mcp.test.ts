@@ -8,7 +8,7 @@ import { generateImageBody } from '#contract/generate-image';
 import { generateVideoBody } from '#contract/generate-video';
 import { createAccount, createApiKey } from '#domain/account-admin';
 import { TOOLS } from '#mcp/tools';
-import { startTestApi } from '#test-support/local-api';
+import { call as callApi, startTestApi } from '#test-support/local-api';
 import { REPO_ROOT } from '#test-support/run-script';
 
 /**
@@ -200,5 +200,27 @@ describe('POST /api/v1/mcp', () => {
     await call(client, 'get_credits', {});
     await expect(call(client, 'get_credits', {})).rejects.toThrow(/rate_limit_exceeded/);
     await client.close();
+  });
+
+  it('refuses a JSON-RPC batch with a JSON-RPC error: 30 starts in one POST on a 5-per-minute key start nothing', async () => {
+    const { test } = await keys({ rateLimit: 5 });
+    const batch = Array.from({ length: 30 }, (_, i) => ({
+      jsonrpc: '2.0',
+      id: i + 1,
+      method: 'tools/call',
+      params: { name: 'generate_video', arguments: { prompt: `a kite, take ${i}`, duration: 3 } },
+    }));
+    const answer = await fetch(`${stack.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${test}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(batch),
+    });
+    expect([answer.status, await answer.json()]).toEqual([
+      400,
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: batches are not supported/) } },
+    ]);
+    // One request counted, nothing started.
+    const listed = await callApi<{ videos: unknown[] }>(stack.baseUrl, '/videos', { key: test });
+    expect([listed.status, listed.body.data?.videos, listed.headers.get('x-ratelimit-remaining')]).toEqual([200, [], '3']);
   });
 });
