@@ -138,7 +138,7 @@ describe('an error between the charge and the create', () => {
   it('a queued task whose consumer fails before sending goes back on the queue, not into the 10-minute grace', async () => {
     const accountId = await world.newAccount(100);
     world.provider.onSubmit(async () => {
-      throw new ProviderUnavailableError('HTTP 429', 2, true);
+      throw new ProviderUnavailableError('HTTP 429', { reason: 'rate_limited', retryAfterSeconds: 2 });
     });
     const task = await startTask(world.deps, accountId, video());
     const [message] = world.submissions.splice(0);
