@@ -24,6 +24,7 @@ import { jobFor, logProviderDetail, type LifecycleDeps } from './task-lifecycle'
 /** What one create came to. `task`: as it stands once its create was sent (or unsent, if none was). */
 export type Create =
   | { type: 'accepted'; task: Task }
+  /** A content refusal, or every route asked refused the job itself (a 4xx): asking again will not help. */
   | { type: 'rejected'; code: ProviderFailureCode }
   /** Refused for load (429) by every route that answered: nothing was created. */
   | { type: 'busy'; task: Task; retryAfterSeconds?: number }
