@@ -55,6 +55,10 @@ export interface DeploySettings {
     simDelaySeconds: number;
     /** The live credits a new account holder's account opens with (context `signupCredits`). */
     signupCredits: number;
+    /** Consecutive failed creates that open a provider's circuit (context `circuitFailureThreshold`). */
+    circuitFailureThreshold: number;
+    /** How long an open circuit skips its provider before one probe (context `circuitCoolDownSeconds`). */
+    circuitCoolDownSeconds: number;
   };
   api: {
     domain?: CustomDomain;
@@ -150,6 +154,8 @@ export function readDeploySettings(
       defaultRateLimit: read.integer('defaultRateLimit', CONFIG_DEFAULTS.defaultRateLimit, 1),
       taskTimeoutSeconds: read.integer('taskTimeoutSeconds', CONFIG_DEFAULTS.taskTimeoutSeconds, 60),
       simDelaySeconds: read.integer('simDelaySeconds', CONFIG_DEFAULTS.simDelaySeconds, 0),
+      circuitFailureThreshold: read.integer('circuitFailureThreshold', CONFIG_DEFAULTS.circuitFailureThreshold, 1, 1000),
+      circuitCoolDownSeconds: read.integer('circuitCoolDownSeconds', CONFIG_DEFAULTS.circuitCoolDownSeconds, 1, 3600),
     },
     api: {
       ...optional('domain', domain(read, 'api')),

@@ -11,8 +11,11 @@ import {
   setAccess,
 } from '#domain/account-admin';
 import { CONFIG_DEFAULTS } from '#config';
+import { scopeOf } from '#domain/mode';
+import { circuitsOf, describeTask } from '#domain/provider-status';
+import { PROVIDER_NAMES } from '#providers/settings-registry';
 import type { AdminConnection, TargetOptions } from './target';
-import { accountView, summaryView } from './views';
+import { accountView, circuitView, summaryView, taskView } from './views';
 import { createUser, identityTarget, signIn } from './users';
 
 import { UsageError } from './errors';
@@ -30,14 +33,20 @@ export const USAGE = `Usage: npm run -s admin -- <command> [options]
   key revoke     --key KEY_ID
   user create    --email E --password P [--account ID]
   user sign-in   --email E --password P
+  task show      --account ID --task TASK_ID [--test]
+  circuits
 
 Target: the running local stack by default. --aws uses the deployed table named by
 TABLE_NAME (or --table) in AWS_REGION (or --region) with your AWS credentials.
 user create makes a verified account holder in the identity provider (the local identity
 server, or with --aws the Cognito user pool named by USER_POOL_ID and USER_POOL_CLIENT_ID),
 attached to the account given or to a new one; user sign-in prints an access token for it.
-Every command prints one JSON object on stdout. --test: a vg_test_ key, or a grant to the
-account's test balance (test mode: separate data, the simulated provider, 1000 test credits).`;
+task show prints a task as operators follow it: the provider and job it runs on, how its
+submission stands (queued, sent with its answer lost...) and that provider's circuit; circuits
+prints every provider's circuit breaker (closed, open until, half_open: the next start probes).
+Every command prints one JSON object on stdout. --test: a vg_test_ key, a grant to the
+account's test balance, or a test-mode task (test mode: separate data, the simulated provider,
+1000 test credits).`;
 
 const OPTIONS = {
   account: { type: 'string' },
@@ -47,6 +56,7 @@ const OPTIONS = {
   amount: { type: 'string' },
   reason: { type: 'string' },
   key: { type: 'string' },
+  task: { type: 'string' },
   email: { type: 'string' },
   password: { type: 'string' },
   'rate-limit': { type: 'string' },
@@ -88,7 +98,8 @@ export function parseCommand(argv: string[]): ParsedCommand {
   if (values.help || (positionals.length === 1 && positionals[0] === 'help')) return { name: 'help', values, target: {} };
   // No command is a usage mistake like any other (exit 2), so a script that forgot it fails.
   if (positionals.length === 0) throw new UsageError('No command given.');
-  if (positionals.length !== 2) throw new UsageError(`Expected "<group> <action>", got "${positionals.join(' ')}".`);
+  const oneWord = positionals.length === 1 && ONE_WORD_COMMANDS.includes(positionals[0]!);
+  if (positionals.length !== 2 && !oneWord) throw new UsageError(`Expected "<group> <action>", got "${positionals.join(' ')}".`);
   return {
     name: positionals.join(' '),
     values,
@@ -96,7 +107,10 @@ export function parseCommand(argv: string[]): ParsedCommand {
   };
 }
 
-function need(values: Values, name: 'account' | 'amount' | 'reason' | 'key' | 'email' | 'password'): string {
+/** Commands of one word (the others are "<group> <action>"). */
+const ONE_WORD_COMMANDS: readonly string[] = ['circuits'];
+
+function need(values: Values, name: 'account' | 'amount' | 'reason' | 'key' | 'email' | 'password' | 'task'): string {
   const value = values[name];
   if (!value) throw new UsageError(`--${name} is required.`);
   return value;
@@ -139,6 +153,15 @@ function subscription(raw: string | undefined): SubscriptionStatus | undefined {
 export function authCacheTtlSeconds(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env.AUTH_CACHE_TTL_SECONDS?.trim();
   return raw && /^\d+$/.test(raw) ? Number(raw) : CONFIG_DEFAULTS.authCacheTtlSeconds;
+}
+
+/** The circuit settings as the functions read them (CIRCUIT_*, else the defaults): the CLI cannot read the deployed ones. */
+function circuitSettings(env: NodeJS.ProcessEnv = process.env): { failure_threshold: number; cool_down_seconds: number } {
+  const read = (raw: string | undefined, fallback: number) => (raw && /^\d+$/.test(raw.trim()) ? Number(raw) : fallback);
+  return {
+    failure_threshold: read(env.CIRCUIT_FAILURE_THRESHOLD, CONFIG_DEFAULTS.circuitFailureThreshold),
+    cool_down_seconds: read(env.CIRCUIT_COOL_DOWN_SECONDS, CONFIG_DEFAULTS.circuitCoolDownSeconds),
+  };
 }
 
 /** SIGNUP_CREDITS, as the deployed functions read it: a new holder's live balance. */
@@ -218,6 +241,19 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
         signupCredits: loadSignupCredits(),
       });
       return { holder_id: holder.holderId, email: holder.email, account_id: holder.accountId, created_account: createdAccount };
+    }
+    case 'task show': {
+      const scope = scopeOf(need(values, 'account'), values.test ? 'test' : 'live');
+      const { task, circuit } = await describeTask(stores, scope, need(values, 'task'), Date.now());
+      return taskView(task, circuit);
+    }
+    case 'circuits': {
+      const circuits = await circuitsOf(stores.circuits, PROVIDER_NAMES, Date.now());
+      return {
+        circuits: circuits.map(circuitView),
+        ...circuitSettings(),
+        note: 'A circuit opens after failure_threshold consecutive creates that got no answer or a 5xx (a 4xx or a 429 resets the count) and skips its provider for cool_down_seconds; then one start probes it. The deployed values are the circuitFailureThreshold and circuitCoolDownSeconds deploy settings (CIRCUIT_* locally).',
+      };
     }
     case 'user sign-in': {
       const { accessToken, expiresIn } = await signIn(await identityTarget(stores.local), need(values, 'email'), need(values, 'password'));

@@ -73,6 +73,8 @@ export interface LifecycleSettings {
   inlineTurnWaitMs: number;
   /** The queue's consumer waits at most this long for a turn before putting a message back. */
   queuedTurnWaitMs: number;
+  /** A copy of a request waits at most this long for the first one's answer under its Idempotency-Key. */
+  earlierAnswerWaitMs: number;
   /** A job that calls back is asked about only after this long without news (a lost callback). */
   callbackSilenceMs: number;
   /** Failed copies of a result before the task gives up and fails (refunded). */
@@ -88,6 +90,8 @@ export const DEFAULT_LIFECYCLE_SETTINGS: LifecycleSettings = {
   providerBudgets: {},
   inlineTurnWaitMs: 1_000,
   queuedTurnWaitMs: 5_000,
+  // Most starts answer within a second or two; a few seconds of slack, well inside the 28 s a function has.
+  earlierAnswerWaitMs: 10_000,
   callbackSilenceMs: 2 * 60_000,
 };
 

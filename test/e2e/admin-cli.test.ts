@@ -1,7 +1,9 @@
 import { buildAppContext } from '#app-context';
 import { authenticate } from '#domain/authenticate';
 import { UnauthorizedError } from '#domain/errors';
+import { DynamoCircuitStore } from '#adapters/dynamodb/circuit-repository';
 import type { Db } from '#adapters/dynamodb/dynamo-client';
+import { startTask } from '#domain/start-task';
 import { runScript } from '#test-support/run-script';
 import { createTestDb, dropTestDb, testConfig, testDynamoEndpoint } from '#test-support/test-db';
 
@@ -104,6 +106,56 @@ describe('admin CLI', () => {
       expect({ args: cases[i]![0], code: result.code, stdout: result.stdout }).toEqual({ args: cases[i]![0], code: 2, stdout: '' });
       expect(result.stderr).toMatch(cases[i]![1]);
     });
+  });
+
+  it('shows a task as operators need it (its provider, job and submission) and every provider\'s circuit (issue 31)', async () => {
+    const created = await adminJson('account', 'create', '--credits', '100');
+    const ctx = buildAppContext(testConfig(db.tableName));
+    try {
+      const task = await startTask(ctx.lifecycle, created.account_id, {
+        kind: 'video',
+        params: { model: 'vid-1-5-pro', generationType: 'text_to_video', prompt: 'a heron', aspectRatio: '16:9', duration: 5, resolution: '480p' },
+      });
+      // The simulated provider's circuit: opened by three failures.
+      const circuits = new DynamoCircuitStore(db);
+      for (let i = 0; i < 3; i += 1) await circuits.addFailure('simulated');
+      const until = Date.now() + 60_000;
+      await circuits.open('simulated', undefined, until);
+
+      const shown = await adminJson('task', 'show', '--account', created.account_id, '--task', task.taskId);
+      expect(shown).toMatchObject({
+        task_id: task.taskId,
+        account_id: created.account_id,
+        mode: 'live',
+        kind: 'video',
+        status: 'processing',
+        model: 'vid-1-5-pro',
+        credits_used: 25,
+        provider: { name: 'simulated', job_id: task.provider!.jobId },
+        submission: { state: 'job recorded' },
+        error: null,
+        circuit: { provider: 'simulated', state: 'open', consecutive_failures: 3, open_until: new Date(until).toISOString() },
+      });
+
+      const { circuits: listed } = await adminJson('circuits');
+      expect(listed).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ provider: 'simulated', state: 'open', consecutive_failures: 3 }),
+          expect.objectContaining({ provider: 'replicate', state: 'closed', consecutive_failures: 0, open_until: null }),
+          expect.objectContaining({ provider: 'fal', state: 'closed' }),
+        ]),
+      );
+
+      const missing = await admin('task', 'show', '--account', created.account_id, '--task', 'vid_01MISSING');
+      expect({ code: missing.code, stdout: missing.stdout }).toEqual({ code: 1, stdout: '' });
+      expect(missing.stderr).toMatch(/No task vid_01MISSING/);
+      const usage = await admin('task', 'show', '--account', created.account_id);
+      expect(usage.code).toBe(2);
+      expect(usage.stderr).toMatch(/--task is required/);
+    } finally {
+      await new DynamoCircuitStore(db).close('simulated');
+      ctx.db.doc.destroy();
+    }
   });
 
   it('prints its usage on stdout with exit code 0 when asked (--help, help)', async () => {
