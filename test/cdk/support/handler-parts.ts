@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { REPO_ROOT } from './cdk-app';
+import { REPO_ROOT } from '#test-support/run-script';
 
 /**
  * The parts of functions/app-context/ each handler reaches (`lifecycle` in lifecycle.ts is
