@@ -335,6 +335,8 @@ export const BACKGROUND_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
   [COPY_WORKER_HANDLER]: endsTasks({
     purpose: 'copies provider outputs into the bucket, makes video thumbnails and completes the task',
     table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
+    // A copy whose task ended meanwhile (canceled, timed out) or whose output is refused is removed again.
+    media: { delete: ['videos/', 'images/'] },
     copiesResults: true,
     makesThumbnails: true,
   }),
