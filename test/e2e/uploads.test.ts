@@ -10,7 +10,7 @@ import { createS3Client } from '#adapters/s3/s3-client';
 import type { LocalStack } from '#bin/local-stack/stack';
 import { createAccount, createApiKey } from '#domain/account-admin';
 import { ffmpegPath } from '#providers/simulated/media/ffmpeg';
-import { imageDeclaring, withMetadataBefore } from '#test-support/declared-size';
+import { imageDeclaring, pngDeclaring, withMetadataBefore } from '#test-support/declared-size';
 import { call, listKeys, startTestApi, waitForFinal, type ApiReply } from '#test-support/local-api';
 
 /** Uploads over real HTTP: multipart through the API, and the presigned direct path. */
@@ -104,6 +104,16 @@ describe('POST /upload', () => {
       expectRefused(reply, 400, 'validation_error', /^image: it declares 16000x16000 pixels; at most 8192 pixels per side are accepted\./);
     }
     expect(await listKeys(stack, 'uploads/')).toEqual(before);
+  });
+
+  it('refuses a 16-bit RGBA PNG at the side cap by what it decodes to (512 MiB), naming image; 8-bit RGBA at the cap is taken', async () => {
+    const rgba = (depth: 'rgb16' | 'srgb') =>
+      sharp({ create: { width: 16, height: 8, channels: 4, background: { r: 9, g: 90, b: 200, alpha: 0.5 } } }).toColourspace(depth).png().toBuffer();
+    const before = await listKeys(stack, 'uploads/');
+    const deep = await upload(pngDeclaring(await rgba('rgb16'), 8192, 8192));
+    expectRefused(deep, 400, 'validation_error', /^image: it declares 8192x8192 pixels of 4 channels at 16 bits, which decode to 512 MiB; at most 256 MiB decoded are accepted\./);
+    expect(await listKeys(stack, 'uploads/')).toEqual(before);
+    expect((await upload(pngDeclaring(await rgba('srgb'), 8192, 8192))).status).toBe(200);
   });
 
   it('refuses malformed multipart bodies with 400 naming the problem', async () => {
