@@ -202,6 +202,38 @@ describe('POST /upload', () => {
     expect(Buffer.from(await part.arrayBuffer())).toEqual(png.subarray(0, 8));
   });
 
+  it('answers exactly the bytes a Range asks for: the first byte, a suffix, an open end, past the end', async () => {
+    const png = await solid('png');
+    const { url } = (await upload(png, { filename: 'a.png' })).body.data!;
+    const last = png.length - 1;
+    for (const [range, first, end] of [
+      ['bytes=0-0', 0, 0],
+      ['bytes=5-5', 5, 5],
+      ['bytes=-10', png.length - 10, last],
+      [`bytes=-${png.length + 50}`, 0, last],
+      ['bytes=10-', 10, last],
+      [`bytes=20-${png.length + 99}`, 20, last],
+    ] as const) {
+      const part = await fetch(url, { headers: { Range: range } });
+      const body = Buffer.from(await part.arrayBuffer());
+      expect({ range, status: part.status, contentRange: part.headers.get('content-range'), length: part.headers.get('content-length') }).toEqual({
+        range,
+        status: 206,
+        contentRange: `bytes ${first}-${end}/${png.length}`,
+        length: String(end - first + 1),
+      });
+      expect(body).toEqual(png.subarray(first, end + 1));
+    }
+    // What RFC 9110 lets a server ignore (several ranges, another unit, nonsense): the whole file.
+    for (const range of ['bytes=0-1,4-5', 'items=0-1', 'bytes=x-y', 'bytes=5-2']) {
+      const whole = await fetch(url, { headers: { Range: range } });
+      expect({ range, status: whole.status }).toEqual({ range, status: 200 });
+      expect(Buffer.from(await whole.arrayBuffer())).toEqual(png);
+    }
+    const empty = await fetch(url, { headers: { Range: 'bytes=-0' } });
+    expect(empty.status).toBe(416);
+  });
+
   it('answers a body larger than the gateway takes with 413 payload_too_large', async () => {
     const reply = await rawUpload(Buffer.alloc(13 * MiB), 'multipart/form-data; boundary=XYZ');
     expectRefused(reply, 413, 'payload_too_large', /^The request body is larger than the 10 MiB the API accepts\. Upload an image with POST \/api\/v1\/uploads/);
