@@ -31,19 +31,20 @@ export async function identityTarget(local: LocalTarget | undefined, env: NodeJS
         : '--aws needs USER_POOL_ID and USER_POOL_CLIENT_ID (the stateful stack\'s outputs) and AWS_REGION.',
     );
   }
-  if (local && !local.identityCredentials) {
-    throw new UsageError(
-      `No credentials for the local identity server: its pool file under ${local.dataDir}/identity/ could not be read. ` +
-        'Run this as the user who runs npm start, with the same DATA_DIR.',
-    );
-  }
   const sdk = await import('@aws-sdk/client-cognito-identity-provider');
   const client = new sdk.CognitoIdentityProviderClient({
     region: local ? local.region : (env.AWS_REGION ?? ''),
     ...(local && {
       endpoint,
-      // The key the local stack made for its admin operations (never a developer's AWS profile).
-      credentials: local.identityCredentials,
+      // The key the local stack made for its admin operations, never a developer's AWS profile.
+      // Asked for only by operations that are signed (Admin*): sign-in needs none.
+      credentials: async () => {
+        if (local.identityCredentials) return local.identityCredentials;
+        throw new UsageError(
+          `No credentials for the local identity server: its pool file under ${local.dataDir}/identity/ could not be read. ` +
+            'Run this as the user who runs npm start, with the same DATA_DIR.',
+        );
+      },
     }),
   });
   return { client, sdk, userPoolId, clientId };

@@ -240,11 +240,14 @@ describe('admin user commands (through the identity server, as with --aws throug
     expect(wrong.stderr).toMatch(/Incorrect username or password/);
   });
 
-  it("user create without the stack's data folder (so without its admin credentials) is refused, nothing made", async () => {
+  it("user create without the stack's data folder (so without its admin credentials) is refused, nothing made; user sign-in needs none", async () => {
+    const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'vidgen-elsewhere-'));
     const email = `stranger-${Date.now()}@example.com`;
-    const refused = await adminIn(mkdtempSync(path.join(os.tmpdir(), 'vidgen-elsewhere-')), 'user', 'create', '--email', email, '--password', GOOD_PASSWORD);
+    const refused = await adminIn(elsewhere, 'user', 'create', '--email', email, '--password', GOOD_PASSWORD);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/No credentials for the local identity server/);
+    const holder = await signedInHolder(stack);
+    expect((await adminIn(elsewhere, 'user', 'sign-in', '--email', holder.email, '--password', GOOD_PASSWORD)).json).toMatchObject({ access_token: expect.any(String) });
     const client = identityClient(stack);
     try {
       await expect(client.send(new AdminGetUserCommand({ UserPoolId: stack.identity.userPoolId, Username: email }))).rejects.toMatchObject({ name: 'UserNotFoundException' });
