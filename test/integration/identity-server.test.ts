@@ -123,6 +123,14 @@ describe('lockout (Cognito: five failures free, then 2^(n-5) s)', () => {
     expect((await signIn(email, GOOD_PASSWORD)).AuthenticationResult).toBeDefined();
   });
 
+  it('lets at most five of a burst of concurrent guesses be tried', async () => {
+    const email = await confirmedHolder();
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, attempt) => failure(signIn(email, `Wrong-Password-${attempt}`))));
+    const tried = answers.filter((answer) => answer.message === 'Incorrect username or password.');
+    expect(tried.length).toBeLessThanOrEqual(5);
+    expect(answers.filter((answer) => answer.message === 'Password attempts exceeded')).toHaveLength(20 - tried.length);
+  });
+
   it('locks an email nobody has just the same, so the lockout tells nothing', async () => {
     const email = newEmail();
     for (let attempt = 0; attempt < 5; attempt += 1) {

@@ -75,11 +75,11 @@ export function userPoolOperations(pool: PoolStore, tokens: TokenSigner, sendCod
   const checkPassword = async (username: string, user: StoredUser | undefined, password: string) => {
     const name = lockName('password', username, user);
     if (lockout.isLocked(name)) throw new CognitoError('NotAuthorizedException', 'Password attempts exceeded');
+    // Counted as failed before the (slow) hash is compared, so a burst of concurrent guesses
+    // cannot all pass the check above; a right password then clears it.
+    lockout.failed(name);
     const matches = user ? await passwordMatches(password, user.passwordHash) : await passwordMatches('', DUMMY_HASH);
-    if (!user || !matches) {
-      lockout.failed(name);
-      throw INCORRECT_PASSWORD();
-    }
+    if (!user || !matches) throw INCORRECT_PASSWORD();
     lockout.succeeded(name);
   };
   /** The user a valid, unrevoked access token of this pool speaks for. */
