@@ -161,7 +161,13 @@ export interface TaskStore {
   claimCheck(task: Task, now: Date, minIntervalMs: number): Promise<boolean>;
   /** Stores the provider's output URLs awaiting copy. False if already stored or final. */
   recordOutputs(task: Task, outputUrls: string[], now: string): Promise<boolean>;
-  /** Counts a failed copy; returns the new count, or undefined if the task is already final. */
+  /**
+   * Claims the copy of a task's pending outputs for `leaseMs`: true for one caller at a time, so
+   * a copy asked for again while one runs (the sweeper asks every minute) is left to the first.
+   * False if the task is final, has no pending outputs, or another claim is younger than `leaseMs`.
+   */
+  claimCopy(task: Task, now: Date, leaseMs: number): Promise<boolean>;
+  /** Counts a failed copy and gives up its claim; returns the new count, or undefined if the task is already final. */
   recordCopyFailure(task: Task, now: string): Promise<number | undefined>;
   /** processing -> completed with our URLs (and a video's thumbnail). False if the task was already final. */
   complete(task: Task, outputUrls: string[], now: string, thumbnailUrl?: string): Promise<boolean>;

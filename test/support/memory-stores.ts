@@ -58,6 +58,8 @@ export class MemoryTable {
   /** Per account, in the order written: an entry's position is its index + 1, as in the adapter. */
   readonly ledgerPositions = new Map<string, LedgerEntry[]>();
   readonly tasks = new Map<string, Task>();
+  /** When each task's copy was claimed (the adapter's `copy_claimed_at`, not part of a Task). */
+  readonly copyClaims = new Map<string, string>();
   readonly idempotency = new Map<string, IdempotencyRecord>();
   /** Webhook endpoints, by account and id, with the count of deliveries each has had (their positions). */
   readonly webhooks = new Map<string, { endpoint: WebhookEndpoint; deliveryCount: number }>();
@@ -279,10 +281,22 @@ export class MemoryTaskStore implements TaskStore {
     return true;
   }
 
+  async claimCopy(task: Task, now: Date, leaseMs: number): Promise<boolean> {
+    await turn();
+    const stored = this.processing(task);
+    const key = taskId(task.accountId, task.taskId);
+    const claimed = this.table.copyClaims.get(key);
+    const cutoff = new Date(now.getTime() - leaseMs).toISOString();
+    if (!stored?.pendingOutputs || (claimed !== undefined && claimed > cutoff)) return false;
+    this.table.copyClaims.set(key, now.toISOString());
+    return true;
+  }
+
   async recordCopyFailure(task: Task, now: string): Promise<number | undefined> {
     await turn();
     const stored = this.processing(task);
     if (!stored) return undefined;
+    this.table.copyClaims.delete(taskId(task.accountId, task.taskId));
     stored.copyAttempts += 1;
     stored.updatedAt = now;
     return stored.copyAttempts;

@@ -570,6 +570,22 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
       });
 
+      it('lets one copy at a time claim pending outputs: another after the lease or a failure, none once final', async () => {
+        const accountId = await newAccount(100);
+        const task = await started(accountId);
+        expect(await stores.tasks.claimCopy(task, new Date(T0), 60_000)).toBe(false);
+        await stores.tasks.recordOutputs(task, ['https://p/1'], at(1));
+        const claims = await Promise.all(Array.from({ length: 5 }, () => stores.tasks.claimCopy(task, new Date(T0 + 10), 60_000)));
+        expect(claims.filter(Boolean)).toHaveLength(1);
+        expect(await stores.tasks.claimCopy(task, new Date(T0 + 60_009), 60_000)).toBe(false);
+        expect(await stores.tasks.claimCopy(task, new Date(T0 + 60_010), 60_000)).toBe(true);
+        // A failed copy gives its claim up: the next ask copies at once.
+        expect(await stores.tasks.recordCopyFailure(task, at(60_020))).toBe(1);
+        expect(await stores.tasks.claimCopy(task, new Date(T0 + 60_030), 60_000)).toBe(true);
+        await stores.tasks.complete(task, ['https://ours/1'], at(60_040));
+        expect(await stores.tasks.claimCopy(task, new Date(T0 + 10 * 60_000), 60_000)).toBe(false);
+      });
+
       it('fails and refunds exactly once however many callers race', async () => {
         const accountId = await newAccount(100);
         const task = await started(accountId);
