@@ -1,3 +1,4 @@
+import { DynamoAccountDirectory } from '#adapters/dynamodb/account-directory';
 import { DynamoAccountStore } from '#adapters/dynamodb/account-repository';
 import { DynamoApiKeyStore } from '#adapters/dynamodb/api-key-repository';
 import { DynamoHolderStore } from '#adapters/dynamodb/holder-repository';
@@ -5,7 +6,7 @@ import { createDb, type Db } from '#adapters/dynamodb/dynamo-client';
 import { DynamoLedgerStore } from '#adapters/dynamodb/ledger-repository';
 import type { AdminStores } from '#domain/account-admin';
 import { modeAwareAccounts } from '#domain/mode-accounts';
-import type { HolderStore } from '#domain/ports';
+import type { AccountDirectory, HolderStore } from '#domain/ports';
 import { localTarget, type LocalTarget } from '../local-stack/discovery';
 import { UsageError } from './errors';
 
@@ -24,6 +25,8 @@ export interface TargetOptions {
 export interface AdminConnection extends AdminStores {
   db: Db;
   holders: HolderStore;
+  /** Every account (`account list`). */
+  directory: AccountDirectory;
   /** The local stack aimed at, unless --aws. */
   local?: LocalTarget;
 }
@@ -50,6 +53,7 @@ export function connect(options: TargetOptions, env: NodeJS.ProcessEnv = process
     accounts: modeAwareAccounts(new DynamoAccountStore(db)),
     apiKeys: new DynamoApiKeyStore(db),
     holders: new DynamoHolderStore(db),
+    directory: new DynamoAccountDirectory(db),
     ledger: new DynamoLedgerStore(db),
   };
 }
