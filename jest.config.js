@@ -43,7 +43,8 @@ const withLocalServers = {
 module.exports = {
   projects: [
     // Pure rules and use cases on in-memory stores: no servers, milliseconds per test.
-    { ...common, displayName: 'unit', roots: ['<rootDir>/test/unit'] },
+    // Log lines are kept, not printed: a test takes the warnings it causes (test/support/log-capture.ts).
+    { ...common, displayName: 'unit', roots: ['<rootDir>/test/unit'], setupFilesAfterEnv: ['<rootDir>/test/support/unit-logs.ts'] },
     { ...common, ...withLocalServers, displayName: 'integration', roots: ['<rootDir>/test/integration'] },
     { ...common, ...withLocalServers, displayName: 'e2e', roots: ['<rootDir>/test/e2e'] },
     // The bundle test runs the built handlers against the local servers.
