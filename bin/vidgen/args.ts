@@ -74,11 +74,12 @@ Options:
   --json            Print only JSON on stdout (the API's data, or {"error": ...}).
   -h, --help        This help.
 
-Configuration: VIDGEN_API_KEY and VIDGEN_BASE_URL, or "apiKey" and "baseUrl" in
-~/.config/vidgen/config.json (another file: VIDGEN_CONFIG); without a key, the session of
-vidgen login (session.json beside it). login signs in at VIDGEN_IDENTITY_ENDPOINT with
-VIDGEN_CLIENT_ID ("identityEndpoint", "clientId" in the file), by default the local stack's. Default base URL
-http://127.0.0.1:3000/api/v1. A test key (vg_test_...) works on test data only (simulated
+Configuration: VIDGEN_API_KEY, or "apiKey" in ~/.config/vidgen/config.json (another file:
+VIDGEN_CONFIG); without a key, the session of vidgen login (session.json beside it). Base URL:
+VIDGEN_BASE_URL, else "baseUrl" in the file, else the local stack npm start runs from this
+repository (whatever its port), else http://127.0.0.1:3000/api/v1. login signs in at
+VIDGEN_IDENTITY_ENDPOINT with VIDGEN_CLIENT_ID ("identityEndpoint", "clientId" in the file), by
+default the local stack's. A test key (vg_test_...) works on test data only (simulated
 provider, test credits); vidgen says so on stderr before every command.
 
 Exit codes: 0 done, 1 API or network error or failed task, 2 usage error, 130 interrupted.`;

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseCommand, UsageError } from '#bin/vidgen/args';
+import { parseCommand, USAGE, UsageError } from '#bin/vidgen/args';
 import { configPath, loadConfig } from '#bin/vidgen/config';
 import { writeAddresses } from '#bin/local-stack/discovery';
 import { deadPid, RUNNING } from '#test-support/local-stack-addresses';
@@ -240,6 +240,12 @@ describe('configuration', () => {
     // A file left by a stack that is gone is ignored.
     writeAddresses(DATA_DIR, { ...RUNNING, pid: deadPid() });
     expect(loadConfig(noFile).baseUrl).toBe('http://127.0.0.1:3000/api/v1');
+  });
+
+  it('--help tells the base URL the way loadConfig finds it: the variable, the file, the running local stack, then the default', () => {
+    expect(USAGE.replace(/\s+/g, ' ')).toContain(
+      'Base URL: VIDGEN_BASE_URL, else "baseUrl" in the file, else the local stack npm start runs from this repository (whatever its port), else http://127.0.0.1:3000/api/v1.',
+    );
   });
 
   it('finds ~/.config/vidgen/config.json, or under XDG_CONFIG_HOME', () => {
