@@ -103,6 +103,11 @@ export interface DeploySettings {
    * every function, because SAM's --env-vars can only override variables the template declares.
    */
   samLocal: boolean;
+  /**
+   * Ask Secrets Manager, before synthesizing, whether every secret the stage references exists
+   * (bin/deploy/check-secrets.ts); off by default, so synth stays offline.
+   */
+  checkSecrets: boolean;
 }
 
 /** Packs and plan as JSON text (checked against the runtime's schema), the return page, Stripe's two secrets. */
@@ -182,6 +187,7 @@ export function readDeploySettings(
     logRetentionDays: read.oneOfNumbers('logRetentionDays', LOG_RETENTION_DAYS, production ? 90 : 14),
     bundleAwsSdk: read.boolean('bundleAwsSdk', false),
     samLocal: read.boolean('samLocal', false),
+    checkSecrets: read.boolean('checkSecrets', false),
   };
 }
 

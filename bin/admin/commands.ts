@@ -7,6 +7,9 @@ import {
   createApiKey,
   describeAccount,
   grantCredits,
+  listAccountKeys,
+  listAccounts,
+  MAX_LISTED_ACCOUNTS,
   revokeApiKey,
   setAccess,
 } from '#domain/account-admin';
@@ -15,7 +18,7 @@ import { scopeOf } from '#domain/mode';
 import { circuitsOf, describeTask } from '#domain/provider-status';
 import { PROVIDER_NAMES } from '#providers/settings-registry';
 import type { AdminConnection, TargetOptions } from './target';
-import { accountView, circuitView, summaryView, taskView } from './views';
+import { accountView, circuitView, keyDetailView, listingView, summaryView, taskView } from './views';
 import { createUser, identityTarget, signIn } from './users';
 
 import { UsageError } from './errors';
@@ -25,11 +28,13 @@ export { UsageError };
 export const USAGE = `Usage: npm run -s admin -- <command> [options]
 
   account create [--credits N] [--paid] [--subscription ${SUBSCRIPTION_STATUSES.join('|')}]
+  account list   [--limit N]         every account, newest first (reads the whole table)
   account show   --account ID
   account set    --account ID [--paid true|false] [--subscription STATUS]
   credits grant  --account ID --amount N --reason TEXT [--test]
   key create     --account ID [--rate-limit N] [--test] [--name TEXT] [--scopes generate,read,webhooks]
                  [--monthly-spend-limit N] [--expires-at ISO_INSTANT]
+  key list       --account ID        its keys, live and test (never the keys themselves)
   key revoke     --key KEY_ID
   user create    --email E --password P [--account ID]
   user sign-in   --email E --password P
@@ -64,6 +69,7 @@ const OPTIONS = {
   scopes: { type: 'string' },
   'monthly-spend-limit': { type: 'string' },
   'expires-at': { type: 'string' },
+  limit: { type: 'string' },
   test: { type: 'boolean' },
   aws: { type: 'boolean' },
   table: { type: 'string' },
@@ -181,6 +187,16 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
         subscriptionStatus: subscription(values.subscription),
       });
       return { ...accountView(account), key_id: key.keyId, api_key: key.apiKey };
+    }
+    case 'account list': {
+      const limit = wholeNumber(values.limit, 'limit') ?? 100;
+      if (limit < 1 || limit > MAX_LISTED_ACCOUNTS) throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LISTED_ACCOUNTS}; got "${values.limit}".`);
+      const { accounts, total } = await listAccounts(stores.directory, limit);
+      return { accounts: accounts.map(listingView), total };
+    }
+    case 'key list': {
+      const accountId = need(values, 'account');
+      return { account_id: accountId, keys: (await listAccountKeys(stores, accountId)).map((key) => keyDetailView(key)) };
     }
     case 'account show':
       return summaryView(await describeAccount(stores, need(values, 'account')));

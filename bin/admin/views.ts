@@ -1,6 +1,6 @@
 import type { Account } from '#domain/account';
-import type { AccountSummary } from '#domain/account-admin';
-import type { ApiKeyRecord } from '#domain/api-key';
+import type { AccountListing, AccountSummary } from '#domain/account-admin';
+import { isExpired, scopesOf, type ApiKeyRecord } from '#domain/api-key';
 import { modeOfScope } from '#domain/mode';
 import { submissionState, type CircuitView } from '#domain/provider-status';
 import type { Task } from '#domain/task';
@@ -66,4 +66,30 @@ export const taskView = (task: Task, circuit: CircuitView | undefined) => ({
   updated_at: task.updatedAt,
   completed_at: task.completedAt ?? null,
   circuit: circuit ? circuitView(circuit) : null,
+});
+
+/** `account list`: an account with its test balance, no ledger. */
+export const listingView = ({ account, testCredits }: AccountListing) => ({
+  account_id: account.accountId,
+  credits: account.credits,
+  test_credits: testCredits,
+  paid_access: account.paidAccess,
+  subscription_status: account.subscriptionStatus,
+  created_at: account.createdAt,
+});
+
+/** `key list`: what a holder's `GET /keys` shows of a key, plus its rate limit; never the key or its hash. */
+export const keyDetailView = (key: ApiKeyRecord, now = new Date()) => ({
+  key_id: key.keyId,
+  name: key.name ?? null,
+  mode: key.mode,
+  prefix: key.prefix ?? null,
+  scopes: scopesOf(key),
+  status: key.revokedAt ? 'revoked' : isExpired(key, now) ? 'expired' : 'active',
+  rate_limit: key.rateLimit ?? null,
+  monthly_spend_limit: key.monthlySpendLimit ?? null,
+  expires_at: key.expiresAt ?? null,
+  last_used_at: key.lastUsedAt ?? null,
+  created_at: key.createdAt,
+  revoked_at: key.revokedAt ?? null,
 });

@@ -26,6 +26,15 @@ export interface AccountStore {
   grant(entry: LedgerEntry): Promise<void>;
 }
 
+/**
+ * Every account, for operators (the admin CLI's `account list`), test balances (their own
+ * scope, `acc_…_test`) included, in no particular order. It reads the whole table: never on a
+ * request's path.
+ */
+export interface AccountDirectory {
+  listAll(): Promise<Account[]>;
+}
+
 /** Account holders and the account each acts on (functions/domain/holder.ts). */
 export interface HolderStore {
   get(holderId: string): Promise<Holder | undefined>;

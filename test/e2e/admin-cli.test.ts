@@ -86,6 +86,41 @@ describe('admin CLI', () => {
     ctx.db.doc.destroy();
   });
 
+  it("lists accounts newest first with both balances, and an account's keys without their secrets", async () => {
+    const older = await adminJson('account', 'create', '--credits', '10');
+    const newer = await adminJson('account', 'create', '--credits', '20', '--paid', '--subscription', 'active');
+    const testKey = await adminJson('key', 'create', '--account', newer.account_id, '--test', '--name', 'CI', '--scopes', 'generate,read');
+    await adminJson('credits', 'grant', '--account', newer.account_id, '--amount', '5', '--reason', 'opens the test balance', '--test');
+
+    const listed = await adminJson('account', 'list');
+    const ids = (listed.accounts as Array<{ account_id: string }>).map((account) => account.account_id);
+    expect(ids).toEqual(expect.arrayContaining([older.account_id, newer.account_id]));
+    expect(ids.indexOf(newer.account_id)).toBeLessThan(ids.indexOf(older.account_id));
+    expect(ids.some((id) => id.endsWith('_test'))).toBe(false);
+    expect(listed.accounts[ids.indexOf(newer.account_id)]).toEqual({
+      account_id: newer.account_id,
+      credits: 20,
+      test_credits: 1005,
+      paid_access: true,
+      subscription_status: 'active',
+      created_at: newer.created_at,
+    });
+    expect(listed.accounts[ids.indexOf(older.account_id)]).toMatchObject({ credits: 10, test_credits: null });
+    expect(listed.total).toBe(ids.length);
+    const one = await adminJson('account', 'list', '--limit', '1');
+    expect([one.accounts.length, one.total]).toEqual([1, listed.total]);
+
+    const keys = await adminJson('key', 'list', '--account', newer.account_id);
+    expect(keys.account_id).toBe(newer.account_id);
+    expect(keys.keys).toEqual([
+      expect.objectContaining({ key_id: testKey.key_id, name: 'CI', mode: 'test', prefix: testKey.api_key.slice(0, 12), scopes: ['generate', 'read'], status: 'active' }),
+      expect.objectContaining({ key_id: newer.key_id, mode: 'live', status: 'active', scopes: ['generate', 'read', 'webhooks'] }),
+    ]);
+    expect(JSON.stringify(keys)).not.toMatch(/vg_(live|test)_[0-9A-Za-z]{40}|key_hash/);
+    const missing = await admin('key', 'list', '--account', 'acc_missing');
+    expect([missing.code, missing.stderr]).toEqual([1, expect.stringContaining('No account acc_missing')]);
+  });
+
   // Each case spawns the CLI; they run side by side to keep the suite quick.
   it('refuses usage mistakes with exit code 2, a clear message and nothing on stdout', async () => {
     const cases: Array<[string[], RegExp]> = [
@@ -93,6 +128,8 @@ describe('admin CLI', () => {
       [['account', 'create', '--credits', 'ten'], /--credits must be a whole number/],
       [['account', 'create', '--subscription', 'gold'], /--subscription must be one of none, active, past_due, canceled/],
       [['account', 'show'], /--account is required/],
+      [['key', 'list'], /--account is required/],
+      [['account', 'list', '--limit', '0'], /--limit must be a whole number from 1 to 1000/],
       [['credits', 'grant', '--account', 'acc_x', '--amount', '5'], /--reason is required/],
       [['account', 'set', '--account', 'acc_x', '--paid', 'yes'], /--paid must be true or false/],
       [['key', 'create', '--account', 'acc_x', '--rate-limit', '1.5'], /--rate-limit must be a whole number/],

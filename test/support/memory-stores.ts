@@ -4,6 +4,7 @@ import { NotFoundError } from '#domain/errors';
 import type { LedgerEntry } from '#domain/ledger';
 import type { MediaKind } from '#domain/media-type';
 import type {
+  AccountDirectory,
   AccountStore,
   ApiKeyChanges,
   ApiKeyStore,
@@ -94,6 +95,15 @@ const taskId = (accountId: string, id: string) => `${accountId}#${id}`;
 const claimId = (accountId: string, key: string) => `${accountId}#${key}`;
 const unexpired = (record: IdempotencyRecord | undefined, now: Date) =>
   record && record.expiresAt > Math.floor(now.getTime() / 1000) ? record : undefined;
+
+export class MemoryAccountDirectory implements AccountDirectory {
+  constructor(readonly table = new MemoryTable()) {}
+
+  async listAll(): Promise<Account[]> {
+    await turn();
+    return [...this.table.accounts.values()].map(copy);
+  }
+}
 
 export class MemoryAccountStore implements AccountStore {
   constructor(readonly table = new MemoryTable()) {}
@@ -608,6 +618,7 @@ export function createMemoryStores(options: { wallClock?: () => Date } = {}) {
   return {
     table,
     accounts: new MemoryAccountStore(table),
+    accountDirectory: new MemoryAccountDirectory(table),
     ledger: new MemoryLedgerStore(table),
     tasks: new MemoryTaskStore(table),
     idempotency: new MemoryIdempotencyStore(table),
