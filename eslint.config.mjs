@@ -42,6 +42,18 @@ const AREA_RULES = {
   },
 };
 
+/**
+ * The route table carries every route's OpenAPI prose: in a function's bundle it is dead weight
+ * (one import of API_PREFIX through it once added ~80 KB to four billing bundles). Function code
+ * takes the prefix from `#http/routes/prefix`; only openapi/ (the document) and the route files
+ * themselves read the table. lib/, bin/ and test/ run outside Lambda and may.
+ */
+const ROUTE_TABLE_FREE = /^functions\/(?!openapi$)/;
+const ROUTE_TABLE_BAN = {
+  regex: '^#http/routes/(?!prefix$)',
+  message: 'The route table stays out of function bundles: import API_PREFIX from #http/routes/prefix (only openapi/ reads the table).',
+};
+
 function subfolders(dir) {
   return fs.readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => `${dir}/${entry.name}`);
 }
@@ -61,6 +73,7 @@ function layering() {
       ];
       if (own) patterns.push({ regex: own.regex, message: own.message });
       if (own?.packages) patterns.push({ group: own.packages, message: 'domain/ stays free of AWS, HTTP and wire-format libraries.' });
+      if (ROUTE_TABLE_FREE.test(area)) patterns.push(ROUTE_TABLE_BAN);
       blocks.push({
         files: [`${area}/${'*/'.repeat(depth - 1)}*.ts`],
         rules: { 'no-restricted-imports': ['error', { patterns }] },

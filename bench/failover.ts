@@ -5,6 +5,9 @@
  * table is covered by test/integration/provider-failover.test.ts). vid-1-5-pro is routed to
  * Replicate, then fal; the circuit opens after 5 consecutive failures for 10 minutes.
  *   1. healthy: 100 starts (c=10), all on Replicate: start p50/p95;
+ *   1b. Replicate refusing every create with a 404 (a broken model map entry: an answer, issue
+ *      31): 100 starts fail over to fal, and every one still asks Replicate (the circuit does not
+ *      count refusals; goal: 100 creates reach it, 100 answered 200);
  *   2. Replicate refusing every create (503): 100 starts (c=10): answered, completed on fal,
  *      refunded; start p95 against the healthy run's (goal <= 2x); creates that reached
  *      Replicate (the ones in flight before the circuit opened);
@@ -72,6 +75,12 @@ async function main(): Promise<void> {
     const healthy = await load(STARTS, CONCURRENCY, generate);
     print('healthy (Replicate answers)', healthy);
 
+    const beforeRefusals = replicateCreates();
+    replicate.behave({ kind: 'respond', status: 404, body: { title: 'Not found', detail: 'Not found.', status: 404 } }, STARTS);
+    const refusing = await load(STARTS, CONCURRENCY, generate);
+    print('Replicate answering 404 (refused)', refusing);
+    const askedWhileRefusing = replicateCreates() - beforeRefusals;
+
     replicate.behave({ kind: 'respond', status: 503 }, 100_000);
     const before = replicateCreates();
     const first = started.length;
@@ -92,6 +101,7 @@ async function main(): Promise<void> {
     console.log(`starts answered 200: ${refused.statuses[200] ?? 0}/${STARTS}; completed: ${ended.completed}/${failedOver.length} (recorded provider: ${JSON.stringify(ended.providers)})`);
     console.log(`refunds on the account (whole run, ${started.length} tasks): ${refunds}`);
     console.log(`start p95: healthy ${ms(percentile(healthy.latencies, 95))}, failing over ${ms(percentile(refused.latencies, 95))} (${ratio.toFixed(2)}x; goal <= 2x)`);
+    console.log(`creates reaching Replicate while it answered 404: ${askedWhileRefusing}/${STARTS} (refusals do not open the circuit); answered 200: ${refusing.statuses[200] ?? 0}/${STARTS}`);
     console.log(`creates reaching Replicate while it refused: ${reachedBeforeOpen} (threshold ${THRESHOLD}, ${CONCURRENCY} starts in flight at once); during the cool-down: ${duringCoolDown} (${STARTS} more starts)`);
     console.log(`creates at fal: ${fal.stats().creates}; at Replicate (accepted): ${replicate.stats().creates}`);
 
@@ -99,6 +109,7 @@ async function main(): Promise<void> {
     if (refunds !== 0) missed.push('0 refunds');
     if (ratio > 2) missed.push('p95 <= 2x healthy');
     if (duringCoolDown !== 0) missed.push('no call to the primary while open');
+    if (askedWhileRefusing !== STARTS || (refusing.statuses[200] ?? 0) !== STARTS) missed.push('404s fail over without opening the circuit');
   } finally {
     await replicate.close();
     await fal.close();

@@ -3,6 +3,9 @@
  * `npm start`: the whole API on this machine. DynamoDB Local and s3rver keep their data under
  * .data/, so a restart keeps accounts and tasks. Ctrl-C stops everything this started.
  */
+import path from 'node:path';
+import { banner } from './local-stack/banner';
+import { SIMULATOR_FILE } from './local-stack/billing';
 import { startLocalStack } from './local-stack/stack';
 import { localSettings, type LocalSettings } from './local-stack/settings';
 import { addressFile, removeAddresses, writeAddresses } from './local-stack/discovery';
@@ -27,27 +30,22 @@ async function main(): Promise<void> {
   });
 
   console.log(
-    [
-      '',
-      'Video generation API: local stack is up',
-      '',
-      `  Base URL        ${stack.baseUrl}`,
-      `  API key         ${stack.demo.apiKey}`,
-      `  Demo account    ${stack.demo.accountId} (${account?.credits ?? 0} credits)${stack.demo.created ? ', created now' : ''}`,
-      `  DynamoDB Local  ${stack.dynamodbEndpoint} (table ${settings.tableName})`,
-      `  S3 (s3rver)     ${stack.s3Endpoint} (bucket ${settings.mediaBucket})`,
-      `  Identity        ${stack.identity.endpoint} (Cognito API; user pool ${stack.identity.userPoolId}, client ${stack.identity.clientId})`,
-      '                  verification codes are printed here; npm run admin -- user create --email E --password P',
-      `  Data folder     ${settings.dataDir}`,
-      `  API reference   ${stack.baseUrl}/docs`,
-      `  Console         ${new URL(stack.baseUrl).origin}/console/`,
-      '',
-      ...otherShells(settings, stack.baseUrl),
-      `  Try: curl -H "Authorization: Bearer ${stack.demo.apiKey}" ${stack.baseUrl}/credits`,
-      '',
-      'Press Ctrl-C to stop.',
-      '',
-    ].join('\n'),
+    banner({
+      baseUrl: stack.baseUrl,
+      apiKey: stack.demo.apiKey,
+      accountId: stack.demo.accountId,
+      credits: account?.credits ?? 0,
+      created: stack.demo.created,
+      dynamodbEndpoint: stack.dynamodbEndpoint,
+      tableName: settings.tableName,
+      s3Endpoint: stack.s3Endpoint,
+      mediaBucket: settings.mediaBucket,
+      identity: stack.identity,
+      ...(stack.stripe && { stripeSimulatorUrl: stack.stripe.url }),
+      stripeTokenFile: path.join(settings.dataDir, SIMULATOR_FILE),
+      dataDir: settings.dataDir,
+      otherShells: otherShells(settings, stack.baseUrl),
+    }),
   );
 
   let stopping = false;

@@ -55,6 +55,10 @@ export interface DeploySettings {
     simDelaySeconds: number;
     /** The live credits a new account holder's account opens with (context `signupCredits`). */
     signupCredits: number;
+    /** Consecutive failed creates that open a provider's circuit (context `circuitFailureThreshold`). */
+    circuitFailureThreshold: number;
+    /** How long an open circuit skips its provider before one probe (context `circuitCoolDownSeconds`). */
+    circuitCoolDownSeconds: number;
   };
   api: {
     domain?: CustomDomain;
@@ -99,6 +103,11 @@ export interface DeploySettings {
    * every function, because SAM's --env-vars can only override variables the template declares.
    */
   samLocal: boolean;
+  /**
+   * Ask Secrets Manager, before synthesizing, whether every secret the stage references exists
+   * (bin/deploy/check-secrets.ts); off by default, so synth stays offline.
+   */
+  checkSecrets: boolean;
 }
 
 /** Packs and plan as JSON text (checked against the runtime's schema), the return page, Stripe's two secrets. */
@@ -150,6 +159,8 @@ export function readDeploySettings(
       defaultRateLimit: read.integer('defaultRateLimit', CONFIG_DEFAULTS.defaultRateLimit, 1),
       taskTimeoutSeconds: read.integer('taskTimeoutSeconds', CONFIG_DEFAULTS.taskTimeoutSeconds, 60),
       simDelaySeconds: read.integer('simDelaySeconds', CONFIG_DEFAULTS.simDelaySeconds, 0),
+      circuitFailureThreshold: read.integer('circuitFailureThreshold', CONFIG_DEFAULTS.circuitFailureThreshold, 1, 1000),
+      circuitCoolDownSeconds: read.integer('circuitCoolDownSeconds', CONFIG_DEFAULTS.circuitCoolDownSeconds, 1, 3600),
     },
     api: {
       ...optional('domain', domain(read, 'api')),
@@ -176,6 +187,7 @@ export function readDeploySettings(
     logRetentionDays: read.oneOfNumbers('logRetentionDays', LOG_RETENTION_DAYS, production ? 90 : 14),
     bundleAwsSdk: read.boolean('bundleAwsSdk', false),
     samLocal: read.boolean('samLocal', false),
+    checkSecrets: read.boolean('checkSecrets', false),
   };
 }
 

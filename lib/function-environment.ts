@@ -31,7 +31,9 @@ export type FunctionEnvName =
   | 'S3_ENDPOINT'
   | 'IDENTITY_ISSUER'
   | 'IDENTITY_CLIENT_ID'
-  | 'SIGNUP_CREDITS';
+  | 'SIGNUP_CREDITS'
+  | 'CIRCUIT_FAILURE_THRESHOLD'
+  | 'CIRCUIT_COOL_DOWN_SECONDS';
 
 /** Besides these, each deployed provider's variables (its module names them: functions/providers/). */
 export type FunctionEnvironment = Partial<Record<FunctionEnvName, string>> & { readonly [providerVariable: string]: string | undefined };
@@ -47,8 +49,6 @@ export const NOT_SET_ON_AWS: Readonly<Record<string, string>> = {
   PROVIDER_BUDGET_PER_SECOND: "the provider's default budget (10 creates a second for Replicate) unless a stage needs another",
   CALLBACK_SILENCE_SECONDS: 'the default: a job that calls back is polled after 2 minutes without news',
   SUBMISSION_GRACE_SECONDS: "the default: an unanswered create waits 10 minutes for its job's callback",
-  CIRCUIT_FAILURE_THRESHOLD: 'the default: a provider is skipped after 5 consecutive failed creates',
-  CIRCUIT_COOL_DOWN_SECONDS: 'the default: a skipped provider gets one probe after 30 s',
   OUTPUT_ALLOWED_ORIGINS: 'the local stack only: on AWS provider outputs are copied from public addresses (or our own media) only',
   // Billing: set per billing function by the stack (lib/stateless-stack.ts, billingEnvironment).
   BILLING_PACKS: 'billing functions only, from context billingPacks (unset: no packs)',
@@ -107,6 +107,9 @@ export function sharedEnvironment(settings: DeploySettings, resources: SharedRes
     // The simulated provider (every stage's test mode) hands out ready-made samples: its
     // renderers need sharp and ffmpeg, which the bundles leave out.
     SIM_OUTPUTS: 'samples',
+    // Every provider's circuit breaker (context circuitFailureThreshold, circuitCoolDownSeconds).
+    CIRCUIT_FAILURE_THRESHOLD: String(runtime.circuitFailureThreshold),
+    CIRCUIT_COOL_DOWN_SECONDS: String(runtime.circuitCoolDownSeconds),
   };
   if (settings.providerRoutes) env.PROVIDER_ROUTES = JSON.stringify(settings.providerRoutes);
   for (const deployed of [provider, ...settings.otherProviders]) {

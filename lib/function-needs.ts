@@ -23,10 +23,11 @@ import {
  * DynamoDB transactions have no IAM action of their own: each Put/Update/ConditionCheck inside
  * a TransactWriteItems needs PutItem/UpdateItem/ConditionCheckItem on the table.
  *   rate limit (every API handler) ....... UpdateItem RATE#
- *   start a task (generate*) .............. GetItem (idempotency, account, task), PutItem (draft task),
- *                                           UpdateItem (account: price and position, note removal),
- *                                           TransactWriteItems [Update task, Put ledger, Put idempotency],
- *                                           UpdateItem (job id, idempotency outcome)
+ *   start a task (generate*) .............. GetItem (idempotency, account, KEYSPEND#), PutItem (draft task),
+ *                                           UpdateItem (KEYSPEND# reserve, account charge and position,
+ *                                           note removal, CIRCUIT#, budget), TransactWriteItems
+ *                                           [Update task, Put ledger, Put idempotency], UpdateItem (sent,
+ *                                           job id, idempotency outcome); docs/data-model.md has the order
  *   fail and refund ....................... TransactWriteItems [Update task, Update account, Put ledger]
  *   poll / complete / count copy failure .. UpdateItem on the task
  *   history page .......................... GetItem account + Query lsi1
@@ -67,7 +68,7 @@ export interface FunctionNeeds {
   table: { actions: TableAction[]; query?: QueryTarget[] };
   media?: MediaAccess;
   /**
-   * Calls the generation provider: Replicate needs the API token secret; the simulated provider
+   * Calls the generation providers: Replicate and fal need their API token secrets; the simulated provider
    * (test mode on every stage) keeps its jobs and outputs in provider-sim/ and reads reference
    * images from uploads/; on AWS the function's bundle carries its sample outputs.
    */
@@ -343,6 +344,8 @@ export const BACKGROUND_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
   [COPY_WORKER_HANDLER]: endsTasks({
     purpose: 'copies provider outputs into the bucket, makes video thumbnails and completes the task',
     table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
+    // A copy whose task ended meanwhile (canceled, timed out) or whose output is refused is removed again.
+    media: { delete: ['videos/', 'images/'] },
     copiesResults: true,
     makesThumbnails: true,
   }),

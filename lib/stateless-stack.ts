@@ -46,7 +46,6 @@ export interface StatelessStackProps extends StackProps {
   routes?: readonly Route[];
 }
 
-/** Sizes that differ from the house default (512 MB, 28 s: under API Gateway's 29 s; streamed routes: their integration's timeout). */
 /**
  * How each queue is consumed. Submissions: few at a time, as they mostly wait for the provider's
  * budget (the budget, not this, is what paces them); small batches so a message waits little.
@@ -56,6 +55,7 @@ const CONSUMERS: Readonly<Record<QueueName, { maxConcurrency: number; batchSize:
   submissions: { maxConcurrency: 2, batchSize: 5 },
 };
 
+/** Sizes that differ from the house default (512 MB, 28 s: under API Gateway's 29 s; streamed routes: their integration's timeout). */
 const SIZING: Readonly<Record<string, Pick<ApiFunctionProps, 'memorySize' | 'timeout' | 'retryAttempts' | 'maxEventAge'>>> = {
   [AUTHORIZER_HANDLER]: { timeout: Duration.seconds(10) },
   // Runs every minute; a failed run is simply the next run's work, so Lambda need not retry it.
@@ -70,7 +70,8 @@ const SIZING: Readonly<Record<string, Pick<ApiFunctionProps, 'memorySize' | 'tim
 
 /**
  * Compute: the REST API, one function per endpoint (from the route table), the authorizer, the
- * every-minute sweeper, the copy worker and the alarms. Holds no data: it can be destroyed and
+ * every-minute sweeper, the queue consumers (copies, submissions, webhook deliveries) and the
+ * alarms. Holds no data: it can be destroyed and
  * redeployed without losing anything.
  */
 export class StatelessStack extends Stack {

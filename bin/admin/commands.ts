@@ -7,12 +7,18 @@ import {
   createApiKey,
   describeAccount,
   grantCredits,
+  listAccountKeys,
+  listAccounts,
+  MAX_LISTED_ACCOUNTS,
   revokeApiKey,
   setAccess,
 } from '#domain/account-admin';
 import { CONFIG_DEFAULTS } from '#config';
+import { scopeOf } from '#domain/mode';
+import { circuitsOf, describeTask } from '#domain/provider-status';
+import { PROVIDER_NAMES } from '#providers/settings-registry';
 import type { AdminConnection, TargetOptions } from './target';
-import { accountView, summaryView } from './views';
+import { accountView, circuitView, keyDetailView, listingView, summaryView, taskView } from './views';
 import { createUser, identityTarget, signIn } from './users';
 
 import { UsageError } from './errors';
@@ -22,22 +28,30 @@ export { UsageError };
 export const USAGE = `Usage: npm run -s admin -- <command> [options]
 
   account create [--credits N] [--paid] [--subscription ${SUBSCRIPTION_STATUSES.join('|')}]
+  account list   [--limit N]         every account, newest first (reads the whole table)
   account show   --account ID
   account set    --account ID [--paid true|false] [--subscription STATUS]
   credits grant  --account ID --amount N --reason TEXT [--test]
   key create     --account ID [--rate-limit N] [--test] [--name TEXT] [--scopes generate,read,webhooks]
                  [--monthly-spend-limit N] [--expires-at ISO_INSTANT]
+  key list       --account ID        its keys, live and test (never the keys themselves)
   key revoke     --key KEY_ID
   user create    --email E --password P [--account ID]
   user sign-in   --email E --password P
+  task show      --account ID --task TASK_ID [--test]
+  circuits
 
 Target: the running local stack by default. --aws uses the deployed table named by
 TABLE_NAME (or --table) in AWS_REGION (or --region) with your AWS credentials.
 user create makes a verified account holder in the identity provider (the local identity
 server, or with --aws the Cognito user pool named by USER_POOL_ID and USER_POOL_CLIENT_ID),
 attached to the account given or to a new one; user sign-in prints an access token for it.
-Every command prints one JSON object on stdout. --test: a vg_test_ key, or a grant to the
-account's test balance (test mode: separate data, the simulated provider, 1000 test credits).`;
+task show prints a task as operators follow it: the provider and job it runs on, how its
+submission stands (queued, sent with its answer lost...) and that provider's circuit; circuits
+prints every provider's circuit breaker (closed, open until, half_open: the next start probes).
+Every command prints one JSON object on stdout. --test: a vg_test_ key, a grant to the
+account's test balance, or a test-mode task (test mode: separate data, the simulated provider,
+1000 test credits).`;
 
 const OPTIONS = {
   account: { type: 'string' },
@@ -47,6 +61,7 @@ const OPTIONS = {
   amount: { type: 'string' },
   reason: { type: 'string' },
   key: { type: 'string' },
+  task: { type: 'string' },
   email: { type: 'string' },
   password: { type: 'string' },
   'rate-limit': { type: 'string' },
@@ -54,6 +69,7 @@ const OPTIONS = {
   scopes: { type: 'string' },
   'monthly-spend-limit': { type: 'string' },
   'expires-at': { type: 'string' },
+  limit: { type: 'string' },
   test: { type: 'boolean' },
   aws: { type: 'boolean' },
   table: { type: 'string' },
@@ -88,7 +104,8 @@ export function parseCommand(argv: string[]): ParsedCommand {
   if (values.help || (positionals.length === 1 && positionals[0] === 'help')) return { name: 'help', values, target: {} };
   // No command is a usage mistake like any other (exit 2), so a script that forgot it fails.
   if (positionals.length === 0) throw new UsageError('No command given.');
-  if (positionals.length !== 2) throw new UsageError(`Expected "<group> <action>", got "${positionals.join(' ')}".`);
+  const oneWord = positionals.length === 1 && ONE_WORD_COMMANDS.includes(positionals[0]!);
+  if (positionals.length !== 2 && !oneWord) throw new UsageError(`Expected "<group> <action>", got "${positionals.join(' ')}".`);
   return {
     name: positionals.join(' '),
     values,
@@ -96,7 +113,10 @@ export function parseCommand(argv: string[]): ParsedCommand {
   };
 }
 
-function need(values: Values, name: 'account' | 'amount' | 'reason' | 'key' | 'email' | 'password'): string {
+/** Commands of one word (the others are "<group> <action>"). */
+const ONE_WORD_COMMANDS: readonly string[] = ['circuits'];
+
+function need(values: Values, name: 'account' | 'amount' | 'reason' | 'key' | 'email' | 'password' | 'task'): string {
   const value = values[name];
   if (!value) throw new UsageError(`--${name} is required.`);
   return value;
@@ -141,6 +161,15 @@ export function authCacheTtlSeconds(env: NodeJS.ProcessEnv = process.env): numbe
   return raw && /^\d+$/.test(raw) ? Number(raw) : CONFIG_DEFAULTS.authCacheTtlSeconds;
 }
 
+/** The circuit settings as the functions read them (CIRCUIT_*, else the defaults): the CLI cannot read the deployed ones. */
+function circuitSettings(env: NodeJS.ProcessEnv = process.env): { failure_threshold: number; cool_down_seconds: number } {
+  const read = (raw: string | undefined, fallback: number) => (raw && /^\d+$/.test(raw.trim()) ? Number(raw) : fallback);
+  return {
+    failure_threshold: read(env.CIRCUIT_FAILURE_THRESHOLD, CONFIG_DEFAULTS.circuitFailureThreshold),
+    cool_down_seconds: read(env.CIRCUIT_COOL_DOWN_SECONDS, CONFIG_DEFAULTS.circuitCoolDownSeconds),
+  };
+}
+
 /** SIGNUP_CREDITS, as the deployed functions read it: a new holder's live balance. */
 function loadSignupCredits(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env.SIGNUP_CREDITS?.trim();
@@ -158,6 +187,16 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
         subscriptionStatus: subscription(values.subscription),
       });
       return { ...accountView(account), key_id: key.keyId, api_key: key.apiKey };
+    }
+    case 'account list': {
+      const limit = wholeNumber(values.limit, 'limit') ?? 100;
+      if (limit < 1 || limit > MAX_LISTED_ACCOUNTS) throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LISTED_ACCOUNTS}; got "${values.limit}".`);
+      const { accounts, total } = await listAccounts(stores.directory, limit);
+      return { accounts: accounts.map(listingView), total };
+    }
+    case 'key list': {
+      const accountId = need(values, 'account');
+      return { account_id: accountId, keys: (await listAccountKeys(stores, accountId)).map((key) => keyDetailView(key)) };
     }
     case 'account show':
       return summaryView(await describeAccount(stores, need(values, 'account')));
@@ -218,6 +257,19 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
         signupCredits: loadSignupCredits(),
       });
       return { holder_id: holder.holderId, email: holder.email, account_id: holder.accountId, created_account: createdAccount };
+    }
+    case 'task show': {
+      const scope = scopeOf(need(values, 'account'), values.test ? 'test' : 'live');
+      const { task, circuit } = await describeTask(stores, scope, need(values, 'task'), Date.now());
+      return taskView(task, circuit);
+    }
+    case 'circuits': {
+      const circuits = await circuitsOf(stores.circuits, PROVIDER_NAMES, Date.now());
+      return {
+        circuits: circuits.map(circuitView),
+        ...circuitSettings(),
+        note: 'A circuit opens after failure_threshold consecutive creates that got no answer or a 5xx (a 4xx or a 429 resets the count) and skips its provider for cool_down_seconds; then one start probes it. The deployed values are the circuitFailureThreshold and circuitCoolDownSeconds deploy settings (CIRCUIT_* locally).',
+      };
     }
     case 'user sign-in': {
       const { accessToken, expiresIn } = await signIn(await identityTarget(stores.local), need(values, 'email'), need(values, 'password'));

@@ -1,11 +1,16 @@
+import { DynamoAccountDirectory } from '#adapters/dynamodb/account-directory';
 import { DynamoAccountStore } from '#adapters/dynamodb/account-repository';
 import { DynamoApiKeyStore } from '#adapters/dynamodb/api-key-repository';
+import { DynamoCircuitStore } from '#adapters/dynamodb/circuit-repository';
 import { DynamoHolderStore } from '#adapters/dynamodb/holder-repository';
 import { createDb, type Db } from '#adapters/dynamodb/dynamo-client';
 import { DynamoLedgerStore } from '#adapters/dynamodb/ledger-repository';
+import { DynamoTaskStore } from '#adapters/dynamodb/task-repository';
+import type { CircuitStore } from '#domain/circuit-breaker';
 import type { AdminStores } from '#domain/account-admin';
 import { modeAwareAccounts } from '#domain/mode-accounts';
-import type { HolderStore } from '#domain/ports';
+import type { AccountDirectory, HolderStore, TaskStore } from '#domain/ports';
+import { SILENT_TELEMETRY } from '#domain/telemetry';
 import { localTarget, type LocalTarget } from '../local-stack/discovery';
 import { UsageError } from './errors';
 
@@ -24,6 +29,11 @@ export interface TargetOptions {
 export interface AdminConnection extends AdminStores {
   db: Db;
   holders: HolderStore;
+  tasks: TaskStore;
+  /** Providers' circuit breakers (CIRCUIT#<provider> items). */
+  circuits: CircuitStore;
+  /** Every account (`account list`). */
+  directory: AccountDirectory;
   /** The local stack aimed at, unless --aws. */
   local?: LocalTarget;
 }
@@ -50,6 +60,9 @@ export function connect(options: TargetOptions, env: NodeJS.ProcessEnv = process
     accounts: modeAwareAccounts(new DynamoAccountStore(db)),
     apiKeys: new DynamoApiKeyStore(db),
     holders: new DynamoHolderStore(db),
+    directory: new DynamoAccountDirectory(db),
     ledger: new DynamoLedgerStore(db),
+    tasks: new DynamoTaskStore(db, SILENT_TELEMETRY),
+    circuits: new DynamoCircuitStore(db),
   };
 }

@@ -36,8 +36,15 @@ export async function identityTarget(local: LocalTarget | undefined, env: NodeJS
     region: local ? local.region : (env.AWS_REGION ?? ''),
     ...(local && {
       endpoint,
-      // The local identity server checks no signature; fixed credentials keep a developer's AWS profile out of it.
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      // The key the local stack made for its admin operations, never a developer's AWS profile.
+      // Asked for only by operations that are signed (Admin*): sign-in needs none.
+      credentials: async () => {
+        if (local.identityCredentials) return local.identityCredentials;
+        throw new UsageError(
+          `No credentials for the local identity server: its pool file under ${local.dataDir}/identity/ could not be read. ` +
+            'Run this as the user who runs npm start, with the same DATA_DIR.',
+        );
+      },
     }),
   });
   return { client, sdk, userPoolId, clientId };

@@ -74,6 +74,7 @@ export function apiRequestListener(options: ApiServerOptions): http.RequestListe
 
     const found = match(call.method, call.path);
     if (!found) return sendGateway(res, call, GATEWAY_RESPONSES.notFound);
+    if (found.refused) return sendGateway(res, call, GATEWAY_RESPONSES.methodNotAllowed, { Allow: found.route.method });
 
     let authorizerContext: (Record<string, string> & { principalId: string }) | undefined;
     if (access.get(found.route) === 'authorizer') {
@@ -141,12 +142,13 @@ async function sendStreamed(res: http.ServerResponse, answer: StreamedAnswer): P
   }
 }
 
-function sendGateway(res: http.ServerResponse, call: IncomingCall | undefined, response: GatewayResponse): void {
+function sendGateway(res: http.ServerResponse, call: IncomingCall | undefined, response: GatewayResponse, headers: Record<string, string> = {}): void {
   send(res, {
     statusCode: response.status,
     headers: {
       'Content-Type': 'application/json; charset=utf-8',
       'X-Request-Id': call?.requestId ?? randomUUID(),
+      ...headers,
     },
     body: JSON.stringify(response.body),
   });

@@ -1,10 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { startStripeSimulator, type StripeSimulator } from './stripe-simulator';
 
 /**
  * Billing on the local stack: unless a developer gives Stripe's own keys (STRIPE_SECRET_KEY),
  * the Stripe simulator on a port of its own, the packs and plan it prices, and the variables that
- * point the API's Stripe adapter at it. `npm start` needs no Stripe account.
+ * point the API's Stripe adapter at it. `npm start` needs no Stripe account. The simulator's
+ * address and the token its POST /simulator/events needs go to `<data folder>/stripe-simulator.json`,
+ * readable by the stack's owner only.
  */
 export const LOCAL_PACKS = [
   { pack_id: 'starter', price_id: 'price_local_starter', credits: 500, amount: 500, currency: 'usd' },
@@ -21,7 +25,9 @@ export interface LocalBilling {
   stop(): Promise<void>;
 }
 
-export async function startLocalBilling(webhookUrl: string, env: NodeJS.ProcessEnv = process.env): Promise<LocalBilling> {
+export const SIMULATOR_FILE = 'stripe-simulator.json';
+
+export async function startLocalBilling(webhookUrl: string, dataDir: string, env: NodeJS.ProcessEnv = process.env): Promise<LocalBilling> {
   const catalogue = {
     BILLING_PACKS: env.BILLING_PACKS ?? JSON.stringify(LOCAL_PACKS),
     BILLING_PLAN: env.BILLING_PLAN ?? JSON.stringify(LOCAL_PLAN),
@@ -39,9 +45,16 @@ export async function startLocalBilling(webhookUrl: string, env: NodeJS.ProcessE
       [plan.price_id, { amount: plan.amount, currency: plan.currency, interval: plan.interval }],
     ]),
   });
+  const file = path.join(dataDir, SIMULATOR_FILE);
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify({ url: simulator.url, eventsToken: simulator.eventsToken }, null, 2)}\n`, { mode: 0o600 });
+  renameSync(temporary, file);
   return {
     simulator,
     env: { ...catalogue, STRIPE_API_BASE: simulator.url, STRIPE_SECRET_KEY: SIMULATOR_KEY, STRIPE_WEBHOOK_SECRET: simulator.webhookSecret },
-    stop: () => simulator.stop(),
+    stop: async () => {
+      await simulator.stop();
+      rmSync(file, { force: true });
+    },
   };
 }

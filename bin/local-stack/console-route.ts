@@ -1,6 +1,7 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
+import { errorEnvelope } from '#contract/envelope';
 import { consoleHeaders, type ConsoleOrigins } from '#lib/console-security';
 
 /**
@@ -62,7 +63,16 @@ export function consoleRoute(options: ConsoleRouteOptions) {
       res.end(req.method === 'HEAD' ? undefined : body);
       return true;
     }
-    let file = path.join(dir, path.normalize(decodeURIComponent(relative)).replace(/^(\.\.(\/|\\|$))+/, ''));
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(relative);
+    } catch {
+      const body = JSON.stringify(errorEnvelope('validation_error', `path: "${url.pathname}" is not valid percent-encoding.`));
+      res.writeHead(400, { ...headers, 'Content-Type': TYPES['.json']!, 'Content-Length': String(Buffer.byteLength(body)) });
+      res.end(req.method === 'HEAD' ? undefined : body);
+      return true;
+    }
+    let file = path.join(dir, path.normalize(decoded).replace(/^(\.\.(\/|\\|$))+/, ''));
     const isFile = file.startsWith(dir + path.sep) && existsSync(file) && statSync(file).isFile();
     if (!isFile) {
       // A missing asset is a 404; any other path is one of the app's pages.

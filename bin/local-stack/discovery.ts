@@ -65,6 +65,8 @@ export interface LocalTarget extends Omit<LocalStackAddresses, 'pid'> {
   /** Where the addresses came from, for messages. */
   found: 'running stack' | 'defaults';
   dataDir: string;
+  /** The access key the identity server's Admin* operations must be signed with, if its pool file is readable. */
+  identityCredentials?: { accessKeyId: string; secretAccessKey: string };
 }
 
 /** The local stack's addresses as the CLIs should use them: your variables, the running stack, the defaults. */
@@ -89,19 +91,35 @@ export function localTarget(env: NodeJS.ProcessEnv = process.env): LocalTarget {
   };
 }
 
-/** The identity server's address from the running stack, else its pool file and the default port. */
+/**
+ * The identity server's address from the running stack, else its pool file and the default port;
+ * its admin credentials from the pool file (readable by the stack's owner only).
+ */
 function identityOf(running: LocalStackAddresses | undefined, settings: LocalSettings, env: NodeJS.ProcessEnv) {
+  const pool = readPool(settings.dataDir);
+  const credentials = pool?.identityCredentials && { identityCredentials: pool.identityCredentials };
   if (running?.identityEndpoint && !env.IDENTITY_PORT) {
-    return { identityEndpoint: running.identityEndpoint, userPoolId: running.userPoolId, userPoolClientId: running.userPoolClientId };
+    return { identityEndpoint: running.identityEndpoint, userPoolId: running.userPoolId, userPoolClientId: running.userPoolClientId, ...credentials };
   }
-  const pool = readPoolIds(path.join(settings.dataDir, 'identity', 'user-pool.json'));
   return pool ? { identityEndpoint: `http://${settings.host}:${settings.identityPort}`, ...pool } : {};
 }
 
-function readPoolIds(file: string): { userPoolId: string; userPoolClientId: string } | undefined {
+/** The access key of the identity server whose data is in `dataDir`, if its pool file can be read. */
+export function identityAdminCredentials(dataDir: string): LocalTarget['identityCredentials'] {
+  return readPool(dataDir)?.identityCredentials;
+}
+
+function readPool(dataDir: string): Pick<LocalTarget, 'userPoolId' | 'userPoolClientId' | 'identityCredentials'> | undefined {
   try {
-    const { userPoolId, clientId } = JSON.parse(readFileSync(file, 'utf8')) as { userPoolId?: unknown; clientId?: unknown };
-    return typeof userPoolId === 'string' && typeof clientId === 'string' ? { userPoolId, userPoolClientId: clientId } : undefined;
+    const { userPoolId, clientId, adminCredentials } = JSON.parse(readFileSync(path.join(dataDir, 'identity', 'user-pool.json'), 'utf8')) as {
+      userPoolId?: unknown;
+      clientId?: unknown;
+      adminCredentials?: { accessKeyId?: unknown; secretAccessKey?: unknown };
+    };
+    if (typeof userPoolId !== 'string' || typeof clientId !== 'string') return undefined;
+    const { accessKeyId, secretAccessKey } = adminCredentials ?? {};
+    const credentials = typeof accessKeyId === 'string' && typeof secretAccessKey === 'string' ? { accessKeyId, secretAccessKey } : undefined;
+    return { userPoolId, userPoolClientId: clientId, ...(credentials && { identityCredentials: credentials }) };
   } catch {
     return undefined;
   }

@@ -1,14 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
-import { pipeline, type Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { isPublicMediaKey } from '#adapters/s3/media-layout';
 import type { ObjectStorage } from '#adapters/s3/object-storage';
 import { errorEnvelope, type Envelope } from '#contract/envelope';
 import { GATEWAY_RESPONSES } from '#contract/gateway-responses';
+import { byteRange } from './byte-range';
 
 /**
  * GET /media/<key>: the bucket's objects, public and without a key, as CloudFront serves them
- * on AWS. Passes Range through so browsers can seek in videos.
+ * on AWS. Answers a Range with exactly its bytes, so browsers can seek in videos: the range is
+ * resolved here against the object's size (byte-range.ts) and its bytes counted out here, since
+ * s3rver answers some ranges wrongly (`bytes=0-0` with the whole file, a suffix `bytes=-N` with
+ * the first N+1 bytes).
  *
  * Only raster image and video types are served, with `nosniff`: the bucket is not a trusted
  * source of types (s3rver takes unsigned writes), and this route shares the API's origin, so an
@@ -44,50 +48,49 @@ export function mediaRoute(storage: () => ObjectStorage) {
     }
     // Only what CloudFront would serve: never incoming/ (unchecked direct uploads).
     const servable = (req.method === 'GET' || req.method === 'HEAD') && isPublicMediaKey(key);
-    let object: Awaited<ReturnType<ObjectStorage['open']>>;
-    try {
-      object = servable ? await storage().open(key, req.headers.range) : undefined;
-    } catch (error) {
-      if (!isInvalidRange(error)) throw error;
-      // Answer with the size (RFC 9110), but only for an object this route would serve.
-      const whole = await storage().open(key);
-      (whole?.Body as Readable | undefined)?.destroy?.();
-      if (!whole?.Body || !isServableMediaType(whole.ContentType)) {
-        sendJson(res, 404, GATEWAY_RESPONSES.notFound.body);
-        return true;
-      }
-      sendJson(res, 416, errorEnvelope('validation_error', 'Range: not satisfiable for this object.'), {
-        'Content-Range': `bytes */${whole.ContentLength ?? 0}`,
-      });
-      return true;
-    }
-    if (!object?.Body || !isServableMediaType(object.ContentType)) {
-      (object?.Body as Readable | undefined)?.destroy?.();
+    const found = servable ? await storage().describe(key) : undefined;
+    if (!found || !isServableMediaType(found.contentType)) {
       sendJson(res, 404, GATEWAY_RESPONSES.notFound.body);
       return true;
     }
-    res.writeHead(object.ContentRange ? 206 : 200, {
-      'Content-Type': object.ContentType!,
-      ...(object.ContentLength !== undefined && { 'Content-Length': String(object.ContentLength) }),
-      ...(object.ContentRange && { 'Content-Range': object.ContentRange }),
+    const range = byteRange(req.headers.range, found.size);
+    if (range === 'unsatisfiable') {
+      sendJson(res, 416, errorEnvelope('validation_error', 'Range: not satisfiable for this object.'), { 'Content-Range': `bytes */${found.size}` });
+      return true;
+    }
+    const length = range ? range.end - range.start + 1 : found.size;
+    res.writeHead(range ? 206 : 200, {
+      'Content-Type': found.contentType!,
+      'Content-Length': String(length),
+      ...(range && { 'Content-Range': `bytes ${range.start}-${range.end}/${found.size}` }),
       'Accept-Ranges': 'bytes',
       'Cache-Control': 'public, max-age=31536000, immutable',
       ...NOSNIFF,
     });
-    if (req.method === 'HEAD') {
+    if (req.method === 'HEAD' || length === 0) {
       res.end();
-      (object.Body as Readable).destroy?.();
       return true;
     }
-    pipeline(object.Body as Readable, res, () => undefined); // errors end the response; nothing to report
+    const object = await storage().open(key, range && `bytes=${range.start}-${range.end}`);
+    if (!object?.Body) {
+      // Removed since it was described: nothing more to send.
+      res.destroy();
+      return true;
+    }
+    pipeline(Readable.from(firstBytes(object.Body as Readable, length)), res, () => undefined); // errors end the response; nothing to report
     return true;
   };
 }
 
-/** S3 (and s3rver) refuse a Range beyond the object with InvalidRange (HTTP 416). */
-function isInvalidRange(error: unknown): boolean {
-  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | null;
-  return e?.name === 'InvalidRange' || e?.$metadata?.httpStatusCode === 416;
+/** The first `count` bytes of `source`, which is then let go (destroyed) however long it is. */
+async function* firstBytes(source: AsyncIterable<Buffer>, count: number): AsyncGenerator<Buffer> {
+  let left = count;
+  for await (const chunk of source) {
+    const part = chunk.subarray(0, left);
+    left -= part.length;
+    yield part;
+    if (left === 0) return;
+  }
 }
 
 function sendJson(res: http.ServerResponse, status: number, envelope: Envelope, headers: Record<string, string> = {}): void {

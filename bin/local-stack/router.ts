@@ -3,6 +3,8 @@ import type { Route } from '#http/routes/index';
 export interface RouteMatch {
   route: Route;
   pathParameters: Record<string, string> | null;
+  /** The path is the route's, the method one it refuses (`Route.refusedMethods`): answer 405, run nothing. */
+  refused?: true;
 }
 
 interface CompiledRoute {
@@ -40,6 +42,8 @@ export function createRouter(routes: readonly Route[]) {
         names.length === 0 ? null : Object.fromEntries(names.map((name, i) => [name, found[i + 1]!]));
       return { route, pathParameters };
     }
-    return undefined;
+    // Only once no route takes the method: a refused method is still an unknown route elsewhere.
+    const refusing = compiled.find(({ route, pattern }) => (route.refusedMethods as readonly string[] | undefined)?.includes(method) && pattern.test(path));
+    return refusing && { route: refusing.route, pathParameters: null, refused: true };
   };
 }

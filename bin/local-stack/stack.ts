@@ -36,7 +36,7 @@ export interface LocalStack {
   dynamodbEndpoint: string;
   s3Endpoint: string;
   /** The local identity server: Cognito's API, the user pool and its app client. */
-  identity: Omit<IdentityServer, 'stop'>;
+  identity: Omit<IdentityServer, 'stop' | 'adminCredentials'>;
   /** The data folder (DynamoDB Local's and s3rver's unless given, the identity server's). */
   dataDir: string;
   demo: DemoAccount;
@@ -119,7 +119,7 @@ export async function startLocalStack(
     stops.push(() => close(server));
     const baseUrl = `http://${settings.host}:${apiPort}`;
 
-    const billing = await startLocalBilling(`${baseUrl}${API_PREFIX}/billing/stripe-webhook`);
+    const billing = await startLocalBilling(`${baseUrl}${API_PREFIX}/billing/stripe-webhook`, settings.dataDir);
     stops.push(billing.stop);
 
     // The handlers read their configuration from the environment, as on Lambda.

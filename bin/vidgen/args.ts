@@ -32,6 +32,8 @@ Commands:
       Receive your events here: starts a receiver on 127.0.0.1 (a free port by default),
       registers it (the local stack accepts http to loopback), prints each verified event,
       and removes the endpoint on Ctrl-C.
+  webhooks list                       Your webhook endpoints: id, URL, events, when added.
+  webhooks delete WEBHOOK_ID          Remove an endpoint: nothing more is sent to it.
   webhooks deliveries WEBHOOK_ID [--page N] [--limit N]
       What was sent to an endpoint, newest first: status, attempts and why the last
       attempt failed (HTTP 500, connection refused, timeout after 10 s...).
@@ -72,11 +74,12 @@ Options:
   --json            Print only JSON on stdout (the API's data, or {"error": ...}).
   -h, --help        This help.
 
-Configuration: VIDGEN_API_KEY and VIDGEN_BASE_URL, or "apiKey" and "baseUrl" in
-~/.config/vidgen/config.json (another file: VIDGEN_CONFIG); without a key, the session of
-vidgen login (session.json beside it). login signs in at VIDGEN_IDENTITY_ENDPOINT with
-VIDGEN_CLIENT_ID ("identityEndpoint", "clientId" in the file), by default the local stack's. Default base URL
-http://127.0.0.1:3000/api/v1. A test key (vg_test_...) works on test data only (simulated
+Configuration: VIDGEN_API_KEY, or "apiKey" in ~/.config/vidgen/config.json (another file:
+VIDGEN_CONFIG); without a key, the session of vidgen login (session.json beside it). Base URL:
+VIDGEN_BASE_URL, else "baseUrl" in the file, else the local stack npm start runs from this
+repository (whatever its port), else http://127.0.0.1:3000/api/v1. login signs in at
+VIDGEN_IDENTITY_ENDPOINT with VIDGEN_CLIENT_ID ("identityEndpoint", "clientId" in the file), by
+default the local stack's. A test key (vg_test_...) works on test data only (simulated
 provider, test credits); vidgen says so on stderr before every command.
 
 Exit codes: 0 done, 1 API or network error or failed task, 2 usage error, 130 interrupted.`;
@@ -128,7 +131,7 @@ const COMMANDS = {
   quote: { operand: 'generate or image, then PROMPT', options: [] },
   status: { operand: 'ID', options: WAITING },
   cancel: { operand: 'ID', options: [] },
-  webhooks: { operand: 'listen, deliveries or retry', options: ['port', 'page', 'limit'] },
+  webhooks: { operand: 'listen, list, delete, deliveries or retry', options: ['port', 'page', 'limit'] },
   events: { operand: undefined, options: ['after', 'limit', 'follow', 'interval'] },
   videos: { operand: undefined, options: ['page', 'limit'] },
   images: { operand: undefined, options: ['page', 'limit'] },
@@ -193,6 +196,8 @@ export type Command =
   | { name: 'status'; id: string; kind: 'video' | 'image'; wait: WaitSettings; json: boolean }
   | { name: 'cancel'; id: string; kind: 'video' | 'image'; json: boolean }
   | { name: 'webhooks'; action: 'listen'; port: number; json: boolean }
+  | { name: 'webhooks'; action: 'list'; json: boolean }
+  | { name: 'webhooks'; action: 'delete'; webhookId: string; json: boolean }
   | { name: 'webhooks'; action: 'deliveries'; webhookId: string; page?: number; limit?: number; json: boolean }
   | { name: 'webhooks'; action: 'retry'; webhookId: string; eventId: string; json: boolean }
   | { name: 'events'; after?: string; limit?: number; follow: boolean; intervalMs: number; json: boolean }
@@ -301,7 +306,19 @@ export function parseCommand(argv: string[]): Command {
         for (const option of ['port', 'page', 'limit'] as const) if (values[option] !== undefined) throw new UsageError(`--${option} is not an option of "webhooks retry".`);
         return { name, action: 'retry', webhookId, eventId, json };
       }
-      if (operand !== 'listen') throw new UsageError(`Unknown webhooks command "${operand}": use "webhooks listen", "webhooks deliveries WEBHOOK_ID" or "webhooks retry WEBHOOK_ID EVENT_ID".`);
+      if (operand === 'list' || operand === 'delete') {
+        for (const option of ['port', 'page', 'limit'] as const) if (values[option] !== undefined) throw new UsageError(`--${option} is not an option of "webhooks ${operand}".`);
+        if (operand === 'list') return { name, action: 'list', json };
+        const webhookId = operands[1];
+        if (webhookId === undefined) throw new UsageError(`"webhooks delete" needs WEBHOOK_ID (whk_..., the first column of "${VIDGEN} webhooks list").`);
+        if (!webhookId.startsWith('whk_')) throw new UsageError(`"${webhookId}" is not a webhook id: webhook ids start with whk_ (the first column of "${VIDGEN} webhooks list").`);
+        return { name, action: 'delete', webhookId, json };
+      }
+      if (operand !== 'listen') {
+        throw new UsageError(
+          `Unknown webhooks command "${operand}": use "webhooks listen", "webhooks list", "webhooks delete WEBHOOK_ID", "webhooks deliveries WEBHOOK_ID" or "webhooks retry WEBHOOK_ID EVENT_ID".`,
+        );
+      }
       for (const option of ['page', 'limit'] as const) if (values[option] !== undefined) throw new UsageError(`--${option} is not an option of "webhooks listen".`);
       const port = number(values.port, '--port') ?? 0;
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be a port number (0 for a free one).');
@@ -342,9 +359,9 @@ export function parseCommand(argv: string[]): Command {
   }
 }
 
-/** How many operands a command takes: `webhooks deliveries` and `keys update` name an id too. */
+/** How many operands a command takes: `webhooks deliveries|delete` and `keys update` name an id too. */
 function operandCount(name: CommandName, first: string | undefined, hasOperand: boolean): number {
-  if (name === 'webhooks') return first === 'deliveries' ? 2 : first === 'retry' ? 3 : 1;
+  if (name === 'webhooks') return first === 'deliveries' || first === 'delete' ? 2 : first === 'retry' ? 3 : 1;
   if (name === 'keys') return first === 'update' || first === 'revoke' ? 2 : 1;
   return hasOperand ? 1 : 0;
 }

@@ -26,6 +26,7 @@ import {
   formatSize,
   formatTransactionList,
   formatVideoList,
+  formatWebhookList,
 } from './format';
 import { startProgress, type ProgressStream } from './progress';
 
@@ -113,6 +114,16 @@ export async function runCommand(command: Exclude<Command, { name: 'help' | 'log
       return keys(client, command, io, printData);
     case 'webhooks': {
       if (command.action === 'listen') return listen(client, command.port, command.json, io, print);
+      if (command.action === 'list') {
+        const list = await client.listWebhooks({ signal });
+        printData(list, () => formatWebhookList(list));
+        return 0;
+      }
+      if (command.action === 'delete') {
+        const deleted = await client.deleteWebhook(command.webhookId, { signal });
+        printData(deleted, () => `Deleted webhook ${deleted.webhook_id}: nothing more is sent to it.`);
+        return 0;
+      }
       if (command.action === 'retry') {
         const retried = await client.retryDelivery(command.webhookId, command.eventId, { signal });
         printData(retried, () => `${retried.event_id} ${retried.status}: see ${VIDGEN} webhooks deliveries ${command.webhookId}`);

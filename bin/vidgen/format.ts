@@ -1,4 +1,4 @@
-import type { Account, ApiKey, Credits, ImagePage, ImageTask, ModelList, Pagination, Quote, TransactionPage, VideoPage, VideoTask, WebhookDeliveryPage } from '#client';
+import type { Account, ApiKey, Credits, ImagePage, ImageTask, ModelList, Pagination, Quote, TransactionPage, VideoPage, VideoTask, Webhook, WebhookDeliveryPage } from '#client';
 
 /** Human-readable output for stdout (without --json). */
 
@@ -118,6 +118,26 @@ export function formatTransactionList(page: TransactionPage): string {
   const sumLine = whole ? [`Sum: ${sum} (your balance)`] : [];
   return [...table(rows), ...sumLine, footer(page.pagination, 'transaction')].join('\n');
 }
+
+/** One line per webhook endpoint: id, URL, the events it gets ("every event" when all), added, description. */
+export function formatWebhookList(list: { webhooks: Webhook[] }): string {
+  if (list.webhooks.length === 0) return 'No webhook endpoints.';
+  const rows = list.webhooks.map((webhook) => [
+    webhook.webhook_id,
+    webhook.url,
+    EVENT_TYPES.every((type) => webhook.events.includes(type)) ? 'every event' : webhook.events.join(','),
+    shortTime(webhook.created_at),
+    webhook.description ?? '',
+  ]);
+  const count = list.webhooks.length;
+  return [...table(rows), `${count} endpoint${count === 1 ? '' : 's'}.`].join('\n');
+}
+
+/** Every event type an endpoint can get: a Record, so the type check fails if the API gains one this lacks. */
+const EVENT_TYPES = Object.keys({ 'video.completed': true, 'video.failed': true, 'image.completed': true, 'image.failed': true } satisfies Record<
+  Webhook['events'][number],
+  true
+>) as Webhook['events'];
 
 /** One line per delivery; the last column says why the last attempt failed, or when the next is due. */
 export function formatDeliveryList(page: WebhookDeliveryPage): string {

@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState, type MouseEvent, type ReactNode } from 'react';
 import { sessionClient } from './api';
 import type { Session } from './auth/session';
 import type { ConsoleConfig } from './config';
@@ -26,7 +26,13 @@ const PAGES: ReadonlyArray<{ path: string; label: string; render: () => ReactNod
   { path: '/billing', label: 'Billing', render: () => <Billing /> },
 ];
 
-const AUTH_PATHS = new Set(['/sign-in', '/sign-up', '/verify', '/forgot-password']);
+/** The signed-out pages and their titles (each page's heading). */
+const AUTH_TITLES: Readonly<Record<string, string>> = {
+  '/sign-in': 'Sign in',
+  '/sign-up': 'Create an account',
+  '/verify': 'Verify your email',
+  '/forgot-password': 'Reset your password',
+};
 const MODE_KEY = 'vidgen.console.mode';
 /** Query parameters that name the current mode's data, dropped when the mode switches. */
 const MODE_BOUND_PARAMS = ['id', 'page'];
@@ -70,7 +76,7 @@ export function App({ config, session }: { config: ConsoleConfig; session: Sessi
     [config, session, mode, setMode],
   );
 
-  const isAuthPage = AUTH_PATHS.has(location.path);
+  const isAuthPage = Object.hasOwn(AUTH_TITLES, location.path);
   useEffect(() => {
     if (!signedIn && !isAuthPage) navigate(`/sign-in${location.path === '/' ? '' : `?next=${encodeURIComponent(location.path)}`}`, { replace: true });
     if (signedIn && isAuthPage) navigate(location.query.get('next') ?? '/', { replace: true });
@@ -78,6 +84,13 @@ export function App({ config, session }: { config: ConsoleConfig; session: Sessi
 
   const page = PAGES.find((candidate) => candidate.path === location.path);
   const loading = <p className="muted" aria-live="polite">Loading…</p>;
+
+  // Each page names itself in the tab and the history (a generation by its id).
+  const selected = location.query.get('id');
+  const title = !signedIn || isAuthPage ? (AUTH_TITLES[location.path] ?? 'Sign in') : !page ? 'Page not found' : selected && page.path === '/generations' ? `${selected} · ${page.label}` : page.label;
+  useEffect(() => {
+    document.title = `${title} · vidgen console`;
+  }, [title]);
 
   if (!signedIn || isAuthPage) {
     return (
@@ -92,6 +105,9 @@ export function App({ config, session }: { config: ConsoleConfig; session: Sessi
 
   return (
     <Console.Provider value={context}>
+      <a className="skip-link" href="#main" onClick={skipToMain}>
+        Skip to content
+      </a>
       {mode === 'test' && (
         <div className="test-banner" role="status" data-testid="test-banner">
           TEST MODE: you are looking at test data. Nothing here is charged to your live balance or sent to a real provider.
@@ -123,7 +139,7 @@ export function App({ config, session }: { config: ConsoleConfig; session: Sessi
             </button>
           </div>
         </header>
-        <main className="page" id="main">
+        <main className="page" id="main" tabIndex={-1}>
           <Suspense fallback={loading}>
             {page ? (
               // A new mode is a new page: nothing of the other mode's data stays on screen.
@@ -141,4 +157,10 @@ export function App({ config, session }: { config: ConsoleConfig; session: Sessi
       </div>
     </Console.Provider>
   );
+}
+
+/** The skip link moves focus into the page itself, past the navigation, without a `#main` in the address. */
+function skipToMain(event: MouseEvent<HTMLAnchorElement>) {
+  event.preventDefault();
+  document.getElementById('main')?.focus();
 }

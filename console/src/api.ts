@@ -16,7 +16,8 @@ export function sessionClient(session: Session, baseUrl: string, mode: Mode): Vi
     },
     mode,
     baseUrl,
-    // The console shows a failure at once; the person decides to try again.
-    retry: { maxRetries: 1 },
+    // The console shows a failure at once and the person decides to try again: no retry waits out
+    // a 429's Retry-After behind a blank page, or spends the holder's rate limit on its own.
+    retry: { maxRetries: 0 },
   });
 }

@@ -1,4 +1,5 @@
-import { useState, type ReactNode } from 'react';
+import type { UseQueryResult } from '@tanstack/react-query';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { Pagination } from '#client';
 import { describeError, ERROR_ADVICE, remedyLink } from './errors';
 import { Link } from './router';
@@ -18,6 +19,33 @@ export function ErrorNotice({ error }: { error: unknown }) {
           {described.requestId && <> · Request id: <code>{described.requestId}</code></>}
         </p>
       )}
+    </div>
+  );
+}
+
+/**
+ * A query's data; until it has some, "Loading…" or the error. A failed read (a 429 above all)
+ * never shows as an empty list; a failed re-read shows its error above the data it last had.
+ */
+export function Loaded<T>({ query, children }: { query: Pick<UseQueryResult<T>, 'data' | 'error'>; children: (data: T) => ReactNode }) {
+  return (
+    <>
+      <ErrorNotice error={query.error} />
+      {query.data !== undefined ? children(query.data) : !query.error && <p className="muted" role="status">Loading…</p>}
+    </>
+  );
+}
+
+/**
+ * A notice of what was just made (a key or a secret shown once): it takes focus when it appears,
+ * which also scrolls it into view (at 375 px it is below the form). Give it a `key` per thing shown.
+ */
+export function FocusedNotice({ testId, children }: { testId: string; children: ReactNode }) {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => ref.current?.focus(), []);
+  return (
+    <div ref={ref} tabIndex={-1} className="notice warn" role="status" data-testid={testId}>
+      {children}
     </div>
   );
 }

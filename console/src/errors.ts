@@ -19,6 +19,7 @@ export const ERROR_ADVICE: Readonly<Record<string, { title: string; action: stri
   internal_error: { title: 'Something went wrong on our side', action: 'Try again in a moment. If it keeps happening, contact support with the request id.' },
   upstream_error: { title: 'The generation provider failed the request', action: 'Your credits were refunded. Try again; if it keeps failing, try another model.' },
   task_not_cancelable: { title: 'This task has already ended', action: 'A completed or failed task cannot be canceled. Refresh to see its result.' },
+  method_not_allowed: { title: 'This method is not allowed here', action: 'The MCP endpoint takes POST only; point an MCP client at it rather than a browser.' },
   network_error: { title: 'The API could not be reached', action: 'Check your connection, then try again.' },
   // Why a task failed (a task's `error.code`).
   content_rejected: { title: 'The provider rejected the content', action: 'Change the prompt or the reference image. Your credits were refunded.' },
@@ -49,7 +50,9 @@ export function describeError(error: unknown): DescribedError {
   if (error instanceof ApiError) {
     const advice = ERROR_ADVICE[error.code] ?? { title: `Error (${error.code})`, action: 'Try again; contact support with the request id if it persists.' };
     const link = remedyLink(error.code);
-    return { ...advice, message: error.message, code: error.code, ...(error.requestId && { requestId: error.requestId }), ...(link && { link }) };
+    // The API says how long its rate window has left (Retry-After): say it in the advice.
+    const action = error.code === 'rate_limit_exceeded' && error.retryAfter !== undefined ? `Wait ${error.retryAfter} seconds and try again.` : advice.action;
+    return { ...advice, action, message: error.message, code: error.code, ...(error.requestId && { requestId: error.requestId }), ...(link && { link }) };
   }
   if (error instanceof IdentityError) return { title: 'Sign-in service', message: describeIdentityError(error), action: '', code: error.type };
   return { title: 'Something went wrong', message: error instanceof Error ? error.message : String(error), action: 'Reload the page and try again.' };

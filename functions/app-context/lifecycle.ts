@@ -1,5 +1,5 @@
 import { createLambdaClient, InProcessCopyQueue, LambdaCopyQueue } from '#adapters/copy-queues';
-import { messageQueue } from './queues';
+import { lazyMessageQueue } from './queues';
 import { providerCallbackUrl } from '#contract/params';
 import { CircuitBreaker } from '#domain/circuit-breaker';
 import { CounterBudget } from '#domain/provider-budget';
@@ -67,7 +67,7 @@ export function buildLifecycle(
       submissionGraceMs: submissions.graceSeconds * 1000,
     },
     budget: new CounterBudget(parts.stores.rateCounter),
-    submissions: messageQueue<SubmissionRequest>('submissions', submissions.queueUrl, config.region),
+    submissions: lazyMessageQueue<SubmissionRequest>('submissions', submissions.queueUrl, config.region),
     ...(callbackBase && {
       callbackUrl: (task, providerName, token) => providerCallbackUrl(callbackBase, providerName, task.accountId, task.taskId, token),
     }),

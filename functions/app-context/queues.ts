@@ -31,9 +31,25 @@ export function localQueue<T>(name: QueueName): InProcessQueue<T> {
 }
 
 /** The SQS queue at `queueUrl`, or locally the in-process one; never the latter on Lambda. */
-export function messageQueue<T>(name: QueueName, queueUrl: string | undefined, region: string): MessageQueue<T> {
+function messageQueue<T>(name: QueueName, queueUrl: string | undefined, region: string): MessageQueue<T> {
   if (queueUrl) return new SqsQueue(traced(new SQSClient({ region, ...boundedClientConfig(CONTROL_PLANE_BOUNDS) })), queueUrl);
   // Work queued in a Lambda's memory is lost when it freezes: refuse rather than drop it.
   if (process.env.AWS_LAMBDA_FUNCTION_NAME) throw new Error(`${QUEUE_URL_VARIABLES[name]} is required on Lambda.`);
   return localQueue<T>(name);
+}
+
+/**
+ * The queue `messageQueue` picks, resolved on the first `send`: the lifecycle and the webhook
+ * parts are built by functions that never send (GET /videos/{id} never submits, GET /webhooks
+ * never delivers), and the stack gives a queue's URL only to the functions that send to it
+ * (lib/function-needs.ts). A function that does send without one still fails, on that send.
+ */
+export function lazyMessageQueue<T>(name: QueueName, queueUrl: string | undefined, region: string): MessageQueue<T> {
+  let queue: MessageQueue<T> | undefined;
+  return {
+    async send(message, options) {
+      queue ??= messageQueue<T>(name, queueUrl, region);
+      await queue.send(message, options);
+    },
+  };
 }

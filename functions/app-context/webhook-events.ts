@@ -6,7 +6,7 @@ import type { ServiceConfig } from '#config/service';
 import { renderEvent } from '#contract/events';
 import type { DeliveryDeps, DeliveryMessage } from '#domain/webhook-deliveries';
 import { appConfig } from './config';
-import { messageQueue } from './queues';
+import { lazyMessageQueue } from './queues';
 import { appDb } from './stores';
 
 /**
@@ -22,7 +22,7 @@ export function buildEventPublishing(config: ServiceConfig, db: Db): EventPublis
     webhooks: new DynamoWebhookStore(db),
     deliveries: new DynamoDeliveryStore(db),
     feed: new DynamoEventFeedStore(db),
-    queue: messageQueue<DeliveryMessage>('webhook-deliveries', queueUrl, config.region),
+    queue: lazyMessageQueue<DeliveryMessage>('webhook-deliveries', queueUrl, config.region),
     render: renderEvent,
   };
 }

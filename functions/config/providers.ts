@@ -33,11 +33,11 @@ export function loadProviderSetup(env: Env = process.env): ProviderSetup {
   const routes = providerRoutes(env);
   const routed = routes ? routedProviders(routes) : [];
   const otherProviders = PROVIDER_SETTINGS_LIST.filter((module) => module.name !== name && (!module.onlyWhereNamed || routed.includes(module.name)))
-    .map((module) => providerConfig(module, env, routed.includes(module.name)))
+    .map((module) => providerConfig(module, env, routed.includes(module.name) ? routeNeed(routes!, module.name, name) : undefined))
     .filter((config) => config !== undefined);
   const budgetPerSecond = optional(env, 'PROVIDER_BUDGET_PER_SECOND') ? wholeNumber(env, 'PROVIDER_BUDGET_PER_SECOND', 0, 1) : chosen.budgetPerSecond;
   return {
-    provider: providerConfig(chosen, env, true)!,
+    provider: providerConfig(chosen, env, `PROVIDER=${name}`)!,
     ...(otherProviders.length > 0 && { otherProviders }),
     ...(routes && { routes }),
     ...(budgetPerSecond !== undefined && { budgetPerSecond }),
@@ -56,19 +56,26 @@ function secretSource(env: Env, secret: ProviderSecret): SecretSource | undefine
   return secretArn ? { secretArn } : undefined;
 }
 
+/** Why a routed provider must be configured, for the start-up error: the routes that name it. */
+function routeNeed(routes: ProviderRoutes, provider: string, chosen: string): string {
+  const models = Object.entries(routes).flatMap(([model, names]) => (names?.includes(provider) ? [model] : []));
+  return `PROVIDER_ROUTES routes ${models.join(', ')} to ${provider}; PROVIDER=${chosen}`;
+}
+
 /**
- * One provider's settings and secrets. Undefined for a provider other than the chosen one
- * whose required secrets are not given: it is not configured here.
+ * One provider's settings and secrets. `neededBy` says why it must be configured (PROVIDER
+ * chose it, or routes name it), for the error naming a missing secret; without it, a provider
+ * whose required secrets are not given is not configured here (undefined).
  */
-function providerConfig(module: SomeProviderSettings, env: Env, chosen: boolean): ProviderConfig | undefined {
+function providerConfig(module: SomeProviderSettings, env: Env, neededBy: string | undefined): ProviderConfig | undefined {
   const secrets: Record<string, SecretSource> = {};
   for (const [field, secret] of Object.entries(module.secrets)) {
     const source = secretSource(env, secret);
     if (source) secrets[field] = source;
     else if (secret.required) {
-      if (!chosen) return undefined;
+      if (neededBy === undefined) return undefined;
       const names = [secret.valueVariable, secret.deployed?.arnVariable].filter(Boolean).join(' or ');
-      throw new ConfigError(`Missing ${names} (PROVIDER=${module.name}).`);
+      throw new ConfigError(`Missing ${names} (${neededBy}).`);
     }
   }
   const given = Object.fromEntries(Object.entries(module.variables).map(([field, variable]) => [field, optional(env, variable)]));

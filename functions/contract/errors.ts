@@ -20,6 +20,7 @@ export const ERROR_CODES = [
   'task_not_cancelable',
   'forbidden',
   'spend_limit_exceeded',
+  'method_not_allowed',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -38,9 +39,10 @@ export const ERROR_SUMMARIES: Readonly<Record<ErrorCode, string>> = {
   task_not_cancelable: 'a cancel of a task that has already completed or failed',
   forbidden: "outside the API key's scopes, or an endpoint only a signed-in account holder may call",
   spend_limit_exceeded: "the start would pass the API key's monthly spend limit",
+  method_not_allowed: '`GET` or `DELETE` on `/mcp`, which takes `POST` only (the `Allow` header says so)',
 };
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 502;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 429 | 500 | 502;
 
 export interface ErrorStatusDoc {
   /** The codes answered with this status; the first is the one its examples show. */
@@ -73,6 +75,11 @@ export const GATEWAY_MESSAGES = {
     `The request body is larger than the ${MAX_REQUEST_BODY_MIB} MiB the API accepts. ` +
     `Upload an image with POST ${DIRECT_UPLOAD_PATH}: it answers a form that sends the file straight to storage (up to 10 MiB).`,
   badRequest: 'The request could not be processed. Check the method, headers and body.',
+  /**
+   * GET and DELETE on the MCP endpoint (CONTRACT.md, "MCP transport"): what its transport,
+   * Streamable HTTP, has a stateless server answer when it offers no event stream and no session.
+   */
+  methodNotAllowed: 'The MCP endpoint takes POST only (see the Allow header): it is stateless, with no event stream to GET and no session to DELETE.',
   throttled: 'Too many requests.',
   internal: 'Something went wrong on our side.',
 } as const;
@@ -102,6 +109,11 @@ export const ERROR_STATUSES: Readonly<Record<ErrorStatus, ErrorStatusDoc>> = {
     codes: ['not_found'],
     description: 'No such id for this account (ids of other accounts are answered the same way).',
     example: 'No video with id "vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ".',
+  },
+  405: {
+    codes: ['method_not_allowed'],
+    description: '`GET` or `DELETE` on `/mcp`: the MCP endpoint takes `POST` only (`Allow: POST`). Answered before the key is checked or counted.',
+    example: GATEWAY_MESSAGES.methodNotAllowed,
   },
   409: {
     codes: ['idempotency_conflict', 'task_not_cancelable'],

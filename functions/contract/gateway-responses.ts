@@ -21,6 +21,8 @@ export const GATEWAY_RESPONSES = {
   expired: gateway('unauthorized', GATEWAY_MESSAGES.expired),
   notFound: gateway('not_found', GATEWAY_MESSAGES.notFound),
   payloadTooLarge: gateway('payload_too_large', GATEWAY_MESSAGES.payloadTooLarge),
+  /** A method a route refuses (`Route.refusedMethods`), sent with `Allow: <the route's method>`. */
+  methodNotAllowed: gateway('method_not_allowed', GATEWAY_MESSAGES.methodNotAllowed),
   /** Whatever else the gateway refuses as a client error (API Gateway's DEFAULT_4XX). */
   badRequest: gateway('validation_error', GATEWAY_MESSAGES.badRequest),
   throttled: gateway('rate_limit_exceeded', GATEWAY_MESSAGES.throttled),

@@ -4,8 +4,8 @@ import { NotFoundError, ValidationError } from './errors';
 import { newAccountId, newLedgerEntryId } from './ids';
 import { newKeyRecord, storeNewKey, type NewKey } from './key-management';
 import { ledgerSum, type LedgerEntry } from './ledger';
-import { scopeOf, type KeyMode } from './mode';
-import type { AccountStore, ApiKeyStore, LedgerStore } from './ports';
+import { accountOfScope, isTestScope, scopeOf, type KeyMode } from './mode';
+import type { AccountDirectory, AccountStore, ApiKeyStore, LedgerStore } from './ports';
 
 /** Operator use cases behind the admin CLI. */
 
@@ -137,6 +137,35 @@ export async function describeAccount(stores: AdminStores, accountId: string): P
     stores.ledger.listForAccount(accountId),
   ]);
   return { account, keys, ledgerSum: ledgerSum(entries), ledgerEntries: entries.length };
+}
+
+/** A live account as `account list` shows it, with its test balance (null until test mode was first used). */
+export interface AccountListing {
+  account: Account;
+  testCredits: number | null;
+}
+
+/** Every account, newest first, at most `limit` of them, and how many there are. */
+export async function listAccounts(directory: AccountDirectory, limit: number): Promise<{ accounts: AccountListing[]; total: number }> {
+  requireWholeNumber(limit, 'limit', 1, MAX_LISTED_ACCOUNTS);
+  const items = await directory.listAll();
+  const testCredits = new Map(items.filter((item) => isTestScope(item.accountId)).map((item) => [accountOfScope(item.accountId), item.credits]));
+  const live = items
+    .filter((item) => !isTestScope(item.accountId))
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.accountId.localeCompare(a.accountId));
+  return {
+    accounts: live.slice(0, limit).map((account) => ({ account, testCredits: testCredits.get(account.accountId) ?? null })),
+    total: live.length,
+  };
+}
+
+export const MAX_LISTED_ACCOUNTS = 1000;
+
+/** An account's keys, live and test, revoked ones included, newest first. */
+export async function listAccountKeys(stores: AdminStores, accountId: string): Promise<ApiKeyRecord[]> {
+  await requireAccount(stores, accountId);
+  const keys = await stores.apiKeys.listForAccount(accountId);
+  return keys.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.keyId.localeCompare(a.keyId));
 }
 
 export async function revokeApiKey(

@@ -55,6 +55,17 @@ export interface CircuitStore {
   close(provider: string): Promise<void>;
 }
 
+/**
+ * A circuit as operators read it: `closed` (creates go out), `open` (skipped until `openUntil`),
+ * or `half_open` (the cool-down is over: the next start probes it, or its probe is out).
+ */
+export type CircuitStatus = 'closed' | 'open' | 'half_open';
+
+export function circuitStatus(record: CircuitRecord, now: number): CircuitStatus {
+  if (record.openUntil === undefined) return 'closed';
+  return now < record.openUntil ? 'open' : 'half_open';
+}
+
 /** What a caller may do now: send (`closed`), send the one probe (`probe`), or skip (`open`). */
 export type CircuitState = 'closed' | 'probe' | 'open';
 

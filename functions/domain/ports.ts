@@ -33,6 +33,15 @@ export interface AccountStore {
   setTestSubscription(scopeId: string, active: boolean, now: string): Promise<boolean>;
 }
 
+/**
+ * Every account, for operators (the admin CLI's `account list`), test balances (their own
+ * scope, `acc_…_test`) included, in no particular order. It reads the whole table: never on a
+ * request's path.
+ */
+export interface AccountDirectory {
+  listAll(): Promise<Account[]>;
+}
+
 /** Account holders and the account each acts on (functions/domain/holder.ts). */
 export interface HolderStore {
   get(holderId: string): Promise<Holder | undefined>;
@@ -168,7 +177,13 @@ export interface TaskStore {
   claimCheck(task: Task, now: Date, minIntervalMs: number): Promise<boolean>;
   /** Stores the provider's output URLs awaiting copy. False if already stored or final. */
   recordOutputs(task: Task, outputUrls: string[], now: string): Promise<boolean>;
-  /** Counts a failed copy; returns the new count, or undefined if the task is already final. */
+  /**
+   * Claims the copy of a task's pending outputs for `leaseMs`: true for one caller at a time, so
+   * a copy asked for again while one runs (the sweeper asks every minute) is left to the first.
+   * False if the task is final, has no pending outputs, or another claim is younger than `leaseMs`.
+   */
+  claimCopy(task: Task, now: Date, leaseMs: number): Promise<boolean>;
+  /** Counts a failed copy and gives up its claim; returns the new count, or undefined if the task is already final. */
   recordCopyFailure(task: Task, now: string): Promise<number | undefined>;
   /** processing -> completed with our URLs (and a video's thumbnail). False if the task was already final. */
   complete(task: Task, outputUrls: string[], now: string, thumbnailUrl?: string): Promise<boolean>;

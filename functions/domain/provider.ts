@@ -12,7 +12,8 @@ import type { GenerationExtras } from './task';
 
 /**
  * The upstream generation provider, behind one small interface. Adapters live in
- * functions/providers/ (simulated, replicate); the use cases only ever see these types.
+ * functions/providers/ (one folder each, listed in registry.ts); the use cases only ever see
+ * these types.
  */
 
 export interface VideoJob extends GenerationExtras {
@@ -54,7 +55,11 @@ export type SubmitOutcome =
    * the callback URL it was given (so polls upstream are only the safety net).
    */
   | { type: 'accepted'; jobId: string; callbacks?: boolean }
-  /** The provider refused the job outright (bad input, policy): it will never run. */
+  /**
+   * The job will never run, and another provider would not run it either: a content refusal, or
+   * a job that ended at once. The customer's answer, never failed over (any other refusal is a
+   * ProviderUnavailableError with reason `refused`).
+   */
   | { type: 'rejected'; code: ProviderFailureCode; message: string };
 
 export type ResultOutcome =
@@ -117,9 +122,10 @@ export interface ProviderCallback {
 export interface GenerationProvider {
   readonly name: string;
   /**
-   * Creates a job. Throws ProviderUnavailableError when the provider could not be asked
-   * (nothing was created: safe to try again, after `retryAfterSeconds` for a 429), and
-   * SubmissionUnknownError when the request may have created a job whose id we never read.
+   * Creates a job. Throws ProviderUnavailableError when nothing was created (its `reason`:
+   * unreachable, refused, 429, not sent; safe to try again or elsewhere, after
+   * `retryAfterSeconds` for a 429), and SubmissionUnknownError when the request may have created
+   * a job whose id we never read. A content refusal is the `rejected` outcome.
    */
   submit(job: GenerationJob, options?: SubmitOptions): Promise<SubmitOutcome>;
   /**
@@ -143,31 +149,54 @@ export interface GenerationProvider {
 }
 
 /**
- * The provider could not be asked: network error, timeout, 5xx, 429 or an answer we cannot
- * read. Nothing is known about the job, so callers keep the task's state as it is (a poll
- * answers with the stored state) or treat a submission as failed (502, refund).
+ * Why a provider did not take a call, as far as its health goes (docs/tasks.md, "Routing and
+ * failover"): only `failing` counts against its circuit (circuit-breaker.ts); any answer resets it.
+ */
+export type UnavailableReason =
+  /** No answer (a refused or reset connection, a timeout) or a 5xx: the provider may be unwell. */
+  | 'failing'
+  /** It answered 4xx other than a content refusal (a refused key, an input or a model it does not take). */
+  | 'refused'
+  /** It answered 429: it wants fewer requests. */
+  | 'rate_limited'
+  /** It answered 2xx in words we cannot read. */
+  | 'unreadable'
+  /** Nothing was sent: this provider cannot take the job here (its model map has no entry for it). */
+  | 'not_sent';
+
+/**
+ * The provider could not be asked, or refused before any job existed: network error, timeout,
+ * 5xx, 4xx, 429 or an answer we cannot read. Nothing is known about the job, so callers keep the
+ * task's state as it is (a poll answers with the stored state) or treat a submission as failed
+ * (the next route, else 502 and a refund).
  */
 export class ProviderUnavailableError extends Error {
-  constructor(
-    message: string,
-    /** Seconds the provider asked us to wait (429 Retry-After), when it said. */
-    readonly retryAfterSeconds?: number,
-    /** The provider refused for load (429): nothing was created; it wants fewer requests. */
-    readonly rateLimited = retryAfterSeconds !== undefined,
-  ) {
+  readonly reason: UnavailableReason;
+  /** Seconds the provider asked us to wait (a 429's Retry-After, or its words), when it said. */
+  readonly retryAfterSeconds?: number;
+
+  constructor(message: string, options: { reason?: UnavailableReason; retryAfterSeconds?: number } = {}) {
     super(message);
     this.name = 'ProviderUnavailableError';
+    this.reason = options.reason ?? 'failing';
+    if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+
+  /** The provider refused for load (429): nothing was created; it wants fewer requests. */
+  get rateLimited(): boolean {
+    return this.reason === 'rate_limited';
   }
 }
 
 /**
- * A create whose outcome we do not know: it timed out, or the provider answered 2xx in words we
- * cannot read. A job may exist upstream and bill us, so the task is not refunded at once: the
- * job's callback (which names the task) adopts it, or the sweeper refunds after a bounded wait.
+ * A create whose outcome we do not know: it timed out (`failing`), or the provider answered 2xx
+ * in words we cannot read (`unreadable`). A job may exist upstream and bill us, so the task is not
+ * refunded at once: the job's callback (which names the task) adopts it, or the sweeper refunds
+ * after a bounded wait.
  */
 export class SubmissionUnknownError extends ProviderUnavailableError {
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, reason: 'failing' | 'unreadable' = 'failing') {
+    super(message, { reason });
     this.name = 'SubmissionUnknownError';
   }
 }

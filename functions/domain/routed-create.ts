@@ -1,6 +1,6 @@
 import type { CircuitGate } from './circuit-breaker';
 import { isTestScope } from './mode';
-import { ProviderUnavailableError, SubmissionUnknownError, type GenerationProvider, type ProviderFailureCode } from './provider';
+import { ProviderUnavailableError, SubmissionUnknownError, type GenerationProvider, type ProviderFailureCode, type UnavailableReason } from './provider';
 import { routesOf } from './provider-routing';
 import type { Task } from './task';
 import { jobFor, logProviderDetail, type LifecycleDeps } from './task-lifecycle';
@@ -9,18 +9,22 @@ import { jobFor, logProviderDetail, type LifecycleDeps } from './task-lifecycle'
  * One task's create, walked along its model's routes (docs/tasks.md, "Routing and failover").
  * The create is marked sent once, before the first provider is asked; from then on:
  * - a refusal that proves no job exists (5xx, 4xx other than a content refusal, a connection
- *   refused, a 429, the provider's circuit open) goes to the next route, within the same start
- *   and under the same charge;
+ *   refused, a 429, a model missing from the provider's map, the provider's circuit open) goes to
+ *   the next route, within the same start and under the same charge;
  * - an answer that may hide a job (a timeout after sending, a 2xx without an id) stays with that
  *   provider: its callback adopts the job or the sweeper refunds after the grace, never a second job;
  * - a content refusal is the customer's answer: no failover.
- * Each provider's create waits for a turn in that provider's own budget, and its circuit
- * (circuit-breaker.ts) hears how it went.
+ * When the routes run out, the start is refused (`rejected`) if every provider that was asked
+ * refused it with a 4xx (asking again will not help), busy if one refused for load, and
+ * `unavailable` (worth another try from the queue) otherwise. Each provider's create waits for
+ * a turn in that provider's own budget, and its circuit (circuit-breaker.ts) hears how it went:
+ * only a 5xx, a connection refused or a timeout counts against it; any answer resets it.
  */
 
 /** What one create came to. `task`: as it stands once its create was sent (or unsent, if none was). */
 export type Create =
   | { type: 'accepted'; task: Task }
+  /** A content refusal, or every route asked refused the job itself (a 4xx): asking again will not help. */
   | { type: 'rejected'; code: ProviderFailureCode }
   /** Refused for load (429) by every route that answered: nothing was created. */
   | { type: 'busy'; task: Task; retryAfterSeconds?: number }
@@ -33,8 +37,14 @@ export type Create =
   /** Not sent: no turn was free in the first healthy route's budget within the wait. */
   | { type: 'waiting' };
 
-/** What asking one provider came to, before the walk decides whether to go on. */
-type Attempt = Exclude<Create, { type: 'taken' | 'waiting' }>;
+/**
+ * What asking one provider came to, before the walk decides whether to go on: `reason` says
+ * what an unavailable or unknown create tells of the provider's health.
+ */
+type Attempt =
+  | Exclude<Create, { type: 'taken' | 'waiting' | 'unavailable' | 'unknown' }>
+  | { type: 'unavailable'; task: Task; reason: UnavailableReason }
+  | { type: 'unknown'; task: Task; reason: UnavailableReason };
 
 /**
  * Sends a task's create along its routes. It raises only before any create is sent: from the
@@ -45,15 +55,20 @@ export async function sendCreate(deps: LifecycleDeps, unsent: Task, turnWaitMs: 
   const startedAt = performance.now();
   let sent: Task | undefined;
   let busy: Extract<Create, { type: 'busy' }> | undefined;
+  /** Every route so far refused the job for good (a 4xx, no entry in its map): asking again will not help. */
+  let refusedEverywhere = true;
   for (const [index, provider] of routes.entries()) {
     const gate = await admit(deps, provider, unsent);
     if (gate.state === 'open') {
+      refusedEverywhere = false;
+      deps.telemetry.info('route skipped: its circuit is open', { task_id: unsent.taskId, provider: provider.name, model: unsent.params.model });
       deps.telemetry.count('ProviderSkipped', { provider: provider.name });
       continue;
     }
     if (!(await awaitTurn(deps, provider, unsent, turnWaitMs))) {
       // Nothing sent yet: the task waits on the queue for this provider's turn; else, busy.
       if (!sent) return { type: 'waiting' };
+      deps.telemetry.info('route skipped: no turn free in its budget', { task_id: unsent.taskId, provider: provider.name, model: unsent.params.model });
       busy ??= { type: 'busy', task: sent };
       continue;
     }
@@ -64,6 +79,7 @@ export async function sendCreate(deps: LifecycleDeps, unsent: Task, turnWaitMs: 
       // Before this provider was asked: on the first route it cuts the submission short (queued);
       // later, nothing went to this provider, so the walk goes on.
       if (!sent) throw error;
+      refusedEverywhere = false;
       deps.telemetry.warn('route skipped: its callback URL could not be made', { task_id: unsent.taskId, provider: provider.name, error: String(error) });
       continue;
     }
@@ -77,14 +93,20 @@ export async function sendCreate(deps: LifecycleDeps, unsent: Task, turnWaitMs: 
     const attempt = await attemptCreate(deps, provider, sent, callbackUrl);
     await report(deps, provider, unsent, gate, attempt);
     if (attempt.type === 'accepted') deps.telemetry.providerLatency(performance.now() - startedAt, 'accept', provider.name);
+    if (attempt.type === 'unknown') return { type: 'unknown', task: attempt.task };
     if (attempt.type !== 'unavailable' && attempt.type !== 'busy') return attempt;
     if (attempt.type === 'busy') busy ??= attempt;
+    if (attempt.type === 'busy' || (attempt.reason !== 'refused' && attempt.reason !== 'not_sent')) refusedEverywhere = false;
     if (index < routes.length - 1) {
-      deps.telemetry.info('create refused before any job existed; next route', { task_id: unsent.taskId, provider: provider.name });
+      const reason = attempt.type === 'busy' ? 'rate_limited' : attempt.reason;
+      deps.telemetry.info('create refused before any job existed; next route', { task_id: unsent.taskId, provider: provider.name, reason });
       deps.telemetry.count('ProviderFailover', { provider: provider.name, model: unsent.params.model });
     }
   }
-  return busy ?? { type: 'unavailable', task: sent ?? unsent };
+  if (busy) return busy;
+  // Every route refused the job itself (none was down or busy): no retry from the queue would be answered otherwise.
+  if (refusedEverywhere && sent) return { type: 'rejected', code: 'upstream_error' };
+  return { type: 'unavailable', task: sent ?? unsent };
 }
 
 /** The circuit's word on a provider; a test-mode task's simulated provider has no circuit. */
@@ -93,14 +115,31 @@ async function admit(deps: LifecycleDeps, provider: GenerationProvider, task: Ta
   return deps.circuits.admit(provider.name, deps.clock().getTime());
 }
 
+/** ProviderFailure's `kind` for a create that did not take: `unavailable` is a 5xx or no answer. */
+function failureKind(attempt: Attempt): string | undefined {
+  switch (attempt.type) {
+    case 'busy':
+      return 'rate_limited';
+    case 'unavailable':
+      return attempt.reason === 'failing' ? 'unavailable' : attempt.reason;
+    case 'unknown':
+      return 'unknown';
+    default:
+      return undefined;
+  }
+}
+
 /** Tells the provider's circuit how its create went, and counts failures by kind. */
 async function report(deps: LifecycleDeps, provider: GenerationProvider, task: Task, gate: CircuitGate, attempt: Attempt): Promise<void> {
-  const kind = attempt.type === 'busy' ? 'rate_limited' : attempt.type === 'rejected' ? undefined : attempt.type;
-  if (kind !== undefined && kind !== 'accepted') deps.telemetry.count('ProviderFailure', { provider: provider.name, kind });
+  const kind = failureKind(attempt);
+  if (kind !== undefined) deps.telemetry.count('ProviderFailure', { provider: provider.name, kind });
   if (!deps.circuits || isTestScope(task.accountId)) return;
+  // Nothing reached the provider (its map has no entry for the model): nothing to tell its circuit.
+  if (attempt.type === 'unavailable' && attempt.reason === 'not_sent') return;
   try {
-    // A 429 or a refusal is an answer: the provider is up. A 5xx, a connection refused or a timeout is not.
-    if (attempt.type === 'unavailable' || attempt.type === 'unknown') {
+    // Only no answer (a refused connection, a timeout) or a 5xx says the provider is unwell; any
+    // answer, a 4xx or a 429 included, says it is up (docs/decisions.md, "What the breaker counts").
+    if ((attempt.type === 'unavailable' || attempt.type === 'unknown') && attempt.reason === 'failing') {
       if (await deps.circuits.failed(provider.name, deps.clock().getTime())) {
         deps.telemetry.warn('provider circuit opened: its creates are skipped for the cool-down', { provider: provider.name });
         deps.telemetry.count('CircuitOpened', { provider: provider.name });
@@ -120,7 +159,8 @@ async function attemptCreate(deps: LifecycleDeps, provider: GenerationProvider, 
     return await createSent(deps, provider, task, callbackUrl);
   } catch (error) {
     deps.telemetry.error('create sent, its outcome unknown', error, { task_id: task.taskId, provider: provider.name });
-    return { type: 'unknown', task };
+    // Our own step failed (recording the job): nothing says the provider is unwell.
+    return { type: 'unknown', task, reason: 'unreadable' };
   }
 }
 
@@ -148,10 +188,10 @@ async function createSent(deps: LifecycleDeps, provider: GenerationProvider, tas
   } catch (error) {
     if (!(error instanceof ProviderUnavailableError)) throw error;
     logProviderDetail(deps, task, error.message);
-    if (error instanceof SubmissionUnknownError) return { type: 'unknown', task };
+    if (error instanceof SubmissionUnknownError) return { type: 'unknown', task, reason: error.reason };
     return error.rateLimited
       ? { type: 'busy', task, ...(error.retryAfterSeconds !== undefined && { retryAfterSeconds: error.retryAfterSeconds }) }
-      : { type: 'unavailable', task };
+      : { type: 'unavailable', task, reason: error.reason };
   }
 }
 

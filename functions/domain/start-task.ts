@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { admit, checkReferenceUrls, type StartRequest } from './admission';
-import { IdempotencyConflictError, InsufficientCreditsError, SpendLimitExceededError, UpstreamError } from './errors';
+import { AccountBusyError, IdempotencyConflictError, InsufficientCreditsError, SpendLimitExceededError, UpstreamError } from './errors';
 import { newTaskId } from './ids';
 import { spendMonthOf, type KeySpend, type SpendingKey } from './key-spend';
 import { chargeEntry } from './ledger';
 import type { AccountStore, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, ReferenceUrlPolicy } from './ports';
 import { narrowTask, type Task, type TaskKind, type TaskOfKind } from './task';
-import { isStranded, resumeSubmission, submitInline } from './submission';
+import { isStranded, resumeSubmission, submitInline, UNSENT_GRACE_MS } from './submission';
 import { FAILURE_MESSAGES, failTask, type LifecycleDeps } from './task-lifecycle';
 
 export interface StartDeps extends LifecycleDeps {
@@ -19,6 +19,7 @@ export interface StartDeps extends LifecycleDeps {
 export { priceOf, type StartRequest } from './admission';
 
 const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+const EARLIER_ANSWER_POLL_MS = 50;
 
 /** Same endpoint and same validated request <=> same hash (defaults applied, key order fixed). */
 export function requestHash(request: StartRequest): string {
@@ -164,12 +165,36 @@ async function replay(deps: StartDeps, record: IdempotencyRecord, hash: string):
       'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
     );
   }
-  if (record.outcome?.type === 'upstream_error') throw new UpstreamError(record.outcome.message);
+  const answered = record.outcome ? record : await earlierAnswer(deps, record);
+  if (answered.outcome?.type === 'upstream_error') throw new UpstreamError(answered.outcome.message);
   const task = await deps.tasks.get(record.accountId, record.taskId);
   if (!task) throw new Error(`Idempotency record points at a missing task ${record.taskId}.`);
   // Its start was cut short between the charge and the create: carry on, rather than answer
   // `processing` for a task nobody submits.
   return isStranded(task, deps.clock()) ? resumeSubmission(deps, task) : task;
+}
+
+/**
+ * One key, one answer. The first request under a key answers only once its submission has ended
+ * (200, or 502 and a refund, whose answer is recorded before the refund): until then its task is
+ * charged and `processing` whatever its answer will be. So a copy that finds no recorded answer
+ * waits for it, up to `earlierAnswerWaitMs` (then: 429, retry in a second). A first request that
+ * died, or whose `created` note was lost, never records one: once its start is older than any
+ * start can run (UNSENT_GRACE_MS, past the function's timeout), the copy answers from the task.
+ */
+async function earlierAnswer(deps: StartDeps, record: IdempotencyRecord): Promise<IdempotencyRecord> {
+  const startedAt = Date.parse(record.createdAt);
+  // Real time for the wait itself; the task clock for the age of the start (as isStranded judges it).
+  const deadline = Date.now() + deps.settings.earlierAnswerWaitMs;
+  let latest = record;
+  while (!latest.outcome && deps.clock().getTime() - startedAt <= UNSENT_GRACE_MS) {
+    if (Date.now() >= deadline) {
+      throw new AccountBusyError('An earlier request with this Idempotency-Key is still being processed. Retry in a second.');
+    }
+    await new Promise((resolve) => setTimeout(resolve, EARLIER_ANSWER_POLL_MS));
+    latest = (await deps.idempotency.get(record.accountId, record.key, deps.clock())) ?? latest;
+  }
+  return latest;
 }
 
 /**

@@ -73,6 +73,13 @@ export interface LifecycleSettings {
   inlineTurnWaitMs: number;
   /** The queue's consumer waits at most this long for a turn before putting a message back. */
   queuedTurnWaitMs: number;
+  /** A copy of a request waits at most this long for the first one's answer under its Idempotency-Key. */
+  earlierAnswerWaitMs: number;
+  /**
+   * How long a copy of a task's outputs keeps its claim: another copy asked for meanwhile (the
+   * sweeper's) leaves the task to it. Longer than the copy worker may run (5 min on AWS).
+   */
+  copyLeaseMs: number;
   /** A job that calls back is asked about only after this long without news (a lost callback). */
   callbackSilenceMs: number;
   /** Failed copies of a result before the task gives up and fails (refunded). */
@@ -85,9 +92,12 @@ export const DEFAULT_LIFECYCLE_SETTINGS: LifecycleSettings = {
   // Long enough for a job's first callback even when the provider queues it a while.
   submissionGraceMs: 10 * 60_000,
   maxCopyAttempts: 5,
+  copyLeaseMs: 6 * 60_000,
   providerBudgets: {},
   inlineTurnWaitMs: 1_000,
   queuedTurnWaitMs: 5_000,
+  // Most starts answer within a second or two; a few seconds of slack, well inside the 28 s a function has.
+  earlierAnswerWaitMs: 10_000,
   callbackSilenceMs: 2 * 60_000,
 };
 
@@ -250,10 +260,13 @@ function outputFile(task: Task, index: number) {
 /**
  * Copies a task's pending provider outputs into our bucket, then completes it. A failed copy
  * is counted and retried later (copy worker, sweeper); after `maxCopyAttempts` the task fails
- * and is refunded.
+ * and is refunded. A copy asked for while another holds the task's claim leaves it to that one.
  */
 export async function copyOutputs(deps: LifecycleDeps, task: Task): Promise<Task> {
   if (task.status !== 'processing' || !task.pendingOutputs) return task;
+  // One copy at a time: a second one would write the same keys while the first reads them back
+  // for the thumbnail (s3rver's overwrite removes the object first; on S3 it is wasted work).
+  if (!(await deps.tasks.claimCopy(task, deps.clock(), deps.settings.copyLeaseMs))) return (await deps.tasks.get(task.accountId, task.taskId)) ?? task;
   try {
     const urls: string[] = [];
     for (const [index, sourceUrl] of task.pendingOutputs.entries()) {

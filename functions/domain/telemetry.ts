@@ -24,11 +24,14 @@ export type BusinessEvent =
   | 'ProviderNotConfigured'
   /** A create sent to a provider (per `provider`), failovers included. */
   | 'ProviderSubmission'
-  /** A create a provider failed (per `provider` and `kind`: unavailable, rate_limited, unknown). */
+  /**
+   * A create that did not take (per `provider` and `kind`: unavailable (no answer, 5xx), refused
+   * (a 4xx), rate_limited, unknown (a job may exist), not_sent (no entry in its model map)).
+   */
   | 'ProviderFailure'
   /** A create refused before any job existed, passed to the model's next route (per `provider` it left). */
   | 'ProviderFailover'
-  /** A route skipped because its provider's circuit is open. */
+  /** A route skipped because its provider's circuit is open (also an INFO line naming it). */
   | 'ProviderSkipped'
   /** A provider's circuit opened (or reopened after a failed probe): alarmed. */
   | 'CircuitOpened'

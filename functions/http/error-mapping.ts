@@ -31,7 +31,6 @@ const DOMAIN_ERRORS: ReadonlyArray<[new (...args: never[]) => DomainError, Error
   [InsufficientCreditsError, 'insufficient_credits'],
   [PaidAccessRequiredError, 'paid_access_required'],
   [SpendLimitExceededError, 'spend_limit_exceeded'],
-  [ForbiddenError, 'forbidden'],
   [NotFoundError, 'not_found'],
   [IdempotencyConflictError, 'idempotency_conflict'],
   [TaskNotCancelableError, 'task_not_cancelable'],

@@ -23,6 +23,14 @@ export interface Route {
    * `STREAMED_ROUTE_TIMEOUT_SECONDS`). Its handler is a `streamedApiHandler`.
    */
   streaming?: true;
+  /**
+   * Other methods on this path that the gateway itself answers with 405 `method_not_allowed` and
+   * `Allow: <method>` (no function, no key checked), where any other method is an unknown route
+   * (404). Only the MCP endpoint has them: its transport, Streamable HTTP, has a stateless server
+   * answer GET (no event stream) and DELETE (no session) so (CONTRACT.md, "MCP transport"); a
+   * client takes a 404 there for "session terminated".
+   */
+  refusedMethods?: readonly Route['method'][];
 }
 
 /** How long a streamed route's integration and function may run: MCP's longest wait (50 s) and its start. */

@@ -24,6 +24,7 @@ const POLL_INTERVAL_MS = 1000;
 export async function mcpResponse(event: APIGatewayProxyEvent, principal: Principal): Promise<StreamedResult> {
   const body = event.body === null ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
   const parsed = parseJson(body);
+  if (Array.isArray(parsed)) return batchRefused();
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: !asksForProgress(parsed),
@@ -48,6 +49,25 @@ export async function mcpResponse(event: APIGatewayProxyEvent, principal: Princi
     return { statusCode: response.status, headers, body: text };
   }
   return { statusCode: response.status, headers, body: closingAtTheEnd(response.body!, () => server.close()) };
+}
+
+/**
+ * A JSON-RPC batch: the SDK would run up to 100 calls for one request, which the rate limit
+ * counts once. The protocol's current revision (2025-06-18) has no batching, so one message per
+ * request, and each tool call counts (CONTRACT.md, "MCP transport"). Worded as the SDK's
+ * transport words its own refusals (-32600, id null, status 400). A new object each time: the
+ * middlewares add their headers to it.
+ */
+function batchRefused(): StreamedResult {
+  return {
+    statusCode: 400,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'Invalid Request: batches are not supported: send one JSON-RPC message per request (the Model Context Protocol has no batching since its 2025-06-18 revision).' },
+      id: null,
+    }),
+  };
 }
 
 /**
@@ -90,10 +110,9 @@ function parseJson(body: string): unknown {
   }
 }
 
-/** Whether a message (or one in a batch) carries a progress token. */
+/** Whether the message carries a progress token. */
 function asksForProgress(parsed: unknown): boolean {
-  const messages = Array.isArray(parsed) ? parsed : [parsed];
-  return messages.some((message) => (message as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta?.progressToken !== undefined);
+  return (parsed as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta?.progressToken !== undefined;
 }
 
 function toRequest(event: APIGatewayProxyEvent, body: string): Request {

@@ -1,5 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { ZodError } from 'zod';
 import { describeZodError } from '#http/error-mapping';
@@ -32,15 +32,19 @@ export function createMcpServer(backend: ToolBackend, wait: WaitSettings): Serve
       'Generate videos and images with the vidgen API. Start with generate_video or generate_image, then call wait_for_task with the returned id until the task is completed (it then carries the result URL). Prices are in credits (get_credits shows the balance).',
   });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools() }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const token = request.params._meta?.progressToken;
+  // tools/call is the fallback, not a registered handler: the SDK parses a registered method's
+  // params first and answers a malformed one (`arguments: null`) with its zod issues as JSON;
+  // here a tool call gets a validation error naming the field, as its own inputs do.
+  server.fallbackRequestHandler = async (request, extra) => {
+    if (request.method !== 'tools/call') throw new McpError(ErrorCode.MethodNotFound, 'Method not found');
+    const token = request.params?._meta?.progressToken;
     const onProgress =
       token === undefined
         ? undefined
         : (progress: number, message: string) =>
             extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total: 100, message } });
-    return callTool(backend, request.params.name, request.params.arguments ?? {}, { ...wait, onProgress, signal: extra.signal });
-  });
+    return callTool(backend, request.params?.name, request.params?.arguments, { ...wait, onProgress, signal: extra.signal });
+  };
   return server;
 }
 
@@ -58,11 +62,18 @@ export type CallContext = WaitSettings & {
   signal?: AbortSignal;
 };
 
-/** One tool call: the API's object as structured content and JSON text, or its error as a tool error. */
-export async function callTool(backend: ToolBackend, name: string, args: Record<string, unknown>, context: CallContext): Promise<CallToolResult> {
-  if (!(name in TOOLS)) return toolError('validation_error', `Unknown tool "${name}". Tools: ${Object.keys(TOOLS).join(', ')}.`);
+/**
+ * One tool call, `name` and `args` as the client sent them: the API's object as structured
+ * content and JSON text, or its error as a tool error.
+ */
+export async function callTool(backend: ToolBackend, name: unknown, args: unknown, context: CallContext): Promise<CallToolResult> {
+  // Own keys only: `__proto__` or `toString` is no tool, though every object has one.
+  if (typeof name !== 'string' || !Object.hasOwn(TOOLS, name)) {
+    return toolError('validation_error', `Unknown tool ${JSON.stringify(name)}. Tools: ${Object.keys(TOOLS).join(', ')}.`);
+  }
+  if (args !== undefined && !isPlainObject(args)) return toolError('validation_error', "arguments: must be an object of the tool's parameters by name, or left out.");
   try {
-    const outcome = await run(backend, name as ToolName, args, context);
+    const outcome = await run(backend, name as ToolName, args ?? {}, context);
     return {
       structuredContent: outcome.result as Record<string, unknown>,
       content: [{ type: 'text', text: JSON.stringify(outcome.result) }, ...(outcome.note ? [{ type: 'text' as const, text: outcome.note }] : [])],
@@ -75,6 +86,8 @@ export async function callTool(backend: ToolBackend, name: string, args: Record<
     return toolError(code, message);
   }
 }
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function toolError(code: string, message: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: `${code}: ${message}` }] };

@@ -4,8 +4,8 @@ import { MAX_UPLOAD_BYTES } from '#domain/image-type';
 import { errorEnvelopeWith } from '#contract/envelope';
 import { PAGINATION_PARAMETERS } from '#contract/pagination';
 import { EVENTS_PARAMETERS } from '#contract/events';
-import { ERROR_STATUSES, ERROR_SUMMARIES, type ErrorStatus } from '#contract/errors';
-import { gatewayAccess, type ApiRoute } from '#http/route';
+import { ERROR_STATUSES, ERROR_SUMMARIES, GATEWAY_MESSAGES, type ErrorStatus } from '#contract/errors';
+import { gatewayAccess, type ApiRoute, type Route } from '#http/route';
 import { API_PREFIX, ROUTES } from '#http/routes/index';
 
 /**
@@ -67,7 +67,10 @@ function generate(): OpenApiDocument {
     description: 'Your API key: `Authorization: Bearer <API_KEY>`. Missing, invalid or revoked: 401 `unauthorized`.',
   });
   for (const [name, header] of Object.entries(HEADERS)) registry.registerComponent('headers', name, header);
-  for (const route of ROUTES) registerOperation(registry, route);
+  for (const route of ROUTES) {
+    registerOperation(registry, route);
+    for (const method of route.refusedMethods ?? []) registerRefusedMethod(registry, route, method);
+  }
 
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
@@ -173,6 +176,39 @@ function registerOperation(registry: OpenAPIRegistry, route: ApiRoute): void {
     ...(operation.request && { request: operation.request }),
     responses,
     'x-codeSamples': [{ lang: 'Shell', label: 'curl', source: operation.curl.split('{BASE}').join(BASE_PLACEHOLDER) }],
+  });
+}
+
+/**
+ * A method the route refuses (GET and DELETE /mcp): an operation of its own, so a reader (or a
+ * tool reading this document) sees its only answer, the gateway's 405. No key is checked or counted.
+ */
+function registerRefusedMethod(registry: OpenAPIRegistry, route: ApiRoute, method: Route['method']): void {
+  const { codes, description } = ERROR_STATUSES[405];
+  registry.registerPath({
+    method: method.toLowerCase() as 'get' | 'delete',
+    path: documentPath(route.path),
+    operationId: `${route.doc.operationId}${method.charAt(0)}${method.slice(1).toLowerCase()}`,
+    summary: `${method}: not allowed (405)`,
+    description: `${GATEWAY_MESSAGES.methodNotAllowed} Answered before any key is checked: none needed, nothing counted.`,
+    tags: [route.doc.tag],
+    security: [],
+    responses: {
+      405: {
+        description,
+        headers: {
+          'X-Request-Id': ref('XRequestId'),
+          Allow: { description: 'The method this path takes.', required: true, schema: { type: 'string', enum: [route.method] } },
+        },
+        content: {
+          'application/json': {
+            schema: ERROR_SCHEMAS[405],
+            example: { data: null, error: { message: GATEWAY_MESSAGES.methodNotAllowed, code: codes[0] } },
+          },
+        },
+      },
+    },
+    'x-codeSamples': [{ lang: 'Shell', label: 'curl', source: `curl -s -X ${method} "${BASE_PLACEHOLDER}${documentPath(route.path)}"` }],
   });
 }
 

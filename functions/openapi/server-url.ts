@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { configuredApiBaseUrl } from '#config/service';
-import { API_PREFIX } from '#http/routes/index';
+// The prefix alone: the route table (and its OpenAPI prose) stays out of the bundles that need a URL.
+import { API_PREFIX } from '#http/routes/prefix';
 
 /**
  * The API's base URL (ending in /api/v1) as the client reached it, so that the served document

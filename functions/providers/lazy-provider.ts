@@ -36,7 +36,8 @@ export function lazyProvider(
           return lastGood;
         }
         if (current?.provider === provider) current = undefined;
-        throw new ProviderUnavailableError(`The ${name} provider could not be set up: ${(error as Error).message}`);
+        // Nothing was sent: our secret store failed, not the provider (its circuit is not told).
+        throw new ProviderUnavailableError(`The ${name} provider could not be set up: ${(error as Error).message}`, { reason: 'not_sent' });
       },
     );
     current = { provider, builtAt: now() };

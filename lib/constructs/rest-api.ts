@@ -9,8 +9,11 @@ import {
   IdentitySource,
   LambdaIntegration,
   LogGroupLogDestination,
+  type IResource,
   type Method,
   MethodLoggingLevel,
+  MockIntegration,
+  PassthroughBehavior,
   RequestAuthorizer,
   ResponseTransferMode,
   ResponseType,
@@ -67,6 +70,42 @@ export function gatewayResponseTemplate(response: GatewayResponse): string {
   const body = JSON.stringify(response.body);
   if (body.includes('$')) throw new Error(`Gateway response bodies must not contain "$": ${body}`);
   return body;
+}
+
+/**
+ * A method the route refuses (`Route.refusedMethods`), answered by API Gateway itself as the local
+ * gateway answers it: 405 `method_not_allowed`, `Allow: <the route's method>`, in the envelope.
+ * A mock integration without an authorizer: nothing to guard, no function to run. Its one
+ * integration response is the default (no selection pattern), so every request gets it whatever
+ * its Content-Type: https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-mock-integration.html
+ */
+function refuseMethod(resource: IResource, httpMethod: string, route: Route): Method {
+  const refused = gatewayResponse('methodNotAllowed');
+  const headers: Record<string, string> = {
+    'method.response.header.Allow': `'${route.method}'`,
+    'method.response.header.Content-Type': "'application/json'",
+    'method.response.header.X-Request-Id': 'context.requestId',
+  };
+  const method = resource.addMethod(
+    httpMethod,
+    new MockIntegration({
+      passthroughBehavior: PassthroughBehavior.WHEN_NO_MATCH,
+      requestTemplates: { 'application/json': `{"statusCode": ${refused.status}}` },
+      integrationResponses: [
+        { statusCode: String(refused.status), responseParameters: headers, responseTemplates: { 'application/json': gatewayResponseTemplate(refused) } },
+      ],
+    }),
+    {
+      authorizationType: AuthorizationType.NONE,
+      authorizer: undefined,
+      methodResponses: [{ statusCode: String(refused.status), responseParameters: Object.fromEntries(Object.keys(headers).map((name) => [name, true])) }],
+    },
+  );
+  Validations.of(method).acknowledge({
+    id: 'AwsSolutions-APIG4',
+    reason: `${httpMethod} ${route.path} only answers 405 (Allow: ${route.method}) from a mock integration: no function runs, nothing to guard.`,
+  });
+  return method;
 }
 
 export interface RestApiProps {
@@ -200,14 +239,14 @@ export class VidGenRestApi extends Construct {
         // Streamed as the function writes it (InvokeWithResponseStream), past the buffered 29 s.
         ...(route.streaming && { responseTransferMode: ResponseTransferMode.STREAM, timeout: Duration.seconds(STREAMED_ROUTE_TIMEOUT_SECONDS) }),
       });
-      const method = this.api.root
-        .resourceForPath(route.path)
-        .addMethod(
-          route.method,
-          integration,
-          open ? { authorizationType: AuthorizationType.NONE, authorizer: undefined } : {},
-        );
+      const resource = this.api.root.resourceForPath(route.path);
+      const method = resource.addMethod(
+        route.method,
+        integration,
+        open ? { authorizationType: AuthorizationType.NONE, authorizer: undefined } : {},
+      );
       this.methods.push(method);
+      for (const refused of route.refusedMethods ?? []) this.methods.push(refuseMethod(resource, refused, route));
       if (open) {
         Validations.of(method).acknowledge({
           id: 'AwsSolutions-APIG4',

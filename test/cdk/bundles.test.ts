@@ -163,6 +163,14 @@ describe('synthesized bundles', () => {
     expect(statSync(path.join(authorizer.assetDir, authorizer.file)).size).toBeLessThan(AUTHORIZER_TARGET_BYTES);
   });
 
+  it('only the reference functions carry the route table and its OpenAPI prose (eslint.config.mjs keeps it out)', () => {
+    // A route's summary is prose that lives in the route table alone.
+    const carriers = listBundledFunctions(cdkOut)
+      .filter((fn) => readFileSync(path.join(fn.assetDir, fn.file), 'utf8').includes('Get your credits and access'))
+      .map((fn) => fn.handler);
+    expect(carriers.sort()).toEqual(['get-docs', 'get-openapi']);
+  });
+
   it('mcp: answers a tool call as JSON-RPC, with Ajv left out of its bundle', async () => {
     const mcp = findBundledFunction(cdkOut, 'mcp');
     // npm run invoke lets it run as long as Lambda would: its wait outlasts the default 28 s.

@@ -134,6 +134,20 @@ describe('function environment', () => {
     expect(() => loadConfig({ ...deployed, AWS_REGION: 'eu-west-1', REPLICATE_BASE_URL: 'ftp://x' })).toThrow('REPLICATE_BASE_URL must be an http(s) URL');
   });
 
+  it('sets the circuit breakers from context (circuitFailureThreshold, circuitCoolDownSeconds), defaults otherwise (issue 31)', () => {
+    expect(sharedEnvironment(settingsFrom({ circuitFailureThreshold: '3', circuitCoolDownSeconds: 60 }), resources)).toMatchObject({
+      CIRCUIT_FAILURE_THRESHOLD: '3',
+      CIRCUIT_COOL_DOWN_SECONDS: '60',
+    });
+    const deployed = sharedEnvironment(settingsFrom({}), resources);
+    expect(loadConfig({ ...deployed, AWS_REGION: 'eu-west-1' }).circuit).toEqual({
+      failureThreshold: CONFIG_DEFAULTS.circuitFailureThreshold,
+      coolDownSeconds: CONFIG_DEFAULTS.circuitCoolDownSeconds,
+    });
+    expect(() => settingsFrom({ circuitFailureThreshold: '0' })).toThrow('Context "circuitFailureThreshold" must be a whole number from 1 to');
+    expect(() => settingsFrom({ circuitCoolDownSeconds: 'soon' })).toThrow('Context "circuitCoolDownSeconds" must be a whole number from 1 to');
+  });
+
   it("sets the simulated provider's speed and samples on every stage: it runs test mode everywhere", () => {
     expect(sharedEnvironment(settingsFrom({ simDelaySeconds: '3' }), resources)).toMatchObject({
       PROVIDER: 'replicate',

@@ -79,7 +79,18 @@ const EXPECTED_REPLICATE: Record<string, string[]> = {
   [SWEEPER_HANDLER]: [...TASK_WRITES, 'dynamodb:Query index/gsi2', ...WRITE('videos/'), ...WRITE('images/'), ...SECRET, ...SIMULATED_PROVIDER, ...QUEUE_COPIES, ...DEAD_LETTERS('sweeper'), ...PUBLISH_EVENTS, ...QUEUE_SUBMISSIONS],
   // CopyObject from the simulated provider's output (test mode): GetObject on the source.
   // Reads videos/ back: a video's first frame is made from our copy (the thumbnail).
-  [COPY_WORKER_HANDLER]: [...TASK_WRITES, ...WRITE('videos/'), ...WRITE('images/'), 's3:GetObject provider-sim/*', 's3:GetObject videos/*', ...DEAD_LETTERS('copy-worker'), ...PUBLISH_EVENTS],
+  // A copy whose task ended meanwhile (canceled, timed out) or whose output is refused is removed again.
+  [COPY_WORKER_HANDLER]: [
+    ...TASK_WRITES,
+    ...WRITE('videos/'),
+    ...WRITE('images/'),
+    's3:DeleteObject videos/*',
+    's3:DeleteObject images/*',
+    's3:GetObject provider-sim/*',
+    's3:GetObject videos/*',
+    ...DEAD_LETTERS('copy-worker'),
+    ...PUBLISH_EVENTS,
+  ],
   // Consumes the submission queue and sends back what must wait longer.
   'submission-consumer': [
     ...TASK_WRITES,

@@ -40,8 +40,9 @@ describe('StatelessStack', () => {
     return `${parentPath}/${resource.Properties.PathPart}`;
   }
 
+  /** The methods that run a function (the mock ones, answered by the gateway, are tested apart). */
   function methods() {
-    return resourcesOf(template(), 'AWS::ApiGateway::Method').map(([, m]) => ({
+    return functionMethods().map(([, m]) => ({
       method: m.Properties!.HttpMethod as string,
       path: m.Properties!.ResourceId.Ref ? pathOf(m.Properties!.ResourceId.Ref) : '/',
       authorizationType: m.Properties!.AuthorizationType as string,
@@ -51,6 +52,8 @@ describe('StatelessStack', () => {
         .find(Boolean),
     }));
   }
+
+  const functionMethods = () => resourcesOf(template(), 'AWS::ApiGateway::Method').filter(([, m]) => m.Properties!.Integration.Type !== 'MOCK');
 
   describe('REST API', () => {
     it('has every route of the route table, with its method, behind the authorizer unless marked public', () => {
@@ -70,7 +73,7 @@ describe('StatelessStack', () => {
     });
 
     it("streams the streamed routes' answers (MCP) through Lambda's streaming invoke, for as long as their function may run, and buffers the rest", () => {
-      const byRoute = resourcesOf(template(), 'AWS::ApiGateway::Method').map(([, m]) => {
+      const byRoute = functionMethods().map(([, m]) => {
         const integration = m.Properties!.Integration;
         const uri = (integration.Uri['Fn::Join'][1] as unknown[]).filter((part) => typeof part === 'string').join('');
         return { path: pathOf(m.Properties!.ResourceId.Ref), mode: integration.ResponseTransferMode, timeout: integration.TimeoutInMillis, uri };
@@ -90,6 +93,32 @@ describe('StatelessStack', () => {
       const mcp = resources()[functionIdOf(template(), 'mcp')].Properties;
       expect(mcp.Timeout).toBe(STREAMED_ROUTE_TIMEOUT_SECONDS);
       expect(HOSTED_MAX_WAIT_SECONDS).toBeLessThan(STREAMED_ROUTE_TIMEOUT_SECONDS - 5);
+    });
+
+    it('answers GET and DELETE on /api/v1/mcp itself (a mock integration): 405 method_not_allowed, Allow: POST, no authorizer', () => {
+      const mocks = resourcesOf(template(), 'AWS::ApiGateway::Method').filter(([, m]) => m.Properties!.Integration.Type === 'MOCK');
+      expect(mocks.map(([, m]) => `${m.Properties!.HttpMethod} ${pathOf(m.Properties!.ResourceId.Ref)}`).sort()).toEqual(['DELETE /api/v1/mcp', 'GET /api/v1/mcp']);
+      const refused = GATEWAY_RESPONSES.methodNotAllowed;
+      expect([refused.status, refused.body.error?.code]).toEqual([405, 'method_not_allowed']);
+      const headers = { Allow: "'POST'", 'Content-Type': "'application/json'", 'X-Request-Id': 'context.requestId' };
+      for (const [, { Properties: method }] of mocks) {
+        expect(method).toMatchObject({ AuthorizationType: 'NONE', MethodResponses: [{ StatusCode: '405' }] });
+        expect(method!.AuthorizerId).toBeUndefined();
+        expect(Object.keys(method!.MethodResponses[0].ResponseParameters).sort()).toEqual(Object.keys(headers).map((name) => `method.response.header.${name}`).sort());
+        // Whatever the request's Content-Type, the one (default) integration response answers.
+        expect(method!.Integration).toEqual({
+          Type: 'MOCK',
+          PassthroughBehavior: 'WHEN_NO_MATCH',
+          RequestTemplates: { 'application/json': '{"statusCode": 405}' },
+          IntegrationResponses: [
+            {
+              StatusCode: '405',
+              ResponseParameters: Object.fromEntries(Object.entries(headers).map(([name, value]) => [`method.response.header.${name}`, value])),
+              ResponseTemplates: { 'application/json': JSON.stringify(refused.body) },
+            },
+          ],
+        });
+      }
     });
 
     it('uses a REQUEST authorizer on the Authorization header, cached as long as the functions are told', () => {
@@ -429,7 +458,10 @@ describe('StatelessStack', () => {
         { method: 'POST', path: `${API_PREFIX}/videos/{video_id}/retry`, handler: 'get-video', callers: 'apiKey' },
       ];
       const changed = synthesize({ routes: extra });
-      const all = resourcesOf(changed.statelessTemplate, 'AWS::ApiGateway::Method').map(([, m]) => m.Properties!);
+      // The methods that run a function (not the mock 405s of GET and DELETE /mcp).
+      const all = resourcesOf(changed.statelessTemplate, 'AWS::ApiGateway::Method')
+        .map(([, m]) => m.Properties!)
+        .filter((m) => m.Integration.Type !== 'MOCK');
       const publicCount = ROUTES.filter((r) => r.callers === 'public').length;
       expect(all.filter((m) => m.AuthorizationType === 'NONE')).toHaveLength(publicCount + 1);
       expect(all.filter((m) => m.AuthorizationType === 'CUSTOM')).toHaveLength(ROUTES.length - publicCount + 1);

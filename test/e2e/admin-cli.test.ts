@@ -1,7 +1,9 @@
 import { buildAppContext } from '#app-context';
 import { authenticate } from '#domain/authenticate';
 import { UnauthorizedError } from '#domain/errors';
+import { DynamoCircuitStore } from '#adapters/dynamodb/circuit-repository';
 import type { Db } from '#adapters/dynamodb/dynamo-client';
+import { startTask } from '#domain/start-task';
 import { runScript } from '#test-support/run-script';
 import { createTestDb, dropTestDb, testConfig, testDynamoEndpoint } from '#test-support/test-db';
 
@@ -84,6 +86,41 @@ describe('admin CLI', () => {
     ctx.db.doc.destroy();
   });
 
+  it("lists accounts newest first with both balances, and an account's keys without their secrets", async () => {
+    const older = await adminJson('account', 'create', '--credits', '10');
+    const newer = await adminJson('account', 'create', '--credits', '20', '--paid', '--subscription', 'active');
+    const testKey = await adminJson('key', 'create', '--account', newer.account_id, '--test', '--name', 'CI', '--scopes', 'generate,read');
+    await adminJson('credits', 'grant', '--account', newer.account_id, '--amount', '5', '--reason', 'opens the test balance', '--test');
+
+    const listed = await adminJson('account', 'list');
+    const ids = (listed.accounts as Array<{ account_id: string }>).map((account) => account.account_id);
+    expect(ids).toEqual(expect.arrayContaining([older.account_id, newer.account_id]));
+    expect(ids.indexOf(newer.account_id)).toBeLessThan(ids.indexOf(older.account_id));
+    expect(ids.some((id) => id.endsWith('_test'))).toBe(false);
+    expect(listed.accounts[ids.indexOf(newer.account_id)]).toEqual({
+      account_id: newer.account_id,
+      credits: 20,
+      test_credits: 1005,
+      paid_access: true,
+      subscription_status: 'active',
+      created_at: newer.created_at,
+    });
+    expect(listed.accounts[ids.indexOf(older.account_id)]).toMatchObject({ credits: 10, test_credits: null });
+    expect(listed.total).toBe(ids.length);
+    const one = await adminJson('account', 'list', '--limit', '1');
+    expect([one.accounts.length, one.total]).toEqual([1, listed.total]);
+
+    const keys = await adminJson('key', 'list', '--account', newer.account_id);
+    expect(keys.account_id).toBe(newer.account_id);
+    expect(keys.keys).toEqual([
+      expect.objectContaining({ key_id: testKey.key_id, name: 'CI', mode: 'test', prefix: testKey.api_key.slice(0, 12), scopes: ['generate', 'read'], status: 'active' }),
+      expect.objectContaining({ key_id: newer.key_id, mode: 'live', status: 'active', scopes: ['generate', 'read', 'webhooks'] }),
+    ]);
+    expect(JSON.stringify(keys)).not.toMatch(/vg_(live|test)_[0-9A-Za-z]{40}|key_hash/);
+    const missing = await admin('key', 'list', '--account', 'acc_missing');
+    expect([missing.code, missing.stderr]).toEqual([1, expect.stringContaining('No account acc_missing')]);
+  });
+
   // Each case spawns the CLI; they run side by side to keep the suite quick.
   it('refuses usage mistakes with exit code 2, a clear message and nothing on stdout', async () => {
     const cases: Array<[string[], RegExp]> = [
@@ -91,6 +128,8 @@ describe('admin CLI', () => {
       [['account', 'create', '--credits', 'ten'], /--credits must be a whole number/],
       [['account', 'create', '--subscription', 'gold'], /--subscription must be one of none, active, past_due, canceled/],
       [['account', 'show'], /--account is required/],
+      [['key', 'list'], /--account is required/],
+      [['account', 'list', '--limit', '0'], /--limit must be a whole number from 1 to 1000/],
       [['credits', 'grant', '--account', 'acc_x', '--amount', '5'], /--reason is required/],
       [['account', 'set', '--account', 'acc_x', '--paid', 'yes'], /--paid must be true or false/],
       [['key', 'create', '--account', 'acc_x', '--rate-limit', '1.5'], /--rate-limit must be a whole number/],
@@ -104,6 +143,56 @@ describe('admin CLI', () => {
       expect({ args: cases[i]![0], code: result.code, stdout: result.stdout }).toEqual({ args: cases[i]![0], code: 2, stdout: '' });
       expect(result.stderr).toMatch(cases[i]![1]);
     });
+  });
+
+  it('shows a task as operators need it (its provider, job and submission) and every provider\'s circuit (issue 31)', async () => {
+    const created = await adminJson('account', 'create', '--credits', '100');
+    const ctx = buildAppContext(testConfig(db.tableName));
+    try {
+      const task = await startTask(ctx.lifecycle, created.account_id, {
+        kind: 'video',
+        params: { model: 'vid-1-5-pro', generationType: 'text_to_video', prompt: 'a heron', aspectRatio: '16:9', duration: 5, resolution: '480p' },
+      });
+      // The simulated provider's circuit: opened by three failures.
+      const circuits = new DynamoCircuitStore(db);
+      for (let i = 0; i < 3; i += 1) await circuits.addFailure('simulated');
+      const until = Date.now() + 60_000;
+      await circuits.open('simulated', undefined, until);
+
+      const shown = await adminJson('task', 'show', '--account', created.account_id, '--task', task.taskId);
+      expect(shown).toMatchObject({
+        task_id: task.taskId,
+        account_id: created.account_id,
+        mode: 'live',
+        kind: 'video',
+        status: 'processing',
+        model: 'vid-1-5-pro',
+        credits_used: 25,
+        provider: { name: 'simulated', job_id: task.provider!.jobId },
+        submission: { state: 'job recorded' },
+        error: null,
+        circuit: { provider: 'simulated', state: 'open', consecutive_failures: 3, open_until: new Date(until).toISOString() },
+      });
+
+      const { circuits: listed } = await adminJson('circuits');
+      expect(listed).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ provider: 'simulated', state: 'open', consecutive_failures: 3 }),
+          expect.objectContaining({ provider: 'replicate', state: 'closed', consecutive_failures: 0, open_until: null }),
+          expect.objectContaining({ provider: 'fal', state: 'closed' }),
+        ]),
+      );
+
+      const missing = await admin('task', 'show', '--account', created.account_id, '--task', 'vid_01MISSING');
+      expect({ code: missing.code, stdout: missing.stdout }).toEqual({ code: 1, stdout: '' });
+      expect(missing.stderr).toMatch(/No task vid_01MISSING/);
+      const usage = await admin('task', 'show', '--account', created.account_id);
+      expect(usage.code).toBe(2);
+      expect(usage.stderr).toMatch(/--task is required/);
+    } finally {
+      await new DynamoCircuitStore(db).close('simulated');
+      ctx.db.doc.destroy();
+    }
   });
 
   it('prints its usage on stdout with exit code 0 when asked (--help, help)', async () => {

@@ -1,3 +1,5 @@
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import Stripe from 'stripe';
 import { billingAccount } from '#app-context/billing';
 import type { LocalStack } from '#bin/local-stack/stack';
@@ -146,5 +148,52 @@ describe('the simulated checkout and portal', () => {
     const canceled = await fetch(`${url}/cancel`, { method: 'POST', redirect: 'manual' });
     expect(canceled.headers.get('location')).toContain('checkout=canceled');
     expect((await balanceAndLedger(stack, accountId)).credits).toBe(0);
+  });
+});
+
+describe("the Stripe simulator's POST /simulator/events", () => {
+  const tokenFile = () => path.join(stack.dataDir, 'stripe-simulator.json');
+  /** The token the stack holds, read as a developer's script reads it. */
+  const heldToken = () => (JSON.parse(readFileSync(tokenFile(), 'utf8')) as { url: string; eventsToken: string }).eventsToken;
+  const eventFor = (accountId: string) =>
+    JSON.stringify({
+      type: 'checkout.session.completed',
+      object: { id: `cs_sim_${accountId}`, object: 'checkout.session', mode: 'payment', payment_status: 'paid', client_reference_id: accountId, customer: 'cus_e2e', payment_intent: `pi_sim_${accountId}`, metadata: { account_id: accountId, pack_id: 'starter', credits: '1000000' } },
+    });
+  const post = (body: string, headers: Record<string, string>) => fetch(`${simulator().url}/simulator/events`, { method: 'POST', headers, body });
+
+  it('signs and sends nothing without the token the stack holds, nor anything but JSON', async () => {
+    const { accountId } = await newAccount();
+    const body = eventFor(accountId);
+    const delivered = simulator().deliveries.length;
+    const refused: Array<[Record<string, string>, number]> = [
+      // What any page in a browser may send cross-origin without asking first.
+      [{ 'Content-Type': 'text/plain' }, 401],
+      [{ 'Content-Type': 'application/json' }, 401],
+      [{ 'Content-Type': 'application/json', Authorization: 'Bearer sim_guessed' }, 401],
+      [{ 'Content-Type': 'text/plain', Authorization: `Bearer ${heldToken()}` }, 415],
+      [{ 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Bearer ${heldToken()}` }, 415],
+    ];
+    for (const [headers, status] of refused) {
+      const reply = await post(body, headers);
+      expect({ headers, status: reply.status }).toEqual({ headers, status });
+      expect(await reply.json()).toEqual({ error: { type: 'invalid_request_error', message: expect.any(String) } });
+    }
+    expect(simulator().deliveries.length).toBe(delivered);
+    expect((await balanceAndLedger(stack, accountId)).credits).toBe(0);
+
+    const sent = await post(body, { 'Content-Type': 'application/json', Authorization: `Bearer ${heldToken()}` });
+    expect([sent.status, await sent.json()]).toEqual([200, { delivered: 200 }]);
+    expect((await balanceAndLedger(stack, accountId)).credits).toBe(1_000_000);
+  });
+
+  it('keeps its token where only the stack\'s owner can read it, and refuses a body that is not an event with 400', async () => {
+    expect(statSync(tokenFile()).mode & 0o777).toBe(0o600);
+    expect(heldToken()).toBe(simulator().eventsToken);
+    const headers = { 'Content-Type': 'application/json; charset=utf-8', Authorization: `Bearer ${heldToken()}` };
+    for (const body of ['not json', '[]', '{"type": 7, "object": {}}', '{"type": "charge.refunded"}']) {
+      const reply = await post(body, headers);
+      expect({ body, status: reply.status }).toEqual({ body, status: 400 });
+    }
   });
 });

@@ -55,6 +55,14 @@ describe('GET /console/', () => {
     expect([redirect.status, redirect.headers.get('location')]).toEqual([308, '/console/']);
   });
 
+  it('answers a path whose percent-encoding does not decode with 400 naming the path, not 500', async () => {
+    for (const bad of ['/console/%E0%A4%A', '/console/assets/%ZZ.js', '/console/%']) {
+      const reply = await rawGet(bad);
+      expect({ bad, status: reply.status }).toEqual({ bad, status: 400 });
+      expect(JSON.parse(reply.body)).toEqual({ data: null, error: { code: 'validation_error', message: expect.stringMatching(/^path: /) } });
+    }
+  });
+
   it('writes config.json from the stack: the API on its own origin, the public URL for examples', async () => {
     const response = await fetch(`${origin}/console/config.json`);
     expect(response.headers.get('cache-control')).toBe('no-store');

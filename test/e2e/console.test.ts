@@ -4,7 +4,7 @@ import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { LocalStack } from '#bin/local-stack/stack';
 import { setAccess } from '#domain/account-admin';
-import { CHROMIUM_ARGS, chromiumExecutable, screenshotPath } from '#test-support/browser';
+import { CHROMIUM_ARGS, chromiumExecutable, openConsolePage, screenshotPath } from '#test-support/browser';
 import { codeFromLog } from '#test-support/identity-codes';
 import { startTestApi } from '#test-support/local-api';
 import { startReceiver } from '#test-support/webhook-receiver';
@@ -44,10 +44,7 @@ async function shot(name: string): Promise<void> {
   await page.screenshot({ path: file, type: 'png', fullPage: true });
 }
 
-async function open(label: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label }).click();
-  await page.getByRole('heading', { level: 1, name: label }).waitFor();
-}
+const open = (label: string) => openConsolePage(page, label);
 
 const api = (pathname: string, init: RequestInit = {}) =>
   fetch(`${stack.baseUrl}${pathname}`, {

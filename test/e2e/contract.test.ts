@@ -128,7 +128,11 @@ describe('the route table and the document', () => {
     const documented = Object.entries(document.paths).flatMap(([template, item]) =>
       Object.entries(item).map(([method, operation]) => `${method.toUpperCase()} ${template}${operation.security?.length === 0 ? ' (public)' : ''}`),
     );
-    const routed = ROUTES.map((route) => `${route.method} ${documentPath(route.path)}${route.callers === 'public' ? ' (public)' : ''}`);
+    const routed = ROUTES.flatMap((route) => [
+      `${route.method} ${documentPath(route.path)}${route.callers === 'public' ? ' (public)' : ''}`,
+      // The methods a route refuses: the gateway's 405, before any key.
+      ...(route.refusedMethods ?? []).map((method) => `${method} ${documentPath(route.path)} (public)`),
+    ]);
     expect([...documented].sort()).toEqual([...routed].sort());
   });
 });
@@ -360,6 +364,14 @@ describe('every operation answers as documented', () => {
     await api('/mcp', rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), { status: 401, code: 'unauthorized' });
   });
 
+  it('GET and DELETE /mcp: 405 with Allow: POST, key or none', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const refused = await api('/mcp', { method, key }, { status: 405, code: 'method_not_allowed' });
+      expect(refused.headers.get('allow')).toBe('POST');
+      await api('/mcp', { method }, { status: 405, code: 'method_not_allowed' });
+    }
+  });
+
   it('answers 429 with Retry-After over the rate limit', async () => {
     await awaitRoomInWindow(5);
     await api('/credits', { key: tightKey }, { status: 200 });
@@ -397,7 +409,9 @@ describe('every operation answers as documented', () => {
     for (const item of Object.values(document.paths)) {
       for (const { operationId } of Object.values(item)) {
         const statuses = seen.get(operationId) ?? new Set<number>();
-        if (!statuses.has(200) || ![...statuses].some((status) => status >= 400)) missing.push(`${operationId} [${[...statuses].join(', ')}]`);
+        // A method a route refuses (GET /mcp) has no success to run: its 405 is all.
+        const refusal = [...statuses].join() === '405';
+        if (!refusal && (!statuses.has(200) || ![...statuses].some((status) => status >= 400))) missing.push(`${operationId} [${[...statuses].join(', ')}]`);
       }
     }
     // The docs page and this document have no client error to provoke.
@@ -452,7 +466,7 @@ describe('the curl examples in the document', () => {
     const examples = Object.entries(served.paths)
       .flatMap(([template, item]) => Object.entries(item).map(([method, operation]) => ({ template, method, operation })))
       .sort((a, b) => Number(a.method === 'delete') - Number(b.method === 'delete'));
-    for (const { template, operation } of examples) {
+    for (const { template, method, operation } of examples) {
       const [sample] = operation['x-codeSamples'];
       const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', sample!.source], { cwd: workDir, env, maxBuffer: 8 * 1024 * 1024 });
       const output = /-o (\S+)$/.exec(sample!.source)?.[1];
@@ -465,7 +479,8 @@ describe('the curl examples in the document', () => {
       // Internal routes are called by providers and Stripe: unsigned, as curl sends it, the example is refused.
       // Stripe's signature fails as a malformed request (400), a provider's as a credential (401).
       else if (operation.tags?.includes('Internal')) expect([template, body.error?.code]).toEqual([template, template.includes('stripe') ? 'validation_error' : 'unauthorized']);
-      // The MCP endpoint answers in JSON-RPC, not the envelope.
+      // The MCP endpoint answers in JSON-RPC, not the envelope; the methods it refuses, 405.
+      else if (template === '/mcp' && method !== 'post') expect([method, body.error?.code]).toEqual([method, 'method_not_allowed']);
       else if (template === '/mcp') expect([template, body.jsonrpc, body.result === undefined]).toEqual([template, '2.0', false]);
       else expect([template, body.error]).toEqual([template, null]);
     }

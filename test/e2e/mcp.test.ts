@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -8,7 +11,7 @@ import { generateImageBody } from '#contract/generate-image';
 import { generateVideoBody } from '#contract/generate-video';
 import { createAccount, createApiKey } from '#domain/account-admin';
 import { TOOLS } from '#mcp/tools';
-import { startTestApi } from '#test-support/local-api';
+import { call as callApi, startTestApi } from '#test-support/local-api';
 import { REPO_ROOT } from '#test-support/run-script';
 
 /**
@@ -200,5 +203,75 @@ describe('POST /api/v1/mcp', () => {
     await call(client, 'get_credits', {});
     await expect(call(client, 'get_credits', {})).rejects.toThrow(/rate_limit_exceeded/);
     await client.close();
+  });
+
+  it('refuses a JSON-RPC batch with a JSON-RPC error: 30 starts in one POST on a 5-per-minute key start nothing', async () => {
+    const { test } = await keys({ rateLimit: 5 });
+    const batch = Array.from({ length: 30 }, (_, i) => ({
+      jsonrpc: '2.0',
+      id: i + 1,
+      method: 'tools/call',
+      params: { name: 'generate_video', arguments: { prompt: `a kite, take ${i}`, duration: 3 } },
+    }));
+    const answer = await fetch(`${stack.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${test}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(batch),
+    });
+    expect([answer.status, await answer.json()]).toEqual([
+      400,
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: batches are not supported/) } },
+    ]);
+    // One request counted, nothing started.
+    const listed = await callApi<{ videos: unknown[] }>(stack.baseUrl, '/videos', { key: test });
+    expect([listed.status, listed.body.data?.videos, listed.headers.get('x-ratelimit-remaining')]).toEqual([200, [], '3']);
+  });
+});
+
+describe('/api/v1/mcp and clients this project did not write', () => {
+  it('answers GET and DELETE with 405 method_not_allowed and Allow: POST (no event stream, no session), with or without a key', async () => {
+    const { test } = await keys();
+    for (const method of ['GET', 'DELETE']) {
+      for (const key of [test, undefined]) {
+        const answer = await callApi(stack.baseUrl, '/mcp', { method, key, headers: { Accept: 'text/event-stream' } });
+        expect([method, key !== undefined, answer.status, answer.headers.get('allow'), answer.body.error?.code]).toEqual([method, key !== undefined, 405, 'POST', 'method_not_allowed']);
+        expect(answer.headers.get('x-request-id')).toBeTruthy();
+      }
+    }
+    // Any other method is an unknown route, as everywhere.
+    expect((await callApi(stack.baseUrl, '/mcp', { method: 'PUT', key: test })).status).toBe(404);
+  });
+
+  /**
+   * The MCP Inspector's CLI (@modelcontextprotocol/inspector): the protocol's reference client,
+   * on its own SDK. It opens the optional GET stream after initializing and takes a 404 there
+   * for "session terminated". HOME is a folder of its own: it keeps a catalog and state there.
+   */
+  async function inspector(key: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    const home = mkdtempSync(path.join(os.tmpdir(), 'vidgen-inspector-'));
+    const bin = path.join(REPO_ROOT, 'node_modules', '.bin', 'mcp-inspector');
+    const argv = ['--cli', `${stack.baseUrl}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${key}`, ...args];
+    try {
+      return await new Promise((resolve) => {
+        execFile(bin, argv, { env: { PATH: process.env.PATH ?? '', HOME: home }, timeout: 90_000 }, (error, stdout, stderr) => {
+          resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
+        });
+      });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }
+
+  it('serves the MCP Inspector (its CLI over Streamable HTTP): it lists every tool and calls get_credits', async () => {
+    const { test } = await keys();
+    const listed = await inspector(test, '--method', 'tools/list');
+    expect([listed.code, listed.stderr]).toEqual([0, expect.any(String)]);
+    expect((JSON.parse(listed.stdout) as { tools: { name: string }[] }).tools.map((tool) => tool.name)).toEqual(Object.keys(TOOLS));
+
+    const called = await inspector(test, '--method', 'tools/call', '--tool-name', 'get_credits');
+    expect([called.code, called.stdout.slice(0, 300)]).toEqual([0, expect.any(String)]);
+    const result = JSON.parse(called.stdout) as CallToolResult;
+    expect(result.isError ?? false).toBe(false);
+    expect(result.structuredContent).toMatchObject({ paid_access: true });
   });
 });

@@ -1,4 +1,4 @@
-import { AdminDeleteUserCommand, AdminDisableUserCommand, ConfirmSignUpCommand, GlobalSignOutCommand, SignUpCommand } from '@aws-sdk/client-cognito-identity-provider';
+import { AdminDeleteUserCommand, AdminDisableUserCommand, AdminGetUserCommand, ConfirmSignUpCommand, GlobalSignOutCommand, SignUpCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -192,8 +192,11 @@ describe('tokens that are not a live session', () => {
 });
 
 describe('admin user commands (through the identity server, as with --aws through Cognito)', () => {
-  const admin = async (...args: string[]) => {
+  const admin = async (...args: string[]) => adminIn(stack.dataDir, ...args);
+  /** The admin CLI on the stack's data folder, where it finds the identity server's admin credentials. */
+  const adminIn = async (dataDir: string, ...args: string[]) => {
     const result = await runScript('bin/admin.ts', args, {
+      DATA_DIR: dataDir,
       TABLE_NAME: stack.context.db.tableName,
       AWS_REGION: 'local',
       DYNAMODB_ENDPOINT: stack.dynamodbEndpoint,
@@ -235,6 +238,22 @@ describe('admin user commands (through the identity server, as with --aws throug
     const wrong = await admin('user', 'sign-in', '--email', email, '--password', 'Wrong-Password-1');
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/Incorrect username or password/);
+  });
+
+  it("user create without the stack's data folder (so without its admin credentials) is refused, nothing made; user sign-in needs none", async () => {
+    const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'vidgen-elsewhere-'));
+    const email = `stranger-${Date.now()}@example.com`;
+    const refused = await adminIn(elsewhere, 'user', 'create', '--email', email, '--password', GOOD_PASSWORD);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/No credentials for the local identity server/);
+    const holder = await signedInHolder(stack);
+    expect((await adminIn(elsewhere, 'user', 'sign-in', '--email', holder.email, '--password', GOOD_PASSWORD)).json).toMatchObject({ access_token: expect.any(String) });
+    const client = identityClient(stack);
+    try {
+      await expect(client.send(new AdminGetUserCommand({ UserPoolId: stack.identity.userPoolId, Username: email }))).rejects.toMatchObject({ name: 'UserNotFoundException' });
+    } finally {
+      client.destroy();
+    }
   });
 });
 

@@ -10,7 +10,7 @@ import { createS3Client } from '#adapters/s3/s3-client';
 import type { LocalStack } from '#bin/local-stack/stack';
 import { createAccount, createApiKey } from '#domain/account-admin';
 import { ffmpegPath } from '#providers/simulated/media/ffmpeg';
-import { imageDeclaring, withMetadataBefore } from '#test-support/declared-size';
+import { imageDeclaring, pngDeclaring, withMetadataBefore } from '#test-support/declared-size';
 import { call, listKeys, startTestApi, waitForFinal, type ApiReply } from '#test-support/local-api';
 
 /** Uploads over real HTTP: multipart through the API, and the presigned direct path. */
@@ -106,6 +106,16 @@ describe('POST /upload', () => {
     expect(await listKeys(stack, 'uploads/')).toEqual(before);
   });
 
+  it('refuses a 16-bit RGBA PNG at the side cap by what it decodes to (512 MiB), naming image; 8-bit RGBA at the cap is taken', async () => {
+    const rgba = (depth: 'rgb16' | 'srgb') =>
+      sharp({ create: { width: 16, height: 8, channels: 4, background: { r: 9, g: 90, b: 200, alpha: 0.5 } } }).toColourspace(depth).png().toBuffer();
+    const before = await listKeys(stack, 'uploads/');
+    const deep = await upload(pngDeclaring(await rgba('rgb16'), 8192, 8192));
+    expectRefused(deep, 400, 'validation_error', /^image: it declares 8192x8192 pixels of 4 channels at 16 bits, which decode to 512 MiB; at most 256 MiB decoded are accepted\./);
+    expect(await listKeys(stack, 'uploads/')).toEqual(before);
+    expect((await upload(pngDeclaring(await rgba('srgb'), 8192, 8192))).status).toBe(200);
+  });
+
   it('refuses malformed multipart bodies with 400 naming the problem', async () => {
     const png = await solid('png');
     expectRefused(await rawUpload(png, 'multipart/form-data'), 400, 'validation_error', /boundary/);
@@ -190,6 +200,38 @@ describe('POST /upload', () => {
     expect(part.status).toBe(206);
     expect(part.headers.get('content-range')).toBe(`bytes 0-7/${png.length}`);
     expect(Buffer.from(await part.arrayBuffer())).toEqual(png.subarray(0, 8));
+  });
+
+  it('answers exactly the bytes a Range asks for: the first byte, a suffix, an open end, past the end', async () => {
+    const png = await solid('png');
+    const { url } = (await upload(png, { filename: 'a.png' })).body.data!;
+    const last = png.length - 1;
+    for (const [range, first, end] of [
+      ['bytes=0-0', 0, 0],
+      ['bytes=5-5', 5, 5],
+      ['bytes=-10', png.length - 10, last],
+      [`bytes=-${png.length + 50}`, 0, last],
+      ['bytes=10-', 10, last],
+      [`bytes=20-${png.length + 99}`, 20, last],
+    ] as const) {
+      const part = await fetch(url, { headers: { Range: range } });
+      const body = Buffer.from(await part.arrayBuffer());
+      expect({ range, status: part.status, contentRange: part.headers.get('content-range'), length: part.headers.get('content-length') }).toEqual({
+        range,
+        status: 206,
+        contentRange: `bytes ${first}-${end}/${png.length}`,
+        length: String(end - first + 1),
+      });
+      expect(body).toEqual(png.subarray(first, end + 1));
+    }
+    // What RFC 9110 lets a server ignore (several ranges, another unit, nonsense): the whole file.
+    for (const range of ['bytes=0-1,4-5', 'items=0-1', 'bytes=x-y', 'bytes=5-2']) {
+      const whole = await fetch(url, { headers: { Range: range } });
+      expect({ range, status: whole.status }).toEqual({ range, status: 200 });
+      expect(Buffer.from(await whole.arrayBuffer())).toEqual(png);
+    }
+    const empty = await fetch(url, { headers: { Range: 'bytes=-0' } });
+    expect(empty.status).toBe(416);
   });
 
   it('answers a body larger than the gateway takes with 413 payload_too_large', async () => {

@@ -273,6 +273,9 @@ describe('vidgen webhooks listen and vidgen cancel', () => {
       expect(deliveries.code).toBe(0);
       expect(deliveries.stdout).toMatch(new RegExp(`^${data.event_id}\\s+webhook\\.test\\s+delivered\\s+1 attempt\\s`, 'm'));
       expect(deliveries.stdout).toMatch(/^Page 1 of 1 \(2 deliveries\)\.$/m);
+
+      const listed = await vidgen(['webhooks', 'list'], { VIDGEN_API_KEY: key });
+      expect([listed.code, listed.stdout]).toEqual([0, expect.stringMatching(new RegExp(`^${webhookId}\\s+http://127\\.0\\.0\\.1:\\d+/\\s+every event\\s+\\S+ \\S+Z\\s+vidgen webhooks listen\n1 endpoint\\.\n$`))]);
     } finally {
       child.kill('SIGINT');
     }
@@ -280,6 +283,25 @@ describe('vidgen webhooks listen and vidgen cancel', () => {
     expect(stderr).toContain('Removed webhook');
     expect((await api('/webhooks')).data).toEqual({ webhooks: [] });
   }, 60_000);
+
+  it('webhooks delete removes an endpoint webhooks list shows, such as one nobody listens on', async () => {
+    const key = await newKey(100);
+    const created = await fetch(`${stack.baseUrl}/webhooks`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url: `http://127.0.0.1:${await closedPort()}/hooks`, events: ['video.failed'] }),
+    }).then((response) => response.json() as Promise<{ data: { webhook_id: string } }>);
+    const webhookId = created.data.webhook_id;
+
+    const listed = await vidgen(['webhooks', 'list', '--json'], { VIDGEN_API_KEY: key });
+    expect([listed.code, JSON.parse(listed.stdout)]).toEqual([0, { webhooks: [expect.objectContaining({ webhook_id: webhookId, events: ['video.failed'] })] }]);
+    const deleted = await vidgen(['webhooks', 'delete', webhookId], { VIDGEN_API_KEY: key });
+    expect([deleted.code, deleted.stdout]).toEqual([0, `Deleted webhook ${webhookId}: nothing more is sent to it.\n`]);
+    const empty = await vidgen(['webhooks', 'list'], { VIDGEN_API_KEY: key });
+    expect([empty.code, empty.stdout]).toEqual([0, 'No webhook endpoints.\n']);
+    const again = await vidgen(['webhooks', 'delete', webhookId], { VIDGEN_API_KEY: key });
+    expect([again.code, again.stderr]).toEqual([1, expect.stringContaining('error [not_found]')]);
+  });
 });
 
 

@@ -72,15 +72,27 @@ describe('submit', () => {
   });
 
   it.each([
-    ['a 503', { kind: 'respond', status: 503 } as const, ProviderUnavailableError],
-    ['a 401', { kind: 'respond', status: 401 } as const, ProviderUnavailableError],
-    ['a 422 that is not a content refusal', { kind: 'respond', status: 422, body: { detail: [{ type: 'value_error', msg: 'bad duration' }] } } as const, ProviderUnavailableError],
-    ['a reset connection', { kind: 'reset' } as const, ProviderUnavailableError],
-  ])('treats %s as nothing created (a start may fail over)', async (_, misbehaviour, type) => {
+    ['a 503', { kind: 'respond', status: 503 } as const, 'failing'],
+    ['a 401', { kind: 'respond', status: 401 } as const, 'refused'],
+    ['a 422 that is not a content refusal', { kind: 'respond', status: 422 } as const, 'refused'],
+    ['a 429 without Retry-After', { kind: 'rate-limit' } as const, 'rate_limited'],
+    ['a reset connection', { kind: 'reset' } as const, 'failing'],
+  ])('treats %s as nothing created (a start may fail over), for the circuit: %s', async (_, misbehaviour, reason) => {
     fake.behave(misbehaviour);
     const error = await provider().submit(JOB).then(() => undefined, (caught: unknown) => caught);
-    expect(error).toBeInstanceOf(type);
+    expect(error).toBeInstanceOf(ProviderUnavailableError);
     expect(error).not.toBeInstanceOf(SubmissionUnknownError);
+    expect(error).toMatchObject({ reason });
+  });
+
+  it('passes on a 429\'s Retry-After when fal sends one', async () => {
+    fake.behave({ kind: 'rate-limit', retryAfterSeconds: 4 });
+    await expect(provider().submit(JOB)).rejects.toMatchObject({ reason: 'rate_limited', rateLimited: true, retryAfterSeconds: 4 });
+  });
+
+  it('sends nothing for a model its map does not serve', async () => {
+    await expect(provider().submit({ ...JOB, model: 'vid-2-0' })).rejects.toMatchObject({ reason: 'not_sent' });
+    expect(fake.stats().creates + fake.stats().refusedCreates).toBe(0);
   });
 
   it('treats a timeout after sending as unknown (a job may exist), and a content refusal as the customer\'s answer', async () => {

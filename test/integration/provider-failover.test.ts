@@ -73,7 +73,8 @@ function instance(routes = '{"vid-1-5-pro":["replicate","fal"]}'): AppContext {
 }
 
 async function account(context: AppContext, credits = 1_000): Promise<string> {
-  return (await createAccount(context, { credits })).account.accountId;
+  // Paid: vid-2-0 needs a subscription.
+  return (await createAccount(context, { credits, paidAccess: true, subscriptionStatus: 'active' })).account.accountId;
 }
 
 it('runs a start Replicate refuses with a 503 on fal: one charge, one job, fal recorded', async () => {
@@ -133,6 +134,65 @@ it('opens Replicate\'s circuit for every instance after N failures, probes once 
   // Closed: every instance sends to Replicate again.
   const closed = await startTask({ ...first.lifecycle, clock: () => later }, accountId, REQUEST);
   expect(closed.provider?.name).toBe('replicate');
+});
+
+describe('what Replicate answers decides the walk (issue 31)', () => {
+  const VID_2_0: StartRequest = { ...REQUEST, params: { ...REQUEST.params, model: 'vid-2-0' } };
+
+  it('fails over on a 422 that is not a content refusal (the issue\'s repro: vid-2-0 to replicate, then simulated)', async () => {
+    const context = instance('{"vid-2-0":["replicate","simulated"]}');
+    const accountId = await account(context);
+    replicate.behave({ kind: 'respond', status: 422, body: { title: 'Input validation failed', detail: 'Input validation failed', status: 422 } });
+    const task = await startTask(context.lifecycle, accountId, VID_2_0);
+    expect(task.provider?.name).toBe('simulated');
+    expect((await context.ledger.listForAccount(accountId)).map((entry) => entry.kind)).toEqual(['grant', 'charge']);
+  });
+
+  it('does not fail over a content refusal: 502 and one refund', async () => {
+    const context = instance();
+    const accountId = await account(context);
+    replicate.behave({ kind: 'respond', status: 422, body: { detail: 'The input prompt was flagged as sensitive (E005)' } });
+    await expect(startTask(context.lifecycle, accountId, REQUEST)).rejects.toBeInstanceOf(UpstreamError);
+    expect(fal.stats().creates).toBe(0);
+    expect((await context.ledger.listForAccount(accountId)).map((entry) => entry.kind)).toEqual(['grant', 'charge', 'refund']);
+  });
+
+  it('waits on the submission queue when Replicate alone throttles as it documents it (429, no Retry-After): no refund, no circuit failure', async () => {
+    const context = instance('{"vid-1-5-pro":["replicate"]}');
+    const accountId = await account(context);
+    replicate.behave({ kind: 'rate-limit' }, THRESHOLD + 1);
+    for (let i = 0; i < THRESHOLD + 1; i += 1) {
+      const task = await startTask(context.lifecycle, accountId, REQUEST);
+      expect(task).toMatchObject({ status: 'processing', queuedAt: expect.any(String) });
+      expect(task.provider).toBeUndefined();
+    }
+    expect(replicate.stats().throttledCreates + replicate.requests.filter((request) => request.method === 'POST').length).toBeGreaterThan(0);
+    expect((await context.ledger.listForAccount(accountId)).map((entry) => entry.kind)).toEqual(['grant', ...Array<string>(THRESHOLD + 1).fill('charge')]);
+    expect(await new DynamoCircuitStore(db).read('replicate')).toEqual({ failures: 0 });
+  });
+
+  it.each([
+    ['401 (a refused token)', 401],
+    ['404 (a broken model map entry)', 404],
+    ['422 (an input it does not take)', 422],
+  ])('fails over on a %s without counting it against Replicate\'s circuit', async (_, status) => {
+    const context = instance();
+    const accountId = await account(context);
+    replicate.behave({ kind: 'respond', status, body: { title: 'Refused', detail: 'Not found.', status } }, THRESHOLD + 1);
+    for (let i = 0; i < THRESHOLD + 1; i += 1) expect((await startTask(context.lifecycle, accountId, REQUEST)).provider?.name).toBe('fal');
+    // Every start asked Replicate: its circuit never opened, and holds no failure.
+    expect(replicate.requests.filter((request) => request.method === 'POST')).toHaveLength(THRESHOLD + 1);
+    expect(await new DynamoCircuitStore(db).read('replicate')).toEqual({ failures: 0 });
+    expect((await startTask(context.lifecycle, accountId, REQUEST)).provider?.name).toBe('replicate');
+  });
+
+  it('does not count a 2xx without a prediction id (an answer) against the circuit', async () => {
+    const context = instance();
+    const accountId = await account(context);
+    replicate.behave({ kind: 'respond', status: 201, body: { status: 'starting' } }, THRESHOLD + 1);
+    for (let i = 0; i < THRESHOLD + 1; i += 1) await startTask(context.lifecycle, accountId, REQUEST);
+    expect(await new DynamoCircuitStore(db).read('replicate')).toEqual({ failures: 0 });
+  });
 });
 
 it('keeps a running task on fal when the routes change to Replicate alone', async () => {

@@ -302,7 +302,7 @@ describe('the fake', () => {
     expect(receiver.received).toHaveLength(1);
   });
 
-  it('refuses creates beyond createsPerSecond with 429 and Retry-After: 1', async () => {
+  it('refuses creates beyond createsPerSecond with 429 as Replicate documents it (the wait in its words, no Retry-After)', async () => {
     await fake.close();
     fake = await startFakeReplicate({ apiToken: TOKEN, createsPerSecond: 1 });
     const limited = replicate();
@@ -312,7 +312,7 @@ describe('the fake', () => {
     const seconds = new Set(createTimes.map((t) => Math.floor(t / 1000)));
 
     expect(throttled.length).toBeGreaterThanOrEqual(1);
-    expect(throttled.every((e) => e.retryAfterSeconds === 1 && !(e instanceof SubmissionUnknownError))).toBe(true);
+    expect(throttled.every((e) => e.rateLimited && e.retryAfterSeconds === 1 && !(e instanceof SubmissionUnknownError))).toBe(true);
     expect(throttledCreates).toBe(throttled.length);
     expect(creates).toBe(3 - throttled.length);
     expect(createTimes).toHaveLength(creates);

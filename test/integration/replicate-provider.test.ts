@@ -181,6 +181,7 @@ describe('submit', () => {
   it('throws ProviderUnavailableError for a model with no mapping, without calling Replicate', async () => {
     const error = await expectNothingCreated(provider.submit({ ...videoJob, model: 'vid-2-0' }));
     expect(error.message).toContain('"vid-2-0"');
+    expect(error.reason).toBe('not_sent');
     expect(fake.requests).toHaveLength(0);
   });
 
@@ -190,30 +191,42 @@ describe('submit', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
-  it.each([500, 502, 503])('throws ProviderUnavailableError on %i and does not retry the create', async (status) => {
+  it.each([500, 502, 503])('throws ProviderUnavailableError on %i (failing: counted by the circuit) and does not retry the create', async (status) => {
     fake.behave({ kind: 'respond', status, body: { detail: 'upstream trouble' } }, 3);
-    await expectNothingCreated(provider.submit(videoJob));
+    const error = await expectNothingCreated(provider.submit(videoJob));
+    expect(error.reason).toBe('failing');
     expect(posts()).toBe(1);
   });
 
-  it('passes on Retry-After from a 429', async () => {
+  it('passes on Retry-After from a 429 that has one', async () => {
     fake.behave({ kind: 'rate-limit', retryAfterSeconds: 7 }, 3);
     const error = await expectNothingCreated(provider.submit(videoJob));
-    expect(error.retryAfterSeconds).toBe(7);
+    expect(error).toMatchObject({ reason: 'rate_limited', rateLimited: true, retryAfterSeconds: 7 });
     expect(posts()).toBe(1);
+  });
+
+  it.each([
+    ['Request was throttled. Expected available in 1 second.', 1],
+    ['Request was throttled. Your rate limit resets in ~30s.', 30],
+    ['Request was throttled.', undefined],
+  ])('reads a 429 without Retry-After, as Replicate documents it ("%s"), as a rate limit', async (detail, seconds) => {
+    fake.behave({ kind: 'rate-limit', detail });
+    const error = await expectNothingCreated(provider.submit(videoJob));
+    expect(error).toMatchObject({ reason: 'rate_limited', rateLimited: true });
+    expect(error.retryAfterSeconds).toBe(seconds);
   });
 
   it('throws SubmissionUnknownError when Replicate answers slower than the timeout: a job may exist', async () => {
     fake.behave({ kind: 'slow', delayMs: SLOW_MS });
     const started = Date.now();
-    await expectOutcomeUnknown(impatient.submit(videoJob));
+    expect((await expectOutcomeUnknown(impatient.submit(videoJob))).reason).toBe('failing');
     expect(Date.now() - started).toBeLessThan(SLOW_MS);
     expect(posts()).toBe(1);
   });
 
-  it('throws SubmissionUnknownError on a 2xx that is not JSON', async () => {
+  it('throws SubmissionUnknownError on a 2xx that is not JSON (an answer: not counted by the circuit)', async () => {
     fake.behave({ kind: 'malformed-json' });
-    await expectOutcomeUnknown(provider.submit(videoJob));
+    expect((await expectOutcomeUnknown(provider.submit(videoJob))).reason).toBe('unreadable');
   });
 
   it.each([
@@ -231,26 +244,21 @@ describe('submit', () => {
     expect(await provider.submit(videoJob)).toEqual({ type: 'accepted', jobId: expect.any(String) });
   });
 
-  it('rejects on 422 with the detail as the message', async () => {
+  it('refuses on a 422 that is not a content refusal (nothing created: the start may fail over), with the detail in the message', async () => {
     fake.behave({
       kind: 'respond',
       status: 422,
       body: { title: 'Input validation failed', detail: '- input.duration: must be <= 12', status: 422 },
     });
-    expect(await provider.submit(videoJob)).toEqual({
-      type: 'rejected',
-      code: 'upstream_error',
-      message: '- input.duration: must be <= 12',
-    });
+    const error = await expectNothingCreated(provider.submit(videoJob));
+    expect(error.reason).toBe('refused');
+    expect(error.message).toContain('- input.duration: must be <= 12');
   });
 
-  it('rejects on 400 without a readable body', async () => {
+  it('refuses on a 400 without a readable body', async () => {
     fake.behave({ kind: 'respond', status: 400, body: 'oops' });
-    expect(await provider.submit(videoJob)).toEqual({
-      type: 'rejected',
-      code: 'upstream_error',
-      message: expect.stringContaining('400'),
-    });
+    const error = await expectNothingCreated(provider.submit(videoJob));
+    expect(error).toMatchObject({ reason: 'refused', message: expect.stringContaining('400') });
   });
 
   it.each([
@@ -280,9 +288,9 @@ describe('submit', () => {
     });
   });
 
-  it.each([401, 403, 404])('throws ProviderUnavailableError on %i', async (status) => {
+  it.each([401, 403, 404])('throws ProviderUnavailableError on %i (refused: an answer, not counted by the circuit)', async (status) => {
     fake.behave({ kind: 'respond', status, body: { detail: `bad token ${TOKEN}` } });
-    await expectNothingCreated(provider.submit(videoJob));
+    expect((await expectNothingCreated(provider.submit(videoJob))).reason).toBe('refused');
     expect(posts()).toBe(1);
   });
 
@@ -307,14 +315,15 @@ describe('submit', () => {
     await expectNothingCreated(offline.submit(videoJob));
   });
 
-  it('keeps the token out of a rejection message that echoes it', async () => {
+  it('keeps the token out of a refusal message that echoes it', async () => {
     fake.behave({ kind: 'respond', status: 422, body: { detail: `invalid field; token was ${TOKEN}` } });
-    const outcome = await provider.submit(videoJob);
-    expect(outcome).toEqual({
-      type: 'rejected',
-      code: 'upstream_error',
-      message: 'invalid field; token was [redacted]',
-    });
+    const error = await expectNothingCreated(provider.submit(videoJob));
+    expect(error.message).toContain('invalid field; token was [redacted]');
+  });
+
+  it('keeps the token out of a content refusal that echoes it', async () => {
+    fake.behave({ kind: 'respond', status: 422, body: { detail: `NSFW content detected; token was ${TOKEN}` } });
+    expect(await provider.submit(videoJob)).toEqual({ type: 'rejected', code: 'content_rejected', message: 'NSFW content detected; token was [redacted]' });
   });
 });
 

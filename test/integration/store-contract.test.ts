@@ -1,4 +1,5 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoAccountDirectory } from '#adapters/dynamodb/account-directory';
 import { DynamoAccountStore } from '#adapters/dynamodb/account-repository';
 import { DynamoApiKeyStore } from '#adapters/dynamodb/api-key-repository';
 import { DynamoCallbackReceipts } from '#adapters/dynamodb/callback-receipt-repository';
@@ -24,6 +25,7 @@ describeStoreContract('DynamoDB stores', async () => {
   return {
     stores: {
       accounts: new DynamoAccountStore(db),
+      accountDirectory: new DynamoAccountDirectory(db),
       apiKeys: new DynamoApiKeyStore(db),
       ledger: new DynamoLedgerStore(db),
       tasks: new DynamoTaskStore(db, SILENT_TELEMETRY),

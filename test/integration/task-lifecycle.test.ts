@@ -22,7 +22,7 @@ import {
 import { getTask } from '#domain/get-task';
 import { ledgerSum } from '#domain/ledger';
 import { listTasks } from '#domain/list-tasks';
-import { copyRequested } from '#domain/task-lifecycle';
+import { applyOutcome, copyRequested } from '#domain/task-lifecycle';
 import { ProviderUnavailableError } from '#domain/provider';
 import { startTask, type StartDeps, type StartRequest } from '#domain/start-task';
 import { sweep } from '#domain/sweep';
@@ -425,6 +425,53 @@ describe('polling', () => {
     expect(task.status).toBe('completed');
     expect((await ctx.storage.getBytes(result))?.equals(PNG_BYTES)).toBe(true);
   });
+
+  it('copies each of a burst of 20 completions once, however often the copy is asked for while it runs, and every video gets its thumbnail', async () => {
+    // CopyObject calls per destination key (s3rver's CopyObject onto an existing key unlinks it
+    // first, so a second copy under way hides the video from the first copy's thumbnail).
+    const copies = new Map<string, number>();
+    const s3 = createS3Client({ region: 'local', endpoint: process.env.TEST_S3_ENDPOINT! });
+    s3.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'CopyObjectCommand') {
+          const key = (args.input as { Key: string }).Key;
+          copies.set(key, (copies.get(key) ?? 0) + 1);
+        }
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    const burst = { ...deps, media: new ObjectStorage(s3, ctx.storage.bucket, ctx.storage.publicBaseUrl) };
+    const worker = new InProcessCopyQueue((req) => copyRequested(burst, req));
+    burst.copyQueue = worker;
+
+    const sample = readFileSync(path.join(SAMPLES_SOURCE_DIR, 'sample-video-16x9.mp4'));
+    const accountId = await newAccount(1_000);
+    const started = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const task = await startTask(burst, accountId, request({ duration: 3, resolution: '480p' }));
+        const output = `provider-sim/outputs/sim_burst_${task.taskId}.mp4`;
+        await ctx.storage.put(output, sample, 'video/mp4');
+        return { task: (await ctx.tasks.get(accountId, task.taskId))!, outputUrl: ctx.storage.publicUrl(output) };
+      }),
+    );
+    // The completions arrive together; each asks the copy worker, and the sweeper asks again
+    // while those copies run (it re-asks for every task whose outputs are still pending).
+    await Promise.all(
+      started.map(async ({ task, outputUrl }) => {
+        await applyOutcome(burst, task, { type: 'completed', outputUrls: [outputUrl] });
+        await copyRequested(burst, { accountId, taskId: task.taskId });
+      }),
+    );
+    await worker.drain();
+    s3.destroy();
+
+    const finals = await Promise.all(started.map(({ task }) => ctx.tasks.get(accountId, task.taskId)));
+    expect(finals.map((task) => [task!.status, task!.thumbnailUrl])).toEqual(
+      started.map(({ task }) => ['completed', ctx.storage.publicUrl(`videos/${task.taskId}.jpg`)]),
+    );
+    expect(started.map(({ task }) => copies.get(`videos/${task.taskId}.mp4`))).toEqual(Array(20).fill(1));
+  }, 180_000);
 
   it('retries a failed copy and gives up into failed + refund after the bound', async () => {
     const accountId = await newAccount(100);

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import type { Page } from 'playwright-core';
 import { findChromium } from '#bin/prerequisites/chromium';
 import { chromiumProblem, describeMissing } from '#bin/prerequisites/checks';
 import { REPO_ROOT } from './run-script';
@@ -33,4 +34,19 @@ export function screenshotPath(name: string, env: NodeJS.ProcessEnv = process.en
   if (env.UPDATE_SCREENSHOTS === '1') return path.join(REPO_ROOT, 'docs', name);
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   return path.join(SCREENSHOT_DIR, name);
+}
+
+/** Opens a page of the signed-in console by its link in the main navigation and waits for its heading. */
+export async function openConsolePage(page: Page, label: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label }).click();
+  await page.getByRole('heading', { level: 1, name: label }).waitFor();
+}
+
+/** Signs in at the console's sign-in page (`origin` serves /console/) and waits for the overview. */
+export async function signInToConsole(page: Page, origin: string, email: string, password: string): Promise<void> {
+  await page.goto(`${origin}/console/sign-in`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
 }

@@ -16,10 +16,7 @@ export async function imageDeclaring(format: BombFormat, width: number, height: 
   const bytes = Buffer.from(await base(format));
   switch (format) {
     case 'png':
-      bytes.writeUInt32BE(width, 16);
-      bytes.writeUInt32BE(height, 20);
-      bytes.writeUInt32BE(crc32(bytes.subarray(12, 29)), 29);
-      return bytes;
+      return pngDeclaring(bytes, width, height);
     case 'gif': {
       // The logical screen, and the first frame's image descriptor (decoders go by the frames).
       bytes.writeUInt16LE(width, 6);
@@ -42,6 +39,15 @@ export async function imageDeclaring(format: BombFormat, width: number, height: 
       return bytes;
     }
   }
+}
+
+/** A copy of a PNG (any depth and colour type) whose IHDR declares width x height, its checksum fixed. */
+export function pngDeclaring(png: Buffer, width: number, height: number): Buffer {
+  const bytes = Buffer.from(png);
+  bytes.writeUInt32BE(width, 16);
+  bytes.writeUInt32BE(height, 20);
+  bytes.writeUInt32BE(crc32(bytes.subarray(12, 29)), 29);
+  return bytes;
 }
 
 /** Offset of the baseline frame header marker (FF C0) in a file sharp wrote. */

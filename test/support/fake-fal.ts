@@ -15,11 +15,20 @@ import type { AddressInfo, Socket } from 'node:net';
  *   (ED25519 over request id, user id, timestamp and the body's SHA-256; headers
  *   x-fal-webhook-*), with the current key. GET /.well-known/jwks.json publishes the keys;
  *   rotateKey() adds a new signing key (the old one stays published unless dropped).
- * - behave(...) scripts misbehaviour for the next N creates; every request is counted.
+ * - behave(...) scripts misbehaviour for the next N creates; every request is counted. Errors
+ *   are shaped as fal documents them: a model's refusal (4xx) is `{ detail: [{ loc, msg, type,
+ *   url }] }` (https://docs.fal.ai/model-apis/errors), an infrastructure error (5xx) is
+ *   `{ detail, error_type }` (https://fal.ai/docs/documentation/model-apis/request-errors). fal's
+ *   queue takes every submit (concurrency waits in the queue: https://docs.fal.ai/documentation/
+ *   model-apis/concurrency-limits), so a 429 is rare and documents no Retry-After: the fake sends
+ *   one only when a test asks.
  * - Requests without `Authorization: Key <apiKey>` get 401.
  */
 export type FalMisbehaviour =
+  /** Any status; without `body`, fal's documented error body for it. */
   | { kind: 'respond'; status: number; body?: unknown }
+  /** 429, with a Retry-After header (seconds) only when `retryAfterSeconds` is given. */
+  | { kind: 'rate-limit'; retryAfterSeconds?: number }
   /** The request is queued, but the answer comes after `delayMs` (past the client's timeout). */
   | { kind: 'answer-lost'; delayMs: number }
   /** Destroys the connection without an answer (nothing queued). */
@@ -123,10 +132,16 @@ export async function startFakeFal(options: { apiKey?: string; completeDelayMs?:
     timers.add(timer);
   };
 
-  const json = (res: http.ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json' });
+  const json = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
   };
+
+  /** fal's error body for a status: a model error (4xx) or a request error (5xx), as its docs show them. */
+  const errorBody = (status: number) =>
+    status >= 500
+      ? { detail: 'The runner encountered an internal server error.', error_type: status === 503 ? 'runner_scheduling_failure' : 'runner_server_error' }
+      : { detail: [{ loc: ['body'], msg: `The request was refused (HTTP ${status}).`, type: 'value_error', url: 'https://docs.fal.ai/errors#value_error' }] };
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -174,7 +189,13 @@ export async function startFakeFal(options: { apiKey?: string; completeDelayMs?:
         }
         if (misbehaviour?.kind === 'respond') {
           counts.refusedCreates += 1;
-          return json(res, misbehaviour.status, misbehaviour.body ?? { detail: `HTTP ${misbehaviour.status}` });
+          return json(res, misbehaviour.status, misbehaviour.body ?? errorBody(misbehaviour.status));
+        }
+        if (misbehaviour?.kind === 'rate-limit') {
+          counts.refusedCreates += 1;
+          const retryAfter = misbehaviour.retryAfterSeconds;
+          // Its body is not documented: the request errors' flat shape.
+          return json(res, 429, { detail: 'Too many requests.' }, retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) });
         }
         counts.creates += 1;
         const id = randomUUID();

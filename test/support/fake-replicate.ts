@@ -20,8 +20,12 @@ import { Webhook } from 'standardwebhooks';
  *   delivery that fails (no 2xx) is retried after each of `callbackRetryDelaysMs`, then given up.
  * - POST /v1/predictions/{id}/cancel cancels a prediction that has not ended (a 'completed'
  *   callback follows); GET /v1/webhooks/default/secret answers `{ key: webhookSecret }`.
- * - `createsPerSecond` limits creates per calendar second: the ones beyond get 429 with
- *   Retry-After: 1, as the real API limits an account.
+ * - `createsPerSecond` limits creates per calendar second: the ones beyond get 429 as the real
+ *   API throttles an account: the wait in the body's words and no Retry-After header
+ *   (https://replicate.com/docs/topics/predictions/rate-limits, "API response"), unless
+ *   `throttleRetryAfterSeconds` asks for one.
+ * - Errors are Replicate's problem details: `{ title, detail, status }` (a 422 names the input
+ *   field in `detail`; https://replicate.com/docs/reference/http).
  * - Requests without `Authorization: Bearer <apiToken>` get 401.
  * - behave(...) scripts misbehaviour for the next N requests to /v1/; dropCallbacks(n) loses
  *   the next n callbacks; sendCallback(...) sends one now (genuine, forged or stale).
@@ -34,8 +38,11 @@ export type PredictionStatus = 'starting' | 'processing' | 'succeeded' | 'failed
 export type Misbehaviour =
   /** Any status and JSON body, e.g. 500, 503, 401, 422 with { detail }, 201 without an id. */
   | { kind: 'respond'; status: number; body?: unknown; headers?: Record<string, string> }
-  /** 429 with a Retry-After header (seconds). */
-  | { kind: 'rate-limit'; retryAfterSeconds: number }
+  /**
+   * 429 as Replicate documents it: `{ detail: "Request was throttled. ..." }`, with a
+   * Retry-After header (seconds) only when `retryAfterSeconds` is given.
+   */
+  | { kind: 'rate-limit'; retryAfterSeconds?: number; detail?: string }
   /** Waits, then answers as usual (the request takes effect late, as a slow server's would). */
   | { kind: 'slow'; delayMs: number }
   /**
@@ -85,8 +92,10 @@ export interface FakeReplicateOptions {
   startDelayMs?: number;
   /** A time-driven prediction has succeeded this long after its create. Default 150 ms. */
   completeDelayMs?: number;
-  /** Creates accepted per calendar second; the rest get 429 with Retry-After: 1. Default: no limit. */
+  /** Creates accepted per calendar second; the rest get 429 (as throttled: see the top). Default: no limit. */
   createsPerSecond?: number;
+  /** A Retry-After header (seconds) on the 429s of `createsPerSecond`; default none, as Replicate sends. */
+  throttleRetryAfterSeconds?: number;
   /** Waits before the retries of a callback that was not answered 2xx. Default 50, 150, 400 ms. */
   callbackRetryDelaysMs?: number[];
 }
@@ -365,11 +374,19 @@ export async function startFakeReplicate(options: FakeReplicateOptions = {}): Pr
     res.end(JSON.stringify(body));
   }
 
+  /**
+   * Replicate's 429: the body is its only documented part ("Request was throttled. Expected
+   * available in 1 second."); a Retry-After header only when a test asks for one.
+   */
+  function throttled(res: http.ServerResponse, retryAfterSeconds?: number, detail = 'Request was throttled. Expected available in 1 second.'): void {
+    send(res, 429, { detail }, retryAfterSeconds === undefined ? {} : { 'Retry-After': String(retryAfterSeconds) });
+  }
+
   function create(body: unknown, model: string | undefined, res: http.ServerResponse): void {
     const request = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
     if (!createAllowed()) {
       counts.throttledCreates += 1;
-      return send(res, 429, { title: 'Too many requests', detail: 'Request was throttled.', status: 429 }, { 'Retry-After': '1' });
+      return throttled(res, options.throttleRetryAfterSeconds);
     }
     if (typeof request.input !== 'object' || request.input === null) {
       return send(res, 422, { title: 'Input validation failed', detail: '- input: input is required', status: 422 });
@@ -443,12 +460,7 @@ export async function startFakeReplicate(options: FakeReplicateOptions = {}): Pr
       case 'respond':
         return send(res, m.status, m.body ?? {}, m.headers);
       case 'rate-limit':
-        return send(
-          res,
-          429,
-          { title: 'Too many requests', detail: 'Request was throttled.', status: 429 },
-          { 'Retry-After': String(m.retryAfterSeconds) },
-        );
+        return throttled(res, m.retryAfterSeconds, m.detail);
       case 'slow': {
         const timer = setTimeout(() => {
           timers.delete(timer);

@@ -7,17 +7,17 @@ import {
   CognitoIdentityProviderClient,
   InitiateAuthCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
+import { identityAdminCredentials } from '#bin/local-stack/discovery';
 import type { LocalStack } from '#bin/local-stack/stack';
 
 /** A password the pool's policy accepts. */
 export const GOOD_PASSWORD = 'Correct-Horse-42';
 
-export function identityClient(stack: Pick<LocalStack, 'identity'>): CognitoIdentityProviderClient {
-  return new CognitoIdentityProviderClient({
-    endpoint: stack.identity.endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+/** The AWS SDK's client for the stack's identity server, signing with the key the stack holds (found as the admin CLI finds it). */
+export function identityClient(stack: Pick<LocalStack, 'identity' | 'dataDir'>): CognitoIdentityProviderClient {
+  const credentials = identityAdminCredentials(stack.dataDir);
+  if (!credentials) throw new Error(`No identity pool file with admin credentials under ${stack.dataDir}.`);
+  return new CognitoIdentityProviderClient({ endpoint: stack.identity.endpoint, region: 'local', credentials });
 }
 
 export interface SignedIn {
@@ -29,7 +29,7 @@ export interface SignedIn {
 }
 
 /** A verified holder made as the admin CLI makes one, signed in as the console signs in. */
-export async function signedInHolder(stack: Pick<LocalStack, 'identity'>, email = `holder-${randomUUID()}@example.com`): Promise<SignedIn> {
+export async function signedInHolder(stack: Pick<LocalStack, 'identity' | 'dataDir'>, email = `holder-${randomUUID()}@example.com`): Promise<SignedIn> {
   const client = identityClient(stack);
   try {
     const { userPoolId, clientId } = stack.identity;

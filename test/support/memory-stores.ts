@@ -4,6 +4,7 @@ import { NotFoundError } from '#domain/errors';
 import type { LedgerEntry } from '#domain/ledger';
 import type { MediaKind } from '#domain/media-type';
 import type {
+  AccountDirectory,
   AccountStore,
   ApiKeyChanges,
   ApiKeyStore,
@@ -58,6 +59,8 @@ export class MemoryTable {
   /** Per account, in the order written: an entry's position is its index + 1, as in the adapter. */
   readonly ledgerPositions = new Map<string, LedgerEntry[]>();
   readonly tasks = new Map<string, Task>();
+  /** When each task's copy was claimed (the adapter's `copy_claimed_at`, not part of a Task). */
+  readonly copyClaims = new Map<string, string>();
   readonly idempotency = new Map<string, IdempotencyRecord>();
   /** Webhook endpoints, by account and id, with the count of deliveries each has had (their positions). */
   readonly webhooks = new Map<string, { endpoint: WebhookEndpoint; deliveryCount: number }>();
@@ -92,6 +95,15 @@ const taskId = (accountId: string, id: string) => `${accountId}#${id}`;
 const claimId = (accountId: string, key: string) => `${accountId}#${key}`;
 const unexpired = (record: IdempotencyRecord | undefined, now: Date) =>
   record && record.expiresAt > Math.floor(now.getTime() / 1000) ? record : undefined;
+
+export class MemoryAccountDirectory implements AccountDirectory {
+  constructor(readonly table = new MemoryTable()) {}
+
+  async listAll(): Promise<Account[]> {
+    await turn();
+    return [...this.table.accounts.values()].map(copy);
+  }
+}
 
 export class MemoryAccountStore implements AccountStore {
   constructor(readonly table = new MemoryTable()) {}
@@ -290,10 +302,22 @@ export class MemoryTaskStore implements TaskStore {
     return true;
   }
 
+  async claimCopy(task: Task, now: Date, leaseMs: number): Promise<boolean> {
+    await turn();
+    const stored = this.processing(task);
+    const key = taskId(task.accountId, task.taskId);
+    const claimed = this.table.copyClaims.get(key);
+    const cutoff = new Date(now.getTime() - leaseMs).toISOString();
+    if (!stored?.pendingOutputs || (claimed !== undefined && claimed > cutoff)) return false;
+    this.table.copyClaims.set(key, now.toISOString());
+    return true;
+  }
+
   async recordCopyFailure(task: Task, now: string): Promise<number | undefined> {
     await turn();
     const stored = this.processing(task);
     if (!stored) return undefined;
+    this.table.copyClaims.delete(taskId(task.accountId, task.taskId));
     stored.copyAttempts += 1;
     stored.updatedAt = now;
     return stored.copyAttempts;
@@ -605,6 +629,7 @@ export function createMemoryStores(options: { wallClock?: () => Date } = {}) {
   return {
     table,
     accounts: new MemoryAccountStore(table),
+    accountDirectory: new MemoryAccountDirectory(table),
     ledger: new MemoryLedgerStore(table),
     tasks: new MemoryTaskStore(table),
     idempotency: new MemoryIdempotencyStore(table),

@@ -669,11 +669,11 @@ export function answerProblem(route: Route, method: string, answer: WireAnswer):
 
 /**
  * POST /mcp answers in JSON-RPC once a request is past the gateway (its key, rate limit and body
- * size are the envelope's): a response, an error with a numeric code and a message, or a batch.
+ * size are the envelope's): a response, or an error with a numeric code and a message (a batch
+ * is refused with one).
  */
 const MCP_HANDLER = 'mcp';
 function isJsonRpcAnswer(body: unknown): boolean {
-  if (Array.isArray(body)) return body.length > 0 && body.every(isJsonRpcAnswer);
   if (!body || typeof body !== 'object') return false;
   const message = body as { jsonrpc?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown } };
   if (message.jsonrpc !== '2.0') return false;

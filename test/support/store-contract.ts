@@ -4,6 +4,7 @@ import { NotFoundError } from '#domain/errors';
 import { newAccountId, newLedgerEntryId, newTaskId } from '#domain/ids';
 import { ledgerSum, refundEntry, type LedgerEntry } from '#domain/ledger';
 import type {
+  AccountDirectory,
   AccountStore,
   ApiKeyStore,
   CallbackReceipts,
@@ -26,6 +27,7 @@ import type { WebhookEndpoint, WebhookStore } from '#domain/webhooks';
  */
 export interface StoreSet {
   accounts: AccountStore;
+  accountDirectory: AccountDirectory;
   apiKeys: ApiKeyStore;
   ledger: LedgerStore;
   tasks: TaskStore;
@@ -189,6 +191,18 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(entries.map((entry) => entry.amount)).toEqual([1, 3]);
         expect(entries[1]).toEqual(later);
         expect((await money(b)).entries.map((entry) => entry.amount)).toEqual([2]);
+      });
+
+      it('lists every account item once, test balances (their own scope) included, and nothing else', async () => {
+        const [a, b] = [await newAccount(1, { createdAt: at(1_000) }), await newAccount(2)];
+        await stores.accounts.create(
+          { accountId: `${a}_test`, credits: 1000, paidAccess: false, subscriptionStatus: 'none', taskCounts: { video: 0, image: 0 }, createdAt: at(2_000), updatedAt: at(2_000) },
+          grantOf(`${a}_test`, 1000),
+        );
+        await stores.tasks.create(startOf(a, { price: 1 }));
+        const listed = await stores.accountDirectory.listAll();
+        expect(listed.map((account) => account.accountId).sort()).toEqual([a, `${a}_test`, b].sort());
+        expect(listed.find((account) => account.accountId === a)).toEqual(await stores.accounts.get(a));
       });
 
       it('pages the ledger newest first by position, each entry once, under concurrent charges, refunds and grants', async () => {
@@ -583,6 +597,22 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(await stores.tasks.failAndRefund(task, { code: 'timeout', message: 'x' }, refundOf(task), at(6))).toBe(false);
         expect(await stores.tasks.get(accountId, task.taskId)).toEqual(done);
         expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
+      });
+
+      it('lets one copy at a time claim pending outputs: another after the lease or a failure, none once final', async () => {
+        const accountId = await newAccount(100);
+        const task = await started(accountId);
+        expect(await stores.tasks.claimCopy(task, new Date(T0), 60_000)).toBe(false);
+        await stores.tasks.recordOutputs(task, ['https://p/1'], at(1));
+        const claims = await Promise.all(Array.from({ length: 5 }, () => stores.tasks.claimCopy(task, new Date(T0 + 10), 60_000)));
+        expect(claims.filter(Boolean)).toHaveLength(1);
+        expect(await stores.tasks.claimCopy(task, new Date(T0 + 60_009), 60_000)).toBe(false);
+        expect(await stores.tasks.claimCopy(task, new Date(T0 + 60_010), 60_000)).toBe(true);
+        // A failed copy gives its claim up: the next ask copies at once.
+        expect(await stores.tasks.recordCopyFailure(task, at(60_020))).toBe(1);
+        expect(await stores.tasks.claimCopy(task, new Date(T0 + 60_030), 60_000)).toBe(true);
+        await stores.tasks.complete(task, ['https://ours/1'], at(60_040));
+        expect(await stores.tasks.claimCopy(task, new Date(T0 + 10 * 60_000), 60_000)).toBe(false);
       });
 
       it('fails and refunds exactly once however many callers race', async () => {

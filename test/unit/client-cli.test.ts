@@ -2,12 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseCommand, UsageError } from '#bin/vidgen/args';
+import { parseCommand, USAGE, UsageError } from '#bin/vidgen/args';
 import { configPath, loadConfig } from '#bin/vidgen/config';
 import { writeAddresses } from '#bin/local-stack/discovery';
 import { deadPid, RUNNING } from '#test-support/local-stack-addresses';
 import { numberedFile } from '#bin/vidgen/download';
-import { formatDeliveryList, formatFields, formatKeyList, formatVideoList } from '#bin/vidgen/format';
+import { formatDeliveryList, formatFields, formatKeyList, formatVideoList, formatWebhookList } from '#bin/vidgen/format';
 import { startProgress } from '#bin/vidgen/progress';
 import type { VideoTask } from '#client';
 
@@ -94,6 +94,17 @@ describe('parseCommand', () => {
     expect(() => parseCommand(['webhooks', 'deliveries'])).toThrow(/"webhooks deliveries" needs WEBHOOK_ID/);
     expect(() => parseCommand(['webhooks', 'deliveries', 'whk_1', '--port', '1'])).toThrow(/--port is not an option of "webhooks deliveries"/);
     expect(() => parseCommand(['webhooks', 'listen', '--page', '1'])).toThrow(/--page is not an option of "webhooks listen"/);
+  });
+
+  it('reads webhooks list and webhooks delete WEBHOOK_ID', () => {
+    expect(parseCommand(['webhooks', 'list'])).toEqual({ name: 'webhooks', action: 'list', json: false });
+    expect(parseCommand(['webhooks', 'list', '--json'])).toEqual({ name: 'webhooks', action: 'list', json: true });
+    expect(parseCommand(['webhooks', 'delete', 'whk_1'])).toEqual({ name: 'webhooks', action: 'delete', webhookId: 'whk_1', json: false });
+    expect(() => parseCommand(['webhooks', 'delete'])).toThrow(/"webhooks delete" needs WEBHOOK_ID \(whk_\.\.\., the first column of "npx vidgen webhooks list"\)/);
+    expect(() => parseCommand(['webhooks', 'delete', 'evt_1'])).toThrow(/"evt_1" is not a webhook id: webhook ids start with whk_ \(the first column of "npx vidgen webhooks list"\)/);
+    expect(() => parseCommand(['webhooks', 'list', '--page', '1'])).toThrow(/--page is not an option of "webhooks list"/);
+    expect(() => parseCommand(['webhooks', 'delete', 'whk_1', 'whk_2'])).toThrow(/Too many arguments for "webhooks": whk_2/);
+    expect(() => parseCommand(['webhooks', 'remove'])).toThrow(/Unknown webhooks command "remove": use "webhooks listen", "webhooks list", "webhooks delete WEBHOOK_ID"/);
   });
 
   it('reads events [--after C] [--limit N] [--follow] [--interval SEC] and webhooks retry WEBHOOK_ID EVENT_ID', () => {
@@ -231,6 +242,12 @@ describe('configuration', () => {
     expect(loadConfig(noFile).baseUrl).toBe('http://127.0.0.1:3000/api/v1');
   });
 
+  it('--help tells the base URL the way loadConfig finds it: the variable, the file, the running local stack, then the default', () => {
+    expect(USAGE.replace(/\s+/g, ' ')).toContain(
+      'Base URL: VIDGEN_BASE_URL, else "baseUrl" in the file, else the local stack npm start runs from this repository (whatever its port), else http://127.0.0.1:3000/api/v1.',
+    );
+  });
+
   it('finds ~/.config/vidgen/config.json, or under XDG_CONFIG_HOME', () => {
     expect(configPath({})).toBe(path.join(os.homedir(), '.config', 'vidgen', 'config.json'));
     expect(configPath({ XDG_CONFIG_HOME: '/xdg' })).toBe('/xdg/vidgen/config.json');
@@ -321,6 +338,27 @@ describe('output', () => {
       'Page 1 of 1 (2 deliveries).',
     ]);
     expect(formatDeliveryList({ deliveries: [], pagination: { ...pagination, total: 0, total_pages: 0 } })).toBe('No deliveries yet.');
+  });
+
+  it('prints webhook endpoints: id, URL, events, added, description', () => {
+    const lines = formatWebhookList({
+      webhooks: [
+        {
+          webhook_id: 'whk_2',
+          url: 'http://127.0.0.1:40123/',
+          events: ['video.completed', 'video.failed', 'image.completed', 'image.failed'],
+          description: 'vidgen webhooks listen',
+          created_at: '2026-11-21T17:00:00.000Z',
+        },
+        { webhook_id: 'whk_1', url: 'https://example.com/hooks', events: ['video.failed'], description: null, created_at: '2026-11-20T09:30:00.000Z' },
+      ],
+    }).split('\n');
+    expect(lines).toEqual([
+      'whk_2  http://127.0.0.1:40123/    every event   2026-11-21 17:00Z  vidgen webhooks listen',
+      'whk_1  https://example.com/hooks  video.failed  2026-11-20 09:30Z',
+      '2 endpoints.',
+    ]);
+    expect(formatWebhookList({ webhooks: [] })).toBe('No webhook endpoints.');
   });
 
   it('prints keys with spend against the limit, last use, expiry and whether each still works', () => {

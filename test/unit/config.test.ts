@@ -236,6 +236,18 @@ describe('provider routes (PROVIDER_ROUTES)', () => {
     expect(() => loadConfig({ ...base, PROVIDER_ROUTES: '{"vid-2-0":["simulated","replicate"]}' })).toThrow(/REPLICATE_API_TOKEN/);
   });
 
+  it('names the route, not PROVIDER, when a routed provider\'s secret is missing (issue 31)', () => {
+    let message = '';
+    try {
+      loadConfig({ ...base, PROVIDER_ROUTES: '{"vid-2-0":["simulated","fal"],"image-2":["fal"]}' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toBe('Missing FAL_KEY or FAL_KEY_SECRET_ARN (PROVIDER_ROUTES routes vid-2-0, image-2 to fal; PROVIDER=simulated).');
+    // The chosen provider's own secret is still reported against PROVIDER.
+    expect(() => loadConfig({ ...base, PROVIDER: 'fal' })).toThrow('Missing FAL_KEY or FAL_KEY_SECRET_ARN (PROVIDER=fal).');
+  });
+
   it('reads the circuit breaker settings', () => {
     expect(loadConfig({ ...base, CIRCUIT_FAILURE_THRESHOLD: '3', CIRCUIT_COOL_DOWN_SECONDS: '60' }).circuit).toEqual({ failureThreshold: 3, coolDownSeconds: 60 });
     expect(() => loadConfig({ ...base, CIRCUIT_FAILURE_THRESHOLD: '0' })).toThrow(/CIRCUIT_FAILURE_THRESHOLD/);

@@ -1,8 +1,8 @@
 import type { CreditTransaction } from '#client';
-import { billingHistory, checkoutOutcome, formatMoney, purchaseHistory } from '#console/billing';
+import { AFTER_CHECKOUT_READS, afterCheckoutDelay, billingHistory, checkoutOutcome, formatMoney, parseCheckoutStart, purchaseArrived, purchaseHistory } from '#console/billing';
 
-const entry = (type: CreditTransaction['type'], amount: number): CreditTransaction => ({
-  transaction_id: `txn_${type}`,
+const entry = (type: CreditTransaction['type'], amount: number, id = `txn_${type}`): CreditTransaction => ({
+  transaction_id: id,
   type,
   amount,
   task_id: null,
@@ -51,5 +51,42 @@ describe('the console\'s billing page', () => {
     expect(checkoutOutcome('canceled')?.text).toContain('nothing was charged');
     expect(checkoutOutcome(null)).toBeUndefined();
     expect(checkoutOutcome('<script>')).toBeUndefined();
+  });
+
+  it('says on the way back from checkout whether the purchase has arrived, or that it stopped looking', () => {
+    expect(checkoutOutcome('success', 'arrived')?.text).toContain('Your purchase has arrived');
+    expect(checkoutOutcome('success', 'gave-up')).toMatchObject({ kind: 'warn', text: expect.stringContaining('not confirmed the payment yet') });
+    expect(checkoutOutcome('canceled', 'gave-up')?.text).toContain('nothing was charged');
+  });
+
+  it('knows a pack has arrived when a purchase newer than the one noted at checkout is in the history', () => {
+    const started = { mode: 'live', item: 'pack', latestPurchase: 'txn_old' } as const;
+    const old = entry('purchase', 500, 'txn_old');
+    expect(purchaseArrived(started, [old], 'none')).toBe(false);
+    expect(purchaseArrived(started, [entry('purchase', 500, 'txn_new'), old], 'none')).toBe(true);
+    expect(purchaseArrived({ ...started, latestPurchase: null }, [], 'none')).toBe(false);
+    expect(purchaseArrived({ ...started, latestPurchase: null }, [entry('grant', 1000), old], 'none')).toBe(true);
+    // Nothing noted (another tab, an old link): it cannot tell, so it never claims it.
+    expect(purchaseArrived(undefined, [entry('purchase', 500, 'txn_new')], 'active')).toBe(false);
+  });
+
+  it('knows the plan has arrived when the subscription is active', () => {
+    const started = { mode: 'live', item: 'plan', latestPurchase: null } as const;
+    expect(purchaseArrived(started, [], 'none')).toBe(false);
+    expect(purchaseArrived(started, [], 'active')).toBe(true);
+  });
+
+  it('reads back only a checkout noted in the same mode and shape', () => {
+    const noted = JSON.stringify({ mode: 'live', item: 'pack', latestPurchase: 'txn_1' });
+    expect(parseCheckoutStart(noted, 'live')).toEqual({ mode: 'live', item: 'pack', latestPurchase: 'txn_1' });
+    expect(parseCheckoutStart(noted, 'test')).toBeUndefined();
+    expect(parseCheckoutStart(null, 'live')).toBeUndefined();
+    expect(parseCheckoutStart('{not json', 'live')).toBeUndefined();
+    expect(parseCheckoutStart(JSON.stringify({ mode: 'live', item: 'car', latestPurchase: null }), 'live')).toBeUndefined();
+  });
+
+  it('reads again after checkout further apart each time, for about four minutes in all', () => {
+    const delays = Array.from({ length: AFTER_CHECKOUT_READS }, (_, read) => afterCheckoutDelay(read));
+    expect(delays).toEqual([2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000, 60_000]);
   });
 });

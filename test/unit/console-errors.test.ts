@@ -23,4 +23,10 @@ describe('the console\'s error advice', () => {
     expect(describeError(new ApiError('no', { code, status: 403 })).link).toEqual({ to: '/billing', label: 'Go to Billing' });
     expect(describeError(new ApiError('no', { code: 'not_found', status: 404 })).link).toBeUndefined();
   });
+
+  it('says how long to wait after a 429, from its Retry-After', () => {
+    const limited = new ApiError('Rate limit exceeded.', { code: 'rate_limit_exceeded', status: 429, retryAfter: 30 });
+    expect(describeError(limited)).toMatchObject({ title: 'Too many requests', action: 'Wait 30 seconds and try again.' });
+    expect(describeError(new ApiError('Rate limit exceeded.', { code: 'rate_limit_exceeded', status: 429 })).action).toBe(ERROR_ADVICE.rate_limit_exceeded!.action);
+  });
 });

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { lambdaContext } from '#bin/lambda-context.cjs';
 import { InProcessQueue } from '#adapters/queues/in-process-queue';
 import { queueHandler } from '#queue/queue-handler';
+import { takeLogs } from '#test-support/log-capture';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const bodies = (event: SQSEvent) => event.Records.map((record) => JSON.parse(record.body) as { n: number });
@@ -45,6 +46,9 @@ describe('the in-process queue (SQS semantics on the local stack)', () => {
     await q.pollOnce(handler);
     expect(attempts.sort()).toEqual([1, 2, 2, 3]);
     expect(q.depth).toBe(0);
+    expect(takeLogs()).toEqual([
+      expect.objectContaining({ level: 'WARN', message: 'test: message failed, will be retried', attributes: expect.objectContaining({ error: 'Error: first try fails' }) }),
+    ]);
   });
 
   it('redelivers a message whose consumer outlives the visibility timeout: a duplicate while the first still runs', async () => {
@@ -86,6 +90,12 @@ describe('the in-process queue (SQS semantics on the local stack)', () => {
     expect(deliveries).toBe(3);
     expect(q.deadLetters()).toEqual([{ n: 9 }]);
     expect(q.depth).toBe(0);
+    expect(takeLogs().map(({ level, message }) => `${level} ${message}`)).toEqual([
+      'WARN queue consumer failed',
+      'WARN queue consumer failed',
+      'WARN queue consumer failed',
+      'WARN message moved to the dead-letter list',
+    ]);
   });
 
   it('drops an unreadable message instead of retrying it forever', async () => {
@@ -96,6 +106,7 @@ describe('the in-process queue (SQS semantics on the local stack)', () => {
     await q.pollOnce(handler);
     expect(handled).toEqual([]);
     expect(q.depth).toBe(0);
+    expect(takeLogs()).toEqual([expect.objectContaining({ level: 'ERROR', message: 'test: unreadable message dropped', attributes: expect.objectContaining({ error: expect.stringContaining('expected number') }) })]);
   });
 
   it('refuses delays SQS would refuse', async () => {

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
- * npm 11 runs a dependency's install script only when package.json's allowScripts says so, and
- * warns about every one it does not cover: each package of the lockfile with an install script
- * has a deliberate entry (docs/decisions.md, "Install scripts").
+ * package.json's allowScripts: npm 11 (from 11.16) lists the install scripts it does not cover
+ * (and still runs them all), npm 12 is to run only the allowed ones. Each package of the lockfile
+ * with an install script has a deliberate entry (docs/decisions.md, "Install scripts").
  */
 const ROOT = path.resolve(__dirname, '..', '..');
 const read = (file: string) => JSON.parse(readFileSync(path.join(ROOT, file), 'utf8'));

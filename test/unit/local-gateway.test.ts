@@ -9,6 +9,7 @@ import { AuthorizerCache, policyAllows } from '#bin/local-stack/authorizer-cache
 import { createRouter } from '#bin/local-stack/router';
 import { wholeApiArn } from '#handlers/authorizer';
 import { acceptsApiKeys, gatewayAccess, type Route } from '#http/route';
+import { GATEWAY_MESSAGES } from '#contract/errors';
 
 const METHOD_ARN = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/GET/api/v1/credits';
 const OTHER_ARN = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/POST/api/v1/generate';
@@ -163,5 +164,26 @@ describe('callers declared on a route', () => {
     expect([acceptsApiKeys(keyed), acceptsApiKeys({ ...open, callers: 'session' }), acceptsApiKeys({ ...open, callers: ['apiKey', 'session'] })]).toEqual([true, false, true]);
     expect(() => gatewayAccess({ ...open, callers: [] })).toThrow(/declares no callers/);
     expect(() => gatewayAccess({ ...open, callers: ['public', 'apiKey'] })).toThrow(/declare 'public' alone/);
+  });
+});
+
+describe('methods a route refuses', () => {
+  it('answers GET and DELETE on /api/v1/mcp with 405 method_not_allowed and Allow: POST, before any key; other methods stay 404', async () => {
+    const server = http.createServer(apiRequestListener({ authCacheTtlSeconds: 0 }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const answer = async (method: string, path: string) => {
+        const response = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers: { Accept: 'text/event-stream' } });
+        return [method, path, response.status, response.headers.get('allow'), Boolean(response.headers.get('x-request-id')), await response.json()];
+      };
+      const refused = { data: null, error: { code: 'method_not_allowed', message: GATEWAY_MESSAGES.methodNotAllowed } };
+      expect(await answer('GET', '/api/v1/mcp')).toEqual(['GET', '/api/v1/mcp', 405, 'POST', true, refused]);
+      expect(await answer('DELETE', '/api/v1/mcp/')).toEqual(['DELETE', '/api/v1/mcp/', 405, 'POST', true, refused]);
+      expect(await answer('PUT', '/api/v1/mcp')).toEqual(['PUT', '/api/v1/mcp', 404, null, true, expect.objectContaining({ error: expect.objectContaining({ code: 'not_found' }) })]);
+      expect(await answer('GET', '/api/v1/mcp/x')).toEqual(['GET', '/api/v1/mcp/x', 404, null, true, expect.objectContaining({ error: expect.objectContaining({ code: 'not_found' }) })]);
+    } finally {
+      server.close();
+    }
   });
 });

@@ -1,4 +1,7 @@
-import { callTool, type CallContext } from '#mcp/server';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { callTool, createMcpServer, type CallContext } from '#mcp/server';
 import { listedTool, TOOLS, type TaskObject, type ToolBackend } from '#mcp/tools';
 import { generateVideoBody } from '#contract/generate-video';
 
@@ -104,5 +107,57 @@ describe('tool calls', () => {
     expect(Object.keys(listed.inputSchema.properties as object).sort()).toEqual(Object.keys(generateVideoBody.shape).sort());
     expect(listed.inputSchema.required).toEqual(['prompt']);
     expect(listed.description).toMatch(/vid-1-5-pro 5 credits\/s/);
+  });
+});
+
+describe('tool calls a client gets wrong', () => {
+  const context = { maxWaitSeconds: 50, pollIntervalMs: 1000 };
+
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])('answer %s, a name every JavaScript object has, as an unknown tool', async (name) => {
+    const result = await callTool(scriptedBackend([]), name, {}, context);
+    expect(result).toEqual({ isError: true, content: [{ type: 'text', text: `validation_error: Unknown tool "${name}". Tools: ${Object.keys(TOOLS).join(', ')}.` }] });
+  });
+
+  /** A server of these tools and an SDK client on it, in memory; the backend answers get_credits. */
+  async function connected(): Promise<Client> {
+    const backend = scriptedBackend([]);
+    backend.getCredits = async () => ({ credits: 7 });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await createMcpServer(backend, context).connect(serverSide);
+    const client = new Client({ name: 'vidgen-test', version: '1.0.0' });
+    await client.connect(clientSide);
+    return client;
+  }
+
+  // The SDK's own check of tools/call answered these with its zod issues as JSON (-32603).
+  it.each([
+    ['null', null],
+    ['a list', [1]],
+    ['a string', 'credits'],
+  ])('answer arguments that are %s with a validation error naming `arguments`', async (_what, args) => {
+    const client = await connected();
+    try {
+      const result = await client.request({ method: 'tools/call', params: { name: 'get_credits', arguments: args as never } }, CallToolResultSchema);
+      expect(result).toEqual({
+        isError: true,
+        content: [{ type: 'text', text: "validation_error: arguments: must be an object of the tool's parameters by name, or left out." }],
+      });
+      // Left out, they are no parameters.
+      const credits = await client.request({ method: 'tools/call', params: { name: 'get_credits' } }, CallToolResultSchema);
+      expect(credits.structuredContent).toEqual({ credits: 7 });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answer a tool name that is no string as an unknown tool, and another method as the protocol says', async () => {
+    const client = await connected();
+    try {
+      const result = await client.request({ method: 'tools/call', params: { name: 42 as never } }, CallToolResultSchema);
+      expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(/^validation_error: Unknown tool 42\. Tools: generate_video, /) }] });
+      await expect(client.request({ method: 'resources/list' }, CallToolResultSchema)).rejects.toThrow(/Method not found/);
+    } finally {
+      await client.close();
+    }
   });
 });

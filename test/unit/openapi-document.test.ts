@@ -44,16 +44,19 @@ describe('OpenAPI document: structure', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
-    for (const { template, operation } of operations()) {
-      const isPublic = ROUTES.some((route) => route.callers === 'public' && documentPath(route.path) === template);
-      expect([template, operation.security]).toEqual([template, isPublic ? [] : undefined]);
+    for (const { template, method, operation } of operations()) {
+      // A refused method (GET /mcp) is the gateway's 405: no key either.
+      const isPublic = ROUTES.some(
+        (route) => documentPath(route.path) === template && (route.callers === 'public' || route.refusedMethods?.includes(method.toUpperCase() as never)),
+      );
+      expect([template, method, operation.security]).toEqual([template, method, isPublic ? [] : undefined]);
     }
   });
 
-  it('has one operation per route-table entry, with unique operation ids', () => {
+  it('has one operation per route-table entry and per method a route refuses, with unique operation ids', () => {
     const ids = operations().map(({ operation }) => operation.operationId);
     expect(new Set(ids).size).toBe(ids.length);
-    const routed = ROUTES.map((route) => `${route.method} ${route.path}`).sort();
+    const routed = ROUTES.flatMap((route) => [route.method, ...(route.refusedMethods ?? [])].map((method) => `${method} ${route.path}`)).sort();
     expect(operations().map(({ method, template }) => `${method.toUpperCase()} /api/v1${template}`).sort()).toEqual(routed);
   });
 
@@ -78,6 +81,7 @@ describe('OpenAPI document: structure', () => {
       401: ['unauthorized'],
       403: ['insufficient_credits', 'paid_access_required', 'spend_limit_exceeded', 'forbidden'],
       404: ['not_found'],
+      405: ['method_not_allowed'],
       409: ['idempotency_conflict', 'task_not_cancelable'],
       413: ['payload_too_large'],
       429: ['rate_limit_exceeded'],
@@ -99,6 +103,11 @@ describe('OpenAPI document: structure', () => {
     expect(Object.keys(doc.paths['/generate-image'].post.responses)).toEqual(['200', '400', '401', '403', '409', '413', '429', '500', '502']);
     // Every route a key may call answers 403 `forbidden` to a key without its scope.
     expect(Object.keys(doc.paths['/videos/{video_id}'].get.responses)).toEqual(['200', '401', '403', '404', '429', '500']);
+    // The MCP endpoint's refused methods answer the gateway's 405 only, saying what it takes.
+    for (const method of ['get', 'delete']) {
+      const refused = doc.paths['/mcp'][method].responses;
+      expect([method, Object.keys(refused), refused['405'].headers.Allow.schema.enum]).toEqual([method, ['405'], ['POST']]);
+    }
   });
 
   it('takes the Idempotency-Key header on the two generate endpoints only', () => {

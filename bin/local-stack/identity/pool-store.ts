@@ -1,6 +1,7 @@
 import { createHash, generateKeyPairSync, randomBytes, randomUUID, type JsonWebKey as JWK } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { AccessKey } from './sigv4';
 
 /**
  * The local identity server's data: one user pool with one app client, its signing key and its
@@ -45,6 +46,11 @@ interface PoolFile {
   clientId: string;
   /** RSA private key (JWK) and its key id, made on the first start. */
   signingKey: JWK & { kid: string };
+  /**
+   * The one access key the administrative operations accept (IAM credentials on AWS), made on the
+   * first start. This file is readable by its owner only: whoever can read it administers the pool.
+   */
+  adminCredentials: AccessKey;
   users: StoredUser[];
 }
 
@@ -61,18 +67,29 @@ export class PoolStore {
   /** Opens the pool in `dir`, creating its ids and key on the first start. */
   static open(dir: string, region: string): PoolStore {
     const file = path.join(dir, 'user-pool.json');
-    if (existsSync(file)) return new PoolStore(file, JSON.parse(readFileSync(file, 'utf8')) as PoolFile);
+    if (existsSync(file)) {
+      const data = JSON.parse(readFileSync(file, 'utf8')) as Omit<PoolFile, 'adminCredentials'> & Partial<Pick<PoolFile, 'adminCredentials'>>;
+      const store = new PoolStore(file, { ...data, adminCredentials: data.adminCredentials ?? newAccessKey() });
+      // A pool made before admin operations needed credentials gets its key now.
+      if (!data.adminCredentials) store.save();
+      return store;
+    }
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const store = new PoolStore(file, {
       // Cognito's shapes: <region>_<9 alphanumerics>, and 26 lower-case alphanumerics.
       userPoolId: `${region}_${alphanumeric(9)}`,
       clientId: alphanumeric(26).toLowerCase(),
       signingKey: { ...privateKey.export({ format: 'jwk' }), kid: randomUUID() },
+      adminCredentials: newAccessKey(),
       users: [],
     });
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     store.save();
     return store;
+  }
+
+  get adminCredentials(): AccessKey {
+    return this.data.adminCredentials;
   }
 
   get userPoolId(): string {
@@ -129,6 +146,11 @@ export class PoolStore {
 
 export function sha256(value: string): string {
   return createHash('sha256').update(value).digest('base64url');
+}
+
+/** An IAM-shaped access key: AKIA and 16 upper-case alphanumerics, and a 40-character secret. */
+function newAccessKey(): AccessKey {
+  return { accessKeyId: `AKIA${alphanumeric(16).toUpperCase()}`, secretAccessKey: randomBytes(30).toString('base64') };
 }
 
 function alphanumeric(length: number): string {

@@ -1,7 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Lockout } from './lockout';
 import { CognitoError, userPoolOperations, type CodeSink } from './operations';
 import { PoolStore } from './pool-store';
+import { signatureProblem, type AccessKey } from './sigv4';
 import { tokenSigner } from './tokens';
 
 /**
@@ -10,6 +12,10 @@ import { tokenSigner } from './tokens';
  * `<issuer>/.well-known/jwks.json` and its OpenID configuration. Answers cross-origin requests
  * from any origin, as Cognito does, so the console calls it from the browser exactly as it calls
  * Cognito. Its data (the pool, its signing key, its users) lives in `dataDir`.
+ *
+ * As on AWS, the administrative operations (Admin*) need IAM credentials: a request signed (SigV4)
+ * with the access key kept in the pool's file, which only its owner can read (the admin CLI and
+ * the tests find it through bin/local-stack/discovery.ts). The other operations need none.
  */
 export interface IdentityServer {
   /** The Cognito endpoint (the SDK's `endpoint`), without a trailing slash. */
@@ -18,6 +24,8 @@ export interface IdentityServer {
   issuer: string;
   userPoolId: string;
   clientId: string;
+  /** The credentials the Admin* operations must be signed with. */
+  adminCredentials: AccessKey;
   stop(): Promise<void>;
 }
 
@@ -29,9 +37,13 @@ export interface IdentityServerOptions {
   region: string;
   /** Where the codes the deployed pool would email go (the stack prints them). */
   sendCode: CodeSink;
+  /** Epoch milliseconds (tests move it to the end of a lockout). */
+  clock?: () => number;
 }
 
 const TARGET_PREFIX = 'AWSCognitoIdentityProviderService.';
+/** The signing name of Cognito user pools' API (credential scope `<date>/<region>/cognito-idp/aws4_request`). */
+const SIGNING_SERVICE = 'cognito-idp';
 const JSON_TYPE = 'application/x-amz-json-1.1';
 
 export async function startIdentityServer(options: IdentityServerOptions): Promise<IdentityServer> {
@@ -46,7 +58,8 @@ export async function startIdentityServer(options: IdentityServerOptions): Promi
   const endpoint = `http://${options.host}:${port}`;
   const issuer = `${endpoint}/${pool.userPoolId}`;
   const tokens = tokenSigner(issuer, pool.signingKey);
-  const operations = userPoolOperations(pool, tokens, options.sendCode);
+  const clock = options.clock ?? Date.now;
+  const operations = userPoolOperations(pool, tokens, options.sendCode, new Lockout(clock));
   const jwksPath = `/${pool.userPoolId}/.well-known/jwks.json`;
   const discoveryPath = `/${pool.userPoolId}/.well-known/openid-configuration`;
 
@@ -72,10 +85,18 @@ export async function startIdentityServer(options: IdentityServerOptions): Promi
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const target = String(req.headers['x-amz-target'] ?? '');
-      const operation = target.startsWith(TARGET_PREFIX) ? operations[target.slice(TARGET_PREFIX.length)] : undefined;
+      const name = target.startsWith(TARGET_PREFIX) ? target.slice(TARGET_PREFIX.length) : '';
+      const operation = Object.hasOwn(operations, name) ? operations[name] : undefined;
       const fail = (error: CognitoError) =>
         send(400, { __type: error.type, message: error.message }, { 'Content-Type': JSON_TYPE, 'x-amzn-ErrorType': error.type });
       if (!operation) return fail(new CognitoError('UnknownOperationException', `Unknown or unsupported operation ${target}.`));
+      if (name.startsWith('Admin')) {
+        const problem = signatureProblem(
+          { method: req.method ?? 'POST', url: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks) },
+          { key: pool.adminCredentials, region: options.region, service: SIGNING_SERVICE, now: clock() },
+        );
+        if (problem) return fail(new CognitoError(problem.type, problem.message));
+      }
       let params: unknown;
       try {
         params = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
@@ -99,6 +120,7 @@ export async function startIdentityServer(options: IdentityServerOptions): Promi
     issuer,
     userPoolId: pool.userPoolId,
     clientId: pool.clientId,
+    adminCredentials: pool.adminCredentials,
     stop: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

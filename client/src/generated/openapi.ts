@@ -507,14 +507,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * GET: not allowed (405)
+         * @description The MCP endpoint takes POST only (see the Allow header): it is stateless, with no event stream to GET and no session to DELETE. Answered before any key is checked: none needed, nothing counted.
+         */
+        get: operations["mcpGet"];
         put?: never;
         /**
          * Model Context Protocol (for AI agents)
-         * @description The Model Context Protocol over Streamable HTTP, stateless (no session): point an MCP client at this URL with your key as `Authorization: Bearer`. Tools: `generate_video`, `generate_image`, `get_task`, `wait_for_task` (returns at its timeout, at most 50 s: call it again), `cancel_task`, `list_tasks`, `upload_image`, `get_credits`, `list_models`, `quote`; their inputs are the endpoints' parameters. The key needs the `read` scope to connect, and each tool the scope of the endpoint it mirrors (`generate` for `generate_*`, `cancel_task`, `upload_image`); each request counts in your rate limit; an API error is a tool result with `isError: true` whose text starts with the error code. Answers are JSON-RPC (JSON, or an SSE stream, sent as it is written, when the request asked for progress), not the envelope; errors before MCP (401, 429) are the envelope.
+         * @description The Model Context Protocol over Streamable HTTP, stateless (no session): point an MCP client at this URL with your key as `Authorization: Bearer`. Tools: `generate_video`, `generate_image`, `get_task`, `wait_for_task` (returns at its timeout, at most 50 s: call it again), `cancel_task`, `list_tasks`, `upload_image`, `get_credits`, `list_models`, `quote`; their inputs are the endpoints' parameters. The key needs the `read` scope to connect, and each tool the scope of the endpoint it mirrors (`generate` for `generate_*`, `cancel_task`, `upload_image`); each request, so each tool call, counts in your rate limit; an API error is a tool result with `isError: true` whose text starts with the error code. Answers are JSON-RPC (JSON, or an SSE stream, sent as it is written, when the request asked for progress), not the envelope; errors before MCP (401, 429) are the envelope. One JSON-RPC message per request: a batch (an array) is refused with a JSON-RPC error (-32600). `GET` and `DELETE` on this path answer 405 `method_not_allowed` with `Allow: POST`: the server is stateless, with no event stream and no session.
          */
         post: operations["mcp"];
-        delete?: never;
+        /**
+         * DELETE: not allowed (405)
+         * @description The MCP endpoint takes POST only (see the Allow header): it is stateless, with no event stream to GET and no session to DELETE. Answered before any key is checked: none needed, nothing counted.
+         */
+        delete: operations["mcpDelete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1668,6 +1676,15 @@ export interface components {
             scopes?: ("generate" | "read" | "webhooks")[];
             /** @description A new limit, or null to remove it. */
             monthly_spend_limit?: number | null;
+        };
+        /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `method_not_allowed`. */
+        Error405: {
+            data: null;
+            error: {
+                message: string;
+                /** @enum {string} */
+                code: "method_not_allowed";
+            };
         };
         /** @description Success: `data` is the result, `error` is null. */
         ProviderCallbackResponse: {
@@ -6281,6 +6298,38 @@ export interface operations {
             };
         };
     };
+    mcpGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `GET` or `DELETE` on `/mcp`: the MCP endpoint takes `POST` only (`Allow: POST`). Answered before the key is checked or counted. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The method this path takes. */
+                    Allow: "POST";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The MCP endpoint takes POST only (see the Allow header): it is stateless, with no event stream to GET and no session to DELETE.",
+                     *         "code": "method_not_allowed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error405"];
+                };
+            };
+        };
+    };
     mcp: {
         parameters: {
             query?: never;
@@ -6389,6 +6438,38 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    mcpDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `GET` or `DELETE` on `/mcp`: the MCP endpoint takes `POST` only (`Allow: POST`). Answered before the key is checked or counted. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The method this path takes. */
+                    Allow: "POST";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The MCP endpoint takes POST only (see the Allow header): it is stateless, with no event stream to GET and no session to DELETE.",
+                     *         "code": "method_not_allowed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error405"];
                 };
             };
         };

@@ -1,28 +1,41 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
 import type { Billing as BillingInfo, CheckoutParams, CreditTransaction } from '#client';
-import { billingHistory, checkoutOutcome, formatMoney, purchaseHistory } from '../billing';
-import { ErrorNotice, formatTime, Section, StatusBadge } from '../components';
+import {
+  AFTER_CHECKOUT_READS,
+  afterCheckoutDelay,
+  billingHistory,
+  checkoutOutcome,
+  formatMoney,
+  latestPurchase,
+  parseCheckoutStart,
+  purchaseArrived,
+  purchaseHistory,
+  type CheckoutStart,
+  type CheckoutWatch,
+  type HistoryLine,
+} from '../billing';
+import { ErrorNotice, formatTime, Loaded, Section, StatusBadge } from '../components';
 import { useConsole } from '../context';
+import { useAction } from '../queries';
 import { Link, useLocation } from '../router';
 import { subscriptionLabel } from '../words';
 
 /** Transactions read for the history (50 a page): purchases among the latest 500; Usage has every one. */
 const HISTORY_PAGES = 10;
 const PAGE_SIZE = 50;
-/** After checkout, Stripe's event may trail the holder back here: look again until it lands. */
-const AFTER_CHECKOUT_REFRESH_MS = 2000;
+/** Where the page notes what checkout is for, to know it when the holder comes back (this tab only). */
+const CHECKOUT_KEY = 'vidgen.console.checkout';
 
 /** Buying credit packs and the subscription (live), test credits (test), and what was bought. */
 export default function Billing() {
   const { client, mode } = useConsole();
   const { query } = useLocation();
-  const outcome = checkoutOutcome(query.get('checkout'));
-  const refetchInterval = outcome?.kind === 'ok' ? AFTER_CHECKOUT_REFRESH_MS : false;
-  const account = useQuery({ queryKey: ['account', mode], queryFn: async () => (await client()).getAccount(), refetchInterval });
-  const billing = useQuery({ queryKey: ['billing', mode], queryFn: async () => (await client()).getBilling(), refetchInterval });
+  const returned = query.get('checkout');
+  const account = useQuery({ queryKey: ['account', mode], queryFn: async () => (await client()).getAccount() });
+  const billing = useQuery({ queryKey: ['billing', mode], queryFn: async () => (await client()).getBilling() });
   const history = useQuery({
     queryKey: ['billing-history', mode],
-    refetchInterval,
     queryFn: async () => {
       const api = await client();
       const found: CreditTransaction[] = [];
@@ -34,9 +47,18 @@ export default function Billing() {
       return { entries: found, complete: false };
     },
   });
+  const readAgain = () => Promise.allSettled([account.refetch(), billing.refetch(), history.refetch()]);
+  const watch = useCheckoutWatch(returned === 'success', mode, readAgain, (started) =>
+    Boolean(history.data && billing.data && purchaseArrived(started, history.data.entries, billing.data.subscription_status)),
+  );
+  const outcome = checkoutOutcome(returned, watch);
 
-  // Packs and grants are in the ledger; the subscription's payments come with GET /billing.
-  const lines = history.data && billing.data ? purchaseHistory(history.data.entries, billing.data.subscription_payments) : undefined;
+  // Packs and grants are in the ledger; the subscription's payments come with GET /billing: the
+  // history waits for both, and either's failure is its error (never a history without payments).
+  const lines = {
+    data: history.data && billing.data ? { lines: purchaseHistory(history.data.entries, billing.data.subscription_payments), complete: history.data.complete } : undefined,
+    error: history.error ?? billing.error,
+  };
 
   return (
     <>
@@ -44,6 +66,13 @@ export default function Billing() {
       {outcome && (
         <div className={`notice ${outcome.kind}`} role="status" data-testid="checkout-outcome">
           {outcome.text}
+          {watch === 'gave-up' && (
+            <p>
+              <button type="button" className="secondary" onClick={() => void readAgain()}>
+                Check again
+              </button>
+            </p>
+          )}
         </div>
       )}
       <ErrorNotice error={account.error ?? billing.error} />
@@ -75,53 +104,84 @@ export default function Billing() {
           <TestCredits />
         </div>
       ) : (
-        billing.data && <Purchases billing={billing.data} />
+        billing.data && <Purchases billing={billing.data} latest={history.data && latestPurchase(history.data.entries)} />
       )}
       <Section title="Purchase history">
-        <ErrorNotice error={history.error} />
-        {lines && lines.length === 0 && <p className="muted">Nothing bought or granted yet.</p>}
-        {lines && lines.length > 0 && (
-          <div className="table-wrap">
-            <table data-testid="billing-history">
-              <thead>
-                <tr>
-                  <th>When</th>
-                  <th>What</th>
-                  <th className="num">Credits</th>
-                  <th>Details</th>
-                </tr>
-              </thead>
-              <tbody>
-                {lines.map((line) => (
-                  <tr key={line.key} data-type={line.kind}>
-                    <td>{formatTime(line.at)}</td>
-                    <td>{line.what}</td>
-                    <td className="num">{line.credits === null ? '—' : line.credits > 0 ? `+${line.credits}` : line.credits}</td>
-                    <td>{line.details}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-        {history.data && !history.data.complete && (
-          <p className="muted small">
-            From your latest {HISTORY_PAGES * PAGE_SIZE} transactions; <Link to="/usage">Usage</Link> lists every one.
-          </p>
-        )}
+        <Loaded query={lines}>{(found) => <History {...found} />}</Loaded>
       </Section>
     </>
   );
 }
 
-/** Checkout and the portal are Stripe's pages: the console sends the holder there and gets them back. */
-function useRedirect<T>(open: (choice: T) => Promise<{ url: string }>) {
-  return useMutation({ mutationFn: open, onSuccess: ({ url }) => window.location.assign(url) });
+/** Packs bought, credits granted, packs taken back, subscription payments: newest first. */
+function History({ lines, complete }: { lines: HistoryLine[]; complete: boolean }) {
+  return (
+    <>
+      {lines.length === 0 && <p className="muted">Nothing bought or granted yet.</p>}
+      {lines.length > 0 && (
+        <div className="table-wrap">
+          <table data-testid="billing-history">
+            <thead>
+              <tr>
+                <th>When</th>
+                <th>What</th>
+                <th className="num">Credits</th>
+                <th>Details</th>
+              </tr>
+            </thead>
+            <tbody>
+              {lines.map((line) => (
+                <tr key={line.key} data-type={line.kind}>
+                  <td>{formatTime(line.at)}</td>
+                  <td>{line.what}</td>
+                  <td className="num">{line.credits === null ? '—' : line.credits > 0 ? `+${line.credits}` : line.credits}</td>
+                  <td>{line.details}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {!complete && (
+        <p className="muted small">
+          From your latest {HISTORY_PAGES * PAGE_SIZE} transactions; <Link to="/usage">Usage</Link> lists every one.
+        </p>
+      )}
+    </>
+  );
 }
 
-function Purchases({ billing }: { billing: BillingInfo }) {
-  const { client } = useConsole();
-  const checkout = useRedirect(async (choice: CheckoutParams) => (await client()).createCheckout(choice));
+/**
+ * Back from a paid checkout, Stripe's event may trail the holder: read again, further apart each
+ * time, until the purchase noted at checkout shows (`arrived`), or for about four minutes.
+ */
+function useCheckoutWatch(paid: boolean, mode: CheckoutStart['mode'], readAgain: () => Promise<unknown>, arrived: (started: CheckoutStart | undefined) => boolean): CheckoutWatch {
+  const [started] = useState(() => parseCheckoutStart(sessionStorage.getItem(CHECKOUT_KEY), mode));
+  const [reads, setReads] = useState(0);
+  const seen = paid && arrived(started);
+  const watching = paid && !seen && reads < AFTER_CHECKOUT_READS;
+  useEffect(() => {
+    if (!watching) return undefined;
+    const timer = setTimeout(() => void readAgain().then(() => setReads((done) => done + 1)), afterCheckoutDelay(reads));
+    return () => clearTimeout(timer);
+    // readAgain is new on every render; the schedule is decided by watching and reads alone.
+  }, [watching, reads]);
+  return seen ? 'arrived' : watching ? 'waiting' : 'gave-up';
+}
+
+/** Checkout and the portal are Stripe's pages: the console sends the holder there and gets them back. */
+function useRedirect<T>(open: (choice: T) => Promise<{ url: string }>) {
+  return useAction({ mutationFn: open, onSuccess: ({ url }) => window.location.assign(url) });
+}
+
+function Purchases({ billing, latest }: { billing: BillingInfo; latest: string | null | undefined }) {
+  const { client, mode } = useConsole();
+  const checkout = useRedirect(async (choice: CheckoutParams) => {
+    // Noted before leaving, so the page knows the purchase when the holder comes back (unknown while the history loads).
+    if (latest !== undefined) sessionStorage.setItem(CHECKOUT_KEY, JSON.stringify({ mode, item: 'plan' in choice ? 'plan' : 'pack', latestPurchase: latest } satisfies CheckoutStart));
+    else sessionStorage.removeItem(CHECKOUT_KEY);
+    return (await client()).createCheckout(choice);
+  });
   const portal = useRedirect<void>(async () => (await client()).createBillingPortal());
   const subscribed = billing.subscription_status === 'active' || billing.subscription_status === 'past_due';
   const busy = checkout.isPending || portal.isPending;
@@ -138,7 +198,7 @@ function Purchases({ billing }: { billing: BillingInfo }) {
                 <div key={pack.pack_id} className="card pack" data-pack-id={pack.pack_id}>
                   <p className="stat">{pack.credits.toLocaleString()} credits</p>
                   <p>{price}</p>
-                  <button type="button" disabled={busy} onClick={() => checkout.mutate({ pack_id: pack.pack_id })} aria-label={`Buy ${pack.credits} credits for ${price}`}>
+                  <button type="button" disabled={busy} onClick={() => checkout.run({ pack_id: pack.pack_id })} aria-label={`Buy ${pack.credits} credits for ${price}`}>
                     Buy
                   </button>
                 </div>
@@ -161,11 +221,11 @@ function Purchases({ billing }: { billing: BillingInfo }) {
         )}
         <div className="row">
           {billing.plan && !subscribed && (
-            <button type="button" disabled={busy} onClick={() => checkout.mutate({ plan: true })}>
+            <button type="button" disabled={busy} onClick={() => checkout.run({ plan: true })}>
               Subscribe
             </button>
           )}
-          <button type="button" className="secondary" disabled={busy} onClick={() => portal.mutate()}>
+          <button type="button" className="secondary" disabled={busy} onClick={() => portal.run()}>
             Manage subscription
           </button>
         </div>
@@ -179,7 +239,7 @@ function Purchases({ billing }: { billing: BillingInfo }) {
 function TestCredits() {
   const { client, mode } = useConsole();
   const queries = useQueryClient();
-  const add = useMutation({
+  const add = useAction({
     mutationFn: async () => (await client()).addTestCredits(),
     onSuccess: async () => {
       await Promise.all(['account', 'billing-history'].map((key) => queries.invalidateQueries({ queryKey: [key, mode] })));
@@ -188,7 +248,7 @@ function TestCredits() {
   return (
     <Section title="Test credits">
       <p>Test mode never charges anything: credit packs and the subscription are for live mode. Add 1000 test credits whenever you run out.</p>
-      <button type="button" disabled={add.isPending} onClick={() => add.mutate()}>
+      <button type="button" disabled={add.isPending} onClick={() => add.run()}>
         Add test credits
       </button>
       <ErrorNotice error={add.error} />

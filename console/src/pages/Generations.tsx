@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { ImageTask, Pagination, VideoTask } from '#client';
-import { ErrorNotice, formatTime, Pager, Section, StatusBadge, TaskFailure } from '../components';
+import { ErrorNotice, formatTime, Loaded, Pager, Section, StatusBadge, TaskFailure } from '../components';
 import { useConsole } from '../context';
+import { pollWhile } from '../queries';
 import { navigate, useLocation } from '../router';
 import { plural } from '../words';
 
@@ -14,6 +15,8 @@ const LIVE_MS = 2_000;
 
 const idOf = (task: Task) => ('video_id' in task ? task.video_id : task.image_id);
 const kindOfId = (id: string): Kind => (id.startsWith('img_') ? 'image' : 'video');
+/** The task whose card was opened last: back in the gallery, its card gets the focus again. */
+let lastOpened: string | undefined;
 /** The first frame of a video, or the image itself. */
 function previewOf(task: Task): string | undefined {
   if ('image_id' in task) return task.image_urls?.[0];
@@ -53,7 +56,7 @@ function Gallery() {
       const answer = await api.listVideos({ page, limit: PAGE_SIZE });
       return { tasks: answer.videos, pagination: answer.pagination };
     },
-    refetchInterval: (q) => (q.state.data?.tasks.some((task) => task.status === 'processing') ? LIVE_MS : false),
+    refetchInterval: pollWhile((data: { tasks: Task[] } | undefined) => data?.tasks.some((task) => task.status === 'processing') ?? false, LIVE_MS),
     // Tasks started elsewhere (an API key, another tab) show as soon as the gallery is opened.
     refetchOnMount: 'always',
     placeholderData: (previous) => previous,
@@ -82,20 +85,21 @@ function Gallery() {
         </label>
         {list.data && <p className="muted small">{plural(list.data.pagination.total, kind)} in {mode} mode</p>}
       </div>
-      <ErrorNotice error={list.error} />
-      {list.isPending ? (
-        <p className="muted">Loading…</p>
-      ) : shown.length === 0 ? (
-        <p className="muted" data-testid="gallery-empty">
-          Nothing here yet{status !== 'all' ? ` with status ${status} on this page` : ''}. Start one in the Playground.
-        </p>
-      ) : (
-        <ul className="gallery" data-testid="gallery">
-          {shown.map((task) => (
-            <Tile key={idOf(task)} task={task} onOpen={() => setQuery({ id: idOf(task) })} />
-          ))}
-        </ul>
-      )}
+      <Loaded query={list}>
+        {() =>
+          shown.length === 0 ? (
+            <p className="muted" data-testid="gallery-empty">
+              Nothing here yet{status !== 'all' ? ` with status ${status} on this page` : ''}. Start one in the Playground.
+            </p>
+          ) : (
+            <ul className="gallery" data-testid="gallery">
+              {shown.map((task) => (
+                <Tile key={idOf(task)} task={task} onOpen={() => { lastOpened = idOf(task); setQuery({ id: idOf(task) }); }} />
+              ))}
+            </ul>
+          )
+        }
+      </Loaded>
       <Pager pagination={list.data?.pagination} onPage={(next) => setQuery({ page: next === 1 ? undefined : next })} />
     </>
   );
@@ -103,9 +107,15 @@ function Gallery() {
 
 function Tile({ task, onOpen }: { task: Task; onOpen: () => void }) {
   const preview = previewOf(task);
+  const button = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (lastOpened !== idOf(task)) return;
+    lastOpened = undefined;
+    button.current?.focus();
+  }, [task]);
   return (
     <li className="tile" data-task-id={idOf(task)} data-status={task.status}>
-      <button type="button" className="tile-open" onClick={onOpen} aria-label={`Open ${idOf(task)}: ${task.prompt}`}>
+      <button ref={button} type="button" className="tile-open" onClick={onOpen} aria-label={`Open ${idOf(task)}: ${task.prompt}`}>
         <div className="thumb">
           {preview ? <img src={preview} alt="" loading="lazy" decoding="async" /> : <span>{'video_id' in task ? '▶ video' : 'image'}</span>}
         </div>
@@ -132,10 +142,13 @@ function TaskDetail({ id }: { id: string }) {
       const api = await client();
       return kind === 'image' ? api.getImage(id) : api.getVideo(id);
     },
-    refetchInterval: (q) => (q.state.data?.status === 'processing' ? LIVE_MS : false),
+    refetchInterval: pollWhile((data: Task | undefined) => data?.status === 'processing', LIVE_MS),
   });
   // Canceling is final: the button asks first.
   const [confirming, setConfirming] = useState(false);
+  // Opening a card replaces the gallery: focus goes to what opened, not back to the page's start.
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), [id]);
   const cancel = useMutation({
     mutationFn: async () => {
       const api = await client();
@@ -157,7 +170,9 @@ function TaskDetail({ id }: { id: string }) {
           ← Back to the gallery
         </button>
       </p>
-      <h1>{kind === 'image' ? 'Image' : 'Video'} {id}</h1>
+      <h1 ref={heading} tabIndex={-1}>
+        {kind === 'image' ? 'Image' : 'Video'} {id}
+      </h1>
       <ErrorNotice error={task.error} />
       {data && (
         <div className="detail">

@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent, type RefObject } from 'react';
 import type { ApiKey, CreatedApiKey, KeyScope } from '#client';
-import { CopyButton, ErrorNotice, formatTime, Section } from '../components';
+import { CopyButton, ErrorNotice, FocusedNotice, formatTime, Loaded, Section } from '../components';
 import { useConsole } from '../context';
+import { useAction } from '../queries';
 
 const SCOPES: readonly KeyScope[] = ['generate', 'read', 'webhooks'];
 /** The API takes an expiry in the future and at most a year ahead: the picker offers those days. */
@@ -23,51 +24,65 @@ export default function Keys() {
   const [created, setCreated] = useState<CreatedApiKey>();
   const [editing, setEditing] = useState<string>();
   const refresh = () => queries.invalidateQueries({ queryKey: ['keys'] });
+  // Once the key is stored, focus goes back to the form for the next one (not to the page's start).
+  const nameInput = useRef<HTMLInputElement>(null);
 
   return (
     <>
       <h1>API keys</h1>
-      <CreateKey onCreated={(key) => { setCreated(key); void refresh(); }} />
+      <CreateKey nameInput={nameInput} onCreated={(key) => { setCreated(key); void refresh(); }} />
       {created && (
-        <div className="notice warn" role="status" data-testid="new-key">
+        <FocusedNotice key={created.key_id} testId="new-key">
           <strong>Your new {created.mode} key “{created.name}”</strong>
           <div className="secret">
             <code data-testid="new-key-value">{created.api_key}</code>
             <CopyButton text={created.api_key} />
           </div>
           <p>Copy it now and keep it somewhere safe: you will not see it again.</p>
-          <button type="button" className="secondary" onClick={() => setCreated(undefined)}>
+          <button type="button" className="secondary" onClick={() => { setCreated(undefined); nameInput.current?.focus(); }}>
             I have stored it
           </button>
-        </div>
+        </FocusedNotice>
       )}
-      <ErrorNotice error={list.error} />
-      <div className="table-wrap">
-        <table data-testid="keys">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Key</th>
-              <th>Mode</th>
-              <th>Scopes</th>
-              <th className="num">Limit / spent this month</th>
-              <th>Last used</th>
-              <th>Expires</th>
-              <th>Created</th>
-              <th>
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data?.keys.map((key) => (
-              <KeyRow key={key.key_id} apiKey={key} editing={editing === key.key_id} onEdit={() => setEditing(editing === key.key_id ? undefined : key.key_id)} onChanged={() => { setEditing(undefined); void refresh(); }} />
-            ))}
-          </tbody>
-        </table>
-      </div>
-      {list.data?.keys.length === 0 && <p className="muted">No keys yet: create one above.</p>}
+      <Loaded query={list}>
+        {({ keys }) =>
+          keys.length === 0 ? (
+            <p className="muted">No keys yet: create one above.</p>
+          ) : (
+            <KeyTable keys={keys} editing={editing} onEdit={(keyId) => setEditing(editing === keyId ? undefined : keyId)} onChanged={() => { setEditing(undefined); void refresh(); }} />
+          )
+        }
+      </Loaded>
     </>
+  );
+}
+
+function KeyTable({ keys, editing, onEdit, onChanged }: { keys: ApiKey[]; editing: string | undefined; onEdit: (keyId: string) => void; onChanged: () => void }) {
+  return (
+    <div className="table-wrap">
+      <table data-testid="keys">
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Key</th>
+            <th>Mode</th>
+            <th>Scopes</th>
+            <th className="num">Limit / spent this month</th>
+            <th>Last used</th>
+            <th>Expires</th>
+            <th>Created</th>
+            <th>
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {keys.map((key) => (
+            <KeyRow key={key.key_id} apiKey={key} editing={editing === key.key_id} onEdit={() => onEdit(key.key_id)} onChanged={onChanged} />
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
@@ -85,14 +100,14 @@ function ScopeBoxes({ value, onChange }: { value: KeyScope[]; onChange: (scopes:
   );
 }
 
-function CreateKey({ onCreated }: { onCreated: (key: CreatedApiKey) => void }) {
+function CreateKey({ nameInput, onCreated }: { nameInput: RefObject<HTMLInputElement | null>; onCreated: (key: CreatedApiKey) => void }) {
   const { client, mode: consoleMode } = useConsole();
   const [name, setName] = useState('');
   const [mode, setMode] = useState(consoleMode);
   const [scopes, setScopes] = useState<KeyScope[]>([...SCOPES]);
   const [expires, setExpires] = useState('');
   const [limit, setLimit] = useState('');
-  const create = useMutation({
+  const create = useAction({
     mutationFn: async () =>
       (await client()).createKey({
         name: name.trim(),
@@ -110,7 +125,7 @@ function CreateKey({ onCreated }: { onCreated: (key: CreatedApiKey) => void }) {
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    create.mutate();
+    create.run();
   };
   return (
     <Section title="Create a key">
@@ -118,7 +133,7 @@ function CreateKey({ onCreated }: { onCreated: (key: CreatedApiKey) => void }) {
         <div className="row">
           <label>
             Name
-            <input name="key-name" required maxLength={64} value={name} onChange={(event) => setName(event.target.value)} />
+            <input ref={nameInput} name="key-name" required maxLength={64} value={name} onChange={(event) => setName(event.target.value)} />
           </label>
           <label>
             Mode

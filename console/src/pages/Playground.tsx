@@ -4,6 +4,7 @@ import type { ImageTask, Quote, QuoteParams, VideoTask } from '#client';
 import { CopyButton, ErrorNotice, Section, StatusBadge, TaskFailure } from '../components';
 import { useConsole } from '../context';
 import { BILLING_LINK } from '../errors';
+import { StartIntent } from '../idempotency';
 import {
   curlCommand,
   fieldsOf,
@@ -17,6 +18,7 @@ import {
   type Field,
   type FormValues,
 } from '../playground-form';
+import { pollWhile, useAction } from '../queries';
 import { Link } from '../router';
 import { useStoredState } from '../stored-state';
 import { plural } from '../words';
@@ -66,11 +68,14 @@ export default function Playground() {
     placeholderData: (previous) => previous,
   });
 
-  const start = useMutation({
+  const [intent] = useState(() => new StartIntent());
+  const start = useAction({
     mutationFn: async (): Promise<VideoTask | ImageTask> => {
       const api = await client();
-      return kind === 'video' ? api.generateVideo(body as never) : api.generateImage(body as never);
+      const options = { idempotencyKey: intent.keyFor(JSON.stringify([kind, body])) };
+      return kind === 'video' ? api.generateVideo(body as never, options) : api.generateImage(body as never, options);
     },
+    onSettled: (_task, error) => intent.settled(error),
   });
   const startedId = start.data ? ('video_id' in start.data ? start.data.video_id : start.data.image_id) : undefined;
   const progress = useQuery({
@@ -80,13 +85,13 @@ export default function Playground() {
       const api = await client();
       return startedId!.startsWith('img_') ? api.getImage(startedId!) : api.getVideo(startedId!);
     },
-    refetchInterval: (q) => (q.state.data?.status === 'completed' || q.state.data?.status === 'failed' ? false : 1_500),
+    refetchInterval: pollWhile((task: VideoTask | ImageTask | undefined) => task?.status !== 'completed' && task?.status !== 'failed', 1_500),
   });
   const task = progress.data ?? start.data;
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    start.mutate();
+    start.run();
   };
 
   return (

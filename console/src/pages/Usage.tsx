@@ -1,8 +1,9 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { CreditTransaction } from '#client';
-import { ErrorNotice, formatTime, Pager } from '../components';
+import { ErrorNotice, formatTime, Loaded, Pager } from '../components';
 import { useConsole } from '../context';
+import { useAction } from '../queries';
 import { transactionsCsv } from '../usage';
 
 const PAGE_SIZE = 50;
@@ -16,7 +17,7 @@ export default function Usage() {
     placeholderData: (previous) => previous,
   });
   // Every page, then one file: the export is the whole ledger of this mode.
-  const exportCsv = useMutation({
+  const exportCsv = useAction({
     mutationFn: async () => {
       const api = await client();
       const all: CreditTransaction[] = [];
@@ -38,38 +39,45 @@ export default function Usage() {
     <>
       <div className="card-head">
         <h1>Usage</h1>
-        <button type="button" onClick={() => exportCsv.mutate()} disabled={exportCsv.isPending}>
+        <button type="button" onClick={() => exportCsv.run()} disabled={exportCsv.isPending}>
           {exportCsv.isPending ? 'Exporting…' : 'Export CSV'}
         </button>
       </div>
       {exportCsv.data !== undefined && <p className="notice ok" role="status">Exported {exportCsv.data} transactions.</p>}
-      <ErrorNotice error={list.error ?? exportCsv.error} />
+      <ErrorNotice error={exportCsv.error} />
       <p className="muted">Every grant, charge and refund of your {mode} balance, newest first. Their sum is the balance.</p>
-      <div className="table-wrap">
-        <table data-testid="transactions">
-          <thead>
-            <tr>
-              <th>When</th>
-              <th>Type</th>
-              <th className="num">Credits</th>
-              <th>Task</th>
-              <th>Reason</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data?.transactions.map((transaction) => (
-              <tr key={transaction.transaction_id}>
-                <td>{formatTime(transaction.created_at)}</td>
-                <td>{transaction.type}</td>
-                <td className="num">{transaction.amount > 0 ? `+${transaction.amount}` : transaction.amount}</td>
-                <td>{transaction.task_id ? <code>{transaction.task_id}</code> : '—'}</td>
-                <td>{transaction.reason ?? '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      {list.data?.transactions.length === 0 && <p className="muted">No transactions yet.</p>}
+      <Loaded query={list}>
+        {({ transactions }) =>
+          transactions.length === 0 ? (
+            <p className="muted">No transactions yet.</p>
+          ) : (
+            <div className="table-wrap">
+              <table data-testid="transactions">
+                <thead>
+                  <tr>
+                    <th>When</th>
+                    <th>Type</th>
+                    <th className="num">Credits</th>
+                    <th>Task</th>
+                    <th>Reason</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {transactions.map((transaction) => (
+                    <tr key={transaction.transaction_id}>
+                      <td>{formatTime(transaction.created_at)}</td>
+                      <td>{transaction.type}</td>
+                      <td className="num">{transaction.amount > 0 ? `+${transaction.amount}` : transaction.amount}</td>
+                      <td>{transaction.task_id ? <code>{transaction.task_id}</code> : '—'}</td>
+                      <td>{transaction.reason ?? '—'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Loaded>
       <Pager pagination={list.data?.pagination} onPage={setPage} />
     </>
   );

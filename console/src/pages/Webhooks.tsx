@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
-import type { CreatedWebhook, Webhook } from '#client';
-import { CopyButton, ErrorNotice, formatTime, Pager, Section, StatusBadge } from '../components';
+import { useRef, useState, type FormEvent, type RefObject } from 'react';
+import type { CreatedWebhook, Webhook, WebhookDeliveryPage } from '#client';
+import { CopyButton, ErrorNotice, FocusedNotice, formatTime, Loaded, Pager, Section, StatusBadge } from '../components';
 import { useConsole } from '../context';
+import { pollWhile, useAction } from '../queries';
 
 const EVENTS = ['video.completed', 'video.failed', 'image.completed', 'image.failed'] as const;
 
@@ -13,6 +14,8 @@ export default function Webhooks() {
   const [created, setCreated] = useState<CreatedWebhook>();
   const [open, setOpen] = useState<string>();
   const refresh = () => queries.invalidateQueries({ queryKey: ['webhooks', mode] });
+  // Once the secret is stored, focus goes back to the form (not to the page's start).
+  const urlInput = useRef<HTMLInputElement>(null);
 
   return (
     <>
@@ -20,35 +23,41 @@ export default function Webhooks() {
       <p className="muted">
         We POST an event to each endpoint when a {mode} task ends, signed as Standard Webhooks describes. Verify it with the endpoint's secret.
       </p>
-      <CreateWebhook onCreated={(webhook) => { setCreated(webhook); void refresh(); }} />
+      <CreateWebhook urlInput={urlInput} onCreated={(webhook) => { setCreated(webhook); void refresh(); }} />
       {created && (
-        <div className="notice warn" role="status" data-testid="webhook-secret">
+        <FocusedNotice key={created.webhook_id} testId="webhook-secret">
           <strong>Signing secret of {created.url}</strong>
           <div className="secret">
             <code>{created.secret}</code>
             <CopyButton text={created.secret} />
           </div>
           <p>Copy it now: you will not see it again.</p>
-          <button type="button" className="secondary" onClick={() => setCreated(undefined)}>
+          <button type="button" className="secondary" onClick={() => { setCreated(undefined); urlInput.current?.focus(); }}>
             I have stored it
           </button>
-        </div>
+        </FocusedNotice>
       )}
-      <ErrorNotice error={list.error} />
-      {list.data?.webhooks.length === 0 && <p className="muted">No endpoints yet.</p>}
-      {list.data?.webhooks.map((webhook) => (
-        <Endpoint key={webhook.webhook_id} webhook={webhook} open={open === webhook.webhook_id} onToggle={() => setOpen(open === webhook.webhook_id ? undefined : webhook.webhook_id)} onDeleted={refresh} />
-      ))}
+      <Loaded query={list}>
+        {({ webhooks }) =>
+          webhooks.length === 0 ? (
+            <p className="muted">No endpoints yet.</p>
+          ) : (
+            webhooks.map((webhook) => (
+              <Endpoint key={webhook.webhook_id} webhook={webhook} open={open === webhook.webhook_id} onToggle={() => setOpen(open === webhook.webhook_id ? undefined : webhook.webhook_id)} onDeleted={refresh} />
+            ))
+          )
+        }
+      </Loaded>
     </>
   );
 }
 
-function CreateWebhook({ onCreated }: { onCreated: (webhook: CreatedWebhook) => void }) {
+function CreateWebhook({ urlInput, onCreated }: { urlInput: RefObject<HTMLInputElement | null>; onCreated: (webhook: CreatedWebhook) => void }) {
   const { client } = useConsole();
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
   const [events, setEvents] = useState<string[]>([...EVENTS]);
-  const create = useMutation({
+  const create = useAction({
     mutationFn: async () =>
       (await client()).createWebhook({ url: url.trim(), events: events as (typeof EVENTS)[number][], ...(description.trim() && { description: description.trim() }) }),
     onSuccess: (webhook) => {
@@ -59,14 +68,14 @@ function CreateWebhook({ onCreated }: { onCreated: (webhook: CreatedWebhook) => 
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    create.mutate();
+    create.run();
   };
   return (
     <Section title="Add an endpoint">
       <form className="stack" onSubmit={submit}>
         <label>
           URL <span className="hint">https (the local stack also takes http to this machine)</span>
-          <input type="url" name="url" required value={url} onChange={(event) => setUrl(event.target.value)} />
+          <input ref={urlInput} type="url" name="url" required value={url} onChange={(event) => setUrl(event.target.value)} />
         </label>
         <label>
           Description <span className="hint">optional</span>
@@ -104,9 +113,9 @@ function Endpoint({ webhook, open, onToggle, onDeleted }: { webhook: Webhook; op
     queryKey: deliveriesKey,
     enabled: open,
     queryFn: async () => (await client()).listWebhookDeliveries(webhook.webhook_id, { page, limit: 20 }),
-    refetchInterval: (q) => (q.state.data?.deliveries.some((delivery) => delivery.status === 'pending') ? 2_000 : false),
+    refetchInterval: pollWhile((data: WebhookDeliveryPage | undefined) => data?.deliveries.some((delivery) => delivery.status === 'pending') ?? false, 2_000),
   });
-  const test = useMutation({
+  const test = useAction({
     mutationFn: async () => (await client()).testWebhook(webhook.webhook_id),
     onSuccess: () => void queries.invalidateQueries({ queryKey: ['deliveries', mode, webhook.webhook_id] }),
   });
@@ -119,7 +128,7 @@ function Endpoint({ webhook, open, onToggle, onDeleted }: { webhook: Webhook; op
           <code>{webhook.url}</code>
         </h2>
         <div className="row">
-          <button type="button" className="secondary" onClick={() => { if (!open) onToggle(); test.mutate(); }} disabled={test.isPending}>
+          <button type="button" className="secondary" onClick={() => { if (!open) onToggle(); test.run(); }} disabled={test.isPending}>
             Send test event
           </button>
           <button type="button" className="secondary" aria-expanded={open} onClick={onToggle}>

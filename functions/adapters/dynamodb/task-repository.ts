@@ -64,6 +64,10 @@ export class DynamoTaskStore implements TaskStore {
     return transitions.recordOutputs(this.db, task, outputUrls, now);
   }
 
+  claimCopy(task: Task, now: Date, leaseMs: number): Promise<boolean> {
+    return transitions.claimCopy(this.db, task, now, leaseMs);
+  }
+
   recordCopyFailure(task: Task, now: string): Promise<number | undefined> {
     return transitions.recordCopyFailure(this.db, task, now);
   }

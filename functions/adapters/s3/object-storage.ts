@@ -131,15 +131,19 @@ export class ObjectStorage implements MediaStore, UploadStorage {
     return this.publicUrl(toKey);
   }
 
-  /** The object's size in bytes, or undefined if there is none. */
-  private async sizeOf(key: string): Promise<number | undefined> {
+  /** The object's size in bytes and stored Content-Type, or undefined if there is none. */
+  async describe(key: string): Promise<{ size: number; contentType?: string } | undefined> {
     try {
-      const { ContentLength } = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
-      return ContentLength ?? 0;
+      const { ContentLength, ContentType } = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return { size: ContentLength ?? 0, ...(ContentType && { contentType: ContentType }) };
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
     }
+  }
+
+  private async sizeOf(key: string): Promise<number | undefined> {
+    return (await this.describe(key))?.size;
   }
 
   async remove(key: string): Promise<void> {

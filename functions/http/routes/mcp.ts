@@ -13,16 +13,17 @@ export const MCP_ROUTES: ApiRoute[] = [
     scope: 'read',
     // Progress notifications reach the client while wait_for_task waits, not all at its end.
     streaming: true,
+    refusedMethods: ['GET', 'DELETE'],
     doc: {
       operationId: 'mcp',
       summary: 'Model Context Protocol (for AI agents)',
       description:
-        'The Model Context Protocol over Streamable HTTP, stateless (no session): point an MCP client at this URL with your key as `Authorization: Bearer`. Tools: `generate_video`, `generate_image`, `get_task`, `wait_for_task` (returns at its timeout, at most 50 s: call it again), `cancel_task`, `list_tasks`, `upload_image`, `get_credits`, `list_models`, `quote`; their inputs are the endpoints\' parameters. The key needs the `read` scope to connect, and each tool the scope of the endpoint it mirrors (`generate` for `generate_*`, `cancel_task`, `upload_image`); each request counts in your rate limit; an API error is a tool result with `isError: true` whose text starts with the error code. Answers are JSON-RPC (JSON, or an SSE stream, sent as it is written, when the request asked for progress), not the envelope; errors before MCP (401, 429) are the envelope.',
+        'The Model Context Protocol over Streamable HTTP, stateless (no session): point an MCP client at this URL with your key as `Authorization: Bearer`. Tools: `generate_video`, `generate_image`, `get_task`, `wait_for_task` (returns at its timeout, at most 50 s: call it again), `cancel_task`, `list_tasks`, `upload_image`, `get_credits`, `list_models`, `quote`; their inputs are the endpoints\' parameters. The key needs the `read` scope to connect, and each tool the scope of the endpoint it mirrors (`generate` for `generate_*`, `cancel_task`, `upload_image`); each request, so each tool call, counts in your rate limit; an API error is a tool result with `isError: true` whose text starts with the error code. Answers are JSON-RPC (JSON, or an SSE stream, sent as it is written, when the request asked for progress), not the envelope; errors before MCP (401, 429) are the envelope. One JSON-RPC message per request: a batch (an array) is refused with a JSON-RPC error (-32600). `GET` and `DELETE` on this path answer 405 `method_not_allowed` with `Allow: POST`: the server is stateless, with no event stream and no session.',
       tag: 'Agents',
       request: {
         body: {
           required: true,
-          content: { 'application/json': { schema: { type: 'object', description: 'A JSON-RPC 2.0 message (or a batch) of the Model Context Protocol.' } } },
+          content: { 'application/json': { schema: { type: 'object', description: 'One JSON-RPC 2.0 message of the Model Context Protocol (not a batch).' } } },
         },
       },
       success: {

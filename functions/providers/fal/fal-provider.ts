@@ -24,9 +24,11 @@ import type { FalWebhookVerifier } from './webhook-signature';
  * - submit POSTs the job's input to `{baseUrl}/{endpoint}` with `fal_webhook` set to our
  *   callback URL (which also names the job's app, `fal_app`, since fal's webhook body does not).
  *   Never retried by us: a create is not idempotent. A timeout or a 2xx without a request_id
- *   may have created a job: SubmissionUnknownError (no failover). A 5xx, a 429, a refused
- *   connection or a 4xx other than a content refusal: ProviderUnavailableError (nothing was
- *   created; the start may fail over). A content refusal: rejected, content_rejected.
+ *   may have created a job: SubmissionUnknownError (no failover). Nothing was created,
+ *   ProviderUnavailableError (the start may fail over), on a 5xx or a refused connection
+ *   (`failing`), a 429 (`rate_limited`; Retry-After is read when fal sends one, which its docs do
+ *   not promise), a 4xx other than a content refusal (`refused`), or a model missing from our map
+ *   (`not_sent`). A content refusal: rejected, content_rejected.
  * - A job's id is `{app}/requests/{request_id}`: the path of its status, result and cancel.
  * - fetchResult reads the status (IN_QUEUE with queue_position, IN_PROGRESS, COMPLETED), then
  *   the result of a completed request: its media URLs (video.url, images[].url, image.url).
@@ -55,6 +57,8 @@ export const APP_PARAMETER = 'fal_app';
 interface HttpAnswer {
   status: number;
   text: string;
+  /** The Retry-After header, when there is one. */
+  retryAfter?: string;
 }
 
 export class FalProvider implements GenerationProvider {
@@ -69,12 +73,12 @@ export class FalProvider implements GenerationProvider {
 
   async submit(job: GenerationJob, submitOptions: SubmitOptions = {}): Promise<SubmitOutcome> {
     const mapping: FalModelMapping | undefined = Object.hasOwn(this.options.models, job.model) ? this.options.models[job.model] : undefined;
-    if (!mapping) throw new ProviderUnavailableError(`No fal endpoint is configured for model "${job.model}".`);
+    if (!mapping) throw new ProviderUnavailableError(`No fal endpoint is configured for model "${job.model}".`, { reason: 'not_sent' });
     let input;
     try {
       input = buildInput(mapping, job);
     } catch (error) {
-      if (error instanceof ModelMapError) throw new ProviderUnavailableError(error.message);
+      if (error instanceof ModelMapError) throw new ProviderUnavailableError(error.message, { reason: 'not_sent' });
       throw error;
     }
     const { callbackUrl } = submitOptions;
@@ -91,12 +95,12 @@ export class FalProvider implements GenerationProvider {
       const detail = upstreamDetail(answer.text) ?? `fal refused the request (HTTP ${answer.status}).`;
       // A content refusal is the customer's answer; any other 4xx is ours or fal's (no job): it may fail over.
       if (CONTENT_REJECTED_PATTERN.test(detail)) return { type: 'rejected', code: 'content_rejected', message: this.redact(detail) };
-      throw new ProviderUnavailableError(this.redact(`fal answered HTTP ${answer.status} to a create: ${detail}`));
+      throw new ProviderUnavailableError(this.redact(`fal answered HTTP ${answer.status} to a create: ${detail}`), { reason: 'refused' });
     }
     if (answer.status < 200 || answer.status > 299) throw this.unavailable(answer, 'submitting a request');
     const requestId = (parseObject(answer.text) as { request_id?: unknown } | undefined)?.request_id;
     if (typeof requestId !== 'string' || !REQUEST_ID_PATTERN.test(requestId)) {
-      throw new SubmissionUnknownError(`fal answered HTTP ${answer.status} to a create without a readable request_id.`);
+      throw new SubmissionUnknownError(`fal answered HTTP ${answer.status} to a create without a readable request_id.`, 'unreadable');
     }
     return { type: 'accepted', jobId: jobIdOf(mapping.app, requestId), ...(callbackUrl !== undefined && { callbacks: true }) };
   }
@@ -116,7 +120,7 @@ export class FalProvider implements GenerationProvider {
         if (typeof body.error === 'string' && body.error !== '') return { type: 'failed', ...this.failure(body.error) };
         return this.result(path, jobId);
       default:
-        throw new ProviderUnavailableError(this.redact(`fal reported an unknown status ${truncate(String(JSON.stringify(body?.status)))} for ${jobId}.`));
+        throw new ProviderUnavailableError(this.redact(`fal reported an unknown status ${truncate(String(JSON.stringify(body?.status)))} for ${jobId}.`), { reason: 'unreadable' });
     }
   }
 
@@ -190,7 +194,8 @@ export class FalProvider implements GenerationProvider {
         ...(body !== undefined && { body: JSON.stringify(body) }),
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
-      return { status: response.status, text: await response.text() };
+      const retryAfter = response.headers.get('retry-after');
+      return { status: response.status, text: await response.text(), ...(retryAfter !== null && { retryAfter }) };
     } catch (error) {
       // By name: fetch's DOMException is not always an instance of this realm's Error (jest).
       const name = typeof error === 'object' && error !== null ? (error as { name?: unknown }).name : undefined;
@@ -202,9 +207,13 @@ export class FalProvider implements GenerationProvider {
   }
 
   private unavailable(answer: HttpAnswer, doing: string): ProviderUnavailableError {
-    if (answer.status === 429) return new ProviderUnavailableError(`fal is rate limiting us while ${doing} (HTTP 429).`, undefined, true);
-    const reason = answer.status === 401 || answer.status === 403 ? 'the API key was refused' : answer.status >= 500 ? 'fal had a server error' : 'unexpected answer';
-    return new ProviderUnavailableError(`fal answered HTTP ${answer.status} while ${doing}: ${reason}.`);
+    if (answer.status === 429) {
+      const wait = answer.retryAfter !== undefined && /^\s*\d+\s*$/.test(answer.retryAfter) ? Number(answer.retryAfter) : undefined;
+      return new ProviderUnavailableError(`fal is rate limiting us while ${doing} (HTTP 429).`, { reason: 'rate_limited', ...(wait !== undefined && { retryAfterSeconds: wait }) });
+    }
+    const words = answer.status === 401 || answer.status === 403 ? 'the API key was refused' : answer.status >= 500 ? 'fal had a server error' : 'unexpected answer';
+    // A 5xx says it is unwell; any other answer says it is up (the circuit counts only the former).
+    return new ProviderUnavailableError(`fal answered HTTP ${answer.status} while ${doing}: ${words}.`, { reason: answer.status >= 500 ? 'failing' : 'refused' });
   }
 
   private redact(message: string): string {

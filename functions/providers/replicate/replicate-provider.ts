@@ -21,9 +21,12 @@ import { buildInput, findMapping, ModelMapError, type ReplicateModelMap } from '
  *
  * - submit creates a prediction and never retries: a create is not idempotent, so a retry
  *   could start (and bill) two jobs. A timeout, or a 2xx without a readable prediction id,
- *   may have created one: SubmissionUnknownError. A 429, 5xx, 401/403/404 or a connection
- *   refused or reset throws ProviderUnavailableError (nothing was created); 400/422 is
- *   Replicate refusing the input, a rejected outcome.
+ *   may have created one: SubmissionUnknownError. Nothing was created, ProviderUnavailableError,
+ *   on a 5xx or a connection refused or reset (`failing`), a 429 (`rate_limited`, with or
+ *   without Retry-After: Replicate documents its throttling by the body alone), any other 4xx
+ *   (`refused`: a refused token, a model map entry it does not have, an input it does not take),
+ *   or a model missing from our map (`not_sent`). Only a content refusal (400/422 in the safety
+ *   checker's words) is the rejected outcome: another provider would refuse it too.
  * - With a webhook signing secret, a submit with a callback URL asks Replicate to POST the
  *   prediction there when it starts and when it ends; readCallback verifies those (Standard
  *   Webhooks) and reads them exactly as fetchResult reads a poll. Without a secret nothing is
@@ -82,13 +85,13 @@ export class ReplicateProvider implements GenerationProvider {
   async submit(job: GenerationJob, submitOptions: SubmitOptions = {}): Promise<SubmitOutcome> {
     const mapping = findMapping(this.options.models, job.model);
     if (!mapping) {
-      throw new ProviderUnavailableError(`No Replicate model is configured for model "${job.model}".`);
+      throw new ProviderUnavailableError(`No Replicate model is configured for model "${job.model}".`, { reason: 'not_sent' });
     }
     let input;
     try {
       input = buildInput(mapping, job);
     } catch (error) {
-      if (error instanceof ModelMapError) throw new ProviderUnavailableError(error.message);
+      if (error instanceof ModelMapError) throw new ProviderUnavailableError(error.message, { reason: 'not_sent' });
       throw error;
     }
     const { callbackUrl } = submitOptions;
@@ -111,7 +114,9 @@ export class ReplicateProvider implements GenerationProvider {
 
     if (answer.status === 400 || answer.status === 422) {
       const detail = upstreamDetail(answer.text) ?? `Replicate refused the input (HTTP ${answer.status}).`;
-      return { type: 'rejected', code: classify(detail), message: this.redact(detail) };
+      // A content refusal is the customer's answer; any other is our request's fault (no job): it may fail over.
+      if (classify(detail) === 'content_rejected') return { type: 'rejected', code: 'content_rejected', message: this.redact(detail) };
+      throw new ProviderUnavailableError(this.redact(`Replicate answered HTTP ${answer.status} to a create: ${detail}`), { reason: 'refused' });
     }
     if (answer.status < 200 || answer.status > 299) throw this.unavailable(answer, 'creating a prediction');
 
@@ -119,6 +124,7 @@ export class ReplicateProvider implements GenerationProvider {
     if (typeof prediction?.id !== 'string' || prediction.id === '') {
       throw new SubmissionUnknownError(
         `Replicate answered HTTP ${answer.status} to a create without a readable prediction id.`,
+        'unreadable',
       );
     }
     if (prediction.status === 'failed' || prediction.status === 'canceled') {
@@ -135,13 +141,14 @@ export class ReplicateProvider implements GenerationProvider {
     if (answer.status < 200 || answer.status > 299) throw this.unavailable(answer, `reading prediction ${jobId}`);
 
     const prediction = parsePrediction(answer.text);
-    if (!prediction) throw new ProviderUnavailableError(`Replicate's answer for prediction ${jobId} is not JSON.`);
+    if (!prediction) throw new ProviderUnavailableError(`Replicate's answer for prediction ${jobId} is not JSON.`, { reason: 'unreadable' });
     const outcome = this.outcomeOf(prediction);
     if (!outcome) {
       throw new ProviderUnavailableError(
         this.redact(
           `Replicate reported an unknown status ${truncate(String(JSON.stringify(prediction.status)))} for prediction ${jobId}.`,
         ),
+        { reason: 'unreadable' },
       );
     }
     return outcome;
@@ -251,12 +258,15 @@ export class ReplicateProvider implements GenerationProvider {
   private unavailable(answer: HttpAnswer, doing: string): ProviderUnavailableError {
     const { status } = answer;
     if (status === 429) {
-      return new ProviderUnavailableError(
-        `Replicate is rate limiting us while ${doing} (HTTP 429).`,
-        retryAfterSeconds(answer.headers.get('retry-after')),
-      );
+      // Replicate documents its 429 by the body ("Request was throttled. Expected available in 1
+      // second."): a Retry-After header is used when there is one, else the body's words.
+      const wait = retryAfterSeconds(answer.headers.get('retry-after')) ?? throttledFor(upstreamDetail(answer.text));
+      return new ProviderUnavailableError(`Replicate is rate limiting us while ${doing} (HTTP 429).`, {
+        reason: 'rate_limited',
+        ...(wait !== undefined && { retryAfterSeconds: wait }),
+      });
     }
-    const reason =
+    const words =
       status === 401 || status === 403
         ? 'the API token was refused'
         : status === 404
@@ -264,7 +274,10 @@ export class ReplicateProvider implements GenerationProvider {
           : status >= 500
             ? 'Replicate had a server error'
             : 'unexpected answer';
-    return new ProviderUnavailableError(`Replicate answered HTTP ${status} while ${doing}: ${reason}.`);
+    // A 5xx says it is unwell; any other answer says it is up (the circuit counts only the former).
+    return new ProviderUnavailableError(`Replicate answered HTTP ${status} while ${doing}: ${words}.`, {
+      reason: status >= 500 ? 'failing' : 'refused',
+    });
   }
 
   private redact(message: string): string {
@@ -327,6 +340,15 @@ function isHttpUrl(value: unknown): value is string {
 function outputUrlsOf(output: unknown): string[] {
   const candidates = Array.isArray(output) ? output : [output];
   return candidates.filter(isHttpUrl);
+}
+
+/**
+ * The wait a throttled answer names in its words, in whole seconds: "Expected available in 1
+ * second." or "Your rate limit resets in ~30s." (https://replicate.com/docs/topics/predictions/rate-limits).
+ */
+function throttledFor(detail: string | undefined): number | undefined {
+  const match = detail && /(?:available in|resets in)\s*~?\s*(\d+(?:\.\d+)?)\s*s/i.exec(detail);
+  return match ? Math.ceil(Number(match[1])) : undefined;
 }
 
 /** Retry-After is whole seconds or an HTTP date. */

@@ -1,7 +1,8 @@
 import { CircuitBreaker } from '#domain/circuit-breaker';
 import { UpstreamError } from '#domain/errors';
 import { getTask } from '#domain/get-task';
-import { ProviderUnavailableError, SubmissionUnknownError, type CallbackRequest } from '#domain/provider';
+import { ProviderUnavailableError, SubmissionUnknownError, type CallbackRequest, type UnavailableReason } from '#domain/provider';
+import type { LogFields, Telemetry } from '#domain/telemetry';
 import { receiveProviderCallback } from '#domain/provider-callbacks';
 import { startTask } from '#domain/start-task';
 import { sweep } from '#domain/sweep';
@@ -47,7 +48,7 @@ describe('failover', () => {
   it('fails over on a 429 too (nothing was created), but never on a content refusal', async () => {
     const accountId = await world.newAccount(100);
     world.provider.onSubmit(async () => {
-      throw new ProviderUnavailableError('HTTP 429', 2);
+      throw new ProviderUnavailableError('HTTP 429', { reason: 'rate_limited', retryAfterSeconds: 2 });
     });
     expect((await startTask(world.deps, accountId, video())).provider?.name).toBe('backup');
 
@@ -103,6 +104,41 @@ describe('failover', () => {
     expect(money.balance).toBe(100);
   });
 
+  it('fails over a 4xx refusal, and fails a queued task at once when every route refused it (no retries that cannot help)', async () => {
+    const accountId = await world.newAccount(100);
+    world.provider.onSubmit(async () => {
+      throw new ProviderUnavailableError('HTTP 422: input validation failed', { reason: 'refused' });
+    });
+    expect((await startTask(world.deps, accountId, video())).provider?.name).toBe('backup');
+
+    // Queued (the backup is busy), then refused by both from the queue: failed and refunded, not retried.
+    backup.onSubmit(async () => {
+      throw new ProviderUnavailableError('HTTP 429', { reason: 'rate_limited' });
+    });
+    const queued = await startTask(world.deps, accountId, video());
+    expect(queued.queuedAt).toBeDefined();
+    backup.onSubmit(async () => {
+      throw new ProviderUnavailableError('HTTP 401', { reason: 'refused' });
+    });
+    world.advance(world.submissions[0]!.delaySeconds * 1000);
+    await world.deliverSubmissions();
+    expect(world.submissions).toHaveLength(0);
+    expect(await world.stores.tasks.get(accountId, queued.taskId)).toMatchObject({ status: 'failed', error: { code: 'upstream_error' } });
+    expect((await world.money(accountId)).kinds).toEqual(['grant', 'charge', 'charge', 'refund']);
+  });
+
+  it('logs one INFO line for each route it skips or leaves, naming the provider', async () => {
+    const lines: { message: string; fields?: LogFields }[] = [];
+    const telemetry: Telemetry = { ...world.deps.telemetry, info: (message, fields) => void lines.push({ message, ...(fields && { fields }) }) };
+    world.deps = { ...world.deps, telemetry };
+    const accountId = await world.newAccount(1_000);
+    primaryDown();
+    for (let i = 0; i < THRESHOLD + 1; i += 1) await startTask(world.deps, accountId, video());
+    const about = (message: string) => lines.filter((line) => line.message === message).map((line) => line.fields?.provider);
+    expect(about('create refused before any job existed; next route')).toEqual(Array<string>(THRESHOLD).fill('scripted'));
+    expect(about('route skipped: its circuit is open')).toEqual(['scripted']);
+  });
+
   it('keeps a running task on the provider it recorded when the routes change', async () => {
     const accountId = await world.newAccount(100);
     primaryDown();
@@ -152,6 +188,30 @@ describe('circuit breaker', () => {
     // The failed probe reopened it: skipped for another cool-down.
     await startTask(world.deps, accountId, video());
     expect(world.provider.submits).toHaveLength(THRESHOLD + 1);
+  });
+
+  it.each<[string, () => Error]>([
+    ['a 4xx (refused)', () => new ProviderUnavailableError('HTTP 404', { reason: 'refused' })],
+    ['a model missing from its map (not sent)', () => new ProviderUnavailableError('no mapping', { reason: 'not_sent' })],
+    ['a 2xx without a job id (unreadable)', () => new SubmissionUnknownError('no id', 'unreadable')],
+    ['a 429 (rate limited)', () => new ProviderUnavailableError('HTTP 429', { reason: 'rate_limited' })],
+  ])('never opens the primary\'s circuit on %s: only no answer or a 5xx counts', async (_, refusal) => {
+    const accountId = await world.newAccount(1_000);
+    world.provider.onSubmit(async () => {
+      throw refusal();
+    });
+    for (let i = 0; i < THRESHOLD + 2; i += 1) await startTask(world.deps, accountId, video());
+    expect(world.provider.submits).toHaveLength(THRESHOLD + 2);
+  });
+
+  it('resets the count on any answer: failures must be consecutive', async () => {
+    const accountId = await world.newAccount(1_000);
+    const answers: UnavailableReason[] = ['failing', 'failing', 'refused', 'failing', 'failing', 'refused', 'failing', 'failing'];
+    world.provider.onSubmit(async () => {
+      throw new ProviderUnavailableError('scripted', { reason: answers[world.provider.submits.length - 1]! });
+    });
+    for (let i = 0; i < answers.length + 1; i += 1) await startTask(world.deps, accountId, video());
+    expect(world.provider.submits).toHaveLength(answers.length + 1);
   });
 
   it('answers 502 without asking when every route is open', async () => {

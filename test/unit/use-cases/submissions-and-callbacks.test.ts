@@ -54,7 +54,7 @@ describe('submission', () => {
   it('puts a create the provider refuses for load (429) on the queue: 200 processing, charged, then submitted by the consumer', async () => {
     const accountId = await world.newAccount(100);
     world.provider.onSubmit(async () => {
-      throw new ProviderUnavailableError('HTTP 429', 3);
+      throw new ProviderUnavailableError('HTTP 429', { reason: 'rate_limited', retryAfterSeconds: 3 });
     });
     const task = await startTask(world.deps, accountId, video());
     expect(task).toMatchObject({ status: 'processing', submitAttempts: 1 });
@@ -72,7 +72,7 @@ describe('submission', () => {
   it('submits a queued task once however often its message is delivered', async () => {
     const accountId = await world.newAccount(100);
     world.provider.onSubmit(async () => {
-      throw new ProviderUnavailableError('HTTP 429', 1);
+      throw new ProviderUnavailableError('HTTP 429', { reason: 'rate_limited', retryAfterSeconds: 1 });
     });
     const task = await startTask(world.deps, accountId, video());
     world.provider.onSubmit(async () => ({ type: 'accepted', jobId: `job_${world.provider.submits.length}` }));
@@ -91,7 +91,7 @@ describe('submission', () => {
     });
     await expect(startTask(world.deps, accountId, video())).rejects.toBeInstanceOf(UpstreamError); // inline 5xx: 502, refunded
     world.provider.onSubmit(async () => {
-      throw new ProviderUnavailableError('HTTP 429', undefined, true);
+      throw new ProviderUnavailableError('HTTP 429', { reason: 'rate_limited' });
     });
     const task = await startTask(world.deps, accountId, video());
     const delays: number[] = [];

@@ -153,7 +153,7 @@ it('goes on with the other tasks when one of them fails, oldest first', async ()
 it('resends a queued create whose message went missing, after QUEUE_STALL_MS only, and never refunds it for waiting', async () => {
   const accountId = await world.newAccount(100);
   world.provider.onSubmit(async () => {
-    throw new ProviderUnavailableError('HTTP 429', 1);
+    throw new ProviderUnavailableError('HTTP 429', { reason: 'rate_limited', retryAfterSeconds: 1 });
   });
   const task = await start(accountId);
   expect(world.submissions.splice(0).map((sent) => sent.message)).toEqual([{ accountId, taskId: task.taskId }]);

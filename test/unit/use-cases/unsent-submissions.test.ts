@@ -1,3 +1,4 @@
+import { AccountBusyError } from '#domain/errors';
 import type { ProviderBudget } from '#domain/ports';
 import { ProviderUnavailableError } from '#domain/provider';
 import { startTask } from '#domain/start-task';
@@ -103,8 +104,10 @@ describe('an error between the charge and the create', () => {
     const dead = await startThatDies(accountId, 'k1');
     expect(dead.task.status).toBe('processing');
 
-    // Within the grace its start may still be at work: the replay answers the task as it is.
-    expect(await startTask(world.deps, accountId, video(), 'k1')).not.toHaveProperty('queuedAt');
+    // Within the grace its start may still be at work, and may yet answer 502: the copy waits for
+    // that answer, then asks its client to retry (429), never answering for a task that may fail.
+    world.deps.settings = { ...world.deps.settings, earlierAnswerWaitMs: 100 };
+    await expect(startTask(world.deps, accountId, video(), 'k1')).rejects.toBeInstanceOf(AccountBusyError);
     expect(world.submissions).toHaveLength(0);
     world.advance(UNSENT_GRACE_MS + 1);
 
@@ -138,7 +141,7 @@ describe('an error between the charge and the create', () => {
   it('a queued task whose consumer fails before sending goes back on the queue, not into the 10-minute grace', async () => {
     const accountId = await world.newAccount(100);
     world.provider.onSubmit(async () => {
-      throw new ProviderUnavailableError('HTTP 429', 2, true);
+      throw new ProviderUnavailableError('HTTP 429', { reason: 'rate_limited', retryAfterSeconds: 2 });
     });
     const task = await startTask(world.deps, accountId, video());
     const [message] = world.submissions.splice(0);

@@ -73,13 +73,23 @@ export function recordOutputs(db: Db, task: Task, outputUrls: string[], now: str
   });
 }
 
+export function claimCopy(db: Db, task: Task, now: Date, leaseMs: number): Promise<boolean> {
+  const cutoff = new Date(now.getTime() - leaseMs).toISOString();
+  return conditionalUpdate(db, task, {
+    UpdateExpression: 'SET copy_claimed_at = :now',
+    ConditionExpression: '#status = :processing AND attribute_exists(pending_outputs) AND (attribute_not_exists(copy_claimed_at) OR copy_claimed_at <= :cutoff)',
+    ExpressionAttributeValues: { ':now': now.toISOString(), ':cutoff': cutoff },
+  });
+}
+
 export async function recordCopyFailure(db: Db, task: Task, now: string): Promise<number | undefined> {
   try {
     const { Attributes } = await db.doc.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: taskKey(task.accountId, task.taskId),
-        UpdateExpression: 'ADD copy_attempts :one SET updated_at = :now',
+        // The claim goes with the failure: the next ask (the sweeper's) copies at once.
+        UpdateExpression: 'ADD copy_attempts :one SET updated_at = :now REMOVE copy_claimed_at',
         // A final task never changes again, not even its copy counter.
         ConditionExpression: '#status = :processing',
         ExpressionAttributeNames: { '#status': 'status' },

@@ -1,0 +1,380 @@
+import { chromium, type Browser, type BrowserContext, type Locator, type Page, type Request } from 'playwright-core';
+import type { LocalStack } from '#bin/local-stack/stack';
+import { CHROMIUM_ARGS, chromiumExecutable, openConsolePage, signInToConsole } from '#test-support/browser';
+import { GOOD_PASSWORD, signedInHolder, type SignedIn } from '#test-support/identity';
+import { call, startTestApi, waitForFinal } from '#test-support/local-api';
+
+/**
+ * The console's hardening (issue 31) in a real headless Chromium against the local stack: a
+ * double-click does its action once, the Billing page stops re-reading after a checkout, a 429
+ * shows as an error (never as empty data), every page fits 375 px, and focus, titles, the skip
+ * link and loading states. Each test signs in a holder of its own in a browser context of its own.
+ */
+jest.setTimeout(240_000);
+
+type Mode = 'live' | 'test';
+type VideoList = { videos: Array<{ video_id: string; credits_used: number }> };
+
+let stack: LocalStack;
+let origin: string;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  stack = await startTestApi({ SIM_DELAY_SECONDS: '2', PROVIDER: 'simulated', AUTH_CACHE_TTL_SECONDS: '0' }, { console: true });
+  origin = `http://127.0.0.1:${stack.apiPort}`;
+  browser = await chromium.launch({ executablePath: chromiumExecutable(), headless: true, args: [...CHROMIUM_ARGS] });
+});
+
+afterEach(async () => {
+  for (const context of contexts.splice(0)) await context.close();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+interface Holder {
+  holder: SignedIn;
+  page: Page;
+  /** The API as the holder's session, in a mode. */
+  api: <T>(mode: Mode, pathname: string, init?: { method?: string; body?: unknown }) => Promise<T>;
+}
+
+/** A new holder, signed in to the console in a browser context of its own. */
+async function holderIn(options: { width?: number; height?: number; clock?: boolean } = {}): Promise<Holder> {
+  const holder = await signedInHolder(stack);
+  const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: options.height ?? 900 } });
+  contexts.push(context);
+  const page = await context.newPage();
+  if (options.clock) await page.clock.install();
+  await signInToConsole(page, origin, holder.email, GOOD_PASSWORD);
+  const api = async <T,>(mode: Mode, pathname: string, init: { method?: string; body?: unknown } = {}): Promise<T> => {
+    const reply = await call<T>(stack.baseUrl, pathname, {
+      method: init.method ?? 'GET',
+      headers: { Authorization: `Bearer ${holder.accessToken}`, 'Vidgen-Mode': mode, ...(init.body !== undefined && { 'Content-Type': 'application/json' }) },
+      ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+    });
+    if (!reply.body.data) throw new Error(`${pathname} answered ${reply.status}: ${JSON.stringify(reply.body.error)}`);
+    return reply.body.data;
+  };
+  return { holder, page, api };
+}
+
+/** The requests the page sends to the API whose method and path match, from now on. */
+function watchRequests(page: Page, method: string, path: RegExp) {
+  const seen: Request[] = [];
+  const listener = (request: Request) => {
+    const { pathname } = new URL(request.url());
+    if (request.method() === method && pathname.startsWith('/api/v1/') && path.test(pathname.slice('/api/v1'.length))) seen.push(request);
+  };
+  page.on('request', listener);
+  return {
+    seen,
+    paths: () => seen.map((request) => new URL(request.url()).pathname),
+    /** Resolves once every request seen so far has its answer. */
+    answered: () => Promise.all(seen.map((request) => request.response())),
+    stop: () => page.off('request', listener),
+  };
+}
+
+/**
+ * A real double-click, with the page's timers held until both clicks are in. The page learns that
+ * an action is pending on a later timer tick (TanStack Query notifies with setTimeout 0); whether
+ * that tick comes between the two clicks depends on the machine, so the test makes sure it does not.
+ */
+async function doubleClick(page: Page, target: Locator): Promise<void> {
+  await page.clock.pauseAt(Date.now() + 1_000);
+  await target.dblclick();
+  await page.clock.resume();
+}
+
+const testMode = async (page: Page) => {
+  await page.getByRole('switch', { name: 'Test mode' }).check();
+  await page.getByTestId('test-banner').waitFor();
+};
+
+describe('a double-click does its action once', () => {
+  it('starts one video per double-click in the playground, charged once', async () => {
+    const { page, api } = await holderIn({ clock: true });
+    await testMode(page);
+    await openConsolePage(page, 'Playground');
+    await page.getByLabel('prompt (required)').fill('a paper boat on a pond');
+    await page.getByLabel('duration').fill('3');
+    const starts = watchRequests(page, 'POST', /^\/generate$/);
+    const result = page.getByTestId('playground-result').getByRole('link', { name: /^vid_/ });
+    const startButton = page.getByRole('button', { name: 'Start video in test mode' });
+
+    await doubleClick(page, startButton);
+    const first = await result.innerText();
+    await starts.answered();
+    let videos = await api<VideoList>('test', '/videos');
+    expect(videos.videos.map((video) => video.video_id)).toEqual([first]);
+    await expect(api<{ test: { credits: number } }>('test', '/account')).resolves.toMatchObject({ test: { credits: 1000 - videos.videos[0]!.credits_used } });
+
+    // The same request once more is a new start the person means: one more task, not a replay.
+    await doubleClick(page, startButton);
+    await result.filter({ hasNotText: first }).waitFor();
+    await starts.answered();
+    videos = await api<VideoList>('test', '/videos');
+    expect(videos.videos).toHaveLength(2);
+    const spent = videos.videos.reduce((sum, video) => sum + video.credits_used, 0);
+    await expect(api<{ test: { credits: number } }>('test', '/account')).resolves.toMatchObject({ test: { credits: 1000 - spent } });
+    // Every start from the console carries an Idempotency-Key; the two starts, two different ones.
+    const keys = await Promise.all(starts.seen.map((request) => request.headerValue('idempotency-key')));
+    expect(keys.every(Boolean)).toBe(true);
+    expect(new Set(keys).size).toBe(2);
+  });
+
+  it('creates one key per double-click on Create key, the one whose secret is shown', async () => {
+    const { page, api } = await holderIn({ clock: true });
+    await openConsolePage(page, 'API keys');
+    await page.getByLabel('Name', { exact: true }).fill('double-clicked');
+    const creates = watchRequests(page, 'POST', /^\/keys$/);
+    await doubleClick(page, page.getByRole('button', { name: 'Create key' }));
+    const secret = await page.getByTestId('new-key-value').innerText();
+    await creates.answered();
+    const { keys } = await api<{ keys: Array<{ name: string; prefix: string }> }>('live', '/keys');
+    expect(keys.map((key) => key.name)).toEqual(['double-clicked']);
+    expect(secret.startsWith(keys[0]!.prefix)).toBe(true);
+  });
+
+  it('adds one webhook endpoint per double-click on Add endpoint', async () => {
+    const { page, api } = await holderIn({ clock: true });
+    await openConsolePage(page, 'Webhooks');
+    await page.getByLabel('URL').fill('http://127.0.0.1:9/double-clicked');
+    const creates = watchRequests(page, 'POST', /^\/webhooks$/);
+    await doubleClick(page, page.getByRole('button', { name: 'Add endpoint' }));
+    await page.getByTestId('webhook-secret').waitFor();
+    await creates.answered();
+    const { webhooks } = await api<{ webhooks: Array<{ url: string }> }>('live', '/webhooks');
+    expect(webhooks.map((webhook) => webhook.url)).toEqual(['http://127.0.0.1:9/double-clicked']);
+  });
+
+  it('grants 1000 test credits per double-click on Add test credits', async () => {
+    const { page, api } = await holderIn({ clock: true });
+    await testMode(page);
+    await openConsolePage(page, 'Billing');
+    const balance = page.getByTestId('billing-balance');
+    await balance.getByText('1000', { exact: true }).waitFor();
+    const grants = watchRequests(page, 'POST', /^\/billing\/test-credits$/);
+    await doubleClick(page, page.getByRole('button', { name: 'Add test credits' }));
+    await page.getByTestId('billing-history').locator('tr[data-type="grant"]').nth(1).waitFor();
+    await grants.answered();
+    await expect(api<{ test: { credits: number } }>('test', '/account')).resolves.toMatchObject({ test: { credits: 2000 } });
+    await balance.getByText('2000', { exact: true }).waitFor();
+  });
+});
+
+describe('the Billing page after checkout', () => {
+  const reads = (page: Page) => watchRequests(page, 'GET', /^\/(account|billing|credits\/transactions)$/);
+
+  it('stops re-reading once the purchase shows, and after a bound when it never does', async () => {
+    const { page } = await holderIn({ clock: true });
+    await openConsolePage(page, 'Billing');
+    await page.locator('[data-pack-id="starter"]').getByRole('button', { name: 'Buy 500 credits for $5.00' }).click();
+    await page.waitForURL(`${stack.stripe!.url}/checkout/**`);
+    await page.getByRole('button', { name: 'Pay' }).click();
+    await page.waitForURL(`${origin}/console/billing?checkout=success`);
+    await page.getByTestId('billing-balance').getByText(/^500$/).waitFor();
+    await page.getByTestId('checkout-outcome').getByText('Your purchase has arrived').waitFor();
+    // Ten minutes of the page's timers, run at once: nothing more is read.
+    const afterArrival = reads(page);
+    await page.clock.runFor(10 * 60_000);
+    expect(afterArrival.paths()).toEqual([]);
+    afterArrival.stop();
+
+    // Back from checkout without paying: the purchase never shows; the page reads a few times, then stops and says so.
+    await page.locator('[data-pack-id="starter"]').getByRole('button', { name: 'Buy 500 credits for $5.00' }).click();
+    await page.waitForURL(`${stack.stripe!.url}/checkout/**`);
+    const whileWaiting = reads(page);
+    await page.goto(`${origin}/console/billing?checkout=success`);
+    await page.getByTestId('billing-balance').getByText(/^500$/).waitFor();
+    // Each read is scheduled when the one before has its answer: run the page's timers a minute at a time.
+    const gaveUp = page.getByTestId('checkout-outcome').getByText('not confirmed the payment yet');
+    for (let minutes = 0; (await gaveUp.count()) === 0; minutes += 1) {
+      if (minutes === 30) throw new Error(`Still reading after 30 minutes of page time: ${whileWaiting.seen.length} reads.`);
+      await page.clock.runFor(60_000);
+      await whileWaiting.answered();
+    }
+    await whileWaiting.answered();
+    // The first three reads of the page, then at most 8 rounds of three.
+    expect(whileWaiting.seen.length).toBeGreaterThan(3);
+    expect(whileWaiting.seen.length).toBeLessThanOrEqual(3 + 8 * 3);
+    whileWaiting.stop();
+    const afterBound = reads(page);
+    await page.clock.runFor(10 * 60_000);
+    expect(afterBound.paths()).toEqual([]);
+  });
+});
+
+describe('a 429 shows as an error, never as empty data', () => {
+  const TOO_MANY = {
+    status: 429,
+    headers: { 'Content-Type': 'application/json', 'Retry-After': '30', 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '0' },
+    body: JSON.stringify({ data: null, error: { message: 'Rate limit exceeded: 60 requests per minute.', code: 'rate_limit_exceeded' } }),
+  };
+  /** Each list page, the request it lists from, and what it shows as a list or as "nothing yet". */
+  const PAGES: ReadonlyArray<{ label: string; path: RegExp; list: (page: Page) => Locator }> = [
+    { label: 'API keys', path: /^\/keys$/, list: (page) => page.getByTestId('keys').or(page.getByText('No keys yet')) },
+    { label: 'Generations', path: /^\/videos$/, list: (page) => page.getByTestId('gallery').or(page.getByTestId('gallery-empty')) },
+    { label: 'Webhooks', path: /^\/webhooks$/, list: (page) => page.getByText('No endpoints yet') },
+    { label: 'Usage', path: /^\/credits\/transactions$/, list: (page) => page.getByTestId('transactions').or(page.getByText('No transactions yet')) },
+    { label: 'Billing', path: /^\/credits\/transactions$/, list: (page) => page.getByTestId('billing-history').or(page.getByText('Nothing bought or granted yet')) },
+  ];
+
+  it('on every list page, at once, with the wait the API asked for', async () => {
+    const { page } = await holderIn();
+    for (const { label, path, list } of PAGES) {
+      const refused = watchRequests(page, 'GET', path);
+      await page.route(
+        (url) => url.pathname.startsWith('/api/v1/') && path.test(url.pathname.slice('/api/v1'.length)),
+        (route) => route.fulfill(TOO_MANY),
+      );
+      await openConsolePage(page, label);
+      const alert = page.getByRole('alert').filter({ hasText: 'Too many requests' });
+      await alert.waitFor();
+      await expect(alert.innerText()).resolves.toContain('30 seconds');
+      expect({ label, listed: await list(page).count() }).toEqual({ label, listed: 0 });
+      // Shown at once: the console does not wait out Retry-After and ask again behind a blank page.
+      expect({ label, requests: refused.seen.length }).toEqual({ label, requests: 1 });
+      refused.stop();
+      await page.unrouteAll();
+    }
+  });
+});
+
+describe('375 px', () => {
+  /** How far the document scrolls sideways (0 when it fits). */
+  const overflow = (page: Page) => page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+
+  it('every page fits: no sideways scrolling', async () => {
+    const { page, api } = await holderIn({ width: 375, height: 800 });
+    // Something on every page: a key, a webhook endpoint with a delivery, a finished video.
+    const key = await api<{ api_key: string }>('test', '/keys', { method: 'POST', body: { name: 'a key with a rather long name for a narrow screen', mode: 'test', scopes: ['generate', 'read', 'webhooks'] } });
+    const webhook = await api<{ webhook_id: string }>('test', '/webhooks', { method: 'POST', body: { url: 'http://127.0.0.1:9/a/rather/long/path/for/a/narrow/screen', events: ['video.completed'] } });
+    await api('test', `/webhooks/${webhook.webhook_id}/test`, { method: 'POST' });
+    const video = await api<{ video_id: string }>('test', '/generate', { method: 'POST', body: { prompt: 'a narrow screen, a long prompt that wraps over several lines of the card', duration: 3 } });
+    await waitForFinal(stack, key.api_key, `/videos/${video.video_id}`);
+    await testMode(page);
+
+    const wide: Array<{ page: string; overflow: number }> = [];
+    const check = async (name: string, ready: () => Promise<unknown>) => {
+      await ready();
+      const by = await overflow(page);
+      if (by > 0) wide.push({ page: name, overflow: by });
+    };
+    const visit = async (path: string, name: string, ready: () => Promise<unknown>) => {
+      await page.goto(`${origin}/console${path}`);
+      await check(name, ready);
+    };
+    await visit('/', 'overview', () => page.getByRole('img', { name: /Credits spent per day/ }).waitFor());
+    await visit('/keys', 'API keys', () => page.locator('tr', { hasText: 'a key with a rather long name' }).waitFor());
+    await visit('/generations', 'generations', () => page.locator(`[data-task-id="${video.video_id}"]`).waitFor());
+    await visit(`/generations?id=${video.video_id}`, 'a generation', () => page.getByTestId('result-video').waitFor());
+    await visit('/playground', 'playground (video)', () => page.getByLabel('prompt (required)').waitFor());
+    await page.getByLabel('Image (POST /generate-image)').check();
+    await check('playground (image)', () => page.getByLabel('aspect ratio').waitFor());
+    await visit('/webhooks', 'webhooks', () => page.getByRole('button', { name: 'Deliveries' }).click());
+    await check('webhooks with deliveries', () => page.getByTestId('deliveries').waitFor());
+    await visit('/usage', 'usage', () => page.getByTestId('transactions').locator('tbody tr').first().waitFor());
+    await visit('/billing', 'billing (test)', () => page.getByTestId('billing-history').waitFor());
+    await visit('/nowhere', 'page not found', () => page.getByRole('heading', { name: 'Page not found' }).waitFor());
+    await page.getByRole('switch', { name: 'Test mode' }).uncheck();
+    await visit('/billing', 'billing (live)', () => page.getByTestId('packs').waitFor());
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await check('sign in', async () => undefined);
+    for (const [path, heading] of [['/sign-up', 'Create an account'], ['/verify', 'Verify your email'], ['/forgot-password', 'Reset your password']] as const) {
+      await visit(path, heading, () => page.getByRole('heading', { name: heading }).waitFor());
+    }
+    expect(wide).toEqual([]);
+  });
+});
+
+describe('focus, titles and feedback', () => {
+  /** What has focus: its tag, and the nearest test id, link or heading text around it. */
+  // Run in the page (strings: the tests' TypeScript has no DOM types).
+  const focused = (page: Page) =>
+    page.evaluate<string>(`(() => {
+      const element = document.activeElement;
+      if (!element || element === document.body) return 'body';
+      return element.closest('[data-testid]')?.getAttribute('data-testid') ?? element.textContent.trim();
+    })()`);
+  const focusedProperty = (page: Page, name: 'name' | 'id' | 'tagName') => page.evaluate<string | undefined>(`document.activeElement?.${name}`);
+  const inView = (page: Page, testId: string) =>
+    page.evaluate<boolean>(`(() => {
+      const box = document.querySelector('[data-testid="${testId}"]').getBoundingClientRect();
+      return box.top >= 0 && box.top < window.innerHeight;
+    })()`);
+
+  it('at 375 px the new key is focused and scrolled into view; storing it leaves focus on the form', async () => {
+    const { page } = await holderIn({ width: 375, height: 700 });
+    await openConsolePage(page, 'API keys');
+    await page.getByLabel('Name', { exact: true }).fill('focused key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByTestId('new-key-value').waitFor();
+    await expect(focused(page)).resolves.toBe('new-key');
+    await expect(inView(page, 'new-key')).resolves.toBe(true);
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await expect(focusedProperty(page, 'name')).resolves.toBe('key-name');
+
+    await openConsolePage(page, 'Webhooks');
+    await page.getByLabel('URL').fill('http://127.0.0.1:9/focused');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByTestId('webhook-secret').waitFor();
+    await expect(focused(page)).resolves.toBe('webhook-secret');
+    await expect(inView(page, 'webhook-secret')).resolves.toBe(true);
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await expect(focusedProperty(page, 'name')).resolves.toBe('url');
+  });
+
+  it('opening a generation focuses its heading; going back focuses its card again', async () => {
+    const { page, api } = await holderIn();
+    await testMode(page);
+    const video = await api<{ video_id: string }>('test', '/generate', { method: 'POST', body: { prompt: 'a card to open', duration: 3 } });
+    await openConsolePage(page, 'Generations');
+    const tile = page.locator(`[data-task-id="${video.video_id}"]`).getByRole('button');
+    await tile.click();
+    await page.getByRole('heading', { level: 1, name: `Video ${video.video_id}` }).waitFor();
+    await expect(focusedProperty(page, 'tagName')).resolves.toBe('H1');
+    await page.getByRole('button', { name: '← Back to the gallery' }).click();
+    await tile.waitFor();
+    await page.waitForFunction(`document.activeElement?.closest('[data-task-id="${video.video_id}"]') != null`);
+  });
+
+  it('names each page in the title, and skips to the content from the first Tab', async () => {
+    const { page } = await holderIn();
+    await expect(page.title()).resolves.toBe('Overview · vidgen console');
+    for (const label of ['API keys', 'Generations', 'Playground', 'Webhooks', 'Usage', 'Billing']) {
+      await openConsolePage(page, label);
+      await expect(page.title()).resolves.toBe(`${label} · vidgen console`);
+    }
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Billing' }).waitFor();
+    await page.keyboard.press('Tab');
+    await expect(focused(page)).resolves.toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    await expect(focusedProperty(page, 'id')).resolves.toBe('main');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await expect(page.title()).resolves.toBe('Sign in · vidgen console');
+  });
+
+  it('says "Loading" while a list loads, not an empty table', async () => {
+    const { page } = await holderIn();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/api/v1/keys', async (route) => {
+      await released;
+      await route.continue();
+    });
+    await openConsolePage(page, 'API keys');
+    await page.getByText('Loading…').waitFor();
+    await expect(page.getByTestId('keys').count()).resolves.toBe(0);
+    release();
+    await page.getByText('No keys yet').waitFor();
+  });
+});
