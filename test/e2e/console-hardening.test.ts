@@ -85,7 +85,12 @@ function watchRequests(page: Page, method: string, path: RegExp) {
  * that tick comes between the two clicks depends on the machine, so the test makes sure it does not.
  */
 async function doubleClick(page: Page, target: Locator): Promise<void> {
-  await page.clock.pauseAt(Date.now() + 1_000);
+  // Shown first: with the timers held, a page still loading never shows it.
+  await target.waitFor();
+  // A second past the page's own time: after an earlier pause the page's clock is up to a second
+  // ahead of this process's, so Date.now() here + 1 s could be in its past ("Cannot fast-forward").
+  const pageNow = await page.evaluate<number>('Date.now()');
+  await page.clock.pauseAt(pageNow + 1_000);
   await target.dblclick();
   await page.clock.resume();
 }
@@ -274,7 +279,7 @@ describe('375 px', () => {
     await visit('/generations', 'generations', () => page.locator(`[data-task-id="${video.video_id}"]`).waitFor());
     await visit(`/generations?id=${video.video_id}`, 'a generation', () => page.getByTestId('result-video').waitFor());
     await visit('/playground', 'playground (video)', () => page.getByLabel('prompt (required)').waitFor());
-    await page.getByLabel('Image (POST /generate-image)').check();
+    await page.getByRole('radio', { name: 'Image' }).check();
     await check('playground (image)', () => page.getByLabel('aspect ratio').waitFor());
     await visit('/webhooks', 'webhooks', () => page.getByRole('button', { name: 'Deliveries' }).click());
     await check('webhooks with deliveries', () => page.getByTestId('deliveries').waitFor());
