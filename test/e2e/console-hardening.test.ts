@@ -170,6 +170,35 @@ describe('a double-click does its action once', () => {
     await expect(api<{ test: { credits: number } }>('test', '/account')).resolves.toMatchObject({ test: { credits: 2000 } });
     await balance.getByText('2000', { exact: true }).waitFor();
   });
+
+  it("creates one test key per double-click on the Overview's Create a test key, the one in the commands", async () => {
+    const { page, api } = await holderIn({ clock: true });
+    const quickStart = page.locator('section', { has: page.getByRole('heading', { name: 'Quick start' }) });
+    const creates = watchRequests(page, 'POST', /^\/keys$/);
+    await doubleClick(page, quickStart.getByRole('button', { name: 'Create a test key' }));
+    await quickStart.getByTestId('quick-start').getByText(/vg_test_[0-9a-z]/i).waitFor();
+    await creates.answered();
+    const { keys } = await api<{ keys: Array<{ name: string; prefix: string }> }>('test', '/keys');
+    expect(keys.map((key) => key.name)).toEqual(['Quick start']);
+    await expect(quickStart.getByTestId('quick-start').innerText()).resolves.toContain(`VIDGEN_API_KEY=${keys[0]!.prefix}`);
+  });
+
+  it('starts and ends the test subscription with one request per double-click', async () => {
+    const { page } = await holderIn({ clock: true });
+    await testMode(page);
+    await openConsolePage(page, 'Billing');
+    const subscription = page.locator('section', { has: page.getByRole('heading', { name: 'Test subscription' }) });
+    const starts = watchRequests(page, 'POST', /^\/billing\/test-subscription$/);
+    await doubleClick(page, subscription.getByRole('button', { name: 'Start test subscription' }));
+    await subscription.getByTestId('test-subscription').getByText(/^On/).waitFor();
+    await starts.answered();
+    expect(starts.seen).toHaveLength(1);
+    const ends = watchRequests(page, 'DELETE', /^\/billing\/test-subscription$/);
+    await doubleClick(page, subscription.getByRole('button', { name: 'End test subscription' }));
+    await subscription.getByTestId('test-subscription').getByText(/^Off/).waitFor();
+    await ends.answered();
+    expect(ends.seen).toHaveLength(1);
+  });
 });
 
 describe('the Billing page after checkout', () => {
