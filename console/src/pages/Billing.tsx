@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import type { Billing as BillingInfo, CheckoutParams, CreditTransaction } from '#client';
 import {
@@ -259,7 +259,8 @@ function TestCredits() {
 /**
  * Test mode has live mode's access rules, so an integration meets live's refusals there; a test
  * subscription (play money) opens images and the subscription models in test mode, and ending it
- * brings the refusals back. The endpoint answers a repeat the same, so a double-click is harmless.
+ * brings the refusals back. Start and End are one action: a double-click sends one request, its
+ * second click not even to the End that a quick Start put under the pointer.
  */
 function TestSubscription({ billing, liveSubscribed }: { billing: BillingInfo; liveSubscribed: boolean }) {
   const { client, mode } = useConsole();
@@ -268,9 +269,13 @@ function TestSubscription({ billing, liveSubscribed }: { billing: BillingInfo; l
     // The access shows here, in the Overview and in the playground's price.
     await Promise.all(['billing', 'account', 'quote'].map((key) => queries.invalidateQueries({ queryKey: [key, mode] })));
   };
-  const start = useMutation({ mutationFn: async () => (await client()).startTestSubscription(), onSuccess: refresh });
-  const end = useMutation({ mutationFn: async () => (await client()).endTestSubscription(), onSuccess: refresh });
-  const busy = start.isPending || end.isPending;
+  const change = useAction({
+    mutationFn: async (on: boolean) => {
+      const api = await client();
+      return on ? api.startTestSubscription() : api.endTestSubscription();
+    },
+    onSuccess: refresh,
+  });
   const active = billing.subscription_status === 'active';
   return (
     <Section title="Test subscription">
@@ -286,18 +291,18 @@ function TestSubscription({ billing, liveSubscribed }: { billing: BillingInfo; l
           <p data-testid="test-subscription">{active ? 'On: test mode has every model.' : 'Off: test mode is refused what live mode is refused.'}</p>
           <div className="row">
             {active ? (
-              <button type="button" className="secondary" disabled={busy} onClick={() => end.mutate()}>
+              <button type="button" className="secondary" disabled={change.isPending} onClick={() => change.run(false)}>
                 End test subscription
               </button>
             ) : (
-              <button type="button" disabled={busy} onClick={() => start.mutate()}>
+              <button type="button" disabled={change.isPending} onClick={() => change.run(true)}>
                 Start test subscription
               </button>
             )}
           </div>
         </>
       )}
-      <ErrorNotice error={start.error ?? end.error} />
+      <ErrorNotice error={change.error} />
     </Section>
   );
 }
