@@ -277,6 +277,19 @@ describe('a 429 shows as an error, never as empty data', () => {
       await page.unrouteAll();
     }
   });
+
+  it("on the Overview's spend chart: the error alone, not Loading beside it", async () => {
+    const { page } = await holderIn();
+    await page.route(
+      (url) => url.pathname === '/api/v1/credits/transactions',
+      (route) => route.fulfill(TOO_MANY),
+    );
+    await page.reload();
+    const chart = page.locator('section', { has: page.getByRole('heading', { name: /^Spend per day/ }) });
+    await chart.getByRole('alert').filter({ hasText: 'Too many requests' }).waitFor();
+    await expect(chart.getByText('Loading…').count()).resolves.toBe(0);
+    await expect(chart.getByRole('img', { name: /Credits spent per day/ }).count()).resolves.toBe(0);
+  });
 });
 
 describe('375 px', () => {

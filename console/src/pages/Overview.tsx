@@ -1,7 +1,8 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
-import { CopyButton, ErrorNotice, Section } from '../components';
+import { useQuery } from '@tanstack/react-query';
+import { CopyButton, ErrorNotice, FocusedNotice, Loaded, Section } from '../components';
 import { SpendChart } from '../components/SpendChart';
 import { useConsole } from '../context';
+import { useAction } from '../queries';
 import { Link } from '../router';
 import { spendPerDay } from '../usage';
 import { subscriptionLabel } from '../words';
@@ -30,7 +31,7 @@ export default function Overview() {
   });
 
   // The first run uses a test key: a new holder has test credits, not live ones (docs/decisions.md).
-  const quickKey = useMutation({ mutationFn: async () => (await client()).createKey({ name: 'Quick start', mode: 'test' }) });
+  const quickKey = useAction({ mutationFn: async () => (await client()).createKey({ name: 'Quick start', mode: 'test' }) });
   const quickStart = [
     '# A test key: test credits and the simulated provider; nothing is charged.',
     `export VIDGEN_API_KEY=${quickKey.data?.api_key ?? 'vg_test_...   # "Create a test key" above, or one from the API keys page'}`,
@@ -70,8 +71,7 @@ export default function Overview() {
         </Section>
       </div>
       <Section title={`Spend per day, last 30 days (${mode})`}>
-        <ErrorNotice error={spend.error} />
-        {spend.data ? <SpendChart days={spend.data} /> : <p className="muted">Loading…</p>}
+        <Loaded query={spend}>{(days) => <SpendChart days={days} />}</Loaded>
         <p className="small">
           <Link to="/usage">Every transaction</Link>
         </p>
@@ -81,13 +81,13 @@ export default function Overview() {
           Your first video from a terminal, on your free test credits: a test key runs on the simulated provider and never touches your live balance.
         </p>
         {quickKey.data ? (
-          <p className="notice warn" role="status">
+          <FocusedNotice key={quickKey.data.key_id} testId="quick-start-key">
             Your test key “Quick start” is in the commands below. This is the only time it is shown; it is listed on the <Link to="/keys">API keys</Link> page, where
             you can revoke it.
-          </p>
+          </FocusedNotice>
         ) : (
           <p>
-            <button type="button" disabled={quickKey.isPending} onClick={() => quickKey.mutate()}>
+            <button type="button" disabled={quickKey.isPending} onClick={() => quickKey.run()}>
               Create a test key
             </button>
           </p>
