@@ -17,12 +17,13 @@ export class StartIntent {
   }
 
   /**
-   * The start has ended. A task or a refusal spends the intent (the provider's refusal too: it was
-   * refunded, and the API would replay it under this key). No answer, or a 5xx that may have come
-   * after the task was made, leaves it standing: trying again cannot charge twice.
+   * The start sent under `key` has ended. A task or a refusal spends the intent (the provider's
+   * refusal too: it was refunded, and the API would replay it under this key). No answer, or a 5xx
+   * that may have come after the task was made, leaves it standing: trying again cannot charge
+   * twice. A start the person has since changed (the playground's kind switch) spends nothing.
    */
-  settled(error: unknown): void {
+  settled(key: string, error: unknown): void {
     const unanswered = error instanceof ApiError && (error.code === 'network_error' || (error.status >= 500 && error.code !== 'upstream_error'));
-    if (!unanswered) this.#current = undefined;
+    if (!unanswered && this.#current?.key === key) this.#current = undefined;
   }
 }

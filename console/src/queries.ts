@@ -28,19 +28,27 @@ export type Action<TData, TVariables> = UseMutationResult<TData, Error, TVariabl
 /**
  * useMutation for a button: `run` does nothing while a run is in flight. `isPending` alone lets a
  * double-click through: TanStack Query tells React of the pending state on a later tick, after
- * the second click has already started the action again.
+ * the second click has already started the action again. `reset` forgets the run on screen and
+ * lets the next one start (the playground's kind switch); the run it forgot still ends.
  */
 export function useAction<TData, TVariables = void>(options: UseMutationOptions<TData, Error, TVariables>): Action<TData, TVariables> {
   const mutation = useMutation(options);
-  const inFlight = useRef(false);
+  const inFlight = useRef<object | undefined>(undefined);
   const run = (variables: TVariables) => {
     if (inFlight.current) return;
-    inFlight.current = true;
-    mutation.mutate(variables, {
-      onSettled: () => {
-        inFlight.current = false;
-      },
-    });
+    const thisRun = {};
+    inFlight.current = thisRun;
+    // The mutation's own promise: mutate()'s onSettled never comes once `reset` has detached the run.
+    mutation
+      .mutateAsync(variables)
+      .catch(() => undefined)
+      .finally(() => {
+        if (inFlight.current === thisRun) inFlight.current = undefined;
+      });
   };
-  return { ...mutation, run };
+  const reset = () => {
+    inFlight.current = undefined;
+    mutation.reset();
+  };
+  return { ...mutation, run, reset };
 }

@@ -199,6 +199,31 @@ describe('a double-click does its action once', () => {
     await ends.answered();
     expect(ends.seen).toHaveLength(1);
   });
+
+  it('starts an image after the kind was switched while a video start was still unanswered', async () => {
+    const { page } = await holderIn();
+    await testMode(page);
+    await openConsolePage(page, 'Playground');
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/api/v1/generate', async (route) => {
+      await released;
+      await route.continue();
+    });
+    await page.getByLabel('prompt (required)').fill('a paper boat on a pond');
+    await page.getByLabel('duration').fill('3');
+    await page.getByRole('button', { name: 'Start video in test mode' }).click();
+    await page.getByRole('button', { name: 'Starting…' }).waitFor();
+    // Switching the kind clears the form's result; the video's start is still on its way.
+    await page.getByRole('radio', { name: 'Image' }).check();
+    const imageStart = page.waitForRequest((request) => request.method() === 'POST' && new URL(request.url()).pathname === '/api/v1/generate-image', { timeout: 10_000 });
+    await page.getByRole('button', { name: 'Start image in test mode' }).click();
+    try {
+      await imageStart;
+    } finally {
+      release();
+    }
+  });
 });
 
 describe('the Billing page after checkout', () => {
@@ -241,6 +266,7 @@ describe('the Billing page after checkout', () => {
     await page.clock.runFor(10 * 60_000);
     expect(afterBound.paths()).toEqual([]);
   });
+
 });
 
 describe('a 429 shows as an error, never as empty data', () => {

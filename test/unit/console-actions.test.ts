@@ -27,8 +27,16 @@ describe('the console\'s starts: one Idempotency-Key per start the person means'
   ])('after %s, the same request again is a new start with a new key', (_answer, error) => {
     const intent = new StartIntent(counter());
     intent.keyFor('a');
-    intent.settled(error);
+    intent.settled('key-1', error);
     expect(intent.keyFor('a')).toBe('key-2');
+  });
+
+  it('leaves a changed request\'s key alone when the start before the change ends', () => {
+    const intent = new StartIntent(counter());
+    intent.keyFor('video');
+    expect(intent.keyFor('image')).toBe('key-2');
+    intent.settled('key-1', undefined);
+    expect(intent.keyFor('image')).toBe('key-2');
   });
 
   it.each([
@@ -38,7 +46,7 @@ describe('the console\'s starts: one Idempotency-Key per start the person means'
   ])('after %s, trying again keeps the key, so it cannot charge twice', (_answer, error) => {
     const intent = new StartIntent(counter());
     intent.keyFor('a');
-    intent.settled(error);
+    intent.settled('key-1', error);
     expect(intent.keyFor('a')).toBe('key-1');
   });
 });

@@ -70,12 +70,11 @@ export default function Playground() {
 
   const [intent] = useState(() => new StartIntent());
   const start = useAction({
-    mutationFn: async (): Promise<VideoTask | ImageTask> => {
+    mutationFn: async (idempotencyKey: string): Promise<VideoTask | ImageTask> => {
       const api = await client();
-      const options = { idempotencyKey: intent.keyFor(JSON.stringify([kind, body])) };
-      return kind === 'video' ? api.generateVideo(body as never, options) : api.generateImage(body as never, options);
+      return kind === 'video' ? api.generateVideo(body as never, { idempotencyKey }) : api.generateImage(body as never, { idempotencyKey });
     },
-    onSettled: (_task, error) => intent.settled(error),
+    onSettled: (_task, error, idempotencyKey) => intent.settled(idempotencyKey, error),
   });
   const startedId = start.data ? ('video_id' in start.data ? start.data.video_id : start.data.image_id) : undefined;
   const progress = useQuery({
@@ -91,7 +90,7 @@ export default function Playground() {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    start.run();
+    start.run(intent.keyFor(JSON.stringify([kind, body])));
   };
 
   return (
