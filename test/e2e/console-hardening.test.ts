@@ -267,6 +267,23 @@ describe('the Billing page after checkout', () => {
     expect(afterBound.paths()).toEqual([]);
   });
 
+  it('knows the purchase has arrived when Buy came before the history had loaded', async () => {
+    const { page } = await holderIn();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/api/v1/credits/transactions*', async (route) => {
+      await released;
+      // A read the page left for checkout meanwhile is gone: nothing to continue.
+      await route.continue().catch(() => undefined);
+    });
+    await openConsolePage(page, 'Billing');
+    await page.locator('[data-pack-id="starter"]').getByRole('button', { name: 'Buy 500 credits for $5.00' }).click();
+    release();
+    await page.waitForURL(`${stack.stripe!.url}/checkout/**`);
+    await page.getByRole('button', { name: 'Pay' }).click();
+    await page.waitForURL(`${origin}/console/billing?checkout=success`);
+    await page.getByTestId('checkout-outcome').getByText('Your purchase has arrived').waitFor();
+  });
 });
 
 describe('a 429 shows as an error, never as empty data', () => {

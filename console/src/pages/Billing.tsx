@@ -34,7 +34,8 @@ export default function Billing() {
   const returned = query.get('checkout');
   const account = useQuery({ queryKey: ['account', mode], queryFn: async () => (await client()).getAccount() });
   const billing = useQuery({ queryKey: ['billing', mode], queryFn: async () => (await client()).getBilling() });
-  const history = useQuery({
+  const queries = useQueryClient();
+  const historyQuery = {
     queryKey: ['billing-history', mode],
     queryFn: async () => {
       const api = await client();
@@ -46,7 +47,11 @@ export default function Billing() {
       }
       return { entries: found, complete: false };
     },
-  });
+  };
+  const history = useQuery(historyQuery);
+  // The newest purchase as checkout begins: a Buy before the history has loaded waits for it
+  // (joining the read under way), so the page can still tell when the purchase arrives.
+  const latestNow = async () => latestPurchase((await queries.ensureQueryData(historyQuery)).entries);
   const readAgain = () => Promise.allSettled([account.refetch(), billing.refetch(), history.refetch()]);
   const watch = useCheckoutWatch(returned === 'success', mode, readAgain, (started) =>
     Boolean(history.data && billing.data && purchaseArrived(started, history.data.entries, billing.data.subscription_status)),
@@ -104,7 +109,7 @@ export default function Billing() {
           <TestCredits />
         </div>
       ) : (
-        billing.data && <Purchases billing={billing.data} latest={history.data && latestPurchase(history.data.entries)} />
+        billing.data && <Purchases billing={billing.data} latest={latestNow} />
       )}
       <Section title="Purchase history">
         <Loaded query={lines}>{(found) => <History {...found} />}</Loaded>
@@ -174,11 +179,12 @@ function useRedirect<T>(open: (choice: T) => Promise<{ url: string }>) {
   return useAction({ mutationFn: open, onSuccess: ({ url }) => window.location.assign(url) });
 }
 
-function Purchases({ billing, latest }: { billing: BillingInfo; latest: string | null | undefined }) {
+function Purchases({ billing, latest }: { billing: BillingInfo; latest: () => Promise<string | null> }) {
   const { client, mode } = useConsole();
   const checkout = useRedirect(async (choice: CheckoutParams) => {
-    // Noted before leaving, so the page knows the purchase when the holder comes back (unknown while the history loads).
-    if (latest !== undefined) sessionStorage.setItem(CHECKOUT_KEY, JSON.stringify({ mode, item: 'plan' in choice ? 'plan' : 'pack', latestPurchase: latest } satisfies CheckoutStart));
+    // Noted before leaving, so the page knows the purchase when the holder comes back (unknown when the history cannot be read).
+    const latestPurchase = await latest().catch(() => undefined);
+    if (latestPurchase !== undefined) sessionStorage.setItem(CHECKOUT_KEY, JSON.stringify({ mode, item: 'plan' in choice ? 'plan' : 'pack', latestPurchase } satisfies CheckoutStart));
     else sessionStorage.removeItem(CHECKOUT_KEY);
     return (await client()).createCheckout(choice);
   });
