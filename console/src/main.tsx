@@ -4,6 +4,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { Session, SESSION_CHANNEL } from './auth/session';
 import { loadConfig } from './config';
+import { FRESH_MS } from './queries';
 import './styles.css';
 
 const root = createRoot(document.getElementById('root')!);
@@ -19,8 +20,10 @@ loadConfig().then(
     await session.restore();
     const queries = new QueryClient({
       defaultOptions: {
-        // The API's own errors are final; only the person retries them.
-        queries: { retry: false, refetchOnWindowFocus: false, staleTime: 5_000 },
+        // The API's own errors are final; only the person retries them. What was read stays fresh
+        // for FRESH_MS (shared between pages), and coming back to the tab reads nothing: every
+        // read counts against the holder's rate limit.
+        queries: { retry: false, refetchOnWindowFocus: false, staleTime: FRESH_MS },
       },
     });
     root.render(

@@ -1,6 +1,7 @@
 import { chromium, type Browser, type BrowserContext, type Locator, type Page, type Request } from 'playwright-core';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { CHROMIUM_ARGS, chromiumExecutable, openConsolePage, signInToConsole } from '#test-support/browser';
+import { grantCredits } from '#domain/account-admin';
+import { CHROMIUM_ARGS, chromiumExecutable, openConsolePage, recordApiRequests, signInToConsole } from '#test-support/browser';
 import { GOOD_PASSWORD, signedInHolder, type SignedIn } from '#test-support/identity';
 import { call, startTestApi, waitForFinal } from '#test-support/local-api';
 
@@ -8,7 +9,8 @@ import { call, startTestApi, waitForFinal } from '#test-support/local-api';
  * The console's hardening (issue 31) in a real headless Chromium against the local stack: a
  * double-click does its action once, the Billing page stops re-reading after a checkout, a 429
  * shows as an error (never as empty data), every page fits 375 px, and focus, titles, the skip
- * link and loading states. Each test signs in a holder of its own in a browser context of its own.
+ * link and loading states, and the requests a brisk walk through every page costs against the
+ * holder's rate limit. Each test signs in a holder of its own in a browser context of its own.
  */
 jest.setTimeout(240_000);
 
@@ -99,6 +101,22 @@ const testMode = async (page: Page) => {
   await page.getByRole('switch', { name: 'Test mode' }).check();
   await page.getByTestId('test-banner').waitFor();
 };
+
+/** A busy ledger in `mode`: `entries` grants of one credit, as the admin CLI grants (no API request, so none counted). */
+async function busyLedger(accountId: string, mode: Mode, entries: number): Promise<void> {
+  for (let entry = 1; entry <= entries; entry += 1) await grantCredits(stack.context, accountId, 1, `grant ${entry} of a busy ledger`, { mode });
+}
+
+/** Polls `read` (with an API key: its own rate limit, not the holder's) until `done` says so. */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`Still waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
 
 describe('a double-click does its action once', () => {
   it('starts one video per double-click in the playground, charged once', async () => {
@@ -292,24 +310,39 @@ describe('a 429 shows as an error, never as empty data', () => {
     headers: { 'Content-Type': 'application/json', 'Retry-After': '30', 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '0' },
     body: JSON.stringify({ data: null, error: { message: 'Rate limit exceeded: 60 requests per minute.', code: 'rate_limit_exceeded' } }),
   };
-  /** Each list page, the request it lists from, and what it shows as a list or as "nothing yet". */
-  const PAGES: ReadonlyArray<{ label: string; path: RegExp; list: (page: Page) => Locator }> = [
-    { label: 'API keys', path: /^\/keys$/, list: (page) => page.getByTestId('keys').or(page.getByText('No keys yet')) },
-    { label: 'Generations', path: /^\/videos$/, list: (page) => page.getByTestId('gallery').or(page.getByTestId('gallery-empty')) },
-    { label: 'Webhooks', path: /^\/webhooks$/, list: (page) => page.getByText('No endpoints yet') },
-    { label: 'Usage', path: /^\/credits\/transactions$/, list: (page) => page.getByTestId('transactions').or(page.getByText('No transactions yet')) },
-    { label: 'Billing', path: /^\/credits\/transactions$/, list: (page) => page.getByTestId('billing-history').or(page.getByText('Nothing bought or granted yet')) },
+  /**
+   * Each list page (its address), the request it lists from, and what it shows as a list or as
+   * "nothing yet". Each is opened by its address: a page load starts with nothing read, where a
+   * click would find the ledger's first page already read by the Overview's chart (kept 30 s).
+   */
+  const PAGES: ReadonlyArray<{ label: string; address: string; path: RegExp; list: (page: Page) => Locator }> = [
+    { label: 'API keys', address: 'keys', path: /^\/keys$/, list: (page) => page.getByTestId('keys').or(page.getByText('No keys yet')) },
+    { label: 'Generations', address: 'generations', path: /^\/videos$/, list: (page) => page.getByTestId('gallery').or(page.getByTestId('gallery-empty')) },
+    { label: 'Webhooks', address: 'webhooks', path: /^\/webhooks$/, list: (page) => page.getByText('No endpoints yet') },
+    {
+      label: 'Usage',
+      address: 'usage',
+      path: /^\/credits\/transactions$/,
+      list: (page) => page.getByTestId('transactions').or(page.getByText('No transactions yet')),
+    },
+    {
+      label: 'Billing',
+      address: 'billing',
+      path: /^\/credits\/transactions$/,
+      list: (page) => page.getByTestId('billing-history').or(page.getByText('Nothing bought or granted yet')),
+    },
   ];
 
   it('on every list page, at once, with the wait the API asked for', async () => {
     const { page } = await holderIn();
-    for (const { label, path, list } of PAGES) {
+    for (const { label, address, path, list } of PAGES) {
       const refused = watchRequests(page, 'GET', path);
       await page.route(
         (url) => url.pathname.startsWith('/api/v1/') && path.test(url.pathname.slice('/api/v1'.length)),
         (route) => route.fulfill(TOO_MANY),
       );
-      await openConsolePage(page, label);
+      await page.goto(`${origin}/console/${address}`);
+      await page.getByRole('heading', { level: 1, name: label }).waitFor();
       const alert = page.getByRole('alert').filter({ hasText: 'Too many requests' });
       await alert.waitFor();
       await expect(alert.innerText()).resolves.toContain('30 seconds');
@@ -466,5 +499,144 @@ describe('focus, titles and feedback', () => {
     await expect(page.getByTestId('keys').count()).resolves.toBe(0);
     release();
     await page.getByText('No keys yet').waitFor();
+  });
+});
+
+describe("the holder's rate limit (60 requests a minute for the session)", () => {
+  /** A brisk person: a few seconds on each page (page time: the page's clock shows this, whatever the machine's speed). */
+  const PAGE_SECONDS = 3;
+  /**
+   * What each visit may send: a page reads what it shows once, and nothing another page read
+   * moments ago (the console keeps what it read for 30 s). GET /account is the same in both
+   * modes; the ledger's pages of 50 serve the Overview's chart (six at most), Usage and Billing's
+   * history alike. The whole walk: 15 requests, a quarter of the minute's 60.
+   */
+  const BUDGET: Readonly<Record<string, number>> = {
+    'Overview (live)': 2, // the account, the live ledger's one page
+    'Overview (test)': 6, // the chart's six pages of the test ledger, not the account again
+    'API keys': 1,
+    Generations: 1, // read on every opening: tasks started elsewhere show at once
+    Playground: 2, // the catalogue, the price of what was typed
+    Webhooks: 1,
+    Usage: 0, // its first page is the chart's
+    Billing: 2, // GET /billing and the seventh page, which the chart did not need
+  };
+
+  it('reads what each page shows once on a brisk walk through every page, and meets no 429', async () => {
+    const { page, api } = await holderIn({ clock: true });
+    // Something on every page: a key, a webhook endpoint, a finished video, seven pages of test ledger.
+    const key = await api<{ api_key: string }>('test', '/keys', { method: 'POST', body: { name: 'walk key', mode: 'test' } });
+    await api('test', '/webhooks', { method: 'POST', body: { url: 'http://127.0.0.1:9/walk', events: ['image.failed'] } });
+    const started = await call<{ video_id: string }>(stack.baseUrl, '/generate', {
+      method: 'POST',
+      key: key.api_key,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ prompt: 'a brisk walk', duration: 3 }),
+    });
+    const videoId = started.body.data!.video_id;
+    await waitForFinal(stack, key.api_key, `/videos/${videoId}`);
+    const { account_id: accountId } = await api<{ account_id: string }>('test', '/account');
+    await busyLedger(accountId, 'test', 320);
+
+    const walk = recordApiRequests(page);
+    let pageTime = Date.now();
+    const visit = async (label: string, go: () => Promise<unknown>, settled: () => Promise<unknown>) => {
+      await page.clock.setFixedTime((pageTime += PAGE_SECONDS * 1000));
+      walk.visit(label);
+      await go();
+      await settled();
+      await walk.answered();
+    };
+    // Signed in a moment ago: the console from the start, nothing read yet.
+    await visit('Overview (live)', () => page.reload(), () => page.getByRole('img', { name: /Credits spent per day/ }).waitFor());
+    const testChart = page.locator('section', { has: page.getByRole('heading', { name: 'Spend per day, last 30 days (test)' }) });
+    await visit('Overview (test)', () => testMode(page), () => testChart.getByRole('img', { name: /Credits spent per day/ }).waitFor());
+    await visit('API keys', () => openConsolePage(page, 'API keys'), () => page.locator('tr', { hasText: 'walk key' }).waitFor());
+    await visit('Generations', () => openConsolePage(page, 'Generations'), () => page.locator(`[data-task-id="${videoId}"][data-status="completed"]`).waitFor());
+    await visit(
+      'Playground',
+      () => openConsolePage(page, 'Playground'),
+      async () => {
+        await page.getByLabel('prompt (required)').fill('a brisk walk');
+        await page.getByTestId('quote').getByText(/^Costs/).waitFor();
+      },
+    );
+    await visit('Webhooks', () => openConsolePage(page, 'Webhooks'), () => page.locator('[data-webhook-id]').waitFor());
+    await visit('Usage', () => openConsolePage(page, 'Usage'), () => page.getByText(/^Page 1 of 7 /).waitFor());
+    await visit('Billing', () => openConsolePage(page, 'Billing'), () => Promise.all([page.getByTestId('billing-history').waitFor(), page.getByTestId('test-subscription').waitFor()]));
+    walk.stop();
+
+    const answers = await walk.answered();
+    const refused = answers.flatMap((answer, index) => (answer && answer.status() < 400 ? [] : [`${walk.seen[index]!.method} ${walk.seen[index]!.target} ${answer?.status() ?? 'no answer'}`]));
+    const perVisit = walk.perVisit();
+    const overBudget = Object.entries(BUDGET).flatMap(([label, most]) => ((perVisit[label] ?? 0) > most ? [{ visit: label, requests: walk.byPath(label), most }] : []));
+    expect({ refused, overBudget, repeated: walk.repeatedReads() }).toEqual({ refused: [], overBudget: [], repeated: [] });
+    expect(walk.seen.length).toBeLessThanOrEqual(Object.values(BUDGET).reduce((sum, most) => sum + most, 0));
+  });
+
+  it('reads a pending delivery less and less often while it shows: at most 15 reads in its first minute, 7 in the next', async () => {
+    const { page, api } = await holderIn({ clock: true });
+    // A real event to an endpoint that never answers: pending for many minutes (retries after 2, 10, 30, 120 s...).
+    const key = await api<{ api_key: string }>('test', '/keys', { method: 'POST', body: { name: 'watcher', mode: 'test' } });
+    const webhook = await api<{ webhook_id: string }>('test', '/webhooks', { method: 'POST', body: { url: 'http://127.0.0.1:9/never-answers', events: ['video.completed'] } });
+    await api('test', '/generate', { method: 'POST', body: { prompt: 'an event that never lands', duration: 3 } });
+    type Deliveries = { deliveries: Array<{ status: string; attempts: number }> };
+    await until(
+      async () => (await call<Deliveries>(stack.baseUrl, `/webhooks/${webhook.webhook_id}/deliveries`, { key: key.api_key })).body.data,
+      (data) => data?.deliveries.some((delivery) => delivery.status === 'pending' && delivery.attempts > 0) ?? false,
+      'a pending delivery',
+    );
+    await testMode(page);
+    await openConsolePage(page, 'Webhooks');
+    const reads = watchRequests(page, 'GET', /^\/webhooks\/[^/]+\/deliveries$/);
+    await page.getByRole('button', { name: 'Deliveries' }).click();
+    await page.getByTestId('deliveries').getByText('pending').waitFor();
+    await reads.answered();
+
+    // Page time a second at a time, each read answered before the next second: two minutes of watching.
+    const pageNow = await page.evaluate<number>('Date.now()');
+    await page.clock.pauseAt(pageNow + 1_000);
+    const perMinute: number[] = [];
+    for (let minute = 0; minute < 2; minute += 1) {
+      const before = reads.seen.length;
+      for (let second = 0; second < 60; second += 1) {
+        await page.clock.runFor(1_000);
+        await reads.answered();
+      }
+      perMinute.push(reads.seen.length - before);
+    }
+    await page.clock.resume();
+    await page.getByTestId('deliveries').getByText('pending').waitFor();
+    expect({ perMinute, first: perMinute[0]! <= 15, next: perMinute[1]! <= 7 }).toEqual({ perMinute, first: true, next: true });
+  });
+
+  it('reads three things a round after checkout, however long the ledger', async () => {
+    const { page, api } = await holderIn({ clock: true });
+    const { account_id: accountId } = await api<{ account_id: string }>('live', '/account');
+    await busyLedger(accountId, 'live', 320);
+    // Granted behind the console's back: what it read at sign-in is kept 30 s, a reload reads anew.
+    await page.reload();
+    await openConsolePage(page, 'Billing');
+    await page.getByTestId('billing-history').waitFor();
+    await page.locator('[data-pack-id="starter"]').getByRole('button', { name: 'Buy 500 credits for $5.00' }).click();
+    await page.waitForURL(`${stack.stripe!.url}/checkout/**`);
+    // Back without paying: the purchase never shows, so the page reads again its eight times.
+    const reads = watchRequests(page, 'GET', /^\/(account|billing|credits\/transactions)$/);
+    await page.goto(`${origin}/console/billing?checkout=success`);
+    await page.getByTestId('billing-history').waitFor();
+    await reads.answered();
+    const first = reads.seen.length;
+    const gaveUp = page.getByTestId('checkout-outcome').getByText('not confirmed the payment yet');
+    for (let minutes = 0; (await gaveUp.count()) === 0; minutes += 1) {
+      if (minutes === 30) throw new Error(`Still reading after 30 minutes of page time: ${reads.seen.length} reads.`);
+      await page.clock.runFor(60_000);
+      await reads.answered();
+    }
+    const rounds = reads.seen.slice(first).map((request) => {
+      const url = new URL(request.url());
+      return `${url.pathname.slice('/api/v1'.length)}${url.searchParams.has('page') ? `?page=${url.searchParams.get('page')}` : ''}`;
+    });
+    // Eight rounds: the balance, the billing, and the ledger's first page (where a new purchase shows).
+    expect(rounds.sort()).toEqual([...Array(8).fill('/account'), ...Array(8).fill('/billing'), ...Array(8).fill('/credits/transactions?page=1')].sort());
   });
 });

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { findChromium } from '#bin/prerequisites/chromium';
 import { chromiumProblem, describeMissing } from '#bin/prerequisites/checks';
 import { REPO_ROOT } from './run-script';
@@ -49,4 +49,61 @@ export async function signInToConsole(page: Page, origin: string, email: string,
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+}
+
+/** One request a page sent to the API. */
+export interface ApiRequest {
+  /** When it was sent (this machine's clock, as the API's rate limit windows are). */
+  at: number;
+  method: string;
+  /** Under /api/v1, without the query: `/credits/transactions`. */
+  path: string;
+  /** Under /api/v1, with the query: what tells a repeated read (with `mode`). */
+  target: string;
+  /** The `Vidgen-Mode` it was sent in (`live` when none). */
+  mode: string;
+  /** The page visit it belongs to (the last `visit` label), or '' before the first. */
+  visit: string;
+  request: Request;
+}
+
+/**
+ * Every request `page` sends to the API (under /api/v1/), for request budgets: the holder's
+ * session is rate limited like a key (60 a minute, fixed windows aligned to the minute), so the
+ * console's requests are counted per page visit and per minute. `visit(label)` starts a visit.
+ */
+export function recordApiRequests(page: Page) {
+  const seen: ApiRequest[] = [];
+  let visit = '';
+  const listener = (request: Request) => {
+    const url = new URL(request.url());
+    if (!url.pathname.startsWith('/api/v1/')) return;
+    const path = url.pathname.slice('/api/v1'.length);
+    const mode = request.headers()['vidgen-mode'] ?? 'live';
+    seen.push({ at: Date.now(), method: request.method(), path, target: `${path}${url.search}`, mode, visit, request });
+  };
+  page.on('request', listener);
+  const countBy = (key: (request: ApiRequest) => string, among: readonly ApiRequest[] = seen) => {
+    const counts: Record<string, number> = {};
+    for (const request of among) counts[key(request)] = (counts[key(request)] ?? 0) + 1;
+    return counts;
+  };
+  return {
+    seen,
+    visit: (label: string) => {
+      visit = label;
+    },
+    /** Resolves once every request seen so far has its answer (or has failed). */
+    answered: () => Promise.all(seen.map(({ request }) => request.response().catch(() => null))),
+    /** Requests per visit, in the order visited. */
+    perVisit: () => countBy((request) => request.visit),
+    /** Requests per aligned minute (`HH:MM` UTC), as the API counts them. */
+    perMinute: () => countBy((request) => new Date(request.at - (request.at % 60_000)).toISOString().slice(11, 16)),
+    /** `METHOD /path` counts, of one visit or of all. */
+    byPath: (visitLabel?: string) => countBy((request) => `${request.method} ${request.path}`, visitLabel === undefined ? seen : seen.filter((request) => request.visit === visitLabel)),
+    /** GETs of the same path and query in the same mode sent more than once, with how often. */
+    repeatedReads: () =>
+      Object.entries(countBy((request) => `${request.mode} ${request.target}`, seen.filter((request) => request.method === 'GET'))).filter(([, count]) => count > 1),
+    stop: () => page.off('request', listener),
+  };
 }

@@ -65,6 +65,12 @@ describe('the console\'s polls back off after failures', () => {
     expect(pollDelay({ dataUpdatedAt: now - 8_000, errorUpdatedAt: now }, 2_000, now)).toBe(8_000);
   });
 
+  it('reads something busy for long less often: a quarter of the time it has been busy, at most 10 s', () => {
+    expect(pollDelay({ dataUpdatedAt: now, errorUpdatedAt: 0 }, 1_500, now, 2_000)).toBe(1_500);
+    expect(pollDelay({ dataUpdatedAt: now, errorUpdatedAt: 0 }, 1_500, now, 20_000)).toBe(5_000);
+    expect(pollDelay({ dataUpdatedAt: now, errorUpdatedAt: 0 }, 1_500, now, 600_000)).toBe(10_000);
+  });
+
   it('never waits more than a minute, even when no read has succeeded', () => {
     expect(pollDelay({ dataUpdatedAt: now - 300_000, errorUpdatedAt: now }, 2_000, now)).toBe(60_000);
     expect(pollDelay({ dataUpdatedAt: 0, errorUpdatedAt: now }, 2_000, now)).toBe(60_000);

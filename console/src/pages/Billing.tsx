@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import type { Billing as BillingInfo, CheckoutParams, CreditTransaction } from '#client';
+import type { Account, Billing as BillingInfo, CheckoutParams } from '#client';
 import {
   AFTER_CHECKOUT_READS,
   afterCheckoutDelay,
@@ -17,13 +17,13 @@ import {
 } from '../billing';
 import { ErrorNotice, formatTime, Loaded, Section, StatusBadge } from '../components';
 import { useConsole } from '../context';
+import { LEDGER_PAGE_SIZE, ledgerKey, ledgerPage, readLedger } from '../ledger';
 import { useAction } from '../queries';
 import { Link, useLocation } from '../router';
 import { subscriptionLabel } from '../words';
 
-/** Transactions read for the history (50 a page): purchases among the latest 500; Usage has every one. */
+/** Ledger pages read for the history (50 a page): purchases among the latest 500; Usage has every one. */
 const HISTORY_PAGES = 10;
-const PAGE_SIZE = 50;
 /** Where the page notes what checkout is for, to know it when the holder comes back (this tab only). */
 const CHECKOUT_KEY = 'vidgen.console.checkout';
 
@@ -32,28 +32,47 @@ export default function Billing() {
   const { client, mode } = useConsole();
   const { query } = useLocation();
   const returned = query.get('checkout');
-  const account = useQuery({ queryKey: ['account', mode], queryFn: async () => (await client()).getAccount() });
-  const billing = useQuery({ queryKey: ['billing', mode], queryFn: async () => (await client()).getBilling() });
   const queries = useQueryClient();
-  const historyQuery = {
-    queryKey: ['billing-history', mode],
+  // Shared with the Overview: the same GET /account in both modes.
+  const account = useQuery({ queryKey: ['account'], queryFn: async () => (await client()).getAccount() });
+  const billing = useQuery({
+    queryKey: ['billing', mode],
     queryFn: async () => {
-      const api = await client();
-      const found: CreditTransaction[] = [];
-      for (let page = 1; page <= HISTORY_PAGES; page += 1) {
-        const answer = await api.listTransactions({ page, limit: PAGE_SIZE });
-        found.push(...billingHistory(answer.transactions));
-        if (!answer.pagination.has_more) return { entries: found, complete: true };
+      const read = await (await client()).getBilling();
+      // In live mode GET /billing also says what GET /account says about access: the Overview
+      // shows what was just read here (the balances keep their own age: not read, not fresher).
+      const known = queries.getQueryState<Account>(['account']);
+      if (mode === 'live' && known?.data) {
+        const access = { paid_access: read.paid_access, subscription_status: read.subscription_status };
+        queries.setQueryData<Account>(['account'], { ...known.data, ...access }, { updatedAt: known.dataUpdatedAt });
       }
-      return { entries: found, complete: false };
+      return read;
     },
+  });
+  // The ledger's shared pages (the Overview's chart has usually just read the newest ones).
+  const history = useQuery({
+    queryKey: [...ledgerKey(mode), 'history'],
+    queryFn: async () => {
+      const { transactions, complete } = await readLedger(queries, client, mode, HISTORY_PAGES);
+      return { entries: billingHistory(transactions), complete };
+    },
+  });
+  // The newest purchase as checkout begins, from the ledger's first page: a Buy before it has
+  // loaded joins the read under way, so the page can still tell when the purchase arrives.
+  const latestNow = async () => latestPurchase((await queries.fetchQuery(ledgerPage(client, mode, 1))).transactions);
+  // A round after checkout: balance, access and the ledger's first page (a new purchase is the
+  // newest entry), three requests however long the ledger; the whole history once it has come.
+  const readAgain = async (started: CheckoutStart | undefined) => {
+    const [, billingNow, firstPage] = await Promise.all([
+      account.refetch(),
+      billing.refetch(),
+      queries.fetchQuery({ ...ledgerPage(client, mode, 1), staleTime: 0 }).catch(() => undefined),
+    ]);
+    const arrived = firstPage !== undefined && billingNow.data !== undefined && purchaseArrived(started, firstPage.transactions, billingNow.data.subscription_status);
+    if (arrived) await queries.invalidateQueries({ queryKey: ledgerKey(mode) });
+    return arrived;
   };
-  const history = useQuery(historyQuery);
-  // The newest purchase as checkout begins: a Buy before the history has loaded waits for it
-  // (joining the read under way), so the page can still tell when the purchase arrives.
-  const latestNow = async () => latestPurchase((await queries.ensureQueryData(historyQuery)).entries);
-  const readAgain = () => Promise.allSettled([account.refetch(), billing.refetch(), history.refetch()]);
-  const watch = useCheckoutWatch(returned === 'success', mode, readAgain, (started) =>
+  const { watch, checkAgain } = useCheckoutWatch(returned === 'success', mode, readAgain, (started) =>
     Boolean(history.data && billing.data && purchaseArrived(started, history.data.entries, billing.data.subscription_status)),
   );
   const outcome = checkoutOutcome(returned, watch);
@@ -73,7 +92,7 @@ export default function Billing() {
           {outcome.text}
           {watch === 'gave-up' && (
             <p>
-              <button type="button" className="secondary" onClick={() => void readAgain()}>
+              <button type="button" className="secondary" onClick={checkAgain}>
                 Check again
               </button>
             </p>
@@ -149,7 +168,7 @@ function History({ lines, complete }: { lines: HistoryLine[]; complete: boolean 
       )}
       {!complete && (
         <p className="muted small">
-          From your latest {HISTORY_PAGES * PAGE_SIZE} transactions; <Link to="/usage">Usage</Link> lists every one.
+          From your latest {HISTORY_PAGES * LEDGER_PAGE_SIZE} transactions; <Link to="/usage">Usage</Link> lists every one.
         </p>
       )}
     </>
@@ -159,19 +178,27 @@ function History({ lines, complete }: { lines: HistoryLine[]; complete: boolean 
 /**
  * Back from a paid checkout, Stripe's event may trail the holder: read again, further apart each
  * time, until the purchase noted at checkout shows (`arrived`), or for about four minutes.
+ * `readAgain` says whether what it read shows the purchase; `checkAgain` is the person's own try.
  */
-function useCheckoutWatch(paid: boolean, mode: CheckoutStart['mode'], readAgain: () => Promise<unknown>, arrived: (started: CheckoutStart | undefined) => boolean): CheckoutWatch {
+function useCheckoutWatch(
+  paid: boolean,
+  mode: CheckoutStart['mode'],
+  readAgain: (started: CheckoutStart | undefined) => Promise<boolean>,
+  arrived: (started: CheckoutStart | undefined) => boolean,
+): { watch: CheckoutWatch; checkAgain: () => void } {
   const [started] = useState(() => parseCheckoutStart(sessionStorage.getItem(CHECKOUT_KEY), mode));
   const [reads, setReads] = useState(0);
-  const seen = paid && arrived(started);
+  const [readArrival, setReadArrival] = useState(false);
+  const seen = paid && (readArrival || arrived(started));
   const watching = paid && !seen && reads < AFTER_CHECKOUT_READS;
+  const read = () => readAgain(started).then((found) => setReadArrival((before) => before || found));
   useEffect(() => {
     if (!watching) return undefined;
-    const timer = setTimeout(() => void readAgain().then(() => setReads((done) => done + 1)), afterCheckoutDelay(reads));
+    const timer = setTimeout(() => void read().then(() => setReads((done) => done + 1)), afterCheckoutDelay(reads));
     return () => clearTimeout(timer);
     // readAgain is new on every render; the schedule is decided by watching and reads alone.
   }, [watching, reads]);
-  return seen ? 'arrived' : watching ? 'waiting' : 'gave-up';
+  return { watch: seen ? 'arrived' : watching ? 'waiting' : 'gave-up', checkAgain: () => void read() };
 }
 
 /** Checkout and the portal are Stripe's pages: the console sends the holder there and gets them back. */
@@ -247,9 +274,8 @@ function TestCredits() {
   const queries = useQueryClient();
   const add = useAction({
     mutationFn: async () => (await client()).addTestCredits(),
-    onSuccess: async () => {
-      await Promise.all(['account', 'billing-history'].map((key) => queries.invalidateQueries({ queryKey: [key, mode] })));
-    },
+    // A grant: the balance, and the ledger (the history, the chart, Usage).
+    onSuccess: () => Promise.all([queries.invalidateQueries({ queryKey: ['account'] }), queries.invalidateQueries({ queryKey: ledgerKey(mode) })]),
   });
   return (
     <Section title="Test credits">
@@ -272,8 +298,8 @@ function TestSubscription({ billing, liveSubscribed }: { billing: BillingInfo; l
   const { client, mode } = useConsole();
   const queries = useQueryClient();
   const refresh = async () => {
-    // The access shows here, in the Overview and in the playground's price.
-    await Promise.all(['billing', 'account', 'quote'].map((key) => queries.invalidateQueries({ queryKey: [key, mode] })));
+    // The access shows here and in the playground's price (the Overview's account is live mode's).
+    await Promise.all([['billing', mode], ['quote', mode]].map((queryKey) => queries.invalidateQueries({ queryKey })));
   };
   const change = useAction({
     mutationFn: async (on: boolean) => {

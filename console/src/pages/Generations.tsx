@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { ImageTask, Pagination, VideoTask } from '#client';
 import { ErrorNotice, formatTime, Loaded, Pager, Section, StatusBadge, TaskFailure } from '../components';
 import { useConsole } from '../context';
+import { ledgerKey } from '../ledger';
 import { pollWhile } from '../queries';
 import { navigate, useLocation } from '../router';
 import { plural } from '../words';
@@ -157,7 +158,8 @@ function TaskDetail({ id }: { id: string }) {
     onSuccess: (ended) => {
       setConfirming(false);
       queries.setQueryData(['task', mode, id], ended);
-      void queries.invalidateQueries({ queryKey: ['tasks', mode] });
+      // The gallery, and the refund: the balance and the ledger.
+      for (const queryKey of [['tasks', mode], ['account'], ledgerKey(mode)]) void queries.invalidateQueries({ queryKey });
     },
   });
   const data = task.data;

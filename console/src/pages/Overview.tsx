@@ -1,7 +1,8 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { CopyButton, ErrorNotice, FocusedNotice, Loaded, Section } from '../components';
 import { SpendChart } from '../components/SpendChart';
 import { useConsole } from '../context';
+import { ledgerKey, readLedger } from '../ledger';
 import { useAction } from '../queries';
 import { Link } from '../router';
 import { spendPerDay } from '../usage';
@@ -12,20 +13,18 @@ const CHART_PAGES = 6;
 
 export default function Overview() {
   const { client, mode, config } = useConsole();
-  // GET /account answers both balances whatever the mode.
-  const account = useQuery({ queryKey: ['account', mode], queryFn: async () => (await client()).getAccount() });
+  const queries = useQueryClient();
+  // GET /account answers both balances whatever the mode: one query for both (Billing shares it).
+  const account = useQuery({ queryKey: ['account'], queryFn: async () => (await client()).getAccount() });
+  // The ledger's newest pages until 30 days back, shared with Usage and Billing (ledger.ts).
   const spend = useQuery({
-    queryKey: ['spend30', mode],
+    queryKey: [...ledgerKey(mode), 'spend30'],
     queryFn: async () => {
-      const api = await client();
       const since = Date.now() - 30 * 86_400_000;
-      const transactions = [];
-      for (let page = 1; page <= CHART_PAGES; page += 1) {
-        const answer = await api.listTransactions({ page, limit: 50 });
-        transactions.push(...answer.transactions);
-        const oldest = answer.transactions.at(-1);
-        if (!answer.pagination.has_more || !oldest || Date.parse(oldest.created_at) < since) break;
-      }
+      const { transactions } = await readLedger(queries, client, mode, CHART_PAGES, (page) => {
+        const oldest = page.transactions.at(-1);
+        return !oldest || Date.parse(oldest.created_at) < since;
+      });
       return spendPerDay(transactions, new Date());
     },
   });

@@ -1,10 +1,11 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState, type FormEvent, type ReactNode } from 'react';
 import type { ImageTask, Quote, QuoteParams, VideoTask } from '#client';
 import { CopyButton, ErrorNotice, Section, StatusBadge, TaskFailure } from '../components';
 import { useConsole } from '../context';
 import { BILLING_LINK } from '../errors';
 import { StartIntent } from '../idempotency';
+import { ledgerKey } from '../ledger';
 import {
   curlCommand,
   fieldsOf,
@@ -68,15 +69,23 @@ export default function Playground() {
     placeholderData: (previous) => previous,
   });
 
+  const queries = useQueryClient();
+  // What a start or a failure (refunded) changes besides the task: the balance, the ledger, the price's balance.
+  const charged = () => Promise.all([['account'], ledgerKey(mode), ['quote', mode]].map((queryKey) => queries.invalidateQueries({ queryKey })));
   const [intent] = useState(() => new StartIntent());
   const start = useAction({
     mutationFn: async (idempotencyKey: string): Promise<VideoTask | ImageTask> => {
       const api = await client();
       return kind === 'video' ? api.generateVideo(body as never, { idempotencyKey }) : api.generateImage(body as never, { idempotencyKey });
     },
+    onSuccess: (started) => {
+      // The start's answer is the task's first read: the poll begins from it, not with a GET of the same.
+      queries.setQueryData(['task', mode, idOf(started)], started);
+      void charged();
+    },
     onSettled: (_task, error, idempotencyKey) => intent.settled(idempotencyKey, error),
   });
-  const startedId = start.data ? ('video_id' in start.data ? start.data.video_id : start.data.image_id) : undefined;
+  const startedId = start.data ? idOf(start.data) : undefined;
   const progress = useQuery({
     queryKey: ['task', mode, startedId],
     enabled: startedId !== undefined,
@@ -87,6 +96,11 @@ export default function Playground() {
     refetchInterval: pollWhile((task: VideoTask | ImageTask | undefined) => task?.status !== 'completed' && task?.status !== 'failed', 1_500),
   });
   const task = progress.data ?? start.data;
+  const failed = task?.status === 'failed';
+  useEffect(() => {
+    if (failed) void charged();
+    // Once per failure: a failed task is refunded.
+  }, [failed]);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -134,8 +148,10 @@ export default function Playground() {
   );
 }
 
+const idOf = (task: VideoTask | ImageTask) => ('video_id' in task ? task.video_id : task.image_id);
+
 function TaskResult({ task }: { task: VideoTask | ImageTask }) {
-  const id = 'video_id' in task ? task.video_id : task.image_id;
+  const id = idOf(task);
   return (
     <div className="stack" data-testid="playground-result" data-status={task.status}>
       <p>

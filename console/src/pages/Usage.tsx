@@ -3,26 +3,22 @@ import { useState } from 'react';
 import type { CreditTransaction } from '#client';
 import { ErrorNotice, formatTime, Loaded, Pager } from '../components';
 import { useConsole } from '../context';
+import { LEDGER_PAGE_SIZE, ledgerPage } from '../ledger';
 import { useAction } from '../queries';
 import { transactionsCsv } from '../usage';
-
-const PAGE_SIZE = 50;
 
 export default function Usage() {
   const { client, mode } = useConsole();
   const [page, setPage] = useState(1);
-  const list = useQuery({
-    queryKey: ['transactions', mode, page],
-    queryFn: async () => (await client()).listTransactions({ page, limit: PAGE_SIZE }),
-    placeholderData: (previous) => previous,
-  });
+  // The ledger's shared pages: the first is usually the one the Overview's chart has just read.
+  const list = useQuery({ ...ledgerPage(client, mode, page), placeholderData: (previous) => previous });
   // Every page, then one file: the export is the whole ledger of this mode.
   const exportCsv = useAction({
     mutationFn: async () => {
       const api = await client();
       const all: CreditTransaction[] = [];
       for (let next = 1; ; next += 1) {
-        const answer = await api.listTransactions({ page: next, limit: PAGE_SIZE });
+        const answer = await api.listTransactions({ page: next, limit: LEDGER_PAGE_SIZE });
         all.push(...answer.transactions);
         if (!answer.pagination.has_more) break;
       }
