@@ -1,6 +1,6 @@
-import { settingsEnvironment } from '#providers/provider-module';
 import { PROVIDER_SETTINGS_LIST, providerSettings } from '#providers/settings-registry';
 import type { DeploySettings } from './deploy-settings';
+import { environmentOf } from './settings';
 
 /**
  * The environment variables the stack sets on functions: what functions/config/ reads at
@@ -120,7 +120,7 @@ export function sharedEnvironment(settings: DeploySettings, resources: SharedRes
       if (!arn) throw new Error(`The ${deployed.name} provider needs the secret ${secret.deployed.arnVariable} names.`);
       env[secret.deployed.arnVariable] = arn;
     }
-    Object.assign(env, settingsEnvironment(module, deployed.settings));
+    Object.assign(env, environmentOf(module.settings, deployed.settings));
   }
   if (settings.samLocal) {
     // Empty means unset to functions/config/; sam local invoke --env-vars fills them in.

@@ -28,10 +28,11 @@ import { allSampleNames, SAMPLES_SOURCE_DIR } from '#providers/simulated/sample-
 /**
  * 300 KB until the third wave; a second provider (fal) with routing and circuits, key scopes and
  * spend limits, the catalogue and the events feed took the functions that run tasks to about
- * 336 KB, zod (104 KB) still the largest share. Their load time is measured by bench:cold
+ * 336 KB, zod (104 KB) still the largest share; the settings vocabulary on zod/mini (issue 33)
+ * adds its small API (about 6 KB) beside classic zod's. Their load time is measured by bench:cold
  * (docs/performance.md); the target keeps the next growth a decision, not a drift.
  */
-const BUNDLE_TARGET_BYTES = 344 * 1024;
+const BUNDLE_TARGET_BYTES = 352 * 1024;
 /**
  * The billing functions carry Stripe's official client (about 245 KB minified, every API
  * resource included: the package has no per-resource entry points); they get that much more.
@@ -154,12 +155,14 @@ describe('synthesized bundles', () => {
     }
   });
 
-  it("authorizer: on every request's cold path, it carries neither zod nor a provider (functions/config/service.ts)", () => {
+  it("authorizer: on every request's cold path, it carries zod's mini core only and no provider (functions/config/setting.ts)", () => {
     const authorizer = findBundledFunction(cdkOut, AUTHORIZER_HANDLER);
     const code = readFileSync(path.join(authorizer.assetDir, authorizer.file), 'utf8');
-    // zod's own error messages and the providers' variables: what their settings schemas would bring.
-    expect(code).not.toContain('Invalid input');
-    expect(code).not.toContain('REPLICATE_TIMEOUT_MS');
+    // Its settings are zod/mini schemas: classic zod's own classes (what the contract's schemas bring) stay out,
+    expect(code).toContain('"ZodMiniString"');
+    expect(code).not.toMatch(/"Zod(String|Object|Error)"/);
+    // and so do the providers' settings.
+    expect(code).not.toMatch(/REPLICATE_TIMEOUT_MS|FAL_BASE_URL|PROVIDER_ROUTES/);
     expect(statSync(path.join(authorizer.assetDir, authorizer.file)).size).toBeLessThan(AUTHORIZER_TARGET_BYTES);
   });
 

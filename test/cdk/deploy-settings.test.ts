@@ -65,8 +65,8 @@ describe('deploy settings from CDK context', () => {
   });
 
   it.each([
-    [{ stage: 'staging' }, /"stage" must be one of dev, prod/],
-    [{ provider: 'openai' }, /"provider" must be one of replicate, fal, simulated/],
+    [{ stage: 'staging' }, 'Context "stage" must be one of "dev", "prod"; got "staging".'],
+    [{ provider: 'openai' }, /"provider" must be one of "replicate", "fal", "simulated"/],
     [{ replicateSecretArn: 'arn:aws:s3:::bucket' }, /Secrets Manager secret ARN/],
     [{ apiDomainName: 'api.example.com' }, /apiDomainName and apiCertificateArn go together/],
     [{ cdnDomainName: 'm.example.com', cdnCertificateArn: 'arn:aws:acm:eu-west-1:1:certificate/x' }, /us-east-1/],

@@ -214,7 +214,7 @@ describe('operations: background functions, alarms, dashboard', () => {
       expect(() => settings(PROD)).toThrow(/stage=prod needs somewhere to send alarms: pass -c alarmTopicArn=.* or -c alarmEmail=/);
       expect(() => settings({ ...PROD, alarmTopicArn: TOPIC })).not.toThrow();
       expect(() => settings({ ...PROD, alarmEmail: 'ops@example.com' })).not.toThrow();
-      expect(() => settings({ alarmEmail: 'not-an-address' })).toThrow(/alarmEmail must be e-mail addresses/);
+      expect(() => settings({ alarmEmail: 'not-an-address' })).toThrow(/"alarmEmail" must be e-mail addresses/);
       expect(() => settings({ alarmTopicArn: 'arn:aws:sqs:eu-west-1:123456789012:q' })).toThrow(/SNS topic ARN/);
     });
 

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { CONFIG_DEFAULTS } from '#config';
+import { functionVariables } from '#config/groups';
 import { REPLICATE_DEFAULTS } from '#providers/replicate/index';
 import { PROVIDER_MODULES } from '#providers/registry';
 import { GATEWAY_RESPONSES } from '#contract/gateway-responses';
@@ -19,7 +20,7 @@ import { HOSTED_MAX_WAIT_SECONDS } from '#mcp/lambda-transport';
 import { readDeploySettings } from '#lib/deploy-settings';
 import { NOT_SET_ON_AWS, sessionEnvironment, sharedEnvironment } from '#lib/function-environment';
 import { BACKGROUND_FUNCTIONS, FUNCTION_NEEDS } from '#lib/function-needs';
-import { REPO_ROOT, functionIdOf, resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
+import { functionIdOf, resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
 
 const CONTRACT_CODES = ['unauthorized', 'not_found', 'payload_too_large', 'rate_limit_exceeded', 'validation_error', 'internal_error'];
 
@@ -243,20 +244,10 @@ describe('StatelessStack', () => {
     });
 
     it('sets every variable functions/config/ reads, except the ones that must not be set on AWS', () => {
-      const configDir = path.join(REPO_ROOT, 'functions', 'config');
-      const source = readdirSync(configDir)
-        .map((file) => readFileSync(path.join(configDir, file), 'utf8'))
-        .join('\n');
-      const read = new Set([...source.matchAll(/\(env, '([A-Z0-9_]+)'/g)].map((m) => m[1]!));
+      // Every variable of the settings vocabulary (functions/config/groups.ts), providers' included.
+      const read = new Set(functionVariables());
       expect(read.size).toBeGreaterThan(5);
-      // config.ts reads each provider's variables through the provider's module.
-      for (const module of PROVIDER_MODULES) {
-        for (const variable of Object.values(module.variables)) read.add(variable);
-        for (const secret of Object.values(module.secrets)) {
-          read.add(secret.valueVariable);
-          if (secret.deployed) read.add(secret.deployed.arnVariable);
-        }
-      }
+      for (const module of PROVIDER_MODULES) for (const secret of Object.values(module.secrets)) expect(read).toContain(secret.valueVariable);
       const resources = {
         tableName: 't',
         bucketName: 'b',
@@ -291,6 +282,9 @@ describe('StatelessStack', () => {
         'CALLBACK_BASE_URL',
         // The copy worker: the binary in its ffmpeg layer.
         'FFMPEG_PATH',
+        // The billing functions: the ARNs of the Stripe secrets each reads.
+        'STRIPE_SECRET_KEY_ARN',
+        'STRIPE_WEBHOOK_SECRET_ARN',
         // The authorizer's alone: sessions.
         ...Object.keys(sessionEnvironment(settings({ provider: 'simulated' }), { issuer: 'https://issuer', clientId: 'client' })),
       ]);
