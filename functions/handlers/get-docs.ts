@@ -2,9 +2,10 @@ import { publicHandler } from '#http/public-handler';
 import { DOCS_PAGE_CSP, docsPageHtml } from '#openapi/docs-page';
 import { buildOpenApiDocument } from '#openapi/document';
 import { serverUrlOf } from '#openapi/server-url';
+import { spec } from './get-docs.spec';
 
 /** GET /api/v1/docs (public): the API reference page, rendered from the OpenAPI document. */
-export const handler = publicHandler(async (event) => ({
+export const handler = publicHandler(spec, async (event) => ({
   statusCode: 200,
   headers: {
     'Content-Type': 'text/html; charset=utf-8',
