@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { RENDERER_BUNDLED_FILE, RENDERER_SOURCE } from '#openapi/renderer';
+import { SERVED_DOCUMENT_FILE } from '#openapi/served-document';
 import { allSampleNames, SAMPLES_SOURCE_DIR } from '#providers/simulated/sample-outputs';
 
 /**
@@ -14,9 +15,14 @@ export interface ExtraFile {
   name: string;
 }
 
+/** The generated OpenAPI document, served as it is by the reference functions (functions/openapi/served-document.ts). */
+const servedDocument = (): ExtraFile[] => [{ source: path.resolve(__dirname, '..', 'docs', 'openapi.json'), name: SERVED_DOCUMENT_FILE }];
+
 export const BUNDLE_EXTRAS: Readonly<Record<string, () => ExtraFile[]>> = {
   // Redoc's standalone browser bundle, served by GET /api/v1/docs/assets/{file} (functions/openapi/renderer.ts).
   'get-docs-asset': () => [{ source: require.resolve(RENDERER_SOURCE), name: RENDERER_BUNDLED_FILE }],
+  'get-openapi': servedDocument,
+  'get-docs': servedDocument,
 };
 
 const NOT_BUNDLED = path.resolve(__dirname, '../functions/mcp/not-bundled.ts');

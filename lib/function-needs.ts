@@ -1,13 +1,6 @@
 import type { TABLE_DEFINITION } from '#adapters/dynamodb/table-definition';
 import type { QueueName } from '#adapters/queues/queue-names';
 import type { MEDIA_PREFIXES } from '#adapters/s3/media-layout';
-import {
-  AUTHORIZER_HANDLER,
-  COPY_WORKER_HANDLER,
-  SUBMISSION_CONSUMER_HANDLER,
-  SWEEPER_HANDLER,
-  WEBHOOK_DELIVERY_HANDLER,
-} from '#http/routes/index';
 
 /**
  * What each function may do, keyed by its handler (functions/handlers/<name>.ts): the functions
@@ -319,12 +312,12 @@ const BILLING_SESSION_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
 
 /** The functions that are not behind a route. */
 export const BACKGROUND_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
-  [AUTHORIZER_HANDLER]: {
+  'authorizer': {
     purpose: "looks up the presented API key, or a session's holder; opens a holder's account on their first sign-in",
     // The first sign-in: TransactWriteItems [Put holder, Put account, Put ledger (sign-up credits)].
     table: { actions: ['GetItem', 'PutItem'] },
   },
-  [SWEEPER_HANDLER]: submitsTasks(
+  'sweeper': submitsTasks(
     endsTasks({
       purpose: 'times out, refreshes and finishes tasks still processing',
       table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'Query'], query: ['gsi2'] },
@@ -332,7 +325,7 @@ export const BACKGROUND_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
       queuesCopies: true,
     }),
   ),
-  [COPY_WORKER_HANDLER]: endsTasks({
+  'copy-output': endsTasks({
     purpose: 'copies provider outputs into the bucket, makes video thumbnails and completes the task',
     table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
     // A copy whose task ended meanwhile (canceled, timed out) or whose output is refused is removed again.
@@ -340,14 +333,14 @@ export const BACKGROUND_FUNCTIONS: Readonly<Record<string, FunctionNeeds>> = {
     copiesResults: true,
     makesThumbnails: true,
   }),
-  [SUBMISSION_CONSUMER_HANDLER]: submitsTasks(
+  'submission-consumer': submitsTasks(
     endsTasks({
       purpose: "submits queued creates at the provider budget's pace, backing off while the provider refuses for load",
       table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
       queues: { consume: 'submissions' },
     }),
   ),
-  [WEBHOOK_DELIVERY_HANDLER]: {
+  'webhook-delivery': {
     purpose: 'makes one attempt of a webhook delivery and schedules the next',
     table: { actions: ['GetItem', 'UpdateItem'] },
     queues: { send: ['webhook-deliveries'], consume: 'webhook-deliveries' },

@@ -7,15 +7,7 @@ import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { QUEUE_URL_VARIABLES, type QueueName } from '#adapters/queues/queue-names';
 import { STRIPE_SECRETS } from '#adapters/stripe/settings';
-import {
-  AUTHORIZER_HANDLER,
-  COPY_WORKER_HANDLER,
-  ROUTES,
-  type Route,
-  SWEEPER_HANDLER,
-  WEBHOOK_DELIVERY_HANDLER,
-  SUBMISSION_CONSUMER_HANDLER,
-} from '#http/routes/index';
+import { ROUTES, type Route } from '#http/routes/index';
 import { STREAMED_ROUTE_TIMEOUT_SECONDS } from '#http/route';
 import { providerSettings } from '#providers/settings-registry';
 import { BUNDLE_ALIASES, extraFilesOf } from './bundle-extras';
@@ -57,15 +49,15 @@ const CONSUMERS: Readonly<Record<QueueName, { maxConcurrency: number; batchSize:
 
 /** Sizes that differ from the house default (512 MB, 28 s: under API Gateway's 29 s; streamed routes: their integration's timeout). */
 const SIZING: Readonly<Record<string, Pick<ApiFunctionProps, 'memorySize' | 'timeout' | 'retryAttempts' | 'maxEventAge'>>> = {
-  [AUTHORIZER_HANDLER]: { timeout: Duration.seconds(10) },
+  'authorizer': { timeout: Duration.seconds(10) },
   // Runs every minute; a failed run is simply the next run's work, so Lambda need not retry it.
-  [SWEEPER_HANDLER]: { memorySize: 1024, timeout: Duration.minutes(2), retryAttempts: 0, maxEventAge: Duration.minutes(1) },
+  'sweeper': { memorySize: 1024, timeout: Duration.minutes(2), retryAttempts: 0, maxEventAge: Duration.minutes(1) },
   // Streams provider outputs (up to 2 GB) into S3; network throughput grows with memory.
-  [COPY_WORKER_HANDLER]: { memorySize: 1024, timeout: Duration.minutes(5), retryAttempts: 2 },
+  'copy-output': { memorySize: 1024, timeout: Duration.minutes(5), retryAttempts: 2 },
   // One delivery attempt waits at most 10 s for the customer's endpoint.
-  [WEBHOOK_DELIVERY_HANDLER]: { timeout: Duration.seconds(30) },
+  'webhook-delivery': { timeout: Duration.seconds(30) },
   // A batch of creates, each waiting up to 5 s for its turn and 10 s for Replicate's answer.
-  [SUBMISSION_CONSUMER_HANDLER]: { timeout: Duration.seconds(60) },
+  'submission-consumer': { timeout: Duration.seconds(60) },
 };
 
 /**
@@ -131,15 +123,15 @@ export class StatelessStack extends Stack {
     };
     const reserved = (concurrency: number) => (concurrency > 0 ? { reservedConcurrency: concurrency } : {});
     const background: Readonly<Record<string, Pick<ApiFunctionProps, 'onFailure' | 'reservedConcurrency'>>> = {
-      [COPY_WORKER_HANDLER]: {
+      'copy-output': {
         onFailure: this.deadLetterQueues.copyWorker.queue,
         ...reserved(settings.background.copyWorkerConcurrency),
       },
-      [SWEEPER_HANDLER]: {
+      'sweeper': {
         onFailure: this.deadLetterQueues.sweeper.queue,
         ...reserved(settings.background.sweeperConcurrency),
       },
-      [SUBMISSION_CONSUMER_HANDLER]: reserved(settings.background.submissionConsumerConcurrency),
+      'submission-consumer': reserved(settings.background.submissionConsumerConcurrency),
     };
 
     // The event pipeline's queues, each with its DLQ (alarms and dashboard pick them up).
@@ -147,12 +139,12 @@ export class StatelessStack extends Stack {
       'webhook-deliveries': new WorkQueue(this, 'WebhookDeliveries', {
         name: 'webhook-deliveries',
         purpose: 'webhook delivery attempts',
-        consumerTimeout: SIZING[WEBHOOK_DELIVERY_HANDLER]!.timeout!,
+        consumerTimeout: SIZING['webhook-delivery']!.timeout!,
       }),
       submissions: new WorkQueue(this, 'Submissions', {
         name: 'submissions',
         purpose: "creates waiting for a turn in the provider's budget",
-        consumerTimeout: SIZING[SUBMISSION_CONSUMER_HANDLER]!.timeout!,
+        consumerTimeout: SIZING['submission-consumer']!.timeout!,
       }),
     };
     this.workQueues.push(...Object.values(queues));
@@ -176,7 +168,7 @@ export class StatelessStack extends Stack {
           ...environment,
           ...(needs.queuesCopies && copyWorker && { COPY_WORKER_FUNCTION: copyWorker.function.functionName }),
           ...(needs.makesThumbnails && { FFMPEG_PATH: FFMPEG_LAYER_BINARY }),
-          ...(handler === AUTHORIZER_HANDLER && sessionEnvironment(settings, { issuer: data.identityIssuer, clientId: data.userPoolClientId })),
+          ...(handler === 'authorizer' && sessionEnvironment(settings, { issuer: data.identityIssuer, clientId: data.userPoolClientId })),
           ...Object.fromEntries((needs.queues?.send ?? []).map((name) => [QUEUE_URL_VARIABLES[name], queues[name].queue.queueUrl])),
           ...(needs.stripe && billingEnvironment(settings, this.stripeSecrets)),
         },
@@ -200,12 +192,12 @@ export class StatelessStack extends Stack {
     };
 
     // The copy worker first: the functions that queue copies are told its name.
-    const copyWorker = create(COPY_WORKER_HANDLER);
-    const authorizer = create(AUTHORIZER_HANDLER, copyWorker);
+    const copyWorker = create('copy-output');
+    const authorizer = create('authorizer', copyWorker);
     for (const handler of new Set(routes.map((route) => route.handler))) {
       if (!this.functions.has(handler)) create(handler, copyWorker);
     }
-    const sweeper = this.functions.get(SWEEPER_HANDLER) ?? create(SWEEPER_HANDLER, copyWorker);
+    const sweeper = this.functions.get('sweeper') ?? create('sweeper', copyWorker);
     // The other functions behind no route (queue consumers).
     for (const handler of Object.keys(BACKGROUND_FUNCTIONS)) {
       if (!this.functions.has(handler)) create(handler, copyWorker);

@@ -1,3 +1,4 @@
+import { SERVED_DOCUMENT_FILE } from '#openapi/served-document';
 import { defineFunction } from '#spec/function-spec';
 
 export const spec = defineFunction({
@@ -7,4 +8,6 @@ export const spec = defineFunction({
   trigger: { kind: 'http', method: 'GET', path: '/docs' },
   access: { callers: ['public'], checks: 'nothing' },
   needs: {},
+  // The generated document (npm run openapi), served as it is: no route table in the bundle.
+  bundle: { files: [{ source: 'docs/openapi.json', name: SERVED_DOCUMENT_FILE }] },
 });

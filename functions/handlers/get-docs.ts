@@ -1,6 +1,6 @@
 import { publicHandler } from '#http/public-handler';
 import { DOCS_PAGE_CSP, docsPageHtml } from '#openapi/docs-page';
-import { buildOpenApiDocument } from '#openapi/document';
+import { servedDocument } from '#openapi/served-document';
 import { serverUrlOf } from '#openapi/server-url';
 import { spec } from './get-docs.spec';
 
@@ -14,5 +14,5 @@ export const handler = publicHandler(spec, async (event) => ({
     'Referrer-Policy': 'no-referrer',
     'Cache-Control': 'public, max-age=300',
   },
-  body: docsPageHtml(buildOpenApiDocument({ serverUrl: serverUrlOf(event) })),
+  body: docsPageHtml(await servedDocument(serverUrlOf(event))),
 }));

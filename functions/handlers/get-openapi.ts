@@ -1,5 +1,5 @@
 import { publicHandler } from '#http/public-handler';
-import { buildOpenApiDocument } from '#openapi/document';
+import { servedDocument } from '#openapi/served-document';
 import { serverUrlOf } from '#openapi/server-url';
 import { spec } from './get-openapi.spec';
 
@@ -15,5 +15,5 @@ export const handler = publicHandler(spec, async (event) => ({
     // A public document: let API tools on other origins read it.
     'Access-Control-Allow-Origin': '*',
   },
-  body: JSON.stringify(buildOpenApiDocument({ serverUrl: serverUrlOf(event) })),
+  body: JSON.stringify(await servedDocument(serverUrlOf(event))),
 }));

@@ -1,7 +1,7 @@
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { AUTHORIZER_HANDLER, COPY_WORKER_HANDLER, ROUTES, SWEEPER_HANDLER } from '#http/routes/index';
+import { ROUTES } from '#http/routes/index';
 import { WorkQueue } from '#lib/constructs/work-queue';
 import { DeploySettingsError, readDeploySettings } from '#lib/deploy-settings';
 import { functionIdOf, resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
@@ -41,8 +41,8 @@ describe('operations: background functions, alarms, dashboard', () => {
   describe('background functions', () => {
     it('send failed asynchronous invocations of the copy worker and the sweeper to their own dead-letter queues', () => {
       for (const [handler, queue, retries] of [
-        [COPY_WORKER_HANDLER, 'CopyWorkerFailures', 2],
-        [SWEEPER_HANDLER, 'SweeperFailures', 0],
+        ['copy-output', 'CopyWorkerFailures', 2],
+        ['sweeper', 'SweeperFailures', 0],
       ] as const) {
         template().hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
           FunctionName: { Ref: functionIdOf(template(), handler) },
@@ -91,19 +91,19 @@ describe('operations: background functions, alarms, dashboard', () => {
     it('reserve (and so cap) the concurrency of the background functions only, configurable and removable', () => {
       const reserved = (t: typeof s.statelessTemplate, handler: string) =>
         t.toJSON().Resources[functionIdOf(t, handler)].Properties.ReservedConcurrentExecutions;
-      expect(reserved(template(), COPY_WORKER_HANDLER)).toBe(10);
-      expect(reserved(template(), SWEEPER_HANDLER)).toBe(2);
-      for (const handler of [AUTHORIZER_HANDLER, ...ROUTES.map((r) => r.handler)]) {
+      expect(reserved(template(), 'copy-output')).toBe(10);
+      expect(reserved(template(), 'sweeper')).toBe(2);
+      for (const handler of ['authorizer', ...ROUTES.map((r) => r.handler)]) {
         expect([handler, reserved(template(), handler)]).toEqual([handler, undefined]);
       }
       const tuned = synthesize({ context: { copyWorkerConcurrency: '25', sweeperConcurrency: '0' } }).statelessTemplate;
-      expect(reserved(tuned, COPY_WORKER_HANDLER)).toBe(25);
-      expect(reserved(tuned, SWEEPER_HANDLER)).toBeUndefined();
+      expect(reserved(tuned, 'copy-output')).toBe(25);
+      expect(reserved(tuned, 'sweeper')).toBeUndefined();
     });
 
     it('alarm on throttling of a capped function only when it lasts 15 minutes (a burst waits by design)', () => {
-      expect(named(`throttles-${COPY_WORKER_HANDLER}`)).toMatchObject({ EvaluationPeriods: 3, Period: 300 });
-      expect(named(`throttles-${SWEEPER_HANDLER}`)).toMatchObject({ EvaluationPeriods: 3 });
+      expect(named(`throttles-copy-output`)).toMatchObject({ EvaluationPeriods: 3, Period: 300 });
+      expect(named(`throttles-sweeper`)).toMatchObject({ EvaluationPeriods: 3 });
       expect(named('throttles-generate')).toMatchObject({ EvaluationPeriods: 1 });
     });
   });
@@ -120,7 +120,7 @@ describe('operations: background functions, alarms, dashboard', () => {
           ComparisonOperator: 'GreaterThanOrEqualToThreshold',
         });
       }
-      expect(named(`errors-${AUTHORIZER_HANDLER}`)).toBeUndefined();
+      expect(named(`errors-authorizer`)).toBeUndefined();
       expect(named('copy-worker-errors')).toMatchObject({ MetricName: 'Errors' });
     });
 
@@ -192,7 +192,7 @@ describe('operations: background functions, alarms, dashboard', () => {
     it('notice a stopped sweeper: fewer than one run in 10 minutes, silence counting as stopped', () => {
       expect(named('sweeper-stopped')).toMatchObject({
         MetricName: 'Invocations',
-        Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionIdOf(template(), SWEEPER_HANDLER) } }],
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionIdOf(template(), 'sweeper') } }],
         Period: 600,
         Threshold: 1,
         ComparisonOperator: 'LessThanThreshold',

@@ -6,15 +6,7 @@ import { functionVariables } from '#config/groups';
 import { REPLICATE_DEFAULTS } from '#providers/replicate/index';
 import { PROVIDER_MODULES } from '#providers/registry';
 import { GATEWAY_RESPONSES } from '#contract/gateway-responses';
-import {
-  API_PREFIX,
-  AUTHORIZER_HANDLER,
-  BINARY_MEDIA_TYPES,
-  COPY_WORKER_HANDLER,
-  ROUTES,
-  type Route,
-  SWEEPER_HANDLER,
-} from '#http/routes/index';
+import { API_PREFIX, BINARY_MEDIA_TYPES, ROUTES, type Route } from '#http/routes/index';
 import { STREAMED_ROUTE_TIMEOUT_SECONDS } from '#http/route';
 import { HOSTED_MAX_WAIT_SECONDS } from '#mcp/lambda-transport';
 import { readDeploySettings } from '#lib/deploy-settings';
@@ -128,7 +120,7 @@ describe('StatelessStack', () => {
         IdentitySource: 'method.request.header.Authorization',
         AuthorizerResultTtlInSeconds: CONFIG_DEFAULTS.authCacheTtlSeconds,
         AuthorizerUri: Match.objectLike({
-          'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': [functionIdOf(template(), AUTHORIZER_HANDLER), 'Arn'] }])],
+          'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': [functionIdOf(template(), 'authorizer'), 'Arn'] }])],
         }),
       });
       template().hasResourceProperties('AWS::Lambda::Function', {
@@ -216,7 +208,7 @@ describe('StatelessStack', () => {
       for (const handler of handlers()) {
         const fn = resources()[functionIdOf(template(), handler)].Properties;
         expect(fn.Runtime).toBe('nodejs24.x');
-        expect(fn.Architectures).toEqual([handler === COPY_WORKER_HANDLER ? 'x86_64' : 'arm64']);
+        expect(fn.Architectures).toEqual([handler === 'copy-output' ? 'x86_64' : 'arm64']);
         expect(fn.TracingConfig).toEqual({ Mode: 'Active' });
         expect(fn.Handler).toBe('index.handler');
         const logGroupId = fn.LoggingConfig.LogGroup.Ref;
@@ -298,7 +290,7 @@ describe('StatelessStack', () => {
     it("gives the authorizer (and only it) the user pool's issuer and client from SSM, and the sign-up credits", () => {
       for (const handler of handlers()) {
         const env = resources()[functionIdOf(template(), handler)].Properties.Environment.Variables;
-        if (handler === AUTHORIZER_HANDLER) {
+        if (handler === 'authorizer') {
           expect(env).toMatchObject({
             IDENTITY_ISSUER: { Ref: 'IdentityIssuerParameter' },
             IDENTITY_CLIENT_ID: { Ref: 'UserPoolClientIdParameter' },
@@ -331,10 +323,10 @@ describe('StatelessStack', () => {
     });
 
     it('tells the polling functions (and only them) which function copies results', () => {
-      const copyWorkerId = functionIdOf(template(), COPY_WORKER_HANDLER);
+      const copyWorkerId = functionIdOf(template(), 'copy-output');
       for (const handler of handlers()) {
         const env = resources()[functionIdOf(template(), handler)].Properties.Environment.Variables;
-        if (['get-video', 'get-image', 'mcp', 'provider-callback', SWEEPER_HANDLER].includes(handler)) {
+        if (['get-video', 'get-image', 'mcp', 'provider-callback', 'sweeper'].includes(handler)) {
           expect(env.COPY_WORKER_FUNCTION).toEqual({ Ref: copyWorkerId });
         } else {
           expect(env.COPY_WORKER_FUNCTION).toBeUndefined();
@@ -353,7 +345,7 @@ describe('StatelessStack', () => {
       expect(readdirSync(path.join(s.outdir, `asset.${assetHash}`))).toEqual(['ffmpeg']);
       for (const handler of handlers()) {
         const fn = resources()[functionIdOf(template(), handler)].Properties;
-        if (handler === COPY_WORKER_HANDLER) {
+        if (handler === 'copy-output') {
           expect(fn.Layers).toEqual([{ Ref: layerId }]);
           expect(fn.Environment.Variables.FFMPEG_PATH).toBe('/opt/ffmpeg');
         } else {
@@ -363,7 +355,7 @@ describe('StatelessStack', () => {
     });
 
     it('tells the functions that submit (and only them) the submission queue and the callback address', () => {
-      const submitting = ['generate', 'generate-image', 'mcp', SWEEPER_HANDLER, 'submission-consumer'];
+      const submitting = ['generate', 'generate-image', 'mcp', 'sweeper', 'submission-consumer'];
       const queue = s.stateless.workQueues.find((work) => work.name === 'submissions')!;
       const restApiId = resourcesOf(template(), 'AWS::ApiGateway::RestApi')[0]![0];
       for (const handler of handlers()) {
@@ -392,7 +384,7 @@ describe('StatelessStack', () => {
         State: 'ENABLED',
         Targets: [
           Match.objectLike({
-            Arn: { 'Fn::GetAtt': [functionIdOf(template(), SWEEPER_HANDLER), 'Arn'] },
+            Arn: { 'Fn::GetAtt': [functionIdOf(template(), 'sweeper'), 'Arn'] },
             RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 },
           }),
         ],
@@ -400,7 +392,7 @@ describe('StatelessStack', () => {
       template().hasResourceProperties('AWS::Lambda::Permission', {
         Action: 'lambda:InvokeFunction',
         Principal: 'events.amazonaws.com',
-        FunctionName: { 'Fn::GetAtt': [functionIdOf(template(), SWEEPER_HANDLER), 'Arn'] },
+        FunctionName: { 'Fn::GetAtt': [functionIdOf(template(), 'sweeper'), 'Arn'] },
       });
     });
   });
@@ -419,7 +411,7 @@ describe('StatelessStack', () => {
     });
 
     it('watch throttles of every function, authorizer failures, the sweeper and DynamoDB throttling', () => {
-      for (const handler of [AUTHORIZER_HANDLER, SWEEPER_HANDLER, COPY_WORKER_HANDLER, ...ROUTES.map((r) => r.handler)]) {
+      for (const handler of ['authorizer', 'sweeper', 'copy-output', ...ROUTES.map((r) => r.handler)]) {
         expect(named(`throttles-${handler}`)).toMatchObject({ MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
       }
       expect(named('authorizer-errors')).toMatchObject({ MetricName: 'AuthorizerFailures', Namespace: 'VidGen/dev' });

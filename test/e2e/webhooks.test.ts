@@ -8,7 +8,6 @@ import { lambdaContext } from '#bin/lambda-context.cjs';
 import { loadHandler } from '#bin/local-stack/lambda-runtime';
 import { DynamoDeliveryStore } from '#adapters/dynamodb/delivery-repository';
 import { newEventId } from '#domain/ids';
-import { SWEEPER_HANDLER } from '#http/routes/index';
 import { VidgenClient, verifyWebhook } from '#client';
 
 /**
@@ -333,7 +332,7 @@ describe('test events', () => {
 });
 
 describe('after a restart', () => {
-  const runSweeper = () => loadHandler(SWEEPER_HANDLER)({}, lambdaContext(SWEEPER_HANDLER)) as Promise<Json>;
+  const runSweeper = () => loadHandler('sweeper')({}, lambdaContext('sweeper')) as Promise<Json>;
 
   it('the sweeper resends a pending delivery that is due and has no queue message (a retry lost with the process)', async () => {
     const { accountId, key } = await account();

@@ -1,6 +1,6 @@
 import { BUNDLE_ALIASES, BUNDLE_EXTRAS } from '#lib/bundle-extras';
 import { FUNCTION_NEEDS, type FunctionNeeds } from '#lib/function-needs';
-import { ROUTES, API_PREFIX } from '#http/routes/index';
+import { API_PREFIX, ROUTE_DOCS, ROUTES, routesOf } from '#http/routes/index';
 import { isHttpSpec, type FunctionSpec } from '#spec/function-spec';
 import type { Needs } from '#spec/needs';
 import { loadSpecs, readSpecs, validateSpecs, HANDLERS_DIR } from '#spec/registry';
@@ -87,7 +87,17 @@ describe('function specs', () => {
     expect(specs.filter((spec) => spec.bundle?.leaveOut).map((spec) => [spec.name, sorted(spec.bundle?.leaveOut)])).toEqual(
       Object.entries(BUNDLE_ALIASES).map(([name, aliases]) => [name, Object.keys(aliases).sort()]),
     );
-    expect(specs.filter((spec) => spec.bundle?.files).map((spec) => spec.name)).toEqual(Object.keys(BUNDLE_EXTRAS));
+    expect(specs.filter((spec) => spec.bundle?.files).map((spec) => spec.name).sort()).toEqual(Object.keys(BUNDLE_EXTRAS).sort());
+  });
+});
+
+describe('the route table: each route spec joined with its doc', () => {
+  it('refuses a spec without a doc, a doc twice, a doc of no route', () => {
+    expect(routesOf().map((route) => route.handler)).toEqual(ROUTE_DOCS.map((entry) => entry.handler));
+    const [first, ...rest] = ROUTE_DOCS;
+    expect(() => routesOf(rest)).toThrow(`${first!.handler} has none`);
+    expect(() => routesOf([first!, ...ROUTE_DOCS])).toThrow(`${first!.handler} has two`);
+    expect(() => routesOf([...ROUTE_DOCS, { handler: 'sweeper', doc: first!.doc }])).toThrow('documents sweeper, which is not a function behind a route');
   });
 });
 
