@@ -18,7 +18,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
-import { BUNDLE_ALIASES } from '#lib/bundle-extras';
+import { aliasesOf } from '#lib/bundle-options';
+import { specOf } from '#spec/registry';
 import { AWS_SDK_EXTERNALS, BUNDLE_DEFINE, BUNDLE_TARGET, HANDLERS_DIR, NATIVE_EXTERNALS } from '#lib/constructs/api-function';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -188,7 +189,7 @@ async function main(): Promise<void> {
   const metafiles = new Map<string, Metafile>();
   for (const handler of handlers) {
     // As the stack bundles it: the MCP function leaves Ajv out.
-    const built = await bundle(handler, path.join(HANDLERS_DIR, `${handler}.ts`), BUNDLE_ALIASES[handler]);
+    const built = await bundle(handler, path.join(HANDLERS_DIR, `${handler}.ts`), aliasesOf(specOf(handler)));
     files.set(handler, built.file);
     metafiles.set(handler, built.metafile);
   }
@@ -197,7 +198,7 @@ async function main(): Promise<void> {
     why(options.why, metafiles);
     return;
   }
-  const sdk = await bundle('mcp-sdk', path.join(ROOT, 'bench', 'mcp-sdk-entry.ts'), BUNDLE_ALIASES.mcp, ['zod', 'zod/*']);
+  const sdk = await bundle('mcp-sdk', path.join(ROOT, 'bench', 'mcp-sdk-entry.ts'), aliasesOf(specOf('mcp')), ['zod', 'zod/*']);
 
   const figures: ColdFigures = {
     node: process.version,

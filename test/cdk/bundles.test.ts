@@ -12,9 +12,8 @@ import { fillPlaceholders, invokeEnvironment } from '#bin/invoke/local-env';
 import { runScript } from '#test-support/run-script';
 import { createTestDb, dropTestDb, testConfig, testDynamoEndpoint } from '#test-support/test-db';
 import { RENDERER_ASSET, RENDERER_BUNDLED_FILE } from '#openapi/renderer';
-import { REPO_ROOT, synthesize, withReferenceRoutes } from './support/cdk-app';
-import { BACKGROUND_FUNCTIONS } from '#lib/function-needs';
-import { FUNCTION_NEEDS } from '#lib/function-permissions';
+import { loadSpecs, specOf } from '#spec/registry';
+import { REPO_ROOT, synthesize } from './support/cdk-app';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { createS3Client } from '#adapters/s3/s3-client';
 import { allSampleNames, SAMPLES_SOURCE_DIR } from '#providers/simulated/sample-outputs';
@@ -37,7 +36,8 @@ const BUNDLE_TARGET_BYTES = 352 * 1024;
  * resource included: the package has no per-resource entry points); they get that much more.
  */
 const STRIPE_CLIENT_BYTES = 256 * 1024;
-const USES_STRIPE = new Set(['stripe-webhook', 'create-checkout', 'create-portal', 'get-billing']);
+/** The functions that bill carry Stripe's client (their specs name Stripe). */
+const usesStripe = (handler: string) => specOf(handler).needs.stripe !== undefined;
 /** Today's bundles, until the zod imports become namespace imports (docs/operations.md, "Bundles"). */
 const BUNDLE_CEILING_BYTES = 640 * 1024;
 /**
@@ -55,7 +55,7 @@ let db: Db;
 let account: { accountId: string; apiKey: string; keyId: string };
 
 beforeAll(async () => {
-  cdkOut = synthesize({ bundle: true, routes: withReferenceRoutes() }).outdir;
+  cdkOut = synthesize({ bundle: true }).outdir;
   db = await createTestDb();
   const context = buildAppContext(testConfig(db.tableName));
   const created = await createAccount(
@@ -126,15 +126,13 @@ const resultOf = (outcome: InvokeOutcome) => {
 describe('synthesized bundles', () => {
   it('exist for every function, minified with a source map, each its own asset', () => {
     const all = listBundledFunctions(cdkOut);
-    const handlers = new Set([...Object.keys(BACKGROUND_FUNCTIONS), ...withReferenceRoutes().map((r) => r.handler)]);
-    expect(all.map((fn) => fn.handler).sort()).toEqual([...handlers].sort());
+    expect(all.map((fn) => fn.handler).sort()).toEqual(loadSpecs().map((spec) => spec.name).sort());
     for (const fn of all) {
       const code = readFileSync(path.join(fn.assetDir, fn.file), 'utf8');
       expect(code).toMatch(/\/\/# sourceMappingURL=index\.js\.map\s*$/);
       expect(statSync(path.join(fn.assetDir, 'index.js.map')).size).toBeGreaterThan(0);
-      // The AWS SDK comes from the runtime (the public reference functions use none at all).
-      const isPublic = withReferenceRoutes().some((route) => route.handler === fn.handler && route.callers === 'public');
-      if (!isPublic) expect(code).toContain('require("@aws-sdk/client-dynamodb")');
+      // The AWS SDK comes from the runtime (the functions without a table, the public reference ones, use none at all).
+      if (specOf(fn.handler).needs.table) expect(code).toContain('require("@aws-sdk/client-dynamodb")');
       expect(code).not.toContain('DynamoDBServiceException=class');
       // Nor the simulated provider's renderers: on Lambda it hands out sample outputs.
       expect(code).not.toMatch(/require\("(sharp|@ffmpeg-installer\/ffmpeg)"\)/);
@@ -149,7 +147,7 @@ describe('synthesized bundles', () => {
       const limit =
         fn.handler === 'mcp'
           ? sizeOf(findBundledFunction(cdkOut, 'generate')) + MCP_OVER_GENERATE_BYTES
-          : BUNDLE_TARGET_BYTES + (USES_STRIPE.has(fn.handler) ? STRIPE_CLIENT_BYTES : 0);
+          : BUNDLE_TARGET_BYTES + (usesStripe(fn.handler) ? STRIPE_CLIENT_BYTES : 0);
       expect([fn.handler, sizeOf(fn) < limit]).toEqual([fn.handler, true]);
     }
   });
@@ -332,7 +330,7 @@ describe('synthesized bundles', () => {
     // Every function that calls a provider carries the samples; no other does.
     for (const fn of listBundledFunctions(cdkOut)) {
       const carried = allSampleNames().filter((name) => existsSync(path.join(fn.assetDir, name)));
-      expect([fn.handler, carried.length]).toEqual([fn.handler, FUNCTION_NEEDS[fn.handler]?.provider ? allSampleNames().length : 0]);
+      expect([fn.handler, carried.length]).toEqual([fn.handler, specOf(fn.handler).needs.providers ? allSampleNames().length : 0]);
     }
     const runtime = modulePathWith(['@aws-sdk', '@smithy']);
     const s3 = createS3Client({ region: 'local', endpoint: process.env.TEST_S3_ENDPOINT! });

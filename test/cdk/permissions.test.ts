@@ -1,7 +1,5 @@
-import { ROUTES } from '#http/routes/index';
-import { BACKGROUND_FUNCTIONS } from '#lib/function-needs';
-import { FUNCTION_NEEDS } from '#lib/function-permissions';
-import { functionIdOf, grantsOf, synthesize, withReferenceRoutes, type Synthesized } from './support/cdk-app';
+import { loadSpecs } from '#spec/registry';
+import { functionIdOf, grantsOf, resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
 
 /**
  * What each function's role may do, written out by hand from the repositories in
@@ -148,18 +146,15 @@ describe('least privilege', () => {
   let replicate: Synthesized;
   let simulated: Synthesized;
   beforeAll(() => {
-    replicate = synthesize({ routes: withReferenceRoutes() });
-    simulated = synthesize({ context: { provider: 'simulated' }, routes: withReferenceRoutes() });
+    replicate = synthesize();
+    simulated = synthesize({ context: { provider: 'simulated' } });
   });
 
-  it('declares permissions for every handler in the route table', () => {
-    const undeclared = withReferenceRoutes(ROUTES).map((route) => route.handler).filter((handler) => !(handler in FUNCTION_NEEDS));
-    expect(undeclared).toEqual([]);
-  });
-
-  it('declares needs for no function that does not exist (a route handler or a function behind no route)', () => {
-    const functions = new Set([...ROUTES.map((route) => route.handler), ...Object.keys(BACKGROUND_FUNCTIONS)]);
-    expect(Object.keys(FUNCTION_NEEDS).filter((handler) => !functions.has(handler))).toEqual([]);
+  it('makes one function per spec (functions/handlers/*.spec.ts)', () => {
+    const names = loadSpecs().map((spec) => spec.name).sort();
+    const made = resourcesOf(replicate.statelessTemplate, 'AWS::Lambda::Function').flatMap(([, fn]) => (fn.Metadata?.['vidgen:handler'] as string | undefined) ?? []);
+    expect(made.sort()).toEqual(names);
+    expect(Object.keys(EXPECTED_REPLICATE).filter((handler) => !names.includes(handler))).toEqual([]);
   });
 
   it.each(Object.keys(EXPECTED_REPLICATE))('%s gets exactly what it uses (replicate provider)', (handler) => {

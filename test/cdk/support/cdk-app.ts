@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { API_PREFIX, ROUTES, type Route } from '#http/routes/index';
+import type { Route } from '#http/routes/index';
 import { buildApp, type VidGenApp } from '#lib/app';
 import { readDeploySettings } from '#lib/deploy-settings';
 
@@ -14,16 +14,6 @@ const outdirs: string[] = [];
 afterAll(() => {
   for (const dir of outdirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-/** ROUTES plus the public API-reference routes (issue 6), for as long as ROUTES does not list them. */
-export function withReferenceRoutes(routes: readonly Route[] = ROUTES): Route[] {
-  const reference: Route[] = [
-    { method: 'GET', path: `${API_PREFIX}/openapi.json`, handler: 'get-openapi', callers: 'public' },
-    { method: 'GET', path: `${API_PREFIX}/docs`, handler: 'get-docs', callers: 'public' },
-    { method: 'GET', path: `${API_PREFIX}/docs/assets/{file}`, handler: 'get-docs-asset', callers: 'public' },
-  ];
-  return [...routes, ...reference.filter((route) => !routes.some((known) => known.handler === route.handler))];
-}
 
 /** The context `npx cdk` gets from cdk.json (stage defaults and feature flags). */
 export function cdkJsonContext(): Record<string, unknown> {
