@@ -1,14 +1,14 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Function as LambdaFunctionRef, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { QueueName } from '#adapters/queues/queue-names';
 import { ROUTES, type Route } from '#http/routes/index';
 import { providerSettings } from '#providers/settings-registry';
-import type { DeadLetterName, FunctionSpec } from '#spec/function-spec';
+import type { Area, DeadLetterName, FunctionSpec } from '#spec/function-spec';
 import type { StripeSecretName } from '#spec/needs';
 import { loadSpecs } from '#spec/registry';
 import { bindAll, type Bindings } from './binders';
@@ -23,6 +23,7 @@ import { WorkQueue } from './constructs/work-queue';
 import type { DeploySettings } from './deploy-settings';
 import { observabilityEnvironment } from './function-environment';
 import { readSharedValues, type SharedResources } from './shared-parameters';
+import { API_GATEWAY, FunctionArea } from './stacks/function-area';
 
 export interface StatelessStackProps extends StackProps {
   settings: DeploySettings;
@@ -114,11 +115,19 @@ export class StatelessStack extends Stack {
     const queues: Record<QueueName, WorkQueue> = { 'webhook-deliveries': queue('WebhookDeliveries', 'webhook-deliveries'), submissions: queue('Submissions', 'submissions') };
     this.workQueues.push(...Object.values(queues));
 
-    // One function per spec: its size and bundle from the spec; then what its needs call for.
+    // One function per spec, in its area's nested stack: its size and bundle from the spec; then
+    // what its needs call for.
+    const areas = new Map<Area, FunctionArea>();
+    const areaOf = (area: Area) => {
+      let nested = areas.get(area);
+      if (!nested) areas.set(area, (nested = new FunctionArea(this, `${constructIdFor(area)}Functions`, { area, stage: settings.stage })));
+      return nested;
+    };
     let ffmpeg: FfmpegLayer | undefined;
     for (const spec of specs) {
+      const area = areaOf(spec.area);
       const reserved = spec.sizing?.reservedConcurrency ? settings.background[spec.sizing.reservedConcurrency] : 0;
-      const fn = new ApiFunction(this, constructIdFor(spec.name), {
+      const fn = new ApiFunction(area, constructIdFor(spec.name), {
         spec,
         environment: observabilityEnvironment(settings),
         logRetention,
@@ -127,7 +136,7 @@ export class StatelessStack extends Stack {
         ...(spec.onFailure && { onFailure: deadLetters[spec.onFailure].queue }),
         ...(reserved > 0 && { reservedConcurrency: reserved }),
         ...(spec.needs.thumbnails && {
-          layers: { layers: [(ffmpeg ??= new FfmpegLayer(this, 'Ffmpeg')).layer], architecture: FFMPEG_LAYER_ARCHITECTURE },
+          layers: { layers: [(ffmpeg ??= new FfmpegLayer(area, 'Ffmpeg')).layer], architecture: FFMPEG_LAYER_ARCHITECTURE },
         }),
       });
       this.functions.set(spec.name, fn);
@@ -155,11 +164,22 @@ export class StatelessStack extends Stack {
     const sweeper = this.functions.get(onlyOne(specs, 'schedule').name)!;
     const copyWorker = this.functions.get(onlyOne(specs, 'async').name)!;
 
+    // The API invokes each function as its area allows it (one permission per function, below):
+    // the root refers to the functions by ARN only, so it depends on the areas and never the reverse.
+    const imported = new Map<string, IFunction>();
+    const importedFunction = (handler: string) => {
+      let fn = imported.get(handler);
+      if (!fn) {
+        const id = `${constructIdFor(handler)}Ref`;
+        imported.set(handler, (fn = LambdaFunctionRef.fromFunctionAttributes(this, id, { functionArn: this.functionOf(handler).functionArn, sameEnvironment: true, skipPermissions: true })));
+      }
+      return fn;
+    };
     this.restApi = new VidGenRestApi(this, 'Api', {
       stage: settings.stage,
       routes,
-      functionFor: (handler) => this.functionOf(handler),
-      authorizer: authorizer.function,
+      functionFor: importedFunction,
+      authorizer: importedFunction(authorizer.handlerName),
       authCacheTtlSeconds: settings.runtime.authCacheTtlSeconds,
       throttle: settings.api.throttle,
       logRetention,
@@ -172,9 +192,26 @@ export class StatelessStack extends Stack {
     for (const fn of this.functions.values()) {
       if (fn.spec.needs.queues?.includes('submissions')) fn.addEnvironment({ CALLBACK_BASE_URL: this.restApi.callbackBaseUrl });
     }
+    const { api } = this.restApi;
+    const permitted = new Map<string, number>();
+    for (const route of routes) {
+      // One per route (a spec has one): the method and path it answers, on any stage.
+      const count = (permitted.get(route.handler) ?? 0) + 1;
+      permitted.set(route.handler, count);
+      // Every route's handler has a function: the API above asked for each.
+      this.functions.get(route.handler)!.function.addPermission(count === 1 ? 'ApiInvoke' : `ApiInvoke${count}`, {
+        principal: API_GATEWAY,
+        sourceArn: api.arnForExecuteApi(route.method, route.path.replace(/\{[^}]+\}/g, '*'), '*'),
+      });
+    }
+    authorizer.function.addPermission('ApiAuthorize', {
+      principal: API_GATEWAY,
+      sourceArn: Stack.of(this).formatArn({ service: 'execute-api', resource: api.restApiId, resourceName: 'authorizers/*' }),
+    });
 
     const schedule = sweeper.spec.trigger as Extract<FunctionSpec['trigger'], { kind: 'schedule' }>;
-    this.sweepSchedule = new Rule(this, 'SweepSchedule', {
+    // Beside the sweeper: its permission for EventBridge names the rule, which names the function.
+    this.sweepSchedule = new Rule(areaOf(sweeper.spec.area), 'SweepSchedule', {
       description: `Runs the ${sweeper.handlerName} every ${schedule.everyMinutes === 1 ? 'minute' : `${schedule.everyMinutes} minutes`}: timeouts, refunds, result copies, idle tasks`,
       schedule: Schedule.rate(Duration.minutes(schedule.everyMinutes)),
       targets: [
@@ -194,6 +231,10 @@ export class StatelessStack extends Stack {
       api: this.restApi.api,
       accessLogs: this.restApi.accessLogs,
       functions,
+      placeOf: (handler) => {
+        const { area } = this.functions.get(handler)!.spec;
+        return { scope: areaOf(area), area };
+      },
       capped: new Set([...this.functions.values()].filter((fn) => fn.reservedConcurrency).map((fn) => fn.function)),
       authorizer: authorizer.function,
       sweeper: sweeper.function,

@@ -2,6 +2,7 @@ import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { ROUTES } from '#http/routes/index';
+import { specOf } from '#spec/registry';
 import { WorkQueue } from '#lib/constructs/work-queue';
 import { DeploySettingsError, readDeploySettings } from '#lib/deploy-settings';
 import { functionIdOf, resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
@@ -21,6 +22,8 @@ describe('operations: background functions, alarms, dashboard', () => {
   const resources = () => template().toJSON().Resources as Record<string, any>;
   const alarms = () => resourcesOf(template(), 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties!);
   const named = (suffix: string) => alarms().find((a) => a.AlarmName === `vidgen-dev-${suffix}`);
+  /** A function's own alarm: in its area's stack, named after the area too. */
+  const functionAlarm = (kind: 'errors' | 'throttles', handler: string) => named(`${specOf(handler).area}-${kind}-${handler}`);
   const queueIds = () => resourcesOf(template(), 'AWS::SQS::Queue').map(([id]) => id);
   const queueOf = (prefix: string) => {
     const id = queueIds().find((q) => q.startsWith(prefix));
@@ -102,9 +105,9 @@ describe('operations: background functions, alarms, dashboard', () => {
     });
 
     it('alarm on throttling of a capped function only when it lasts 15 minutes (a burst waits by design)', () => {
-      expect(named(`throttles-copy-output`)).toMatchObject({ EvaluationPeriods: 3, Period: 300 });
-      expect(named(`throttles-sweeper`)).toMatchObject({ EvaluationPeriods: 3 });
-      expect(named('throttles-generate')).toMatchObject({ EvaluationPeriods: 1 });
+      expect(functionAlarm('throttles', 'copy-output')).toMatchObject({ EvaluationPeriods: 3, Period: 300 });
+      expect(functionAlarm('throttles', 'sweeper')).toMatchObject({ EvaluationPeriods: 3 });
+      expect(functionAlarm('throttles', 'generate')).toMatchObject({ EvaluationPeriods: 1 });
     });
   });
 
@@ -112,7 +115,7 @@ describe('operations: background functions, alarms, dashboard', () => {
     it('watch errors of every API function (the authorizer through its access-log filter instead)', () => {
       const api = [...new Set(ROUTES.map((r) => r.handler))];
       for (const handler of api) {
-        expect(named(`errors-${handler}`)).toMatchObject({
+        expect(functionAlarm('errors', handler)).toMatchObject({
           MetricName: 'Errors',
           Namespace: 'AWS/Lambda',
           Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionIdOf(template(), handler) } }],
@@ -120,7 +123,7 @@ describe('operations: background functions, alarms, dashboard', () => {
           ComparisonOperator: 'GreaterThanOrEqualToThreshold',
         });
       }
-      expect(named(`errors-authorizer`)).toBeUndefined();
+      expect(functionAlarm('errors', 'authorizer')).toBeUndefined();
       expect(named('copy-worker-errors')).toMatchObject({ MetricName: 'Errors' });
     });
 

@@ -438,7 +438,7 @@ describe('StatelessStack', () => {
 
     it('watch throttles of every function, authorizer failures, the sweeper and DynamoDB throttling', () => {
       for (const handler of ['authorizer', 'sweeper', 'copy-output', ...ROUTES.map((r) => r.handler)]) {
-        expect(named(`throttles-${handler}`)).toMatchObject({ MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
+        expect(named(`${specOf(handler).area}-throttles-${handler}`)).toMatchObject({ MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
       }
       expect(named('authorizer-errors')).toMatchObject({ MetricName: 'AuthorizerFailures', Namespace: 'VidGen/dev' });
       template().hasResourceProperties('AWS::Logs::MetricFilter', {
@@ -482,6 +482,20 @@ describe('StatelessStack', () => {
       expect(resourcesOf(changed.statelessTemplate, 'AWS::Lambda::Function')).toHaveLength(
         resourcesOf(template(), 'AWS::Lambda::Function').length,
       );
+    });
+
+    it("deploys the stage again when a function moves to another area (its method's integration names the area's output)", () => {
+      const deploymentId = (t: typeof s.statelessTemplate) => resourcesOf(t, 'AWS::ApiGateway::Deployment').map(([id]) => id);
+      const spec = specOf('get-credits') as { area: string };
+      const area = spec.area;
+      try {
+        spec.area = 'tasks';
+        const moved = synthesize();
+        expect(deploymentId(moved.statelessTemplate)).toHaveLength(1);
+        expect(deploymentId(moved.statelessTemplate)).not.toEqual(deploymentId(template()));
+      } finally {
+        spec.area = area;
+      }
     });
 
     it("puts a route for 'session' callers behind the authorizer, which takes sessions", () => {
