@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { Duration, RemovalPolicy, Token, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, type CfnFunction, type IFunction, type ILayerVersion, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -13,7 +13,9 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { STREAMED_ROUTE_TIMEOUT_SECONDS } from '#http/route';
 import type { FunctionSpec } from '#spec/function-spec';
+import { bundleHashes } from '../bundle-hash';
 import { aliasesOf, extraFilesOf } from '../bundle-options';
+import { loadSpecs } from '#spec/registry';
 import type { FunctionEnvironment } from '../function-environment';
 import { type MediaAccess, type MediaPrefix, mergeMedia, type QueryTarget, type TableAction } from '../function-permissions';
 import { acknowledgeWildcardResource } from '../nag';
@@ -110,6 +112,7 @@ export class ApiFunction extends Construct {
     });
     this.logGroup.grantWrite(this.role);
 
+    const recipe = bundleRecipe(props.bundleAwsSdk);
     this.function = new NodejsFunction(this, 'Function', {
       entry,
       handler: 'handler',
@@ -129,18 +132,11 @@ export class ApiFunction extends Construct {
       ...(props.reservedConcurrency && { reservedConcurrentExecutions: props.reservedConcurrency }),
       bundling: {
         forceDockerBundling: false,
-        format: OutputFormat.CJS,
-        target: BUNDLE_TARGET,
-        minify: true,
-        // Minified class names would otherwise show up in logs as `t` instead of `ValidationError`.
-        keepNames: true,
-        sourceMap: true,
+        ...recipe,
         sourceMapMode: SourceMapMode.DEFAULT,
-        sourcesContent: false,
-        charset: Charset.UTF8,
         logLevel: LogLevel.WARNING,
-        externalModules: [...(props.bundleAwsSdk ? [] : AWS_SDK_EXTERNALS), ...NATIVE_EXTERNALS],
-        define: { ...BUNDLE_DEFINE },
+        // Hashed before bundling (lib/bundle-hash.ts): a bundle whose inputs did not change is not rebuilt.
+        ...(Stack.of(this).bundlingRequired && { assetHash: bundleHashOf(spec, recipe) }),
         ...(Object.keys(aliases).length > 0 && {
           esbuildArgs: Object.fromEntries(Object.entries(aliases).map(([name, file]) => [`--alias:${name}`, file])),
         }),
@@ -243,6 +239,37 @@ function environmentSizeProblems(handler: string, environment: Readonly<Record<s
   if (bytes <= ENVIRONMENT_LIMIT_BYTES) return [];
   const largest = sizes.sort((a, b) => b.bytes - a.bytes).slice(0, 3).map((one) => `${one.name} (${one.bytes} bytes)`);
   return [`The environment of ${handler} is about ${bytes} bytes; Lambda allows ${ENVIRONMENT_LIMIT_BYTES}. The largest: ${largest.join(', ')}.`];
+}
+
+/** The esbuild options of every bundle (the asset hash covers them). */
+function bundleRecipe(bundleAwsSdk: boolean) {
+  return {
+    format: OutputFormat.CJS,
+    target: BUNDLE_TARGET,
+    minify: true,
+    // Minified class names would otherwise show up in logs as `t` instead of `ValidationError`.
+    keepNames: true,
+    sourceMap: true,
+    sourcesContent: false,
+    charset: Charset.UTF8,
+    externalModules: [...(bundleAwsSdk ? [] : AWS_SDK_EXTERNALS), ...NATIVE_EXTERNALS],
+    define: { ...BUNDLE_DEFINE },
+  };
+}
+
+const hashesByRecipe = new Map<string, Map<string, string>>();
+
+/** The function's asset hash, all functions' computed in one pass per recipe and process. */
+function bundleHashOf(spec: FunctionSpec, recipe: ReturnType<typeof bundleRecipe>): string {
+  const key = JSON.stringify(recipe);
+  let hashes = hashesByRecipe.get(key);
+  if (!hashes) {
+    hashes = bundleHashes(loadSpecs(), { options: recipe, entryOf: (one) => path.join(HANDLERS_DIR, `${one.name}.ts`) });
+    hashesByRecipe.set(key, hashes);
+  }
+  const hash = hashes.get(spec.name);
+  if (!hash) throw new Error(`No bundle hash for ${spec.name}.`);
+  return hash;
 }
 
 /** A POSIX shell word (command hooks run through the shell when bundling locally). */
