@@ -6,8 +6,9 @@ import { ledgerSum } from '#domain/ledger';
 import { scopeOf } from '#domain/mode';
 import { SAMPLES_SOURCE_DIR } from '#providers/simulated/sample-outputs';
 import { VidgenClient } from '#client';
-import { call, startTestApi, waitForFinal } from '#test-support/local-api';
+import { call, startTestApi, waitForFinal, post } from '#test-support/local-api';
 import { startReceiver } from '#test-support/webhook-receiver';
+import { newAccount } from '#test-support/accounts';
 
 /**
  * Test mode over real HTTP: `vg_test_` keys and live keys of one account see disjoint data on
@@ -25,22 +26,7 @@ afterAll(async () => {
   await stack.stop();
 });
 
-/** An account (paid, active) with a live key and a test key. */
-async function account(credits = 500) {
-  const { account } = await createAccount(stack.context, { credits, paidAccess: true, subscriptionStatus: 'active' });
-  const live = await createApiKey(stack.context, account.accountId, { rateLimit: 100_000 });
-  const test = await createApiKey(stack.context, account.accountId, { rateLimit: 100_000, mode: 'test' });
-  return { accountId: account.accountId, live: live.apiKey, test: test.apiKey, testKeyMode: test.mode };
-}
-
 const get = (key: string, path: string) => call<Json>(stack.baseUrl, path, { key });
-const post = (key: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-  call<Json>(stack.baseUrl, path, {
-    method: 'POST',
-    key,
-    headers: { ...(body !== undefined && { 'Content-Type': 'application/json' }), ...headers },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
 const del = (key: string, path: string) => call<Json>(stack.baseUrl, path, { method: 'DELETE', key });
 
 /** Every transaction of a key's ledger, all pages. */
@@ -58,9 +44,8 @@ const sum = (transactions: Json[]) => transactions.reduce((total, t) => total + 
 
 describe('test keys', () => {
   it('are vg_test_ keys whose first use opens a 1000-credit test balance with the live account\'s access', async () => {
-    const { live, test, testKeyMode } = await account(500);
+    const { key: live, testKey: test } = await newAccount(stack, { credits: 500, rateLimit: 100_000, testKey: true });
     expect(test).toMatch(/^vg_test_[0-9A-Za-z]{40}$/);
-    expect(testKeyMode).toBe('test');
     expect((await get(test, '/credits')).body.data).toEqual({ credits: 1000, paid_access: true, subscription_status: 'active' });
     expect((await get(live, '/credits')).body.data).toEqual({ credits: 500, paid_access: true, subscription_status: 'active' });
     const opening = await get(test, '/credits/transactions');
@@ -82,20 +67,20 @@ describe('test keys', () => {
   it('follow the live account\'s paid access: the same 403 as live', async () => {
     const { account: plain } = await createAccount(stack.context, { credits: 100 });
     const test = (await createApiKey(stack.context, plain.accountId, { mode: 'test' })).apiKey;
-    const image = await post(test, '/generate-image', { prompt: 'a kite' });
+    const image = await post(stack, test, '/generate-image', { prompt: 'a kite' });
     expect([image.status, image.body.error?.code]).toEqual([403, 'paid_access_required']);
     const live = (await createApiKey(stack.context, plain.accountId)).apiKey;
-    const liveImage = await post(live, '/generate-image', { prompt: 'a kite' });
+    const liveImage = await post(stack, live, '/generate-image', { prompt: 'a kite' });
     expect([liveImage.status, liveImage.body.error]).toEqual([image.status, image.body.error]);
   });
 });
 
 describe('mode isolation, both directions, on every route', () => {
   it('tasks, lists, cancels, credits, transactions, webhooks and deliveries', async () => {
-    const { live, test } = await account(500);
+    const { key: live, testKey: test } = await newAccount(stack, { credits: 500, rateLimit: 100_000, testKey: true });
     const start = async (key: string) => ({
-      video: (await post(key, '/generate', { prompt: 'sim:stall a kite', duration: 3 })).body.data!,
-      image: (await post(key, '/generate-image', { prompt: 'sim:stall a kite' })).body.data!,
+      video: (await post(stack, key, '/generate', { prompt: 'sim:stall a kite', duration: 3 })).body.data!,
+      image: (await post(stack, key, '/generate-image', { prompt: 'sim:stall a kite' })).body.data!,
     });
     const mine = { live: await start(live), test: await start(test) };
     expect([mine.live.video.livemode, mine.live.image.livemode, mine.test.video.livemode, mine.test.image.livemode]).toEqual([
@@ -105,8 +90,8 @@ describe('mode isolation, both directions, on every route', () => {
       false,
     ]);
     const hooks = {
-      live: (await post(live, '/webhooks', { url: 'https://example.com/live' })).body.data!,
-      test: (await post(test, '/webhooks', { url: 'https://example.com/test' })).body.data!,
+      live: (await post(stack, live, '/webhooks', { url: 'https://example.com/live' })).body.data!,
+      test: (await post(stack, test, '/webhooks', { url: 'https://example.com/test' })).body.data!,
     };
 
     for (const [mode, key, other, otherHook] of [
@@ -118,10 +103,10 @@ describe('mode isolation, both directions, on every route', () => {
       const refusals = [
         await get(key, `/videos/${other.video.video_id}`),
         await get(key, `/images/${other.image.image_id}`),
-        await post(key, `/videos/${other.video.video_id}/cancel`),
-        await post(key, `/images/${other.image.image_id}/cancel`),
+        await post(stack, key, `/videos/${other.video.video_id}/cancel`),
+        await post(stack, key, `/images/${other.image.image_id}/cancel`),
         await get(key, `/webhooks/${otherHook.webhook_id}/deliveries`),
-        await post(key, `/webhooks/${otherHook.webhook_id}/test`),
+        await post(stack, key, `/webhooks/${otherHook.webhook_id}/test`),
         await del(key, `/webhooks/${otherHook.webhook_id}`),
       ];
       expect(refusals.map((reply) => [reply.status, reply.body.error?.code])).toEqual(Array(refusals.length).fill([404, 'not_found']));
@@ -147,16 +132,16 @@ describe('mode isolation, both directions, on every route', () => {
     expect((await get(test, '/credits')).body.data!.credits).toBe(1000 - 15 - 5);
 
     // Each mode cancels its own, refunded to its own balance.
-    expect((await post(test, `/videos/${mine.test.video.video_id}/cancel`)).body.data).toMatchObject({ status: 'failed', livemode: false });
+    expect((await post(stack, test, `/videos/${mine.test.video.video_id}/cancel`)).body.data).toMatchObject({ status: 'failed', livemode: false });
     expect((await get(test, '/credits')).body.data!.credits).toBe(1000 - 5);
     expect((await get(live, '/credits')).body.data!.credits).toBe(500 - 15 - 5);
   });
 
   it('uploads: a direct upload completes only in the mode that created it; both modes may upload', async () => {
-    const { live, test } = await account();
+    const { key: live, testKey: test } = await newAccount(stack, { credits: 500, rateLimit: 100_000, testKey: true });
     const png = readFileSync(path.join(SAMPLES_SOURCE_DIR, 'sample-image-1x1.png'));
     const direct = async (key: string) => {
-      const created = await post(key, '/uploads');
+      const created = await post(stack, key, '/uploads');
       expect(created.status).toBe(200);
       const { upload_id: uploadId, upload_url: uploadUrl, fields } = created.body.data!;
       const form = new FormData();
@@ -170,12 +155,12 @@ describe('mode isolation, both directions, on every route', () => {
       [test, live],
     ] as const) {
       const uploadId = await direct(owner);
-      const foreign = await post(other, `/uploads/${uploadId}/complete`);
+      const foreign = await post(stack, other, `/uploads/${uploadId}/complete`);
       expect([foreign.status, foreign.body.error?.code]).toEqual([404, 'not_found']);
-      const done = await post(owner, `/uploads/${uploadId}/complete`);
+      const done = await post(stack, owner, `/uploads/${uploadId}/complete`);
       expect(done.body.data).toMatchObject({ content_type: 'image/png', size: png.length });
       // Published once: the other mode still cannot complete it, nor see its answer.
-      expect((await post(other, `/uploads/${uploadId}/complete`)).status).toBe(404);
+      expect((await post(stack, other, `/uploads/${uploadId}/complete`)).status).toBe(404);
     }
     const form = new FormData();
     form.append('image', new Blob([png], { type: 'image/png' }), 'cat.png');
@@ -186,10 +171,10 @@ describe('mode isolation, both directions, on every route', () => {
   });
 
   it('keeps Idempotency-Keys apart: the same key in both modes starts two tasks, one per balance', async () => {
-    const { live, test } = await account(500);
+    const { key: live, testKey: test } = await newAccount(stack, { credits: 500, rateLimit: 100_000, testKey: true });
     const headers = { 'Idempotency-Key': 'same-key-both-modes' };
-    const first = await post(live, '/generate', { prompt: 'a boat', duration: 3 }, headers);
-    const second = await post(test, '/generate', { prompt: 'another boat', duration: 4 }, headers);
+    const first = await post(stack, live, '/generate', { prompt: 'a boat', duration: 3 }, headers);
+    const second = await post(stack, test, '/generate', { prompt: 'another boat', duration: 4 }, headers);
     expect([first.status, second.status]).toEqual([200, 200]);
     expect(first.body.data!.video_id).not.toBe(second.body.data!.video_id);
     expect((await get(live, '/credits')).body.data!.credits).toBe(485);
@@ -197,25 +182,25 @@ describe('mode isolation, both directions, on every route', () => {
   });
 
   it('sends test-mode events with livemode false to test endpoints only', async () => {
-    const { live, test } = await account(500);
+    const { key: live, testKey: test } = await newAccount(stack, { credits: 500, rateLimit: 100_000, testKey: true });
     const receivers = { live: await startReceiver(), test: await startReceiver() };
     try {
       for (const [key, receiver] of [
         [live, receivers.live],
         [test, receivers.test],
       ] as const) {
-        const created = (await post(key, '/webhooks', { url: receiver.url })).body.data!;
+        const created = (await post(stack, key, '/webhooks', { url: receiver.url })).body.data!;
         receiver.useSecret(created.secret);
       }
-      const liveVideo = (await post(live, '/generate', { prompt: 'a live fox', duration: 3 })).body.data!;
-      const testVideo = (await post(test, '/generate', { prompt: 'a test fox', duration: 3 })).body.data!;
+      const liveVideo = (await post(stack, live, '/generate', { prompt: 'a live fox', duration: 3 })).body.data!;
+      const testVideo = (await post(stack, test, '/generate', { prompt: 'a test fox', duration: 3 })).body.data!;
       await waitForFinal(stack, live, `/videos/${liveVideo.video_id}`);
       await waitForFinal(stack, test, `/videos/${testVideo.video_id}`);
       const [liveEvent] = await receivers.live.waitFor(1);
       const [testEvent] = await receivers.test.waitFor(1);
       expect(liveEvent?.verified).toMatchObject({ type: 'video.completed', livemode: true, data: { video_id: liveVideo.video_id, livemode: true } });
       expect(testEvent?.verified).toMatchObject({ type: 'video.completed', livemode: false, data: { video_id: testVideo.video_id, livemode: false } });
-      const ping = await post(test, `/webhooks/${(await get(test, '/webhooks')).body.data!.webhooks[0].webhook_id}/test`);
+      const ping = await post(stack, test, `/webhooks/${(await get(test, '/webhooks')).body.data!.webhooks[0].webhook_id}/test`);
       expect(ping.status).toBe(200);
       const events = await receivers.test.waitFor(2);
       expect(events[1]?.verified).toMatchObject({ type: 'webhook.test', livemode: false });
@@ -233,10 +218,10 @@ describe('sim magic words in test mode', () => {
     ['sim:fail', 'upstream_error'],
     ['sim:content', 'content_rejected'],
   ])('%s fails the task (%s) and refunds it, as in live mode', async (word, code) => {
-    const { live, test } = await account(500);
+    const { key: live, testKey: test } = await newAccount(stack, { credits: 500, rateLimit: 100_000, testKey: true });
     const outcomes = [];
     for (const key of [live, test]) {
-      const started = (await post(key, '/generate', { prompt: `${word} a fox`, duration: 3 })).body.data!;
+      const started = (await post(stack, key, '/generate', { prompt: `${word} a fox`, duration: 3 })).body.data!;
       const final = (await waitForFinal<Json>(stack, key, `/videos/${started.video_id}`)).body.data!;
       const credits = (await get(key, '/credits')).body.data!.credits;
       const kinds = (await allTransactions(key)).filter((t) => t.task_id === started.video_id).map((t) => [t.type, t.amount]);
@@ -249,10 +234,10 @@ describe('sim magic words in test mode', () => {
   });
 
   it('sim:reject is the same 502 in test mode, refunded', async () => {
-    const { live, test } = await account(500);
+    const { key: live, testKey: test } = await newAccount(stack, { credits: 500, rateLimit: 100_000, testKey: true });
     const answers = [];
     for (const key of [live, test]) {
-      const reply = await post(key, '/generate-image', { prompt: 'sim:reject a kite' });
+      const reply = await post(stack, key, '/generate-image', { prompt: 'sim:reject a kite' });
       answers.push([reply.status, reply.body.error?.code, (await get(key, '/credits')).body.data!.credits]);
     }
     expect(answers).toEqual([
@@ -264,10 +249,10 @@ describe('sim magic words in test mode', () => {
 
 describe('balances under concurrent starts of both modes on one account', () => {
   it('stay exact: per mode, ledger sum = balance = what the starts and refunds say', async () => {
-    const { accountId, live, test } = await account(10_000);
+    const { accountId, key: live, testKey: test } = await newAccount(stack, { credits: 10_000, rateLimit: 100_000, testKey: true });
     const prompts = Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? `sim:reject ${i}` : `fox ${i}`));
     const replies = await Promise.all(
-      prompts.flatMap((prompt) => [live, test].map(async (key) => ({ key, reply: await post(key, '/generate', { prompt, duration: 3 }) }))),
+      prompts.flatMap((prompt) => [live, test].map(async (key) => ({ key, reply: await post(stack, key, '/generate', { prompt, duration: 3 }) }))),
     );
     const accepted = (key: string) => replies.filter((r) => r.key === key && r.reply.status === 200).length;
     expect(replies.map((r) => r.reply.status).sort()).toEqual([...Array(16).fill(200), ...Array(8).fill(502)]);
@@ -291,7 +276,7 @@ describe('GET /credits/transactions', () => {
   it('pages newest first with the history lists\' pagination; the amounts add up to the balance', async () => {
     const { account: created } = await createAccount(stack.context, { credits: 0, paidAccess: true, subscriptionStatus: 'active' });
     const key = (await createApiKey(stack.context, created.accountId, { rateLimit: 100_000, mode: 'test' })).apiKey;
-    for (let i = 0; i < 6; i += 1) expect((await post(key, '/generate', { prompt: `sim:stall ${i}`, duration: 3 })).status).toBe(200);
+    for (let i = 0; i < 6; i += 1) expect((await post(stack, key, '/generate', { prompt: `sim:stall ${i}`, duration: 3 })).status).toBe(200);
     await grantCredits(stack.context, created.accountId, 7, 'support', { mode: 'test' });
     // 1 opening grant + 6 charges + 1 grant = 8 entries.
     const pages = [];
@@ -327,7 +312,7 @@ describe('GET /credits/transactions', () => {
   });
 
   it('is on the client, which knows its key\'s mode', async () => {
-    const { live, test } = await account(500);
+    const { key: live, testKey: test } = await newAccount(stack, { credits: 500, rateLimit: 100_000, testKey: true });
     const client = new VidgenClient({ apiKey: test, baseUrl: stack.baseUrl });
     expect([client.mode, new VidgenClient({ apiKey: live, baseUrl: stack.baseUrl }).mode]).toEqual(['test', 'live']);
     const page = await client.listTransactions({ limit: 5 });
