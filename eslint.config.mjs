@@ -40,6 +40,11 @@ const AREA_RULES = {
     regex: '^#handlers(/|$)',
     message: 'app-context/ wires the pieces handlers use; it does not import handlers.',
   },
+  'functions/spec': {
+    regex: '^#(?!(spec|domain|adapters)(/|$))',
+    message: 'spec/ is data every bundle carries: it imports only spec/, and types from domain/ and adapters/.',
+    typesOnly: { regex: '^#(domain|adapters)/', message: 'spec/ takes only types from domain/ and adapters/ (a spec is data in every bundle).' },
+  },
 };
 
 /**
@@ -72,6 +77,7 @@ function layering() {
         },
       ];
       if (own) patterns.push({ regex: own.regex, message: own.message });
+      if (own?.typesOnly) patterns.push({ ...own.typesOnly, allowTypeImports: true });
       if (own?.packages) patterns.push({ group: own.packages, message: 'domain/ stays free of AWS, HTTP and wire-format libraries.' });
       if (ROUTE_TABLE_FREE.test(area)) patterns.push(ROUTE_TABLE_BAN);
       blocks.push({

@@ -1,5 +1,5 @@
 /**
- * One jest run covers four projects: unit, integration, e2e and cdk (`--selectProjects unit`
+ * One jest run covers five projects: unit, process, integration, e2e and cdk (`--selectProjects unit`
  * runs one). The global setup of the last three starts DynamoDB Local and s3rver once on free
  * loopback ports; each test file creates its own table, so files run in parallel without
  * sharing state. Unit tests need neither.
@@ -45,6 +45,9 @@ module.exports = {
     // Pure rules and use cases on in-memory stores: no servers, milliseconds per test.
     // Log lines are kept, not printed: a test takes the warnings it causes (test/support/log-capture.ts).
     { ...common, displayName: 'unit', roots: ['<rootDir>/test/unit'], setupFilesAfterEnv: ['<rootDir>/test/support/unit-logs.ts'] },
+    // Spawns processes, renders media or builds whole documents: seconds per test, no servers.
+    // Kept out of "unit" so `npm run test:unit` stays fast (`npm run test:process` runs these).
+    { ...common, displayName: 'process', roots: ['<rootDir>/test/process'], setupFilesAfterEnv: ['<rootDir>/test/support/unit-logs.ts'] },
     { ...common, ...withLocalServers, displayName: 'integration', roots: ['<rootDir>/test/integration'] },
     { ...common, ...withLocalServers, displayName: 'e2e', roots: ['<rootDir>/test/e2e'] },
     // The bundle test runs the built handlers against the local servers.

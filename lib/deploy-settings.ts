@@ -1,8 +1,14 @@
 import { BillingSettingsError, parseCatalogue, STRIPE_SECRETS } from '#adapters/stripe/settings';
-import { CONFIG_DEFAULTS } from '#config';
+import { BILLING } from '#config/billing';
+import { PROVIDERS } from '#config/providers';
+import { CIRCUIT, GATEWAY, IDENTITY, LIFECYCLE, SIM_DELAY } from '#config/service';
+import type { ValuesOf } from '#config/setting';
 import type { SomeProviderSettings } from '#providers/provider-module';
 import { parseProviderRoutes, routedProviders } from '#providers/route-settings';
-import { PROVIDER_NAMES, PROVIDER_SETTINGS_LIST, providerSettings as settingsOf } from '#providers/settings-registry';
+import { PROVIDER_SETTINGS_LIST, providerSettings as settingsOf } from '#providers/settings-registry';
+import { type ContextReader, DEPLOY, DeploySettingsError, domainSettings, readContext, readContextGroup, secretSettings, type Stage } from './settings';
+
+export { DeploySettingsError, LOG_RETENTION_DAYS, STAGES, type ContextReader, type Stage } from './settings';
 
 /**
  * Everything a deployment can vary, read once from CDK context (`cdk.json` defaults, overridden
@@ -10,9 +16,6 @@ import { PROVIDER_NAMES, PROVIDER_SETTINGS_LIST, providerSettings as settingsOf 
  * command stops `cdk synth` with the key's name instead of producing a broken stack.
  * docs/operations.md lists the keys for operators.
  */
-export type Stage = 'dev' | 'prod';
-export const STAGES: readonly Stage[] = ['dev', 'prod'];
-
 export interface CustomDomain {
   domainName: string;
   /** ACM certificate for `domainName` (us-east-1 for the CDN, the stack's region for the API). */
@@ -118,33 +121,24 @@ export interface BillingDeploySettings {
   secrets: Readonly<Record<keyof typeof STRIPE_SECRETS, SecretReference>>;
 }
 
-export class DeploySettingsError extends Error {}
-
-/** The retention periods CloudWatch Logs accepts. */
-export const LOG_RETENTION_DAYS = [
-  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
-] as const;
-
-/** Reads one context key; `App.node.tryGetContext` fits. */
-export type ContextReader = (key: string) => unknown;
-
 export function readDeploySettings(
   context: ContextReader,
   env: Record<string, string | undefined> = process.env,
 ): DeploySettings {
-  const read = reader(context);
-  const stage = read.oneOf('stage', STAGES, 'dev');
+  const deploy = readContextGroup(DEPLOY, context);
+  const { stage } = deploy;
   const production = stage === 'prod';
-  const chosen = read.oneOf('provider', PROVIDER_NAMES, 'replicate');
-  const provider = providerSettings(read, stage, settingsOf(chosen)!, true)!;
+  // cdk.json names the provider; a context without one deploys Replicate.
+  const chosen = readContext(PROVIDERS.provider, context) ?? 'replicate';
+  const provider = providerSettings(context, stage, settingsOf(chosen)!, true)!;
   const otherProviders = PROVIDER_SETTINGS_LIST.filter((module) => module.name !== chosen)
-    .map((module) => providerSettings(read, stage, module, false))
+    .map((module) => providerSettings(context, stage, module, false))
     .filter((settings) => settings !== undefined);
 
-  const providerRoutes = routesSetting(read, [provider, ...otherProviders].map((deployed) => deployed.name));
+  const providerRoutes = routesSetting(context, [provider, ...otherProviders].map((deployed) => deployed.name));
 
-  const account = read.string('account') ?? env.CDK_DEFAULT_ACCOUNT;
-  const region = read.string('region') ?? env.CDK_DEFAULT_REGION;
+  const account = deploy.account ?? env.CDK_DEFAULT_ACCOUNT;
+  const region = deploy.region ?? env.CDK_DEFAULT_REGION;
 
   return {
     stage,
@@ -154,40 +148,36 @@ export function readDeploySettings(
     otherProviders,
     ...(providerRoutes && { providerRoutes }),
     runtime: {
-      authCacheTtlSeconds: read.integer('authCacheTtlSeconds', CONFIG_DEFAULTS.authCacheTtlSeconds, 0, 3600),
-      signupCredits: read.integer('signupCredits', CONFIG_DEFAULTS.signupCredits, 0, 1_000_000),
-      defaultRateLimit: read.integer('defaultRateLimit', CONFIG_DEFAULTS.defaultRateLimit, 1),
-      taskTimeoutSeconds: read.integer('taskTimeoutSeconds', CONFIG_DEFAULTS.taskTimeoutSeconds, 60),
-      simDelaySeconds: read.integer('simDelaySeconds', CONFIG_DEFAULTS.simDelaySeconds, 0),
-      circuitFailureThreshold: read.integer('circuitFailureThreshold', CONFIG_DEFAULTS.circuitFailureThreshold, 1, 1000),
-      circuitCoolDownSeconds: read.integer('circuitCoolDownSeconds', CONFIG_DEFAULTS.circuitCoolDownSeconds, 1, 3600),
+      authCacheTtlSeconds: readContext(GATEWAY.authCacheTtlSeconds, context),
+      signupCredits: readContext(IDENTITY.signupCredits, context),
+      defaultRateLimit: readContext(IDENTITY.defaultRateLimit, context),
+      taskTimeoutSeconds: readContext(LIFECYCLE.taskTimeoutSeconds, context),
+      simDelaySeconds: readContext(SIM_DELAY, context),
+      circuitFailureThreshold: readContext(CIRCUIT.failureThreshold, context),
+      circuitCoolDownSeconds: readContext(CIRCUIT.coolDownSeconds, context),
     },
     api: {
-      ...optional('domain', domain(read, 'api')),
-      throttle: {
-        rateLimit: read.integer('apiThrottleRateLimit', 100, 1),
-        burstLimit: read.integer('apiThrottleBurstLimit', 200, 1),
-      },
-      ...optional('webAclArn', read.arn('apiWebAclArn')),
+      ...optional('domain', domain(context, 'api')),
+      throttle: { rateLimit: deploy.apiThrottleRateLimit, burstLimit: deploy.apiThrottleBurstLimit },
+      ...optional('webAclArn', deploy.apiWebAclArn),
     },
     cdn: {
-      ...optional('domain', domain(read, 'cdn')),
-      ...optional('webAclArn', read.arn('cdnWebAclArn')),
-      logs: read.boolean('cdnLogs', true),
+      ...optional('domain', domain(context, 'cdn')),
+      ...optional('webAclArn', deploy.cdnWebAclArn),
+      logs: deploy.cdnLogs,
     },
-    console: { ...optional('domain', domain(read, 'console')) },
-    billing: billingSettings(read, stage),
-    alarms: alarmSettings(read, stage),
+    console: { ...optional('domain', domain(context, 'console')) },
+    billing: billingSettings(context, stage),
+    alarms: alarmSettings(deploy),
     background: {
-      copyWorkerConcurrency: read.integer('copyWorkerConcurrency', 10, 0, 1000),
-      sweeperConcurrency: read.integer('sweeperConcurrency', 2, 0, 10),
-      // Two consumers are plenty: the provider's budget, not they, sets the pace.
-      submissionConsumerConcurrency: read.integer('submissionConsumerConcurrency', 2, 0, 50),
+      copyWorkerConcurrency: deploy.copyWorkerConcurrency,
+      sweeperConcurrency: deploy.sweeperConcurrency,
+      submissionConsumerConcurrency: deploy.submissionConsumerConcurrency,
     },
-    logRetentionDays: read.oneOfNumbers('logRetentionDays', LOG_RETENTION_DAYS, production ? 90 : 14),
-    bundleAwsSdk: read.boolean('bundleAwsSdk', false),
-    samLocal: read.boolean('samLocal', false),
-    checkSecrets: read.boolean('checkSecrets', false),
+    logRetentionDays: deploy.logRetentionDays ?? (production ? 90 : 14),
+    bundleAwsSdk: deploy.bundleAwsSdk,
+    samLocal: deploy.samLocal,
+    checkSecrets: deploy.checkSecrets,
   };
 }
 
@@ -196,22 +186,18 @@ export function readDeploySettings(
  * and Stripe's secrets by `stripeSecretKeySecretArn|Name` and `stripeWebhookSecretArn|Name`
  * (default names vidgen/<stage>/stripe-secret-key and vidgen/<stage>/stripe-webhook-secret).
  */
-function billingSettings(read: Reader, stage: Stage): BillingDeploySettings {
-  const json = (key: string): string | undefined => {
-    const value = read.raw(key);
-    if (value === undefined || value === null) return undefined;
-    return typeof value === 'string' ? value : JSON.stringify(value);
-  };
-  const packsJson = json('billingPacks');
-  const planJson = json('billingPlan');
+function billingSettings(context: ContextReader, stage: Stage): BillingDeploySettings {
+  const packsJson = readContext(BILLING.packsJson, context);
+  const planJson = readContext(BILLING.planJson, context);
   try {
     parseCatalogue(packsJson, planJson, { packs: 'Context "billingPacks"', plan: 'Context "billingPlan"' });
   } catch (error) {
     if (error instanceof BillingSettingsError) throw new DeploySettingsError(error.message);
     throw error;
   }
-  const returnUrl = read.string('billingReturnUrl');
-  if (returnUrl !== undefined && !/^https:\/\/[^\s]+$/.test(returnUrl)) {
+  const returnUrl = readContext(BILLING.returnUrl, context);
+  // The functions take any http(s) URL (the local stack's console); a deployed one is https.
+  if (returnUrl !== undefined && !returnUrl.startsWith('https://')) {
     throw new DeploySettingsError(`Context "billingReturnUrl" must be an https URL (the console's billing page); got "${returnUrl}".`);
   }
   return {
@@ -219,74 +205,58 @@ function billingSettings(read: Reader, stage: Stage): BillingDeploySettings {
     ...optional('planJson', planJson),
     ...optional('returnUrl', returnUrl),
     secrets: {
-      secretKey: secretReference(read, stage, STRIPE_SECRETS.secretKey.context, STRIPE_SECRETS.secretKey.defaultName),
-      webhookSecret: secretReference(read, stage, STRIPE_SECRETS.webhookSecret.context, STRIPE_SECRETS.webhookSecret.defaultName),
+      secretKey: secretReference(context, stage, STRIPE_SECRETS.secretKey.context, STRIPE_SECRETS.secretKey.defaultName),
+      webhookSecret: secretReference(context, stage, STRIPE_SECRETS.webhookSecret.context, STRIPE_SECRETS.webhookSecret.defaultName),
     },
   };
 }
 
-function alarmSettings(read: Reader, stage: Stage): DeploySettings['alarms'] {
-  const topicArn = read.arn('alarmTopicArn');
+function alarmSettings(deploy: ValuesOf<typeof DEPLOY>): DeploySettings['alarms'] {
+  const topicArn = deploy.alarmTopicArn;
   if (topicArn !== undefined && !topicArn.includes(':sns:')) {
     throw new DeploySettingsError(`alarmTopicArn must be an SNS topic ARN; got "${topicArn}".`);
   }
-  const emails = (read.string('alarmEmail') ?? '')
-    .split(',')
-    .map((email) => email.trim())
-    .filter(Boolean);
-  for (const email of emails) {
-    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) {
-      throw new DeploySettingsError(`alarmEmail must be e-mail addresses separated by commas; got "${email}".`);
-    }
-  }
-  if (stage === 'prod' && !topicArn && emails.length === 0) {
+  const emails = deploy.alarmEmail;
+  if (deploy.stage === 'prod' && !topicArn && emails.length === 0) {
     // An alarm nobody receives is no alarm: prod does not deploy without a recipient.
     throw new DeploySettingsError(
       'stage=prod needs somewhere to send alarms: pass -c alarmTopicArn=arn:aws:sns:<region>:<account>:<topic> (an existing topic) ' +
         'or -c alarmEmail=ops@example.com (the stack creates a topic and subscribes the address; confirm the e-mail AWS sends).',
     );
   }
-  const refundRatio = read.number('alarmRefundRatio', 0.25);
-  if (refundRatio <= 0 || refundRatio > 1) {
-    throw new DeploySettingsError(`Context "alarmRefundRatio" must be a number above 0 and at most 1; got ${refundRatio}.`);
-  }
   return {
     ...optional('topicArn', topicArn),
     emails,
-    serverErrorRate: read.number('alarmServerErrorRate', 0.05),
-    latencyP99Ms: read.integer('alarmLatencyP99Ms', 5000, 1),
-    refundRatio,
-    refundMinTasks: read.integer('alarmRefundMinTasks', 5, 1),
-    providerErrors: read.integer('alarmProviderErrors', 3, 1),
+    serverErrorRate: deploy.alarmServerErrorRate,
+    latencyP99Ms: deploy.alarmLatencyP99Ms,
+    refundRatio: deploy.alarmRefundRatio,
+    refundMinTasks: deploy.alarmRefundMinTasks,
+    providerErrors: deploy.alarmProviderErrors,
   };
 }
 
 /**
- * A provider's deploy settings: its module's schema over the context keys it names, and where
- * each of its secrets lives. Undefined for a provider other than the chosen one whose required
- * secrets are not named in context: it is not deployed.
+ * A provider's deploy settings: its module's settings by their context keys (defaults filled
+ * in), and where each of its secrets lives. Undefined for a provider other than the chosen one
+ * whose required secrets are not named in context: it is not deployed.
  */
-function providerSettings(read: Reader, stage: Stage, module: SomeProviderSettings, chosen: boolean): ProviderSettings | undefined {
+function providerSettings(context: ContextReader, stage: Stage, module: SomeProviderSettings, chosen: boolean): ProviderSettings | undefined {
   const deployed = Object.entries(module.secrets).flatMap(([field, secret]) => (secret.deployed ? [{ field, secret, ...secret.deployed }] : []));
-  const named = (context: string) => read.string(`${context}Arn`) ?? read.string(`${context}Name`);
-  if (!chosen && !deployed.some(({ secret, context }) => secret.required && named(context))) return undefined;
-
-  const keys = Object.entries(module.contextKeys).filter((entry): entry is [string, string] => entry[1] !== undefined);
-  const given = Object.fromEntries(keys.map(([field, key]) => [field, read.raw(key) ?? undefined]));
-  const parsed = module.settings.safeParse(given);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const key = module.contextKeys[String(issue.path[0])]!;
-    throw new DeploySettingsError(`Context "${key}" ${issue.message}; got ${JSON.stringify(read.raw(key))}.`);
-  }
-  const secrets = Object.fromEntries(deployed.map(({ field, context, defaultName }) => [field, secretReference(read, stage, context, defaultName)]));
-  return { name: module.name, settings: parsed.data as Record<string, unknown>, secrets };
+  const named = (secretContext: string) => {
+    const where = readContextGroup(secretSettings(secretContext), context);
+    return where.arn ?? where.name;
+  };
+  if (!chosen && !deployed.some(({ secret, context: secretContext }) => secret.required && named(secretContext))) return undefined;
+  const values = readContextGroup(module.settings, context);
+  const settings = Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
+  const secrets = Object.fromEntries(deployed.map(({ field, context: secretContext, defaultName }) => [field, secretReference(context, stage, secretContext, defaultName)]));
+  return { name: module.name, settings, secrets };
 }
 
 /** `providerRoutes`: checked like PROVIDER_ROUTES, and every provider it names deployed (its secret named). */
-function routesSetting(read: Reader, deployed: string[]): DeploySettings['providerRoutes'] {
-  const raw = read.raw('providerRoutes');
-  if (raw === undefined || raw === null || raw === '') return undefined;
+function routesSetting(context: ContextReader, deployed: string[]): DeploySettings['providerRoutes'] {
+  const raw = readContext(PROVIDERS.routesJson, context);
+  if (raw === undefined) return undefined;
   let routes;
   try {
     routes = parseProviderRoutes(raw);
@@ -301,20 +271,19 @@ function routesSetting(read: Reader, deployed: string[]): DeploySettings['provid
 }
 
 /** A secret by `<setting>Arn`, else by `<setting>Name`, else by its default name for the stage. */
-function secretReference(read: Reader, stage: Stage, setting: string, defaultName: string): SecretReference {
-  const arn = read.arn(`${setting}Arn`);
+function secretReference(context: ContextReader, stage: Stage, setting: string, defaultName: string): SecretReference {
+  const { arn, name } = readContextGroup(secretSettings(setting), context);
   if (arn) {
-    if (!arn.startsWith('arn:') || !arn.includes(':secretsmanager:')) {
+    if (!arn.includes(':secretsmanager:')) {
       throw new DeploySettingsError(`${setting}Arn must be a Secrets Manager secret ARN; got "${arn}".`);
     }
     return { arn };
   }
-  return { name: read.string(`${setting}Name`) ?? `vidgen/${stage}/${defaultName}` };
+  return { name: name ?? `vidgen/${stage}/${defaultName}` };
 }
 
-function domain(read: Reader, prefix: 'api' | 'cdn' | 'console'): CustomDomain | undefined {
-  const domainName = read.string(`${prefix}DomainName`);
-  const certificateArn = read.arn(`${prefix}CertificateArn`);
+function domain(context: ContextReader, prefix: 'api' | 'cdn' | 'console'): CustomDomain | undefined {
+  const { domainName, certificateArn } = readContextGroup(domainSettings(prefix), context);
   if (!domainName && !certificateArn) return undefined;
   if (!domainName || !certificateArn) {
     throw new DeploySettingsError(`${prefix}DomainName and ${prefix}CertificateArn go together: set both or neither.`);
@@ -327,69 +296,3 @@ function domain(read: Reader, prefix: 'api' | 'cdn' | 'console'): CustomDomain |
 
 const optional = <K extends string, V>(key: K, value: V | undefined) =>
   (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
-
-type Reader = ReturnType<typeof reader>;
-
-/** Context values arrive as strings from `-c key=value` and as JSON values from cdk.json. */
-function reader(context: ContextReader) {
-  const raw = (key: string): unknown => {
-    const value = context(key);
-    return typeof value === 'string' && value.trim() === '' ? undefined : value;
-  };
-  const fail = (key: string, expected: string, value: unknown): never => {
-    throw new DeploySettingsError(`Context "${key}" must be ${expected}; got ${JSON.stringify(value)}.`);
-  };
-  const string = (key: string): string | undefined => {
-    const value = raw(key);
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'string') return fail(key, 'a string', value);
-    return value.trim();
-  };
-  const number = (key: string, fallback: number): number => {
-    const value = raw(key);
-    if (value === undefined || value === null) return fallback;
-    const parsed = typeof value === 'number' ? value : Number(value);
-    if (!Number.isFinite(parsed)) return fail(key, 'a number', value);
-    return parsed;
-  };
-  const optionalInteger = (key: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined => {
-    const value = raw(key);
-    if (value === undefined || value === null) return undefined;
-    const parsed = typeof value === 'number' ? value : Number(value);
-    if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
-      return fail(key, `a whole number from ${min} to ${max}`, value);
-    }
-    return parsed;
-  };
-  return {
-    raw,
-    string,
-    number,
-    optionalInteger,
-    integer: (key: string, fallback: number, min: number, max?: number): number =>
-      optionalInteger(key, min, max) ?? fallback,
-    boolean: (key: string, fallback: boolean): boolean => {
-      const value = raw(key);
-      if (value === undefined || value === null) return fallback;
-      if (value === true || value === 'true') return true;
-      if (value === false || value === 'false') return false;
-      return fail(key, 'true or false', value);
-    },
-    oneOfNumbers: (key: string, allowed: readonly number[], fallback: number): number => {
-      const value = optionalInteger(key, 1);
-      if (value === undefined) return fallback;
-      if (!allowed.includes(value)) return fail(key, `one of ${allowed.join(', ')}`, value);
-      return value;
-    },
-    oneOf: <T extends string>(key: string, allowed: readonly T[], fallback: T): T => {
-      const value = string(key) ?? fallback;
-      if (!(allowed as readonly string[]).includes(value)) return fail(key, `one of ${allowed.join(', ')}`, value);
-      return value as T;
-    },
-    arn: (key: string): string | undefined => {
-      const value = string(key);
-      if (value !== undefined && !value.startsWith('arn:')) return fail(key, 'an ARN', value);
-      return value;
-    },
-  };
-}

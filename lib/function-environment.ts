@@ -1,11 +1,14 @@
-import { settingsEnvironment } from '#providers/provider-module';
+import { STRIPE_SECRETS } from '#adapters/stripe/settings';
 import { PROVIDER_SETTINGS_LIST, providerSettings } from '#providers/settings-registry';
+import type { StripeSecretName } from '#spec/needs';
 import type { DeploySettings } from './deploy-settings';
+import { environmentOf } from './settings';
 
 /**
- * The environment variables the stack sets on functions: what functions/config/ reads at
- * cold start. A CDK test reads config.ts and checks that every variable it reads is either
- * set here or listed in NOT_SET_ON_AWS, so the two cannot drift apart.
+ * The environment variables the stack sets on functions: what functions/config/ reads, each
+ * function only the groups its spec needs. A CDK test checks that every variable the settings
+ * vocabulary declares is either set by some function's binders or listed in NOT_SET_ON_AWS, so
+ * the two cannot drift apart.
  */
 export type FunctionEnvName =
   | 'TABLE_NAME'
@@ -41,6 +44,7 @@ export type FunctionEnvironment = Partial<Record<FunctionEnvName, string>> & { r
 /** Variables config.ts reads that the stack deliberately leaves unset, and why. */
 export const NOT_SET_ON_AWS: Readonly<Record<string, string>> = {
   AWS_REGION: 'set by the Lambda runtime',
+  AUTH_CACHE_TTL_SECONDS: "read by no function: on AWS it is the API authorizer's cache (context authCacheTtlSeconds), locally the local gateway's",
   DYNAMODB_ENDPOINT: 'DynamoDB Local only (declared empty in a -c samLocal=true synth)',
   S3_ENDPOINT: 's3rver only (declared empty in a -c samLocal=true synth)',
   API_BASE_URL: 'the local stack only: on AWS the API reference names the address the request came through',
@@ -50,7 +54,7 @@ export const NOT_SET_ON_AWS: Readonly<Record<string, string>> = {
   CALLBACK_SILENCE_SECONDS: 'the default: a job that calls back is polled after 2 minutes without news',
   SUBMISSION_GRACE_SECONDS: "the default: an unanswered create waits 10 minutes for its job's callback",
   OUTPUT_ALLOWED_ORIGINS: 'the local stack only: on AWS provider outputs are copied from public addresses (or our own media) only',
-  // Billing: set per billing function by the stack (lib/stateless-stack.ts, billingEnvironment).
+  // Billing: set per billing function by its binder (billingEnvironment below).
   BILLING_PACKS: 'billing functions only, from context billingPacks (unset: no packs)',
   BILLING_PLAN: 'billing functions only, from context billingPlan (unset: no plan)',
   BILLING_RETURN_URL: 'billing functions only, from context billingReturnUrl (unset: the API reference)',
@@ -70,31 +74,14 @@ export const NOT_SET_ON_AWS: Readonly<Record<string, string>> = {
   ),
 };
 
-export interface SharedResources {
-  tableName: string;
-  bucketName: string;
-  /** The CDN's base URL, without a trailing slash. */
-  publicMediaBaseUrl: string;
-  /** Deployed providers' secrets (ARN, or partial ARN when imported by name), by the variable that carries each. */
-  providerSecretArns: Readonly<Record<string, string>>;
-}
+/**
+ * A function's environment, group by group: each binder (lib/binders.ts) sets the variables of
+ * what its function's spec needs, with the grant. Pure, so the deploy-settings tests read them.
+ */
 
-/** The authorizer's alone: the user pool whose access tokens are sessions, and a new holder's credits. */
-export function sessionEnvironment(settings: DeploySettings, identity: { issuer: string; clientId: string }): FunctionEnvironment {
-  return { IDENTITY_ISSUER: identity.issuer, IDENTITY_CLIENT_ID: identity.clientId, SIGNUP_CREDITS: String(settings.runtime.signupCredits) };
-}
-
-/** What every function gets; COPY_WORKER_FUNCTION, queue URLs and the authorizer's session settings are added per function by the stack. */
-export function sharedEnvironment(settings: DeploySettings, resources: SharedResources): FunctionEnvironment {
-  const { provider, runtime } = settings;
-  const env: Record<string, string> = {
-    TABLE_NAME: resources.tableName,
-    MEDIA_BUCKET: resources.bucketName,
-    PUBLIC_MEDIA_BASE_URL: resources.publicMediaBaseUrl,
-    PROVIDER: provider.name,
-    TASK_TIMEOUT_SECONDS: String(runtime.taskTimeoutSeconds),
-    AUTH_CACHE_TTL_SECONDS: String(runtime.authCacheTtlSeconds),
-    DEFAULT_RATE_LIMIT: String(runtime.defaultRateLimit),
+/** Every function: its log lines, metrics and stack traces. */
+export function observabilityEnvironment(settings: DeploySettings): FunctionEnvironment {
+  return {
     // Stack traces point at functions/… lines through the bundle's source map.
     NODE_OPTIONS: '--enable-source-maps',
     // Powertools (functions/observability): the `service` on log lines and the metrics'
@@ -102,7 +89,30 @@ export function sharedEnvironment(settings: DeploySettings, resources: SharedRes
     POWERTOOLS_SERVICE_NAME: `vidgen-${settings.stage}`,
     POWERTOOLS_METRICS_NAMESPACE: 'VidGen',
     LOG_LEVEL: 'INFO',
-    // The simulated provider runs every stage's test mode (and a simulated stage's tasks).
+  };
+}
+
+/** `needs.table`: the stateful stack's table (and, in a samLocal synth, DynamoDB Local's endpoint, empty). */
+export function tableEnvironment(settings: DeploySettings, tableName: string): FunctionEnvironment {
+  // Empty means unset to functions/config/; sam local invoke --env-vars fills it in.
+  return { TABLE_NAME: tableName, ...(settings.samLocal && { DYNAMODB_ENDPOINT: '' }) };
+}
+
+/** `needs.media` (and every function that runs the task lifecycle): the media bucket and where it is served from. */
+export function mediaEnvironment(settings: DeploySettings, media: { bucketName: string; publicMediaBaseUrl: string }): FunctionEnvironment {
+  return { MEDIA_BUCKET: media.bucketName, PUBLIC_MEDIA_BASE_URL: media.publicMediaBaseUrl, ...(settings.samLocal && { S3_ENDPOINT: '' }) };
+}
+
+/**
+ * The task lifecycle (`needs.providers`, and the copy worker, which completes tasks): the
+ * providers' settings and their secrets' ARNs (never a value), the simulated provider's (every
+ * stage's test mode runs on it), the task timeout and the circuit breakers.
+ */
+export function providerEnvironment(settings: DeploySettings, providerSecretArns: Readonly<Record<string, string>>): FunctionEnvironment {
+  const { provider, runtime } = settings;
+  const env: Record<string, string> = {
+    PROVIDER: provider.name,
+    TASK_TIMEOUT_SECONDS: String(runtime.taskTimeoutSeconds),
     SIM_DELAY_SECONDS: String(runtime.simDelaySeconds),
     // The simulated provider (every stage's test mode) hands out ready-made samples: its
     // renderers need sharp and ffmpeg, which the bundles leave out.
@@ -116,16 +126,32 @@ export function sharedEnvironment(settings: DeploySettings, resources: SharedRes
     const module = providerSettings(deployed.name)!;
     for (const [field, secret] of Object.entries(module.secrets)) {
       if (!secret.deployed || !(field in deployed.secrets)) continue;
-      const arn = resources.providerSecretArns[secret.deployed.arnVariable];
+      const arn = providerSecretArns[secret.deployed.arnVariable];
       if (!arn) throw new Error(`The ${deployed.name} provider needs the secret ${secret.deployed.arnVariable} names.`);
       env[secret.deployed.arnVariable] = arn;
     }
-    Object.assign(env, settingsEnvironment(module, deployed.settings));
-  }
-  if (settings.samLocal) {
-    // Empty means unset to functions/config/; sam local invoke --env-vars fills them in.
-    env.DYNAMODB_ENDPOINT = '';
-    env.S3_ENDPOINT = '';
+    Object.assign(env, environmentOf(module.settings, deployed.settings));
   }
   return env;
+}
+
+/** `needs.identity` (the authorizer's alone): the user pool whose access tokens are sessions, a new holder's credits, the default rate limit. */
+export function identityEnvironment(settings: DeploySettings, identity: { issuer: string; clientId: string }): FunctionEnvironment {
+  return {
+    IDENTITY_ISSUER: identity.issuer,
+    IDENTITY_CLIENT_ID: identity.clientId,
+    SIGNUP_CREDITS: String(settings.runtime.signupCredits),
+    DEFAULT_RATE_LIMIT: String(settings.runtime.defaultRateLimit),
+  };
+}
+
+/** `needs.stripe`: the catalogue and return page, and the ARNs of exactly the named secrets (functions/config/billing.ts reads each on use). */
+export function billingEnvironment(settings: DeploySettings, secretArns: Readonly<Partial<Record<StripeSecretName, string>>>): FunctionEnvironment {
+  const { billing } = settings;
+  return {
+    ...(billing.packsJson && { BILLING_PACKS: billing.packsJson }),
+    ...(billing.planJson && { BILLING_PLAN: billing.planJson }),
+    ...(billing.returnUrl && { BILLING_RETURN_URL: billing.returnUrl }),
+    ...Object.fromEntries(Object.entries(secretArns).map(([name, arn]) => [STRIPE_SECRETS[name as StripeSecretName].arnVariable, arn])),
+  };
 }

@@ -1,26 +1,19 @@
-import { Annotations, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Function as LambdaFunctionRef, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { QUEUE_URL_VARIABLES, type QueueName } from '#adapters/queues/queue-names';
-import { STRIPE_SECRETS } from '#adapters/stripe/settings';
-import {
-  AUTHORIZER_HANDLER,
-  COPY_WORKER_HANDLER,
-  ROUTES,
-  type Route,
-  SWEEPER_HANDLER,
-  WEBHOOK_DELIVERY_HANDLER,
-  SUBMISSION_CONSUMER_HANDLER,
-} from '#http/routes/index';
-import { STREAMED_ROUTE_TIMEOUT_SECONDS } from '#http/route';
+import type { QueueName } from '#adapters/queues/queue-names';
+import { ROUTES, type Route } from '#http/routes/index';
 import { providerSettings } from '#providers/settings-registry';
-import { BUNDLE_ALIASES, extraFilesOf } from './bundle-extras';
-import { ApiFunction, type ApiFunctionProps, constructIdFor } from './constructs/api-function';
-import { isPublicRoute, VidGenRestApi } from './constructs/rest-api';
+import type { Area, DeadLetterName, FunctionSpec } from '#spec/function-spec';
+import type { StripeSecretName } from '#spec/needs';
+import { loadSpecs } from '#spec/registry';
+import { bindAll, type Bindings } from './binders';
+import { ApiFunction, constructIdFor } from './constructs/api-function';
+import { VidGenRestApi } from './constructs/rest-api';
 import { ConsoleSite } from './constructs/console-site';
 import { DeadLetterQueue } from './constructs/dead-letter-queue';
 import { FFMPEG_LAYER_ARCHITECTURE, FFMPEG_LAYER_BINARY, FfmpegLayer } from './constructs/ffmpeg-layer';
@@ -28,51 +21,35 @@ import { ServiceAlarms } from './constructs/service-alarms';
 import { ServiceDashboard } from './constructs/service-dashboard';
 import { WorkQueue } from './constructs/work-queue';
 import type { DeploySettings } from './deploy-settings';
-import { sessionEnvironment, sharedEnvironment } from './function-environment';
-import { BACKGROUND_FUNCTIONS, type StripeSecretName } from './function-needs';
-import {
-  type FunctionNeeds,
-  needsOf,
-  RESULT_COPY_MEDIA,
-  THUMBNAIL_SOURCE_MEDIA,
-  SIMULATED_PROVIDER_MEDIA,
-  SIMULATED_RESULT_SOURCE_MEDIA,
-} from './function-permissions';
+import { observabilityEnvironment } from './function-environment';
 import { readSharedValues, type SharedResources } from './shared-parameters';
+import { API_GATEWAY, FunctionArea } from './stacks/function-area';
 
 export interface StatelessStackProps extends StackProps {
   settings: DeploySettings;
-  /** The route table; ROUTES unless a test passes its own. */
+  /** The API's methods; ROUTES (every HTTP spec with its doc) unless a test passes its own. */
   routes?: readonly Route[];
 }
 
-/**
- * How each queue is consumed. Submissions: few at a time, as they mostly wait for the provider's
- * budget (the budget, not this, is what paces them); small batches so a message waits little.
- */
-const CONSUMERS: Readonly<Record<QueueName, { maxConcurrency: number; batchSize: number }>> = {
-  'webhook-deliveries': { maxConcurrency: 10, batchSize: 10 },
-  submissions: { maxConcurrency: 2, batchSize: 5 },
+/** What each queue holds, for its alarms and the dashboard. */
+const QUEUE_PURPOSES: Readonly<Record<QueueName, string>> = {
+  'webhook-deliveries': 'webhook delivery attempts',
+  submissions: "creates waiting for a turn in the provider's budget",
 };
 
-/** Sizes that differ from the house default (512 MB, 28 s: under API Gateway's 29 s; streamed routes: their integration's timeout). */
-const SIZING: Readonly<Record<string, Pick<ApiFunctionProps, 'memorySize' | 'timeout' | 'retryAttempts' | 'maxEventAge'>>> = {
-  [AUTHORIZER_HANDLER]: { timeout: Duration.seconds(10) },
-  // Runs every minute; a failed run is simply the next run's work, so Lambda need not retry it.
-  [SWEEPER_HANDLER]: { memorySize: 1024, timeout: Duration.minutes(2), retryAttempts: 0, maxEventAge: Duration.minutes(1) },
-  // Streams provider outputs (up to 2 GB) into S3; network throughput grows with memory.
-  [COPY_WORKER_HANDLER]: { memorySize: 1024, timeout: Duration.minutes(5), retryAttempts: 2 },
-  // One delivery attempt waits at most 10 s for the customer's endpoint.
-  [WEBHOOK_DELIVERY_HANDLER]: { timeout: Duration.seconds(30) },
-  // A batch of creates, each waiting up to 5 s for its turn and 10 s for Replicate's answer.
-  [SUBMISSION_CONSUMER_HANDLER]: { timeout: Duration.seconds(60) },
-};
+/** The one function of a kind of trigger (the authorizer, the schedule, the copy worker); throws unless there is exactly one. */
+function onlyOne(specs: readonly FunctionSpec[], kind: FunctionSpec['trigger']['kind']): FunctionSpec {
+  const found = specs.filter((spec) => spec.trigger.kind === kind);
+  if (found.length !== 1) throw new Error(`The stack expects one function triggered by ${kind}; the specs name ${found.map((spec) => spec.name).join(', ') || 'none'}.`);
+  return found[0]!;
+}
 
 /**
- * Compute: the REST API, one function per endpoint (from the route table), the authorizer, the
- * every-minute sweeper, the queue consumers (copies, submissions, webhook deliveries) and the
- * alarms. Holds no data: it can be destroyed and
- * redeployed without losing anything.
+ * Compute: one function per spec (functions/handlers/*.spec.ts: the endpoints, the authorizer,
+ * the every-minute sweeper, the copy worker, the queue consumers), each with exactly the
+ * environment and grants its needs call for (lib/binders.ts); the REST API from the route table;
+ * the queues, dead-letter queues and alarms. Holds no data: it can be destroyed and redeployed
+ * without losing anything.
  */
 export class StatelessStack extends Stack {
   readonly functions = new Map<string, ApiFunction>();
@@ -105,13 +82,8 @@ export class StatelessStack extends Stack {
 
     this.providerSecrets = providerSecretsOf(this, settings);
     this.stripeSecrets = stripeSecretsOf(this, settings);
-    const environment = sharedEnvironment(settings, {
-      tableName: data.tableName,
-      bucketName: data.mediaBucketName,
-      publicMediaBaseUrl: data.publicMediaBaseUrl,
-      providerSecretArns: Object.fromEntries([...this.providerSecrets].map(([variable, secret]) => [variable, secret.secretArn])),
-    });
     const logRetention = settings.logRetentionDays as RetentionDays;
+    const specs = loadSpecs();
 
     // Background functions: failures land in a queue an operator can read, and reserved
     // concurrency caps them so a burst of copies cannot take the account's pool from the API.
@@ -129,93 +101,85 @@ export class StatelessStack extends Stack {
         purpose: 'schedule events EventBridge could not deliver to the sweeper',
       }),
     };
-    const reserved = (concurrency: number) => (concurrency > 0 ? { reservedConcurrency: concurrency } : {});
-    const background: Readonly<Record<string, Pick<ApiFunctionProps, 'onFailure' | 'reservedConcurrency'>>> = {
-      [COPY_WORKER_HANDLER]: {
-        onFailure: this.deadLetterQueues.copyWorker.queue,
-        ...reserved(settings.background.copyWorkerConcurrency),
-      },
-      [SWEEPER_HANDLER]: {
-        onFailure: this.deadLetterQueues.sweeper.queue,
-        ...reserved(settings.background.sweeperConcurrency),
-      },
-      [SUBMISSION_CONSUMER_HANDLER]: reserved(settings.background.submissionConsumerConcurrency),
+    const deadLetters: Readonly<Record<DeadLetterName, DeadLetterQueue>> = {
+      'copy-worker': this.deadLetterQueues.copyWorker,
+      sweeper: this.deadLetterQueues.sweeper,
+      'sweep-schedule': this.deadLetterQueues.sweepSchedule,
     };
 
-    // The event pipeline's queues, each with its DLQ (alarms and dashboard pick them up).
-    const queues: Record<QueueName, WorkQueue> = {
-      'webhook-deliveries': new WorkQueue(this, 'WebhookDeliveries', {
-        name: 'webhook-deliveries',
-        purpose: 'webhook delivery attempts',
-        consumerTimeout: SIZING[WEBHOOK_DELIVERY_HANDLER]!.timeout!,
-      }),
-      submissions: new WorkQueue(this, 'Submissions', {
-        name: 'submissions',
-        purpose: "creates waiting for a turn in the provider's budget",
-        consumerTimeout: SIZING[SUBMISSION_CONSUMER_HANDLER]!.timeout!,
-      }),
-    };
+    // The event pipeline's queues, each with its DLQ (alarms and dashboard pick them up); hidden
+    // while a message is handled for longer than its consumer (the spec whose trigger it is) may run.
+    const consumerOf = (name: QueueName) => specs.find((spec) => spec.trigger.kind === 'queue' && spec.trigger.queue === name);
+    const queue = (id: string, name: QueueName) =>
+      new WorkQueue(this, id, { name, purpose: QUEUE_PURPOSES[name], consumerTimeout: Duration.seconds(consumerOf(name)?.sizing?.timeoutSeconds ?? 28) });
+    const queues: Record<QueueName, WorkQueue> = { 'webhook-deliveries': queue('WebhookDeliveries', 'webhook-deliveries'), submissions: queue('Submissions', 'submissions') };
     this.workQueues.push(...Object.values(queues));
 
-    const publicHandlers = new Set(routes.filter(isPublicRoute).map((route) => route.handler));
-    // As long as their integration may run, not the house 28 s.
-    const streamedHandlers = new Set(routes.filter((route) => route.streaming).map((route) => route.handler));
+    // One function per spec, in its area's nested stack: its size and bundle from the spec; then
+    // what its needs call for.
+    const areas = new Map<Area, FunctionArea>();
+    const areaOf = (area: Area) => {
+      let nested = areas.get(area);
+      if (!nested) areas.set(area, (nested = new FunctionArea(this, `${constructIdFor(area)}Functions`, { area, stage: settings.stage })));
+      return nested;
+    };
     let ffmpeg: FfmpegLayer | undefined;
-    const create = (handler: string, copyWorker?: ApiFunction): ApiFunction => {
-      const { needs, declared } = needsOf(handler, { publicRoute: publicHandlers.has(handler) });
-      if (!declared) {
-        Annotations.of(this).addWarningV2(
-          'vidgen:undeclared-permissions',
-          `functions/handlers/${handler}.ts has no needs in lib/function-needs.ts; it gets only ${needs.table.actions.length ? 'the rate-limit counter' : 'no permissions'}.`,
-        );
-      }
-      const fn = new ApiFunction(this, constructIdFor(handler), {
-        handler,
-        purpose: needs.purpose,
-        environment: {
-          ...environment,
-          ...(needs.queuesCopies && copyWorker && { COPY_WORKER_FUNCTION: copyWorker.function.functionName }),
-          ...(needs.makesThumbnails && { FFMPEG_PATH: FFMPEG_LAYER_BINARY }),
-          ...(handler === AUTHORIZER_HANDLER && sessionEnvironment(settings, { issuer: data.identityIssuer, clientId: data.userPoolClientId })),
-          ...Object.fromEntries((needs.queues?.send ?? []).map((name) => [QUEUE_URL_VARIABLES[name], queues[name].queue.queueUrl])),
-          ...(needs.stripe && billingEnvironment(settings, this.stripeSecrets)),
-        },
+    for (const spec of specs) {
+      const area = areaOf(spec.area);
+      const reserved = spec.sizing?.reservedConcurrency ? settings.background[spec.sizing.reservedConcurrency] : 0;
+      const fn = new ApiFunction(area, constructIdFor(spec.name), {
+        spec,
+        environment: observabilityEnvironment(settings),
         logRetention,
         retainLogs: settings.production,
         bundleAwsSdk: settings.bundleAwsSdk,
-        extraFiles: extraFilesOf(handler, { callsProvider: needs.provider === true }),
-        ...(BUNDLE_ALIASES[handler] && { bundleAliases: BUNDLE_ALIASES[handler] }),
-        ...(needs.makesThumbnails && {
-          layers: { layers: [(ffmpeg ??= new FfmpegLayer(this, 'Ffmpeg')).layer], architecture: FFMPEG_LAYER_ARCHITECTURE },
+        ...(spec.onFailure && { onFailure: deadLetters[spec.onFailure].queue }),
+        ...(reserved > 0 && { reservedConcurrency: reserved }),
+        ...(spec.needs.thumbnails && {
+          layers: { layers: [(ffmpeg ??= new FfmpegLayer(area, 'Ffmpeg')).layer], architecture: FFMPEG_LAYER_ARCHITECTURE },
         }),
-        ...(streamedHandlers.has(handler) && { timeout: Duration.seconds(STREAMED_ROUTE_TIMEOUT_SECONDS) }),
-        ...SIZING[handler],
-        ...background[handler],
       });
-      this.grant(fn, needs, data, copyWorker);
-      for (const name of needs.queues?.send ?? []) queues[name].queue.grantSendMessages(fn.function);
-      if (needs.queues?.consume) queues[needs.queues.consume].consumeWith(fn.function, CONSUMERS[needs.queues.consume]);
-      this.functions.set(handler, fn);
+      this.functions.set(spec.name, fn);
+    }
+    const bindings: Bindings = {
+      settings,
+      table: data.table,
+      tableName: data.tableName,
+      bucket: data.mediaBucket,
+      bucketName: data.mediaBucketName,
+      publicMediaBaseUrl: data.publicMediaBaseUrl,
+      queues,
+      providerSecrets: this.providerSecrets,
+      stripeSecrets: this.stripeSecrets,
+      identity: { issuer: data.identityIssuer, clientId: data.userPoolClientId },
+      functionNamed: (name) => this.functions.get(name) ?? fail(`No function ${name}.`),
+      ffmpegBinary: FFMPEG_LAYER_BINARY,
+    };
+    for (const fn of this.functions.values()) {
+      bindAll(fn, bindings);
+      const { trigger } = fn.spec;
+      if (trigger.kind === 'queue') queues[trigger.queue].consumeWith(fn.function, { batchSize: trigger.batchSize, maxConcurrency: trigger.maxConcurrency });
+    }
+    const authorizer = this.functions.get(onlyOne(specs, 'authorizer').name)!;
+    const sweeper = this.functions.get(onlyOne(specs, 'schedule').name)!;
+    const copyWorker = this.functions.get(onlyOne(specs, 'async').name)!;
+
+    // The API invokes each function as its area allows it (one permission per function, below):
+    // the root refers to the functions by ARN only, so it depends on the areas and never the reverse.
+    const imported = new Map<string, IFunction>();
+    const importedFunction = (handler: string) => {
+      let fn = imported.get(handler);
+      if (!fn) {
+        const id = `${constructIdFor(handler)}Ref`;
+        imported.set(handler, (fn = LambdaFunctionRef.fromFunctionAttributes(this, id, { functionArn: this.functionOf(handler).functionArn, sameEnvironment: true, skipPermissions: true })));
+      }
       return fn;
     };
-
-    // The copy worker first: the functions that queue copies are told its name.
-    const copyWorker = create(COPY_WORKER_HANDLER);
-    const authorizer = create(AUTHORIZER_HANDLER, copyWorker);
-    for (const handler of new Set(routes.map((route) => route.handler))) {
-      if (!this.functions.has(handler)) create(handler, copyWorker);
-    }
-    const sweeper = this.functions.get(SWEEPER_HANDLER) ?? create(SWEEPER_HANDLER, copyWorker);
-    // The other functions behind no route (queue consumers).
-    for (const handler of Object.keys(BACKGROUND_FUNCTIONS)) {
-      if (!this.functions.has(handler)) create(handler, copyWorker);
-    }
-
     this.restApi = new VidGenRestApi(this, 'Api', {
       stage: settings.stage,
       routes,
-      functionFor: (handler) => this.functionOf(handler),
-      authorizer: authorizer.function,
+      functionFor: importedFunction,
+      authorizer: importedFunction(authorizer.handlerName),
       authCacheTtlSeconds: settings.runtime.authCacheTtlSeconds,
       throttle: settings.api.throttle,
       logRetention,
@@ -225,20 +189,37 @@ export class StatelessStack extends Stack {
     });
 
     // Functions that submit ask the provider to call back at the public callback route.
-    for (const [handler, fn] of this.functions) {
-      if (needsOf(handler, { publicRoute: publicHandlers.has(handler) }).needs.queues?.send?.includes('submissions')) {
-        fn.function.addEnvironment('CALLBACK_BASE_URL', this.restApi.callbackBaseUrl);
-      }
+    for (const fn of this.functions.values()) {
+      if (fn.spec.needs.queues?.includes('submissions')) fn.addEnvironment({ CALLBACK_BASE_URL: this.restApi.callbackBaseUrl });
     }
+    const { api } = this.restApi;
+    const permitted = new Map<string, number>();
+    for (const route of routes) {
+      // One per route (a spec has one): the method and path it answers, on any stage.
+      const count = (permitted.get(route.handler) ?? 0) + 1;
+      permitted.set(route.handler, count);
+      // Every route's handler has a function: the API above asked for each.
+      this.functions.get(route.handler)!.function.addPermission(count === 1 ? 'ApiInvoke' : `ApiInvoke${count}`, {
+        principal: API_GATEWAY,
+        sourceArn: api.arnForExecuteApi(route.method, route.path.replace(/\{[^}]+\}/g, '*'), '*'),
+      });
+    }
+    authorizer.function.addPermission('ApiAuthorize', {
+      principal: API_GATEWAY,
+      sourceArn: Stack.of(this).formatArn({ service: 'execute-api', resource: api.restApiId, resourceName: 'authorizers/*' }),
+    });
 
-    this.sweepSchedule = new Rule(this, 'SweepSchedule', {
-      description: 'Runs the sweeper every minute: timeouts, refunds, result copies, idle tasks',
-      schedule: Schedule.rate(Duration.minutes(1)),
+    const schedule = sweeper.spec.trigger as Extract<FunctionSpec['trigger'], { kind: 'schedule' }>;
+    // Beside the sweeper: its permission for EventBridge names the rule, which names the function.
+    this.sweepSchedule = new Rule(areaOf(sweeper.spec.area), 'SweepSchedule', {
+      description: `Runs the ${sweeper.handlerName} every ${schedule.everyMinutes === 1 ? 'minute' : `${schedule.everyMinutes} minutes`}: timeouts, refunds, result copies, idle tasks`,
+      schedule: Schedule.rate(Duration.minutes(schedule.everyMinutes)),
       targets: [
         new LambdaFunction(sweeper.function, {
+          // A failed run is simply the next run's work.
           retryAttempts: 0,
-          maxEventAge: Duration.minutes(1),
-          deadLetterQueue: this.deadLetterQueues.sweepSchedule.queue,
+          maxEventAge: Duration.seconds(sweeper.spec.sizing?.maxEventAgeSeconds ?? 60),
+          deadLetterQueue: deadLetters[schedule.undelivered].queue,
         }),
       ],
     });
@@ -250,6 +231,10 @@ export class StatelessStack extends Stack {
       api: this.restApi.api,
       accessLogs: this.restApi.accessLogs,
       functions,
+      placeOf: (handler) => {
+        const { area } = this.functions.get(handler)!.spec;
+        return { scope: areaOf(area), area };
+      },
       capped: new Set([...this.functions.values()].filter((fn) => fn.reservedConcurrency).map((fn) => fn.function)),
       authorizer: authorizer.function,
       sweeper: sweeper.function,
@@ -297,28 +282,6 @@ export class StatelessStack extends Stack {
     return fn.function;
   }
 
-  /**
-   * Turns one permission-table entry into grants. The simulated provider's are given on every
-   * stage: test-mode tasks run on it whatever the stage's provider is.
-   */
-  private grant(fn: ApiFunction, needs: FunctionNeeds, data: SharedResources, copyWorker?: ApiFunction): void {
-    if (needs.table.actions.length > 0) fn.grantTable(data.table, needs.table.actions, needs.table.query);
-    fn.grantMedia(
-      data.mediaBucket,
-      needs.media,
-      needs.provider ? SIMULATED_PROVIDER_MEDIA : undefined,
-      needs.copiesResults ? RESULT_COPY_MEDIA : undefined,
-      needs.copiesResults ? SIMULATED_RESULT_SOURCE_MEDIA : undefined,
-      needs.makesThumbnails ? THUMBNAIL_SOURCE_MEDIA : undefined,
-    );
-    if (needs.provider) for (const secret of this.providerSecrets.values()) fn.grantSecretRead(secret);
-    // Only the secrets it reads: the webhook verifies with the signing secret and never calls Stripe.
-    for (const name of needs.stripe ?? []) fn.grantSecretRead(this.stripeSecrets[name]);
-    if (needs.queuesCopies) {
-      if (!copyWorker) throw new Error(`${fn.handlerName} queues copies but the copy worker does not exist yet.`);
-      fn.grantInvoke(copyWorker.function);
-    }
-  }
 }
 
 /** Stripe's secrets, imported by ARN or by name. */
@@ -328,18 +291,6 @@ function stripeSecretsOf(scope: Construct, settings: DeploySettings): Record<Str
     return 'arn' in reference ? Secret.fromSecretCompleteArn(scope, id, reference.arn) : Secret.fromSecretNameV2(scope, id, reference.name);
   };
   return { secretKey: imported('secretKey', 'StripeSecretKey'), webhookSecret: imported('webhookSecret', 'StripeWebhookSecret') };
-}
-
-/** What a billing function reads (functions/config/billing.ts): never a secret's value. */
-function billingEnvironment(settings: DeploySettings, secrets: Record<StripeSecretName, ISecret>): Record<string, string> {
-  const { billing } = settings;
-  return {
-    ...(billing.packsJson && { BILLING_PACKS: billing.packsJson }),
-    ...(billing.planJson && { BILLING_PLAN: billing.planJson }),
-    ...(billing.returnUrl && { BILLING_RETURN_URL: billing.returnUrl }),
-    [STRIPE_SECRETS.secretKey.arnVariable]: secrets.secretKey.secretArn,
-    [STRIPE_SECRETS.webhookSecret.arnVariable]: secrets.webhookSecret.secretArn,
-  };
 }
 
 /** Every deployed provider's secrets, imported by ARN or name, by the variable that carries each ARN. */
@@ -358,3 +309,7 @@ function providerSecretsOf(scope: Construct, settings: DeploySettings): Map<stri
 }
 
 const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
+
+const fail = (message: string): never => {
+  throw new Error(message);
+};

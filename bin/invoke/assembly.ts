@@ -3,9 +3,10 @@ import path from 'node:path';
 
 /**
  * Finds a synthesized function's bundle in a cloud assembly (cdk.out): the stack templates
- * listed in manifest.json, the function whose `vidgen:handler` metadata names the handler, and
- * its asset directory (the `aws:asset:path` metadata, or the asset manifest entry of its S3 key
- * when asset metadata is off).
+ * listed in manifest.json and their nested stacks' (the functions live in one per area:
+ * lib/stacks/function-area.ts; each is a file asset of its root stack), the function whose
+ * `vidgen:handler` metadata names the handler, and its asset directory (the `aws:asset:path`
+ * metadata, or the asset manifest entry of its S3 key when asset metadata is off).
  */
 export const HANDLER_METADATA_KEY = 'vidgen:handler';
 
@@ -56,30 +57,41 @@ export function listBundledFunctions(cdkOut: string): BundledFunction[] {
   const found: BundledFunction[] = [];
   for (const [stack, artifact] of Object.entries(manifest.artifacts ?? {})) {
     if (artifact.type !== 'aws:cloudformation:stack' || !artifact.properties?.templateFile) continue;
-    const template = readJson<{ Resources?: Record<string, TemplateResource> }>(
-      path.join(cdkOut, artifact.properties.templateFile),
-    );
-    for (const [logicalId, resource] of Object.entries(template.Resources ?? {})) {
-      const handler = resource.Metadata?.[HANDLER_METADATA_KEY];
-      if (resource.Type !== 'AWS::Lambda::Function' || typeof handler !== 'string') continue;
-      const [file, exportName] = splitHandler(resource.Properties?.Handler ?? 'index.handler');
-      found.push({
-        handler,
-        stack,
-        logicalId,
-        assetDir: assetDirOf(cdkOut, stack, resource),
-        file,
-        exportName,
-        literalEnvironment: Object.fromEntries(
-          Object.entries(resource.Properties?.Environment?.Variables ?? {}).filter(
-            (entry): entry is [string, string] => typeof entry[1] === 'string',
+    for (const templateFile of [artifact.properties.templateFile, ...nestedTemplatesOf(cdkOut, stack)]) {
+      const template = readJson<{ Resources?: Record<string, TemplateResource> }>(path.join(cdkOut, templateFile));
+      for (const [logicalId, resource] of Object.entries(template.Resources ?? {})) {
+        const handler = resource.Metadata?.[HANDLER_METADATA_KEY];
+        if (resource.Type !== 'AWS::Lambda::Function' || typeof handler !== 'string') continue;
+        const [file, exportName] = splitHandler(resource.Properties?.Handler ?? 'index.handler');
+        found.push({
+          handler,
+          stack,
+          logicalId,
+          assetDir: assetDirOf(cdkOut, stack, resource),
+          file,
+          exportName,
+          literalEnvironment: Object.fromEntries(
+            Object.entries(resource.Properties?.Environment?.Variables ?? {}).filter(
+              (entry): entry is [string, string] => typeof entry[1] === 'string',
+            ),
           ),
-        ),
-        timeoutSeconds: typeof resource.Properties?.Timeout === 'number' ? resource.Properties.Timeout : LAMBDA_DEFAULT_TIMEOUT_SECONDS,
-      });
+          timeoutSeconds: typeof resource.Properties?.Timeout === 'number' ? resource.Properties.Timeout : LAMBDA_DEFAULT_TIMEOUT_SECONDS,
+        });
+      }
     }
   }
   return found;
+}
+
+/** The nested stacks' templates of a stack: file assets in its asset manifest. */
+function nestedTemplatesOf(cdkOut: string, stack: string): string[] {
+  const assetsFile = path.join(cdkOut, `${stack}.assets.json`);
+  if (!existsSync(assetsFile)) return [];
+  const assets = readJson<{ files?: Record<string, { source?: { path?: string } }> }>(assetsFile);
+  return Object.values(assets.files ?? {})
+    .map((asset) => asset.source?.path)
+    .filter((file): file is string => typeof file === 'string' && file.endsWith('.nested.template.json'))
+    .sort();
 }
 
 /** `name` is a handler name (get-credits) or a logical id (GetCreditsFunction1234ABCD). */

@@ -4,7 +4,8 @@ import { pipeline } from 'node:stream/promises';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyResult } from 'aws-lambda';
 import { GATEWAY_RESPONSES, type GatewayResponse } from '#contract/gateway-responses';
 import { gatewayAccess } from '#http/route';
-import { AUTHORIZER_HANDLER, ROUTES, type Route } from '#http/routes/index';
+import { ROUTES, type Route } from '#http/routes/index';
+import { loadSpecs } from '#spec/registry';
 import { AuthorizerCache, policyAllows } from './authorizer-cache';
 import { lambdaContext } from '../lambda-context.cjs';
 import { invokeStreaming, type StreamedAnswer } from '../lambda-streaming.cjs';
@@ -36,6 +37,8 @@ export function apiRequestListener(options: ApiServerOptions): http.RequestListe
   const access = new Map(routes.map((route) => [route, gatewayAccess(route)]));
   const match = createRouter(routes);
   const cache = new AuthorizerCache(options.authCacheTtlSeconds);
+  // The one function whose trigger is the authorizer (functions/handlers/*.spec.ts).
+  const authorizer = loadSpecs().find((spec) => spec.trigger.kind === 'authorizer')!.name;
   const handlers = new Map<string, LambdaHandler>();
   const handlerFor = (name: string) => {
     let handler = handlers.get(name);
@@ -51,9 +54,9 @@ export function apiRequestListener(options: ApiServerOptions): http.RequestListe
     if (!result) {
       const event = toAuthorizerEvent(call, route, params);
       try {
-        result = (await handlerFor(AUTHORIZER_HANDLER)(
+        result = (await handlerFor(authorizer)(
           event,
-          lambdaContext('authorizer', { requestId: call.requestId }),
+          lambdaContext(authorizer, { requestId: call.requestId }),
         )) as APIGatewayAuthorizerResult;
       } catch (error) {
         if (error instanceof Error && error.message === 'Unauthorized') return undefined;

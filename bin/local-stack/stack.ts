@@ -23,7 +23,8 @@ import { InProcessCopyQueue } from '#adapters/copy-queues';
 import { LOCAL_WEBHOOK_RETRY_SCHEDULE } from '#config';
 import { localQueue } from '#app-context/queues';
 import type { InProcessQueue } from '#adapters/queues/in-process-queue';
-import { API_PREFIX, SUBMISSION_CONSUMER_HANDLER, SWEEPER_HANDLER, WEBHOOK_DELIVERY_HANDLER } from '#http/routes/index';
+import { API_PREFIX } from '#http/routes/index';
+import { loadSpecs } from '#spec/registry';
 
 /**
  * The whole local stack in one call: DynamoDB Local and s3rver (or ones already running),
@@ -167,18 +168,17 @@ export async function startLocalStack(
         fallthrough: async (req, res) => (await media(req, res)) || (await consolePages(req, res)),
       }),
     );
-    const sweeper = startSweeper(settings.sweepIntervalSeconds);
-    // The SQS event source mappings' stand-in: the same handlers, fed the same event shape.
-    // One consumer per queue and process: a second stack in the same process (tests) shares the first's.
-    const consumers = [
-      consumeLocally(localQueue('webhook-deliveries'), WEBHOOK_DELIVERY_HANDLER),
-      consumeLocally(localQueue('submissions'), SUBMISSION_CONSUMER_HANDLER),
-    ];
+    // The schedule's and the SQS event source mappings' stand-ins, from the specs' triggers: the
+    // same handlers, fed the same event shape. One consumer per queue and process: a second stack
+    // in the same process (tests) shares the first's.
+    const specs = loadSpecs();
+    const sweepers = specs.filter((spec) => spec.trigger.kind === 'schedule').map((spec) => startSchedule(spec.name, settings.sweepIntervalSeconds));
+    const consumers = specs.flatMap((spec) => (spec.trigger.kind === 'queue' ? [consumeLocally(localQueue(spec.trigger.queue), spec.name)] : []));
     stops.push(async () => {
       // Callbacks still scheduled by the simulated providers would reach a stopped server.
       context.lifecycle.provider.close?.();
       context.lifecycle.testProvider?.close?.();
-      sweeper.stop();
+      for (const sweeper of sweepers) sweeper.stop();
       await Promise.all(consumers.map((stopConsumer) => stopConsumer()));
       if (context.copyQueue instanceof InProcessCopyQueue) await context.copyQueue.drain();
     });
@@ -235,13 +235,13 @@ function consumeLocally(queue: InProcessQueue<unknown>, handler: string): () => 
   return () => queue.stop();
 }
 
-/** The local stand-in for the every-minute EventBridge schedule: the same handler, on a timer. */
-function startSweeper(intervalSeconds: number) {
+/** The local stand-in for an EventBridge schedule (the every-minute sweep): the same handler, on a timer. */
+function startSchedule(handler: string, intervalSeconds: number) {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    loadHandler(SWEEPER_HANDLER)({}, lambdaContext(SWEEPER_HANDLER, { requestId: `sweep-${Date.now()}` }))
+    loadHandler(handler)({}, lambdaContext(handler, { requestId: `sweep-${Date.now()}` }))
       .catch((error: unknown) => console.error(JSON.stringify({ level: 'error', message: 'sweep failed', error: String(error) })))
       .finally(() => (running = false));
   }, intervalSeconds * 1000);

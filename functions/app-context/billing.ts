@@ -1,13 +1,13 @@
 import { readSecret, type SecretReader } from '#adapters/secrets';
 import { StripeGateway } from '#adapters/stripe/stripe-gateway';
-import { loadBillingConfig, type BillingConfig } from '#config/billing';
+import { loadBillingConfig, missingStripeSecret, type BillingConfig } from '#config/billing';
 import type { SecretSource } from '#providers/provider-module';
 import type { BillingDeps } from '#domain/billing-account';
 import type { BillingEventDeps } from '#domain/billing-events';
 import { powertoolsTelemetry } from '#observability/telemetry';
 import { serverUrlOf } from '#openapi/server-url';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { appConfig } from './config';
+import { appRegion } from './config';
 import { stores, type Stores } from './stores';
 
 /**
@@ -22,10 +22,12 @@ export interface BillingParts {
 }
 
 export function buildBilling(config: BillingConfig, parts: Pick<Stores, 'accounts' | 'billing'>, readSecretValue: SecretReader): BillingParts {
-  const reveal = (source: SecretSource) => () => ('value' in source ? Promise.resolve(source.value) : readSecretValue(source.secretArn));
+  // Read on use: each billing function is given only the secrets it reads (the webhook never calls Stripe).
+  const reveal = (source: SecretSource | undefined, name: 'secretKey' | 'webhookSecret') => () =>
+    !source ? Promise.reject(missingStripeSecret(name)) : 'value' in source ? Promise.resolve(source.value) : readSecretValue(source.secretArn);
   const gateway = new StripeGateway({
-    secretKey: reveal(config.secretKey),
-    webhookSecret: reveal(config.webhookSecret),
+    secretKey: reveal(config.secretKey, 'secretKey'),
+    webhookSecret: reveal(config.webhookSecret, 'webhookSecret'),
     ...(config.stripeApiBase && { apiBase: config.stripeApiBase }),
   });
   return {
@@ -39,7 +41,7 @@ let current: BillingParts | undefined;
 
 /** This process's billing parts (one per cold start). */
 export function billing(): BillingParts {
-  current ??= buildBilling(loadBillingConfig(), stores(), (secretArn) => readSecret(appConfig().region, secretArn));
+  current ??= buildBilling(loadBillingConfig(), stores(), (secretArn) => readSecret(appRegion(), secretArn));
   return current;
 }
 

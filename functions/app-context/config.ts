@@ -1,9 +1,22 @@
-import { loadServiceConfig, type ServiceConfig } from '#config/service';
+import { readSetting } from '#config/setting';
+import { eventsConfig, identityConfig, loadServiceConfig, mediaConfig, REGION, tableConfig, webhookConfig } from '#config/service';
 
-let current: ServiceConfig | undefined;
-
-/** The configuration, read from the environment once per cold start. */
-export function appConfig(): ServiceConfig {
-  current ??= loadServiceConfig();
-  return current;
+/**
+ * The settings each part of the wiring reads, each group read from the environment on its
+ * part's first use and kept for the cold start. By part, not by function: a function's
+ * environment holds only what the parts it uses read (the stack gives it what its spec needs),
+ * and the local stack runs every handler in one process with every setting.
+ */
+function once<T>(read: () => T): () => T {
+  let value: { read: T } | undefined;
+  return () => (value ??= { read: read() }).read;
 }
+
+export const appRegion = once(() => readSetting(REGION));
+export const appTableConfig = once(() => tableConfig());
+export const appMediaConfig = once(() => mediaConfig());
+export const appIdentityConfig = once(() => identityConfig());
+export const appEventsConfig = once(() => eventsConfig());
+export const appWebhookConfig = once(() => webhookConfig());
+/** Everything the task lifecycle reads besides the providers. */
+export const appServiceConfig = once(() => loadServiceConfig());

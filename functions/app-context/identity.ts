@@ -1,6 +1,6 @@
 import { CognitoIdentity } from '#adapters/identity/cognito-identity';
 import type { IdentityProvider } from '#domain/ports';
-import { appConfig } from './config';
+import { appIdentityConfig } from './config';
 
 let current: IdentityProvider | undefined | null;
 
@@ -10,7 +10,7 @@ let current: IdentityProvider | undefined | null;
  */
 export function identityProvider(): IdentityProvider | undefined {
   if (current === undefined) {
-    const settings = appConfig().identity;
+    const settings = appIdentityConfig().identity;
     current = settings ? new CognitoIdentity(settings) : null;
   }
   return current ?? undefined;

@@ -10,7 +10,7 @@ import { providerModule } from '#providers/registry';
 import { providerSettings } from '#providers/settings-registry';
 import type { ProviderRoutes } from '#domain/provider-routing';
 import { simulated } from '#providers/simulated/index';
-import { appConfig } from './config';
+import { appServiceConfig } from './config';
 
 let setup: ProviderSetup | undefined;
 
@@ -22,7 +22,7 @@ export function appProviderSetup(): ProviderSetup {
 
 /** This process's whole configuration, for the functions that start and follow tasks. */
 export function appConfigWithProviders(): Config {
-  return { ...appConfig(), ...appProviderSetup() };
+  return { ...appServiceConfig(), ...appProviderSetup() };
 }
 
 /**

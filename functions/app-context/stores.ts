@@ -10,14 +10,14 @@ import { DynamoLedgerStore } from '#adapters/dynamodb/ledger-repository';
 import { DynamoRateCounter } from '#adapters/dynamodb/rate-counter-repository';
 import { DynamoTaskStore } from '#adapters/dynamodb/task-repository';
 import { DynamoUploadPublications } from '#adapters/dynamodb/upload-publication-repository';
-import type { ServiceConfig } from '#config/service';
+import type { TableConfig } from '#config/service';
 import type { AccountStore, ApiKeyStore, BillingStore, CallbackReceipts, HolderStore, IdempotencyStore, LedgerStore, TaskStore, UploadPublications } from '#domain/ports';
 import { modeAwareAccounts } from '#domain/mode-accounts';
 import type { CircuitStore } from '#domain/circuit-breaker';
 import type { RateCounter } from '#domain/rate-limit';
 import type { Telemetry } from '#domain/telemetry';
 import { powertoolsTelemetry } from '#observability/telemetry';
-import { appConfig } from './config';
+import { appTableConfig } from './config';
 
 /** Every store, each behind its port: what handlers that only read and write the table need. */
 export interface Stores {
@@ -35,7 +35,7 @@ export interface Stores {
   billing: BillingStore;
 }
 
-export function buildDb(config: ServiceConfig): Db {
+export function buildDb(config: TableConfig): Db {
   return createDb({
     tableName: config.tableName,
     region: config.region,
@@ -66,7 +66,7 @@ let current: Stores | undefined;
 
 /** This process's DynamoDB client and table (one per cold start, sockets reused). */
 export function appDb(): Db {
-  db ??= buildDb(appConfig());
+  db ??= buildDb(appTableConfig());
   return db;
 }
 

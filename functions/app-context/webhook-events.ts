@@ -2,10 +2,10 @@ import type { Db } from '#adapters/dynamodb/dynamo-client';
 import { DynamoDeliveryStore } from '#adapters/dynamodb/delivery-repository';
 import { DynamoEventFeedStore } from '#adapters/dynamodb/event-feed-repository';
 import { DynamoWebhookStore } from '#adapters/dynamodb/webhook-repository';
-import type { ServiceConfig } from '#config/service';
+import type { EventsConfig } from '#config/service';
 import { renderEvent } from '#contract/events';
 import type { DeliveryDeps, DeliveryMessage } from '#domain/webhook-deliveries';
-import { appConfig } from './config';
+import { appEventsConfig } from './config';
 import { lazyMessageQueue } from './queues';
 import { appDb } from './stores';
 
@@ -16,7 +16,7 @@ import { appDb } from './stores';
  */
 export type EventPublishing = Pick<DeliveryDeps, 'webhooks' | 'deliveries' | 'queue' | 'render' | 'feed'>;
 
-export function buildEventPublishing(config: ServiceConfig, db: Db): EventPublishing {
+export function buildEventPublishing(config: EventsConfig, db: Db): EventPublishing {
   const { queueUrl } = config.webhooks;
   return {
     webhooks: new DynamoWebhookStore(db),
@@ -30,6 +30,6 @@ export function buildEventPublishing(config: ServiceConfig, db: Db): EventPublis
 let current: EventPublishing | undefined;
 
 export function webhookEvents(): EventPublishing {
-  current ??= buildEventPublishing(appConfig(), appDb());
+  current ??= buildEventPublishing(appEventsConfig(), appDb());
   return current;
 }

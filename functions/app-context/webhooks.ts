@@ -3,10 +3,10 @@ import { createSafeFetcher } from '#adapters/safe-fetch';
 import { webhookDestinations } from '#adapters/webhook-destinations';
 import { webhookSender } from '#adapters/webhook-sender';
 import { signWebhook } from '#adapters/webhook-signing';
-import type { ServiceConfig } from '#config/service';
+import type { WebhookConfig } from '#config/service';
 import type { DeliveryDeps } from '#domain/webhook-deliveries';
 import type { DestinationPolicy } from '#domain/webhooks';
-import { appConfig } from './config';
+import { appWebhookConfig } from './config';
 import { appDb } from './stores';
 import { buildEventPublishing } from './webhook-events';
 
@@ -17,7 +17,7 @@ const MAX_ANSWER_BYTES = 64 * 1024;
 
 export type WebhookDeps = DeliveryDeps & { destinations: DestinationPolicy };
 
-export function buildWebhookDeps(config: ServiceConfig, db: Db): WebhookDeps {
+export function buildWebhookDeps(config: { region: string; webhooks: WebhookConfig }, db: Db): WebhookDeps {
   const { retrySchedule, allowLoopback } = config.webhooks;
   const fetcher = createSafeFetcher({ allowedOrigins: [], maxBytes: MAX_ANSWER_BYTES, timeoutMs: DELIVERY_TIMEOUT_MS, allowLoopback });
   return {
@@ -33,6 +33,6 @@ export function buildWebhookDeps(config: ServiceConfig, db: Db): WebhookDeps {
 let current: WebhookDeps | undefined;
 
 export function webhooks(): WebhookDeps {
-  current ??= buildWebhookDeps(appConfig(), appDb());
+  current ??= buildWebhookDeps(appWebhookConfig(), appDb());
   return current;
 }

@@ -1,6 +1,6 @@
 import { loadProviderSetup, type ProviderSetup } from './providers';
 import { loadServiceConfig, type ServiceConfig } from './service';
-import type { Env } from './env';
+import type { Env } from './setting';
 
 /**
  * The whole configuration of a function that starts and follows tasks: what every function
@@ -13,7 +13,7 @@ export function loadConfig(env: Env = process.env): Config {
   return { ...loadServiceConfig(env), ...loadProviderSetup(env) };
 }
 
-export { ConfigError } from './env';
+export { ConfigError } from './setting';
 export { CONFIG_DEFAULTS, configuredApiBaseUrl, LOCAL_WEBHOOK_RETRY_SCHEDULE, SIMULATED_OUTPUTS } from './service';
 export type { CircuitConfig, IdentityConfig, ServiceConfig, SimulatedOutputs, SubmissionConfig, WebhookConfig } from './service';
 export type { ProviderSetup } from './providers';

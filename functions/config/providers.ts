@@ -2,7 +2,25 @@ import type { ProviderRoutes } from '#domain/provider-routing';
 import type { ProviderSecret, SecretSource, SomeProviderSettings } from '#providers/provider-module';
 import { parseProviderRoutes, routedProviders } from '#providers/route-settings';
 import { PROVIDER_NAMES, PROVIDER_SETTINGS_LIST, providerSettings, type ProviderConfig } from '#providers/settings-registry';
-import { ConfigError, optional, required, wholeNumber, type Env } from './env';
+import { ConfigError, givenValue, jsonText, oneOf, readGroup, setting, wholeNumber, type Env } from './setting';
+
+/** Which providers new tasks go to. */
+export const PROVIDERS = {
+  provider: setting({ variable: 'PROVIDER', context: 'provider', kind: oneOf(PROVIDER_NAMES as unknown as readonly [string, ...string[]]), required: true, doc: 'The provider new live tasks are submitted to.' }),
+  routesJson: setting({
+    variable: 'PROVIDER_ROUTES',
+    context: 'providerRoutes',
+    kind: jsonText,
+    doc: 'Per model, the providers new live tasks go to, in order (JSON: model id -> list of providers); unset: PROVIDER alone.',
+  }),
+  budgetPerSecond: setting({
+    variable: 'PROVIDER_BUDGET_PER_SECOND',
+    kind: wholeNumber(1),
+    doc: "Creates a second PROVIDER allows us; unset: its module's default (10 for Replicate and fal).",
+  }),
+};
+
+const optional = (env: Env, name: string) => givenValue(env[name]) as string | undefined;
 
 /**
  * The generation providers this function may call, read only by the functions that call one
@@ -27,15 +45,14 @@ export interface ProviderSetup {
 }
 
 export function loadProviderSetup(env: Env = process.env): ProviderSetup {
-  const name = required(env, 'PROVIDER');
-  const chosen = providerSettings(name);
-  if (!chosen) throw new ConfigError(`PROVIDER must be one of ${PROVIDER_NAMES.map((known) => `"${known}"`).join(', ')}; got "${name}".`);
-  const routes = providerRoutes(env);
+  const { provider: name, routesJson, budgetPerSecond: budget } = readGroup(PROVIDERS, env);
+  const chosen = providerSettings(name)!;
+  const routes = providerRoutes(routesJson);
   const routed = routes ? routedProviders(routes) : [];
   const otherProviders = PROVIDER_SETTINGS_LIST.filter((module) => module.name !== name && (!module.onlyWhereNamed || routed.includes(module.name)))
     .map((module) => providerConfig(module, env, routed.includes(module.name) ? routeNeed(routes!, module.name, name) : undefined))
     .filter((config) => config !== undefined);
-  const budgetPerSecond = optional(env, 'PROVIDER_BUDGET_PER_SECOND') ? wholeNumber(env, 'PROVIDER_BUDGET_PER_SECOND', 0, 1) : chosen.budgetPerSecond;
+  const budgetPerSecond = budget ?? chosen.budgetPerSecond;
   return {
     provider: providerConfig(chosen, env, `PROVIDER=${name}`)!,
     ...(otherProviders.length > 0 && { otherProviders }),
@@ -78,18 +95,11 @@ function providerConfig(module: SomeProviderSettings, env: Env, neededBy: string
       throw new ConfigError(`Missing ${names} (${neededBy}).`);
     }
   }
-  const given = Object.fromEntries(Object.entries(module.variables).map(([field, variable]) => [field, optional(env, variable)]));
-  const parsed = module.settings.safeParse(given);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const variable = module.variables[String(issue.path[0])]!;
-    throw new ConfigError(`${variable} ${issue.message}; got "${optional(env, variable)}".`);
-  }
-  return { name: module.name, ...parsed.data, ...secrets } as ProviderConfig;
+  const values = Object.fromEntries(Object.entries(readGroup(module.settings, env)).filter(([, value]) => value !== undefined));
+  return { name: module.name, ...values, ...secrets } as ProviderConfig;
 }
 
-function providerRoutes(env: Env): ProviderRoutes | undefined {
-  const raw = optional(env, 'PROVIDER_ROUTES');
+function providerRoutes(raw: string | undefined): ProviderRoutes | undefined {
   if (raw === undefined) return undefined;
   try {
     return parseProviderRoutes(raw);

@@ -3,6 +3,7 @@ import { stores } from '#app-context/stores';
 import { toCreditsView } from '#contract/credits';
 import { addTestCredits } from '#domain/billing-account';
 import { httpHandler } from '#http/http-handler';
+import { spec } from './add-test-credits.spec';
 
 /** POST /api/v1/billing/test-credits (session, test mode): +1000 test credits. */
-export const handler = httpHandler(async ({ principal }) => toCreditsView(await addTestCredits(stores(), principal.accountId)), { rateLimiter, access: { sessionOnly: true } });
+export const handler = httpHandler(spec, async ({ principal }) => toCreditsView(await addTestCredits(stores(), principal.accountId)), { rateLimiter });

@@ -1,5 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { appConfig } from '#app-context/config';
+import { appIdentityConfig } from '#app-context/config';
 import { identityProvider } from '#app-context/identity';
 import { stores } from '#app-context/stores';
 import { authenticateCaller } from '#domain/authenticate-caller';
@@ -26,7 +26,7 @@ export const handler = observe(authorize, {
 async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   try {
     const { apiKeys, holders } = stores();
-    const { defaultRateLimit, signupCredits } = appConfig();
+    const { defaultRateLimit, signupCredits } = appIdentityConfig();
     const principal = await authenticateCaller(
       { apiKeys, holders, identity: identityProvider(), defaultRateLimit, signupCredits },
       headerValue(event, 'authorization'),

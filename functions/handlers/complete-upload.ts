@@ -5,12 +5,14 @@ import { uploadedImageView } from '#contract/uploads';
 import { completeDirectUpload } from '#domain/uploads';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
+import { spec } from './complete-upload.spec';
 
 /** POST /api/v1/uploads/{upload_id}/complete: check a direct upload's bytes and publish it. */
 export const handler = httpHandler(
+  spec,
   async ({ event, principal }) => {
     const deps = { storage: uploadStorage(), publications: stores().uploadPublications };
     return uploadedImageView(await completeDirectUpload(deps, principal.accountId, pathParameter(event, 'upload_id')));
   },
-  { rateLimiter, access: { scope: 'generate' } },
+  { rateLimiter },
 );

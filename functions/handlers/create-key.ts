@@ -3,12 +3,14 @@ import { rateLimiter } from '#app-context/rate-limiter';
 import { createdKeyView, parseCreateKey } from '#contract/keys';
 import { createKey } from '#domain/key-management';
 import { httpHandler } from '#http/http-handler';
+import { spec } from './create-key.spec';
 
 /** POST /api/v1/keys: a new API key; the key itself is in this answer only. */
 export const handler = httpHandler(
+  spec,
   async ({ principal, body }) => {
     const { details, apiKey } = await createKey(keyManagement(), principal.accountId, parseCreateKey(body));
     return createdKeyView(details, apiKey);
   },
-  { rateLimiter, jsonBody: true, access: { sessionOnly: true } },
+  { rateLimiter },
 );

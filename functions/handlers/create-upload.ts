@@ -3,10 +3,12 @@ import { rateLimiter } from '#app-context/rate-limiter';
 import { directUploadView } from '#contract/uploads';
 import { createDirectUpload } from '#domain/uploads';
 import { httpHandler } from '#http/http-handler';
+import { spec } from './create-upload.spec';
 
 /** POST /api/v1/uploads: a presigned direct upload to storage, for files of any allowed size. */
 export const handler = httpHandler(
+  spec,
   async ({ principal }) =>
     directUploadView(await createDirectUpload(uploadStorage(), principal.accountId)),
-  { rateLimiter, access: { scope: 'generate' } },
+  { rateLimiter },
 );

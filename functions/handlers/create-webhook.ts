@@ -4,10 +4,12 @@ import { webhooks } from '#app-context/webhooks';
 import { createdWebhookView, parseCreateWebhook } from '#contract/webhooks';
 import { createWebhook } from '#domain/webhooks';
 import { httpHandler } from '#http/http-handler';
+import { spec } from './create-webhook.spec';
 
 /** POST /api/v1/webhooks: register an endpoint; its signing secret is in this answer only. */
 export const handler = httpHandler(
+  spec,
   async ({ principal, body }) =>
     createdWebhookView(await createWebhook({ ...webhooks(), accounts: stores().accounts }, principal.accountId, parseCreateWebhook(body))),
-  { rateLimiter, jsonBody: true, access: { scope: 'webhooks' } },
+  { rateLimiter },
 );

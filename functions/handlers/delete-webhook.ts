@@ -3,13 +3,15 @@ import { webhooks } from '#app-context/webhooks';
 import { deleteWebhook } from '#domain/webhooks';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
+import { spec } from './delete-webhook.spec';
 
 /** DELETE /api/v1/webhooks/{webhook_id}: no more events to it, including those not yet delivered. */
 export const handler = httpHandler(
+  spec,
   async ({ event, principal }) => {
     const webhookId = pathParameter(event, 'webhook_id');
     await deleteWebhook(webhooks().webhooks, principal.accountId, webhookId);
     return { webhook_id: webhookId, deleted: true as const };
   },
-  { rateLimiter, access: { scope: 'webhooks' } },
+  { rateLimiter },
 );

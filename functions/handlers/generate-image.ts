@@ -6,12 +6,14 @@ import { spendingKeyOf } from '#domain/key-spend';
 import { startTask } from '#domain/start-task';
 import { httpHandler } from '#http/http-handler';
 import { idempotencyKeyOf } from '#http/request';
+import { spec } from './generate-image.spec';
 
 /** POST /api/v1/generate-image: charge, create and submit an image task (paid access only). */
 export const handler = httpHandler(
+  spec,
   async ({ event, principal, body }) => {
     const request = { kind: 'image' as const, params: parseGenerateImage(body) };
     return imageView(await startTask(lifecycle(), principal.accountId, request, idempotencyKeyOf(event), spendingKeyOf(principal)));
   },
-  { rateLimiter, jsonBody: true, access: { scope: 'generate' } },
+  { rateLimiter },
 );

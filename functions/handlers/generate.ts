@@ -6,12 +6,14 @@ import { spendingKeyOf } from '#domain/key-spend';
 import { startTask } from '#domain/start-task';
 import { httpHandler } from '#http/http-handler';
 import { idempotencyKeyOf } from '#http/request';
+import { spec } from './generate.spec';
 
 /** POST /api/v1/generate: charge, create and submit a video task. */
 export const handler = httpHandler(
+  spec,
   async ({ event, principal, body }) => {
     const request = { kind: 'video' as const, params: parseGenerateVideo(body) };
     return videoView(await startTask(lifecycle(), principal.accountId, request, idempotencyKeyOf(event), spendingKeyOf(principal)));
   },
-  { rateLimiter, jsonBody: true, access: { scope: 'generate' } },
+  { rateLimiter },
 );

@@ -2,12 +2,13 @@ import { NotFoundError } from '#domain/errors';
 import { publicHandler } from '#http/public-handler';
 import { pathParameter } from '#http/request';
 import { RENDERER_ASSET, rendererScript } from '#openapi/renderer';
+import { spec } from './get-docs-asset.spec';
 
 /**
  * GET /api/v1/docs/assets/{file} (public): the script the docs page loads. Its name carries the
  * renderer's version, so it may be cached for a year. Any other name: 404 in the envelope.
  */
-export const handler = publicHandler(async (event) => {
+export const handler = publicHandler(spec, async (event) => {
   const file = pathParameter(event, 'file');
   if (file !== RENDERER_ASSET) throw new NotFoundError(`No docs asset "${file.slice(0, 64)}".`);
   return {

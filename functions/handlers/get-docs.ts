@@ -1,10 +1,11 @@
 import { publicHandler } from '#http/public-handler';
 import { DOCS_PAGE_CSP, docsPageHtml } from '#openapi/docs-page';
-import { buildOpenApiDocument } from '#openapi/document';
+import { servedDocument } from '#openapi/served-document';
 import { serverUrlOf } from '#openapi/server-url';
+import { spec } from './get-docs.spec';
 
 /** GET /api/v1/docs (public): the API reference page, rendered from the OpenAPI document. */
-export const handler = publicHandler(async (event) => ({
+export const handler = publicHandler(spec, async (event) => ({
   statusCode: 200,
   headers: {
     'Content-Type': 'text/html; charset=utf-8',
@@ -13,5 +14,5 @@ export const handler = publicHandler(async (event) => ({
     'Referrer-Policy': 'no-referrer',
     'Cache-Control': 'public, max-age=300',
   },
-  body: docsPageHtml(buildOpenApiDocument({ serverUrl: serverUrlOf(event) })),
+  body: docsPageHtml(await servedDocument(serverUrlOf(event))),
 }));

@@ -4,10 +4,12 @@ import { imageView } from '#contract/tasks';
 import { getTask } from '#domain/get-task';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
+import { spec } from './get-image.spec';
 
 /** GET /api/v1/images/{image_id}: the task, refreshed from the provider while processing. */
 export const handler = httpHandler(
+  spec,
   async ({ event, principal }) =>
     imageView(await getTask(lifecycle(), principal.accountId, 'image', pathParameter(event, 'image_id'))),
-  { rateLimiter, access: { scope: 'read' } },
+  { rateLimiter },
 );

@@ -4,10 +4,12 @@ import { videoView } from '#contract/tasks';
 import { getTask } from '#domain/get-task';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
+import { spec } from './get-video.spec';
 
 /** GET /api/v1/videos/{video_id}: the task, refreshed from the provider while processing. */
 export const handler = httpHandler(
+  spec,
   async ({ event, principal }) =>
     videoView(await getTask(lifecycle(), principal.accountId, 'video', pathParameter(event, 'video_id'))),
-  { rateLimiter, access: { scope: 'read' } },
+  { rateLimiter },
 );

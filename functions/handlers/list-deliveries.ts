@@ -4,13 +4,15 @@ import { deliveryPageView } from '#contract/webhooks';
 import { listDeliveries } from '#domain/webhook-deliveries';
 import { httpHandler } from '#http/http-handler';
 import { parsePagination, pathParameter } from '#http/request';
+import { spec } from './list-deliveries.spec';
 
 /** GET /api/v1/webhooks/{webhook_id}/deliveries: the endpoint's deliveries, newest first. */
 export const handler = httpHandler(
+  spec,
   async ({ event, principal }) => {
     const { page, limit } = parsePagination(event);
     const webhookId = pathParameter(event, 'webhook_id');
     return deliveryPageView(await listDeliveries(webhooks(), principal.accountId, webhookId, page, limit));
   },
-  { rateLimiter, access: { scope: 'webhooks' } },
+  { rateLimiter },
 );

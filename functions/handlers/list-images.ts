@@ -4,12 +4,14 @@ import { imagePageView } from '#contract/tasks';
 import { listTasks } from '#domain/list-tasks';
 import { httpHandler } from '#http/http-handler';
 import { parsePagination } from '#http/request';
+import { spec } from './list-images.spec';
 
 /** GET /api/v1/images: the caller's image history, newest first. */
 export const handler = httpHandler(
+  spec,
   async ({ event, principal }) => {
     const { page, limit } = parsePagination(event);
     return imagePageView(await listTasks(stores().tasks, principal.accountId, 'image', page, limit));
   },
-  { rateLimiter, access: { scope: 'read' } },
+  { rateLimiter },
 );

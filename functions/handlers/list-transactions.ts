@@ -4,12 +4,14 @@ import { transactionPageView } from '#contract/transactions';
 import { listTransactions } from '#domain/list-transactions';
 import { httpHandler } from '#http/http-handler';
 import { parsePagination } from '#http/request';
+import { spec } from './list-transactions.spec';
 
 /** GET /api/v1/credits/transactions: every grant, charge and refund of the caller's balance, newest first. */
 export const handler = httpHandler(
+  spec,
   async ({ event, principal }) => {
     const { page, limit } = parsePagination(event);
     return transactionPageView(await listTransactions(stores(), principal.accountId, page, limit));
   },
-  { rateLimiter, access: { scope: 'read' } },
+  { rateLimiter },
 );

@@ -4,12 +4,14 @@ import { videoPageView } from '#contract/tasks';
 import { listTasks } from '#domain/list-tasks';
 import { httpHandler } from '#http/http-handler';
 import { parsePagination } from '#http/request';
+import { spec } from './list-videos.spec';
 
 /** GET /api/v1/videos: the caller's video history, newest first. */
 export const handler = httpHandler(
+  spec,
   async ({ event, principal }) => {
     const { page, limit } = parsePagination(event);
     return videoPageView(await listTasks(stores().tasks, principal.accountId, 'video', page, limit));
   },
-  { rateLimiter, access: { scope: 'read' } },
+  { rateLimiter },
 );

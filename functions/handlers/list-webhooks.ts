@@ -3,11 +3,13 @@ import { webhooks } from '#app-context/webhooks';
 import { webhookView } from '#contract/webhooks';
 import { listWebhooks } from '#domain/webhooks';
 import { httpHandler } from '#http/http-handler';
+import { spec } from './list-webhooks.spec';
 
 /** GET /api/v1/webhooks: the caller's endpoints, oldest first (secrets are never shown again). */
 export const handler = httpHandler(
+  spec,
   async ({ principal }) => ({
     webhooks: (await listWebhooks(webhooks().webhooks, principal.accountId)).map(webhookView),
   }),
-  { rateLimiter, access: { scope: 'webhooks' } },
+  { rateLimiter },
 );

@@ -6,6 +6,7 @@ import { receiveProviderCallback } from '#domain/provider-callbacks';
 import { jsonResponse } from '#http/envelope';
 import { publicHandler } from '#http/public-handler';
 import { pathParameter } from '#http/request';
+import { spec } from './provider-callback.spec';
 
 /**
  * POST /api/v1/provider-callbacks/{provider}/{account_id}/{task_id}?token=... (public: no API
@@ -13,7 +14,7 @@ import { pathParameter } from '#http/request';
  * read as received, never parsed first. A verified callback is answered 200 whatever became of
  * it, so the provider does not retry; a forged, stale or unreadable one gets 4xx.
  */
-export const handler = publicHandler(async (event) => {
+export const handler = publicHandler(spec, async (event) => {
   const raw = event.body ?? '';
   const body = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
   const token = event.queryStringParameters?.token;

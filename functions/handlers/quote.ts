@@ -5,13 +5,15 @@ import { spendingKeyOf } from '#domain/key-spend';
 import { quoteStart } from '#domain/quote';
 import { toHttpError } from '#http/error-mapping';
 import { httpHandler } from '#http/http-handler';
+import { spec } from './quote.spec';
 
 /** POST /api/v1/quote: the price of a start and whether it would go ahead now; nothing charged. */
 export const handler = httpHandler(
+  spec,
   async ({ principal, body }) => {
     const quote = await quoteStart(quoteDeps(), principal.accountId, parseQuote(body), spendingKeyOf(principal));
     // The reason is the code the start would answer with: the one error mapping says it.
     return toQuoteView(quote, quote.refusal && toHttpError(quote.refusal).code);
   },
-  { rateLimiter, access: { scope: 'read' }, jsonBody: true },
+  { rateLimiter },
 );

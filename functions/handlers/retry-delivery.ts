@@ -3,13 +3,15 @@ import { webhookEvents } from '#app-context/webhook-events';
 import { retryDelivery } from '#domain/webhook-deliveries';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
+import { spec } from './retry-delivery.spec';
 
 /** POST /api/v1/webhooks/{webhook_id}/deliveries/{event_id}/retry: sends an event to that endpoint again. */
 export const handler = httpHandler(
+  spec,
   async ({ event, principal }) => {
     const deps = { ...webhookEvents(), clock: () => new Date() };
     const { eventId } = await retryDelivery(deps, principal.accountId, pathParameter(event, 'webhook_id'), pathParameter(event, 'event_id'));
     return { event_id: eventId, status: 'pending' as const };
   },
-  { rateLimiter, access: { scope: 'webhooks' } },
+  { rateLimiter },
 );

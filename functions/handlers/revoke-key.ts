@@ -4,9 +4,11 @@ import { keyView } from '#contract/keys';
 import { revokeKey } from '#domain/key-management';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
+import { spec } from './revoke-key.spec';
 
 /** DELETE /api/v1/keys/{key_id}: revoke a key (a second revoke answers the same). */
 export const handler = httpHandler(
+  spec,
   async ({ event, principal }) => keyView(await revokeKey(keyManagement(), principal.accountId, pathParameter(event, 'key_id'))),
-  { rateLimiter, access: { sessionOnly: true } },
+  { rateLimiter },
 );

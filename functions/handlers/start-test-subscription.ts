@@ -3,6 +3,7 @@ import { stores } from '#app-context/stores';
 import { toCreditsView } from '#contract/credits';
 import { startTestSubscription } from '#domain/billing-account';
 import { httpHandler } from '#http/http-handler';
+import { spec } from './start-test-subscription.spec';
 
 /** POST /api/v1/billing/test-subscription (session, test mode): test mode gets paid access and an active subscription. */
-export const handler = httpHandler(async ({ principal }) => toCreditsView(await startTestSubscription(stores(), principal.accountId)), { rateLimiter, access: { sessionOnly: true } });
+export const handler = httpHandler(spec, async ({ principal }) => toCreditsView(await startTestSubscription(stores(), principal.accountId)), { rateLimiter });

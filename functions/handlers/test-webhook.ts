@@ -3,12 +3,14 @@ import { webhooks } from '#app-context/webhooks';
 import { sendTestEvent } from '#domain/webhook-deliveries';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
+import { spec } from './test-webhook.spec';
 
 /** POST /api/v1/webhooks/{webhook_id}/test: sends a `webhook.test` event to that endpoint. */
 export const handler = httpHandler(
+  spec,
   async ({ event, principal }) => {
     const { eventId } = await sendTestEvent(webhooks(), principal.accountId, pathParameter(event, 'webhook_id'));
     return { event_id: eventId };
   },
-  { rateLimiter, access: { scope: 'webhooks' } },
+  { rateLimiter },
 );

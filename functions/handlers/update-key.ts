@@ -4,10 +4,12 @@ import { keyView, parseUpdateKey } from '#contract/keys';
 import { updateKey } from '#domain/key-management';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
+import { spec } from './update-key.spec';
 
 /** PATCH /api/v1/keys/{key_id}: rename a key, change its scopes or its monthly spend limit. */
 export const handler = httpHandler(
+  spec,
   async ({ event, principal, body }) =>
     keyView(await updateKey(keyManagement(), principal.accountId, pathParameter(event, 'key_id'), parseUpdateKey(body))),
-  { rateLimiter, jsonBody: true, access: { sessionOnly: true } },
+  { rateLimiter },
 );

@@ -5,12 +5,14 @@ import { MAX_UPLOAD_BYTES } from '#domain/image-type';
 import { storeUpload } from '#domain/uploads';
 import { httpHandler } from '#http/http-handler';
 import { parseSingleFileUpload } from '#http/multipart';
+import { spec } from './upload.spec';
 
 /** POST /api/v1/upload: one `image` file part (JPEG, PNG or WebP, at most 10 MiB) -> public URL. */
 export const handler = httpHandler(
+  spec,
   async ({ event, principal }) => {
     const file = await parseSingleFileUpload(event, { field: 'image', maxBytes: MAX_UPLOAD_BYTES });
     return uploadedImageView(await storeUpload(uploadStorage(), principal.accountId, file.bytes));
   },
-  { rateLimiter, access: { scope: 'generate' } },
+  { rateLimiter },
 );

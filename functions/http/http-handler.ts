@@ -7,7 +7,8 @@ import { successEnvelope } from '#contract/envelope';
 import type { TracingMiddleware } from '#observability/client-tracing';
 import { metrics } from '#observability/metrics';
 import { observability, perInvocation } from '#observability/middleware';
-import { checkAccess, type Access } from './access';
+import type { CallerKind, Capability, HttpSpec } from '#spec/function-spec';
+import { checkAccess } from './access';
 import { jsonResponse } from './envelope';
 import { apiResponse } from './middleware/api-response';
 import { jsonCharset } from './middleware/json-content-type';
@@ -37,61 +38,61 @@ export interface ApiInput {
   body: unknown;
 }
 
+/** The spec of a route whose callers authenticate (API keys, sessions): what the handler checks. */
+export type AuthenticatedSpec = HttpSpec & { readonly access: { readonly callers: readonly [CallerKind, ...CallerKind[]]; readonly capability: Capability } };
+/** Its answer streams (`trigger.streaming`): a `streamedApiHandler`. */
+export type StreamingSpec = AuthenticatedSpec & { readonly trigger: { readonly streaming: true } };
+type BufferedSpec = AuthenticatedSpec & { readonly trigger: { readonly streaming?: undefined } };
+
 export interface HttpHandlerOptions {
-  /** Who may call it: the same access its route declares (a test keeps the two equal). */
-  access: Access;
   /** Counts each request in its principal's window (the wiring passes app-context's). */
   rateLimiter: RateLimiter;
-  /** Parse a JSON request body (POST endpoints). */
-  jsonBody?: boolean;
   /** X-Ray tracing (`tracing()` from observability/tracer), for functions whose bundle can carry it. */
   tracing?: TracingMiddleware;
 }
 
 /**
  * Wraps an endpoint's logic in the shared middleware: logs and metrics (Powertools), envelope
- * and errors, X-Request-Id, the rate limit of the caller (`options.rateLimiter`), and
- * (optionally) JSON body parsing and tracing. The logic returns `data`; success is always 200.
+ * and errors, X-Request-Id, the rate limit of the caller (`options.rateLimiter`), the access its
+ * spec declares (functions/http/access.ts: denied unless the spec names the caller), JSON body
+ * parsing when its trigger says `jsonBody`, and optionally tracing. The logic returns `data`;
+ * success is always 200.
  */
-export function httpHandler(logic: (input: ApiInput) => Promise<unknown>, options: HttpHandlerOptions): HttpHandler {
-  return apiHandler(async (input) => jsonResponse(200, successEnvelope(await logic(input))), options);
+export function httpHandler(spec: BufferedSpec, logic: (input: ApiInput) => Promise<unknown>, options: HttpHandlerOptions): HttpHandler {
+  return apiHandler(spec, async (input) => jsonResponse(200, successEnvelope(await logic(input))), options);
 }
 
 /**
  * The same middleware around logic that shapes its own successful response (a protocol other
  * than the envelope: MCP's JSON-RPC). Errors it throws still become the envelope.
  */
-export function apiHandler(logic: (input: ApiInput) => Promise<APIGatewayProxyResult>, options: HttpHandlerOptions): HttpHandler {
-  return Object.assign(middlewareChain(logic, options), { access: options.access });
+export function apiHandler(spec: BufferedSpec, logic: (input: ApiInput) => Promise<APIGatewayProxyResult>, options: HttpHandlerOptions): HttpHandler {
+  return middlewareChain(spec, logic, options);
 }
 
 /**
- * `apiHandler` for a route whose integration streams (`streaming` in the route table): the same
+ * `apiHandler` for a route whose integration streams (its spec's `trigger.streaming`): the same
  * middleware, then the status and headers go out first and the body as `logic`'s stream yields it.
  */
-export function streamedApiHandler(logic: (input: ApiInput) => Promise<StreamedResult>, options: HttpHandlerOptions): StreamedHttpHandler {
+export function streamedApiHandler(spec: StreamingSpec, logic: (input: ApiInput) => Promise<StreamedResult>, options: HttpHandlerOptions): StreamingLambdaHandler {
   // What the body's writer counted after the middleware's flush (a tool still running) is flushed when the body ends.
   const flushMetrics = () => metrics.publishStoredMetrics();
-  return Object.assign(streamedResponse(middlewareChain(logic, options), { afterBody: flushMetrics }), { access: options.access, streaming: true as const });
+  return streamedResponse(middlewareChain(spec, logic, options), { afterBody: flushMetrics });
 }
 
-function middlewareChain<R extends StreamedResult>(logic: (input: ApiInput) => Promise<R>, options: HttpHandlerOptions) {
+function middlewareChain<R extends StreamedResult>(spec: AuthenticatedSpec, logic: (input: ApiInput) => Promise<R>, options: HttpHandlerOptions) {
   // The middlewares set status and headers only, so a streamed body passes through them untouched.
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(async (event: APIGatewayProxyEvent) => {
     const principal = principalFrom(event);
-    checkAccess(principal, options.access);
+    checkAccess(principal, spec.access);
     return (await logic({ event, principal, body: event.body })) as APIGatewayProxyResult;
   })
     .use(observability(apiRequestKeys))
     .use(options.tracing ? [options.tracing] : [])
     .use(apiResponse())
     .use(rateLimit(options.rateLimiter));
-  if (options.jsonBody) handler.use(contentTypeLowercase()).use(jsonCharset()).use(httpJsonBodyParser());
+  if (spec.trigger.jsonBody) handler.use(contentTypeLowercase()).use(jsonCharset()).use(httpJsonBodyParser());
   return perInvocation(handler) as (event: APIGatewayProxyEvent, context: Context) => Promise<R>;
 }
 
-/** A Lambda handler that tells which access it checks (for the route table's test). */
-export type HttpHandler = ((event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>) & { access: Access };
-
-/** A streaming Lambda handler (`awslambda.streamifyResponse`) that tells which access it checks. */
-export type StreamedHttpHandler = StreamingLambdaHandler & { access: Access; streaming: true };
+export type HttpHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;

@@ -1,8 +1,13 @@
 import type { ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { ErrorStatus } from '#contract/errors';
 import type { KeyScope } from '#domain/api-key';
+import type { HttpSpec } from '#spec/function-spec';
+import { API_PREFIX } from './routes/prefix';
 
-/** What the local server and API Gateway need to send a request to its function. */
+/**
+ * What the local server and API Gateway need to send a request to its function: read off the
+ * function's spec (functions/handlers/<name>.spec.ts, `toApiRoute`), never written by hand.
+ */
 export interface Route {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** API Gateway resource path, with {name} for path parameters. */
@@ -11,11 +16,7 @@ export interface Route {
   handler: string;
   /** Who may call it (one kind, or several a request may present any of). */
   callers: Caller | readonly Caller[];
-  /**
-   * The scope an API key needs for this route (CONTRACT.md, "Self-serve API keys"); every route
-   * an API key may call names one. The handler declares the same access to `httpHandler`
-   * (its bundle cannot carry this table), and a test keeps the two equal.
-   */
+  /** The scope an API key needs for this route (CONTRACT.md, "Self-serve API keys"): its spec's capability, on routes a key may call. */
   scope?: KeyScope;
   /**
    * Its answer streams (API Gateway's STREAM transfer mode): the client reads each part as the
@@ -37,12 +38,11 @@ export interface Route {
 export const STREAMED_ROUTE_TIMEOUT_SECONDS = 60;
 
 /**
- * A kind of caller. `apiKey`: a developer's `Authorization: Bearer <key>`; a route that takes
- * one also takes a session. `session`: an account holder signed in to the console (an access
- * token from the identity provider); a route that names only `session` refuses API keys with 403
- * `forbidden` (its handler declares `access: { sessionOnly: true }`, functions/http/access.ts). Both pass the same
- * authorizer. `public`: anyone; the route has nothing to guard (the API reference) or checks its
- * own credential (a provider's signature).
+ * A kind of caller. `apiKey`: a developer's `Authorization: Bearer <key>`. `session`: an account
+ * holder signed in to the console (an access token from the identity provider); a route whose
+ * spec names only `session` refuses API keys with 403 `forbidden` (functions/http/access.ts).
+ * Both pass the same authorizer. `public`: anyone; the route has nothing to guard (the API
+ * reference) or checks its own credential (a provider's signature).
  */
 export type Caller = 'apiKey' | 'session' | 'public';
 
@@ -73,12 +73,36 @@ export function acceptsApiKeys(route: Route): boolean {
   return callersOf(route).includes('apiKey');
 }
 
-/**
- * A route of the API with its documentation. What its function may do is declared with the
- * other functions' needs (lib/function-needs.ts), keyed by the handler.
- */
+/** A route of the API with its documentation (the function's spec joined with its doc entry). */
 export interface ApiRoute extends Route {
   doc: OperationDoc;
+}
+
+/**
+ * A route's documentation, by its function's name, in its resource's file under
+ * functions/http/routes/: prose only, which stays out of the functions' bundles (a spec is in its
+ * bundle; this is not).
+ */
+export interface RouteDoc {
+  handler: string;
+  doc: OperationDoc;
+}
+
+/** The route a spec declares, with its documentation. */
+export function toApiRoute(spec: HttpSpec, doc: OperationDoc): ApiRoute {
+  const { trigger, access } = spec;
+  const callers = access.callers as readonly string[];
+  const keyed = callers.includes('apiKey');
+  return {
+    method: trigger.method,
+    path: `${API_PREFIX}${trigger.path}`,
+    handler: spec.name,
+    callers: callers.includes('public') ? 'public' : keyed ? ['apiKey', 'session'] : 'session',
+    ...(keyed && 'capability' in access && { scope: access.capability as KeyScope }),
+    ...(trigger.streaming && { streaming: true as const }),
+    ...(trigger.refusedMethods && { refusedMethods: trigger.refusedMethods }),
+    doc,
+  };
 }
 
 /** How the API reference describes an operation. */

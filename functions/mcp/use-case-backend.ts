@@ -11,7 +11,6 @@ import { parseGenerateImage } from '#contract/generate-image';
 import { parseGenerateVideo } from '#contract/generate-video';
 import { imagePageView, imageView, videoPageView, videoView } from '#contract/tasks';
 import { uploadedImageView } from '#contract/uploads';
-import type { KeyScope } from '#domain/api-key';
 import { cancelTask } from '#domain/cancel-task';
 import { ValidationError } from '#domain/errors';
 import { getCallerAccount } from '#domain/get-account';
@@ -22,7 +21,7 @@ import { spendingKeyOf } from '#domain/key-spend';
 import { startTask } from '#domain/start-task';
 import type { Task } from '#domain/task';
 import { storeUpload } from '#domain/uploads';
-import { checkAccess } from '#http/access';
+import { checkCapability } from '#http/access';
 import { toHttpError } from '#http/error-mapping';
 import { logger } from '#observability/logger';
 import type { TaskKind, ToolBackend } from './tools';
@@ -35,8 +34,8 @@ const view = (task: Task) => (task.kind === 'video' ? videoView(task) : imageVie
  */
 export function useCaseBackend(principal: Principal): ToolBackend {
   const { accountId } = principal;
-  // Each tool needs the scope of the endpoint it mirrors (403 `forbidden` as a tool error).
-  const scoped = (scope: KeyScope) => checkAccess(principal, { scope });
+  // Each tool needs the capability of the endpoint it mirrors: a key's scope, a session's role (403 `forbidden` as a tool error).
+  const scoped = (capability: 'read' | 'generate') => checkCapability(principal, capability);
   return {
     generateVideo: async (body) => {
       scoped('generate');

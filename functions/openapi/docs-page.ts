@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { OpenApiDocument } from './document';
+import type { OpenApiDocument } from './servers';
 import { RENDERER_ASSET } from './renderer';
 
 /**

@@ -7,6 +7,7 @@ import { EVENTS_PARAMETERS } from '#contract/events';
 import { ERROR_STATUSES, ERROR_SUMMARIES, GATEWAY_MESSAGES, type ErrorStatus } from '#contract/errors';
 import { gatewayAccess, type ApiRoute, type Route } from '#http/route';
 import { API_PREFIX, ROUTES } from '#http/routes/index';
+import { BASE_PLACEHOLDER, withBase, type OpenApiDocument } from './servers';
 
 /**
  * The OpenAPI 3.1 document of the API, generated from the route table (each route's `doc`) and
@@ -15,20 +16,9 @@ import { API_PREFIX, ROUTES } from '#http/routes/index';
  * docs/openapi.json by `npm run openapi`.
  */
 
-export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
+export type { OpenApiDocument } from './servers';
+export { DEPLOYED_SERVER, LOCAL_SERVER_URL } from './servers';
 
-export const LOCAL_SERVER_URL = 'http://127.0.0.1:3000/api/v1';
-export const DEPLOYED_SERVER = {
-  url: 'https://{api_id}.execute-api.{region}.amazonaws.com/{stage}/api/v1',
-  description: 'A deployment on AWS (API Gateway default endpoint; behind a custom domain it is https://<domain>/api/v1).',
-  variables: {
-    api_id: { default: 'a1b2c3d4e5', description: 'The REST API id (stack output).' },
-    region: { default: 'eu-west-1', description: 'The AWS region of the deployment.' },
-    stage: { default: 'prod', enum: ['prod', 'dev'], description: 'The deployment stage.' },
-  },
-};
-/** What code samples call the server URL before a concrete one is put in. */
-const BASE_PLACEHOLDER = '{BASE}';
 const SECURITY_SCHEME = 'bearerAuth';
 
 export interface BuildOptions {
@@ -43,19 +33,7 @@ let base: OpenApiDocument | undefined;
 
 export function buildOpenApiDocument(options: BuildOptions = {}): OpenApiDocument {
   base ??= generate();
-  const document = structuredClone(base);
-  const serverUrl = options.serverUrl ?? LOCAL_SERVER_URL;
-  document.servers =
-    options.serverUrl === undefined || options.serverUrl === LOCAL_SERVER_URL
-      ? [{ url: LOCAL_SERVER_URL, description: 'The local stack (`npm start`).' }, DEPLOYED_SERVER]
-      : [{ url: serverUrl, description: 'The server that answered this request.' }];
-  document.info.description = document.info.description?.split(BASE_PLACEHOLDER).join(serverUrl);
-  for (const item of Object.values(document.paths ?? {})) {
-    for (const operation of Object.values(item as Record<string, { 'x-codeSamples'?: { source: string }[] }>)) {
-      for (const sample of operation['x-codeSamples'] ?? []) sample.source = sample.source.split(BASE_PLACEHOLDER).join(serverUrl);
-    }
-  }
-  return document;
+  return withBase(structuredClone(base), options.serverUrl);
 }
 
 function generate(): OpenApiDocument {

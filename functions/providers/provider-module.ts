@@ -1,10 +1,13 @@
-import type * as z from 'zod';
 import type { ReferenceImages } from '#adapters/reference-images';
 import type { ObjectStorage } from '#adapters/s3/object-storage';
 import type { SimulatedOutputs } from '#config/service';
+import type { Setting, SettingGroup } from '#config/setting';
 import type { ImageModel, VideoModel } from '#domain/catalogue';
 import type { GenerationProvider } from '#domain/provider';
 import type { Telemetry } from '#domain/telemetry';
+
+/** The settings that read into `Settings` (#config/setting: variable, context key, kind, default). */
+export type SettingsOf<Settings extends object> = { readonly [K in keyof Settings]-?: Setting<Exclude<Settings[K], undefined>> };
 
 /**
  * What functions/config/ and lib/ know of a provider: its name, settings and secrets. Kept in
@@ -14,15 +17,11 @@ import type { Telemetry } from '#domain/telemetry';
 export interface ProviderSettingsModule<Name extends string = string, Settings extends object = object, SecretName extends string = string> {
   readonly name: Name;
   /**
-   * Its settings besides its secrets, one zod schema for both sides: the deploy reads them from
-   * CDK context (`contextKeys`), the functions from their environment (`variables`), and
-   * `settingsEnvironment` turns the deploy's into the functions'. Defaults live in the schema.
+   * Its settings besides its secrets, in the one settings vocabulary (#config/setting): each
+   * names its variable (what the functions read), its CDK context key where the deploy can vary
+   * it, and one schema both sides check it with; defaults live there too.
    */
-  readonly settings: z.ZodType<Settings>;
-  /** The environment variable of each setting. */
-  readonly variables: { readonly [K in keyof Settings]-?: string };
-  /** The CDK context key of each setting the deploy can vary (the others keep their defaults). */
-  readonly contextKeys: { readonly [K in keyof Settings]?: string };
+  readonly settings: SettingsOf<Settings>;
   /** The secrets its functions read (API tokens, callback signing secrets), by field. */
   readonly secrets: Readonly<Record<SecretName, ProviderSecret>>;
   /** Creates a second it allows us, unless PROVIDER_BUDGET_PER_SECOND says otherwise; unset: not paced. */
@@ -50,9 +49,7 @@ export interface ProviderModule<Name extends string = string, Settings extends o
  */
 export interface SomeProviderSettings {
   readonly name: string;
-  readonly settings: z.ZodType<object>;
-  readonly variables: Readonly<Record<string, string>>;
-  readonly contextKeys: Readonly<Record<string, string | undefined>>;
+  readonly settings: SettingGroup;
   readonly secrets: Readonly<Record<string, ProviderSecret>>;
   readonly budgetPerSecond?: number;
   readonly onlyWhereNamed?: boolean;
@@ -101,17 +98,4 @@ export interface ProviderParts {
   /** Reads a secret's value, cached for a few minutes (Secrets Manager on AWS; a test passes its own). */
   readSecretValue: (secretArn: string) => Promise<string>;
   telemetry: Telemetry;
-}
-
-/**
- * A provider's deploy settings as its functions' environment, which functions/config/ reads
- * back through the same schema: every setting the deploy can vary, defaults included.
- */
-export function settingsEnvironment(module: SomeProviderSettings, settings: Readonly<Record<string, unknown>>): Record<string, string> {
-  const environment: Record<string, string> = {};
-  for (const [field, key] of Object.entries(module.contextKeys)) {
-    const value = settings[field];
-    if (key !== undefined && value !== undefined) environment[module.variables[field]!] = String(value);
-  }
-  return environment;
 }

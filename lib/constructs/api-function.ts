@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { Duration, RemovalPolicy, Token, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, type CfnFunction, type IFunction, type ILayerVersion, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -11,17 +11,22 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { ExtraFile } from '../bundle-extras';
+import { STREAMED_ROUTE_TIMEOUT_SECONDS } from '#http/route';
+import type { FunctionSpec } from '#spec/function-spec';
+import { bundleHashes } from '../bundle-hash';
+import { aliasesOf, extraFilesOf } from '../bundle-options';
+import { loadSpecs } from '#spec/registry';
 import type { FunctionEnvironment } from '../function-environment';
 import { type MediaAccess, type MediaPrefix, mergeMedia, type QueryTarget, type TableAction } from '../function-permissions';
 import { acknowledgeWildcardResource } from '../nag';
 
 /**
- * The one way this project declares a Lambda function (Powertools' FunctionWithLogGroup idea):
- * a handler file under functions/handlers/, bundled locally by esbuild (no Docker), minified
- * with a source map, on the newest Node.js runtime, arm64 (unless a layer's binary needs x86_64), X-Ray tracing, its own log group
- * with a retention, and a role that holds nothing until a `grant*` helper adds exactly what
- * the function's needs (lib/function-needs.ts, through lib/function-permissions.ts) say.
+ * The one way this project declares a Lambda function (Powertools' FunctionWithLogGroup idea),
+ * from its spec (functions/handlers/<name>.spec.ts): the handler beside it, bundled locally by
+ * esbuild (no Docker), minified with a source map, on the newest Node.js runtime, arm64 (unless
+ * a layer's binary needs x86_64), X-Ray tracing, its own log group with a retention, its size
+ * from the spec, and a role that holds nothing until a binder (lib/binders.ts) adds exactly what
+ * the spec's needs say, with the environment that goes with it.
  */
 export const HANDLERS_DIR = path.resolve(__dirname, '..', '..', 'functions', 'handlers');
 /** Template metadata naming the handler a function runs; bin/invoke.ts finds bundles by it. */
@@ -46,25 +51,15 @@ export const AWS_SDK_EXTERNALS = ['@aws-sdk/*', '@smithy/*'];
 const ENVIRONMENT_LIMIT_BYTES = 4096;
 
 export interface ApiFunctionProps {
-  /** File name under functions/handlers/ without extension; it exports `handler`. */
-  handler: string;
-  /** One line for the console and for the reasons of this function's acknowledgments. */
-  purpose: string;
+  /** Its spec: name (the handler's file), purpose, trigger (a streamed route runs longer), sizing, bundle. */
+  spec: FunctionSpec;
+  /** What every function gets; binders add the rest (`addEnvironment`). */
   environment: FunctionEnvironment;
   logRetention: RetentionDays;
   /** Keep the log group when the stack is deleted. */
   retainLogs: boolean;
   /** Include the AWS SDK in the bundle instead of using the runtime's. */
   bundleAwsSdk: boolean;
-  /** Files the handler reads at run time, copied next to its bundle (lib/bundle-extras.ts). */
-  extraFiles?: ExtraFile[];
-  /** Packages replaced in this bundle by a local module (lib/bundle-extras.ts, BUNDLE_ALIASES). */
-  bundleAliases?: Readonly<Record<string, string>>;
-  memorySize?: number;
-  timeout?: Duration;
-  /** Lambda's retries of a failed asynchronous invocation (0 to 2). */
-  retryAttempts?: number;
-  maxEventAge?: Duration;
   /** Asynchronous invocations that failed every attempt (or aged out) go here. */
   onFailure?: IQueue;
   /** Caps (and guarantees) the function's concurrency; unset: the account's shared pool. */
@@ -81,20 +76,30 @@ export class ApiFunction extends Construct {
   readonly reservedConcurrency?: number;
   private readonly purpose: string;
 
+  readonly spec: FunctionSpec;
+  private readonly environment: Record<string, string>;
+
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
     super(scope, id);
-    this.handlerName = props.handler;
-    this.purpose = props.purpose;
+    const { spec } = props;
+    this.spec = spec;
+    this.handlerName = spec.name;
+    this.purpose = spec.purpose;
     if (props.reservedConcurrency) this.reservedConcurrency = props.reservedConcurrency;
 
-    const entry = path.join(HANDLERS_DIR, `${props.handler}.ts`);
-    if (!existsSync(entry)) {
-      throw new Error(`functions/handlers/${props.handler}.ts does not exist (named by a route or the stack).`);
+    const entry = path.join(HANDLERS_DIR, `${spec.name}.ts`);
+    if (!existsSync(entry)) throw new Error(`functions/handlers/${spec.name}.ts does not exist (named by its spec).`);
+    const extraFiles = extraFilesOf(spec);
+    for (const file of extraFiles) {
+      if (!existsSync(file.source)) throw new Error(`${spec.name} needs ${file.source}, which does not exist.`);
     }
-    for (const file of props.extraFiles ?? []) {
-      if (!existsSync(file.source)) throw new Error(`${props.handler} needs ${file.source}, which does not exist.`);
-    }
-    checkEnvironmentSize(props.handler, props.environment);
+    const aliases = aliasesOf(spec);
+    const { sizing } = spec;
+    // A streamed route runs as long as its integration may; the others answer within API Gateway's 29 s.
+    const defaultTimeout = spec.trigger.kind === 'http' && spec.trigger.streaming ? STREAMED_ROUTE_TIMEOUT_SECONDS : 28;
+    this.environment = { ...(props.environment as Record<string, string>) };
+    // Checked once the binders have added theirs.
+    this.node.addValidation({ validate: () => environmentSizeProblems(spec.name, this.environment) });
 
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: props.logRetention,
@@ -103,61 +108,61 @@ export class ApiFunction extends Construct {
     // Our own role instead of AWSLambdaBasicExecutionRole: it may write to this log group only.
     this.role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: `vidgen ${props.handler}: ${props.purpose}`,
+      description: `vidgen ${spec.name}: ${spec.purpose}`,
     });
     this.logGroup.grantWrite(this.role);
 
+    const recipe = bundleRecipe(props.bundleAwsSdk);
     this.function = new NodejsFunction(this, 'Function', {
       entry,
       handler: 'handler',
-      description: `vidgen ${props.handler}: ${props.purpose}`,
+      description: `vidgen ${spec.name}: ${spec.purpose}`,
       runtime: FUNCTION_RUNTIME,
       architecture: props.layers?.architecture ?? Architecture.ARM_64,
       ...(props.layers && { layers: props.layers.layers }),
-      memorySize: props.memorySize ?? 512,
-      timeout: props.timeout ?? Duration.seconds(28),
+      memorySize: sizing?.memoryMb ?? 512,
+      timeout: Duration.seconds(sizing?.timeoutSeconds ?? defaultTimeout),
       role: this.role,
       logGroup: this.logGroup,
       tracing: Tracing.ACTIVE,
-      environment: props.environment as Record<string, string>,
-      ...(props.retryAttempts !== undefined && { retryAttempts: props.retryAttempts }),
-      ...(props.maxEventAge && { maxEventAge: props.maxEventAge }),
+      environment: this.environment,
+      ...(sizing?.retryAttempts !== undefined && { retryAttempts: sizing.retryAttempts }),
+      ...(sizing?.maxEventAgeSeconds !== undefined && { maxEventAge: Duration.seconds(sizing.maxEventAgeSeconds) }),
       ...(props.onFailure && { onFailure: new SqsDestination(props.onFailure) }),
       ...(props.reservedConcurrency && { reservedConcurrentExecutions: props.reservedConcurrency }),
       bundling: {
         forceDockerBundling: false,
-        format: OutputFormat.CJS,
-        target: BUNDLE_TARGET,
-        minify: true,
-        // Minified class names would otherwise show up in logs as `t` instead of `ValidationError`.
-        keepNames: true,
-        sourceMap: true,
+        ...recipe,
         sourceMapMode: SourceMapMode.DEFAULT,
-        sourcesContent: false,
-        charset: Charset.UTF8,
         logLevel: LogLevel.WARNING,
-        externalModules: [...(props.bundleAwsSdk ? [] : AWS_SDK_EXTERNALS), ...NATIVE_EXTERNALS],
-        define: { ...BUNDLE_DEFINE },
-        ...(props.bundleAliases && {
-          esbuildArgs: Object.fromEntries(Object.entries(props.bundleAliases).map(([name, file]) => [`--alias:${name}`, file])),
+        // Hashed before bundling (lib/bundle-hash.ts): a bundle whose inputs did not change is not rebuilt.
+        ...(Stack.of(this).bundlingRequired && { assetHash: bundleHashOf(spec, recipe) }),
+        ...(Object.keys(aliases).length > 0 && {
+          esbuildArgs: Object.fromEntries(Object.entries(aliases).map(([name, file]) => [`--alias:${name}`, file])),
         }),
-        ...(props.extraFiles?.length && {
+        ...(extraFiles.length > 0 && {
           commandHooks: {
             beforeBundling: () => [],
             beforeInstall: () => [],
             afterBundling: (_inputDir: string, outputDir: string) =>
-              props.extraFiles!.map((file) => `cp ${shellQuote(file.source)} ${shellQuote(path.join(outputDir, file.name))}`),
+              extraFiles.map((file) => `cp ${shellQuote(file.source)} ${shellQuote(path.join(outputDir, file.name))}`),
           },
         }),
       },
     });
-    (this.function.node.defaultChild as CfnFunction).addMetadata(HANDLER_METADATA_KEY, props.handler);
+    (this.function.node.defaultChild as CfnFunction).addMetadata(HANDLER_METADATA_KEY, spec.name);
 
     // Tracing adds xray:PutTraceSegments / PutTelemetryRecords on "*".
     Validations.of(this.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'X-Ray PutTraceSegments and PutTelemetryRecords support no resource-level permissions; nothing else is granted on "*".',
     });
+  }
+
+  /** Adds variables (a binder's, with its grant). NodejsFunction keeps the environment object it was given. */
+  addEnvironment(variables: FunctionEnvironment): void {
+    for (const [name, value] of Object.entries(variables)) if (value !== undefined) this.function.addEnvironment(name, value);
+    Object.assign(this.environment, variables);
   }
 
   /** Item actions on the table, and Query only on the named table or indexes. */
@@ -227,17 +232,44 @@ export class ApiFunction extends Construct {
   }
 }
 
-function checkEnvironmentSize(handler: string, environment: FunctionEnvironment): void {
+function environmentSizeProblems(handler: string, environment: Readonly<Record<string, string>>): string[] {
   // Unresolved values (names and URLs of other resources) are counted at a generous 128 bytes.
-  const bytes = Object.entries(environment).reduce(
-    (sum, [name, value]) => sum + name.length + (value === undefined ? 0 : Token.isUnresolved(value) ? 128 : Buffer.byteLength(value)),
-    0,
-  );
-  if (bytes > ENVIRONMENT_LIMIT_BYTES) {
-    throw new Error(
-      `The environment of ${handler} is about ${bytes} bytes; Lambda allows ${ENVIRONMENT_LIMIT_BYTES}. Shorten REPLICATE_MODELS (context replicateModels).`,
-    );
+  const sizes = Object.entries(environment).map(([name, value]) => ({ name, bytes: name.length + (Token.isUnresolved(value) ? 128 : Buffer.byteLength(value)) }));
+  const bytes = sizes.reduce((sum, one) => sum + one.bytes, 0);
+  if (bytes <= ENVIRONMENT_LIMIT_BYTES) return [];
+  const largest = sizes.sort((a, b) => b.bytes - a.bytes).slice(0, 3).map((one) => `${one.name} (${one.bytes} bytes)`);
+  return [`The environment of ${handler} is about ${bytes} bytes; Lambda allows ${ENVIRONMENT_LIMIT_BYTES}. The largest: ${largest.join(', ')}.`];
+}
+
+/** The esbuild options of every bundle (the asset hash covers them). */
+function bundleRecipe(bundleAwsSdk: boolean) {
+  return {
+    format: OutputFormat.CJS,
+    target: BUNDLE_TARGET,
+    minify: true,
+    // Minified class names would otherwise show up in logs as `t` instead of `ValidationError`.
+    keepNames: true,
+    sourceMap: true,
+    sourcesContent: false,
+    charset: Charset.UTF8,
+    externalModules: [...(bundleAwsSdk ? [] : AWS_SDK_EXTERNALS), ...NATIVE_EXTERNALS],
+    define: { ...BUNDLE_DEFINE },
+  };
+}
+
+const hashesByRecipe = new Map<string, Map<string, string>>();
+
+/** The function's asset hash, all functions' computed in one pass per recipe and process. */
+function bundleHashOf(spec: FunctionSpec, recipe: ReturnType<typeof bundleRecipe>): string {
+  const key = JSON.stringify(recipe);
+  let hashes = hashesByRecipe.get(key);
+  if (!hashes) {
+    hashes = bundleHashes(loadSpecs(), { options: recipe, entryOf: (one) => path.join(HANDLERS_DIR, `${one.name}.ts`) });
+    hashesByRecipe.set(key, hashes);
   }
+  const hash = hashes.get(spec.name);
+  if (!hash) throw new Error(`No bundle hash for ${spec.name}.`);
+  return hash;
 }
 
 /** A POSIX shell word (command hooks run through the shell when bundling locally). */

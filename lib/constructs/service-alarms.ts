@@ -29,6 +29,11 @@ export interface ServiceAlarmsProps {
   accessLogs: ILogGroup;
   /** Every function, by handler name. */
   functions: ReadonlyMap<string, IFunction>;
+  /**
+   * Where a function's own alarms live, and the word their names carry: its area's nested stack
+   * (lib/stacks/function-area.ts), so they move with it and the root stays small. Unset: here.
+   */
+  placeOf?: (handler: string) => { scope: Construct; area: string };
   /** Functions with reserved concurrency (throttled by design in a burst). */
   capped: ReadonlySet<IFunction>;
   /** Watched through the access log instead of Lambda's Errors (see below). */
@@ -71,11 +76,15 @@ export class ServiceAlarms extends Construct {
     if (props.topicArn) this.topics.push(Topic.fromTopicArn(this, 'Topic', props.topicArn));
     if (props.emails.length > 0) this.topics.push(emailTopic(this, props.stage, props.emails));
     const actions = this.topics.map((topic) => new SnsAction(topic));
-    const alarm = (alarmId: string, options: ConstructorParameters<typeof Alarm>[2]) => {
-      const created = new Alarm(this, alarmId, {
+    const alarm = (alarmId: string, options: ConstructorParameters<typeof Alarm>[2], handler?: string) => {
+      // A function's alarm is named after its area too: a name is physical, and the first deploy
+      // that moved the alarms into the areas would otherwise create each before deleting its old self.
+      const place = handler === undefined ? undefined : props.placeOf?.(handler);
+      const scope = place ? ((place.scope.node.tryFindChild('Alarms') as Construct | undefined) ?? new Construct(place.scope, 'Alarms')) : this;
+      const created = new Alarm(scope, alarmId, {
         treatMissingData: TreatMissingData.NOT_BREACHING,
         ...options,
-        alarmName: `vidgen-${props.stage}-${options.alarmName}`,
+        alarmName: `vidgen-${props.stage}-${place ? `${place.area}-` : ''}${options.alarmName}`,
       });
       for (const action of actions) {
         created.addAlarmAction(action);
@@ -125,7 +134,7 @@ export class ServiceAlarms extends Construct {
         threshold: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: capped ? 3 : 1,
-      });
+      }, handler);
     }
 
     const authorizerFailures = new MetricFilter(this, 'AuthorizerFailures', {
@@ -185,7 +194,7 @@ export class ServiceAlarms extends Construct {
         threshold: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,
-      });
+      }, handler);
     }
 
     // Refunds against starts over an hour: a task is refunded when it fails or times out, so a

@@ -5,7 +5,8 @@ import { AssemblyError, findBundledFunction } from '#bin/invoke/assembly';
 import { fillPlaceholders, invokeEnvironment } from '#bin/invoke/local-env';
 import { CONFIG_DEFAULTS, loadConfig } from '#config';
 import { DeploySettingsError, readDeploySettings } from '#lib/deploy-settings';
-import { sharedEnvironment } from '#lib/function-environment';
+import type { DeploySettings } from '#lib/deploy-settings';
+import { mediaEnvironment, providerEnvironment, tableEnvironment } from '#lib/function-environment';
 import { cdkJsonContext } from './support/cdk-app';
 
 const settingsFrom = (context: Record<string, unknown>, env: Record<string, string> = {}) =>
@@ -65,8 +66,8 @@ describe('deploy settings from CDK context', () => {
   });
 
   it.each([
-    [{ stage: 'staging' }, /"stage" must be one of dev, prod/],
-    [{ provider: 'openai' }, /"provider" must be one of replicate, fal, simulated/],
+    [{ stage: 'staging' }, 'Context "stage" must be one of "dev", "prod"; got "staging".'],
+    [{ provider: 'openai' }, /"provider" must be one of "replicate", "fal", "simulated"/],
     [{ replicateSecretArn: 'arn:aws:s3:::bucket' }, /Secrets Manager secret ARN/],
     [{ apiDomainName: 'api.example.com' }, /apiDomainName and apiCertificateArn go together/],
     [{ cdnDomainName: 'm.example.com', cdnCertificateArn: 'arn:aws:acm:eu-west-1:1:certificate/x' }, /us-east-1/],
@@ -82,25 +83,27 @@ describe('deploy settings from CDK context', () => {
 });
 
 describe('function environment', () => {
-  const resources = {
-    tableName: 't',
-    bucketName: 'b',
-    publicMediaBaseUrl: 'https://cdn',
-    providerSecretArns: { REPLICATE_API_TOKEN_SECRET_ARN: 'arn:secret', REPLICATE_WEBHOOK_SECRET_ARN: 'arn:webhook-secret' },
-  };
+  const providerSecretArns = { REPLICATE_API_TOKEN_SECRET_ARN: 'arn:secret', REPLICATE_WEBHOOK_SECRET_ARN: 'arn:webhook-secret' };
+  /** What a function that runs the task lifecycle gets (lib/binders.ts): the table, the bucket, the providers. */
+  const lifecycleEnvironment = (settings: DeploySettings): Record<string, string> =>
+    ({
+      ...tableEnvironment(settings, 't'),
+      ...mediaEnvironment(settings, { bucketName: 'b', publicMediaBaseUrl: 'https://cdn' }),
+      ...providerEnvironment(settings, providerSecretArns),
+    }) as Record<string, string>;
 
   it('declares the local endpoints (empty) only in a samLocal synth, for sam local invoke --env-vars', () => {
-    expect(sharedEnvironment(settingsFrom({ provider: 'simulated', samLocal: 'true' }), resources)).toMatchObject({
+    expect(lifecycleEnvironment(settingsFrom({ provider: 'simulated', samLocal: 'true' }))).toMatchObject({
       DYNAMODB_ENDPOINT: '',
       S3_ENDPOINT: '',
       PROVIDER: 'simulated',
       SIM_DELAY_SECONDS: '10',
     });
-    expect(sharedEnvironment(settingsFrom({}), resources).DYNAMODB_ENDPOINT).toBeUndefined();
+    expect(lifecycleEnvironment(settingsFrom({})).DYNAMODB_ENDPOINT).toBeUndefined();
   });
 
   it('hands Replicate settings and the token secret ARN, never the token', () => {
-    const env = sharedEnvironment(settingsFrom({ replicateModels: '{"a":1}' }), resources);
+    const env = lifecycleEnvironment(settingsFrom({ replicateModels: '{"a":1}' }));
     expect(env).toMatchObject({ PROVIDER: 'replicate', REPLICATE_API_TOKEN_SECRET_ARN: 'arn:secret', REPLICATE_MODELS: '{"a":1}' });
     expect(Object.keys(env)).not.toContain('REPLICATE_API_TOKEN');
   });
@@ -109,7 +112,7 @@ describe('function environment', () => {
     const switched = settingsFrom({ provider: 'simulated', replicateSecretName: 'vidgen/dev/replicate-api-token', replicateTimeoutMs: 4000 });
     expect(switched.provider.name).toBe('simulated');
     expect(switched.otherProviders).toMatchObject([{ name: 'replicate', settings: { timeoutMs: 4000 } }]);
-    const env = sharedEnvironment(switched, resources);
+    const env = lifecycleEnvironment(switched);
     expect(env).toMatchObject({ PROVIDER: 'simulated', REPLICATE_API_TOKEN_SECRET_ARN: 'arn:secret', REPLICATE_TIMEOUT_MS: '4000' });
     // Read back by the functions: simulated for new tasks, Replicate for the tasks that recorded it.
     const config = loadConfig({ ...env, AWS_REGION: 'eu-west-1' } as Record<string, string>);
@@ -119,11 +122,11 @@ describe('function environment', () => {
     ]);
     // Without its secret named, a provider not chosen is not deployed at all.
     expect(settingsFrom({ provider: 'simulated' }).otherProviders).toEqual([]);
-    expect(Object.keys(sharedEnvironment(settingsFrom({ provider: 'simulated' }), resources)).filter((name) => name.startsWith('REPLICATE_'))).toEqual([]);
+    expect(Object.keys(lifecycleEnvironment(settingsFrom({ provider: 'simulated' }))).filter((name) => name.startsWith('REPLICATE_'))).toEqual([]);
   });
 
   it('reads a provider setting with the one schema the functions use: same defaults, same limits', () => {
-    const deployed = sharedEnvironment(settingsFrom({}), resources);
+    const deployed = lifecycleEnvironment(settingsFrom({}));
     const config = loadConfig({ ...deployed, AWS_REGION: 'eu-west-1', REPLICATE_TIMEOUT_MS: undefined, REPLICATE_BASE_URL: undefined });
     expect(config.provider).toMatchObject({ timeoutMs: Number(deployed.REPLICATE_TIMEOUT_MS), baseUrl: deployed.REPLICATE_BASE_URL });
     expect(() => settingsFrom({ replicateTimeoutMs: '20000' })).toThrow('Context "replicateTimeoutMs" must be a whole number from 1 to 15000; got "20000".');
@@ -135,11 +138,11 @@ describe('function environment', () => {
   });
 
   it('sets the circuit breakers from context (circuitFailureThreshold, circuitCoolDownSeconds), defaults otherwise (issue 31)', () => {
-    expect(sharedEnvironment(settingsFrom({ circuitFailureThreshold: '3', circuitCoolDownSeconds: 60 }), resources)).toMatchObject({
+    expect(lifecycleEnvironment(settingsFrom({ circuitFailureThreshold: '3', circuitCoolDownSeconds: 60 }))).toMatchObject({
       CIRCUIT_FAILURE_THRESHOLD: '3',
       CIRCUIT_COOL_DOWN_SECONDS: '60',
     });
-    const deployed = sharedEnvironment(settingsFrom({}), resources);
+    const deployed = lifecycleEnvironment(settingsFrom({}));
     expect(loadConfig({ ...deployed, AWS_REGION: 'eu-west-1' }).circuit).toEqual({
       failureThreshold: CONFIG_DEFAULTS.circuitFailureThreshold,
       coolDownSeconds: CONFIG_DEFAULTS.circuitCoolDownSeconds,
@@ -149,12 +152,12 @@ describe('function environment', () => {
   });
 
   it("sets the simulated provider's speed and samples on every stage: it runs test mode everywhere", () => {
-    expect(sharedEnvironment(settingsFrom({ simDelaySeconds: '3' }), resources)).toMatchObject({
+    expect(lifecycleEnvironment(settingsFrom({ simDelaySeconds: '3' }))).toMatchObject({
       PROVIDER: 'replicate',
       SIM_DELAY_SECONDS: '3',
       SIM_OUTPUTS: 'samples',
     });
-    expect(sharedEnvironment(settingsFrom({ provider: 'simulated' }), resources)).toMatchObject({ SIM_DELAY_SECONDS: '10', SIM_OUTPUTS: 'samples' });
+    expect(lifecycleEnvironment(settingsFrom({ provider: 'simulated' }))).toMatchObject({ SIM_DELAY_SECONDS: '10', SIM_OUTPUTS: 'samples' });
   });
 });
 

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { FUNCTION_NEEDS } from '#lib/function-permissions';
+import { loadSpecs } from '#spec/registry';
 import { runScript } from '#test-support/run-script';
 import { WIRING_LINE, type WiringCheck } from './support/build-wiring';
 import { appContextParts } from './support/handler-parts';
-import { synthesize, withReferenceRoutes } from './support/cdk-app';
+import { synthesize } from './support/cdk-app';
 import { lambdaRuntimeEnvironment, templateEnvironments } from './support/template-environment';
 
 /**
@@ -29,14 +29,15 @@ const VARIANTS: Readonly<Record<string, Record<string, unknown>>> = {
   },
 };
 
-const HANDLERS = Object.keys(FUNCTION_NEEDS);
+const SPECS = loadSpecs();
+const HANDLERS = SPECS.map((spec) => spec.name);
 let checks: WiringCheck[];
 let parts: Record<string, string[]>;
 
 beforeAll(async () => {
   parts = await appContextParts(HANDLERS);
   checks = Object.entries(VARIANTS).flatMap(([label, context]) => {
-    const environments = templateEnvironments(synthesize({ context, routes: withReferenceRoutes() }).statelessTemplate);
+    const environments = templateEnvironments(synthesize({ context }).statelessTemplate);
     return Object.entries(environments).map(([handler, environment]) => ({
       label,
       handler,
@@ -56,10 +57,10 @@ beforeAll(async () => {
 describe('each function on Lambda, with its template environment', () => {
   it('reaches the app-context parts its needs say it uses (what the checks build)', () => {
     expect(Object.keys(parts).sort()).toEqual([...HANDLERS].sort());
-    for (const [handler, needs] of Object.entries(FUNCTION_NEEDS)) {
+    for (const { name: handler, needs } of SPECS) {
       // Every function that calls the provider builds the task lifecycle; every one with a table action reaches the stores.
-      if (needs.provider) expect([handler, parts[handler]]).toEqual([handler, expect.arrayContaining(['lifecycle#lifecycle'])]);
-      if (needs.table.actions.length > 0) expect([handler, parts[handler]!.length > 0]).toEqual([handler, true]);
+      if (needs.providers) expect([handler, parts[handler]]).toEqual([handler, expect.arrayContaining(['lifecycle#lifecycle'])]);
+      if (needs.table?.actions.length) expect([handler, parts[handler]!.length > 0]).toEqual([handler, true]);
     }
     expect(new Set(checks.map((one) => one.handler))).toEqual(new Set(HANDLERS));
   });

@@ -2,7 +2,7 @@ import { Validations } from 'aws-cdk-lib';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { IConstruct } from 'constructs';
 import { ROUTES } from '#http/routes/index';
-import { synthesize, withReferenceRoutes, type Synthesized } from './support/cdk-app';
+import { synthesize, type Synthesized } from './support/cdk-app';
 
 /** Every acknowledgment in the app: construct path, rule id and reason. */
 function acknowledgments(root: IConstruct) {
@@ -62,7 +62,6 @@ describe('cdk-nag AwsSolutions', () => {
     ['dev defaults (replicate, secret by name, no domains)', {}, ROUTES],
     ['prod with domains, web ACLs and a secret ARN', PROD_CONTEXT, ROUTES],
     ['the simulated provider', { provider: 'simulated' }, ROUTES],
-    ['the public API-reference routes (callers: public)', {}, withReferenceRoutes()],
     ['alarms by e-mail (a topic of its own, KMS-encrypted)', { alarmEmail: 'ops@example.com' }, ROUTES],
     ['an opt-in region (no CDN standard logs there)', { region: 'af-south-1', account: '123456789012' }, ROUTES],
     ['CDN logs switched off', { cdnLogs: 'false' }, ROUTES],

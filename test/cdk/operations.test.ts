@@ -1,7 +1,8 @@
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { AUTHORIZER_HANDLER, COPY_WORKER_HANDLER, ROUTES, SWEEPER_HANDLER } from '#http/routes/index';
+import { ROUTES } from '#http/routes/index';
+import { specOf } from '#spec/registry';
 import { WorkQueue } from '#lib/constructs/work-queue';
 import { DeploySettingsError, readDeploySettings } from '#lib/deploy-settings';
 import { functionIdOf, resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
@@ -21,6 +22,8 @@ describe('operations: background functions, alarms, dashboard', () => {
   const resources = () => template().toJSON().Resources as Record<string, any>;
   const alarms = () => resourcesOf(template(), 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties!);
   const named = (suffix: string) => alarms().find((a) => a.AlarmName === `vidgen-dev-${suffix}`);
+  /** A function's own alarm: in its area's stack, named after the area too. */
+  const functionAlarm = (kind: 'errors' | 'throttles', handler: string) => named(`${specOf(handler).area}-${kind}-${handler}`);
   const queueIds = () => resourcesOf(template(), 'AWS::SQS::Queue').map(([id]) => id);
   const queueOf = (prefix: string) => {
     const id = queueIds().find((q) => q.startsWith(prefix));
@@ -41,8 +44,8 @@ describe('operations: background functions, alarms, dashboard', () => {
   describe('background functions', () => {
     it('send failed asynchronous invocations of the copy worker and the sweeper to their own dead-letter queues', () => {
       for (const [handler, queue, retries] of [
-        [COPY_WORKER_HANDLER, 'CopyWorkerFailures', 2],
-        [SWEEPER_HANDLER, 'SweeperFailures', 0],
+        ['copy-output', 'CopyWorkerFailures', 2],
+        ['sweeper', 'SweeperFailures', 0],
       ] as const) {
         template().hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
           FunctionName: { Ref: functionIdOf(template(), handler) },
@@ -91,20 +94,20 @@ describe('operations: background functions, alarms, dashboard', () => {
     it('reserve (and so cap) the concurrency of the background functions only, configurable and removable', () => {
       const reserved = (t: typeof s.statelessTemplate, handler: string) =>
         t.toJSON().Resources[functionIdOf(t, handler)].Properties.ReservedConcurrentExecutions;
-      expect(reserved(template(), COPY_WORKER_HANDLER)).toBe(10);
-      expect(reserved(template(), SWEEPER_HANDLER)).toBe(2);
-      for (const handler of [AUTHORIZER_HANDLER, ...ROUTES.map((r) => r.handler)]) {
+      expect(reserved(template(), 'copy-output')).toBe(10);
+      expect(reserved(template(), 'sweeper')).toBe(2);
+      for (const handler of ['authorizer', ...ROUTES.map((r) => r.handler)]) {
         expect([handler, reserved(template(), handler)]).toEqual([handler, undefined]);
       }
       const tuned = synthesize({ context: { copyWorkerConcurrency: '25', sweeperConcurrency: '0' } }).statelessTemplate;
-      expect(reserved(tuned, COPY_WORKER_HANDLER)).toBe(25);
-      expect(reserved(tuned, SWEEPER_HANDLER)).toBeUndefined();
+      expect(reserved(tuned, 'copy-output')).toBe(25);
+      expect(reserved(tuned, 'sweeper')).toBeUndefined();
     });
 
     it('alarm on throttling of a capped function only when it lasts 15 minutes (a burst waits by design)', () => {
-      expect(named(`throttles-${COPY_WORKER_HANDLER}`)).toMatchObject({ EvaluationPeriods: 3, Period: 300 });
-      expect(named(`throttles-${SWEEPER_HANDLER}`)).toMatchObject({ EvaluationPeriods: 3 });
-      expect(named('throttles-generate')).toMatchObject({ EvaluationPeriods: 1 });
+      expect(functionAlarm('throttles', 'copy-output')).toMatchObject({ EvaluationPeriods: 3, Period: 300 });
+      expect(functionAlarm('throttles', 'sweeper')).toMatchObject({ EvaluationPeriods: 3 });
+      expect(functionAlarm('throttles', 'generate')).toMatchObject({ EvaluationPeriods: 1 });
     });
   });
 
@@ -112,7 +115,7 @@ describe('operations: background functions, alarms, dashboard', () => {
     it('watch errors of every API function (the authorizer through its access-log filter instead)', () => {
       const api = [...new Set(ROUTES.map((r) => r.handler))];
       for (const handler of api) {
-        expect(named(`errors-${handler}`)).toMatchObject({
+        expect(functionAlarm('errors', handler)).toMatchObject({
           MetricName: 'Errors',
           Namespace: 'AWS/Lambda',
           Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionIdOf(template(), handler) } }],
@@ -120,7 +123,7 @@ describe('operations: background functions, alarms, dashboard', () => {
           ComparisonOperator: 'GreaterThanOrEqualToThreshold',
         });
       }
-      expect(named(`errors-${AUTHORIZER_HANDLER}`)).toBeUndefined();
+      expect(functionAlarm('errors', 'authorizer')).toBeUndefined();
       expect(named('copy-worker-errors')).toMatchObject({ MetricName: 'Errors' });
     });
 
@@ -192,7 +195,7 @@ describe('operations: background functions, alarms, dashboard', () => {
     it('notice a stopped sweeper: fewer than one run in 10 minutes, silence counting as stopped', () => {
       expect(named('sweeper-stopped')).toMatchObject({
         MetricName: 'Invocations',
-        Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionIdOf(template(), SWEEPER_HANDLER) } }],
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionIdOf(template(), 'sweeper') } }],
         Period: 600,
         Threshold: 1,
         ComparisonOperator: 'LessThanThreshold',
@@ -214,7 +217,7 @@ describe('operations: background functions, alarms, dashboard', () => {
       expect(() => settings(PROD)).toThrow(/stage=prod needs somewhere to send alarms: pass -c alarmTopicArn=.* or -c alarmEmail=/);
       expect(() => settings({ ...PROD, alarmTopicArn: TOPIC })).not.toThrow();
       expect(() => settings({ ...PROD, alarmEmail: 'ops@example.com' })).not.toThrow();
-      expect(() => settings({ alarmEmail: 'not-an-address' })).toThrow(/alarmEmail must be e-mail addresses/);
+      expect(() => settings({ alarmEmail: 'not-an-address' })).toThrow(/"alarmEmail" must be e-mail addresses/);
       expect(() => settings({ alarmTopicArn: 'arn:aws:sqs:eu-west-1:123456789012:q' })).toThrow(/SNS topic ARN/);
     });
 

@@ -1,7 +1,5 @@
-import { AUTHORIZER_HANDLER, COPY_WORKER_HANDLER, ROUTES, SWEEPER_HANDLER } from '#http/routes/index';
-import { BACKGROUND_FUNCTIONS } from '#lib/function-needs';
-import { FUNCTION_NEEDS } from '#lib/function-permissions';
-import { functionIdOf, grantsOf, synthesize, withReferenceRoutes, type Synthesized } from './support/cdk-app';
+import { loadSpecs } from '#spec/registry';
+import { functionIdOf, grantsOf, resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
 
 /**
  * What each function's role may do, written out by hand from the repositories in
@@ -22,7 +20,7 @@ const SECRET = ['secret', 'webhook-secret'].flatMap((name) => [`secretsmanager:G
 /** Stripe's API key (calls to Stripe) and its webhook signing secret (verifying its events), apart. */
 const STRIPE_KEY = ['secretsmanager:GetSecretValue stripe-key', 'secretsmanager:DescribeSecret stripe-key'];
 const STRIPE_WEBHOOK_SECRET = STRIPE_KEY.map((grant) => grant.replace('stripe-key', 'stripe-webhook-secret'));
-const QUEUE_COPIES = [`lambda:InvokeFunction fn:${COPY_WORKER_HANDLER}`];
+const QUEUE_COPIES = [`lambda:InvokeFunction fn:copy-output`];
 const TASK_WRITES = ['dynamodb:GetItem table', 'dynamodb:PutItem table', 'dynamodb:UpdateItem table'];
 /** A background function's on-failure destination (Lambda sends the failed event there with its role). */
 const DEAD_LETTERS = (name: string) => ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => `${action} dlq:${name}`);
@@ -44,7 +42,7 @@ const SIMULATED_PROVIDER = ['s3:GetObject provider-sim/*', 's3:GetObject uploads
 
 const EXPECTED_REPLICATE: Record<string, string[]> = {
   // PutItem: a holder's first sign-in opens their account (holder, account and grant in one transaction).
-  [AUTHORIZER_HANDLER]: ['dynamodb:GetItem table', 'dynamodb:PutItem table'],
+  'authorizer': ['dynamodb:GetItem table', 'dynamodb:PutItem table'],
   'get-account': [...RATE, 'dynamodb:GetItem table', 'dynamodb:PutItem table'],
   // PutItem: a test key's first use opens its test balance (with its opening grant).
   'get-credits': [...RATE, 'dynamodb:GetItem table', 'dynamodb:PutItem table'],
@@ -76,11 +74,11 @@ const EXPECTED_REPLICATE: Record<string, string[]> = {
     ...WRITE('uploads/'),
     's3:ListBucket bucket',
   ],
-  [SWEEPER_HANDLER]: [...TASK_WRITES, 'dynamodb:Query index/gsi2', ...WRITE('videos/'), ...WRITE('images/'), ...SECRET, ...SIMULATED_PROVIDER, ...QUEUE_COPIES, ...DEAD_LETTERS('sweeper'), ...PUBLISH_EVENTS, ...QUEUE_SUBMISSIONS],
+  'sweeper': [...TASK_WRITES, 'dynamodb:Query index/gsi2', ...WRITE('videos/'), ...WRITE('images/'), ...SECRET, ...SIMULATED_PROVIDER, ...QUEUE_COPIES, ...DEAD_LETTERS('sweeper'), ...PUBLISH_EVENTS, ...QUEUE_SUBMISSIONS],
   // CopyObject from the simulated provider's output (test mode): GetObject on the source.
   // Reads videos/ back: a video's first frame is made from our copy (the thumbnail).
   // A copy whose task ended meanwhile (canceled, timed out) or whose output is refused is removed again.
-  [COPY_WORKER_HANDLER]: [
+  'copy-output': [
     ...TASK_WRITES,
     ...WRITE('videos/'),
     ...WRITE('images/'),
@@ -148,18 +146,15 @@ describe('least privilege', () => {
   let replicate: Synthesized;
   let simulated: Synthesized;
   beforeAll(() => {
-    replicate = synthesize({ routes: withReferenceRoutes() });
-    simulated = synthesize({ context: { provider: 'simulated' }, routes: withReferenceRoutes() });
+    replicate = synthesize();
+    simulated = synthesize({ context: { provider: 'simulated' } });
   });
 
-  it('declares permissions for every handler in the route table', () => {
-    const undeclared = withReferenceRoutes(ROUTES).map((route) => route.handler).filter((handler) => !(handler in FUNCTION_NEEDS));
-    expect(undeclared).toEqual([]);
-  });
-
-  it('declares needs for no function that does not exist (a route handler or a function behind no route)', () => {
-    const functions = new Set([...ROUTES.map((route) => route.handler), ...Object.keys(BACKGROUND_FUNCTIONS)]);
-    expect(Object.keys(FUNCTION_NEEDS).filter((handler) => !functions.has(handler))).toEqual([]);
+  it('makes one function per spec (functions/handlers/*.spec.ts)', () => {
+    const names = loadSpecs().map((spec) => spec.name).sort();
+    const made = resourcesOf(replicate.statelessTemplate, 'AWS::Lambda::Function').flatMap(([, fn]) => (fn.Metadata?.['vidgen:handler'] as string | undefined) ?? []);
+    expect(made.sort()).toEqual(names);
+    expect(Object.keys(EXPECTED_REPLICATE).filter((handler) => !names.includes(handler))).toEqual([]);
   });
 
   it.each(Object.keys(EXPECTED_REPLICATE))('%s gets exactly what it uses (replicate provider)', (handler) => {

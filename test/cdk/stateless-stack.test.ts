@@ -1,25 +1,27 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { CONFIG_DEFAULTS } from '#config';
+import { functionVariables } from '#config/groups';
 import { REPLICATE_DEFAULTS } from '#providers/replicate/index';
 import { PROVIDER_MODULES } from '#providers/registry';
 import { GATEWAY_RESPONSES } from '#contract/gateway-responses';
-import {
-  API_PREFIX,
-  AUTHORIZER_HANDLER,
-  BINARY_MEDIA_TYPES,
-  COPY_WORKER_HANDLER,
-  ROUTES,
-  type Route,
-  SWEEPER_HANDLER,
-} from '#http/routes/index';
+import { API_PREFIX, BINARY_MEDIA_TYPES, ROUTES, type Route } from '#http/routes/index';
 import { STREAMED_ROUTE_TIMEOUT_SECONDS } from '#http/route';
 import { HOSTED_MAX_WAIT_SECONDS } from '#mcp/lambda-transport';
 import { readDeploySettings } from '#lib/deploy-settings';
-import { NOT_SET_ON_AWS, sessionEnvironment, sharedEnvironment } from '#lib/function-environment';
-import { BACKGROUND_FUNCTIONS, FUNCTION_NEEDS } from '#lib/function-needs';
-import { REPO_ROOT, functionIdOf, resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
+import {
+  billingEnvironment,
+  identityEnvironment,
+  mediaEnvironment,
+  NOT_SET_ON_AWS,
+  observabilityEnvironment,
+  providerEnvironment,
+  tableEnvironment,
+} from '#lib/function-environment';
+import { runsLifecycle } from '#lib/binders';
+import { loadSpecs, specOf } from '#spec/registry';
+import { functionIdOf, resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
 
 const CONTRACT_CODES = ['unauthorized', 'not_found', 'payload_too_large', 'rate_limit_exceeded', 'validation_error', 'internal_error'];
 
@@ -30,7 +32,6 @@ describe('StatelessStack', () => {
   });
   const template = () => s.statelessTemplate;
   const resources = () => template().toJSON().Resources as Record<string, any>;
-  const resources_ = resources;
 
   /** "/api/v1/videos/{video_id}" from an AWS::ApiGateway::Resource id, following ParentId up to the root. */
   function pathOf(resourceId: string): string {
@@ -121,18 +122,16 @@ describe('StatelessStack', () => {
       }
     });
 
-    it('uses a REQUEST authorizer on the Authorization header, cached as long as the functions are told', () => {
+    it('uses a REQUEST authorizer on the Authorization header, cached for authCacheTtlSeconds (no function reads it)', () => {
       template().hasResourceProperties('AWS::ApiGateway::Authorizer', {
         Type: 'REQUEST',
         IdentitySource: 'method.request.header.Authorization',
         AuthorizerResultTtlInSeconds: CONFIG_DEFAULTS.authCacheTtlSeconds,
         AuthorizerUri: Match.objectLike({
-          'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': [functionIdOf(template(), AUTHORIZER_HANDLER), 'Arn'] }])],
+          'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': [functionIdOf(template(), 'authorizer'), 'Arn'] }])],
         }),
       });
-      template().hasResourceProperties('AWS::Lambda::Function', {
-        Environment: { Variables: Match.objectLike({ AUTH_CACHE_TTL_SECONDS: String(CONFIG_DEFAULTS.authCacheTtlSeconds) }) },
-      });
+      for (const [, fn] of resourcesOf(template(), 'AWS::Lambda::Function')) expect(fn.Properties?.Environment?.Variables?.AUTH_CACHE_TTL_SECONDS).toBeUndefined();
     });
 
     it('passes binary bodies (multipart uploads) base64-encoded', () => {
@@ -202,9 +201,10 @@ describe('StatelessStack', () => {
   });
 
   describe('functions', () => {
-    const handlers = () => [...new Set([...Object.keys(BACKGROUND_FUNCTIONS), ...ROUTES.map((r) => r.handler)])];
+    const handlers = () => loadSpecs().map((spec) => spec.name);
+    const environmentOf = (handler: string): Record<string, unknown> => resources()[functionIdOf(template(), handler)].Properties.Environment.Variables;
 
-    it('has one function per endpoint plus the functions behind no route (authorizer, sweeper, copy worker, queue consumers)', () => {
+    it('has one function per spec: the endpoints plus the functions behind no route (authorizer, sweeper, copy worker, queue consumers)', () => {
       const deployed = resourcesOf(template(), 'AWS::Lambda::Function')
         .map(([, fn]) => fn.Metadata?.['vidgen:handler'])
         .filter(Boolean);
@@ -215,7 +215,7 @@ describe('StatelessStack', () => {
       for (const handler of handlers()) {
         const fn = resources()[functionIdOf(template(), handler)].Properties;
         expect(fn.Runtime).toBe('nodejs24.x');
-        expect(fn.Architectures).toEqual([handler === COPY_WORKER_HANDLER ? 'x86_64' : 'arm64']);
+        expect(fn.Architectures).toEqual([handler === 'copy-output' ? 'x86_64' : 'arm64']);
         expect(fn.TracingConfig).toEqual({ Mode: 'Active' });
         expect(fn.Handler).toBe('index.handler');
         const logGroupId = fn.LoggingConfig.LogGroup.Ref;
@@ -224,52 +224,61 @@ describe('StatelessStack', () => {
       }
     });
 
-    it('configures every function from the same environment, the CDN as media base URL', () => {
-      const envs = handlers().map((h) => resources()[functionIdOf(template(), h)].Properties.Environment.Variables);
-      for (const env of envs) {
-        expect(env).toMatchObject({
-          PROVIDER: 'replicate',
-          NODE_OPTIONS: '--enable-source-maps',
-          TASK_TIMEOUT_SECONDS: String(CONFIG_DEFAULTS.taskTimeoutSeconds),
-          DEFAULT_RATE_LIMIT: String(CONFIG_DEFAULTS.defaultRateLimit),
-          REPLICATE_BASE_URL: REPLICATE_DEFAULTS.baseUrl,
-          // From the stateful stack through SSM parameters (lib/shared-parameters.ts), not imports.
-          TABLE_NAME: { Ref: 'TableNameParameter' },
-          MEDIA_BUCKET: { Ref: 'MediaBucketNameParameter' },
-          PUBLIC_MEDIA_BASE_URL: { Ref: 'PublicMediaBaseUrlParameter' },
-          REPLICATE_API_TOKEN_SECRET_ARN: expect.anything(),
-        });
+    it("gives each function only the settings its spec's needs call for, the CDN as media base URL", () => {
+      const OBSERVABILITY = ['LOG_LEVEL', 'NODE_OPTIONS', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME'];
+      expect(Object.keys(environmentOf('get-openapi')).sort()).toEqual(OBSERVABILITY);
+      expect(Object.keys(environmentOf('get-credits')).sort()).toEqual([...OBSERVABILITY, 'TABLE_NAME'].sort());
+      expect(Object.keys(environmentOf('authorizer')).sort()).toEqual(
+        [...OBSERVABILITY, 'TABLE_NAME', 'IDENTITY_ISSUER', 'IDENTITY_CLIENT_ID', 'SIGNUP_CREDITS', 'DEFAULT_RATE_LIMIT'].sort(),
+      );
+      expect(environmentOf('authorizer').DEFAULT_RATE_LIMIT).toBe(String(CONFIG_DEFAULTS.defaultRateLimit));
+      for (const spec of loadSpecs()) {
+        const env = environmentOf(spec.name);
+        expect(env).toMatchObject({ NODE_OPTIONS: '--enable-source-maps', POWERTOOLS_SERVICE_NAME: 'vidgen-dev' });
+        // From the stateful stack through SSM parameters (lib/shared-parameters.ts), not imports.
+        if (spec.needs.table) expect(env.TABLE_NAME).toEqual({ Ref: 'TableNameParameter' });
+        if (spec.needs.media || runsLifecycle(spec)) {
+          expect(env).toMatchObject({ MEDIA_BUCKET: { Ref: 'MediaBucketNameParameter' }, PUBLIC_MEDIA_BASE_URL: { Ref: 'PublicMediaBaseUrlParameter' } });
+        } else {
+          expect([spec.name, env.MEDIA_BUCKET]).toEqual([spec.name, undefined]);
+        }
+        if (runsLifecycle(spec)) {
+          expect(env).toMatchObject({
+            PROVIDER: 'replicate',
+            TASK_TIMEOUT_SECONDS: String(CONFIG_DEFAULTS.taskTimeoutSeconds),
+            REPLICATE_BASE_URL: REPLICATE_DEFAULTS.baseUrl,
+            REPLICATE_API_TOKEN_SECRET_ARN: expect.anything(),
+          });
+        } else {
+          // No model map, provider setting or secret ARN in a function that never calls a provider.
+          expect([spec.name, Object.keys(env).filter((name) => /^(PROVIDER|REPLICATE_|FAL_|SIM_|TASK_TIMEOUT|CIRCUIT_)/.test(name))]).toEqual([spec.name, []]);
+        }
       }
     });
 
+    it("refuses at synth a function environment over Lambda's 4 KB, naming its largest variables", () => {
+      const models = JSON.stringify({ 'vid-1-5-pro': { model: `owner/${'x'.repeat(5000)}` } });
+      expect(() => synthesize({ context: { replicateModels: models } })).toThrow(/The environment of [a-z-]+ is about \d+ bytes; Lambda allows 4096\. The largest: REPLICATE_MODELS \(\d+ bytes\)/);
+    });
+
     it('sets every variable functions/config/ reads, except the ones that must not be set on AWS', () => {
-      const configDir = path.join(REPO_ROOT, 'functions', 'config');
-      const source = readdirSync(configDir)
-        .map((file) => readFileSync(path.join(configDir, file), 'utf8'))
-        .join('\n');
-      const read = new Set([...source.matchAll(/\(env, '([A-Z0-9_]+)'/g)].map((m) => m[1]!));
+      // Every variable of the settings vocabulary (functions/config/groups.ts), providers' included.
+      const read = new Set(functionVariables());
       expect(read.size).toBeGreaterThan(5);
-      // config.ts reads each provider's variables through the provider's module.
-      for (const module of PROVIDER_MODULES) {
-        for (const variable of Object.values(module.variables)) read.add(variable);
-        for (const secret of Object.values(module.secrets)) {
-          read.add(secret.valueVariable);
-          if (secret.deployed) read.add(secret.deployed.arnVariable);
-        }
-      }
-      const resources = {
-        tableName: 't',
-        bucketName: 'b',
-        publicMediaBaseUrl: 'https://cdn',
-        providerSecretArns: { REPLICATE_API_TOKEN_SECRET_ARN: 'arn:secret', REPLICATE_WEBHOOK_SECRET_ARN: 'arn:webhook-secret', FAL_KEY_SECRET_ARN: 'arn:fal' },
-      };
+      for (const module of PROVIDER_MODULES) for (const secret of Object.values(module.secrets)) expect(read).toContain(secret.valueVariable);
+      const providerSecretArns = { REPLICATE_API_TOKEN_SECRET_ARN: 'arn:secret', REPLICATE_WEBHOOK_SECRET_ARN: 'arn:webhook-secret', FAL_KEY_SECRET_ARN: 'arn:fal' };
       const settings = (context: Record<string, unknown>) => readDeploySettings((key) => context[key], {});
+      const simulated = settings({ provider: 'simulated' });
       const set = new Set([
-        ...Object.keys(sharedEnvironment(settings({ provider: 'simulated' }), resources)),
-        ...Object.keys(sharedEnvironment(settings({ provider: 'replicate', replicateModels: '{}' }), resources)),
+        // What the binders set (lib/binders.ts), from each group's function.
+        ...Object.keys(observabilityEnvironment(simulated)),
+        ...Object.keys(tableEnvironment(simulated, 't')),
+        ...Object.keys(mediaEnvironment(simulated, { bucketName: 'b', publicMediaBaseUrl: 'https://cdn' })),
+        ...Object.keys(providerEnvironment(simulated, providerSecretArns)),
+        ...Object.keys(providerEnvironment(settings({ provider: 'replicate', replicateModels: '{}' }), providerSecretArns)),
         // A second provider (its secret named) with its settings, and routes across the two.
         ...Object.keys(
-          sharedEnvironment(
+          providerEnvironment(
             settings({
               provider: 'replicate',
               replicateModels: '{}',
@@ -280,10 +289,14 @@ describe('StatelessStack', () => {
               falModels: '{}',
               providerRoutes: JSON.stringify({ 'vid-1-5-pro': ['replicate', 'fal'] }),
             }),
-            resources,
+            providerSecretArns,
           ),
         ),
-        // Per function, by the stack: the copy worker's name and the queues a function sends to.
+        // The billing functions: the ARNs of the Stripe secrets each reads.
+        ...Object.keys(billingEnvironment(simulated, { secretKey: 'arn:key', webhookSecret: 'arn:webhook' })),
+        // The authorizer's alone: sessions.
+        ...Object.keys(identityEnvironment(simulated, { issuer: 'https://issuer', clientId: 'client' })),
+        // Per function: the copy worker's name and the queues a function sends to.
         'COPY_WORKER_FUNCTION',
         'WEBHOOK_QUEUE_URL',
         'SUBMISSION_QUEUE_URL',
@@ -291,20 +304,15 @@ describe('StatelessStack', () => {
         'CALLBACK_BASE_URL',
         // The copy worker: the binary in its ffmpeg layer.
         'FFMPEG_PATH',
-        // The authorizer's alone: sessions.
-        ...Object.keys(sessionEnvironment(settings({ provider: 'simulated' }), { issuer: 'https://issuer', clientId: 'client' })),
       ]);
       const missing = [...read].filter((name) => !set.has(name) && !(name in NOT_SET_ON_AWS));
       expect(missing).toEqual([]);
-      // What the template carries is what sharedEnvironment gives (plus per-function COPY_WORKER_FUNCTION).
-      const env = resources_()[functionIdOf(template(), 'get-credits')].Properties.Environment.Variables;
-      expect(Object.keys(env).sort()).toEqual(Object.keys(sharedEnvironment(s.settings, resources)).sort());
     });
 
     it("gives the authorizer (and only it) the user pool's issuer and client from SSM, and the sign-up credits", () => {
       for (const handler of handlers()) {
         const env = resources()[functionIdOf(template(), handler)].Properties.Environment.Variables;
-        if (handler === AUTHORIZER_HANDLER) {
+        if (handler === 'authorizer') {
           expect(env).toMatchObject({
             IDENTITY_ISSUER: { Ref: 'IdentityIssuerParameter' },
             IDENTITY_CLIENT_ID: { Ref: 'UserPoolClientIdParameter' },
@@ -322,25 +330,29 @@ describe('StatelessStack', () => {
       expect(text).toContain('REPLICATE_API_TOKEN_SECRET_ARN');
     });
 
-    it("gives the billing functions (Stripe's webhook, the holder's billing endpoints) both secrets' ARNs, never a secret's value, and no other function either", () => {
+    it("gives each billing function the ARNs of exactly the Stripe secrets its spec names, never a secret's value, and no other function any", () => {
       const text = JSON.stringify(template().toJSON());
       expect(text).not.toMatch(/"STRIPE_(SECRET_KEY|WEBHOOK_SECRET)"/);
-      const billingHandlers = Object.keys(FUNCTION_NEEDS).filter((handler) => FUNCTION_NEEDS[handler]!.stripe !== undefined);
+      const billingHandlers = loadSpecs().filter((spec) => spec.needs.stripe !== undefined).map((spec) => spec.name);
       expect(billingHandlers.sort()).toEqual(['create-checkout', 'create-portal', 'get-billing', 'stripe-webhook']);
       for (const [, fn] of resourcesOf(template(), 'AWS::Lambda::Function')) {
+        const handler = fn.Metadata?.['vidgen:handler'] as string | undefined;
+        if (!handler) continue;
         const variables = Object.keys(fn.Properties?.Environment?.Variables ?? {});
-        // config.ts reads both ARNs at a billing function's cold start; each may read only the values it uses (permissions test).
-        const billing = billingHandlers.includes(String(fn.Metadata?.['vidgen:handler']));
-        expect(variables.includes('STRIPE_WEBHOOK_SECRET_ARN')).toBe(billing);
-        expect(variables.includes('STRIPE_SECRET_KEY_ARN')).toBe(billing);
+        const named = specOf(handler).needs.stripe ?? [];
+        expect([handler, variables.includes('STRIPE_SECRET_KEY_ARN')]).toEqual([handler, named.includes('secretKey')]);
+        expect([handler, variables.includes('STRIPE_WEBHOOK_SECRET_ARN')]).toEqual([handler, named.includes('webhookSecret')]);
       }
+      // Stripe's webhook verifies with the signing secret and never calls Stripe; checkout and the portal call it.
+      expect(Object.keys(environmentOf('stripe-webhook'))).toContain('STRIPE_WEBHOOK_SECRET_ARN');
+      expect(Object.keys(environmentOf('create-checkout'))).toContain('STRIPE_SECRET_KEY_ARN');
     });
 
     it('tells the polling functions (and only them) which function copies results', () => {
-      const copyWorkerId = functionIdOf(template(), COPY_WORKER_HANDLER);
+      const copyWorkerId = functionIdOf(template(), 'copy-output');
       for (const handler of handlers()) {
         const env = resources()[functionIdOf(template(), handler)].Properties.Environment.Variables;
-        if (['get-video', 'get-image', 'mcp', 'provider-callback', SWEEPER_HANDLER].includes(handler)) {
+        if (['get-video', 'get-image', 'mcp', 'provider-callback', 'sweeper'].includes(handler)) {
           expect(env.COPY_WORKER_FUNCTION).toEqual({ Ref: copyWorkerId });
         } else {
           expect(env.COPY_WORKER_FUNCTION).toBeUndefined();
@@ -359,7 +371,7 @@ describe('StatelessStack', () => {
       expect(readdirSync(path.join(s.outdir, `asset.${assetHash}`))).toEqual(['ffmpeg']);
       for (const handler of handlers()) {
         const fn = resources()[functionIdOf(template(), handler)].Properties;
-        if (handler === COPY_WORKER_HANDLER) {
+        if (handler === 'copy-output') {
           expect(fn.Layers).toEqual([{ Ref: layerId }]);
           expect(fn.Environment.Variables.FFMPEG_PATH).toBe('/opt/ffmpeg');
         } else {
@@ -369,7 +381,7 @@ describe('StatelessStack', () => {
     });
 
     it('tells the functions that submit (and only them) the submission queue and the callback address', () => {
-      const submitting = ['generate', 'generate-image', 'mcp', SWEEPER_HANDLER, 'submission-consumer'];
+      const submitting = ['generate', 'generate-image', 'mcp', 'sweeper', 'submission-consumer'];
       const queue = s.stateless.workQueues.find((work) => work.name === 'submissions')!;
       const restApiId = resourcesOf(template(), 'AWS::ApiGateway::RestApi')[0]![0];
       for (const handler of handlers()) {
@@ -398,7 +410,7 @@ describe('StatelessStack', () => {
         State: 'ENABLED',
         Targets: [
           Match.objectLike({
-            Arn: { 'Fn::GetAtt': [functionIdOf(template(), SWEEPER_HANDLER), 'Arn'] },
+            Arn: { 'Fn::GetAtt': [functionIdOf(template(), 'sweeper'), 'Arn'] },
             RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 },
           }),
         ],
@@ -406,7 +418,7 @@ describe('StatelessStack', () => {
       template().hasResourceProperties('AWS::Lambda::Permission', {
         Action: 'lambda:InvokeFunction',
         Principal: 'events.amazonaws.com',
-        FunctionName: { 'Fn::GetAtt': [functionIdOf(template(), SWEEPER_HANDLER), 'Arn'] },
+        FunctionName: { 'Fn::GetAtt': [functionIdOf(template(), 'sweeper'), 'Arn'] },
       });
     });
   });
@@ -425,8 +437,8 @@ describe('StatelessStack', () => {
     });
 
     it('watch throttles of every function, authorizer failures, the sweeper and DynamoDB throttling', () => {
-      for (const handler of [AUTHORIZER_HANDLER, SWEEPER_HANDLER, COPY_WORKER_HANDLER, ...ROUTES.map((r) => r.handler)]) {
-        expect(named(`throttles-${handler}`)).toMatchObject({ MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
+      for (const handler of ['authorizer', 'sweeper', 'copy-output', ...ROUTES.map((r) => r.handler)]) {
+        expect(named(`${specOf(handler).area}-throttles-${handler}`)).toMatchObject({ MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
       }
       expect(named('authorizer-errors')).toMatchObject({ MetricName: 'AuthorizerFailures', Namespace: 'VidGen/dev' });
       template().hasResourceProperties('AWS::Logs::MetricFilter', {
@@ -472,6 +484,20 @@ describe('StatelessStack', () => {
       );
     });
 
+    it("deploys the stage again when a function moves to another area (its method's integration names the area's output)", () => {
+      const deploymentId = (t: typeof s.statelessTemplate) => resourcesOf(t, 'AWS::ApiGateway::Deployment').map(([id]) => id);
+      const spec = specOf('get-credits') as { area: string };
+      const area = spec.area;
+      try {
+        spec.area = 'tasks';
+        const moved = synthesize();
+        expect(deploymentId(moved.statelessTemplate)).toHaveLength(1);
+        expect(deploymentId(moved.statelessTemplate)).not.toEqual(deploymentId(template()));
+      } finally {
+        spec.area = area;
+      }
+    });
+
     it("puts a route for 'session' callers behind the authorizer, which takes sessions", () => {
       const sessionRoute: Route = { method: 'GET', path: `${API_PREFIX}/console`, handler: 'get-credits', callers: 'session' };
       const s = synthesize({ routes: [...ROUTES, sessionRoute] });
@@ -490,10 +516,10 @@ describe('StatelessStack', () => {
       for (const method of sessionOnly) expect([method.path, method.authorizationType]).toEqual([method.path, 'CUSTOM']);
     });
 
-    it('refuses a route whose handler file does not exist', () => {
+    it('refuses a route whose handler has no spec (so no function)', () => {
       expect(() =>
         synthesize({ routes: [...ROUTES, { method: 'GET', path: `${API_PREFIX}/nope`, handler: 'no-such-handler', callers: 'apiKey' }] }),
-      ).toThrow(/functions\/handlers\/no-such-handler\.ts does not exist/);
+      ).toThrow('No function for handler no-such-handler.');
     });
   });
 });

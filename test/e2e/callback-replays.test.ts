@@ -1,8 +1,8 @@
 import type { LocalStack } from '#bin/local-stack/stack';
 import type { InProcessCopyQueue } from '#adapters/copy-queues';
-import { createAccount, createApiKey } from '#domain/account-admin';
 import { startFakeReplicate, type FakeReplicate, type SignedMessage } from '#test-support/fake-replicate';
 import { balanceAndLedger, call, startTestApi } from '#test-support/local-api';
+import { newAccount } from '#test-support/accounts';
 
 /**
  * Issue 17 A: a genuine provider callback (signed, under 5 minutes old) replayed byte for byte
@@ -33,12 +33,6 @@ afterAll(async () => {
   await stack?.stop();
   await fake?.close();
 });
-
-async function account() {
-  const { account } = await createAccount(stack.context, { credits: 1000, paidAccess: true, subscriptionStatus: 'active' });
-  const key = await createApiKey(stack.context, account.accountId, { rateLimit: 5000 });
-  return { accountId: account.accountId, key: key.apiKey };
-}
 
 async function startVideo(key: string): Promise<string> {
   const reply = await call<Task>(stack.baseUrl, '/generate', {
@@ -84,7 +78,7 @@ describe('a genuine callback replayed to another task', () => {
 
   beforeAll(async () => {
     // (a) A task of the victim's that has ended (completed by its own callbacks).
-    const victim = await account();
+    const victim = await newAccount(stack, { rateLimit: 5000 });
     const ended = await startVideo(victim.key);
     await until('the victim task to complete', async () => ((await stored(victim.accountId, ended))?.status === 'completed' ? true : undefined));
     victims.ended = { accountId: victim.accountId, taskId: ended };
@@ -99,7 +93,7 @@ describe('a genuine callback replayed to another task', () => {
     victims['no job yet'] = { accountId: victim.accountId, taskId: waiting };
 
     // Another account's job, whose start and completion messages are captured and never delivered.
-    const other = await account();
+    const other = await newAccount(stack, { rateLimit: 5000 });
     fake.dropCallbacks(2);
     const taskId = await startVideo(other.key);
     const sourceJob = await until('the source job', async () => (await stored(other.accountId, taskId))?.provider?.jobId);
@@ -147,7 +141,7 @@ describe('a genuine callback replayed to another task', () => {
 
 describe('a repeated webhook-id', () => {
   it('is answered 200 duplicate and changes nothing, even when its first delivery moved the task', async () => {
-    const { accountId, key } = await account();
+    const { accountId, key } = await newAccount(stack, { rateLimit: 5000 });
     // Held at processing once started, so the replay below would be the only news.
     fake.holdNext(1);
     const taskId = await startVideo(key);
@@ -170,7 +164,7 @@ describe('a signed callback whose output names our own storage (issue 17 D)', ()
     ["another account's result", 'videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4'],
   ])('does not copy %s as the result: the task fails, refunded, and nothing is published', async (_, key) => {
     await stack.context.storage.put(key, Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypisom'), Buffer.alloc(64)]), 'video/mp4');
-    const { accountId, key: apiKey } = await account();
+    const { accountId, key: apiKey } = await newAccount(stack, { rateLimit: 5000 });
     // Held, and pinned before it starts: only the callback below can end it.
     fake.holdNext(1);
     const taskId = await startVideo(apiKey);

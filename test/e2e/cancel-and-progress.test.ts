@@ -1,9 +1,10 @@
 import type { LocalStack } from '#bin/local-stack/stack';
 import type { InProcessCopyQueue } from '#adapters/copy-queues';
 import { MEDIA_PREFIXES } from '#adapters/s3/media-layout';
-import { createAccount, createApiKey } from '#domain/account-admin';
 import type { LedgerEntry } from '#domain/ledger';
-import { balanceAndLedger, call, listKeys, waitForFinal, startTestApi, type ApiReply } from '#test-support/local-api';
+import { balanceAndLedger, call, listKeys, waitForFinal, startTestApi, type ApiReply, post } from '#test-support/local-api';
+import { newAccount } from '#test-support/accounts';
+import { pause } from '#test-support/wait';
 
 /**
  * Cancel and progress (CONTRACT.md, "Progress and cancel") over real HTTP on the local stack:
@@ -24,28 +25,13 @@ afterAll(async () => {
   await stack.stop();
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
-
-async function account(credits: number) {
-  const { account } = await createAccount(stack.context, { credits, paidAccess: true, subscriptionStatus: 'active' });
-  const key = await createApiKey(stack.context, account.accountId, { rateLimit: 5000 });
-  return { accountId: account.accountId, key: key.apiKey };
-}
-
-const post = (key: string, path: string, body?: unknown) =>
-  call<Task>(stack.baseUrl, path, {
-    method: 'POST',
-    key,
-    ...(body !== undefined && { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
-  });
-
 const KINDS = {
   video: { start: '/generate', body: { prompt: 'a kite over the dunes', duration: 3, resolution: '480p' }, path: 'videos', id: 'video_id', price: 15 },
   image: { start: '/generate-image', body: { prompt: 'a kite over the dunes' }, path: 'images', id: 'image_id', price: 5 },
 } as const;
 
 async function start(kind: keyof typeof KINDS, key: string) {
-  const reply = await post(key, KINDS[kind].start, KINDS[kind].body);
+  const reply = await post(stack, key, KINDS[kind].start, KINDS[kind].body);
   expect(reply.status).toBe(200);
   return { reply, id: reply.body.data![KINDS[kind].id] as string, startedAt: Date.now() };
 }
@@ -75,8 +61,8 @@ describe.each(['video', 'image'] as const)('cancelling a processing %s', (kind) 
   const { path, price } = KINDS[kind];
 
   it('fails it as canceled, refunds it once, publishes nothing and stops the provider job', async () => {
-    const { accountId, key } = await account(100);
-    const stranger = await account(100);
+    const { accountId, key } = await newAccount(stack, { credits: 100, rateLimit: 5000 });
+    const stranger = await newAccount(stack, { credits: 100, rateLimit: 5000 });
     const { reply: started, id } = await start(kind, key);
     expect(started.body.data).toMatchObject({ status: 'processing', progress: 0 });
     expect(await balanceAndLedger(stack, accountId)).toEqual({ balance: 100 - price, ledger: 100 - price });
@@ -89,13 +75,13 @@ describe.each(['video', 'image'] as const)('cancelling a processing %s', (kind) 
       [key, `/${path}/nonsense/cancel`],
       [key, `/${otherPath}/${id}/cancel`],
     ] as const) {
-      const reply = await post(who, target);
+      const reply = await post(stack, who, target);
       expect(reply.status).toBe(404);
       expect(reply.body).toEqual({ data: null, error: { code: 'not_found', message: expect.any(String) } });
     }
     expect((await call<Task>(stack.baseUrl, `/${path}/${id}`, { key })).body.data?.status).toBe('processing');
 
-    const canceled = await post(key, `/${path}/${id}/cancel`);
+    const canceled = await post(stack, key, `/${path}/${id}/cancel`);
     expect(canceled.status).toBe(200);
     expect(canceled.body.error).toBeNull();
     expect(canceled.body.data).toMatchObject({
@@ -112,10 +98,10 @@ describe.each(['video', 'image'] as const)('cancelling a processing %s', (kind) 
 
     const read = await call<Task>(stack.baseUrl, `/${path}/${id}`, { key });
     expect(read.body.data).toEqual(canceled.body.data);
-    expectNotCancelable(await post(key, `/${path}/${id}/cancel`));
+    expectNotCancelable(await post(stack, key, `/${path}/${id}/cancel`));
 
     // After the provider's delay the job still renders nothing: it was marked canceled upstream.
-    await sleep(DELAY_MS + 300 - (Date.now() - Date.parse(started.body.data!.created_at)));
+    await pause(DELAY_MS + 300 - (Date.now() - Date.parse(started.body.data!.created_at)));
     const later = await call<Task>(stack.baseUrl, `/${path}/${id}`, { key });
     expect(later.body.data).toEqual(canceled.body.data);
     const { jobId, published, rendered } = await objectsOf(kind, accountId, id);
@@ -129,7 +115,7 @@ describe.each(['video', 'image'] as const)('cancelling a processing %s', (kind) 
 
 describe('progress', () => {
   it('is 0 at start, rises with the provider figure while processing, 100 when completed; then cancel is 409', async () => {
-    const { accountId, key } = await account(100);
+    const { accountId, key } = await newAccount(stack, { credits: 100, rateLimit: 5000 });
     const { reply: started, id } = await start('image', key);
     expect(started.body.data?.progress).toBe(0);
 
@@ -149,7 +135,7 @@ describe('progress', () => {
         expect(view.progress).toBeGreaterThanOrEqual(storedBefore);
         stored = Math.max(stored, storedBefore, (await stack.context.tasks.get(accountId, id))!.progress);
         await (stack.context.copyQueue as InProcessCopyQueue).drain();
-        await sleep(400);
+        await pause(400);
       } else final = view;
     }
     console.log(`progress of ${id} across polls: ${seen.join(' ')}`);
@@ -160,7 +146,7 @@ describe('progress', () => {
     expect(stored).toBeGreaterThanOrEqual(30);
     expect(seen.some((value) => value > 0 && value < 100)).toBe(true);
 
-    expectNotCancelable(await post(key, `/images/${id}/cancel`));
+    expectNotCancelable(await post(stack, key, `/images/${id}/cancel`));
     const { published } = await objectsOf('image', accountId, id);
     expect(published).toHaveLength(1);
     expect(await balanceAndLedger(stack, accountId)).toEqual({ balance: 95, ledger: 95 });
@@ -168,16 +154,16 @@ describe('progress', () => {
   });
 
   it('keeps its last value when canceled', async () => {
-    const { key } = await account(100);
+    const { key } = await newAccount(stack, { credits: 100, rateLimit: 5000 });
     const { id } = await start('video', key);
-    await sleep(2_300); // past the provider's first progress report (a third of 6 s)
+    await pause(2_300); // past the provider's first progress report (a third of 6 s)
     const before = await call<Task>(stack.baseUrl, `/videos/${id}`, { key });
     expect(before.body.data?.status).toBe('processing');
     expect(before.body.data?.progress).toBeGreaterThan(0);
-    const canceled = await post(key, `/videos/${id}/cancel`);
+    const canceled = await post(stack, key, `/videos/${id}/cancel`);
     expect(canceled.status).toBe(200);
     expect(canceled.body.data?.progress).toBeGreaterThanOrEqual(before.body.data!.progress);
-    await sleep(1_000);
+    await pause(1_000);
     const later = await call<Task>(stack.baseUrl, `/videos/${id}`, { key });
     expect(later.body.data).toMatchObject({ status: 'failed', progress: canceled.body.data!.progress });
   });
@@ -188,10 +174,10 @@ describe('cancel racing completion', () => {
     const N = 8;
     const CANCELS = 10;
     const POLLERS = 4;
-    const { accountId, key } = await account(N * 5);
+    const { accountId, key } = await newAccount(stack, { credits: N * 5, rateLimit: 5000 });
     const tasks = await Promise.all(Array.from({ length: N }, () => start('image', key)));
     // Nobody has polled: the first poll after the delay finds the job done and records its result.
-    await sleep(DELAY_MS + 200 - (Date.now() - Math.min(...tasks.map((task) => task.startedAt))));
+    await pause(DELAY_MS + 200 - (Date.now() - Math.min(...tasks.map((task) => task.startedAt))));
 
     const raced = await Promise.all(
       tasks.map(async ({ id }, index) => {
@@ -200,14 +186,14 @@ describe('cancel racing completion', () => {
           const statuses: number[] = [];
           while (!cancelsDone) {
             statuses.push((await call<Task>(stack.baseUrl, `/images/${id}`, { key })).status);
-            await sleep(20);
+            await pause(20);
           }
           return statuses;
         };
         const polls = Promise.all(Array.from({ length: POLLERS }, poll));
         // Cancels land from the very moment the polls start up to well after: tasks differ in which wins.
-        await sleep(index * 200);
-        const cancels = await Promise.all(Array.from({ length: CANCELS }, () => post(key, `/images/${id}/cancel`)));
+        await pause(index * 200);
+        const cancels = await Promise.all(Array.from({ length: CANCELS }, () => post(stack, key, `/images/${id}/cancel`)));
         cancelsDone = true;
         expect((await polls).flat().every((status) => status === 200)).toBe(true);
         return { id, cancels };

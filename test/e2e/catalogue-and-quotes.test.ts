@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { createAccount, createApiKey } from '#domain/account-admin';
 import { CATALOGUE, videoPrice } from '#domain/catalogue';
 import { isRead, recordDynamoCalls, type DynamoCall } from '#test-support/dynamo-calls';
-import { balanceAndLedger, call, startTestApi, waitForFinal } from '#test-support/local-api';
+import { balanceAndLedger, call, startTestApi, waitForFinal, post } from '#test-support/local-api';
+import { newAccount } from '#test-support/accounts';
 
 /**
  * GET /models, POST /quote and the parameters seed, negative_prompt and end_image_url, over
@@ -21,23 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack.stop();
 });
-
-async function account(credits: number, options: { subscription?: boolean } = {}) {
-  const { account } = await createAccount(stack.context, {
-    credits,
-    ...(options.subscription && { paidAccess: true, subscriptionStatus: 'active' as const }),
-  });
-  const key = await createApiKey(stack.context, account.accountId, { rateLimit: 1000 });
-  return { accountId: account.accountId, key: key.apiKey };
-}
-
-const post = (key: string, path: string, body: unknown, contentType = 'application/json') =>
-  call<Json>(stack.baseUrl, path, {
-    method: 'POST',
-    key,
-    headers: { 'Content-Type': contentType },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
 
 /** The exact bytes of an answer's body (the request id travels in a header, not here). */
 async function rawBody(key: string, path: string, body: string, contentType = 'application/json') {
@@ -61,18 +44,18 @@ describe('what an endpoint reads (a counting middleware on the table client the 
   const handlerCalls = (calls: DynamoCall[]) => calls.filter((recorded) => recorded.keyPrefix !== 'APIKEY');
 
   it('GET /models reads nothing but counts the request in its rate window', async () => {
-    const { key } = await account(0);
+    const { key } = await newAccount(stack, { credits: 0, paid: false });
     const calls = handlerCalls(await recordDynamoCalls(stack.context.db, () => call(stack.baseUrl, '/models', { key })));
     expect(calls).toEqual([{ operation: 'UpdateItem', keyPrefix: 'RATE' }]);
   });
 
   it('POST /quote reads no more than a start does before charging', async () => {
-    const { key } = await account(100);
+    const { key } = await newAccount(stack, { credits: 100, paid: false });
     const body = { prompt: 'a lighthouse', duration: 3 };
-    const quote = handlerCalls(await recordDynamoCalls(stack.context.db, () => post(key, '/quote', { kind: 'video', ...body })));
+    const quote = handlerCalls(await recordDynamoCalls(stack.context.db, () => post(stack, key, '/quote', { kind: 'video', ...body })));
     let videoId = '';
     const start = handlerCalls(
-      await recordDynamoCalls(stack.context.db, async () => (videoId = (await post(key, '/generate', body)).body.data!.video_id)),
+      await recordDynamoCalls(stack.context.db, async () => (videoId = (await post(stack, key, '/generate', body)).body.data!.video_id)),
     );
     // The start's reads before its first write other than the rate counter (the draft task, the charge).
     const firstWrite = start.findIndex((recorded) => !isRead(recorded) && recorded.keyPrefix !== 'RATE');
@@ -87,7 +70,7 @@ describe('what an endpoint reads (a counting middleware on the table client the 
 
 describe('GET /models', () => {
   it('lists every model of the catalogue with its price, defaults, allowed values and capabilities', async () => {
-    const { key } = await account(0);
+    const { key } = await newAccount(stack, { credits: 0, paid: false });
     const reply = await call<{ models: Json[] }>(stack.baseUrl, '/models', { key });
     expect(reply.status).toBe(200);
     expect(reply.headers.get('x-ratelimit-limit')).toBe('1000');
@@ -126,7 +109,7 @@ describe('invalid bodies: the start and its quote answer the same 400, byte for 
   /** Our own files, known once the stack runs: the bodies below name them by these tokens. */
   const urls: Record<string, string> = {};
   beforeAll(async () => {
-    ({ key } = await account(1000, { subscription: true }));
+    ({ key } = await newAccount(stack, { credits: 1000 }));
     urls.NOT_AN_IMAGE = await stack.context.storage.put('videos/e2e-not-an-image.mp4', Buffer.from('\0\0\0\x20ftypisom'), 'video/mp4');
     urls.OUR_IMAGE = await putImage('e2e-first', { r: 250, g: 20, b: 20 });
   });
@@ -200,7 +183,7 @@ describe('invalid bodies: the start and its quote answer the same 400, byte for 
 
   it('a quote without a kind, or with another, is a 400 naming kind', async () => {
     for (const kind of [undefined, 'audio']) {
-      const reply = await post(key, '/quote', { prompt: 'x', ...(kind && { kind }) });
+      const reply = await post(stack, key, '/quote', { prompt: 'x', ...(kind && { kind }) });
       expect(reply.status).toBe(400);
       expect(reply.body.error).toEqual({ code: 'validation_error', message: 'kind: must be one of video, image' });
     }
@@ -209,45 +192,45 @@ describe('invalid bodies: the start and its quote answer the same 400, byte for 
 
 describe('POST /quote', () => {
   it('prices a start, which then charges exactly the quoted credits; nothing is charged or made by the quote', async () => {
-    const { accountId, key } = await account(100, { subscription: true });
+    const { accountId, key } = await newAccount(stack, { credits: 100 });
     const body = { prompt: 'a kite over the dunes', model: 'vid-2-0', duration: 5, resolution: '480p' };
-    const quote = await post(key, '/quote', { kind: 'video', ...body });
+    const quote = await post(stack, key, '/quote', { kind: 'video', ...body });
     expect(quote.status).toBe(200);
     expect(quote.body.data).toEqual({ kind: 'video', model: 'vid-2-0', credits: 38, balance: 100, can_start: true, reason: null });
     expect(await balanceAndLedger(stack, accountId)).toEqual({ balance: 100, ledger: 100 });
     expect((await call<Json>(stack.baseUrl, '/videos', { key })).body.data!.pagination.total).toBe(0);
 
-    const started = await post(key, '/generate', body);
+    const started = await post(stack, key, '/generate', body);
     expect(started.body.data).toMatchObject({ status: 'processing', credits_used: quote.body.data!.credits });
     expect((await balanceAndLedger(stack, accountId)).balance).toBe(100 - 38);
 
-    const tooDear = await post(key, '/quote', { kind: 'video', ...body, duration: 12 });
+    const tooDear = await post(stack, key, '/quote', { kind: 'video', ...body, duration: 12 });
     expect(tooDear.body.data).toEqual({ kind: 'video', model: 'vid-2-0', credits: 90, balance: 62, can_start: false, reason: 'insufficient_credits' });
-    const refused = await post(key, '/generate', { ...body, duration: 12 });
+    const refused = await post(stack, key, '/generate', { ...body, duration: 12 });
     expect(refused.status).toBe(403);
     expect(refused.body.error!.code).toBe('insufficient_credits');
     await waitForFinal(stack, key, `/videos/${started.body.data!.video_id}`);
   });
 
   it('names the first check a start would fail, in the start\'s order: paid access before credits', async () => {
-    const { key } = await account(0);
-    const video = await post(key, '/quote', { kind: 'video', prompt: 'x', model: 'vid-2-0-fast' });
+    const { key } = await newAccount(stack, { credits: 0, paid: false });
+    const video = await post(stack, key, '/quote', { kind: 'video', prompt: 'x', model: 'vid-2-0-fast' });
     expect(video.body.data).toEqual({ kind: 'video', model: 'vid-2-0-fast', credits: 25, balance: 0, can_start: false, reason: 'paid_access_required' });
-    const image = await post(key, '/quote', { kind: 'image', prompt: 'x' });
+    const image = await post(stack, key, '/quote', { kind: 'image', prompt: 'x' });
     expect(image.body.data).toEqual({ kind: 'image', model: 'image-2', credits: 5, balance: 0, can_start: false, reason: 'paid_access_required' });
-    const lite = await post(key, '/quote', { kind: 'video', prompt: 'x' });
+    const lite = await post(stack, key, '/quote', { kind: 'video', prompt: 'x' });
     expect(lite.body.data).toEqual({ kind: 'video', model: 'vid-1-5-pro', credits: 25, balance: 0, can_start: false, reason: 'insufficient_credits' });
     // And the starts agree.
-    expect((await post(key, '/generate', { prompt: 'x', model: 'vid-2-0-fast' })).body.error!.code).toBe('paid_access_required');
-    expect((await post(key, '/generate', { prompt: 'x' })).body.error!.code).toBe('insufficient_credits');
+    expect((await post(stack, key, '/generate', { prompt: 'x', model: 'vid-2-0-fast' })).body.error!.code).toBe('paid_access_required');
+    expect((await post(stack, key, '/generate', { prompt: 'x' })).body.error!.code).toBe('insufficient_credits');
   });
 });
 
 describe('seed, negative_prompt and end_image_url', () => {
   it('the same seed and parameters give byte-identical MP4s; the views echo each parameter', async () => {
-    const { key } = await account(200);
+    const { key } = await newAccount(stack, { credits: 200, paid: false });
     const body = { prompt: 'a paper lantern rising', duration: 3, resolution: '480p', seed: 4_294_967_295, negative_prompt: '  smoke  ' };
-    const [first, second] = await Promise.all([post(key, '/generate', body), post(key, '/generate', body)]);
+    const [first, second] = await Promise.all([post(stack, key, '/generate', body), post(stack, key, '/generate', body)]);
     expect(first.body.data).toMatchObject({ seed: 4_294_967_295, negative_prompt: 'smoke', end_image_url: null });
     const finals = await Promise.all(
       [first, second].map((started) => waitForFinal<Json>(stack, key, `/videos/${started.body.data!.video_id}`)),
@@ -257,22 +240,22 @@ describe('seed, negative_prompt and end_image_url', () => {
     const [a, b] = await Promise.all(finals.map(async (final) => sha256(Buffer.from(await (await fetch(final.body.data!.video_url)).arrayBuffer()))));
     expect(b).toBe(a);
 
-    const unseeded = await post(key, '/generate', { prompt: 'a paper lantern rising', duration: 3, resolution: '480p' });
+    const unseeded = await post(stack, key, '/generate', { prompt: 'a paper lantern rising', duration: 3, resolution: '480p' });
     expect(unseeded.body.data).toMatchObject({ seed: null, negative_prompt: null, end_image_url: null });
     await waitForFinal(stack, key, `/videos/${unseeded.body.data!.video_id}`);
   });
 
   it('a video with end_image_url completes and echoes it; an image task echoes its seed and negative prompt', async () => {
-    const { key } = await account(200, { subscription: true });
+    const { key } = await newAccount(stack, { credits: 200 });
     const first = await putImage('e2e-start', { r: 250, g: 140, b: 0 });
     const last = await putImage('e2e-end', { r: 0, g: 128, b: 128 });
-    const started = await post(key, '/generate', { prompt: 'dawn to dusk', generation_type: 'image_to_video', image_url: first, end_image_url: last, duration: 3, resolution: '480p' });
+    const started = await post(stack, key, '/generate', { prompt: 'dawn to dusk', generation_type: 'image_to_video', image_url: first, end_image_url: last, duration: 3, resolution: '480p' });
     expect(started.status).toBe(200);
     expect(started.body.data).toMatchObject({ image_url: first, end_image_url: last, seed: null });
     const final = await waitForFinal<Json>(stack, key, `/videos/${started.body.data!.video_id}`);
     expect(final.body.data).toMatchObject({ status: 'completed', end_image_url: last });
 
-    const image = await post(key, '/generate-image', { prompt: 'a teapot', seed: 0, negative_prompt: 'steam' });
+    const image = await post(stack, key, '/generate-image', { prompt: 'a teapot', seed: 0, negative_prompt: 'steam' });
     expect(image.body.data).toMatchObject({ seed: 0, negative_prompt: 'steam' });
     const finalImage = await waitForFinal<Json>(stack, key, `/images/${image.body.data!.image_id}`);
     expect(finalImage.body.data).toMatchObject({ status: 'completed', seed: 0, negative_prompt: 'steam' });

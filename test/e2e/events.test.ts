@@ -1,7 +1,7 @@
 import type { LocalStack } from '#bin/local-stack/stack';
-import { createAccount, createApiKey } from '#domain/account-admin';
-import { call, startTestApi, waitForFinal } from '#test-support/local-api';
+import { call, startTestApi, waitForFinal, post } from '#test-support/local-api';
 import { startReceiver } from '#test-support/webhook-receiver';
+import { newAccount } from '#test-support/accounts';
 
 /**
  * The events feed and redelivery over real HTTP on the local stack: endings land in the feed
@@ -19,25 +19,13 @@ afterAll(async () => {
   await stack.stop();
 });
 
-async function account() {
-  const { account } = await createAccount(stack.context, { credits: 200 });
-  const key = await createApiKey(stack.context, account.accountId, { rateLimit: 1000 });
-  return { accountId: account.accountId, key: key.apiKey };
-}
-
-const post = (key: string, path: string, body?: unknown) =>
-  call<Json>(stack.baseUrl, path, {
-    method: 'POST',
-    key,
-    ...(body !== undefined && { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
-  });
 const events = (key: string, query = '') => call<Json>(stack.baseUrl, `/events${query}`, { key });
 
 /** A stalled video canceled at once: a `video.failed` ending. Its id. */
 async function canceledVideo(key: string): Promise<string> {
-  const started = await post(key, '/generate', { prompt: 'sim:stall a paper kite', duration: 3 });
+  const started = await post(stack, key, '/generate', { prompt: 'sim:stall a paper kite', duration: 3 });
   const videoId = started.body.data!.video_id as string;
-  expect((await post(key, `/videos/${videoId}/cancel`)).status).toBe(200);
+  expect((await post(stack, key, `/videos/${videoId}/cancel`)).status).toBe(200);
   return videoId;
 }
 
@@ -53,9 +41,9 @@ async function deliveryOf(key: string, webhookId: string, eventId: string, until
 }
 
 it('lists endings that happened while no webhook existed, in order, once each; a retry sends one under its own webhook-id', async () => {
-  const { key } = await account();
+  const { key } = await newAccount(stack, { credits: 200, paid: false });
   const first = await canceledVideo(key);
-  const started = await post(key, '/generate', { prompt: 'a lighthouse at dusk', duration: 3 });
+  const started = await post(stack, key, '/generate', { prompt: 'a lighthouse at dusk', duration: 3 });
   const completed = started.body.data!.video_id as string;
   expect((await waitForFinal<Json>(stack, key, `/videos/${completed}`)).body.data!.status).toBe('completed');
   const last = await canceledVideo(key);
@@ -84,10 +72,10 @@ it('lists endings that happened while no webhook existed, in order, once each; a
   // A webhook created afterwards gets the first ending when it is asked for, under the event's id.
   const receiver = await startReceiver();
   try {
-    const created = (await post(key, '/webhooks', { url: receiver.url })).body.data!;
+    const created = (await post(stack, key, '/webhooks', { url: receiver.url })).body.data!;
     receiver.useSecret(created.secret);
     const eventId = listed[0]!.id as string;
-    const retried = await post(key, `/webhooks/${created.webhook_id}/deliveries/${eventId}/retry`);
+    const retried = await post(stack, key, `/webhooks/${created.webhook_id}/deliveries/${eventId}/retry`);
     expect([retried.status, retried.body.data]).toEqual([200, { event_id: eventId, status: 'pending' }]);
     const [sent] = await receiver.waitFor(1);
     expect(sent!.id).toBe(eventId);
@@ -95,7 +83,7 @@ it('lists endings that happened while no webhook existed, in order, once each; a
     expect(await deliveryOf(key, created.webhook_id, eventId, (item) => item?.status === 'delivered')).toMatchObject({ attempts: 1, last_status_code: 200 });
 
     // Again: the delivered event goes once more, same webhook-id, and the log shows the attempt.
-    expect((await post(key, `/webhooks/${created.webhook_id}/deliveries/${eventId}/retry`)).status).toBe(200);
+    expect((await post(stack, key, `/webhooks/${created.webhook_id}/deliveries/${eventId}/retry`)).status).toBe(200);
     const both = await receiver.waitFor(2);
     expect(both.map((item) => item.id)).toEqual([eventId, eventId]);
     expect(both[1]!.body).toBe(both[0]!.body);
@@ -114,15 +102,15 @@ it.each([
   ['?limit=0', 'limit: must be an integer from 1 to 100'],
   ['?limit=101', 'limit: must be an integer from 1 to 100'],
 ])('answers %s with a 400 naming the parameter', async (query, message) => {
-  const { key } = await account();
+  const { key } = await newAccount(stack, { credits: 200, paid: false });
   const reply = await events(key, query);
   expect([reply.status, reply.body.error?.code]).toEqual([400, 'validation_error']);
   expect(reply.body.error!.message).toContain(message);
 });
 
 it("refuses another account's cursor with a 400 naming after", async () => {
-  const owner = await account();
-  const other = await account();
+  const owner = await newAccount(stack, { credits: 200, paid: false });
+  const other = await newAccount(stack, { credits: 200, paid: false });
   await canceledVideo(owner.key);
   const cursor = (await events(owner.key)).body.data!.next_after as string;
   const reply = await events(other.key, `?after=${cursor}`);
@@ -131,10 +119,10 @@ it("refuses another account's cursor with a 400 naming after", async () => {
 });
 
 it("answers 404 to a retry of an unknown event, and of another account's webhook or event", async () => {
-  const owner = await account();
-  const other = await account();
-  const webhook = (await post(owner.key, '/webhooks', { url: 'https://example.com/hooks' })).body.data!;
-  const theirs = (await post(other.key, '/webhooks', { url: 'https://example.com/hooks' })).body.data!;
+  const owner = await newAccount(stack, { credits: 200, paid: false });
+  const other = await newAccount(stack, { credits: 200, paid: false });
+  const webhook = (await post(stack, owner.key, '/webhooks', { url: 'https://example.com/hooks' })).body.data!;
+  const theirs = (await post(stack, other.key, '/webhooks', { url: 'https://example.com/hooks' })).body.data!;
   const eventId = `evt_${(await canceledVideo(owner.key)).slice(4)}`;
   for (const [key, webhookId, event] of [
     [owner.key, webhook.webhook_id, 'evt_01M7ZNHRE3YZJA4Y3XQS4DQDGQ'],
@@ -142,7 +130,7 @@ it("answers 404 to a retry of an unknown event, and of another account's webhook
     [other.key, webhook.webhook_id, eventId],
     [other.key, theirs.webhook_id, eventId],
   ]) {
-    const reply = await post(key, `/webhooks/${webhookId}/deliveries/${event}/retry`);
+    const reply = await post(stack, key, `/webhooks/${webhookId}/deliveries/${event}/retry`);
     expect([event, reply.status, reply.body.error?.code]).toEqual([event, 404, 'not_found']);
   }
 });

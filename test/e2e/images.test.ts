@@ -1,8 +1,7 @@
 import sharp from 'sharp';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { createAccount, createApiKey } from '#domain/account-admin';
-import type { SubscriptionStatus } from '#domain/account';
 import { balanceAndLedger, call, startTestApi, waitForFinal } from '#test-support/local-api';
+import { newAccount } from '#test-support/accounts';
 
 /** Image generation over real HTTP with the simulated provider rendering real files. */
 jest.setTimeout(60_000);
@@ -17,12 +16,6 @@ afterAll(async () => {
   await stack.stop();
 });
 
-async function account(credits: number, paidAccess = true, subscriptionStatus: SubscriptionStatus = 'active') {
-  const { account } = await createAccount(stack.context, { credits, paidAccess, subscriptionStatus });
-  const key = await createApiKey(stack.context, account.accountId, { rateLimit: 1000 });
-  return { accountId: account.accountId, key: key.apiKey };
-}
-
 const generateImage = (key: string, body: unknown, headers: Record<string, string> = {}) =>
   call<Image>(stack.baseUrl, '/generate-image', {
     method: 'POST',
@@ -31,10 +24,9 @@ const generateImage = (key: string, body: unknown, headers: Record<string, strin
     body: JSON.stringify(body),
   });
 
-
 describe('POST /generate-image', () => {
   it('renders a 2k 16:9 WebP of 2048x1152 and charges 5 credits', async () => {
-    const { accountId, key } = await account(20);
+    const { accountId, key } = await newAccount(stack, { credits: 20 });
     const started = await generateImage(key, { prompt: 'a lighthouse', resolution: '2k', aspect_ratio: '16:9', output_format: 'webp' });
     expect(started.status).toBe(200);
     expect(started.body.data).toMatchObject({
@@ -57,7 +49,7 @@ describe('POST /generate-image', () => {
   });
 
   it('applies the defaults: image-2, 1k, 1:1, png', async () => {
-    const { key } = await account(20);
+    const { key } = await newAccount(stack, { credits: 20 });
     const started = await generateImage(key, { prompt: 'defaults' });
     expect(started.body.data).toMatchObject({ model: 'image-2', resolution: '1k', aspect_ratio: '1:1', output_format: 'png' });
     const final = await waitForFinal<Image>(stack, key, `/images/${started.body.data!.image_id}`);
@@ -66,7 +58,7 @@ describe('POST /generate-image', () => {
   });
 
   it('uses reference images in edit mode', async () => {
-    const { key } = await account(20);
+    const { key } = await newAccount(stack, { credits: 20 });
     const red = await sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 250, g: 0, b: 0 } } }).png().toBuffer();
     const referenceUrl = await stack.context.storage.put('uploads/test-red.png', red, 'image/png');
     const started = await generateImage(key, { prompt: 'make it pop', images: [referenceUrl], output_format: 'jpg' });
@@ -83,7 +75,7 @@ describe('POST /generate-image', () => {
     ['a canceled subscription', true, 'canceled'],
     ['no subscription', true, 'none'],
   ] as const)('refuses an account with %s: 403 paid_access_required, nothing charged', async (_, paid, subscription) => {
-    const { accountId, key } = await account(20, paid, subscription);
+    const { accountId, key } = await newAccount(stack, { credits: 20, paid: paid, subscriptionStatus: subscription });
     const reply = await generateImage(key, { prompt: 'x' });
     expect(reply.status).toBe(403);
     expect(reply.body.error?.code).toBe('paid_access_required');
@@ -99,14 +91,14 @@ describe('POST /generate-image', () => {
     [{ prompt: 'x', images: ['not a url'] }, 'images.0'],
     [{ prompt: 'x', images: Array.from({ length: 11 }, (_, i) => `https://example.com/${i}.png`) }, 'images'],
   ])('answers %j with 400 naming %s', async (body, field) => {
-    const { key } = await account(20);
+    const { key } = await newAccount(stack, { credits: 20 });
     const reply = await generateImage(key, body);
     expect(reply.status).toBe(400);
     expect(reply.body.error).toEqual({ code: 'validation_error', message: expect.stringContaining(`${field}:`) });
   });
 
   it('refuses an images entry we would not fetch with 400 naming images.N, before any charge', async () => {
-    const { accountId, key } = await account(20);
+    const { accountId, key } = await newAccount(stack, { credits: 20 });
     const reply = await generateImage(key, {
       prompt: 'x',
       images: ['https://images.example.com/a.png', 'http://192.168.0.10/b.png', 'http://localhost/c.png'],
@@ -123,7 +115,7 @@ describe('POST /generate-image', () => {
   it('lets exactly K of K+M concurrent requests through', async () => {
     const K = 6;
     const M = 9;
-    const { accountId, key } = await account(K * 5);
+    const { accountId, key } = await newAccount(stack, { credits: K * 5 });
     const replies = await Promise.all(Array.from({ length: K + M }, () => generateImage(key, { prompt: 'race' })));
     expect(replies.filter((reply) => reply.status === 200)).toHaveLength(K);
     expect(replies.filter((reply) => reply.body.error?.code === 'insufficient_credits')).toHaveLength(M);
@@ -131,7 +123,7 @@ describe('POST /generate-image', () => {
   });
 
   it('answers every concurrent retry with the replay or 409, never 403, when the account can afford only one', async () => {
-    const same = await account(5);
+    const same = await newAccount(stack, { credits: 5 });
     const sameReplies = await Promise.all(
       Array.from({ length: 30 }, () => generateImage(same.key, { prompt: 'afford one' }, { 'Idempotency-Key': 'one-only' })),
     );
@@ -139,7 +131,7 @@ describe('POST /generate-image', () => {
     expect(new Set(sameReplies.map((reply) => reply.body.data?.image_id)).size).toBe(1);
     expect(await balanceAndLedger(stack, same.accountId)).toEqual({ balance: 0, ledger: 0 });
 
-    const mixed = await account(5);
+    const mixed = await newAccount(stack, { credits: 5 });
     const mixedReplies = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
         generateImage(mixed.key, { prompt: i % 2 ? 'body a' : 'body b' }, { 'Idempotency-Key': 'two-bodies' }),
@@ -155,7 +147,7 @@ describe('POST /generate-image', () => {
 
 describe('GET /images', () => {
   it('lists images apart from videos, newest first, and 404s across kinds and accounts', async () => {
-    const { key } = await account(100);
+    const { key } = await newAccount(stack, { credits: 100 });
     const first = await generateImage(key, { prompt: 'one' });
     await generateImage(key, { prompt: 'two' });
     const list = await call<{ images: Image[]; pagination: object }>(stack.baseUrl, '/images', { key });
@@ -165,7 +157,7 @@ describe('GET /images', () => {
     expect(videos.body.data?.videos).toEqual([]);
     const asVideo = await call(stack.baseUrl, `/videos/${first.body.data!.image_id}`, { key });
     expect(asVideo.status).toBe(404);
-    const other = await account(0);
+    const other = await newAccount(stack, { credits: 0 });
     expect((await call(stack.baseUrl, `/images/${first.body.data!.image_id}`, { key: other.key })).status).toBe(404);
   });
 });

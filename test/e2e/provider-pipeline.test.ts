@@ -1,8 +1,9 @@
 import type { LocalStack } from '#bin/local-stack/stack';
 import type { InProcessCopyQueue } from '#adapters/copy-queues';
-import { createAccount, createApiKey } from '#domain/account-admin';
 import { startFakeReplicate, type FakeReplicate } from '#test-support/fake-replicate';
 import { balanceAndLedger, call, listKeys, startTestApi, type ApiReply } from '#test-support/local-api';
+import { newAccount } from '#test-support/accounts';
+import { pause } from '#test-support/wait';
 
 /**
  * The event-driven pipeline end to end (docs/tasks.md, "Submission" and "Provider callbacks"):
@@ -50,14 +51,6 @@ afterAll(async () => {
   await fake?.close();
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function account(credits = 1000) {
-  const { account } = await createAccount(stack.context, { credits, paidAccess: true, subscriptionStatus: 'active' });
-  const key = await createApiKey(stack.context, account.accountId, { rateLimit: 5000 });
-  return { accountId: account.accountId, key: key.apiKey };
-}
-
 const startVideo = (key: string, prompt = 'a heron over the marsh') =>
   call<Task>(stack.baseUrl, '/generate', {
     method: 'POST',
@@ -75,7 +68,7 @@ async function untilFinal(key: string, id: string, everyMs = 500, timeoutMs = 60
     const reply = await getVideo(key, id);
     if (reply.body.data?.status !== 'processing' || Date.now() > deadline) return reply;
     await (stack.context.copyQueue as InProcessCopyQueue).drain();
-    await sleep(everyMs);
+    await pause(everyMs);
   }
 }
 
@@ -88,13 +81,13 @@ async function untilPrediction(accountId: string, taskId: string, timeoutMs = 30
     const jobId = await predictionOf(accountId, taskId);
     if (jobId !== undefined) return jobId;
     if (Date.now() > deadline) throw new Error(`timed out waiting for the job of ${taskId}`);
-    await sleep(50);
+    await pause(50);
   }
 }
 
 describe('the usual path: creates and callbacks only', () => {
   it('completes a task from its callbacks, however often the client polls, without one status request upstream', async () => {
-    const { accountId, key } = await account();
+    const { accountId, key } = await newAccount(stack, { rateLimit: 5000 });
     const before = fake.stats();
     const started = await startVideo(key);
     expect(started.status).toBe(200);
@@ -113,7 +106,7 @@ describe('the usual path: creates and callbacks only', () => {
 
 describe('callbacks that must change nothing', () => {
   it('refuses forged, stale and unreadable callbacks with 4xx; the genuine one completes the task', async () => {
-    const { accountId, key } = await account();
+    const { accountId, key } = await newAccount(stack, { rateLimit: 5000 });
     // Held, and pinned at processing: the fake never completes it, so only the callbacks below can say it succeeded.
     fake.holdNext(1);
     const id = (await startVideo(key)).body.data!.video_id as string;
@@ -136,7 +129,7 @@ describe('callbacks that must change nothing', () => {
   });
 
   it('recovers a lost callback by polling, once the job has been silent for CALLBACK_SILENCE_SECONDS', async () => {
-    const { key } = await account();
+    const { key } = await newAccount(stack, { rateLimit: 5000 });
     const before = fake.stats();
     fake.dropCallbacks(2);
     const id = (await startVideo(key)).body.data!.video_id as string;
@@ -150,7 +143,7 @@ describe('callbacks that must change nothing', () => {
 
 describe('no blind refunds', () => {
   it('keeps a task whose create timed out processing, and adopts the job when its callback names the task', async () => {
-    const { accountId, key } = await account();
+    const { accountId, key } = await newAccount(stack, { rateLimit: 5000 });
     const before = fake.stats();
     // The create takes effect 5 s after our timeout: the prediction exists, its id never reached
     // us (until its start callback, 100 ms after it exists, well after our read below even when
@@ -172,7 +165,7 @@ describe('no blind refunds', () => {
 
 describe('a burst over the provider budget', () => {
   it(`accepts 60 starts across accounts, creates at most ${BUDGET_PER_SECOND} a second, completes all, refunds none`, async () => {
-    const accounts = await Promise.all(Array.from({ length: 6 }, () => account()));
+    const accounts = await Promise.all(Array.from({ length: 6 }, () => newAccount(stack, { rateLimit: 5000 })));
     const before = fake.stats();
     const began = Date.now();
     const started = await Promise.all(
@@ -220,7 +213,7 @@ describe('a burst over the provider budget', () => {
 
 describe('cancel racing a completion callback', () => {
   it('has exactly one outcome per task: completed (cancels 409) or canceled (refunded, never published)', async () => {
-    const { accountId, key } = await account();
+    const { accountId, key } = await newAccount(stack, { rateLimit: 5000 });
     // One at a time, so each is created inline (within the budget) and has its prediction at once;
     // held, so the fake's own completion never beats the race below.
     fake.holdNext(8);

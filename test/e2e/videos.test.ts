@@ -2,8 +2,8 @@ import http from 'node:http';
 import sharp from 'sharp';
 import { inspectMp4 } from '#test-support/mp4';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { createAccount, createApiKey } from '#domain/account-admin';
 import { balanceAndLedger, call, startTestApi, waitForFinal } from '#test-support/local-api';
+import { newAccount } from '#test-support/accounts';
 
 /**
  * The video lifecycle over real HTTP on the local stack, with the simulated provider
@@ -21,15 +21,6 @@ afterAll(async () => {
   await stack.stop();
 });
 
-async function account(credits: number, options: { subscription?: boolean; rateLimit?: number } = {}) {
-  const { account } = await createAccount(stack.context, {
-    credits,
-    ...(options.subscription && { paidAccess: true, subscriptionStatus: 'active' as const }),
-  });
-  const key = await createApiKey(stack.context, account.accountId, { rateLimit: options.rateLimit ?? 1000 });
-  return { accountId: account.accountId, key: key.apiKey };
-}
-
 const generate = (key: string, body: unknown, headers: Record<string, string> = {}) =>
   call<Video>(stack.baseUrl, '/generate', {
     method: 'POST',
@@ -38,10 +29,9 @@ const generate = (key: string, body: unknown, headers: Record<string, string> = 
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 
-
 describe('generate, poll, download', () => {
   it('produces a real MP4 at our own URL and charges the listed price', async () => {
-    const { accountId, key } = await account(100);
+    const { accountId, key } = await newAccount(stack, { credits: 100, paid: false });
     const started = await generate(key, { prompt: 'a paper boat on a pond', duration: 3, resolution: '480p' });
     expect(started.status).toBe(200);
     expect(started.body.data).toMatchObject({
@@ -83,7 +73,7 @@ describe('generate, poll, download', () => {
   });
 
   it('ends sim:fail as failed with an error and gives the credits back', async () => {
-    const { accountId, key } = await account(100);
+    const { accountId, key } = await newAccount(stack, { credits: 100, paid: false });
     const started = await generate(key, { prompt: 'sim:fail please', duration: 4 });
     expect(started.body.data?.credits_used).toBe(20);
     // With no delay the provider's failure callback may already have refunded it: the balance
@@ -101,14 +91,14 @@ describe('generate, poll, download', () => {
   });
 
   it('ends sim:content as content_rejected', async () => {
-    const { key } = await account(100);
+    const { key } = await newAccount(stack, { credits: 100, paid: false });
     const started = await generate(key, { prompt: 'sim:content' });
     const final = await waitForFinal<Video>(stack, key, `/videos/${started.body.data!.video_id}`);
     expect(final.body.data?.error).toMatchObject({ code: 'content_rejected' });
   });
 
   it('answers sim:reject with 502 upstream_error and refunds at once', async () => {
-    const { accountId, key } = await account(100);
+    const { accountId, key } = await newAccount(stack, { credits: 100, paid: false });
     const reply = await generate(key, { prompt: 'sim:reject' });
     expect(reply.status).toBe(502);
     expect(reply.body).toEqual({ data: null, error: { code: 'upstream_error', message: expect.any(String) } });
@@ -127,7 +117,7 @@ describe('refusals', () => {
     ['a fractional duration', { prompt: 'x', duration: 5.5 }, 'duration'],
     ['image_to_video without image_url', { prompt: 'x', generation_type: 'image_to_video' }, 'image_url'],
   ])('answers %s with 400 naming the field, charging nothing', async (_, body, field) => {
-    const { accountId, key } = await account(100);
+    const { accountId, key } = await newAccount(stack, { credits: 100, paid: false });
     const reply = await generate(key, body);
     expect(reply.status).toBe(400);
     expect(reply.body.error).toEqual({ code: 'validation_error', message: expect.stringContaining(field) });
@@ -135,7 +125,7 @@ describe('refusals', () => {
   });
 
   it('says where a body with the right Content-Type stops being JSON', async () => {
-    const { accountId, key } = await account(100);
+    const { accountId, key } = await newAccount(stack, { credits: 100, paid: false });
     const reply = await generate(key, '{"prompt":"a fox",}');
     expect(reply.status).toBe(400);
     expect(reply.body.error).toEqual({
@@ -146,7 +136,7 @@ describe('refusals', () => {
   });
 
   it('reads the Content-Type header in any casing', async () => {
-    const { key } = await account(100);
+    const { key } = await newAccount(stack, { credits: 100, paid: false });
     // node:http keeps header names as written (fetch would lowercase them).
     const status = await new Promise<number>((resolve, reject) => {
       const body = JSON.stringify({ prompt: 'shouting headers', duration: 3 });
@@ -165,25 +155,25 @@ describe('refusals', () => {
   });
 
   it('answers a wrong Content-Type with 400', async () => {
-    const { key } = await account(100);
+    const { key } = await newAccount(stack, { credits: 100, paid: false });
     const reply = await generate(key, JSON.stringify({ prompt: 'x' }), { 'Content-Type': 'text/plain' });
     expect(reply.status).toBe(400);
     expect(reply.body.error?.code).toBe('validation_error');
   });
 
   it('needs a subscription for vid-2-0 (403 paid_access_required) but not for the lite model', async () => {
-    const { accountId, key } = await account(100);
+    const { accountId, key } = await newAccount(stack, { credits: 100, paid: false });
     const reply = await generate(key, { prompt: 'x', model: 'vid-2-0' });
     expect(reply.status).toBe(403);
     expect(reply.body.error?.code).toBe('paid_access_required');
     expect((await balanceAndLedger(stack, accountId)).balance).toBe(100);
-    const subscribed = await account(100, { subscription: true });
+    const subscribed = await newAccount(stack, { credits: 100 });
     const ok = await generate(subscribed.key, { prompt: 'x', model: 'vid-2-0', duration: 5 });
     expect(ok.body.data?.credits_used).toBe(38);
   });
 
   it('checks the subscription before credits, and credits before the provider', async () => {
-    const poor = await account(1);
+    const poor = await newAccount(stack, { credits: 1, paid: false });
     expect((await generate(poor.key, { prompt: 'x', model: 'vid-2-0-fast' })).body.error?.code).toBe('paid_access_required');
     const reply = await generate(poor.key, { prompt: 'sim:reject' });
     expect(reply.status).toBe(403);
@@ -191,8 +181,8 @@ describe('refusals', () => {
   });
 
   it("answers another account's video, and unknown ids, with 404", async () => {
-    const owner = await account(100);
-    const stranger = await account(100);
+    const owner = await newAccount(stack, { credits: 100, paid: false });
+    const stranger = await newAccount(stack, { credits: 100, paid: false });
     const started = await generate(owner.key, { prompt: 'mine', duration: 3 });
     for (const id of [started.body.data!.video_id, 'vid_01ARZ3NDEKTSV4RRFFQ69G5FAV', 'nonsense', 'x'.repeat(1100), '%E0']) {
       const reply = await call(stack.baseUrl, `/videos/${id}`, { key: stranger.key });
@@ -206,7 +196,7 @@ describe('races over HTTP', () => {
   it('lets exactly K of K+M concurrent requests through for an account with credits for K', async () => {
     const K = 8;
     const M = 12;
-    const { accountId, key } = await account(K * 15);
+    const { accountId, key } = await newAccount(stack, { credits: K * 15, paid: false });
     const replies = await Promise.all(Array.from({ length: K + M }, () => generate(key, { prompt: 'race', duration: 3 })));
     const ok = replies.filter((reply) => reply.status === 200);
     const refused = replies.filter((reply) => reply.status === 403);
@@ -219,7 +209,7 @@ describe('races over HTTP', () => {
   });
 
   it('charges once for concurrent retries with one Idempotency-Key, and 409s a different body', async () => {
-    const { accountId, key } = await account(100);
+    const { accountId, key } = await newAccount(stack, { credits: 100, paid: false });
     const headers = { 'Idempotency-Key': 'retry-me-7' };
     const replies = await Promise.all(Array.from({ length: 10 }, () => generate(key, { prompt: 'once', duration: 3 }, headers)));
     expect(replies.every((reply) => reply.status === 200)).toBe(true);
@@ -235,7 +225,7 @@ describe('races over HTTP', () => {
 
   it('answers every concurrent retry with the replay or 409, never 403, when the account can afford only one', async () => {
     // 30 retries of one request under one key, racing, on an account with credits for exactly one.
-    const same = await account(15);
+    const same = await newAccount(stack, { credits: 15, paid: false });
     const sameReplies = await Promise.all(
       Array.from({ length: 30 }, () => generate(same.key, { prompt: 'afford one', duration: 3 }, { 'Idempotency-Key': 'one-only' })),
     );
@@ -244,7 +234,7 @@ describe('races over HTTP', () => {
     expect(await balanceAndLedger(stack, same.accountId)).toEqual({ balance: 0, ledger: 0 });
 
     // Two different bodies racing under one key: one wins and is replayed, the other is a conflict.
-    const mixed = await account(15);
+    const mixed = await newAccount(stack, { credits: 15, paid: false });
     const mixedReplies = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
         generate(mixed.key, { prompt: i % 2 ? 'body a' : 'body b', duration: 3 }, { 'Idempotency-Key': 'two-bodies' }),
@@ -261,7 +251,7 @@ describe('races over HTTP', () => {
 
 describe('GET /videos', () => {
   it('pages newest first with a pagination block, empty past the end', async () => {
-    const { key } = await account(1000);
+    const { key } = await newAccount(stack, { credits: 1000, paid: false });
     for (const prompt of ['first', 'second', 'third']) await generate(key, { prompt, duration: 3 });
     const page1 = await call<{ videos: Video[]; pagination: object }>(stack.baseUrl, '/videos?limit=2', { key });
     expect(page1.body.data?.videos.map((video) => video.prompt)).toEqual(['third', 'second']);
@@ -274,7 +264,7 @@ describe('GET /videos', () => {
   });
 
   it.each(['page=0', 'page=abc', 'limit=0', 'limit=51', 'limit=2.5', 'page=-1'])('answers %s with 400 naming it', async (query) => {
-    const { key } = await account(0);
+    const { key } = await newAccount(stack, { credits: 0, paid: false });
     const reply = await call(stack.baseUrl, `/videos?${query}`, { key });
     expect(reply.status).toBe(400);
     expect(reply.body.error).toEqual({ code: 'validation_error', message: expect.stringContaining(query.split('=')[0]!) });

@@ -2,14 +2,15 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LocalStack } from '#bin/local-stack/stack';
 import { createAccount, createApiKey } from '#domain/account-admin';
-import { call, startTestApi } from '#test-support/local-api';
+import { call, startTestApi, post } from '#test-support/local-api';
 import { startReceiver } from '#test-support/webhook-receiver';
 import { lambdaContext } from '#bin/lambda-context.cjs';
 import { loadHandler } from '#bin/local-stack/lambda-runtime';
 import { DynamoDeliveryStore } from '#adapters/dynamodb/delivery-repository';
 import { newEventId } from '#domain/ids';
-import { SWEEPER_HANDLER } from '#http/routes/index';
 import { VidgenClient, verifyWebhook } from '#client';
+import { newAccount } from '#test-support/accounts';
+import { pause } from '#test-support/wait';
 
 /**
  * Webhook endpoints and deliveries over real HTTP: the local stack's delivery queue runs the
@@ -19,7 +20,6 @@ jest.setTimeout(60_000);
 
 let stack: LocalStack;
 type Json = Record<string, any>;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
   // Retries within a second, so the schedule is seen in a test.
@@ -28,19 +28,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack.stop();
 });
-
-async function account() {
-  const { account } = await createAccount(stack.context, { credits: 100 });
-  const key = await createApiKey(stack.context, account.accountId, { rateLimit: 1000 });
-  return { accountId: account.accountId, key: key.apiKey };
-}
-
-const post = (key: string, path: string, body?: unknown) =>
-  call<Json>(stack.baseUrl, path, {
-    method: 'POST',
-    key,
-    ...(body !== undefined && { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
-  });
 
 /**
  * The endpoint's deliveries, newest first, once `done` holds for them: polled as a client would,
@@ -51,7 +38,7 @@ async function deliveriesWhen(key: string, webhookId: string, done: (deliveries:
   for (;;) {
     const deliveries = (await call<Json>(stack.baseUrl, `/webhooks/${webhookId}/deliveries`, { key })).body.data!.deliveries as Json[];
     if (done(deliveries) || Date.now() > deadline) return deliveries;
-    await sleep(50);
+    await pause(50);
   }
 }
 
@@ -60,14 +47,14 @@ const newestWhen = async (key: string, webhookId: string, status: string) =>
   (await deliveriesWhen(key, webhookId, (deliveries) => deliveries[0]?.status === status))[0];
 
 async function endpoint(key: string, url: string, extra: Json = {}) {
-  const reply = await post(key, '/webhooks', { url, ...extra });
+  const reply = await post(stack, key, '/webhooks', { url, ...extra });
   expect(reply.status).toBe(200);
   return reply.body.data!;
 }
 
 describe('webhook endpoints', () => {
   it('registers an endpoint with a secret shown once, lists it without, and deletes it', async () => {
-    const { key } = await account();
+    const { key } = await newAccount(stack, { credits: 100, paid: false });
     const created = await endpoint(key, 'https://example.com/hooks', { description: 'prod receiver' });
     expect(created).toMatchObject({
       webhook_id: expect.stringMatching(/^whk_[0-9A-Z]{26}$/),
@@ -97,9 +84,9 @@ describe('webhook endpoints', () => {
     [{ url: 'https://example.com', description: 'a description of 501 characters' }, 'description: must be at most 500 characters'],
     [{}, 'url:'],
   ])('refuses %j with a 400 naming the field', async (body, message) => {
-    const { key } = await account();
+    const { key } = await newAccount(stack, { credits: 100, paid: false });
     const sent = 'description' in body ? { ...body, description: 'x'.repeat(501) } : body;
-    const reply = await post(key, '/webhooks', sent);
+    const reply = await post(stack, key, '/webhooks', sent);
     if (message === '') {
       // Loopback over http is the local stack's own allowance (WEBHOOK_ALLOW_LOOPBACK), for a developer's receiver.
       expect(reply.status).toBe(200);
@@ -122,25 +109,25 @@ describe('webhook endpoints', () => {
     'https://[::ffff:169.254.169.254]/hooks',
     'http://10.0.0.1/hooks',
   ])('refuses the non-public destination %s with a 400 naming url', async (url) => {
-    const { key } = await account();
-    const reply = await post(key, '/webhooks', { url });
+    const { key } = await newAccount(stack, { credits: 100, paid: false });
+    const reply = await post(stack, key, '/webhooks', { url });
     expect([reply.status, reply.body.error?.code]).toEqual([400, 'validation_error']);
     expect(reply.body.error?.message).toMatch(/^url: must be a public https URL: .+ is not a public address/);
     expect((await call<Json>(stack.baseUrl, '/webhooks', { key })).body.data).toEqual({ webhooks: [] });
   });
 
   it('allows at most ten endpoints per account, even when the eleventh and twelfth race', async () => {
-    const { key } = await account();
+    const { key } = await newAccount(stack, { credits: 100, paid: false });
     for (let i = 0; i < 8; i += 1) await endpoint(key, `https://example.com/hooks/${i}`);
-    const racing = await Promise.all([0, 1, 2, 3].map((i) => post(key, '/webhooks', { url: `https://example.com/race/${i}` })));
+    const racing = await Promise.all([0, 1, 2, 3].map((i) => post(stack, key, '/webhooks', { url: `https://example.com/race/${i}` })));
     expect(racing.map((reply) => reply.status).sort()).toEqual([200, 200, 400, 400]);
     expect(racing.find((reply) => reply.status === 400)!.body.error!.message).toContain('at most 10 webhook endpoints');
     expect(((await call<Json>(stack.baseUrl, '/webhooks', { key })).body.data!.webhooks as unknown[]).length).toBe(10);
   });
 
   it("answers 404 for another account's endpoint and for ids that cannot exist", async () => {
-    const owner = await account();
-    const other = await account();
+    const owner = await newAccount(stack, { credits: 100, paid: false });
+    const other = await newAccount(stack, { credits: 100, paid: false });
     const created = await endpoint(owner.key, 'https://example.com/hooks');
     for (const [method, path] of [
       ['DELETE', `/webhooks/${created.webhook_id}`],
@@ -156,20 +143,20 @@ describe('webhook endpoints', () => {
 
 /** A task event for the account's endpoints at once: a stalled video, canceled (video.failed). Its event id. */
 async function canceledVideo(key: string): Promise<string> {
-  const started = await post(key, '/generate', { prompt: 'sim:stall a paper kite', duration: 3 });
+  const started = await post(stack, key, '/generate', { prompt: 'sim:stall a paper kite', duration: 3 });
   const videoId = started.body.data!.video_id as string;
-  expect((await post(key, `/videos/${videoId}/cancel`)).status).toBe(200);
+  expect((await post(stack, key, `/videos/${videoId}/cancel`)).status).toBe(200);
   return `evt_${videoId.slice(4)}`;
 }
 
 describe('deliveries', () => {
   it('sends a signed webhook.test event that standardwebhooks verifies, and lists the delivery', async () => {
-    const { key } = await account();
+    const { key } = await newAccount(stack, { credits: 100, paid: false });
     const receiver = await startReceiver();
     try {
       const created = await endpoint(key, receiver.url);
       receiver.useSecret(created.secret);
-      const sent = await post(key, `/webhooks/${created.webhook_id}/test`);
+      const sent = await post(stack, key, `/webhooks/${created.webhook_id}/test`);
       expect(sent.body.data).toEqual({ event_id: expect.stringMatching(/^evt_[0-9A-Z]{26}$/) });
       const [event] = await receiver.waitFor(1);
       expect(event!.id).toBe(sent.body.data!.event_id);
@@ -200,7 +187,7 @@ describe('deliveries', () => {
   });
 
   it('retries a receiver that fails, under the same webhook-id, until it answers 2xx', async () => {
-    const { key } = await account();
+    const { key } = await newAccount(stack, { credits: 100, paid: false });
     const receiver = await startReceiver({ answer: (attempt) => ({ status: attempt <= 2 ? 503 : 204 }) });
     try {
       const created = await endpoint(key, receiver.url);
@@ -220,7 +207,7 @@ describe('deliveries', () => {
   });
 
   it('never follows a redirect: a 3xx is a failed attempt, and the schedule ends in failed', async () => {
-    const { key } = await account();
+    const { key } = await newAccount(stack, { credits: 100, paid: false });
     const target = await startReceiver();
     const receiver = await startReceiver({ answer: () => ({ status: 302, headers: { location: target.url } }) });
     try {
@@ -244,15 +231,15 @@ describe('deliveries', () => {
   });
 
   it('says why each attempt failed in last_error: the status, or why no answer came', async () => {
-    const { key } = await account();
+    const { key } = await newAccount(stack, { credits: 100, paid: false });
     const failing = await startReceiver({ answer: () => ({ status: 500 }) });
     const closed = await startReceiver();
     await closed.close(); // nothing listens on its port any more
     try {
       const answering = await endpoint(key, failing.url);
       const refusing = await endpoint(key, closed.url);
-      await post(key, `/webhooks/${answering.webhook_id}/test`);
-      await post(key, `/webhooks/${refusing.webhook_id}/test`);
+      await post(stack, key, `/webhooks/${answering.webhook_id}/test`);
+      await post(stack, key, `/webhooks/${refusing.webhook_id}/test`);
       const lastDelivery = async (webhookId: string) => (await deliveriesWhen(key, webhookId, (found) => found[0]?.attempts >= 1))[0];
       expect(await lastDelivery(answering.webhook_id)).toMatchObject({ last_status_code: 500, last_error: 'HTTP 500' });
       expect(await lastDelivery(refusing.webhook_id)).toMatchObject({ last_status_code: null, last_error: 'connection refused' });
@@ -262,7 +249,7 @@ describe('deliveries', () => {
   });
 
   it('sends nothing more to an endpoint deleted while its delivery waits for a retry', async () => {
-    const { key } = await account();
+    const { key } = await newAccount(stack, { credits: 100, paid: false });
     const receiver = await startReceiver({ answer: () => ({ status: 500 }) });
     try {
       const created = await endpoint(key, receiver.url);
@@ -270,10 +257,10 @@ describe('deliveries', () => {
       await receiver.waitFor(1);
       await call(stack.baseUrl, `/webhooks/${created.webhook_id}`, { method: 'DELETE', key });
       const seen = receiver.received.length;
-      await sleep(1_500);
+      await pause(1_500);
       expect(receiver.received.length).toBeLessThanOrEqual(seen + 1); // at most the attempt already under way
       const settled = receiver.received.length;
-      await sleep(1_000);
+      await pause(1_000);
       expect(receiver.received.length).toBe(settled);
     } finally {
       await receiver.close();
@@ -283,12 +270,12 @@ describe('deliveries', () => {
 
 describe('test events', () => {
   it('are paced per endpoint: 20 requests to a receiver answering 500 send one event, attempted once (issue 17, F)', async () => {
-    const { key } = await account();
+    const { key } = await newAccount(stack, { credits: 100, paid: false });
     const receiver = await startReceiver({ answer: () => ({ status: 500 }) });
     try {
       const created = await endpoint(key, receiver.url);
       const replies = [];
-      for (let i = 0; i < 20; i += 1) replies.push(await post(key, `/webhooks/${created.webhook_id}/test`));
+      for (let i = 0; i < 20; i += 1) replies.push(await post(stack, key, `/webhooks/${created.webhook_id}/test`));
       expect(replies[0]!.status).toBe(200);
       for (const reply of replies.slice(1)) {
         expect([reply.status, reply.body.error?.code]).toEqual([429, 'rate_limit_exceeded']);
@@ -298,7 +285,7 @@ describe('test events', () => {
       const delivery = await newestWhen(key, created.webhook_id, 'failed');
       expect(delivery).toMatchObject({ type: 'webhook.test', status: 'failed', attempts: 1, last_error: 'HTTP 500', next_attempt_at: null });
       // Longer than this stack's whole retry schedule (0.3 s x 3): a test event is not retried.
-      await sleep(1_500);
+      await pause(1_500);
       expect(receiver.received).toHaveLength(1);
     } finally {
       await receiver.close();
@@ -306,7 +293,7 @@ describe('test events', () => {
   });
 
   it('answer 429 naming the event while one is still being delivered', async () => {
-    const { key } = await account();
+    const { key } = await newAccount(stack, { credits: 100, paid: false });
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
     const server = http.createServer((request, response) => {
@@ -316,9 +303,9 @@ describe('test events', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const created = await endpoint(key, `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`);
-      const first = await post(key, `/webhooks/${created.webhook_id}/test`);
+      const first = await post(stack, key, `/webhooks/${created.webhook_id}/test`);
       const eventId = first.body.data!.event_id as string;
-      const second = await post(key, `/webhooks/${created.webhook_id}/test`);
+      const second = await post(stack, key, `/webhooks/${created.webhook_id}/test`);
       expect([second.status, second.body.error?.code]).toEqual([429, 'rate_limit_exceeded']);
       expect(second.body.error?.message).toContain(`A test event to this endpoint (${eventId}) is still being delivered`);
       release();
@@ -333,10 +320,10 @@ describe('test events', () => {
 });
 
 describe('after a restart', () => {
-  const runSweeper = () => loadHandler(SWEEPER_HANDLER)({}, lambdaContext(SWEEPER_HANDLER)) as Promise<Json>;
+  const runSweeper = () => loadHandler('sweeper')({}, lambdaContext('sweeper')) as Promise<Json>;
 
   it('the sweeper resends a pending delivery that is due and has no queue message (a retry lost with the process)', async () => {
-    const { accountId, key } = await account();
+    const { accountId, key } = await newAccount(stack, { credits: 100, paid: false });
     const receiver = await startReceiver();
     try {
       const created = await endpoint(key, receiver.url);
@@ -369,7 +356,7 @@ describe('after a restart', () => {
       expect(delivery).toMatchObject({ event_id: eventId, status: 'delivered', attempts: 2, last_status_code: 200, last_error: null });
       // Delivered: off the sweeper's list.
       await runSweeper();
-      await sleep(500);
+      await pause(500);
       expect(receiver.received).toHaveLength(1);
     } finally {
       await receiver.close();
@@ -377,7 +364,7 @@ describe('after a restart', () => {
   });
 
   it('the sweeper leaves alone a delivery whose retry is not yet overdue', async () => {
-    const { accountId, key } = await account();
+    const { accountId, key } = await newAccount(stack, { credits: 100, paid: false });
     const receiver = await startReceiver();
     try {
       const created = await endpoint(key, receiver.url);
@@ -399,7 +386,7 @@ describe('after a restart', () => {
         createdAt: new Date().toISOString(),
       });
       await runSweeper();
-      await sleep(500);
+      await pause(500);
       expect(receiver.received).toHaveLength(0);
       expect(await deliveries.get({ accountId, webhookId: created.webhook_id, eventId })).toMatchObject({ status: 'pending', attempts: 1 });
     } finally {
@@ -428,7 +415,7 @@ describe('task events', () => {
       const deadline = Date.now() + 40_000;
       while (receiver.received.length < 4 && Date.now() < deadline) {
         await Promise.all([call(stack.baseUrl, `/videos/${done}`, { key }), call(stack.baseUrl, `/videos/${failed}`, { key }), call(stack.baseUrl, `/images/${image}`, { key })]);
-        await sleep(500);
+        await pause(500);
       }
       const events = receiver.received.map((event) => event.verified!);
       expect(events.map((event) => `${event.type} ${(event.data.video_id ?? event.data.image_id) as string}`).sort()).toEqual(
@@ -441,7 +428,7 @@ describe('task events', () => {
         expect(event.id).toBe(`evt_${id.slice(4)}`);
       }
       expect(events.find((event) => event.data.video_id === stalled)!.data.error).toMatchObject({ code: 'canceled' });
-      await sleep(1_000);
+      await pause(1_000);
       expect(receiver.received).toHaveLength(4); // one event per task
     } finally {
       await receiver.close();
@@ -451,7 +438,7 @@ describe('task events', () => {
 
 describe('the TypeScript client', () => {
   it('manages endpoints, sends a test event its verifyWebhook accepts, lists deliveries and cancels a task', async () => {
-    const { key } = await account();
+    const { key } = await newAccount(stack, { credits: 100, paid: false });
     const client = new VidgenClient({ apiKey: key, baseUrl: stack.baseUrl });
     const receiver = await startReceiver();
     try {
@@ -470,7 +457,7 @@ describe('the TypeScript client', () => {
       await receiver.waitFor(2);
       let page = await client.listWebhookDeliveries(created.webhook_id, { limit: 10 });
       for (const deadline = Date.now() + 30_000; page.deliveries.some((delivery) => delivery.status !== 'delivered') && Date.now() < deadline; ) {
-        await sleep(50);
+        await pause(50);
         page = await client.listWebhookDeliveries(created.webhook_id, { limit: 10 });
       }
       expect(page.deliveries.map((delivery) => [delivery.type, delivery.status])).toEqual([

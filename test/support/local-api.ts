@@ -61,6 +61,24 @@ export async function call<T = unknown>(
   return { status: response.status, headers: response.headers, body };
 }
 
+/** An answer's JSON as the end-to-end tests read it. */
+export type Json = Record<string, any>;
+
+/** POST with a key: `body` as JSON (a string as it is), no body when undefined; `headers` win. */
+export const post = <T = Json>(stack: LocalStack, key: string, pathname: string, body?: unknown, headers: Record<string, string> = {}) =>
+  call<T>(stack.baseUrl, pathname, {
+    method: 'POST',
+    key,
+    headers: { ...(body !== undefined && { 'Content-Type': 'application/json' }), ...headers },
+    ...(body !== undefined && { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+
+/** GET with a key. */
+export const get = <T = Json>(stack: LocalStack, key: string, pathname: string) => call<T>(stack.baseUrl, pathname, { key });
+
+/** DELETE with a key. */
+export const del = <T = Json>(stack: LocalStack, key: string, pathname: string) => call<T>(stack.baseUrl, pathname, { method: 'DELETE', key });
+
 /** Waits until at least `seconds` remain in the current minute, so a burst stays in one rate window. */
 export async function awaitRoomInWindow(seconds: number): Promise<void> {
   const intoMinute = (Date.now() / 1000) % 60;

@@ -56,7 +56,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...base, IDENTITY_ISSUER: issuer })).toThrow(/IDENTITY_ISSUER and IDENTITY_CLIENT_ID go together/);
     expect(() => loadConfig({ ...base, IDENTITY_CLIENT_ID: 'client1' })).toThrow(/IDENTITY_ISSUER and IDENTITY_CLIENT_ID go together/);
     expect(() => loadConfig({ ...base, IDENTITY_ISSUER: 'cognito', IDENTITY_CLIENT_ID: 'c' })).toThrow(/IDENTITY_ISSUER must be an http\(s\) URL/);
-    expect(() => loadConfig({ ...base, SIGNUP_CREDITS: '-1' })).toThrow(/SIGNUP_CREDITS must be a whole number >= 0/);
+    expect(() => loadConfig({ ...base, SIGNUP_CREDITS: '-1' })).toThrow(/SIGNUP_CREDITS must be a whole number from 0 to 1000000/);
   });
 
   it('reads the webhook queue, retry schedule and loopback setting', () => {

@@ -5,6 +5,7 @@ import type { RateDecision, RateLimiter } from '#domain/rate-limit';
 import { httpHandler, streamedApiHandler } from '#http/http-handler';
 import { invokeStreaming, isStreamingHandler, readAll } from '#bin/lambda-streaming.cjs';
 import { authorizerContext } from '#http/principal';
+import { defineFunction, type CallerKind, type Capability } from '#spec/function-spec';
 
 const principal: ApiKeyPrincipal = { kind: 'apiKey', accountId: 'acc_1', mode: 'live', keyId: 'key_a', rateLimit: 7, scopes: ['read', 'webhooks'] };
 const eventOf = (caller: ApiKeyPrincipal): APIGatewayProxyEvent =>
@@ -16,7 +17,22 @@ const eventOf = (caller: ApiKeyPrincipal): APIGatewayProxyEvent =>
     requestContext: { requestId: 'req_1', authorizer: { principalId: 'acc_1', ...authorizerContext(caller) } },
   }) as unknown as APIGatewayProxyEvent;
 const event = eventOf(principal);
-const READ = { scope: 'read' } as const;
+
+/** A route's spec with this access (the handler reads only the access, the JSON body flag and streaming). */
+function route<const C extends readonly [CallerKind, ...CallerKind[]]>(capability: Capability, callers: C) {
+  return defineFunction({
+    name: 'test-route',
+    purpose: 'a route under test',
+    area: 'account',
+    trigger: { kind: 'http', method: 'GET', path: '/credits' },
+    access: { callers, capability },
+    needs: {},
+  });
+}
+const READ = route('read', ['apiKey', 'session']);
+const GENERATE = route('generate', ['apiKey', 'session']);
+const SESSION_ONLY = route('keys', ['session']);
+const streaming = <S extends ReturnType<typeof route>>(spec: S) => ({ ...spec, trigger: { ...spec.trigger, streaming: true as const } });
 
 /** A limiter that records whom it was asked about and answers `decision`. */
 function limiter(decision: RateDecision): RateLimiter & { asked: Principal[] } {
@@ -28,7 +44,7 @@ describe('httpHandler with an injected rate limiter', () => {
   it('asks it about the principal from the authorizer context, then runs the logic with the same principal', async () => {
     const injected = limiter({ allowed: true, limit: 7, remaining: 6, resetAt: 1795284300 });
     const seen: Principal[] = [];
-    const handler = httpHandler(async (input) => (seen.push(input.principal), { ok: true }), { rateLimiter: injected, access: READ });
+    const handler = httpHandler(READ, async (input) => (seen.push(input.principal), { ok: true }), { rateLimiter: injected });
     const response = (await handler(event, lambdaContext('test', { requestId: 'req_1' }))) as APIGatewayProxyResult;
     expect(response.statusCode).toBe(200);
     expect(injected.asked).toEqual([principal]);
@@ -39,7 +55,7 @@ describe('httpHandler with an injected rate limiter', () => {
   it('answers 429 with Retry-After when it refuses, without running the logic', async () => {
     const injected = limiter({ allowed: false, limit: 7, remaining: 0, resetAt: 1795284300, retryAfter: 12 });
     let ran = false;
-    const handler = httpHandler(async () => ((ran = true), {}), { rateLimiter: injected, access: READ });
+    const handler = httpHandler(READ, async () => ((ran = true), {}), { rateLimiter: injected });
     const response = (await handler(event, lambdaContext('test', { requestId: 'req_1' }))) as APIGatewayProxyResult;
     expect([response.statusCode, response.headers?.['Retry-After'], ran]).toEqual([429, '12', false]);
     expect(JSON.parse(response.body)).toMatchObject({ data: null, error: { code: 'rate_limit_exceeded' } });
@@ -48,7 +64,7 @@ describe('httpHandler with an injected rate limiter', () => {
   it('answers 403 forbidden naming the scope when the key lacks it, after counting the request, without running the logic', async () => {
     const injected = limiter({ allowed: true, limit: 7, remaining: 6, resetAt: 1795284300 });
     let ran = false;
-    const handler = httpHandler(async () => ((ran = true), {}), { rateLimiter: injected, access: { scope: 'generate' } });
+    const handler = httpHandler(GENERATE, async () => ((ran = true), {}), { rateLimiter: injected });
     const response = (await handler(event, lambdaContext('test', { requestId: 'req_1' }))) as APIGatewayProxyResult;
     expect([response.statusCode, ran, injected.asked.length]).toEqual([403, false, 1]);
     expect(response.headers).toMatchObject({ 'X-RateLimit-Remaining': '6' });
@@ -60,7 +76,7 @@ describe('httpHandler with an injected rate limiter', () => {
 
   it('answers 403 forbidden to an API key on an endpoint for account holders only', async () => {
     const injected = limiter({ allowed: true, limit: 7, remaining: 6, resetAt: 1795284300 });
-    const handler = httpHandler(async () => ({}), { rateLimiter: injected, access: { sessionOnly: true } });
+    const handler = httpHandler(SESSION_ONLY, async () => ({}), { rateLimiter: injected });
     const response = (await handler(event, lambdaContext('test', { requestId: 'req_1' }))) as APIGatewayProxyResult;
     expect(response.statusCode).toBe(403);
     expect(JSON.parse(response.body).error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('signed-in account holders') });
@@ -68,7 +84,7 @@ describe('httpHandler with an injected rate limiter', () => {
 
   it('reads the scopes from the authorizer context: a key with no scopes may call nothing, an old context (no scopes) every scope', async () => {
     const injected = limiter({ allowed: true, limit: 7, remaining: 6, resetAt: 1795284300 });
-    const handler = httpHandler(async () => ({}), { rateLimiter: injected, access: READ });
+    const handler = httpHandler(READ, async () => ({}), { rateLimiter: injected });
     const none = (await handler(eventOf({ ...principal, scopes: [] }), lambdaContext('test', { requestId: 'req_1' }))) as APIGatewayProxyResult;
     expect(none.statusCode).toBe(403);
     const old = eventOf(principal);
@@ -87,14 +103,14 @@ describe('httpHandler with sessions', () => {
   it("acts on the test scope when Vidgen-Mode says test, and the authorizer's context names no mode", async () => {
     expect(authorizerContext(session)).not.toHaveProperty('mode');
     const seen: Principal[] = [];
-    const handler = httpHandler(async (input) => (seen.push(input.principal), {}), { rateLimiter: allow(), access: { scope: 'read' } });
+    const handler = httpHandler(READ, async (input) => (seen.push(input.principal), {}), { rateLimiter: allow() });
     await handler(sessionEvent({ 'vidgen-mode': 'test' }), lambdaContext('test', { requestId: 'req_2' }));
     await handler(sessionEvent(), lambdaContext('test', { requestId: 'req_2' }));
     expect(seen).toEqual([{ ...session, accountId: 'acc_1_test', mode: 'test' }, session]);
   });
 
   it('a session-only handler refuses an API key with 403 forbidden and runs for a session', async () => {
-    const handler = httpHandler(async () => ({ ok: true }), { rateLimiter: allow(), access: { sessionOnly: true } });
+    const handler = httpHandler(SESSION_ONLY, async () => ({ ok: true }), { rateLimiter: allow() });
     const keyed = (await handler(event, lambdaContext('test', { requestId: 'req_1' }))) as APIGatewayProxyResult;
     expect(keyed.statusCode).toBe(403);
     expect(JSON.parse(keyed.body)).toMatchObject({ data: null, error: { code: 'forbidden' } });
@@ -117,9 +133,8 @@ describe('streamedApiHandler (a route whose integration streams)', () => {
         controller.close();
       },
     });
-    const handler = streamedApiHandler(async () => ({ statusCode: 200, headers: { 'Content-Type': 'text/event-stream' }, body }), { rateLimiter: allow(), access: READ });
+    const handler = streamedApiHandler(streaming(READ), async () => ({ statusCode: 200, headers: { 'Content-Type': 'text/event-stream' }, body }), { rateLimiter: allow() });
     expect(isStreamingHandler(handler)).toBe(true);
-    expect([handler.access, handler.streaming]).toEqual([READ, true]);
 
     const answer = await invokeStreaming(handler, event, lambdaContext('test', { requestId: 'req_1' }));
     expect(answer.statusCode).toBe(200);
@@ -132,13 +147,13 @@ describe('streamedApiHandler (a route whose integration streams)', () => {
   });
 
   it('sends the status of an answer with an empty body (an MCP notification: 202)', async () => {
-    const handler = streamedApiHandler(async () => ({ statusCode: 202, body: '' }), { rateLimiter: allow(), access: READ });
+    const handler = streamedApiHandler(streaming(READ), async () => ({ statusCode: 202, body: '' }), { rateLimiter: allow() });
     const answer = await invokeStreaming(handler, event, lambdaContext('test', { requestId: 'req_1' }));
     expect([answer.statusCode, answer.headers?.['X-Request-Id'], await readAll(answer.body)]).toEqual([202, 'req_1', '']);
   });
 
   it('answers an error before the body as the envelope, streamed like any answer', async () => {
-    const handler = streamedApiHandler(async () => ({ statusCode: 200, body: 'never' }), { rateLimiter: allow(), access: { scope: 'generate' } });
+    const handler = streamedApiHandler(streaming(GENERATE), async () => ({ statusCode: 200, body: 'never' }), { rateLimiter: allow() });
     const answer = await invokeStreaming(handler, event, lambdaContext('test', { requestId: 'req_1' }));
     expect(answer.statusCode).toBe(403);
     expect(JSON.parse(await readAll(answer.body))).toMatchObject({ data: null, error: { code: 'forbidden' } });

@@ -4,8 +4,8 @@ import { lambdaContext } from '#bin/lambda-context.cjs';
 import { InProcessQueue } from '#adapters/queues/in-process-queue';
 import { queueHandler } from '#queue/queue-handler';
 import { takeLogs } from '#test-support/log-capture';
+import { pause, pollUntil } from '#test-support/wait';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const bodies = (event: SQSEvent) => event.Records.map((record) => JSON.parse(record.body) as { n: number });
 
 /** The Lambda handler as the queue calls it (the local stack passes a Lambda-like context). */
@@ -27,7 +27,7 @@ describe('the in-process queue (SQS semantics on the local stack)', () => {
     expect(seen).toEqual([1]);
     await q.pollOnce(consumer);
     expect(seen).toEqual([1]);
-    await sleep(1_050);
+    await pause(1_050);
     await q.pollOnce(consumer);
     expect(seen).toEqual([1, 2]);
     expect(q.depth).toBe(0);
@@ -42,7 +42,7 @@ describe('the in-process queue (SQS semantics on the local stack)', () => {
       if (n === 2 && receiveCount < 2) throw new Error('first try fails');
     }));
     await q.pollOnce(handler);
-    await sleep(60);
+    await pause(60);
     await q.pollOnce(handler);
     expect(attempts.sort()).toEqual([1, 2, 2, 3]);
     expect(q.depth).toBe(0);
@@ -61,11 +61,11 @@ describe('the in-process queue (SQS semantics on the local stack)', () => {
       deliveries += 1;
       running += 1;
       if (running > 1) overlapped = true;
-      await sleep(150);
+      await pause(150);
       running -= 1;
     };
     const first = q.pollOnce(slow);
-    await sleep(70);
+    await pause(70);
     await q.pollOnce(slow);
     await first;
     expect(deliveries).toBe(2);
@@ -85,7 +85,7 @@ describe('the in-process queue (SQS semantics on the local stack)', () => {
     };
     for (let i = 0; i < 6; i += 1) {
       await q.pollOnce(failing);
-      await sleep(15);
+      await pause(15);
     }
     expect(deliveries).toBe(3);
     expect(q.deadLetters()).toEqual([{ n: 9 }]);
@@ -118,7 +118,7 @@ describe('the in-process queue (SQS semantics on the local stack)', () => {
     const seen = new Set<number>();
     q.start(async (event) => void bodies(event).forEach((b) => seen.add(b.n)));
     await Promise.all(Array.from({ length: 25 }, (_, n) => q.send({ n })));
-    for (let i = 0; i < 100 && seen.size < 25; i += 1) await sleep(10);
+    await pollUntil(() => seen.size >= 25, { timeoutMs: 5_000, everyMs: 10, what: 'all 25 messages handled' });
     await q.stop();
     expect(seen.size).toBe(25);
   });

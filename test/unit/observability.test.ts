@@ -2,6 +2,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { lambdaContext } from '#bin/lambda-context.cjs';
 import { UpstreamError } from '#domain/errors';
 import { publicHandler } from '#http/public-handler';
+import { spec as docsSpec } from '#handlers/get-docs.spec';
 import { formatPretty } from '#observability/log-format';
 import { metrics } from '#observability/metrics';
 import { powertoolsTelemetry } from '#observability/telemetry';
@@ -35,7 +36,7 @@ beforeEach(() => {
 
 describe('HTTP errors in the log', () => {
   it('logs a 502 upstream refusal as a warning without a stack, with the request id', async () => {
-    const handler = publicHandler(async () => {
+    const handler = publicHandler(docsSpec, async () => {
       throw new UpstreamError('The generation provider did not accept the request.');
     });
     let status = 0;
@@ -60,7 +61,7 @@ describe('HTTP errors in the log', () => {
   });
 
   it('logs an unexpected error at error level with its stack', async () => {
-    const handler = publicHandler(async () => {
+    const handler = publicHandler(docsSpec, async () => {
       throw new TypeError('boom: undefined is not a function');
     });
     let status = 0;
@@ -76,7 +77,7 @@ describe('HTTP errors in the log', () => {
   });
 
   it('keeps concurrent requests apart: each line names its own request', async () => {
-    const handler = publicHandler(async (e) => {
+    const handler = publicHandler(docsSpec, async (e) => {
       await new Promise((resolve) => setTimeout(resolve, e.requestContext.requestId === 'slow' ? 30 : 1));
       throw new UpstreamError(`refused ${e.requestContext.requestId}`);
     });

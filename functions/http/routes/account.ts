@@ -3,18 +3,13 @@ import { accountResponse } from '#contract/account';
 import { creditsResponse } from '#contract/credits';
 import { paginationQuery } from '#contract/pagination';
 import { transactionPageResponse } from '#contract/transactions';
-import type { ApiRoute } from '../route';
+import type { RouteDoc } from '../route';
 import { AUTH, json, PAGE_ERROR_NOTE } from './operation-doc';
-import { API_PREFIX } from './prefix';
 
 /** The account: credits, access and the ledger. */
-export const ACCOUNT_ROUTES: ApiRoute[] = [
+export const ACCOUNT_DOCS: RouteDoc[] = [
   {
-    method: 'GET',
-    path: `${API_PREFIX}/account`,
     handler: 'get-account',
-    callers: ['apiKey', 'session'],
-    scope: 'read',
     doc: {
       operationId: 'getAccount',
       summary: 'Get your account',
@@ -42,11 +37,7 @@ export const ACCOUNT_ROUTES: ApiRoute[] = [
     },
   },
   {
-    method: 'GET',
-    path: `${API_PREFIX}/credits`,
     handler: 'get-credits',
-    callers: 'apiKey',
-    scope: 'read',
     doc: {
       operationId: 'getCredits',
       summary: 'Get your credits and access',
@@ -61,11 +52,7 @@ export const ACCOUNT_ROUTES: ApiRoute[] = [
     },
   },
   {
-    method: 'GET',
-    path: `${API_PREFIX}/credits/transactions`,
     handler: 'list-transactions',
-    callers: 'apiKey',
-    scope: 'read',
     doc: {
       operationId: 'listCreditTransactions',
       summary: 'List your credit transactions',

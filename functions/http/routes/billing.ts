@@ -2,21 +2,17 @@ import { billingResponse, checkoutRequest, redirectResponse, stripeWebhookRespon
 import { creditsResponse } from '#contract/credits';
 import { ok } from '#contract/examples';
 import { TEST_SUBSCRIPTION_REFUSED } from '#domain/billing-account';
-import type { ApiRoute } from '../route';
+import type { RouteDoc } from '../route';
 import { json } from './operation-doc';
-import { API_PREFIX } from './prefix';
 
 /** A signed-in holder's session token in the curl examples. */
 const SESSION = '\\\n  -H "Authorization: Bearer $SESSION_TOKEN"';
 const SESSION_ONLY = 'Session only (the console\'s signed-in holder): an API key gets 403 `forbidden`.';
 
 /** Billing: what the console's Billing page calls (sessions), and Stripe's webhook. */
-export const BILLING_ROUTES: ApiRoute[] = [
+export const BILLING_DOCS: RouteDoc[] = [
   {
-    method: 'GET',
-    path: `${API_PREFIX}/billing`,
     handler: 'get-billing',
-    callers: 'session',
     doc: {
       operationId: 'getBilling',
       summary: 'Get the packs, the plan and your subscription',
@@ -40,10 +36,7 @@ export const BILLING_ROUTES: ApiRoute[] = [
     },
   },
   {
-    method: 'POST',
-    path: `${API_PREFIX}/billing/checkout`,
     handler: 'create-checkout',
-    callers: 'session',
     doc: {
       operationId: 'createCheckout',
       summary: 'Buy a credit pack or subscribe',
@@ -60,10 +53,7 @@ export const BILLING_ROUTES: ApiRoute[] = [
     },
   },
   {
-    method: 'POST',
-    path: `${API_PREFIX}/billing/portal`,
     handler: 'create-portal',
-    callers: 'session',
     doc: {
       operationId: 'createBillingPortal',
       summary: 'Manage the subscription',
@@ -75,10 +65,7 @@ export const BILLING_ROUTES: ApiRoute[] = [
     },
   },
   {
-    method: 'POST',
-    path: `${API_PREFIX}/billing/test-credits`,
     handler: 'add-test-credits',
-    callers: 'session',
     doc: {
       operationId: 'addTestCredits',
       summary: 'Add test credits',
@@ -91,10 +78,7 @@ export const BILLING_ROUTES: ApiRoute[] = [
     },
   },
   {
-    method: 'POST',
-    path: `${API_PREFIX}/billing/test-subscription`,
     handler: 'start-test-subscription',
-    callers: 'session',
     doc: {
       operationId: 'startTestSubscription',
       summary: 'Start a test subscription',
@@ -107,10 +91,7 @@ export const BILLING_ROUTES: ApiRoute[] = [
     },
   },
   {
-    method: 'DELETE',
-    path: `${API_PREFIX}/billing/test-subscription`,
     handler: 'end-test-subscription',
-    callers: 'session',
     doc: {
       operationId: 'endTestSubscription',
       summary: 'End the test subscription',
@@ -125,12 +106,9 @@ export const BILLING_ROUTES: ApiRoute[] = [
 ];
 
 /** Called by Stripe, not by API clients: its signature is the credential. */
-export const BILLING_WEBHOOK_ROUTES: ApiRoute[] = [
+export const BILLING_WEBHOOK_DOCS: RouteDoc[] = [
   {
-    method: 'POST',
-    path: `${API_PREFIX}/billing/stripe-webhook`,
     handler: 'stripe-webhook',
-    callers: 'public',
     doc: {
       operationId: 'receiveStripeWebhook',
       summary: 'Stripe webhook (internal)',

@@ -1,20 +1,15 @@
 import { ok } from '#contract/examples';
 import { MODEL_LIST, modelListResponse } from '#contract/models';
 import { quoteRequest, quoteResponse } from '#contract/quote';
-import type { ApiRoute } from '../route';
+import type { RouteDoc } from '../route';
 import { AUTH, json } from './operation-doc';
-import { API_PREFIX } from './prefix';
 
 const QUOTE_EXAMPLE = { kind: 'video', prompt: 'a red fox running through snow', model: 'vid-2-0', duration: 5 };
 
 /** The models and their prices (GET /models), and the price of a start before making it (POST /quote). */
-export const CATALOGUE_ROUTES: ApiRoute[] = [
+export const CATALOGUE_DOCS: RouteDoc[] = [
   {
-    method: 'GET',
-    path: `${API_PREFIX}/models`,
     handler: 'list-models',
-    callers: 'apiKey',
-    scope: 'read',
     doc: {
       operationId: 'listModels',
       summary: 'List the models',
@@ -27,11 +22,7 @@ export const CATALOGUE_ROUTES: ApiRoute[] = [
     },
   },
   {
-    method: 'POST',
-    path: `${API_PREFIX}/quote`,
     handler: 'quote',
-    callers: 'apiKey',
-    scope: 'read',
     doc: {
       operationId: 'quote',
       summary: 'Price a start',

@@ -3,9 +3,8 @@ import { deliveryRetriedResponse, eventPageResponse, eventsQuery } from '#contra
 import { EVENTS_PAGE } from '#domain/events-feed';
 import { webhookIdParam } from '#contract/params';
 import * as z from 'zod';
-import type { ApiRoute } from '../route';
+import type { RouteDoc } from '../route';
 import { AUTH, json } from './operation-doc';
-import { API_PREFIX } from './prefix';
 
 const EXAMPLE_EVENT_ID = 'evt_01M7ZNHRE3YZJA4Y3XQS4DQDGQ';
 const EXAMPLE_CURSOR = 'MTI4LjNmOWMxYTJiNGQ1ZQ';
@@ -16,13 +15,9 @@ const eventParams = webhookIdParam.extend({
 });
 
 /** The events feed (every task ending, webhooks or not) and redelivery of an event to an endpoint. */
-export const EVENT_ROUTES: ApiRoute[] = [
+export const EVENT_DOCS: RouteDoc[] = [
   {
-    method: 'GET',
-    path: `${API_PREFIX}/events`,
     handler: 'list-events',
-    callers: 'apiKey',
-    scope: 'read',
     doc: {
       operationId: 'listEvents',
       summary: 'List task events',
@@ -44,11 +39,7 @@ export const EVENT_ROUTES: ApiRoute[] = [
     },
   },
   {
-    method: 'POST',
-    path: `${API_PREFIX}/webhooks/{webhook_id}/deliveries/{event_id}/retry`,
     handler: 'retry-delivery',
-    callers: 'apiKey',
-    scope: 'webhooks',
     doc: {
       operationId: 'retryWebhookDelivery',
       summary: 'Send an event to an endpoint again',

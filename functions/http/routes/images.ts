@@ -2,10 +2,10 @@ import { EXAMPLE_IMAGE, EXAMPLE_IMAGE_DONE } from '#contract/examples';
 import { generateImageRequest } from '#contract/generate-image';
 import { imageIdParam } from '#contract/params';
 import { imagePageResponse, imageTaskResponse } from '#contract/tasks';
-import { taskRoutes } from './task-routes';
+import { taskDocs } from './task-routes';
 
 /** Images: start (or edit), list, get and cancel. */
-export const IMAGE_ROUTES = taskRoutes({
+export const IMAGE_DOCS = taskDocs({
   kind: 'image',
   article: 'an',
   tag: 'Images',

@@ -1,52 +1,62 @@
-import type { ApiRoute } from '../route';
-import { ACCOUNT_ROUTES } from './account';
-import { BILLING_ROUTES, BILLING_WEBHOOK_ROUTES } from './billing';
-import { CATALOGUE_ROUTES } from './catalogue';
-import { EVENT_ROUTES } from './events';
-import { IMAGE_ROUTES } from './images';
-import { KEY_ROUTES } from './keys';
-import { MCP_ROUTES } from './mcp';
-import { PROVIDER_CALLBACK_ROUTES } from './provider-callbacks';
-import { REFERENCE_ROUTES } from './reference';
-import { UPLOAD_ROUTES } from './uploads';
-import { VIDEO_ROUTES } from './videos';
-import { WEBHOOK_ROUTES } from './webhooks';
+import { isHttpSpec } from '#spec/function-spec';
+import { loadSpecs } from '#spec/registry';
+import { toApiRoute, type ApiRoute, type RouteDoc } from '../route';
+import { ACCOUNT_DOCS } from './account';
+import { BILLING_DOCS, BILLING_WEBHOOK_DOCS } from './billing';
+import { CATALOGUE_DOCS } from './catalogue';
+import { EVENT_DOCS } from './events';
+import { IMAGE_DOCS } from './images';
+import { KEY_DOCS } from './keys';
+import { MCP_DOCS } from './mcp';
+import { PROVIDER_CALLBACK_DOCS } from './provider-callbacks';
+import { REFERENCE_DOCS } from './reference';
+import { UPLOAD_DOCS } from './uploads';
+import { VIDEO_DOCS } from './videos';
+import { WEBHOOK_DOCS } from './webhooks';
 
 /**
- * The API's route table: one entry per endpoint, one file per resource: who may call it, its
- * handler and its documentation. The local server routes with it; the CDK stack declares each
- * function and its API Gateway method from it (what each function may do is in
- * lib/function-needs.ts); the OpenAPI document is built from its `doc`s and the contract's
- * schemas, in this order. A new endpoint is one entry in its resource's file, its handler under
- * functions/handlers/ and its use case.
+ * The API's route table: each function's spec (functions/handlers/<name>.spec.ts: method, path,
+ * callers, streaming) joined with its documentation (one file per resource here), in the order
+ * the API reference lists them. The local server routes with it, the CDK stack declares the API
+ * Gateway methods from it, the OpenAPI document is built from it. Node-side only: a function's
+ * bundle carries its own spec and never this table (its prose).
  */
 
 export { API_PREFIX } from './prefix';
 
-export const ROUTES: readonly ApiRoute[] = [
-  ...VIDEO_ROUTES,
-  ...IMAGE_ROUTES,
-  ...CATALOGUE_ROUTES,
-  ...UPLOAD_ROUTES,
-  ...ACCOUNT_ROUTES,
-  ...WEBHOOK_ROUTES,
-  ...EVENT_ROUTES,
-  ...KEY_ROUTES,
-  ...MCP_ROUTES,
-  ...PROVIDER_CALLBACK_ROUTES,
-  ...BILLING_ROUTES,
-  ...BILLING_WEBHOOK_ROUTES,
-  ...REFERENCE_ROUTES,
+export const ROUTE_DOCS: readonly RouteDoc[] = [
+  ...VIDEO_DOCS,
+  ...IMAGE_DOCS,
+  ...CATALOGUE_DOCS,
+  ...UPLOAD_DOCS,
+  ...ACCOUNT_DOCS,
+  ...WEBHOOK_DOCS,
+  ...EVENT_DOCS,
+  ...KEY_DOCS,
+  ...MCP_DOCS,
+  ...PROVIDER_CALLBACK_DOCS,
+  ...BILLING_DOCS,
+  ...BILLING_WEBHOOK_DOCS,
+  ...REFERENCE_DOCS,
 ];
 
-export const AUTHORIZER_HANDLER = 'authorizer';
-/** Functions that are not behind a route: the scheduled sweeper and the copy worker. */
-export const SWEEPER_HANDLER = 'sweeper';
-export const COPY_WORKER_HANDLER = 'copy-output';
-/** Consumer of the webhook delivery queue. */
-export const WEBHOOK_DELIVERY_HANDLER = 'webhook-delivery';
-/** Consumer of the submission queue: creates at the provider budget's pace. */
-export const SUBMISSION_CONSUMER_HANDLER = 'submission-consumer';
+/** Every HTTP spec with its doc; throws naming a spec without one, or a doc without its spec. */
+export function routesOf(docs: readonly RouteDoc[] = ROUTE_DOCS): ApiRoute[] {
+  const specs = loadSpecs().filter(isHttpSpec);
+  const documented = new Set(docs.map((entry) => entry.handler));
+  const undocumented = specs.filter((spec) => !documented.has(spec.name)).map((spec) => spec.name);
+  const twice = docs.filter((entry, index) => docs.findIndex((other) => other.handler === entry.handler) !== index).map((entry) => entry.handler);
+  if (undocumented.length > 0 || twice.length > 0) {
+    throw new Error(`Route docs (functions/http/routes/): ${[...undocumented.map((name) => `${name} has none`), ...twice.map((name) => `${name} has two`)].join('; ')}.`);
+  }
+  return docs.map((entry) => {
+    const spec = specs.find((candidate) => candidate.name === entry.handler);
+    if (!spec) throw new Error(`functions/http/routes/ documents ${entry.handler}, which is not a function behind a route.`);
+    return toApiRoute(spec, entry.doc);
+  });
+}
+
+export const ROUTES: readonly ApiRoute[] = routesOf();
 
 /**
  * Request bodies API Gateway passes to Lambda base64-encoded instead of as text. Without

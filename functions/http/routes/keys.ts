@@ -2,9 +2,8 @@ import { ok } from '#contract/examples';
 import { createdKeyResponse, createKeyRequest, keyListResponse, keyResponse, updateKeyRequest } from '#contract/keys';
 import { keyIdParam } from '#contract/params';
 import { MAX_ACTIVE_KEYS } from '#domain/key-management';
-import type { ApiRoute } from '../route';
+import type { RouteDoc } from '../route';
 import { json } from './operation-doc';
-import { API_PREFIX } from './prefix';
 
 /** The console's session header in the curl examples (an API key gets 403 here). */
 const SESSION = '\\\n  -H "Authorization: Bearer $SESSION_TOKEN"';
@@ -29,12 +28,9 @@ const SESSION_ONLY_403 = {
 };
 
 /** An account holder's API keys: sessions only. */
-export const KEY_ROUTES: ApiRoute[] = [
+export const KEY_DOCS: RouteDoc[] = [
   {
-    method: 'GET',
-    path: `${API_PREFIX}/keys`,
     handler: 'list-keys',
-    callers: 'session',
     doc: {
       operationId: 'listKeys',
       summary: 'List your API keys',
@@ -48,10 +44,7 @@ export const KEY_ROUTES: ApiRoute[] = [
     },
   },
   {
-    method: 'POST',
-    path: `${API_PREFIX}/keys`,
     handler: 'create-key',
-    callers: 'session',
     doc: {
       operationId: 'createKey',
       summary: 'Create an API key',
@@ -80,10 +73,7 @@ export const KEY_ROUTES: ApiRoute[] = [
     },
   },
   {
-    method: 'PATCH',
-    path: `${API_PREFIX}/keys/{key_id}`,
     handler: 'update-key',
-    callers: 'session',
     doc: {
       operationId: 'updateKey',
       summary: 'Change an API key',
@@ -100,10 +90,7 @@ export const KEY_ROUTES: ApiRoute[] = [
     },
   },
   {
-    method: 'DELETE',
-    path: `${API_PREFIX}/keys/{key_id}`,
     handler: 'revoke-key',
-    callers: 'session',
     doc: {
       operationId: 'revokeKey',
       summary: 'Revoke an API key',

@@ -1,19 +1,10 @@
-import type { ApiRoute } from '../route';
+import type { RouteDoc } from '../route';
 import { AUTH } from './operation-doc';
-import { API_PREFIX } from './prefix';
 
 /** Agents: the Model Context Protocol, with tools over the same use cases as the endpoints. */
-export const MCP_ROUTES: ApiRoute[] = [
+export const MCP_DOCS: RouteDoc[] = [
   {
-    method: 'POST',
-    path: `${API_PREFIX}/mcp`,
     handler: 'mcp',
-    callers: 'apiKey',
-    // To connect and read; each tool also needs the scope of the endpoint it mirrors.
-    scope: 'read',
-    // Progress notifications reach the client while wait_for_task waits, not all at its end.
-    streaming: true,
-    refusedMethods: ['GET', 'DELETE'],
     doc: {
       operationId: 'mcp',
       summary: 'Model Context Protocol (for AI agents)',

@@ -1,17 +1,13 @@
 import { ok } from '#contract/examples';
 import { providerCallbackParams, providerCallbackQuery } from '#contract/params';
 import { providerCallbackResponse } from '#contract/provider-callbacks';
-import type { ApiRoute } from '../route';
+import type { RouteDoc } from '../route';
 import { json } from './operation-doc';
-import { API_PREFIX } from './prefix';
 
 /** Called by the generation provider, not by API clients: its signature is the credential. */
-export const PROVIDER_CALLBACK_ROUTES: ApiRoute[] = [
+export const PROVIDER_CALLBACK_DOCS: RouteDoc[] = [
   {
-    method: 'POST',
-    path: `${API_PREFIX}/provider-callbacks/{provider}/{account_id}/{task_id}`,
     handler: 'provider-callback',
-    callers: 'public',
     doc: {
       operationId: 'receiveProviderCallback',
       summary: 'Provider callback (internal)',

@@ -1,19 +1,15 @@
 import * as z from 'zod';
 import { RENDERER_ASSET } from '#openapi/renderer';
-import type { ApiRoute } from '../route';
-import { API_PREFIX } from './prefix';
+import type { RouteDoc } from '../route';
 
 const assetParam = z.object({
   file: z.string().meta({ description: 'A file name the docs page refers to.', examples: [RENDERER_ASSET] }),
 });
 
 /** The API reference: public, no key, nothing to read or write (documents built in memory). */
-export const REFERENCE_ROUTES: ApiRoute[] = [
+export const REFERENCE_DOCS: RouteDoc[] = [
   {
-    method: 'GET',
-    path: `${API_PREFIX}/openapi.json`,
     handler: 'get-openapi',
-    callers: 'public',
     doc: {
       operationId: 'getOpenApiDocument',
       summary: 'This OpenAPI document',
@@ -29,10 +25,7 @@ export const REFERENCE_ROUTES: ApiRoute[] = [
     },
   },
   {
-    method: 'GET',
-    path: `${API_PREFIX}/docs`,
     handler: 'get-docs',
-    callers: 'public',
     doc: {
       operationId: 'getDocsPage',
       summary: 'API reference page',
@@ -44,10 +37,7 @@ export const REFERENCE_ROUTES: ApiRoute[] = [
     },
   },
   {
-    method: 'GET',
-    path: `${API_PREFIX}/docs/assets/{file}`,
     handler: 'get-docs-asset',
-    callers: 'public',
     doc: {
       operationId: 'getDocsAsset',
       summary: 'Script of the reference page',

@@ -2,9 +2,8 @@ import type * as z from 'zod';
 import { EXAMPLE_PAGINATION, ok } from '#contract/examples';
 import { idempotencyHeader } from '#contract/params';
 import { paginationQuery } from '#contract/pagination';
-import type { ApiRoute, OperationDoc } from '../route';
+import type { OperationDoc, RouteDoc } from '../route';
 import { AUTH, json, PAGE_ERROR_NOTE } from './operation-doc';
-import { API_PREFIX } from './prefix';
 
 type TaskKind = 'video' | 'image';
 
@@ -21,6 +20,7 @@ export interface TaskKindSpec<K extends TaskKind> {
   /** Example tasks: just started, and completed. */
   examples: { started: Record<`${K}_id`, string>; completed: object };
   generate: {
+    /** The path the curl example calls (the route's own is its spec's). */
     path: string;
     handler: string;
     description: string;
@@ -34,8 +34,8 @@ export interface TaskKindSpec<K extends TaskKind> {
 
 const capitalized = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 
-/** The four routes of a task kind: start, list, get and cancel. */
-export function taskRoutes<K extends TaskKind>(spec: TaskKindSpec<K>): ApiRoute[] {
+/** The documentation of a task kind's four routes: start, list, get and cancel. */
+export function taskDocs<K extends TaskKind>(spec: TaskKindSpec<K>): RouteDoc[] {
   const { kind, article, tag, examples } = spec;
   const a = `${article} ${kind}`;
   const plural = `${kind}s`;
@@ -54,11 +54,7 @@ export function taskRoutes<K extends TaskKind>(spec: TaskKindSpec<K>): ApiRoute[
 
   return [
     {
-      method: 'POST',
-      path: `${API_PREFIX}${spec.generate.path}`,
       handler: spec.generate.handler,
-      callers: 'apiKey',
-      scope: 'generate',
       doc: {
         operationId: `generate${Kind}`,
         summary: `Start ${a} generation task`,
@@ -74,11 +70,7 @@ export function taskRoutes<K extends TaskKind>(spec: TaskKindSpec<K>): ApiRoute[
       },
     },
     {
-      method: 'GET',
-      path: `${API_PREFIX}/${plural}`,
       handler: `list-${plural}`,
-      callers: 'apiKey',
-      scope: 'read',
       doc: {
         operationId: `list${Kind}s`,
         summary: `List your ${kind} tasks`,
@@ -95,11 +87,7 @@ export function taskRoutes<K extends TaskKind>(spec: TaskKindSpec<K>): ApiRoute[
       },
     },
     {
-      method: 'GET',
-      path: `${API_PREFIX}/${plural}/{${kind}_id}`,
       handler: `get-${kind}`,
-      callers: 'apiKey',
-      scope: 'read',
       doc: {
         operationId: `get${Kind}`,
         summary: `Get ${a} task`,
@@ -113,11 +101,7 @@ export function taskRoutes<K extends TaskKind>(spec: TaskKindSpec<K>): ApiRoute[
       },
     },
     {
-      method: 'POST',
-      path: `${API_PREFIX}/${plural}/{${kind}_id}/cancel`,
       handler: `cancel-${kind}`,
-      callers: 'apiKey',
-      scope: 'generate',
       doc: {
         operationId: `cancel${Kind}`,
         summary: `Cancel ${a} task`,

@@ -2,18 +2,13 @@ import { EXAMPLE_UPLOAD, ok } from '#contract/examples';
 import { uploadForm, uploadIdParam } from '#contract/params';
 import { directUploadResponse, uploadedImageResponse } from '#contract/uploads';
 import { MAX_UPLOAD_BYTES } from '#domain/image-type';
-import type { ApiRoute } from '../route';
+import type { RouteDoc } from '../route';
 import { AUTH, json } from './operation-doc';
-import { API_PREFIX } from './prefix';
 
 /** Uploads: a reference image through the API, or straight to storage with a presigned form. */
-export const UPLOAD_ROUTES: ApiRoute[] = [
+export const UPLOAD_DOCS: RouteDoc[] = [
   {
-    method: 'POST',
-    path: `${API_PREFIX}/upload`,
     handler: 'upload',
-    callers: 'apiKey',
-    scope: 'generate',
     doc: {
       operationId: 'uploadImage',
       summary: 'Upload a reference image',
@@ -43,11 +38,7 @@ export const UPLOAD_ROUTES: ApiRoute[] = [
     },
   },
   {
-    method: 'POST',
-    path: `${API_PREFIX}/uploads`,
     handler: 'create-upload',
-    callers: 'apiKey',
-    scope: 'generate',
     doc: {
       operationId: 'createDirectUpload',
       summary: 'Start a direct upload (presigned form)',
@@ -72,11 +63,7 @@ export const UPLOAD_ROUTES: ApiRoute[] = [
     },
   },
   {
-    method: 'POST',
-    path: `${API_PREFIX}/uploads/{upload_id}/complete`,
     handler: 'complete-upload',
-    callers: 'apiKey',
-    scope: 'generate',
     doc: {
       operationId: 'completeDirectUpload',
       summary: 'Finish a direct upload',

@@ -2,10 +2,10 @@ import { EXAMPLE_VIDEO, EXAMPLE_VIDEO_DONE } from '#contract/examples';
 import { generateVideoRequest } from '#contract/generate-video';
 import { videoIdParam } from '#contract/params';
 import { videoPageResponse, videoTaskResponse } from '#contract/tasks';
-import { taskRoutes } from './task-routes';
+import { taskDocs } from './task-routes';
 
 /** Videos: start, list, get and cancel. */
-export const VIDEO_ROUTES = taskRoutes({
+export const VIDEO_DOCS = taskDocs({
   kind: 'video',
   article: 'a',
   tag: 'Videos',

@@ -9,18 +9,13 @@ import {
   testEventSentResponse,
   webhookListResponse,
 } from '#contract/webhooks';
-import type { ApiRoute } from '../route';
+import type { RouteDoc } from '../route';
 import { AUTH, json, PAGE_ERROR_NOTE } from './operation-doc';
-import { API_PREFIX } from './prefix';
 
 /** Webhooks: the account's endpoints, a test event and the deliveries. */
-export const WEBHOOK_ROUTES: ApiRoute[] = [
+export const WEBHOOK_DOCS: RouteDoc[] = [
   {
-    method: 'POST',
-    path: `${API_PREFIX}/webhooks`,
     handler: 'create-webhook',
-    callers: 'apiKey',
-    scope: 'webhooks',
     doc: {
       operationId: 'createWebhook',
       summary: 'Add a webhook endpoint',
@@ -47,11 +42,7 @@ export const WEBHOOK_ROUTES: ApiRoute[] = [
     },
   },
   {
-    method: 'GET',
-    path: `${API_PREFIX}/webhooks`,
     handler: 'list-webhooks',
-    callers: 'apiKey',
-    scope: 'webhooks',
     doc: {
       operationId: 'listWebhooks',
       summary: 'List your webhook endpoints',
@@ -63,11 +54,7 @@ export const WEBHOOK_ROUTES: ApiRoute[] = [
     },
   },
   {
-    method: 'POST',
-    path: `${API_PREFIX}/webhooks/{webhook_id}/test`,
     handler: 'test-webhook',
-    callers: 'apiKey',
-    scope: 'webhooks',
     doc: {
       operationId: 'testWebhook',
       summary: 'Send a test event',
@@ -88,11 +75,7 @@ export const WEBHOOK_ROUTES: ApiRoute[] = [
     },
   },
   {
-    method: 'GET',
-    path: `${API_PREFIX}/webhooks/{webhook_id}/deliveries`,
     handler: 'list-deliveries',
-    callers: 'apiKey',
-    scope: 'webhooks',
     doc: {
       operationId: 'listWebhookDeliveries',
       summary: 'List an endpoint\'s deliveries',
@@ -112,11 +95,7 @@ export const WEBHOOK_ROUTES: ApiRoute[] = [
     },
   },
   {
-    method: 'DELETE',
-    path: `${API_PREFIX}/webhooks/{webhook_id}`,
     handler: 'delete-webhook',
-    callers: 'apiKey',
-    scope: 'webhooks',
     doc: {
       operationId: 'deleteWebhook',
       summary: 'Delete a webhook endpoint',

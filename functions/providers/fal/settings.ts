@@ -1,6 +1,5 @@
-import * as z from 'zod';
+import { httpUrl, jsonText, setting, wholeNumber, type ValuesOf } from '#config/setting';
 import type { ProviderSettingsModule } from '../provider-module';
-import { httpUrl, jsonText, wholeNumber } from '../settings-fields';
 
 /** As Replicate's: a start's provider calls share the function's 28 s with its account's races. */
 const MAX_TIMEOUT_MS = 15_000;
@@ -18,21 +17,31 @@ export const FAL_DEFAULTS = {
   budgetPerSecond: 10,
 } as const;
 
-const settings = z.object({
-  baseUrl: httpUrl.default(FAL_DEFAULTS.baseUrl),
-  jwksUrl: httpUrl.default(FAL_DEFAULTS.jwksUrl),
-  timeoutMs: wholeNumber(1, MAX_TIMEOUT_MS).default(FAL_DEFAULTS.timeoutMs),
+const settings = {
+  baseUrl: setting({ variable: 'FAL_BASE_URL', context: 'falBaseUrl', kind: httpUrl, default: FAL_DEFAULTS.baseUrl as string, doc: "fal's queue API." }),
+  jwksUrl: setting({ variable: 'FAL_JWKS_URL', context: 'falJwksUrl', kind: httpUrl, default: FAL_DEFAULTS.jwksUrl as string, doc: "fal's webhook signing keys." }),
+  timeoutMs: setting({
+    variable: 'FAL_TIMEOUT_MS',
+    context: 'falTimeoutMs',
+    kind: wholeNumber(1, MAX_TIMEOUT_MS),
+    default: FAL_DEFAULTS.timeoutMs as number,
+    doc: 'How long one call to fal may take.',
+  }),
   /** JSON text of the model map (model-map.ts); the shipped default-models.json when unset. */
-  modelsJson: jsonText.optional(),
-});
-export type FalSettings = z.infer<typeof settings>;
+  modelsJson: setting({
+    variable: 'FAL_MODELS',
+    context: 'falModels',
+    kind: jsonText,
+    delivery: 'bundle',
+    doc: 'Which fal endpoint serves each of our models (JSON, model-map.ts); unset: the shipped default-models.json.',
+  }),
+};
+export type FalSettings = ValuesOf<typeof settings>;
 
 /** fal.ai's settings and secret (its implementation: index.ts). */
 export const falSettings: ProviderSettingsModule<'fal', FalSettings, 'apiKey'> = {
   name: 'fal',
   settings,
-  variables: { baseUrl: 'FAL_BASE_URL', jwksUrl: 'FAL_JWKS_URL', timeoutMs: 'FAL_TIMEOUT_MS', modelsJson: 'FAL_MODELS' },
-  contextKeys: { baseUrl: 'falBaseUrl', jwksUrl: 'falJwksUrl', timeoutMs: 'falTimeoutMs', modelsJson: 'falModels' },
   secrets: {
     // Also keys our callback URLs' tokens: fal signs its webhooks with its own keys (JWKS), not a shared secret.
     apiKey: {

@@ -1,6 +1,5 @@
-import * as z from 'zod';
+import { httpUrl, jsonText, setting, wholeNumber, type ValuesOf } from '#config/setting';
 import type { ProviderSettingsModule } from '../provider-module';
-import { httpUrl, jsonText, wholeNumber } from '../settings-fields';
 import { isCallbackSecret } from '../signed-callback';
 
 /**
@@ -16,20 +15,30 @@ export const REPLICATE_DEFAULTS = {
   budgetPerSecond: 10,
 } as const;
 
-const settings = z.object({
-  baseUrl: httpUrl.default(REPLICATE_DEFAULTS.baseUrl),
-  timeoutMs: wholeNumber(1, MAX_TIMEOUT_MS).default(REPLICATE_DEFAULTS.timeoutMs),
+const settings = {
+  baseUrl: setting({ variable: 'REPLICATE_BASE_URL', context: 'replicateBaseUrl', kind: httpUrl, default: REPLICATE_DEFAULTS.baseUrl as string, doc: "Replicate's API." }),
+  timeoutMs: setting({
+    variable: 'REPLICATE_TIMEOUT_MS',
+    context: 'replicateTimeoutMs',
+    kind: wholeNumber(1, MAX_TIMEOUT_MS),
+    default: REPLICATE_DEFAULTS.timeoutMs as number,
+    doc: 'How long one call to Replicate may take.',
+  }),
   /** JSON text of the model map (model-map.ts); the shipped default-models.json when unset. */
-  modelsJson: jsonText.optional(),
-});
-export type ReplicateSettings = z.infer<typeof settings>;
+  modelsJson: setting({
+    variable: 'REPLICATE_MODELS',
+    context: 'replicateModels',
+    kind: jsonText,
+    delivery: 'bundle',
+    doc: 'Which Replicate model serves each of our models (JSON, model-map.ts); unset: the shipped default-models.json.',
+  }),
+};
+export type ReplicateSettings = ValuesOf<typeof settings>;
 
 /** Replicate's settings and secrets (its implementation: index.ts). */
 export const replicateSettings: ProviderSettingsModule<'replicate', ReplicateSettings, 'apiToken' | 'webhookSecret'> = {
   name: 'replicate',
   settings,
-  variables: { baseUrl: 'REPLICATE_BASE_URL', timeoutMs: 'REPLICATE_TIMEOUT_MS', modelsJson: 'REPLICATE_MODELS' },
-  contextKeys: { baseUrl: 'replicateBaseUrl', timeoutMs: 'replicateTimeoutMs', modelsJson: 'replicateModels' },
   secrets: {
     apiToken: {
       valueVariable: 'REPLICATE_API_TOKEN',

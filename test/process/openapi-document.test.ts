@@ -19,6 +19,7 @@ import { generateImageBody } from '#contract/generate-image';
 import { generateVideoBody } from '#contract/generate-video';
 import { ROUTES } from '#http/routes/index';
 import { DEPLOYED_SERVER, LOCAL_SERVER_URL, buildOpenApiDocument, documentPath } from '#openapi/document';
+import { withServer } from '#openapi/servers';
 import { DOCS_PAGE_CSP, docsPageHtml } from '#openapi/docs-page';
 import { RENDERER_ASSET, RENDERER_VERSION, rendererScript } from '#openapi/renderer';
 import { serverUrlOf } from '#openapi/server-url';
@@ -153,6 +154,13 @@ describe('OpenAPI document: structure', () => {
   it('is what docs/openapi.json holds (run `npm run openapi` after changing the API)', () => {
     expect(path.relative(process.cwd(), OPENAPI_FILE)).toBe(path.join('docs', 'openapi.json'));
     expect(readFileSync(OPENAPI_FILE, 'utf8')).toBe(renderOpenApiFile());
+  });
+
+  it('served from docs/openapi.json (the deployed reference functions), is the document built for the server asked', () => {
+    const committed = () => JSON.parse(readFileSync(OPENAPI_FILE, 'utf8'));
+    for (const serverUrl of [undefined, LOCAL_SERVER_URL, 'https://abc.execute-api.eu-west-1.amazonaws.com/prod/api/v1', 'https://api.example.com/api/v1']) {
+      expect([serverUrl, withServer(committed(), serverUrl)]).toEqual([serverUrl, buildOpenApiDocument(serverUrl === undefined ? {} : { serverUrl })]);
+    }
   });
 });
 

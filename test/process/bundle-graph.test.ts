@@ -1,0 +1,76 @@
+import path from 'node:path';
+import { build, type Metafile } from 'esbuild';
+import { aliasesOf } from '#lib/bundle-options';
+import { AWS_SDK_EXTERNALS, BUNDLE_DEFINE, BUNDLE_TARGET, HANDLERS_DIR, NATIVE_EXTERNALS } from '#lib/constructs/api-function';
+import { loadSpecs } from '#spec/registry';
+import { REPO_ROOT } from '#test-support/run-script';
+
+/**
+ * What esbuild really puts in each function's bundle, built as the stack builds it (one
+ * in-process build per function, its spec's left-out packages, the bundles' compile-time
+ * constants): the dependency rules (.dependency-cruiser.cjs) read the imports, this reads the
+ * result, so a lazy import that is not dead code after all, or a leak through a package, shows.
+ */
+const specs = loadSpecs();
+const inputs = new Map<string, string[]>();
+
+beforeAll(async () => {
+  for (const spec of specs) {
+    const { metafile } = await build({
+      absWorkingDir: REPO_ROOT,
+      entryPoints: [path.join(HANDLERS_DIR, `${spec.name}.ts`)],
+      bundle: true,
+      write: false,
+      metafile: true,
+      minify: true,
+      platform: 'node',
+      format: 'cjs',
+      target: BUNDLE_TARGET,
+      outfile: `out/${spec.name}/index.js`,
+      external: [...AWS_SDK_EXTERNALS, ...NATIVE_EXTERNALS],
+      define: { ...BUNDLE_DEFINE },
+      alias: aliasesOf(spec),
+      logLevel: 'silent',
+    });
+    inputs.set(spec.name, bundledInputs(metafile));
+  }
+}, 120_000);
+
+/** The inputs that contribute bytes to the output (esbuild lists the dead ones with 0). */
+function bundledInputs(metafile: Metafile): string[] {
+  const [output] = Object.values(metafile.outputs);
+  return Object.entries(output!.inputs)
+    .filter(([, input]) => input.bytesInOutput > 0)
+    .map(([file]) => file.split(path.sep).join('/'))
+    .sort();
+}
+
+const offending = (handler: string, pattern: RegExp) => (inputs.get(handler) ?? []).filter((file) => pattern.test(file));
+
+describe("the functions' bundles", () => {
+  it('carry no route table, API reference prose, spec registry, OpenAPI generator, CDK app or tool', () => {
+    const leaks = /^functions\/http\/routes\/(?!prefix\.ts$)|^functions\/openapi\/document\.ts$|^functions\/spec\/registry\.ts$|@asteasolutions\/zod-to-openapi|^(lib|bin|bench|test)\/|node_modules\/(aws-cdk-lib|constructs)\//;
+    expect(specs.map((spec) => [spec.name, offending(spec.name, leaks)])).toEqual(specs.map((spec) => [spec.name, []]));
+  });
+
+  it("carry neither the simulated provider's renderers (sharp, ffmpeg) nor a left-out package", () => {
+    // media/errors.ts holds the renderers' error classes apart, with no native import, for the provider to recognise.
+    const renderers = /^functions\/providers\/simulated\/media\/(?!errors\.ts$)|node_modules\/(sharp|@ffmpeg-installer)\//;
+    expect(specs.flatMap((spec) => offending(spec.name, renderers))).toEqual([]);
+    for (const spec of specs) {
+      for (const name of spec.bundle?.leaveOut ?? []) expect([spec.name, offending(spec.name, new RegExp(`node_modules/${name}/`))]).toEqual([spec.name, []]);
+    }
+  });
+
+  it('authorizer: no provider, no Stripe, no MCP SDK, no classic zod (it runs before every request)', () => {
+    const heavy = /^functions\/providers\/(?!simulated\/defaults\.ts$)|node_modules\/(stripe|@modelcontextprotocol)\/|node_modules\/zod\/v4\/classic\//;
+    expect(offending('authorizer', heavy)).toEqual([]);
+    expect(inputs.get('authorizer')!.length).toBeGreaterThan(10);
+  });
+
+  it("Stripe's client only where the spec names Stripe", () => {
+    const stripe = /node_modules\/stripe\//;
+    const carriers = specs.filter((spec) => offending(spec.name, stripe).length > 0).map((spec) => spec.name);
+    expect(carriers.every((name) => specs.find((spec) => spec.name === name)!.needs.stripe !== undefined)).toBe(true);
+  });
+});

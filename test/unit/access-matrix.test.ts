@@ -1,0 +1,67 @@
+import type { Principal } from '#domain/principal';
+import { callerOf, checkAccess, decide, ROLE_CAPABILITIES } from '#http/access';
+import { isHttpSpec, type CallerKind, type FunctionSpec } from '#spec/function-spec';
+import { loadSpecs, specOf } from '#spec/registry';
+import { accessProblems, COLUMNS } from '#test-support/access-oracle';
+
+/**
+ * Deny by default (issue 33): every function's access decision (functions/http/access.ts on its
+ * spec), for every kind of caller (no credential, API keys with each scope, all and none, a
+ * session in each role of CONTRACT.md "Teams", and a kind nobody names), against the contract's
+ * rules (test/support/access-oracle.ts, written from CONTRACT.md, never from the specs).
+ */
+const specs = loadSpecs();
+
+/** A copy of a spec whose access forgets one caller kind: what a slip in a spec looks like. */
+function forgetting(spec: FunctionSpec, kind: CallerKind): FunctionSpec {
+  if (!('capability' in spec.access)) throw new Error(`${spec.name} names no caller kinds.`);
+  const callers = spec.access.callers.filter((caller) => caller !== kind);
+  return { ...spec, access: { ...spec.access, callers: callers as [CallerKind, ...CallerKind[]] } };
+}
+
+describe('access matrix: every route × every caller kind', () => {
+  it.each(specs.filter(isHttpSpec).map((spec) => [`${spec.trigger.method} ${spec.trigger.path}`, spec] as const))('%s decides as the contract says', (_, spec) => {
+    expect(accessProblems([spec])).toEqual([]);
+  });
+
+  it('refuses every caller of a function behind no route', () => {
+    const background = specs.filter((spec) => !isHttpSpec(spec));
+    expect(background.map((spec) => spec.name).sort()).toEqual(['authorizer', 'copy-output', 'submission-consumer', 'sweeper', 'webhook-delivery']);
+    expect(accessProblems(background)).toEqual([]);
+  });
+
+  it('refuses a kind of caller no spec names, on every route: nothing is allowed by default', () => {
+    const operator = COLUMNS.find((column) => column.label === 'operator')!;
+    for (const spec of specs.filter((each) => 'capability' in each.access)) expect([spec.name, decide(operator.facts, spec.access).allow]).toEqual([spec.name, false]);
+  });
+});
+
+describe('a spec that forgets a caller kind', () => {
+  it('is refused for that kind, and the matrix names each cell that breaks the contract', () => {
+    const slip = forgetting(specOf('get-account'), 'session');
+    expect(decide({ kind: 'session', role: 'owner' }, slip.access)).toEqual({ allow: false, message: 'This endpoint is for API keys, not console sessions.' });
+    expect(accessProblems([slip])).toEqual(
+      ['owner', 'admin', 'developer', 'billing', 'viewer'].map((role) => `GET /api/v1/account × session(${role}): expected allow (Teams: read), got forbidden`),
+    );
+  });
+});
+
+describe('principals', () => {
+  const session = { kind: 'session', accountId: 'acc_1', mode: 'live', holderId: 'sub-1', email: 'a@example.com', rateLimit: 60 } as const;
+  const key = { kind: 'apiKey', accountId: 'acc_1', mode: 'live', keyId: 'key_1', rateLimit: 60, scopes: ['read'] } as const;
+
+  it('a session without a role acts as its account owner (until the teams issue gives it one); a role this code does not know grants nothing', () => {
+    expect(callerOf(session)).toEqual({ kind: 'session', role: 'owner' });
+    expect(callerOf({ ...session, role: 'viewer' } as Principal)).toEqual({ kind: 'session', role: 'viewer' });
+    expect(decide(callerOf({ ...session, role: 'superuser' } as Principal), specOf('get-credits').access).allow).toBe(false);
+    expect(ROLE_CAPABILITIES.owner).toEqual(['read', 'generate', 'webhooks', 'keys', 'billing', 'members']);
+  });
+
+  it('keeps the messages keys get: a missing scope, a route for account holders', () => {
+    expect(() => checkAccess(key, specOf('generate').access)).toThrow('This API key does not have the "generate" scope this endpoint needs.');
+    expect(() => checkAccess(key, specOf('list-keys').access)).toThrow('This endpoint is for signed-in account holders (a console session), not API keys.');
+    expect(() => checkAccess({ ...session, role: 'viewer' } as Principal, specOf('create-checkout').access)).toThrow(
+      'Your role (viewer) may not do this; a role that may: owner, admin, billing.',
+    );
+  });
+});
