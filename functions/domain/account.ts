@@ -22,3 +22,11 @@ export interface Account {
 export function hasPaidAccess(account: Account): boolean {
   return account.paidAccess && account.subscriptionStatus === 'active';
 }
+
+/** An account with that id exists already: a concurrent first use (a test balance opening) got there first. */
+export class AccountExistsError extends Error {
+  constructor(accountId: string) {
+    super(`Account ${accountId} already exists.`);
+    this.name = 'AccountExistsError';
+  }
+}

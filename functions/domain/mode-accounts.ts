@@ -1,4 +1,4 @@
-import type { Account } from './account';
+import { AccountExistsError, type Account } from './account';
 import { newLedgerEntryId } from './ids';
 import type { LedgerEntry } from './ledger';
 import { accountOfScope, isTestScope } from './mode';
@@ -7,8 +7,6 @@ import type { AccountStore } from './ports';
 /** What a test balance holds the first time it is used. */
 export const TEST_OPENING_CREDITS = 1000;
 const OPENING_REASON = 'test mode opening balance';
-/** Re-reads while a concurrent first use is still committing the test balance. */
-const OPEN_ATTEMPTS = 5;
 
 /**
  * The account store as the API sees it in both modes. A live scope is the account itself. A
@@ -65,11 +63,10 @@ async function openTestBalance(store: AccountStore, scopeId: string, now: Date):
     await store.create(account, grant);
     return account;
   } catch (error) {
-    for (let attempt = 0; attempt < OPEN_ATTEMPTS; attempt += 1) {
-      const existing = await store.get(scopeId);
-      if (existing) return existing;
-      await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
-    }
-    throw error;
+    if (!(error instanceof AccountExistsError)) throw error;
+    // A concurrent first use created it: its write has committed, so a consistent read sees it.
+    const existing = await store.get(scopeId);
+    if (!existing) throw error;
+    return existing;
   }
 }

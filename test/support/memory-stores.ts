@@ -1,4 +1,4 @@
-import type { Account, SubscriptionStatus } from '#domain/account';
+import { AccountExistsError, type Account, type SubscriptionStatus } from '#domain/account';
 import type { ApiKeyRecord } from '#domain/api-key';
 import { NotFoundError } from '#domain/errors';
 import type { LedgerEntry } from '#domain/ledger';
@@ -116,7 +116,7 @@ export class MemoryAccountStore implements AccountStore {
 
   async create(account: Account, openingGrant?: LedgerEntry): Promise<void> {
     await turn();
-    if (this.table.accounts.has(account.accountId)) throw new MemoryConditionError(`account ${account.accountId} exists`);
+    if (this.table.accounts.has(account.accountId)) throw new AccountExistsError(account.accountId);
     if (openingGrant) this.table.checkNewEntry(openingGrant);
     this.table.accounts.set(account.accountId, copy(account));
     if (openingGrant) this.table.addEntry(openingGrant);

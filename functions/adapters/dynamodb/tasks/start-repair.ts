@@ -5,7 +5,8 @@ import type { Task, TaskError } from '#domain/task';
 import { PENDING_STARTS } from '../account-repository';
 import type { Db } from '../dynamo-client';
 import { accountKey, taskKey } from '../keys';
-import { LEDGER_COUNT, PENDING_CHARGES, pauseBeforeRetry, POSITION_TAKEN, slotAfter } from '../ledger-positions';
+import { LEDGER_COUNT, PENDING_CHARGES, slotAfter } from '../ledger-positions';
+import { AGAIN, withRetries } from '../retry';
 import { refusalOf, writeFailedEnding } from './refund-transaction';
 import { discardDraft } from './start';
 
@@ -15,14 +16,10 @@ import { discardDraft } from './start';
  * position as failed and is refunded (the charge written to the ledger with its refund).
  */
 export async function repairStart(db: Db, draft: Task, error: TaskError, now: string): Promise<StartRepair> {
-  for (let round = 0; ; round += 1) {
-    const repaired = await repairOnce(db, draft, error, now);
-    if (repaired !== POSITION_TAKEN) return repaired;
-    await pauseBeforeRetry(round, draft.accountId);
-  }
+  return withRetries('start repair', () => repairOnce(db, draft, error, now));
 }
 
-async function repairOnce(db: Db, draft: Task, error: TaskError, now: string): Promise<StartRepair | typeof POSITION_TAKEN> {
+async function repairOnce(db: Db, draft: Task, error: TaskError, now: string): Promise<StartRepair | typeof AGAIN> {
   const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: accountKey(draft.accountId), ConsistentRead: true }));
   const seq = (Item?.[PENDING_STARTS] as Record<string, unknown> | undefined)?.[draft.taskId];
   // No note: the charge was never taken (a start that did take it notes it before anything else).
@@ -58,7 +55,7 @@ async function repairOnce(db: Db, draft: Task, error: TaskError, now: string): P
     const refused = refusalOf(caught);
     if (refused?.task) return 'settled';
     // The ledger count moved, or the note went: read the account again.
-    if (refused?.account || refused?.conflict) return POSITION_TAKEN;
+    if (refused?.account || refused?.conflict) return AGAIN;
     if (refused?.ledger) return 'settled';
     throw caught;
   }

@@ -1,17 +1,18 @@
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AccountBusyError } from '#domain/errors';
 import type { KeySpend } from '#domain/key-spend';
 import type { CreateTaskResult, IdempotencyClaim, NewTaskRequest } from '#domain/ports';
 import type { Task, TaskKind } from '#domain/task';
 import type { Telemetry } from '#domain/telemetry';
 import { PENDING_STARTS } from '../account-repository';
-import { cancellationReasons, isConditionFailure, type Db } from '../dynamo-client';
+import { isConditionFailure, type Db } from '../dynamo-client';
 import { DynamoIdempotencyStore, toIdempotencyItem } from '../idempotency-repository';
 import { accountKey, IDEMPOTENCY_SK, keySpendKey, taskHistoryKey, taskKey } from '../keys';
 import { LEDGER_COUNT, PENDING_CHARGES } from '../ledger-positions';
 import { ledgerEntryPut } from '../ledger-repository';
 import { toTaskItem } from '../task-item';
-import { withConflictRetries } from './conflict-retries';
+import { retryOnConflict } from '../retry';
+import { transact, TransactionRefused } from '../transaction';
 import { getTask } from './queries';
 
 const COUNT_ATTRIBUTE: Record<TaskKind, string> = { video: 'video_count', image: 'image_count' };
@@ -61,22 +62,21 @@ export async function startTask(db: Db, telemetry: Telemetry, request: NewTaskRe
   }
   const task = { ...draft, seq: taken.seq } as Task;
 
-  await db.doc.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Update: {
-            TableName: db.tableName,
-            Key: taskKey(task.accountId, task.taskId),
-            UpdateExpression: 'SET seq = :seq, lsi1sk = :position',
-            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(seq)',
-            ExpressionAttributeValues: { ':seq': task.seq, ':position': taskHistoryKey(task.kind, task.seq) },
-          },
+  await transact(db, [
+    [
+      'task',
+      {
+        Update: {
+          TableName: db.tableName,
+          Key: taskKey(task.accountId, task.taskId),
+          UpdateExpression: 'SET seq = :seq, lsi1sk = :position',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(seq)',
+          ExpressionAttributeValues: { ':seq': task.seq, ':position': taskHistoryKey(task.kind, task.seq) },
         },
-        { Put: ledgerEntryPut(db, charge, taken.ledgerPosition) },
-      ],
-    }),
-  );
+      },
+    ],
+    ['charge', { Put: ledgerEntryPut(db, charge, taken.ledgerPosition) }],
+  ]);
 
   await clearPendingStart(db, task).catch((error: unknown) =>
     // Harmless if left: the task has its position, so no repair ever reads this note.
@@ -94,27 +94,26 @@ async function putDraft(db: Db, draft: Task, idempotency?: IdempotencyClaim): Pr
   }
   const claim = toIdempotencyItem(idempotency);
   try {
-    await db.doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          // The draft names its claim, so a repair can release it.
-          { Put: { ...put, Item: { ...put.Item, idempotency_pk: claim.pk } } },
-          {
-            Put: {
-              TableName: db.tableName,
-              Item: claim,
-              // An expired (or released) record that TTL has not deleted yet may be taken over
-              // (the same rule as DynamoIdempotencyStore.get, judged on the clock of this attempt).
-              ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :nowEpoch',
-              ExpressionAttributeValues: { ':nowEpoch': Math.floor(Date.now() / 1000) },
-            },
+    await transact(db, [
+      // The draft names its claim, so a repair can release it.
+      ['draft', { Put: { ...put, Item: { ...put.Item, idempotency_pk: claim.pk } } }],
+      [
+        'claim',
+        {
+          Put: {
+            TableName: db.tableName,
+            Item: claim,
+            // An expired (or released) record that TTL has not deleted yet may be taken over
+            // (the same rule as DynamoIdempotencyStore.get, judged on the clock of this attempt).
+            ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :nowEpoch',
+            ExpressionAttributeValues: { ':nowEpoch': Math.floor(Date.now() / 1000) },
           },
-        ],
-      }),
-    );
+        },
+      ],
+    ]);
     return true;
   } catch (error) {
-    if (cancellationReasons(error)[1] === 'ConditionalCheckFailed') return false;
+    if (error instanceof TransactionRefused && error.failed('claim')) return false;
     throw error;
   }
 }
@@ -151,7 +150,7 @@ async function reserveKeySpend(
 ): Promise<{ type: 'reserved' } | { type: 'refused'; spent: number }> {
   const notSameTask = '(attribute_not_exists(last_task) OR last_task <> :task)';
   try {
-    await withConflictRetries(() =>
+    await retryOnConflict('start', () =>
       db.doc.send(
         new UpdateCommand({
           TableName: db.tableName,
@@ -181,7 +180,7 @@ async function reserveKeySpend(
 
 /** The charge was refused after the spend was reserved: the key gets its room back. */
 async function releaseKeySpend(db: Db, spend: KeySpend, price: number): Promise<void> {
-  await withConflictRetries(() =>
+  await retryOnConflict('start', () =>
     db.doc.send(
       new UpdateCommand({
         TableName: db.tableName,
@@ -225,7 +224,7 @@ async function takePosition(
   try {
     let result;
     try {
-      result = await withConflictRetries(update);
+      result = await retryOnConflict('start: price and position', update);
     } catch (error) {
       // An account written before pending_starts existed: give it the (empty) map once.
       if (!(error instanceof Error && error.name === 'ValidationException')) throw error;
@@ -239,7 +238,7 @@ async function takePosition(
           ExpressionAttributeValues: { ':empty': {} },
         }),
       );
-      result = await withConflictRetries(update);
+      result = await retryOnConflict('start: price and position', update);
     }
     return { type: 'taken', seq: Number(result.Attributes?.[count]), ledgerPosition: Number(result.Attributes?.[LEDGER_COUNT]) };
   } catch (error) {
@@ -267,27 +266,26 @@ export async function discardDraft(db: Db, draft: Task, claimPk?: string): Promi
       await db.doc.send(new UpdateCommand(discard));
       return true;
     }
-    await db.doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Update: discard },
-          {
-            // Expired now: the next request with this key starts afresh (nothing was charged).
-            Update: {
-              TableName: db.tableName,
-              Key: { pk: claimPk, sk: IDEMPOTENCY_SK },
-              UpdateExpression: 'SET expires_at = :zero',
-              ConditionExpression: 'task_id = :task',
-              ExpressionAttributeValues: { ':zero': 0, ':task': draft.taskId },
-            },
+    await transact(db, [
+      ['draft', { Update: discard }],
+      [
+        'claim',
+        {
+          // Expired now: the next request with this key starts afresh (nothing was charged).
+          Update: {
+            TableName: db.tableName,
+            Key: { pk: claimPk, sk: IDEMPOTENCY_SK },
+            UpdateExpression: 'SET expires_at = :zero',
+            ConditionExpression: 'task_id = :task',
+            ExpressionAttributeValues: { ':zero': 0, ':task': draft.taskId },
           },
-        ],
-      }),
-    );
+        },
+      ],
+    ]);
     return true;
   } catch (error) {
-    if (isConditionFailure(error) || cancellationReasons(error)[0] === 'ConditionalCheckFailed') return false;
-    if (cancellationReasons(error)[1] === 'ConditionalCheckFailed') {
+    if (isConditionFailure(error) || (error instanceof TransactionRefused && error.failed('draft'))) return false;
+    if (error instanceof TransactionRefused && error.failed('claim')) {
       // The claim was already taken over (it can only be by a later request): just discard.
       return discardDraft(db, draft);
     }
@@ -297,7 +295,7 @@ export async function discardDraft(db: Db, draft: Task, claimPk?: string): Promi
 
 /** Step 4. */
 async function clearPendingStart(db: Db, task: Task): Promise<void> {
-  await withConflictRetries(() =>
+  await retryOnConflict('start', () =>
     db.doc.send(
       new UpdateCommand({
         TableName: db.tableName,

@@ -4,8 +4,8 @@ import type { FailOptions } from '#domain/ports';
 import type { ProviderJob, Task, TaskError } from '#domain/task';
 import { isConditionFailure, type Db } from '../dynamo-client';
 import { endedEntryValues, taskKey } from '../keys';
-import { appendWithRetries, POSITION_TAKEN, slotAfter } from '../ledger-positions';
-import { withConflictRetries } from './conflict-retries';
+import { appendWithRetries, slotAfter } from '../ledger-positions';
+import { AGAIN, retryOnConflict } from '../retry';
 import { getTask } from './queries';
 import { refusalOf, writeFailedEnding } from './refund-transaction';
 
@@ -148,13 +148,13 @@ export function failAndRefund(
       const refused = refusalOf(caught);
       if (refused?.task) return false;
       // Another ledger write took the position: append again after it.
-      if (refused?.account) return POSITION_TAKEN;
+      if (refused?.account) return AGAIN;
       // Lost a race with another writer of the same task: whoever won decided its fate.
       if (refused?.conflict) {
         const latest = await getTask(db, task.accountId, task.taskId);
         if (latest && latest.status !== 'processing') return false;
         // A writer of the account item (a start, another refund) held it: try again.
-        return POSITION_TAKEN;
+        return AGAIN;
       }
       throw caught;
     }
@@ -194,7 +194,7 @@ async function conditionalUpdate(
 ): Promise<boolean> {
   try {
     // A transaction on the task (a cancel's or a timeout's refund) refuses this write while it runs.
-    await withConflictRetries(() =>
+    await retryOnConflict('task transition', () =>
       db.doc.send(
         new UpdateCommand({
           TableName: db.tableName,
