@@ -16,7 +16,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { createAccount, createApiKey, grantCredits } from '#domain/account-admin';
+import { createAccount, createApiKey, grantCredits } from '#domain/accounts/account-admin';
 import { recordTimedCalls, summarize, type CallSummary, type TimedCall } from '#test-support/dynamo-calls';
 import { startFakeReplicate, type FakeReplicate } from '#test-support/fake-replicate';
 import { signedInHolder } from '#test-support/identity';

@@ -12,8 +12,8 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { describeAccount } from '#domain/account-admin';
-import { scopeOf } from '#domain/mode';
+import { describeAccount } from '#domain/accounts/account-admin';
+import { scopeOf } from '#domain/shared/partition';
 import { connect } from './admin/target';
 import { runningLocalStack } from './local-stack/discovery';
 import { localSettings, REPO_ROOT } from './local-stack/settings';

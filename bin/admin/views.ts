@@ -1,9 +1,9 @@
-import type { Account } from '#domain/account';
-import type { AccountListing, AccountSummary } from '#domain/account-admin';
-import { isExpired, scopesOf, type ApiKeyRecord } from '#domain/api-key';
-import { modeOfScope } from '#domain/mode';
-import { submissionState, type CircuitView } from '#domain/provider-status';
-import type { Task } from '#domain/task';
+import type { Account } from '#domain/accounts/account';
+import type { AccountListing, AccountSummary } from '#domain/accounts/account-admin';
+import { isExpired, scopesOf, type ApiKeyRecord } from '#domain/accounts/api-key';
+import { modeOfScope } from '#domain/shared/partition';
+import { submissionState, type CircuitView } from '#domain/tasks/describe-task';
+import type { Task } from '#domain/tasks/task';
 
 /** The JSON the admin CLI prints: snake_case like the API, and never a key hash. */
 export const accountView = (account: Account) => ({

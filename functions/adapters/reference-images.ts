@@ -1,5 +1,5 @@
-import { oversizeReason } from '#domain/image-size';
-import { MAX_UPLOAD_BYTES, sniffImageType } from '#domain/image-type';
+import { oversizeReason } from '#domain/catalogue/image-size';
+import { MAX_UPLOAD_BYTES, sniffImageType } from '#domain/catalogue/image-type';
 import type { ReferenceUrlPolicy } from '#domain/ports';
 import { isPublicMediaKey } from './s3/media-layout';
 import type { ObjectStorage } from './s3/object-storage';

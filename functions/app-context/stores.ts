@@ -12,10 +12,10 @@ import { DynamoTaskStore } from '#adapters/dynamodb/task-repository';
 import { DynamoUploadPublications } from '#adapters/dynamodb/upload-publication-repository';
 import type { ServiceConfig } from '#config/service';
 import type { AccountStore, ApiKeyStore, BillingStore, CallbackReceipts, HolderStore, IdempotencyStore, LedgerStore, TaskStore, UploadPublications } from '#domain/ports';
-import { modeAwareAccounts } from '#domain/mode-accounts';
-import type { CircuitStore } from '#domain/circuit-breaker';
-import type { RateCounter } from '#domain/rate-limit';
-import type { Telemetry } from '#domain/telemetry';
+import { modeAwareAccounts } from '#domain/accounts/partition-accounts';
+import type { CircuitStore } from '#domain/providers/circuit-breaker';
+import type { RateCounter } from '#domain/accounts/rate-limit';
+import type { Telemetry } from '#domain/shared/telemetry';
 import { powertoolsTelemetry } from '#observability/telemetry';
 import { appConfig } from './config';
 

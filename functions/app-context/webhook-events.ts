@@ -4,7 +4,7 @@ import { DynamoEventFeedStore } from '#adapters/dynamodb/event-feed-repository';
 import { DynamoWebhookStore } from '#adapters/dynamodb/webhook-repository';
 import type { ServiceConfig } from '#config/service';
 import { renderEvent } from '#contract/events';
-import type { DeliveryDeps, DeliveryMessage } from '#domain/webhook-deliveries';
+import type { DeliveryDeps, DeliveryMessage } from '#domain/webhooks/deliveries';
 import { appConfig } from './config';
 import { lazyMessageQueue } from './queues';
 import { appDb } from './stores';

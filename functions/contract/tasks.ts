@@ -8,9 +8,9 @@ import {
   VIDEO_ASPECT_RATIOS,
   VIDEO_MODEL_IDS,
   VIDEO_RESOLUTIONS,
-} from '#domain/catalogue';
-import { isLivemode } from '#domain/mode';
-import { TASK_ERROR_CODES, TASK_STATUSES, type GenerationExtras, type ImageTask, type Task, type TaskStatus, type VideoTask } from '#domain/task';
+} from '#domain/catalogue/catalogue';
+import { isLivemode } from '#domain/shared/partition';
+import { TASK_ERROR_CODES, TASK_STATUSES, type GenerationExtras, type ImageTask, type Task, type TaskStatus, type VideoTask } from '#domain/tasks/task';
 import { successEnvelopeSchema } from './envelope';
 import { credits, timestamp } from './fields';
 import { pagination, paginationView, type PageOf } from './pagination';

@@ -1,12 +1,12 @@
-import type { Account, SubscriptionStatus } from './account';
-import type { ApiKeyRecord } from './api-key';
-import type { BillingEvent, Purchase, Reversal, ReversalEntry } from './billing';
-import type { Holder, IdentityHolder } from './holder';
-import type { ImageContentType } from './image-type';
-import type { KeySpend } from './key-spend';
-import type { LedgerEntry } from './ledger';
-import type { MediaKind } from './media-type';
-import type { ProviderJob, Task, TaskError, TaskKind } from './task';
+import type { Account, SubscriptionStatus } from './accounts/account';
+import type { ApiKeyRecord } from './accounts/api-key';
+import type { BillingEvent, Purchase, Reversal, ReversalEntry } from './billing/billing';
+import type { Holder, IdentityHolder } from './accounts/holder';
+import type { ImageContentType } from './catalogue/image-type';
+import type { KeySpend } from './accounts/spending-key';
+import type { LedgerEntry } from './accounts/ledger';
+import type { MediaKind } from './catalogue/media-type';
+import type { ProviderJob, Task, TaskError, TaskKind } from './tasks/task';
 
 /**
  * What the use cases need from storage. The adapters in functions/adapters/ implement

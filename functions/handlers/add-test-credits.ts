@@ -1,7 +1,7 @@
 import { rateLimiter } from '#app-context/rate-limiter';
 import { stores } from '#app-context/stores';
 import { toCreditsView } from '#contract/credits';
-import { addTestCredits } from '#domain/billing-account';
+import { addTestCredits } from '#domain/billing/billing-account';
 import { httpHandler } from '#http/http-handler';
 
 /** POST /api/v1/billing/test-credits (session, test mode): +1000 test credits. */

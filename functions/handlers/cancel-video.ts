@@ -1,7 +1,7 @@
 import { lifecycle } from '#app-context/lifecycle';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { videoView } from '#contract/tasks';
-import { cancelTask } from '#domain/cancel-task';
+import { cancelTask } from '#domain/tasks/cancel-task';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
 

@@ -2,7 +2,7 @@ import { uploadStorage } from '#app-context/media';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { stores } from '#app-context/stores';
 import { uploadedImageView } from '#contract/uploads';
-import { completeDirectUpload } from '#domain/uploads';
+import { completeDirectUpload } from '#domain/uploads/uploads';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
 

@@ -1,7 +1,7 @@
 import { billingAccount } from '#app-context/billing';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { parseCheckout } from '#contract/billing';
-import { startCheckout } from '#domain/billing-account';
+import { startCheckout } from '#domain/billing/billing-account';
 import { httpHandler } from '#http/http-handler';
 
 /** POST /api/v1/billing/checkout (session, live mode): a checkout page for a pack or the plan. */

@@ -1,7 +1,7 @@
 import { keyManagement } from '#app-context/keys';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { createdKeyView, parseCreateKey } from '#contract/keys';
-import { createKey } from '#domain/key-management';
+import { createKey } from '#domain/accounts/key-management';
 import { httpHandler } from '#http/http-handler';
 
 /** POST /api/v1/keys: a new API key; the key itself is in this answer only. */

@@ -1,6 +1,6 @@
 import { billingAccount } from '#app-context/billing';
 import { rateLimiter } from '#app-context/rate-limiter';
-import { openPortal } from '#domain/billing-account';
+import { openPortal } from '#domain/billing/billing-account';
 import { httpHandler } from '#http/http-handler';
 
 /** POST /api/v1/billing/portal (session): the customer portal, to manage or cancel the subscription. */

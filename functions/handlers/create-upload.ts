@@ -1,7 +1,7 @@
 import { uploadStorage } from '#app-context/media';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { directUploadView } from '#contract/uploads';
-import { createDirectUpload } from '#domain/uploads';
+import { createDirectUpload } from '#domain/uploads/uploads';
 import { httpHandler } from '#http/http-handler';
 
 /** POST /api/v1/uploads: a presigned direct upload to storage, for files of any allowed size. */

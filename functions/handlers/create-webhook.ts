@@ -2,7 +2,7 @@ import { rateLimiter } from '#app-context/rate-limiter';
 import { stores } from '#app-context/stores';
 import { webhooks } from '#app-context/webhooks';
 import { createdWebhookView, parseCreateWebhook } from '#contract/webhooks';
-import { createWebhook } from '#domain/webhooks';
+import { createWebhook } from '#domain/webhooks/webhooks';
 import { httpHandler } from '#http/http-handler';
 
 /** POST /api/v1/webhooks: register an endpoint; its signing secret is in this answer only. */

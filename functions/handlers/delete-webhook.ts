@@ -1,6 +1,6 @@
 import { rateLimiter } from '#app-context/rate-limiter';
 import { webhooks } from '#app-context/webhooks';
-import { deleteWebhook } from '#domain/webhooks';
+import { deleteWebhook } from '#domain/webhooks/webhooks';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
 

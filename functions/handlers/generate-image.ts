@@ -2,8 +2,8 @@ import { lifecycle } from '#app-context/lifecycle';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { parseGenerateImage } from '#contract/generate-image';
 import { imageView } from '#contract/tasks';
-import { spendingKeyOf } from '#domain/key-spend';
-import { startTask } from '#domain/start-task';
+import { spendingKeyOf } from '#domain/accounts/spending-key';
+import { startTask } from '#domain/tasks/start-task';
 import { httpHandler } from '#http/http-handler';
 import { idempotencyKeyOf } from '#http/request';
 

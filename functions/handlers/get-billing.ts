@@ -1,7 +1,7 @@
 import { billing } from '#app-context/billing';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { toBillingView } from '#contract/billing';
-import { getBilling } from '#domain/billing-account';
+import { getBilling } from '#domain/billing/billing-account';
 import { httpHandler } from '#http/http-handler';
 
 /** GET /api/v1/billing (session): packs, the plan, and the account's subscription and paid access. */

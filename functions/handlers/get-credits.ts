@@ -1,7 +1,7 @@
 import { rateLimiter } from '#app-context/rate-limiter';
 import { stores } from '#app-context/stores';
 import { toCreditsView } from '#contract/credits';
-import { getCallerAccount } from '#domain/get-account';
+import { getCallerAccount } from '#domain/accounts/get-account';
 import { httpHandler } from '#http/http-handler';
 
 /** GET /api/v1/credits: balance, paid-access flag and subscription status of the caller. */

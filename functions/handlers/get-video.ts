@@ -1,7 +1,7 @@
 import { lifecycle } from '#app-context/lifecycle';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { videoView } from '#contract/tasks';
-import { getTask } from '#domain/get-task';
+import { getTask } from '#domain/tasks/get-task';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
 

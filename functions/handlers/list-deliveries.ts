@@ -1,7 +1,7 @@
 import { rateLimiter } from '#app-context/rate-limiter';
 import { webhooks } from '#app-context/webhooks';
 import { deliveryPageView } from '#contract/webhooks';
-import { listDeliveries } from '#domain/webhook-deliveries';
+import { listDeliveries } from '#domain/webhooks/deliveries';
 import { httpHandler } from '#http/http-handler';
 import { parsePagination, pathParameter } from '#http/request';
 

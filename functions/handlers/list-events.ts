@@ -1,7 +1,7 @@
 import { rateLimiter } from '#app-context/rate-limiter';
 import { webhookEvents } from '#app-context/webhook-events';
 import { eventPageView, eventsQuery } from '#contract/events';
-import { listEvents } from '#domain/events-feed';
+import { listEvents } from '#domain/webhooks/events-feed';
 import { httpHandler } from '#http/http-handler';
 
 /** GET /api/v1/events: the caller's task endings, oldest first, after a cursor. */

@@ -1,7 +1,7 @@
 import { keyManagement } from '#app-context/keys';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { keyView } from '#contract/keys';
-import { listKeys } from '#domain/key-management';
+import { listKeys } from '#domain/accounts/key-management';
 import { httpHandler } from '#http/http-handler';
 
 /** GET /api/v1/keys: the account's API keys, newest first, revoked ones included. */

@@ -1,7 +1,7 @@
 import { rateLimiter } from '#app-context/rate-limiter';
 import { stores } from '#app-context/stores';
 import { transactionPageView } from '#contract/transactions';
-import { listTransactions } from '#domain/list-transactions';
+import { listTransactions } from '#domain/accounts/list-transactions';
 import { httpHandler } from '#http/http-handler';
 import { parsePagination } from '#http/request';
 

@@ -1,7 +1,7 @@
 import { rateLimiter } from '#app-context/rate-limiter';
 import { stores } from '#app-context/stores';
 import { videoPageView } from '#contract/tasks';
-import { listTasks } from '#domain/list-tasks';
+import { listTasks } from '#domain/tasks/list-tasks';
 import { httpHandler } from '#http/http-handler';
 import { parsePagination } from '#http/request';
 

@@ -1,7 +1,7 @@
 import { rateLimiter } from '#app-context/rate-limiter';
 import { webhooks } from '#app-context/webhooks';
 import { webhookView } from '#contract/webhooks';
-import { listWebhooks } from '#domain/webhooks';
+import { listWebhooks } from '#domain/webhooks/webhooks';
 import { httpHandler } from '#http/http-handler';
 
 /** GET /api/v1/webhooks: the caller's endpoints, oldest first (secrets are never shown again). */

@@ -1,8 +1,8 @@
 import { quoteDeps } from '#app-context/quotes';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { parseQuote, toQuoteView } from '#contract/quote';
-import { spendingKeyOf } from '#domain/key-spend';
-import { quoteStart } from '#domain/quote';
+import { spendingKeyOf } from '#domain/accounts/spending-key';
+import { quoteStart } from '#domain/tasks/quote';
 import { toHttpError } from '#http/error-mapping';
 import { httpHandler } from '#http/http-handler';
 

@@ -1,6 +1,6 @@
 import { rateLimiter } from '#app-context/rate-limiter';
 import { webhookEvents } from '#app-context/webhook-events';
-import { retryDelivery } from '#domain/webhook-deliveries';
+import { retryDelivery } from '#domain/webhooks/deliveries';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
 

@@ -1,7 +1,7 @@
 import { keyManagement } from '#app-context/keys';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { keyView } from '#contract/keys';
-import { revokeKey } from '#domain/key-management';
+import { revokeKey } from '#domain/accounts/key-management';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
 

@@ -1,6 +1,6 @@
 import { rateLimiter } from '#app-context/rate-limiter';
 import { webhooks } from '#app-context/webhooks';
-import { sendTestEvent } from '#domain/webhook-deliveries';
+import { sendTestEvent } from '#domain/webhooks/deliveries';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
 

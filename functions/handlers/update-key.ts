@@ -1,7 +1,7 @@
 import { keyManagement } from '#app-context/keys';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { keyView, parseUpdateKey } from '#contract/keys';
-import { updateKey } from '#domain/key-management';
+import { updateKey } from '#domain/accounts/key-management';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
 

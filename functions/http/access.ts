@@ -1,6 +1,6 @@
-import type { KeyScope } from '#domain/api-key';
-import { ForbiddenError } from '#domain/errors';
-import type { Principal } from '#domain/principal';
+import type { KeyScope } from '#domain/accounts/api-key';
+import { ForbiddenError } from '#domain/shared/errors';
+import type { Principal } from '#domain/accounts/principal';
 
 /**
  * Who may call an endpoint, as its route in the table declares it (route.ts `scope`, `callers`):

@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { KEY_SCOPES, type KeyScope } from '#domain/api-key';
-import { UnauthorizedError, ValidationError } from '#domain/errors';
-import { isTestScope, KEY_MODES, modeOfScope, scopeOf, type KeyMode } from '#domain/mode';
-import type { Principal, SessionPrincipal } from '#domain/principal';
+import { KEY_SCOPES, type KeyScope } from '#domain/accounts/api-key';
+import { UnauthorizedError, ValidationError } from '#domain/shared/errors';
+import { isTestScope, KEY_MODES, modeOfScope, scopeOf, type KeyMode } from '#domain/shared/partition';
+import type { Principal, SessionPrincipal } from '#domain/accounts/principal';
 import { headerValue } from './headers';
 
 /** The header that picks a session's mode per request (an API key's own mode always applies). */

@@ -1,6 +1,6 @@
 import type { ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { ErrorStatus } from '#contract/errors';
-import type { KeyScope } from '#domain/api-key';
+import type { KeyScope } from '#domain/accounts/api-key';
 
 /** What the local server and API Gateway need to send a request to its function. */
 export interface Route {

@@ -2,9 +2,9 @@ import type * as z from 'zod';
 import type { ReferenceImages } from '#adapters/reference-images';
 import type { ObjectStorage } from '#adapters/s3/object-storage';
 import type { SimulatedOutputs } from '#config/service';
-import type { ImageModel, VideoModel } from '#domain/catalogue';
-import type { GenerationProvider } from '#domain/provider';
-import type { Telemetry } from '#domain/telemetry';
+import type { ImageModel, VideoModel } from '#domain/catalogue/catalogue';
+import type { GenerationProvider } from '#domain/providers/provider';
+import type { Telemetry } from '#domain/shared/telemetry';
 
 /**
  * What functions/config/ and lib/ know of a provider: its name, settings and secrets. Kept in

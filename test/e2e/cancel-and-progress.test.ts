@@ -1,8 +1,8 @@
 import type { LocalStack } from '#bin/local-stack/stack';
 import type { InProcessCopyQueue } from '#adapters/copy-queues';
 import { MEDIA_PREFIXES } from '#adapters/s3/media-layout';
-import { createAccount, createApiKey } from '#domain/account-admin';
-import type { LedgerEntry } from '#domain/ledger';
+import { createAccount, createApiKey } from '#domain/accounts/account-admin';
+import type { LedgerEntry } from '#domain/accounts/ledger';
 import { balanceAndLedger, call, listKeys, waitForFinal, startTestApi, type ApiReply } from '#test-support/local-api';
 
 /**

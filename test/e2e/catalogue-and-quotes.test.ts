@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { createAccount, createApiKey } from '#domain/account-admin';
-import { CATALOGUE, videoPrice } from '#domain/catalogue';
+import { createAccount, createApiKey } from '#domain/accounts/account-admin';
+import { CATALOGUE, videoPrice } from '#domain/catalogue/catalogue';
 import { isRead, recordDynamoCalls, type DynamoCall } from '#test-support/dynamo-calls';
 import { balanceAndLedger, call, startTestApi, waitForFinal } from '#test-support/local-api';
 

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { createAccount, createApiKey } from '#domain/account-admin';
-import type { SubscriptionStatus } from '#domain/account';
+import { createAccount, createApiKey } from '#domain/accounts/account-admin';
+import type { SubscriptionStatus } from '#domain/accounts/account';
 import { balanceAndLedger, call, startTestApi, waitForFinal } from '#test-support/local-api';
 
 /** Image generation over real HTTP with the simulated provider rendering real files. */

@@ -1,6 +1,6 @@
 import type { LocalStack } from '#bin/local-stack/stack';
 import type { InProcessCopyQueue } from '#adapters/copy-queues';
-import { createAccount, createApiKey } from '#domain/account-admin';
+import { createAccount, createApiKey } from '#domain/accounts/account-admin';
 import { startFakeReplicate, type FakeReplicate } from '#test-support/fake-replicate';
 import { balanceAndLedger, call, listKeys, startTestApi, type ApiReply } from '#test-support/local-api';
 

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { createAccount, createApiKey, grantCredits } from '#domain/account-admin';
-import { ledgerSum } from '#domain/ledger';
-import { scopeOf } from '#domain/mode';
+import { createAccount, createApiKey, grantCredits } from '#domain/accounts/account-admin';
+import { ledgerSum } from '#domain/accounts/ledger';
+import { scopeOf } from '#domain/shared/partition';
 import { SAMPLES_SOURCE_DIR } from '#providers/simulated/sample-outputs';
 import { VidgenClient } from '#client';
 import { call, startTestApi, waitForFinal } from '#test-support/local-api';

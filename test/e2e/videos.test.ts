@@ -2,7 +2,7 @@ import http from 'node:http';
 import sharp from 'sharp';
 import { inspectMp4 } from '#test-support/mp4';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { createAccount, createApiKey } from '#domain/account-admin';
+import { createAccount, createApiKey } from '#domain/accounts/account-admin';
 import { balanceAndLedger, call, startTestApi, waitForFinal } from '#test-support/local-api';
 
 /**

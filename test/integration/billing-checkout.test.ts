@@ -1,11 +1,11 @@
 import { buildAppContext, type AppContext } from '#app-context';
 import { buildBilling } from '#app-context/billing';
 import { parseCheckout } from '#contract/billing';
-import { createAccount } from '#domain/account-admin';
-import { addTestCredits, getBilling, openPortal, startCheckout, type BillingDeps } from '#domain/billing-account';
-import { ValidationError } from '#domain/errors';
-import { ledgerSum } from '#domain/ledger';
-import { scopeOf } from '#domain/mode';
+import { createAccount } from '#domain/accounts/account-admin';
+import { addTestCredits, getBilling, openPortal, startCheckout, type BillingDeps } from '#domain/billing/billing-account';
+import { ValidationError } from '#domain/shared/errors';
+import { ledgerSum } from '#domain/accounts/ledger';
+import { scopeOf } from '#domain/shared/partition';
 import { startStripeSimulator, type StripeSimulator } from '#bin/local-stack/stripe-simulator';
 import { createTestDb, dropTestDb, testConfig } from '#test-support/test-db';
 

@@ -9,8 +9,8 @@ import { ObjectStorage } from '#adapters/s3/object-storage';
 import { createS3Client } from '#adapters/s3/s3-client';
 import { createSafeFetcher } from '#adapters/safe-fetch';
 import { InProcessCopyQueue } from '#adapters/copy-queues';
-import { createAccount } from '#domain/account-admin';
-import { cancelTask } from '#domain/cancel-task';
+import { createAccount } from '#domain/accounts/account-admin';
+import { cancelTask } from '#domain/tasks/cancel-task';
 import {
   InsufficientCreditsError,
   IdempotencyConflictError,
@@ -18,16 +18,16 @@ import {
   PaidAccessRequiredError,
   SpendLimitExceededError,
   UpstreamError,
-} from '#domain/errors';
-import { getTask } from '#domain/get-task';
-import { ledgerSum } from '#domain/ledger';
-import { listTasks } from '#domain/list-tasks';
-import { applyOutcome, copyRequested } from '#domain/task-lifecycle';
-import { ProviderUnavailableError } from '#domain/provider';
-import { startTask, type StartDeps, type StartRequest } from '#domain/start-task';
-import { sweep } from '#domain/sweep';
-import { failTask } from '#domain/task-lifecycle';
-import type { VideoParams } from '#domain/task';
+} from '#domain/shared/errors';
+import { getTask } from '#domain/tasks/get-task';
+import { ledgerSum } from '#domain/accounts/ledger';
+import { listTasks } from '#domain/tasks/list-tasks';
+import { applyOutcome, copyRequested } from '#domain/tasks/lifecycle/deps';
+import { ProviderUnavailableError } from '#domain/providers/provider';
+import { startTask, type StartDeps, type StartRequest } from '#domain/tasks/start-task';
+import { sweep } from '#domain/tasks/sweep';
+import { failTask } from '#domain/tasks/lifecycle/deps';
+import type { VideoParams } from '#domain/tasks/task';
 import { ScriptedProvider } from '#test-support/scripted-provider';
 import { createTestDb, dropTestDb, testConfig } from '#test-support/test-db';
 import { inspectMp4 } from '#test-support/mp4';

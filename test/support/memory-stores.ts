@@ -1,8 +1,8 @@
-import { AccountExistsError, type Account, type SubscriptionStatus } from '#domain/account';
-import type { ApiKeyRecord } from '#domain/api-key';
-import { NotFoundError } from '#domain/errors';
-import type { LedgerEntry } from '#domain/ledger';
-import type { MediaKind } from '#domain/media-type';
+import { AccountExistsError, type Account, type SubscriptionStatus } from '#domain/accounts/account';
+import type { ApiKeyRecord } from '#domain/accounts/api-key';
+import { NotFoundError } from '#domain/shared/errors';
+import type { LedgerEntry } from '#domain/accounts/ledger';
+import type { MediaKind } from '#domain/catalogue/media-type';
 import type {
   AccountDirectory,
   AccountStore,
@@ -25,10 +25,10 @@ import type {
   UploadPublications,
   UploadStorage,
 } from '#domain/ports';
-import type { RateCounter, RateWindow } from '#domain/rate-limit';
-import type { ProviderJob, Task, TaskError, TaskKind } from '#domain/task';
-import type { AttemptOutcome, Delivery, DeliveryMessage, DeliveryStore } from '#domain/webhook-deliveries';
-import type { WebhookEndpoint, WebhookStore } from '#domain/webhooks';
+import type { RateCounter, RateWindow } from '#domain/accounts/rate-limit';
+import type { ProviderJob, Task, TaskError, TaskKind } from '#domain/tasks/task';
+import type { AttemptOutcome, Delivery, DeliveryMessage, DeliveryStore } from '#domain/webhooks/deliveries';
+import type { WebhookEndpoint, WebhookStore } from '#domain/webhooks/webhooks';
 
 /**
  * In-memory stand-ins for every store port, for use-case tests that run in milliseconds.

@@ -1,14 +1,14 @@
-import type { Account } from '#domain/account';
-import { createAccount } from '#domain/account-admin';
-import { ledgerSum } from '#domain/ledger';
-import type { CallbackDeps } from '#domain/provider-callbacks';
-import type { StartDeps, StartRequest } from '#domain/start-task';
-import type { ImageParams, Task, VideoParams } from '#domain/task';
-import { copyOutputs, DEFAULT_LIFECYCLE_SETTINGS } from '#domain/task-lifecycle';
+import type { Account } from '#domain/accounts/account';
+import { createAccount } from '#domain/accounts/account-admin';
+import { ledgerSum } from '#domain/accounts/ledger';
+import type { CallbackDeps } from '#domain/tasks/callbacks';
+import type { StartDeps, StartRequest } from '#domain/tasks/start-task';
+import type { ImageParams, Task, VideoParams } from '#domain/tasks/task';
+import { copyOutputs, DEFAULT_LIFECYCLE_SETTINGS } from '#domain/tasks/lifecycle/deps';
 import type { SubmissionRequest } from '#domain/ports';
-import { CounterBudget } from '#domain/provider-budget';
-import { submitQueued } from '#domain/submission';
-import { SILENT_TELEMETRY } from '#domain/telemetry';
+import { CounterBudget } from '#domain/providers/budget';
+import { submitQueued } from '#domain/tasks/submission';
+import { SILENT_TELEMETRY } from '#domain/shared/telemetry';
 import { createMemoryStores, MemoryCopyQueue, MemoryMediaStore } from './memory-stores';
 import { ScriptedProvider } from './scripted-provider';
 

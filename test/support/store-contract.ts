@@ -1,8 +1,8 @@
-import type { Account } from '#domain/account';
-import type { ApiKeyRecord } from '#domain/api-key';
-import { NotFoundError } from '#domain/errors';
-import { newAccountId, newLedgerEntryId, newTaskId } from '#domain/ids';
-import { ledgerSum, refundEntry, type LedgerEntry } from '#domain/ledger';
+import type { Account } from '#domain/accounts/account';
+import type { ApiKeyRecord } from '#domain/accounts/api-key';
+import { NotFoundError } from '#domain/shared/errors';
+import { newAccountId, newLedgerEntryId, newTaskId } from '#domain/shared/ids';
+import { ledgerSum, refundEntry, type LedgerEntry } from '#domain/accounts/ledger';
 import type {
   AccountDirectory,
   AccountStore,
@@ -15,10 +15,10 @@ import type {
   TaskStore,
   UploadPublications,
 } from '#domain/ports';
-import { windowAt, type RateCounter } from '#domain/rate-limit';
-import type { Task, TaskKind } from '#domain/task';
-import type { AttemptOutcome, Delivery, DeliveryMessage, DeliveryStore } from '#domain/webhook-deliveries';
-import type { WebhookEndpoint, WebhookStore } from '#domain/webhooks';
+import { windowAt, type RateCounter } from '#domain/accounts/rate-limit';
+import type { Task, TaskKind } from '#domain/tasks/task';
+import type { AttemptOutcome, Delivery, DeliveryMessage, DeliveryStore } from '#domain/webhooks/deliveries';
+import type { WebhookEndpoint, WebhookStore } from '#domain/webhooks/webhooks';
 
 /**
  * The behaviour the use cases rely on from the store ports, as one suite run against every

@@ -1,6 +1,6 @@
-import { generateApiKey, hashApiKey, keyIdFromHash, type ApiKeyRecord } from '#domain/api-key';
-import { authenticate } from '#domain/authenticate';
-import { KeyExpiredError, UnauthorizedError } from '#domain/errors';
+import { generateApiKey, hashApiKey, keyIdFromHash, type ApiKeyRecord } from '#domain/accounts/api-key';
+import { authenticate } from '#domain/accounts/authenticate';
+import { KeyExpiredError, UnauthorizedError } from '#domain/shared/errors';
 import { MemoryApiKeyStore } from '#test-support/memory-stores';
 
 async function storeWithKey(overrides: Partial<ApiKeyRecord> = {}, mode: 'live' | 'test' = 'live') {

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { lambdaContext } from '#bin/lambda-context.cjs';
-import type { ApiKeyPrincipal, Principal } from '#domain/principal';
-import type { RateDecision, RateLimiter } from '#domain/rate-limit';
+import type { ApiKeyPrincipal, Principal } from '#domain/accounts/principal';
+import type { RateDecision, RateLimiter } from '#domain/accounts/rate-limit';
 import { httpHandler, streamedApiHandler } from '#http/http-handler';
 import { invokeStreaming, isStreamingHandler, readAll } from '#bin/lambda-streaming.cjs';
 import { authorizerContext } from '#http/principal';

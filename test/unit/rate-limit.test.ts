@@ -1,5 +1,5 @@
-import type { ApiKeyPrincipal, SessionPrincipal } from '#domain/principal';
-import { consumeRequest, principalRateLimiter, retryAfterSeconds, windowAt } from '#domain/rate-limit';
+import type { ApiKeyPrincipal, SessionPrincipal } from '#domain/accounts/principal';
+import { consumeRequest, principalRateLimiter, retryAfterSeconds, windowAt } from '#domain/accounts/rate-limit';
 import { MemoryRateCounter } from '#test-support/memory-stores';
 
 const MINUTE = 60_000;

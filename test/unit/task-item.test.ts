@@ -1,5 +1,5 @@
 import { fromTaskItem, toTaskItem } from '#adapters/dynamodb/task-item';
-import type { ImageTask, VideoTask } from '#domain/task';
+import type { ImageTask, VideoTask } from '#domain/tasks/task';
 
 const base = {
   taskId: 'vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ',

@@ -1,9 +1,9 @@
-import { createAccount, grantCredits } from '#domain/account-admin';
-import { UnauthorizedError } from '#domain/errors';
-import { listTransactions } from '#domain/list-transactions';
-import { accountOfScope, isLivemode, modeOfScope, scopeOf } from '#domain/mode';
-import { modeAwareAccounts, TEST_OPENING_CREDITS } from '#domain/mode-accounts';
-import { providerFor } from '#domain/provider-choice';
+import { createAccount, grantCredits } from '#domain/accounts/account-admin';
+import { UnauthorizedError } from '#domain/shared/errors';
+import { listTransactions } from '#domain/accounts/list-transactions';
+import { accountOfScope, isLivemode, modeOfScope, scopeOf } from '#domain/shared/partition';
+import { modeAwareAccounts, TEST_OPENING_CREDITS } from '#domain/accounts/partition-accounts';
+import { providerFor } from '#domain/providers/choice';
 import { createMemoryStores } from '#test-support/memory-stores';
 import { ScriptedProvider } from '#test-support/scripted-provider';
 

@@ -1,5 +1,5 @@
 import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
-import type { Account } from '#domain/account';
+import type { Account } from '#domain/accounts/account';
 import type { AccountDirectory } from '#domain/ports';
 import { fromAccountItem } from './account-repository';
 import type { Db } from './dynamo-client';

@@ -1,7 +1,7 @@
 import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ApiKeyRecord, KeyScope } from '#domain/api-key';
-import { NotFoundError } from '#domain/errors';
-import type { KeyMode } from '#domain/mode';
+import type { ApiKeyRecord, KeyScope } from '#domain/accounts/api-key';
+import { NotFoundError } from '#domain/shared/errors';
+import type { KeyMode } from '#domain/shared/partition';
 import type { ApiKeyChanges, ApiKeyStore } from '#domain/ports';
 import { isConditionFailure, type Db } from './dynamo-client';
 import { accountPartition, apiKeyByAccount, apiKeyCountKey, apiKeyKey, API_KEY_GSI1_PREFIX, keySpendKey } from './keys';

@@ -1,8 +1,8 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { SubscriptionStatus } from '#domain/account';
-import { statusRank, type Purchase, type Reversal, type ReversalEntry } from '#domain/billing';
-import { NotFoundError } from '#domain/errors';
-import type { LedgerEntry } from '#domain/ledger';
+import type { SubscriptionStatus } from '#domain/accounts/account';
+import { statusRank, type Purchase, type Reversal, type ReversalEntry } from '#domain/billing/billing';
+import { NotFoundError } from '#domain/shared/errors';
+import type { LedgerEntry } from '#domain/accounts/ledger';
 import type { BillingStore } from '#domain/ports';
 import { isConditionFailure, type Db } from './dynamo-client';
 import { accountKey, paymentCustomerKey, purchaseKey, purchasePaymentKey } from './keys';

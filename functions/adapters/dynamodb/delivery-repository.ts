@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { AttemptOutcome, Delivery, DeliveryMessage, DeliveryStore } from '#domain/webhook-deliveries';
-import type { EventType } from '#domain/webhooks';
+import type { AttemptOutcome, Delivery, DeliveryMessage, DeliveryStore } from '#domain/webhooks/deliveries';
+import type { EventType } from '#domain/webhooks/webhooks';
 import { isConditionFailure, type Db } from './dynamo-client';
 import {
   deliveryKey,

@@ -1,8 +1,8 @@
 import { GetCommand, type TransactWriteItem } from '@aws-sdk/lib-dynamodb';
-import { NotFoundError } from '#domain/errors';
-import { HolderExistsError, type Holder } from '#domain/holder';
-import type { Account } from '#domain/account';
-import type { LedgerEntry } from '#domain/ledger';
+import { NotFoundError } from '#domain/shared/errors';
+import { HolderExistsError, type Holder } from '#domain/accounts/holder';
+import type { Account } from '#domain/accounts/account';
+import type { LedgerEntry } from '#domain/accounts/ledger';
 import type { HolderStore } from '#domain/ports';
 import { toAccountItem } from './account-repository';
 import type { Db } from './dynamo-client';

@@ -1,5 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { LedgerEntry, LedgerKind } from '#domain/ledger';
+import type { LedgerEntry, LedgerKind } from '#domain/accounts/ledger';
 import type { LedgerStore } from '#domain/ports';
 import type { Db } from './dynamo-client';
 import { accountPartition, ledgerEntryKey, ledgerPositionKey, LEDGER_SK_PREFIX } from './keys';

@@ -7,8 +7,8 @@ import {
   VIDEO_ASPECT_RATIOS,
   VIDEO_MODEL_IDS,
   VIDEO_RESOLUTIONS,
-} from '#domain/catalogue';
-import { TASK_ERROR_CODES, TASK_STATUSES, type ImageParams, type Task, type TaskError, type VideoParams } from '#domain/task';
+} from '#domain/catalogue/catalogue';
+import { TASK_ERROR_CODES, TASK_STATUSES, type ImageParams, type Task, type TaskError, type VideoParams } from '#domain/tasks/task';
 import { inFlightEntry, taskHistoryKey, taskKey } from './keys';
 
 /**

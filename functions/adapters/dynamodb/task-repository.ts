@@ -1,7 +1,7 @@
-import type { LedgerEntry } from '#domain/ledger';
+import type { LedgerEntry } from '#domain/accounts/ledger';
 import type { CreateTaskResult, FailOptions, NewTaskRequest, StartRepair, TaskRef, TaskStore } from '#domain/ports';
-import type { ProviderJob, Task, TaskError, TaskKind } from '#domain/task';
-import type { Telemetry } from '#domain/telemetry';
+import type { ProviderJob, Task, TaskError, TaskKind } from '#domain/tasks/task';
+import type { Telemetry } from '#domain/shared/telemetry';
 import type { Db } from './dynamo-client';
 import { getTask, listProcessing, listTaskPage, listUnannounced } from './tasks/queries';
 import { startTask } from './tasks/start';

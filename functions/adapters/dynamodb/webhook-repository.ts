@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { TaskEventType, WebhookEndpoint, WebhookStore } from '#domain/webhooks';
+import type { TaskEventType, WebhookEndpoint, WebhookStore } from '#domain/webhooks/webhooks';
 import { isConditionFailure, type Db } from './dynamo-client';
 import { accountKey, accountPartition, WEBHOOK_SK_PREFIX, webhookKey } from './keys';
 import { retryOnConflict } from './retry';

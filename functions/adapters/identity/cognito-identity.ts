@@ -1,7 +1,7 @@
 import { validateCognitoJwtFields } from 'aws-jwt-verify/cognito-verifier';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import { JwtVerifier } from 'aws-jwt-verify/jwt-verifier';
-import type { IdentityHolder } from '#domain/holder';
+import type { IdentityHolder } from '#domain/accounts/holder';
 import type { IdentityProvider } from '#domain/ports';
 
 /**

@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
-import type { BillingEvent } from '#domain/billing';
-import { UpstreamError, ValidationError } from '#domain/errors';
+import type { BillingEvent } from '#domain/billing/billing';
+import { UpstreamError, ValidationError } from '#domain/shared/errors';
 import type { CheckoutRequest, PaymentGateway } from '#domain/ports';
 
 /**

@@ -1,8 +1,8 @@
-import { createAccount, createApiKey, describeAccount, grantCredits, revokeApiKey, setAccess } from '#domain/account-admin';
-import { authenticate } from '#domain/authenticate';
-import { NotFoundError, UnauthorizedError, ValidationError } from '#domain/errors';
-import { listTasks } from '#domain/list-tasks';
-import { startTask } from '#domain/start-task';
+import { createAccount, createApiKey, describeAccount, grantCredits, revokeApiKey, setAccess } from '#domain/accounts/account-admin';
+import { authenticate } from '#domain/accounts/authenticate';
+import { NotFoundError, UnauthorizedError, ValidationError } from '#domain/shared/errors';
+import { listTasks } from '#domain/tasks/list-tasks';
+import { startTask } from '#domain/tasks/start-task';
 import { memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
 /** The operator's use cases and history pages on in-memory stores (on DynamoDB Local: test/integration). */

@@ -1,10 +1,10 @@
-import { cancelTask } from '#domain/cancel-task';
-import { NotFoundError, TaskNotCancelableError } from '#domain/errors';
-import { getTask } from '#domain/get-task';
-import { progressOf } from '#domain/progress';
-import { startTask } from '#domain/start-task';
-import type { Task } from '#domain/task';
-import { refundEntry } from '#domain/ledger';
+import { cancelTask } from '#domain/tasks/cancel-task';
+import { NotFoundError, TaskNotCancelableError } from '#domain/shared/errors';
+import { getTask } from '#domain/tasks/get-task';
+import { progressOf } from '#domain/tasks/progress';
+import { startTask } from '#domain/tasks/start-task';
+import type { Task } from '#domain/tasks/task';
+import { refundEntry } from '#domain/accounts/ledger';
 import { memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
 /** Cancel and progress on the in-memory stores, with a fixed clock and a scripted provider. */

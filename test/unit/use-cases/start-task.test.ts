@@ -4,10 +4,10 @@ import {
   PaidAccessRequiredError,
   UnauthorizedError,
   UpstreamError,
-} from '#domain/errors';
-import { ProviderUnavailableError } from '#domain/provider';
-import { startTask, type StartRequest } from '#domain/start-task';
-import { failTask } from '#domain/task-lifecycle';
+} from '#domain/shared/errors';
+import { ProviderUnavailableError } from '#domain/providers/provider';
+import { startTask, type StartRequest } from '#domain/tasks/start-task';
+import { failTask } from '#domain/tasks/lifecycle/deps';
 import { image, memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
 /** startTask on in-memory stores (test/integration/task-lifecycle.test.ts runs it on DynamoDB Local). */

@@ -1,11 +1,11 @@
-import { NotFoundError, UnauthorizedError, ValidationError, UpstreamError } from '#domain/errors';
-import { getTask } from '#domain/get-task';
-import { ProviderUnavailableError, SubmissionUnknownError, type CallbackRequest, type ResultOutcome } from '#domain/provider';
-import { CounterBudget } from '#domain/provider-budget';
-import { receiveProviderCallback } from '#domain/provider-callbacks';
-import { startTask } from '#domain/start-task';
-import { retryDelaySeconds } from '#domain/submission';
-import { sweep } from '#domain/sweep';
+import { NotFoundError, UnauthorizedError, ValidationError, UpstreamError } from '#domain/shared/errors';
+import { getTask } from '#domain/tasks/get-task';
+import { ProviderUnavailableError, SubmissionUnknownError, type CallbackRequest, type ResultOutcome } from '#domain/providers/provider';
+import { CounterBudget } from '#domain/providers/budget';
+import { receiveProviderCallback } from '#domain/tasks/callbacks';
+import { startTask } from '#domain/tasks/start-task';
+import { retryDelaySeconds } from '#domain/tasks/submission';
+import { sweep } from '#domain/tasks/sweep';
 import { MemoryRateCounter } from '#test-support/memory-stores';
 import { memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 import { SCRIPTED_SIGNATURE } from '#test-support/scripted-provider';
@@ -78,7 +78,7 @@ describe('submission', () => {
     world.provider.onSubmit(async () => ({ type: 'accepted', jobId: `job_${world.provider.submits.length}` }));
     // At-least-once delivery: the same message three times, at the same time.
     const message = world.submissions.splice(0)[0]!.message;
-    const { submitQueued } = await import('#domain/submission');
+    const { submitQueued } = await import('#domain/tasks/submission');
     await Promise.all([1, 2, 3].map(() => submitQueued(world.deps, message)));
     expect(world.provider.submits).toHaveLength(2); // the refused first try and exactly one more
     expect((await world.stores.tasks.get(accountId, task.taskId))?.provider).toBeDefined();

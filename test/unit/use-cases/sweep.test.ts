@@ -1,8 +1,8 @@
-import { getTask } from '#domain/get-task';
-import { ProviderUnavailableError } from '#domain/provider';
-import { QUEUE_STALL_MS } from '#domain/submission';
-import { startTask } from '#domain/start-task';
-import { sweep } from '#domain/sweep';
+import { getTask } from '#domain/tasks/get-task';
+import { ProviderUnavailableError } from '#domain/providers/provider';
+import { QUEUE_STALL_MS } from '#domain/tasks/submission';
+import { startTask } from '#domain/tasks/start-task';
+import { sweep } from '#domain/tasks/sweep';
 import { memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
 /** The sweeper on in-memory stores with a fixed clock (on DynamoDB Local: test/integration/task-lifecycle.test.ts). */

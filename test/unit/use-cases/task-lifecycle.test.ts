@@ -1,9 +1,9 @@
-import { NotFoundError } from '#domain/errors';
-import { getTask } from '#domain/get-task';
-import { ProviderUnavailableError } from '#domain/provider';
-import { startTask } from '#domain/start-task';
-import type { Task, TaskKind } from '#domain/task';
-import { copyOutputs, failTask, refreshTask } from '#domain/task-lifecycle';
+import { NotFoundError } from '#domain/shared/errors';
+import { getTask } from '#domain/tasks/get-task';
+import { ProviderUnavailableError } from '#domain/providers/provider';
+import { startTask } from '#domain/tasks/start-task';
+import type { Task, TaskKind } from '#domain/tasks/task';
+import { copyOutputs, failTask, refreshTask } from '#domain/tasks/lifecycle/deps';
 import { image, memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
 /**

@@ -1,10 +1,10 @@
-import { AccountBusyError } from '#domain/errors';
+import { AccountBusyError } from '#domain/shared/errors';
 import type { ProviderBudget } from '#domain/ports';
-import { ProviderUnavailableError } from '#domain/provider';
-import { startTask } from '#domain/start-task';
-import { submitQueued, UNSENT_GRACE_MS } from '#domain/submission';
-import { sweep } from '#domain/sweep';
-import type { Task } from '#domain/task';
+import { ProviderUnavailableError } from '#domain/providers/provider';
+import { startTask } from '#domain/tasks/start-task';
+import { submitQueued, UNSENT_GRACE_MS } from '#domain/tasks/submission';
+import { sweep } from '#domain/tasks/sweep';
+import type { Task } from '#domain/tasks/task';
 import { memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
 /**

@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { TaskRef } from '#domain/ports';
-import type { Task, TaskKind } from '#domain/task';
+import type { Task, TaskKind } from '#domain/tasks/task';
 import { DynamoAccountStore } from '../account-repository';
 import type { Db } from '../dynamo-client';
 import { endedPartition, IN_FLIGHT_SHARDS, inFlightPartition, taskHistoryKey, taskKey, taskRefOf } from '../keys';

@@ -1,5 +1,5 @@
-import type { LedgerEntry } from '#domain/ledger';
-import type { Task, TaskError } from '#domain/task';
+import type { LedgerEntry } from '#domain/accounts/ledger';
+import type { Task, TaskError } from '#domain/tasks/task';
 import { balanceCredit, PENDING_STARTS } from '../account-repository';
 import type { Db } from '../dynamo-client';
 import { endedEntryValues, keySpendKey, taskHistoryKey, taskKey } from '../keys';

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { chargeEntry, refundEntry } from '#domain/ledger';
+import { chargeEntry, refundEntry } from '#domain/accounts/ledger';
 import type { StartRepair } from '#domain/ports';
-import type { Task, TaskError } from '#domain/task';
+import type { Task, TaskError } from '#domain/tasks/task';
 import { PENDING_STARTS } from '../account-repository';
 import type { Db } from '../dynamo-client';
 import { accountKey, taskKey } from '../keys';

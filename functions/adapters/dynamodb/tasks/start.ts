@@ -1,9 +1,9 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { AccountBusyError } from '#domain/errors';
-import type { KeySpend } from '#domain/key-spend';
+import { AccountBusyError } from '#domain/shared/errors';
+import type { KeySpend } from '#domain/accounts/spending-key';
 import type { CreateTaskResult, IdempotencyClaim, NewTaskRequest } from '#domain/ports';
-import type { Task, TaskKind } from '#domain/task';
-import type { Telemetry } from '#domain/telemetry';
+import type { Task, TaskKind } from '#domain/tasks/task';
+import type { Telemetry } from '#domain/shared/telemetry';
 import { PENDING_STARTS } from '../account-repository';
 import { isConditionFailure, type Db } from '../dynamo-client';
 import { DynamoIdempotencyStore, toIdempotencyItem } from '../idempotency-repository';

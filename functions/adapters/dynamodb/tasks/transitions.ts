@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { LedgerEntry } from '#domain/ledger';
+import type { LedgerEntry } from '#domain/accounts/ledger';
 import type { FailOptions } from '#domain/ports';
-import type { ProviderJob, Task, TaskError } from '#domain/task';
+import type { ProviderJob, Task, TaskError } from '#domain/tasks/task';
 import { isConditionFailure, type Db } from '../dynamo-client';
 import { endedEntryValues, taskKey } from '../keys';
 import { appendWithRetries, slotAfter } from '../ledger-positions';

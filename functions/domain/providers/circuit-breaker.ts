@@ -1,0 +1,106 @@
+/**
+ * A circuit breaker per provider, shared by every function instance through the table (not per
+ * process: one Lambda that saw a provider fail must spare the others the same timeouts).
+ *
+ * - Closed: creates go out. Each create that failed in a way that says the provider is unwell
+ *   (5xx, refused connection, timeout) adds one consecutive failure; any answer resets the count.
+ * - Open: after `failureThreshold` consecutive failures the provider is skipped until
+ *   `coolDownMs` has passed (starts go to the model's next route, or answer 502).
+ * - Half-open: after the cool-down exactly ONE caller, across all instances, wins a conditional
+ *   write and sends a probe create; the others keep skipping. The probe's success closes the
+ *   circuit; its failure opens it for another cool-down. A probe whose caller died is given up
+ *   after `probeTimeoutMs`, so another caller may probe.
+ */
+
+export interface CircuitSettings {
+  failureThreshold: number;
+  coolDownMs: number;
+  /** How long a claimed probe holds the half-open circuit before another caller may probe. */
+  probeTimeoutMs: number;
+}
+
+export const DEFAULT_CIRCUIT_SETTINGS: CircuitSettings = {
+  failureThreshold: 5,
+  coolDownMs: 30_000,
+  probeTimeoutMs: 30_000,
+};
+
+/** A provider's circuit as stored (times in ms since the epoch). */
+export interface CircuitRecord {
+  /** Consecutive failures since the last answer. */
+  failures: number;
+  /** Set while the circuit is open (and after, until a probe closes it): skipped before this time. */
+  openUntil?: number;
+  /** The claimed probe's deadline, while one is out. */
+  probeUntil?: number;
+}
+
+/** Where circuits live: one item per provider, every change a single conditional write. */
+export interface CircuitStore {
+  /** The provider's circuit (strongly consistent); `{ failures: 0 }` when it has none. */
+  read(provider: string): Promise<CircuitRecord>;
+  /** Adds one consecutive failure atomically and returns the circuit after it. */
+  addFailure(provider: string): Promise<CircuitRecord>;
+  /**
+   * Opens the circuit until `until`, only if its `openUntil` is still `seenOpenUntil` (unset:
+   * it was closed), so racing failures open it once. Clears any probe. True if this call opened it.
+   */
+  open(provider: string, seenOpenUntil: number | undefined, until: number): Promise<boolean>;
+  /**
+   * Claims the half-open circuit's one probe: true for exactly one caller while `openUntil` is
+   * unchanged and no unexpired probe (`probeUntil` > now) is out.
+   */
+  claimProbe(provider: string, openUntil: number, now: number, probeUntil: number): Promise<boolean>;
+  /** Closes the circuit: no failures, not open, no probe. */
+  close(provider: string): Promise<void>;
+}
+
+/**
+ * A circuit as operators read it: `closed` (creates go out), `open` (skipped until `openUntil`),
+ * or `half_open` (the cool-down is over: the next start probes it, or its probe is out).
+ */
+export type CircuitStatus = 'closed' | 'open' | 'half_open';
+
+export function circuitStatus(record: CircuitRecord, now: number): CircuitStatus {
+  if (record.openUntil === undefined) return 'closed';
+  return now < record.openUntil ? 'open' : 'half_open';
+}
+
+/** What a caller may do now: send (`closed`), send the one probe (`probe`), or skip (`open`). */
+export type CircuitState = 'closed' | 'probe' | 'open';
+
+export interface CircuitGate {
+  state: CircuitState;
+  /** Consecutive failures as read: a success needs to write only when there were some. */
+  failures: number;
+}
+
+export class CircuitBreaker {
+  constructor(
+    private readonly store: CircuitStore,
+    readonly settings: CircuitSettings = DEFAULT_CIRCUIT_SETTINGS,
+  ) {}
+
+  /** May a create go to `provider` now? A half-open circuit admits one caller as its probe. */
+  async admit(provider: string, now: number): Promise<CircuitGate> {
+    const record = await this.store.read(provider);
+    if (record.openUntil === undefined) return { state: 'closed', failures: record.failures };
+    if (now < record.openUntil) return { state: 'open', failures: record.failures };
+    const claimed = await this.store.claimProbe(provider, record.openUntil, now, now + this.settings.probeTimeoutMs);
+    return { state: claimed ? 'probe' : 'open', failures: record.failures };
+  }
+
+  /** The provider answered: the circuit closes (written only when it was not already clean). */
+  async succeeded(provider: string, gate: CircuitGate): Promise<void> {
+    if (gate.state === 'probe' || gate.failures > 0) await this.store.close(provider);
+  }
+
+  /** The provider failed a create: counted; true when this failure opened (or reopened) the circuit. */
+  async failed(provider: string, now: number): Promise<boolean> {
+    const record = await this.store.addFailure(provider);
+    if (record.failures < this.settings.failureThreshold) return false;
+    // Already open and cooling down: in-flight failures do not extend the cool-down.
+    if (record.openUntil !== undefined && record.openUntil > now) return false;
+    return this.store.open(provider, record.openUntil, now + this.settings.coolDownMs);
+  }
+}

@@ -1,0 +1,34 @@
+import type { TaskStore } from '../ports';
+import { withProgress } from './progress';
+import { narrowTask, type TaskKind, type TaskOfKind } from './task';
+
+/** One page of a history list and where it sits in the whole. */
+export interface Page<T> {
+  items: T[];
+  page: number;
+  limit: number;
+  total: number;
+  totalPages: number;
+  hasMore: boolean;
+}
+
+/** A page of an account's history of one kind, newest first. Past the end: an empty page. */
+export async function listTasks<K extends TaskKind>(
+  tasks: TaskStore,
+  accountId: string,
+  kind: K,
+  page: number,
+  limit: number,
+  now = new Date(),
+): Promise<Page<TaskOfKind<K>>> {
+  const result = await tasks.listPage(accountId, kind, page, limit);
+  const totalPages = Math.ceil(result.total / limit);
+  return {
+    items: result.tasks.map((task) => withProgress(narrowTask(task, kind), now)),
+    page,
+    limit,
+    total: result.total,
+    totalPages,
+    hasMore: page < totalPages,
+  };
+}

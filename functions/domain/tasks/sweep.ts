@@ -1,0 +1,166 @@
+import type { TaskRef } from '../ports';
+import { isStranded, QUEUE_STALL_MS, resendQueued, resumeSubmission } from './submission';
+import { announceEnded, FAILURE_MESSAGES, failTask, refreshTask, type LifecycleDeps } from './lifecycle/deps';
+
+export interface SweepReport {
+  examined: number;
+  refreshed: number;
+  copied: number;
+  timedOut: number;
+  /** Tasks whose create went unanswered and no callback adopted a job in time: refunded. */
+  lostSubmissions: number;
+  /** Queued creates whose message went missing, sent again. */
+  requeued: number;
+  /** Charged tasks whose create was never sent and whose submitter was cut short: queued. */
+  resumed: number;
+  /** Drafts of starts cut short, refunded or discarded. */
+  repairedStarts: number;
+  /** Ended tasks whose webhook events had not been published (a publication cut short). */
+  announced: number;
+  errors: number;
+}
+
+export interface SweepOptions {
+  /** Tasks handled at once (each mostly waits on DynamoDB or the provider). */
+  concurrency?: number;
+  /** Stop picking up tasks after this long, so one run ends before the next minute's starts. */
+  budgetMs?: number;
+}
+
+const DEFAULT_CONCURRENCY = 16;
+const RUN_BUDGET_MS = 45_000;
+/** A task not checked for this long is refreshed by the sweeper even if nobody polls it. */
+const STALE_CHECK_MS = 30_000;
+/**
+ * A draft (seq 0) older than this belongs to a start that can no longer be running: functions
+ * time out after at most 28 s and every AWS call is bounded well below that.
+ */
+export const START_GRACE_MS = 2 * 60_000;
+/**
+ * The safety net, run every minute: fails and refunds tasks past the timeout or whose create
+ * went unanswered with no callback adopting a job, resends queued creates whose message went
+ * missing, settles starts cut short, copies results that are waiting, and refreshes tasks
+ * nobody polls or whose callbacks went silent. It reads every in-flight shard at once and works on
+ * `concurrency` tasks at a time until the work list or its budget runs out.
+ */
+export async function sweep(deps: LifecycleDeps, options: SweepOptions = {}): Promise<SweepReport> {
+  const report: SweepReport = {
+    examined: 0,
+    refreshed: 0,
+    copied: 0,
+    timedOut: 0,
+    lostSubmissions: 0,
+    requeued: 0,
+    resumed: 0,
+    repairedStarts: 0,
+    announced: 0,
+    errors: 0,
+  };
+  const stopAt = Date.now() + (options.budgetMs ?? RUN_BUDGET_MS);
+  const work = interleave(deps.tasks.listProcessing());
+  await Promise.all(
+    Array.from({ length: options.concurrency ?? DEFAULT_CONCURRENCY }, async () => {
+      while (Date.now() <= stopAt) {
+        const next = await work.next();
+        if (next.done) return;
+        report.examined += 1;
+        try {
+          await sweepOne(deps, next.value, report);
+        } catch (error) {
+          report.errors += 1;
+          deps.telemetry.error('sweep failed for task', error, { task_id: next.value.taskId });
+        }
+      }
+    }),
+  );
+  await work.return(undefined);
+
+  // The outbox: normally empty, as every ending publishes its own events at once.
+  const ended = interleave(deps.tasks.listUnannounced());
+  while (Date.now() <= stopAt) {
+    const next = await ended.next();
+    if (next.done) break;
+    const task = await deps.tasks.get(next.value.accountId, next.value.taskId);
+    if (!task || task.status === 'processing') continue;
+    await announceEnded(deps, task);
+    report.announced += 1;
+  }
+  await ended.return(undefined);
+  return report;
+}
+
+/** One item from each shard in turn; every shard is read at the same time (concurrent `next` calls queue). */
+async function* interleave<T>(sources: AsyncIterable<T>[]): AsyncGenerator<T> {
+  const iterators = sources.map((source) => source[Symbol.asyncIterator]());
+  const pending = iterators.map((iterator) => iterator.next());
+  let active = iterators.map((_, index) => index);
+  while (active.length > 0) {
+    const results = await Promise.all(active.map((index) => pending[index]!));
+    const stillActive: number[] = [];
+    for (const [position, index] of active.entries()) {
+      const result = results[position]!;
+      if (result.done) continue;
+      stillActive.push(index);
+      pending[index] = iterators[index]!.next();
+      yield result.value;
+    }
+    active = stillActive;
+  }
+}
+
+async function sweepOne(deps: LifecycleDeps, listed: TaskRef, report: SweepReport): Promise<void> {
+  // The index is eventually consistent: decide on a fresh, strongly consistent read.
+  const task = await deps.tasks.get(listed.accountId, listed.taskId);
+  if (!task || task.status !== 'processing') return;
+  const now = deps.clock().getTime();
+  const age = now - Date.parse(task.createdAt);
+  if (task.seq === 0) {
+    if (age > START_GRACE_MS) {
+      const outcome = await deps.tasks.repairStart(task, { code: 'internal_error', message: FAILURE_MESSAGES.internal_error }, new Date(now).toISOString());
+      if (outcome !== 'settled') report.repairedStarts += 1;
+    }
+    return;
+  }
+  if (age > deps.settings.taskTimeoutMs) {
+    report.timedOut += 1;
+    await failTask(deps, task, { code: 'timeout', message: FAILURE_MESSAGES.timeout });
+    return;
+  }
+  if (!task.provider) {
+    if (task.queuedAt) {
+      // Waiting its turn: normal, unless its message went missing.
+      if (now - Date.parse(task.queuedAt) > QUEUE_STALL_MS) {
+        report.requeued += 1;
+        await resendQueued(deps, task);
+      }
+      return;
+    }
+    if (task.unsent) {
+      // Never sent: nothing upstream can adopt it, so no reason to wait out the grace below.
+      if (isStranded(task, new Date(now))) {
+        report.resumed += 1;
+        await resumeSubmission(deps, task);
+      }
+      return;
+    }
+    // Its create may have gone out and nothing named a job since: give the job's callback its time first.
+    if (now - Date.parse(task.sentAt ?? task.createdAt) > deps.settings.submissionGraceMs) {
+      report.lostSubmissions += 1;
+      // Only if no job was recorded meanwhile: a late answer or callback wins.
+      await failTask(deps, task, { code: 'internal_error', message: FAILURE_MESSAGES.internal_error }, { onlyIfUnsubmitted: true });
+    }
+    return;
+  }
+  if (task.pendingOutputs) {
+    // The copy worker does the (possibly long) download; the sweeper only asks again.
+    report.copied += 1;
+    await deps.copyQueue.enqueue({ accountId: task.accountId, taskId: task.taskId });
+    return;
+  }
+  const lastChecked = task.lastCheckedAt ? Date.parse(task.lastCheckedAt) : 0;
+  // A job that calls back is asked only after its silence (refreshTask applies the same rule).
+  if (now - lastChecked > (task.provider.callbacks ? deps.settings.callbackSilenceMs : STALE_CHECK_MS)) {
+    report.refreshed += 1;
+    await refreshTask(deps, task);
+  }
+}
