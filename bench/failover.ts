@@ -17,7 +17,7 @@
 import { CircuitBreaker } from '#domain/providers/circuit-breaker';
 import { startTask } from '#domain/tasks/start-task';
 import type { Task } from '#domain/tasks/task';
-import { refreshTask } from '#domain/tasks/lifecycle/deps';
+import { refreshTask } from '#domain/tasks/lifecycle/outcomes';
 import { FalProvider } from '#providers/fal/fal-provider';
 import { parseFalModelMap } from '#providers/fal/model-map';
 import { FalWebhookVerifier } from '#providers/fal/webhook-signature';

@@ -15,7 +15,8 @@ import {
 } from '#domain/accounts/account-admin';
 import { CONFIG_DEFAULTS } from '#config';
 import { scopeOf } from '#domain/shared/partition';
-import { circuitsOf, describeTask } from '#domain/tasks/describe-task';
+import { circuitsOf } from '#domain/providers/status';
+import { describeTask } from '#domain/tasks/describe-task';
 import { PROVIDER_NAMES } from '#providers/settings-registry';
 import type { AdminConnection, TargetOptions } from './target';
 import { accountView, circuitView, keyDetailView, listingView, summaryView, taskView } from './views';

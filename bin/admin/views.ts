@@ -2,7 +2,8 @@ import type { Account } from '#domain/accounts/account';
 import type { AccountListing, AccountSummary } from '#domain/accounts/account-admin';
 import { isExpired, scopesOf, type ApiKeyRecord } from '#domain/accounts/api-key';
 import { modeOfScope } from '#domain/shared/partition';
-import { submissionState, type CircuitView } from '#domain/tasks/describe-task';
+import { submissionState } from '#domain/tasks/describe-task';
+import { type CircuitView } from '#domain/providers/status';
 import type { Task } from '#domain/tasks/task';
 
 /** The JSON the admin CLI prints: snake_case like the API, and never a key hash. */

@@ -76,7 +76,91 @@ export const FILE_MOVES: Readonly<Record<string, string>> = {
  * Symbols that left a module (new path, without .ts) for another: a named import or re-export
  * of one of them from the old module is moved to the new one.
  */
-export const SYMBOL_MOVES: Readonly<Record<string, Readonly<Record<string, string>>>> = {};
+export const SYMBOL_MOVES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  'ports': {
+    AccountStore: 'accounts/ports',
+    AccountDirectory: 'accounts/ports',
+    HolderStore: 'accounts/ports',
+    IdentityProvider: 'accounts/ports',
+    ApiKeyStore: 'accounts/ports',
+    ApiKeyChanges: 'accounts/ports',
+    LedgerStore: 'accounts/ports',
+    CheckoutRequest: 'billing/ports',
+    PaymentGateway: 'billing/ports',
+    BillingStore: 'billing/ports',
+    NewTaskRequest: 'tasks/ports',
+    TaskRef: 'tasks/ports',
+    StartRepair: 'tasks/ports',
+    CreateTaskResult: 'tasks/ports',
+    TaskStore: 'tasks/ports',
+    SubmissionRequest: 'tasks/ports',
+    TaskEvents: 'tasks/ports',
+    FailOptions: 'tasks/ports',
+    IdempotencyClaim: 'tasks/ports',
+    IdempotencyRecord: 'tasks/ports',
+    IdempotencyStore: 'tasks/ports',
+    MediaStore: 'tasks/ports',
+    Thumbnails: 'tasks/ports',
+    CopyRequest: 'tasks/ports',
+    CopyQueue: 'tasks/ports',
+    ReferenceUrlPolicy: 'tasks/ports',
+    CallbackReceipts: 'tasks/ports',
+    ProviderBudget: 'providers/ports',
+    UploadStorage: 'uploads/ports',
+    PublishedUpload: 'uploads/ports',
+    UploadPublications: 'uploads/ports',
+    MessageQueue: 'shared/ports',
+    MAX_QUEUE_DELAY_SECONDS: 'shared/ports',
+  },
+  'webhooks/webhooks': {
+    WebhookStore: 'webhooks/ports',
+    DestinationPolicy: 'webhooks/ports',
+  },
+  'webhooks/deliveries': {
+    DeliveryStore: 'webhooks/ports',
+  },
+  'webhooks/events-feed': {
+    EventFeedStore: 'webhooks/ports',
+  },
+  'providers/circuit-breaker': {
+    CircuitRecord: 'providers/ports',
+    CircuitStore: 'providers/ports',
+  },
+  'tasks/list-tasks': {
+    Page: 'shared/page',
+  },
+  'accounts/rate-limit': {
+    RateWindow: 'shared/counter',
+    RateCounter: 'shared/counter',
+  },
+  'tasks/task': {
+    GenerationExtras: 'catalogue/params',
+    VideoParams: 'catalogue/params',
+    ImageParams: 'catalogue/params',
+  },
+  'accounts/ledger': {
+    chargeEntry: 'tasks/charges',
+    refundEntry: 'tasks/charges',
+  },
+  'tasks/lifecycle/deps': {
+    failTask: 'tasks/lifecycle/endings',
+    announceEnded: 'tasks/lifecycle/endings',
+    FAILURE_MESSAGES: 'tasks/lifecycle/endings',
+    logProviderDetail: 'tasks/lifecycle/endings',
+    refreshTask: 'tasks/lifecycle/outcomes',
+    applyOutcome: 'tasks/lifecycle/outcomes',
+    copyOutputs: 'tasks/lifecycle/outputs',
+    copyRequested: 'tasks/lifecycle/outputs',
+    jobFor: 'tasks/lifecycle/outputs',
+  },
+  'tasks/describe-task': {
+    CircuitView: 'providers/status',
+    circuitsOf: 'providers/status',
+  },
+  'providers/routing': {
+    ProviderRoutes: 'providers/choice',
+  },
+};
 
 const SOURCE_DIRS = ['functions', 'test', 'bench', 'bin', 'lib', 'console/src', 'client/src'];
 const SKIP = /(^|\/)(node_modules|generated|dist|cdk\.out)(\/|$)/;

@@ -1,7 +1,7 @@
 import type { Db } from '#adapters/dynamodb/dynamo-client';
 import type { ObjectStorage } from '#adapters/s3/object-storage';
 import type { Config } from '#config';
-import type { CopyQueue } from '#domain/ports';
+import type { CopyQueue } from '#domain/tasks/ports';
 import type { GenerationProvider } from '#domain/providers/provider';
 import type { StartDeps } from '#domain/tasks/start-task';
 import { powertoolsTelemetry } from '#observability/telemetry';

@@ -8,7 +8,7 @@ import type { GenerationProvider } from '#domain/providers/provider';
 import type { ProviderParts } from '#providers/provider-module';
 import { providerModule } from '#providers/registry';
 import { providerSettings } from '#providers/settings-registry';
-import type { ProviderRoutes } from '#domain/providers/routing';
+import type { ProviderRoutes } from '#domain/providers/choice';
 import { simulated } from '#providers/simulated/index';
 import { appConfig } from './config';
 

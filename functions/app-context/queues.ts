@@ -3,7 +3,7 @@ import { boundedClientConfig, CONTROL_PLANE_BOUNDS } from '#adapters/aws-client-
 import { InProcessQueue } from '#adapters/queues/in-process-queue';
 import { QUEUE_URL_VARIABLES, type QueueName } from '#adapters/queues/queue-names';
 import { SqsQueue } from '#adapters/queues/sqs-queue';
-import type { MessageQueue } from '#domain/ports';
+import type { MessageQueue } from '#domain/shared/ports';
 import { traced } from '#observability/client-tracing';
 
 /**

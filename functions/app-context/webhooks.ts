@@ -5,7 +5,7 @@ import { webhookSender } from '#adapters/webhook-sender';
 import { signWebhook } from '#adapters/webhook-signing';
 import type { ServiceConfig } from '#config/service';
 import type { DeliveryDeps } from '#domain/webhooks/deliveries';
-import type { DestinationPolicy } from '#domain/webhooks/webhooks';
+import type { DestinationPolicy } from '#domain/webhooks/ports';
 import { appConfig } from './config';
 import { appDb } from './stores';
 import { buildEventPublishing } from './webhook-events';

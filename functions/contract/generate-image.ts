@@ -10,7 +10,7 @@ import {
   MAX_REFERENCE_IMAGES,
   OUTPUT_FORMATS,
 } from '#domain/catalogue/catalogue';
-import type { ImageParams } from '#domain/tasks/task';
+import type { ImageParams } from '#domain/catalogue/params';
 import { httpUrl, jsonObject, negativePromptField, oneOf, promptField, refuseUnsupported, seedField } from './fields';
 
 /** POST /api/v1/generate-image: the body, with the defaults a missing field takes. */

@@ -10,7 +10,8 @@ import {
   VIDEO_RESOLUTIONS,
 } from '#domain/catalogue/catalogue';
 import { isLivemode } from '#domain/shared/partition';
-import { TASK_ERROR_CODES, TASK_STATUSES, type GenerationExtras, type ImageTask, type Task, type TaskStatus, type VideoTask } from '#domain/tasks/task';
+import { TASK_ERROR_CODES, TASK_STATUSES, type ImageTask, type Task, type TaskStatus, type VideoTask } from '#domain/tasks/task';
+import { type GenerationExtras } from '#domain/catalogue/params';
 import { successEnvelopeSchema } from './envelope';
 import { credits, timestamp } from './fields';
 import { pagination, paginationView, type PageOf } from './pagination';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { Page } from '#domain/tasks/list-tasks';
+import type { Page } from '#domain/shared/page';
 import { LEDGER_KINDS, type LedgerEntry } from '#domain/accounts/ledger';
 import { successEnvelopeSchema } from './envelope';
 import { timestamp } from './fields';

@@ -6,7 +6,7 @@ import { createAccount } from '#domain/accounts/account-admin';
 import { ProviderUnavailableError, SubmissionUnknownError, type CallbackRequest, type GenerationJob } from '#domain/providers/provider';
 import { startTask } from '#domain/tasks/start-task';
 import type { Task } from '#domain/tasks/task';
-import { refreshTask } from '#domain/tasks/lifecycle/deps';
+import { refreshTask } from '#domain/tasks/lifecycle/outcomes';
 import { FalProvider } from '#providers/fal/fal-provider';
 import { parseFalModelMap } from '#providers/fal/model-map';
 import { FalWebhookVerifier } from '#providers/fal/webhook-signature';

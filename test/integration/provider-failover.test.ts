@@ -204,7 +204,7 @@ it('keeps a running task on fal when the routes change to Replicate alone', asyn
 
   const after = instance('{"vid-1-5-pro":["replicate"]}');
   const readsBefore = replicate.stats().reads;
-  const { refreshTask } = await import('#domain/tasks/lifecycle/deps');
+  const { refreshTask } = await import('#domain/tasks/lifecycle/outcomes');
   await refreshTask({ ...after.lifecycle, settings: { ...after.lifecycle.settings, checkIntervalMs: 0 } }, (await after.tasks.get(accountId, task.taskId))!);
   expect(fal.stats().statusReads).toBe(1);
   expect(replicate.stats().reads).toBe(readsBefore);

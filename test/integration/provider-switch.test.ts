@@ -8,7 +8,7 @@ import { receiveProviderCallback } from '#domain/tasks/callbacks';
 import { startTask, type StartRequest } from '#domain/tasks/start-task';
 import { sweep } from '#domain/tasks/sweep';
 import type { Task } from '#domain/tasks/task';
-import { refreshTask } from '#domain/tasks/lifecycle/deps';
+import { refreshTask } from '#domain/tasks/lifecycle/outcomes';
 import { startCallbackReceiver } from '#test-support/callback-receiver';
 import { startFakeReplicate, type FakeReplicate } from '#test-support/fake-replicate';
 import { createTestDb, dropTestDb } from '#test-support/test-db';

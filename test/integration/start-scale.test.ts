@@ -11,7 +11,7 @@ import { ledgerSum } from '#domain/accounts/ledger';
 import { listTasks } from '#domain/tasks/list-tasks';
 import { startTask, type StartDeps, type StartRequest } from '#domain/tasks/start-task';
 import { START_GRACE_MS, sweep } from '#domain/tasks/sweep';
-import type { VideoParams } from '#domain/tasks/task';
+import type { VideoParams } from '#domain/catalogue/params';
 import { SILENT_TELEMETRY, type LogFields, type Telemetry } from '#domain/shared/telemetry';
 import { ScriptedProvider } from '#test-support/scripted-provider';
 import { createTestDb, testConfig } from '#test-support/test-db';

@@ -22,12 +22,13 @@ import {
 import { getTask } from '#domain/tasks/get-task';
 import { ledgerSum } from '#domain/accounts/ledger';
 import { listTasks } from '#domain/tasks/list-tasks';
-import { applyOutcome, copyRequested } from '#domain/tasks/lifecycle/deps';
+import { applyOutcome } from '#domain/tasks/lifecycle/outcomes';
+import { copyRequested } from '#domain/tasks/lifecycle/outputs';
 import { ProviderUnavailableError } from '#domain/providers/provider';
 import { startTask, type StartDeps, type StartRequest } from '#domain/tasks/start-task';
 import { sweep } from '#domain/tasks/sweep';
-import { failTask } from '#domain/tasks/lifecycle/deps';
-import type { VideoParams } from '#domain/tasks/task';
+import { failTask } from '#domain/tasks/lifecycle/endings';
+import type { VideoParams } from '#domain/catalogue/params';
 import { ScriptedProvider } from '#test-support/scripted-provider';
 import { createTestDb, dropTestDb, testConfig } from '#test-support/test-db';
 import { inspectMp4 } from '#test-support/mp4';

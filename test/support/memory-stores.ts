@@ -3,32 +3,15 @@ import type { ApiKeyRecord } from '#domain/accounts/api-key';
 import { NotFoundError } from '#domain/shared/errors';
 import type { LedgerEntry } from '#domain/accounts/ledger';
 import type { MediaKind } from '#domain/catalogue/media-type';
-import type {
-  AccountDirectory,
-  AccountStore,
-  ApiKeyChanges,
-  ApiKeyStore,
-  CallbackReceipts,
-  CopyQueue,
-  CreateTaskResult,
-  FailOptions,
-  IdempotencyClaim,
-  IdempotencyRecord,
-  IdempotencyStore,
-  LedgerStore,
-  MediaStore,
-  NewTaskRequest,
-  PublishedUpload,
-  StartRepair,
-  TaskRef,
-  TaskStore,
-  UploadPublications,
-  UploadStorage,
-} from '#domain/ports';
-import type { RateCounter, RateWindow } from '#domain/accounts/rate-limit';
+import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, LedgerStore } from '#domain/accounts/ports';
+import type { CallbackReceipts, CopyQueue, CreateTaskResult, FailOptions, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, MediaStore, NewTaskRequest, StartRepair, TaskRef, TaskStore } from '#domain/tasks/ports';
+import type { PublishedUpload, UploadPublications, UploadStorage } from '#domain/uploads/ports';
+import type { RateCounter, RateWindow } from '#domain/shared/counter';
 import type { ProviderJob, Task, TaskError, TaskKind } from '#domain/tasks/task';
-import type { AttemptOutcome, Delivery, DeliveryMessage, DeliveryStore } from '#domain/webhooks/deliveries';
-import type { WebhookEndpoint, WebhookStore } from '#domain/webhooks/webhooks';
+import type { AttemptOutcome, Delivery, DeliveryMessage } from '#domain/webhooks/deliveries';
+import type { DeliveryStore } from '#domain/webhooks/ports';
+import type { WebhookEndpoint } from '#domain/webhooks/webhooks';
+import type { WebhookStore } from '#domain/webhooks/ports';
 
 /**
  * In-memory stand-ins for every store port, for use-case tests that run in milliseconds.

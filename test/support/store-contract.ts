@@ -2,23 +2,18 @@ import type { Account } from '#domain/accounts/account';
 import type { ApiKeyRecord } from '#domain/accounts/api-key';
 import { NotFoundError } from '#domain/shared/errors';
 import { newAccountId, newLedgerEntryId, newTaskId } from '#domain/shared/ids';
-import { ledgerSum, refundEntry, type LedgerEntry } from '#domain/accounts/ledger';
-import type {
-  AccountDirectory,
-  AccountStore,
-  ApiKeyStore,
-  CallbackReceipts,
-  IdempotencyClaim,
-  IdempotencyStore,
-  LedgerStore,
-  NewTaskRequest,
-  TaskStore,
-  UploadPublications,
-} from '#domain/ports';
-import { windowAt, type RateCounter } from '#domain/accounts/rate-limit';
+import { ledgerSum, type LedgerEntry } from '#domain/accounts/ledger';
+import { refundEntry } from '#domain/tasks/charges';
+import type { AccountDirectory, AccountStore, ApiKeyStore, LedgerStore } from '#domain/accounts/ports';
+import type { CallbackReceipts, IdempotencyClaim, IdempotencyStore, NewTaskRequest, TaskStore } from '#domain/tasks/ports';
+import type { UploadPublications } from '#domain/uploads/ports';
+import { windowAt } from '#domain/accounts/rate-limit';
+import { type RateCounter } from '#domain/shared/counter';
 import type { Task, TaskKind } from '#domain/tasks/task';
-import type { AttemptOutcome, Delivery, DeliveryMessage, DeliveryStore } from '#domain/webhooks/deliveries';
-import type { WebhookEndpoint, WebhookStore } from '#domain/webhooks/webhooks';
+import type { AttemptOutcome, Delivery, DeliveryMessage } from '#domain/webhooks/deliveries';
+import type { DeliveryStore } from '#domain/webhooks/ports';
+import type { WebhookEndpoint } from '#domain/webhooks/webhooks';
+import type { WebhookStore } from '#domain/webhooks/ports';
 
 /**
  * The behaviour the use cases rely on from the store ports, as one suite run against every

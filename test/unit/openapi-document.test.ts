@@ -12,7 +12,8 @@ import { imagePageView, imageView, videoPageView, videoView } from '#contract/ta
 import { directUploadView, uploadedImageView } from '#contract/uploads';
 import { GENERATION_TYPES, IMAGE_MODEL_IDS, VIDEO_MODEL_IDS, VIDEO_RESOLUTIONS } from '#domain/catalogue/catalogue';
 import { listTasks } from '#domain/tasks/list-tasks';
-import type { TaskStore, UploadStorage } from '#domain/ports';
+import type { TaskStore } from '#domain/tasks/ports';
+import type { UploadStorage } from '#domain/uploads/ports';
 import type { ImageTask, VideoTask } from '#domain/tasks/task';
 import { createDirectUpload, storeUpload } from '#domain/uploads/uploads';
 import { generateImageBody } from '#contract/generate-image';

@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AccountExistsError, type Account, type SubscriptionStatus } from '#domain/accounts/account';
 import { NotFoundError } from '#domain/shared/errors';
 import type { LedgerEntry } from '#domain/accounts/ledger';
-import type { AccountStore } from '#domain/ports';
+import type { AccountStore } from '#domain/accounts/ports';
 import { isConditionFailure, type Db } from './dynamo-client';
 import { accountKey } from './keys';
 import { appendWithRetries, slotAfter, type LedgerSlot } from './ledger-positions';

@@ -2,7 +2,7 @@ import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, QueryCommand, 
 import type { ApiKeyRecord, KeyScope } from '#domain/accounts/api-key';
 import { NotFoundError } from '#domain/shared/errors';
 import type { KeyMode } from '#domain/shared/partition';
-import type { ApiKeyChanges, ApiKeyStore } from '#domain/ports';
+import type { ApiKeyChanges, ApiKeyStore } from '#domain/accounts/ports';
 import { isConditionFailure, type Db } from './dynamo-client';
 import { accountPartition, apiKeyByAccount, apiKeyCountKey, apiKeyKey, API_KEY_GSI1_PREFIX, keySpendKey } from './keys';
 import { retryOnConflict } from './retry';

@@ -3,7 +3,7 @@ import type { SubscriptionStatus } from '#domain/accounts/account';
 import { statusRank, type Purchase, type Reversal, type ReversalEntry } from '#domain/billing/billing';
 import { NotFoundError } from '#domain/shared/errors';
 import type { LedgerEntry } from '#domain/accounts/ledger';
-import type { BillingStore } from '#domain/ports';
+import type { BillingStore } from '#domain/billing/ports';
 import { isConditionFailure, type Db } from './dynamo-client';
 import { accountKey, paymentCustomerKey, purchaseKey, purchasePaymentKey } from './keys';
 import { appendWithRetries, LEDGER_COUNT, slotAfter } from './ledger-positions';

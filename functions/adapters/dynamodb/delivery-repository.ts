@@ -1,5 +1,6 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { AttemptOutcome, Delivery, DeliveryMessage, DeliveryStore } from '#domain/webhooks/deliveries';
+import type { AttemptOutcome, Delivery, DeliveryMessage } from '#domain/webhooks/deliveries';
+import type { DeliveryStore } from '#domain/webhooks/ports';
 import type { EventType } from '#domain/webhooks/webhooks';
 import { isConditionFailure, type Db } from './dynamo-client';
 import {

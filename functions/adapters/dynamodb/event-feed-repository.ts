@@ -1,5 +1,6 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { EVENT_RETENTION_SECONDS, type EventFeedStore, type FeedEvent } from '#domain/webhooks/events-feed';
+import { EVENT_RETENTION_SECONDS, type FeedEvent } from '#domain/webhooks/events-feed';
+import { type EventFeedStore } from '#domain/webhooks/ports';
 import type { EventType } from '#domain/webhooks/webhooks';
 import type { Db } from './dynamo-client';
 import { accountPartition, eventFeedCounterKey, feedEventKey, feedPositionKey } from './keys';

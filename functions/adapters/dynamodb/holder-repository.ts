@@ -3,7 +3,7 @@ import { NotFoundError } from '#domain/shared/errors';
 import { HolderExistsError, type Holder } from '#domain/accounts/holder';
 import type { Account } from '#domain/accounts/account';
 import type { LedgerEntry } from '#domain/accounts/ledger';
-import type { HolderStore } from '#domain/ports';
+import type { HolderStore } from '#domain/accounts/ports';
 import { toAccountItem } from './account-repository';
 import type { Db } from './dynamo-client';
 import { accountKey, holderKey } from './keys';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from '#domain/ports';
+import type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from '#domain/tasks/ports';
 import type { Db } from './dynamo-client';
 import { idempotencyKey } from './keys';
 

@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { RateCounter, RateWindow } from '#domain/accounts/rate-limit';
+import type { RateCounter, RateWindow } from '#domain/shared/counter';
 import { isConditionFailure, type Db } from './dynamo-client';
 import { rateWindowKey } from './keys';
 

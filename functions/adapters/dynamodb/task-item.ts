@@ -8,7 +8,8 @@ import {
   VIDEO_MODEL_IDS,
   VIDEO_RESOLUTIONS,
 } from '#domain/catalogue/catalogue';
-import { TASK_ERROR_CODES, TASK_STATUSES, type ImageParams, type Task, type TaskError, type VideoParams } from '#domain/tasks/task';
+import { TASK_ERROR_CODES, TASK_STATUSES, type Task, type TaskError } from '#domain/tasks/task';
+import { type ImageParams, type VideoParams } from '#domain/catalogue/params';
 import { inFlightEntry, taskHistoryKey, taskKey } from './keys';
 
 /**

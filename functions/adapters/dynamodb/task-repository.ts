@@ -1,5 +1,5 @@
 import type { LedgerEntry } from '#domain/accounts/ledger';
-import type { CreateTaskResult, FailOptions, NewTaskRequest, StartRepair, TaskRef, TaskStore } from '#domain/ports';
+import type { CreateTaskResult, FailOptions, NewTaskRequest, StartRepair, TaskRef, TaskStore } from '#domain/tasks/ports';
 import type { ProviderJob, Task, TaskError, TaskKind } from '#domain/tasks/task';
 import type { Telemetry } from '#domain/shared/telemetry';
 import type { Db } from './dynamo-client';

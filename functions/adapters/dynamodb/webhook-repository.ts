@@ -1,5 +1,6 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { TaskEventType, WebhookEndpoint, WebhookStore } from '#domain/webhooks/webhooks';
+import type { TaskEventType, WebhookEndpoint } from '#domain/webhooks/webhooks';
+import type { WebhookStore } from '#domain/webhooks/ports';
 import { isConditionFailure, type Db } from './dynamo-client';
 import { accountKey, accountPartition, WEBHOOK_SK_PREFIX, webhookKey } from './keys';
 import { retryOnConflict } from './retry';

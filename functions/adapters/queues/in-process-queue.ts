@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { MAX_QUEUE_DELAY_SECONDS, type MessageQueue } from '#domain/ports';
+import { MAX_QUEUE_DELAY_SECONDS, type MessageQueue } from '#domain/shared/ports';
 import { logger } from '#observability/logger';
 
 export interface InProcessQueueOptions {

@@ -5,7 +5,7 @@ import { newAccountId, newLedgerEntryId } from '../shared/ids';
 import { newKeyRecord, storeNewKey, type NewKey } from './key-management';
 import { ledgerSum, type LedgerEntry } from './ledger';
 import { accountOfScope, isTestScope, scopeOf, type KeyMode } from '../shared/partition';
-import type { AccountDirectory, AccountStore, ApiKeyStore, LedgerStore } from '../ports';
+import type { AccountDirectory, AccountStore, ApiKeyStore, LedgerStore } from './ports';
 
 /** Operator use cases behind the admin CLI. */
 

@@ -3,7 +3,7 @@ import { authenticate } from './authenticate';
 import { authenticateSession, type SessionDependencies } from './authenticate-session';
 import { UnauthorizedError } from '../shared/errors';
 import type { Principal } from './principal';
-import type { ApiKeyStore, IdentityProvider } from '../ports';
+import type { ApiKeyStore, IdentityProvider } from './ports';
 
 export interface CallerDependencies extends Omit<SessionDependencies, 'identity'> {
   apiKeys: ApiKeyStore;

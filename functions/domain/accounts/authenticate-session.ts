@@ -3,7 +3,7 @@ import { HolderExistsError, newHolderAccount, type Holder, type IdentityHolder }
 import { newAccountId, newLedgerEntryId } from '../shared/ids';
 import type { LedgerEntry } from './ledger';
 import type { SessionPrincipal } from './principal';
-import type { HolderStore, IdentityProvider } from '../ports';
+import type { HolderStore, IdentityProvider } from './ports';
 
 export interface SessionDependencies {
   identity: IdentityProvider;

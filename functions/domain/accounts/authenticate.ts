@@ -2,7 +2,7 @@ import { hashApiKey, isExpired, isWellFormedApiKey, keyIdFromHash, parseBearer, 
 import { KeyExpiredError, UnauthorizedError } from '../shared/errors';
 import { scopeOf } from '../shared/partition';
 import type { ApiKeyPrincipal } from './principal';
-import type { ApiKeyStore } from '../ports';
+import type { ApiKeyStore } from './ports';
 
 /**
  * Resolves an Authorization header to the account it acts for. Malformed keys are refused

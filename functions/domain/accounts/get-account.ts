@@ -1,7 +1,7 @@
 import type { Account } from './account';
 import { UnauthorizedError } from '../shared/errors';
 import { accountOfScope, scopeOf } from '../shared/partition';
-import type { AccountStore } from '../ports';
+import type { AccountStore } from './ports';
 import type { Principal } from './principal';
 
 /** The caller's account. A key whose account is gone is as good as no key. */

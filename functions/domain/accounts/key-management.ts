@@ -10,7 +10,7 @@ import {
 import { NotFoundError, ValidationError } from '../shared/errors';
 import { spendMonthOf } from './spending-key';
 import { accountOfScope, type KeyMode } from '../shared/partition';
-import type { ApiKeyChanges, ApiKeyStore } from '../ports';
+import type { ApiKeyChanges, ApiKeyStore } from './ports';
 
 /**
  * An account holder's own API keys (GET/POST /keys, PATCH/DELETE /keys/{key_id}): what the

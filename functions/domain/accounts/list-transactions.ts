@@ -1,7 +1,7 @@
 import { getCallerAccount } from './get-account';
 import type { LedgerEntry } from './ledger';
-import type { Page } from '../tasks/list-tasks';
-import type { AccountStore, LedgerStore } from '../ports';
+import type { Page } from '../shared/page';
+import type { AccountStore, LedgerStore } from './ports';
 
 /**
  * A page of the caller's ledger (their mode's: a test key reads the test balance's), newest

@@ -2,7 +2,7 @@ import { AccountExistsError, type Account } from './account';
 import { newLedgerEntryId } from '../shared/ids';
 import type { LedgerEntry } from './ledger';
 import { accountOfScope, isTestScope } from '../shared/partition';
-import type { AccountStore } from '../ports';
+import type { AccountStore } from './ports';
 
 /** What a test balance holds the first time it is used. */
 export const TEST_OPENING_CREDITS = 1000;

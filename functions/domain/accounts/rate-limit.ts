@@ -1,3 +1,4 @@
+import type { RateWindow, RateCounter } from '../shared/counter';
 import type { Principal } from './principal';
 
 /**
@@ -6,13 +7,6 @@ import type { Principal } from './principal';
  */
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
 const WINDOW_SECONDS = 60;
-
-export interface RateWindow {
-  /** Unix minute number: floor(seconds / 60). */
-  id: number;
-  /** Unix seconds at which the window ends and the count starts again. */
-  resetAt: number;
-}
 
 export function windowAt(nowMs: number): RateWindow {
   const id = Math.floor(nowMs / 1000 / WINDOW_SECONDS);
@@ -32,12 +26,6 @@ export interface RateDecision {
   remaining: number;
   resetAt: number;
   retryAfter?: number;
-}
-
-/** Consumes one request from a store that counts atomically and refuses past `limit`. */
-export interface RateCounter {
-  /** Returns the count after this request, or undefined when the window is already full. */
-  increment(keyId: string, window: RateWindow, limit: number): Promise<number | undefined>;
 }
 
 export async function consumeRequest(

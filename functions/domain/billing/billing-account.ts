@@ -3,7 +3,8 @@ import type { BillingCatalogue, CreditPack, SubscriptionPlan } from './billing';
 import { UnauthorizedError, ValidationError } from '../shared/errors';
 import { newLedgerEntryId } from '../shared/ids';
 import { accountOfScope, isTestScope } from '../shared/partition';
-import type { AccountStore, BillingStore, CheckoutRequest, PaymentGateway } from '../ports';
+import type { AccountStore } from '../accounts/ports';
+import type { BillingStore, CheckoutRequest, PaymentGateway } from './ports';
 
 /** The signed-in holder's billing use cases (GET /billing, checkout, portal, test credits). */
 

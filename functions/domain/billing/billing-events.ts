@@ -1,7 +1,7 @@
 import { reversalDue, subscriptionStatusOf, type BillingCatalogue, type BillingEvent, type BillingEventResult } from './billing';
 import { newLedgerEntryId } from '../shared/ids';
 import type { LedgerEntry } from '../accounts/ledger';
-import type { BillingStore, PaymentGateway } from '../ports';
+import type { BillingStore, PaymentGateway } from './ports';
 import type { Telemetry } from '../shared/telemetry';
 
 export interface BillingEventDeps {

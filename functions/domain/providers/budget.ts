@@ -1,5 +1,5 @@
-import type { ProviderBudget } from '../ports';
-import type { RateCounter } from '../accounts/rate-limit';
+import type { ProviderBudget } from './ports';
+import type { RateCounter } from '../shared/counter';
 
 /**
  * The provider's budget on the atomic counters the rate limit uses: one counter per provider

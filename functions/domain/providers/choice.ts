@@ -1,7 +1,14 @@
 import { isTestScope } from '../shared/partition';
 import type { GenerationProvider } from './provider';
-import type { ProviderRoutes } from './routing';
-import type { Task } from '../tasks/task';
+
+/**
+ * Operators route each model to an ordered list of providers (PROVIDER_ROUTES): a new task's
+ * create goes to the first healthy one, and to the next only when a failure proves no job
+ * exists upstream (docs/tasks.md, "Routing and failover"). Models without routes go to the
+ * configured provider alone. Only submissions read routes: a task that has a job is followed
+ * on the provider it recorded (provider-choice.ts), whatever the routes say later.
+ */
+export type ProviderRoutes = Readonly<Partial<Record<string, readonly string[]>>>;
 
 /** The providers a deployment has: the configured one, the simulated one test mode uses, and any others still configured. */
 export interface ProviderChoice {
@@ -14,7 +21,7 @@ export interface ProviderChoice {
    * that recorded one is still followed there after the configured provider changed.
    */
   otherProviders?: (name: string) => GenerationProvider | undefined;
-  /** Per model, the providers a new live task may go to, in order (provider-routing.ts); unset: `provider` alone. */
+  /** Per model, the providers a new live task may go to, in order (routing.ts); unset: `provider` alone. */
   routes?: ProviderRoutes;
 }
 
@@ -36,7 +43,7 @@ export class ProviderNotConfiguredError extends Error {
  * is never billed there. Only submissions consult configuration; everything that acts on a
  * task's job asks `providerOfTask`.
  */
-export function providerFor(deps: ProviderChoice, task: Pick<Task, 'accountId'>): GenerationProvider {
+export function providerFor(deps: ProviderChoice, task: { accountId: string }): GenerationProvider {
   if (!isTestScope(task.accountId)) return deps.provider;
   if (!deps.testProvider) throw new Error('No simulated provider is wired for test-mode tasks.');
   return deps.testProvider;
@@ -47,7 +54,7 @@ export function providerFor(deps: ProviderChoice, task: Pick<Task, 'accountId'>)
  * (a task without a job yet goes where a new task goes). Throws ProviderNotConfiguredError when
  * the recorded one is not configured here any more.
  */
-export function providerOfTask(deps: ProviderChoice, task: Pick<Task, 'accountId' | 'provider'>): GenerationProvider {
+export function providerOfTask(deps: ProviderChoice, task: { accountId: string; provider?: { name: string } }): GenerationProvider {
   if (!task.provider || isTestScope(task.accountId)) return providerFor(deps, task);
   const provider = providerNamed(deps, task.accountId, task.provider.name);
   if (!provider) throw new ProviderNotConfiguredError(task.provider.name);

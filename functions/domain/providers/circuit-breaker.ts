@@ -12,6 +12,21 @@
  *   after `probeTimeoutMs`, so another caller may probe.
  */
 
+/**
+ * A circuit breaker per provider, shared by every function instance through the table (not per
+ * process: one Lambda that saw a provider fail must spare the others the same timeouts).
+ *
+ * - Closed: creates go out. Each create that failed in a way that says the provider is unwell
+ *   (5xx, refused connection, timeout) adds one consecutive failure; any answer resets the count.
+ * - Open: after `failureThreshold` consecutive failures the provider is skipped until
+ *   `coolDownMs` has passed (starts go to the model's next route, or answer 502).
+ * - Half-open: after the cool-down exactly ONE caller, across all instances, wins a conditional
+ *   write and sends a probe create; the others keep skipping. The probe's success closes the
+ *   circuit; its failure opens it for another cool-down. A probe whose caller died is given up
+ *   after `probeTimeoutMs`, so another caller may probe.
+ */
+import type { CircuitRecord, CircuitStore } from './ports';
+
 export interface CircuitSettings {
   failureThreshold: number;
   coolDownMs: number;
@@ -24,36 +39,6 @@ export const DEFAULT_CIRCUIT_SETTINGS: CircuitSettings = {
   coolDownMs: 30_000,
   probeTimeoutMs: 30_000,
 };
-
-/** A provider's circuit as stored (times in ms since the epoch). */
-export interface CircuitRecord {
-  /** Consecutive failures since the last answer. */
-  failures: number;
-  /** Set while the circuit is open (and after, until a probe closes it): skipped before this time. */
-  openUntil?: number;
-  /** The claimed probe's deadline, while one is out. */
-  probeUntil?: number;
-}
-
-/** Where circuits live: one item per provider, every change a single conditional write. */
-export interface CircuitStore {
-  /** The provider's circuit (strongly consistent); `{ failures: 0 }` when it has none. */
-  read(provider: string): Promise<CircuitRecord>;
-  /** Adds one consecutive failure atomically and returns the circuit after it. */
-  addFailure(provider: string): Promise<CircuitRecord>;
-  /**
-   * Opens the circuit until `until`, only if its `openUntil` is still `seenOpenUntil` (unset:
-   * it was closed), so racing failures open it once. Clears any probe. True if this call opened it.
-   */
-  open(provider: string, seenOpenUntil: number | undefined, until: number): Promise<boolean>;
-  /**
-   * Claims the half-open circuit's one probe: true for exactly one caller while `openUntil` is
-   * unchanged and no unexpired probe (`probeUntil` > now) is out.
-   */
-  claimProbe(provider: string, openUntil: number, now: number, probeUntil: number): Promise<boolean>;
-  /** Closes the circuit: no failures, not open, no probe. */
-  close(provider: string): Promise<void>;
-}
 
 /**
  * A circuit as operators read it: `closed` (creates go out), `open` (skipped until `openUntil`),

@@ -8,7 +8,7 @@ import type {
   VideoModel,
   VideoResolution,
 } from '../catalogue/catalogue';
-import type { GenerationExtras } from '../tasks/task';
+import type { GenerationExtras } from '../catalogue/params';
 
 /**
  * The upstream generation provider, behind one small interface. Adapters live in

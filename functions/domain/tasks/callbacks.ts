@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../shared/errors';
-import type { CallbackReceipts } from '../ports';
+import type { CallbackReceipts } from './ports';
 import {
   CALLBACK_TOLERANCE_SECONDS,
   CallbackRejectedError,
@@ -12,7 +12,8 @@ import {
 import { providerNamed } from '../providers/choice';
 import { cancelQuietly } from './submission';
 import type { Task } from './task';
-import { applyOutcome, type LifecycleDeps } from './lifecycle/deps';
+import { applyOutcome } from './lifecycle/outcomes';
+import { type LifecycleDeps } from './lifecycle/deps';
 
 export type { CallbackTarget } from '../providers/provider';
 

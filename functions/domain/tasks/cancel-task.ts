@@ -3,8 +3,9 @@ import { ownTask } from './get-task';
 import { withProgress, progressOf } from './progress';
 import { providerOfTask } from '../providers/choice';
 import { narrowTask, type TaskKind, type TaskOfKind } from './task';
-import { refundEntry } from '../accounts/ledger';
-import { announceEnded, FAILURE_MESSAGES, type LifecycleDeps } from './lifecycle/deps';
+import { refundEntry } from './charges';
+import { announceEnded, FAILURE_MESSAGES } from './lifecycle/endings';
+import { type LifecycleDeps } from './lifecycle/deps';
 
 /**
  * Cancels a processing task: it fails with `canceled` and is refunded, exactly once, in the same

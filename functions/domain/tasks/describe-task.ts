@@ -1,27 +1,8 @@
-import { circuitStatus, type CircuitRecord, type CircuitStatus, type CircuitStore } from '../providers/circuit-breaker';
+import { type CircuitStore } from '../providers/ports';
+import { type CircuitView, circuitOf } from '../providers/status';
 import { NotFoundError } from '../shared/errors';
-import type { TaskStore } from '../ports';
+import type { TaskStore } from './ports';
 import type { Task } from './task';
-
-/**
- * What operators ask about providers (the admin CLI's `task show` and `circuits`): which provider
- * runs a task, how its submission stands, and each provider's circuit as the table holds it.
- */
-
-export interface CircuitView extends CircuitRecord {
-  provider: string;
-  status: CircuitStatus;
-}
-
-/** The circuits of `providers` as they stand at `now` (a provider never failed: closed, no failures). */
-export async function circuitsOf(store: CircuitStore, providers: readonly string[], now: number): Promise<CircuitView[]> {
-  return Promise.all(providers.map((provider) => circuitOf(store, provider, now)));
-}
-
-async function circuitOf(store: CircuitStore, provider: string, now: number): Promise<CircuitView> {
-  const record = await store.read(provider);
-  return { provider, status: circuitStatus(record, now), ...record };
-}
 
 /** Where a task's create stands, in words (docs/tasks.md, "Submission"). */
 export type SubmissionState = 'job recorded' | 'queued' | 'not sent yet' | 'sent, answer not known' | 'none';

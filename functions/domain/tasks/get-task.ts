@@ -1,8 +1,9 @@
 import { NotFoundError } from '../shared/errors';
 import { withProgress } from './progress';
-import type { TaskStore } from '../ports';
+import type { TaskStore } from './ports';
 import { isTaskOfKind, narrowTask, type TaskKind, type TaskOfKind } from './task';
-import { refreshTask, type LifecycleDeps } from './lifecycle/deps';
+import { refreshTask } from './lifecycle/outcomes';
+import { type LifecycleDeps } from './lifecycle/deps';
 
 /**
  * A task of the caller's, refreshed from the provider while processing. Another account's

@@ -1,16 +1,7 @@
-import type { TaskStore } from '../ports';
+import type { Page } from '../shared/page';
+import type { TaskStore } from './ports';
 import { withProgress } from './progress';
 import { narrowTask, type TaskKind, type TaskOfKind } from './task';
-
-/** One page of a history list and where it sits in the whole. */
-export interface Page<T> {
-  items: T[];
-  page: number;
-  limit: number;
-  total: number;
-  totalPages: number;
-  hasMore: boolean;
-}
 
 /** A page of an account's history of one kind, newest first. Past the end: an empty page. */
 export async function listTasks<K extends TaskKind>(

@@ -1,6 +1,7 @@
 import { admit, checkReferenceUrls, type Refusal, type StartRequest } from './start-rules';
 import type { SpendingKey } from '../accounts/spending-key';
-import type { AccountStore, ReferenceUrlPolicy } from '../ports';
+import type { AccountStore } from '../accounts/ports';
+import type { ReferenceUrlPolicy } from './ports';
 
 export interface QuoteDeps {
   accounts: Pick<AccountStore, 'get'>;

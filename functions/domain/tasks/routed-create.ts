@@ -3,7 +3,9 @@ import { isTestScope } from '../shared/partition';
 import { ProviderUnavailableError, SubmissionUnknownError, type GenerationProvider, type ProviderFailureCode, type UnavailableReason } from '../providers/provider';
 import { routesOf } from '../providers/routing';
 import type { Task } from './task';
-import { jobFor, logProviderDetail, type LifecycleDeps } from './lifecycle/deps';
+import { jobFor } from './lifecycle/outputs';
+import { logProviderDetail } from './lifecycle/endings';
+import { type LifecycleDeps } from './lifecycle/deps';
 
 /**
  * One task's create, walked along its model's routes (docs/tasks.md, "Routing and failover").

@@ -2,8 +2,9 @@ import { hasPaidAccess, type Account } from '../accounts/account';
 import { imagePrice, subscriptionRequired, videoPrice } from '../catalogue/catalogue';
 import { InsufficientCreditsError, PaidAccessRequiredError, SpendLimitExceededError, UnauthorizedError, ValidationError } from '../shared/errors';
 import type { SpendingKey } from '../accounts/spending-key';
-import type { AccountStore, ReferenceUrlPolicy } from '../ports';
-import type { ImageParams, VideoParams } from './task';
+import type { AccountStore } from '../accounts/ports';
+import type { ReferenceUrlPolicy } from './ports';
+import type { ImageParams, VideoParams } from '../catalogue/params';
 
 /**
  * Whether a start may go ahead, and at what price: the checks after validation, in the API's

@@ -3,11 +3,13 @@ import { admit, checkReferenceUrls, type StartRequest } from './start-rules';
 import { AccountBusyError, IdempotencyConflictError, InsufficientCreditsError, SpendLimitExceededError, UpstreamError } from '../shared/errors';
 import { newTaskId } from '../shared/ids';
 import { spendMonthOf, type KeySpend, type SpendingKey } from '../accounts/spending-key';
-import { chargeEntry } from '../accounts/ledger';
-import type { AccountStore, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, ReferenceUrlPolicy } from '../ports';
+import { chargeEntry } from './charges';
+import type { AccountStore } from '../accounts/ports';
+import type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore, ReferenceUrlPolicy } from './ports';
 import { narrowTask, type Task, type TaskKind, type TaskOfKind } from './task';
 import { isStranded, resumeSubmission, submitInline, UNSENT_GRACE_MS } from './submission';
-import { FAILURE_MESSAGES, failTask, type LifecycleDeps } from './lifecycle/deps';
+import { FAILURE_MESSAGES, failTask } from './lifecycle/endings';
+import { type LifecycleDeps } from './lifecycle/deps';
 
 export interface StartDeps extends LifecycleDeps {
   accounts: AccountStore;

@@ -1,8 +1,9 @@
 import type { ProviderFailureCode } from '../providers/provider';
-import type { SubmissionRequest } from '../ports';
+import type { SubmissionRequest } from './ports';
 import { sendCreate, type Create } from './routed-create';
 import type { Task } from './task';
-import { FAILURE_MESSAGES, failTask, type LifecycleDeps } from './lifecycle/deps';
+import { FAILURE_MESSAGES, failTask } from './lifecycle/endings';
+import { type LifecycleDeps } from './lifecycle/deps';
 
 export { cancelQuietly } from './routed-create';
 

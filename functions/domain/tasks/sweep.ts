@@ -1,6 +1,8 @@
-import type { TaskRef } from '../ports';
+import type { TaskRef } from './ports';
 import { isStranded, QUEUE_STALL_MS, resendQueued, resumeSubmission } from './submission';
-import { announceEnded, FAILURE_MESSAGES, failTask, refreshTask, type LifecycleDeps } from './lifecycle/deps';
+import { announceEnded, FAILURE_MESSAGES, failTask } from './lifecycle/endings';
+import { refreshTask } from './lifecycle/outcomes';
+import { type LifecycleDeps } from './lifecycle/deps';
 
 export interface SweepReport {
   examined: number;

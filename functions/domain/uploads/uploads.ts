@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { NotFoundError, ValidationError } from '../shared/errors';
 import { oversizeReason, readDeclaredSize } from '../catalogue/image-size';
 import { IMAGE_EXTENSIONS, MAX_UPLOAD_BYTES, sniffImageType, type ImageContentType } from '../catalogue/image-type';
-import type { PublishedUpload, UploadPublications, UploadStorage } from '../ports';
+import type { PublishedUpload, UploadPublications, UploadStorage } from './ports';
 
 /**
  * Reference image uploads. The type is decided by the file's bytes (JPEG, PNG or WebP), the

@@ -1,18 +1,11 @@
 import { NotFoundError, RateLimitExceededError } from '../shared/errors';
-import { appendToFeed, type EventFeedStore } from './events-feed';
-import type { MessageQueue } from '../ports';
-import { MAX_QUEUE_DELAY_SECONDS } from '../ports';
-import {
-  getWebhook,
-  taskEndedEvent,
-  testEvent,
-  type EventRenderer,
-  type EventType,
-  type WebhookEndpoint,
-  type WebhookEvent,
-  type WebhookStore,
-} from './webhooks';
-import type { Page } from '../tasks/list-tasks';
+import { appendToFeed } from './events-feed';
+import type { DeliveryStore, EventFeedStore } from './ports';
+import type { MessageQueue } from '../shared/ports';
+import { MAX_QUEUE_DELAY_SECONDS } from '../shared/ports';
+import { getWebhook, taskEndedEvent, testEvent, type EventRenderer, type EventType, type WebhookEndpoint, type WebhookEvent } from './webhooks';
+import { type WebhookStore } from './ports';
+import type { Page } from '../shared/page';
 import type { Task } from '../tasks/task';
 
 /**
@@ -44,26 +37,6 @@ export interface DeliveryMessage {
   accountId: string;
   webhookId: string;
   eventId: string;
-}
-
-export interface DeliveryStore {
-  /** Records a new pending delivery; false if this event already has one for this endpoint, or the endpoint is gone. */
-  create(delivery: Delivery): Promise<boolean>;
-  get(message: DeliveryMessage): Promise<Delivery | undefined>;
-  /**
-   * Makes a delivery pending again with its next attempt due at `now` (a redelivery asked for),
-   * only if nobody recorded an attempt or reopened it since `seen` was read.
-   */
-  reopen(seen: Delivery, now: string): Promise<boolean>;
-  /** Saves an attempt's outcome, only if nobody recorded an attempt since `seen` was read. */
-  recordAttempt(seen: Delivery, next: AttemptOutcome): Promise<boolean>;
-  /**
-   * Pending deliveries whose next attempt was due before `before` (ISO 8601): one stream per
-   * shard of the list, each soonest due first.
-   */
-  listDue(before: string): AsyncIterable<DeliveryMessage>[];
-  /** One page of an endpoint's deliveries, newest first, and how many it has had. */
-  listPage(accountId: string, webhookId: string, page: number, limit: number): Promise<{ deliveries: Delivery[]; total: number }>;
 }
 
 export type AttemptOutcome = Pick<Delivery, 'status' | 'attempts' | 'lastStatusCode' | 'lastError' | 'lastAttemptAt' | 'nextAttemptAt'>;

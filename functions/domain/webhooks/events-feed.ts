@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ValidationError } from '../shared/errors';
 import type { EventType, WebhookEvent } from './webhooks';
+import type { EventFeedStore } from './ports';
 
 /**
  * The events feed (GET /events): every task ending of a scope, in the order the scope's feed
@@ -14,18 +15,6 @@ export interface FeedEvent {
   createdAt: string;
   /** Its place in the scope's feed: 1, 2, ... in the order appends committed, without gaps. */
   position: number;
-}
-
-export interface EventFeedStore {
-  /** Appends the event at the next position; false (and nothing written) when its id is already there. */
-  append(accountId: string, event: Omit<FeedEvent, 'position'>): Promise<boolean>;
-  /**
-   * Up to `limit` events after position `after`, oldest first, and the last position taken so
-   * far. Every event at or below that last position is committed before it is read, so a page
-   * never misses one that a later page would not show either.
-   */
-  after(accountId: string, after: number, limit: number): Promise<{ events: FeedEvent[]; last: number }>;
-  get(accountId: string, eventId: string): Promise<FeedEvent | undefined>;
 }
 
 /** How long the feed keeps an event (DynamoDB TTL deletes it after that). */

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { NotFoundError, ValidationError } from '../shared/errors';
 import { getCallerAccount } from '../accounts/get-account';
-import type { AccountStore } from '../ports';
+import type { AccountStore } from '../accounts/ports';
 import { newEventId, newWebhookId, taskEventId } from '../shared/ids';
 import { isLivemode } from '../shared/partition';
 import { progressOf } from '../tasks/progress';
 import type { Task } from '../tasks/task';
+import type { WebhookStore, DestinationPolicy } from './ports';
 
 /**
  * Customer webhook endpoints (Standard Webhooks): an account registers up to ten URLs, each
@@ -30,26 +31,6 @@ export interface WebhookEndpoint {
   createdAt: string;
   /** The last `webhook.test` event asked for, which paces the next (sendTestEvent). */
   lastTest: { eventId: string; at: string } | null;
-}
-
-export interface WebhookStore {
-  /** Stores the endpoint unless the account already has `max`; false when it has. */
-  create(endpoint: WebhookEndpoint, max: number): Promise<boolean>;
-  get(accountId: string, webhookId: string): Promise<WebhookEndpoint | undefined>;
-  /** Oldest first. */
-  list(accountId: string): Promise<WebhookEndpoint[]>;
-  /** False when there was no such endpoint. */
-  delete(accountId: string, webhookId: string): Promise<boolean>;
-  /**
-   * Records `test` as the endpoint's last test event, only if its last one is still the one in
-   * `seen` (so of two racing test requests one wins). False otherwise, or if the endpoint is gone.
-   */
-  claimTest(seen: WebhookEndpoint, test: { eventId: string; at: string }): Promise<boolean>;
-}
-
-/** Which destinations are refused when an endpoint is created, in words that follow "url: ". */
-export interface DestinationPolicy {
-  whyRefused(url: string): string | undefined;
 }
 
 export interface NewWebhook {

@@ -4,7 +4,7 @@ import { getTask } from '#domain/tasks/get-task';
 import { progressOf } from '#domain/tasks/progress';
 import { startTask } from '#domain/tasks/start-task';
 import type { Task } from '#domain/tasks/task';
-import { refundEntry } from '#domain/accounts/ledger';
+import { refundEntry } from '#domain/tasks/charges';
 import { memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
 /** Cancel and progress on the in-memory stores, with a fixed clock and a scripted provider. */

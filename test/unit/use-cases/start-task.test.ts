@@ -7,7 +7,7 @@ import {
 } from '#domain/shared/errors';
 import { ProviderUnavailableError } from '#domain/providers/provider';
 import { startTask, type StartRequest } from '#domain/tasks/start-task';
-import { failTask } from '#domain/tasks/lifecycle/deps';
+import { failTask } from '#domain/tasks/lifecycle/endings';
 import { image, memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
 /** startTask on in-memory stores (test/integration/task-lifecycle.test.ts runs it on DynamoDB Local). */

@@ -3,7 +3,9 @@ import { getTask } from '#domain/tasks/get-task';
 import { ProviderUnavailableError } from '#domain/providers/provider';
 import { startTask } from '#domain/tasks/start-task';
 import type { Task, TaskKind } from '#domain/tasks/task';
-import { copyOutputs, failTask, refreshTask } from '#domain/tasks/lifecycle/deps';
+import { copyOutputs } from '#domain/tasks/lifecycle/outputs';
+import { failTask } from '#domain/tasks/lifecycle/endings';
+import { refreshTask } from '#domain/tasks/lifecycle/outcomes';
 import { image, memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
 /**

@@ -1,5 +1,5 @@
 import { AccountBusyError } from '#domain/shared/errors';
-import type { ProviderBudget } from '#domain/ports';
+import type { ProviderBudget } from '#domain/providers/ports';
 import { ProviderUnavailableError } from '#domain/providers/provider';
 import { startTask } from '#domain/tasks/start-task';
 import { submitQueued, UNSENT_GRACE_MS } from '#domain/tasks/submission';

@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { TaskRef } from '#domain/ports';
+import type { TaskRef } from '#domain/tasks/ports';
 import type { Task, TaskKind } from '#domain/tasks/task';
 import { DynamoAccountStore } from '../account-repository';
 import type { Db } from '../dynamo-client';

@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { chargeEntry, refundEntry } from '#domain/accounts/ledger';
-import type { StartRepair } from '#domain/ports';
+import { chargeEntry, refundEntry } from '#domain/tasks/charges';
+import type { StartRepair } from '#domain/tasks/ports';
 import type { Task, TaskError } from '#domain/tasks/task';
 import { PENDING_STARTS } from '../account-repository';
 import type { Db } from '../dynamo-client';

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AccountBusyError } from '#domain/shared/errors';
 import type { KeySpend } from '#domain/accounts/spending-key';
-import type { CreateTaskResult, IdempotencyClaim, NewTaskRequest } from '#domain/ports';
+import type { CreateTaskResult, IdempotencyClaim, NewTaskRequest } from '#domain/tasks/ports';
 import type { Task, TaskKind } from '#domain/tasks/task';
 import type { Telemetry } from '#domain/shared/telemetry';
 import { PENDING_STARTS } from '../account-repository';

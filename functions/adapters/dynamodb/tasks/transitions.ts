@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LedgerEntry } from '#domain/accounts/ledger';
-import type { FailOptions } from '#domain/ports';
+import type { FailOptions } from '#domain/tasks/ports';
 import type { ProviderJob, Task, TaskError } from '#domain/tasks/task';
 import { isConditionFailure, type Db } from '../dynamo-client';
 import { endedEntryValues, taskKey } from '../keys';

@@ -1,0 +1,208 @@
+import type { KeySpend } from '../accounts/spending-key';
+import type { LedgerEntry } from '../accounts/ledger';
+import type { MediaKind } from '../catalogue/media-type';
+import type { ProviderJob, Task, TaskError, TaskKind } from './task';
+
+/**
+ * What the task use cases need from storage, queues and media. The adapters in
+ * functions/adapters/ implement these; the domain never sees a table, a key template or an SDK call.
+ */
+
+/** What a use case needs to create a charged task. */
+export interface NewTaskRequest {
+  /** The task, without its history position (the store assigns `seq`). */
+  task: Omit<Task, 'seq'>;
+  charge: LedgerEntry;
+  /** The account's task count of this kind as last read (informative; the store allocates). */
+  expectedCount: number;
+  /**
+   * A start through an API key: its spend this month is counted with the charge, and with a
+   * limit the start is refused (nothing charged) when the charge would pass it. Checked before
+   * the balance.
+   */
+  keySpend?: KeySpend;
+  idempotency?: IdempotencyClaim;
+}
+
+/** A task named by the in-flight index (which holds keys only). */
+export interface TaskRef {
+  accountId: string;
+  taskId: string;
+}
+
+/** How the repair of a draft (a start that never settled) ended. */
+export type StartRepair = 'refunded' | 'discarded' | 'settled';
+
+export type CreateTaskResult =
+  | { type: 'created'; task: Task }
+  | { type: 'insufficient_credits'; available: number }
+  /** The key's monthly spend limit would be passed; `spent` is its month's spend as it stood. */
+  | { type: 'spend_limit_exceeded'; spent: number }
+  /** The idempotency key was already used (by an earlier or a concurrent request). */
+  | { type: 'idempotency_key_used'; record: IdempotencyRecord };
+
+export interface TaskStore {
+  /**
+   * Takes the price off the balance (never below zero) and the next history position in one
+   * atomic account update, and creates the task `processing` at that position with its ledger
+   * charge and, when given, the idempotency claim. Concurrent starts of one account never
+   * conflict (docs/data-model.md, "Starting a task"); a start cut short is settled by
+   * `repairStart`.
+   */
+  create(request: NewTaskRequest): Promise<CreateTaskResult>;
+  get(accountId: string, taskId: string): Promise<Task | undefined>;
+  /**
+   * Records the provider's job (and ends any wait on the submission queue). False if the task
+   * is no longer processing or already has another job.
+   */
+  recordSubmission(task: Task, provider: ProviderJob, now: string): Promise<boolean>;
+  /**
+   * Puts a task with no job on the submission queue's books (`queuedAt`, `submitAttempts`,
+   * `unsent`). False if it is no longer processing, has a job, is already queued, or its
+   * create was sent since `task` was read (`unsent`, `sentAt` as the caller saw them), so
+   * only the holder of a create that was refused can queue it again.
+   */
+  markQueued(task: Task, now: string, attempts: number): Promise<boolean>;
+  /**
+   * Takes a queued task off the queue's books to send its create now (it stays `unsent`):
+   * true for exactly one caller, so a message delivered twice never submits twice.
+   */
+  claimQueued(task: Task, now: string): Promise<boolean>;
+  /**
+   * Written just before a create is sent: `sentAt`, and the `unsent` mark removed. True for
+   * exactly one caller, and only while the task is processing, unsent, not queued and has no job.
+   */
+  markSent(task: Task, now: string): Promise<boolean>;
+  /**
+   * Claims the right to ask the provider now: succeeds only if nobody asked within
+   * `minIntervalMs` (so concurrent polls share one upstream check).
+   */
+  claimCheck(task: Task, now: Date, minIntervalMs: number): Promise<boolean>;
+  /** Stores the provider's output URLs awaiting copy. False if already stored or final. */
+  recordOutputs(task: Task, outputUrls: string[], now: string): Promise<boolean>;
+  /**
+   * Claims the copy of a task's pending outputs for `leaseMs`: true for one caller at a time, so
+   * a copy asked for again while one runs (the sweeper asks every minute) is left to the first.
+   * False if the task is final, has no pending outputs, or another claim is younger than `leaseMs`.
+   */
+  claimCopy(task: Task, now: Date, leaseMs: number): Promise<boolean>;
+  /** Counts a failed copy and gives up its claim; returns the new count, or undefined if the task is already final. */
+  recordCopyFailure(task: Task, now: string): Promise<number | undefined>;
+  /** processing -> completed with our URLs (and a video's thumbnail). False if the task was already final. */
+  complete(task: Task, outputUrls: string[], now: string, thumbnailUrl?: string): Promise<boolean>;
+  /**
+   * processing -> failed and the refund with its ledger entry, in one transaction, so the
+   * refund happens exactly once however many callers race. False if already final.
+   */
+  failAndRefund(task: Task, error: TaskError, refund: LedgerEntry, now: string, options?: FailOptions): Promise<boolean>;
+  /** Raises the stored progress (never lowers it) while the task is processing. */
+  recordProgress(task: Task, progress: number): Promise<void>;
+  /** One page of an account's tasks of a kind, newest first, and the total count. */
+  listPage(accountId: string, kind: TaskKind, page: number, limit: number): Promise<{ tasks: Task[]; total: number }>;
+  /** Tasks still processing: one stream per in-flight shard, each oldest first, read page by page. */
+  listProcessing(): AsyncIterable<TaskRef>[];
+  /**
+   * Settles a draft whose start was cut short (a crash between its steps): if its charge was
+   * taken, the task takes its reserved position as failed and is refunded; otherwise the draft
+   * is discarded. Only for drafts older than any start can run. 'settled' if nothing was left to do.
+   */
+  repairStart(draft: Task, error: TaskError, now: string): Promise<StartRepair>;
+  /** Tasks that ended and whose events may not be published yet (the outbox), in shards. */
+  listUnannounced(): AsyncIterable<TaskRef>[];
+  /** Takes an ended task out of the outbox once its events are published. */
+  markAnnounced(task: Task): Promise<void>;
+}
+
+/** A task whose create waits on the submission queue: the queue's message. */
+export interface SubmissionRequest {
+  accountId: string;
+  taskId: string;
+}
+
+/** Publishes a task's ending to whoever listens (the customer's webhooks). Safe to repeat. */
+export interface TaskEvents {
+  taskEnded(task: Task): Promise<void>;
+}
+
+export interface FailOptions {
+  /** Only while the provider has not accepted it (the sweeper's lost-submission case). */
+  onlyIfUnsubmitted?: boolean;
+  /** Only while no result has been recorded (a cancel: once outputs exist, the task completes). */
+  onlyBeforeOutputs?: boolean;
+  /** The progress the failed task keeps (what it showed when it ended). */
+  progress?: number;
+}
+
+/** A request's claim on an Idempotency-Key (24 h; same body -> same answer). */
+export interface IdempotencyClaim {
+  accountId: string;
+  key: string;
+  /** Hash of the endpoint and the validated request. */
+  requestHash: string;
+  taskId: string;
+  createdAt: string;
+  expiresAt: number;
+}
+
+export interface IdempotencyRecord extends IdempotencyClaim {
+  /** How the first request ended, once it has: its task was started, or submission failed. */
+  outcome?: { type: 'created' } | { type: 'upstream_error'; message: string };
+}
+
+export interface IdempotencyStore {
+  get(accountId: string, key: string, now: Date): Promise<IdempotencyRecord | undefined>;
+  recordOutcome(claim: IdempotencyClaim, outcome: NonNullable<IdempotencyRecord['outcome']>): Promise<void>;
+}
+
+/** Our storage for results: copies a provider's output in, streaming, and names its public URL. */
+export interface MediaStore {
+  /**
+   * Streams `sourceUrl` into our bucket at `key`; returns our public URL for it. Throws
+   * OutputRefusedError (media-type.ts) for one of our own objects outside a provider's output
+   * folder, or for bytes that are not of `kind`.
+   */
+  copyFromUrl(sourceUrl: string, key: string, contentType: string, kind: MediaKind): Promise<string>;
+  remove(key: string): Promise<void>;
+}
+
+/**
+ * Makes a video's poster: its first frame as a JPEG stored at `key`, from the video already in
+ * our storage at `videoKey`; returns the JPEG's public URL. Throws when the video cannot be decoded.
+ */
+export interface Thumbnails {
+  firstFrame(videoKey: string, key: string): Promise<string>;
+}
+
+/** Which task's outputs to copy: the copy worker's event. */
+export interface CopyRequest {
+  accountId: string;
+  taskId: string;
+}
+
+/** Asks for a task's outputs to be copied soon, off the request path. */
+export interface CopyQueue {
+  enqueue(request: CopyRequest): Promise<void>;
+}
+
+/**
+ * Which user-supplied reference image URLs we refuse, judged before a charge: from the URL, and
+ * for our own files from what storage holds (never by fetching anyone else's URL).
+ */
+export interface ReferenceUrlPolicy {
+  /** Why `url` would be refused (words a client can act on), or undefined. */
+  whyRefused(url: string): Promise<string | undefined>;
+}
+
+/**
+ * The provider callback messages already received, by the provider's message id (webhook-id),
+ * kept while a replay of one could still pass the signature's time check.
+ */
+export interface CallbackReceipts {
+  /**
+   * True for exactly one caller per provider and message id until `keepUntil`; false for a
+   * repeat (a replay, or the provider's retry of a message we already took).
+   */
+  claim(provider: string, messageId: string, now: Date, keepUntil: Date): Promise<boolean>;
+  /** Forgets a claim whose message could not be handled, so the provider's retry is taken. */
+  release(provider: string, messageId: string): Promise<void>;
+}
