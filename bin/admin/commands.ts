@@ -14,7 +14,7 @@ import {
   setAccess,
 } from '#domain/accounts/account-admin';
 import { CONFIG_DEFAULTS } from '#config';
-import { scopeOf } from '#domain/shared/partition';
+import { partitionOf } from '#domain/shared/partition';
 import { circuitsOf } from '#domain/providers/status';
 import { describeTask } from '#domain/tasks/describe-task';
 import { PROVIDER_NAMES } from '#providers/settings-registry';
@@ -260,7 +260,7 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
       return { holder_id: holder.holderId, email: holder.email, account_id: holder.accountId, created_account: createdAccount };
     }
     case 'task show': {
-      const scope = scopeOf(need(values, 'account'), values.test ? 'test' : 'live');
+      const scope = partitionOf(need(values, 'account'), values.test ? 'test' : 'live');
       const { task, circuit } = await describeTask(stores, scope, need(values, 'task'), Date.now());
       return taskView(task, circuit);
     }

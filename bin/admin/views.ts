@@ -1,7 +1,7 @@
 import type { Account } from '#domain/accounts/account';
 import type { AccountListing, AccountSummary } from '#domain/accounts/account-admin';
 import { isExpired, scopesOf, type ApiKeyRecord } from '#domain/accounts/api-key';
-import { modeOfScope } from '#domain/shared/partition';
+import { modeOfPartition } from '#domain/shared/partition';
 import { submissionState } from '#domain/tasks/describe-task';
 import { type CircuitView } from '#domain/providers/status';
 import type { Task } from '#domain/tasks/task';
@@ -46,8 +46,8 @@ export const circuitView = (circuit: CircuitView) => ({
 /** A task as operators follow it: where its create went and how its submission stands. */
 export const taskView = (task: Task, circuit: CircuitView | undefined) => ({
   task_id: task.taskId,
-  account_id: task.accountId,
-  mode: modeOfScope(task.accountId),
+  account_id: task.partitionId,
+  mode: modeOfPartition(task.partitionId),
   kind: task.kind,
   status: task.status,
   model: task.params.model,

@@ -70,7 +70,7 @@ export function buildLifecycle(
     budget: new CounterBudget(parts.stores.rateCounter),
     submissions: lazyMessageQueue<SubmissionRequest>('submissions', submissions.queueUrl, config.region),
     ...(callbackBase && {
-      callbackUrl: (task, providerName, token) => providerCallbackUrl(callbackBase, providerName, task.accountId, task.taskId, token),
+      callbackUrl: (task, providerName, token) => providerCallbackUrl(callbackBase, providerName, task.partitionId, task.taskId, token),
     }),
     telemetry: powertoolsTelemetry,
     events: { taskEnded: (task) => publishTaskEnded(parts.webhooks, task) },

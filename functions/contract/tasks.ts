@@ -160,7 +160,7 @@ function common(task: Task) {
     status: task.status,
     credits_used: task.creditsUsed,
     progress: task.progress,
-    livemode: isLivemode(task.accountId),
+    livemode: isLivemode(task.partitionId),
     ...(task.status === 'failed' && task.error && { error: { message: task.error.message, code: task.error.code } }),
     created_at: task.createdAt,
     updated_at: task.updatedAt,

@@ -5,4 +5,4 @@ import { addTestCredits } from '#domain/billing/billing-account';
 import { httpHandler } from '#http/http-handler';
 
 /** POST /api/v1/billing/test-credits (session, test mode): +1000 test credits. */
-export const handler = httpHandler(async ({ principal }) => toCreditsView(await addTestCredits(stores(), principal.accountId)), { rateLimiter, access: { sessionOnly: true } });
+export const handler = httpHandler(async ({ principal }) => toCreditsView(await addTestCredits(stores(), principal.partitionId)), { rateLimiter, access: { sessionOnly: true } });

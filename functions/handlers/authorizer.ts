@@ -32,7 +32,7 @@ async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGa
       headerValue(event, 'authorization'),
     );
     return {
-      principalId: principal.accountId,
+      principalId: principal.partitionId,
       policyDocument: {
         Version: '2012-10-17',
         Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApiArn(event.methodArn) }],

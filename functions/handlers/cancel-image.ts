@@ -8,6 +8,6 @@ import { pathParameter } from '#http/request';
 /** POST /api/v1/images/{image_id}/cancel: fail and refund a processing task, stop its upstream job. */
 export const handler = httpHandler(
   async ({ event, principal }) =>
-    imageView(await cancelTask(lifecycle(), principal.accountId, 'image', pathParameter(event, 'image_id'))),
+    imageView(await cancelTask(lifecycle(), principal.partitionId, 'image', pathParameter(event, 'image_id'))),
   { rateLimiter, access: { scope: 'generate' } },
 );

@@ -8,6 +8,6 @@ import { pathParameter } from '#http/request';
 /** POST /api/v1/videos/{video_id}/cancel: fail and refund a processing task, stop its upstream job. */
 export const handler = httpHandler(
   async ({ event, principal }) =>
-    videoView(await cancelTask(lifecycle(), principal.accountId, 'video', pathParameter(event, 'video_id'))),
+    videoView(await cancelTask(lifecycle(), principal.partitionId, 'video', pathParameter(event, 'video_id'))),
   { rateLimiter, access: { scope: 'generate' } },
 );

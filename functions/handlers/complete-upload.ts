@@ -10,7 +10,7 @@ import { pathParameter } from '#http/request';
 export const handler = httpHandler(
   async ({ event, principal }) => {
     const deps = { storage: uploadStorage(), publications: stores().uploadPublications };
-    return uploadedImageView(await completeDirectUpload(deps, principal.accountId, pathParameter(event, 'upload_id')));
+    return uploadedImageView(await completeDirectUpload(deps, principal.partitionId, pathParameter(event, 'upload_id')));
   },
   { rateLimiter, access: { scope: 'generate' } },
 );

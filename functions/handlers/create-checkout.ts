@@ -6,6 +6,6 @@ import { httpHandler } from '#http/http-handler';
 
 /** POST /api/v1/billing/checkout (session, live mode): a checkout page for a pack or the plan. */
 export const handler = httpHandler(
-  async ({ event, principal, body }) => ({ url: await startCheckout(billingAccount(event), principal.accountId, parseCheckout(body)) }),
+  async ({ event, principal, body }) => ({ url: await startCheckout(billingAccount(event), principal.partitionId, parseCheckout(body)) }),
   { rateLimiter, access: { sessionOnly: true }, jsonBody: true },
 );

@@ -7,7 +7,7 @@ import { httpHandler } from '#http/http-handler';
 /** POST /api/v1/keys: a new API key; the key itself is in this answer only. */
 export const handler = httpHandler(
   async ({ principal, body }) => {
-    const { details, apiKey } = await createKey(keyManagement(), principal.accountId, parseCreateKey(body));
+    const { details, apiKey } = await createKey(keyManagement(), principal.partitionId, parseCreateKey(body));
     return createdKeyView(details, apiKey);
   },
   { rateLimiter, jsonBody: true, access: { sessionOnly: true } },

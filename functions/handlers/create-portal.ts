@@ -4,4 +4,4 @@ import { openPortal } from '#domain/billing/billing-account';
 import { httpHandler } from '#http/http-handler';
 
 /** POST /api/v1/billing/portal (session): the customer portal, to manage or cancel the subscription. */
-export const handler = httpHandler(async ({ event, principal }) => ({ url: await openPortal(billingAccount(event), principal.accountId) }), { rateLimiter, access: { sessionOnly: true } });
+export const handler = httpHandler(async ({ event, principal }) => ({ url: await openPortal(billingAccount(event), principal.partitionId) }), { rateLimiter, access: { sessionOnly: true } });

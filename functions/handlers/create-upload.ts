@@ -7,6 +7,6 @@ import { httpHandler } from '#http/http-handler';
 /** POST /api/v1/uploads: a presigned direct upload to storage, for files of any allowed size. */
 export const handler = httpHandler(
   async ({ principal }) =>
-    directUploadView(await createDirectUpload(uploadStorage(), principal.accountId)),
+    directUploadView(await createDirectUpload(uploadStorage(), principal.partitionId)),
   { rateLimiter, access: { scope: 'generate' } },
 );

@@ -8,6 +8,6 @@ import { httpHandler } from '#http/http-handler';
 /** POST /api/v1/webhooks: register an endpoint; its signing secret is in this answer only. */
 export const handler = httpHandler(
   async ({ principal, body }) =>
-    createdWebhookView(await createWebhook({ ...webhooks(), accounts: stores().accounts }, principal.accountId, parseCreateWebhook(body))),
+    createdWebhookView(await createWebhook({ ...webhooks(), accounts: stores().accounts }, principal.partitionId, parseCreateWebhook(body))),
   { rateLimiter, jsonBody: true, access: { scope: 'webhooks' } },
 );

@@ -8,7 +8,7 @@ import { pathParameter } from '#http/request';
 export const handler = httpHandler(
   async ({ event, principal }) => {
     const webhookId = pathParameter(event, 'webhook_id');
-    await deleteWebhook(webhooks().webhooks, principal.accountId, webhookId);
+    await deleteWebhook(webhooks().webhooks, principal.partitionId, webhookId);
     return { webhook_id: webhookId, deleted: true as const };
   },
   { rateLimiter, access: { scope: 'webhooks' } },

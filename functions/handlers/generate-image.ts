@@ -11,7 +11,7 @@ import { idempotencyKeyOf } from '#http/request';
 export const handler = httpHandler(
   async ({ event, principal, body }) => {
     const request = { kind: 'image' as const, params: parseGenerateImage(body) };
-    return imageView(await startTask(lifecycle(), principal.accountId, request, idempotencyKeyOf(event), spendingKeyOf(principal)));
+    return imageView(await startTask(lifecycle(), principal.partitionId, request, idempotencyKeyOf(event), spendingKeyOf(principal)));
   },
   { rateLimiter, jsonBody: true, access: { scope: 'generate' } },
 );

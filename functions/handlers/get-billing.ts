@@ -5,4 +5,4 @@ import { getBilling } from '#domain/billing/billing-account';
 import { httpHandler } from '#http/http-handler';
 
 /** GET /api/v1/billing (session): packs, the plan, and the account's subscription and paid access. */
-export const handler = httpHandler(async ({ principal }) => toBillingView(await getBilling(billing().account, principal.accountId)), { rateLimiter, access: { sessionOnly: true } });
+export const handler = httpHandler(async ({ principal }) => toBillingView(await getBilling(billing().account, principal.partitionId)), { rateLimiter, access: { sessionOnly: true } });

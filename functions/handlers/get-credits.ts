@@ -7,6 +7,6 @@ import { httpHandler } from '#http/http-handler';
 /** GET /api/v1/credits: balance, paid-access flag and subscription status of the caller. */
 export const handler = httpHandler(
   async ({ principal }) =>
-    toCreditsView(await getCallerAccount(stores().accounts, principal.accountId)),
+    toCreditsView(await getCallerAccount(stores().accounts, principal.partitionId)),
   { rateLimiter, access: { scope: 'read' } },
 );

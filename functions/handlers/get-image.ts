@@ -8,6 +8,6 @@ import { pathParameter } from '#http/request';
 /** GET /api/v1/images/{image_id}: the task, refreshed from the provider while processing. */
 export const handler = httpHandler(
   async ({ event, principal }) =>
-    imageView(await getTask(lifecycle(), principal.accountId, 'image', pathParameter(event, 'image_id'))),
+    imageView(await getTask(lifecycle(), principal.partitionId, 'image', pathParameter(event, 'image_id'))),
   { rateLimiter, access: { scope: 'read' } },
 );

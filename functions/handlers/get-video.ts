@@ -8,6 +8,6 @@ import { pathParameter } from '#http/request';
 /** GET /api/v1/videos/{video_id}: the task, refreshed from the provider while processing. */
 export const handler = httpHandler(
   async ({ event, principal }) =>
-    videoView(await getTask(lifecycle(), principal.accountId, 'video', pathParameter(event, 'video_id'))),
+    videoView(await getTask(lifecycle(), principal.partitionId, 'video', pathParameter(event, 'video_id'))),
   { rateLimiter, access: { scope: 'read' } },
 );

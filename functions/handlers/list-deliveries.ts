@@ -10,7 +10,7 @@ export const handler = httpHandler(
   async ({ event, principal }) => {
     const { page, limit } = parsePagination(event);
     const webhookId = pathParameter(event, 'webhook_id');
-    return deliveryPageView(await listDeliveries(webhooks(), principal.accountId, webhookId, page, limit));
+    return deliveryPageView(await listDeliveries(webhooks(), principal.partitionId, webhookId, page, limit));
   },
   { rateLimiter, access: { scope: 'webhooks' } },
 );

@@ -8,7 +8,7 @@ import { httpHandler } from '#http/http-handler';
 export const handler = httpHandler(
   async ({ event, principal }) => {
     const { after, limit } = eventsQuery.parse(event.queryStringParameters ?? {});
-    return eventPageView(await listEvents(webhookEvents().feed, principal.accountId, after, limit));
+    return eventPageView(await listEvents(webhookEvents().feed, principal.partitionId, after, limit));
   },
   { rateLimiter, access: { scope: 'read' } },
 );

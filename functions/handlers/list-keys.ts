@@ -6,6 +6,6 @@ import { httpHandler } from '#http/http-handler';
 
 /** GET /api/v1/keys: the account's API keys, newest first, revoked ones included. */
 export const handler = httpHandler(
-  async ({ principal }) => ({ keys: (await listKeys(keyManagement(), principal.accountId)).map(keyView) }),
+  async ({ principal }) => ({ keys: (await listKeys(keyManagement(), principal.partitionId)).map(keyView) }),
   { rateLimiter, access: { sessionOnly: true } },
 );

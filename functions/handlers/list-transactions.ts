@@ -9,7 +9,7 @@ import { parsePagination } from '#http/request';
 export const handler = httpHandler(
   async ({ event, principal }) => {
     const { page, limit } = parsePagination(event);
-    return transactionPageView(await listTransactions(stores(), principal.accountId, page, limit));
+    return transactionPageView(await listTransactions(stores(), principal.partitionId, page, limit));
   },
   { rateLimiter, access: { scope: 'read' } },
 );

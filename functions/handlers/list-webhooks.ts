@@ -7,7 +7,7 @@ import { httpHandler } from '#http/http-handler';
 /** GET /api/v1/webhooks: the caller's endpoints, oldest first (secrets are never shown again). */
 export const handler = httpHandler(
   async ({ principal }) => ({
-    webhooks: (await listWebhooks(webhooks().webhooks, principal.accountId)).map(webhookView),
+    webhooks: (await listWebhooks(webhooks().webhooks, principal.partitionId)).map(webhookView),
   }),
   { rateLimiter, access: { scope: 'webhooks' } },
 );

@@ -9,7 +9,7 @@ import { httpHandler } from '#http/http-handler';
 /** POST /api/v1/quote: the price of a start and whether it would go ahead now; nothing charged. */
 export const handler = httpHandler(
   async ({ principal, body }) => {
-    const quote = await quoteStart(quoteDeps(), principal.accountId, parseQuote(body), spendingKeyOf(principal));
+    const quote = await quoteStart(quoteDeps(), principal.partitionId, parseQuote(body), spendingKeyOf(principal));
     // The reason is the code the start would answer with: the one error mapping says it.
     return toQuoteView(quote, quote.refusal && toHttpError(quote.refusal).code);
   },

@@ -8,7 +8,7 @@ import { pathParameter } from '#http/request';
 export const handler = httpHandler(
   async ({ event, principal }) => {
     const deps = { ...webhookEvents(), clock: () => new Date() };
-    const { eventId } = await retryDelivery(deps, principal.accountId, pathParameter(event, 'webhook_id'), pathParameter(event, 'event_id'));
+    const { eventId } = await retryDelivery(deps, principal.partitionId, pathParameter(event, 'webhook_id'), pathParameter(event, 'event_id'));
     return { event_id: eventId, status: 'pending' as const };
   },
   { rateLimiter, access: { scope: 'webhooks' } },

@@ -7,6 +7,6 @@ import { pathParameter } from '#http/request';
 
 /** DELETE /api/v1/keys/{key_id}: revoke a key (a second revoke answers the same). */
 export const handler = httpHandler(
-  async ({ event, principal }) => keyView(await revokeKey(keyManagement(), principal.accountId, pathParameter(event, 'key_id'))),
+  async ({ event, principal }) => keyView(await revokeKey(keyManagement(), principal.partitionId, pathParameter(event, 'key_id'))),
   { rateLimiter, access: { sessionOnly: true } },
 );

@@ -7,7 +7,7 @@ import { pathParameter } from '#http/request';
 /** POST /api/v1/webhooks/{webhook_id}/test: sends a `webhook.test` event to that endpoint. */
 export const handler = httpHandler(
   async ({ event, principal }) => {
-    const { eventId } = await sendTestEvent(webhooks(), principal.accountId, pathParameter(event, 'webhook_id'));
+    const { eventId } = await sendTestEvent(webhooks(), principal.partitionId, pathParameter(event, 'webhook_id'));
     return { event_id: eventId };
   },
   { rateLimiter, access: { scope: 'webhooks' } },

@@ -8,6 +8,6 @@ import { pathParameter } from '#http/request';
 /** PATCH /api/v1/keys/{key_id}: rename a key, change its scopes or its monthly spend limit. */
 export const handler = httpHandler(
   async ({ event, principal, body }) =>
-    keyView(await updateKey(keyManagement(), principal.accountId, pathParameter(event, 'key_id'), parseUpdateKey(body))),
+    keyView(await updateKey(keyManagement(), principal.partitionId, pathParameter(event, 'key_id'), parseUpdateKey(body))),
   { rateLimiter, jsonBody: true, access: { sessionOnly: true } },
 );

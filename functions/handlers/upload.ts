@@ -10,7 +10,7 @@ import { parseSingleFileUpload } from '#http/multipart';
 export const handler = httpHandler(
   async ({ event, principal }) => {
     const file = await parseSingleFileUpload(event, { field: 'image', maxBytes: MAX_UPLOAD_BYTES });
-    return uploadedImageView(await storeUpload(uploadStorage(), principal.accountId, file.bytes));
+    return uploadedImageView(await storeUpload(uploadStorage(), principal.partitionId, file.bytes));
   },
   { rateLimiter, access: { scope: 'generate' } },
 );

@@ -34,7 +34,7 @@ const view = (task: Task) => (task.kind === 'video' ? videoView(task) : imageVie
  * account (no HTTP hop), their errors mapped as the routes map them.
  */
 export function useCaseBackend(principal: Principal): ToolBackend {
-  const { accountId } = principal;
+  const { partitionId: accountId } = principal;
   // Each tool needs the scope of the endpoint it mirrors (403 `forbidden` as a tool error).
   const scoped = (scope: KeyScope) => checkAccess(principal, { scope });
   return {

@@ -307,11 +307,11 @@ describe('synthesized bundles', () => {
    * functions (SIM_OUTPUTS=samples, as the stack sets it).
    */
   it('test mode on a Replicate stage: tasks complete with the bundled sample outputs, never calling Replicate', async () => {
-    const { accountOfScope, scopeOf } = await import('#domain/shared/partition');
-    const testScope = scopeOf(account.accountId, 'test');
-    expect(accountOfScope(testScope)).toBe(account.accountId);
+    const { accountOfPartition, partitionOf } = await import('#domain/shared/partition');
+    const testPartition = partitionOf(account.accountId, 'test');
+    expect(accountOfPartition(testPartition)).toBe(account.accountId);
     const asTestKey = (event: any) => {
-      Object.assign(event.requestContext.authorizer, { principalId: testScope, accountId: testScope, mode: 'test' });
+      Object.assign(event.requestContext.authorizer, { principalId: testPartition, accountId: testPartition, mode: 'test' });
       return event;
     };
     const stage = {

@@ -5,7 +5,7 @@ import { createAccount } from '#domain/accounts/account-admin';
 import { addTestCredits, getBilling, openPortal, startCheckout, type BillingDeps } from '#domain/billing/billing-account';
 import { ValidationError } from '#domain/shared/errors';
 import { ledgerSum } from '#domain/accounts/ledger';
-import { scopeOf } from '#domain/shared/partition';
+import { partitionOf } from '#domain/shared/partition';
 import { startStripeSimulator, type StripeSimulator } from '#bin/local-stack/stripe-simulator';
 import { createTestDb, dropTestDb, testConfig } from '#test-support/test-db';
 
@@ -66,7 +66,7 @@ describe('checkout', () => {
   });
 
   it('refuses test mode with a 400 (purchases are live only)', async () => {
-    const error = await validationError(startCheckout(deps, scopeOf(await accountId(), 'test'), { packId: 'starter' }));
+    const error = await validationError(startCheckout(deps, partitionOf(await accountId(), 'test'), { packId: 'starter' }));
     expect(error.field).toBe('Vidgen-Mode');
   });
 
@@ -110,14 +110,14 @@ describe('GET /billing', () => {
     expect(live.packs.map((pack) => pack.packId)).toEqual(['starter']);
     expect(live.plan?.interval).toBe('month');
     expect(live.account).toMatchObject({ subscriptionStatus: 'none', paidAccess: false });
-    expect((await getBilling(deps, scopeOf(id, 'test'))).account.credits).toBe(1000);
+    expect((await getBilling(deps, partitionOf(id, 'test'))).account.credits).toBe(1000);
   });
 });
 
 describe('test credits', () => {
   it('add 1000 to the test balance as a grant, ledger = balance', async () => {
     const id = await accountId();
-    const scope = scopeOf(id, 'test');
+    const scope = partitionOf(id, 'test');
     expect((await addTestCredits(deps, scope)).credits).toBe(2000);
     const entries = await ctx.ledger.listForAccount(scope);
     expect(ledgerSum(entries)).toBe(2000);

@@ -181,8 +181,8 @@ export class MemoryTaskStore implements TaskStore {
       );
       if (record) return { type: 'idempotency_key_used', record: copy(record) };
     }
-    const account = this.table.accounts.get(draft.accountId);
-    if (!account) throw new Error(`Account ${draft.accountId} disappeared while creating a task.`);
+    const account = this.table.accounts.get(draft.partitionId);
+    if (!account) throw new Error(`Account ${draft.partitionId} disappeared while creating a task.`);
     const price = -charge.amount;
     // As the adapter: the key's spend is judged before the balance.
     const spendId = request.keySpend && `${request.keySpend.keyId}#${request.keySpend.month}`;
@@ -191,7 +191,7 @@ export class MemoryTaskStore implements TaskStore {
     if (limit !== undefined && spent + price > limit) return { type: 'spend_limit_exceeded', spent };
     if (account.credits < price) return { type: 'insufficient_credits', available: account.credits };
     if (spendId) this.table.keySpend.set(spendId, spent + price);
-    const id = taskId(draft.accountId, draft.taskId);
+    const id = taskId(draft.partitionId, draft.taskId);
     if (this.table.tasks.has(id)) throw new MemoryConditionError(`task ${draft.taskId} exists`);
     this.table.checkNewEntry(charge);
 
@@ -214,7 +214,7 @@ export class MemoryTaskStore implements TaskStore {
 
   /** The stored task if it is still processing (the condition of every transition). */
   private processing(task: Task): Task | undefined {
-    const stored = this.table.tasks.get(taskId(task.accountId, task.taskId));
+    const stored = this.table.tasks.get(taskId(task.partitionId, task.taskId));
     return stored?.status === 'processing' ? stored : undefined;
   }
 
@@ -277,7 +277,7 @@ export class MemoryTaskStore implements TaskStore {
   async claimCopy(task: Task, now: Date, leaseMs: number): Promise<boolean> {
     await turn();
     const stored = this.processing(task);
-    const key = taskId(task.accountId, task.taskId);
+    const key = taskId(task.partitionId, task.taskId);
     const claimed = this.table.copyClaims.get(key);
     const cutoff = new Date(now.getTime() - leaseMs).toISOString();
     if (!stored?.pendingOutputs || (claimed !== undefined && claimed > cutoff)) return false;
@@ -289,7 +289,7 @@ export class MemoryTaskStore implements TaskStore {
     await turn();
     const stored = this.processing(task);
     if (!stored) return undefined;
-    this.table.copyClaims.delete(taskId(task.accountId, task.taskId));
+    this.table.copyClaims.delete(taskId(task.partitionId, task.taskId));
     stored.copyAttempts += 1;
     stored.updatedAt = now;
     return stored.copyAttempts;
@@ -301,7 +301,7 @@ export class MemoryTaskStore implements TaskStore {
     if (!stored) return false;
     Object.assign(stored, { status: 'completed', outputUrls: [...outputUrls], completedAt: now, updatedAt: now, ...(thumbnailUrl && { thumbnailUrl }) });
     delete stored.pendingOutputs;
-    this.unannounced.add(taskId(task.accountId, task.taskId));
+    this.unannounced.add(taskId(task.partitionId, task.taskId));
     return true;
   }
 
@@ -316,12 +316,12 @@ export class MemoryTaskStore implements TaskStore {
     const stored = this.processing(task);
     if (!stored || (options.onlyIfUnsubmitted && stored.provider) || (options.onlyBeforeOutputs && stored.pendingOutputs)) return false;
     // The other two parts of the adapter's transaction: an existing account, a new ledger entry.
-    const account = this.table.accounts.get(task.accountId);
-    if (!account) throw new MemoryConditionError(`account ${task.accountId} does not exist`);
+    const account = this.table.accounts.get(task.partitionId);
+    if (!account) throw new MemoryConditionError(`account ${task.partitionId} does not exist`);
     this.table.checkNewEntry(refund);
     Object.assign(stored, { status: 'failed', error: { code: error.code, message: error.message }, completedAt: now, updatedAt: now });
     if (options.progress !== undefined) stored.progress = options.progress;
-    this.unannounced.add(taskId(task.accountId, task.taskId));
+    this.unannounced.add(taskId(task.partitionId, task.taskId));
     delete stored.pendingOutputs;
     account.credits += refund.amount;
     account.updatedAt = now;
@@ -345,7 +345,7 @@ export class MemoryTaskStore implements TaskStore {
     const newest = total - (page - 1) * limit;
     const oldest = Math.max(1, newest - limit + 1);
     const tasks = [...this.table.tasks.values()]
-      .filter((task) => task.accountId === accountId && task.kind === kind && task.seq >= oldest && task.seq <= newest)
+      .filter((task) => task.partitionId === accountId && task.kind === kind && task.seq >= oldest && task.seq <= newest)
       .sort((a, b) => b.seq - a.seq);
     return { tasks: copy(tasks), total };
   }
@@ -359,7 +359,7 @@ export class MemoryTaskStore implements TaskStore {
       const tasks = [...table.tasks.values()]
         .filter((task) => task.status === 'processing')
         .sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
-      for (const task of tasks) yield { accountId: task.accountId, taskId: task.taskId };
+      for (const task of tasks) yield { accountId: task.partitionId, taskId: task.taskId };
     }
     return [shard()];
   }
@@ -373,7 +373,7 @@ export class MemoryTaskStore implements TaskStore {
       await turn();
       for (const id of [...unannounced]) {
         const task = table.tasks.get(id);
-        if (task) yield { accountId: task.accountId, taskId: task.taskId };
+        if (task) yield { accountId: task.partitionId, taskId: task.taskId };
       }
     }
     return [shard()];
@@ -381,14 +381,14 @@ export class MemoryTaskStore implements TaskStore {
 
   async markAnnounced(task: Task): Promise<void> {
     await turn();
-    const id = taskId(task.accountId, task.taskId);
+    const id = taskId(task.partitionId, task.taskId);
     if (this.table.tasks.get(id)?.status !== 'processing') this.unannounced.delete(id);
   }
 
   /** Starts here are atomic, so no draft is ever left half-done: nothing to repair. */
   async repairStart(draft: Task): Promise<StartRepair> {
     await turn();
-    return this.table.tasks.has(taskId(draft.accountId, draft.taskId)) ? 'settled' : 'discarded';
+    return this.table.tasks.has(taskId(draft.partitionId, draft.taskId)) ? 'settled' : 'discarded';
   }
 }
 

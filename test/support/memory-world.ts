@@ -65,7 +65,7 @@ export function memoryWorld(start = '2026-03-01T12:00:00.000Z') {
     submissions: {
       send: async (message, options) => void submissions.push({ message, delaySeconds: options?.delaySeconds ?? 0 }),
     },
-    callbackUrl: (task, provider, token) => `https://api.test/api/v1/provider-callbacks/${provider}/${task.accountId}/${task.taskId}?token=${token}`,
+    callbackUrl: (task, provider, token) => `https://api.test/api/v1/provider-callbacks/${provider}/${task.partitionId}/${task.taskId}?token=${token}`,
     callbackReceipts: stores.callbackReceipts,
     telemetry: SILENT_TELEMETRY,
     events: {

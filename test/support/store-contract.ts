@@ -99,7 +99,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           kind,
           params,
           taskId,
-          accountId,
+          partitionId: accountId,
           status: 'processing',
           creditsUsed: price,
           progress: 0,
@@ -124,7 +124,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
 
     const refundOf = (task: Task): LedgerEntry => ({
       entryId: newLedgerEntryId(),
-      accountId: task.accountId,
+      accountId: task.partitionId,
       kind: 'refund',
       amount: task.creditsUsed,
       reason: 'refund',
@@ -639,7 +639,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         const [owner, other] = [await newAccount(100), await newAccount(100)];
         const task = await started(owner);
         expect(await stores.tasks.get(other, task.taskId)).toBeUndefined();
-        expect(await stores.tasks.complete({ ...task, accountId: other }, ['u'], at(1))).toBe(false);
+        expect(await stores.tasks.complete({ ...task, partitionId: other }, ['u'], at(1))).toBe(false);
         expect((await stores.tasks.get(owner, task.taskId))?.status).toBe('processing');
       });
     });

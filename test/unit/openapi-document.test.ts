@@ -264,7 +264,7 @@ describe('OpenAPI document: response schemas match what the code answers', () =>
 
   const base = {
     taskId: 'vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ',
-    accountId: 'acc_1',
+    partitionId: 'acc_1',
     seq: 1,
     creditsUsed: 25,
     progress: 0,

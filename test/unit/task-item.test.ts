@@ -3,7 +3,7 @@ import type { ImageTask, VideoTask } from '#domain/tasks/task';
 
 const base = {
   taskId: 'vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ',
-  accountId: 'acc_1',
+  partitionId: 'acc_1',
   seq: 3,
   status: 'processing' as const,
   creditsUsed: 25,

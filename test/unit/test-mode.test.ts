@@ -1,7 +1,7 @@
 import { createAccount, grantCredits } from '#domain/accounts/account-admin';
 import { UnauthorizedError } from '#domain/shared/errors';
 import { listTransactions } from '#domain/accounts/list-transactions';
-import { accountOfScope, isLivemode, modeOfScope, scopeOf } from '#domain/shared/partition';
+import { accountOfPartition, isLivemode, modeOfPartition, partitionOf } from '#domain/shared/partition';
 import { modeAwareAccounts, TEST_OPENING_CREDITS } from '#domain/accounts/partition-accounts';
 import { providerFor } from '#domain/providers/choice';
 import { createMemoryStores } from '#test-support/memory-stores';
@@ -10,11 +10,11 @@ import { ScriptedProvider } from '#test-support/scripted-provider';
 describe('scopes', () => {
   it('derive a test scope from an account id and back', () => {
     const accountId = 'acc_01M7ZMF8J1P87E686TGQYTVN2H';
-    expect(scopeOf(accountId, 'live')).toBe(accountId);
-    const test = scopeOf(accountId, 'test');
+    expect(partitionOf(accountId, 'live')).toBe(accountId);
+    const test = partitionOf(accountId, 'test');
     expect(test).not.toBe(accountId);
-    expect([modeOfScope(accountId), modeOfScope(test)]).toEqual(['live', 'test']);
-    expect([accountOfScope(accountId), accountOfScope(test)]).toEqual([accountId, accountId]);
+    expect([modeOfPartition(accountId), modeOfPartition(test)]).toEqual(['live', 'test']);
+    expect([accountOfPartition(accountId), accountOfPartition(test)]).toEqual([accountId, accountId]);
     expect([isLivemode(accountId), isLivemode(test)]).toEqual([true, false]);
   });
 });
@@ -23,8 +23,8 @@ describe('providerFor', () => {
   it('gives test-mode tasks the test provider only, and refuses when none is wired', () => {
     const provider = new ScriptedProvider();
     const testProvider = new ScriptedProvider();
-    const live = { accountId: 'acc_01M7ZMF8J1P87E686TGQYTVN2H' };
-    const test = { accountId: scopeOf(live.accountId, 'test') };
+    const live = { partitionId: 'acc_01M7ZMF8J1P87E686TGQYTVN2H' };
+    const test = { partitionId: partitionOf(live.partitionId, 'test') };
     expect(providerFor({ provider, testProvider }, live)).toBe(provider);
     expect(providerFor({ provider, testProvider }, test)).toBe(testProvider);
     expect(() => providerFor({ provider }, test)).toThrow(/test-mode/);
@@ -36,7 +36,7 @@ describe('the test balance', () => {
     const stores = createMemoryStores();
     const { account } = await createAccount(stores, { credits: 7, paidAccess: true, subscriptionStatus: 'active' });
     const accounts = modeAwareAccounts(stores.accounts);
-    const scope = scopeOf(account.accountId, 'test');
+    const scope = partitionOf(account.accountId, 'test');
     const seen = await Promise.all(Array.from({ length: 10 }, () => accounts.get(scope)));
     expect(seen.every((a) => a?.credits === TEST_OPENING_CREDITS && a.paidAccess && a.subscriptionStatus === 'active')).toBe(true);
     expect((await stores.ledger.listForAccount(scope)).map((entry) => [entry.kind, entry.amount])).toEqual([['grant', 1000]]);
@@ -52,13 +52,13 @@ describe('the test balance', () => {
     const accounts = modeAwareAccounts(stores.accounts, () => new Date('2026-03-01T12:00:05.000Z'));
     const granted = await grantCredits({ ...stores, accounts }, account.accountId, 50, 'top-up', { mode: 'test', now: '2026-03-01T12:00:01.000Z' });
     expect(granted).toMatchObject({ credits: 1050, createdAt: '2026-03-01T12:00:01.000Z', updatedAt: '2026-03-01T12:00:01.000Z' });
-    const history = await stores.ledger.listForAccount(scopeOf(account.accountId, 'test'));
+    const history = await stores.ledger.listForAccount(partitionOf(account.accountId, 'test'));
     expect(history.map((entry) => entry.createdAt)).toEqual(['2026-03-01T12:00:01.000Z', '2026-03-01T12:00:01.000Z']);
   });
 
   it('does not exist for an unknown account', async () => {
     const stores = createMemoryStores();
-    expect(await modeAwareAccounts(stores.accounts).get(scopeOf('acc_01M7ZMF8J1P87E686TGQYTVN2H', 'test'))).toBeUndefined();
+    expect(await modeAwareAccounts(stores.accounts).get(partitionOf('acc_01M7ZMF8J1P87E686TGQYTVN2H', 'test'))).toBeUndefined();
   });
 });
 
@@ -67,7 +67,7 @@ describe('listTransactions', () => {
     const stores = createMemoryStores();
     const { account } = await createAccount(stores, { credits: 7, paidAccess: true, subscriptionStatus: 'active' });
     const deps = { accounts: modeAwareAccounts(stores.accounts), ledger: stores.ledger };
-    const page = await listTransactions(deps, scopeOf(account.accountId, 'test'), 1, 20);
+    const page = await listTransactions(deps, partitionOf(account.accountId, 'test'), 1, 20);
     expect(page).toMatchObject({ total: 1, totalPages: 1, hasMore: false });
     expect(page.items.map((entry) => [entry.kind, entry.amount])).toEqual([['grant', TEST_OPENING_CREDITS]]);
     // The live ledger is the account's own (its opening grant of 7).
@@ -77,6 +77,6 @@ describe('listTransactions', () => {
   it('refuses a scope whose account does not exist', async () => {
     const stores = createMemoryStores();
     const deps = { accounts: modeAwareAccounts(stores.accounts), ledger: stores.ledger };
-    await expect(listTransactions(deps, scopeOf('acc_01M7ZMF8J1P87E686TGQYTVN2H', 'test'), 1, 20)).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(listTransactions(deps, partitionOf('acc_01M7ZMF8J1P87E686TGQYTVN2H', 'test'), 1, 20)).rejects.toBeInstanceOf(UnauthorizedError);
   });
 });

@@ -18,13 +18,13 @@ import { inFlightEntry, taskHistoryKey, taskKey } from './keys';
  */
 export function toTaskItem(task: Task): Record<string, unknown> {
   return {
-    ...taskKey(task.accountId, task.taskId),
+    ...taskKey(task.partitionId, task.taskId),
     ...(task.seq > 0 && { lsi1sk: taskHistoryKey(task.kind, task.seq) }),
     ...(task.status === 'processing' && inFlightEntry(task.createdAt, task.taskId)),
     type: 'task',
     kind: task.kind,
     task_id: task.taskId,
-    account_id: task.accountId,
+    account_id: task.partitionId,
     ...(task.seq > 0 && { seq: task.seq }),
     status: task.status,
     credits_used: task.creditsUsed,
@@ -89,7 +89,7 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
   const keySpendKeyId = optionalText('key_spend_key_id');
   const base = {
     taskId: text('task_id'),
-    accountId: text('account_id'),
+    partitionId: text('account_id'),
     // A draft (its start not settled yet) has no position: 0.
     seq: item.seq === undefined ? 0 : count('seq'),
     status,

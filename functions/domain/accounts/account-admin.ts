@@ -4,7 +4,7 @@ import { NotFoundError, ValidationError } from '../shared/errors';
 import { newAccountId, newLedgerEntryId } from '../shared/ids';
 import { newKeyRecord, storeNewKey, type NewKey } from './key-management';
 import { ledgerSum, type LedgerEntry } from './ledger';
-import { accountOfScope, isTestScope, scopeOf, type KeyMode } from '../shared/partition';
+import { accountOfPartition, isTestPartition, partitionOf, type KeyMode } from '../shared/partition';
 import type { AccountDirectory, AccountStore, ApiKeyStore, LedgerStore } from './ports';
 
 /** Operator use cases behind the admin CLI. */
@@ -99,16 +99,16 @@ export async function grantCredits(
   requireWholeNumber(amount, 'amount', 1, MAX_GRANT);
   if (!reason.trim()) throw new ValidationError('reason must not be empty.', 'reason');
   // A test grant goes to the account's test balance (opened with its 1000 first if need be).
-  const scopeId = scopeOf(accountId, mode);
+  const partitionId = partitionOf(accountId, mode);
   await stores.accounts.grant({
     entryId: newLedgerEntryId(),
-    accountId: scopeId,
+    accountId: partitionId,
     kind: 'grant',
     amount,
     reason: reason.trim(),
     createdAt: now,
   });
-  return requireAccount(stores, scopeId);
+  return requireAccount(stores, partitionId);
 }
 
 export async function setAccess(
@@ -149,9 +149,9 @@ export interface AccountListing {
 export async function listAccounts(directory: AccountDirectory, limit: number): Promise<{ accounts: AccountListing[]; total: number }> {
   requireWholeNumber(limit, 'limit', 1, MAX_LISTED_ACCOUNTS);
   const items = await directory.listAll();
-  const testCredits = new Map(items.filter((item) => isTestScope(item.accountId)).map((item) => [accountOfScope(item.accountId), item.credits]));
+  const testCredits = new Map(items.filter((item) => isTestPartition(item.accountId)).map((item) => [accountOfPartition(item.accountId), item.credits]));
   const live = items
-    .filter((item) => !isTestScope(item.accountId))
+    .filter((item) => !isTestPartition(item.accountId))
     .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.accountId.localeCompare(a.accountId));
   return {
     accounts: live.slice(0, limit).map((account) => ({ account, testCredits: testCredits.get(account.accountId) ?? null })),

@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { KeyMode } from '../shared/partition';
 
 /**
- * API keys are `vg_live_` (or `vg_test_` for test mode, functions/domain/mode.ts) + 40 random
+ * API keys are `vg_live_` (or `vg_test_` for test mode, functions/domain/shared/partition.ts) + 40 random
  * base62 characters (about 238 bits). Only the SHA-256 of a
  * key is stored. The key id is derived from that hash, so the authorizer finds a key with one
  * GetItem and no secondary index, and operators can name a key without ever seeing it again.

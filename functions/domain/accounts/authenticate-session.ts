@@ -32,7 +32,7 @@ export async function authenticateSession(deps: SessionDependencies, token: stri
   const holder = (await deps.holders.get(current.holderId)) ?? (await openHolderAccount(deps, current));
   return {
     kind: 'session',
-    accountId: holder.accountId,
+    partitionId: holder.accountId,
     mode: 'live',
     holderId: holder.holderId,
     email: current.email,

@@ -1,6 +1,6 @@
 import { hashApiKey, isExpired, isWellFormedApiKey, keyIdFromHash, parseBearer, sameHash, scopesOf } from './api-key';
 import { KeyExpiredError, UnauthorizedError } from '../shared/errors';
-import { scopeOf } from '../shared/partition';
+import { partitionOf } from '../shared/partition';
 import type { ApiKeyPrincipal } from './principal';
 import type { ApiKeyStore } from './ports';
 
@@ -27,7 +27,7 @@ export async function authenticate(
   if (isExpired(record, now)) throw new KeyExpiredError();
   return {
     kind: 'apiKey',
-    accountId: scopeOf(record.accountId, record.mode),
+    partitionId: partitionOf(record.accountId, record.mode),
     mode: record.mode,
     keyId: record.keyId,
     rateLimit: record.rateLimit ?? defaultRateLimit,

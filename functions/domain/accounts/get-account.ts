@@ -1,6 +1,6 @@
 import type { Account } from './account';
 import { UnauthorizedError } from '../shared/errors';
-import { accountOfScope, scopeOf } from '../shared/partition';
+import { accountOfPartition, partitionOf } from '../shared/partition';
 import type { AccountStore } from './ports';
 import type { Principal } from './principal';
 
@@ -20,8 +20,8 @@ export interface AccountOverview {
 }
 
 export async function getAccountOverview(accounts: Pick<AccountStore, 'get'>, principal: Principal): Promise<AccountOverview> {
-  const accountId = accountOfScope(principal.accountId);
-  // The test scope opens itself (with its 1000 credits) on this first read.
-  const [live, test] = await Promise.all([getCallerAccount(accounts, accountId), getCallerAccount(accounts, scopeOf(accountId, 'test'))]);
+  const accountId = accountOfPartition(principal.partitionId);
+  // The test partition opens itself (with its 1000 credits) on this first read.
+  const [live, test] = await Promise.all([getCallerAccount(accounts, accountId), getCallerAccount(accounts, partitionOf(accountId, 'test'))]);
   return { live, test, email: principal.kind === 'session' ? principal.email : null };
 }

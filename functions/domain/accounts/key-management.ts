@@ -9,7 +9,7 @@ import {
 } from './api-key';
 import { NotFoundError, ValidationError } from '../shared/errors';
 import { spendMonthOf } from './spending-key';
-import { accountOfScope, type KeyMode } from '../shared/partition';
+import { accountOfPartition, type KeyMode } from '../shared/partition';
 import type { ApiKeyChanges, ApiKeyStore } from './ports';
 
 /**
@@ -89,17 +89,17 @@ export async function storeNewKey(apiKeys: ApiKeyStore, record: ApiKeyRecord): P
 
 export async function createKey(
   deps: KeyManagementDeps,
-  scopeId: string,
+  partitionId: string,
   input: NewKey,
 ): Promise<{ details: KeyDetails; apiKey: string }> {
-  const { record, apiKey } = newKeyRecord(accountOfScope(scopeId), input, deps.clock());
+  const { record, apiKey } = newKeyRecord(accountOfPartition(partitionId), input, deps.clock());
   await storeNewKey(deps.apiKeys, record);
   return { details: { record, spentThisMonth: 0 }, apiKey };
 }
 
 /** Newest first, revoked keys included. */
-export async function listKeys(deps: KeyManagementDeps, scopeId: string): Promise<KeyDetails[]> {
-  const records = await deps.apiKeys.listForAccount(accountOfScope(scopeId));
+export async function listKeys(deps: KeyManagementDeps, partitionId: string): Promise<KeyDetails[]> {
+  const records = await deps.apiKeys.listForAccount(accountOfPartition(partitionId));
   records.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.keyId.localeCompare(a.keyId));
   const spent = await deps.apiKeys.spentInMonth(
     records.map((record) => record.keyId),
@@ -108,15 +108,15 @@ export async function listKeys(deps: KeyManagementDeps, scopeId: string): Promis
   return records.map((record) => ({ record, spentThisMonth: spent.get(record.keyId) ?? 0 }));
 }
 
-export async function updateKey(deps: KeyManagementDeps, scopeId: string, keyId: string, changes: ApiKeyChanges): Promise<KeyDetails> {
-  const record = await deps.apiKeys.update(accountOfScope(scopeId), keyId, changes);
+export async function updateKey(deps: KeyManagementDeps, partitionId: string, keyId: string, changes: ApiKeyChanges): Promise<KeyDetails> {
+  const record = await deps.apiKeys.update(accountOfPartition(partitionId), keyId, changes);
   if (!record) throw unknownKey(keyId);
   return withSpend(deps, record);
 }
 
 /** Revoking twice answers the same (the first revocation's time). */
-export async function revokeKey(deps: KeyManagementDeps, scopeId: string, keyId: string): Promise<KeyDetails> {
-  const record = await deps.apiKeys.revoke(keyId, deps.clock().toISOString(), accountOfScope(scopeId)).catch((error: unknown) => {
+export async function revokeKey(deps: KeyManagementDeps, partitionId: string, keyId: string): Promise<KeyDetails> {
+  const record = await deps.apiKeys.revoke(keyId, deps.clock().toISOString(), accountOfPartition(partitionId)).catch((error: unknown) => {
     throw error instanceof NotFoundError ? unknownKey(keyId) : error;
   });
   return withSpend(deps, record);

@@ -1,7 +1,7 @@
 import { AccountExistsError, type Account } from './account';
 import { newLedgerEntryId } from '../shared/ids';
 import type { LedgerEntry } from './ledger';
-import { accountOfScope, isTestScope } from '../shared/partition';
+import { accountOfPartition, isTestPartition } from '../shared/partition';
 import type { AccountStore } from './ports';
 
 /** What a test balance holds the first time it is used. */
@@ -10,41 +10,41 @@ const OPENING_REASON = 'test mode opening balance';
 
 /**
  * The account store as the API sees it in both modes. A live scope is the account itself. A
- * test scope is the account's own test balance item (same shape, its own credits, history
+ * test partition is the account's own test balance item (same shape, its own credits, history
  * counts and ledger), created with TEST_OPENING_CREDITS and its opening grant on first use,
  * and it answers with the live account's paid access and subscription: those are the
  * customer's, not the mode's, so a test key sees exactly the refusals a live key would.
  */
 export function modeAwareAccounts(store: AccountStore, clock: () => Date = () => new Date()): AccountStore {
   return {
-    get: (scopeId) => (isTestScope(scopeId) ? testAccount(store, scopeId, clock) : store.get(scopeId)),
+    get: (partitionId) => (isTestPartition(partitionId) ? testAccount(store, partitionId, clock) : store.get(partitionId)),
     create: (account, openingGrant) => store.create(account, openingGrant),
     // Access rules belong to the account: set on the live one whichever scope is named.
-    updateAccess: (scopeId, changes, now) => store.updateAccess(accountOfScope(scopeId), changes, now),
+    updateAccess: (partitionId, changes, now) => store.updateAccess(accountOfPartition(partitionId), changes, now),
     grant: async (entry) => {
       // Opens the test balance first (at the grant's own time: one clock read, so the balance is
       // never created after the grant updated it); without a live account it is not opened,
       // and the store refuses the grant as it refuses any unknown account.
-      if (isTestScope(entry.accountId)) await testAccount(store, entry.accountId, () => new Date(entry.createdAt));
+      if (isTestPartition(entry.accountId)) await testAccount(store, entry.accountId, () => new Date(entry.createdAt));
       await store.grant(entry);
     },
   };
 }
 
-async function testAccount(store: AccountStore, scopeId: string, clock: () => Date): Promise<Account | undefined> {
-  const [live, balance] = await Promise.all([store.get(accountOfScope(scopeId)), store.get(scopeId)]);
+async function testAccount(store: AccountStore, partitionId: string, clock: () => Date): Promise<Account | undefined> {
+  const [live, balance] = await Promise.all([store.get(accountOfPartition(partitionId)), store.get(partitionId)]);
   if (!live) return undefined;
-  const test = balance ?? (await openTestBalance(store, scopeId, clock()));
+  const test = balance ?? (await openTestBalance(store, partitionId, clock()));
   return { ...test, paidAccess: live.paidAccess, subscriptionStatus: live.subscriptionStatus };
 }
 
 /** Creates the test balance with its opening grant; a concurrent first use may win the race. */
-async function openTestBalance(store: AccountStore, scopeId: string, now: Date): Promise<Account> {
+async function openTestBalance(store: AccountStore, partitionId: string, now: Date): Promise<Account> {
   const createdAt = now.toISOString();
   const account: Account = {
-    accountId: scopeId,
+    accountId: partitionId,
     credits: TEST_OPENING_CREDITS,
-    // Never read: a test scope answers with the live account's access (above).
+    // Never read: a test partition answers with the live account's access (above).
     paidAccess: false,
     subscriptionStatus: 'none',
     taskCounts: { video: 0, image: 0 },
@@ -53,7 +53,7 @@ async function openTestBalance(store: AccountStore, scopeId: string, now: Date):
   };
   const grant: LedgerEntry = {
     entryId: newLedgerEntryId(),
-    accountId: scopeId,
+    accountId: partitionId,
     kind: 'grant',
     amount: TEST_OPENING_CREDITS,
     reason: OPENING_REASON,
@@ -65,7 +65,7 @@ async function openTestBalance(store: AccountStore, scopeId: string, now: Date):
   } catch (error) {
     if (!(error instanceof AccountExistsError)) throw error;
     // A concurrent first use created it: its write has committed, so a consistent read sees it.
-    const existing = await store.get(scopeId);
+    const existing = await store.get(partitionId);
     if (!existing) throw error;
     return existing;
   }

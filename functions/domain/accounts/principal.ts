@@ -11,10 +11,11 @@ export type Principal = ApiKeyPrincipal | SessionPrincipal;
 export interface ApiKeyPrincipal {
   kind: 'apiKey';
   /**
-   * Whose data the request acts on: the account's id for a live key, the account's test scope
-   * for a test key (functions/domain/mode.ts). Every store is keyed by it, so modes never mix.
+   * Whose data the request acts on (its partition): the account's id for a live key, the account's
+   * test partition for a test key (domain/shared/partition.ts). Every store is keyed by it, so modes
+   * never mix.
    */
-  accountId: string;
+  partitionId: string;
   mode: KeyMode;
   keyId: string;
   /** Requests per minute for this key. */
@@ -32,8 +33,8 @@ export interface ApiKeyPrincipal {
  */
 export interface SessionPrincipal {
   kind: 'session';
-  /** As for a key: the account's id in live mode, its test scope in test mode. */
-  accountId: string;
+  /** As for a key: the account's id in live mode, its test partition in test mode. */
+  partitionId: string;
   mode: KeyMode;
   /** The identity provider's id of the holder (Cognito's `sub`). */
   holderId: string;

@@ -2,7 +2,7 @@ import type { Account } from '../accounts/account';
 import type { BillingCatalogue, CreditPack, SubscriptionPlan } from './billing';
 import { UnauthorizedError, ValidationError } from '../shared/errors';
 import { newLedgerEntryId } from '../shared/ids';
-import { accountOfScope, isTestScope } from '../shared/partition';
+import { accountOfPartition, isTestPartition } from '../shared/partition';
 import type { AccountStore } from '../accounts/ports';
 import type { BillingStore, CheckoutRequest, PaymentGateway } from './ports';
 
@@ -24,19 +24,19 @@ export interface BillingOverview {
   account: Account;
 }
 
-/** What can be bought and where the account stands. `scopeId`: the session's scope (its mode). */
-export async function getBilling(deps: Pick<BillingDeps, 'accounts' | 'catalogue'>, scopeId: string): Promise<BillingOverview> {
-  return { packs: deps.catalogue.packs, ...(deps.catalogue.plan && { plan: deps.catalogue.plan }), account: await requireAccount(deps, scopeId) };
+/** What can be bought and where the account stands. `partitionId`: the session's scope (its mode). */
+export async function getBilling(deps: Pick<BillingDeps, 'accounts' | 'catalogue'>, partitionId: string): Promise<BillingOverview> {
+  return { packs: deps.catalogue.packs, ...(deps.catalogue.plan && { plan: deps.catalogue.plan }), account: await requireAccount(deps, partitionId) };
 }
 
 export type CheckoutChoice = { packId: string } | { plan: true };
 
 /** A checkout page's URL for a pack or the plan. Live mode only: test mode has test credits. */
-export async function startCheckout(deps: BillingDeps, scopeId: string, choice: CheckoutChoice): Promise<string> {
-  if (isTestScope(scopeId)) {
+export async function startCheckout(deps: BillingDeps, partitionId: string, choice: CheckoutChoice): Promise<string> {
+  if (isTestPartition(partitionId)) {
     throw new ValidationError('Purchases are live mode only; in test mode use POST /billing/test-credits.', 'Vidgen-Mode');
   }
-  const account = await requireAccount(deps, scopeId);
+  const account = await requireAccount(deps, partitionId);
   let item: CheckoutRequest['item'];
   if ('packId' in choice) {
     const pack = deps.catalogue.packs.find((candidate) => candidate.packId === choice.packId);
@@ -64,28 +64,28 @@ export async function startCheckout(deps: BillingDeps, scopeId: string, choice: 
 }
 
 /** The customer portal's URL (the account's payment customer is made on first use). */
-export async function openPortal(deps: BillingDeps, scopeId: string): Promise<string> {
-  const account = await requireAccount(deps, accountOfScope(scopeId));
+export async function openPortal(deps: BillingDeps, partitionId: string): Promise<string> {
+  const account = await requireAccount(deps, accountOfPartition(partitionId));
   return deps.gateway.createPortal(await customerFor(deps, account.accountId), deps.returnUrl);
 }
 
 export const TEST_CREDITS_GRANT = 1000;
 
 /** +1000 credits on the test balance (a `grant`); only in test mode. */
-export async function addTestCredits(deps: Pick<BillingDeps, 'accounts' | 'clock'>, scopeId: string): Promise<Account> {
-  if (!isTestScope(scopeId)) {
+export async function addTestCredits(deps: Pick<BillingDeps, 'accounts' | 'clock'>, partitionId: string): Promise<Account> {
+  if (!isTestPartition(partitionId)) {
     throw new ValidationError('Test credits are for test mode: send Vidgen-Mode: test.', 'Vidgen-Mode');
   }
-  await requireAccount(deps, scopeId);
+  await requireAccount(deps, partitionId);
   await deps.accounts.grant({
     entryId: newLedgerEntryId(),
-    accountId: scopeId,
+    accountId: partitionId,
     kind: 'grant',
     amount: TEST_CREDITS_GRANT,
     reason: 'test credits',
     createdAt: (deps.clock ?? (() => new Date()))().toISOString(),
   });
-  return requireAccount(deps, scopeId);
+  return requireAccount(deps, partitionId);
 }
 
 /**
@@ -100,8 +100,8 @@ async function customerFor(deps: Pick<BillingDeps, 'billing' | 'gateway' | 'cloc
   return deps.billing.attachCustomer(accountId, created, (deps.clock ?? (() => new Date()))().toISOString());
 }
 
-async function requireAccount(deps: Pick<BillingDeps, 'accounts'>, scopeId: string): Promise<Account> {
-  const account = await deps.accounts.get(scopeId);
+async function requireAccount(deps: Pick<BillingDeps, 'accounts'>, partitionId: string): Promise<Account> {
+  const account = await deps.accounts.get(partitionId);
   // A session whose account is gone is as good as none.
   if (!account) throw new UnauthorizedError();
   return account;

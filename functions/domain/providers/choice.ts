@@ -1,4 +1,4 @@
-import { isTestScope } from '../shared/partition';
+import { isTestPartition } from '../shared/partition';
 import type { GenerationProvider } from './provider';
 
 /**
@@ -43,8 +43,8 @@ export class ProviderNotConfiguredError extends Error {
  * is never billed there. Only submissions consult configuration; everything that acts on a
  * task's job asks `providerOfTask`.
  */
-export function providerFor(deps: ProviderChoice, task: { accountId: string }): GenerationProvider {
-  if (!isTestScope(task.accountId)) return deps.provider;
+export function providerFor(deps: ProviderChoice, task: { partitionId: string }): GenerationProvider {
+  if (!isTestPartition(task.partitionId)) return deps.provider;
   if (!deps.testProvider) throw new Error('No simulated provider is wired for test-mode tasks.');
   return deps.testProvider;
 }
@@ -54,9 +54,9 @@ export function providerFor(deps: ProviderChoice, task: { accountId: string }): 
  * (a task without a job yet goes where a new task goes). Throws ProviderNotConfiguredError when
  * the recorded one is not configured here any more.
  */
-export function providerOfTask(deps: ProviderChoice, task: { accountId: string; provider?: { name: string } }): GenerationProvider {
-  if (!task.provider || isTestScope(task.accountId)) return providerFor(deps, task);
-  const provider = providerNamed(deps, task.accountId, task.provider.name);
+export function providerOfTask(deps: ProviderChoice, task: { partitionId: string; provider?: { name: string } }): GenerationProvider {
+  if (!task.provider || isTestPartition(task.partitionId)) return providerFor(deps, task);
+  const provider = providerNamed(deps, task.partitionId, task.provider.name);
   if (!provider) throw new ProviderNotConfiguredError(task.provider.name);
   return provider;
 }
@@ -66,9 +66,9 @@ export function providerOfTask(deps: ProviderChoice, task: { accountId: string; 
  * only on the simulated provider, a live one on any provider configured here. Undefined when
  * there is none by that name.
  */
-export function providerNamed(deps: ProviderChoice, accountId: string, name: string): GenerationProvider | undefined {
-  if (isTestScope(accountId)) {
-    const provider = providerFor(deps, { accountId });
+export function providerNamed(deps: ProviderChoice, partitionId: string, name: string): GenerationProvider | undefined {
+  if (isTestPartition(partitionId)) {
+    const provider = providerFor(deps, { partitionId });
     return provider.name === name ? provider : undefined;
   }
   return deps.provider.name === name ? deps.provider : deps.otherProviders?.(name);

@@ -1,4 +1,4 @@
-import { isTestScope } from '../shared/partition';
+import { isTestPartition } from '../shared/partition';
 import type { GenerationProvider } from './provider';
 import { providerFor, providerNamed, type ProviderChoice } from './choice';
 
@@ -11,11 +11,11 @@ export class RouteNotConfiguredError extends Error {
 }
 
 /** The providers a new task's create may go to, in order: a test-mode task only ever to the simulated one. */
-export function routesOf(deps: ProviderChoice, task: { accountId: string; params: { model: string } }): GenerationProvider[] {
+export function routesOf(deps: ProviderChoice, task: { partitionId: string; params: { model: string } }): GenerationProvider[] {
   const names = deps.routes?.[task.params.model];
-  if (isTestScope(task.accountId) || !names || names.length === 0) return [providerFor(deps, task)];
+  if (isTestPartition(task.partitionId) || !names || names.length === 0) return [providerFor(deps, task)];
   return names.map((name) => {
-    const provider = providerNamed(deps, task.accountId, name);
+    const provider = providerNamed(deps, task.partitionId, name);
     if (!provider) throw new RouteNotConfiguredError(name);
     return provider;
   });

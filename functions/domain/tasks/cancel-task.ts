@@ -15,11 +15,11 @@ import { type LifecycleDeps } from './lifecycle/deps';
  */
 export async function cancelTask<K extends TaskKind>(
   deps: LifecycleDeps,
-  accountId: string,
+  partitionId: string,
   kind: K,
   taskId: string,
 ): Promise<TaskOfKind<K>> {
-  const task = await ownTask(deps.tasks, accountId, kind, taskId);
+  const task = await ownTask(deps.tasks, partitionId, kind, taskId);
   const refuse = (status: string) =>
     new TaskNotCancelableError(`The ${kind} ${taskId} has already ${status === 'completed' ? 'completed' : 'failed'}: only a processing task can be canceled.`);
   if (task.status !== 'processing' || task.pendingOutputs) throw refuse(task.pendingOutputs ? 'completed' : task.status);
@@ -31,10 +31,10 @@ export async function cancelTask<K extends TaskKind>(
     onlyBeforeOutputs: true,
     progress: progressOf(task, clock),
   });
-  const latest = (await deps.tasks.get(accountId, taskId)) ?? task;
+  const latest = (await deps.tasks.get(partitionId, taskId)) ?? task;
   if (!canceled) throw refuse(latest.pendingOutputs ? 'completed' : latest.status);
   const model = task.params.model;
-  deps.telemetry.info('task canceled and refunded', { task_id: taskId, account_id: accountId, model, credits: task.creditsUsed });
+  deps.telemetry.info('task canceled and refunded', { task_id: taskId, account_id: partitionId, model, credits: task.creditsUsed });
   for (const metric of ['TaskCanceled', 'TaskFailed', 'TaskRefunded'] as const) deps.telemetry.count(metric, { model });
   await announceEnded(deps, latest);
 

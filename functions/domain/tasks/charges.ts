@@ -5,10 +5,10 @@ import type { Task, TaskError } from './task';
 /** The ledger entries a task makes: its charge when it starts, its refund when it fails. */
 
 /** A start's charge: the task's price off the balance, dated with the task. */
-export function chargeEntry(task: Pick<Task, 'accountId' | 'taskId' | 'kind' | 'params' | 'creditsUsed' | 'createdAt'>): LedgerEntry {
+export function chargeEntry(task: Pick<Task, 'partitionId' | 'taskId' | 'kind' | 'params' | 'creditsUsed' | 'createdAt'>): LedgerEntry {
   return {
     entryId: newLedgerEntryId(),
-    accountId: task.accountId,
+    accountId: task.partitionId,
     kind: 'charge',
     amount: -task.creditsUsed,
     reason: `${task.kind} generation (${task.params.model})`,
@@ -18,10 +18,10 @@ export function chargeEntry(task: Pick<Task, 'accountId' | 'taskId' | 'kind' | '
 }
 
 /** The refund of a task ended by `error`: its whole price back, dated when it ended; a cancel is told apart from a failure in its reason. */
-export function refundEntry(task: Pick<Task, 'accountId' | 'taskId' | 'kind' | 'creditsUsed'>, now: string, error: Pick<TaskError, 'code'>): LedgerEntry {
+export function refundEntry(task: Pick<Task, 'partitionId' | 'taskId' | 'kind' | 'creditsUsed'>, now: string, error: Pick<TaskError, 'code'>): LedgerEntry {
   return {
     entryId: newLedgerEntryId(),
-    accountId: task.accountId,
+    accountId: task.partitionId,
     kind: 'refund',
     amount: task.creditsUsed,
     reason: refundReason(task.kind, error.code === 'canceled' ? 'canceled' : 'failed'),

@@ -15,15 +15,15 @@ export function submissionState(task: Task): SubmissionState {
   return task.unsent ? 'not sent yet' : 'sent, answer not known';
 }
 
-/** One task of a scope (an account's live id, or its test scope), with its provider's circuit when it has one. */
+/** One task of a partition (an account's live id, or its test partition), with its provider's circuit when it has one. */
 export async function describeTask(
   stores: { tasks: Pick<TaskStore, 'get'>; circuits: CircuitStore },
-  scopeId: string,
+  partitionId: string,
   taskId: string,
   now: number,
 ): Promise<{ task: Task; circuit?: CircuitView }> {
-  const task = await stores.tasks.get(scopeId, taskId);
-  if (!task) throw new NotFoundError(`No task ${taskId} for account ${scopeId}.`);
+  const task = await stores.tasks.get(partitionId, taskId);
+  if (!task) throw new NotFoundError(`No task ${taskId} for account ${partitionId}.`);
   if (!task.provider) return { task };
   return { task, circuit: await circuitOf(stores.circuits, task.provider.name, now) };
 }

@@ -11,11 +11,11 @@ import { type LifecycleDeps } from './lifecycle/deps';
  */
 export async function getTask<K extends TaskKind>(
   deps: LifecycleDeps,
-  accountId: string,
+  partitionId: string,
   kind: K,
   taskId: string,
 ): Promise<TaskOfKind<K>> {
-  const task = await ownTask(deps.tasks, accountId, kind, taskId);
+  const task = await ownTask(deps.tasks, partitionId, kind, taskId);
   try {
     return withProgress(narrowTask(await refreshTask(deps, task), kind), deps.clock());
   } catch (error) {
@@ -31,12 +31,12 @@ const TASK_ID = /^(vid|img)_[0-9A-HJKMNP-TV-Z]{26}$/;
 /** The caller's task of this kind, as stored. Another account's, the other kind's and unknown ids: the same 404. */
 export async function ownTask<K extends TaskKind>(
   tasks: Pick<TaskStore, 'get'>,
-  accountId: string,
+  partitionId: string,
   kind: K,
   taskId: string,
 ): Promise<TaskOfKind<K>> {
   const notFound = () => new NotFoundError(`No ${kind} with id "${taskId.slice(0, 64)}".`);
-  const task = TASK_ID.test(taskId) ? await tasks.get(accountId, taskId) : undefined;
+  const task = TASK_ID.test(taskId) ? await tasks.get(partitionId, taskId) : undefined;
   if (!task || !isTaskOfKind(task, kind)) throw notFound();
   return task;
 }

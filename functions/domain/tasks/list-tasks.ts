@@ -6,13 +6,13 @@ import { narrowTask, type TaskKind, type TaskOfKind } from './task';
 /** A page of an account's history of one kind, newest first. Past the end: an empty page. */
 export async function listTasks<K extends TaskKind>(
   tasks: TaskStore,
-  accountId: string,
+  partitionId: string,
   kind: K,
   page: number,
   limit: number,
   now = new Date(),
 ): Promise<Page<TaskOfKind<K>>> {
-  const result = await tasks.listPage(accountId, kind, page, limit);
+  const result = await tasks.listPage(partitionId, kind, page, limit);
   const totalPages = Math.ceil(result.total / limit);
   return {
     items: result.tasks.map((task) => withProgress(narrowTask(task, kind), now)),

@@ -50,7 +50,7 @@ export interface TaskStore {
    * `repairStart`.
    */
   create(request: NewTaskRequest): Promise<CreateTaskResult>;
-  get(accountId: string, taskId: string): Promise<Task | undefined>;
+  get(partitionId: string, taskId: string): Promise<Task | undefined>;
   /**
    * Records the provider's job (and ends any wait on the submission queue). False if the task
    * is no longer processing or already has another job.
@@ -98,7 +98,7 @@ export interface TaskStore {
   /** Raises the stored progress (never lowers it) while the task is processing. */
   recordProgress(task: Task, progress: number): Promise<void>;
   /** One page of an account's tasks of a kind, newest first, and the total count. */
-  listPage(accountId: string, kind: TaskKind, page: number, limit: number): Promise<{ tasks: Task[]; total: number }>;
+  listPage(partitionId: string, kind: TaskKind, page: number, limit: number): Promise<{ tasks: Task[]; total: number }>;
   /** Tasks still processing: one stream per in-flight shard, each oldest first, read page by page. */
   listProcessing(): AsyncIterable<TaskRef>[];
   /**

@@ -23,9 +23,9 @@ export interface Quote {
  * before the charge, less the idempotency record: the account. Through a limited key it refuses a
  * price above the limit; the month's spend is judged only by a start's charge (no extra read).
  */
-export async function quoteStart(deps: QuoteDeps, accountId: string, request: StartRequest, key?: SpendingKey): Promise<Quote> {
+export async function quoteStart(deps: QuoteDeps, partitionId: string, request: StartRequest, key?: SpendingKey): Promise<Quote> {
   await checkReferenceUrls(deps.references, request);
-  const { account, price, refusal } = await admit(deps.accounts, accountId, request, key);
+  const { account, price, refusal } = await admit(deps.accounts, partitionId, request, key);
   return {
     kind: request.kind,
     model: request.params.model,

@@ -1,5 +1,5 @@
 import type { CircuitGate } from '../providers/circuit-breaker';
-import { isTestScope } from '../shared/partition';
+import { isTestPartition } from '../shared/partition';
 import { ProviderUnavailableError, SubmissionUnknownError, type GenerationProvider, type ProviderFailureCode, type UnavailableReason } from '../providers/provider';
 import { routesOf } from '../providers/routing';
 import type { Task } from './task';
@@ -113,7 +113,7 @@ export async function sendCreate(deps: LifecycleDeps, unsent: Task, turnWaitMs: 
 
 /** The circuit's word on a provider; a test-mode task's simulated provider has no circuit. */
 async function admit(deps: LifecycleDeps, provider: GenerationProvider, task: Task): Promise<CircuitGate> {
-  if (!deps.circuits || isTestScope(task.accountId)) return { state: 'closed', failures: 0 };
+  if (!deps.circuits || isTestPartition(task.partitionId)) return { state: 'closed', failures: 0 };
   return deps.circuits.admit(provider.name, deps.clock().getTime());
 }
 
@@ -135,7 +135,7 @@ function failureKind(attempt: Attempt): string | undefined {
 async function report(deps: LifecycleDeps, provider: GenerationProvider, task: Task, gate: CircuitGate, attempt: Attempt): Promise<void> {
   const kind = failureKind(attempt);
   if (kind !== undefined) deps.telemetry.count('ProviderFailure', { provider: provider.name, kind });
-  if (!deps.circuits || isTestScope(task.accountId)) return;
+  if (!deps.circuits || isTestPartition(task.partitionId)) return;
   // Nothing reached the provider (its map has no entry for the model): nothing to tell its circuit.
   if (attempt.type === 'unavailable' && attempt.reason === 'not_sent') return;
   try {
@@ -181,7 +181,7 @@ async function createSent(deps: LifecycleDeps, provider: GenerationProvider, tas
       return { type: 'accepted', task: { ...task, provider: job, lastCheckedAt: now, updatedAt: now } };
     }
     // The task ended while we were submitting (timed out, canceled): its job must not run on our bill.
-    const latest = (await deps.tasks.get(task.accountId, task.taskId)) ?? task;
+    const latest = (await deps.tasks.get(task.partitionId, task.taskId)) ?? task;
     if (latest.provider?.jobId !== outcome.jobId) {
       deps.telemetry.warn('submission recorded too late; its job is canceled', { task_id: task.taskId, job_id: outcome.jobId });
       await cancelQuietly(deps, provider, outcome.jobId, task.taskId);
@@ -200,7 +200,7 @@ async function createSent(deps: LifecycleDeps, provider: GenerationProvider, tas
 /** Waits for a turn in the provider's budget; false if none is free within `maxWaitMs`. Unpaced providers: at once. */
 async function awaitTurn(deps: LifecycleDeps, provider: GenerationProvider, task: Task, maxWaitMs: number): Promise<boolean> {
   // A test-mode task's simulated provider is not an upstream we pace for.
-  if (isTestScope(task.accountId)) return true;
+  if (isTestPartition(task.partitionId)) return true;
   const perSecond = deps.settings.providerBudgets[provider.name];
   if (perSecond === undefined) return true;
   // Turns are real time, shared with every other function: not the (testable) task clock.
@@ -218,7 +218,7 @@ async function awaitTurn(deps: LifecycleDeps, provider: GenerationProvider, task
  */
 async function callbackUrlFor(deps: LifecycleDeps, provider: GenerationProvider, task: Task): Promise<string | undefined> {
   if (!deps.callbackUrl) return undefined;
-  const token = await provider.callbackToken({ provider: provider.name, accountId: task.accountId, taskId: task.taskId });
+  const token = await provider.callbackToken({ provider: provider.name, accountId: task.partitionId, taskId: task.taskId });
   return token === undefined ? undefined : deps.callbackUrl(task, provider.name, token);
 }
 

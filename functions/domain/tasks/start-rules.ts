@@ -47,11 +47,11 @@ function needsPaidAccess(request: StartRequest): boolean {
  */
 export async function admit(
   accounts: Pick<AccountStore, 'get'>,
-  accountId: string,
+  partitionId: string,
   request: StartRequest,
   key?: SpendingKey,
 ): Promise<Admission> {
-  const account = await accounts.get(accountId);
+  const account = await accounts.get(partitionId);
   if (!account) throw new UnauthorizedError();
   const price = priceOf(request);
   const refusal = paidAccessRefusal(account, request) ?? spendLimitRefusal(key, price) ?? creditsRefusal(account, price);

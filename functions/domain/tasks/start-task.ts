@@ -100,7 +100,7 @@ async function startAnyTask(
   const task = {
     ...request,
     taskId,
-    accountId,
+    partitionId: accountId,
     status: 'processing',
     creditsUsed: price,
     progress: 0,

@@ -51,7 +51,7 @@ export async function submitInline(deps: LifecycleDeps, task: Task): Promise<Inl
       case 'unknown':
         return created;
       case 'taken':
-        return { type: 'queued', task: (await deps.tasks.get(task.accountId, task.taskId)) ?? task };
+        return { type: 'queued', task: (await deps.tasks.get(task.partitionId, task.taskId)) ?? task };
     }
   } catch (error) {
     // sendCreate raises only before its create is sent: no job can exist.
@@ -143,7 +143,7 @@ export async function submitQueued(deps: LifecycleDeps, request: SubmissionReque
 
 /** The sweeper's repair of a queued task whose message went missing: send it again. */
 export async function resendQueued(deps: LifecycleDeps, task: Task): Promise<void> {
-  await deps.submissions.send({ accountId: task.accountId, taskId: task.taskId });
+  await deps.submissions.send({ accountId: task.partitionId, taskId: task.taskId });
 }
 
 /** Backoff: 2 s, 4 s, 8 s, ... up to a minute, never sooner than the provider asked. */
@@ -156,7 +156,7 @@ async function queued(deps: LifecycleDeps, task: Task, attempts: number, delaySe
   // Only a task that changed meanwhile (canceled) needs reading again.
   const latest = queuedAt
     ? { ...task, queuedAt, submitAttempts: attempts, unsent: true as const, updatedAt: queuedAt }
-    : await deps.tasks.get(task.accountId, task.taskId);
+    : await deps.tasks.get(task.partitionId, task.taskId);
   return { type: 'queued', task: latest ?? task };
 }
 
@@ -166,7 +166,7 @@ async function requeue(deps: LifecycleDeps, task: Task, attempts: number, delayS
   if (!(await deps.tasks.markQueued(task, now, attempts))) return undefined;
   deps.telemetry.count('SubmissionQueued', { model: task.params.model });
   try {
-    await deps.submissions.send({ accountId: task.accountId, taskId: task.taskId }, { delaySeconds });
+    await deps.submissions.send({ accountId: task.partitionId, taskId: task.taskId }, { delaySeconds });
   } catch (error) {
     // The task is on the books as queued: the sweeper sends its message again.
     deps.telemetry.warn('submission message not sent; the sweeper resends it', { task_id: task.taskId, error: String(error) });

@@ -156,7 +156,7 @@ async function sweepOne(deps: LifecycleDeps, listed: TaskRef, report: SweepRepor
   if (task.pendingOutputs) {
     // The copy worker does the (possibly long) download; the sweeper only asks again.
     report.copied += 1;
-    await deps.copyQueue.enqueue({ accountId: task.accountId, taskId: task.taskId });
+    await deps.copyQueue.enqueue({ accountId: task.partitionId, taskId: task.taskId });
     return;
   }
   const lastChecked = task.lastCheckedAt ? Date.parse(task.lastCheckedAt) : 0;

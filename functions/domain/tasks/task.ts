@@ -17,7 +17,7 @@ export interface TaskError {
 
 interface TaskBase {
   taskId: string;
-  accountId: string;
+  partitionId: string;
   /**
    * Position in the account's history of this kind (1, 2, ...): the key of history pages. 0 on
    * a draft, a task whose start is not settled yet (never shown: its id is not given out).

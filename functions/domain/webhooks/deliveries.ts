@@ -109,8 +109,8 @@ export async function publishEvent(
  */
 export async function publishTaskEnded(deps: Pick<DeliveryDeps, 'webhooks' | 'deliveries' | 'queue' | 'render' | 'feed'>, task: Task): Promise<void> {
   const event = taskEndedEvent(task);
-  await appendToFeed(deps.feed, task.accountId, event, deps.render(event));
-  await publishEvent(deps, task.accountId, event);
+  await appendToFeed(deps.feed, task.partitionId, event, deps.render(event));
+  await publishEvent(deps, task.partitionId, event);
 }
 
 /**

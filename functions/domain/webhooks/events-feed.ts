@@ -49,15 +49,15 @@ export async function listEvents(feed: EventFeedStore, accountId: string, after:
  */
 const CURSOR = /^(\d{1,15})\.([0-9a-f]{12})$/;
 
-const scopeTag = (accountId: string): string => createHash('sha256').update(`events-cursor:${accountId}`).digest('hex').slice(0, 12);
+const partitionTag = (accountId: string): string => createHash('sha256').update(`events-cursor:${accountId}`).digest('hex').slice(0, 12);
 
 export const cursorOf = (position: number, accountId: string): string =>
-  Buffer.from(`${position}.${scopeTag(accountId)}`).toString('base64url');
+  Buffer.from(`${position}.${partitionTag(accountId)}`).toString('base64url');
 
 function positionOf(cursor: string, accountId: string): number {
   const match = /^[A-Za-z0-9_-]{1,64}$/.test(cursor) ? CURSOR.exec(Buffer.from(cursor, 'base64url').toString('latin1')) : null;
   if (!match) throw new ValidationError('after: not a cursor from this feed; pass the next_after of an earlier page, or leave it out.', 'after');
-  if (match[2] !== scopeTag(accountId)) {
+  if (match[2] !== partitionTag(accountId)) {
     throw new ValidationError("after: this cursor belongs to another account's or mode's feed.", 'after');
   }
   return Number(match[1]);

@@ -101,7 +101,7 @@ export function taskEndedEvent(task: Task): WebhookEvent {
     id: taskEventId(task.taskId),
     type: `${task.kind}.${task.status === 'completed' ? 'completed' : 'failed'}`,
     createdAt: task.completedAt ?? task.updatedAt,
-    livemode: isLivemode(task.accountId),
+    livemode: isLivemode(task.partitionId),
     // As GET answers it: a final task's progress is 100 when completed, its last value when failed.
     subject: { kind: 'task', task: { ...task, progress: progressOf(task, new Date()) } },
   };

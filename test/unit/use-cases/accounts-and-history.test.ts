@@ -15,7 +15,7 @@ describe('accounts', () => {
   it('open with their grant, take further grants, and always sum to their ledger', async () => {
     const { account, key } = await createAccount(world.stores, { credits: 10 }, '2026-03-01T00:00:00.000Z');
     expect(account).toMatchObject({ credits: 10, paidAccess: false, subscriptionStatus: 'none', taskCounts: { video: 0, image: 0 } });
-    expect((await authenticate(world.stores.apiKeys, `Bearer ${key.apiKey}`, 60)).accountId).toBe(account.accountId);
+    expect((await authenticate(world.stores.apiKeys, `Bearer ${key.apiKey}`, 60)).partitionId).toBe(account.accountId);
     expect(await grantCredits(world.stores, account.accountId, 5, '  promo  ')).toMatchObject({ credits: 15 });
     expect(await describeAccount(world.stores, account.accountId)).toMatchObject({ ledgerSum: 15, ledgerEntries: 2, keys: [{ keyId: key.keyId }] });
     expect((await world.money(account.accountId)).entries.map((entry) => entry.reason)).toEqual(['opening balance', 'promo']);
@@ -38,7 +38,7 @@ describe('accounts', () => {
     const second = await createApiKey(world.stores, account.accountId, { rateLimit: 5 });
     await revokeApiKey(world.stores, key.keyId);
     await expect(authenticate(world.stores.apiKeys, `Bearer ${key.apiKey}`, 60)).rejects.toBeInstanceOf(UnauthorizedError);
-    expect(await authenticate(world.stores.apiKeys, `Bearer ${second.apiKey}`, 60)).toMatchObject({ accountId: account.accountId, rateLimit: 5 });
+    expect(await authenticate(world.stores.apiKeys, `Bearer ${second.apiKey}`, 60)).toMatchObject({ partitionId: account.accountId, rateLimit: 5 });
   });
 });
 

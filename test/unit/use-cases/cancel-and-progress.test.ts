@@ -136,7 +136,7 @@ describe('progress', () => {
 
 describe('the refund in the history', () => {
   it('says canceled for a canceled task and failed for any other failure', () => {
-    const task = { kind: 'video', accountId: 'acc_1', taskId: 'vid_1', creditsUsed: 15 } as Task;
+    const task = { kind: 'video', partitionId: 'acc_1', taskId: 'vid_1', creditsUsed: 15 } as Task;
     const now = '2026-03-01T12:00:00.000Z';
     expect(refundEntry(task, now, { code: 'canceled' })).toMatchObject({ kind: 'refund', amount: 15, reason: 'refund: video task canceled' });
     expect(refundEntry(task, now, { code: 'content_rejected' }).reason).toBe('refund: video task failed');

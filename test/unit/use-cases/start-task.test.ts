@@ -27,7 +27,7 @@ describe('charging', () => {
     const task = await start(accountId, video());
     expect(task).toMatchObject({
       kind: 'video',
-      accountId,
+      partitionId: accountId,
       status: 'processing',
       seq: 1,
       creditsUsed: 25,

@@ -46,14 +46,14 @@ export async function writeFailedEnding(db: Db, ending: FailedEnding): Promise<v
     ...(progress === undefined ? [] : ['progress = :progress']),
     ...(start ? ['seq = :seq', 'lsi1sk = :position'] : []),
   ];
-  const credit = balanceCredit(db, task.accountId, refund.amount, now, slot);
+  const credit = balanceCredit(db, task.partitionId, refund.amount, now, slot);
   await transact(db, [
     [
       'task',
       {
         Update: {
           TableName: db.tableName,
-          Key: taskKey(task.accountId, task.taskId),
+          Key: taskKey(task.partitionId, task.taskId),
           UpdateExpression: `SET ${set.join(', ')} REMOVE pending_outputs`,
           ConditionExpression: guard.condition,
           ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },

@@ -20,12 +20,12 @@ export async function repairStart(db: Db, draft: Task, error: TaskError, now: st
 }
 
 async function repairOnce(db: Db, draft: Task, error: TaskError, now: string): Promise<StartRepair | typeof AGAIN> {
-  const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: accountKey(draft.accountId), ConsistentRead: true }));
+  const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: accountKey(draft.partitionId), ConsistentRead: true }));
   const seq = (Item?.[PENDING_STARTS] as Record<string, unknown> | undefined)?.[draft.taskId];
   // No note: the charge was never taken (a start that did take it notes it before anything else).
   if (seq === undefined) {
     const { Item: raw } = await db.doc.send(
-      new GetCommand({ TableName: db.tableName, Key: taskKey(draft.accountId, draft.taskId), ConsistentRead: true }),
+      new GetCommand({ TableName: db.tableName, Key: taskKey(draft.partitionId, draft.taskId), ConsistentRead: true }),
     );
     return (await discardDraft(db, draft, raw?.idempotency_pk as string | undefined)) ? 'discarded' : 'settled';
   }

@@ -68,7 +68,7 @@ export async function startTask(db: Db, telemetry: Telemetry, request: NewTaskRe
       {
         Update: {
           TableName: db.tableName,
-          Key: taskKey(task.accountId, task.taskId),
+          Key: taskKey(task.partitionId, task.taskId),
           UpdateExpression: 'SET seq = :seq, lsi1sk = :position',
           ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(seq)',
           ExpressionAttributeValues: { ':seq': task.seq, ':position': taskHistoryKey(task.kind, task.seq) },
@@ -80,7 +80,7 @@ export async function startTask(db: Db, telemetry: Telemetry, request: NewTaskRe
 
   await clearPendingStart(db, task).catch((error: unknown) =>
     // Harmless if left: the task has its position, so no repair ever reads this note.
-    telemetry.warn('pending start note not cleared', { task_id: task.taskId, account_id: task.accountId, error: String(error) }),
+    telemetry.warn('pending start note not cleared', { task_id: task.taskId, account_id: task.partitionId, error: String(error) }),
   );
   return { type: 'created', task };
 }
@@ -203,7 +203,7 @@ async function takePosition(
     db.doc.send(
       new UpdateCommand({
         TableName: db.tableName,
-        Key: accountKey(draft.accountId),
+        Key: accountKey(draft.partitionId),
         // Operands read the item before the update, so the note holds the new position.
         // The charge's ledger position is taken (and noted) here too (ledger-positions.ts).
         UpdateExpression:
@@ -231,7 +231,7 @@ async function takePosition(
       await db.doc.send(
         new UpdateCommand({
           TableName: db.tableName,
-          Key: accountKey(draft.accountId),
+          Key: accountKey(draft.partitionId),
           UpdateExpression: 'SET #pending = if_not_exists(#pending, :empty), #charges = if_not_exists(#charges, :empty)',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeNames: { '#pending': PENDING_STARTS, '#charges': PENDING_CHARGES },
@@ -243,8 +243,8 @@ async function takePosition(
     return { type: 'taken', seq: Number(result.Attributes?.[count]), ledgerPosition: Number(result.Attributes?.[LEDGER_COUNT]) };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    const { Item: account } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: accountKey(draft.accountId), ConsistentRead: true }));
-    if (!account) throw new Error(`Account ${draft.accountId} disappeared while creating a task.`, { cause: error });
+    const { Item: account } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: accountKey(draft.partitionId), ConsistentRead: true }));
+    if (!account) throw new Error(`Account ${draft.partitionId} disappeared while creating a task.`, { cause: error });
     const noted = (account[PENDING_STARTS] as Record<string, unknown> | undefined)?.[draft.taskId];
     const ledgerPosition = (account[PENDING_CHARGES] as Record<string, unknown> | undefined)?.[draft.taskId];
     if (noted !== undefined) return { type: 'taken', seq: Number(noted), ledgerPosition: Number(ledgerPosition) };
@@ -256,7 +256,7 @@ async function takePosition(
 export async function discardDraft(db: Db, draft: Task, claimPk?: string): Promise<boolean> {
   const discard = {
     TableName: db.tableName,
-    Key: taskKey(draft.accountId, draft.taskId),
+    Key: taskKey(draft.partitionId, draft.taskId),
     UpdateExpression: 'SET expires_at = :expires REMOVE gsi2pk, gsi2sk',
     ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(seq)',
     ExpressionAttributeValues: { ':expires': Math.floor(Date.now() / 1000) + DISCARDED_DRAFT_TTL_SECONDS },
@@ -299,7 +299,7 @@ async function clearPendingStart(db: Db, task: Task): Promise<void> {
     db.doc.send(
       new UpdateCommand({
         TableName: db.tableName,
-        Key: accountKey(task.accountId),
+        Key: accountKey(task.partitionId),
         UpdateExpression: 'REMOVE #pending.#task, #charges.#task',
         ExpressionAttributeNames: { '#pending': PENDING_STARTS, '#charges': PENDING_CHARGES, '#task': task.taskId },
       }),

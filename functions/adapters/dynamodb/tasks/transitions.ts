@@ -87,7 +87,7 @@ export async function recordCopyFailure(db: Db, task: Task, now: string): Promis
     const { Attributes } = await db.doc.send(
       new UpdateCommand({
         TableName: db.tableName,
-        Key: taskKey(task.accountId, task.taskId),
+        Key: taskKey(task.partitionId, task.taskId),
         // The claim goes with the failure: the next ask (the sweeper's) copies at once.
         UpdateExpression: 'ADD copy_attempts :one SET updated_at = :now REMOVE copy_claimed_at',
         // A final task never changes again, not even its copy counter.
@@ -139,7 +139,7 @@ export function failAndRefund(
     values: { ':processing': 'processing' },
   };
   // The refund's ledger position is appended to on the condition that the count has not moved.
-  return appendWithRetries(db, task.accountId, async (seen) => {
+  return appendWithRetries(db, task.partitionId, async (seen) => {
     const slot = slotAfter(seen ?? 0);
     try {
       await writeFailedEnding(db, { task, error, refund, refundPosition: slot.position, now, slot, guard, progress: options.progress });
@@ -151,7 +151,7 @@ export function failAndRefund(
       if (refused?.account) return AGAIN;
       // Lost a race with another writer of the same task: whoever won decided its fate.
       if (refused?.conflict) {
-        const latest = await getTask(db, task.accountId, task.taskId);
+        const latest = await getTask(db, task.partitionId, task.taskId);
         if (latest && latest.status !== 'processing') return false;
         // A writer of the account item (a start, another refund) held it: try again.
         return AGAIN;
@@ -175,7 +175,7 @@ export async function markAnnounced(db: Db, task: Task): Promise<void> {
     await db.doc.send(
       new UpdateCommand({
         TableName: db.tableName,
-        Key: taskKey(task.accountId, task.taskId),
+        Key: taskKey(task.partitionId, task.taskId),
         UpdateExpression: 'REMOVE gsi2pk, gsi2sk',
         ConditionExpression: '#status <> :processing',
         ExpressionAttributeNames: { '#status': 'status' },
@@ -198,7 +198,7 @@ async function conditionalUpdate(
       db.doc.send(
         new UpdateCommand({
           TableName: db.tableName,
-          Key: taskKey(task.accountId, task.taskId),
+          Key: taskKey(task.partitionId, task.taskId),
           ...update,
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':processing': 'processing' },

@@ -19,18 +19,18 @@ export async function failTask(
     const model = task.params.model;
     deps.telemetry.info('task failed and refunded', {
       task_id: task.taskId,
-      account_id: task.accountId,
+      account_id: task.partitionId,
       model,
       code: error.code,
       credits: task.creditsUsed,
     });
     deps.telemetry.count('TaskFailed', { model });
     deps.telemetry.count('TaskRefunded', { model });
-    const ended = await deps.tasks.get(task.accountId, task.taskId);
+    const ended = await deps.tasks.get(task.partitionId, task.taskId);
     if (ended) await announceEnded(deps, ended);
     return ended ?? task;
   }
-  return (await deps.tasks.get(task.accountId, task.taskId)) ?? task;
+  return (await deps.tasks.get(task.partitionId, task.taskId)) ?? task;
 }
 
 /**

@@ -59,13 +59,13 @@ export async function applyOutcome(deps: LifecycleDeps, task: Task, outcome: Res
       // Provider URLs expire: keep the task processing until our copy exists.
       if (await deps.tasks.recordOutputs(task, outcome.outputUrls, deps.clock().toISOString())) {
         try {
-          await deps.copyQueue.enqueue({ accountId: task.accountId, taskId: task.taskId });
+          await deps.copyQueue.enqueue({ accountId: task.partitionId, taskId: task.taskId });
         } catch (error) {
           // The outputs are recorded: the sweeper copies them within a minute.
           deps.telemetry.warn('copy request failed', { task_id: task.taskId, error: String(error) });
         }
       }
-      return (await deps.tasks.get(task.accountId, task.taskId)) ?? task;
+      return (await deps.tasks.get(task.partitionId, task.taskId)) ?? task;
     }
   }
 }

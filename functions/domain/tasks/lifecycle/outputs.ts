@@ -46,7 +46,7 @@ export async function copyOutputs(deps: LifecycleDeps, task: Task): Promise<Task
   if (task.status !== 'processing' || !task.pendingOutputs) return task;
   // One copy at a time: a second one would write the same keys while the first reads them back
   // for the thumbnail (s3rver's overwrite removes the object first; on S3 it is wasted work).
-  if (!(await deps.tasks.claimCopy(task, deps.clock(), deps.settings.copyLeaseMs))) return (await deps.tasks.get(task.accountId, task.taskId)) ?? task;
+  if (!(await deps.tasks.claimCopy(task, deps.clock(), deps.settings.copyLeaseMs))) return (await deps.tasks.get(task.partitionId, task.taskId)) ?? task;
   try {
     const urls: string[] = [];
     for (const [index, sourceUrl] of task.pendingOutputs.entries()) {
@@ -57,11 +57,11 @@ export async function copyOutputs(deps: LifecycleDeps, task: Task): Promise<Task
     if (await deps.tasks.complete(task, urls, deps.clock().toISOString(), thumbnailUrl)) {
       const model = task.params.model;
       const outputs = urls.length;
-      deps.telemetry.info('task completed', { task_id: task.taskId, account_id: task.accountId, model, outputs });
+      deps.telemetry.info('task completed', { task_id: task.taskId, account_id: task.partitionId, model, outputs });
       deps.telemetry.count('TaskCompleted', { model });
-      const completed = await deps.tasks.get(task.accountId, task.taskId);
+      const completed = await deps.tasks.get(task.partitionId, task.taskId);
       if (completed) await announceEnded(deps, completed);
-    } else if ((await deps.tasks.get(task.accountId, task.taskId))?.status !== 'completed') {
+    } else if ((await deps.tasks.get(task.partitionId, task.taskId))?.status !== 'completed') {
       // The task ended otherwise meanwhile (timed out): its result must not stay published. A
       // concurrent copy that completed it first wrote these very keys: they stay.
       await Promise.all(task.pendingOutputs.map((_, index) => deps.media.remove(outputFile(task, index).key)));
@@ -80,7 +80,7 @@ export async function copyOutputs(deps: LifecycleDeps, task: Task): Promise<Task
       return failTask(deps, task, { code: 'upstream_error', message: FAILURE_MESSAGES.upstream_error });
     }
   }
-  return (await deps.tasks.get(task.accountId, task.taskId)) ?? task;
+  return (await deps.tasks.get(task.partitionId, task.taskId)) ?? task;
 }
 
 /** The copy worker's job: copy one task's waiting outputs (a task gone or final is left alone). */
