@@ -58,6 +58,7 @@ describe('DynamoDB task store: the repair of a start cut short', () => {
         params: { model: 'vid-1-5-pro', generationType: 'text_to_video', prompt: 'p', aspectRatio: '16:9', duration: 5, resolution: '720p' },
         taskId: newTaskId('video'),
         partitionId: accountId,
+        phase: 'claimed',
         status: 'processing',
         creditsUsed: 25,
         progress: 0,

@@ -8,6 +8,7 @@ import type { CallbackReceipts, CopyQueue, CreateTaskResult, FailOptions, Idempo
 import type { PublishedUpload, UploadPublications, UploadStorage } from '#domain/uploads/ports';
 import type { RateCounter, RateWindow } from '#domain/shared/counter';
 import type { ProviderJob, Task, TaskError, TaskKind } from '#domain/tasks/task';
+import { derivePhase } from '#domain/tasks/phase';
 import type { AttemptOutcome, Delivery, DeliveryMessage } from '#domain/webhooks/deliveries';
 import type { DeliveryStore } from '#domain/webhooks/ports';
 import type { WebhookEndpoint } from '#domain/webhooks/webhooks';
@@ -28,6 +29,14 @@ import type { WebhookStore } from '#domain/webhooks/ports';
 const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 /** One yield to other pending calls (a microtask, so jest's fake timers cannot stall it). */
 const turn = () => Promise.resolve();
+
+/**
+ * As the adapter reads an item a write of the code before phases changed (it moves updated_at,
+ * not phase_at): its phase told again by its fields.
+ */
+const rederive = (task: Task): void => {
+  task.phase = derivePhase({ ...task, providerJobId: task.provider?.jobId });
+};
 
 /** A condition failure the adapters do not translate (a duplicate item, a missing account). */
 export class MemoryConditionError extends Error {
@@ -225,6 +234,7 @@ export class MemoryTaskStore implements TaskStore {
     Object.assign(stored, { provider: { ...provider }, lastCheckedAt: now, updatedAt: now });
     delete stored.queuedAt;
     delete stored.unsent;
+    rederive(stored);
     return true;
   }
 
@@ -235,6 +245,7 @@ export class MemoryTaskStore implements TaskStore {
     // Still as the caller saw it: unsent, or sent by the caller itself (its create was refused).
     if (task.unsent ? !stored.unsent : stored.unsent || stored.sentAt !== task.sentAt) return false;
     Object.assign(stored, { queuedAt: now, submitAttempts: attempts, unsent: true, updatedAt: now });
+    rederive(stored);
     return true;
   }
 
@@ -244,6 +255,7 @@ export class MemoryTaskStore implements TaskStore {
     if (!stored || stored.provider || !stored.queuedAt) return false;
     Object.assign(stored, { unsent: true, updatedAt: now });
     delete stored.queuedAt;
+    rederive(stored);
     return true;
   }
 
@@ -253,6 +265,7 @@ export class MemoryTaskStore implements TaskStore {
     if (!stored || stored.provider || stored.queuedAt || !stored.unsent) return false;
     Object.assign(stored, { sentAt: now, updatedAt: now });
     delete stored.unsent;
+    rederive(stored);
     return true;
   }
 
@@ -271,6 +284,7 @@ export class MemoryTaskStore implements TaskStore {
     const stored = this.processing(task);
     if (!stored || stored.pendingOutputs) return false;
     Object.assign(stored, { pendingOutputs: [...outputUrls], updatedAt: now });
+    rederive(stored);
     return true;
   }
 
@@ -292,6 +306,7 @@ export class MemoryTaskStore implements TaskStore {
     this.table.copyClaims.delete(taskId(task.partitionId, task.taskId));
     stored.copyAttempts += 1;
     stored.updatedAt = now;
+    rederive(stored);
     return stored.copyAttempts;
   }
 
@@ -302,6 +317,7 @@ export class MemoryTaskStore implements TaskStore {
     Object.assign(stored, { status: 'completed', outputUrls: [...outputUrls], completedAt: now, updatedAt: now, ...(thumbnailUrl && { thumbnailUrl }) });
     delete stored.pendingOutputs;
     this.unannounced.add(taskId(task.partitionId, task.taskId));
+    rederive(stored);
     return true;
   }
 
@@ -330,6 +346,7 @@ export class MemoryTaskStore implements TaskStore {
       const spendId = `${stored.keySpend.keyId}#${stored.keySpend.month}`;
       this.table.keySpend.set(spendId, (this.table.keySpend.get(spendId) ?? 0) - refund.amount);
     }
+    rederive(stored);
     return true;
   }
 

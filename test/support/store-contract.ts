@@ -100,6 +100,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           params,
           taskId,
           partitionId: accountId,
+          phase: 'claimed',
           status: 'processing',
           creditsUsed: price,
           progress: 0,
@@ -476,6 +477,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(await stores.tasks.recordSubmission(task, { name: 'p', jobId: 'j1' }, at(1))).toBe(true);
         expect(await stores.tasks.get(accountId, task.taskId)).toEqual({
           ...task,
+          phase: 'running',
           provider: { name: 'p', jobId: 'j1' },
           lastCheckedAt: at(1),
           updatedAt: at(1),

@@ -266,6 +266,7 @@ describe('OpenAPI document: response schemas match what the code answers', () =>
     taskId: 'vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ',
     partitionId: 'acc_1',
     seq: 1,
+    phase: 'running' as const,
     creditsUsed: 25,
     progress: 0,
     copyAttempts: 0,

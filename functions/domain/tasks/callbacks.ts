@@ -91,7 +91,7 @@ async function actOn(deps: LifecycleDeps, provider: GenerationProvider, target: 
       const job = { name: provider.name, jobId: callback.jobId, callbacks: true };
       if (await deps.tasks.recordSubmission(task, job, deps.clock().toISOString())) {
         deps.telemetry.info('provider job adopted from its callback', { task_id: task.taskId, job_id: callback.jobId });
-        await apply(deps, { ...task, provider: job }, callback);
+        await apply(deps, { ...task, phase: 'running', provider: job }, callback);
         return 'adopted';
       }
       // Something else recorded a job meanwhile (the create's answer, another callback): look again.

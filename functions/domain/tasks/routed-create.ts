@@ -89,7 +89,7 @@ export async function sendCreate(deps: LifecycleDeps, unsent: Task, turnWaitMs: 
       const sentAt = deps.clock().toISOString();
       if (!(await deps.tasks.markSent(unsent, sentAt))) return { type: 'taken' };
       const { unsent: _, ...rest } = unsent;
-      sent = { ...rest, sentAt, updatedAt: sentAt };
+      sent = { ...rest, phase: 'sending', sentAt, updatedAt: sentAt };
     }
     deps.telemetry.count('ProviderSubmission', { provider: provider.name });
     const attempt = await attemptCreate(deps, provider, sent, callbackUrl);
@@ -178,7 +178,7 @@ async function createSent(deps: LifecycleDeps, provider: GenerationProvider, tas
     if (await deps.tasks.recordSubmission(task, job, now)) {
       // Which provider runs the task, for whoever follows it through the logs (failovers included).
       deps.telemetry.info('job accepted', { task_id: task.taskId, provider: provider.name, job_id: outcome.jobId });
-      return { type: 'accepted', task: { ...task, provider: job, lastCheckedAt: now, updatedAt: now } };
+      return { type: 'accepted', task: { ...task, phase: 'running', provider: job, lastCheckedAt: now, updatedAt: now } };
     }
     // The task ended while we were submitting (timed out, canceled): its job must not run on our bill.
     const latest = (await deps.tasks.get(task.partitionId, task.taskId)) ?? task;

@@ -101,6 +101,8 @@ async function startAnyTask(
     ...request,
     taskId,
     partitionId: accountId,
+    // Charged and held by this start, which sends its create or queues it.
+    phase: 'claimed',
     status: 'processing',
     creditsUsed: price,
     progress: 0,

@@ -104,7 +104,7 @@ export async function submitQueued(deps: LifecycleDeps, request: SubmissionReque
   const claimedAt = deps.clock().toISOString();
   if (!(await deps.tasks.claimQueued(task, claimedAt))) return;
   const { queuedAt: _, ...rest } = task;
-  const claimed: Task = { ...rest, unsent: true, updatedAt: claimedAt };
+  const claimed: Task = { ...rest, phase: 'claimed', unsent: true, updatedAt: claimedAt };
   const attempts = task.submitAttempts ?? 0;
   let created: Create;
   try {
@@ -155,7 +155,7 @@ async function queued(deps: LifecycleDeps, task: Task, attempts: number, delaySe
   const queuedAt = await requeue(deps, task, attempts, delaySeconds);
   // Only a task that changed meanwhile (canceled) needs reading again.
   const latest = queuedAt
-    ? { ...task, queuedAt, submitAttempts: attempts, unsent: true as const, updatedAt: queuedAt }
+    ? { ...task, phase: 'queued' as const, queuedAt, submitAttempts: attempts, unsent: true as const, updatedAt: queuedAt }
     : await deps.tasks.get(task.partitionId, task.taskId);
   return { type: 'queued', task: latest ?? task };
 }

@@ -1,12 +1,14 @@
 import type { VideoParams, ImageParams } from '../catalogue/params';
+import type { Phase, TaskStatus } from './phase';
 
 /**
- * Generation tasks. A video task and an image task share one lifecycle (docs/tasks.md):
- * `processing -> completed` or `processing -> failed`, and a final task never changes again.
+ * Generation tasks. A video task and an image task share one lifecycle (docs/tasks.md): one
+ * `phase` at a time (phase.ts), moved only by the events of transitions.ts; the public status
+ * (`processing -> completed` or `processing -> failed`) follows from it, and a final task never
+ * changes again.
  */
 export type TaskKind = 'video' | 'image';
-export const TASK_STATUSES = ['processing', 'completed', 'failed'] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number];
+export { TASK_STATUSES, type TaskStatus } from './phase';
 export const TASK_ERROR_CODES = ['upstream_error', 'content_rejected', 'timeout', 'internal_error', 'canceled'] as const;
 export type TaskErrorCode = (typeof TASK_ERROR_CODES)[number];
 
@@ -23,6 +25,8 @@ interface TaskBase {
    * a draft, a task whose start is not settled yet (never shown: its id is not given out).
    */
   seq: number;
+  /** Where the task is in its lifecycle (phase.ts); `status` is `statusOf(phase)`. */
+  phase: Phase;
   status: TaskStatus;
   creditsUsed: number;
   /**
