@@ -8,7 +8,8 @@ import type { CallbackReceipts, CopyQueue, CreateTaskResult, FailOptions, Idempo
 import type { PublishedUpload, UploadPublications, UploadStorage } from '#domain/uploads/ports';
 import type { RateCounter, RateWindow } from '#domain/shared/counter';
 import type { ProviderJob, Task, TaskError, TaskKind } from '#domain/tasks/task';
-import { derivePhase } from '#domain/tasks/phase';
+import { derivePhase, isFinal, statusOf, type Phase } from '#domain/tasks/phase';
+import { admits, type TaskPatch } from '#domain/tasks/transitions';
 import type { AttemptOutcome, Delivery, DeliveryMessage } from '#domain/webhooks/deliveries';
 import type { DeliveryStore } from '#domain/webhooks/ports';
 import type { WebhookEndpoint } from '#domain/webhooks/webhooks';
@@ -51,8 +52,6 @@ export class MemoryTable {
   /** Per account, in the order written: an entry's position is its index + 1, as in the adapter. */
   readonly ledgerPositions = new Map<string, LedgerEntry[]>();
   readonly tasks = new Map<string, Task>();
-  /** When each task's copy was claimed (the adapter's `copy_claimed_at`, not part of a Task). */
-  readonly copyClaims = new Map<string, string>();
   readonly idempotency = new Map<string, IdempotencyRecord>();
   /** Webhook endpoints, by account and id, with the count of deliveries each has had (their positions). */
   readonly webhooks = new Map<string, { endpoint: WebhookEndpoint; deliveryCount: number }>();
@@ -221,6 +220,40 @@ export class MemoryTaskStore implements TaskStore {
     return task && copy(task);
   }
 
+  /** As the adapter's one conditional write: phase and guards checked, the patch applied at once (with its refund). */
+  async transition(task: Task, from: readonly Phase[], to: Phase | 'same', patch: TaskPatch): Promise<Task | undefined> {
+    await turn();
+    const id = taskId(task.partitionId, task.taskId);
+    const stored = this.table.tasks.get(id);
+    if (!stored || !admits(stored, from, patch.guard)) return undefined;
+    if (patch.refund) {
+      // The other parts of the adapter's transaction: an existing account, a new ledger entry, the key's month.
+      const account = this.table.accounts.get(task.partitionId);
+      if (!account) throw new MemoryConditionError(`account ${task.partitionId} does not exist`);
+      this.table.checkNewEntry(patch.refund);
+      account.credits += patch.refund.amount;
+      account.updatedAt = patch.at ?? account.updatedAt;
+      this.table.addEntry(patch.refund);
+      if (stored.keySpend) {
+        const spendId = `${stored.keySpend.keyId}#${stored.keySpend.month}`;
+        this.table.keySpend.set(spendId, (this.table.keySpend.get(spendId) ?? 0) - patch.refund.amount);
+      }
+    }
+    Object.assign(stored, copy(patch.set ?? {}));
+    for (const field of patch.remove ?? []) delete stored[field];
+    if (patch.countCopyFailure) stored.copyAttempts += 1;
+    if (to !== 'same') {
+      if (patch.at === undefined) throw new Error(`A move of task ${task.taskId} to ${to} needs its instant.`);
+      Object.assign(stored, { phase: to, status: statusOf(to), updatedAt: patch.at });
+      // The adapter's dual write of the `unsent` mark.
+      if (to === 'claimed' || to === 'queued') stored.unsent = true;
+      else if (!isFinal(to)) delete stored.unsent;
+      if (isFinal(to)) this.unannounced.add(id);
+    }
+    if (patch.announced) this.unannounced.delete(id);
+    return copy(stored);
+  }
+
   /** The stored task if it is still processing (the condition of every transition). */
   private processing(task: Task): Task | undefined {
     const stored = this.table.tasks.get(taskId(task.partitionId, task.taskId));
@@ -291,11 +324,10 @@ export class MemoryTaskStore implements TaskStore {
   async claimCopy(task: Task, now: Date, leaseMs: number): Promise<boolean> {
     await turn();
     const stored = this.processing(task);
-    const key = taskId(task.partitionId, task.taskId);
-    const claimed = this.table.copyClaims.get(key);
+    const claimed = stored?.copyClaimedAt;
     const cutoff = new Date(now.getTime() - leaseMs).toISOString();
     if (!stored?.pendingOutputs || (claimed !== undefined && claimed > cutoff)) return false;
-    this.table.copyClaims.set(key, now.toISOString());
+    stored.copyClaimedAt = now.toISOString();
     return true;
   }
 
@@ -303,7 +335,7 @@ export class MemoryTaskStore implements TaskStore {
     await turn();
     const stored = this.processing(task);
     if (!stored) return undefined;
-    this.table.copyClaims.delete(taskId(task.partitionId, task.taskId));
+    delete stored.copyClaimedAt;
     stored.copyAttempts += 1;
     stored.updatedAt = now;
     rederive(stored);

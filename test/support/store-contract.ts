@@ -10,6 +10,8 @@ import type { UploadPublications } from '#domain/uploads/ports';
 import { windowAt } from '#domain/accounts/rate-limit';
 import { type RateCounter } from '#domain/shared/counter';
 import type { Task, TaskKind } from '#domain/tasks/task';
+import { move, TRANSITIONS, type TaskEvent, type TaskPatch } from '#domain/tasks/transitions';
+import { PHASE_NAMES, type Phase } from '#domain/tasks/phase';
 import type { AttemptOutcome, Delivery, DeliveryMessage } from '#domain/webhooks/deliveries';
 import type { DeliveryStore } from '#domain/webhooks/ports';
 import type { WebhookEndpoint } from '#domain/webhooks/webhooks';
@@ -100,7 +102,8 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           params,
           taskId,
           partitionId: accountId,
-          phase: 'claimed',
+          // Without the unsent mark, a start as the code before the mark wrote it: a create may have gone out.
+          phase: options.unsent ? 'claimed' : 'sending',
           status: 'processing',
           creditsUsed: price,
           progress: 0,
@@ -467,6 +470,219 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(await stores.callbackReceipts.claim('replicate', 'msg_2', now, until)).toBe(true);
         await stores.callbackReceipts.release('replicate', 'msg_2');
         expect(await stores.callbackReceipts.claim('replicate', 'msg_2', now, until)).toBe(true);
+      });
+    });
+
+    describe('task transitions, by event (domain/tasks/transitions.ts)', () => {
+      const error = (code: 'upstream_error' | 'internal_error' | 'canceled' | 'timeout' = 'upstream_error') => ({ code, message: code });
+      /** A failure event's patch, as the domain builds it. */
+      const ending = (task: Task, ms: number, code?: 'upstream_error' | 'internal_error' | 'canceled' | 'timeout'): TaskPatch => ({
+        at: at(ms),
+        set: { error: error(code), completedAt: at(ms), progress: 10 },
+        remove: ['pendingOutputs'],
+        refund: refundEntry(task, at(ms), error(code)),
+      });
+      const winners = (results: (Task | undefined)[]) => results.filter((result) => result !== undefined);
+      /** A task in `phase`, reached by the table's own events. */
+      async function inPhase(accountId: string, phase: Phase): Promise<Task> {
+        const task = await started(accountId, { unsent: true });
+        const path = (<Record<Phase, [TaskEvent, TaskPatch][]>>{
+          draft: [],
+          claimed: [],
+          queued: [['queue', { at: at(1), set: { queuedAt: at(1), submitAttempts: 0 }, guard: { sentAt: null } }]],
+          sending: [['send', { at: at(1), set: { sentAt: at(1) } }]],
+          running: [['accept', { at: at(1), set: { provider: { name: 'p', jobId: 'j1' }, lastCheckedAt: at(1) }, remove: ['queuedAt'], guard: { jobId: 'j1' } }]],
+          storing: [
+            ['accept', { at: at(1), set: { provider: { name: 'p', jobId: 'j1' }, lastCheckedAt: at(1) }, remove: ['queuedAt'], guard: { jobId: 'j1' } }],
+            ['outputs', { at: at(2), set: { pendingOutputs: ['https://p/1'] } }],
+          ],
+          completed: [
+            ['accept', { at: at(1), set: { provider: { name: 'p', jobId: 'j1' }, lastCheckedAt: at(1) }, remove: ['queuedAt'], guard: { jobId: 'j1' } }],
+            ['outputs', { at: at(2), set: { pendingOutputs: ['https://p/1'] } }],
+            ['complete', { at: at(3), set: { outputUrls: ['https://ours/1'], completedAt: at(3) }, remove: ['pendingOutputs', 'copyClaimedAt'] }],
+          ],
+          failed: [['fail', ending(task, 1)]],
+        })[phase];
+        let current = task;
+        for (const [event, patch] of path) current = (await move(stores.tasks, current, event, patch))!;
+        expect(current.phase).toBe(phase);
+        return current;
+      }
+
+      it('moves a charged task to the provider: send once, queue only by its sender, claim once, accept one job', async () => {
+        const accountId = await newAccount(100);
+        const task = await started(accountId, { unsent: true });
+        expect(task.phase).toBe('claimed');
+        const sends = await Promise.all(Array.from({ length: 5 }, () => move(stores.tasks, task, 'send', { at: at(1), set: { sentAt: at(1) } })));
+        expect(winners(sends)).toHaveLength(1);
+        const sent = winners(sends)[0]!;
+        expect(sent).toMatchObject({ phase: 'sending', status: 'processing', sentAt: at(1), updatedAt: at(1) });
+        expect(sent.unsent).toBeUndefined();
+        expect(await stores.tasks.get(accountId, task.taskId)).toEqual(sent);
+        // A stale view (nothing sent) or another send than the one seen cannot queue it; its sender can.
+        const queue = (sentAt: string | null, ms: number) =>
+          move(stores.tasks, task, 'queue', { at: at(ms), set: { queuedAt: at(ms), submitAttempts: 1 }, guard: { sentAt } });
+        expect(await queue(null, 2)).toBeUndefined();
+        expect(await queue(at(9), 2)).toBeUndefined();
+        const queued = await queue(at(1), 3);
+        expect(queued).toMatchObject({ phase: 'queued', queuedAt: at(3), submitAttempts: 1, unsent: true, updatedAt: at(3) });
+        expect(await move(stores.tasks, task, 'send', { at: at(4), set: { sentAt: at(4) } })).toBeUndefined(); // not while queued
+        // A message delivered many times: one consumer claims the send.
+        const claims = await Promise.all(Array.from({ length: 5 }, () => move(stores.tasks, task, 'claim', { at: at(5), remove: ['queuedAt'] })));
+        expect(winners(claims)).toHaveLength(1);
+        expect(winners(claims)[0]).toMatchObject({ phase: 'claimed', unsent: true });
+        expect(winners(claims)[0]!.queuedAt).toBeUndefined();
+        // The same job recorded twice (a callback racing the create's answer) is harmless; another job is refused.
+        const accept = (jobId: string, ms: number) =>
+          move(stores.tasks, task, 'accept', { at: at(ms), set: { provider: { name: 'p', jobId, callbacks: true }, lastCheckedAt: at(ms) }, remove: ['queuedAt'], guard: { jobId } });
+        expect(await accept('j1', 6)).toMatchObject({ phase: 'running', provider: { name: 'p', jobId: 'j1', callbacks: true }, lastCheckedAt: at(6) });
+        expect(await accept('j1', 7)).toMatchObject({ phase: 'running' });
+        expect(await accept('j2', 8)).toBeUndefined();
+        expect((await stores.tasks.get(accountId, task.taskId))?.unsent).toBeUndefined();
+        expect(await queue(null, 9)).toBeUndefined();
+      });
+
+      it('adopts a job (a callback) in any phase before outputs, which ends a wait on the queue', async () => {
+        const accountId = await newAccount(100);
+        for (const phase of ['claimed', 'queued', 'sending'] as const) {
+          const task = await inPhase(accountId, phase);
+          const adopted = await move(stores.tasks, task, 'accept', { at: at(5), set: { provider: { name: 'p', jobId: `j-${phase}` } }, remove: ['queuedAt'], guard: { jobId: `j-${phase}` } });
+          expect(adopted).toMatchObject({ phase: 'running', provider: { jobId: `j-${phase}` } });
+          expect([adopted!.queuedAt, adopted!.unsent]).toEqual([undefined, undefined]);
+          expect(await move(stores.tasks, task, 'claim', { at: at(6), remove: ['queuedAt'] })).toBeUndefined();
+        }
+      });
+
+      it('touches a running task without moving its phase or its instant: one check per interval, progress only upwards', async () => {
+        const accountId = await newAccount(100);
+        const task = await inPhase(accountId, 'running');
+        const check = (ms: number, interval: number) =>
+          move(stores.tasks, task, 'check', { set: { lastCheckedAt: at(ms) }, guard: { checkedBefore: at(ms - interval) } });
+        const checks = await Promise.all(Array.from({ length: 10 }, () => check(10_000, 2_000)));
+        expect(winners(checks)).toHaveLength(1);
+        expect(winners(checks)[0]).toMatchObject({ phase: 'running', lastCheckedAt: at(10_000), updatedAt: at(1) });
+        expect(await check(11_999, 2_000)).toBeUndefined();
+        expect(await check(12_000, 2_000)).toMatchObject({ lastCheckedAt: at(12_000) });
+        const progress = (value: number) => move(stores.tasks, task, 'progress', { set: { progress: value }, guard: { progressBelow: value } });
+        expect(await progress(40)).toMatchObject({ progress: 40, updatedAt: at(1) });
+        expect(await progress(30)).toBeUndefined();
+        expect((await stores.tasks.get(accountId, task.taskId))?.progress).toBe(40);
+        // Not before a job exists.
+        const claimed = await inPhase(accountId, 'claimed');
+        expect(await move(stores.tasks, claimed, 'check', { set: { lastCheckedAt: at(20_000) }, guard: { checkedBefore: at(18_000) } })).toBeUndefined();
+      });
+
+      it('stores outputs once, lets one copy at a time hold them, counts failed copies, then completes once into the outbox', async () => {
+        const accountId = await newAccount(100);
+        const task = await inPhase(accountId, 'running');
+        const outputs = (url: string, ms: number) => move(stores.tasks, task, 'outputs', { at: at(ms), set: { pendingOutputs: [url] } });
+        const recorded = await Promise.all([outputs('https://p/1', 2), outputs('https://p/2', 2)]);
+        expect(winners(recorded)).toHaveLength(1);
+        expect(winners(recorded)[0]).toMatchObject({ phase: 'storing', status: 'processing', updatedAt: at(2) });
+        const copyClaim = (ms: number, leaseMs: number) =>
+          move(stores.tasks, task, 'copyClaim', { set: { copyClaimedAt: at(ms) }, guard: { copyClaimedBefore: at(ms - leaseMs) } });
+        expect(winners(await Promise.all(Array.from({ length: 5 }, () => copyClaim(10, 60_000))))).toHaveLength(1);
+        expect(await copyClaim(60_009, 60_000)).toBeUndefined();
+        const failed = await move(stores.tasks, task, 'copyFailed', { countCopyFailure: true, remove: ['copyClaimedAt'] });
+        expect(failed).toMatchObject({ phase: 'storing', copyAttempts: 1, updatedAt: at(2) });
+        expect(failed!.copyClaimedAt).toBeUndefined();
+        // A failed copy gives its claim up: the next ask copies at once.
+        expect(await copyClaim(60_030, 60_000)).toMatchObject({ copyClaimedAt: at(60_030) });
+        const complete = (url: string) =>
+          move(stores.tasks, task, 'complete', { at: at(60_040), set: { outputUrls: [url], completedAt: at(60_040) }, remove: ['pendingOutputs', 'copyClaimedAt'] });
+        const completions = await Promise.all([complete('https://ours/1'), complete('https://ours/2')]);
+        expect(winners(completions)).toHaveLength(1);
+        const done = winners(completions)[0]!;
+        expect(done).toMatchObject({ phase: 'completed', status: 'completed', completedAt: at(60_040), updatedAt: at(60_040), copyAttempts: 1 });
+        expect([done.pendingOutputs, done.copyClaimedAt]).toEqual([undefined, undefined]);
+        expect(await stores.tasks.get(accountId, task.taskId)).toEqual(done);
+        // Final: nothing moves it, not even a copy counter or a refund.
+        expect(await move(stores.tasks, task, 'copyFailed', { countCopyFailure: true })).toBeUndefined();
+        expect(await move(stores.tasks, task, 'fail', ending(task, 60_050))).toBeUndefined();
+        expect(await move(stores.tasks, task, 'timeout', ending(task, 60_050, 'timeout'))).toBeUndefined();
+        expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
+        // In the outbox until announced, then out of it.
+        const unannounced = async () => {
+          const ids: string[] = [];
+          for (const shard of stores.tasks.listUnannounced()) for await (const ref of shard) ids.push(ref.taskId);
+          return ids;
+        };
+        expect(await unannounced()).toEqual([task.taskId]);
+        expect(await move(stores.tasks, done, 'announce', { announced: true })).toMatchObject({ phase: 'completed' });
+        expect(await unannounced()).toEqual([]);
+      });
+
+      it('fails and refunds exactly once however many callers race, with the money exact', async () => {
+        const accountId = await newAccount(100);
+        const task = await inPhase(accountId, 'storing');
+        const events: TaskEvent[] = ['fail', 'timeout', 'fail', 'timeout', 'fail', 'timeout', 'fail', 'timeout', 'fail', 'timeout'];
+        const results = await Promise.all(events.map((event, index) => move(stores.tasks, task, event, ending(task, 10 + index))));
+        expect(winners(results)).toHaveLength(1);
+        const failed = winners(results)[0]!;
+        expect(failed).toMatchObject({ phase: 'failed', status: 'failed', progress: 10 });
+        expect(failed.pendingOutputs).toBeUndefined();
+        expect(await stores.tasks.get(accountId, task.taskId)).toEqual(failed);
+        const after = await money(accountId);
+        expect(after).toMatchObject({ balance: 100, ledger: 100 });
+        expect(after.entries.filter((entry) => entry.kind === 'refund')).toHaveLength(1);
+        expect(await move(stores.tasks, task, 'complete', { at: at(30), set: { outputUrls: ['u'], completedAt: at(30) } })).toBeUndefined();
+      });
+
+      it('loses only a task with no job, and cancels only before its outputs', async () => {
+        const accountId = await newAccount(1000);
+        for (const phase of PHASE_NAMES.filter((name) => name !== 'draft')) {
+          const task = await inPhase(accountId, phase);
+          const lost = await move(stores.tasks, task, 'lose', ending(task, 20, 'internal_error'));
+          expect([phase, lost?.phase]).toEqual([phase, (TRANSITIONS.lose.from as readonly Phase[]).includes(phase) ? 'failed' : undefined]);
+          const again = await inPhase(accountId, phase);
+          const canceled = await move(stores.tasks, again, 'cancel', ending(again, 20, 'canceled'));
+          expect([phase, canceled?.phase]).toEqual([phase, (TRANSITIONS.cancel.from as readonly Phase[]).includes(phase) ? 'failed' : undefined]);
+        }
+        const { balance, ledger } = await money(accountId);
+        expect(balance).toBe(ledger);
+      });
+
+      it('refuses every event from a phase outside its row, changing nothing', async () => {
+        const accountId = await newAccount(1000);
+        const patches: Record<TaskEvent, (task: Task) => TaskPatch> = {
+          queue: () => ({ at: at(50), set: { queuedAt: at(50), submitAttempts: 0 } }),
+          claim: () => ({ at: at(50), remove: ['queuedAt'] }),
+          send: () => ({ at: at(50), set: { sentAt: at(50) } }),
+          accept: () => ({ at: at(50), set: { provider: { name: 'p', jobId: 'j9' } }, guard: { jobId: 'j9' } }),
+          check: () => ({ set: { lastCheckedAt: at(50) } }),
+          progress: () => ({ set: { progress: 50 } }),
+          outputs: () => ({ at: at(50), set: { pendingOutputs: ['https://p/9'] } }),
+          copyClaim: () => ({ set: { copyClaimedAt: at(50) } }),
+          copyFailed: () => ({ countCopyFailure: true }),
+          complete: () => ({ at: at(50), set: { outputUrls: ['https://ours/9'], completedAt: at(50) }, remove: ['pendingOutputs'] }),
+          fail: (task) => ending(task, 50),
+          lose: (task) => ending(task, 50, 'internal_error'),
+          cancel: (task) => ending(task, 50, 'canceled'),
+          timeout: (task) => ending(task, 50, 'timeout'),
+          announce: () => ({ announced: true }),
+        };
+        for (const phase of PHASE_NAMES.filter((name) => name !== 'draft')) {
+          const task = await inPhase(accountId, phase);
+          for (const event of Object.keys(TRANSITIONS) as TaskEvent[]) {
+            if ((TRANSITIONS[event].from as readonly Phase[]).includes(phase)) continue;
+            expect([phase, event, await move(stores.tasks, task, event, patches[event](task))]).toEqual([phase, event, undefined]);
+          }
+          expect([phase, await stores.tasks.get(accountId, task.taskId)]).toEqual([phase, task]);
+        }
+        const { balance, ledger } = await money(accountId);
+        expect(balance).toBe(ledger);
+      });
+
+      it("changes nothing for a task that does not exist, or that is another account's", async () => {
+        const [owner, other] = [await newAccount(100), await newAccount(100)];
+        const task = await inPhase(owner, 'running');
+        const ghost = { ...task, taskId: newTaskId('video') };
+        expect(await move(stores.tasks, ghost, 'outputs', { at: at(5), set: { pendingOutputs: ['u'] } })).toBeUndefined();
+        expect(await move(stores.tasks, ghost, 'fail', ending(ghost, 5))).toBeUndefined();
+        expect(await move(stores.tasks, { ...task, partitionId: other }, 'fail', ending(task, 5))).toBeUndefined();
+        expect(await stores.tasks.get(owner, task.taskId)).toEqual(task);
+        expect(await money(owner)).toMatchObject({ balance: 75, ledger: 75 });
+        expect(await money(other)).toMatchObject({ balance: 100, ledger: 100 });
       });
     });
 

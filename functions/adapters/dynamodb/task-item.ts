@@ -27,8 +27,9 @@ export function toTaskItem(task: Task): Record<string, unknown> {
     task_id: task.taskId,
     account_id: task.partitionId,
     ...(task.seq > 0 && { seq: task.seq }),
-    // Trusted while phase_at = updated_at (phaseOf below); a legacy draft carries none.
-    ...(task.phase !== 'draft' && { phase: task.phase, phase_at: task.updatedAt }),
+    // Trusted while phase_at = updated_at (phaseOf below). A draft (no position yet) carries none:
+    // it is told by its fields until its start settles.
+    ...(task.seq > 0 && task.phase !== 'draft' && { phase: task.phase, phase_at: task.updatedAt }),
     status: task.status,
     credits_used: task.creditsUsed,
     progress: task.progress,
@@ -42,6 +43,7 @@ export function toTaskItem(task: Task): Record<string, unknown> {
     submit_attempts: task.submitAttempts,
     last_checked_at: task.lastCheckedAt,
     pending_outputs: task.pendingOutputs,
+    copy_claimed_at: task.copyClaimedAt,
     copy_attempts: task.copyAttempts,
     output_urls: task.outputUrls,
     thumbnail_url: task.thumbnailUrl,
@@ -87,6 +89,7 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
   const pendingOutputs = outputs('pending_outputs');
   const outputUrls = outputs('output_urls');
   const completedAt = optionalText('completed_at');
+  const copyClaimedAt = optionalText('copy_claimed_at');
   const thumbnailUrl = optionalText('thumbnail_url');
   const keySpendKeyId = optionalText('key_spend_key_id');
   if (item.phase !== undefined && !isOneOf(item.phase, PHASE_NAMES)) throw problem('phase');
@@ -110,6 +113,7 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
     ...(item.submit_attempts !== undefined && { submitAttempts: count('submit_attempts') }),
     ...(lastCheckedAt && { lastCheckedAt }),
     ...(pendingOutputs && { pendingOutputs }),
+    ...(copyClaimedAt && { copyClaimedAt }),
     copyAttempts: item.copy_attempts === undefined ? 0 : count('copy_attempts'),
     ...(outputUrls && { outputUrls }),
     ...(thumbnailUrl && { thumbnailUrl }),

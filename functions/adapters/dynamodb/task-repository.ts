@@ -7,6 +7,9 @@ import { getTask, listProcessing, listTaskPage, listUnannounced } from './tasks/
 import { startTask } from './tasks/start';
 import { repairStart } from './tasks/start-repair';
 import * as transitions from './tasks/transitions';
+import { transition } from './tasks/transition';
+import type { Phase } from '#domain/tasks/phase';
+import type { TaskPatch } from '#domain/tasks/transitions';
 
 /**
  * The TaskStore on DynamoDB, one concern per module under tasks/: the charged start
@@ -38,6 +41,10 @@ export class DynamoTaskStore implements TaskStore {
 
   listUnannounced(): AsyncIterable<TaskRef>[] {
     return listUnannounced(this.db);
+  }
+
+  transition(task: Task, from: readonly Phase[], to: Phase | 'same', patch: TaskPatch): Promise<Task | undefined> {
+    return transition(this.db, task, from, to, patch);
   }
 
   recordSubmission(task: Task, provider: ProviderJob, now: string): Promise<boolean> {

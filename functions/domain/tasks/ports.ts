@@ -2,6 +2,8 @@ import type { KeySpend } from '../accounts/spending-key';
 import type { LedgerEntry } from '../accounts/ledger';
 import type { MediaKind } from '../catalogue/media-type';
 import type { ProviderJob, Task, TaskError, TaskKind } from './task';
+import type { Phase } from './phase';
+import type { TaskPatch } from './transitions';
 
 /**
  * What the task use cases need from storage, queues and media. The adapters in
@@ -51,6 +53,13 @@ export interface TaskStore {
    */
   create(request: NewTaskRequest): Promise<CreateTaskResult>;
   get(partitionId: string, taskId: string): Promise<Task | undefined>;
+  /**
+   * The one conditional write of a task (transitions.ts `move`): only while its stored phase is
+   * one of `from` and `patch.guard` holds, it enters `to` at `patch.at` ('same': a touch that keeps
+   * the phase and its instant) with the patch applied; a refund goes in the same transaction.
+   * The stored task after the write, or undefined when refused (or the task does not exist).
+   */
+  transition(task: Task, from: readonly Phase[], to: Phase | 'same', patch: TaskPatch): Promise<Task | undefined>;
   /**
    * Records the provider's job (and ends any wait on the submission queue). False if the task
    * is no longer processing or already has another job.

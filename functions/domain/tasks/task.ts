@@ -55,6 +55,8 @@ interface TaskBase {
   lastCheckedAt?: string;
   /** The provider's result URLs, waiting to be copied into our storage. */
   pendingOutputs?: string[];
+  /** When the copy now at work took the pending outputs (one copy at a time, for a lease). */
+  copyClaimedAt?: string;
   copyAttempts: number;
   /** Our copies of the results (completed only). */
   outputUrls?: string[];

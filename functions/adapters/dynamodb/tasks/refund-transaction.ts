@@ -22,7 +22,7 @@ export interface FailedEnding {
   /** The account's ledger count as read, and the guard that keeps it true. */
   slot: LedgerSlot;
   /** What the stored task must still be for this caller (its condition expression). */
-  guard: { condition: string; values?: Record<string, unknown> };
+  guard: { condition: string; names?: Record<string, string>; values?: Record<string, unknown> };
   /** The progress the failed task keeps. */
   progress?: number;
   /**
@@ -37,6 +37,9 @@ export async function writeFailedEnding(db: Db, ending: FailedEnding): Promise<v
   const { task, error, refund, now, slot, guard, progress, start } = ending;
   const set = [
     '#status = :failed',
+    // The phase with its instant (trusted: phase_at = updated_at, task-item.ts).
+    '#phase = :failed',
+    'phase_at = :now',
     '#error = :error',
     'completed_at = :now',
     'updated_at = :now',
@@ -56,7 +59,7 @@ export async function writeFailedEnding(db: Db, ending: FailedEnding): Promise<v
           Key: taskKey(task.partitionId, task.taskId),
           UpdateExpression: `SET ${set.join(', ')} REMOVE pending_outputs`,
           ConditionExpression: guard.condition,
-          ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+          ExpressionAttributeNames: { ...guard.names, '#status': 'status', '#error': 'error', '#phase': 'phase' },
           ExpressionAttributeValues: {
             ...guard.values,
             ':failed': 'failed',
