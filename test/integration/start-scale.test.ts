@@ -133,9 +133,9 @@ const isPositionTransaction = (command: unknown) =>
 const isCharge = (command: unknown) => command instanceof UpdateCommand && JSON.stringify(command.input).includes('credits - :price');
 const isNoteRemoval = (command: unknown) =>
   command instanceof UpdateCommand && JSON.stringify(command.input).includes('REMOVE #pending.#task');
-/** The writes between a charge and its create: the mark that it is sent, and queuing it instead. */
+/** The writes between a charge and its create: the move to sending (the fence before it), and queuing it instead. */
 const isSubmissionStep = (command: unknown) =>
-  command instanceof UpdateCommand && /REMOVE unsent|SET queued_at/.test(String(command.input.UpdateExpression));
+  command instanceof UpdateCommand && ['sending', 'queued'].includes(String(command.input.ExpressionAttributeValues?.[':to']));
 
 describe('a start cut short', () => {
   it('after its charge: the sweeper fails it at its position and refunds it, leaving no gap', async () => {

@@ -10,6 +10,7 @@ import { createS3Client } from '#adapters/s3/s3-client';
 import { createSafeFetcher } from '#adapters/safe-fetch';
 import { InProcessCopyQueue } from '#adapters/copy-queues';
 import { createAccount } from '#domain/accounts/account-admin';
+import { move } from '#domain/tasks/transitions';
 import { cancelTask } from '#domain/tasks/cancel-task';
 import {
   InsufficientCreditsError,
@@ -327,7 +328,7 @@ describe('polling', () => {
     const accountId = await newAccount(100);
     const task = await startTask(deps, accountId, request());
     const failed = await failTask(deps, task, { code: 'upstream_error', message: 'x' });
-    expect(await ctx.tasks.recordCopyFailure(task, new Date().toISOString())).toBeUndefined();
+    expect(await move(ctx.tasks, task, 'copyFailed', { countCopyFailure: true })).toBeUndefined();
     expect(await ctx.tasks.get(accountId, task.taskId)).toEqual(failed);
   });
 
@@ -521,7 +522,8 @@ describe('the sweeper', () => {
     await expect(startTask(deps, accountId, request())).resolves.toMatchObject({ status: 'processing' });
     const [task] = (await historyPage(ctx.tasks, accountId, 'video', 1, 1)).tasks;
     // The submission lands after all (another instance finished it).
-    expect(await ctx.tasks.recordSubmission(task!, { name: 'scripted', jobId: 'late' }, new Date().toISOString())).toBe(true);
+    const late = { at: new Date().toISOString(), set: { provider: { name: 'scripted', jobId: 'late' } }, guard: { jobId: 'late' } };
+    expect(await move(ctx.tasks, task!, 'accept', late)).toMatchObject({ phase: 'running' });
     now = new Date(now.getTime() + deps.settings.submissionGraceMs + 1_000);
     await sweep(deps);
     expect((await ctx.tasks.get(accountId, task!.taskId))?.status).toBe('processing');

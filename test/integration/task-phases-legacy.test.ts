@@ -1,4 +1,5 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { taskKey } from '#adapters/dynamodb/keys';
 import { DynamoAccountStore } from '#adapters/dynamodb/account-repository';
 import { toTaskItem } from '#adapters/dynamodb/task-item';
 import { DynamoTaskStore } from '#adapters/dynamodb/task-repository';
@@ -111,7 +112,16 @@ describe('DynamoDB task store: items written before phases', () => {
     const queued = (await move(tasks, task, 'queue', PATCHES.queue(task)))!;
     expect(queued.phase).toBe('queued');
     // The old consumer claims it: REMOVE queued_at, SET updated_at (phase_at stays behind).
-    expect(await tasks.claimQueued(queued, at(60))).toBe(true);
+    await db.doc.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: taskKey(accountId, task.taskId),
+        UpdateExpression: 'SET unsent = :true, updated_at = :now REMOVE queued_at',
+        ConditionExpression: '#status = :processing AND attribute_not_exists(provider_job_id) AND attribute_exists(queued_at)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':now': at(60), ':true': true, ':processing': 'processing' },
+      }),
+    );
     const claimed = (await tasks.get(accountId, task.taskId))!;
     expect(claimed.phase).toBe('claimed');
     expect(await move(tasks, claimed, 'claim', PATCHES.claim(claimed))).toBeUndefined();

@@ -4,11 +4,11 @@ import { NotFoundError } from '#domain/shared/errors';
 import type { LedgerEntry } from '#domain/accounts/ledger';
 import type { MediaKind } from '#domain/catalogue/media-type';
 import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, LedgerStore } from '#domain/accounts/ports';
-import type { CallbackReceipts, CopyQueue, CreateTaskResult, FailOptions, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, MediaStore, NewTaskRequest, StartRepair, TaskRef, TaskStore } from '#domain/tasks/ports';
+import type { CallbackReceipts, CopyQueue, CreateTaskResult, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, MediaStore, NewTaskRequest, StartRepair, TaskRef, TaskStore } from '#domain/tasks/ports';
 import type { PublishedUpload, UploadPublications, UploadStorage } from '#domain/uploads/ports';
 import type { RateCounter, RateWindow } from '#domain/shared/counter';
-import type { ProviderJob, Task, TaskError, TaskKind } from '#domain/tasks/task';
-import { derivePhase, isFinal, statusOf, type Phase } from '#domain/tasks/phase';
+import type { Task, TaskKind } from '#domain/tasks/task';
+import { isFinal, statusOf, type Phase } from '#domain/tasks/phase';
 import { admits, type TaskPatch } from '#domain/tasks/transitions';
 import type { AttemptOutcome, Delivery, DeliveryMessage } from '#domain/webhooks/deliveries';
 import type { DeliveryStore } from '#domain/webhooks/ports';
@@ -30,14 +30,6 @@ import type { WebhookStore } from '#domain/webhooks/ports';
 const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 /** One yield to other pending calls (a microtask, so jest's fake timers cannot stall it). */
 const turn = () => Promise.resolve();
-
-/**
- * As the adapter reads an item a write of the code before phases changed (it moves updated_at,
- * not phase_at): its phase told again by its fields.
- */
-const rederive = (task: Task): void => {
-  task.phase = derivePhase({ ...task, providerJobId: task.provider?.jobId });
-};
 
 /** A condition failure the adapters do not translate (a duplicate item, a missing account). */
 export class MemoryConditionError extends Error {
@@ -254,140 +246,6 @@ export class MemoryTaskStore implements TaskStore {
     return copy(stored);
   }
 
-  /** The stored task if it is still processing (the condition of every transition). */
-  private processing(task: Task): Task | undefined {
-    const stored = this.table.tasks.get(taskId(task.partitionId, task.taskId));
-    return stored?.status === 'processing' ? stored : undefined;
-  }
-
-  async recordSubmission(task: Task, provider: ProviderJob, now: string): Promise<boolean> {
-    await turn();
-    const stored = this.processing(task);
-    if (!stored || (stored.provider && stored.provider.jobId !== provider.jobId)) return false;
-    Object.assign(stored, { provider: { ...provider }, lastCheckedAt: now, updatedAt: now });
-    delete stored.queuedAt;
-    delete stored.unsent;
-    rederive(stored);
-    return true;
-  }
-
-  async markQueued(task: Task, now: string, attempts: number): Promise<boolean> {
-    await turn();
-    const stored = this.processing(task);
-    if (!stored || stored.provider || stored.queuedAt) return false;
-    // Still as the caller saw it: unsent, or sent by the caller itself (its create was refused).
-    if (task.unsent ? !stored.unsent : stored.unsent || stored.sentAt !== task.sentAt) return false;
-    Object.assign(stored, { queuedAt: now, submitAttempts: attempts, unsent: true, updatedAt: now });
-    rederive(stored);
-    return true;
-  }
-
-  async claimQueued(task: Task, now: string): Promise<boolean> {
-    await turn();
-    const stored = this.processing(task);
-    if (!stored || stored.provider || !stored.queuedAt) return false;
-    Object.assign(stored, { unsent: true, updatedAt: now });
-    delete stored.queuedAt;
-    rederive(stored);
-    return true;
-  }
-
-  async markSent(task: Task, now: string): Promise<boolean> {
-    await turn();
-    const stored = this.processing(task);
-    if (!stored || stored.provider || stored.queuedAt || !stored.unsent) return false;
-    Object.assign(stored, { sentAt: now, updatedAt: now });
-    delete stored.unsent;
-    rederive(stored);
-    return true;
-  }
-
-  async claimCheck(task: Task, now: Date, minIntervalMs: number): Promise<boolean> {
-    await turn();
-    const stored = this.processing(task);
-    const cutoff = new Date(now.getTime() - minIntervalMs).toISOString();
-    // ISO strings compared as strings, as DynamoDB compares them.
-    if (!stored || (stored.lastCheckedAt !== undefined && stored.lastCheckedAt > cutoff)) return false;
-    stored.lastCheckedAt = now.toISOString();
-    return true;
-  }
-
-  async recordOutputs(task: Task, outputUrls: string[], now: string): Promise<boolean> {
-    await turn();
-    const stored = this.processing(task);
-    if (!stored || stored.pendingOutputs) return false;
-    Object.assign(stored, { pendingOutputs: [...outputUrls], updatedAt: now });
-    rederive(stored);
-    return true;
-  }
-
-  async claimCopy(task: Task, now: Date, leaseMs: number): Promise<boolean> {
-    await turn();
-    const stored = this.processing(task);
-    const claimed = stored?.copyClaimedAt;
-    const cutoff = new Date(now.getTime() - leaseMs).toISOString();
-    if (!stored?.pendingOutputs || (claimed !== undefined && claimed > cutoff)) return false;
-    stored.copyClaimedAt = now.toISOString();
-    return true;
-  }
-
-  async recordCopyFailure(task: Task, now: string): Promise<number | undefined> {
-    await turn();
-    const stored = this.processing(task);
-    if (!stored) return undefined;
-    delete stored.copyClaimedAt;
-    stored.copyAttempts += 1;
-    stored.updatedAt = now;
-    rederive(stored);
-    return stored.copyAttempts;
-  }
-
-  async complete(task: Task, outputUrls: string[], now: string, thumbnailUrl?: string): Promise<boolean> {
-    await turn();
-    const stored = this.processing(task);
-    if (!stored) return false;
-    Object.assign(stored, { status: 'completed', outputUrls: [...outputUrls], completedAt: now, updatedAt: now, ...(thumbnailUrl && { thumbnailUrl }) });
-    delete stored.pendingOutputs;
-    this.unannounced.add(taskId(task.partitionId, task.taskId));
-    rederive(stored);
-    return true;
-  }
-
-  async failAndRefund(
-    task: Task,
-    error: TaskError,
-    refund: LedgerEntry,
-    now: string,
-    options: FailOptions = {},
-  ): Promise<boolean> {
-    await turn();
-    const stored = this.processing(task);
-    if (!stored || (options.onlyIfUnsubmitted && stored.provider) || (options.onlyBeforeOutputs && stored.pendingOutputs)) return false;
-    // The other two parts of the adapter's transaction: an existing account, a new ledger entry.
-    const account = this.table.accounts.get(task.partitionId);
-    if (!account) throw new MemoryConditionError(`account ${task.partitionId} does not exist`);
-    this.table.checkNewEntry(refund);
-    Object.assign(stored, { status: 'failed', error: { code: error.code, message: error.message }, completedAt: now, updatedAt: now });
-    if (options.progress !== undefined) stored.progress = options.progress;
-    this.unannounced.add(taskId(task.partitionId, task.taskId));
-    delete stored.pendingOutputs;
-    account.credits += refund.amount;
-    account.updatedAt = now;
-    this.table.addEntry(refund);
-    if (stored.keySpend) {
-      const spendId = `${stored.keySpend.keyId}#${stored.keySpend.month}`;
-      this.table.keySpend.set(spendId, (this.table.keySpend.get(spendId) ?? 0) - refund.amount);
-    }
-    rederive(stored);
-    return true;
-  }
-
-  async recordProgress(task: Task, progress: number): Promise<void> {
-    await turn();
-    const stored = this.processing(task);
-    if (stored && stored.progress < progress) stored.progress = progress;
-  }
-
   async listPage(accountId: string, kind: TaskKind, page: number, limit: number) {
     await turn();
     const total = this.table.accounts.get(accountId)?.taskCounts[kind] ?? 0;
@@ -426,12 +284,6 @@ export class MemoryTaskStore implements TaskStore {
       }
     }
     return [shard()];
-  }
-
-  async markAnnounced(task: Task): Promise<void> {
-    await turn();
-    const id = taskId(task.partitionId, task.taskId);
-    if (this.table.tasks.get(id)?.status !== 'processing') this.unannounced.delete(id);
   }
 
   /** Starts here are atomic, so no draft is ever left half-done: nothing to repair. */

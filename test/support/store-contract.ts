@@ -126,15 +126,43 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       return result.task;
     }
 
-    const refundOf = (task: Task): LedgerEntry => ({
-      entryId: newLedgerEntryId(),
-      accountId: task.partitionId,
-      kind: 'refund',
-      amount: task.creditsUsed,
-      reason: 'refund',
-      taskId: task.taskId,
-      createdAt: at(1),
+    type Code = 'upstream_error' | 'internal_error' | 'canceled' | 'timeout';
+    const error = (code: Code = 'upstream_error') => ({ code, message: code });
+    /** A failure event's patch, as the domain builds it (lifecycle/endings.ts). */
+    const ending = (task: Task, ms: number, code?: Code, progress = 10): TaskPatch => ({
+      at: at(ms),
+      set: { error: error(code), completedAt: at(ms), progress },
+      remove: ['pendingOutputs'],
+      refund: refundEntry(task, at(ms), error(code)),
     });
+    const winners = (results: (Task | undefined)[]) => results.filter((result) => result !== undefined);
+    const acceptJ1: TaskPatch = { at: at(1), set: { provider: { name: 'p', jobId: 'j1' }, lastCheckedAt: at(1) }, remove: ['queuedAt'], guard: { jobId: 'j1' } };
+    /** Walks a started task into `phase` by the table's own events. */
+    async function walk(task: Task, phase: Phase): Promise<Task> {
+      const path = (<Record<Phase, [TaskEvent, TaskPatch][]>>{
+        draft: [],
+        claimed: [],
+        queued: [['queue', { at: at(1), set: { queuedAt: at(1), submitAttempts: 0 }, guard: { sentAt: task.sentAt ?? null } }]],
+        sending: task.phase === 'sending' ? [] : [['send', { at: at(1), set: { sentAt: at(1) } }]],
+        running: [['accept', acceptJ1]],
+        storing: [
+          ['accept', acceptJ1],
+          ['outputs', { at: at(2), set: { pendingOutputs: ['https://p/1'] } }],
+        ],
+        completed: [
+          ['accept', acceptJ1],
+          ['outputs', { at: at(2), set: { pendingOutputs: ['https://p/1'] } }],
+          ['complete', { at: at(3), set: { outputUrls: ['https://ours/1'], completedAt: at(3) }, remove: ['pendingOutputs', 'copyClaimedAt'] }],
+        ],
+        failed: [['fail', ending(task, 1)]],
+      })[phase];
+      let current = task;
+      for (const [event, patch] of path) current = (await move(stores.tasks, current, event, patch))!;
+      expect(current.phase).toBe(phase);
+      return current;
+    }
+    /** A new charged task (nothing sent) in `phase`. */
+    const inPhase = async (accountId: string, phase: Phase): Promise<Task> => walk(await started(accountId, { unsent: true }), phase);
 
     describe('rate counters', () => {
       it('hand out each count of a window once, up to the limit, per key and window', async () => {
@@ -208,7 +236,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         const accountId = await newAccount(1000);
         const tasks = await Promise.all(Array.from({ length: 8 }, () => started(accountId)));
         await Promise.all([
-          ...tasks.slice(0, 4).map((task) => stores.tasks.failAndRefund(task, { code: 'upstream_error', message: 'm' }, refundOf(task), at(2))),
+          ...tasks.slice(0, 4).map((task) => move(stores.tasks, task, 'fail', ending(task, 2))),
           ...Array.from({ length: 3 }, (_, i) => stores.accounts.grant(grantOf(accountId, i + 1))),
         ]);
         // 1 opening grant + 8 charges + 4 refunds + 3 grants.
@@ -344,7 +372,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           type: 'spend_limit_exceeded',
         });
         await started(accountId, { price: 25, keySpend: { keyId: 'key_m', month: '2026-12', limit: 50 } });
-        expect(await stores.tasks.failAndRefund(november, { code: 'timeout', message: 'late' }, refundOf(november), at(2))).toBe(true);
+        expect(await move(stores.tasks, november, 'timeout', ending(november, 2, 'timeout'))).toMatchObject({ phase: 'failed' });
         expect(Object.fromEntries(await stores.apiKeys.spentInMonth(['key_m'], '2026-11'))).toEqual({ key_m: 25 });
         expect(Object.fromEntries(await stores.apiKeys.spentInMonth(['key_m'], '2026-12'))).toEqual({ key_m: 25 });
         expect((await stores.tasks.get(accountId, november.taskId))?.keySpend).toEqual({ keyId: 'key_m', month: '2026-11' });
@@ -474,41 +502,6 @@ export function describeStoreContract(name: string, open: OpenStores): void {
     });
 
     describe('task transitions, by event (domain/tasks/transitions.ts)', () => {
-      const error = (code: 'upstream_error' | 'internal_error' | 'canceled' | 'timeout' = 'upstream_error') => ({ code, message: code });
-      /** A failure event's patch, as the domain builds it. */
-      const ending = (task: Task, ms: number, code?: 'upstream_error' | 'internal_error' | 'canceled' | 'timeout'): TaskPatch => ({
-        at: at(ms),
-        set: { error: error(code), completedAt: at(ms), progress: 10 },
-        remove: ['pendingOutputs'],
-        refund: refundEntry(task, at(ms), error(code)),
-      });
-      const winners = (results: (Task | undefined)[]) => results.filter((result) => result !== undefined);
-      /** A task in `phase`, reached by the table's own events. */
-      async function inPhase(accountId: string, phase: Phase): Promise<Task> {
-        const task = await started(accountId, { unsent: true });
-        const path = (<Record<Phase, [TaskEvent, TaskPatch][]>>{
-          draft: [],
-          claimed: [],
-          queued: [['queue', { at: at(1), set: { queuedAt: at(1), submitAttempts: 0 }, guard: { sentAt: null } }]],
-          sending: [['send', { at: at(1), set: { sentAt: at(1) } }]],
-          running: [['accept', { at: at(1), set: { provider: { name: 'p', jobId: 'j1' }, lastCheckedAt: at(1) }, remove: ['queuedAt'], guard: { jobId: 'j1' } }]],
-          storing: [
-            ['accept', { at: at(1), set: { provider: { name: 'p', jobId: 'j1' }, lastCheckedAt: at(1) }, remove: ['queuedAt'], guard: { jobId: 'j1' } }],
-            ['outputs', { at: at(2), set: { pendingOutputs: ['https://p/1'] } }],
-          ],
-          completed: [
-            ['accept', { at: at(1), set: { provider: { name: 'p', jobId: 'j1' }, lastCheckedAt: at(1) }, remove: ['queuedAt'], guard: { jobId: 'j1' } }],
-            ['outputs', { at: at(2), set: { pendingOutputs: ['https://p/1'] } }],
-            ['complete', { at: at(3), set: { outputUrls: ['https://ours/1'], completedAt: at(3) }, remove: ['pendingOutputs', 'copyClaimedAt'] }],
-          ],
-          failed: [['fail', ending(task, 1)]],
-        })[phase];
-        let current = task;
-        for (const [event, patch] of path) current = (await move(stores.tasks, current, event, patch))!;
-        expect(current.phase).toBe(phase);
-        return current;
-      }
-
       it('moves a charged task to the provider: send once, queue only by its sender, claim once, accept one job', async () => {
         const accountId = await newAccount(100);
         const task = await started(accountId, { unsent: true });
@@ -524,7 +517,9 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           move(stores.tasks, task, 'queue', { at: at(ms), set: { queuedAt: at(ms), submitAttempts: 1 }, guard: { sentAt } });
         expect(await queue(null, 2)).toBeUndefined();
         expect(await queue(at(9), 2)).toBeUndefined();
-        const queued = await queue(at(1), 3);
+        const queues = await Promise.all([1, 2, 3].map(() => queue(at(1), 3)));
+        expect(winners(queues)).toHaveLength(1);
+        const queued = winners(queues)[0];
         expect(queued).toMatchObject({ phase: 'queued', queuedAt: at(3), submitAttempts: 1, unsent: true, updatedAt: at(3) });
         expect(await move(stores.tasks, task, 'send', { at: at(4), set: { sentAt: at(4) } })).toBeUndefined(); // not while queued
         // A message delivered many times: one consumer claims the send.
@@ -686,182 +681,6 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       });
     });
 
-    describe('task transitions', () => {
-      it('records the submission while processing, and not once final', async () => {
-        const accountId = await newAccount(100);
-        const task = await started(accountId);
-        expect(await stores.tasks.recordSubmission(task, { name: 'p', jobId: 'j1' }, at(1))).toBe(true);
-        expect(await stores.tasks.get(accountId, task.taskId)).toEqual({
-          ...task,
-          phase: 'running',
-          provider: { name: 'p', jobId: 'j1' },
-          lastCheckedAt: at(1),
-          updatedAt: at(1),
-        });
-        await stores.tasks.failAndRefund(task, { code: 'timeout', message: 'late' }, refundOf(task), at(2));
-        expect(await stores.tasks.recordSubmission(task, { name: 'p', jobId: 'j2' }, at(3))).toBe(false);
-        expect((await stores.tasks.get(accountId, task.taskId))?.provider?.jobId).toBe('j1');
-      });
-
-      it('queues a task with no job once, hands a queued task to one claimer, and records one job only', async () => {
-        const accountId = await newAccount(100);
-        const task = await started(accountId);
-        const marks = await Promise.all([1, 2, 3].map(() => stores.tasks.markQueued(task, at(1), 2)));
-        expect(marks.filter(Boolean)).toHaveLength(1);
-        expect(await stores.tasks.get(accountId, task.taskId)).toMatchObject({ queuedAt: at(1), submitAttempts: 2 });
-        // A message delivered many times: one consumer gets to send the create.
-        const claims = await Promise.all(Array.from({ length: 5 }, () => stores.tasks.claimQueued(task, at(2))));
-        expect(claims.filter(Boolean)).toHaveLength(1);
-        const claimed = await stores.tasks.get(accountId, task.taskId);
-        // Claimed, not sent yet: the create goes out only after the consumer's markSent.
-        expect([claimed?.queuedAt, claimed?.unsent, claimed?.sentAt]).toEqual([undefined, true, undefined]);
-        expect(await stores.tasks.claimQueued(task, at(3))).toBe(false);
-        // The same job recorded twice (a callback racing the create's answer) is harmless; another job is refused.
-        expect(await stores.tasks.recordSubmission(task, { name: 'p', jobId: 'j1', callbacks: true }, at(4))).toBe(true);
-        expect(await stores.tasks.recordSubmission(task, { name: 'p', jobId: 'j1', callbacks: true }, at(5))).toBe(true);
-        expect(await stores.tasks.recordSubmission(task, { name: 'p', jobId: 'j2' }, at(6))).toBe(false);
-        expect((await stores.tasks.get(accountId, task.taskId))?.provider).toEqual({ name: 'p', jobId: 'j1', callbacks: true });
-        expect(await stores.tasks.markQueued(task, at(7), 0)).toBe(false);
-
-        // Recording a job ends a wait on the queue.
-        const waiting = await started(accountId);
-        expect(await stores.tasks.markQueued(waiting, at(8), 0)).toBe(true);
-        expect(await stores.tasks.recordSubmission(waiting, { name: 'p', jobId: 'j3' }, at(9))).toBe(true);
-        expect((await stores.tasks.get(accountId, waiting.taskId))?.queuedAt).toBeUndefined();
-        expect(await stores.tasks.claimQueued(waiting, at(10))).toBe(false);
-      });
-
-      it('marks a create sent for one caller only, while unsent; only the sender of a refused create queues it again', async () => {
-        const accountId = await newAccount(100);
-        const task = await started(accountId, { unsent: true });
-        expect((await stores.tasks.get(accountId, task.taskId))?.unsent).toBe(true);
-        const marks = await Promise.all(Array.from({ length: 5 }, () => stores.tasks.markSent(task, at(1))));
-        expect(marks.filter(Boolean)).toHaveLength(1);
-        const sent = (await stores.tasks.get(accountId, task.taskId))!;
-        expect([sent.unsent, sent.sentAt, sent.updatedAt]).toEqual([undefined, at(1), at(1)]);
-        expect(await stores.tasks.markSent(task, at(2))).toBe(false);
-        // A stale view (it was unsent) or another send than the one seen cannot queue it.
-        expect(await stores.tasks.markQueued(task, at(2), 1)).toBe(false);
-        expect(await stores.tasks.markQueued({ ...sent, sentAt: at(9) }, at(2), 1)).toBe(false);
-        // Its sender, whose create was refused for load, can: queued is unsent again.
-        expect(await stores.tasks.markQueued(sent, at(3), 1)).toBe(true);
-        expect(await stores.tasks.get(accountId, task.taskId)).toMatchObject({ queuedAt: at(3), unsent: true, submitAttempts: 1 });
-        expect(await stores.tasks.markSent(task, at(4))).toBe(false); // not while queued
-        expect(await stores.tasks.claimQueued(task, at(5))).toBe(true);
-        expect(await stores.tasks.markSent(task, at(6))).toBe(true);
-        expect(await stores.tasks.recordSubmission(task, { name: 'p', jobId: 'j1' }, at(7))).toBe(true);
-        expect((await stores.tasks.get(accountId, task.taskId))?.unsent).toBeUndefined();
-
-        // Recording a job (a callback adopting it) ends the mark too, and no create is sent after it.
-        const adopted = await started(accountId, { unsent: true });
-        expect(await stores.tasks.recordSubmission(adopted, { name: 'p', jobId: 'j2' }, at(8))).toBe(true);
-        expect((await stores.tasks.get(accountId, adopted.taskId))?.unsent).toBeUndefined();
-        expect(await stores.tasks.markSent(adopted, at(9))).toBe(false);
-      });
-
-      it('grants a check once per interval, to one of many concurrent callers', async () => {
-        const accountId = await newAccount(100);
-        const task = await started(accountId);
-        const now = new Date(T0 + 10_000);
-        const claims = await Promise.all(Array.from({ length: 10 }, () => stores.tasks.claimCheck(task, now, 2_000)));
-        expect(claims.filter(Boolean)).toHaveLength(1);
-        expect((await stores.tasks.get(accountId, task.taskId))?.lastCheckedAt).toBe(now.toISOString());
-        expect(await stores.tasks.claimCheck(task, new Date(T0 + 11_999), 2_000)).toBe(false);
-        expect(await stores.tasks.claimCheck(task, new Date(T0 + 12_000), 2_000)).toBe(true);
-        await stores.tasks.complete(task, ['u'], at(13_000));
-        expect(await stores.tasks.claimCheck(task, new Date(T0 + 60_000), 2_000)).toBe(false);
-        expect(await stores.tasks.claimCheck({ ...task, taskId: newTaskId('video') }, now, 0)).toBe(false);
-      });
-
-      it('stores outputs once, counts failed copies, then completes exactly once', async () => {
-        const accountId = await newAccount(100);
-        const task = await started(accountId);
-        expect(await stores.tasks.recordOutputs(task, ['https://p/1'], at(1))).toBe(true);
-        expect(await stores.tasks.recordOutputs(task, ['https://p/2'], at(2))).toBe(false);
-        expect(await stores.tasks.recordCopyFailure(task, at(3))).toBe(1);
-        expect(await stores.tasks.recordCopyFailure(task, at(4))).toBe(2);
-        expect(await stores.tasks.get(accountId, task.taskId)).toMatchObject({ pendingOutputs: ['https://p/1'], copyAttempts: 2, updatedAt: at(4) });
-        const results = await Promise.all([
-          stores.tasks.complete(task, ['https://ours/1'], at(5)),
-          stores.tasks.complete(task, ['https://ours/2'], at(5)),
-        ]);
-        expect(results.filter(Boolean)).toHaveLength(1);
-        const done = await stores.tasks.get(accountId, task.taskId);
-        expect(done).toMatchObject({ status: 'completed', completedAt: at(5), updatedAt: at(5), copyAttempts: 2 });
-        expect(done?.pendingOutputs).toBeUndefined();
-        expect(done?.outputUrls).toHaveLength(1);
-        expect(await stores.tasks.recordOutputs(task, ['https://p/3'], at(6))).toBe(false);
-        expect(await stores.tasks.recordCopyFailure(task, at(6))).toBeUndefined();
-        expect(await stores.tasks.failAndRefund(task, { code: 'timeout', message: 'x' }, refundOf(task), at(6))).toBe(false);
-        expect(await stores.tasks.get(accountId, task.taskId)).toEqual(done);
-        expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
-      });
-
-      it('lets one copy at a time claim pending outputs: another after the lease or a failure, none once final', async () => {
-        const accountId = await newAccount(100);
-        const task = await started(accountId);
-        expect(await stores.tasks.claimCopy(task, new Date(T0), 60_000)).toBe(false);
-        await stores.tasks.recordOutputs(task, ['https://p/1'], at(1));
-        const claims = await Promise.all(Array.from({ length: 5 }, () => stores.tasks.claimCopy(task, new Date(T0 + 10), 60_000)));
-        expect(claims.filter(Boolean)).toHaveLength(1);
-        expect(await stores.tasks.claimCopy(task, new Date(T0 + 60_009), 60_000)).toBe(false);
-        expect(await stores.tasks.claimCopy(task, new Date(T0 + 60_010), 60_000)).toBe(true);
-        // A failed copy gives its claim up: the next ask copies at once.
-        expect(await stores.tasks.recordCopyFailure(task, at(60_020))).toBe(1);
-        expect(await stores.tasks.claimCopy(task, new Date(T0 + 60_030), 60_000)).toBe(true);
-        await stores.tasks.complete(task, ['https://ours/1'], at(60_040));
-        expect(await stores.tasks.claimCopy(task, new Date(T0 + 10 * 60_000), 60_000)).toBe(false);
-      });
-
-      it('fails and refunds exactly once however many callers race', async () => {
-        const accountId = await newAccount(100);
-        const task = await started(accountId);
-        await stores.tasks.recordOutputs(task, ['https://p/1'], at(1));
-        const results = await Promise.all(
-          Array.from({ length: 10 }, () => stores.tasks.failAndRefund(task, { code: 'upstream_error', message: 'm' }, refundOf(task), at(2))),
-        );
-        expect(results.filter(Boolean)).toHaveLength(1);
-        const failed = await stores.tasks.get(accountId, task.taskId);
-        expect(failed).toMatchObject({ status: 'failed', error: { code: 'upstream_error', message: 'm' }, completedAt: at(2), updatedAt: at(2) });
-        expect(failed?.pendingOutputs).toBeUndefined();
-        const after = await money(accountId);
-        expect(after).toMatchObject({ balance: 100, ledger: 100 });
-        expect(after.entries.filter((entry) => entry.kind === 'refund')).toEqual([expect.objectContaining({ amount: 25, taskId: task.taskId })]);
-        expect(await stores.tasks.complete(task, ['u'], at(3))).toBe(false);
-      });
-
-      it('fails an unsubmitted task only while it is still unsubmitted, when asked to', async () => {
-        const accountId = await newAccount(100);
-        const [lost, late] = [await started(accountId), await started(accountId)];
-        await stores.tasks.recordSubmission(late, { name: 'p', jobId: 'j' }, at(1));
-        const error = { code: 'internal_error' as const, message: 'lost' };
-        expect(await stores.tasks.failAndRefund(late, error, refundOf(late), at(2), { onlyIfUnsubmitted: true })).toBe(false);
-        expect((await stores.tasks.get(accountId, late.taskId))?.status).toBe('processing');
-        expect(await stores.tasks.failAndRefund(lost, error, refundOf(lost), at(2), { onlyIfUnsubmitted: true })).toBe(true);
-        expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
-      });
-
-      it('changes nothing for a task that does not exist', async () => {
-        const accountId = await newAccount(100);
-        const ghost = { ...(await started(accountId)), taskId: newTaskId('video') };
-        expect(await stores.tasks.get(accountId, ghost.taskId)).toBeUndefined();
-        expect(await stores.tasks.recordSubmission(ghost, { name: 'p', jobId: 'j' }, at(1))).toBe(false);
-        expect(await stores.tasks.recordOutputs(ghost, ['u'], at(1))).toBe(false);
-        expect(await stores.tasks.recordCopyFailure(ghost, at(1))).toBeUndefined();
-        expect(await stores.tasks.complete(ghost, ['u'], at(1))).toBe(false);
-        expect(await stores.tasks.failAndRefund(ghost, { code: 'timeout', message: 'x' }, refundOf(ghost), at(1))).toBe(false);
-        expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
-      });
-
-      it("keeps one account's task out of another's reach", async () => {
-        const [owner, other] = [await newAccount(100), await newAccount(100)];
-        const task = await started(owner);
-        expect(await stores.tasks.get(other, task.taskId)).toBeUndefined();
-        expect(await stores.tasks.complete({ ...task, partitionId: other }, ['u'], at(1))).toBe(false);
-        expect((await stores.tasks.get(owner, task.taskId))?.status).toBe('processing');
-      });
-    });
-
     describe('listing', () => {
       it('pages an account history of one kind newest first, with its total', async () => {
         const accountId = await newAccount(1000);
@@ -887,8 +706,8 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         const middle = await started(a, { createdAt: at(2_000) });
         const done = await started(b, { createdAt: at(500) });
         const failed = await started(a, { createdAt: at(600) });
-        await stores.tasks.complete(done, ['u'], at(4_000));
-        await stores.tasks.failAndRefund(failed, { code: 'timeout', message: 'x' }, refundOf(failed), at(4_000));
+        await walk(done, 'completed');
+        await walk(failed, 'failed');
         const created = new Map([oldest, middle, newest].map((task) => [task.taskId, Date.parse(task.createdAt)]));
         const listed: string[] = [];
         for (const shard of stores.tasks.listProcessing()) {
@@ -903,33 +722,33 @@ export function describeStoreContract(name: string, open: OpenStores): void {
     });
 
     describe('task progress and the outbox', () => {
-      it('raises progress and never lowers it, only while processing; a failure keeps the progress it is given', async () => {
+      it('raises progress and never lowers it, only while running; a failure keeps the progress it is given', async () => {
         const accountId = await newAccount(100);
-        const [task, other] = [await started(accountId), await started(accountId)];
-        await stores.tasks.recordProgress(task, 40);
-        await stores.tasks.recordProgress(task, 30);
+        const [task, other] = [await inPhase(accountId, 'running'), await inPhase(accountId, 'running')];
+        const progress = (value: number) => move(stores.tasks, task, 'progress', { set: { progress: value }, guard: { progressBelow: value } });
+        await progress(40);
+        await progress(30);
         expect((await stores.tasks.get(accountId, task.taskId))?.progress).toBe(40);
-        await stores.tasks.complete(task, ['u'], at(1));
-        await stores.tasks.recordProgress(task, 90);
+        await walk(task, 'completed');
+        expect(await progress(90)).toBeUndefined();
         expect((await stores.tasks.get(accountId, task.taskId))?.progress).toBe(40);
-        await stores.tasks.failAndRefund(other, { code: 'canceled', message: 'c' }, refundOf(other), at(2), { progress: 17 });
+        await move(stores.tasks, other, 'cancel', ending(other, 2, 'canceled', 17));
         expect((await stores.tasks.get(accountId, other.taskId))?.progress).toBe(17);
       });
 
       it('lists every ended task until its events are published, and no processing one', async () => {
         const accountId = await newAccount(100);
-        const [done, failed, running] = [await started(accountId), await started(accountId), await started(accountId)];
-        await stores.tasks.complete(done, ['u'], at(1));
-        await stores.tasks.failAndRefund(failed, { code: 'timeout', message: 'x' }, refundOf(failed), at(2));
+        const [done, failed, running] = [await inPhase(accountId, 'completed'), await inPhase(accountId, 'failed'), await inPhase(accountId, 'running')];
         const unannounced = async () => {
           const ids: string[] = [];
           for (const shard of stores.tasks.listUnannounced()) for await (const ref of shard) ids.push(ref.taskId);
           return ids.sort();
         };
         expect(await unannounced()).toEqual([done.taskId, failed.taskId].sort());
-        await stores.tasks.markAnnounced(done);
-        await stores.tasks.markAnnounced(done);
-        await stores.tasks.markAnnounced(running); // still processing: stays in the work list, not the outbox
+        expect(await move(stores.tasks, done, 'announce', { announced: true })).toMatchObject({ phase: 'completed' });
+        expect(await move(stores.tasks, done, 'announce', { announced: true })).toMatchObject({ phase: 'completed' });
+        // Still processing: stays in the work list, not the outbox.
+        expect(await move(stores.tasks, running, 'announce', { announced: true })).toBeUndefined();
         expect(await unannounced()).toEqual([failed.taskId]);
         const processing: string[] = [];
         for (const shard of stores.tasks.listProcessing()) for await (const ref of shard) processing.push(ref.taskId);
@@ -939,23 +758,12 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       it("writes the domain's refund entry as given, once", async () => {
         const accountId = await newAccount(100);
         const task = await started(accountId);
-        const error = { code: 'upstream_error' as const, message: 'm' };
-        const refund = refundEntry(task, at(3), error);
-        expect(await stores.tasks.failAndRefund(task, error, refund, at(3))).toBe(true);
+        const patch = ending(task, 3);
+        expect(await move(stores.tasks, task, 'fail', patch)).toMatchObject({ phase: 'failed' });
+        expect(await move(stores.tasks, task, 'fail', ending(task, 4))).toBeUndefined();
         const refunds = (await money(accountId)).entries.filter((entry) => entry.kind === 'refund');
-        expect(refunds).toEqual([refund]);
-        expect(refund).toMatchObject({ amount: task.creditsUsed, taskId: task.taskId, reason: 'refund: video task failed', createdAt: at(3) });
-      });
-
-      it('fails a task before its outputs only while none are recorded, when asked to', async () => {
-        const accountId = await newAccount(100);
-        const [before, after] = [await started(accountId), await started(accountId)];
-        await stores.tasks.recordOutputs(after, ['https://p/1'], at(1));
-        const error = { code: 'canceled' as const, message: 'c' };
-        expect(await stores.tasks.failAndRefund(after, error, refundOf(after), at(2), { onlyBeforeOutputs: true })).toBe(false);
-        expect(await stores.tasks.get(accountId, after.taskId)).toMatchObject({ status: 'processing', pendingOutputs: ['https://p/1'] });
-        expect(await stores.tasks.failAndRefund(before, error, refundOf(before), at(2), { onlyBeforeOutputs: true })).toBe(true);
-        expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
+        expect(refunds).toEqual([patch.refund]);
+        expect(patch.refund).toMatchObject({ amount: task.creditsUsed, taskId: task.taskId, reason: 'refund: video task failed', createdAt: at(3) });
       });
     });
 

@@ -12,7 +12,8 @@ import {
 import { providerNamed } from '../providers/choice';
 import { cancelQuietly } from './submission';
 import type { Task } from './task';
-import { applyOutcome } from './lifecycle/outcomes';
+import { applyOutcome, claimCheck } from './lifecycle/outcomes';
+import { move } from './transitions';
 import { type LifecycleDeps } from './lifecycle/deps';
 
 export type { CallbackTarget } from '../providers/provider';
@@ -89,9 +90,11 @@ async function actOn(deps: LifecycleDeps, provider: GenerationProvider, target: 
     }
     if (!task.provider && task.status === 'processing') {
       const job = { name: provider.name, jobId: callback.jobId, callbacks: true };
-      if (await deps.tasks.recordSubmission(task, job, deps.clock().toISOString())) {
+      const now = deps.clock().toISOString();
+      const adopted = await move(deps.tasks, task, 'accept', { at: now, set: { provider: job, lastCheckedAt: now }, remove: ['queuedAt'], guard: { jobId: job.jobId } });
+      if (adopted) {
         deps.telemetry.info('provider job adopted from its callback', { task_id: task.taskId, job_id: callback.jobId });
-        await apply(deps, { ...task, phase: 'running', provider: job }, callback);
+        await apply(deps, adopted, callback);
         return 'adopted';
       }
       // Something else recorded a job meanwhile (the create's answer, another callback): look again.
@@ -138,8 +141,8 @@ async function apply(deps: LifecycleDeps, task: Task, callback: ProviderCallback
   if (task.status !== 'processing') return;
   deps.telemetry.count('ProviderCallback', { model: task.params.model });
   // News from the job: polls upstream wait for the silence again.
-  await deps.tasks.claimCheck(task, deps.clock(), 0);
-  await applyOutcome(deps, task, callback.outcome);
+  const checked = await claimCheck(deps, task, deps.clock(), 0);
+  await applyOutcome(deps, checked ?? task, callback.outcome);
 }
 
 /**

@@ -1,10 +1,10 @@
 import { TaskNotCancelableError } from '../shared/errors';
 import { ownTask } from './get-task';
-import { withProgress, progressOf } from './progress';
+import { withProgress } from './progress';
 import { providerOfTask } from '../providers/choice';
 import { narrowTask, type TaskKind, type TaskOfKind } from './task';
-import { refundEntry } from './charges';
-import { announceEnded, FAILURE_MESSAGES } from './lifecycle/endings';
+import { announceEnded, FAILURE_MESSAGES, failure } from './lifecycle/endings';
+import { move } from './transitions';
 import { type LifecycleDeps } from './lifecycle/deps';
 
 /**
@@ -22,17 +22,15 @@ export async function cancelTask<K extends TaskKind>(
   const task = await ownTask(deps.tasks, partitionId, kind, taskId);
   const refuse = (status: string) =>
     new TaskNotCancelableError(`The ${kind} ${taskId} has already ${status === 'completed' ? 'completed' : 'failed'}: only a processing task can be canceled.`);
+  // Once its outputs are recorded (storing) a task completes: it counts as completed here.
   if (task.status !== 'processing' || task.pendingOutputs) throw refuse(task.pendingOutputs ? 'completed' : task.status);
 
-  const clock = deps.clock();
-  const now = clock.toISOString();
-  const error = { code: 'canceled', message: FAILURE_MESSAGES.canceled } as const;
-  const canceled = await deps.tasks.failAndRefund(task, error, refundEntry(task, now, error), now, {
-    onlyBeforeOutputs: true,
-    progress: progressOf(task, clock),
-  });
-  const latest = (await deps.tasks.get(partitionId, taskId)) ?? task;
-  if (!canceled) throw refuse(latest.pendingOutputs ? 'completed' : latest.status);
+  const canceled = await move(deps.tasks, task, 'cancel', failure(task, { code: 'canceled', message: FAILURE_MESSAGES.canceled }, deps.clock()));
+  if (!canceled) {
+    const latest = (await deps.tasks.get(partitionId, taskId)) ?? task;
+    throw refuse(latest.pendingOutputs ? 'completed' : latest.status);
+  }
+  const latest = canceled;
   const model = task.params.model;
   deps.telemetry.info('task canceled and refunded', { task_id: taskId, account_id: partitionId, model, credits: task.creditsUsed });
   for (const metric of ['TaskCanceled', 'TaskFailed', 'TaskRefunded'] as const) deps.telemetry.count(metric, { model });

@@ -1,7 +1,7 @@
 import type { KeySpend } from '../accounts/spending-key';
 import type { LedgerEntry } from '../accounts/ledger';
 import type { MediaKind } from '../catalogue/media-type';
-import type { ProviderJob, Task, TaskError, TaskKind } from './task';
+import type { Task, TaskError, TaskKind } from './task';
 import type { Phase } from './phase';
 import type { TaskPatch } from './transitions';
 
@@ -60,52 +60,6 @@ export interface TaskStore {
    * The stored task after the write, or undefined when refused (or the task does not exist).
    */
   transition(task: Task, from: readonly Phase[], to: Phase | 'same', patch: TaskPatch): Promise<Task | undefined>;
-  /**
-   * Records the provider's job (and ends any wait on the submission queue). False if the task
-   * is no longer processing or already has another job.
-   */
-  recordSubmission(task: Task, provider: ProviderJob, now: string): Promise<boolean>;
-  /**
-   * Puts a task with no job on the submission queue's books (`queuedAt`, `submitAttempts`,
-   * `unsent`). False if it is no longer processing, has a job, is already queued, or its
-   * create was sent since `task` was read (`unsent`, `sentAt` as the caller saw them), so
-   * only the holder of a create that was refused can queue it again.
-   */
-  markQueued(task: Task, now: string, attempts: number): Promise<boolean>;
-  /**
-   * Takes a queued task off the queue's books to send its create now (it stays `unsent`):
-   * true for exactly one caller, so a message delivered twice never submits twice.
-   */
-  claimQueued(task: Task, now: string): Promise<boolean>;
-  /**
-   * Written just before a create is sent: `sentAt`, and the `unsent` mark removed. True for
-   * exactly one caller, and only while the task is processing, unsent, not queued and has no job.
-   */
-  markSent(task: Task, now: string): Promise<boolean>;
-  /**
-   * Claims the right to ask the provider now: succeeds only if nobody asked within
-   * `minIntervalMs` (so concurrent polls share one upstream check).
-   */
-  claimCheck(task: Task, now: Date, minIntervalMs: number): Promise<boolean>;
-  /** Stores the provider's output URLs awaiting copy. False if already stored or final. */
-  recordOutputs(task: Task, outputUrls: string[], now: string): Promise<boolean>;
-  /**
-   * Claims the copy of a task's pending outputs for `leaseMs`: true for one caller at a time, so
-   * a copy asked for again while one runs (the sweeper asks every minute) is left to the first.
-   * False if the task is final, has no pending outputs, or another claim is younger than `leaseMs`.
-   */
-  claimCopy(task: Task, now: Date, leaseMs: number): Promise<boolean>;
-  /** Counts a failed copy and gives up its claim; returns the new count, or undefined if the task is already final. */
-  recordCopyFailure(task: Task, now: string): Promise<number | undefined>;
-  /** processing -> completed with our URLs (and a video's thumbnail). False if the task was already final. */
-  complete(task: Task, outputUrls: string[], now: string, thumbnailUrl?: string): Promise<boolean>;
-  /**
-   * processing -> failed and the refund with its ledger entry, in one transaction, so the
-   * refund happens exactly once however many callers race. False if already final.
-   */
-  failAndRefund(task: Task, error: TaskError, refund: LedgerEntry, now: string, options?: FailOptions): Promise<boolean>;
-  /** Raises the stored progress (never lowers it) while the task is processing. */
-  recordProgress(task: Task, progress: number): Promise<void>;
   /** One page of an account's tasks of a kind, newest first, and the total count. */
   listPage(partitionId: string, kind: TaskKind, page: number, limit: number): Promise<{ tasks: Task[]; total: number }>;
   /** Tasks still processing: one stream per in-flight shard, each oldest first, read page by page. */
@@ -118,8 +72,6 @@ export interface TaskStore {
   repairStart(draft: Task, error: TaskError, now: string): Promise<StartRepair>;
   /** Tasks that ended and whose events may not be published yet (the outbox), in shards. */
   listUnannounced(): AsyncIterable<TaskRef>[];
-  /** Takes an ended task out of the outbox once its events are published. */
-  markAnnounced(task: Task): Promise<void>;
 }
 
 /** A task whose create waits on the submission queue: the queue's message. */
@@ -131,15 +83,6 @@ export interface SubmissionRequest {
 /** Publishes a task's ending to whoever listens (the customer's webhooks). Safe to repeat. */
 export interface TaskEvents {
   taskEnded(task: Task): Promise<void>;
-}
-
-export interface FailOptions {
-  /** Only while the provider has not accepted it (the sweeper's lost-submission case). */
-  onlyIfUnsubmitted?: boolean;
-  /** Only while no result has been recorded (a cancel: once outputs exist, the task completes). */
-  onlyBeforeOutputs?: boolean;
-  /** The progress the failed task keeps (what it showed when it ended). */
-  progress?: number;
 }
 
 /** A request's claim on an Idempotency-Key (24 h; same body -> same answer). */

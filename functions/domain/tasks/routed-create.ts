@@ -3,6 +3,7 @@ import { isTestPartition } from '../shared/partition';
 import { ProviderUnavailableError, SubmissionUnknownError, type GenerationProvider, type ProviderFailureCode, type UnavailableReason } from '../providers/provider';
 import { routesOf } from '../providers/routing';
 import type { Task } from './task';
+import { move } from './transitions';
 import { jobFor } from './lifecycle/outputs';
 import { logProviderDetail } from './lifecycle/endings';
 import { type LifecycleDeps } from './lifecycle/deps';
@@ -50,7 +51,7 @@ type Attempt =
 
 /**
  * Sends a task's create along its routes. It raises only before any create is sent: from the
- * `markSent` write on, a failure (a lost answer, an error recording the job) is an unknown outcome.
+ * `send` transition on, a failure (a lost answer, an error recording the job) is an unknown outcome.
  */
 export async function sendCreate(deps: LifecycleDeps, unsent: Task, turnWaitMs: number): Promise<Create> {
   const routes = routesOf(deps, unsent);
@@ -87,9 +88,9 @@ export async function sendCreate(deps: LifecycleDeps, unsent: Task, turnWaitMs: 
     }
     if (!sent) {
       const sentAt = deps.clock().toISOString();
-      if (!(await deps.tasks.markSent(unsent, sentAt))) return { type: 'taken' };
-      const { unsent: _, ...rest } = unsent;
-      sent = { ...rest, phase: 'sending', sentAt, updatedAt: sentAt };
+      // The fence: from here on a job may exist, so the task is never sent twice.
+      sent = await move(deps.tasks, unsent, 'send', { at: sentAt, set: { sentAt } });
+      if (!sent) return { type: 'taken' };
     }
     deps.telemetry.count('ProviderSubmission', { provider: provider.name });
     const attempt = await attemptCreate(deps, provider, sent, callbackUrl);
@@ -175,10 +176,11 @@ async function createSent(deps: LifecycleDeps, provider: GenerationProvider, tas
     }
     const job = { name: provider.name, jobId: outcome.jobId, ...(outcome.callbacks && { callbacks: true }) };
     const now = deps.clock().toISOString();
-    if (await deps.tasks.recordSubmission(task, job, now)) {
+    const accepted = await move(deps.tasks, task, 'accept', { at: now, set: { provider: job, lastCheckedAt: now }, remove: ['queuedAt'], guard: { jobId: job.jobId } });
+    if (accepted) {
       // Which provider runs the task, for whoever follows it through the logs (failovers included).
       deps.telemetry.info('job accepted', { task_id: task.taskId, provider: provider.name, job_id: outcome.jobId });
-      return { type: 'accepted', task: { ...task, phase: 'running', provider: job, lastCheckedAt: now, updatedAt: now } };
+      return { type: 'accepted', task: accepted };
     }
     // The task ended while we were submitting (timed out, canceled): its job must not run on our bill.
     const latest = (await deps.tasks.get(task.partitionId, task.taskId)) ?? task;

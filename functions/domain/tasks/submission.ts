@@ -2,6 +2,7 @@ import type { ProviderFailureCode } from '../providers/provider';
 import type { SubmissionRequest } from './ports';
 import { sendCreate, type Create } from './routed-create';
 import type { Task } from './task';
+import { move } from './transitions';
 import { FAILURE_MESSAGES, failTask } from './lifecycle/endings';
 import { type LifecycleDeps } from './lifecycle/deps';
 
@@ -51,6 +52,7 @@ export async function submitInline(deps: LifecycleDeps, task: Task): Promise<Inl
       case 'unknown':
         return created;
       case 'taken':
+        // Someone else holds it now (a replay, the sweeper): as it stands.
         return { type: 'queued', task: (await deps.tasks.get(task.partitionId, task.taskId)) ?? task };
     }
   } catch (error) {
@@ -83,7 +85,7 @@ export const UNSENT_GRACE_MS = 30_000;
  */
 export function isStranded(task: Task, now: Date): boolean {
   const untouched = now.getTime() - Date.parse(task.updatedAt) > UNSENT_GRACE_MS;
-  return task.status === 'processing' && !task.provider && !task.queuedAt && task.unsent === true && untouched;
+  return task.phase === 'claimed' && untouched;
 }
 
 /**
@@ -100,11 +102,9 @@ export async function resumeSubmission(deps: LifecycleDeps, task: Task): Promise
  */
 export async function submitQueued(deps: LifecycleDeps, request: SubmissionRequest): Promise<void> {
   const task = await deps.tasks.get(request.accountId, request.taskId);
-  if (!task || task.status !== 'processing' || task.provider || !task.queuedAt) return;
-  const claimedAt = deps.clock().toISOString();
-  if (!(await deps.tasks.claimQueued(task, claimedAt))) return;
-  const { queuedAt: _, ...rest } = task;
-  const claimed: Task = { ...rest, phase: 'claimed', unsent: true, updatedAt: claimedAt };
+  if (!task || task.phase !== 'queued') return;
+  const claimed = await move(deps.tasks, task, 'claim', { at: deps.clock().toISOString(), remove: ['queuedAt'] });
+  if (!claimed) return;
   const attempts = task.submitAttempts ?? 0;
   let created: Create;
   try {
@@ -152,18 +152,19 @@ export function retryDelaySeconds(attempt: number, retryAfterSeconds = 0): numbe
 }
 
 async function queued(deps: LifecycleDeps, task: Task, attempts: number, delaySeconds: number): Promise<{ type: 'queued'; task: Task }> {
-  const queuedAt = await requeue(deps, task, attempts, delaySeconds);
   // Only a task that changed meanwhile (canceled) needs reading again.
-  const latest = queuedAt
-    ? { ...task, phase: 'queued' as const, queuedAt, submitAttempts: attempts, unsent: true as const, updatedAt: queuedAt }
-    : await deps.tasks.get(task.partitionId, task.taskId);
+  const latest = (await requeue(deps, task, attempts, delaySeconds)) ?? (await deps.tasks.get(task.partitionId, task.taskId));
   return { type: 'queued', task: latest ?? task };
 }
 
-/** Puts a task with no job on the queue; returns when, or undefined if it no longer waits for one. */
-async function requeue(deps: LifecycleDeps, task: Task, attempts: number, delaySeconds: number): Promise<string | undefined> {
+/**
+ * Puts a task with no job on the queue: only as the caller saw it (nothing sent since, so only
+ * the sender of a refused create re-queues it). The queued task, or undefined if it no longer waits for one.
+ */
+async function requeue(deps: LifecycleDeps, task: Task, attempts: number, delaySeconds: number): Promise<Task | undefined> {
   const now = deps.clock().toISOString();
-  if (!(await deps.tasks.markQueued(task, now, attempts))) return undefined;
+  const queuedTask = await move(deps.tasks, task, 'queue', { at: now, set: { queuedAt: now, submitAttempts: attempts }, guard: { sentAt: task.sentAt ?? null } });
+  if (!queuedTask) return undefined;
   deps.telemetry.count('SubmissionQueued', { model: task.params.model });
   try {
     await deps.submissions.send({ accountId: task.partitionId, taskId: task.taskId }, { delaySeconds });
@@ -171,5 +172,5 @@ async function requeue(deps: LifecycleDeps, task: Task, attempts: number, delayS
     // The task is on the books as queued: the sweeper sends its message again.
     deps.telemetry.warn('submission message not sent; the sweeper resends it', { task_id: task.taskId, error: String(error) });
   }
-  return now;
+  return queuedTask;
 }

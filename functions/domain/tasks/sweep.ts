@@ -125,7 +125,7 @@ async function sweepOne(deps: LifecycleDeps, listed: TaskRef, report: SweepRepor
   }
   if (age > deps.settings.taskTimeoutMs) {
     report.timedOut += 1;
-    await failTask(deps, task, { code: 'timeout', message: FAILURE_MESSAGES.timeout });
+    await failTask(deps, task, { code: 'timeout', message: FAILURE_MESSAGES.timeout }, 'timeout');
     return;
   }
   if (!task.provider) {
@@ -149,7 +149,7 @@ async function sweepOne(deps: LifecycleDeps, listed: TaskRef, report: SweepRepor
     if (now - Date.parse(task.sentAt ?? task.createdAt) > deps.settings.submissionGraceMs) {
       report.lostSubmissions += 1;
       // Only if no job was recorded meanwhile: a late answer or callback wins.
-      await failTask(deps, task, { code: 'internal_error', message: FAILURE_MESSAGES.internal_error }, { onlyIfUnsubmitted: true });
+      await failTask(deps, task, { code: 'internal_error', message: FAILURE_MESSAGES.internal_error }, 'lose');
     }
     return;
   }

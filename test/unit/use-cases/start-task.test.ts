@@ -210,7 +210,7 @@ describe('a submission the provider does not take', () => {
       // The sweeper's lost-submission pass runs while the provider is still answering.
       const job = world.provider.submits.at(-1)!;
       const task = await world.stores.tasks.get(accountId, job.taskId);
-      await failTask(world.deps, task!, { code: 'internal_error', message: 'lost' }, { onlyIfUnsubmitted: true });
+      await failTask(world.deps, task!, { code: 'internal_error', message: 'lost' }, 'lose');
       return { type: 'accepted', jobId: 'late-job' };
     });
     const task = await start(accountId, video());

@@ -41,11 +41,11 @@ describe('submission', () => {
     world.provider.onSubmit(async () => ({ type: 'accepted', jobId: 'job_1', callbacks: true }));
     const task = await startTask(world.deps, accountId, video());
     world.advance(world.deps.settings.callbackSilenceMs - 1);
-    const claims = jest.spyOn(world.stores.tasks, 'claimCheck');
+    const writes = jest.spyOn(world.stores.tasks, 'transition');
     await getTask(world.deps, accountId, 'video', task.taskId);
     expect(world.provider.fetches).toBe(0);
-    // Decided from the task just read: not even a (refused) claim is written.
-    expect(claims).not.toHaveBeenCalled();
+    // Decided from the task just read: not even a (refused) check is written.
+    expect(writes).not.toHaveBeenCalled();
     world.advance(1);
     await getTask(world.deps, accountId, 'video', task.taskId);
     expect(world.provider.fetches).toBe(1);

@@ -1,4 +1,5 @@
 import { getTask } from '#domain/tasks/get-task';
+import { move } from '#domain/tasks/transitions';
 import { ProviderUnavailableError } from '#domain/providers/provider';
 import { QUEUE_STALL_MS } from '#domain/tasks/submission';
 import { startTask } from '#domain/tasks/start-task';
@@ -92,7 +93,8 @@ it('leaves a task alone whose submission was recorded late, after the sweeper li
   jest.spyOn(world.stores.tasks, 'listProcessing').mockImplementation(() =>
     listProcessing().map(async function* (shard) {
       for await (const ref of shard) {
-        await world.stores.tasks.recordSubmission(lost, { name: 'scripted', jobId: 'late' }, world.now().toISOString());
+        const now = world.now().toISOString();
+        await move(world.stores.tasks, lost, 'accept', { at: now, set: { provider: { name: 'scripted', jobId: 'late' }, lastCheckedAt: now }, guard: { jobId: 'late' } });
         yield ref;
       }
     }),

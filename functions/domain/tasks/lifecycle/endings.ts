@@ -1,20 +1,32 @@
 import { refundEntry } from '../charges';
-import type { FailOptions } from '../ports';
 import { progressOf } from '../progress';
 import type { Task, TaskError } from '../task';
+import { move, type FailureEvent, type TaskPatch } from '../transitions';
 import type { LifecycleDeps } from './deps';
 
-/** Fails a task and refunds it, exactly once however many callers race; returns the latest task. */
+/** A failure event's patch: the error, the progress it showed when it ended, the refund. */
+export function failure(task: Task, error: TaskError, now: Date): TaskPatch {
+  const at = now.toISOString();
+  return {
+    at,
+    set: { error: { code: error.code, message: error.message }, completedAt: at, progress: progressOf(task, now) },
+    remove: ['pendingOutputs'],
+    refund: refundEntry(task, at, error),
+  };
+}
+
+/**
+ * Fails a task and refunds it, exactly once however many callers race; returns the latest task.
+ * `event` says from which phases (transitions.ts): `lose` only while no job is recorded.
+ */
 export async function failTask(
   deps: Pick<LifecycleDeps, 'tasks' | 'clock' | 'telemetry' | 'events'>,
   task: Task,
   error: TaskError,
-  options: Omit<FailOptions, 'progress'> = {},
+  event: Exclude<FailureEvent, 'cancel'> = 'fail',
 ): Promise<Task> {
-  const clock = deps.clock();
-  const now = clock.toISOString();
-  // A failed task keeps the progress it showed when it ended.
-  if (await deps.tasks.failAndRefund(task, error, refundEntry(task, now, error), now, { ...options, progress: progressOf(task, clock) })) {
+  const ended = await move(deps.tasks, task, event, failure(task, error, deps.clock()));
+  if (ended) {
     // Only the caller whose transaction won reports it, so each failure counts once.
     const model = task.params.model;
     deps.telemetry.info('task failed and refunded', {
@@ -26,9 +38,8 @@ export async function failTask(
     });
     deps.telemetry.count('TaskFailed', { model });
     deps.telemetry.count('TaskRefunded', { model });
-    const ended = await deps.tasks.get(task.partitionId, task.taskId);
-    if (ended) await announceEnded(deps, ended);
-    return ended ?? task;
+    await announceEnded(deps, ended);
+    return ended;
   }
   return (await deps.tasks.get(task.partitionId, task.taskId)) ?? task;
 }
@@ -40,7 +51,7 @@ export async function failTask(
 export async function announceEnded(deps: Pick<LifecycleDeps, 'tasks' | 'telemetry' | 'events'>, task: Task): Promise<void> {
   try {
     await deps.events.taskEnded(task);
-    await deps.tasks.markAnnounced(task);
+    await move(deps.tasks, task, 'announce', { announced: true });
   } catch (error) {
     deps.telemetry.warn('task events not published yet; the sweeper retries', { task_id: task.taskId, error: String(error) });
   }

@@ -2,6 +2,7 @@ import { providerOfTask, ProviderNotConfiguredError } from '../../providers/choi
 import { type ResultOutcome, ProviderUnavailableError } from '../../providers/provider';
 import { MAX_PROCESSING_PROGRESS } from '../progress';
 import type { Task } from '../task';
+import { move } from '../transitions';
 import type { LifecycleDeps } from './deps';
 import { logProviderDetail, FAILURE_MESSAGES, failTask } from './endings';
 
@@ -10,13 +11,13 @@ import { logProviderDetail, FAILURE_MESSAGES, failTask } from './endings';
  * task per interval goes upstream; a check that fails leaves the task as it was.
  */
 export async function refreshTask(deps: LifecycleDeps, task: Task): Promise<Task> {
-  if (task.status !== 'processing' || !task.provider || task.pendingOutputs) return task;
+  if (task.phase !== 'running' || !task.provider) return task;
   const now = deps.clock();
   // A job that calls back tells us itself: ask only once it has been silent too long.
   const interval = task.provider.callbacks ? deps.settings.callbackSilenceMs : deps.settings.checkIntervalMs;
   // The task was just read (consistently): a check within the interval cannot be claimed, so skip the write.
   if (task.lastCheckedAt !== undefined && now.getTime() - Date.parse(task.lastCheckedAt) < interval) return task;
-  if (!(await deps.tasks.claimCheck(task, now, interval))) return task;
+  if (!(await claimCheck(deps, task, now, interval))) return task;
 
   let outcome: ResultOutcome;
   try {
@@ -34,14 +35,23 @@ export async function refreshTask(deps: LifecycleDeps, task: Task): Promise<Task
   return applyOutcome(deps, task, outcome);
 }
 
+/**
+ * The right to ask the provider now: one caller per interval, so concurrent polls share one
+ * upstream check. The check's instant only; the task keeps its phase.
+ */
+export function claimCheck(deps: Pick<LifecycleDeps, 'tasks'>, task: Task, now: Date, intervalMs: number): Promise<Task | undefined> {
+  const checkedBefore = new Date(now.getTime() - intervalMs).toISOString();
+  return move(deps.tasks, task, 'check', { set: { lastCheckedAt: now.toISOString() }, guard: { checkedBefore } });
+}
+
 /** Moves a task on by what the provider said (a poll's answer or a callback), with the same conditional transitions. */
 export async function applyOutcome(deps: LifecycleDeps, task: Task, outcome: ResultOutcome): Promise<Task> {
   switch (outcome.type) {
     case 'processing':
       if (outcome.progress !== undefined && outcome.progress > task.progress) {
         const progress = Math.min(MAX_PROCESSING_PROGRESS, Math.max(0, Math.floor(outcome.progress)));
-        await deps.tasks.recordProgress(task, progress);
-        return { ...task, progress };
+        // Never lowered: a late answer with less progress changes nothing.
+        return (await move(deps.tasks, task, 'progress', { set: { progress }, guard: { progressBelow: progress } })) ?? { ...task, progress };
       }
       return task;
     case 'failed': {
@@ -57,15 +67,15 @@ export async function applyOutcome(deps: LifecycleDeps, task: Task, outcome: Res
         return failTask(deps, task, { code: 'upstream_error', message: FAILURE_MESSAGES.upstream_error });
       }
       // Provider URLs expire: keep the task processing until our copy exists.
-      if (await deps.tasks.recordOutputs(task, outcome.outputUrls, deps.clock().toISOString())) {
-        try {
-          await deps.copyQueue.enqueue({ accountId: task.partitionId, taskId: task.taskId });
-        } catch (error) {
-          // The outputs are recorded: the sweeper copies them within a minute.
-          deps.telemetry.warn('copy request failed', { task_id: task.taskId, error: String(error) });
-        }
+      const storing = await move(deps.tasks, task, 'outputs', { at: deps.clock().toISOString(), set: { pendingOutputs: outcome.outputUrls } });
+      if (!storing) return (await deps.tasks.get(task.partitionId, task.taskId)) ?? task;
+      try {
+        await deps.copyQueue.enqueue({ accountId: task.partitionId, taskId: task.taskId });
+      } catch (error) {
+        // The outputs are recorded: the sweeper copies them within a minute.
+        deps.telemetry.warn('copy request failed', { task_id: task.taskId, error: String(error) });
       }
-      return (await deps.tasks.get(task.partitionId, task.taskId)) ?? task;
+      return storing;
     }
   }
 }

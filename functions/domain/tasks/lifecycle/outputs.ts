@@ -2,6 +2,7 @@ import { OutputRefusedError } from '../../catalogue/media-type';
 import type { GenerationJob } from '../../providers/provider';
 import type { CopyRequest } from '../ports';
 import type { Task } from '../task';
+import { move } from '../transitions';
 import type { LifecycleDeps } from './deps';
 import { announceEnded, logProviderDetail, failTask, FAILURE_MESSAGES } from './endings';
 
@@ -43,10 +44,14 @@ function outputFile(task: Task, index: number) {
  * and is refunded. A copy asked for while another holds the task's claim leaves it to that one.
  */
 export async function copyOutputs(deps: LifecycleDeps, task: Task): Promise<Task> {
-  if (task.status !== 'processing' || !task.pendingOutputs) return task;
+  if (task.phase !== 'storing' || !task.pendingOutputs) return task;
   // One copy at a time: a second one would write the same keys while the first reads them back
   // for the thumbnail (s3rver's overwrite removes the object first; on S3 it is wasted work).
-  if (!(await deps.tasks.claimCopy(task, deps.clock(), deps.settings.copyLeaseMs))) return (await deps.tasks.get(task.partitionId, task.taskId)) ?? task;
+  const now = deps.clock();
+  const copyClaimedBefore = new Date(now.getTime() - deps.settings.copyLeaseMs).toISOString();
+  if (!(await move(deps.tasks, task, 'copyClaim', { set: { copyClaimedAt: now.toISOString() }, guard: { copyClaimedBefore } }))) {
+    return (await deps.tasks.get(task.partitionId, task.taskId)) ?? task;
+  }
   try {
     const urls: string[] = [];
     for (const [index, sourceUrl] of task.pendingOutputs.entries()) {
@@ -54,14 +59,21 @@ export async function copyOutputs(deps: LifecycleDeps, task: Task): Promise<Task
       urls.push(await deps.media.copyFromUrl(sourceUrl, key, contentType, task.kind));
     }
     const thumbnailUrl = await makeThumbnail(deps, task);
-    if (await deps.tasks.complete(task, urls, deps.clock().toISOString(), thumbnailUrl)) {
+    const completedAt = deps.clock().toISOString();
+    const completed = await move(deps.tasks, task, 'complete', {
+      at: completedAt,
+      set: { outputUrls: urls, completedAt, ...(thumbnailUrl && { thumbnailUrl }) },
+      remove: ['pendingOutputs', 'copyClaimedAt'],
+    });
+    if (completed) {
       const model = task.params.model;
       const outputs = urls.length;
       deps.telemetry.info('task completed', { task_id: task.taskId, account_id: task.partitionId, model, outputs });
       deps.telemetry.count('TaskCompleted', { model });
-      const completed = await deps.tasks.get(task.partitionId, task.taskId);
-      if (completed) await announceEnded(deps, completed);
-    } else if ((await deps.tasks.get(task.partitionId, task.taskId))?.status !== 'completed') {
+      await announceEnded(deps, completed);
+      return completed;
+    }
+    if ((await deps.tasks.get(task.partitionId, task.taskId))?.status !== 'completed') {
       // The task ended otherwise meanwhile (timed out): its result must not stay published. A
       // concurrent copy that completed it first wrote these very keys: they stay.
       await Promise.all(task.pendingOutputs.map((_, index) => deps.media.remove(outputFile(task, index).key)));
@@ -74,7 +86,8 @@ export async function copyOutputs(deps: LifecycleDeps, task: Task): Promise<Task
       await Promise.all(task.pendingOutputs.map((_, index) => deps.media.remove(outputFile(task, index).key)));
       return failTask(deps, task, { code: 'upstream_error', message: FAILURE_MESSAGES.upstream_error });
     }
-    const attempts = await deps.tasks.recordCopyFailure(task, deps.clock().toISOString());
+    // The claim goes with the failure: the next ask (the sweeper's) copies at once.
+    const attempts = (await move(deps.tasks, task, 'copyFailed', { countCopyFailure: true, remove: ['copyClaimedAt'] }))?.copyAttempts;
     deps.telemetry.warn('copy of provider output failed', { task_id: task.taskId, attempts, error: String(error) });
     if (attempts !== undefined && attempts >= deps.settings.maxCopyAttempts) {
       return failTask(deps, task, { code: 'upstream_error', message: FAILURE_MESSAGES.upstream_error });
