@@ -2,7 +2,7 @@ import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { buildAppContext, type AppContext } from '#app-context';
 import { DynamoTaskStore } from '#adapters/dynamodb/task-repository';
-import { IN_FLIGHT_SHARDS, inFlightPartition } from '#adapters/dynamodb/keys';
+import { IN_FLIGHT_SHARDS, phasePartition } from '#adapters/dynamodb/keys';
 import { TABLE_DEFINITION } from '#adapters/dynamodb/table-definition';
 import { InProcessCopyQueue } from '#adapters/copy-queues';
 import { createAccount } from '#domain/accounts/account-admin';
@@ -203,7 +203,7 @@ describe('a start cut short', () => {
 });
 
 describe('the in-flight index', () => {
-  it('is sharded, keys only, and the sweeper finds every task in every shard', async () => {
+  it('is sharded per phase, keys only, and the sweeper finds every task in every shard', async () => {
     const { Table } = await ctx.db.doc.send(new DescribeTableCommand({ TableName: ctx.db.tableName }));
     const index = Table!.GlobalSecondaryIndexes!.find((gsi) => gsi.IndexName === TABLE_DEFINITION.gsi2.indexName);
     expect(index?.Projection?.ProjectionType).toBe('KEYS_ONLY');
@@ -217,7 +217,8 @@ describe('the in-flight index', () => {
           TableName: ctx.db.tableName,
           IndexName: TABLE_DEFINITION.gsi2.indexName,
           KeyConditionExpression: 'gsi2pk = :pk',
-          ExpressionAttributeValues: { ':pk': inFlightPartition(shard) },
+          // Accepted by the provider: indexed under its phase.
+          ExpressionAttributeValues: { ':pk': phasePartition('running', shard) },
         }),
       );
       if ((Items ?? []).some((item) => item.sk.startsWith('TASK#') && started.some((task) => item.sk === `TASK#${task.taskId}`))) {

@@ -1,5 +1,5 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { taskKey } from '#adapters/dynamodb/keys';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { inFlightPartition, inFlightShardOf, phasePartition, taskKey } from '#adapters/dynamodb/keys';
 import { DynamoAccountStore } from '#adapters/dynamodb/account-repository';
 import { toTaskItem } from '#adapters/dynamodb/task-item';
 import { DynamoTaskStore } from '#adapters/dynamodb/task-repository';
@@ -126,5 +126,18 @@ describe('DynamoDB task store: items written before phases', () => {
     expect(claimed.phase).toBe('claimed');
     expect(await move(tasks, claimed, 'claim', PATCHES.claim(claimed))).toBeUndefined();
     expect(await move(tasks, claimed, 'send', PATCHES.send(claimed))).toMatchObject({ phase: 'sending', sentAt: at(50) });
+  });
+
+  it('moves a legacy item out of the start\'s in-flight list into its phase\'s at its first new transition', async () => {
+    const task = await legacyTask(LEGACY.running);
+    const entry = async () => {
+      const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: taskKey(accountId, task.taskId) }));
+      return Item?.gsi2pk as string | undefined;
+    };
+    expect(await entry()).toBe(inFlightPartition(inFlightShardOf(task.taskId)));
+    await move(tasks, task, 'check', PATCHES.check(task));
+    expect(await entry()).toBe(inFlightPartition(inFlightShardOf(task.taskId))); // a touch keeps it
+    await move(tasks, task, 'outputs', PATCHES.outputs(task));
+    expect(await entry()).toBe(phasePartition('storing', inFlightShardOf(task.taskId)));
   });
 });

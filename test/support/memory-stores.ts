@@ -4,7 +4,7 @@ import { NotFoundError } from '#domain/shared/errors';
 import type { LedgerEntry } from '#domain/accounts/ledger';
 import type { MediaKind } from '#domain/catalogue/media-type';
 import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, LedgerStore } from '#domain/accounts/ports';
-import type { CallbackReceipts, CopyQueue, CreateTaskResult, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, MediaStore, NewTaskRequest, StartRepair, TaskRef, TaskStore } from '#domain/tasks/ports';
+import type { CallbackReceipts, CopyQueue, CreateTaskResult, InFlightList, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, MediaStore, NewTaskRequest, StartRepair, TaskRef, TaskStore } from '#domain/tasks/ports';
 import type { PublishedUpload, UploadPublications, UploadStorage } from '#domain/uploads/ports';
 import type { RateCounter, RateWindow } from '#domain/shared/counter';
 import type { Task, TaskKind } from '#domain/tasks/task';
@@ -257,14 +257,15 @@ export class MemoryTaskStore implements TaskStore {
     return { tasks: copy(tasks), total };
   }
 
-  /** One shard, oldest first (the adapter has several, each oldest first). */
-  listProcessing(): AsyncIterable<TaskRef>[] {
+  /** One shard, oldest first (the adapter has several). Every task here has its phase from the start: `unmoved` is empty. */
+  listInFlight(list: InFlightList): AsyncIterable<TaskRef>[] {
     const table = this.table;
     async function* shard(): AsyncIterable<TaskRef> {
       await turn();
-      const order = (task: Task) => `${task.createdAt}#${task.taskId}`;
+      // As the adapter's sort key: when the task entered its phase.
+      const order = (task: Task) => `${task.updatedAt}#${task.taskId}`;
       const tasks = [...table.tasks.values()]
-        .filter((task) => task.status === 'processing')
+        .filter((task) => task.phase === list)
         .sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
       for (const task of tasks) yield { accountId: task.partitionId, taskId: task.taskId };
     }

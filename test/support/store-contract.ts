@@ -12,6 +12,7 @@ import { type RateCounter } from '#domain/shared/counter';
 import type { Task, TaskKind } from '#domain/tasks/task';
 import { move, TRANSITIONS, type TaskEvent, type TaskPatch } from '#domain/tasks/transitions';
 import { PHASE_NAMES, type Phase } from '#domain/tasks/phase';
+import { SWEPT_LISTS } from '#domain/tasks/sweep-table';
 import type { AttemptOutcome, Delivery, DeliveryMessage } from '#domain/webhooks/deliveries';
 import type { DeliveryStore } from '#domain/webhooks/ports';
 import type { WebhookEndpoint } from '#domain/webhooks/webhooks';
@@ -699,25 +700,30 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(await stores.tasks.listPage('acc_nobody', 'video', 1, 20)).toEqual({ tasks: [], total: 0 });
       });
 
-      it('lists every processing task once, each shard oldest first, and no final ones', async () => {
+      it('lists every processing task once, under its phase (or unmoved since its start), each shard oldest first, and no final ones', async () => {
         const [a, b] = [await newAccount(1000), await newAccount(1000)];
-        const newest = await started(a, { createdAt: at(3_000) });
-        const oldest = await started(b, { createdAt: at(1_000) });
-        const middle = await started(a, { createdAt: at(2_000) });
-        const done = await started(b, { createdAt: at(500) });
-        const failed = await started(a, { createdAt: at(600) });
-        await walk(done, 'completed');
-        await walk(failed, 'failed');
-        const created = new Map([oldest, middle, newest].map((task) => [task.taskId, Date.parse(task.createdAt)]));
-        const listed: string[] = [];
-        for (const shard of stores.tasks.listProcessing()) {
-          const inShard: string[] = [];
-          for await (const ref of shard) inShard.push(ref.taskId);
-          const times = inShard.map((id) => created.get(id)!);
-          expect(times).toEqual([...times].sort((x, y) => x - y));
-          listed.push(...inShard);
+        const sendAt = async (accountId: string, ms: number) =>
+          (await move(stores.tasks, await started(accountId, { unsent: true }), 'send', { at: at(ms), set: { sentAt: at(ms) } }))!;
+        const sending = [await sendAt(a, 3_000), await sendAt(b, 1_000), await sendAt(a, 2_000)];
+        const [claimed, queued, running] = [await inPhase(b, 'claimed'), await inPhase(a, 'queued'), await inPhase(b, 'running')];
+        await inPhase(b, 'completed');
+        await inPhase(a, 'failed');
+        const lists = new Map<string, string[]>();
+        for (const list of SWEPT_LISTS) {
+          for (const shard of stores.tasks.listInFlight(list)) {
+            const inShard: string[] = [];
+            for await (const ref of shard) inShard.push(ref.taskId);
+            const sent = inShard.map((id) => sending.find((task) => task.taskId === id)?.sentAt).filter((time) => time !== undefined);
+            expect(sent).toEqual([...sent].sort());
+            for (const id of inShard) lists.set(id, [...(lists.get(id) ?? []), list]);
+          }
         }
-        expect(listed.sort()).toEqual([oldest, middle, newest].map((task) => task.taskId).sort());
+        expect([...lists.keys()].sort()).toEqual([...sending, claimed, queued, running].map((task) => task.taskId).sort());
+        for (const task of sending) expect(lists.get(task.taskId)).toEqual(['sending']);
+        expect(lists.get(queued.taskId)).toEqual(['queued']);
+        expect(lists.get(running.taskId)).toEqual(['running']);
+        // Never moved since its start: the adapter still lists it where the start indexed it.
+        expect([['claimed'], ['unmoved']]).toContainEqual(lists.get(claimed.taskId));
       });
     });
 
@@ -751,7 +757,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(await move(stores.tasks, running, 'announce', { announced: true })).toBeUndefined();
         expect(await unannounced()).toEqual([failed.taskId]);
         const processing: string[] = [];
-        for (const shard of stores.tasks.listProcessing()) for await (const ref of shard) processing.push(ref.taskId);
+        for (const list of SWEPT_LISTS) for (const shard of stores.tasks.listInFlight(list)) for await (const ref of shard) processing.push(ref.taskId);
         expect(processing).toEqual([running.taskId]);
       });
 

@@ -1,8 +1,8 @@
-import type { CreateTaskResult, NewTaskRequest, StartRepair, TaskRef, TaskStore } from '#domain/tasks/ports';
+import type { CreateTaskResult, InFlightList, NewTaskRequest, StartRepair, TaskRef, TaskStore } from '#domain/tasks/ports';
 import type { Task, TaskError, TaskKind } from '#domain/tasks/task';
 import type { Telemetry } from '#domain/shared/telemetry';
 import type { Db } from './dynamo-client';
-import { getTask, listProcessing, listTaskPage, listUnannounced } from './tasks/queries';
+import { getTask, listInFlight, listTaskPage, listUnannounced } from './tasks/queries';
 import { startTask } from './tasks/start';
 import { repairStart } from './tasks/start-repair';
 import { transition } from './tasks/transition';
@@ -33,8 +33,8 @@ export class DynamoTaskStore implements TaskStore {
     return listTaskPage(this.db, accountId, kind, page, limit);
   }
 
-  listProcessing(): AsyncIterable<TaskRef>[] {
-    return listProcessing(this.db);
+  listInFlight(list: InFlightList): AsyncIterable<TaskRef>[] {
+    return listInFlight(this.db, list);
   }
 
   listUnannounced(): AsyncIterable<TaskRef>[] {

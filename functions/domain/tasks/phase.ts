@@ -31,7 +31,7 @@ export type InFlightPhase = Exclude<Phase, 'draft' | 'completed' | 'failed'>;
 export const IN_FLIGHT_PHASES: readonly InFlightPhase[] = ['claimed', 'queued', 'sending', 'running', 'storing'];
 
 export const statusOf = (phase: Phase): TaskStatus => PHASES[phase].status;
-export const isFinal = (phase: Phase): boolean => phase === 'completed' || phase === 'failed';
+export const isFinal = (phase: Phase): phase is 'completed' | 'failed' => phase === 'completed' || phase === 'failed';
 
 /** The fields a task written before phases existed tells its phase by. */
 export interface LegacyFields {

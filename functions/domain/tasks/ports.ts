@@ -2,7 +2,7 @@ import type { KeySpend } from '../accounts/spending-key';
 import type { LedgerEntry } from '../accounts/ledger';
 import type { MediaKind } from '../catalogue/media-type';
 import type { Task, TaskError, TaskKind } from './task';
-import type { Phase } from './phase';
+import type { InFlightPhase, Phase } from './phase';
 import type { TaskPatch } from './transitions';
 
 /**
@@ -31,6 +31,13 @@ export interface TaskRef {
   accountId: string;
   taskId: string;
 }
+
+/**
+ * The sweeper's work lists: each in-flight phase's own, and `unmoved`, the tasks indexed at their
+ * start and not moved since (a start cut short before its create, a legacy draft, and items
+ * written before phases). Every processing task is in exactly one of them.
+ */
+export type InFlightList = InFlightPhase | 'unmoved';
 
 /** How the repair of a draft (a start that never settled) ended. */
 export type StartRepair = 'refunded' | 'discarded' | 'settled';
@@ -62,8 +69,8 @@ export interface TaskStore {
   transition(task: Task, from: readonly Phase[], to: Phase | 'same', patch: TaskPatch): Promise<Task | undefined>;
   /** One page of an account's tasks of a kind, newest first, and the total count. */
   listPage(partitionId: string, kind: TaskKind, page: number, limit: number): Promise<{ tasks: Task[]; total: number }>;
-  /** Tasks still processing: one stream per in-flight shard, each oldest first, read page by page. */
-  listProcessing(): AsyncIterable<TaskRef>[];
+  /** One list of tasks still processing: one stream per in-flight shard, each oldest first, read page by page. */
+  listInFlight(list: InFlightList): AsyncIterable<TaskRef>[];
   /**
    * Settles a draft whose start was cut short (a crash between its steps): if its charge was
    * taken, the task takes its reserved position as failed and is refunded; otherwise the draft

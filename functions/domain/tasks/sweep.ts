@@ -1,20 +1,12 @@
 import type { TaskRef } from './ports';
-import { isStranded, QUEUE_STALL_MS, resendQueued, resumeSubmission } from './submission';
 import { announceEnded, FAILURE_MESSAGES, failTask } from './lifecycle/endings';
-import { refreshTask } from './lifecycle/outcomes';
+import { isFinal } from './phase';
+import { SWEEP_TABLE, SWEPT_LISTS, type SweepCounts } from './sweep-table';
 import { type LifecycleDeps } from './lifecycle/deps';
 
-export interface SweepReport {
+export interface SweepReport extends SweepCounts {
   examined: number;
-  refreshed: number;
-  copied: number;
   timedOut: number;
-  /** Tasks whose create went unanswered and no callback adopted a job in time: refunded. */
-  lostSubmissions: number;
-  /** Queued creates whose message went missing, sent again. */
-  requeued: number;
-  /** Charged tasks whose create was never sent and whose submitter was cut short: queued. */
-  resumed: number;
   /** Drafts of starts cut short, refunded or discarded. */
   repairedStarts: number;
   /** Ended tasks whose webhook events had not been published (a publication cut short). */
@@ -31,19 +23,18 @@ export interface SweepOptions {
 
 const DEFAULT_CONCURRENCY = 16;
 const RUN_BUDGET_MS = 45_000;
-/** A task not checked for this long is refreshed by the sweeper even if nobody polls it. */
-const STALE_CHECK_MS = 30_000;
 /**
  * A draft (seq 0) older than this belongs to a start that can no longer be running: functions
  * time out after at most 28 s and every AWS call is bounded well below that.
  */
 export const START_GRACE_MS = 2 * 60_000;
 /**
- * The safety net, run every minute: fails and refunds tasks past the timeout or whose create
- * went unanswered with no callback adopting a job, resends queued creates whose message went
- * missing, settles starts cut short, copies results that are waiting, and refreshes tasks
- * nobody polls or whose callbacks went silent. It reads every in-flight shard at once and works on
- * `concurrency` tasks at a time until the work list or its budget runs out.
+ * The safety net, run every minute: fails and refunds tasks past the timeout, settles starts cut
+ * short, and otherwise runs the row of each task's phase (sweep-table.ts: lost creates refunded,
+ * stranded ones queued, lost queue messages resent, silent jobs refreshed, waiting copies asked
+ * for again). It reads every in-flight list (each phase's, and the tasks not moved since their
+ * start), every shard at once, and works on `concurrency` tasks at a time until the lists or its
+ * budget run out.
  */
 export async function sweep(deps: LifecycleDeps, options: SweepOptions = {}): Promise<SweepReport> {
   const report: SweepReport = {
@@ -59,7 +50,7 @@ export async function sweep(deps: LifecycleDeps, options: SweepOptions = {}): Pr
     errors: 0,
   };
   const stopAt = Date.now() + (options.budgetMs ?? RUN_BUDGET_MS);
-  const work = interleave(deps.tasks.listProcessing());
+  const work = interleave(SWEPT_LISTS.flatMap((list) => deps.tasks.listInFlight(list)));
   await Promise.all(
     Array.from({ length: options.concurrency ?? DEFAULT_CONCURRENCY }, async () => {
       while (Date.now() <= stopAt) {
@@ -111,12 +102,12 @@ async function* interleave<T>(sources: AsyncIterable<T>[]): AsyncGenerator<T> {
 }
 
 async function sweepOne(deps: LifecycleDeps, listed: TaskRef, report: SweepReport): Promise<void> {
-  // The index is eventually consistent: decide on a fresh, strongly consistent read.
+  // The index is eventually consistent: decide on a fresh, strongly consistent read, by the phase read.
   const task = await deps.tasks.get(listed.accountId, listed.taskId);
-  if (!task || task.status !== 'processing') return;
+  if (!task || isFinal(task.phase)) return;
   const now = deps.clock().getTime();
   const age = now - Date.parse(task.createdAt);
-  if (task.seq === 0) {
+  if (task.phase === 'draft') {
     if (age > START_GRACE_MS) {
       const outcome = await deps.tasks.repairStart(task, { code: 'internal_error', message: FAILURE_MESSAGES.internal_error }, new Date(now).toISOString());
       if (outcome !== 'settled') report.repairedStarts += 1;
@@ -128,41 +119,8 @@ async function sweepOne(deps: LifecycleDeps, listed: TaskRef, report: SweepRepor
     await failTask(deps, task, { code: 'timeout', message: FAILURE_MESSAGES.timeout }, 'timeout');
     return;
   }
-  if (!task.provider) {
-    if (task.queuedAt) {
-      // Waiting its turn: normal, unless its message went missing.
-      if (now - Date.parse(task.queuedAt) > QUEUE_STALL_MS) {
-        report.requeued += 1;
-        await resendQueued(deps, task);
-      }
-      return;
-    }
-    if (task.unsent) {
-      // Never sent: nothing upstream can adopt it, so no reason to wait out the grace below.
-      if (isStranded(task, new Date(now))) {
-        report.resumed += 1;
-        await resumeSubmission(deps, task);
-      }
-      return;
-    }
-    // Its create may have gone out and nothing named a job since: give the job's callback its time first.
-    if (now - Date.parse(task.sentAt ?? task.createdAt) > deps.settings.submissionGraceMs) {
-      report.lostSubmissions += 1;
-      // Only if no job was recorded meanwhile: a late answer or callback wins.
-      await failTask(deps, task, { code: 'internal_error', message: FAILURE_MESSAGES.internal_error }, 'lose');
-    }
-    return;
-  }
-  if (task.pendingOutputs) {
-    // The copy worker does the (possibly long) download; the sweeper only asks again.
-    report.copied += 1;
-    await deps.copyQueue.enqueue({ accountId: task.partitionId, taskId: task.taskId });
-    return;
-  }
-  const lastChecked = task.lastCheckedAt ? Date.parse(task.lastCheckedAt) : 0;
-  // A job that calls back is asked only after its silence (refreshTask applies the same rule).
-  if (now - lastChecked > (task.provider.callbacks ? deps.settings.callbackSilenceMs : STALE_CHECK_MS)) {
-    report.refreshed += 1;
-    await refreshTask(deps, task);
-  }
+  const row = SWEEP_TABLE[task.phase];
+  if (now <= row.dueAfter(deps, task)) return;
+  report[row.counted] += 1;
+  await row.repair(deps, task);
 }

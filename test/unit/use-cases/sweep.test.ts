@@ -89,9 +89,9 @@ it('leaves a task alone whose submission was recorded late, after the sweeper li
   const lost = await lostStart(accountId);
   world.advance(world.deps.settings.submissionGraceMs + 1);
   // The late submission lands between the sweeper's listing and its decision.
-  const listProcessing = world.stores.tasks.listProcessing.bind(world.stores.tasks);
-  jest.spyOn(world.stores.tasks, 'listProcessing').mockImplementation(() =>
-    listProcessing().map(async function* (shard) {
+  const listInFlight = world.stores.tasks.listInFlight.bind(world.stores.tasks);
+  jest.spyOn(world.stores.tasks, 'listInFlight').mockImplementation((list) =>
+    listInFlight(list).map(async function* (shard) {
       for await (const ref of shard) {
         const now = world.now().toISOString();
         await move(world.stores.tasks, lost, 'accept', { at: now, set: { provider: { name: 'scripted', jobId: 'late' }, lastCheckedAt: now }, guard: { jobId: 'late' } });

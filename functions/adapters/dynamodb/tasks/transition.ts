@@ -4,7 +4,7 @@ import type { TaskPatch, TaskPatchFields, TransitionGuard } from '#domain/tasks/
 import { admits } from '#domain/tasks/transitions';
 import type { Task } from '#domain/tasks/task';
 import { isConditionFailure, type Db } from '../dynamo-client';
-import { endedEntryValues, taskKey } from '../keys';
+import { endedEntryValues, phaseEntryValues, taskKey } from '../keys';
 import { appendWithRetries, slotAfter } from '../ledger-positions';
 import { AGAIN, retryOnConflict } from '../retry';
 import { fromTaskItem } from '../task-item';
@@ -117,10 +117,14 @@ export function transitionUpdate(task: Task, to: Phase | 'same', patch: TaskPatc
       set.push('unsent = :unsent');
       values[':unsent'] = true;
     } else if (!isFinal(to)) remove.push('unsent');
-    // An ended task enters the outbox until its events are published.
+    // The index entry follows the phase: the sweeper reads each phase's own list, and an ended
+    // task enters the outbox until its events are published.
     if (isFinal(to)) {
       set.push('gsi2pk = :endedPk', 'gsi2sk = :endedSk');
       Object.assign(values, endedEntryValues(patch.at, task.taskId));
+    } else if (to !== 'draft') {
+      set.push('gsi2pk = :phasePk', 'gsi2sk = :phaseSk');
+      Object.assign(values, phaseEntryValues(to, patch.at, task.taskId));
     }
   }
   for (const [field, value] of Object.entries(patch.set ?? {}) as [keyof TaskPatchFields, unknown][]) {
