@@ -495,6 +495,14 @@ export class MemoryRateCounter implements RateCounter {
     this.counts.set(id, count + 1);
     return count + 1;
   }
+
+  async claimAt(keyId: string, window: RateWindow, ticket: number): Promise<boolean> {
+    await turn();
+    const id = `${keyId}#${window.id}`;
+    if ((this.counts.get(id) ?? 0) >= ticket) return false;
+    this.counts.set(id, ticket);
+    return true;
+  }
 }
 
 /** Every store of one table, wired together as the app context wires the DynamoDB ones. */

@@ -174,6 +174,17 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(await stores.rates.increment('key_b', window, 5)).toBe(1);
         expect(await stores.rates.increment('key_a', windowAt(T0 + 60_000), 5)).toBe(1);
       });
+
+      it('jump to a count for one of racing callers, only above the count, and count on from there', async () => {
+        const window = windowAt(T0);
+        const jumps = await Promise.all(Array.from({ length: 4 }, () => stores.rates.claimAt('key_j', window, 3)));
+        expect(jumps.filter(Boolean)).toHaveLength(1);
+        expect(await stores.rates.claimAt('key_j', window, 2)).toBe(false);
+        expect(await stores.rates.increment('key_j', window, 5)).toBe(4);
+        expect(await stores.rates.claimAt('key_j', window, 4)).toBe(false);
+        expect(await stores.rates.claimAt('key_j', window, 5)).toBe(true);
+        expect(await stores.rates.increment('key_j', window, 5)).toBeUndefined();
+      });
     });
 
     describe('accounts and the ledger', () => {

@@ -11,4 +11,9 @@ export interface RateWindow {
 export interface RateCounter {
   /** Returns the count after this request, or undefined when the window is already full. */
   increment(keyId: string, window: RateWindow, limit: number): Promise<number | undefined>;
+  /**
+   * Takes count `ticket` at once, skipping the ones before it (used by nobody), if the count is
+   * still below it: true for one caller. The caller keeps `ticket` within its limit.
+   */
+  claimAt(keyId: string, window: RateWindow, ticket: number): Promise<boolean>;
 }

@@ -148,7 +148,7 @@ async function report(deps: LifecycleDeps, provider: GenerationProvider, task: T
         deps.telemetry.count('CircuitOpened', { provider: provider.name });
       }
     } else {
-      await deps.circuits.succeeded(provider.name, gate);
+      await deps.circuits.succeeded(provider.name, gate, deps.clock().getTime());
     }
   } catch (error) {
     // The circuit is advice: its table write failing must not change the task's outcome.

@@ -139,6 +139,23 @@ describe('provider budget', () => {
     const now = 1_000_000_000_450;
     expect((await budget.reserve('p', 5, now, 1_000))! - now).toBe(150); // the turn at 600 ms, not the ones at 0..400
   });
+
+  it('skips the passed turns in one counter write: one write in a quiet second, two in a busy one', async () => {
+    const counter = new MemoryRateCounter();
+    const budget = new CounterBudget(counter);
+    const writes = () => jest.mocked(counter.increment).mock.calls.length + jest.mocked(counter.claimAt).mock.calls.length;
+    jest.spyOn(counter, 'increment');
+    jest.spyOn(counter, 'claimAt');
+    const second = 1_000_000_000_000;
+    expect((await budget.reserve('p', 10, second + 450, 1_000))! - second).toBe(500);
+    expect(writes()).toBe(1);
+    // Later in the same second: its turns up to 500 ms are taken or past, the next free one is at 800 ms.
+    expect((await budget.reserve('p', 10, second + 720, 1_000))! - second).toBe(800);
+    expect(writes()).toBe(2);
+    // A turn someone else already holds: the jump is refused, the next ticket is taken instead.
+    expect((await budget.reserve('p', 10, second + 720, 1_000))! - second).toBe(900);
+    expect(writes()).toBe(4);
+  });
 });
 
 describe('provider callbacks', () => {
