@@ -175,6 +175,17 @@ export default defineConfig(
   ...layering(),
   ...consoleLayering(),
   {
+    // Time is injected (a task clock, a real-time clock), so tests can move it; issue 32.
+    files: ['functions/adapters/**/*.ts', 'functions/domain/tasks/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'take the injected clock' },
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'take the injected clock' },
+      ],
+    },
+  },
+  {
     // Tests read untyped JSON (templates, API answers) field by field; `unknown` would need a cast per access.
     files: ['test/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -57,6 +57,7 @@ export function buildLifecycle(
       probeTimeoutMs: 30_000,
     }),
     media: parts.storage,
+    realTime: Date.now,
     thumbnails: new FfmpegThumbnails(parts.storage, ffmpegBinary(config.ffmpegPath)),
     copyQueue,
     clock: () => new Date(),

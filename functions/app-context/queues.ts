@@ -24,7 +24,7 @@ const localQueues = new Map<QueueName, InProcessQueue<unknown>>();
 export function localQueue<T>(name: QueueName): InProcessQueue<T> {
   let queue = localQueues.get(name);
   if (!queue) {
-    queue = new InProcessQueue<unknown>({ name, visibilityTimeoutMs: LOCAL_VISIBILITY_MS[name], maxReceiveCount: 5 });
+    queue = new InProcessQueue<unknown>({ name, visibilityTimeoutMs: LOCAL_VISIBILITY_MS[name], maxReceiveCount: 5, now: Date.now });
     localQueues.set(name, queue);
   }
   return queue as InProcessQueue<T>;

@@ -9,7 +9,7 @@ import { parsePagination } from '#http/request';
 export const handler = httpHandler(
   async ({ event, principal }) => {
     const { page, limit } = parsePagination(event);
-    return imagePageView(await listTasks(stores().tasks, principal.partitionId, 'image', page, limit));
+    return imagePageView(await listTasks(stores().tasks, principal.partitionId, 'image', page, limit, new Date()));
   },
   { rateLimiter, access: { scope: 'read' } },
 );

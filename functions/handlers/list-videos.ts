@@ -9,7 +9,7 @@ import { parsePagination } from '#http/request';
 export const handler = httpHandler(
   async ({ event, principal }) => {
     const { page, limit } = parsePagination(event);
-    return videoPageView(await listTasks(stores().tasks, principal.partitionId, 'video', page, limit));
+    return videoPageView(await listTasks(stores().tasks, principal.partitionId, 'video', page, limit, new Date()));
   },
   { rateLimiter, access: { scope: 'read' } },
 );

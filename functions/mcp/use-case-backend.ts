@@ -57,8 +57,8 @@ export function useCaseBackend(principal: Principal): ToolBackend {
     listTasks: async (kind: TaskKind, { page = 1, limit = 20 }) => {
       scoped('read');
       return kind === 'video'
-        ? videoPageView(await listTasks(stores().tasks, accountId, 'video', page, limit))
-        : imagePageView(await listTasks(stores().tasks, accountId, 'image', page, limit));
+        ? videoPageView(await listTasks(stores().tasks, accountId, 'video', page, limit, new Date()))
+        : imagePageView(await listTasks(stores().tasks, accountId, 'image', page, limit, new Date()));
     },
     uploadImage: async (source) => {
       scoped('generate');

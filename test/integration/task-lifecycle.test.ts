@@ -36,8 +36,9 @@ import { inspectMp4 } from '#test-support/mp4';
 import { SAMPLES_SOURCE_DIR } from '#providers/simulated/sample-outputs';
 
 /** A history page as the API lists it: the tasks and the pagination block. */
-async function historyPage(...args: Parameters<typeof listTasks>) {
-  const page = await listTasks(...args);
+type ListArgs = Parameters<typeof listTasks>;
+async function historyPage(...args: [ListArgs[0], ListArgs[1], ListArgs[2], ListArgs[3], ListArgs[4]]) {
+  const page = await listTasks(...args, new Date());
   return { tasks: page.items, pagination: paginationView(page) };
 }
 

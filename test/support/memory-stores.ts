@@ -52,9 +52,6 @@ export class MemoryTable {
   /** Credits charged through each API key per month, by `keyId#yyyy-mm` (as the adapter's KEYSPEND# items). */
   readonly keySpend = new Map<string, number>();
 
-  /** The wall clock DynamoDB judges an expired idempotency record by (Date.now() in the adapter). */
-  constructor(readonly wallClock: () => Date = () => new Date()) {}
-
   ledgerOf(accountId: string): Map<string, LedgerEntry> {
     let entries = this.ledger.get(accountId);
     if (!entries) this.ledger.set(accountId, (entries = new Map()));
@@ -173,12 +170,10 @@ export class MemoryTaskStore implements TaskStore {
   async create(request: NewTaskRequest): Promise<CreateTaskResult> {
     await turn();
     const { task: draft, charge, idempotency } = request;
-    // As the adapter: a live claim on the key wins over everything, even a too-low balance.
+    // As the adapter: a live claim on the key wins over everything, even a too-low balance;
+    // live as of the request's own instant (the domain's clock: the task's creation).
     if (idempotency) {
-      const record = unexpired(
-        this.table.idempotency.get(claimId(idempotency.accountId, idempotency.key)),
-        this.table.wallClock(),
-      );
+      const record = unexpired(this.table.idempotency.get(claimId(idempotency.accountId, idempotency.key)), new Date(draft.createdAt));
       if (record) return { type: 'idempotency_key_used', record: copy(record) };
     }
     const account = this.table.accounts.get(draft.partitionId);
@@ -506,8 +501,8 @@ export class MemoryRateCounter implements RateCounter {
 }
 
 /** Every store of one table, wired together as the app context wires the DynamoDB ones. */
-export function createMemoryStores(options: { wallClock?: () => Date } = {}) {
-  const table = new MemoryTable(options.wallClock);
+export function createMemoryStores() {
+  const table = new MemoryTable();
   return {
     table,
     accounts: new MemoryAccountStore(table),

@@ -41,7 +41,7 @@ export const image = (params: Partial<ImageParams> = {}): StartRequest => ({ kin
  */
 export function memoryWorld(start = '2026-03-01T12:00:00.000Z') {
   let now = new Date(start);
-  const stores = createMemoryStores({ wallClock: () => now });
+  const stores = createMemoryStores();
   const provider = new ScriptedProvider();
   const media = new MemoryMediaStore();
   const copyQueue = new MemoryCopyQueue();
@@ -60,6 +60,7 @@ export function memoryWorld(start = '2026-03-01T12:00:00.000Z') {
     media,
     copyQueue,
     clock: () => now,
+    realTime: () => Date.now(),
     settings: { ...DEFAULT_LIFECYCLE_SETTINGS },
     budget: new CounterBudget(stores.rates),
     submissions: {

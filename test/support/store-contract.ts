@@ -470,12 +470,13 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       it('lets an expired key be claimed again', async () => {
         const accountId = await newAccount(100);
         const old = startOf(accountId, { claim: 'old' });
-        old.idempotency!.expiresAt = Math.floor(Date.now() / 1000) - 1;
+        // Judged on the request's own instant (its task's creation, the domain's clock).
+        old.idempotency!.expiresAt = Math.floor(T0 / 1000) - 1;
         await stores.tasks.create(old);
-        expect(await stores.idempotency.get(accountId, 'old', new Date())).toBeUndefined();
+        expect(await stores.idempotency.get(accountId, 'old', new Date(T0))).toBeUndefined();
         const fresh = startOf(accountId, { claim: 'old' });
         expect(await stores.tasks.create(fresh)).toMatchObject({ type: 'created', task: { seq: 2 } });
-        expect((await stores.idempotency.get(accountId, 'old', new Date()))?.taskId).toBe(fresh.task.taskId);
+        expect((await stores.idempotency.get(accountId, 'old', new Date(T0)))?.taskId).toBe(fresh.task.taskId);
       });
     });
 

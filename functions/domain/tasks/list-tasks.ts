@@ -10,7 +10,7 @@ export async function listTasks<K extends TaskKind>(
   kind: K,
   page: number,
   limit: number,
-  now = new Date(),
+  now: Date,
 ): Promise<Page<TaskOfKind<K>>> {
   const result = await tasks.listPage(partitionId, kind, page, limit);
   const totalPages = Math.ceil(result.total / limit);

@@ -206,9 +206,9 @@ async function awaitTurn(deps: LifecycleDeps, provider: GenerationProvider, task
   const perSecond = deps.settings.providerBudgets[provider.name];
   if (perSecond === undefined) return true;
   // Turns are real time, shared with every other function: not the (testable) task clock.
-  const turn = await deps.budget.reserve(provider.name, perSecond, Date.now(), maxWaitMs);
+  const turn = await deps.budget.reserve(provider.name, perSecond, deps.realTime(), maxWaitMs);
   if (turn === undefined) return false;
-  const wait = turn - Date.now();
+  const wait = turn - deps.realTime();
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   return true;
 }

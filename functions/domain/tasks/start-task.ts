@@ -55,16 +55,26 @@ export async function startTask(
   key?: SpendingKey,
 ): Promise<Task> {
   // A replayed answer is the task of the first request, which had the same kind (same hash).
-  return narrowTask(await startAnyTask(deps, accountId, request, idempotencyKey, key), request.kind);
+  // A key released meanwhile (the request holding it was refused: nothing charged) is claimed again.
+  for (let attempt = 1; ; attempt += 1) {
+    const started = await startAnyTask(deps, accountId, request, idempotencyKey, key);
+    if (started) return narrowTask(started, request.kind);
+    if (attempt >= MAX_KEY_CLAIMS) throw busyKey();
+  }
 }
 
+/** Claims of an Idempotency-Key that racing requests released before a start gives up (429). */
+const MAX_KEY_CLAIMS = 3;
+const busyKey = () => new AccountBusyError('An earlier request with this Idempotency-Key is still being processed. Retry in a second.');
+
+/** The started (or replayed) task; undefined when the key's holder released it meanwhile. */
 async function startAnyTask(
   deps: StartDeps,
   accountId: string,
   request: StartRequest,
   idempotencyKey?: string,
   key?: SpendingKey,
-): Promise<Task> {
+): Promise<Task | undefined> {
   await checkReferenceUrls(deps.references, request);
   const now = deps.clock();
   const hash = requestHash(request);
@@ -155,7 +165,7 @@ async function refuseOrReplay(
   idempotencyKey: string | undefined,
   hash: string,
   refusal: InsufficientCreditsError | SpendLimitExceededError,
-): Promise<Task> {
+): Promise<Task | undefined> {
   if (idempotencyKey) {
     const earlier = await deps.idempotency.get(accountId, idempotencyKey, deps.clock());
     if (earlier) return replay(deps, earlier, hash);
@@ -163,16 +173,19 @@ async function refuseOrReplay(
   throw refusal;
 }
 
-async function replay(deps: StartDeps, record: IdempotencyRecord, hash: string): Promise<Task> {
+/** The first request's answer under the key; undefined if it released the key (refused, nothing charged). */
+async function replay(deps: StartDeps, record: IdempotencyRecord, hash: string): Promise<Task | undefined> {
   if (record.requestHash !== hash) {
     throw new IdempotencyConflictError(
       'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
     );
   }
   const answered = record.outcome ? record : await earlierAnswer(deps, record);
+  if (!answered) return undefined;
   if (answered.outcome?.type === 'upstream_error') throw new UpstreamError(answered.outcome.message);
   const task = await deps.tasks.get(record.accountId, record.taskId);
-  if (!task) throw new Error(`Idempotency record points at a missing task ${record.taskId}.`);
+  // Its start died before its charge settled: the sweeper settles it (refunded, or the key released).
+  if (!task || task.phase === 'draft') throw busyKey();
   // Its start was cut short between the charge and the create: carry on, rather than answer
   // `processing` for a task nobody submits.
   return isStranded(task, deps.clock()) ? resumeSubmission(deps, task) : task;
@@ -186,17 +199,16 @@ async function replay(deps: StartDeps, record: IdempotencyRecord, hash: string):
  * died, or whose `created` note was lost, never records one: once its start is older than any
  * start can run (UNSENT_GRACE_MS, past the function's timeout), the copy answers from the task.
  */
-async function earlierAnswer(deps: StartDeps, record: IdempotencyRecord): Promise<IdempotencyRecord> {
+async function earlierAnswer(deps: StartDeps, record: IdempotencyRecord): Promise<IdempotencyRecord | undefined> {
   const startedAt = Date.parse(record.createdAt);
   // Real time for the wait itself; the task clock for the age of the start (as isStranded judges it).
-  const deadline = Date.now() + deps.settings.earlierAnswerWaitMs;
-  let latest = record;
-  while (!latest.outcome && deps.clock().getTime() - startedAt <= UNSENT_GRACE_MS) {
-    if (Date.now() >= deadline) {
-      throw new AccountBusyError('An earlier request with this Idempotency-Key is still being processed. Retry in a second.');
-    }
+  const deadline = deps.realTime() + deps.settings.earlierAnswerWaitMs;
+  let latest: IdempotencyRecord | undefined = record;
+  while (latest && !latest.outcome && deps.clock().getTime() - startedAt <= UNSENT_GRACE_MS) {
+    if (deps.realTime() >= deadline) throw busyKey();
     await new Promise((resolve) => setTimeout(resolve, EARLIER_ANSWER_POLL_MS));
-    latest = (await deps.idempotency.get(record.accountId, record.key, deps.clock())) ?? latest;
+    // Gone (expired at once): its holder was refused and released it.
+    latest = await deps.idempotency.get(record.accountId, record.key, deps.clock());
   }
   return latest;
 }

@@ -49,11 +49,11 @@ export async function sweep(deps: LifecycleDeps, options: SweepOptions = {}): Pr
     announced: 0,
     errors: 0,
   };
-  const stopAt = Date.now() + (options.budgetMs ?? RUN_BUDGET_MS);
+  const stopAt = deps.realTime() + (options.budgetMs ?? RUN_BUDGET_MS);
   const work = interleave(SWEPT_LISTS.flatMap((list) => deps.tasks.listInFlight(list)));
   await Promise.all(
     Array.from({ length: options.concurrency ?? DEFAULT_CONCURRENCY }, async () => {
-      while (Date.now() <= stopAt) {
+      while (deps.realTime() <= stopAt) {
         const next = await work.next();
         if (next.done) return;
         report.examined += 1;
@@ -70,7 +70,7 @@ export async function sweep(deps: LifecycleDeps, options: SweepOptions = {}): Pr
 
   // The outbox: normally empty, as every ending publishes its own events at once.
   const ended = interleave(deps.tasks.listUnannounced());
-  while (Date.now() <= stopAt) {
+  while (deps.realTime() <= stopAt) {
     const next = await ended.next();
     if (next.done) break;
     const task = await deps.tasks.get(next.value.accountId, next.value.taskId);

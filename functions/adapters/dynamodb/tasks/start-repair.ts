@@ -27,7 +27,7 @@ async function repairOnce(db: Db, draft: Task, error: TaskError, now: string): P
     const { Item: raw } = await db.doc.send(
       new GetCommand({ TableName: db.tableName, Key: taskKey(draft.partitionId, draft.taskId), ConsistentRead: true }),
     );
-    return (await discardDraft(db, draft, raw?.idempotency_pk as string | undefined)) ? 'discarded' : 'settled';
+    return (await discardDraft(db, draft, Date.parse(now), raw?.idempotency_pk as string | undefined)) ? 'discarded' : 'settled';
   }
   const seen = Number(Item?.[LEDGER_COUNT] ?? 0);
   const notedCharge = (Item?.[PENDING_CHARGES] as Record<string, unknown> | undefined)?.[draft.taskId];

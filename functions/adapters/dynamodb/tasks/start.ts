@@ -1,32 +1,29 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { AccountBusyError } from '#domain/shared/errors';
 import type { KeySpend } from '#domain/accounts/spending-key';
-import type { CreateTaskResult, IdempotencyClaim, NewTaskRequest } from '#domain/tasks/ports';
+import type { CreateTaskResult, IdempotencyClaim, IdempotencyRecord, NewTaskRequest } from '#domain/tasks/ports';
 import type { Task, TaskKind } from '#domain/tasks/task';
 import type { Telemetry } from '#domain/shared/telemetry';
 import { PENDING_STARTS } from '../account-repository';
 import { isConditionFailure, type Db } from '../dynamo-client';
-import { DynamoIdempotencyStore, toIdempotencyItem } from '../idempotency-repository';
+import { fromIdempotencyItem, toIdempotencyItem } from '../idempotency-repository';
 import { accountKey, IDEMPOTENCY_SK, keySpendKey, taskHistoryKey, taskKey } from '../keys';
 import { LEDGER_COUNT, PENDING_CHARGES } from '../ledger-positions';
 import { ledgerEntryPut } from '../ledger-repository';
 import { toTaskItem } from '../task-item';
 import { retryOnConflict } from '../retry';
 import { transact, TransactionRefused } from '../transaction';
-import { getTask } from './queries';
 
 const COUNT_ATTRIBUTE: Record<TaskKind, string> = { video: 'video_count', image: 'image_count' };
 /** A discarded draft (its charge was refused) is deleted by TTL a day later. */
 const DISCARDED_DRAFT_TTL_SECONDS = 24 * 60 * 60;
-/** How long a request waits for an earlier one holding its Idempotency-Key to get its position. */
-const EARLIER_REQUEST_WAIT_MS = 10_000;
 
 /**
  * Four writes (five through an API key: 1b), none of them a transaction on the account item, so
  * concurrent starts of one account never conflict (docs/data-model.md, "Starting a task"):
  *   1. the draft task (no position yet) is put, in the in-flight index, with the
  *      Idempotency-Key claim if any: a start cut short after this is found and settled by
- *      the sweeper (start-repair.ts); a concurrent request with the same key stops here;
+ *      the sweeper (start-repair.ts); a concurrent request with the same key stops here, with
+ *      the record that holds the key (the domain waits for its answer, idempotency in one layer);
  *   1b. through an API key: its month's spend takes the price, within its limit (reserveKeySpend);
  *   2. ONE update of the account takes the price (if the balance allows) and the next
  *      position, and notes the position under the task id (`pending_starts`): the record
@@ -39,25 +36,23 @@ export async function startTask(db: Db, telemetry: Telemetry, request: NewTaskRe
   const { charge, idempotency } = request;
   const draft = { ...request.task, seq: 0 } as Task;
   const price = -charge.amount;
-  const claimDeadline = Date.now() + EARLIER_REQUEST_WAIT_MS;
-  while (!(await putDraft(db, draft, idempotency))) {
-    const earlier = await earlierRequest(db, idempotency!, claimDeadline);
-    if (earlier) return earlier;
-    // The earlier request released the key (its charge was refused): claim it ourselves.
-  }
+  // The request's own instant (the domain's clock), for the claim's expiry and a discard's TTL.
+  const nowMs = Date.parse(draft.createdAt);
+  const holder = await putDraft(db, draft, nowMs, idempotency);
+  if (holder) return { type: 'idempotency_key_used', record: holder };
 
   const claimPk = idempotency && (toIdempotencyItem(idempotency).pk as string);
   if (request.keySpend) {
     const reserved = await reserveKeySpend(db, request.keySpend, draft.taskId, price);
     if (reserved.type === 'refused') {
-      await discardDraft(db, draft, claimPk);
+      await discardDraft(db, draft, nowMs, claimPk);
       return { type: 'spend_limit_exceeded', spent: reserved.spent };
     }
   }
   const taken = await takePosition(db, draft, price);
   if (taken.type === 'refused') {
     if (request.keySpend) await releaseKeySpend(db, request.keySpend, price);
-    await discardDraft(db, draft, claimPk);
+    await discardDraft(db, draft, nowMs, claimPk);
     return { type: 'insufficient_credits', available: taken.available };
   }
   const task = { ...draft, seq: taken.seq } as Task;
@@ -85,12 +80,12 @@ export async function startTask(db: Db, telemetry: Telemetry, request: NewTaskRe
   return { type: 'created', task };
 }
 
-/** Step 1. False when another request holds the Idempotency-Key. */
-async function putDraft(db: Db, draft: Task, idempotency?: IdempotencyClaim): Promise<boolean> {
+/** Step 1. The record of the request that holds the Idempotency-Key, if another one does. */
+async function putDraft(db: Db, draft: Task, nowMs: number, idempotency?: IdempotencyClaim): Promise<IdempotencyRecord | undefined> {
   const put = { TableName: db.tableName, Item: toTaskItem(draft), ConditionExpression: 'attribute_not_exists(pk)' };
   if (!idempotency) {
     await db.doc.send(new PutCommand(put));
-    return true;
+    return undefined;
   }
   const claim = toIdempotencyItem(idempotency);
   try {
@@ -106,32 +101,18 @@ async function putDraft(db: Db, draft: Task, idempotency?: IdempotencyClaim): Pr
             // An expired (or released) record that TTL has not deleted yet may be taken over
             // (the same rule as DynamoIdempotencyStore.get, judged on the clock of this attempt).
             ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :nowEpoch',
-            ExpressionAttributeValues: { ':nowEpoch': Math.floor(Date.now() / 1000) },
+            ExpressionAttributeValues: { ':nowEpoch': Math.floor(nowMs / 1000) },
           },
         },
       ],
     ]);
-    return true;
+    return undefined;
   } catch (error) {
-    if (error instanceof TransactionRefused && error.failed('claim')) return false;
+    // The claim as it stood (ALL_OLD): a live record, which the domain answers from.
+    const holder = error instanceof TransactionRefused && error.failed('claim') ? error.old('claim') : undefined;
+    if (holder) return fromIdempotencyItem(holder, idempotency);
     throw error;
   }
-}
-
-/**
- * The answer of the request that holds our Idempotency-Key, once its task has its position
- * (milliseconds). Undefined if it released the key; AccountBusyError if it is not done in time.
- */
-async function earlierRequest(db: Db, claim: IdempotencyClaim, deadline: number): Promise<CreateTaskResult | undefined> {
-  const idempotency = new DynamoIdempotencyStore(db);
-  while (Date.now() < deadline) {
-    const record = await idempotency.get(claim.accountId, claim.key, new Date());
-    if (!record) return undefined;
-    const task = record.outcome ? undefined : await getTask(db, record.accountId, record.taskId);
-    if (record.outcome || (task && task.seq > 0)) return { type: 'idempotency_key_used', record };
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new AccountBusyError('An earlier request with this Idempotency-Key is still being processed. Retry in a second.');
 }
 
 /**
@@ -253,13 +234,13 @@ async function takePosition(
 }
 
 /** A draft whose charge was refused (or never taken) leaves the work list and expires; its key claim is released. */
-export async function discardDraft(db: Db, draft: Task, claimPk?: string): Promise<boolean> {
+export async function discardDraft(db: Db, draft: Task, nowMs: number, claimPk?: string): Promise<boolean> {
   const discard = {
     TableName: db.tableName,
     Key: taskKey(draft.partitionId, draft.taskId),
     UpdateExpression: 'SET expires_at = :expires REMOVE gsi2pk, gsi2sk',
     ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(seq)',
-    ExpressionAttributeValues: { ':expires': Math.floor(Date.now() / 1000) + DISCARDED_DRAFT_TTL_SECONDS },
+    ExpressionAttributeValues: { ':expires': Math.floor(nowMs / 1000) + DISCARDED_DRAFT_TTL_SECONDS },
   };
   try {
     if (!claimPk) {
@@ -287,7 +268,7 @@ export async function discardDraft(db: Db, draft: Task, claimPk?: string): Promi
     if (isConditionFailure(error) || (error instanceof TransactionRefused && error.failed('draft'))) return false;
     if (error instanceof TransactionRefused && error.failed('claim')) {
       // The claim was already taken over (it can only be by a later request): just discard.
-      return discardDraft(db, draft);
+      return discardDraft(db, draft, nowMs);
     }
     throw error;
   }

@@ -27,7 +27,13 @@ export interface LifecycleDeps {
   /** Makes a completed video's poster (ffmpeg); without it videos complete with no thumbnail. */
   thumbnails?: Thumbnails;
   copyQueue: CopyQueue;
+  /** Task time: what tasks are dated and judged by (tests move it). */
   clock: () => Date;
+  /**
+   * Real time in ms, for what real time must pace: waiting for a budget turn (shared with every
+   * other function), the sweeper's run budget, waiting for an earlier request's answer.
+   */
+  realTime: () => number;
   settings: LifecycleSettings;
   /** Where a task's ending is published (webhooks), at least once. */
   events: TaskEvents;
