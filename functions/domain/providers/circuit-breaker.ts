@@ -63,6 +63,14 @@ export class CircuitBreaker {
     readonly settings: CircuitSettings = DEFAULT_CIRCUIT_SETTINGS,
   ) {}
 
+  /**
+   * Reads the circuit into this container's cache if what it knows is stale, so the `admit` that
+   * follows within CIRCUIT_CACHE_MS reads nothing (a start warms it alongside its charge).
+   */
+  async warm(provider: string, now: number): Promise<void> {
+    await this.read(provider, now);
+  }
+
   /** May a create go to `provider` now? A half-open circuit admits one caller as its probe. */
   async admit(provider: string, now: number): Promise<CircuitGate> {
     const record = await this.read(provider, now);

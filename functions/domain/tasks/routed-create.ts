@@ -112,6 +112,20 @@ export async function sendCreate(deps: LifecycleDeps, unsent: Task, turnWaitMs: 
   return { type: 'unavailable', task: sent ?? unsent };
 }
 
+/**
+ * Reads the first route's circuit while the start charges its task, so the create that follows
+ * does not wait for it. Advice only: a failure here is the later admit's to meet.
+ */
+export async function warmFirstRoute(deps: LifecycleDeps, task: Pick<Task, 'partitionId' | 'params'>): Promise<void> {
+  if (!deps.circuits || isTestPartition(task.partitionId)) return;
+  try {
+    const [first] = routesOf(deps, task);
+    if (first) await deps.circuits.warm(first.name, deps.clock().getTime());
+  } catch {
+    // The admit reads it again, and reports.
+  }
+}
+
 /** The circuit's word on a provider; a test-mode task's simulated provider has no circuit. */
 async function admit(deps: LifecycleDeps, provider: GenerationProvider, task: Task): Promise<CircuitGate> {
   if (!deps.circuits || isTestPartition(task.partitionId)) return { state: 'closed', failures: 0 };

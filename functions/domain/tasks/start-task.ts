@@ -9,6 +9,7 @@ import type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore, ReferenceUr
 import { narrowTask, type Task, type TaskKind, type TaskOfKind } from './task';
 import { isStranded, resumeSubmission, submitInline, UNSENT_GRACE_MS } from './submission';
 import { FAILURE_MESSAGES, failTask } from './lifecycle/endings';
+import { warmFirstRoute } from './routed-create';
 import { type LifecycleDeps } from './lifecycle/deps';
 
 export interface StartDeps extends LifecycleDeps {
@@ -123,6 +124,8 @@ async function startAnyTask(
     createdAt,
     updatedAt: createdAt,
   } as Omit<Task, 'seq'>;
+  // Alongside the charge: the first route's circuit, so the create does not wait for it.
+  const warmed = warmFirstRoute(deps, task);
   const result = await deps.tasks.create({
     task,
     charge: chargeEntry(task),
@@ -136,6 +139,7 @@ async function startAnyTask(
   if (result.type === 'spend_limit_exceeded') {
     return refuseOrReplay(deps, accountId, idempotencyKey, hash, new SpendLimitExceededError(limit!, price, result.spent));
   }
+  await warmed;
   if (result.type === 'idempotency_key_used') return replay(deps, result.record, hash);
   const model = request.params.model;
   deps.telemetry.info('task started', { task_id: taskId, account_id: accountId, model, credits: price });
