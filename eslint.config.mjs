@@ -17,8 +17,19 @@ import tseslint from 'typescript-eslint';
 const AREA_RULES = {
   'functions/domain': {
     regex: '^#(?!domain(/|$))',
-    message: 'domain/ is the core: it imports only domain/ (ports are declared in domain/ports.ts).',
+    message: 'domain/ is the core: it imports only domain/ (each aggregate declares its ports in its own ports.ts).',
     packages: ['@aws-sdk/*', '@aws-lambda-powertools/*', 'aws-lambda', '@middy/*', 'zod', 'standardwebhooks', 'sharp'],
+    // The aggregates and what each may import, in dependency order (test/unit/domain-structure.test.ts checks the same).
+    subareas: {
+      shared: [],
+      catalogue: ['shared'],
+      accounts: ['shared', 'catalogue'],
+      billing: ['shared', 'catalogue', 'accounts'],
+      providers: ['shared', 'catalogue'],
+      tasks: ['shared', 'catalogue', 'accounts', 'providers'],
+      webhooks: ['shared', 'catalogue', 'accounts', 'tasks'],
+      uploads: ['shared', 'catalogue'],
+    },
   },
   'functions/contract': {
     regex: '^#(?!(domain|contract)(/|$))',
@@ -59,6 +70,15 @@ const ROUTE_TABLE_BAN = {
   message: 'The route table stays out of function bundles: import API_PREFIX from #http/routes/prefix (only openapi/ reads the table).',
 };
 
+/**
+ * The old paths of the domain's files (one-line shims left by bin/codemods/domain-moves.ts for
+ * branches written before issue 32): our own files import the aggregate folders.
+ */
+const DOMAIN_SHIM_BAN = {
+  regex: '^#domain/[^/]+$',
+  message: 'An old domain path (a shim): import the file from its aggregate folder (run npx tsx bin/codemods/domain-moves.ts --no-move).',
+};
+
 function subfolders(dir) {
   return fs.readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => `${dir}/${entry.name}`);
 }
@@ -75,6 +95,7 @@ function layering() {
           regex: `^(\\.\\./){${depth}}(?!.*\\.json$)`,
           message: `This climbs out of ${area}/: import another area through its #alias (package.json "imports").`,
         },
+        DOMAIN_SHIM_BAN,
       ];
       if (own) patterns.push({ regex: own.regex, message: own.message });
       if (own?.typesOnly) patterns.push({ ...own.typesOnly, allowTypeImports: true });
@@ -84,6 +105,22 @@ function layering() {
         files: [`${area}/${'*/'.repeat(depth - 1)}*.ts`],
         rules: { 'no-restricted-imports': ['error', { patterns }] },
       });
+      // An aggregate's files: the same patterns, and the aggregates it may not import (relative or #domain/).
+      for (const [subarea, allowed] of Object.entries(own?.subareas ?? {})) {
+        if (depth === 1) continue;
+        const others = Object.keys(own.subareas).filter((name) => name !== subarea && !allowed.includes(name));
+        const up = '\\.\\./'.repeat(depth - 1);
+        const banned = [
+          { regex: `^${up}[^./][^/]*$`, message: `${subarea}/ imports an old domain path (a shim): import the file from its aggregate folder.` },
+          ...(others.length > 0
+            ? [{ regex: `^(${up}|#domain/)(${others.join('|')})/`, message: `${subarea}/ may import only ${[subarea, ...allowed].join(', ')} (the aggregates in dependency order).` }]
+            : []),
+        ];
+        blocks.push({
+          files: [`${area}/${subarea}/${'*/'.repeat(depth - 2)}*.ts`],
+          rules: { 'no-restricted-imports': ['error', { patterns: [...patterns, ...banned] }] },
+        });
+      }
     }
   }
   return blocks;
@@ -143,6 +180,17 @@ export default defineConfig(
   },
   ...layering(),
   ...consoleLayering(),
+  {
+    // Time is injected (a task clock, a real-time clock), so tests can move it; issue 32.
+    files: ['functions/adapters/**/*.ts', 'functions/domain/tasks/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'take the injected clock' },
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'take the injected clock' },
+      ],
+    },
+  },
   {
     // Tests read untyped JSON (templates, API answers) field by field; `unknown` would need a cast per access.
     files: ['test/**'],

@@ -1,6 +1,6 @@
 import { chromium, type Browser } from 'playwright-core';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { createApiKey, grantCredits, setAccess } from '#domain/account-admin';
+import { createApiKey, grantCredits, setAccess } from '#domain/accounts/account-admin';
 import { CHROMIUM_ARGS, chromiumExecutable } from '#test-support/browser';
 import { GOOD_PASSWORD, signedInHolder } from '#test-support/identity';
 

@@ -1,7 +1,7 @@
 import { DynamoEventFeedStore } from '#adapters/dynamodb/event-feed-repository';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { cursorOf } from '#domain/events-feed';
-import { newEventId } from '#domain/ids';
+import { cursorOf } from '#domain/webhooks/events-feed';
+import { newEventId } from '#domain/shared/ids';
 import { load, ms, newApiKey, percentile, type Figures } from './load';
 
 /** Events in the feed: a page 5,000 deep must cost what page 1 costs (one counter read, one range of `limit`). */

@@ -14,10 +14,10 @@
  *   3. circuit open: 100 more starts: creates reaching Replicate (goal 0, counted at the fake).
  * Run: npm run bench:failover   (exits 1 when a goal is missed).
  */
-import { CircuitBreaker } from '#domain/circuit-breaker';
-import { startTask } from '#domain/start-task';
-import type { Task } from '#domain/task';
-import { refreshTask } from '#domain/task-lifecycle';
+import { CircuitBreaker } from '#domain/providers/circuit-breaker';
+import { startTask } from '#domain/tasks/start-task';
+import type { Task } from '#domain/tasks/task';
+import { refreshTask } from '#domain/tasks/lifecycle/outcomes';
 import { FalProvider } from '#providers/fal/fal-provider';
 import { parseFalModelMap } from '#providers/fal/model-map';
 import { FalWebhookVerifier } from '#providers/fal/webhook-signature';

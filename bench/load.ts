@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startLocalStack, type LocalStack } from '#bin/local-stack/stack';
 import { freePort } from '#bin/local-stack/wait-for-port';
-import { createAccount, createApiKey } from '#domain/account-admin';
+import { createAccount, createApiKey } from '#domain/accounts/account-admin';
 
 export interface Figures {
   requests: number;

@@ -12,7 +12,7 @@
  * DynamoDB: read these as relative figures.
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { sweep } from '#domain/sweep';
+import { sweep } from '#domain/tasks/sweep';
 import { eventsFeedFigures } from './events-feed';
 import { load, ms, newApiKey, percentile, runBench, startBenchStack, type Figures } from './load';
 

@@ -3,7 +3,7 @@
  * `npm run admin -- <command>`: operators' tool for accounts, credits and API keys, working on
  * the same tables as the API. Prints one JSON object; exits 2 on a usage mistake, 1 on failure.
  */
-import { DomainError } from '#domain/errors';
+import { DomainError } from '#domain/shared/errors';
 import { parseCommand, runCommand, UsageError, USAGE } from './admin/commands';
 import { connect, type AdminConnection } from './admin/target';
 import { notRunningHint } from './local-stack/discovery';

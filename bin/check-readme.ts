@@ -12,8 +12,8 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { describeAccount } from '#domain/account-admin';
-import { scopeOf } from '#domain/mode';
+import { describeAccount } from '#domain/accounts/account-admin';
+import { partitionOf } from '#domain/shared/partition';
 import { connect } from './admin/target';
 import { runningLocalStack } from './local-stack/discovery';
 import { localSettings, REPO_ROOT } from './local-stack/settings';
@@ -80,7 +80,7 @@ async function demoAccountUse(accountId: string): Promise<string | undefined> {
       return `the demo account has been used (${summary.account.credits} credits, ${summary.ledgerEntries} ledger entries)`;
     }
     const all = await connection.directory.listAll();
-    if (all.some((account) => account.accountId === scopeOf(accountId, 'test'))) return 'the demo account has used test mode';
+    if (all.some((account) => account.accountId === partitionOf(accountId, 'test'))) return 'the demo account has used test mode';
     return undefined;
   } finally {
     connection.db.doc.destroy();

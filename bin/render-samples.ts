@@ -9,8 +9,8 @@
  */
 import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { imageDimensions, videoDimensions } from '#domain/dimensions';
-import { IMAGE_ASPECT_RATIOS, OUTPUT_FORMATS, VIDEO_ASPECT_RATIOS } from '#domain/catalogue';
+import { imageDimensions, videoDimensions } from '#domain/catalogue/dimensions';
+import { IMAGE_ASPECT_RATIOS, OUTPUT_FORMATS, VIDEO_ASPECT_RATIOS } from '#domain/catalogue/catalogue';
 import { renderImage, renderVideo } from '#providers/simulated/media/index';
 import {
   imageSampleName,

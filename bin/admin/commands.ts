@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { describeParseArgsError } from '../cli/parse-args-error';
-import { isSubscriptionStatus, SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '#domain/account';
-import { KEY_SCOPES, type KeyScope } from '#domain/api-key';
+import { isSubscriptionStatus, SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '#domain/accounts/account';
+import { KEY_SCOPES, type KeyScope } from '#domain/accounts/api-key';
 import {
   createAccount,
   createApiKey,
@@ -12,10 +12,11 @@ import {
   MAX_LISTED_ACCOUNTS,
   revokeApiKey,
   setAccess,
-} from '#domain/account-admin';
+} from '#domain/accounts/account-admin';
 import { CONFIG_DEFAULTS } from '#config';
-import { scopeOf } from '#domain/mode';
-import { circuitsOf, describeTask } from '#domain/provider-status';
+import { partitionOf } from '#domain/shared/partition';
+import { circuitsOf } from '#domain/providers/status';
+import { describeTask } from '#domain/tasks/describe-task';
 import { PROVIDER_NAMES } from '#providers/settings-registry';
 import type { AdminConnection, TargetOptions } from './target';
 import { accountView, circuitView, keyDetailView, listingView, summaryView, taskView } from './views';
@@ -259,7 +260,7 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
       return { holder_id: holder.holderId, email: holder.email, account_id: holder.accountId, created_account: createdAccount };
     }
     case 'task show': {
-      const scope = scopeOf(need(values, 'account'), values.test ? 'test' : 'live');
+      const scope = partitionOf(need(values, 'account'), values.test ? 'test' : 'live');
       const { task, circuit } = await describeTask(stores, scope, need(values, 'task'), Date.now());
       return taskView(task, circuit);
     }

@@ -6,11 +6,12 @@ import { DynamoHolderStore } from '#adapters/dynamodb/holder-repository';
 import { createDb, type Db } from '#adapters/dynamodb/dynamo-client';
 import { DynamoLedgerStore } from '#adapters/dynamodb/ledger-repository';
 import { DynamoTaskStore } from '#adapters/dynamodb/task-repository';
-import type { CircuitStore } from '#domain/circuit-breaker';
-import type { AdminStores } from '#domain/account-admin';
-import { modeAwareAccounts } from '#domain/mode-accounts';
-import type { AccountDirectory, HolderStore, TaskStore } from '#domain/ports';
-import { SILENT_TELEMETRY } from '#domain/telemetry';
+import type { CircuitStore } from '#domain/providers/ports';
+import type { AdminStores } from '#domain/accounts/account-admin';
+import { modeAwareAccounts } from '#domain/accounts/partition-accounts';
+import type { AccountDirectory, HolderStore } from '#domain/accounts/ports';
+import type { TaskStore } from '#domain/tasks/ports';
+import { SILENT_TELEMETRY } from '#domain/shared/telemetry';
 import { localTarget, type LocalTarget } from '../local-stack/discovery';
 import { UsageError } from './errors';
 

@@ -1,8 +1,8 @@
 import type { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
-import { openHolderAccount } from '#domain/authenticate-session';
-import { ValidationError } from '#domain/errors';
-import type { Holder } from '#domain/holder';
-import type { HolderStore } from '#domain/ports';
+import { openHolderAccount } from '#domain/accounts/authenticate-session';
+import { ValidationError } from '#domain/shared/errors';
+import type { Holder } from '#domain/accounts/holder';
+import type { HolderStore } from '#domain/accounts/ports';
 import { passwordProblem } from '#lib/identity-policy';
 import type { LocalTarget } from '../local-stack/discovery';
 import { UsageError } from './errors';

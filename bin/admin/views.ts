@@ -1,9 +1,10 @@
-import type { Account } from '#domain/account';
-import type { AccountListing, AccountSummary } from '#domain/account-admin';
-import { isExpired, scopesOf, type ApiKeyRecord } from '#domain/api-key';
-import { modeOfScope } from '#domain/mode';
-import { submissionState, type CircuitView } from '#domain/provider-status';
-import type { Task } from '#domain/task';
+import type { Account } from '#domain/accounts/account';
+import type { AccountListing, AccountSummary } from '#domain/accounts/account-admin';
+import { isExpired, scopesOf, type ApiKeyRecord } from '#domain/accounts/api-key';
+import { modeOfPartition } from '#domain/shared/partition';
+import { submissionState } from '#domain/tasks/describe-task';
+import { type CircuitView } from '#domain/providers/status';
+import type { Task } from '#domain/tasks/task';
 
 /** The JSON the admin CLI prints: snake_case like the API, and never a key hash. */
 export const accountView = (account: Account) => ({
@@ -45,8 +46,8 @@ export const circuitView = (circuit: CircuitView) => ({
 /** A task as operators follow it: where its create went and how its submission stands. */
 export const taskView = (task: Task, circuit: CircuitView | undefined) => ({
   task_id: task.taskId,
-  account_id: task.accountId,
-  mode: modeOfScope(task.accountId),
+  account_id: task.partitionId,
+  mode: modeOfPartition(task.partitionId),
   kind: task.kind,
   status: task.status,
   model: task.params.model,

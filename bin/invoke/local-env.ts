@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { hashApiKey, keyIdFromHash } from '#domain/api-key';
+import { hashApiKey, keyIdFromHash } from '#domain/accounts/api-key';
 import { localTarget, notRunningHint, type LocalTarget } from '../local-stack/discovery';
 import { localSettings, REPO_ROOT, type LocalSettings } from '../local-stack/settings';
 import { canConnectNow } from '../local-stack/wait-for-port';

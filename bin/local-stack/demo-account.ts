@@ -1,8 +1,8 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '#app-context';
-import { createAccount } from '#domain/account-admin';
-import { authenticate } from '#domain/authenticate';
+import { createAccount } from '#domain/accounts/account-admin';
+import { authenticate } from '#domain/accounts/authenticate';
 
 /**
  * The demo account seeded on the first start. The table keeps only the key's hash, so the key

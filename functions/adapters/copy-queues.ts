@@ -1,5 +1,5 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import type { CopyQueue, CopyRequest } from '#domain/ports';
+import type { CopyQueue, CopyRequest } from '#domain/tasks/ports';
 import { logger } from '#observability/logger';
 import { boundedClientConfig, CONTROL_PLANE_BOUNDS } from './aws-client-options';
 

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Thumbnails } from '#domain/ports';
+import type { Thumbnails } from '#domain/tasks/ports';
 
 /** The few storage calls a thumbnail needs (ObjectStorage). */
 export interface ThumbnailStorage {

@@ -1,6 +1,6 @@
-import { oversizeReason } from '#domain/image-size';
-import { MAX_UPLOAD_BYTES, sniffImageType } from '#domain/image-type';
-import type { ReferenceUrlPolicy } from '#domain/ports';
+import { oversizeReason } from '#domain/catalogue/image-size';
+import { MAX_UPLOAD_BYTES, sniffImageType } from '#domain/catalogue/image-type';
+import type { ReferenceUrlPolicy } from '#domain/tasks/ports';
 import { isPublicMediaKey } from './s3/media-layout';
 import type { ObjectStorage } from './s3/object-storage';
 import { createSafeFetcher, FetchFailedError, type SafeFetcher } from './safe-fetch';

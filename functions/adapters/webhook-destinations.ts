@@ -1,4 +1,4 @@
-import type { DestinationPolicy } from '#domain/webhooks';
+import type { DestinationPolicy } from '#domain/webhooks/ports';
 import { isLoopbackHost, parseFetchableUrl, staticRefusal } from './url-rules';
 
 /**

@@ -1,4 +1,4 @@
-import type { WebhookSender } from '#domain/webhook-deliveries';
+import type { WebhookSender } from '#domain/webhooks/deliveries';
 import { FetchFailedError, UnsafeUrlError, type SafeFetcher } from './safe-fetch';
 
 /**

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { WebhookSigner } from '#domain/webhook-deliveries';
+import type { WebhookSigner } from '#domain/webhooks/deliveries';
 
 /**
  * Standard Webhooks signatures: "v1," and the base64 HMAC-SHA256 of `id.timestamp.body`, keyed

@@ -1,5 +1,5 @@
 import { CognitoIdentity } from '#adapters/identity/cognito-identity';
-import type { IdentityProvider } from '#domain/ports';
+import type { IdentityProvider } from '#domain/accounts/ports';
 import { appIdentityConfig } from './config';
 
 let current: IdentityProvider | undefined | null;

@@ -1,9 +1,9 @@
 import type { Db } from '#adapters/dynamodb/dynamo-client';
 import type { ObjectStorage } from '#adapters/s3/object-storage';
 import type { Config } from '#config';
-import type { CopyQueue } from '#domain/ports';
-import type { GenerationProvider } from '#domain/provider';
-import type { StartDeps } from '#domain/start-task';
+import type { CopyQueue } from '#domain/tasks/ports';
+import type { GenerationProvider } from '#domain/providers/provider';
+import type { StartDeps } from '#domain/tasks/start-task';
 import { powertoolsTelemetry } from '#observability/telemetry';
 import { buildLifecycle, lifecycle } from './lifecycle';
 import { appConfigWithProviders } from './provider';

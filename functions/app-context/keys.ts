@@ -1,4 +1,4 @@
-import type { KeyManagementDeps } from '#domain/key-management';
+import type { KeyManagementDeps } from '#domain/accounts/key-management';
 import { stores } from './stores';
 
 /** What the key endpoints' use cases need: the key store and the clock. */

@@ -1,20 +1,21 @@
 import { createLambdaClient, InProcessCopyQueue, LambdaCopyQueue } from '#adapters/copy-queues';
 import { lazyMessageQueue } from './queues';
 import { providerCallbackUrl } from '#contract/params';
-import { CircuitBreaker } from '#domain/circuit-breaker';
-import { CounterBudget } from '#domain/provider-budget';
+import { CircuitBreaker } from '#domain/providers/circuit-breaker';
+import { CounterBudget } from '#domain/providers/budget';
 import { ReferenceImages } from '#adapters/reference-images';
 import { ffmpegBinary, FfmpegThumbnails } from '#adapters/ffmpeg-thumbnails';
 import type { ObjectStorage } from '#adapters/s3/object-storage';
 import type { Config } from '#config';
-import type { CopyQueue, SubmissionRequest } from '#domain/ports';
-import type { GenerationProvider } from '#domain/provider';
-import type { StartDeps } from '#domain/start-task';
-import { copyRequested, DEFAULT_LIFECYCLE_SETTINGS } from '#domain/task-lifecycle';
+import type { CopyQueue, SubmissionRequest } from '#domain/tasks/ports';
+import type { GenerationProvider } from '#domain/providers/provider';
+import type { StartDeps } from '#domain/tasks/start-task';
+import { copyRequested } from '#domain/tasks/lifecycle/outputs';
+import { DEFAULT_LIFECYCLE_SETTINGS } from '#domain/tasks/lifecycle/deps';
 import { traced } from '#observability/client-tracing';
 import { powertoolsTelemetry } from '#observability/telemetry';
 import { instrumentedProvider } from '#providers/instrumented-provider';
-import { publishTaskEnded } from '#domain/webhook-deliveries';
+import { publishTaskEnded } from '#domain/webhooks/deliveries';
 import { webhookEvents, type EventPublishing } from './webhook-events';
 import { appMediaStorage } from './media';
 import { appConfigWithProviders, buildOtherProviders, buildProvider, buildTestProvider, checkRoutes, providerBudgets } from './provider';
@@ -56,6 +57,7 @@ export function buildLifecycle(
       probeTimeoutMs: 30_000,
     }),
     media: parts.storage,
+    realTime: Date.now,
     thumbnails: new FfmpegThumbnails(parts.storage, ffmpegBinary(config.ffmpegPath)),
     copyQueue,
     clock: () => new Date(),
@@ -69,7 +71,7 @@ export function buildLifecycle(
     budget: new CounterBudget(parts.stores.rateCounter),
     submissions: lazyMessageQueue<SubmissionRequest>('submissions', submissions.queueUrl, config.region),
     ...(callbackBase && {
-      callbackUrl: (task, providerName, token) => providerCallbackUrl(callbackBase, providerName, task.accountId, task.taskId, token),
+      callbackUrl: (task, providerName, token) => providerCallbackUrl(callbackBase, providerName, task.partitionId, task.taskId, token),
     }),
     telemetry: powertoolsTelemetry,
     events: { taskEnded: (task) => publishTaskEnded(parts.webhooks, task) },

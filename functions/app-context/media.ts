@@ -2,7 +2,7 @@ import { createSafeFetcher } from '#adapters/safe-fetch';
 import { ObjectStorage } from '#adapters/s3/object-storage';
 import { createS3Client } from '#adapters/s3/s3-client';
 import type { MediaConfig } from '#config/service';
-import type { UploadStorage } from '#domain/ports';
+import type { UploadStorage } from '#domain/uploads/ports';
 import { appMediaConfig } from './config';
 
 /** Bounds for copying a provider's result (a 12 s 1080p video is tens of MB). */

@@ -4,11 +4,11 @@ import { readSecret, type SecretReader } from '#adapters/secrets';
 import { powertoolsTelemetry } from '#observability/telemetry';
 import type { Config, ProviderConfig } from '#config';
 import { loadProviderSetup, type ProviderSetup } from '#config/providers';
-import type { GenerationProvider } from '#domain/provider';
+import type { GenerationProvider } from '#domain/providers/provider';
 import type { ProviderParts } from '#providers/provider-module';
 import { providerModule } from '#providers/registry';
 import { providerSettings } from '#providers/settings-registry';
-import type { ProviderRoutes } from '#domain/provider-routing';
+import type { ProviderRoutes } from '#domain/providers/choice';
 import { simulated } from '#providers/simulated/index';
 import { appServiceConfig } from './config';
 

@@ -3,7 +3,7 @@ import { boundedClientConfig, CONTROL_PLANE_BOUNDS } from '#adapters/aws-client-
 import { InProcessQueue } from '#adapters/queues/in-process-queue';
 import { QUEUE_URL_VARIABLES, type QueueName } from '#adapters/queues/queue-names';
 import { SqsQueue } from '#adapters/queues/sqs-queue';
-import type { MessageQueue } from '#domain/ports';
+import type { MessageQueue } from '#domain/shared/ports';
 import { traced } from '#observability/client-tracing';
 
 /**
@@ -24,7 +24,7 @@ const localQueues = new Map<QueueName, InProcessQueue<unknown>>();
 export function localQueue<T>(name: QueueName): InProcessQueue<T> {
   let queue = localQueues.get(name);
   if (!queue) {
-    queue = new InProcessQueue<unknown>({ name, visibilityTimeoutMs: LOCAL_VISIBILITY_MS[name], maxReceiveCount: 5 });
+    queue = new InProcessQueue<unknown>({ name, visibilityTimeoutMs: LOCAL_VISIBILITY_MS[name], maxReceiveCount: 5, now: Date.now });
     localQueues.set(name, queue);
   }
   return queue as InProcessQueue<T>;

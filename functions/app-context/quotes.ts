@@ -1,5 +1,5 @@
 import { ReferenceImages } from '#adapters/reference-images';
-import type { QuoteDeps } from '#domain/quote';
+import type { QuoteDeps } from '#domain/tasks/quote';
 import { appMediaStorage } from './media';
 import { stores } from './stores';
 

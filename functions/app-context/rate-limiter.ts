@@ -1,4 +1,4 @@
-import { principalRateLimiter, type RateLimiter } from '#domain/rate-limit';
+import { principalRateLimiter, type RateLimiter } from '#domain/accounts/rate-limit';
 import { stores } from './stores';
 
 /**

@@ -4,7 +4,7 @@ import { DynamoEventFeedStore } from '#adapters/dynamodb/event-feed-repository';
 import { DynamoWebhookStore } from '#adapters/dynamodb/webhook-repository';
 import type { EventsConfig } from '#config/service';
 import { renderEvent } from '#contract/events';
-import type { DeliveryDeps, DeliveryMessage } from '#domain/webhook-deliveries';
+import type { DeliveryDeps, DeliveryMessage } from '#domain/webhooks/deliveries';
 import { appEventsConfig } from './config';
 import { lazyMessageQueue } from './queues';
 import { appDb } from './stores';

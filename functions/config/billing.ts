@@ -1,5 +1,5 @@
 import { parseCatalogue, STRIPE_SECRETS } from '#adapters/stripe/settings';
-import type { BillingCatalogue } from '#domain/billing';
+import type { BillingCatalogue } from '#domain/billing/billing';
 import type { SecretSource } from '#providers/provider-module';
 import { ConfigError, httpUrl, jsonText, readGroup, setting, text, type Env } from './setting';
 

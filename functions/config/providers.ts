@@ -1,4 +1,4 @@
-import type { ProviderRoutes } from '#domain/provider-routing';
+import type { ProviderRoutes } from '#domain/providers/choice';
 import type { ProviderSecret, SecretSource, SomeProviderSettings } from '#providers/provider-module';
 import { parseProviderRoutes, routedProviders } from '#providers/route-settings';
 import { PROVIDER_NAMES, PROVIDER_SETTINGS_LIST, providerSettings, type ProviderConfig } from '#providers/settings-registry';

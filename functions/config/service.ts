@@ -1,5 +1,5 @@
-import { DEFAULT_CIRCUIT_SETTINGS } from '#domain/circuit-breaker';
-import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#domain/rate-limit';
+import { DEFAULT_CIRCUIT_SETTINGS } from '#domain/providers/circuit-breaker';
+import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#domain/accounts/rate-limit';
 import { SIMULATED_DEFAULTS } from '#providers/simulated/defaults';
 import {
   ConfigError,

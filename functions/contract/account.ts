@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { SUBSCRIPTION_STATUSES } from '#domain/account';
-import type { AccountOverview } from '#domain/get-account';
+import { SUBSCRIPTION_STATUSES } from '#domain/accounts/account';
+import type { AccountOverview } from '#domain/accounts/get-account';
 import { successEnvelopeSchema } from './envelope';
 
 const balance = (mode: string) =>

@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { SUBSCRIPTION_STATUSES } from '#domain/account';
-import { PLAN_INTERVALS, SUBSCRIPTION_PAYMENTS_SHOWN } from '#domain/billing';
-import type { BillingOverview, CheckoutChoice } from '#domain/billing-account';
-import { ValidationError } from '#domain/errors';
+import { SUBSCRIPTION_STATUSES } from '#domain/accounts/account';
+import { PLAN_INTERVALS, SUBSCRIPTION_PAYMENTS_SHOWN } from '#domain/billing/billing';
+import type { BillingOverview, CheckoutChoice } from '#domain/billing/billing-account';
+import { ValidationError } from '#domain/shared/errors';
 import { successEnvelopeSchema } from './envelope';
 import { jsonObject } from './fields';
 

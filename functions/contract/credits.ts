@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { SUBSCRIPTION_STATUSES, type Account } from '#domain/account';
+import { SUBSCRIPTION_STATUSES, type Account } from '#domain/accounts/account';
 import { successEnvelopeSchema } from './envelope';
 
 /** GET /credits: the balance and what the account may use. */

@@ -1,4 +1,4 @@
-import { KEY_EXPIRED_MESSAGE } from '#domain/errors';
+import { KEY_EXPIRED_MESSAGE } from '#domain/shared/errors';
 
 /**
  * The API's error codes and the one HTTP status each is answered with. The error mapping, the

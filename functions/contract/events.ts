@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { EVENTS_PAGE, type EventsPage } from '#domain/events-feed';
-import { TASK_EVENT_TYPES, type WebhookEvent } from '#domain/webhooks';
+import { EVENTS_PAGE, type EventsPage } from '#domain/webhooks/events-feed';
+import { TASK_EVENT_TYPES, type WebhookEvent } from '#domain/webhooks/webhooks';
 import { successEnvelopeSchema } from './envelope';
 import { timestamp } from './fields';
 import { wholeNumberParam } from './pagination';

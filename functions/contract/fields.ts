@@ -8,7 +8,7 @@ import {
   type Capabilities,
   type ImageModel,
   type VideoModel,
-} from '#domain/catalogue';
+} from '#domain/catalogue/catalogue';
 
 /**
  * Field helpers shared by the contract's schemas: the wording of their messages is what a

@@ -9,8 +9,8 @@ import {
   IMAGE_RESOLUTIONS,
   MAX_REFERENCE_IMAGES,
   OUTPUT_FORMATS,
-} from '#domain/catalogue';
-import type { ImageParams } from '#domain/task';
+} from '#domain/catalogue/catalogue';
+import type { ImageParams } from '#domain/catalogue/params';
 import { httpUrl, jsonObject, negativePromptField, oneOf, promptField, refuseUnsupported, seedField } from './fields';
 
 /** POST /api/v1/generate-image: the body, with the defaults a missing field takes. */

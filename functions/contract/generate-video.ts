@@ -9,8 +9,8 @@ import {
   VIDEO_DURATION,
   VIDEO_MODEL_IDS,
   VIDEO_RESOLUTIONS,
-} from '#domain/catalogue';
-import type { VideoParams } from '#domain/task';
+} from '#domain/catalogue/catalogue';
+import type { VideoParams } from '#domain/catalogue/params';
 import { httpUrl, jsonObject, negativePromptField, oneOf, promptField, refuseUnsupported, seedField } from './fields';
 
 /** POST /api/v1/generate: the body, with the defaults a missing field takes. */

@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { KEY_SCOPES, scopesOf, UNNAMED_KEY, type KeyScope } from '#domain/api-key';
-import { MAX_KEY_LIFETIME_DAYS, MAX_KEY_NAME_LENGTH, type KeyDetails, type NewKey } from '#domain/key-management';
-import { KEY_MODES } from '#domain/mode';
-import type { ApiKeyChanges } from '#domain/ports';
+import { KEY_SCOPES, scopesOf, UNNAMED_KEY, type KeyScope } from '#domain/accounts/api-key';
+import { MAX_KEY_LIFETIME_DAYS, MAX_KEY_NAME_LENGTH, type KeyDetails, type NewKey } from '#domain/accounts/key-management';
+import { KEY_MODES } from '#domain/shared/partition';
+import type { ApiKeyChanges } from '#domain/accounts/ports';
 import { successEnvelopeSchema } from './envelope';
 import { jsonObject, oneOf, timestamp } from './fields';
 

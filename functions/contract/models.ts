@@ -10,7 +10,7 @@ import {
   VIDEO_MODEL_IDS,
   VIDEO_RESOLUTIONS,
   type CatalogueEntry,
-} from '#domain/catalogue';
+} from '#domain/catalogue/catalogue';
 import { successEnvelopeSchema } from './envelope';
 
 /** GET /models: the catalogue (domain/catalogue.ts) in the API's words. */

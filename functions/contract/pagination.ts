@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { Page } from '#domain/list-tasks';
+import type { Page } from '#domain/shared/page';
 
 /** Pagination of the history lists: the query a client sends and the block it gets back. */
 

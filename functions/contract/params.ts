@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { MAX_IMAGE_SIDE } from '#domain/image-size';
-import { MAX_UPLOAD_BYTES } from '#domain/image-type';
+import { MAX_IMAGE_SIDE } from '#domain/catalogue/image-size';
+import { MAX_UPLOAD_BYTES } from '#domain/catalogue/image-type';
 
 /** Request headers, path parameters and the upload form, as the API reference describes them. */
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import type { StartRequest } from '#domain/admission';
-import type { Quote } from '#domain/quote';
+import type { StartRequest } from '#domain/tasks/start-rules';
+import type { Quote } from '#domain/tasks/quote';
 import { successEnvelopeSchema } from './envelope';
 import type { ErrorCode } from './errors';
 import { credits, oneOf } from './fields';

@@ -8,9 +8,10 @@ import {
   VIDEO_ASPECT_RATIOS,
   VIDEO_MODEL_IDS,
   VIDEO_RESOLUTIONS,
-} from '#domain/catalogue';
-import { isLivemode } from '#domain/mode';
-import { TASK_ERROR_CODES, TASK_STATUSES, type GenerationExtras, type ImageTask, type Task, type TaskStatus, type VideoTask } from '#domain/task';
+} from '#domain/catalogue/catalogue';
+import { isLivemode } from '#domain/shared/partition';
+import { TASK_ERROR_CODES, TASK_STATUSES, type ImageTask, type Task, type TaskStatus, type VideoTask } from '#domain/tasks/task';
+import { type GenerationExtras } from '#domain/catalogue/params';
 import { successEnvelopeSchema } from './envelope';
 import { credits, timestamp } from './fields';
 import { pagination, paginationView, type PageOf } from './pagination';
@@ -159,7 +160,7 @@ function common(task: Task) {
     status: task.status,
     credits_used: task.creditsUsed,
     progress: task.progress,
-    livemode: isLivemode(task.accountId),
+    livemode: isLivemode(task.partitionId),
     ...(task.status === 'failed' && task.error && { error: { message: task.error.message, code: task.error.code } }),
     created_at: task.createdAt,
     updated_at: task.updatedAt,

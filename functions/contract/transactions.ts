@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import type { Page } from '#domain/list-tasks';
-import { LEDGER_KINDS, type LedgerEntry } from '#domain/ledger';
+import type { Page } from '#domain/shared/page';
+import { LEDGER_KINDS, type LedgerEntry } from '#domain/accounts/ledger';
 import { successEnvelopeSchema } from './envelope';
 import { timestamp } from './fields';
 import { pagination, paginationView } from './pagination';

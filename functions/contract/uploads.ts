@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { IMAGE_EXTENSIONS, MAX_UPLOAD_BYTES, type ImageContentType } from '#domain/image-type';
-import type { DirectUpload, StoredImage } from '#domain/uploads';
+import { IMAGE_EXTENSIONS, MAX_UPLOAD_BYTES, type ImageContentType } from '#domain/catalogue/image-type';
+import type { DirectUpload, StoredImage } from '#domain/uploads/uploads';
 import { successEnvelopeSchema } from './envelope';
 import { timestamp } from './fields';
 

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import type { Delivery } from '#domain/webhook-deliveries';
-import { MAX_WEBHOOK_DESCRIPTION, TASK_EVENT_TYPES, type WebhookEndpoint } from '#domain/webhooks';
-import type { Page } from '#domain/list-tasks';
+import type { Delivery } from '#domain/webhooks/deliveries';
+import { MAX_WEBHOOK_DESCRIPTION, TASK_EVENT_TYPES, type WebhookEndpoint } from '#domain/webhooks/webhooks';
+import type { Page } from '#domain/shared/page';
 import { successEnvelopeSchema } from './envelope';
 import { jsonObject, oneOf, timestamp } from './fields';
 import { pagination, paginationView } from './pagination';

@@ -2,8 +2,8 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } fro
 import { appIdentityConfig } from '#app-context/config';
 import { identityProvider } from '#app-context/identity';
 import { stores } from '#app-context/stores';
-import { authenticateCaller } from '#domain/authenticate-caller';
-import { KeyExpiredError, UnauthorizedError } from '#domain/errors';
+import { authenticateCaller } from '#domain/accounts/authenticate-caller';
+import { KeyExpiredError, UnauthorizedError } from '#domain/shared/errors';
 import { authorizerContext } from '#http/principal';
 import { headerValue } from '#http/headers';
 import { observe } from '#observability/middleware';
@@ -32,7 +32,7 @@ async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGa
       headerValue(event, 'authorization'),
     );
     return {
-      principalId: principal.accountId,
+      principalId: principal.partitionId,
       policyDocument: {
         Version: '2012-10-17',
         Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApiArn(event.methodArn) }],

@@ -1,7 +1,7 @@
 import { lifecycle } from '#app-context/lifecycle';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { imageView } from '#contract/tasks';
-import { cancelTask } from '#domain/cancel-task';
+import { cancelTask } from '#domain/tasks/cancel-task';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
 import { spec } from './cancel-image.spec';
@@ -10,6 +10,6 @@ import { spec } from './cancel-image.spec';
 export const handler = httpHandler(
   spec,
   async ({ event, principal }) =>
-    imageView(await cancelTask(lifecycle(), principal.accountId, 'image', pathParameter(event, 'image_id'))),
+    imageView(await cancelTask(lifecycle(), principal.partitionId, 'image', pathParameter(event, 'image_id'))),
   { rateLimiter },
 );

@@ -1,7 +1,7 @@
 import { lifecycle } from '#app-context/lifecycle';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { videoView } from '#contract/tasks';
-import { cancelTask } from '#domain/cancel-task';
+import { cancelTask } from '#domain/tasks/cancel-task';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
 import { spec } from './cancel-video.spec';
@@ -10,6 +10,6 @@ import { spec } from './cancel-video.spec';
 export const handler = httpHandler(
   spec,
   async ({ event, principal }) =>
-    videoView(await cancelTask(lifecycle(), principal.accountId, 'video', pathParameter(event, 'video_id'))),
+    videoView(await cancelTask(lifecycle(), principal.partitionId, 'video', pathParameter(event, 'video_id'))),
   { rateLimiter },
 );

@@ -2,7 +2,7 @@ import { uploadStorage } from '#app-context/media';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { stores } from '#app-context/stores';
 import { uploadedImageView } from '#contract/uploads';
-import { completeDirectUpload } from '#domain/uploads';
+import { completeDirectUpload } from '#domain/uploads/uploads';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
 import { spec } from './complete-upload.spec';
@@ -12,7 +12,7 @@ export const handler = httpHandler(
   spec,
   async ({ event, principal }) => {
     const deps = { storage: uploadStorage(), publications: stores().uploadPublications };
-    return uploadedImageView(await completeDirectUpload(deps, principal.accountId, pathParameter(event, 'upload_id')));
+    return uploadedImageView(await completeDirectUpload(deps, principal.partitionId, pathParameter(event, 'upload_id')));
   },
   { rateLimiter },
 );

@@ -1,6 +1,6 @@
 import { lifecycle } from '#app-context/lifecycle';
-import type { CopyRequest } from '#domain/ports';
-import { copyRequested } from '#domain/task-lifecycle';
+import type { CopyRequest } from '#domain/tasks/ports';
+import { copyRequested } from '#domain/tasks/lifecycle/outputs';
 import { observe } from '#observability/middleware';
 
 /** Copies a finished task's provider outputs into our bucket (invoked asynchronously). */

@@ -1,13 +1,13 @@
 import { billingAccount } from '#app-context/billing';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { parseCheckout } from '#contract/billing';
-import { startCheckout } from '#domain/billing-account';
+import { startCheckout } from '#domain/billing/billing-account';
 import { httpHandler } from '#http/http-handler';
 import { spec } from './create-checkout.spec';
 
 /** POST /api/v1/billing/checkout (session, live mode): a checkout page for a pack or the plan. */
 export const handler = httpHandler(
   spec,
-  async ({ event, principal, body }) => ({ url: await startCheckout(billingAccount(event), principal.accountId, parseCheckout(body)) }),
+  async ({ event, principal, body }) => ({ url: await startCheckout(billingAccount(event), principal.partitionId, parseCheckout(body)) }),
   { rateLimiter },
 );

@@ -1,7 +1,7 @@
 import { keyManagement } from '#app-context/keys';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { createdKeyView, parseCreateKey } from '#contract/keys';
-import { createKey } from '#domain/key-management';
+import { createKey } from '#domain/accounts/key-management';
 import { httpHandler } from '#http/http-handler';
 import { spec } from './create-key.spec';
 
@@ -9,7 +9,7 @@ import { spec } from './create-key.spec';
 export const handler = httpHandler(
   spec,
   async ({ principal, body }) => {
-    const { details, apiKey } = await createKey(keyManagement(), principal.accountId, parseCreateKey(body));
+    const { details, apiKey } = await createKey(keyManagement(), principal.partitionId, parseCreateKey(body));
     return createdKeyView(details, apiKey);
   },
   { rateLimiter },

@@ -1,7 +1,7 @@
 import { uploadStorage } from '#app-context/media';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { directUploadView } from '#contract/uploads';
-import { createDirectUpload } from '#domain/uploads';
+import { createDirectUpload } from '#domain/uploads/uploads';
 import { httpHandler } from '#http/http-handler';
 import { spec } from './create-upload.spec';
 
@@ -9,6 +9,6 @@ import { spec } from './create-upload.spec';
 export const handler = httpHandler(
   spec,
   async ({ principal }) =>
-    directUploadView(await createDirectUpload(uploadStorage(), principal.accountId)),
+    directUploadView(await createDirectUpload(uploadStorage(), principal.partitionId)),
   { rateLimiter },
 );

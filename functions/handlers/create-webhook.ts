@@ -2,7 +2,7 @@ import { rateLimiter } from '#app-context/rate-limiter';
 import { stores } from '#app-context/stores';
 import { webhooks } from '#app-context/webhooks';
 import { createdWebhookView, parseCreateWebhook } from '#contract/webhooks';
-import { createWebhook } from '#domain/webhooks';
+import { createWebhook } from '#domain/webhooks/webhooks';
 import { httpHandler } from '#http/http-handler';
 import { spec } from './create-webhook.spec';
 
@@ -10,6 +10,6 @@ import { spec } from './create-webhook.spec';
 export const handler = httpHandler(
   spec,
   async ({ principal, body }) =>
-    createdWebhookView(await createWebhook({ ...webhooks(), accounts: stores().accounts }, principal.accountId, parseCreateWebhook(body))),
+    createdWebhookView(await createWebhook({ ...webhooks(), accounts: stores().accounts }, principal.partitionId, parseCreateWebhook(body))),
   { rateLimiter },
 );

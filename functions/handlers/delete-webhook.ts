@@ -1,6 +1,6 @@
 import { rateLimiter } from '#app-context/rate-limiter';
 import { webhooks } from '#app-context/webhooks';
-import { deleteWebhook } from '#domain/webhooks';
+import { deleteWebhook } from '#domain/webhooks/webhooks';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
 import { spec } from './delete-webhook.spec';
@@ -10,7 +10,7 @@ export const handler = httpHandler(
   spec,
   async ({ event, principal }) => {
     const webhookId = pathParameter(event, 'webhook_id');
-    await deleteWebhook(webhooks().webhooks, principal.accountId, webhookId);
+    await deleteWebhook(webhooks().webhooks, principal.partitionId, webhookId);
     return { webhook_id: webhookId, deleted: true as const };
   },
   { rateLimiter },

@@ -2,8 +2,8 @@ import { lifecycle } from '#app-context/lifecycle';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { parseGenerateImage } from '#contract/generate-image';
 import { imageView } from '#contract/tasks';
-import { spendingKeyOf } from '#domain/key-spend';
-import { startTask } from '#domain/start-task';
+import { spendingKeyOf } from '#domain/accounts/spending-key';
+import { startTask } from '#domain/tasks/start-task';
 import { httpHandler } from '#http/http-handler';
 import { idempotencyKeyOf } from '#http/request';
 import { spec } from './generate-image.spec';
@@ -13,7 +13,7 @@ export const handler = httpHandler(
   spec,
   async ({ event, principal, body }) => {
     const request = { kind: 'image' as const, params: parseGenerateImage(body) };
-    return imageView(await startTask(lifecycle(), principal.accountId, request, idempotencyKeyOf(event), spendingKeyOf(principal)));
+    return imageView(await startTask(lifecycle(), principal.partitionId, request, idempotencyKeyOf(event), spendingKeyOf(principal)));
   },
   { rateLimiter },
 );

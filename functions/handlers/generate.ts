@@ -2,8 +2,8 @@ import { lifecycle } from '#app-context/lifecycle';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { parseGenerateVideo } from '#contract/generate-video';
 import { videoView } from '#contract/tasks';
-import { spendingKeyOf } from '#domain/key-spend';
-import { startTask } from '#domain/start-task';
+import { spendingKeyOf } from '#domain/accounts/spending-key';
+import { startTask } from '#domain/tasks/start-task';
 import { httpHandler } from '#http/http-handler';
 import { idempotencyKeyOf } from '#http/request';
 import { spec } from './generate.spec';
@@ -13,7 +13,7 @@ export const handler = httpHandler(
   spec,
   async ({ event, principal, body }) => {
     const request = { kind: 'video' as const, params: parseGenerateVideo(body) };
-    return videoView(await startTask(lifecycle(), principal.accountId, request, idempotencyKeyOf(event), spendingKeyOf(principal)));
+    return videoView(await startTask(lifecycle(), principal.partitionId, request, idempotencyKeyOf(event), spendingKeyOf(principal)));
   },
   { rateLimiter },
 );

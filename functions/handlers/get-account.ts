@@ -1,7 +1,7 @@
 import { rateLimiter } from '#app-context/rate-limiter';
 import { stores } from '#app-context/stores';
 import { toAccountView } from '#contract/account';
-import { getAccountOverview } from '#domain/get-account';
+import { getAccountOverview } from '#domain/accounts/get-account';
 import { httpHandler } from '#http/http-handler';
 import { spec } from './get-account.spec';
 

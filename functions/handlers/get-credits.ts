@@ -1,7 +1,7 @@
 import { rateLimiter } from '#app-context/rate-limiter';
 import { stores } from '#app-context/stores';
 import { toCreditsView } from '#contract/credits';
-import { getCallerAccount } from '#domain/get-account';
+import { getCallerAccount } from '#domain/accounts/get-account';
 import { httpHandler } from '#http/http-handler';
 import { spec } from './get-credits.spec';
 
@@ -9,6 +9,6 @@ import { spec } from './get-credits.spec';
 export const handler = httpHandler(
   spec,
   async ({ principal }) =>
-    toCreditsView(await getCallerAccount(stores().accounts, principal.accountId)),
+    toCreditsView(await getCallerAccount(stores().accounts, principal.partitionId)),
   { rateLimiter },
 );

@@ -1,4 +1,4 @@
-import { NotFoundError } from '#domain/errors';
+import { NotFoundError } from '#domain/shared/errors';
 import { publicHandler } from '#http/public-handler';
 import { pathParameter } from '#http/request';
 import { RENDERER_ASSET, rendererScript } from '#openapi/renderer';

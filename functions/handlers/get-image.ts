@@ -1,7 +1,7 @@
 import { lifecycle } from '#app-context/lifecycle';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { imageView } from '#contract/tasks';
-import { getTask } from '#domain/get-task';
+import { getTask } from '#domain/tasks/get-task';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
 import { spec } from './get-image.spec';
@@ -10,6 +10,6 @@ import { spec } from './get-image.spec';
 export const handler = httpHandler(
   spec,
   async ({ event, principal }) =>
-    imageView(await getTask(lifecycle(), principal.accountId, 'image', pathParameter(event, 'image_id'))),
+    imageView(await getTask(lifecycle(), principal.partitionId, 'image', pathParameter(event, 'image_id'))),
   { rateLimiter },
 );

@@ -1,7 +1,7 @@
 import { lifecycle } from '#app-context/lifecycle';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { videoView } from '#contract/tasks';
-import { getTask } from '#domain/get-task';
+import { getTask } from '#domain/tasks/get-task';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
 import { spec } from './get-video.spec';
@@ -10,6 +10,6 @@ import { spec } from './get-video.spec';
 export const handler = httpHandler(
   spec,
   async ({ event, principal }) =>
-    videoView(await getTask(lifecycle(), principal.accountId, 'video', pathParameter(event, 'video_id'))),
+    videoView(await getTask(lifecycle(), principal.partitionId, 'video', pathParameter(event, 'video_id'))),
   { rateLimiter },
 );

@@ -1,7 +1,7 @@
 import { rateLimiter } from '#app-context/rate-limiter';
 import { webhooks } from '#app-context/webhooks';
 import { deliveryPageView } from '#contract/webhooks';
-import { listDeliveries } from '#domain/webhook-deliveries';
+import { listDeliveries } from '#domain/webhooks/deliveries';
 import { httpHandler } from '#http/http-handler';
 import { parsePagination, pathParameter } from '#http/request';
 import { spec } from './list-deliveries.spec';
@@ -12,7 +12,7 @@ export const handler = httpHandler(
   async ({ event, principal }) => {
     const { page, limit } = parsePagination(event);
     const webhookId = pathParameter(event, 'webhook_id');
-    return deliveryPageView(await listDeliveries(webhooks(), principal.accountId, webhookId, page, limit));
+    return deliveryPageView(await listDeliveries(webhooks(), principal.partitionId, webhookId, page, limit));
   },
   { rateLimiter },
 );

@@ -1,7 +1,7 @@
 import { rateLimiter } from '#app-context/rate-limiter';
 import { webhookEvents } from '#app-context/webhook-events';
 import { eventPageView, eventsQuery } from '#contract/events';
-import { listEvents } from '#domain/events-feed';
+import { listEvents } from '#domain/webhooks/events-feed';
 import { httpHandler } from '#http/http-handler';
 import { spec } from './list-events.spec';
 
@@ -10,7 +10,7 @@ export const handler = httpHandler(
   spec,
   async ({ event, principal }) => {
     const { after, limit } = eventsQuery.parse(event.queryStringParameters ?? {});
-    return eventPageView(await listEvents(webhookEvents().feed, principal.accountId, after, limit));
+    return eventPageView(await listEvents(webhookEvents().feed, principal.partitionId, after, limit));
   },
   { rateLimiter },
 );

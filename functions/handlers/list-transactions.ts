@@ -1,7 +1,7 @@
 import { rateLimiter } from '#app-context/rate-limiter';
 import { stores } from '#app-context/stores';
 import { transactionPageView } from '#contract/transactions';
-import { listTransactions } from '#domain/list-transactions';
+import { listTransactions } from '#domain/accounts/list-transactions';
 import { httpHandler } from '#http/http-handler';
 import { parsePagination } from '#http/request';
 import { spec } from './list-transactions.spec';
@@ -11,7 +11,7 @@ export const handler = httpHandler(
   spec,
   async ({ event, principal }) => {
     const { page, limit } = parsePagination(event);
-    return transactionPageView(await listTransactions(stores(), principal.accountId, page, limit));
+    return transactionPageView(await listTransactions(stores(), principal.partitionId, page, limit));
   },
   { rateLimiter },
 );

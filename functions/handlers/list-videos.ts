@@ -1,7 +1,7 @@
 import { rateLimiter } from '#app-context/rate-limiter';
 import { stores } from '#app-context/stores';
 import { videoPageView } from '#contract/tasks';
-import { listTasks } from '#domain/list-tasks';
+import { listTasks } from '#domain/tasks/list-tasks';
 import { httpHandler } from '#http/http-handler';
 import { parsePagination } from '#http/request';
 import { spec } from './list-videos.spec';
@@ -11,7 +11,7 @@ export const handler = httpHandler(
   spec,
   async ({ event, principal }) => {
     const { page, limit } = parsePagination(event);
-    return videoPageView(await listTasks(stores().tasks, principal.accountId, 'video', page, limit));
+    return videoPageView(await listTasks(stores().tasks, principal.partitionId, 'video', page, limit, new Date()));
   },
   { rateLimiter },
 );

@@ -1,7 +1,7 @@
 import { rateLimiter } from '#app-context/rate-limiter';
 import { webhooks } from '#app-context/webhooks';
 import { webhookView } from '#contract/webhooks';
-import { listWebhooks } from '#domain/webhooks';
+import { listWebhooks } from '#domain/webhooks/webhooks';
 import { httpHandler } from '#http/http-handler';
 import { spec } from './list-webhooks.spec';
 
@@ -9,7 +9,7 @@ import { spec } from './list-webhooks.spec';
 export const handler = httpHandler(
   spec,
   async ({ principal }) => ({
-    webhooks: (await listWebhooks(webhooks().webhooks, principal.accountId)).map(webhookView),
+    webhooks: (await listWebhooks(webhooks().webhooks, principal.partitionId)).map(webhookView),
   }),
   { rateLimiter },
 );

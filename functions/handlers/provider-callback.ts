@@ -2,7 +2,7 @@ import { lifecycle } from '#app-context/lifecycle';
 import { stores } from '#app-context/stores';
 import { successEnvelope } from '#contract/envelope';
 import type { ProviderCallbackAnswer } from '#contract/provider-callbacks';
-import { receiveProviderCallback } from '#domain/provider-callbacks';
+import { receiveProviderCallback } from '#domain/tasks/callbacks';
 import { jsonResponse } from '#http/envelope';
 import { publicHandler } from '#http/public-handler';
 import { pathParameter } from '#http/request';

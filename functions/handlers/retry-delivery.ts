@@ -1,6 +1,6 @@
 import { rateLimiter } from '#app-context/rate-limiter';
 import { webhookEvents } from '#app-context/webhook-events';
-import { retryDelivery } from '#domain/webhook-deliveries';
+import { retryDelivery } from '#domain/webhooks/deliveries';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
 import { spec } from './retry-delivery.spec';
@@ -10,7 +10,7 @@ export const handler = httpHandler(
   spec,
   async ({ event, principal }) => {
     const deps = { ...webhookEvents(), clock: () => new Date() };
-    const { eventId } = await retryDelivery(deps, principal.accountId, pathParameter(event, 'webhook_id'), pathParameter(event, 'event_id'));
+    const { eventId } = await retryDelivery(deps, principal.partitionId, pathParameter(event, 'webhook_id'), pathParameter(event, 'event_id'));
     return { event_id: eventId, status: 'pending' as const };
   },
   { rateLimiter },

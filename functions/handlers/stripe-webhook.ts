@@ -1,7 +1,7 @@
 import { billing } from '#app-context/billing';
 import { successEnvelope } from '#contract/envelope';
 import type { StripeWebhookAnswer } from '#contract/billing';
-import { receiveBillingEvent } from '#domain/billing-events';
+import { receiveBillingEvent } from '#domain/billing/billing-events';
 import { jsonResponse } from '#http/envelope';
 import { headerValue } from '#http/headers';
 import { publicHandler } from '#http/public-handler';

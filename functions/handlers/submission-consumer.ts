@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { lifecycle } from '#app-context/lifecycle';
-import { submitQueued } from '#domain/submission';
+import { submitQueued } from '#domain/tasks/submission';
 import { queueHandler } from '#queue/queue-handler';
 
 const submissionMessage = z.object({ accountId: z.string(), taskId: z.string() });

@@ -1,7 +1,7 @@
 import { lifecycle } from '#app-context/lifecycle';
 import { webhooks } from '#app-context/webhooks';
-import { sweep, type SweepReport } from '#domain/sweep';
-import { resendStalledDeliveries } from '#domain/webhook-deliveries';
+import { sweep, type SweepReport } from '#domain/tasks/sweep';
+import { resendStalledDeliveries } from '#domain/webhooks/deliveries';
 import { logger } from '#observability/logger';
 import { observe } from '#observability/middleware';
 import { powertoolsTelemetry } from '#observability/telemetry';

@@ -1,6 +1,6 @@
 import { rateLimiter } from '#app-context/rate-limiter';
 import { webhooks } from '#app-context/webhooks';
-import { sendTestEvent } from '#domain/webhook-deliveries';
+import { sendTestEvent } from '#domain/webhooks/deliveries';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
 import { spec } from './test-webhook.spec';
@@ -9,7 +9,7 @@ import { spec } from './test-webhook.spec';
 export const handler = httpHandler(
   spec,
   async ({ event, principal }) => {
-    const { eventId } = await sendTestEvent(webhooks(), principal.accountId, pathParameter(event, 'webhook_id'));
+    const { eventId } = await sendTestEvent(webhooks(), principal.partitionId, pathParameter(event, 'webhook_id'));
     return { event_id: eventId };
   },
   { rateLimiter },

@@ -1,7 +1,7 @@
 import { keyManagement } from '#app-context/keys';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { keyView, parseUpdateKey } from '#contract/keys';
-import { updateKey } from '#domain/key-management';
+import { updateKey } from '#domain/accounts/key-management';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
 import { spec } from './update-key.spec';
@@ -10,6 +10,6 @@ import { spec } from './update-key.spec';
 export const handler = httpHandler(
   spec,
   async ({ event, principal, body }) =>
-    keyView(await updateKey(keyManagement(), principal.accountId, pathParameter(event, 'key_id'), parseUpdateKey(body))),
+    keyView(await updateKey(keyManagement(), principal.partitionId, pathParameter(event, 'key_id'), parseUpdateKey(body))),
   { rateLimiter },
 );

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { webhooks } from '#app-context/webhooks';
-import { attemptDelivery } from '#domain/webhook-deliveries';
+import { attemptDelivery } from '#domain/webhooks/deliveries';
 import { queueHandler } from '#queue/queue-handler';
 
 const deliveryMessage = z.object({ accountId: z.string(), webhookId: z.string(), eventId: z.string() });

@@ -1,6 +1,6 @@
-import type { KeyScope } from '#domain/api-key';
-import { ForbiddenError } from '#domain/errors';
-import type { Principal, SessionPrincipal } from '#domain/principal';
+import type { KeyScope } from '#domain/accounts/api-key';
+import { ForbiddenError } from '#domain/shared/errors';
+import type { Principal, SessionPrincipal } from '#domain/accounts/principal';
 import { CAPABILITIES, type Access, type Capability } from '#spec/function-spec';
 
 /**

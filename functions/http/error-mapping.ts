@@ -13,7 +13,7 @@ import {
   UnsupportedMediaTypeError,
   UpstreamError,
   ValidationError,
-} from '#domain/errors';
+} from '#domain/shared/errors';
 import { INTERNAL_ERROR_MESSAGE, statusOf, type ErrorCode } from '#contract/errors';
 import { describeJsonSyntaxProblem, findJsonSyntaxError } from './json-syntax';
 

@@ -1,8 +1,8 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { Principal } from '#domain/principal';
-import type { RateLimiter } from '#domain/rate-limit';
+import type { Principal } from '#domain/accounts/principal';
+import type { RateLimiter } from '#domain/accounts/rate-limit';
 import { successEnvelope } from '#contract/envelope';
 import type { TracingMiddleware } from '#observability/client-tracing';
 import { metrics } from '#observability/metrics';

@@ -16,7 +16,7 @@
  */
 import Busboy, { type BusboyFileStream } from '@fastify/busboy';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { ValidationError } from '#domain/errors';
+import { ValidationError } from '#domain/shared/errors';
 import { headerValue } from './headers';
 
 export interface UploadedFile {

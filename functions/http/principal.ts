@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { KEY_SCOPES, type KeyScope } from '#domain/api-key';
-import { UnauthorizedError, ValidationError } from '#domain/errors';
-import { isTestScope, KEY_MODES, modeOfScope, scopeOf, type KeyMode } from '#domain/mode';
-import type { Principal, SessionPrincipal } from '#domain/principal';
+import { KEY_SCOPES, type KeyScope } from '#domain/accounts/api-key';
+import { UnauthorizedError, ValidationError } from '#domain/shared/errors';
+import { isTestPartition, KEY_MODES, modeOfPartition, partitionOf, type KeyMode } from '#domain/shared/partition';
+import type { Principal, SessionPrincipal } from '#domain/accounts/principal';
 import { headerValue } from './headers';
 
 /** The header that picks a session's mode per request (an API key's own mode always applies). */
@@ -28,8 +28,8 @@ export function principalFrom(event: APIGatewayProxyEvent, modeOf: (event: APIGa
     typeof keyId !== 'string' ||
     !Number.isInteger(rateLimit) ||
     !(KEY_MODES as readonly unknown[]).includes(mode) ||
-    // The scope and the mode travel separately; a context where they disagree is not ours.
-    modeOfScope(accountId) !== mode
+    // The partition and the mode travel separately; a context where they disagree is not ours.
+    modeOfPartition(accountId) !== mode
   ) {
     // Only reachable if a route is deployed without the authorizer.
     throw new UnauthorizedError();
@@ -39,7 +39,7 @@ export function principalFrom(event: APIGatewayProxyEvent, modeOf: (event: APIGa
   if (scopes === undefined || (monthlySpendLimit !== undefined && !Number.isInteger(monthlySpendLimit))) throw new UnauthorizedError();
   return {
     kind: 'apiKey',
-    accountId,
+    partitionId: accountId,
     mode: mode as KeyMode,
     keyId,
     rateLimit,
@@ -63,11 +63,11 @@ function scopesFrom(value: unknown): KeyScope[] | undefined {
 function sessionFrom(event: APIGatewayProxyEvent, context: Record<string, unknown>, modeOf: (event: APIGatewayProxyEvent) => KeyMode): SessionPrincipal {
   const { accountId, holderId, email } = context;
   const rateLimit = Number(context.rateLimit);
-  if (typeof accountId !== 'string' || isTestScope(accountId) || typeof holderId !== 'string' || typeof email !== 'string' || !Number.isInteger(rateLimit)) {
+  if (typeof accountId !== 'string' || isTestPartition(accountId) || typeof holderId !== 'string' || typeof email !== 'string' || !Number.isInteger(rateLimit)) {
     throw new UnauthorizedError();
   }
   const mode = modeOf(event);
-  return { kind: 'session', accountId: scopeOf(accountId, mode), mode, holderId, email, rateLimit };
+  return { kind: 'session', partitionId: partitionOf(accountId, mode), mode, holderId, email, rateLimit };
 }
 
 /** `Vidgen-Mode: live | test`; live when absent. */
@@ -82,11 +82,11 @@ export function requestedMode(event: Pick<APIGatewayProxyEvent, 'headers'>): Key
 export function authorizerContext(principal: Principal): Record<string, string> {
   if (principal.kind === 'session') {
     // No mode: the answer is cached per token, and each request picks its own.
-    return { kind: 'session', accountId: principal.accountId, holderId: principal.holderId, email: principal.email, rateLimit: String(principal.rateLimit) };
+    return { kind: 'session', accountId: principal.partitionId, holderId: principal.holderId, email: principal.email, rateLimit: String(principal.rateLimit) };
   }
   return {
     kind: principal.kind,
-    accountId: principal.accountId,
+    accountId: principal.partitionId,
     mode: principal.mode,
     keyId: principal.keyId,
     rateLimit: String(principal.rateLimit),

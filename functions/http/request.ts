@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { ValidationError } from '#domain/errors';
+import { ValidationError } from '#domain/shared/errors';
 import { paginationQuery } from '#contract/pagination';
 import { headerValue } from './headers';
 

@@ -1,6 +1,6 @@
 import type { ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { ErrorStatus } from '#contract/errors';
-import type { KeyScope } from '#domain/api-key';
+import type { KeyScope } from '#domain/accounts/api-key';
 import type { HttpSpec } from '#spec/function-spec';
 import { API_PREFIX } from './routes/prefix';
 

@@ -1,7 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { StreamedResult } from '#http/streamed-response';
-import type { Principal } from '#domain/principal';
+import type { Principal } from '#domain/accounts/principal';
 import { logger } from '#observability/logger';
 import { createMcpServer } from './server';
 import { MAX_WAIT_SECONDS } from './tools';

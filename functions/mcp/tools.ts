@@ -2,8 +2,8 @@ import * as z from 'zod';
 import { generateImageBody } from '#contract/generate-image';
 import { generateVideoBody } from '#contract/generate-video';
 import { quoteRequest } from '#contract/quote';
-import { IMAGE_MODELS, MAX_REFERENCE_IMAGES, VIDEO_DURATION, VIDEO_MODELS } from '#domain/catalogue';
-import { MAX_UPLOAD_BYTES } from '#domain/image-type';
+import { IMAGE_MODELS, MAX_REFERENCE_IMAGES, VIDEO_DURATION, VIDEO_MODELS } from '#domain/catalogue/catalogue';
+import { MAX_UPLOAD_BYTES } from '#domain/catalogue/image-type';
 
 /**
  * The MCP tools, shared by both servers: names, descriptions and input schemas here, the calls

@@ -6,21 +6,21 @@ import { quoteDeps } from '#app-context/quotes';
 import { toCreditsView } from '#contract/credits';
 import { MODEL_LIST } from '#contract/models';
 import { parseQuote, toQuoteView } from '#contract/quote';
-import { quoteStart } from '#domain/quote';
+import { quoteStart } from '#domain/tasks/quote';
 import { parseGenerateImage } from '#contract/generate-image';
 import { parseGenerateVideo } from '#contract/generate-video';
 import { imagePageView, imageView, videoPageView, videoView } from '#contract/tasks';
 import { uploadedImageView } from '#contract/uploads';
-import { cancelTask } from '#domain/cancel-task';
-import { ValidationError } from '#domain/errors';
-import { getCallerAccount } from '#domain/get-account';
-import { getTask } from '#domain/get-task';
-import { listTasks } from '#domain/list-tasks';
-import type { Principal } from '#domain/principal';
-import { spendingKeyOf } from '#domain/key-spend';
-import { startTask } from '#domain/start-task';
-import type { Task } from '#domain/task';
-import { storeUpload } from '#domain/uploads';
+import { cancelTask } from '#domain/tasks/cancel-task';
+import { ValidationError } from '#domain/shared/errors';
+import { getCallerAccount } from '#domain/accounts/get-account';
+import { getTask } from '#domain/tasks/get-task';
+import { listTasks } from '#domain/tasks/list-tasks';
+import type { Principal } from '#domain/accounts/principal';
+import { spendingKeyOf } from '#domain/accounts/spending-key';
+import { startTask } from '#domain/tasks/start-task';
+import type { Task } from '#domain/tasks/task';
+import { storeUpload } from '#domain/uploads/uploads';
 import { checkCapability } from '#http/access';
 import { toHttpError } from '#http/error-mapping';
 import { logger } from '#observability/logger';
@@ -33,7 +33,7 @@ const view = (task: Task) => (task.kind === 'video' ? videoView(task) : imageVie
  * account (no HTTP hop), their errors mapped as the routes map them.
  */
 export function useCaseBackend(principal: Principal): ToolBackend {
-  const { accountId } = principal;
+  const { partitionId: accountId } = principal;
   // Each tool needs the capability of the endpoint it mirrors: a key's scope, a session's role (403 `forbidden` as a tool error).
   const scoped = (capability: 'read' | 'generate') => checkCapability(principal, capability);
   return {
@@ -56,8 +56,8 @@ export function useCaseBackend(principal: Principal): ToolBackend {
     listTasks: async (kind: TaskKind, { page = 1, limit = 20 }) => {
       scoped('read');
       return kind === 'video'
-        ? videoPageView(await listTasks(stores().tasks, accountId, 'video', page, limit))
-        : imagePageView(await listTasks(stores().tasks, accountId, 'image', page, limit));
+        ? videoPageView(await listTasks(stores().tasks, accountId, 'video', page, limit, new Date()))
+        : imagePageView(await listTasks(stores().tasks, accountId, 'image', page, limit, new Date()));
     },
     uploadImage: async (source) => {
       scoped('generate');

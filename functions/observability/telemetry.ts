@@ -1,6 +1,6 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { MetricUnit as Unit } from '@aws-lambda-powertools/metrics/types';
-import type { BusinessEvent, Telemetry } from '#domain/telemetry';
+import type { BusinessEvent, Telemetry } from '#domain/shared/telemetry';
 import { prettyLogs } from './log-format';
 import { logger } from './logger';
 import { metrics } from './metrics';

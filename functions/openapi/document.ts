@@ -1,6 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
-import { IMAGE_MODELS, MAX_REFERENCE_IMAGES, NEGATIVE_PROMPT_MAX_LENGTH, PROMPT_MAX_LENGTH, SEED_RANGE, VIDEO_DURATION, VIDEO_MODELS } from '#domain/catalogue';
-import { MAX_UPLOAD_BYTES } from '#domain/image-type';
+import { IMAGE_MODELS, MAX_REFERENCE_IMAGES, NEGATIVE_PROMPT_MAX_LENGTH, PROMPT_MAX_LENGTH, SEED_RANGE, VIDEO_DURATION, VIDEO_MODELS } from '#domain/catalogue/catalogue';
+import { MAX_UPLOAD_BYTES } from '#domain/catalogue/image-type';
 import { errorEnvelopeWith } from '#contract/envelope';
 import { PAGINATION_PARAMETERS } from '#contract/pagination';
 import { EVENTS_PARAMETERS } from '#contract/events';

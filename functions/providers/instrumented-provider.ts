@@ -1,5 +1,5 @@
-import type { GenerationProvider } from '#domain/provider';
-import type { Telemetry } from '#domain/telemetry';
+import type { GenerationProvider } from '#domain/providers/provider';
+import type { Telemetry } from '#domain/shared/telemetry';
 
 /**
  * Measures every call to the provider: ProviderLatency (milliseconds, per operation) and

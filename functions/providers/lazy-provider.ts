@@ -1,4 +1,4 @@
-import { ProviderUnavailableError, type GenerationProvider } from '#domain/provider';
+import { ProviderUnavailableError, type GenerationProvider } from '#domain/providers/provider';
 
 export interface LazyProviderOptions {
   /**

@@ -2,9 +2,9 @@ import type { ReferenceImages } from '#adapters/reference-images';
 import type { ObjectStorage } from '#adapters/s3/object-storage';
 import type { SimulatedOutputs } from '#config/service';
 import type { Setting, SettingGroup } from '#config/setting';
-import type { ImageModel, VideoModel } from '#domain/catalogue';
-import type { GenerationProvider } from '#domain/provider';
-import type { Telemetry } from '#domain/telemetry';
+import type { ImageModel, VideoModel } from '#domain/catalogue/catalogue';
+import type { GenerationProvider } from '#domain/providers/provider';
+import type { Telemetry } from '#domain/shared/telemetry';
 
 /** The settings that read into `Settings` (#config/setting: variable, context key, kind, default). */
 export type SettingsOf<Settings extends object> = { readonly [K in keyof Settings]-?: Setting<Exclude<Settings[K], undefined>> };

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { IMAGE_MODEL_IDS, VIDEO_MODEL_IDS } from '#domain/catalogue';
-import type { ProviderRoutes } from '#domain/provider-routing';
+import { IMAGE_MODEL_IDS, VIDEO_MODEL_IDS } from '#domain/catalogue/catalogue';
+import type { ProviderRoutes } from '#domain/providers/choice';
 import { PROVIDER_NAMES } from './settings-registry';
 
 /**

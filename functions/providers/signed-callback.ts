@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { signWebhook, webhookSecretKey } from '#adapters/webhook-signing';
-import { CALLBACK_TOLERANCE_SECONDS, CallbackRejectedError, type CallbackRequest, type CallbackTarget } from '#domain/provider';
+import { CALLBACK_TOLERANCE_SECONDS, CallbackRejectedError, type CallbackRequest, type CallbackTarget } from '#domain/providers/provider';
 
 /**
  * Provider callbacks signed with the Standard Webhooks scheme (Replicate's, and the simulated

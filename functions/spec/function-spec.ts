@@ -1,5 +1,5 @@
 import type { QueueName } from '#adapters/queues/queue-names';
-import type { KeyScope } from '#domain/api-key';
+import type { KeyScope } from '#domain/accounts/api-key';
 import type { Needs } from './needs';
 
 /**

@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildAppContext } from '#app-context';
 import type { Db } from '#adapters/dynamodb/dynamo-client';
-import { createAccount } from '#domain/account-admin';
-import { hashApiKey, keyIdFromHash } from '#domain/api-key';
+import { createAccount } from '#domain/accounts/account-admin';
+import { hashApiKey, keyIdFromHash } from '#domain/accounts/api-key';
 import { findBundledFunction, listBundledFunctions, type BundledFunction } from '#bin/invoke/assembly';
 import { invokeBundle, type InvokeOutcome } from '#bin/invoke/invoke-bundle';
 import { fillPlaceholders, invokeEnvironment } from '#bin/invoke/local-env';
@@ -312,11 +312,11 @@ describe('synthesized bundles', () => {
    * functions (SIM_OUTPUTS=samples, as the stack sets it).
    */
   it('test mode on a Replicate stage: tasks complete with the bundled sample outputs, never calling Replicate', async () => {
-    const { accountOfScope, scopeOf } = await import('#domain/mode');
-    const testScope = scopeOf(account.accountId, 'test');
-    expect(accountOfScope(testScope)).toBe(account.accountId);
+    const { accountOfPartition, partitionOf } = await import('#domain/shared/partition');
+    const testPartition = partitionOf(account.accountId, 'test');
+    expect(accountOfPartition(testPartition)).toBe(account.accountId);
     const asTestKey = (event: any) => {
-      Object.assign(event.requestContext.authorizer, { principalId: testScope, accountId: testScope, mode: 'test' });
+      Object.assign(event.requestContext.authorizer, { principalId: testPartition, accountId: testPartition, mode: 'test' });
       return event;
     };
     const stage = {

@@ -1,9 +1,9 @@
 import { buildAppContext } from '#app-context';
-import { authenticate } from '#domain/authenticate';
-import { UnauthorizedError } from '#domain/errors';
+import { authenticate } from '#domain/accounts/authenticate';
+import { UnauthorizedError } from '#domain/shared/errors';
 import { DynamoCircuitStore } from '#adapters/dynamodb/circuit-repository';
 import type { Db } from '#adapters/dynamodb/dynamo-client';
-import { startTask } from '#domain/start-task';
+import { startTask } from '#domain/tasks/start-task';
 import { runScript } from '#test-support/run-script';
 import { createTestDb, dropTestDb, testConfig, testDynamoEndpoint } from '#test-support/test-db';
 

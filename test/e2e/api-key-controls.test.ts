@@ -1,9 +1,9 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { apiKeyKey } from '#adapters/dynamodb/keys';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { createAccount, createApiKey } from '#domain/account-admin';
-import { KEY_EXPIRED_MESSAGE } from '#domain/errors';
-import { ledgerSum } from '#domain/ledger';
+import { createAccount, createApiKey } from '#domain/accounts/account-admin';
+import { KEY_EXPIRED_MESSAGE } from '#domain/shared/errors';
+import { ledgerSum } from '#domain/accounts/ledger';
 import { awaitRoomInWindow, call, startTestApi } from '#test-support/local-api';
 
 /** Scopes, expiry and monthly spend limits of API keys, over real HTTP on the local stack. */

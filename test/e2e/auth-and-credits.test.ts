@@ -1,7 +1,7 @@
 import type { LocalStack } from '#bin/local-stack/stack';
-import { createAccount, createApiKey, grantCredits, revokeApiKey } from '#domain/account-admin';
-import { generateApiKey } from '#domain/api-key';
-import { ledgerSum } from '#domain/ledger';
+import { createAccount, createApiKey, grantCredits, revokeApiKey } from '#domain/accounts/account-admin';
+import { generateApiKey } from '#domain/accounts/api-key';
+import { ledgerSum } from '#domain/accounts/ledger';
 import { awaitRoomInWindow, call, startTestApi } from '#test-support/local-api';
 
 let stack: LocalStack;

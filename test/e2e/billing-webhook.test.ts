@@ -3,9 +3,9 @@ import path from 'node:path';
 import Stripe from 'stripe';
 import { billingAccount } from '#app-context/billing';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { createAccount } from '#domain/account-admin';
-import { startCheckout, openPortal } from '#domain/billing-account';
-import { ledgerSum } from '#domain/ledger';
+import { createAccount } from '#domain/accounts/account-admin';
+import { startCheckout, openPortal } from '#domain/billing/billing-account';
+import { ledgerSum } from '#domain/accounts/ledger';
 import { call, startTestApi } from '#test-support/local-api';
 
 /**

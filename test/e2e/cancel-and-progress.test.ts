@@ -1,7 +1,7 @@
 import type { LocalStack } from '#bin/local-stack/stack';
 import type { InProcessCopyQueue } from '#adapters/copy-queues';
 import { MEDIA_PREFIXES } from '#adapters/s3/media-layout';
-import type { LedgerEntry } from '#domain/ledger';
+import type { LedgerEntry } from '#domain/accounts/ledger';
 import { balanceAndLedger, call, listKeys, waitForFinal, startTestApi, type ApiReply, post } from '#test-support/local-api';
 import { newAccount } from '#test-support/accounts';
 import { pause } from '#test-support/wait';

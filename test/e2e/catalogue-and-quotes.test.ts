@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { CATALOGUE, videoPrice } from '#domain/catalogue';
+import { CATALOGUE, videoPrice } from '#domain/catalogue/catalogue';
 import { isRead, recordDynamoCalls, type DynamoCall } from '#test-support/dynamo-calls';
 import { balanceAndLedger, call, startTestApi, waitForFinal, post } from '#test-support/local-api';
 import { newAccount } from '#test-support/accounts';

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { createAccount, createApiKey } from '#domain/account-admin';
+import { createAccount, createApiKey } from '#domain/accounts/account-admin';
 import { ApiError, VidgenClient, type VidgenClientOptions } from '#client';
 import { startTestApi } from '#test-support/local-api';
 

@@ -1,6 +1,6 @@
 import { chromium, type Browser, type BrowserContext, type Locator, type Page, type Request } from 'playwright-core';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { grantCredits } from '#domain/account-admin';
+import { grantCredits } from '#domain/accounts/account-admin';
 import { CHROMIUM_ARGS, chromiumExecutable, openConsolePage, recordApiRequests, signInToConsole } from '#test-support/browser';
 import { GOOD_PASSWORD, signedInHolder, type SignedIn } from '#test-support/identity';
 import { call, startTestApi, waitForFinal } from '#test-support/local-api';

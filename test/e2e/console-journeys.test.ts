@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { setAccess } from '#domain/account-admin';
+import { setAccess } from '#domain/accounts/account-admin';
 import { CHROMIUM_ARGS, chromiumExecutable } from '#test-support/browser';
 import { codeFromLog, codesInLog, newCodeFromLog } from '#test-support/identity-codes';
 import { GOOD_PASSWORD, signedInHolder } from '#test-support/identity';

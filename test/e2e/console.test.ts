@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { setAccess } from '#domain/account-admin';
+import { setAccess } from '#domain/accounts/account-admin';
 import { CHROMIUM_ARGS, chromiumExecutable, openConsolePage, screenshotPath } from '#test-support/browser';
 import { codeFromLog } from '#test-support/identity-codes';
 import { startTestApi } from '#test-support/local-api';

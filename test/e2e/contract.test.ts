@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import sharp from 'sharp';
 import Stripe from 'stripe';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { createAccount, createApiKey } from '#domain/account-admin';
+import { createAccount, createApiKey } from '#domain/accounts/account-admin';
 import { ROUTES } from '#http/routes/index';
 import { buildOpenApiDocument, documentPath } from '#openapi/document';
 import { RENDERER_ASSET } from '#openapi/renderer';

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import fc from 'fast-check';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { createAccount, createApiKey } from '#domain/account-admin';
-import { ledgerSum } from '#domain/ledger';
+import { createAccount, createApiKey } from '#domain/accounts/account-admin';
+import { ledgerSum } from '#domain/accounts/ledger';
 import { ROUTES } from '#http/routes/index';
 import { call, startTestApi } from '#test-support/local-api';
 import {

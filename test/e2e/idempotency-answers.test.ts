@@ -1,5 +1,5 @@
 import type { LocalStack } from '#bin/local-stack/stack';
-import { createAccount, createApiKey } from '#domain/account-admin';
+import { createAccount, createApiKey } from '#domain/accounts/account-admin';
 import { balanceAndLedger, call, startTestApi } from '#test-support/local-api';
 
 /**

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startLocalStack, type LocalStack } from '#bin/local-stack/stack';
 import { canConnectNow, freePort } from '#bin/local-stack/wait-for-port';
-import { createAccount, createApiKey } from '#domain/account-admin';
+import { createAccount, createApiKey } from '#domain/accounts/account-admin';
 import { startTestApi } from '#test-support/local-api';
 import { testDynamoEndpoint, uniqueTableName } from '#test-support/test-db';
 

@@ -9,7 +9,7 @@ import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.j
 import type { LocalStack } from '#bin/local-stack/stack';
 import { generateImageBody } from '#contract/generate-image';
 import { generateVideoBody } from '#contract/generate-video';
-import { createAccount, createApiKey } from '#domain/account-admin';
+import { createAccount, createApiKey } from '#domain/accounts/account-admin';
 import { TOOLS } from '#mcp/tools';
 import { call as callApi, startTestApi } from '#test-support/local-api';
 import { REPO_ROOT } from '#test-support/run-script';

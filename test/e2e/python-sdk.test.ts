@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { createAccount, createApiKey } from '#domain/account-admin';
+import { createAccount, createApiKey } from '#domain/accounts/account-admin';
 import { signedInHolder } from '#test-support/identity';
 import { startTestApi } from '#test-support/local-api';
 import { REPO_ROOT } from '#test-support/run-script';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { createAccount } from '#domain/account-admin';
+import { createAccount } from '#domain/accounts/account-admin';
 import { awaitRoomInWindow, call, startTestApi } from '#test-support/local-api';
 import { runScript } from '#test-support/run-script';
 import { claimsOf, GOOD_PASSWORD, identityClient, jwt, poolSigningKey, signedInHolder, strangerKey } from '#test-support/identity';

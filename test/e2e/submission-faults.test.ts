@@ -1,9 +1,9 @@
 import type { LocalStack } from '#bin/local-stack/stack';
 import type { InProcessCopyQueue } from '#adapters/copy-queues';
-import { createAccount, createApiKey } from '#domain/account-admin';
-import type { ProviderBudget } from '#domain/ports';
-import { sweep } from '#domain/sweep';
-import type { Task } from '#domain/task';
+import { createAccount, createApiKey } from '#domain/accounts/account-admin';
+import type { ProviderBudget } from '#domain/providers/ports';
+import { sweep } from '#domain/tasks/sweep';
+import type { Task } from '#domain/tasks/task';
 import { balanceAndLedger, call, startTestApi } from '#test-support/local-api';
 
 /**

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { LocalStack } from '#bin/local-stack/stack';
 import { SAMPLES_SOURCE_DIR } from '#providers/simulated/sample-outputs';
-import { createAccount, createApiKey } from '#domain/account-admin';
+import { createAccount, createApiKey } from '#domain/accounts/account-admin';
 import { call, startTestApi, waitForFinal } from '#test-support/local-api';
 import { startFakeReplicate, type FakeReplicate } from '#test-support/fake-replicate';
 

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { createAccount, createApiKey, grantCredits } from '#domain/account-admin';
-import { ledgerSum } from '#domain/ledger';
-import { scopeOf } from '#domain/mode';
+import { createAccount, createApiKey, grantCredits } from '#domain/accounts/account-admin';
+import { ledgerSum } from '#domain/accounts/ledger';
+import { partitionOf } from '#domain/shared/partition';
 import { SAMPLES_SOURCE_DIR } from '#providers/simulated/sample-outputs';
 import { VidgenClient } from '#client';
 import { signedInHolder } from '#test-support/identity';
@@ -351,8 +351,8 @@ describe('balances under concurrent starts of both modes on one account', () => 
     const accepted = (key: string) => replies.filter((r) => r.key === key && r.reply.status === 200).length;
     expect(replies.map((r) => r.reply.status).sort()).toEqual([...Array(16).fill(200), ...Array(8).fill(502)]);
     for (const [key, scope, opening] of [
-      [live, scopeOf(accountId, 'live'), 10_000],
-      [test, scopeOf(accountId, 'test'), 1000],
+      [live, partitionOf(accountId, 'live'), 10_000],
+      [test, partitionOf(accountId, 'test'), 1000],
     ] as const) {
       const credits = (await get(key, '/credits')).body.data!.credits;
       expect(credits).toBe(opening - 15 * accepted(key));

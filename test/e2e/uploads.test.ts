@@ -8,7 +8,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import sharp from 'sharp';
 import { createS3Client } from '#adapters/s3/s3-client';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { createAccount, createApiKey } from '#domain/account-admin';
+import { createAccount, createApiKey } from '#domain/accounts/account-admin';
 import { ffmpegPath } from '#providers/simulated/media/ffmpeg';
 import { imageDeclaring, pngDeclaring, withMetadataBefore } from '#test-support/declared-size';
 import { call, listKeys, startTestApi, waitForFinal, type ApiReply } from '#test-support/local-api';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { createAccount, createApiKey } from '#domain/account-admin';
+import { createAccount, createApiKey } from '#domain/accounts/account-admin';
 import { GOOD_PASSWORD, signedInHolder } from '#test-support/identity';
 import { runScript, spawnScript } from '#test-support/run-script';
 import { startTestApi } from '#test-support/local-api';

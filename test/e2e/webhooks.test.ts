@@ -1,13 +1,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LocalStack } from '#bin/local-stack/stack';
-import { createAccount, createApiKey } from '#domain/account-admin';
+import { createAccount, createApiKey } from '#domain/accounts/account-admin';
 import { call, startTestApi, post } from '#test-support/local-api';
 import { startReceiver } from '#test-support/webhook-receiver';
 import { lambdaContext } from '#bin/lambda-context.cjs';
 import { loadHandler } from '#bin/local-stack/lambda-runtime';
 import { DynamoDeliveryStore } from '#adapters/dynamodb/delivery-repository';
-import { newEventId } from '#domain/ids';
+import { newEventId } from '#domain/shared/ids';
 import { VidgenClient, verifyWebhook } from '#client';
 import { newAccount } from '#test-support/accounts';
 import { pause } from '#test-support/wait';

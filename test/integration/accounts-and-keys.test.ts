@@ -7,10 +7,10 @@ import {
   grantCredits,
   revokeApiKey,
   setAccess,
-} from '#domain/account-admin';
-import { authenticate } from '#domain/authenticate';
-import { NotFoundError, UnauthorizedError, ValidationError } from '#domain/errors';
-import { ledgerSum } from '#domain/ledger';
+} from '#domain/accounts/account-admin';
+import { authenticate } from '#domain/accounts/authenticate';
+import { NotFoundError, UnauthorizedError, ValidationError } from '#domain/shared/errors';
+import { ledgerSum } from '#domain/accounts/ledger';
 import { createTestDb, dropTestDb, testConfig } from '#test-support/test-db';
 
 let ctx: AppContext;

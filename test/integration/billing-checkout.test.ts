@@ -1,11 +1,11 @@
 import { buildAppContext, type AppContext } from '#app-context';
 import { buildBilling } from '#app-context/billing';
 import { parseCheckout } from '#contract/billing';
-import { createAccount } from '#domain/account-admin';
-import { addTestCredits, endTestSubscription, getBilling, openPortal, startCheckout, startTestSubscription, type BillingDeps } from '#domain/billing-account';
-import { ValidationError } from '#domain/errors';
-import { ledgerSum } from '#domain/ledger';
-import { scopeOf } from '#domain/mode';
+import { createAccount } from '#domain/accounts/account-admin';
+import { addTestCredits, endTestSubscription, getBilling, openPortal, startCheckout, startTestSubscription, type BillingDeps } from '#domain/billing/billing-account';
+import { ValidationError } from '#domain/shared/errors';
+import { ledgerSum } from '#domain/accounts/ledger';
+import { partitionOf } from '#domain/shared/partition';
 import { startStripeSimulator, type StripeSimulator } from '#bin/local-stack/stripe-simulator';
 import { createTestDb, dropTestDb, testConfig } from '#test-support/test-db';
 
@@ -66,7 +66,7 @@ describe('checkout', () => {
   });
 
   it('refuses test mode with a 400 (purchases are live only)', async () => {
-    const error = await validationError(startCheckout(deps, scopeOf(await accountId(), 'test'), { packId: 'starter' }));
+    const error = await validationError(startCheckout(deps, partitionOf(await accountId(), 'test'), { packId: 'starter' }));
     expect(error.field).toBe('Vidgen-Mode');
   });
 
@@ -110,7 +110,7 @@ describe('GET /billing', () => {
     expect(live.packs.map((pack) => pack.packId)).toEqual(['starter']);
     expect(live.plan?.interval).toBe('month');
     expect(live.account).toMatchObject({ subscriptionStatus: 'none', paidAccess: false });
-    expect((await getBilling(deps, scopeOf(id, 'test'))).account.credits).toBe(1000);
+    expect((await getBilling(deps, partitionOf(id, 'test'))).account.credits).toBe(1000);
   });
 
   it("lists the subscription's payments in live mode, none in test mode", async () => {
@@ -119,14 +119,14 @@ describe('GET /billing', () => {
     const payment = { invoiceId: `in_${id}`, accountId: id, amount: 2000, currency: 'usd', paidAt: '2026-11-02T09:14:05.000Z' };
     await ctx.billing.recordSubscriptionPayment(payment);
     expect((await getBilling(deps, id)).subscriptionPayments).toEqual([payment]);
-    expect((await getBilling(deps, scopeOf(id, 'test'))).subscriptionPayments).toEqual([]);
+    expect((await getBilling(deps, partitionOf(id, 'test'))).subscriptionPayments).toEqual([]);
   });
 });
 
 describe('the test subscription', () => {
   it('opens the test balance on first use, and races of starts and ends settle on one answer', async () => {
     const id = await accountId();
-    const scope = scopeOf(id, 'test');
+    const scope = partitionOf(id, 'test');
     const started = await Promise.all(Array.from({ length: 6 }, () => startTestSubscription(deps, scope)));
     expect(started.map((account) => [account.credits, account.paidAccess, account.subscriptionStatus])).toEqual(Array(6).fill([1000, true, 'active']));
     expect((await getBilling(deps, scope)).account).toMatchObject({ paidAccess: true, subscriptionStatus: 'active' });
@@ -147,7 +147,7 @@ describe('the test subscription', () => {
 describe('test credits', () => {
   it('add 1000 to the test balance as a grant, ledger = balance', async () => {
     const id = await accountId();
-    const scope = scopeOf(id, 'test');
+    const scope = partitionOf(id, 'test');
     expect((await addTestCredits(deps, scope)).credits).toBe(2000);
     const entries = await ctx.ledger.listForAccount(scope);
     expect(ledgerSum(entries)).toBe(2000);

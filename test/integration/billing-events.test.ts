@@ -3,13 +3,13 @@ import { DynamoAccountStore } from '#adapters/dynamodb/account-repository';
 import { DynamoBillingStore } from '#adapters/dynamodb/billing-repository';
 import type { Db } from '#adapters/dynamodb/dynamo-client';
 import { DynamoLedgerStore } from '#adapters/dynamodb/ledger-repository';
-import { createAccount } from '#domain/account-admin';
+import { createAccount } from '#domain/accounts/account-admin';
 import { DynamoApiKeyStore } from '#adapters/dynamodb/api-key-repository';
-import type { BillingEvent, BillingCatalogue } from '#domain/billing';
-import { applyBillingEvent, type BillingEventDeps } from '#domain/billing-events';
-import { NotFoundError } from '#domain/errors';
-import { ledgerSum } from '#domain/ledger';
-import type { Telemetry } from '#domain/telemetry';
+import type { BillingEvent, BillingCatalogue } from '#domain/billing/billing';
+import { applyBillingEvent, type BillingEventDeps } from '#domain/billing/billing-events';
+import { NotFoundError } from '#domain/shared/errors';
+import { ledgerSum } from '#domain/accounts/ledger';
+import type { Telemetry } from '#domain/shared/telemetry';
 import { createTestDb, dropTestDb } from '#test-support/test-db';
 
 /** The webhook's rules on DynamoDB Local: exactly-once grants, ordered statuses, reversals never below zero. */

@@ -1,9 +1,9 @@
 import type { Db } from '#adapters/dynamodb/dynamo-client';
 import { DynamoEventFeedStore } from '#adapters/dynamodb/event-feed-repository';
-import { ValidationError } from '#domain/errors';
-import { appendToFeed, cursorOf, listEvents } from '#domain/events-feed';
-import { newEventId } from '#domain/ids';
-import type { WebhookEvent } from '#domain/webhooks';
+import { ValidationError } from '#domain/shared/errors';
+import { appendToFeed, cursorOf, listEvents } from '#domain/webhooks/events-feed';
+import { newEventId } from '#domain/shared/ids';
+import type { WebhookEvent } from '#domain/webhooks/webhooks';
 import { createTestDb, dropTestDb } from '#test-support/test-db';
 
 /**

@@ -1,9 +1,9 @@
 import { buildAppContext, type AppContext } from '#app-context';
 import { keyView, parseCreateKey, parseUpdateKey } from '#contract/keys';
-import { createAccount, createApiKey } from '#domain/account-admin';
-import { authenticate } from '#domain/authenticate';
-import { KeyExpiredError, NotFoundError, UnauthorizedError, ValidationError } from '#domain/errors';
-import { createKey, listKeys, MAX_ACTIVE_KEYS, revokeKey, updateKey, type KeyManagementDeps } from '#domain/key-management';
+import { createAccount, createApiKey } from '#domain/accounts/account-admin';
+import { authenticate } from '#domain/accounts/authenticate';
+import { KeyExpiredError, NotFoundError, UnauthorizedError, ValidationError } from '#domain/shared/errors';
+import { createKey, listKeys, MAX_ACTIVE_KEYS, revokeKey, updateKey, type KeyManagementDeps } from '#domain/accounts/key-management';
 import { toHttpError } from '#http/error-mapping';
 import { createTestDb, dropTestDb, testConfig } from '#test-support/test-db';
 

@@ -2,9 +2,9 @@ import { buildAppContext, type AppContext } from '#app-context';
 import { DynamoCircuitStore } from '#adapters/dynamodb/circuit-repository';
 import type { Db } from '#adapters/dynamodb/dynamo-client';
 import { loadConfig } from '#config';
-import { createAccount } from '#domain/account-admin';
-import { UpstreamError } from '#domain/errors';
-import { startTask, type StartRequest } from '#domain/start-task';
+import { createAccount } from '#domain/accounts/account-admin';
+import { UpstreamError } from '#domain/shared/errors';
+import { startTask, type StartRequest } from '#domain/tasks/start-task';
 import { startFakeFal, type FakeFal } from '#test-support/fake-fal';
 import { startFakeReplicate, type FakeReplicate } from '#test-support/fake-replicate';
 import { createTestDb, dropTestDb } from '#test-support/test-db';
@@ -204,7 +204,7 @@ it('keeps a running task on fal when the routes change to Replicate alone', asyn
 
   const after = instance('{"vid-1-5-pro":["replicate"]}');
   const readsBefore = replicate.stats().reads;
-  const { refreshTask } = await import('#domain/task-lifecycle');
+  const { refreshTask } = await import('#domain/tasks/lifecycle/outcomes');
   await refreshTask({ ...after.lifecycle, settings: { ...after.lifecycle.settings, checkIntervalMs: 0 } }, (await after.tasks.get(accountId, task.taskId))!);
   expect(fal.stats().statusReads).toBe(1);
   expect(replicate.stats().reads).toBe(readsBefore);

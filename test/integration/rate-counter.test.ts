@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from '#adapters/dynamodb/dynamo-client';
 import { rateWindowKey } from '#adapters/dynamodb/keys';
 import { DynamoRateCounter } from '#adapters/dynamodb/rate-counter-repository';
-import { consumeRequest, windowAt } from '#domain/rate-limit';
+import { consumeRequest, windowAt } from '#domain/accounts/rate-limit';
 import { createTestDb, dropTestDb } from '#test-support/test-db';
 
 let db: Db;

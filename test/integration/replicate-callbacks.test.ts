@@ -4,7 +4,7 @@ import {
   type ProviderCallback,
   ProviderUnavailableError,
   SubmissionUnknownError,
-} from '#domain/provider';
+} from '#domain/providers/provider';
 import { parseModelMap } from '#providers/replicate/model-map';
 import { ReplicateProvider } from '#providers/replicate/replicate-provider';
 import { type ReceivedCallback, refusal, startCallbackReceiver } from '#test-support/callback-receiver';

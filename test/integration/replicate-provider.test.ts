@@ -4,7 +4,7 @@ import {
   type ResultOutcome,
   SubmissionUnknownError,
   type VideoJob,
-} from '#domain/provider';
+} from '#domain/providers/provider';
 import { parseModelMap } from '#providers/replicate/model-map';
 import { ReplicateProvider } from '#providers/replicate/replicate-provider';
 import { type FakeReplicate, type Misbehaviour, startFakeReplicate } from '#test-support/fake-replicate';

@@ -5,7 +5,7 @@ import {
   type CallbackRequest,
   type ImageJob,
   type ProviderCallback,
-} from '#domain/provider';
+} from '#domain/providers/provider';
 import { signCallback } from '#providers/signed-callback';
 import { SimulatedProvider, type SimulatedProviderOptions } from '#providers/simulated/simulated-provider';
 import { type ReceivedCallback, refusal, startCallbackReceiver } from '#test-support/callback-receiver';

@@ -4,9 +4,9 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import sharp from 'sharp';
 import { ObjectStorage } from '#adapters/s3/object-storage';
 import { createS3Client } from '#adapters/s3/s3-client';
-import { IMAGE_ASPECT_RATIOS, OUTPUT_FORMATS, VIDEO_ASPECT_RATIOS } from '#domain/catalogue';
-import { imageDimensions, videoDimensions } from '#domain/dimensions';
-import type { ImageJob, VideoJob } from '#domain/provider';
+import { IMAGE_ASPECT_RATIOS, OUTPUT_FORMATS, VIDEO_ASPECT_RATIOS } from '#domain/catalogue/catalogue';
+import { imageDimensions, videoDimensions } from '#domain/catalogue/dimensions';
+import type { ImageJob, VideoJob } from '#domain/providers/provider';
 import {
   allSampleNames,
   imageSampleName,

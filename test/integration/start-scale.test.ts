@@ -2,17 +2,17 @@ import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { buildAppContext, type AppContext } from '#app-context';
 import { DynamoTaskStore } from '#adapters/dynamodb/task-repository';
-import { IN_FLIGHT_SHARDS, inFlightPartition } from '#adapters/dynamodb/keys';
+import { IN_FLIGHT_SHARDS, phasePartition } from '#adapters/dynamodb/keys';
 import { TABLE_DEFINITION } from '#adapters/dynamodb/table-definition';
 import { InProcessCopyQueue } from '#adapters/copy-queues';
-import { createAccount } from '#domain/account-admin';
-import { InsufficientCreditsError } from '#domain/errors';
-import { ledgerSum } from '#domain/ledger';
-import { listTasks } from '#domain/list-tasks';
-import { startTask, type StartDeps, type StartRequest } from '#domain/start-task';
-import { START_GRACE_MS, sweep } from '#domain/sweep';
-import type { VideoParams } from '#domain/task';
-import { SILENT_TELEMETRY, type LogFields, type Telemetry } from '#domain/telemetry';
+import { createAccount } from '#domain/accounts/account-admin';
+import { InsufficientCreditsError } from '#domain/shared/errors';
+import { ledgerSum } from '#domain/accounts/ledger';
+import { listTasks } from '#domain/tasks/list-tasks';
+import { startTask, type StartDeps, type StartRequest } from '#domain/tasks/start-task';
+import { START_GRACE_MS, sweep } from '#domain/tasks/sweep';
+import type { VideoParams } from '#domain/catalogue/params';
+import { SILENT_TELEMETRY, type LogFields, type Telemetry } from '#domain/shared/telemetry';
 import { ScriptedProvider } from '#test-support/scripted-provider';
 import { createTestDb, testConfig } from '#test-support/test-db';
 
@@ -82,7 +82,7 @@ describe('concurrent starts on one account', () => {
     const after = await state(accountId);
     expect(after.positions).toEqual(oneTo(50));
     expect(after).toMatchObject({ balance: 10, ledger: 10, pending: {}, videoCount: 50 });
-    const page = await listTasks(ctx.tasks, accountId, 'video', 2, 20);
+    const page = await listTasks(ctx.tasks, accountId, 'video', 2, 20, new Date());
     expect(page.total).toBe(50);
     expect(page.items.map((task) => task.seq)).toEqual(oneTo(30).reverse().slice(0, 20));
   });
@@ -133,9 +133,9 @@ const isPositionTransaction = (command: unknown) =>
 const isCharge = (command: unknown) => command instanceof UpdateCommand && JSON.stringify(command.input).includes('credits - :price');
 const isNoteRemoval = (command: unknown) =>
   command instanceof UpdateCommand && JSON.stringify(command.input).includes('REMOVE #pending.#task');
-/** The writes between a charge and its create: the mark that it is sent, and queuing it instead. */
+/** The writes between a charge and its create: the move to sending (the fence before it), and queuing it instead. */
 const isSubmissionStep = (command: unknown) =>
-  command instanceof UpdateCommand && /REMOVE unsent|SET queued_at/.test(String(command.input.UpdateExpression));
+  command instanceof UpdateCommand && ['sending', 'queued'].includes(String(command.input.ExpressionAttributeValues?.[':to']));
 
 describe('a start cut short', () => {
   it('after its charge: the sweeper fails it at its position and refunds it, leaving no gap', async () => {
@@ -156,7 +156,7 @@ describe('a start cut short', () => {
     expect(repaired).toMatchObject({ balance: 75, ledger: 75, pending: {}, positions: [1, 2] });
     const third = await startTask(deps, accountId, request());
     expect(third.seq).toBe(3);
-    const history = await listTasks(ctx.tasks, accountId, 'video', 1, 10);
+    const history = await listTasks(ctx.tasks, accountId, 'video', 1, 10, new Date());
     expect(history.total).toBe(3);
     expect(history.items[1]).toMatchObject({ status: 'failed', error: { code: 'internal_error' } });
   });
@@ -203,7 +203,7 @@ describe('a start cut short', () => {
 });
 
 describe('the in-flight index', () => {
-  it('is sharded, keys only, and the sweeper finds every task in every shard', async () => {
+  it('is sharded per phase, keys only, and the sweeper finds every task in every shard', async () => {
     const { Table } = await ctx.db.doc.send(new DescribeTableCommand({ TableName: ctx.db.tableName }));
     const index = Table!.GlobalSecondaryIndexes!.find((gsi) => gsi.IndexName === TABLE_DEFINITION.gsi2.indexName);
     expect(index?.Projection?.ProjectionType).toBe('KEYS_ONLY');
@@ -217,7 +217,8 @@ describe('the in-flight index', () => {
           TableName: ctx.db.tableName,
           IndexName: TABLE_DEFINITION.gsi2.indexName,
           KeyConditionExpression: 'gsi2pk = :pk',
-          ExpressionAttributeValues: { ':pk': inFlightPartition(shard) },
+          // Accepted by the provider: indexed under its phase.
+          ExpressionAttributeValues: { ':pk': phasePartition('running', shard) },
         }),
       );
       if ((Items ?? []).some((item) => item.sk.startsWith('TASK#') && started.some((task) => item.sk === `TASK#${task.taskId}`))) {

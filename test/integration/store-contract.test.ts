@@ -10,10 +10,11 @@ import { DynamoRateCounter } from '#adapters/dynamodb/rate-counter-repository';
 import { DynamoTaskStore } from '#adapters/dynamodb/task-repository';
 import { DynamoUploadPublications } from '#adapters/dynamodb/upload-publication-repository';
 import { DynamoWebhookStore } from '#adapters/dynamodb/webhook-repository';
-import { newAccountId, newLedgerEntryId, newTaskId } from '#domain/ids';
-import { chargeEntry, refundEntry, type LedgerEntry } from '#domain/ledger';
-import type { Task } from '#domain/task';
-import { SILENT_TELEMETRY } from '#domain/telemetry';
+import { newAccountId, newLedgerEntryId, newTaskId } from '#domain/shared/ids';
+import { chargeEntry, refundEntry } from '#domain/tasks/charges';
+import { type LedgerEntry } from '#domain/accounts/ledger';
+import type { Task } from '#domain/tasks/task';
+import { SILENT_TELEMETRY } from '#domain/shared/telemetry';
 import { describeStoreContract } from '#test-support/store-contract';
 import { createTestDb, dropTestDb } from '#test-support/test-db';
 
@@ -56,7 +57,8 @@ describe('DynamoDB task store: the repair of a start cut short', () => {
         kind: 'video',
         params: { model: 'vid-1-5-pro', generationType: 'text_to_video', prompt: 'p', aspectRatio: '16:9', duration: 5, resolution: '720p' },
         taskId: newTaskId('video'),
-        accountId,
+        partitionId: accountId,
+        phase: 'claimed',
         status: 'processing',
         creditsUsed: 25,
         progress: 0,

@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import { StripeGateway } from '#adapters/stripe/stripe-gateway';
-import { UpstreamError, ValidationError } from '#domain/errors';
+import { UpstreamError, ValidationError } from '#domain/shared/errors';
 import { startStripeSimulator, type StripeSimulator } from '#bin/local-stack/stripe-simulator';
 
 /** The Stripe adapter over HTTP against the simulator on 127.0.0.1, with Stripe's faults scripted. */

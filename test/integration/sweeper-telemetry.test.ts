@@ -1,8 +1,8 @@
 import { lambdaContext } from '#bin/lambda-context.cjs';
 import { buildAppContext } from '#app-context';
 import type { Db } from '#adapters/dynamodb/dynamo-client';
-import { createAccount } from '#domain/account-admin';
-import { startTask } from '#domain/start-task';
+import { createAccount } from '#domain/accounts/account-admin';
+import { startTask } from '#domain/tasks/start-task';
 import { ScriptedProvider } from '#test-support/scripted-provider';
 import { createTestDb, dropTestDb, testConfig } from '#test-support/test-db';
 

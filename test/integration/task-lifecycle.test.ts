@@ -9,8 +9,9 @@ import { ObjectStorage } from '#adapters/s3/object-storage';
 import { createS3Client } from '#adapters/s3/s3-client';
 import { createSafeFetcher } from '#adapters/safe-fetch';
 import { InProcessCopyQueue } from '#adapters/copy-queues';
-import { createAccount } from '#domain/account-admin';
-import { cancelTask } from '#domain/cancel-task';
+import { createAccount } from '#domain/accounts/account-admin';
+import { move } from '#domain/tasks/transitions';
+import { cancelTask } from '#domain/tasks/cancel-task';
 import {
   InsufficientCreditsError,
   IdempotencyConflictError,
@@ -18,24 +19,26 @@ import {
   PaidAccessRequiredError,
   SpendLimitExceededError,
   UpstreamError,
-} from '#domain/errors';
-import { getTask } from '#domain/get-task';
-import { ledgerSum } from '#domain/ledger';
-import { listTasks } from '#domain/list-tasks';
-import { applyOutcome, copyRequested } from '#domain/task-lifecycle';
-import { ProviderUnavailableError } from '#domain/provider';
-import { startTask, type StartDeps, type StartRequest } from '#domain/start-task';
-import { sweep } from '#domain/sweep';
-import { failTask } from '#domain/task-lifecycle';
-import type { VideoParams } from '#domain/task';
+} from '#domain/shared/errors';
+import { getTask } from '#domain/tasks/get-task';
+import { ledgerSum } from '#domain/accounts/ledger';
+import { listTasks } from '#domain/tasks/list-tasks';
+import { applyOutcome } from '#domain/tasks/lifecycle/outcomes';
+import { copyRequested } from '#domain/tasks/lifecycle/outputs';
+import { ProviderUnavailableError } from '#domain/providers/provider';
+import { startTask, type StartDeps, type StartRequest } from '#domain/tasks/start-task';
+import { sweep } from '#domain/tasks/sweep';
+import { failTask } from '#domain/tasks/lifecycle/endings';
+import type { VideoParams } from '#domain/catalogue/params';
 import { ScriptedProvider } from '#test-support/scripted-provider';
 import { createTestDb, dropTestDb, testConfig } from '#test-support/test-db';
 import { inspectMp4 } from '#test-support/mp4';
 import { SAMPLES_SOURCE_DIR } from '#providers/simulated/sample-outputs';
 
 /** A history page as the API lists it: the tasks and the pagination block. */
-async function historyPage(...args: Parameters<typeof listTasks>) {
-  const page = await listTasks(...args);
+type ListArgs = Parameters<typeof listTasks>;
+async function historyPage(...args: [ListArgs[0], ListArgs[1], ListArgs[2], ListArgs[3], ListArgs[4]]) {
+  const page = await listTasks(...args, new Date());
   return { tasks: page.items, pagination: paginationView(page) };
 }
 
@@ -326,7 +329,7 @@ describe('polling', () => {
     const accountId = await newAccount(100);
     const task = await startTask(deps, accountId, request());
     const failed = await failTask(deps, task, { code: 'upstream_error', message: 'x' });
-    expect(await ctx.tasks.recordCopyFailure(task, new Date().toISOString())).toBeUndefined();
+    expect(await move(ctx.tasks, task, 'copyFailed', { countCopyFailure: true })).toBeUndefined();
     expect(await ctx.tasks.get(accountId, task.taskId)).toEqual(failed);
   });
 
@@ -520,7 +523,8 @@ describe('the sweeper', () => {
     await expect(startTask(deps, accountId, request())).resolves.toMatchObject({ status: 'processing' });
     const [task] = (await historyPage(ctx.tasks, accountId, 'video', 1, 1)).tasks;
     // The submission lands after all (another instance finished it).
-    expect(await ctx.tasks.recordSubmission(task!, { name: 'scripted', jobId: 'late' }, new Date().toISOString())).toBe(true);
+    const late = { at: new Date().toISOString(), set: { provider: { name: 'scripted', jobId: 'late' } }, guard: { jobId: 'late' } };
+    expect(await move(ctx.tasks, task!, 'accept', late)).toMatchObject({ phase: 'running' });
     now = new Date(now.getTime() + deps.settings.submissionGraceMs + 1_000);
     await sweep(deps);
     expect((await ctx.tasks.get(accountId, task!.taskId))?.status).toBe('processing');

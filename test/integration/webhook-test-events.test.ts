@@ -1,11 +1,11 @@
-import { SILENT_TELEMETRY } from '#domain/telemetry';
+import { SILENT_TELEMETRY } from '#domain/shared/telemetry';
 import type { Db } from '#adapters/dynamodb/dynamo-client';
 import { buildStores } from '#app-context/stores';
 import { buildWebhookDeps, type WebhookDeps } from '#app-context/webhooks';
-import { createAccount } from '#domain/account-admin';
-import { RateLimitExceededError } from '#domain/errors';
-import { sendTestEvent, TEST_EVENT_INTERVAL_SECONDS } from '#domain/webhook-deliveries';
-import { createWebhook } from '#domain/webhooks';
+import { createAccount } from '#domain/accounts/account-admin';
+import { RateLimitExceededError } from '#domain/shared/errors';
+import { sendTestEvent, TEST_EVENT_INTERVAL_SECONDS } from '#domain/webhooks/deliveries';
+import { createWebhook } from '#domain/webhooks/webhooks';
 import { createTestDb, dropTestDb, testConfig } from '#test-support/test-db';
 
 /**

@@ -4,17 +4,18 @@ import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { renderOpenApiFile, OPENAPI_FILE } from '#bin/openapi';
-import type { Account } from '#domain/account';
+import type { Account } from '#domain/accounts/account';
 import { toCreditsView } from '#contract/credits';
 import { ERROR_CODES, ERROR_STATUSES } from '#contract/errors';
 import { paginationQuery } from '#contract/pagination';
 import { imagePageView, imageView, videoPageView, videoView } from '#contract/tasks';
 import { directUploadView, uploadedImageView } from '#contract/uploads';
-import { GENERATION_TYPES, IMAGE_MODEL_IDS, VIDEO_MODEL_IDS, VIDEO_RESOLUTIONS } from '#domain/catalogue';
-import { listTasks } from '#domain/list-tasks';
-import type { TaskStore, UploadStorage } from '#domain/ports';
-import type { ImageTask, VideoTask } from '#domain/task';
-import { createDirectUpload, storeUpload } from '#domain/uploads';
+import { GENERATION_TYPES, IMAGE_MODEL_IDS, VIDEO_MODEL_IDS, VIDEO_RESOLUTIONS } from '#domain/catalogue/catalogue';
+import { listTasks } from '#domain/tasks/list-tasks';
+import type { TaskStore } from '#domain/tasks/ports';
+import type { UploadStorage } from '#domain/uploads/ports';
+import type { ImageTask, VideoTask } from '#domain/tasks/task';
+import { createDirectUpload, storeUpload } from '#domain/uploads/uploads';
 import { generateImageBody } from '#contract/generate-image';
 import { generateVideoBody } from '#contract/generate-video';
 import { ROUTES } from '#http/routes/index';
@@ -271,8 +272,9 @@ describe('OpenAPI document: response schemas match what the code answers', () =>
 
   const base = {
     taskId: 'vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ',
-    accountId: 'acc_1',
+    partitionId: 'acc_1',
     seq: 1,
+    phase: 'running' as const,
     creditsUsed: 25,
     progress: 0,
     copyAttempts: 0,
@@ -340,9 +342,9 @@ describe('OpenAPI document: response schemas match what the code answers', () =>
     const store = {
       listPage: async () => ({ tasks: [video(done), video({})], total: 21 }),
     } as unknown as TaskStore;
-    const page = await listTasks(store, 'acc_1', 'video', 2, 20);
+    const page = await listTasks(store, 'acc_1', 'video', 2, 20, new Date());
     expect(problems('GET', '/api/v1/videos?page=2', envelope(videoPageView(page)))).toEqual([]);
-    const imagePage = await listTasks({ listPage: async () => ({ tasks: [], total: 0 }) } as unknown as TaskStore, 'acc_1', 'image', 3, 50);
+    const imagePage = await listTasks({ listPage: async () => ({ tasks: [], total: 0 }) } as unknown as TaskStore, 'acc_1', 'image', 3, 50, new Date());
     expect(problems('GET', '/api/v1/images', envelope(imagePageView(imagePage)))).toEqual([]);
 
     const storage = {

@@ -1,4 +1,4 @@
-import type { KeyScope } from '#domain/api-key';
+import type { KeyScope } from '#domain/accounts/api-key';
 import { decide, type CallerFacts } from '#http/access';
 import { isHttpSpec, type FunctionSpec } from '#spec/function-spec';
 

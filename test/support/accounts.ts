@@ -1,6 +1,6 @@
 import type { LocalStack } from '#bin/local-stack/stack';
-import { createAccount, createApiKey } from '#domain/account-admin';
-import type { SubscriptionStatus } from '#domain/account';
+import { createAccount, createApiKey } from '#domain/accounts/account-admin';
+import type { SubscriptionStatus } from '#domain/accounts/account';
 
 export interface NewAccount {
   accountId: string;

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CallbackRejectedError, type CallbackRequest } from '#domain/provider';
+import { CallbackRejectedError, type CallbackRequest } from '#domain/providers/provider';
 
 export interface ReceivedCallback {
   path: string;

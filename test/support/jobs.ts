@@ -1,4 +1,4 @@
-import type { ImageJob, VideoJob } from '#domain/provider';
+import type { ImageJob, VideoJob } from '#domain/providers/provider';
 
 /** A text-to-video job for provider adapter tests; spread it and override what a test needs. */
 export const VIDEO_JOB: VideoJob = {

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startLocalStack, type LocalStack } from '#bin/local-stack/stack';
 import { InProcessCopyQueue } from '#adapters/copy-queues';
-import { ledgerSum } from '#domain/ledger';
+import { ledgerSum } from '#domain/accounts/ledger';
 import { uniqueTableName, testDynamoEndpoint } from './test-db';
 
 /**

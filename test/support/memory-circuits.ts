@@ -1,4 +1,4 @@
-import type { CircuitRecord, CircuitStore } from '#domain/circuit-breaker';
+import type { CircuitRecord, CircuitStore } from '#domain/providers/ports';
 
 /** Circuits in one process's memory, for unit tests (the table's: adapters/dynamodb/circuit-repository.ts). */
 export class MemoryCircuitStore implements CircuitStore {

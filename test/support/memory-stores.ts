@@ -1,34 +1,19 @@
-import type { Account, SubscriptionStatus } from '#domain/account';
-import type { ApiKeyRecord } from '#domain/api-key';
-import { NotFoundError } from '#domain/errors';
-import type { LedgerEntry } from '#domain/ledger';
-import type { MediaKind } from '#domain/media-type';
-import type {
-  AccountDirectory,
-  AccountStore,
-  ApiKeyChanges,
-  ApiKeyStore,
-  CallbackReceipts,
-  CopyQueue,
-  CreateTaskResult,
-  FailOptions,
-  IdempotencyClaim,
-  IdempotencyRecord,
-  IdempotencyStore,
-  LedgerStore,
-  MediaStore,
-  NewTaskRequest,
-  PublishedUpload,
-  StartRepair,
-  TaskRef,
-  TaskStore,
-  UploadPublications,
-  UploadStorage,
-} from '#domain/ports';
-import type { RateCounter, RateWindow } from '#domain/rate-limit';
-import type { ProviderJob, Task, TaskError, TaskKind } from '#domain/task';
-import type { AttemptOutcome, Delivery, DeliveryMessage, DeliveryStore } from '#domain/webhook-deliveries';
-import type { WebhookEndpoint, WebhookStore } from '#domain/webhooks';
+import { AccountExistsError, type Account, type SubscriptionStatus } from '#domain/accounts/account';
+import type { ApiKeyRecord } from '#domain/accounts/api-key';
+import { NotFoundError } from '#domain/shared/errors';
+import type { LedgerEntry } from '#domain/accounts/ledger';
+import type { MediaKind } from '#domain/catalogue/media-type';
+import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, LedgerStore } from '#domain/accounts/ports';
+import type { CallbackReceipts, CopyQueue, CreateTaskResult, InFlightList, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, MediaStore, NewTaskRequest, StartRepair, TaskRef, TaskStore } from '#domain/tasks/ports';
+import type { PublishedUpload, UploadPublications, UploadStorage } from '#domain/uploads/ports';
+import type { RateCounter, RateWindow } from '#domain/shared/counter';
+import type { Task, TaskKind } from '#domain/tasks/task';
+import { isFinal, statusOf, type Phase } from '#domain/tasks/phase';
+import { admits, type TaskPatch } from '#domain/tasks/transitions';
+import type { AttemptOutcome, Delivery, DeliveryMessage } from '#domain/webhooks/deliveries';
+import type { DeliveryStore } from '#domain/webhooks/ports';
+import type { WebhookEndpoint } from '#domain/webhooks/webhooks';
+import type { WebhookStore } from '#domain/webhooks/ports';
 
 /**
  * In-memory stand-ins for every store port, for use-case tests that run in milliseconds.
@@ -59,8 +44,6 @@ export class MemoryTable {
   /** Per account, in the order written: an entry's position is its index + 1, as in the adapter. */
   readonly ledgerPositions = new Map<string, LedgerEntry[]>();
   readonly tasks = new Map<string, Task>();
-  /** When each task's copy was claimed (the adapter's `copy_claimed_at`, not part of a Task). */
-  readonly copyClaims = new Map<string, string>();
   readonly idempotency = new Map<string, IdempotencyRecord>();
   /** Webhook endpoints, by account and id, with the count of deliveries each has had (their positions). */
   readonly webhooks = new Map<string, { endpoint: WebhookEndpoint; deliveryCount: number }>();
@@ -68,9 +51,6 @@ export class MemoryTable {
   readonly deliveries = new Map<string, { delivery: Delivery; seq: number }>();
   /** Credits charged through each API key per month, by `keyId#yyyy-mm` (as the adapter's KEYSPEND# items). */
   readonly keySpend = new Map<string, number>();
-
-  /** The wall clock DynamoDB judges an expired idempotency record by (Date.now() in the adapter). */
-  constructor(readonly wallClock: () => Date = () => new Date()) {}
 
   ledgerOf(accountId: string): Map<string, LedgerEntry> {
     let entries = this.ledger.get(accountId);
@@ -116,7 +96,7 @@ export class MemoryAccountStore implements AccountStore {
 
   async create(account: Account, openingGrant?: LedgerEntry): Promise<void> {
     await turn();
-    if (this.table.accounts.has(account.accountId)) throw new MemoryConditionError(`account ${account.accountId} exists`);
+    if (this.table.accounts.has(account.accountId)) throw new AccountExistsError(account.accountId);
     if (openingGrant) this.table.checkNewEntry(openingGrant);
     this.table.accounts.set(account.accountId, copy(account));
     if (openingGrant) this.table.addEntry(openingGrant);
@@ -201,16 +181,14 @@ export class MemoryTaskStore implements TaskStore {
   async create(request: NewTaskRequest): Promise<CreateTaskResult> {
     await turn();
     const { task: draft, charge, idempotency } = request;
-    // As the adapter: a live claim on the key wins over everything, even a too-low balance.
+    // As the adapter: a live claim on the key wins over everything, even a too-low balance;
+    // live as of the request's own instant (the domain's clock: the task's creation).
     if (idempotency) {
-      const record = unexpired(
-        this.table.idempotency.get(claimId(idempotency.accountId, idempotency.key)),
-        this.table.wallClock(),
-      );
+      const record = unexpired(this.table.idempotency.get(claimId(idempotency.accountId, idempotency.key)), new Date(draft.createdAt));
       if (record) return { type: 'idempotency_key_used', record: copy(record) };
     }
-    const account = this.table.accounts.get(draft.accountId);
-    if (!account) throw new Error(`Account ${draft.accountId} disappeared while creating a task.`);
+    const account = this.table.accounts.get(draft.partitionId);
+    if (!account) throw new Error(`Account ${draft.partitionId} disappeared while creating a task.`);
     const price = -charge.amount;
     // As the adapter: the key's spend is judged before the balance.
     const spendId = request.keySpend && `${request.keySpend.keyId}#${request.keySpend.month}`;
@@ -219,7 +197,7 @@ export class MemoryTaskStore implements TaskStore {
     if (limit !== undefined && spent + price > limit) return { type: 'spend_limit_exceeded', spent };
     if (account.credits < price) return { type: 'insufficient_credits', available: account.credits };
     if (spendId) this.table.keySpend.set(spendId, spent + price);
-    const id = taskId(draft.accountId, draft.taskId);
+    const id = taskId(draft.partitionId, draft.taskId);
     if (this.table.tasks.has(id)) throw new MemoryConditionError(`task ${draft.taskId} exists`);
     this.table.checkNewEntry(charge);
 
@@ -240,131 +218,38 @@ export class MemoryTaskStore implements TaskStore {
     return task && copy(task);
   }
 
-  /** The stored task if it is still processing (the condition of every transition). */
-  private processing(task: Task): Task | undefined {
-    const stored = this.table.tasks.get(taskId(task.accountId, task.taskId));
-    return stored?.status === 'processing' ? stored : undefined;
-  }
-
-  async recordSubmission(task: Task, provider: ProviderJob, now: string): Promise<boolean> {
+  /** As the adapter's one conditional write: phase and guards checked, the patch applied at once (with its refund). */
+  async transition(task: Task, from: readonly Phase[], to: Phase | 'same', patch: TaskPatch): Promise<Task | undefined> {
     await turn();
-    const stored = this.processing(task);
-    if (!stored || (stored.provider && stored.provider.jobId !== provider.jobId)) return false;
-    Object.assign(stored, { provider: { ...provider }, lastCheckedAt: now, updatedAt: now });
-    delete stored.queuedAt;
-    delete stored.unsent;
-    return true;
-  }
-
-  async markQueued(task: Task, now: string, attempts: number): Promise<boolean> {
-    await turn();
-    const stored = this.processing(task);
-    if (!stored || stored.provider || stored.queuedAt) return false;
-    // Still as the caller saw it: unsent, or sent by the caller itself (its create was refused).
-    if (task.unsent ? !stored.unsent : stored.unsent || stored.sentAt !== task.sentAt) return false;
-    Object.assign(stored, { queuedAt: now, submitAttempts: attempts, unsent: true, updatedAt: now });
-    return true;
-  }
-
-  async claimQueued(task: Task, now: string): Promise<boolean> {
-    await turn();
-    const stored = this.processing(task);
-    if (!stored || stored.provider || !stored.queuedAt) return false;
-    Object.assign(stored, { unsent: true, updatedAt: now });
-    delete stored.queuedAt;
-    return true;
-  }
-
-  async markSent(task: Task, now: string): Promise<boolean> {
-    await turn();
-    const stored = this.processing(task);
-    if (!stored || stored.provider || stored.queuedAt || !stored.unsent) return false;
-    Object.assign(stored, { sentAt: now, updatedAt: now });
-    delete stored.unsent;
-    return true;
-  }
-
-  async claimCheck(task: Task, now: Date, minIntervalMs: number): Promise<boolean> {
-    await turn();
-    const stored = this.processing(task);
-    const cutoff = new Date(now.getTime() - minIntervalMs).toISOString();
-    // ISO strings compared as strings, as DynamoDB compares them.
-    if (!stored || (stored.lastCheckedAt !== undefined && stored.lastCheckedAt > cutoff)) return false;
-    stored.lastCheckedAt = now.toISOString();
-    return true;
-  }
-
-  async recordOutputs(task: Task, outputUrls: string[], now: string): Promise<boolean> {
-    await turn();
-    const stored = this.processing(task);
-    if (!stored || stored.pendingOutputs) return false;
-    Object.assign(stored, { pendingOutputs: [...outputUrls], updatedAt: now });
-    return true;
-  }
-
-  async claimCopy(task: Task, now: Date, leaseMs: number): Promise<boolean> {
-    await turn();
-    const stored = this.processing(task);
-    const key = taskId(task.accountId, task.taskId);
-    const claimed = this.table.copyClaims.get(key);
-    const cutoff = new Date(now.getTime() - leaseMs).toISOString();
-    if (!stored?.pendingOutputs || (claimed !== undefined && claimed > cutoff)) return false;
-    this.table.copyClaims.set(key, now.toISOString());
-    return true;
-  }
-
-  async recordCopyFailure(task: Task, now: string): Promise<number | undefined> {
-    await turn();
-    const stored = this.processing(task);
-    if (!stored) return undefined;
-    this.table.copyClaims.delete(taskId(task.accountId, task.taskId));
-    stored.copyAttempts += 1;
-    stored.updatedAt = now;
-    return stored.copyAttempts;
-  }
-
-  async complete(task: Task, outputUrls: string[], now: string, thumbnailUrl?: string): Promise<boolean> {
-    await turn();
-    const stored = this.processing(task);
-    if (!stored) return false;
-    Object.assign(stored, { status: 'completed', outputUrls: [...outputUrls], completedAt: now, updatedAt: now, ...(thumbnailUrl && { thumbnailUrl }) });
-    delete stored.pendingOutputs;
-    this.unannounced.add(taskId(task.accountId, task.taskId));
-    return true;
-  }
-
-  async failAndRefund(
-    task: Task,
-    error: TaskError,
-    refund: LedgerEntry,
-    now: string,
-    options: FailOptions = {},
-  ): Promise<boolean> {
-    await turn();
-    const stored = this.processing(task);
-    if (!stored || (options.onlyIfUnsubmitted && stored.provider) || (options.onlyBeforeOutputs && stored.pendingOutputs)) return false;
-    // The other two parts of the adapter's transaction: an existing account, a new ledger entry.
-    const account = this.table.accounts.get(task.accountId);
-    if (!account) throw new MemoryConditionError(`account ${task.accountId} does not exist`);
-    this.table.checkNewEntry(refund);
-    Object.assign(stored, { status: 'failed', error: { code: error.code, message: error.message }, completedAt: now, updatedAt: now });
-    if (options.progress !== undefined) stored.progress = options.progress;
-    this.unannounced.add(taskId(task.accountId, task.taskId));
-    delete stored.pendingOutputs;
-    account.credits += refund.amount;
-    account.updatedAt = now;
-    this.table.addEntry(refund);
-    if (stored.keySpend) {
-      const spendId = `${stored.keySpend.keyId}#${stored.keySpend.month}`;
-      this.table.keySpend.set(spendId, (this.table.keySpend.get(spendId) ?? 0) - refund.amount);
+    const id = taskId(task.partitionId, task.taskId);
+    const stored = this.table.tasks.get(id);
+    if (!stored || !admits(stored, from, patch.guard)) return undefined;
+    if (patch.refund) {
+      // The other parts of the adapter's transaction: an existing account, a new ledger entry, the key's month.
+      const account = this.table.accounts.get(task.partitionId);
+      if (!account) throw new MemoryConditionError(`account ${task.partitionId} does not exist`);
+      this.table.checkNewEntry(patch.refund);
+      account.credits += patch.refund.amount;
+      account.updatedAt = patch.at ?? account.updatedAt;
+      this.table.addEntry(patch.refund);
+      if (stored.keySpend) {
+        const spendId = `${stored.keySpend.keyId}#${stored.keySpend.month}`;
+        this.table.keySpend.set(spendId, (this.table.keySpend.get(spendId) ?? 0) - patch.refund.amount);
+      }
     }
-    return true;
-  }
-
-  async recordProgress(task: Task, progress: number): Promise<void> {
-    await turn();
-    const stored = this.processing(task);
-    if (stored && stored.progress < progress) stored.progress = progress;
+    Object.assign(stored, copy(patch.set ?? {}));
+    for (const field of patch.remove ?? []) delete stored[field];
+    if (patch.countCopyFailure) stored.copyAttempts += 1;
+    if (to !== 'same') {
+      if (patch.at === undefined) throw new Error(`A move of task ${task.taskId} to ${to} needs its instant.`);
+      Object.assign(stored, { phase: to, status: statusOf(to), updatedAt: patch.at });
+      // The adapter's dual write of the `unsent` mark.
+      if (to === 'claimed' || to === 'queued') stored.unsent = true;
+      else if (!isFinal(to)) delete stored.unsent;
+      if (isFinal(to)) this.unannounced.add(id);
+    }
+    if (patch.announced) this.unannounced.delete(id);
+    return copy(stored);
   }
 
   async listPage(accountId: string, kind: TaskKind, page: number, limit: number) {
@@ -373,21 +258,22 @@ export class MemoryTaskStore implements TaskStore {
     const newest = total - (page - 1) * limit;
     const oldest = Math.max(1, newest - limit + 1);
     const tasks = [...this.table.tasks.values()]
-      .filter((task) => task.accountId === accountId && task.kind === kind && task.seq >= oldest && task.seq <= newest)
+      .filter((task) => task.partitionId === accountId && task.kind === kind && task.seq >= oldest && task.seq <= newest)
       .sort((a, b) => b.seq - a.seq);
     return { tasks: copy(tasks), total };
   }
 
-  /** One shard, oldest first (the adapter has several, each oldest first). */
-  listProcessing(): AsyncIterable<TaskRef>[] {
+  /** One shard, oldest first (the adapter has several). Every task here has its phase from the start: `unmoved` is empty. */
+  listInFlight(list: InFlightList): AsyncIterable<TaskRef>[] {
     const table = this.table;
     async function* shard(): AsyncIterable<TaskRef> {
       await turn();
-      const order = (task: Task) => `${task.createdAt}#${task.taskId}`;
+      // As the adapter's sort key: when the task entered its phase.
+      const order = (task: Task) => `${task.updatedAt}#${task.taskId}`;
       const tasks = [...table.tasks.values()]
-        .filter((task) => task.status === 'processing')
+        .filter((task) => task.phase === list)
         .sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
-      for (const task of tasks) yield { accountId: task.accountId, taskId: task.taskId };
+      for (const task of tasks) yield { accountId: task.partitionId, taskId: task.taskId };
     }
     return [shard()];
   }
@@ -401,22 +287,16 @@ export class MemoryTaskStore implements TaskStore {
       await turn();
       for (const id of [...unannounced]) {
         const task = table.tasks.get(id);
-        if (task) yield { accountId: task.accountId, taskId: task.taskId };
+        if (task) yield { accountId: task.partitionId, taskId: task.taskId };
       }
     }
     return [shard()];
   }
 
-  async markAnnounced(task: Task): Promise<void> {
-    await turn();
-    const id = taskId(task.accountId, task.taskId);
-    if (this.table.tasks.get(id)?.status !== 'processing') this.unannounced.delete(id);
-  }
-
   /** Starts here are atomic, so no draft is ever left half-done: nothing to repair. */
   async repairStart(draft: Task): Promise<StartRepair> {
     await turn();
-    return this.table.tasks.has(taskId(draft.accountId, draft.taskId)) ? 'settled' : 'discarded';
+    return this.table.tasks.has(taskId(draft.partitionId, draft.taskId)) ? 'settled' : 'discarded';
   }
 }
 
@@ -621,11 +501,19 @@ export class MemoryRateCounter implements RateCounter {
     this.counts.set(id, count + 1);
     return count + 1;
   }
+
+  async claimAt(keyId: string, window: RateWindow, ticket: number): Promise<boolean> {
+    await turn();
+    const id = `${keyId}#${window.id}`;
+    if ((this.counts.get(id) ?? 0) >= ticket) return false;
+    this.counts.set(id, ticket);
+    return true;
+  }
 }
 
 /** Every store of one table, wired together as the app context wires the DynamoDB ones. */
-export function createMemoryStores(options: { wallClock?: () => Date } = {}) {
-  const table = new MemoryTable(options.wallClock);
+export function createMemoryStores() {
+  const table = new MemoryTable();
   return {
     table,
     accounts: new MemoryAccountStore(table),

@@ -1,14 +1,16 @@
-import type { Account } from '#domain/account';
-import { createAccount } from '#domain/account-admin';
-import { ledgerSum } from '#domain/ledger';
-import type { CallbackDeps } from '#domain/provider-callbacks';
-import type { StartDeps, StartRequest } from '#domain/start-task';
-import type { ImageParams, Task, VideoParams } from '#domain/task';
-import { copyOutputs, DEFAULT_LIFECYCLE_SETTINGS } from '#domain/task-lifecycle';
-import type { SubmissionRequest } from '#domain/ports';
-import { CounterBudget } from '#domain/provider-budget';
-import { submitQueued } from '#domain/submission';
-import { SILENT_TELEMETRY } from '#domain/telemetry';
+import type { Account } from '#domain/accounts/account';
+import { createAccount } from '#domain/accounts/account-admin';
+import { ledgerSum } from '#domain/accounts/ledger';
+import type { CallbackDeps } from '#domain/tasks/callbacks';
+import type { StartDeps, StartRequest } from '#domain/tasks/start-task';
+import type { ImageParams, VideoParams } from '#domain/catalogue/params';
+import type { Task } from '#domain/tasks/task';
+import { copyOutputs } from '#domain/tasks/lifecycle/outputs';
+import { DEFAULT_LIFECYCLE_SETTINGS } from '#domain/tasks/lifecycle/deps';
+import type { SubmissionRequest } from '#domain/tasks/ports';
+import { CounterBudget } from '#domain/providers/budget';
+import { submitQueued } from '#domain/tasks/submission';
+import { SILENT_TELEMETRY } from '#domain/shared/telemetry';
 import { createMemoryStores, MemoryCopyQueue, MemoryMediaStore } from './memory-stores';
 import { ScriptedProvider } from './scripted-provider';
 
@@ -39,7 +41,7 @@ export const image = (params: Partial<ImageParams> = {}): StartRequest => ({ kin
  */
 export function memoryWorld(start = '2026-03-01T12:00:00.000Z') {
   let now = new Date(start);
-  const stores = createMemoryStores({ wallClock: () => now });
+  const stores = createMemoryStores();
   const provider = new ScriptedProvider();
   const media = new MemoryMediaStore();
   const copyQueue = new MemoryCopyQueue();
@@ -58,12 +60,13 @@ export function memoryWorld(start = '2026-03-01T12:00:00.000Z') {
     media,
     copyQueue,
     clock: () => now,
+    realTime: () => Date.now(),
     settings: { ...DEFAULT_LIFECYCLE_SETTINGS },
     budget: new CounterBudget(stores.rates),
     submissions: {
       send: async (message, options) => void submissions.push({ message, delaySeconds: options?.delaySeconds ?? 0 }),
     },
-    callbackUrl: (task, provider, token) => `https://api.test/api/v1/provider-callbacks/${provider}/${task.accountId}/${task.taskId}?token=${token}`,
+    callbackUrl: (task, provider, token) => `https://api.test/api/v1/provider-callbacks/${provider}/${task.partitionId}/${task.taskId}?token=${token}`,
     callbackReceipts: stores.callbackReceipts,
     telemetry: SILENT_TELEMETRY,
     events: {

@@ -9,7 +9,7 @@ import {
   type ResultOutcome,
   type SubmitOptions,
   type SubmitOutcome,
-} from '#domain/provider';
+} from '#domain/providers/provider';
 
 /** The header a scripted callback must carry to count as signed. */
 export const SCRIPTED_SIGNATURE = { name: 'x-scripted-signature', value: 'valid' } as const;

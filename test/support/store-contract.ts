@@ -1,24 +1,22 @@
-import type { Account } from '#domain/account';
-import type { ApiKeyRecord } from '#domain/api-key';
-import { NotFoundError } from '#domain/errors';
-import { newAccountId, newLedgerEntryId, newTaskId } from '#domain/ids';
-import { ledgerSum, refundEntry, type LedgerEntry } from '#domain/ledger';
-import type {
-  AccountDirectory,
-  AccountStore,
-  ApiKeyStore,
-  CallbackReceipts,
-  IdempotencyClaim,
-  IdempotencyStore,
-  LedgerStore,
-  NewTaskRequest,
-  TaskStore,
-  UploadPublications,
-} from '#domain/ports';
-import { windowAt, type RateCounter } from '#domain/rate-limit';
-import type { Task, TaskKind } from '#domain/task';
-import type { AttemptOutcome, Delivery, DeliveryMessage, DeliveryStore } from '#domain/webhook-deliveries';
-import type { WebhookEndpoint, WebhookStore } from '#domain/webhooks';
+import type { Account } from '#domain/accounts/account';
+import type { ApiKeyRecord } from '#domain/accounts/api-key';
+import { NotFoundError } from '#domain/shared/errors';
+import { newAccountId, newLedgerEntryId, newTaskId } from '#domain/shared/ids';
+import { ledgerSum, type LedgerEntry } from '#domain/accounts/ledger';
+import { refundEntry } from '#domain/tasks/charges';
+import type { AccountDirectory, AccountStore, ApiKeyStore, LedgerStore } from '#domain/accounts/ports';
+import type { CallbackReceipts, IdempotencyClaim, IdempotencyStore, NewTaskRequest, TaskStore } from '#domain/tasks/ports';
+import type { UploadPublications } from '#domain/uploads/ports';
+import { windowAt } from '#domain/accounts/rate-limit';
+import { type RateCounter } from '#domain/shared/counter';
+import type { Task, TaskKind } from '#domain/tasks/task';
+import { move, TRANSITIONS, type TaskEvent, type TaskPatch } from '#domain/tasks/transitions';
+import { PHASE_NAMES, type Phase } from '#domain/tasks/phase';
+import { SWEPT_LISTS } from '#domain/tasks/sweep-table';
+import type { AttemptOutcome, Delivery, DeliveryMessage } from '#domain/webhooks/deliveries';
+import type { DeliveryStore } from '#domain/webhooks/ports';
+import type { WebhookEndpoint } from '#domain/webhooks/webhooks';
+import type { WebhookStore } from '#domain/webhooks/ports';
 
 /**
  * The behaviour the use cases rely on from the store ports, as one suite run against every
@@ -104,7 +102,9 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           kind,
           params,
           taskId,
-          accountId,
+          partitionId: accountId,
+          // Without the unsent mark, a start as the code before the mark wrote it: a create may have gone out.
+          phase: options.unsent ? 'claimed' : 'sending',
           status: 'processing',
           creditsUsed: price,
           progress: 0,
@@ -127,15 +127,43 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       return result.task;
     }
 
-    const refundOf = (task: Task): LedgerEntry => ({
-      entryId: newLedgerEntryId(),
-      accountId: task.accountId,
-      kind: 'refund',
-      amount: task.creditsUsed,
-      reason: 'refund',
-      taskId: task.taskId,
-      createdAt: at(1),
+    type Code = 'upstream_error' | 'internal_error' | 'canceled' | 'timeout';
+    const error = (code: Code = 'upstream_error') => ({ code, message: code });
+    /** A failure event's patch, as the domain builds it (lifecycle/endings.ts). */
+    const ending = (task: Task, ms: number, code?: Code, progress = 10): TaskPatch => ({
+      at: at(ms),
+      set: { error: error(code), completedAt: at(ms), progress },
+      remove: ['pendingOutputs'],
+      refund: refundEntry(task, at(ms), error(code)),
     });
+    const winners = (results: (Task | undefined)[]) => results.filter((result) => result !== undefined);
+    const acceptJ1: TaskPatch = { at: at(1), set: { provider: { name: 'p', jobId: 'j1' }, lastCheckedAt: at(1) }, remove: ['queuedAt'], guard: { jobId: 'j1' } };
+    /** Walks a started task into `phase` by the table's own events. */
+    async function walk(task: Task, phase: Phase): Promise<Task> {
+      const path = (<Record<Phase, [TaskEvent, TaskPatch][]>>{
+        draft: [],
+        claimed: [],
+        queued: [['queue', { at: at(1), set: { queuedAt: at(1), submitAttempts: 0 }, guard: { sentAt: task.sentAt ?? null } }]],
+        sending: task.phase === 'sending' ? [] : [['send', { at: at(1), set: { sentAt: at(1) } }]],
+        running: [['accept', acceptJ1]],
+        storing: [
+          ['accept', acceptJ1],
+          ['outputs', { at: at(2), set: { pendingOutputs: ['https://p/1'] } }],
+        ],
+        completed: [
+          ['accept', acceptJ1],
+          ['outputs', { at: at(2), set: { pendingOutputs: ['https://p/1'] } }],
+          ['complete', { at: at(3), set: { outputUrls: ['https://ours/1'], completedAt: at(3) }, remove: ['pendingOutputs', 'copyClaimedAt'] }],
+        ],
+        failed: [['fail', ending(task, 1)]],
+      })[phase];
+      let current = task;
+      for (const [event, patch] of path) current = (await move(stores.tasks, current, event, patch))!;
+      expect(current.phase).toBe(phase);
+      return current;
+    }
+    /** A new charged task (nothing sent) in `phase`. */
+    const inPhase = async (accountId: string, phase: Phase): Promise<Task> => walk(await started(accountId, { unsent: true }), phase);
 
     describe('rate counters', () => {
       it('hand out each count of a window once, up to the limit, per key and window', async () => {
@@ -145,6 +173,17 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(counts.filter((count) => count === undefined)).toHaveLength(3);
         expect(await stores.rates.increment('key_b', window, 5)).toBe(1);
         expect(await stores.rates.increment('key_a', windowAt(T0 + 60_000), 5)).toBe(1);
+      });
+
+      it('jump to a count for one of racing callers, only above the count, and count on from there', async () => {
+        const window = windowAt(T0);
+        const jumps = await Promise.all(Array.from({ length: 4 }, () => stores.rates.claimAt('key_j', window, 3)));
+        expect(jumps.filter(Boolean)).toHaveLength(1);
+        expect(await stores.rates.claimAt('key_j', window, 2)).toBe(false);
+        expect(await stores.rates.increment('key_j', window, 5)).toBe(4);
+        expect(await stores.rates.claimAt('key_j', window, 4)).toBe(false);
+        expect(await stores.rates.claimAt('key_j', window, 5)).toBe(true);
+        expect(await stores.rates.increment('key_j', window, 5)).toBeUndefined();
       });
     });
 
@@ -209,7 +248,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         const accountId = await newAccount(1000);
         const tasks = await Promise.all(Array.from({ length: 8 }, () => started(accountId)));
         await Promise.all([
-          ...tasks.slice(0, 4).map((task) => stores.tasks.failAndRefund(task, { code: 'upstream_error', message: 'm' }, refundOf(task), at(2))),
+          ...tasks.slice(0, 4).map((task) => move(stores.tasks, task, 'fail', ending(task, 2))),
           ...Array.from({ length: 3 }, (_, i) => stores.accounts.grant(grantOf(accountId, i + 1))),
         ]);
         // 1 opening grant + 8 charges + 4 refunds + 3 grants.
@@ -360,7 +399,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           type: 'spend_limit_exceeded',
         });
         await started(accountId, { price: 25, keySpend: { keyId: 'key_m', month: '2026-12', limit: 50 } });
-        expect(await stores.tasks.failAndRefund(november, { code: 'timeout', message: 'late' }, refundOf(november), at(2))).toBe(true);
+        expect(await move(stores.tasks, november, 'timeout', ending(november, 2, 'timeout'))).toMatchObject({ phase: 'failed' });
         expect(Object.fromEntries(await stores.apiKeys.spentInMonth(['key_m'], '2026-11'))).toEqual({ key_m: 25 });
         expect(Object.fromEntries(await stores.apiKeys.spentInMonth(['key_m'], '2026-12'))).toEqual({ key_m: 25 });
         expect((await stores.tasks.get(accountId, november.taskId))?.keySpend).toEqual({ keyId: 'key_m', month: '2026-11' });
@@ -446,12 +485,13 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       it('lets an expired key be claimed again', async () => {
         const accountId = await newAccount(100);
         const old = startOf(accountId, { claim: 'old' });
-        old.idempotency!.expiresAt = Math.floor(Date.now() / 1000) - 1;
+        // Judged on the request's own instant (its task's creation, the domain's clock).
+        old.idempotency!.expiresAt = Math.floor(T0 / 1000) - 1;
         await stores.tasks.create(old);
-        expect(await stores.idempotency.get(accountId, 'old', new Date())).toBeUndefined();
+        expect(await stores.idempotency.get(accountId, 'old', new Date(T0))).toBeUndefined();
         const fresh = startOf(accountId, { claim: 'old' });
         expect(await stores.tasks.create(fresh)).toMatchObject({ type: 'created', task: { seq: 2 } });
-        expect((await stores.idempotency.get(accountId, 'old', new Date()))?.taskId).toBe(fresh.task.taskId);
+        expect((await stores.idempotency.get(accountId, 'old', new Date(T0)))?.taskId).toBe(fresh.task.taskId);
       });
     });
 
@@ -489,178 +529,183 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       });
     });
 
-    describe('task transitions', () => {
-      it('records the submission while processing, and not once final', async () => {
-        const accountId = await newAccount(100);
-        const task = await started(accountId);
-        expect(await stores.tasks.recordSubmission(task, { name: 'p', jobId: 'j1' }, at(1))).toBe(true);
-        expect(await stores.tasks.get(accountId, task.taskId)).toEqual({
-          ...task,
-          provider: { name: 'p', jobId: 'j1' },
-          lastCheckedAt: at(1),
-          updatedAt: at(1),
-        });
-        await stores.tasks.failAndRefund(task, { code: 'timeout', message: 'late' }, refundOf(task), at(2));
-        expect(await stores.tasks.recordSubmission(task, { name: 'p', jobId: 'j2' }, at(3))).toBe(false);
-        expect((await stores.tasks.get(accountId, task.taskId))?.provider?.jobId).toBe('j1');
-      });
-
-      it('queues a task with no job once, hands a queued task to one claimer, and records one job only', async () => {
-        const accountId = await newAccount(100);
-        const task = await started(accountId);
-        const marks = await Promise.all([1, 2, 3].map(() => stores.tasks.markQueued(task, at(1), 2)));
-        expect(marks.filter(Boolean)).toHaveLength(1);
-        expect(await stores.tasks.get(accountId, task.taskId)).toMatchObject({ queuedAt: at(1), submitAttempts: 2 });
-        // A message delivered many times: one consumer gets to send the create.
-        const claims = await Promise.all(Array.from({ length: 5 }, () => stores.tasks.claimQueued(task, at(2))));
-        expect(claims.filter(Boolean)).toHaveLength(1);
-        const claimed = await stores.tasks.get(accountId, task.taskId);
-        // Claimed, not sent yet: the create goes out only after the consumer's markSent.
-        expect([claimed?.queuedAt, claimed?.unsent, claimed?.sentAt]).toEqual([undefined, true, undefined]);
-        expect(await stores.tasks.claimQueued(task, at(3))).toBe(false);
-        // The same job recorded twice (a callback racing the create's answer) is harmless; another job is refused.
-        expect(await stores.tasks.recordSubmission(task, { name: 'p', jobId: 'j1', callbacks: true }, at(4))).toBe(true);
-        expect(await stores.tasks.recordSubmission(task, { name: 'p', jobId: 'j1', callbacks: true }, at(5))).toBe(true);
-        expect(await stores.tasks.recordSubmission(task, { name: 'p', jobId: 'j2' }, at(6))).toBe(false);
-        expect((await stores.tasks.get(accountId, task.taskId))?.provider).toEqual({ name: 'p', jobId: 'j1', callbacks: true });
-        expect(await stores.tasks.markQueued(task, at(7), 0)).toBe(false);
-
-        // Recording a job ends a wait on the queue.
-        const waiting = await started(accountId);
-        expect(await stores.tasks.markQueued(waiting, at(8), 0)).toBe(true);
-        expect(await stores.tasks.recordSubmission(waiting, { name: 'p', jobId: 'j3' }, at(9))).toBe(true);
-        expect((await stores.tasks.get(accountId, waiting.taskId))?.queuedAt).toBeUndefined();
-        expect(await stores.tasks.claimQueued(waiting, at(10))).toBe(false);
-      });
-
-      it('marks a create sent for one caller only, while unsent; only the sender of a refused create queues it again', async () => {
+    describe('task transitions, by event (domain/tasks/transitions.ts)', () => {
+      it('moves a charged task to the provider: send once, queue only by its sender, claim once, accept one job', async () => {
         const accountId = await newAccount(100);
         const task = await started(accountId, { unsent: true });
-        expect((await stores.tasks.get(accountId, task.taskId))?.unsent).toBe(true);
-        const marks = await Promise.all(Array.from({ length: 5 }, () => stores.tasks.markSent(task, at(1))));
-        expect(marks.filter(Boolean)).toHaveLength(1);
-        const sent = (await stores.tasks.get(accountId, task.taskId))!;
-        expect([sent.unsent, sent.sentAt, sent.updatedAt]).toEqual([undefined, at(1), at(1)]);
-        expect(await stores.tasks.markSent(task, at(2))).toBe(false);
-        // A stale view (it was unsent) or another send than the one seen cannot queue it.
-        expect(await stores.tasks.markQueued(task, at(2), 1)).toBe(false);
-        expect(await stores.tasks.markQueued({ ...sent, sentAt: at(9) }, at(2), 1)).toBe(false);
-        // Its sender, whose create was refused for load, can: queued is unsent again.
-        expect(await stores.tasks.markQueued(sent, at(3), 1)).toBe(true);
-        expect(await stores.tasks.get(accountId, task.taskId)).toMatchObject({ queuedAt: at(3), unsent: true, submitAttempts: 1 });
-        expect(await stores.tasks.markSent(task, at(4))).toBe(false); // not while queued
-        expect(await stores.tasks.claimQueued(task, at(5))).toBe(true);
-        expect(await stores.tasks.markSent(task, at(6))).toBe(true);
-        expect(await stores.tasks.recordSubmission(task, { name: 'p', jobId: 'j1' }, at(7))).toBe(true);
+        expect(task.phase).toBe('claimed');
+        const sends = await Promise.all(Array.from({ length: 5 }, () => move(stores.tasks, task, 'send', { at: at(1), set: { sentAt: at(1) } })));
+        expect(winners(sends)).toHaveLength(1);
+        const sent = winners(sends)[0]!;
+        expect(sent).toMatchObject({ phase: 'sending', status: 'processing', sentAt: at(1), updatedAt: at(1) });
+        expect(sent.unsent).toBeUndefined();
+        expect(await stores.tasks.get(accountId, task.taskId)).toEqual(sent);
+        // A stale view (nothing sent) or another send than the one seen cannot queue it; its sender can.
+        const queue = (sentAt: string | null, ms: number) =>
+          move(stores.tasks, task, 'queue', { at: at(ms), set: { queuedAt: at(ms), submitAttempts: 1 }, guard: { sentAt } });
+        expect(await queue(null, 2)).toBeUndefined();
+        expect(await queue(at(9), 2)).toBeUndefined();
+        const queues = await Promise.all([1, 2, 3].map(() => queue(at(1), 3)));
+        expect(winners(queues)).toHaveLength(1);
+        const queued = winners(queues)[0];
+        expect(queued).toMatchObject({ phase: 'queued', queuedAt: at(3), submitAttempts: 1, unsent: true, updatedAt: at(3) });
+        expect(await move(stores.tasks, task, 'send', { at: at(4), set: { sentAt: at(4) } })).toBeUndefined(); // not while queued
+        // A message delivered many times: one consumer claims the send.
+        const claims = await Promise.all(Array.from({ length: 5 }, () => move(stores.tasks, task, 'claim', { at: at(5), remove: ['queuedAt'] })));
+        expect(winners(claims)).toHaveLength(1);
+        expect(winners(claims)[0]).toMatchObject({ phase: 'claimed', unsent: true });
+        expect(winners(claims)[0]!.queuedAt).toBeUndefined();
+        // The same job recorded twice (a callback racing the create's answer) is harmless; another job is refused.
+        const accept = (jobId: string, ms: number) =>
+          move(stores.tasks, task, 'accept', { at: at(ms), set: { provider: { name: 'p', jobId, callbacks: true }, lastCheckedAt: at(ms) }, remove: ['queuedAt'], guard: { jobId } });
+        expect(await accept('j1', 6)).toMatchObject({ phase: 'running', provider: { name: 'p', jobId: 'j1', callbacks: true }, lastCheckedAt: at(6) });
+        expect(await accept('j1', 7)).toMatchObject({ phase: 'running' });
+        expect(await accept('j2', 8)).toBeUndefined();
         expect((await stores.tasks.get(accountId, task.taskId))?.unsent).toBeUndefined();
-
-        // Recording a job (a callback adopting it) ends the mark too, and no create is sent after it.
-        const adopted = await started(accountId, { unsent: true });
-        expect(await stores.tasks.recordSubmission(adopted, { name: 'p', jobId: 'j2' }, at(8))).toBe(true);
-        expect((await stores.tasks.get(accountId, adopted.taskId))?.unsent).toBeUndefined();
-        expect(await stores.tasks.markSent(adopted, at(9))).toBe(false);
+        expect(await queue(null, 9)).toBeUndefined();
       });
 
-      it('grants a check once per interval, to one of many concurrent callers', async () => {
+      it('adopts a job (a callback) in any phase before outputs, which ends a wait on the queue', async () => {
         const accountId = await newAccount(100);
-        const task = await started(accountId);
-        const now = new Date(T0 + 10_000);
-        const claims = await Promise.all(Array.from({ length: 10 }, () => stores.tasks.claimCheck(task, now, 2_000)));
-        expect(claims.filter(Boolean)).toHaveLength(1);
-        expect((await stores.tasks.get(accountId, task.taskId))?.lastCheckedAt).toBe(now.toISOString());
-        expect(await stores.tasks.claimCheck(task, new Date(T0 + 11_999), 2_000)).toBe(false);
-        expect(await stores.tasks.claimCheck(task, new Date(T0 + 12_000), 2_000)).toBe(true);
-        await stores.tasks.complete(task, ['u'], at(13_000));
-        expect(await stores.tasks.claimCheck(task, new Date(T0 + 60_000), 2_000)).toBe(false);
-        expect(await stores.tasks.claimCheck({ ...task, taskId: newTaskId('video') }, now, 0)).toBe(false);
+        for (const phase of ['claimed', 'queued', 'sending'] as const) {
+          const task = await inPhase(accountId, phase);
+          const adopted = await move(stores.tasks, task, 'accept', { at: at(5), set: { provider: { name: 'p', jobId: `j-${phase}` } }, remove: ['queuedAt'], guard: { jobId: `j-${phase}` } });
+          expect(adopted).toMatchObject({ phase: 'running', provider: { jobId: `j-${phase}` } });
+          expect([adopted!.queuedAt, adopted!.unsent]).toEqual([undefined, undefined]);
+          expect(await move(stores.tasks, task, 'claim', { at: at(6), remove: ['queuedAt'] })).toBeUndefined();
+        }
       });
 
-      it('stores outputs once, counts failed copies, then completes exactly once', async () => {
+      it('touches a running task without moving its phase or its instant: one check per interval, progress only upwards', async () => {
         const accountId = await newAccount(100);
-        const task = await started(accountId);
-        expect(await stores.tasks.recordOutputs(task, ['https://p/1'], at(1))).toBe(true);
-        expect(await stores.tasks.recordOutputs(task, ['https://p/2'], at(2))).toBe(false);
-        expect(await stores.tasks.recordCopyFailure(task, at(3))).toBe(1);
-        expect(await stores.tasks.recordCopyFailure(task, at(4))).toBe(2);
-        expect(await stores.tasks.get(accountId, task.taskId)).toMatchObject({ pendingOutputs: ['https://p/1'], copyAttempts: 2, updatedAt: at(4) });
-        const results = await Promise.all([
-          stores.tasks.complete(task, ['https://ours/1'], at(5)),
-          stores.tasks.complete(task, ['https://ours/2'], at(5)),
-        ]);
-        expect(results.filter(Boolean)).toHaveLength(1);
-        const done = await stores.tasks.get(accountId, task.taskId);
-        expect(done).toMatchObject({ status: 'completed', completedAt: at(5), updatedAt: at(5), copyAttempts: 2 });
-        expect(done?.pendingOutputs).toBeUndefined();
-        expect(done?.outputUrls).toHaveLength(1);
-        expect(await stores.tasks.recordOutputs(task, ['https://p/3'], at(6))).toBe(false);
-        expect(await stores.tasks.recordCopyFailure(task, at(6))).toBeUndefined();
-        expect(await stores.tasks.failAndRefund(task, { code: 'timeout', message: 'x' }, refundOf(task), at(6))).toBe(false);
-        expect(await stores.tasks.get(accountId, task.taskId)).toEqual(done);
-        expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
+        const task = await inPhase(accountId, 'running');
+        const check = (ms: number, interval: number) =>
+          move(stores.tasks, task, 'check', { set: { lastCheckedAt: at(ms) }, guard: { checkedBefore: at(ms - interval) } });
+        const checks = await Promise.all(Array.from({ length: 10 }, () => check(10_000, 2_000)));
+        expect(winners(checks)).toHaveLength(1);
+        expect(winners(checks)[0]).toMatchObject({ phase: 'running', lastCheckedAt: at(10_000), updatedAt: at(1) });
+        expect(await check(11_999, 2_000)).toBeUndefined();
+        expect(await check(12_000, 2_000)).toMatchObject({ lastCheckedAt: at(12_000) });
+        const progress = (value: number) => move(stores.tasks, task, 'progress', { set: { progress: value }, guard: { progressBelow: value } });
+        expect(await progress(40)).toMatchObject({ progress: 40, updatedAt: at(1) });
+        expect(await progress(30)).toBeUndefined();
+        expect((await stores.tasks.get(accountId, task.taskId))?.progress).toBe(40);
+        // Not before a job exists.
+        const claimed = await inPhase(accountId, 'claimed');
+        expect(await move(stores.tasks, claimed, 'check', { set: { lastCheckedAt: at(20_000) }, guard: { checkedBefore: at(18_000) } })).toBeUndefined();
       });
 
-      it('lets one copy at a time claim pending outputs: another after the lease or a failure, none once final', async () => {
+      it('stores outputs once, lets one copy at a time hold them, counts failed copies, then completes once into the outbox', async () => {
         const accountId = await newAccount(100);
-        const task = await started(accountId);
-        expect(await stores.tasks.claimCopy(task, new Date(T0), 60_000)).toBe(false);
-        await stores.tasks.recordOutputs(task, ['https://p/1'], at(1));
-        const claims = await Promise.all(Array.from({ length: 5 }, () => stores.tasks.claimCopy(task, new Date(T0 + 10), 60_000)));
-        expect(claims.filter(Boolean)).toHaveLength(1);
-        expect(await stores.tasks.claimCopy(task, new Date(T0 + 60_009), 60_000)).toBe(false);
-        expect(await stores.tasks.claimCopy(task, new Date(T0 + 60_010), 60_000)).toBe(true);
+        const task = await inPhase(accountId, 'running');
+        const outputs = (url: string, ms: number) => move(stores.tasks, task, 'outputs', { at: at(ms), set: { pendingOutputs: [url] } });
+        const recorded = await Promise.all([outputs('https://p/1', 2), outputs('https://p/2', 2)]);
+        expect(winners(recorded)).toHaveLength(1);
+        expect(winners(recorded)[0]).toMatchObject({ phase: 'storing', status: 'processing', updatedAt: at(2) });
+        const copyClaim = (ms: number, leaseMs: number) =>
+          move(stores.tasks, task, 'copyClaim', { set: { copyClaimedAt: at(ms) }, guard: { copyClaimedBefore: at(ms - leaseMs) } });
+        expect(winners(await Promise.all(Array.from({ length: 5 }, () => copyClaim(10, 60_000))))).toHaveLength(1);
+        expect(await copyClaim(60_009, 60_000)).toBeUndefined();
+        const failed = await move(stores.tasks, task, 'copyFailed', { countCopyFailure: true, remove: ['copyClaimedAt'] });
+        expect(failed).toMatchObject({ phase: 'storing', copyAttempts: 1, updatedAt: at(2) });
+        expect(failed!.copyClaimedAt).toBeUndefined();
         // A failed copy gives its claim up: the next ask copies at once.
-        expect(await stores.tasks.recordCopyFailure(task, at(60_020))).toBe(1);
-        expect(await stores.tasks.claimCopy(task, new Date(T0 + 60_030), 60_000)).toBe(true);
-        await stores.tasks.complete(task, ['https://ours/1'], at(60_040));
-        expect(await stores.tasks.claimCopy(task, new Date(T0 + 10 * 60_000), 60_000)).toBe(false);
+        expect(await copyClaim(60_030, 60_000)).toMatchObject({ copyClaimedAt: at(60_030) });
+        const complete = (url: string) =>
+          move(stores.tasks, task, 'complete', { at: at(60_040), set: { outputUrls: [url], completedAt: at(60_040) }, remove: ['pendingOutputs', 'copyClaimedAt'] });
+        const completions = await Promise.all([complete('https://ours/1'), complete('https://ours/2')]);
+        expect(winners(completions)).toHaveLength(1);
+        const done = winners(completions)[0]!;
+        expect(done).toMatchObject({ phase: 'completed', status: 'completed', completedAt: at(60_040), updatedAt: at(60_040), copyAttempts: 1 });
+        expect([done.pendingOutputs, done.copyClaimedAt]).toEqual([undefined, undefined]);
+        expect(await stores.tasks.get(accountId, task.taskId)).toEqual(done);
+        // Final: nothing moves it, not even a copy counter or a refund.
+        expect(await move(stores.tasks, task, 'copyFailed', { countCopyFailure: true })).toBeUndefined();
+        expect(await move(stores.tasks, task, 'fail', ending(task, 60_050))).toBeUndefined();
+        expect(await move(stores.tasks, task, 'timeout', ending(task, 60_050, 'timeout'))).toBeUndefined();
+        expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
+        // In the outbox until announced, then out of it.
+        const unannounced = async () => {
+          const ids: string[] = [];
+          for (const shard of stores.tasks.listUnannounced()) for await (const ref of shard) ids.push(ref.taskId);
+          return ids;
+        };
+        expect(await unannounced()).toEqual([task.taskId]);
+        expect(await move(stores.tasks, done, 'announce', { announced: true })).toMatchObject({ phase: 'completed' });
+        expect(await unannounced()).toEqual([]);
       });
 
-      it('fails and refunds exactly once however many callers race', async () => {
+      it('fails and refunds exactly once however many callers race, with the money exact', async () => {
         const accountId = await newAccount(100);
-        const task = await started(accountId);
-        await stores.tasks.recordOutputs(task, ['https://p/1'], at(1));
-        const results = await Promise.all(
-          Array.from({ length: 10 }, () => stores.tasks.failAndRefund(task, { code: 'upstream_error', message: 'm' }, refundOf(task), at(2))),
-        );
-        expect(results.filter(Boolean)).toHaveLength(1);
-        const failed = await stores.tasks.get(accountId, task.taskId);
-        expect(failed).toMatchObject({ status: 'failed', error: { code: 'upstream_error', message: 'm' }, completedAt: at(2), updatedAt: at(2) });
-        expect(failed?.pendingOutputs).toBeUndefined();
+        const task = await inPhase(accountId, 'storing');
+        const events: TaskEvent[] = ['fail', 'timeout', 'fail', 'timeout', 'fail', 'timeout', 'fail', 'timeout', 'fail', 'timeout'];
+        const results = await Promise.all(events.map((event, index) => move(stores.tasks, task, event, ending(task, 10 + index))));
+        expect(winners(results)).toHaveLength(1);
+        const failed = winners(results)[0]!;
+        expect(failed).toMatchObject({ phase: 'failed', status: 'failed', progress: 10 });
+        expect(failed.pendingOutputs).toBeUndefined();
+        expect(await stores.tasks.get(accountId, task.taskId)).toEqual(failed);
         const after = await money(accountId);
         expect(after).toMatchObject({ balance: 100, ledger: 100 });
-        expect(after.entries.filter((entry) => entry.kind === 'refund')).toEqual([expect.objectContaining({ amount: 25, taskId: task.taskId })]);
-        expect(await stores.tasks.complete(task, ['u'], at(3))).toBe(false);
+        expect(after.entries.filter((entry) => entry.kind === 'refund')).toHaveLength(1);
+        expect(await move(stores.tasks, task, 'complete', { at: at(30), set: { outputUrls: ['u'], completedAt: at(30) } })).toBeUndefined();
       });
 
-      it('fails an unsubmitted task only while it is still unsubmitted, when asked to', async () => {
-        const accountId = await newAccount(100);
-        const [lost, late] = [await started(accountId), await started(accountId)];
-        await stores.tasks.recordSubmission(late, { name: 'p', jobId: 'j' }, at(1));
-        const error = { code: 'internal_error' as const, message: 'lost' };
-        expect(await stores.tasks.failAndRefund(late, error, refundOf(late), at(2), { onlyIfUnsubmitted: true })).toBe(false);
-        expect((await stores.tasks.get(accountId, late.taskId))?.status).toBe('processing');
-        expect(await stores.tasks.failAndRefund(lost, error, refundOf(lost), at(2), { onlyIfUnsubmitted: true })).toBe(true);
-        expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
+      it('loses only a task with no job, and cancels only before its outputs', async () => {
+        const accountId = await newAccount(1000);
+        for (const phase of PHASE_NAMES.filter((name) => name !== 'draft')) {
+          const task = await inPhase(accountId, phase);
+          const lost = await move(stores.tasks, task, 'lose', ending(task, 20, 'internal_error'));
+          expect([phase, lost?.phase]).toEqual([phase, (TRANSITIONS.lose.from as readonly Phase[]).includes(phase) ? 'failed' : undefined]);
+          const again = await inPhase(accountId, phase);
+          const canceled = await move(stores.tasks, again, 'cancel', ending(again, 20, 'canceled'));
+          expect([phase, canceled?.phase]).toEqual([phase, (TRANSITIONS.cancel.from as readonly Phase[]).includes(phase) ? 'failed' : undefined]);
+        }
+        const { balance, ledger } = await money(accountId);
+        expect(balance).toBe(ledger);
       });
 
-      it('changes nothing for a task that does not exist', async () => {
-        const accountId = await newAccount(100);
-        const ghost = { ...(await started(accountId)), taskId: newTaskId('video') };
-        expect(await stores.tasks.get(accountId, ghost.taskId)).toBeUndefined();
-        expect(await stores.tasks.recordSubmission(ghost, { name: 'p', jobId: 'j' }, at(1))).toBe(false);
-        expect(await stores.tasks.recordOutputs(ghost, ['u'], at(1))).toBe(false);
-        expect(await stores.tasks.recordCopyFailure(ghost, at(1))).toBeUndefined();
-        expect(await stores.tasks.complete(ghost, ['u'], at(1))).toBe(false);
-        expect(await stores.tasks.failAndRefund(ghost, { code: 'timeout', message: 'x' }, refundOf(ghost), at(1))).toBe(false);
-        expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
+      it('refuses every event from a phase outside its row, changing nothing', async () => {
+        const accountId = await newAccount(1000);
+        const patches: Record<TaskEvent, (task: Task) => TaskPatch> = {
+          queue: () => ({ at: at(50), set: { queuedAt: at(50), submitAttempts: 0 } }),
+          claim: () => ({ at: at(50), remove: ['queuedAt'] }),
+          send: () => ({ at: at(50), set: { sentAt: at(50) } }),
+          accept: () => ({ at: at(50), set: { provider: { name: 'p', jobId: 'j9' } }, guard: { jobId: 'j9' } }),
+          check: () => ({ set: { lastCheckedAt: at(50) } }),
+          progress: () => ({ set: { progress: 50 } }),
+          outputs: () => ({ at: at(50), set: { pendingOutputs: ['https://p/9'] } }),
+          copyClaim: () => ({ set: { copyClaimedAt: at(50) } }),
+          copyFailed: () => ({ countCopyFailure: true }),
+          complete: () => ({ at: at(50), set: { outputUrls: ['https://ours/9'], completedAt: at(50) }, remove: ['pendingOutputs'] }),
+          fail: (task) => ending(task, 50),
+          lose: (task) => ending(task, 50, 'internal_error'),
+          cancel: (task) => ending(task, 50, 'canceled'),
+          timeout: (task) => ending(task, 50, 'timeout'),
+          announce: () => ({ announced: true }),
+        };
+        for (const phase of PHASE_NAMES.filter((name) => name !== 'draft')) {
+          const task = await inPhase(accountId, phase);
+          for (const event of Object.keys(TRANSITIONS) as TaskEvent[]) {
+            if ((TRANSITIONS[event].from as readonly Phase[]).includes(phase)) continue;
+            expect([phase, event, await move(stores.tasks, task, event, patches[event](task))]).toEqual([phase, event, undefined]);
+          }
+          expect([phase, await stores.tasks.get(accountId, task.taskId)]).toEqual([phase, task]);
+        }
+        const { balance, ledger } = await money(accountId);
+        expect(balance).toBe(ledger);
       });
 
-      it("keeps one account's task out of another's reach", async () => {
+      it("changes nothing for a task that does not exist, or that is another account's", async () => {
         const [owner, other] = [await newAccount(100), await newAccount(100)];
-        const task = await started(owner);
-        expect(await stores.tasks.get(other, task.taskId)).toBeUndefined();
-        expect(await stores.tasks.complete({ ...task, accountId: other }, ['u'], at(1))).toBe(false);
-        expect((await stores.tasks.get(owner, task.taskId))?.status).toBe('processing');
+        const task = await inPhase(owner, 'running');
+        const ghost = { ...task, taskId: newTaskId('video') };
+        expect(await move(stores.tasks, ghost, 'outputs', { at: at(5), set: { pendingOutputs: ['u'] } })).toBeUndefined();
+        expect(await move(stores.tasks, ghost, 'fail', ending(ghost, 5))).toBeUndefined();
+        expect(await move(stores.tasks, { ...task, partitionId: other }, 'fail', ending(task, 5))).toBeUndefined();
+        expect(await stores.tasks.get(owner, task.taskId)).toEqual(task);
+        expect(await money(owner)).toMatchObject({ balance: 75, ledger: 75 });
+        expect(await money(other)).toMatchObject({ balance: 100, ledger: 100 });
       });
     });
 
@@ -682,82 +727,76 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(await stores.tasks.listPage('acc_nobody', 'video', 1, 20)).toEqual({ tasks: [], total: 0 });
       });
 
-      it('lists every processing task once, each shard oldest first, and no final ones', async () => {
+      it('lists every processing task once, under its phase (or unmoved since its start), each shard oldest first, and no final ones', async () => {
         const [a, b] = [await newAccount(1000), await newAccount(1000)];
-        const newest = await started(a, { createdAt: at(3_000) });
-        const oldest = await started(b, { createdAt: at(1_000) });
-        const middle = await started(a, { createdAt: at(2_000) });
-        const done = await started(b, { createdAt: at(500) });
-        const failed = await started(a, { createdAt: at(600) });
-        await stores.tasks.complete(done, ['u'], at(4_000));
-        await stores.tasks.failAndRefund(failed, { code: 'timeout', message: 'x' }, refundOf(failed), at(4_000));
-        const created = new Map([oldest, middle, newest].map((task) => [task.taskId, Date.parse(task.createdAt)]));
-        const listed: string[] = [];
-        for (const shard of stores.tasks.listProcessing()) {
-          const inShard: string[] = [];
-          for await (const ref of shard) inShard.push(ref.taskId);
-          const times = inShard.map((id) => created.get(id)!);
-          expect(times).toEqual([...times].sort((x, y) => x - y));
-          listed.push(...inShard);
+        const sendAt = async (accountId: string, ms: number) =>
+          (await move(stores.tasks, await started(accountId, { unsent: true }), 'send', { at: at(ms), set: { sentAt: at(ms) } }))!;
+        const sending = [await sendAt(a, 3_000), await sendAt(b, 1_000), await sendAt(a, 2_000)];
+        const [claimed, queued, running] = [await inPhase(b, 'claimed'), await inPhase(a, 'queued'), await inPhase(b, 'running')];
+        await inPhase(b, 'completed');
+        await inPhase(a, 'failed');
+        const lists = new Map<string, string[]>();
+        for (const list of SWEPT_LISTS) {
+          for (const shard of stores.tasks.listInFlight(list)) {
+            const inShard: string[] = [];
+            for await (const ref of shard) inShard.push(ref.taskId);
+            const sent = inShard.map((id) => sending.find((task) => task.taskId === id)?.sentAt).filter((time) => time !== undefined);
+            expect(sent).toEqual([...sent].sort());
+            for (const id of inShard) lists.set(id, [...(lists.get(id) ?? []), list]);
+          }
         }
-        expect(listed.sort()).toEqual([oldest, middle, newest].map((task) => task.taskId).sort());
+        expect([...lists.keys()].sort()).toEqual([...sending, claimed, queued, running].map((task) => task.taskId).sort());
+        for (const task of sending) expect(lists.get(task.taskId)).toEqual(['sending']);
+        expect(lists.get(queued.taskId)).toEqual(['queued']);
+        expect(lists.get(running.taskId)).toEqual(['running']);
+        // Never moved since its start: the adapter still lists it where the start indexed it.
+        expect([['claimed'], ['unmoved']]).toContainEqual(lists.get(claimed.taskId));
       });
     });
 
     describe('task progress and the outbox', () => {
-      it('raises progress and never lowers it, only while processing; a failure keeps the progress it is given', async () => {
+      it('raises progress and never lowers it, only while running; a failure keeps the progress it is given', async () => {
         const accountId = await newAccount(100);
-        const [task, other] = [await started(accountId), await started(accountId)];
-        await stores.tasks.recordProgress(task, 40);
-        await stores.tasks.recordProgress(task, 30);
+        const [task, other] = [await inPhase(accountId, 'running'), await inPhase(accountId, 'running')];
+        const progress = (value: number) => move(stores.tasks, task, 'progress', { set: { progress: value }, guard: { progressBelow: value } });
+        await progress(40);
+        await progress(30);
         expect((await stores.tasks.get(accountId, task.taskId))?.progress).toBe(40);
-        await stores.tasks.complete(task, ['u'], at(1));
-        await stores.tasks.recordProgress(task, 90);
+        await walk(task, 'completed');
+        expect(await progress(90)).toBeUndefined();
         expect((await stores.tasks.get(accountId, task.taskId))?.progress).toBe(40);
-        await stores.tasks.failAndRefund(other, { code: 'canceled', message: 'c' }, refundOf(other), at(2), { progress: 17 });
+        await move(stores.tasks, other, 'cancel', ending(other, 2, 'canceled', 17));
         expect((await stores.tasks.get(accountId, other.taskId))?.progress).toBe(17);
       });
 
       it('lists every ended task until its events are published, and no processing one', async () => {
         const accountId = await newAccount(100);
-        const [done, failed, running] = [await started(accountId), await started(accountId), await started(accountId)];
-        await stores.tasks.complete(done, ['u'], at(1));
-        await stores.tasks.failAndRefund(failed, { code: 'timeout', message: 'x' }, refundOf(failed), at(2));
+        const [done, failed, running] = [await inPhase(accountId, 'completed'), await inPhase(accountId, 'failed'), await inPhase(accountId, 'running')];
         const unannounced = async () => {
           const ids: string[] = [];
           for (const shard of stores.tasks.listUnannounced()) for await (const ref of shard) ids.push(ref.taskId);
           return ids.sort();
         };
         expect(await unannounced()).toEqual([done.taskId, failed.taskId].sort());
-        await stores.tasks.markAnnounced(done);
-        await stores.tasks.markAnnounced(done);
-        await stores.tasks.markAnnounced(running); // still processing: stays in the work list, not the outbox
+        expect(await move(stores.tasks, done, 'announce', { announced: true })).toMatchObject({ phase: 'completed' });
+        expect(await move(stores.tasks, done, 'announce', { announced: true })).toMatchObject({ phase: 'completed' });
+        // Still processing: stays in the work list, not the outbox.
+        expect(await move(stores.tasks, running, 'announce', { announced: true })).toBeUndefined();
         expect(await unannounced()).toEqual([failed.taskId]);
         const processing: string[] = [];
-        for (const shard of stores.tasks.listProcessing()) for await (const ref of shard) processing.push(ref.taskId);
+        for (const list of SWEPT_LISTS) for (const shard of stores.tasks.listInFlight(list)) for await (const ref of shard) processing.push(ref.taskId);
         expect(processing).toEqual([running.taskId]);
       });
 
       it("writes the domain's refund entry as given, once", async () => {
         const accountId = await newAccount(100);
         const task = await started(accountId);
-        const error = { code: 'upstream_error' as const, message: 'm' };
-        const refund = refundEntry(task, at(3), error);
-        expect(await stores.tasks.failAndRefund(task, error, refund, at(3))).toBe(true);
+        const patch = ending(task, 3);
+        expect(await move(stores.tasks, task, 'fail', patch)).toMatchObject({ phase: 'failed' });
+        expect(await move(stores.tasks, task, 'fail', ending(task, 4))).toBeUndefined();
         const refunds = (await money(accountId)).entries.filter((entry) => entry.kind === 'refund');
-        expect(refunds).toEqual([refund]);
-        expect(refund).toMatchObject({ amount: task.creditsUsed, taskId: task.taskId, reason: 'refund: video task failed', createdAt: at(3) });
-      });
-
-      it('fails a task before its outputs only while none are recorded, when asked to', async () => {
-        const accountId = await newAccount(100);
-        const [before, after] = [await started(accountId), await started(accountId)];
-        await stores.tasks.recordOutputs(after, ['https://p/1'], at(1));
-        const error = { code: 'canceled' as const, message: 'c' };
-        expect(await stores.tasks.failAndRefund(after, error, refundOf(after), at(2), { onlyBeforeOutputs: true })).toBe(false);
-        expect(await stores.tasks.get(accountId, after.taskId)).toMatchObject({ status: 'processing', pendingOutputs: ['https://p/1'] });
-        expect(await stores.tasks.failAndRefund(before, error, refundOf(before), at(2), { onlyBeforeOutputs: true })).toBe(true);
-        expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
+        expect(refunds).toEqual([patch.refund]);
+        expect(patch.refund).toMatchObject({ amount: task.creditsUsed, taskId: task.taskId, reason: 'refund: video task failed', createdAt: at(3) });
       });
     });
 

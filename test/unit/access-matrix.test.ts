@@ -1,4 +1,4 @@
-import type { Principal } from '#domain/principal';
+import type { Principal } from '#domain/accounts/principal';
 import { callerOf, checkAccess, decide, ROLE_CAPABILITIES } from '#http/access';
 import { isHttpSpec, type CallerKind, type FunctionSpec } from '#spec/function-spec';
 import { loadSpecs, specOf } from '#spec/registry';
@@ -47,8 +47,8 @@ describe('a spec that forgets a caller kind', () => {
 });
 
 describe('principals', () => {
-  const session = { kind: 'session', accountId: 'acc_1', mode: 'live', holderId: 'sub-1', email: 'a@example.com', rateLimit: 60 } as const;
-  const key = { kind: 'apiKey', accountId: 'acc_1', mode: 'live', keyId: 'key_1', rateLimit: 60, scopes: ['read'] } as const;
+  const session = { kind: 'session', partitionId: 'acc_1', mode: 'live', holderId: 'sub-1', email: 'a@example.com', rateLimit: 60 } as const;
+  const key = { kind: 'apiKey', partitionId: 'acc_1', mode: 'live', keyId: 'key_1', rateLimit: 60, scopes: ['read'] } as const;
 
   it('a session without a role acts as its account owner (until the teams issue gives it one); a role this code does not know grants nothing', () => {
     expect(callerOf(session)).toEqual({ kind: 'session', role: 'owner' });

@@ -7,7 +7,7 @@ import {
   modeOfApiKey,
   parseBearer,
   sameHash,
-} from '#domain/api-key';
+} from '#domain/accounts/api-key';
 
 describe('API keys', () => {
   it('look like vg_live_ + 40 base62 characters and are well-formed', () => {

@@ -1,6 +1,6 @@
-import { generateApiKey, hashApiKey, keyIdFromHash, type ApiKeyRecord } from '#domain/api-key';
-import { authenticate } from '#domain/authenticate';
-import { KeyExpiredError, UnauthorizedError } from '#domain/errors';
+import { generateApiKey, hashApiKey, keyIdFromHash, type ApiKeyRecord } from '#domain/accounts/api-key';
+import { authenticate } from '#domain/accounts/authenticate';
+import { KeyExpiredError, UnauthorizedError } from '#domain/shared/errors';
 import { MemoryApiKeyStore } from '#test-support/memory-stores';
 
 async function storeWithKey(overrides: Partial<ApiKeyRecord> = {}, mode: 'live' | 'test' = 'live') {
@@ -23,7 +23,7 @@ describe('authenticate', () => {
     const { store, apiKey } = await storeWithKey();
     await expect(authenticate(store, `Bearer ${apiKey}`, 60)).resolves.toEqual({
       kind: 'apiKey',
-      accountId: 'acc_1',
+      partitionId: 'acc_1',
       mode: 'live',
       keyId: keyIdFromHash(hashApiKey(apiKey)),
       rateLimit: 60,
@@ -36,7 +36,7 @@ describe('authenticate', () => {
     expect(apiKey).toMatch(/^vg_test_[0-9A-Za-z]{40}$/);
     await expect(authenticate(store, `Bearer ${apiKey}`, 60)).resolves.toEqual({
       kind: 'apiKey',
-      accountId: 'acc_1_test',
+      partitionId: 'acc_1_test',
       mode: 'test',
       keyId: keyIdFromHash(hashApiKey(apiKey)),
       rateLimit: 60,

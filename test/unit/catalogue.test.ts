@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CATALOGUE, imagePrice, subscriptionRequired, videoPrice } from '#domain/catalogue';
+import { CATALOGUE, imagePrice, subscriptionRequired, videoPrice } from '#domain/catalogue/catalogue';
 
 describe('prices', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { ApiError } from '#client';
 import { describeError, ERROR_ADVICE } from '#console/errors';
 import { ERROR_CODES } from '#contract/errors';
-import { TASK_ERROR_CODES } from '#domain/task';
+import { TASK_ERROR_CODES } from '#domain/tasks/task';
 
 /** Every error the API can answer, and every reason a task can fail, has words and a next step in the console. */
 describe('the console\'s error advice', () => {

@@ -9,7 +9,7 @@ import {
   type ImageResolution,
   type VideoAspectRatio,
   type VideoResolution,
-} from '#domain/dimensions';
+} from '#domain/catalogue/dimensions';
 
 /** Every combination, written out so a change to the rounding shows up as a diff here. */
 const VIDEO: Record<VideoResolution, Record<VideoAspectRatio, [number, number]>> = {

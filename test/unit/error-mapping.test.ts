@@ -9,7 +9,7 @@ import {
   UnauthorizedError,
   UpstreamError,
   ValidationError,
-} from '#domain/errors';
+} from '#domain/shared/errors';
 import { toHttpError } from '#http/error-mapping';
 
 describe('toHttpError', () => {

@@ -1,13 +1,13 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { lambdaContext } from '#bin/lambda-context.cjs';
-import type { ApiKeyPrincipal, Principal } from '#domain/principal';
-import type { RateDecision, RateLimiter } from '#domain/rate-limit';
+import type { ApiKeyPrincipal, Principal } from '#domain/accounts/principal';
+import type { RateDecision, RateLimiter } from '#domain/accounts/rate-limit';
 import { httpHandler, streamedApiHandler } from '#http/http-handler';
 import { invokeStreaming, isStreamingHandler, readAll } from '#bin/lambda-streaming.cjs';
 import { authorizerContext } from '#http/principal';
 import { defineFunction, type CallerKind, type Capability } from '#spec/function-spec';
 
-const principal: ApiKeyPrincipal = { kind: 'apiKey', accountId: 'acc_1', mode: 'live', keyId: 'key_a', rateLimit: 7, scopes: ['read', 'webhooks'] };
+const principal: ApiKeyPrincipal = { kind: 'apiKey', partitionId: 'acc_1', mode: 'live', keyId: 'key_a', rateLimit: 7, scopes: ['read', 'webhooks'] };
 const eventOf = (caller: ApiKeyPrincipal): APIGatewayProxyEvent =>
   ({
     httpMethod: 'GET',
@@ -95,7 +95,7 @@ describe('httpHandler with an injected rate limiter', () => {
 });
 
 describe('httpHandler with sessions', () => {
-  const session = { kind: 'session', accountId: 'acc_1', mode: 'live', holderId: 'sub-1', email: 'a@example.com', rateLimit: 9 } as const;
+  const session = { kind: 'session', partitionId: 'acc_1', mode: 'live', holderId: 'sub-1', email: 'a@example.com', rateLimit: 9 } as const;
   const sessionEvent = (headers: Record<string, string> = {}) =>
     ({ ...event, headers, requestContext: { requestId: 'req_2', authorizer: { principalId: 'acc_1', ...authorizerContext(session) } } }) as unknown as APIGatewayProxyEvent;
   const allow = () => limiter({ allowed: true, limit: 9, remaining: 8, resetAt: 1795284300 });
@@ -106,7 +106,7 @@ describe('httpHandler with sessions', () => {
     const handler = httpHandler(READ, async (input) => (seen.push(input.principal), {}), { rateLimiter: allow() });
     await handler(sessionEvent({ 'vidgen-mode': 'test' }), lambdaContext('test', { requestId: 'req_2' }));
     await handler(sessionEvent(), lambdaContext('test', { requestId: 'req_2' }));
-    expect(seen).toEqual([{ ...session, accountId: 'acc_1_test', mode: 'test' }, session]);
+    expect(seen).toEqual([{ ...session, partitionId: 'acc_1_test', mode: 'test' }, session]);
   });
 
   it('a session-only handler refuses an API key with 403 forbidden and runs for a session', async () => {

@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { MAX_DECODED_BYTES, MAX_IMAGE_SIDE, oversizeReason, readDeclaredImage, readDeclaredSize } from '#domain/image-size';
+import { MAX_DECODED_BYTES, MAX_IMAGE_SIDE, oversizeReason, readDeclaredImage, readDeclaredSize } from '#domain/catalogue/image-size';
 import { imageDeclaring, pngDeclaring, withMetadataBefore, type BombFormat } from '#test-support/declared-size';
 
 /** The declared pixel size, read from headers without decoding (decompression bombs, issue 17 G). */

@@ -4,7 +4,7 @@ import {
   MAX_UPLOAD_BYTES,
   sniffImageType,
   type ImageContentType,
-} from '#domain/image-type';
+} from '#domain/catalogue/image-type';
 
 /** Real files, encoded by sharp, so the table does not depend on hand-written headers. */
 const opaque = () => sharp({ create: { width: 8, height: 8, channels: 3, background: { r: 200, g: 10, b: 10 } } });

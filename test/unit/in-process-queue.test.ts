@@ -13,7 +13,7 @@ const asConsumer = (handler: (event: SQSEvent, context: Context) => Promise<SQSB
   handler(event, lambdaContext('test'));
 
 function queue(overrides: Partial<ConstructorParameters<typeof InProcessQueue>[0]> = {}) {
-  return new InProcessQueue<{ n: number }>({ name: 'test', visibilityTimeoutMs: 200, maxReceiveCount: 3, ...overrides });
+  return new InProcessQueue<{ n: number }>({ name: 'test', visibilityTimeoutMs: 200, maxReceiveCount: 3, now: Date.now, ...overrides });
 }
 
 describe('the in-process queue (SQS semantics on the local stack)', () => {
@@ -99,7 +99,7 @@ describe('the in-process queue (SQS semantics on the local stack)', () => {
   });
 
   it('drops an unreadable message instead of retrying it forever', async () => {
-    const q = new InProcessQueue<unknown>({ name: 'test', visibilityTimeoutMs: 10, maxReceiveCount: 5 });
+    const q = new InProcessQueue<unknown>({ name: 'test', visibilityTimeoutMs: 10, maxReceiveCount: 5, now: Date.now });
     await q.send({ wrong: true });
     const handled: unknown[] = [];
     const handler = asConsumer(queueHandler('test', z.object({ n: z.number() }), async (message) => void handled.push(message)));

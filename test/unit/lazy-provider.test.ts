@@ -1,4 +1,4 @@
-import { ProviderUnavailableError, type GenerationProvider } from '#domain/provider';
+import { ProviderUnavailableError, type GenerationProvider } from '#domain/providers/provider';
 import { lazyProvider } from '#providers/lazy-provider';
 
 const inner: GenerationProvider = {

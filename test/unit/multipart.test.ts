@@ -1,6 +1,6 @@
 import Busboy from '@fastify/busboy';
-import { ValidationError } from '#domain/errors';
-import { MAX_UPLOAD_BYTES } from '#domain/image-type';
+import { ValidationError } from '#domain/shared/errors';
+import { MAX_UPLOAD_BYTES } from '#domain/catalogue/image-type';
 import { type MultipartEvent, parseSingleFileUpload } from '#http/multipart';
 
 const OPTIONS = { field: 'image', maxBytes: MAX_UPLOAD_BYTES };

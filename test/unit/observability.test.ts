@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { lambdaContext } from '#bin/lambda-context.cjs';
-import { UpstreamError } from '#domain/errors';
+import { UpstreamError } from '#domain/shared/errors';
 import { publicHandler } from '#http/public-handler';
 import { spec as docsSpec } from '#handlers/get-docs.spec';
 import { formatPretty } from '#observability/log-format';

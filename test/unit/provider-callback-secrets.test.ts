@@ -1,7 +1,7 @@
 import { SECRET_MAX_AGE_SECONDS } from '#adapters/secrets';
 import { buildProvider } from '#app-context/provider';
 import { loadConfig } from '#config';
-import type { CallbackRequest } from '#domain/provider';
+import type { CallbackRequest } from '#domain/providers/provider';
 import { signCallback } from '#providers/signed-callback';
 import { refusal } from '#test-support/callback-receiver';
 

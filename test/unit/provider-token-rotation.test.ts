@@ -1,6 +1,6 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SECRET_MAX_AGE_SECONDS, secretReader } from '#adapters/secrets';
-import { ProviderUnavailableError, type GenerationProvider } from '#domain/provider';
+import { ProviderUnavailableError, type GenerationProvider } from '#domain/providers/provider';
 import { lazyProvider } from '#providers/lazy-provider';
 
 /**

@@ -10,7 +10,7 @@ import { queueHandler } from '#queue/queue-handler';
  */
 /** One batch of `bodies` through `handler`, as the queue delivers it; the event and the answer. */
 async function deliver(bodies: unknown[], handler: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>) {
-  const q = new InProcessQueue<unknown>({ name: 'test', visibilityTimeoutMs: 60_000, maxReceiveCount: 3, batchSize: 10 });
+  const q = new InProcessQueue<unknown>({ name: 'test', visibilityTimeoutMs: 60_000, maxReceiveCount: 3, batchSize: 10, now: Date.now });
   for (const body of bodies) await q.send(body);
   let delivered: { event: SQSEvent; response: SQSBatchResponse } | undefined;
   await q.pollOnce(async (event) => {

@@ -1,5 +1,5 @@
-import type { ApiKeyPrincipal, SessionPrincipal } from '#domain/principal';
-import { consumeRequest, principalRateLimiter, retryAfterSeconds, windowAt } from '#domain/rate-limit';
+import type { ApiKeyPrincipal, SessionPrincipal } from '#domain/accounts/principal';
+import { consumeRequest, principalRateLimiter, retryAfterSeconds, windowAt } from '#domain/accounts/rate-limit';
 import { MemoryRateCounter } from '#test-support/memory-stores';
 
 const MINUTE = 60_000;
@@ -45,7 +45,7 @@ describe('consumeRequest', () => {
 
 describe('principalRateLimiter', () => {
   const now = at('2026-11-21T17:00:30.000Z');
-  const key = (keyId: string, rateLimit: number): ApiKeyPrincipal => ({ kind: 'apiKey', accountId: 'acc_1', mode: 'live', keyId, rateLimit, scopes: ['read'] });
+  const key = (keyId: string, rateLimit: number): ApiKeyPrincipal => ({ kind: 'apiKey', partitionId: 'acc_1', mode: 'live', keyId, rateLimit, scopes: ['read'] });
   const allowed = async (consume: () => Promise<{ allowed: boolean }>, times: number) => {
     const answers = [];
     for (let i = 0; i < times; i += 1) answers.push((await consume()).allowed);
@@ -61,8 +61,8 @@ describe('principalRateLimiter', () => {
 
   it("counts a session by its holder, apart from the account's keys, in both modes", async () => {
     const limiter = principalRateLimiter(new MemoryRateCounter(), () => now);
-    const session: SessionPrincipal = { kind: 'session', accountId: 'acc_1', mode: 'live', holderId: 'key_a', email: 'a@example.com', rateLimit: 2 };
-    const testMode: SessionPrincipal = { ...session, accountId: 'acc_1_test', mode: 'test' };
+    const session: SessionPrincipal = { kind: 'session', partitionId: 'acc_1', mode: 'live', holderId: 'key_a', email: 'a@example.com', rateLimit: 2 };
+    const testMode: SessionPrincipal = { ...session, partitionId: 'acc_1_test', mode: 'test' };
     expect(await allowed(() => limiter.consume(key('key_a', 1)), 2)).toEqual([true, false]);
     // The same id as the key, yet its own window: holders and keys never share a counter;
     // a holder's two modes do (one person, one limit).
@@ -75,7 +75,7 @@ describe('principalRateLimiter', () => {
     let clock = now;
     const limiter = principalRateLimiter(new MemoryRateCounter(), () => clock, { recordUse: async (keyId, at) => void uses.push([keyId, at]) });
     for (let i = 0; i < 5; i += 1) await limiter.consume(key('key_a', 60));
-    await limiter.consume({ kind: 'session', accountId: 'acc_1', mode: 'live', holderId: 'u1', email: 'u1@example.com', rateLimit: 60 });
+    await limiter.consume({ kind: 'session', partitionId: 'acc_1', mode: 'live', holderId: 'u1', email: 'u1@example.com', rateLimit: 60 });
     clock = now + MINUTE;
     await limiter.consume(key('key_a', 60));
     expect(uses).toEqual([

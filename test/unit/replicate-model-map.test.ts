@@ -1,5 +1,5 @@
-import { capabilitiesOf, VIDEO_MODEL_IDS } from '#domain/catalogue';
-import type { ImageJob, VideoJob } from '#domain/provider';
+import { capabilitiesOf, VIDEO_MODEL_IDS } from '#domain/catalogue/catalogue';
+import type { ImageJob, VideoJob } from '#domain/providers/provider';
 import defaultModels from '../../functions/providers/replicate/default-models.json';
 import {
   buildInput,

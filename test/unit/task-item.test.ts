@@ -1,10 +1,11 @@
 import { fromTaskItem, toTaskItem } from '#adapters/dynamodb/task-item';
-import type { ImageTask, VideoTask } from '#domain/task';
+import type { ImageTask, VideoTask } from '#domain/tasks/task';
 
 const base = {
   taskId: 'vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ',
-  accountId: 'acc_1',
+  partitionId: 'acc_1',
   seq: 3,
+  phase: 'sending' as const,
   status: 'processing' as const,
   creditsUsed: 25,
   progress: 40,
@@ -21,6 +22,7 @@ const image: ImageTask = {
   ...base,
   taskId: 'img_01M7ZP0E1WQ4R5N8B2C6D7F9GH',
   kind: 'image',
+  phase: 'failed',
   status: 'failed',
   error: { code: 'content_rejected', message: 'no' },
   completedAt: '2026-11-21T17:00:09.000Z',

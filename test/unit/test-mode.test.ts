@@ -1,11 +1,11 @@
-import { createAccount, grantCredits } from '#domain/account-admin';
-import { admit } from '#domain/admission';
-import { endTestSubscription, startTestSubscription } from '#domain/billing-account';
-import { PaidAccessRequiredError, UnauthorizedError, ValidationError } from '#domain/errors';
-import { listTransactions } from '#domain/list-transactions';
-import { accountOfScope, isLivemode, modeOfScope, scopeOf } from '#domain/mode';
-import { modeAwareAccounts, TEST_OPENING_CREDITS } from '#domain/mode-accounts';
-import { providerFor } from '#domain/provider-choice';
+import { createAccount, grantCredits } from '#domain/accounts/account-admin';
+import { admit } from '#domain/tasks/start-rules';
+import { endTestSubscription, startTestSubscription } from '#domain/billing/billing-account';
+import { PaidAccessRequiredError, UnauthorizedError, ValidationError } from '#domain/shared/errors';
+import { listTransactions } from '#domain/accounts/list-transactions';
+import { accountOfPartition, isLivemode, modeOfPartition, partitionOf } from '#domain/shared/partition';
+import { modeAwareAccounts, TEST_OPENING_CREDITS } from '#domain/accounts/partition-accounts';
+import { providerFor } from '#domain/providers/choice';
 import { createMemoryStores } from '#test-support/memory-stores';
 import { image, video } from '#test-support/memory-world';
 import { ScriptedProvider } from '#test-support/scripted-provider';
@@ -16,11 +16,11 @@ const PAID_REQUESTS = [image(), video({ model: 'vid-2-0' }), video({ model: 'vid
 describe('scopes', () => {
   it('derive a test scope from an account id and back', () => {
     const accountId = 'acc_01M7ZMF8J1P87E686TGQYTVN2H';
-    expect(scopeOf(accountId, 'live')).toBe(accountId);
-    const test = scopeOf(accountId, 'test');
+    expect(partitionOf(accountId, 'live')).toBe(accountId);
+    const test = partitionOf(accountId, 'test');
     expect(test).not.toBe(accountId);
-    expect([modeOfScope(accountId), modeOfScope(test)]).toEqual(['live', 'test']);
-    expect([accountOfScope(accountId), accountOfScope(test)]).toEqual([accountId, accountId]);
+    expect([modeOfPartition(accountId), modeOfPartition(test)]).toEqual(['live', 'test']);
+    expect([accountOfPartition(accountId), accountOfPartition(test)]).toEqual([accountId, accountId]);
     expect([isLivemode(accountId), isLivemode(test)]).toEqual([true, false]);
   });
 });
@@ -29,8 +29,8 @@ describe('providerFor', () => {
   it('gives test-mode tasks the test provider only, and refuses when none is wired', () => {
     const provider = new ScriptedProvider();
     const testProvider = new ScriptedProvider();
-    const live = { accountId: 'acc_01M7ZMF8J1P87E686TGQYTVN2H' };
-    const test = { accountId: scopeOf(live.accountId, 'test') };
+    const live = { partitionId: 'acc_01M7ZMF8J1P87E686TGQYTVN2H' };
+    const test = { partitionId: partitionOf(live.partitionId, 'test') };
     expect(providerFor({ provider, testProvider }, live)).toBe(provider);
     expect(providerFor({ provider, testProvider }, test)).toBe(testProvider);
     expect(() => providerFor({ provider }, test)).toThrow(/test-mode/);
@@ -42,7 +42,7 @@ describe('the test balance', () => {
     const stores = createMemoryStores();
     const { account } = await createAccount(stores, { credits: 7, paidAccess: true, subscriptionStatus: 'active' });
     const accounts = modeAwareAccounts(stores.accounts);
-    const scope = scopeOf(account.accountId, 'test');
+    const scope = partitionOf(account.accountId, 'test');
     const seen = await Promise.all(Array.from({ length: 10 }, () => accounts.get(scope)));
     expect(seen.every((a) => a?.credits === TEST_OPENING_CREDITS)).toBe(true);
     expect((await stores.ledger.listForAccount(scope)).map((entry) => [entry.kind, entry.amount])).toEqual([['grant', 1000]]);
@@ -54,13 +54,13 @@ describe('the test balance', () => {
     const accounts = modeAwareAccounts(stores.accounts);
     const plain = (await createAccount(stores, { credits: 0 })).account.accountId;
     const paid = (await createAccount(stores, { credits: 0, paidAccess: true, subscriptionStatus: 'active' })).account.accountId;
-    expect(await accounts.get(scopeOf(plain, 'test'))).toMatchObject({ paidAccess: false, subscriptionStatus: 'none' });
-    expect(await accounts.get(scopeOf(paid, 'test'))).toMatchObject({ paidAccess: true, subscriptionStatus: 'active' });
+    expect(await accounts.get(partitionOf(plain, 'test'))).toMatchObject({ paidAccess: false, subscriptionStatus: 'none' });
+    expect(await accounts.get(partitionOf(paid, 'test'))).toMatchObject({ paidAccess: true, subscriptionStatus: 'active' });
     for (const request of PAID_REQUESTS) {
-      const [test, live] = [await admit(accounts, scopeOf(plain, 'test'), request), await admit(accounts, plain, request)];
+      const [test, live] = [await admit(accounts, partitionOf(plain, 'test'), request), await admit(accounts, plain, request)];
       expect(test.refusal).toBeInstanceOf(PaidAccessRequiredError);
       expect(test.refusal?.message).toBe(live.refusal?.message);
-      expect((await admit(accounts, scopeOf(paid, 'test'), request)).refusal).toBeUndefined();
+      expect((await admit(accounts, partitionOf(paid, 'test'), request)).refusal).toBeUndefined();
     }
   });
 
@@ -68,7 +68,7 @@ describe('the test balance', () => {
     const stores = createMemoryStores();
     const { account } = await createAccount(stores, { credits: 7, paidAccess: true, subscriptionStatus: 'active' });
     const accounts = modeAwareAccounts(stores.accounts);
-    const scope = scopeOf(account.accountId, 'test');
+    const scope = partitionOf(account.accountId, 'test');
     await accounts.updateAccess(scope, { paidAccess: false, subscriptionStatus: 'canceled' }, 'now');
     expect(await accounts.get(account.accountId)).toMatchObject({ paidAccess: false, subscriptionStatus: 'canceled' });
     expect(await accounts.get(scope)).toMatchObject({ paidAccess: false, subscriptionStatus: 'canceled' });
@@ -81,13 +81,13 @@ describe('the test balance', () => {
     const accounts = modeAwareAccounts(stores.accounts, () => new Date('2026-03-01T12:00:05.000Z'));
     const granted = await grantCredits({ ...stores, accounts }, account.accountId, 50, 'top-up', { mode: 'test', now: '2026-03-01T12:00:01.000Z' });
     expect(granted).toMatchObject({ credits: 1050, createdAt: '2026-03-01T12:00:01.000Z', updatedAt: '2026-03-01T12:00:01.000Z' });
-    const history = await stores.ledger.listForAccount(scopeOf(account.accountId, 'test'));
+    const history = await stores.ledger.listForAccount(partitionOf(account.accountId, 'test'));
     expect(history.map((entry) => entry.createdAt)).toEqual(['2026-03-01T12:00:01.000Z', '2026-03-01T12:00:01.000Z']);
   });
 
   it('does not exist for an unknown account', async () => {
     const stores = createMemoryStores();
-    expect(await modeAwareAccounts(stores.accounts).get(scopeOf('acc_01M7ZMF8J1P87E686TGQYTVN2H', 'test'))).toBeUndefined();
+    expect(await modeAwareAccounts(stores.accounts).get(partitionOf('acc_01M7ZMF8J1P87E686TGQYTVN2H', 'test'))).toBeUndefined();
   });
 });
 
@@ -98,7 +98,7 @@ describe('the test subscription', () => {
     const stores = createMemoryStores();
     const deps = billingDeps(stores);
     const { account } = await createAccount(stores, { credits: 500 });
-    const scope = scopeOf(account.accountId, 'test');
+    const scope = partitionOf(account.accountId, 'test');
     expect(await startTestSubscription(deps, scope)).toMatchObject({ credits: 1000, paidAccess: true, subscriptionStatus: 'active' });
     for (const request of PAID_REQUESTS) {
       expect((await admit(deps.accounts, scope, request)).refusal).toBeUndefined();
@@ -116,7 +116,7 @@ describe('the test subscription', () => {
     const stores = createMemoryStores();
     const deps = billingDeps(stores);
     const { account } = await createAccount(stores, { credits: 0, paidAccess: true, subscriptionStatus: 'past_due' });
-    const scope = scopeOf(account.accountId, 'test');
+    const scope = partitionOf(account.accountId, 'test');
     await startTestSubscription(deps, scope);
     expect(await deps.accounts.get(scope)).toMatchObject({ paidAccess: true, subscriptionStatus: 'active' });
     expect(await endTestSubscription(deps, scope)).toMatchObject({ paidAccess: true, subscriptionStatus: 'past_due' });
@@ -129,7 +129,7 @@ describe('the test subscription', () => {
     const stores = createMemoryStores();
     const deps = billingDeps(stores);
     const { account } = await createAccount(stores, {});
-    const scope = scopeOf(account.accountId, 'test');
+    const scope = partitionOf(account.accountId, 'test');
     // Ending one never started leaves "none".
     expect(await endTestSubscription(deps, scope)).toMatchObject({ paidAccess: false, subscriptionStatus: 'none' });
     const first = await startTestSubscription(deps, scope);
@@ -142,7 +142,7 @@ describe('the test subscription', () => {
     const stores = createMemoryStores();
     const { account } = await createAccount(stores, {});
     const accounts = modeAwareAccounts(stores.accounts);
-    const scope = scopeOf(account.accountId, 'test');
+    const scope = partitionOf(account.accountId, 'test');
     await accounts.get(scope);
     const changed = await Promise.all(Array.from({ length: 10 }, () => accounts.setTestSubscription(scope, true, 'now')));
     expect(changed.filter(Boolean)).toHaveLength(1);
@@ -164,7 +164,7 @@ describe('the test subscription', () => {
 
   it('needs an account: a scope whose account is gone is unauthorized', async () => {
     const deps = billingDeps(createMemoryStores());
-    await expect(startTestSubscription(deps, scopeOf('acc_01M7ZMF8J1P87E686TGQYTVN2H', 'test'))).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(startTestSubscription(deps, partitionOf('acc_01M7ZMF8J1P87E686TGQYTVN2H', 'test'))).rejects.toBeInstanceOf(UnauthorizedError);
   });
 });
 
@@ -173,7 +173,7 @@ describe('listTransactions', () => {
     const stores = createMemoryStores();
     const { account } = await createAccount(stores, { credits: 7, paidAccess: true, subscriptionStatus: 'active' });
     const deps = { accounts: modeAwareAccounts(stores.accounts), ledger: stores.ledger };
-    const page = await listTransactions(deps, scopeOf(account.accountId, 'test'), 1, 20);
+    const page = await listTransactions(deps, partitionOf(account.accountId, 'test'), 1, 20);
     expect(page).toMatchObject({ total: 1, totalPages: 1, hasMore: false });
     expect(page.items.map((entry) => [entry.kind, entry.amount])).toEqual([['grant', TEST_OPENING_CREDITS]]);
     // The live ledger is the account's own (its opening grant of 7).
@@ -183,6 +183,6 @@ describe('listTransactions', () => {
   it('refuses a scope whose account does not exist', async () => {
     const stores = createMemoryStores();
     const deps = { accounts: modeAwareAccounts(stores.accounts), ledger: stores.ledger };
-    await expect(listTransactions(deps, scopeOf('acc_01M7ZMF8J1P87E686TGQYTVN2H', 'test'), 1, 20)).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(listTransactions(deps, partitionOf('acc_01M7ZMF8J1P87E686TGQYTVN2H', 'test'), 1, 20)).rejects.toBeInstanceOf(UnauthorizedError);
   });
 });

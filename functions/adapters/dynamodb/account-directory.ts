@@ -1,6 +1,6 @@
 import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
-import type { Account } from '#domain/account';
-import type { AccountDirectory } from '#domain/ports';
+import type { Account } from '#domain/accounts/account';
+import type { AccountDirectory } from '#domain/accounts/ports';
 import { fromAccountItem } from './account-repository';
 import type { Db } from './dynamo-client';
 import { ACCOUNT_SK } from './keys';

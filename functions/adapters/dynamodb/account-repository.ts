@@ -1,11 +1,13 @@
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Account, SubscriptionStatus } from '#domain/account';
-import { NotFoundError } from '#domain/errors';
-import type { LedgerEntry } from '#domain/ledger';
-import type { AccountStore } from '#domain/ports';
-import { cancellationReasons, isConditionFailure, type Db } from './dynamo-client';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { AccountExistsError, type Account, type SubscriptionStatus } from '#domain/accounts/account';
+import { NotFoundError } from '#domain/shared/errors';
+import type { LedgerEntry } from '#domain/accounts/ledger';
+import type { AccountStore } from '#domain/accounts/ports';
+import { isConditionFailure, type Db } from './dynamo-client';
 import { accountKey } from './keys';
-import { appendWithRetries, POSITION_TAKEN, slotAfter, type LedgerSlot } from './ledger-positions';
+import { appendWithRetries, slotAfter, type LedgerSlot } from './ledger-positions';
+import { AGAIN, retryOnConflict } from './retry';
+import { transact, TransactionRefused } from './transaction';
 import { ledgerEntryPut } from './ledger-repository';
 
 /**
@@ -86,22 +88,27 @@ export class DynamoAccountStore implements AccountStore {
     return Item ? fromAccountItem(Item) : undefined;
   }
 
+  /** Throws AccountExistsError when the account exists (a concurrent first use won: a consistent get sees it). */
   async create(account: Account, openingGrant?: LedgerEntry): Promise<void> {
     const put = {
       TableName: this.db.tableName,
       Item: toAccountItem(account),
       ConditionExpression: 'attribute_not_exists(pk)',
     };
-    if (!openingGrant) {
-      await this.db.doc.send(new PutCommand(put));
-      return;
+    try {
+      await retryOnConflict<unknown>('account create', () =>
+        openingGrant
+          ? transact(this.db, [
+              // The opening grant is the ledger's first entry.
+              ['account', { Put: { ...put, Item: { ...put.Item, ledger_count: 1 } } }],
+              ['grant', { Put: ledgerEntryPut(this.db, openingGrant, 1) }],
+            ])
+          : this.db.doc.send(new PutCommand(put)),
+      );
+    } catch (error) {
+      if (isConditionFailure(error) || (error instanceof TransactionRefused && error.failed('account'))) throw new AccountExistsError(account.accountId);
+      throw error;
     }
-    await this.db.doc.send(
-      new TransactWriteCommand({
-        // The opening grant is the ledger's first entry.
-        TransactItems: [{ Put: { ...put, Item: { ...put.Item, ledger_count: 1 } } }, { Put: ledgerEntryPut(this.db, openingGrant, 1) }],
-      }),
-    );
   }
 
   async updateAccess(
@@ -137,12 +144,12 @@ export class DynamoAccountStore implements AccountStore {
     }
   }
 
-  async setTestSubscription(scopeId: string, active: boolean, now: string): Promise<boolean> {
+  async setTestSubscription(partitionId: string, active: boolean, now: string): Promise<boolean> {
     try {
       await this.db.doc.send(
         new UpdateCommand({
           TableName: this.db.tableName,
-          Key: accountKey(scopeId),
+          Key: accountKey(partitionId),
           UpdateExpression: 'SET paid_access = :paid, subscription_status = :to, updated_at = :now',
           // Only a change writes: a repeat, or the loser of a race, leaves the item (and its updated_at) alone.
           ConditionExpression: `attribute_exists(pk) AND subscription_status ${active ? '<>' : '='} :active`,
@@ -152,7 +159,7 @@ export class DynamoAccountStore implements AccountStore {
       return true;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      if (!(await this.get(scopeId))) throw new NotFoundError(`No account ${scopeId}.`);
+      if (!(await this.get(partitionId))) throw new NotFoundError(`No account ${partitionId}.`);
       return false;
     }
   }
@@ -162,19 +169,14 @@ export class DynamoAccountStore implements AccountStore {
       if (seen === undefined) throw new NotFoundError(`No account ${entry.accountId}.`);
       const slot = slotAfter(seen);
       try {
-        await this.db.doc.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Update: balanceCredit(this.db, entry.accountId, entry.amount, entry.createdAt, slot) },
-              { Put: ledgerEntryPut(this.db, entry, slot.position) },
-            ],
-          }),
-        );
+        await transact(this.db, [
+          ['account', { Update: balanceCredit(this.db, entry.accountId, entry.amount, entry.createdAt, slot) }],
+          ['entry', { Put: ledgerEntryPut(this.db, entry, slot.position) }],
+        ]);
         return undefined;
       } catch (error) {
         // The count moved (or the account went: the next read says which).
-        const reasons = cancellationReasons(error);
-        if (reasons[0] === 'ConditionalCheckFailed' || reasons.includes('TransactionConflict')) return POSITION_TAKEN;
+        if (error instanceof TransactionRefused && (error.failed('account') || error.conflict)) return AGAIN;
         throw error;
       }
     });

@@ -1,11 +1,13 @@
-import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ApiKeyRecord, KeyScope } from '#domain/api-key';
-import { NotFoundError } from '#domain/errors';
-import type { KeyMode } from '#domain/mode';
-import type { ApiKeyChanges, ApiKeyStore } from '#domain/ports';
-import { cancellationReasons, isConditionFailure, type Db } from './dynamo-client';
+import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ApiKeyRecord, KeyScope } from '#domain/accounts/api-key';
+import { NotFoundError } from '#domain/shared/errors';
+import type { KeyMode } from '#domain/shared/partition';
+import type { ApiKeyChanges, ApiKeyStore } from '#domain/accounts/ports';
+import { isConditionFailure, type Db } from './dynamo-client';
 import { accountPartition, apiKeyByAccount, apiKeyCountKey, apiKeyKey, API_KEY_GSI1_PREFIX, keySpendKey } from './keys';
+import { retryOnConflict } from './retry';
 import { TABLE_DEFINITION } from './table-definition';
+import { transact, TransactionRefused } from './transaction';
 
 type ApiKeyItem = ReturnType<typeof apiKeyKey> &
   ReturnType<typeof apiKeyByAccount> & {
@@ -77,22 +79,12 @@ export class DynamoApiKeyStore implements ApiKeyStore {
   constructor(private readonly db: Db) {}
 
   async create(record: ApiKeyRecord, maxActive: number): Promise<boolean> {
-    // Racing creates of one account meet on its count: a transaction that met another is tried again.
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        return await this.createOnce(record, maxActive);
-      } catch (error) {
-        if (!cancellationReasons(error).includes('TransactionConflict') || attempt >= 5) throw error;
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
-      }
-    }
-  }
-
-  private async createOnce(record: ApiKeyRecord, maxActive: number): Promise<boolean> {
     try {
-      await this.db.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
+      // Racing creates of one account meet on its count: a transaction that met another is tried again.
+      await retryOnConflict('API key create', () =>
+        transact(this.db, [
+          [
+            'count',
             {
               // The count and the limit in one conditional write: racing creates cannot pass it.
               Update: {
@@ -103,15 +95,15 @@ export class DynamoApiKeyStore implements ApiKeyStore {
                 ExpressionAttributeValues: { ':one': 1, ':max': maxActive },
               },
             },
-            { Put: { TableName: this.db.tableName, Item: toApiKeyItem(record), ConditionExpression: 'attribute_not_exists(pk)' } },
           ],
-        }),
+          ['key', { Put: { TableName: this.db.tableName, Item: toApiKeyItem(record), ConditionExpression: 'attribute_not_exists(pk)' } }],
+        ]),
       );
       return true;
     } catch (error) {
-      const reasons = cancellationReasons(error);
-      if (reasons[0] === 'ConditionalCheckFailed') return false;
-      if (reasons[1] === 'ConditionalCheckFailed') throw new Error(`API key ${record.keyId} already exists.`, { cause: error });
+      if (!(error instanceof TransactionRefused)) throw error;
+      if (error.failed('count')) return false;
+      if (error.failed('key')) throw new Error(`API key ${record.keyId} already exists.`, { cause: error });
       throw error;
     }
   }
@@ -200,28 +192,27 @@ export class DynamoApiKeyStore implements ApiKeyStore {
       ExpressionAttributeValues: { ':now': now },
     };
     try {
-      if (Item.counted === true) {
-        await this.db.doc.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Update: revoke },
-              {
-                Update: {
-                  TableName: this.db.tableName,
-                  Key: apiKeyCountKey(String(Item.account_id)),
-                  UpdateExpression: 'ADD active_keys :minusOne',
-                  ExpressionAttributeValues: { ':minusOne': -1 },
+      await retryOnConflict<unknown>('API key revoke', () =>
+        Item.counted === true
+          ? transact(this.db, [
+              ['key', { Update: revoke }],
+              [
+                'count',
+                {
+                  Update: {
+                    TableName: this.db.tableName,
+                    Key: apiKeyCountKey(String(Item.account_id)),
+                    UpdateExpression: 'ADD active_keys :minusOne',
+                    ExpressionAttributeValues: { ':minusOne': -1 },
+                  },
                 },
-              },
-            ],
-          }),
-        );
-      } else {
-        await this.db.doc.send(new UpdateCommand(revoke));
-      }
+              ],
+            ])
+          : this.db.doc.send(new UpdateCommand(revoke)),
+      );
     } catch (error) {
       // Revoked meanwhile by another request: answer with the time that one wrote.
-      if (!isConditionFailure(error) && cancellationReasons(error)[0] !== 'ConditionalCheckFailed') throw error;
+      if (!isConditionFailure(error) && !(error instanceof TransactionRefused && error.failed('key'))) throw error;
     }
     const revoked = await this.get(keyId);
     if (!revoked) throw notFound();

@@ -1,10 +1,10 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { SubscriptionStatus } from '#domain/account';
-import { statusRank, type Purchase, type Reversal, type ReversalEntry, type SubscriptionPayment } from '#domain/billing';
-import { NotFoundError } from '#domain/errors';
-import type { LedgerEntry } from '#domain/ledger';
-import type { BillingStore } from '#domain/ports';
-import { cancellationReasons, isConditionFailure, type Db } from './dynamo-client';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { SubscriptionStatus } from '#domain/accounts/account';
+import { statusRank, type Purchase, type Reversal, type ReversalEntry, type SubscriptionPayment } from '#domain/billing/billing';
+import { NotFoundError } from '#domain/shared/errors';
+import type { LedgerEntry } from '#domain/accounts/ledger';
+import type { BillingStore } from '#domain/billing/ports';
+import { isConditionFailure, type Db } from './dynamo-client';
 import {
   accountKey,
   accountPartition,
@@ -15,8 +15,10 @@ import {
   SUBSCRIPTION_PAYMENT_SK_PREFIX,
   subscriptionPaymentKey,
 } from './keys';
-import { appendWithRetries, LEDGER_COUNT, pauseBeforeRetry, POSITION_TAKEN, slotAfter } from './ledger-positions';
+import { appendWithRetries, LEDGER_COUNT, slotAfter } from './ledger-positions';
 import { ledgerEntryPut } from './ledger-repository';
+import { AGAIN, retryOnConflict, withRetries } from './retry';
+import { transact, TransactionRefused } from './transaction';
 
 /** Attributes billing adds to the (live) account item. */
 const CUSTOMER = 'payment_customer_id';
@@ -71,9 +73,10 @@ export class DynamoBillingStore implements BillingStore {
 
   async attachCustomer(accountId: string, customerId: string, now: string): Promise<string> {
     try {
-      await this.db.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
+      await retryOnConflict('payment customer attach', () =>
+        transact(this.db, [
+          [
+            'account',
             {
               Update: {
                 TableName: this.db.tableName,
@@ -84,6 +87,9 @@ export class DynamoBillingStore implements BillingStore {
                 ExpressionAttributeValues: { ':customer': customerId, ':now': now },
               },
             },
+          ],
+          [
+            'customer',
             {
               Put: {
                 TableName: this.db.tableName,
@@ -93,11 +99,11 @@ export class DynamoBillingStore implements BillingStore {
               },
             },
           ],
-        }),
+        ]),
       );
       return customerId;
     } catch (error) {
-      if (cancellationReasons(error)[0] !== 'ConditionalCheckFailed') throw error;
+      if (!(error instanceof TransactionRefused && error.failed('account'))) throw error;
       // Gone, or a concurrent first use recorded its customer first: that one is the account's.
       const winner = await this.customerOf(accountId);
       if (!winner) throw new NotFoundError(`No account ${accountId}.`);
@@ -115,38 +121,39 @@ export class DynamoBillingStore implements BillingStore {
       // The usual repeat is answered by one read, without queueing on the ledger.
       if (await this.read(purchaseKey(purchase.checkoutId))) return 'duplicate';
       const slot = slotAfter(seen);
-      const items = [
-        {
-          Update: {
-            TableName: this.db.tableName,
-            Key: accountKey(purchase.accountId),
-            UpdateExpression: `SET credits = credits + :amount, paid_access = :paid, updated_at = :now, ${slot.set}`,
-            ConditionExpression: `attribute_exists(pk) AND ${slot.condition}`,
-            ExpressionAttributeNames: slot.names,
-            ExpressionAttributeValues: { ':amount': entry.amount, ':paid': true, ':now': entry.createdAt, ...slot.values },
-          },
-        },
-        { Put: ledgerEntryPut(this.db, entry, slot.position) },
-        { Put: { TableName: this.db.tableName, Item: toPurchaseItem(purchase), ConditionExpression: 'attribute_not_exists(pk)' } },
-        ...(purchase.paymentId
-          ? [
-              {
-                Put: {
-                  TableName: this.db.tableName,
-                  Item: { ...purchasePaymentKey(purchase.paymentId), type: 'purchase_payment', checkout_id: purchase.checkoutId },
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
-              },
-            ]
-          : []),
-      ];
       try {
-        await this.db.doc.send(new TransactWriteCommand({ TransactItems: items }));
+        await transact(this.db, [
+          [
+            'account',
+            {
+              Update: {
+                TableName: this.db.tableName,
+                Key: accountKey(purchase.accountId),
+                UpdateExpression: `SET credits = credits + :amount, paid_access = :paid, updated_at = :now, ${slot.set}`,
+                ConditionExpression: `attribute_exists(pk) AND ${slot.condition}`,
+                ExpressionAttributeNames: slot.names,
+                ExpressionAttributeValues: { ':amount': entry.amount, ':paid': true, ':now': entry.createdAt, ...slot.values },
+              },
+            },
+          ],
+          ['entry', { Put: ledgerEntryPut(this.db, entry, slot.position) }],
+          ['purchase', { Put: { TableName: this.db.tableName, Item: toPurchaseItem(purchase), ConditionExpression: 'attribute_not_exists(pk)' } }],
+          purchase.paymentId !== undefined && [
+            'payment',
+            {
+              Put: {
+                TableName: this.db.tableName,
+                Item: { ...purchasePaymentKey(purchase.paymentId), type: 'purchase_payment', checkout_id: purchase.checkoutId },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+          ],
+        ]);
         return 'granted' as const;
       } catch (error) {
-        const reasons = cancellationReasons(error);
-        if (reasons[2] === 'ConditionalCheckFailed') return 'duplicate' as const;
-        if (reasons[0] === 'ConditionalCheckFailed' || reasons.includes('TransactionConflict')) return POSITION_TAKEN;
+        if (!(error instanceof TransactionRefused)) throw error;
+        if (error.failed('purchase')) return 'duplicate' as const;
+        if (error.failed('account') || error.conflict) return AGAIN;
         throw error;
       }
     });
@@ -160,50 +167,51 @@ export class DynamoBillingStore implements BillingStore {
   }
 
   async reversePurchase(purchase: Purchase, due: number, entry: ReversalEntry, now: string): Promise<Reversal | 'already'> {
-    for (let round = 0; ; round += 1) {
+    return withRetries('purchase reversal', async () => {
       const [current, account] = await Promise.all([this.read(purchaseKey(purchase.checkoutId)), this.read(accountKey(purchase.accountId))]);
       const claimed = Number(current?.reversed_credits ?? 0);
-      if (!current || claimed >= due) return 'already';
+      if (!current || claimed >= due) return 'already' as const;
       const owed = due - claimed;
       const balance = Math.max(0, Number(account?.credits ?? 0));
       const taken = account ? Math.min(owed, balance) : 0;
       const slot = slotAfter(Number(account?.[LEDGER_COUNT] ?? 0));
-      const claim = {
-        Update: {
-          TableName: this.db.tableName,
-          Key: purchaseKey(purchase.checkoutId),
-          UpdateExpression: 'SET reversed_credits = :due',
-          ConditionExpression: 'reversed_credits = :claimed',
-          ExpressionAttributeValues: { ':due': due, ':claimed': claimed },
-        },
-      };
-      const take =
-        taken > 0
-          ? [
-              {
-                Update: {
-                  TableName: this.db.tableName,
-                  Key: accountKey(purchase.accountId),
-                  UpdateExpression: `SET credits = credits - :taken, updated_at = :now, ${slot.set}`,
-                  // Never below zero: the balance read is the balance written against.
-                  ConditionExpression: `attribute_exists(pk) AND credits >= :taken AND ${slot.condition}`,
-                  ExpressionAttributeNames: slot.names,
-                  ExpressionAttributeValues: { ':taken': taken, ':now': now, ...slot.values },
-                },
-              },
-              { Put: ledgerEntryPut(this.db, entry(taken), slot.position) },
-            ]
-          : [];
       try {
-        await this.db.doc.send(new TransactWriteCommand({ TransactItems: [claim, ...take] }));
+        await transact(this.db, [
+          [
+            'claim',
+            {
+              Update: {
+                TableName: this.db.tableName,
+                Key: purchaseKey(purchase.checkoutId),
+                UpdateExpression: 'SET reversed_credits = :due',
+                ConditionExpression: 'reversed_credits = :claimed',
+                ExpressionAttributeValues: { ':due': due, ':claimed': claimed },
+              },
+            },
+          ],
+          taken > 0 && [
+            'account',
+            {
+              Update: {
+                TableName: this.db.tableName,
+                Key: accountKey(purchase.accountId),
+                UpdateExpression: `SET credits = credits - :taken, updated_at = :now, ${slot.set}`,
+                // Never below zero: the balance read is the balance written against.
+                ConditionExpression: `attribute_exists(pk) AND credits >= :taken AND ${slot.condition}`,
+                ExpressionAttributeNames: slot.names,
+                ExpressionAttributeValues: { ':taken': taken, ':now': now, ...slot.values },
+              },
+            },
+          ],
+          taken > 0 && ['entry', { Put: ledgerEntryPut(this.db, entry(taken), slot.position) }],
+        ]);
         return { taken, shortfall: owed - taken };
       } catch (error) {
-        const reasons = cancellationReasons(error);
-        if (!reasons.some((reason) => reason === 'ConditionalCheckFailed' || reason === 'TransactionConflict')) throw error;
         // Another reversal claimed first, or the balance or ledger moved: read both again.
-        await pauseBeforeRetry(round, purchase.accountId);
+        if (error instanceof TransactionRefused && (error.anyFailed || error.conflict)) return AGAIN;
+        throw error;
       }
-    }
+    });
   }
 
   async setSubscriptionStatus(accountId: string, status: SubscriptionStatus, occurredAt: number, now: string): Promise<'applied' | 'stale' | 'unknown_account'> {
@@ -245,36 +253,38 @@ export class DynamoBillingStore implements BillingStore {
 
   async recordSubscriptionPayment(payment: SubscriptionPayment): Promise<'recorded' | 'duplicate'> {
     try {
-      await this.db.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            // The invoice's guard: its payment is listed once, whichever of its events comes first.
-            {
-              Put: {
-                TableName: this.db.tableName,
-                Item: { ...paidInvoiceKey(payment.invoiceId), type: 'paid_invoice', account_id: payment.accountId, created_at: payment.paidAt },
-                ConditionExpression: 'attribute_not_exists(pk)',
+      await transact(this.db, [
+        // The invoice's guard: its payment is listed once, whichever of its events comes first.
+        [
+          'invoice',
+          {
+            Put: {
+              TableName: this.db.tableName,
+              Item: { ...paidInvoiceKey(payment.invoiceId), type: 'paid_invoice', account_id: payment.accountId, created_at: payment.paidAt },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+        [
+          'payment',
+          {
+            Put: {
+              TableName: this.db.tableName,
+              Item: {
+                ...subscriptionPaymentKey(payment.accountId, payment.paidAt, payment.invoiceId),
+                type: 'subscription_payment',
+                invoice_id: payment.invoiceId,
+                amount: payment.amount,
+                currency: payment.currency,
+                paid_at: payment.paidAt,
               },
             },
-            {
-              Put: {
-                TableName: this.db.tableName,
-                Item: {
-                  ...subscriptionPaymentKey(payment.accountId, payment.paidAt, payment.invoiceId),
-                  type: 'subscription_payment',
-                  invoice_id: payment.invoiceId,
-                  amount: payment.amount,
-                  currency: payment.currency,
-                  paid_at: payment.paidAt,
-                },
-              },
-            },
-          ],
-        }),
-      );
+          },
+        ],
+      ]);
       return 'recorded';
     } catch (error) {
-      if (cancellationReasons(error)[0] === 'ConditionalCheckFailed') return 'duplicate';
+      if (error instanceof TransactionRefused && error.failed('invoice')) return 'duplicate';
       throw error;
     }
   }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { CallbackReceipts } from '#domain/ports';
+import type { CallbackReceipts } from '#domain/tasks/ports';
 import { isConditionFailure, type Db } from './dynamo-client';
 import { callbackReceiptKey } from './keys';
 

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { CircuitRecord, CircuitStore } from '#domain/circuit-breaker';
+import type { CircuitRecord, CircuitStore } from '#domain/providers/ports';
 import { isConditionFailure, type Db } from './dynamo-client';
 import { circuitKey } from './keys';
 

@@ -1,7 +1,8 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { AttemptOutcome, Delivery, DeliveryMessage, DeliveryStore } from '#domain/webhook-deliveries';
-import type { EventType } from '#domain/webhooks';
-import { cancellationReasons, isConditionFailure, type Db } from './dynamo-client';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AttemptOutcome, Delivery, DeliveryMessage } from '#domain/webhooks/deliveries';
+import type { DeliveryStore } from '#domain/webhooks/ports';
+import type { EventType } from '#domain/webhooks/webhooks';
+import { isConditionFailure, type Db } from './dynamo-client';
 import {
   deliveryKey,
   deliveryListKey,
@@ -12,13 +13,13 @@ import {
   webhookKey,
 } from './keys';
 import { positionPage } from './position-page';
+import { AGAIN, withRetries } from './retry';
 import { TABLE_DEFINITION } from './table-definition';
+import { transact, TransactionRefused } from './transaction';
 
 /** Delivery records are kept 30 days (TTL), long after the 24 h of retries. */
 const RETENTION_SECONDS = 30 * 24 * 60 * 60;
 const DUE_PAGE = 100;
-/** Tries to take an endpoint's next position when other deliveries to it keep taking it first. */
-const CREATE_ATTEMPTS = 30;
 
 /**
  * Deliveries: one item per (endpoint, event), in the account partition. Each takes the next
@@ -33,7 +34,7 @@ export class DynamoDeliveryStore implements DeliveryStore {
   async create(delivery: Delivery): Promise<boolean> {
     // Most repeats stop here, before they read the endpoint's count.
     if (await this.get(delivery)) return false;
-    for (let attempt = 1; ; attempt += 1) {
+    return withRetries('delivery create', async () => {
       const { Item: endpoint } = await this.db.doc.send(
         new GetCommand({ TableName: this.db.tableName, Key: webhookKey(delivery.accountId, delivery.webhookId), ConsistentRead: true }),
       );
@@ -41,33 +42,31 @@ export class DynamoDeliveryStore implements DeliveryStore {
       const seen = Number(endpoint.delivery_count ?? 0);
       try {
         // The position and the delivery in one transaction, so a racing repeat takes no position it does not use.
-        await this.db.doc.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName: this.db.tableName,
-                  Key: webhookKey(delivery.accountId, delivery.webhookId),
-                  UpdateExpression: 'SET delivery_count = :next',
-                  ConditionExpression:
-                    seen === 0 ? 'attribute_exists(pk) AND (attribute_not_exists(delivery_count) OR delivery_count = :seen)' : 'delivery_count = :seen',
-                  ExpressionAttributeValues: { ':seen': seen, ':next': seen + 1 },
-                },
+        await transact(this.db, [
+          [
+            'position',
+            {
+              Update: {
+                TableName: this.db.tableName,
+                Key: webhookKey(delivery.accountId, delivery.webhookId),
+                UpdateExpression: 'SET delivery_count = :next',
+                ConditionExpression:
+                  seen === 0 ? 'attribute_exists(pk) AND (attribute_not_exists(delivery_count) OR delivery_count = :seen)' : 'delivery_count = :seen',
+                ExpressionAttributeValues: { ':seen': seen, ':next': seen + 1 },
               },
-              { Put: { TableName: this.db.tableName, Item: toDeliveryItem(delivery, seen + 1), ConditionExpression: 'attribute_not_exists(pk)' } },
-            ],
-          }),
-        );
+            },
+          ],
+          ['delivery', { Put: { TableName: this.db.tableName, Item: toDeliveryItem(delivery, seen + 1), ConditionExpression: 'attribute_not_exists(pk)' } }],
+        ]);
         return true;
       } catch (error) {
-        const reasons = cancellationReasons(error);
-        if (reasons[1] === 'ConditionalCheckFailed') return false; // a repeat got there first
+        if (!(error instanceof TransactionRefused)) throw error;
+        if (error.failed('delivery')) return false; // a repeat got there first
         // Another delivery to this endpoint took the position (or the endpoint went, or a write held it): read it again.
-        const retry = reasons[0] === 'ConditionalCheckFailed' || reasons.includes('TransactionConflict');
-        if (!retry || attempt >= CREATE_ATTEMPTS) throw error;
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** attempt)));
+        if (error.failed('position') || error.conflict) return AGAIN;
+        throw error;
       }
-    }
+    });
   }
 
   async get(message: DeliveryMessage): Promise<Delivery | undefined> {

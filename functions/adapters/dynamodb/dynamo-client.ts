@@ -39,10 +39,3 @@ export function createDb({ tableName, region, endpoint, bounds }: DbOptions): Db
 export function isConditionFailure(error: unknown): boolean {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
 }
-
-/** Reason codes of a cancelled transaction, one per action ("None" where it passed). */
-export function cancellationReasons(error: unknown): string[] {
-  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return [];
-  const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-  return (reasons ?? []).map((reason) => reason.Code ?? 'None');
-}

@@ -1,12 +1,13 @@
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { EVENT_RETENTION_SECONDS, type EventFeedStore, type FeedEvent } from '#domain/events-feed';
-import type { EventType } from '#domain/webhooks';
-import { cancellationReasons, type Db } from './dynamo-client';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { EVENT_RETENTION_SECONDS, type FeedEvent } from '#domain/webhooks/events-feed';
+import { type EventFeedStore } from '#domain/webhooks/ports';
+import type { EventType } from '#domain/webhooks/webhooks';
+import type { Db } from './dynamo-client';
 import { accountPartition, eventFeedCounterKey, feedEventKey, feedPositionKey } from './keys';
+import { AGAIN, withRetries } from './retry';
 import { TABLE_DEFINITION } from './table-definition';
+import { transact, TransactionRefused } from './transaction';
 
-/** Tries to take the feed's next position while other appends keep taking it first. */
-const APPEND_ATTEMPTS = 50;
 const LAST_POSITION = 'last_position';
 
 /**
@@ -23,41 +24,42 @@ export class DynamoEventFeedStore implements EventFeedStore {
   async append(accountId: string, event: Omit<FeedEvent, 'position'>): Promise<boolean> {
     // Most repeats (an announcement retried by the sweeper) stop here, before they contend for a position.
     if (await this.get(accountId, event.eventId)) return false;
-    for (let attempt = 1; ; attempt += 1) {
+    return withRetries('feed append', async () => {
       const seen = await this.lastPosition(accountId);
       try {
-        await this.db.doc.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName: this.db.tableName,
-                  Key: eventFeedCounterKey(accountId),
-                  UpdateExpression: 'SET #last = :next',
-                  ConditionExpression: seen === 0 ? 'attribute_not_exists(#last) OR #last = :seen' : '#last = :seen',
-                  ExpressionAttributeNames: { '#last': LAST_POSITION },
-                  ExpressionAttributeValues: { ':seen': seen, ':next': seen + 1 },
-                },
+        await transact(this.db, [
+          [
+            'counter',
+            {
+              Update: {
+                TableName: this.db.tableName,
+                Key: eventFeedCounterKey(accountId),
+                UpdateExpression: 'SET #last = :next',
+                ConditionExpression: seen === 0 ? 'attribute_not_exists(#last) OR #last = :seen' : '#last = :seen',
+                ExpressionAttributeNames: { '#last': LAST_POSITION },
+                ExpressionAttributeValues: { ':seen': seen, ':next': seen + 1 },
               },
-              {
-                Put: {
-                  TableName: this.db.tableName,
-                  Item: toEventItem(accountId, { ...event, position: seen + 1 }),
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
+            },
+          ],
+          [
+            'event',
+            {
+              Put: {
+                TableName: this.db.tableName,
+                Item: toEventItem(accountId, { ...event, position: seen + 1 }),
+                ConditionExpression: 'attribute_not_exists(pk)',
               },
-            ],
-          }),
-        );
+            },
+          ],
+        ]);
         return true;
       } catch (error) {
-        const reasons = cancellationReasons(error);
-        if (reasons[1] === 'ConditionalCheckFailed') return false; // a repeat got there first
-        const retry = reasons[0] === 'ConditionalCheckFailed' || reasons.includes('TransactionConflict');
-        if (!retry || attempt >= APPEND_ATTEMPTS) throw error;
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** Math.min(attempt, 6))));
+        if (!(error instanceof TransactionRefused)) throw error;
+        if (error.failed('event')) return false; // a repeat got there first
+        if (error.failed('counter') || error.conflict) return AGAIN;
+        throw error;
       }
-    }
+    });
   }
 
   async after(accountId: string, after: number, limit: number): Promise<{ events: FeedEvent[]; last: number }> {

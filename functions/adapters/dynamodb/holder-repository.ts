@@ -1,16 +1,15 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { NotFoundError } from '#domain/errors';
-import { HolderExistsError, type Holder } from '#domain/holder';
-import type { Account } from '#domain/account';
-import type { LedgerEntry } from '#domain/ledger';
-import type { HolderStore } from '#domain/ports';
+import { GetCommand, type TransactWriteItem } from '@aws-sdk/lib-dynamodb';
+import { NotFoundError } from '#domain/shared/errors';
+import { HolderExistsError, type Holder } from '#domain/accounts/holder';
+import type { Account } from '#domain/accounts/account';
+import type { LedgerEntry } from '#domain/accounts/ledger';
+import type { HolderStore } from '#domain/accounts/ports';
 import { toAccountItem } from './account-repository';
-import { cancellationReasons, type Db } from './dynamo-client';
+import type { Db } from './dynamo-client';
 import { accountKey, holderKey } from './keys';
 import { ledgerEntryPut } from './ledger-repository';
-
-/** Tries of a write that DynamoDB cancelled only because a concurrent transaction held its items. */
-const CONFLICT_ATTEMPTS = 5;
+import { AGAIN, withRetries } from './retry';
+import { transact, TransactionRefused, type NamedPart } from './transaction';
 
 /**
  * Holders and their accounts. The holder item's conditional put is what makes a first sign-in
@@ -28,39 +27,38 @@ export class DynamoHolderStore implements HolderStore {
   async createWithAccount(holder: Holder, account: Account, openingGrant?: LedgerEntry): Promise<void> {
     const accountItem = { ...toAccountItem(account), ...(openingGrant && { ledger_count: 1 }) };
     await this.write(holder, [
-      { Put: { TableName: this.db.tableName, Item: accountItem, ConditionExpression: 'attribute_not_exists(pk)' } },
-      ...(openingGrant ? [{ Put: ledgerEntryPut(this.db, openingGrant, 1) }] : []),
+      ['account', { Put: { TableName: this.db.tableName, Item: accountItem, ConditionExpression: 'attribute_not_exists(pk)' } }],
+      openingGrant && ['grant', { Put: ledgerEntryPut(this.db, openingGrant, 1) }],
     ]);
   }
 
   async attach(holder: Holder): Promise<void> {
     const accountExists = { TableName: this.db.tableName, Key: accountKey(holder.accountId), ConditionExpression: 'attribute_exists(pk)' };
-    await this.write(holder, [{ ConditionCheck: accountExists }], () => new NotFoundError(`No account ${holder.accountId}.`));
+    await this.write(holder, [['account', { ConditionCheck: accountExists }]], () => new NotFoundError(`No account ${holder.accountId}.`));
   }
 
-  /** The holder's put (first) with `others`, in one transaction. */
-  private async write(holder: Holder, others: object[], othersFailed?: () => Error): Promise<void> {
-    const put = {
+  /** The holder's put with `others`, in one transaction. */
+  private async write(holder: Holder, others: NamedPart<'account' | 'grant'>[], accountFailed?: () => Error): Promise<void> {
+    const put: TransactWriteItem = {
       Put: {
         TableName: this.db.tableName,
         Item: { ...holderKey(holder.holderId), type: 'holder', holder_id: holder.holderId, account_id: holder.accountId, email: holder.email, created_at: holder.createdAt },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     };
-    for (let attempt = 1; ; attempt += 1) {
+    await withRetries('holder create', async () => {
       try {
-        await this.db.doc.send(new TransactWriteCommand({ TransactItems: [put, ...others] as never }));
-        return;
+        await transact(this.db, [['holder', put], ...others]);
+        return undefined;
       } catch (error) {
-        const [holderReason, ...otherReasons] = cancellationReasons(error);
-        if (holderReason === 'ConditionalCheckFailed') throw new HolderExistsError(holder.holderId);
-        if (othersFailed && otherReasons.includes('ConditionalCheckFailed')) throw othersFailed();
-        const conflict = holderReason === 'TransactionConflict' || otherReasons.includes('TransactionConflict');
-        if (!conflict || attempt >= CONFLICT_ATTEMPTS) throw error;
+        if (!(error instanceof TransactionRefused)) throw error;
+        if (error.failed('holder')) throw new HolderExistsError(holder.holderId);
+        if (accountFailed && error.failed('account')) throw accountFailed();
+        if (!error.conflict) throw error;
         // Another first sign-in held the holder item: it may have committed.
         if (await this.get(holder.holderId)) throw new HolderExistsError(holder.holderId);
-        await new Promise((resolve) => setTimeout(resolve, 10 * 2 ** attempt));
+        return AGAIN;
       }
-    }
+    });
   }
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from '#domain/ports';
+import type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from '#domain/tasks/ports';
 import type { Db } from './dynamo-client';
 import { idempotencyKey } from './keys';
 
@@ -18,6 +18,19 @@ export function toIdempotencyItem(claim: IdempotencyClaim): Record<string, unkno
   };
 }
 
+/** A stored record as the domain's (the claim's key: the caller's, as the item holds only its hash). */
+export function fromIdempotencyItem(item: Record<string, unknown>, claim: Pick<IdempotencyClaim, 'accountId' | 'key'>): IdempotencyRecord {
+  return {
+    accountId: claim.accountId,
+    key: claim.key,
+    requestHash: item.request_hash as string,
+    taskId: item.task_id as string,
+    createdAt: item.created_at as string,
+    expiresAt: item.expires_at as number,
+    ...(item.outcome !== undefined && { outcome: item.outcome as NonNullable<IdempotencyRecord['outcome']> }),
+  };
+}
+
 export class DynamoIdempotencyStore implements IdempotencyStore {
   constructor(private readonly db: Db) {}
 
@@ -32,15 +45,7 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
     // TTL deletes lazily: an expired record is as good as none (the same rule as the
     // takeover condition in DynamoTaskStore.create).
     if (!Item || Item.expires_at <= Math.floor(now.getTime() / 1000)) return undefined;
-    return {
-      accountId,
-      key,
-      requestHash: Item.request_hash,
-      taskId: Item.task_id,
-      createdAt: Item.created_at,
-      expiresAt: Item.expires_at,
-      ...(Item.outcome && { outcome: Item.outcome }),
-    };
+    return fromIdempotencyItem(Item, { accountId, key });
   }
 
   async recordOutcome(claim: IdempotencyClaim, outcome: NonNullable<IdempotencyRecord['outcome']>): Promise<void> {

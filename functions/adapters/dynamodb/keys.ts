@@ -1,3 +1,5 @@
+import type { InFlightPhase } from '#domain/tasks/phase';
+
 /**
  * Every key template of the table lives here and nowhere else. Repositories build items with
  * these functions; nothing else in the code base spells a `pk` or `sk` value.
@@ -67,6 +69,8 @@ export const taskHistoryKey = (kind: 'video' | 'image', seq: number): string =>
  * work list, oldest first within each shard. Tasks spread over IN_FLIGHT_SHARDS partitions by a
  * hash of their id, so no single partition takes every start's and every finish's index write.
  * The count may only grow: tasks written under a smaller count stay in shards the sweeper reads.
+ * A task's start indexes it under TASKS#PROCESSING#<shard> (by creation); each move into another
+ * in-flight phase re-indexes it under TASKS#<PHASE>#<shard> (by when it entered that phase).
  */
 export const IN_FLIGHT_SHARDS = 16;
 const IN_FLIGHT_PREFIX = 'TASKS#PROCESSING#';
@@ -85,6 +89,12 @@ export const endedPartition = (shard: number): string => `${ENDED_PREFIX}${shard
 export const endedEntryValues = (endedAt: string, taskId: string) => ({
   ':endedPk': endedPartition(inFlightShardOf(taskId)),
   ':endedSk': `${endedAt}#${taskId}`,
+});
+
+export const phasePartition = (phase: InFlightPhase, shard: number): string => `TASKS#${phase.toUpperCase()}#${shard}`;
+export const phaseEntryValues = (phase: InFlightPhase, phaseAt: string, taskId: string) => ({
+  ':phasePk': phasePartition(phase, inFlightShardOf(taskId)),
+  ':phaseSk': `${phaseAt}#${taskId}`,
 });
 
 export const inFlightEntry = (createdAt: string, taskId: string) => ({

@@ -1,6 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './dynamo-client';
 import { accountKey } from './keys';
+import { AGAIN, withRetries } from './retry';
 
 /**
  * Ledger positions. Every ledger entry of a scope has a position 1..n (lsi1 `LEDGER#<n>`) and the
@@ -57,30 +58,15 @@ export async function readLedgerCount(db: Db, accountId: string): Promise<number
   return Item ? Number(Item[LEDGER_COUNT] ?? 0) : undefined;
 }
 
-/** What an append attempt says when another ledger write took its position first. */
-export const POSITION_TAKEN = Symbol('position taken');
-
-/** Attempts before giving up (each waits a little longer, jittered). */
-const APPEND_ATTEMPTS = 30;
-
 /**
- * Runs `attempt` with the current count until it stops answering POSITION_TAKEN. Concurrent
- * writers of one scope's ledger queue here for a few milliseconds each.
+ * Runs `attempt` with the current count until it stops answering AGAIN (another ledger write
+ * took its position first): concurrent writers of one scope's ledger queue here for a few
+ * milliseconds each, under the one retry policy (retry.ts).
  */
-export async function appendWithRetries<T>(
+export function appendWithRetries<T>(
   db: Db,
   accountId: string,
-  attempt: (seen: number | undefined) => Promise<T | typeof POSITION_TAKEN>,
+  attempt: (seen: number | undefined) => Promise<T | typeof AGAIN>,
 ): Promise<T> {
-  for (let round = 0; ; round += 1) {
-    const result = await attempt(await readLedgerCount(db, accountId));
-    if (result !== POSITION_TAKEN) return result;
-    await pauseBeforeRetry(round, accountId);
-  }
-}
-
-/** A short jittered wait before append attempt `round + 1`; gives up after APPEND_ATTEMPTS. */
-export async function pauseBeforeRetry(round: number, accountId: string): Promise<void> {
-  if (round >= APPEND_ATTEMPTS) throw new Error(`The ledger of ${accountId} stayed too busy to append to.`);
-  await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** Math.min(round, 6))));
+  return withRetries(`ledger append of ${accountId}`, async () => attempt(await readLedgerCount(db, accountId)));
 }

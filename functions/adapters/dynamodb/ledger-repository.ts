@@ -1,6 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { LedgerEntry, LedgerKind } from '#domain/ledger';
-import type { LedgerStore } from '#domain/ports';
+import type { LedgerEntry, LedgerKind } from '#domain/accounts/ledger';
+import type { LedgerStore } from '#domain/accounts/ports';
 import type { Db } from './dynamo-client';
 import { accountPartition, ledgerEntryKey, ledgerPositionKey, LEDGER_SK_PREFIX } from './keys';
 import { readLedgerCount } from './ledger-positions';

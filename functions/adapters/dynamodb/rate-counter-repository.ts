@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { RateCounter, RateWindow } from '#domain/rate-limit';
+import type { RateCounter, RateWindow } from '#domain/shared/counter';
 import { isConditionFailure, type Db } from './dynamo-client';
 import { rateWindowKey } from './keys';
 
@@ -32,6 +32,24 @@ export class DynamoRateCounter implements RateCounter {
       return Number(Attributes?.request_count);
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async claimAt(keyId: string, window: RateWindow, ticket: number): Promise<boolean> {
+    try {
+      await this.db.doc.send(
+        new UpdateCommand({
+          TableName: this.db.tableName,
+          Key: rateWindowKey(keyId, window.id),
+          UpdateExpression: 'SET request_count = :ticket, expires_at = if_not_exists(expires_at, :expires)',
+          ConditionExpression: 'attribute_not_exists(request_count) OR request_count < :ticket',
+          ExpressionAttributeValues: { ':ticket': ticket, ':expires': window.resetAt + EXPIRY_GRACE_SECONDS },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
       throw error;
     }
   }

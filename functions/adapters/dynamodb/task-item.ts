@@ -7,8 +7,10 @@ import {
   VIDEO_ASPECT_RATIOS,
   VIDEO_MODEL_IDS,
   VIDEO_RESOLUTIONS,
-} from '#domain/catalogue';
-import { TASK_ERROR_CODES, TASK_STATUSES, type ImageParams, type Task, type TaskError, type VideoParams } from '#domain/task';
+} from '#domain/catalogue/catalogue';
+import { TASK_ERROR_CODES, TASK_STATUSES, type Task, type TaskError } from '#domain/tasks/task';
+import { derivePhase, PHASE_NAMES, statusOf, type Phase } from '#domain/tasks/phase';
+import { type ImageParams, type VideoParams } from '#domain/catalogue/params';
 import { inFlightEntry, taskHistoryKey, taskKey } from './keys';
 
 /**
@@ -17,14 +19,17 @@ import { inFlightEntry, taskHistoryKey, taskKey } from './keys';
  */
 export function toTaskItem(task: Task): Record<string, unknown> {
   return {
-    ...taskKey(task.accountId, task.taskId),
+    ...taskKey(task.partitionId, task.taskId),
     ...(task.seq > 0 && { lsi1sk: taskHistoryKey(task.kind, task.seq) }),
     ...(task.status === 'processing' && inFlightEntry(task.createdAt, task.taskId)),
     type: 'task',
     kind: task.kind,
     task_id: task.taskId,
-    account_id: task.accountId,
+    account_id: task.partitionId,
     ...(task.seq > 0 && { seq: task.seq }),
+    // Trusted while phase_at = updated_at (phaseOf below). A draft (no position yet) carries none:
+    // it is told by its fields until its start settles.
+    ...(task.seq > 0 && task.phase !== 'draft' && { phase: task.phase, phase_at: task.updatedAt }),
     status: task.status,
     credits_used: task.creditsUsed,
     progress: task.progress,
@@ -38,6 +43,7 @@ export function toTaskItem(task: Task): Record<string, unknown> {
     submit_attempts: task.submitAttempts,
     last_checked_at: task.lastCheckedAt,
     pending_outputs: task.pendingOutputs,
+    copy_claimed_at: task.copyClaimedAt,
     copy_attempts: task.copyAttempts,
     output_urls: task.outputUrls,
     thumbnail_url: task.thumbnailUrl,
@@ -67,8 +73,7 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
     if (typeof value !== 'number' || !Number.isInteger(value)) throw problem(field);
     return value;
   };
-  const status = item.status;
-  if (!isOneOf(status, TASK_STATUSES)) throw problem('status');
+  if (!isOneOf(item.status, TASK_STATUSES)) throw problem('status');
   const outputs = (field: string): string[] | undefined => {
     const value = item[field];
     if (value === undefined) return undefined;
@@ -84,14 +89,18 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
   const pendingOutputs = outputs('pending_outputs');
   const outputUrls = outputs('output_urls');
   const completedAt = optionalText('completed_at');
+  const copyClaimedAt = optionalText('copy_claimed_at');
   const thumbnailUrl = optionalText('thumbnail_url');
   const keySpendKeyId = optionalText('key_spend_key_id');
+  if (item.phase !== undefined && !isOneOf(item.phase, PHASE_NAMES)) throw problem('phase');
+  const phase = phaseOf(item, { status: item.status, seq: item.seq as number | undefined, unsent: item.unsent === true, queuedAt, providerJobId, pendingOutputs });
   const base = {
     taskId: text('task_id'),
-    accountId: text('account_id'),
+    partitionId: text('account_id'),
     // A draft (its start not settled yet) has no position: 0.
     seq: item.seq === undefined ? 0 : count('seq'),
-    status,
+    phase,
+    status: statusOf(phase),
     creditsUsed: count('credits_used'),
     // Items written before progress existed read as 0.
     progress: item.progress === undefined ? 0 : count('progress'),
@@ -104,6 +113,7 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
     ...(item.submit_attempts !== undefined && { submitAttempts: count('submit_attempts') }),
     ...(lastCheckedAt && { lastCheckedAt }),
     ...(pendingOutputs && { pendingOutputs }),
+    ...(copyClaimedAt && { copyClaimedAt }),
     copyAttempts: item.copy_attempts === undefined ? 0 : count('copy_attempts'),
     ...(outputUrls && { outputUrls }),
     ...(thumbnailUrl && { thumbnailUrl }),
@@ -117,6 +127,16 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
   if (kind === 'video' && isVideoParams(params)) return { kind, ...base, params };
   if (kind === 'image' && isImageParams(params)) return { kind, ...base, params };
   throw problem(kind === 'video' || kind === 'image' ? 'params' : 'kind');
+}
+
+/**
+ * The stored phase when it can be trusted: written by a phase-changing write of this code, which
+ * sets `phase`, `phase_at` and `updated_at` to one instant. The code before phases bumps only
+ * `updated_at`, so an item it changed (a rolling deploy) is judged again from its fields.
+ */
+function phaseOf(item: Record<string, unknown>, legacy: Parameters<typeof derivePhase>[0]): Phase {
+  const trusted = item.phase !== undefined && item.phase_at !== undefined && item.phase_at === item.updated_at;
+  return trusted ? (item.phase as Phase) : derivePhase(legacy);
 }
 
 function isOneOf<T extends string>(value: unknown, allowed: readonly T[]): value is T {

@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { PublishedUpload, UploadPublications } from '#domain/ports';
+import type { PublishedUpload, UploadPublications } from '#domain/uploads/ports';
 import { isConditionFailure, type Db } from './dynamo-client';
 import { uploadPublicationKey } from './keys';
 

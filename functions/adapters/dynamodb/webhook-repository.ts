@@ -1,8 +1,11 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { TaskEventType, WebhookEndpoint, WebhookStore } from '#domain/webhooks';
-import { cancellationReasons, isConditionFailure, type Db } from './dynamo-client';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { TaskEventType, WebhookEndpoint } from '#domain/webhooks/webhooks';
+import type { WebhookStore } from '#domain/webhooks/ports';
+import { isConditionFailure, type Db } from './dynamo-client';
 import { accountKey, accountPartition, WEBHOOK_SK_PREFIX, webhookKey } from './keys';
+import { retryOnConflict } from './retry';
 import { TABLE_DEFINITION } from './table-definition';
+import { transact, TransactionRefused } from './transaction';
 
 /** Webhook endpoints, one item each in the account partition; the account item counts them. */
 export class DynamoWebhookStore implements WebhookStore {
@@ -10,9 +13,10 @@ export class DynamoWebhookStore implements WebhookStore {
 
   async create(endpoint: WebhookEndpoint, max: number): Promise<boolean> {
     try {
-      await this.db.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
+      await retryOnConflict('webhook create', () =>
+        transact(this.db, [
+          [
+            'count',
             {
               // The count and the limit in one conditional write: racing creates cannot pass it.
               Update: {
@@ -23,13 +27,13 @@ export class DynamoWebhookStore implements WebhookStore {
                 ExpressionAttributeValues: { ':one': 1, ':max': max },
               },
             },
-            { Put: { TableName: this.db.tableName, Item: toWebhookItem(endpoint), ConditionExpression: 'attribute_not_exists(pk)' } },
           ],
-        }),
+          ['endpoint', { Put: { TableName: this.db.tableName, Item: toWebhookItem(endpoint), ConditionExpression: 'attribute_not_exists(pk)' } }],
+        ]),
       );
       return true;
     } catch (error) {
-      if (cancellationReasons(error)[0] === 'ConditionalCheckFailed') return false;
+      if (error instanceof TransactionRefused && error.failed('count')) return false;
       throw error;
     }
   }
@@ -57,10 +61,11 @@ export class DynamoWebhookStore implements WebhookStore {
 
   async delete(accountId: string, webhookId: string): Promise<boolean> {
     try {
-      await this.db.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Delete: { TableName: this.db.tableName, Key: webhookKey(accountId, webhookId), ConditionExpression: 'attribute_exists(pk)' } },
+      await retryOnConflict('webhook delete', () =>
+        transact(this.db, [
+          ['endpoint', { Delete: { TableName: this.db.tableName, Key: webhookKey(accountId, webhookId), ConditionExpression: 'attribute_exists(pk)' } }],
+          [
+            'count',
             {
               Update: {
                 TableName: this.db.tableName,
@@ -70,11 +75,11 @@ export class DynamoWebhookStore implements WebhookStore {
               },
             },
           ],
-        }),
+        ]),
       );
       return true;
     } catch (error) {
-      if (cancellationReasons(error)[0] === 'ConditionalCheckFailed') return false;
+      if (error instanceof TransactionRefused && error.failed('endpoint')) return false;
       throw error;
     }
   }

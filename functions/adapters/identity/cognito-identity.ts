@@ -1,8 +1,8 @@
 import { validateCognitoJwtFields } from 'aws-jwt-verify/cognito-verifier';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import { JwtVerifier } from 'aws-jwt-verify/jwt-verifier';
-import type { IdentityHolder } from '#domain/holder';
-import type { IdentityProvider } from '#domain/ports';
+import type { IdentityHolder } from '#domain/accounts/holder';
+import type { IdentityProvider } from '#domain/accounts/ports';
 
 /**
  * The identity provider is an Amazon Cognito user pool on AWS and the local identity server

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { MAX_QUEUE_DELAY_SECONDS, type MessageQueue } from '#domain/ports';
+import { MAX_QUEUE_DELAY_SECONDS, type MessageQueue } from '#domain/shared/ports';
 import { logger } from '#observability/logger';
 
 export interface InProcessQueueOptions {
@@ -13,6 +13,8 @@ export interface InProcessQueueOptions {
   /** Messages handed to the consumer at once. */
   batchSize?: number;
   pollIntervalMs?: number;
+  /** The clock delays and visibility are judged by (ms; real time, injected by the wiring). */
+  now: () => number;
 }
 
 interface Stored {
@@ -45,7 +47,7 @@ export class InProcessQueue<T> implements MessageQueue<T> {
     if (!(delaySeconds >= 0 && delaySeconds <= MAX_QUEUE_DELAY_SECONDS)) {
       throw new Error(`${this.options.name}: delaySeconds must be 0 to ${MAX_QUEUE_DELAY_SECONDS}; got ${delaySeconds}.`);
     }
-    const now = Date.now();
+    const now = this.options.now();
     const messageId = randomUUID();
     this.messages.set(messageId, { messageId, body: JSON.stringify(message), visibleAt: now + delaySeconds * 1000, receiveCount: 0, sentAt: now });
   }
@@ -85,7 +87,7 @@ export class InProcessQueue<T> implements MessageQueue<T> {
   }
 
   private poll(consumer: QueueConsumer): Promise<void> {
-    const now = Date.now();
+    const now = this.options.now();
     const batch: Stored[] = [];
     for (const stored of this.messages.values()) {
       if (batch.length >= (this.options.batchSize ?? 10)) break;

@@ -1,5 +1,5 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { MAX_QUEUE_DELAY_SECONDS, type MessageQueue } from '#domain/ports';
+import { MAX_QUEUE_DELAY_SECONDS, type MessageQueue } from '#domain/shared/ports';
 
 /** A message queue on SQS (standard queue, redrive to a DLQ configured by the stack). */
 export class SqsQueue<T> implements MessageQueue<T> {

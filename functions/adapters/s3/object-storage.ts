@@ -9,8 +9,9 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
-import type { MediaStore, UploadStorage } from '#domain/ports';
-import { assertMediaKind, MEDIA_SNIFF_BYTES, OutputRefusedError, type MediaKind } from '#domain/media-type';
+import type { MediaStore } from '#domain/tasks/ports';
+import type { UploadStorage } from '#domain/uploads/ports';
+import { assertMediaKind, MEDIA_SNIFF_BYTES, OutputRefusedError, type MediaKind } from '#domain/catalogue/media-type';
 import { isSafeKey, PROVIDER_OUTPUT_PREFIXES } from './media-layout';
 
 /** Opens a download of a provider's output (SSRF-checked, size-bounded: see safe-fetch.ts). */

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { PLAN_INTERVALS, type BillingCatalogue } from '#domain/billing';
+import { PLAN_INTERVALS, type BillingCatalogue } from '#domain/billing/billing';
 
 /**
  * What operators configure for billing: the credit packs and the plan (Stripe price ids and

@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
-import type { BillingEvent, InvoicePayment } from '#domain/billing';
-import { UpstreamError, ValidationError } from '#domain/errors';
-import type { CheckoutRequest, PaymentGateway } from '#domain/ports';
+import type { BillingEvent, InvoicePayment } from '#domain/billing/billing';
+import { UpstreamError, ValidationError } from '#domain/shared/errors';
+import type { CheckoutRequest, PaymentGateway } from '#domain/billing/ports';
 
 /**
  * Stripe behind the PaymentGateway port, with the official `stripe` package.

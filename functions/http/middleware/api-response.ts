@@ -1,8 +1,8 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { RateLimitExceededError, UpstreamError } from '#domain/errors';
+import { RateLimitExceededError, UpstreamError } from '#domain/shared/errors';
 import { logger } from '#observability/logger';
-import type { RateDecision } from '#domain/rate-limit';
+import type { RateDecision } from '#domain/accounts/rate-limit';
 import { errorEnvelope } from '#contract/envelope';
 import { jsonResponse } from '../envelope';
 import { toHttpError } from '../error-mapping';

@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { UnsupportedMediaTypeError } from '#domain/errors';
+import { UnsupportedMediaTypeError } from '#domain/shared/errors';
 import { headerValue } from '../headers';
 
 /**

@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { RateLimitExceededError } from '#domain/errors';
-import type { RateDecision, RateLimiter } from '#domain/rate-limit';
+import { RateLimitExceededError } from '#domain/shared/errors';
+import type { RateDecision, RateLimiter } from '#domain/accounts/rate-limit';
 import { principalFrom } from '../principal';
 
 export function rateLimitHeaders(decision: RateDecision): Record<string, string> {

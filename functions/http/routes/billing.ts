@@ -1,7 +1,7 @@
 import { billingResponse, checkoutRequest, redirectResponse, stripeWebhookResponse } from '#contract/billing';
 import { creditsResponse } from '#contract/credits';
 import { ok } from '#contract/examples';
-import { TEST_SUBSCRIPTION_REFUSED } from '#domain/billing-account';
+import { TEST_SUBSCRIPTION_REFUSED } from '#domain/billing/billing-account';
 import type { RouteDoc } from '../route';
 import { json } from './operation-doc';
 

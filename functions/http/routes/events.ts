@@ -1,6 +1,6 @@
 import { EXAMPLE_VIDEO_DONE, ok } from '#contract/examples';
 import { deliveryRetriedResponse, eventPageResponse, eventsQuery } from '#contract/events';
-import { EVENTS_PAGE } from '#domain/events-feed';
+import { EVENTS_PAGE } from '#domain/webhooks/events-feed';
 import { webhookIdParam } from '#contract/params';
 import * as z from 'zod';
 import type { RouteDoc } from '../route';

@@ -1,7 +1,7 @@
 import { ok } from '#contract/examples';
 import { createdKeyResponse, createKeyRequest, keyListResponse, keyResponse, updateKeyRequest } from '#contract/keys';
 import { keyIdParam } from '#contract/params';
-import { MAX_ACTIVE_KEYS } from '#domain/key-management';
+import { MAX_ACTIVE_KEYS } from '#domain/accounts/key-management';
 import type { RouteDoc } from '../route';
 import { json } from './operation-doc';
 

@@ -1,7 +1,7 @@
 import { EXAMPLE_UPLOAD, ok } from '#contract/examples';
 import { uploadForm, uploadIdParam } from '#contract/params';
 import { directUploadResponse, uploadedImageResponse } from '#contract/uploads';
-import { MAX_UPLOAD_BYTES } from '#domain/image-type';
+import { MAX_UPLOAD_BYTES } from '#domain/catalogue/image-type';
 import type { RouteDoc } from '../route';
 import { AUTH, json } from './operation-doc';
 

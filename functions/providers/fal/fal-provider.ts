@@ -11,7 +11,7 @@ import {
   SubmissionUnknownError,
   type SubmitOptions,
   type SubmitOutcome,
-} from '#domain/provider';
+} from '#domain/providers/provider';
 import { buildInput, ModelMapError } from '../replicate/model-map';
 import { callbackUrlToken } from '../signed-callback';
 import type { FalModelMap, FalModelMapping } from './model-map';

@@ -1,5 +1,5 @@
 import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
-import { CALLBACK_TOLERANCE_SECONDS, CallbackRejectedError, type CallbackRequest } from '#domain/provider';
+import { CALLBACK_TOLERANCE_SECONDS, CallbackRejectedError, type CallbackRequest } from '#domain/providers/provider';
 
 /**
  * fal.ai's webhook signatures (https://docs.fal.ai/model-apis/model-endpoints/webhooks,

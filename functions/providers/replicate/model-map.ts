@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { IMAGE_MODEL_IDS, VIDEO_MODEL_IDS, type ImageModel, type VideoModel } from '#domain/catalogue';
-import type { GenerationJob } from '#domain/provider';
+import { IMAGE_MODEL_IDS, VIDEO_MODEL_IDS, type ImageModel, type VideoModel } from '#domain/catalogue/catalogue';
+import type { GenerationJob } from '#domain/providers/provider';
 
 /**
  * Which Replicate model serves each of our model ids, and how a job becomes that model's

@@ -11,7 +11,7 @@ import {
   SubmissionUnknownError,
   type SubmitOptions,
   type SubmitOutcome,
-} from '#domain/provider';
+} from '#domain/providers/provider';
 import { assertCallbackSecret, callbackUrlToken, verifySignedCallback } from '../signed-callback';
 import { buildInput, findMapping, ModelMapError, type ReplicateModelMap } from './model-map';
 

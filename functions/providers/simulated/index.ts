@@ -1,4 +1,4 @@
-import { IMAGE_MODEL_IDS, VIDEO_MODEL_IDS } from '#domain/catalogue';
+import { IMAGE_MODEL_IDS, VIDEO_MODEL_IDS } from '#domain/catalogue/catalogue';
 import type { ProviderModule } from '../provider-module';
 import { simulatedSettings, type SimulatedSettings } from './settings';
 import { SimulatedProvider } from './simulated-provider';

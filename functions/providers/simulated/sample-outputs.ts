@@ -12,8 +12,8 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { IMAGE_ASPECT_RATIOS, OUTPUT_FORMATS, VIDEO_ASPECT_RATIOS, type ImageAspectRatio, type OutputFormat, type VideoAspectRatio } from '#domain/catalogue';
-import type { GenerationJob } from '#domain/provider';
+import { IMAGE_ASPECT_RATIOS, OUTPUT_FORMATS, VIDEO_ASPECT_RATIOS, type ImageAspectRatio, type OutputFormat, type VideoAspectRatio } from '#domain/catalogue/catalogue';
+import type { GenerationJob } from '#domain/providers/provider';
 
 /** What a sample shows instead of the task's prompt. */
 export const SAMPLE_PROMPT = 'vidgen test mode: a sample output';

@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { ReferenceUnavailableError } from '#adapters/reference-images';
 import { MEDIA_PREFIXES, SIMULATED_OUTPUT_PREFIX } from '#adapters/s3/media-layout';
 import type { ObjectStorage } from '#adapters/s3/object-storage';
-import { imageDimensions, videoDimensions } from '#domain/dimensions';
+import { imageDimensions, videoDimensions } from '#domain/catalogue/dimensions';
 import {
   type CallbackRequest,
   CallbackRejectedError,
@@ -18,7 +18,7 @@ import {
   SubmissionUnknownError,
   type SubmitOptions,
   type SubmitOutcome,
-} from '#domain/provider';
+} from '#domain/providers/provider';
 import { assertCallbackSecret, callbackUrlToken, verifySignedCallback } from '../signed-callback';
 import { CallbackSender } from './callback-sender';
 import { MediaInputError } from './media/errors';

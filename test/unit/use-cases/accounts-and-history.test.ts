@@ -1,8 +1,8 @@
-import { createAccount, createApiKey, describeAccount, grantCredits, revokeApiKey, setAccess } from '#domain/account-admin';
-import { authenticate } from '#domain/authenticate';
-import { NotFoundError, UnauthorizedError, ValidationError } from '#domain/errors';
-import { listTasks } from '#domain/list-tasks';
-import { startTask } from '#domain/start-task';
+import { createAccount, createApiKey, describeAccount, grantCredits, revokeApiKey, setAccess } from '#domain/accounts/account-admin';
+import { authenticate } from '#domain/accounts/authenticate';
+import { NotFoundError, UnauthorizedError, ValidationError } from '#domain/shared/errors';
+import { listTasks } from '#domain/tasks/list-tasks';
+import { startTask } from '#domain/tasks/start-task';
 import { memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
 /** The operator's use cases and history pages on in-memory stores (on DynamoDB Local: test/integration). */
@@ -15,7 +15,7 @@ describe('accounts', () => {
   it('open with their grant, take further grants, and always sum to their ledger', async () => {
     const { account, key } = await createAccount(world.stores, { credits: 10 }, '2026-03-01T00:00:00.000Z');
     expect(account).toMatchObject({ credits: 10, paidAccess: false, subscriptionStatus: 'none', taskCounts: { video: 0, image: 0 } });
-    expect((await authenticate(world.stores.apiKeys, `Bearer ${key.apiKey}`, 60)).accountId).toBe(account.accountId);
+    expect((await authenticate(world.stores.apiKeys, `Bearer ${key.apiKey}`, 60)).partitionId).toBe(account.accountId);
     expect(await grantCredits(world.stores, account.accountId, 5, '  promo  ')).toMatchObject({ credits: 15 });
     expect(await describeAccount(world.stores, account.accountId)).toMatchObject({ ledgerSum: 15, ledgerEntries: 2, keys: [{ keyId: key.keyId }] });
     expect((await world.money(account.accountId)).entries.map((entry) => entry.reason)).toEqual(['opening balance', 'promo']);
@@ -38,7 +38,7 @@ describe('accounts', () => {
     const second = await createApiKey(world.stores, account.accountId, { rateLimit: 5 });
     await revokeApiKey(world.stores, key.keyId);
     await expect(authenticate(world.stores.apiKeys, `Bearer ${key.apiKey}`, 60)).rejects.toBeInstanceOf(UnauthorizedError);
-    expect(await authenticate(world.stores.apiKeys, `Bearer ${second.apiKey}`, 60)).toMatchObject({ accountId: account.accountId, rateLimit: 5 });
+    expect(await authenticate(world.stores.apiKeys, `Bearer ${second.apiKey}`, 60)).toMatchObject({ partitionId: account.accountId, rateLimit: 5 });
   });
 });
 
@@ -46,13 +46,13 @@ describe('history pages', () => {
   it('are newest first, exact, and empty past the end', async () => {
     const accountId = await world.newAccount(1000);
     for (let i = 0; i < 7; i += 1) await startTask(world.deps, accountId, video({ prompt: `task ${i}` }));
-    const page1 = await listTasks(world.stores.tasks, accountId, 'video', 1, 3);
+    const page1 = await listTasks(world.stores.tasks, accountId, 'video', 1, 3, world.now());
     expect(page1.items.map((task) => task.params.prompt)).toEqual(['task 6', 'task 5', 'task 4']);
     expect(page1).toMatchObject({ page: 1, limit: 3, total: 7, totalPages: 3, hasMore: true });
-    const page3 = await listTasks(world.stores.tasks, accountId, 'video', 3, 3);
+    const page3 = await listTasks(world.stores.tasks, accountId, 'video', 3, 3, world.now());
     expect(page3.items.map((task) => task.params.prompt)).toEqual(['task 0']);
     expect(page3.hasMore).toBe(false);
-    expect(await listTasks(world.stores.tasks, accountId, 'video', 4, 3)).toEqual({
+    expect(await listTasks(world.stores.tasks, accountId, 'video', 4, 3, world.now())).toEqual({
       items: [],
       page: 4,
       limit: 3,
@@ -60,6 +60,6 @@ describe('history pages', () => {
       totalPages: 3,
       hasMore: false,
     });
-    expect(await listTasks(world.stores.tasks, accountId, 'image', 1, 3)).toMatchObject({ total: 0, totalPages: 0 });
+    expect(await listTasks(world.stores.tasks, accountId, 'image', 1, 3, world.now())).toMatchObject({ total: 0, totalPages: 0 });
   });
 });

@@ -1,10 +1,10 @@
-import { cancelTask } from '#domain/cancel-task';
-import { NotFoundError, TaskNotCancelableError } from '#domain/errors';
-import { getTask } from '#domain/get-task';
-import { progressOf } from '#domain/progress';
-import { startTask } from '#domain/start-task';
-import type { Task } from '#domain/task';
-import { refundEntry } from '#domain/ledger';
+import { cancelTask } from '#domain/tasks/cancel-task';
+import { NotFoundError, TaskNotCancelableError } from '#domain/shared/errors';
+import { getTask } from '#domain/tasks/get-task';
+import { progressOf } from '#domain/tasks/progress';
+import { startTask } from '#domain/tasks/start-task';
+import type { Task } from '#domain/tasks/task';
+import { refundEntry } from '#domain/tasks/charges';
 import { memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
 /** Cancel and progress on the in-memory stores, with a fixed clock and a scripted provider. */
@@ -136,7 +136,7 @@ describe('progress', () => {
 
 describe('the refund in the history', () => {
   it('says canceled for a canceled task and failed for any other failure', () => {
-    const task = { kind: 'video', accountId: 'acc_1', taskId: 'vid_1', creditsUsed: 15 } as Task;
+    const task = { kind: 'video', partitionId: 'acc_1', taskId: 'vid_1', creditsUsed: 15 } as Task;
     const now = '2026-03-01T12:00:00.000Z';
     expect(refundEntry(task, now, { code: 'canceled' })).toMatchObject({ kind: 'refund', amount: 15, reason: 'refund: video task canceled' });
     expect(refundEntry(task, now, { code: 'content_rejected' }).reason).toBe('refund: video task failed');

@@ -1,11 +1,11 @@
-import { CircuitBreaker } from '#domain/circuit-breaker';
-import { UpstreamError } from '#domain/errors';
-import { getTask } from '#domain/get-task';
-import { ProviderUnavailableError, SubmissionUnknownError, type CallbackRequest, type UnavailableReason } from '#domain/provider';
-import type { LogFields, Telemetry } from '#domain/telemetry';
-import { receiveProviderCallback } from '#domain/provider-callbacks';
-import { startTask } from '#domain/start-task';
-import { sweep } from '#domain/sweep';
+import { CircuitBreaker } from '#domain/providers/circuit-breaker';
+import { UpstreamError } from '#domain/shared/errors';
+import { getTask } from '#domain/tasks/get-task';
+import { ProviderUnavailableError, SubmissionUnknownError, type CallbackRequest, type UnavailableReason } from '#domain/providers/provider';
+import type { LogFields, Telemetry } from '#domain/shared/telemetry';
+import { receiveProviderCallback } from '#domain/tasks/callbacks';
+import { startTask } from '#domain/tasks/start-task';
+import { sweep } from '#domain/tasks/sweep';
 import { MemoryCircuitStore } from '#test-support/memory-circuits';
 import { memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 import { SCRIPTED_SIGNATURE, ScriptedProvider } from '#test-support/scripted-provider';
@@ -32,6 +32,22 @@ const primaryDown = () =>
   world.provider.onSubmit(async () => {
     throw new ProviderUnavailableError('Replicate answered HTTP 503');
   });
+
+describe('the circuit on the hot path', () => {
+  it("reads the first route's circuit alongside the charge, so the create waits on no read of its own", async () => {
+    const store = new MemoryCircuitStore();
+    world.deps.circuits = new CircuitBreaker(store, { failureThreshold: THRESHOLD, coolDownMs: COOL_DOWN_MS, probeTimeoutMs: 10_000 });
+    const accountId = await world.newAccount(100);
+    const order: string[] = [];
+    const read = store.read.bind(store);
+    jest.spyOn(store, 'read').mockImplementation(async (provider) => (order.push(`read ${provider}`), read(provider)));
+    const create = world.stores.tasks.create.bind(world.stores.tasks);
+    jest.spyOn(world.stores.tasks, 'create').mockImplementation(async (request) => (order.push('charge'), create(request)));
+    await startTask(world.deps, accountId, video());
+    // Started before the charge's write, read once: the admit found it in the container's cache.
+    expect(order).toEqual(['read scripted', 'charge']);
+  });
+});
 
 describe('failover', () => {
   it('runs a start the primary refuses with a 5xx on the secondary: one charge, one job, the task records the secondary', async () => {

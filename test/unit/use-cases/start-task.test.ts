@@ -4,10 +4,10 @@ import {
   PaidAccessRequiredError,
   UnauthorizedError,
   UpstreamError,
-} from '#domain/errors';
-import { ProviderUnavailableError } from '#domain/provider';
-import { startTask, type StartRequest } from '#domain/start-task';
-import { failTask } from '#domain/task-lifecycle';
+} from '#domain/shared/errors';
+import { ProviderUnavailableError } from '#domain/providers/provider';
+import { startTask, type StartRequest } from '#domain/tasks/start-task';
+import { failTask } from '#domain/tasks/lifecycle/endings';
 import { image, memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
 /** startTask on in-memory stores (test/integration/task-lifecycle.test.ts runs it on DynamoDB Local). */
@@ -27,7 +27,7 @@ describe('charging', () => {
     const task = await start(accountId, video());
     expect(task).toMatchObject({
       kind: 'video',
-      accountId,
+      partitionId: accountId,
       status: 'processing',
       seq: 1,
       creditsUsed: 25,
@@ -210,7 +210,7 @@ describe('a submission the provider does not take', () => {
       // The sweeper's lost-submission pass runs while the provider is still answering.
       const job = world.provider.submits.at(-1)!;
       const task = await world.stores.tasks.get(accountId, job.taskId);
-      await failTask(world.deps, task!, { code: 'internal_error', message: 'lost' }, { onlyIfUnsubmitted: true });
+      await failTask(world.deps, task!, { code: 'internal_error', message: 'lost' }, 'lose');
       return { type: 'accepted', jobId: 'late-job' };
     });
     const task = await start(accountId, video());

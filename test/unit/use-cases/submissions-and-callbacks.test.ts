@@ -1,11 +1,11 @@
-import { NotFoundError, UnauthorizedError, ValidationError, UpstreamError } from '#domain/errors';
-import { getTask } from '#domain/get-task';
-import { ProviderUnavailableError, SubmissionUnknownError, type CallbackRequest, type ResultOutcome } from '#domain/provider';
-import { CounterBudget } from '#domain/provider-budget';
-import { receiveProviderCallback } from '#domain/provider-callbacks';
-import { startTask } from '#domain/start-task';
-import { retryDelaySeconds } from '#domain/submission';
-import { sweep } from '#domain/sweep';
+import { NotFoundError, UnauthorizedError, ValidationError, UpstreamError } from '#domain/shared/errors';
+import { getTask } from '#domain/tasks/get-task';
+import { ProviderUnavailableError, SubmissionUnknownError, type CallbackRequest, type ResultOutcome } from '#domain/providers/provider';
+import { CounterBudget } from '#domain/providers/budget';
+import { receiveProviderCallback } from '#domain/tasks/callbacks';
+import { startTask } from '#domain/tasks/start-task';
+import { retryDelaySeconds } from '#domain/tasks/submission';
+import { sweep } from '#domain/tasks/sweep';
 import { MemoryRateCounter } from '#test-support/memory-stores';
 import { memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 import { SCRIPTED_SIGNATURE } from '#test-support/scripted-provider';
@@ -41,11 +41,11 @@ describe('submission', () => {
     world.provider.onSubmit(async () => ({ type: 'accepted', jobId: 'job_1', callbacks: true }));
     const task = await startTask(world.deps, accountId, video());
     world.advance(world.deps.settings.callbackSilenceMs - 1);
-    const claims = jest.spyOn(world.stores.tasks, 'claimCheck');
+    const writes = jest.spyOn(world.stores.tasks, 'transition');
     await getTask(world.deps, accountId, 'video', task.taskId);
     expect(world.provider.fetches).toBe(0);
-    // Decided from the task just read: not even a (refused) claim is written.
-    expect(claims).not.toHaveBeenCalled();
+    // Decided from the task just read: not even a (refused) check is written.
+    expect(writes).not.toHaveBeenCalled();
     world.advance(1);
     await getTask(world.deps, accountId, 'video', task.taskId);
     expect(world.provider.fetches).toBe(1);
@@ -78,7 +78,7 @@ describe('submission', () => {
     world.provider.onSubmit(async () => ({ type: 'accepted', jobId: `job_${world.provider.submits.length}` }));
     // At-least-once delivery: the same message three times, at the same time.
     const message = world.submissions.splice(0)[0]!.message;
-    const { submitQueued } = await import('#domain/submission');
+    const { submitQueued } = await import('#domain/tasks/submission');
     await Promise.all([1, 2, 3].map(() => submitQueued(world.deps, message)));
     expect(world.provider.submits).toHaveLength(2); // the refused first try and exactly one more
     expect((await world.stores.tasks.get(accountId, task.taskId))?.provider).toBeDefined();
@@ -138,6 +138,23 @@ describe('provider budget', () => {
     const budget = new CounterBudget(new MemoryRateCounter());
     const now = 1_000_000_000_450;
     expect((await budget.reserve('p', 5, now, 1_000))! - now).toBe(150); // the turn at 600 ms, not the ones at 0..400
+  });
+
+  it('skips the passed turns in one counter write: one write in a quiet second, two in a busy one', async () => {
+    const counter = new MemoryRateCounter();
+    const budget = new CounterBudget(counter);
+    const writes = () => jest.mocked(counter.increment).mock.calls.length + jest.mocked(counter.claimAt).mock.calls.length;
+    jest.spyOn(counter, 'increment');
+    jest.spyOn(counter, 'claimAt');
+    const second = 1_000_000_000_000;
+    expect((await budget.reserve('p', 10, second + 450, 1_000))! - second).toBe(500);
+    expect(writes()).toBe(1);
+    // Later in the same second: its turns up to 500 ms are taken or past, the next free one is at 800 ms.
+    expect((await budget.reserve('p', 10, second + 720, 1_000))! - second).toBe(800);
+    expect(writes()).toBe(2);
+    // A turn someone else already holds: the jump is refused, the next ticket is taken instead.
+    expect((await budget.reserve('p', 10, second + 720, 1_000))! - second).toBe(900);
+    expect(writes()).toBe(4);
   });
 });
 

@@ -1,8 +1,9 @@
-import { getTask } from '#domain/get-task';
-import { ProviderUnavailableError } from '#domain/provider';
-import { QUEUE_STALL_MS } from '#domain/submission';
-import { startTask } from '#domain/start-task';
-import { sweep } from '#domain/sweep';
+import { getTask } from '#domain/tasks/get-task';
+import { move } from '#domain/tasks/transitions';
+import { ProviderUnavailableError } from '#domain/providers/provider';
+import { QUEUE_STALL_MS } from '#domain/tasks/submission';
+import { startTask } from '#domain/tasks/start-task';
+import { sweep } from '#domain/tasks/sweep';
 import { memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
 /** The sweeper on in-memory stores with a fixed clock (on DynamoDB Local: test/integration/task-lifecycle.test.ts). */
@@ -88,11 +89,12 @@ it('leaves a task alone whose submission was recorded late, after the sweeper li
   const lost = await lostStart(accountId);
   world.advance(world.deps.settings.submissionGraceMs + 1);
   // The late submission lands between the sweeper's listing and its decision.
-  const listProcessing = world.stores.tasks.listProcessing.bind(world.stores.tasks);
-  jest.spyOn(world.stores.tasks, 'listProcessing').mockImplementation(() =>
-    listProcessing().map(async function* (shard) {
+  const listInFlight = world.stores.tasks.listInFlight.bind(world.stores.tasks);
+  jest.spyOn(world.stores.tasks, 'listInFlight').mockImplementation((list) =>
+    listInFlight(list).map(async function* (shard) {
       for await (const ref of shard) {
-        await world.stores.tasks.recordSubmission(lost, { name: 'scripted', jobId: 'late' }, world.now().toISOString());
+        const now = world.now().toISOString();
+        await move(world.stores.tasks, lost, 'accept', { at: now, set: { provider: { name: 'scripted', jobId: 'late' }, lastCheckedAt: now }, guard: { jobId: 'late' } });
         yield ref;
       }
     }),

@@ -1,7 +1,7 @@
-import { cancelTask } from '#domain/cancel-task';
-import { getTask } from '#domain/get-task';
-import { startTask } from '#domain/start-task';
-import { sweep } from '#domain/sweep';
+import { cancelTask } from '#domain/tasks/cancel-task';
+import { getTask } from '#domain/tasks/get-task';
+import { startTask } from '#domain/tasks/start-task';
+import { sweep } from '#domain/tasks/sweep';
 import { memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
 /** Every task that ends is published once (webhooks), even when the first publication fails. */

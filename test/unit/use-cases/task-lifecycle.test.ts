@@ -1,9 +1,12 @@
-import { NotFoundError } from '#domain/errors';
-import { getTask } from '#domain/get-task';
-import { ProviderUnavailableError } from '#domain/provider';
-import { startTask } from '#domain/start-task';
-import type { Task, TaskKind } from '#domain/task';
-import { copyOutputs, failTask, refreshTask } from '#domain/task-lifecycle';
+import { NotFoundError } from '#domain/shared/errors';
+import { move } from '#domain/tasks/transitions';
+import { getTask } from '#domain/tasks/get-task';
+import { ProviderUnavailableError } from '#domain/providers/provider';
+import { startTask } from '#domain/tasks/start-task';
+import type { Task, TaskKind } from '#domain/tasks/task';
+import { copyOutputs } from '#domain/tasks/lifecycle/outputs';
+import { failTask } from '#domain/tasks/lifecycle/endings';
+import { refreshTask } from '#domain/tasks/lifecycle/outcomes';
 import { image, memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
 /**
@@ -144,7 +147,7 @@ describe('completing', () => {
   it('counts failed copies and gives up into failed + one refund after the bound', async () => {
     const { accountId, task } = await startedVideo();
     world.media.failing = () => true;
-    await world.stores.tasks.recordOutputs(task, ['https://p.test/gone'], world.now().toISOString());
+    await move(world.stores.tasks, task, 'outputs', { at: world.now().toISOString(), set: { pendingOutputs: ['https://p.test/gone'] } });
     const max = world.deps.settings.maxCopyAttempts;
     for (let attempt = 1; attempt < max; attempt += 1) {
       const latest = (await world.stores.tasks.get(accountId, task.taskId))!;
@@ -158,7 +161,7 @@ describe('completing', () => {
 
   it('copies and completes once when two copies of the same result are asked for at once: the second leaves it to the first', async () => {
     const { accountId, task } = await startedVideo();
-    await world.stores.tasks.recordOutputs(task, ['https://p.test/v'], world.now().toISOString());
+    await move(world.stores.tasks, task, 'outputs', { at: world.now().toISOString(), set: { pendingOutputs: ['https://p.test/v'] } });
     const pending = (await world.stores.tasks.get(accountId, task.taskId))!;
     const copies = jest.spyOn(world.media, 'copyFromUrl');
     const [a, b] = await Promise.all([copyOutputs(world.deps, pending), copyOutputs(world.deps, pending)]);
@@ -171,7 +174,7 @@ describe('completing', () => {
 
   it('removes its copy when the task ended otherwise (timed out) while it was copying', async () => {
     const { accountId, task } = await startedVideo();
-    await world.stores.tasks.recordOutputs(task, ['https://p.test/v'], world.now().toISOString());
+    await move(world.stores.tasks, task, 'outputs', { at: world.now().toISOString(), set: { pendingOutputs: ['https://p.test/v'] } });
     const pending = (await world.stores.tasks.get(accountId, task.taskId))!;
     await failTask(world.deps, pending, { code: 'timeout', message: 'too slow' });
     expect(await copyOutputs(world.deps, pending)).toMatchObject({ status: 'failed' });
@@ -206,7 +209,7 @@ describe('failing', () => {
 
   it('never fails a completed task, nor refunds it', async () => {
     const { accountId, task } = await startedVideo();
-    await world.stores.tasks.recordOutputs(task, ['https://p.test/v'], world.now().toISOString());
+    await move(world.stores.tasks, task, 'outputs', { at: world.now().toISOString(), set: { pendingOutputs: ['https://p.test/v'] } });
     const done = await copyOutputs(world.deps, (await world.stores.tasks.get(accountId, task.taskId))!);
     expect(await failTask(world.deps, task, { code: 'timeout', message: 'x' })).toEqual(done);
     expect(await world.money(accountId)).toMatchObject({ balance: 75, kinds: ['grant', 'charge'] });

@@ -1,10 +1,11 @@
-import { AccountBusyError } from '#domain/errors';
-import type { ProviderBudget } from '#domain/ports';
-import { ProviderUnavailableError } from '#domain/provider';
-import { startTask } from '#domain/start-task';
-import { submitQueued, UNSENT_GRACE_MS } from '#domain/submission';
-import { sweep } from '#domain/sweep';
-import type { Task } from '#domain/task';
+import { AccountBusyError } from '#domain/shared/errors';
+import type { ProviderBudget } from '#domain/providers/ports';
+import { ProviderUnavailableError } from '#domain/providers/provider';
+import { startTask } from '#domain/tasks/start-task';
+import { submitQueued, UNSENT_GRACE_MS } from '#domain/tasks/submission';
+import { sweep } from '#domain/tasks/sweep';
+import type { Task } from '#domain/tasks/task';
+import type { Phase } from '#domain/tasks/phase';
 import { memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
 /**
@@ -25,6 +26,17 @@ beforeEach(() => {
 afterEach(() => jest.restoreAllMocks());
 
 const MINUTE = 60_000;
+
+/** The next move of a task into `to` fails as a DynamoDB timeout would, writing nothing. */
+function failNextMoveInto(to: Phase): void {
+  const transition = world.stores.tasks.transition.bind(world.stores.tasks);
+  let failed = false;
+  jest.spyOn(world.stores.tasks, 'transition').mockImplementation((task, from, target, patch) => {
+    if (failed || target !== to) return transition(task, from, target, patch);
+    failed = true;
+    return Promise.reject(new Error('DynamoDB: request timed out'));
+  });
+}
 
 /** A turn at once, unless told to time out (`failNext`) or to hang like a process that died (`hang`). */
 class FaultyBudget implements ProviderBudget {
@@ -84,7 +96,7 @@ describe('an error between the charge and the create', () => {
   it('answers 200 processing even when queuing fails too; the sweeper resumes it a minute later', async () => {
     const accountId = await world.newAccount(100);
     budget.failNext = 1;
-    jest.spyOn(world.stores.tasks, 'markQueued').mockRejectedValueOnce(new Error('DynamoDB: request timed out'));
+    failNextMoveInto('queued');
     const task = await startTask(world.deps, accountId, video());
     expect(task).toMatchObject({ status: 'processing', unsent: true });
     expect(world.submissions).toHaveLength(0);
@@ -161,7 +173,7 @@ describe('a create that may have reached the provider', () => {
   it('answers 200 processing and keeps the 10-minute grace: no resubmission, then a refund if no job is named', async () => {
     const accountId = await world.newAccount(100);
     // The provider took the create; recording its job timed out.
-    jest.spyOn(world.stores.tasks, 'recordSubmission').mockRejectedValueOnce(new Error('DynamoDB: request timed out'));
+    failNextMoveInto('running');
     const task = await startTask(world.deps, accountId, video());
     expect(task).toMatchObject({ status: 'processing', sentAt: world.now().toISOString() });
     expect(task.unsent).toBeUndefined();

@@ -1,5 +1,5 @@
-import { NotFoundError, ValidationError } from '#domain/errors';
-import { completeDirectUpload, createDirectUpload, storeUpload } from '#domain/uploads';
+import { NotFoundError, ValidationError } from '#domain/shared/errors';
+import { completeDirectUpload, createDirectUpload, storeUpload } from '#domain/uploads/uploads';
 import { imageDeclaring, withMetadataBefore } from '#test-support/declared-size';
 import { MemoryUploadPublications, MemoryUploadStorage } from '#test-support/memory-stores';
 

@@ -1,9 +1,9 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { TaskRef } from '#domain/ports';
-import type { Task, TaskKind } from '#domain/task';
+import type { InFlightList, TaskRef } from '#domain/tasks/ports';
+import type { Task, TaskKind } from '#domain/tasks/task';
 import { DynamoAccountStore } from '../account-repository';
 import type { Db } from '../dynamo-client';
-import { endedPartition, IN_FLIGHT_SHARDS, inFlightPartition, taskHistoryKey, taskKey, taskRefOf } from '../keys';
+import { endedPartition, IN_FLIGHT_SHARDS, inFlightPartition, phasePartition, taskHistoryKey, taskKey, taskRefOf } from '../keys';
 import { positionPage } from '../position-page';
 import { fromTaskItem } from '../task-item';
 import { TABLE_DEFINITION } from '../table-definition';
@@ -26,9 +26,11 @@ export async function listTaskPage(db: Db, accountId: string, kind: TaskKind, pa
   return { tasks: items.map(fromTaskItem), total };
 }
 
-/** Tasks still processing: one stream per in-flight shard, each oldest first. */
-export function listProcessing(db: Db): AsyncIterable<TaskRef>[] {
-  return Array.from({ length: IN_FLIGHT_SHARDS }, (_, shard) => indexShard(db, inFlightPartition(shard)));
+/** One in-flight list (a phase's, or the tasks not moved since their start): one stream per shard, each oldest first. */
+export function listInFlight(db: Db, list: InFlightList): AsyncIterable<TaskRef>[] {
+  return Array.from({ length: IN_FLIGHT_SHARDS }, (_, shard) =>
+    indexShard(db, list === 'unmoved' ? inFlightPartition(shard) : phasePartition(list, shard)),
+  );
 }
 
 /** Ended tasks whose events may not be published yet (the outbox), in the same shards. */

@@ -1,11 +1,11 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { LedgerEntry } from '#domain/ledger';
-import type { Task, TaskError } from '#domain/task';
+import type { LedgerEntry } from '#domain/accounts/ledger';
+import type { Task, TaskError } from '#domain/tasks/task';
 import { balanceCredit, PENDING_STARTS } from '../account-repository';
-import { cancellationReasons, type Db } from '../dynamo-client';
+import type { Db } from '../dynamo-client';
 import { endedEntryValues, keySpendKey, taskHistoryKey, taskKey } from '../keys';
 import { PENDING_CHARGES, type LedgerSlot } from '../ledger-positions';
 import { ledgerEntryPut } from '../ledger-repository';
+import { transact, TransactionRefused } from '../transaction';
 
 /**
  * A task that fails and gets its price back, as every failure writes it (a timeout, a cancel, a
@@ -22,7 +22,7 @@ export interface FailedEnding {
   /** The account's ledger count as read, and the guard that keeps it true. */
   slot: LedgerSlot;
   /** What the stored task must still be for this caller (its condition expression). */
-  guard: { condition: string; values?: Record<string, unknown> };
+  guard: { condition: string; names?: Record<string, string>; values?: Record<string, unknown> };
   /** The progress the failed task keeps. */
   progress?: number;
   /**
@@ -33,14 +33,13 @@ export interface FailedEnding {
   start?: { charge: LedgerEntry; chargePosition: number };
 }
 
-/** The transaction's parts, in this order: what a cancellation reason's index names. */
-const TASK = 0;
-const ACCOUNT = 1;
-
 export async function writeFailedEnding(db: Db, ending: FailedEnding): Promise<void> {
   const { task, error, refund, now, slot, guard, progress, start } = ending;
   const set = [
     '#status = :failed',
+    // The phase with its instant (trusted: phase_at = updated_at, task-item.ts).
+    '#phase = :failed',
+    'phase_at = :now',
     '#error = :error',
     'completed_at = :now',
     'updated_at = :now',
@@ -50,58 +49,59 @@ export async function writeFailedEnding(db: Db, ending: FailedEnding): Promise<v
     ...(progress === undefined ? [] : ['progress = :progress']),
     ...(start ? ['seq = :seq', 'lsi1sk = :position'] : []),
   ];
-  const credit = balanceCredit(db, task.accountId, refund.amount, now, slot);
-  await db.doc.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Update: {
-            TableName: db.tableName,
-            Key: taskKey(task.accountId, task.taskId),
-            UpdateExpression: `SET ${set.join(', ')} REMOVE pending_outputs`,
-            ConditionExpression: guard.condition,
-            ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-            ExpressionAttributeValues: {
-              ...guard.values,
-              ':failed': 'failed',
-              ':error': { code: error.code, message: error.message },
-              ':now': now,
-              ...endedEntryValues(now, task.taskId),
-              ...(progress !== undefined && { ':progress': progress }),
-              ...(start && { ':seq': task.seq, ':position': taskHistoryKey(task.kind, task.seq) }),
-            },
+  const credit = balanceCredit(db, task.partitionId, refund.amount, now, slot);
+  await transact(db, [
+    [
+      'task',
+      {
+        Update: {
+          TableName: db.tableName,
+          Key: taskKey(task.partitionId, task.taskId),
+          UpdateExpression: `SET ${set.join(', ')} REMOVE pending_outputs`,
+          ConditionExpression: guard.condition,
+          ExpressionAttributeNames: { ...guard.names, '#status': 'status', '#error': 'error', '#phase': 'phase' },
+          ExpressionAttributeValues: {
+            ...guard.values,
+            ':failed': 'failed',
+            ':error': { code: error.code, message: error.message },
+            ':now': now,
+            ...endedEntryValues(now, task.taskId),
+            ...(progress !== undefined && { ':progress': progress }),
+            ...(start && { ':seq': task.seq, ':position': taskHistoryKey(task.kind, task.seq) }),
           },
         },
-        {
-          Update: start
-            ? {
-                ...credit,
-                // Conditioned on the start's note, so a start is settled at most once.
-                UpdateExpression: `${credit.UpdateExpression} REMOVE #pending.#task, #charges.#task`,
-                ConditionExpression: `${credit.ConditionExpression} AND #pending.#task = :seq`,
-                ExpressionAttributeNames: { ...credit.ExpressionAttributeNames, '#pending': PENDING_STARTS, '#charges': PENDING_CHARGES, '#task': task.taskId },
-                ExpressionAttributeValues: { ...credit.ExpressionAttributeValues, ':seq': task.seq },
-              }
-            : credit,
+      },
+    ],
+    [
+      'account',
+      {
+        Update: start
+          ? {
+              ...credit,
+              // Conditioned on the start's note, so a start is settled at most once.
+              UpdateExpression: `${credit.UpdateExpression} REMOVE #pending.#task, #charges.#task`,
+              ConditionExpression: `${credit.ConditionExpression} AND #pending.#task = :seq`,
+              ExpressionAttributeNames: { ...credit.ExpressionAttributeNames, '#pending': PENDING_STARTS, '#charges': PENDING_CHARGES, '#task': task.taskId },
+              ExpressionAttributeValues: { ...credit.ExpressionAttributeValues, ':seq': task.seq },
+            }
+          : credit,
+      },
+    ],
+    ['refund', { Put: ledgerEntryPut(db, refund, ending.refundPosition) }],
+    start && ['charge', { Put: ledgerEntryPut(db, start.charge, start.chargePosition) }],
+    // A task started through an API key gives its credits back to the month its charge counted in.
+    task.keySpend && [
+      'keySpend',
+      {
+        Update: {
+          TableName: db.tableName,
+          Key: keySpendKey(task.keySpend.keyId, task.keySpend.month),
+          UpdateExpression: 'ADD spent :back',
+          ExpressionAttributeValues: { ':back': -refund.amount },
         },
-        { Put: ledgerEntryPut(db, refund, ending.refundPosition) },
-        ...(start ? [{ Put: ledgerEntryPut(db, start.charge, start.chargePosition) }] : []),
-        // A task started through an API key gives its credits back to the month its charge counted in.
-        ...(task.keySpend
-          ? [
-              {
-                Update: {
-                  TableName: db.tableName,
-                  Key: keySpendKey(task.keySpend.keyId, task.keySpend.month),
-                  UpdateExpression: 'ADD spent :back',
-                  ExpressionAttributeValues: { ':back': -refund.amount },
-                },
-              },
-            ]
-          : []),
-      ],
-    }),
-  );
+      },
+    ],
+  ]);
 }
 
 /** Which parts of a cancelled fail-and-refund refused it; undefined for any other error. */
@@ -117,13 +117,12 @@ export interface Refusal {
 }
 
 export function refusalOf(caught: unknown): Refusal | undefined {
-  const reasons = cancellationReasons(caught);
-  if (reasons.length === 0) return undefined;
-  const refused = (index: number) => reasons[index] === 'ConditionalCheckFailed';
+  if (!(caught instanceof TransactionRefused)) return undefined;
+  const refused = caught as TransactionRefused<'task' | 'account' | 'refund' | 'charge' | 'keySpend'>;
   return {
-    task: refused(TASK),
-    account: refused(ACCOUNT),
-    ledger: reasons.slice(ACCOUNT + 1).includes('ConditionalCheckFailed'),
-    conflict: reasons.includes('TransactionConflict'),
+    task: refused.failed('task'),
+    account: refused.failed('account'),
+    ledger: refused.failed('refund') || refused.failed('charge'),
+    conflict: refused.conflict,
   };
 }

@@ -1,11 +1,12 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { chargeEntry, refundEntry } from '#domain/ledger';
-import type { StartRepair } from '#domain/ports';
-import type { Task, TaskError } from '#domain/task';
+import { chargeEntry, refundEntry } from '#domain/tasks/charges';
+import type { StartRepair } from '#domain/tasks/ports';
+import type { Task, TaskError } from '#domain/tasks/task';
 import { PENDING_STARTS } from '../account-repository';
 import type { Db } from '../dynamo-client';
 import { accountKey, taskKey } from '../keys';
-import { LEDGER_COUNT, PENDING_CHARGES, pauseBeforeRetry, POSITION_TAKEN, slotAfter } from '../ledger-positions';
+import { LEDGER_COUNT, PENDING_CHARGES, slotAfter } from '../ledger-positions';
+import { AGAIN, withRetries } from '../retry';
 import { refusalOf, writeFailedEnding } from './refund-transaction';
 import { discardDraft } from './start';
 
@@ -15,22 +16,18 @@ import { discardDraft } from './start';
  * position as failed and is refunded (the charge written to the ledger with its refund).
  */
 export async function repairStart(db: Db, draft: Task, error: TaskError, now: string): Promise<StartRepair> {
-  for (let round = 0; ; round += 1) {
-    const repaired = await repairOnce(db, draft, error, now);
-    if (repaired !== POSITION_TAKEN) return repaired;
-    await pauseBeforeRetry(round, draft.accountId);
-  }
+  return withRetries('start repair', () => repairOnce(db, draft, error, now));
 }
 
-async function repairOnce(db: Db, draft: Task, error: TaskError, now: string): Promise<StartRepair | typeof POSITION_TAKEN> {
-  const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: accountKey(draft.accountId), ConsistentRead: true }));
+async function repairOnce(db: Db, draft: Task, error: TaskError, now: string): Promise<StartRepair | typeof AGAIN> {
+  const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: accountKey(draft.partitionId), ConsistentRead: true }));
   const seq = (Item?.[PENDING_STARTS] as Record<string, unknown> | undefined)?.[draft.taskId];
   // No note: the charge was never taken (a start that did take it notes it before anything else).
   if (seq === undefined) {
     const { Item: raw } = await db.doc.send(
-      new GetCommand({ TableName: db.tableName, Key: taskKey(draft.accountId, draft.taskId), ConsistentRead: true }),
+      new GetCommand({ TableName: db.tableName, Key: taskKey(draft.partitionId, draft.taskId), ConsistentRead: true }),
     );
-    return (await discardDraft(db, draft, raw?.idempotency_pk as string | undefined)) ? 'discarded' : 'settled';
+    return (await discardDraft(db, draft, Date.parse(now), raw?.idempotency_pk as string | undefined)) ? 'discarded' : 'settled';
   }
   const seen = Number(Item?.[LEDGER_COUNT] ?? 0);
   const notedCharge = (Item?.[PENDING_CHARGES] as Record<string, unknown> | undefined)?.[draft.taskId];
@@ -58,7 +55,7 @@ async function repairOnce(db: Db, draft: Task, error: TaskError, now: string): P
     const refused = refusalOf(caught);
     if (refused?.task) return 'settled';
     // The ledger count moved, or the note went: read the account again.
-    if (refused?.account || refused?.conflict) return POSITION_TAKEN;
+    if (refused?.account || refused?.conflict) return AGAIN;
     if (refused?.ledger) return 'settled';
     throw caught;
   }

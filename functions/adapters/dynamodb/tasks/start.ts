@@ -1,31 +1,29 @@
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { AccountBusyError } from '#domain/errors';
-import type { KeySpend } from '#domain/key-spend';
-import type { CreateTaskResult, IdempotencyClaim, NewTaskRequest } from '#domain/ports';
-import type { Task, TaskKind } from '#domain/task';
-import type { Telemetry } from '#domain/telemetry';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { KeySpend } from '#domain/accounts/spending-key';
+import type { CreateTaskResult, IdempotencyClaim, IdempotencyRecord, NewTaskRequest } from '#domain/tasks/ports';
+import type { Task, TaskKind } from '#domain/tasks/task';
+import type { Telemetry } from '#domain/shared/telemetry';
 import { PENDING_STARTS } from '../account-repository';
-import { cancellationReasons, isConditionFailure, type Db } from '../dynamo-client';
-import { DynamoIdempotencyStore, toIdempotencyItem } from '../idempotency-repository';
+import { isConditionFailure, type Db } from '../dynamo-client';
+import { fromIdempotencyItem, toIdempotencyItem } from '../idempotency-repository';
 import { accountKey, IDEMPOTENCY_SK, keySpendKey, taskHistoryKey, taskKey } from '../keys';
 import { LEDGER_COUNT, PENDING_CHARGES } from '../ledger-positions';
 import { ledgerEntryPut } from '../ledger-repository';
 import { toTaskItem } from '../task-item';
-import { withConflictRetries } from './conflict-retries';
-import { getTask } from './queries';
+import { retryOnConflict } from '../retry';
+import { transact, TransactionRefused } from '../transaction';
 
 const COUNT_ATTRIBUTE: Record<TaskKind, string> = { video: 'video_count', image: 'image_count' };
 /** A discarded draft (its charge was refused) is deleted by TTL a day later. */
 const DISCARDED_DRAFT_TTL_SECONDS = 24 * 60 * 60;
-/** How long a request waits for an earlier one holding its Idempotency-Key to get its position. */
-const EARLIER_REQUEST_WAIT_MS = 10_000;
 
 /**
  * Four writes (five through an API key: 1b), none of them a transaction on the account item, so
  * concurrent starts of one account never conflict (docs/data-model.md, "Starting a task"):
  *   1. the draft task (no position yet) is put, in the in-flight index, with the
  *      Idempotency-Key claim if any: a start cut short after this is found and settled by
- *      the sweeper (start-repair.ts); a concurrent request with the same key stops here;
+ *      the sweeper (start-repair.ts); a concurrent request with the same key stops here, with
+ *      the record that holds the key (the domain waits for its answer, idempotency in one layer);
  *   1b. through an API key: its month's spend takes the price, within its limit (reserveKeySpend);
  *   2. ONE update of the account takes the price (if the balance allows) and the next
  *      position, and notes the position under the task id (`pending_starts`): the record
@@ -38,101 +36,83 @@ export async function startTask(db: Db, telemetry: Telemetry, request: NewTaskRe
   const { charge, idempotency } = request;
   const draft = { ...request.task, seq: 0 } as Task;
   const price = -charge.amount;
-  const claimDeadline = Date.now() + EARLIER_REQUEST_WAIT_MS;
-  while (!(await putDraft(db, draft, idempotency))) {
-    const earlier = await earlierRequest(db, idempotency!, claimDeadline);
-    if (earlier) return earlier;
-    // The earlier request released the key (its charge was refused): claim it ourselves.
-  }
+  // The request's own instant (the domain's clock), for the claim's expiry and a discard's TTL.
+  const nowMs = Date.parse(draft.createdAt);
+  const holder = await putDraft(db, draft, nowMs, idempotency);
+  if (holder) return { type: 'idempotency_key_used', record: holder };
 
   const claimPk = idempotency && (toIdempotencyItem(idempotency).pk as string);
   if (request.keySpend) {
     const reserved = await reserveKeySpend(db, request.keySpend, draft.taskId, price);
     if (reserved.type === 'refused') {
-      await discardDraft(db, draft, claimPk);
+      await discardDraft(db, draft, nowMs, claimPk);
       return { type: 'spend_limit_exceeded', spent: reserved.spent };
     }
   }
   const taken = await takePosition(db, draft, price);
   if (taken.type === 'refused') {
     if (request.keySpend) await releaseKeySpend(db, request.keySpend, price);
-    await discardDraft(db, draft, claimPk);
+    await discardDraft(db, draft, nowMs, claimPk);
     return { type: 'insufficient_credits', available: taken.available };
   }
   const task = { ...draft, seq: taken.seq } as Task;
 
-  await db.doc.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Update: {
-            TableName: db.tableName,
-            Key: taskKey(task.accountId, task.taskId),
-            UpdateExpression: 'SET seq = :seq, lsi1sk = :position',
-            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(seq)',
-            ExpressionAttributeValues: { ':seq': task.seq, ':position': taskHistoryKey(task.kind, task.seq) },
-          },
+  await transact(db, [
+    [
+      'task',
+      {
+        Update: {
+          TableName: db.tableName,
+          Key: taskKey(task.partitionId, task.taskId),
+          UpdateExpression: 'SET seq = :seq, lsi1sk = :position',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(seq)',
+          ExpressionAttributeValues: { ':seq': task.seq, ':position': taskHistoryKey(task.kind, task.seq) },
         },
-        { Put: ledgerEntryPut(db, charge, taken.ledgerPosition) },
-      ],
-    }),
-  );
+      },
+    ],
+    ['charge', { Put: ledgerEntryPut(db, charge, taken.ledgerPosition) }],
+  ]);
 
   await clearPendingStart(db, task).catch((error: unknown) =>
     // Harmless if left: the task has its position, so no repair ever reads this note.
-    telemetry.warn('pending start note not cleared', { task_id: task.taskId, account_id: task.accountId, error: String(error) }),
+    telemetry.warn('pending start note not cleared', { task_id: task.taskId, account_id: task.partitionId, error: String(error) }),
   );
   return { type: 'created', task };
 }
 
-/** Step 1. False when another request holds the Idempotency-Key. */
-async function putDraft(db: Db, draft: Task, idempotency?: IdempotencyClaim): Promise<boolean> {
+/** Step 1. The record of the request that holds the Idempotency-Key, if another one does. */
+async function putDraft(db: Db, draft: Task, nowMs: number, idempotency?: IdempotencyClaim): Promise<IdempotencyRecord | undefined> {
   const put = { TableName: db.tableName, Item: toTaskItem(draft), ConditionExpression: 'attribute_not_exists(pk)' };
   if (!idempotency) {
     await db.doc.send(new PutCommand(put));
-    return true;
+    return undefined;
   }
   const claim = toIdempotencyItem(idempotency);
   try {
-    await db.doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          // The draft names its claim, so a repair can release it.
-          { Put: { ...put, Item: { ...put.Item, idempotency_pk: claim.pk } } },
-          {
-            Put: {
-              TableName: db.tableName,
-              Item: claim,
-              // An expired (or released) record that TTL has not deleted yet may be taken over
-              // (the same rule as DynamoIdempotencyStore.get, judged on the clock of this attempt).
-              ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :nowEpoch',
-              ExpressionAttributeValues: { ':nowEpoch': Math.floor(Date.now() / 1000) },
-            },
+    await transact(db, [
+      // The draft names its claim, so a repair can release it.
+      ['draft', { Put: { ...put, Item: { ...put.Item, idempotency_pk: claim.pk } } }],
+      [
+        'claim',
+        {
+          Put: {
+            TableName: db.tableName,
+            Item: claim,
+            // An expired (or released) record that TTL has not deleted yet may be taken over
+            // (the same rule as DynamoIdempotencyStore.get, judged on the clock of this attempt).
+            ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :nowEpoch',
+            ExpressionAttributeValues: { ':nowEpoch': Math.floor(nowMs / 1000) },
           },
-        ],
-      }),
-    );
-    return true;
+        },
+      ],
+    ]);
+    return undefined;
   } catch (error) {
-    if (cancellationReasons(error)[1] === 'ConditionalCheckFailed') return false;
+    // The claim as it stood (ALL_OLD): a live record, which the domain answers from.
+    const holder = error instanceof TransactionRefused && error.failed('claim') ? error.old('claim') : undefined;
+    if (holder) return fromIdempotencyItem(holder, idempotency);
     throw error;
   }
-}
-
-/**
- * The answer of the request that holds our Idempotency-Key, once its task has its position
- * (milliseconds). Undefined if it released the key; AccountBusyError if it is not done in time.
- */
-async function earlierRequest(db: Db, claim: IdempotencyClaim, deadline: number): Promise<CreateTaskResult | undefined> {
-  const idempotency = new DynamoIdempotencyStore(db);
-  while (Date.now() < deadline) {
-    const record = await idempotency.get(claim.accountId, claim.key, new Date());
-    if (!record) return undefined;
-    const task = record.outcome ? undefined : await getTask(db, record.accountId, record.taskId);
-    if (record.outcome || (task && task.seq > 0)) return { type: 'idempotency_key_used', record };
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new AccountBusyError('An earlier request with this Idempotency-Key is still being processed. Retry in a second.');
 }
 
 /**
@@ -151,7 +131,7 @@ async function reserveKeySpend(
 ): Promise<{ type: 'reserved' } | { type: 'refused'; spent: number }> {
   const notSameTask = '(attribute_not_exists(last_task) OR last_task <> :task)';
   try {
-    await withConflictRetries(() =>
+    await retryOnConflict('start', () =>
       db.doc.send(
         new UpdateCommand({
           TableName: db.tableName,
@@ -181,7 +161,7 @@ async function reserveKeySpend(
 
 /** The charge was refused after the spend was reserved: the key gets its room back. */
 async function releaseKeySpend(db: Db, spend: KeySpend, price: number): Promise<void> {
-  await withConflictRetries(() =>
+  await retryOnConflict('start', () =>
     db.doc.send(
       new UpdateCommand({
         TableName: db.tableName,
@@ -204,7 +184,7 @@ async function takePosition(
     db.doc.send(
       new UpdateCommand({
         TableName: db.tableName,
-        Key: accountKey(draft.accountId),
+        Key: accountKey(draft.partitionId),
         // Operands read the item before the update, so the note holds the new position.
         // The charge's ledger position is taken (and noted) here too (ledger-positions.ts).
         UpdateExpression:
@@ -225,27 +205,27 @@ async function takePosition(
   try {
     let result;
     try {
-      result = await withConflictRetries(update);
+      result = await retryOnConflict('start: price and position', update);
     } catch (error) {
       // An account written before pending_starts existed: give it the (empty) map once.
       if (!(error instanceof Error && error.name === 'ValidationException')) throw error;
       await db.doc.send(
         new UpdateCommand({
           TableName: db.tableName,
-          Key: accountKey(draft.accountId),
+          Key: accountKey(draft.partitionId),
           UpdateExpression: 'SET #pending = if_not_exists(#pending, :empty), #charges = if_not_exists(#charges, :empty)',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeNames: { '#pending': PENDING_STARTS, '#charges': PENDING_CHARGES },
           ExpressionAttributeValues: { ':empty': {} },
         }),
       );
-      result = await withConflictRetries(update);
+      result = await retryOnConflict('start: price and position', update);
     }
     return { type: 'taken', seq: Number(result.Attributes?.[count]), ledgerPosition: Number(result.Attributes?.[LEDGER_COUNT]) };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    const { Item: account } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: accountKey(draft.accountId), ConsistentRead: true }));
-    if (!account) throw new Error(`Account ${draft.accountId} disappeared while creating a task.`, { cause: error });
+    const { Item: account } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: accountKey(draft.partitionId), ConsistentRead: true }));
+    if (!account) throw new Error(`Account ${draft.partitionId} disappeared while creating a task.`, { cause: error });
     const noted = (account[PENDING_STARTS] as Record<string, unknown> | undefined)?.[draft.taskId];
     const ledgerPosition = (account[PENDING_CHARGES] as Record<string, unknown> | undefined)?.[draft.taskId];
     if (noted !== undefined) return { type: 'taken', seq: Number(noted), ledgerPosition: Number(ledgerPosition) };
@@ -254,42 +234,41 @@ async function takePosition(
 }
 
 /** A draft whose charge was refused (or never taken) leaves the work list and expires; its key claim is released. */
-export async function discardDraft(db: Db, draft: Task, claimPk?: string): Promise<boolean> {
+export async function discardDraft(db: Db, draft: Task, nowMs: number, claimPk?: string): Promise<boolean> {
   const discard = {
     TableName: db.tableName,
-    Key: taskKey(draft.accountId, draft.taskId),
+    Key: taskKey(draft.partitionId, draft.taskId),
     UpdateExpression: 'SET expires_at = :expires REMOVE gsi2pk, gsi2sk',
     ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(seq)',
-    ExpressionAttributeValues: { ':expires': Math.floor(Date.now() / 1000) + DISCARDED_DRAFT_TTL_SECONDS },
+    ExpressionAttributeValues: { ':expires': Math.floor(nowMs / 1000) + DISCARDED_DRAFT_TTL_SECONDS },
   };
   try {
     if (!claimPk) {
       await db.doc.send(new UpdateCommand(discard));
       return true;
     }
-    await db.doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Update: discard },
-          {
-            // Expired now: the next request with this key starts afresh (nothing was charged).
-            Update: {
-              TableName: db.tableName,
-              Key: { pk: claimPk, sk: IDEMPOTENCY_SK },
-              UpdateExpression: 'SET expires_at = :zero',
-              ConditionExpression: 'task_id = :task',
-              ExpressionAttributeValues: { ':zero': 0, ':task': draft.taskId },
-            },
+    await transact(db, [
+      ['draft', { Update: discard }],
+      [
+        'claim',
+        {
+          // Expired now: the next request with this key starts afresh (nothing was charged).
+          Update: {
+            TableName: db.tableName,
+            Key: { pk: claimPk, sk: IDEMPOTENCY_SK },
+            UpdateExpression: 'SET expires_at = :zero',
+            ConditionExpression: 'task_id = :task',
+            ExpressionAttributeValues: { ':zero': 0, ':task': draft.taskId },
           },
-        ],
-      }),
-    );
+        },
+      ],
+    ]);
     return true;
   } catch (error) {
-    if (isConditionFailure(error) || cancellationReasons(error)[0] === 'ConditionalCheckFailed') return false;
-    if (cancellationReasons(error)[1] === 'ConditionalCheckFailed') {
+    if (isConditionFailure(error) || (error instanceof TransactionRefused && error.failed('draft'))) return false;
+    if (error instanceof TransactionRefused && error.failed('claim')) {
       // The claim was already taken over (it can only be by a later request): just discard.
-      return discardDraft(db, draft);
+      return discardDraft(db, draft, nowMs);
     }
     throw error;
   }
@@ -297,11 +276,11 @@ export async function discardDraft(db: Db, draft: Task, claimPk?: string): Promi
 
 /** Step 4. */
 async function clearPendingStart(db: Db, task: Task): Promise<void> {
-  await withConflictRetries(() =>
+  await retryOnConflict('start', () =>
     db.doc.send(
       new UpdateCommand({
         TableName: db.tableName,
-        Key: accountKey(task.accountId),
+        Key: accountKey(task.partitionId),
         UpdateExpression: 'REMOVE #pending.#task, #charges.#task',
         ExpressionAttributeNames: { '#pending': PENDING_STARTS, '#charges': PENDING_CHARGES, '#task': task.taskId },
       }),

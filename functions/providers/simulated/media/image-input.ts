@@ -3,7 +3,7 @@
  * sharp (libvips, prebuilt per platform on npm) reads JPEG, PNG and WebP.
  */
 import sharp from 'sharp';
-import { MAX_IMAGE_SIDE } from '#domain/image-size';
+import { MAX_IMAGE_SIDE } from '#domain/catalogue/image-size';
 import type { Raster } from './raster';
 import type { Rgb } from './surface';
 

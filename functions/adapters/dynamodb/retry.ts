@@ -1,0 +1,68 @@
+import { TransactionRefused } from './transaction';
+
+/**
+ * One way to try a DynamoDB write again (issue 32): every loop that waits for another writer
+ * (a transaction holding an item, a ledger or feed position taken first) goes through
+ * `withRetries`, with one set of limits and full jitter, so no caller spins or gives up early.
+ */
+export const RETRY_LIMITS = { baseMs: 5, capMs: 200, maxAttempts: 30, maxElapsedMs: 5_000 } as const;
+
+/** What an attempt answers when it should be tried again after a pause. */
+export const AGAIN = Symbol('again');
+
+/** The bound was reached: another writer kept the item (or the position) for too long. */
+export class RetriesExhaustedError extends Error {
+  constructor(what: string, attempts: number) {
+    super(`${what}: still contended after ${attempts} attempts.`);
+    this.name = 'RetriesExhaustedError';
+  }
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs `attempt` until it answers something other than AGAIN, sleeping random() × min(cap,
+ * base × 2^round) between tries; RetriesExhaustedError after maxAttempts or maxElapsedMs.
+ * The error an attempt throws ends the loop (a conflict to retry is the attempt's to map to AGAIN).
+ */
+export async function withRetries<T>(
+  what: string,
+  attempt: (round: number) => Promise<T | typeof AGAIN>,
+  sleep: (ms: number) => Promise<void> = defaultSleep,
+): Promise<T> {
+  // Real elapsed time bounds the loop: performance.now(), not the (injectable) task clock.
+  const began = performance.now();
+  for (let round = 0; ; round += 1) {
+    const result = await attempt(round);
+    if (result !== AGAIN) return result;
+    if (round + 1 >= RETRY_LIMITS.maxAttempts || performance.now() - began >= RETRY_LIMITS.maxElapsedMs) {
+      throw new RetriesExhaustedError(what, round + 1);
+    }
+    await sleep(Math.random() * Math.min(RETRY_LIMITS.capMs, RETRY_LIMITS.baseMs * 2 ** Math.min(round, 10)));
+  }
+}
+
+/**
+ * Another writer held an item: a single write refused while a transaction runs on its item
+ * (TransactionConflictException, which the SDK does not retry), or a transaction cancelled
+ * because of another one (a TransactionConflict reason).
+ */
+export function isConflict(error: unknown): boolean {
+  if (error instanceof TransactionRefused) return error.conflict;
+  if (!(error instanceof Error)) return false;
+  if (error.name === 'TransactionConflictException') return true;
+  const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+  return error.name === 'TransactionCanceledException' && (reasons ?? []).some((reason) => reason.Code === 'TransactionConflict');
+}
+
+/** `write` again while it meets another writer (isConflict); any other outcome is its own. */
+export function retryOnConflict<T>(what: string, write: () => Promise<T>): Promise<T> {
+  return withRetries(what, async () => {
+    try {
+      return await write();
+    } catch (error) {
+      if (isConflict(error)) return AGAIN;
+      throw error;
+    }
+  });
+}

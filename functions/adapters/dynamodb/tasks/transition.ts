@@ -1,0 +1,219 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isFinal, statusOf, type Phase } from '#domain/tasks/phase';
+import type { TaskPatch, TaskPatchFields, TransitionGuard } from '#domain/tasks/transitions';
+import { admits } from '#domain/tasks/transitions';
+import type { Task } from '#domain/tasks/task';
+import { isConditionFailure, type Db } from '../dynamo-client';
+import { endedEntryValues, phaseEntryValues, taskKey } from '../keys';
+import { appendWithRetries, slotAfter } from '../ledger-positions';
+import { AGAIN, retryOnConflict } from '../retry';
+import { fromTaskItem } from '../task-item';
+import { getTask } from './queries';
+import { refusalOf, writeFailedEnding } from './refund-transaction';
+
+/**
+ * The store's one conditional write of a task (domain/tasks/transitions.ts): its condition is
+ * the expected phase plus the event's guards, compiled here; its update the new phase (with
+ * `phase_at = updated_at`, which makes the stored phase trusted, task-item.ts) and the patch.
+ */
+
+/** A condition with the names and values it uses. */
+export interface Condition {
+  expression: string;
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+}
+
+const BASE = '#status = :processing AND attribute_exists(seq)';
+const WITHOUT_JOB = `${BASE} AND attribute_not_exists(pending_outputs) AND attribute_not_exists(provider_job_id)`;
+/**
+ * Each phase as the fields of an item without a trusted phase tell it: derivePhase (phase.ts)
+ * as a condition. They go once nothing written before phases is in flight (design step C15).
+ */
+const LEGACY: Record<Phase, string> = {
+  draft: '#status = :processing AND attribute_not_exists(seq)',
+  claimed: `${WITHOUT_JOB} AND attribute_not_exists(queued_at) AND unsent = :true`,
+  queued: `${WITHOUT_JOB} AND attribute_exists(queued_at)`,
+  sending: `${WITHOUT_JOB} AND attribute_not_exists(queued_at) AND (attribute_not_exists(unsent) OR unsent <> :true)`,
+  running: `${BASE} AND attribute_not_exists(pending_outputs) AND attribute_exists(provider_job_id)`,
+  storing: `${BASE} AND attribute_exists(pending_outputs)`,
+  completed: '#status = :completed',
+  failed: '#status = :failed',
+};
+
+/** The stored phase is one of `from`, trusted or told by the legacy fields, and every guard holds. */
+export function transitionCondition(from: readonly Phase[], guard: TransitionGuard = {}): Condition {
+  if (from.length === 0) throw new Error('A transition needs at least one phase to start from.');
+  const listed = from.map((_, index) => `:from${index}`);
+  const trusted = `(#phase IN (${listed.join(', ')}) AND phase_at = updated_at)`;
+  // DynamoDB refuses redundant parentheses: one legacy rule goes in bare.
+  const legacy = from.length === 1 ? LEGACY[from[0]!] : `(${from.map((phase) => `(${LEGACY[phase]})`).join(' OR ')})`;
+  const untrusted = `((attribute_not_exists(#phase) OR attribute_not_exists(phase_at) OR phase_at <> updated_at) AND ${legacy})`;
+  const terms = [`(${trusted} OR ${untrusted})`];
+  const values: Record<string, unknown> = {
+    ...Object.fromEntries(from.map((phase, index) => [`:from${index}`, phase])),
+    ':processing': 'processing',
+    ':completed': 'completed',
+    ':failed': 'failed',
+    ':true': true,
+  };
+  if (guard.sentAt !== undefined) {
+    terms.push(guard.sentAt === null ? 'attribute_not_exists(sent_at)' : 'sent_at = :guardSentAt');
+    values[':guardSentAt'] = guard.sentAt;
+  }
+  if (guard.jobId !== undefined) {
+    terms.push('(attribute_not_exists(provider_job_id) OR provider_job_id = :guardJob)');
+    values[':guardJob'] = guard.jobId;
+  }
+  if (guard.checkedBefore !== undefined) {
+    terms.push('(attribute_not_exists(last_checked_at) OR last_checked_at <= :guardChecked)');
+    values[':guardChecked'] = guard.checkedBefore;
+  }
+  if (guard.progressBelow !== undefined) {
+    terms.push('(attribute_not_exists(progress) OR progress < :guardProgress)');
+    values[':guardProgress'] = guard.progressBelow;
+  }
+  if (guard.copyClaimedBefore !== undefined) {
+    terms.push('(attribute_not_exists(copy_claimed_at) OR copy_claimed_at <= :guardCopy)');
+    values[':guardCopy'] = guard.copyClaimedBefore;
+  }
+  return { expression: terms.join(' AND '), names: { '#phase': 'phase', '#status': 'status' }, values };
+}
+
+/** Attribute per patch field (provider is three). */
+const ATTRIBUTES: Record<Exclude<keyof TaskPatchFields, 'provider'>, string> = {
+  queuedAt: 'queued_at',
+  sentAt: 'sent_at',
+  submitAttempts: 'submit_attempts',
+  lastCheckedAt: 'last_checked_at',
+  progress: 'progress',
+  pendingOutputs: 'pending_outputs',
+  copyClaimedAt: 'copy_claimed_at',
+  outputUrls: 'output_urls',
+  thumbnailUrl: 'thumbnail_url',
+  error: '#error',
+  completedAt: 'completed_at',
+};
+
+interface Update {
+  expression: string;
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+}
+
+/** The update of a transition that writes no refund. */
+export function transitionUpdate(task: Task, to: Phase | 'same', patch: TaskPatch): Update {
+  const set: string[] = [];
+  const remove: string[] = (patch.remove ?? []).map((field) => ATTRIBUTES[field]);
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  if (to !== 'same') {
+    if (patch.at === undefined) throw new Error(`A move of task ${task.taskId} to ${to} needs its instant.`);
+    set.push('#phase = :to', 'phase_at = :at', 'updated_at = :at', '#status = :status');
+    Object.assign(names, { '#phase': 'phase', '#status': 'status' });
+    Object.assign(values, { ':to': to, ':at': patch.at, ':status': statusOf(to) });
+    // Dual write, for the code before phases (a rolling deploy, a rollback): its `unsent` mark.
+    if (to === 'claimed' || to === 'queued') {
+      set.push('unsent = :unsent');
+      values[':unsent'] = true;
+    } else if (!isFinal(to)) remove.push('unsent');
+    // The index entry follows the phase: the sweeper reads each phase's own list, and an ended
+    // task enters the outbox until its events are published.
+    if (isFinal(to)) {
+      set.push('gsi2pk = :endedPk', 'gsi2sk = :endedSk');
+      Object.assign(values, endedEntryValues(patch.at, task.taskId));
+    } else if (to !== 'draft') {
+      set.push('gsi2pk = :phasePk', 'gsi2sk = :phaseSk');
+      Object.assign(values, phaseEntryValues(to, patch.at, task.taskId));
+    }
+  }
+  for (const [field, value] of Object.entries(patch.set ?? {}) as [keyof TaskPatchFields, unknown][]) {
+    if (value === undefined) continue;
+    if (field === 'provider') {
+      const job = value as NonNullable<Task['provider']>;
+      set.push('provider_name = :providerName', 'provider_job_id = :providerJob', 'provider_callbacks = :providerCallbacks');
+      Object.assign(values, { ':providerName': job.name, ':providerJob': job.jobId, ':providerCallbacks': job.callbacks === true });
+      continue;
+    }
+    const attribute = ATTRIBUTES[field];
+    const placeholder = `:set_${field}`;
+    if (attribute.startsWith('#')) names[attribute] = attribute.slice(1);
+    set.push(`${attribute} = ${placeholder}`);
+    values[placeholder] = value;
+  }
+  if (patch.announced) remove.push('gsi2pk', 'gsi2sk');
+  const clauses = [
+    set.length > 0 && `SET ${set.join(', ')}`,
+    remove.length > 0 && `REMOVE ${[...new Set(remove)].join(', ')}`,
+    patch.countCopyFailure && 'ADD copy_attempts :one',
+  ].filter(Boolean);
+  if (patch.countCopyFailure) values[':one'] = 1;
+  if (clauses.length === 0) throw new Error(`A transition of task ${task.taskId} that writes nothing.`);
+  return { expression: clauses.join(' '), names, values };
+}
+
+/** Only the names and values an expression uses: DynamoDB refuses any other. */
+export function used<T>(entries: Record<string, T>, ...expressions: string[]): Record<string, T> {
+  const text = expressions.join(' ');
+  return Object.fromEntries(Object.entries(entries).filter(([key]) => new RegExp(`${key}(?![A-Za-z0-9_])`).test(text)));
+}
+
+export async function transition(db: Db, task: Task, from: readonly Phase[], to: Phase | 'same', patch: TaskPatch): Promise<Task | undefined> {
+  const condition = transitionCondition(from, patch.guard);
+  if (patch.refund) return failWithRefund(db, task, from, condition, patch);
+  const update = transitionUpdate(task, to, patch);
+  const names = { ...condition.names, ...update.names };
+  const values = { ...condition.values, ...update.values };
+  try {
+    // A transaction on the task (a cancel's or a timeout's refund) refuses this write while it runs.
+    const { Attributes } = await retryOnConflict('task transition', () =>
+      db.doc.send(
+        new UpdateCommand({
+          TableName: db.tableName,
+          Key: taskKey(task.partitionId, task.taskId),
+          UpdateExpression: update.expression,
+          ConditionExpression: condition.expression,
+          ExpressionAttributeNames: used(names, update.expression, condition.expression),
+          ExpressionAttributeValues: used(values, update.expression, condition.expression),
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    return Attributes && fromTaskItem(Attributes);
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/** A failure event: the ending and its refund in one transaction (refund-transaction.ts), at the ledger's next position. */
+async function failWithRefund(db: Db, task: Task, from: readonly Phase[], condition: Condition, patch: TaskPatch): Promise<Task | undefined> {
+  const { refund, at, set = {} } = patch;
+  if (!refund || at === undefined || !set.error) throw new Error(`A failure of task ${task.taskId} needs its refund, its instant and its error.`);
+  const guard = {
+    condition: condition.expression,
+    names: used(condition.names, condition.expression),
+    values: used(condition.values, condition.expression),
+  };
+  const written = await appendWithRetries(db, task.partitionId, async (seen) => {
+    const slot = slotAfter(seen ?? 0);
+    try {
+      await writeFailedEnding(db, { task, error: set.error!, refund, refundPosition: slot.position, now: at, slot, guard, progress: set.progress });
+      return true;
+    } catch (caught) {
+      const refused = refusalOf(caught);
+      if (refused?.task) return false;
+      // Another ledger write took the position: append again after it.
+      if (refused?.account) return AGAIN;
+      if (refused?.conflict) {
+        // Lost a race with another writer of the same task: whoever won decided its fate.
+        const latest = await getTask(db, task.partitionId, task.taskId);
+        if (!latest || !admits(latest, from, patch.guard)) return false;
+        // A writer of the account item (a start, another refund) held it: try again.
+        return AGAIN;
+      }
+      throw caught;
+    }
+  });
+  return written ? getTask(db, task.partitionId, task.taskId) : undefined;
+}

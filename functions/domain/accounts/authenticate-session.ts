@@ -1,0 +1,71 @@
+import { UnauthorizedError } from '../shared/errors';
+import { HolderExistsError, newHolderAccount, type Holder, type IdentityHolder } from './holder';
+import { newAccountId, newLedgerEntryId } from '../shared/ids';
+import type { LedgerEntry } from './ledger';
+import type { SessionPrincipal } from './principal';
+import type { HolderStore, IdentityProvider } from './ports';
+
+export interface SessionDependencies {
+  identity: IdentityProvider;
+  holders: HolderStore;
+  /** The live balance a first sign-in opens with (SIGNUP_CREDITS). */
+  signupCredits: number;
+  defaultRateLimit: number;
+  clock?: () => Date;
+}
+
+const SIGNUP_REASON = 'sign-up credits';
+
+/**
+ * Resolves an access token to the holder's account, in live mode (the HTTP layer applies the
+ * request's mode). The token must pass the verifier, and the identity provider must still know
+ * its holder (a deleted, disabled or signed-out holder's token still has a valid signature).
+ * The first sign-in of a verified holder opens their account; of two first requests at once,
+ * one creates it and the other reads it. Every refusal is the same 401, and nothing is created.
+ */
+export async function authenticateSession(deps: SessionDependencies, token: string): Promise<SessionPrincipal> {
+  const verified = await deps.identity.verifyAccessToken(token);
+  if (!verified) throw new UnauthorizedError();
+  const current = await deps.identity.currentHolder(token);
+  if (!current || current.holderId !== verified.holderId) throw new UnauthorizedError();
+
+  const holder = (await deps.holders.get(current.holderId)) ?? (await openHolderAccount(deps, current));
+  return {
+    kind: 'session',
+    partitionId: holder.accountId,
+    mode: 'live',
+    holderId: holder.holderId,
+    email: current.email,
+    rateLimit: deps.defaultRateLimit,
+  };
+}
+
+/**
+ * Opens a new account for a verified holder (their first sign-in, or an operator's `user
+ * create`); of two at once, one creates it and both answer the same holder.
+ */
+export async function openHolderAccount(
+  deps: Pick<SessionDependencies, 'holders' | 'signupCredits' | 'clock'>,
+  current: IdentityHolder,
+): Promise<Holder> {
+  // Only a verified email opens an account (the pool lets no unverified holder sign in; an
+  // operator could still make one).
+  if (!current.emailVerified) throw new UnauthorizedError('Verify your email address before signing in.');
+  const now = (deps.clock?.() ?? new Date()).toISOString();
+  const account = newHolderAccount(newAccountId(), deps.signupCredits, now);
+  const holder: Holder = { holderId: current.holderId, accountId: account.accountId, email: current.email, createdAt: now };
+  const grant: LedgerEntry | undefined =
+    deps.signupCredits > 0
+      ? { entryId: newLedgerEntryId(), accountId: account.accountId, kind: 'grant', amount: deps.signupCredits, reason: SIGNUP_REASON, createdAt: now }
+      : undefined;
+  try {
+    await deps.holders.createWithAccount(holder, account, grant);
+    return holder;
+  } catch (error) {
+    if (!(error instanceof HolderExistsError)) throw error;
+    // A concurrent first sign-in won: its account is the holder's (written before it failed ours).
+    const winner = await deps.holders.get(current.holderId);
+    if (!winner) throw error;
+    return winner;
+  }
+}

@@ -1,0 +1,27 @@
+import type { Account } from './account';
+import { UnauthorizedError } from '../shared/errors';
+import { accountOfPartition, partitionOf } from '../shared/partition';
+import type { AccountStore } from './ports';
+import type { Principal } from './principal';
+
+/** The caller's account. A key whose account is gone is as good as no key. */
+export async function getCallerAccount(accounts: Pick<AccountStore, 'get'>, accountId: string): Promise<Account> {
+  const account = await accounts.get(accountId);
+  if (!account) throw new UnauthorizedError();
+  return account;
+}
+
+/** GET /account: the account behind the caller, both balances, and who is asking. */
+export interface AccountOverview {
+  live: Account;
+  test: Account;
+  /** The signed-in holder's email; null for an API key (a key speaks for no person). */
+  email: string | null;
+}
+
+export async function getAccountOverview(accounts: Pick<AccountStore, 'get'>, principal: Principal): Promise<AccountOverview> {
+  const accountId = accountOfPartition(principal.partitionId);
+  // The test partition opens itself (with its 1000 credits) on this first read.
+  const [live, test] = await Promise.all([getCallerAccount(accounts, accountId), getCallerAccount(accounts, partitionOf(accountId, 'test'))]);
+  return { live, test, email: principal.kind === 'session' ? principal.email : null };
+}

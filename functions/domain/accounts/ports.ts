@@ -1,0 +1,103 @@
+import type { Account, SubscriptionStatus } from './account';
+import type { ApiKeyRecord } from './api-key';
+import type { Holder, IdentityHolder } from './holder';
+import type { LedgerEntry } from './ledger';
+
+/** What the accounts use cases need from storage and identity (the adapters implement these). */
+
+/**
+ * What the use cases need from storage. The adapters in functions/adapters/ implement
+ * these; the domain never sees a table, a key template or an SDK call.
+ */
+export interface AccountStore {
+  get(accountId: string): Promise<Account | undefined>;
+  /** Creates the account and, when given, its opening grant, atomically. */
+  create(account: Account, openingGrant?: LedgerEntry): Promise<void>;
+  /** Throws NotFoundError when the account does not exist. */
+  updateAccess(
+    accountId: string,
+    changes: { paidAccess?: boolean; subscriptionStatus?: SubscriptionStatus },
+    now: string,
+  ): Promise<Account>;
+  /** Adds a positive grant to the balance together with its ledger entry. */
+  grant(entry: LedgerEntry): Promise<void>;
+  /**
+   * Starts (`active`: paid access, subscription `active`) or ends (no paid access, `canceled`)
+   * the test subscription kept on a test partition's own item, in one write conditioned on a
+   * change: true when this call changed it, false when it already was so (ending one never
+   * started leaves `none`). Throws NotFoundError when the item does not exist.
+   */
+  setTestSubscription(partitionId: string, active: boolean, now: string): Promise<boolean>;
+}
+
+/**
+ * Every account, for operators (the admin CLI's `account list`), test balances (their own
+ * scope, `acc_…_test`) included, in no particular order. It reads the whole table: never on a
+ * request's path.
+ */
+export interface AccountDirectory {
+  listAll(): Promise<Account[]>;
+}
+
+/** Account holders and the account each acts on (functions/domain/holder.ts). */
+export interface HolderStore {
+  get(holderId: string): Promise<Holder | undefined>;
+  /**
+   * Creates the account (with its opening grant, when given) and the holder's mapping to it in
+   * one step. Throws HolderExistsError when the holder already has an account, and then
+   * nothing is created.
+   */
+  createWithAccount(holder: Holder, account: Account, openingGrant?: LedgerEntry): Promise<void>;
+  /** Maps the holder to an existing account. Throws HolderExistsError when the holder has one. */
+  attach(holder: Holder): Promise<void>;
+}
+
+/**
+ * The identity provider, as sessions need it. `verifyAccessToken` checks the token itself (the
+ * signature against the provider's published keys, issuer, client, token use, expiry) and
+ * answers the holder's id, or undefined for any token that fails. `currentHolder` asks the
+ * provider whether that holder still exists, is enabled and has not signed out everywhere
+ * (a signature cannot say so): undefined when not.
+ */
+export interface IdentityProvider {
+  verifyAccessToken(token: string): Promise<{ holderId: string } | undefined>;
+  currentHolder(token: string): Promise<IdentityHolder | undefined>;
+}
+
+export interface ApiKeyStore {
+  /**
+   * Stores a new key, unless its account already has `maxActive` unrevoked keys (false then;
+   * exact under concurrency). Fails if a key with the same id already exists.
+   */
+  create(record: ApiKeyRecord, maxActive: number): Promise<boolean>;
+  get(keyId: string): Promise<ApiKeyRecord | undefined>;
+  listForAccount(accountId: string): Promise<ApiKeyRecord[]>;
+  /** Changes a key of this account; undefined for an unknown key or another account's. */
+  update(accountId: string, keyId: string, changes: ApiKeyChanges): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Marks the key revoked (idempotent: a second revoke keeps the first time) and frees its place
+   * among the account's keys. Throws NotFoundError for an unknown key, or for another account's
+   * when `accountId` is given.
+   */
+  revoke(keyId: string, now: string, accountId?: string): Promise<ApiKeyRecord>;
+  /** Notes a use of the key (at most one write per key and minute: the caller's rate window). */
+  recordUse(keyId: string, at: string): Promise<void>;
+  /** Credits charged through each key in `month` (`yyyy-mm`, UTC), less their refunds. */
+  spentInMonth(keyIds: readonly string[], month: string): Promise<Map<string, number>>;
+}
+
+/** What PATCH /keys/{key_id} may change; a null limit removes it. */
+export interface ApiKeyChanges {
+  name?: string;
+  scopes?: ApiKeyRecord['scopes'];
+  monthlySpendLimit?: number | null;
+}
+
+export interface LedgerStore {
+  listForAccount(accountId: string): Promise<LedgerEntry[]>;
+  /**
+   * One page of a scope's ledger, newest first, and how many entries it has. Entries are
+   * numbered 1..total in the order they were written, so a page reads only its own entries.
+   */
+  listPage(accountId: string, page: number, limit: number): Promise<{ entries: LedgerEntry[]; total: number }>;
+}

@@ -1,0 +1,48 @@
+import { TaskNotCancelableError } from '../shared/errors';
+import { ownTask } from './get-task';
+import { withProgress } from './progress';
+import { providerOfTask } from '../providers/choice';
+import { narrowTask, type TaskKind, type TaskOfKind } from './task';
+import { announceEnded, FAILURE_MESSAGES, failure } from './lifecycle/endings';
+import { move } from './transitions';
+import { type LifecycleDeps } from './lifecycle/deps';
+
+/**
+ * Cancels a processing task: it fails with `canceled` and is refunded, exactly once, in the same
+ * conditional transaction every other failure uses; then the upstream job is asked to stop.
+ * A cancel racing completion has one outcome: once the provider's result is recorded the task
+ * completes and the cancel is refused (409), and a task canceled first never gets a result.
+ */
+export async function cancelTask<K extends TaskKind>(
+  deps: LifecycleDeps,
+  partitionId: string,
+  kind: K,
+  taskId: string,
+): Promise<TaskOfKind<K>> {
+  const task = await ownTask(deps.tasks, partitionId, kind, taskId);
+  const refuse = (status: string) =>
+    new TaskNotCancelableError(`The ${kind} ${taskId} has already ${status === 'completed' ? 'completed' : 'failed'}: only a processing task can be canceled.`);
+  // Once its outputs are recorded (storing) a task completes: it counts as completed here.
+  if (task.status !== 'processing' || task.pendingOutputs) throw refuse(task.pendingOutputs ? 'completed' : task.status);
+
+  const canceled = await move(deps.tasks, task, 'cancel', failure(task, { code: 'canceled', message: FAILURE_MESSAGES.canceled }, deps.clock()));
+  if (!canceled) {
+    const latest = (await deps.tasks.get(partitionId, taskId)) ?? task;
+    throw refuse(latest.pendingOutputs ? 'completed' : latest.status);
+  }
+  const latest = canceled;
+  const model = task.params.model;
+  deps.telemetry.info('task canceled and refunded', { task_id: taskId, account_id: partitionId, model, credits: task.creditsUsed });
+  for (const metric of ['TaskCanceled', 'TaskFailed', 'TaskRefunded'] as const) deps.telemetry.count(metric, { model });
+  await announceEnded(deps, latest);
+
+  if (task.provider) {
+    try {
+      await providerOfTask(deps, task).cancel(task.provider.jobId);
+    } catch (error) {
+      // Best effort: the task is canceled and refunded either way; a job that runs on is not ours to bill.
+      deps.telemetry.warn('upstream cancel failed', { task_id: taskId, error: String(error) });
+    }
+  }
+  return withProgress(narrowTask(latest, kind), deps.clock());
+}

@@ -1,0 +1,167 @@
+import type { KeySpend } from '../accounts/spending-key';
+import type { LedgerEntry } from '../accounts/ledger';
+import type { MediaKind } from '../catalogue/media-type';
+import type { Task, TaskError, TaskKind } from './task';
+import type { InFlightPhase, Phase } from './phase';
+import type { TaskPatch } from './transitions';
+
+/**
+ * What the task use cases need from storage, queues and media. The adapters in
+ * functions/adapters/ implement these; the domain never sees a table, a key template or an SDK call.
+ */
+
+/** What a use case needs to create a charged task. */
+export interface NewTaskRequest {
+  /** The task, without its history position (the store assigns `seq`). */
+  task: Omit<Task, 'seq'>;
+  charge: LedgerEntry;
+  /** The account's task count of this kind as last read (informative; the store allocates). */
+  expectedCount: number;
+  /**
+   * A start through an API key: its spend this month is counted with the charge, and with a
+   * limit the start is refused (nothing charged) when the charge would pass it. Checked before
+   * the balance.
+   */
+  keySpend?: KeySpend;
+  idempotency?: IdempotencyClaim;
+}
+
+/** A task named by the in-flight index (which holds keys only). */
+export interface TaskRef {
+  accountId: string;
+  taskId: string;
+}
+
+/**
+ * The sweeper's work lists: each in-flight phase's own, and `unmoved`, the tasks indexed at their
+ * start and not moved since (a start cut short before its create, a legacy draft, and items
+ * written before phases). Every processing task is in exactly one of them.
+ */
+export type InFlightList = InFlightPhase | 'unmoved';
+
+/** How the repair of a draft (a start that never settled) ended. */
+export type StartRepair = 'refunded' | 'discarded' | 'settled';
+
+export type CreateTaskResult =
+  | { type: 'created'; task: Task }
+  | { type: 'insufficient_credits'; available: number }
+  /** The key's monthly spend limit would be passed; `spent` is its month's spend as it stood. */
+  | { type: 'spend_limit_exceeded'; spent: number }
+  /** The idempotency key was already used (by an earlier or a concurrent request). */
+  | { type: 'idempotency_key_used'; record: IdempotencyRecord };
+
+export interface TaskStore {
+  /**
+   * Takes the price off the balance (never below zero) and the next history position in one
+   * atomic account update, and creates the task `processing` at that position with its ledger
+   * charge and, when given, the idempotency claim. Concurrent starts of one account never
+   * conflict (docs/data-model.md, "Starting a task"); a start cut short is settled by
+   * `repairStart`.
+   */
+  create(request: NewTaskRequest): Promise<CreateTaskResult>;
+  get(partitionId: string, taskId: string): Promise<Task | undefined>;
+  /**
+   * The one conditional write of a task (transitions.ts `move`): only while its stored phase is
+   * one of `from` and `patch.guard` holds, it enters `to` at `patch.at` ('same': a touch that keeps
+   * the phase and its instant) with the patch applied; a refund goes in the same transaction.
+   * The stored task after the write, or undefined when refused (or the task does not exist).
+   */
+  transition(task: Task, from: readonly Phase[], to: Phase | 'same', patch: TaskPatch): Promise<Task | undefined>;
+  /** One page of an account's tasks of a kind, newest first, and the total count. */
+  listPage(partitionId: string, kind: TaskKind, page: number, limit: number): Promise<{ tasks: Task[]; total: number }>;
+  /** One list of tasks still processing: one stream per in-flight shard, each oldest first, read page by page. */
+  listInFlight(list: InFlightList): AsyncIterable<TaskRef>[];
+  /**
+   * Settles a draft whose start was cut short (a crash between its steps): if its charge was
+   * taken, the task takes its reserved position as failed and is refunded; otherwise the draft
+   * is discarded. Only for drafts older than any start can run. 'settled' if nothing was left to do.
+   */
+  repairStart(draft: Task, error: TaskError, now: string): Promise<StartRepair>;
+  /** Tasks that ended and whose events may not be published yet (the outbox), in shards. */
+  listUnannounced(): AsyncIterable<TaskRef>[];
+}
+
+/** A task whose create waits on the submission queue: the queue's message. */
+export interface SubmissionRequest {
+  accountId: string;
+  taskId: string;
+}
+
+/** Publishes a task's ending to whoever listens (the customer's webhooks). Safe to repeat. */
+export interface TaskEvents {
+  taskEnded(task: Task): Promise<void>;
+}
+
+/** A request's claim on an Idempotency-Key (24 h; same body -> same answer). */
+export interface IdempotencyClaim {
+  accountId: string;
+  key: string;
+  /** Hash of the endpoint and the validated request. */
+  requestHash: string;
+  taskId: string;
+  createdAt: string;
+  expiresAt: number;
+}
+
+export interface IdempotencyRecord extends IdempotencyClaim {
+  /** How the first request ended, once it has: its task was started, or submission failed. */
+  outcome?: { type: 'created' } | { type: 'upstream_error'; message: string };
+}
+
+export interface IdempotencyStore {
+  get(accountId: string, key: string, now: Date): Promise<IdempotencyRecord | undefined>;
+  recordOutcome(claim: IdempotencyClaim, outcome: NonNullable<IdempotencyRecord['outcome']>): Promise<void>;
+}
+
+/** Our storage for results: copies a provider's output in, streaming, and names its public URL. */
+export interface MediaStore {
+  /**
+   * Streams `sourceUrl` into our bucket at `key`; returns our public URL for it. Throws
+   * OutputRefusedError (media-type.ts) for one of our own objects outside a provider's output
+   * folder, or for bytes that are not of `kind`.
+   */
+  copyFromUrl(sourceUrl: string, key: string, contentType: string, kind: MediaKind): Promise<string>;
+  remove(key: string): Promise<void>;
+}
+
+/**
+ * Makes a video's poster: its first frame as a JPEG stored at `key`, from the video already in
+ * our storage at `videoKey`; returns the JPEG's public URL. Throws when the video cannot be decoded.
+ */
+export interface Thumbnails {
+  firstFrame(videoKey: string, key: string): Promise<string>;
+}
+
+/** Which task's outputs to copy: the copy worker's event. */
+export interface CopyRequest {
+  accountId: string;
+  taskId: string;
+}
+
+/** Asks for a task's outputs to be copied soon, off the request path. */
+export interface CopyQueue {
+  enqueue(request: CopyRequest): Promise<void>;
+}
+
+/**
+ * Which user-supplied reference image URLs we refuse, judged before a charge: from the URL, and
+ * for our own files from what storage holds (never by fetching anyone else's URL).
+ */
+export interface ReferenceUrlPolicy {
+  /** Why `url` would be refused (words a client can act on), or undefined. */
+  whyRefused(url: string): Promise<string | undefined>;
+}
+
+/**
+ * The provider callback messages already received, by the provider's message id (webhook-id),
+ * kept while a replay of one could still pass the signature's time check.
+ */
+export interface CallbackReceipts {
+  /**
+   * True for exactly one caller per provider and message id until `keepUntil`; false for a
+   * repeat (a replay, or the provider's retry of a message we already took).
+   */
+  claim(provider: string, messageId: string, now: Date, keepUntil: Date): Promise<boolean>;
+  /** Forgets a claim whose message could not be handled, so the provider's retry is taken. */
+  release(provider: string, messageId: string): Promise<void>;
+}

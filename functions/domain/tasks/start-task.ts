@@ -1,0 +1,230 @@
+import { createHash } from 'node:crypto';
+import { admit, checkReferenceUrls, type StartRequest } from './start-rules';
+import { AccountBusyError, IdempotencyConflictError, InsufficientCreditsError, SpendLimitExceededError, UpstreamError } from '../shared/errors';
+import { newTaskId } from '../shared/ids';
+import { spendMonthOf, type KeySpend, type SpendingKey } from '../accounts/spending-key';
+import { chargeEntry } from './charges';
+import type { AccountStore } from '../accounts/ports';
+import type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore, ReferenceUrlPolicy } from './ports';
+import { narrowTask, type Task, type TaskKind, type TaskOfKind } from './task';
+import { isStranded, resumeSubmission, submitInline, UNSENT_GRACE_MS } from './submission';
+import { FAILURE_MESSAGES, failTask } from './lifecycle/endings';
+import { warmFirstRoute } from './routed-create';
+import { type LifecycleDeps } from './lifecycle/deps';
+
+export interface StartDeps extends LifecycleDeps {
+  accounts: AccountStore;
+  idempotency: IdempotencyStore;
+  /** Reference image URLs we would refuse to fetch are refused before anything is charged. */
+  references: ReferenceUrlPolicy;
+}
+
+export { priceOf, type StartRequest } from './start-rules';
+
+const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+const EARLIER_ANSWER_POLL_MS = 50;
+
+/** Same endpoint and same validated request <=> same hash (defaults applied, key order fixed). */
+export function requestHash(request: StartRequest): string {
+  const canonical = JSON.stringify(request, (_, value) =>
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)))
+      : value,
+  );
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+/**
+ * Starts a generation task (POST /generate, POST /generate-image). Checks in the API's
+ * documented order (subscription, then credits), charges and creates the task in one transaction, then
+ * submits it upstream. A refused or failed submission fails the task, refunds it, and answers
+ * 502. With an Idempotency-Key, a repeat of the same request returns the first answer and
+ * charges nothing; a different request under the same key is a conflict.
+ */
+export function startTask<K extends TaskKind>(
+  deps: StartDeps,
+  accountId: string,
+  request: StartRequest & { kind: K },
+  idempotencyKey?: string,
+  key?: SpendingKey,
+): Promise<TaskOfKind<K>>;
+export async function startTask(
+  deps: StartDeps,
+  accountId: string,
+  request: StartRequest,
+  idempotencyKey?: string,
+  key?: SpendingKey,
+): Promise<Task> {
+  // A replayed answer is the task of the first request, which had the same kind (same hash).
+  // A key released meanwhile (the request holding it was refused: nothing charged) is claimed again.
+  for (let attempt = 1; ; attempt += 1) {
+    const started = await startAnyTask(deps, accountId, request, idempotencyKey, key);
+    if (started) return narrowTask(started, request.kind);
+    if (attempt >= MAX_KEY_CLAIMS) throw busyKey();
+  }
+}
+
+/** Claims of an Idempotency-Key that racing requests released before a start gives up (429). */
+const MAX_KEY_CLAIMS = 3;
+const busyKey = () => new AccountBusyError('An earlier request with this Idempotency-Key is still being processed. Retry in a second.');
+
+/** The started (or replayed) task; undefined when the key's holder released it meanwhile. */
+async function startAnyTask(
+  deps: StartDeps,
+  accountId: string,
+  request: StartRequest,
+  idempotencyKey?: string,
+  key?: SpendingKey,
+): Promise<Task | undefined> {
+  await checkReferenceUrls(deps.references, request);
+  const now = deps.clock();
+  const hash = requestHash(request);
+  if (idempotencyKey) {
+    const earlier = await deps.idempotency.get(accountId, idempotencyKey, now);
+    if (earlier) return replay(deps, earlier, hash);
+  }
+
+  const { account, price, refusal } = await admit(deps.accounts, accountId, request, key);
+  const limit = key?.monthlySpendLimit;
+  // With a limit, the store judges the month's spend before the balance (the API's order), so a
+  // low balance is left for it to refuse.
+  if (refusal instanceof InsufficientCreditsError) {
+    if (limit === undefined) return refuseOrReplay(deps, accountId, idempotencyKey, hash, refusal);
+  } else if (refusal) {
+    throw refusal;
+  }
+
+  const createdAt = now.toISOString();
+  const keySpend: KeySpend | undefined = key && { keyId: key.keyId, month: spendMonthOf(now), ...(limit !== undefined && { limit }) };
+  const taskId = newTaskId(request.kind);
+  const claim: IdempotencyClaim | undefined = idempotencyKey
+    ? {
+        accountId,
+        key: idempotencyKey,
+        requestHash: hash,
+        taskId,
+        createdAt,
+        expiresAt: Math.floor(now.getTime() / 1000) + IDEMPOTENCY_TTL_SECONDS,
+      }
+    : undefined;
+
+  const task = {
+    ...request,
+    taskId,
+    partitionId: accountId,
+    // Charged and held by this start, which sends its create or queues it.
+    phase: 'claimed',
+    status: 'processing',
+    creditsUsed: price,
+    progress: 0,
+    copyAttempts: 0,
+    // Until the moment its create is sent (submission.ts): then no job can exist upstream.
+    unsent: true,
+    ...(keySpend && { keySpend: { keyId: keySpend.keyId, month: keySpend.month } }),
+    createdAt,
+    updatedAt: createdAt,
+  } as Omit<Task, 'seq'>;
+  // Alongside the charge: the first route's circuit, so the create does not wait for it.
+  const warmed = warmFirstRoute(deps, task);
+  const result = await deps.tasks.create({
+    task,
+    charge: chargeEntry(task),
+    expectedCount: account.taskCounts[request.kind],
+    ...(claim && { idempotency: claim }),
+    ...(keySpend && { keySpend }),
+  });
+  if (result.type === 'insufficient_credits') {
+    return refuseOrReplay(deps, accountId, idempotencyKey, hash, new InsufficientCreditsError(price, result.available));
+  }
+  if (result.type === 'spend_limit_exceeded') {
+    return refuseOrReplay(deps, accountId, idempotencyKey, hash, new SpendLimitExceededError(limit!, price, result.spent));
+  }
+  await warmed;
+  if (result.type === 'idempotency_key_used') return replay(deps, result.record, hash);
+  const model = request.params.model;
+  deps.telemetry.info('task started', { task_id: taskId, account_id: accountId, model, credits: price });
+  deps.telemetry.count('TaskStarted', { model });
+
+  const submitted = await submitInline(deps, result.task);
+  if (submitted.type !== 'failed') {
+    if (claim) await recordCreated(deps, claim);
+    return submitted.task;
+  }
+  // Record the 502 before the refund, so a retry can never see the failed task as a success.
+  const message = 'The generation provider did not accept the request. Your credits were refunded; please retry.';
+  if (claim) await deps.idempotency.recordOutcome(claim, { type: 'upstream_error', message });
+  await failTask(deps, result.task, { code: submitted.code, message: FAILURE_MESSAGES[submitted.code] });
+  throw new UpstreamError(message);
+}
+
+/**
+ * Too few credits (or no room left under the key's spend limit), unless a concurrent request
+ * under the same Idempotency-Key got there first: its claim was written in the transaction that
+ * spent the credits, so the balance we read may already include its charge while our first look
+ * at the key came too early. Then this request is a retry and gets the replay (or 409), never 403.
+ */
+async function refuseOrReplay(
+  deps: StartDeps,
+  accountId: string,
+  idempotencyKey: string | undefined,
+  hash: string,
+  refusal: InsufficientCreditsError | SpendLimitExceededError,
+): Promise<Task | undefined> {
+  if (idempotencyKey) {
+    const earlier = await deps.idempotency.get(accountId, idempotencyKey, deps.clock());
+    if (earlier) return replay(deps, earlier, hash);
+  }
+  throw refusal;
+}
+
+/** The first request's answer under the key; undefined if it released the key (refused, nothing charged). */
+async function replay(deps: StartDeps, record: IdempotencyRecord, hash: string): Promise<Task | undefined> {
+  if (record.requestHash !== hash) {
+    throw new IdempotencyConflictError(
+      'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
+    );
+  }
+  const answered = record.outcome ? record : await earlierAnswer(deps, record);
+  if (!answered) return undefined;
+  if (answered.outcome?.type === 'upstream_error') throw new UpstreamError(answered.outcome.message);
+  const task = await deps.tasks.get(record.accountId, record.taskId);
+  // Its start died before its charge settled: the sweeper settles it (refunded, or the key released).
+  if (!task || task.phase === 'draft') throw busyKey();
+  // Its start was cut short between the charge and the create: carry on, rather than answer
+  // `processing` for a task nobody submits.
+  return isStranded(task, deps.clock()) ? resumeSubmission(deps, task) : task;
+}
+
+/**
+ * One key, one answer. The first request under a key answers only once its submission has ended
+ * (200, or 502 and a refund, whose answer is recorded before the refund): until then its task is
+ * charged and `processing` whatever its answer will be. So a copy that finds no recorded answer
+ * waits for it, up to `earlierAnswerWaitMs` (then: 429, retry in a second). A first request that
+ * died, or whose `created` note was lost, never records one: once its start is older than any
+ * start can run (UNSENT_GRACE_MS, past the function's timeout), the copy answers from the task.
+ */
+async function earlierAnswer(deps: StartDeps, record: IdempotencyRecord): Promise<IdempotencyRecord | undefined> {
+  const startedAt = Date.parse(record.createdAt);
+  // Real time for the wait itself; the task clock for the age of the start (as isStranded judges it).
+  const deadline = deps.realTime() + deps.settings.earlierAnswerWaitMs;
+  let latest: IdempotencyRecord | undefined = record;
+  while (latest && !latest.outcome && deps.clock().getTime() - startedAt <= UNSENT_GRACE_MS) {
+    if (deps.realTime() >= deadline) throw busyKey();
+    await new Promise((resolve) => setTimeout(resolve, EARLIER_ANSWER_POLL_MS));
+    // Gone (expired at once): its holder was refused and released it.
+    latest = await deps.idempotency.get(record.accountId, record.key, deps.clock());
+  }
+  return latest;
+}
+
+/**
+ * Notes that the key's task was started. Not essential: without it a replay reads the task
+ * itself, so a failure here must not turn a charged, submitted task into a 500.
+ */
+async function recordCreated(deps: StartDeps, claim: IdempotencyClaim): Promise<void> {
+  try {
+    await deps.idempotency.recordOutcome(claim, { type: 'created' });
+  } catch (error) {
+    deps.telemetry.warn('idempotency outcome not recorded; a replay reads the task', { task_id: claim.taskId, error: String(error) });
+  }
+}

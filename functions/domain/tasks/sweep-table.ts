@@ -1,0 +1,55 @@
+import type { InFlightList } from './ports';
+import { IN_FLIGHT_PHASES, type InFlightPhase } from './phase';
+import { QUEUE_STALL_MS, resendQueued, resumeSubmission, UNSENT_GRACE_MS } from './submission';
+import { FAILURE_MESSAGES, failTask } from './lifecycle/endings';
+import { refreshTask } from './lifecycle/outcomes';
+import type { LifecycleDeps } from './lifecycle/deps';
+import type { Task } from './task';
+
+/** What a sweep did, by repair. */
+export interface SweepCounts {
+  refreshed: number;
+  copied: number;
+  /** Tasks whose create went unanswered and no callback adopted a job in time: refunded. */
+  lostSubmissions: number;
+  /** Queued creates whose message went missing, sent again. */
+  requeued: number;
+  /** Charged tasks whose create was never sent and whose submitter was cut short: queued. */
+  resumed: number;
+}
+
+/** A task not checked for this long is refreshed by the sweeper even if nobody polls it. */
+export const STALE_CHECK_MS = 30_000;
+
+/** One row: from when a task of the phase needs the sweeper, and what it does then. */
+export interface SweepRow {
+  /** The instant (ms) after which the repair is due. */
+  dueAfter(deps: LifecycleDeps, task: Task): number;
+  repair(deps: LifecycleDeps, task: Task): Promise<unknown>;
+  counted: keyof SweepCounts;
+}
+
+const at = (instant: string | undefined) => (instant === undefined ? 0 : Date.parse(instant));
+
+/**
+ * The sweeper's safety net per phase (docs/tasks.md, "The sweeper"). Before a row, every task
+ * past the task timeout is failed and refunded (`timeout`), and a legacy draft is repaired.
+ */
+/* prettier-ignore */
+export const SWEEP_TABLE: Readonly<Record<InFlightPhase, SweepRow>> = {
+  // Charged, never sent, its submitter gone quiet (submission.ts isStranded): nothing upstream can adopt it, so queue it.
+  claimed: { dueAfter: (_, t) => at(t.updatedAt) + UNSENT_GRACE_MS, repair: (d, t) => resumeSubmission(d, t), counted: 'resumed' },
+  // Waiting its turn: normal, unless its message went missing.
+  queued:  { dueAfter: (_, t) => at(t.queuedAt) + QUEUE_STALL_MS, repair: (d, t) => resendQueued(d, t), counted: 'requeued' },
+  // Its create may have gone out: the job's callback gets its grace first; a late answer still wins (`lose` needs no job).
+  sending: { dueAfter: (d, t) => at(t.sentAt ?? t.createdAt) + d.settings.submissionGraceMs,
+             repair: (d, t) => failTask(d, t, { code: 'internal_error', message: FAILURE_MESSAGES.internal_error }, 'lose'), counted: 'lostSubmissions' },
+  // Nobody polls it, or its callbacks went silent (refreshTask applies the same rule).
+  running: { dueAfter: (d, t) => at(t.lastCheckedAt) + (t.provider?.callbacks ? d.settings.callbackSilenceMs : STALE_CHECK_MS),
+             repair: (d, t) => refreshTask(d, t), counted: 'refreshed' },
+  // The copy worker does the (possibly long) download; the sweeper only asks again, every run.
+  storing: { dueAfter: () => 0, repair: (d, t) => d.copyQueue.enqueue({ accountId: t.partitionId, taskId: t.taskId }), counted: 'copied' },
+};
+
+/** Every list the sweeper reads: the tasks not moved since their start, then each phase's. */
+export const SWEPT_LISTS: readonly InFlightList[] = ['unmoved', ...IN_FLIGHT_PHASES];

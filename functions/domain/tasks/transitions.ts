@@ -1,0 +1,116 @@
+import type { LedgerEntry } from '../accounts/ledger';
+import type { Phase } from './phase';
+import type { TaskStore } from './ports';
+import type { Task } from './task';
+
+/**
+ * The one table of how a task moves (docs/tasks.md, "Phases"): per event, the phases it may
+ * start from and the phase it leaves the task in ('same': a touch that keeps the phase). The
+ * store checks the phase and the event's guards in one conditional write, so of racing callers
+ * exactly the ones the table admits succeed; a refund goes in the same transaction.
+ */
+
+/** What the caller saw and still requires; each becomes one term of the store's condition. */
+export interface TransitionGuard {
+  /** `sentAt` as read (null: none). Only the sender of a refused create (or a holder that sent nothing) re-queues. */
+  sentAt?: string | null;
+  /** The same job again is accepted, another is refused. */
+  jobId?: string;
+  /** Only if nobody asked the provider after this instant. */
+  checkedBefore?: string;
+  /** Only while the stored progress is below this. */
+  progressBelow?: number;
+  /** Only if no copy holds the outputs since after this instant. */
+  copyClaimedBefore?: string;
+}
+
+/** The task fields an event may set. */
+export type TaskPatchFields = Partial<
+  Pick<
+    Task,
+    | 'queuedAt'
+    | 'sentAt'
+    | 'submitAttempts'
+    | 'provider'
+    | 'lastCheckedAt'
+    | 'progress'
+    | 'pendingOutputs'
+    | 'copyClaimedAt'
+    | 'outputUrls'
+    | 'thumbnailUrl'
+    | 'error'
+    | 'completedAt'
+  >
+>;
+
+export interface TaskPatch {
+  /** A phase change happens at this instant (the new phase's `phaseAt` and `updatedAt`). Absent for a touch. */
+  at?: string;
+  set?: TaskPatchFields;
+  remove?: readonly ('queuedAt' | 'pendingOutputs' | 'copyClaimedAt')[];
+  /** One more failed copy (returned in the stored task). */
+  countCopyFailure?: true;
+  guard?: TransitionGuard;
+  /** Failure events: the refund, written with the ending in one transaction. */
+  refund?: LedgerEntry;
+  /** The task leaves the outbox (its ending was announced). */
+  announced?: true;
+}
+
+const NO_JOB = ['claimed', 'queued', 'sending'] as const satisfies readonly Phase[];
+const BEFORE_OUTPUTS = [...NO_JOB, 'running'] as const satisfies readonly Phase[];
+const IN_FLIGHT = [...BEFORE_OUTPUTS, 'storing'] as const satisfies readonly Phase[];
+
+interface Rule {
+  from: readonly Phase[];
+  to: Phase | 'same';
+  /** The event ends the task failed and gives its price back. */
+  refund?: true;
+  guards?: readonly (keyof TransitionGuard)[];
+}
+
+/* prettier-ignore */
+export const TRANSITIONS = {                                                       // what the caller's patch carries
+  queue:      { from: ['claimed', 'sending'], to: 'queued', guards: ['sentAt'] }, // set {queuedAt, submitAttempts}
+  claim:      { from: ['queued'], to: 'claimed' },                                 // remove [queuedAt]
+  send:       { from: ['claimed'], to: 'sending' },                                // set {sentAt}: the fence before the provider call
+  accept:     { from: BEFORE_OUTPUTS, to: 'running', guards: ['jobId'] },          // set {provider, lastCheckedAt}, remove [queuedAt]
+  check:      { from: ['running'], to: 'same', guards: ['checkedBefore'] },        // set {lastCheckedAt}
+  progress:   { from: ['running'], to: 'same', guards: ['progressBelow'] },        // set {progress}
+  outputs:    { from: ['running'], to: 'storing' },                                // set {pendingOutputs}
+  copyClaim:  { from: ['storing'], to: 'same', guards: ['copyClaimedBefore'] },    // set {copyClaimedAt}: one copy at a time
+  copyFailed: { from: ['storing'], to: 'same' },                                   // countCopyFailure, remove [copyClaimedAt]
+  complete:   { from: ['storing'], to: 'completed' },                              // set {outputUrls, thumbnailUrl?, completedAt}, remove [pendingOutputs]
+  fail:       { from: IN_FLIGHT, to: 'failed', refund: true },                     // refused create, failed job, copies given up
+  lose:       { from: NO_JOB, to: 'failed', refund: true },                        // unanswered create, no job adopted in the grace
+  cancel:     { from: BEFORE_OUTPUTS, to: 'failed', refund: true },                // once outputs are recorded it completes (409)
+  timeout:    { from: IN_FLIGHT, to: 'failed', refund: true },
+  announce:   { from: ['completed', 'failed'], to: 'same' },                       // announced: out of the outbox
+} as const satisfies Record<string, Rule>;
+
+export type TaskEvent = keyof typeof TRANSITIONS;
+/** The events that end a task failed, with its refund. */
+export type FailureEvent = { [E in TaskEvent]: (typeof TRANSITIONS)[E] extends { refund: true } ? E : never }[TaskEvent];
+
+/**
+ * The one way the domain moves a task: the event names its rule, the store checks the phase and
+ * the guards in one conditional write. The stored task after it, or undefined when refused.
+ */
+export function move(tasks: Pick<TaskStore, 'transition'>, task: Task, event: TaskEvent, patch: TaskPatch = {}): Promise<Task | undefined> {
+  const rule: Rule = TRANSITIONS[event];
+  if (rule.refund && !patch.refund) throw new Error(`The ${event} of task ${task.taskId} needs its refund.`);
+  if ((rule.to === 'same') !== (patch.at === undefined)) throw new Error(`The ${event} of task ${task.taskId}: a phase change has an instant, a touch none.`);
+  return tasks.transition(task, rule.from, rule.to, patch);
+}
+
+/** Whether the stored task may take a write from `from` with these guards: the rule the adapter compiles into a condition. */
+export function admits(stored: Task, from: readonly Phase[], guard: TransitionGuard = {}): boolean {
+  if (!from.includes(stored.phase)) return false;
+  if (guard.sentAt !== undefined && (stored.sentAt ?? null) !== guard.sentAt) return false;
+  if (guard.jobId !== undefined && stored.provider && stored.provider.jobId !== guard.jobId) return false;
+  // ISO instants compare as strings, as DynamoDB compares them.
+  if (guard.checkedBefore !== undefined && stored.lastCheckedAt !== undefined && stored.lastCheckedAt > guard.checkedBefore) return false;
+  if (guard.progressBelow !== undefined && !(stored.progress < guard.progressBelow)) return false;
+  if (guard.copyClaimedBefore !== undefined && stored.copyClaimedAt !== undefined && stored.copyClaimedAt > guard.copyClaimedBefore) return false;
+  return true;
+}
