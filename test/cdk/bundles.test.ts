@@ -27,10 +27,12 @@ import { allSampleNames, SAMPLES_SOURCE_DIR } from '#providers/simulated/sample-
  * 300 KB until the third wave; a second provider (fal) with routing and circuits, key scopes and
  * spend limits, the catalogue and the events feed took the functions that run tasks to about
  * 336 KB, zod (104 KB) still the largest share; the settings vocabulary on zod/mini (issue 33)
- * adds its small API (about 6 KB) beside classic zod's. Their load time is measured by bench:cold
+ * adds its small API (about 6 KB) beside classic zod's; issue 32's transition table, named
+ * transactions and retries, phases and main's subscription payments about 4.5 KB more (generate
+ * 349 -> 354 KB when the two issues met). Their load time is measured by bench:cold
  * (docs/performance.md); the target keeps the next growth a decision, not a drift.
  */
-const BUNDLE_TARGET_BYTES = 352 * 1024;
+const BUNDLE_TARGET_BYTES = 360 * 1024;
 /**
  * The billing functions carry Stripe's official client (about 245 KB minified, every API
  * resource included: the package has no per-resource entry points); they get that much more.
