@@ -1,6 +1,7 @@
 import { fromTaskItem, toTaskItem } from '#adapters/dynamodb/task-item';
 import { derivePhase, IN_FLIGHT_PHASES, PHASE_NAMES, statusOf, type LegacyFields, type Phase } from '#domain/tasks/phase';
-import type { VideoTask } from '#domain/tasks/task';
+import type { Task, VideoTask } from '#domain/tasks/task';
+import { submissionState } from '#domain/tasks/describe-task';
 
 const processing = { status: 'processing' as const, seq: 4 };
 
@@ -83,5 +84,22 @@ describe('the stored phase, and when it is trusted', () => {
 
   it('refuses an unknown phase', () => {
     expect(() => fromTaskItem({ ...item(), phase: 'delivering' })).toThrow(/phase/);
+  });
+});
+
+describe("the admin CLI's word for a task's submission, by phase", () => {
+  const task = (phase: Phase, provider?: { name: string; jobId: string }) => ({ phase, ...(provider && { provider }) }) as Task;
+  it.each<[Phase, string]>([
+    ['draft', 'not sent yet'],
+    ['claimed', 'not sent yet'],
+    ['queued', 'queued'],
+    ['sending', 'sent, answer not known'],
+    ['failed', 'none'],
+  ])('%s: %s', (phase, state) => {
+    expect(submissionState(task(phase))).toBe(state);
+  });
+  it('any phase with a job: job recorded', () => {
+    expect(submissionState(task('running', { name: 'p', jobId: 'j' }))).toBe('job recorded');
+    expect(submissionState(task('completed', { name: 'p', jobId: 'j' }))).toBe('job recorded');
   });
 });

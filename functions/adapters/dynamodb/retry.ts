@@ -5,7 +5,13 @@ import { TransactionRefused } from './transaction';
  * (a transaction holding an item, a ledger or feed position taken first) goes through
  * `withRetries`, with one set of limits and full jitter, so no caller spins or gives up early.
  */
-export const RETRY_LIMITS = { baseMs: 5, capMs: 200, maxAttempts: 30, maxElapsedMs: 5_000 } as const;
+/**
+ * As many tries as the most patient loop before (the feed's 50), and a time bound under a
+ * function's 28 s that one slow call (up to 10 s against DynamoDB Local, aws-client-options.ts)
+ * cannot use up on its own: at 5 s, 40 writers of one feed on a loaded machine gave up after one
+ * or two tries.
+ */
+export const RETRY_LIMITS = { baseMs: 5, capMs: 200, maxAttempts: 50, maxElapsedMs: 20_000 } as const;
 
 /** What an attempt answers when it should be tried again after a pause. */
 export const AGAIN = Symbol('again');

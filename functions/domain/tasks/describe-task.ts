@@ -9,10 +9,18 @@ export type SubmissionState = 'job recorded' | 'queued' | 'not sent yet' | 'sent
 
 export function submissionState(task: Task): SubmissionState {
   if (task.provider) return 'job recorded';
-  if (task.status !== 'processing') return 'none';
-  if (task.queuedAt) return 'queued';
-  // A create went out and its answer was lost: its callback adopts the job, or the sweeper refunds after the grace.
-  return task.unsent ? 'not sent yet' : 'sent, answer not known';
+  switch (task.phase) {
+    case 'queued':
+      return 'queued';
+    case 'draft':
+    case 'claimed':
+      return 'not sent yet';
+    case 'sending':
+      // A create went out and its answer was lost: its callback adopts the job, or the sweeper refunds after the grace.
+      return 'sent, answer not known';
+    default:
+      return 'none';
+  }
 }
 
 /** One task of a partition (an account's live id, or its test partition), with its provider's circuit when it has one. */
