@@ -49,7 +49,7 @@ describe('accounts', () => {
     const principal = await authenticate(ctx.apiKeys, `Bearer ${key.apiKey}`, 60);
     expect(principal).toEqual({
       kind: 'apiKey',
-      accountId: account.accountId,
+      partitionId: account.accountId,
       mode: 'live',
       keyId: key.keyId,
       rateLimit: 60,

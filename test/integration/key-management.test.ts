@@ -52,7 +52,7 @@ describe('an account holder managing keys', () => {
       created_at: now.toISOString(),
       revoked_at: null,
     });
-    await expect(authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60)).resolves.toMatchObject({ accountId, keyId: details.record.keyId });
+    await expect(authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60)).resolves.toMatchObject({ partitionId: accountId, keyId: details.record.keyId });
     const [listed] = await listKeys(deps, accountId);
     expect(JSON.stringify(keyView(listed!))).not.toContain(apiKey);
   });
@@ -118,7 +118,7 @@ describe('an account holder managing keys', () => {
       expect(await answerTo(attempt())).toMatchObject({ status: 404, code: 'not_found' });
     }
     expect(await answerTo(revokeKey(deps, a, keyId))).toMatchObject({ message: `No API key with id "${keyId}".` });
-    await expect(authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60)).resolves.toMatchObject({ accountId: b });
+    await expect(authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60)).resolves.toMatchObject({ partitionId: b });
     expect((await ctx.apiKeys.get(keyId))?.name).toBe("b's");
   });
 
