@@ -33,7 +33,8 @@ export function capabilityOf(method: string, routePath: string): Capability {
   if (exception) return exception;
   if (/^\/webhooks(\/|$)/.test(routePath)) return 'webhooks';
   if (/^\/keys(\/|$)/.test(routePath)) return 'keys';
-  if (/^\/billing\/(checkout|portal|test-credits)$/.test(routePath)) return 'billing';
+  // The test subscription (issue 31, after CONTRACT.md's table) is billing state, as test credits are.
+  if (/^\/billing\/(checkout|portal|test-credits|test-subscription)$/.test(routePath)) return 'billing';
   if (/^\/(account\/members|invitations|audit-events)(\/|$)/.test(routePath)) return 'members';
   if (method === 'GET' || routePath === '/quote' || routePath === '/mcp') return 'read';
   return 'generate';
