@@ -9,7 +9,9 @@ import { REPO_ROOT } from '#test-support/run-script';
  * The asset hashes that let a synth skip unchanged bundles (lib/bundle-hash.ts): one edited
  * input changes exactly the hashes of the functions that bundle it, and nothing else.
  */
-const specs = loadSpecs();
+// A handful of functions keeps each esbuild pass short: two billing ones (Stripe's gateway),
+// two that do not bill, and the two reference ones (the document copied beside them).
+const specs = loadSpecs().filter((spec) => ['create-checkout', 'stripe-webhook', 'get-credits', 'generate', 'get-openapi', 'get-docs'].includes(spec.name));
 const build = { options: { target: 'node24', minify: true, externalModules: ['@aws-sdk/*', '@smithy/*'], define: {} }, entryOf: (spec: { name: string }) => path.join(HANDLERS_DIR, `${spec.name}.ts`) };
 const editing = (relative: string) => (file: string) => {
   const content = readFileSync(file);
@@ -30,8 +32,7 @@ describe('bundle hashes', () => {
 
   it("change with a source file for exactly the functions that bundle it (Stripe's gateway: the billing functions)", () => {
     const names = changed(base, bundleHashes(specs, build, editing('functions/adapters/stripe/stripe-gateway.ts')));
-    expect(names.length).toBeGreaterThan(0);
-    expect(names.filter((name) => specs.find((spec) => spec.name === name)!.needs.stripe === undefined)).toEqual([]);
+    expect(names).toEqual(['create-checkout', 'stripe-webhook']);
   });
 
   it('change with a file copied beside the bundle, the lock file or the build options', () => {
