@@ -1,4 +1,5 @@
-import { AGAIN, isConflict, RETRY_LIMITS, RetriesExhaustedError, retryOnConflict, withRetries } from '#adapters/dynamodb/retry';
+import { ledgerMoved, LedgerMoved } from '#adapters/dynamodb/ledger-positions';
+import { AGAIN, AGAIN_NOW, isConflict, RETRY_LIMITS, RetriesExhaustedError, retryOnConflict, withRetries } from '#adapters/dynamodb/retry';
 import { TransactionRefused } from '#adapters/dynamodb/transaction';
 
 /** The one retry policy of the DynamoDB adapters, and cancellation reasons read by name (issue 32). */
@@ -28,6 +29,16 @@ describe('withRetries', () => {
       expect(ms).toBeGreaterThanOrEqual(0);
       expect(ms).toBeLessThanOrEqual(Math.min(RETRY_LIMITS.capMs, RETRY_LIMITS.baseMs * 2 ** round));
     });
+  });
+
+  it('tries again without a pause after AGAIN_NOW (another writer is done), still counting the try', async () => {
+    const waits: number[] = [];
+    const answers = [AGAIN_NOW, AGAIN, AGAIN_NOW, 'done'] as const;
+    await expect(withRetries('test', async (round) => answers[round]!, async (ms) => void waits.push(ms))).resolves.toBe('done');
+    expect(waits).toHaveLength(1);
+    let attempts = 0;
+    await expect(withRetries('test', async () => (attempts++, AGAIN_NOW), noSleep)).rejects.toThrow(RetriesExhaustedError);
+    expect(attempts).toBe(RETRY_LIMITS.maxAttempts);
   });
 
   it('lets an error thrown by the attempt through at once', async () => {
@@ -67,6 +78,16 @@ describe('conflicts', () => {
     expect(passed).toBe('written');
     expect(calls).toBe(3);
     await expect(retryOnConflict('test', async () => Promise.reject(named('ConditionalCheckFailedException')))).rejects.toThrow('ConditionalCheckFailedException');
+  });
+});
+
+describe('ledgerMoved', () => {
+  it('reads the count another ledger write left from the refused account part, or says AGAIN without one', () => {
+    const moved = new TransactionRefused(['account', 'entry'], [{ Code: 'ConditionalCheckFailed', Item: { ledger_count: { N: '7' } } }, { Code: 'None' }]);
+    expect(ledgerMoved(moved, 'account')).toEqual(new LedgerMoved(7));
+    // The account went (no item back), or another transaction held it: nothing to append after.
+    expect(ledgerMoved(new TransactionRefused(['account'], [{ Code: 'ConditionalCheckFailed' }]), 'account')).toBe(AGAIN);
+    expect(ledgerMoved(new TransactionRefused(['account'], [{ Code: 'TransactionConflict' }]), 'account')).toBe(AGAIN);
   });
 });
 

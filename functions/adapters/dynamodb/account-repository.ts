@@ -5,7 +5,7 @@ import type { LedgerEntry } from '#domain/accounts/ledger';
 import type { AccountStore } from '#domain/accounts/ports';
 import { isConditionFailure, type Db } from './dynamo-client';
 import { accountKey } from './keys';
-import { appendWithRetries, slotAfter, type LedgerSlot } from './ledger-positions';
+import { appendWithRetries, ledgerMoved, slotAfter, type LedgerSlot } from './ledger-positions';
 import { AGAIN, retryOnConflict } from './retry';
 import { transact, TransactionRefused } from './transaction';
 import { ledgerEntryPut } from './ledger-repository';
@@ -175,8 +175,10 @@ export class DynamoAccountStore implements AccountStore {
         ]);
         return undefined;
       } catch (error) {
-        // The count moved (or the account went: the next read says which).
-        if (error instanceof TransactionRefused && (error.failed('account') || error.conflict)) return AGAIN;
+        if (!(error instanceof TransactionRefused)) throw error;
+        // The count moved (or the account went: then the next read says so).
+        if (error.failed('account')) return ledgerMoved(error, 'account');
+        if (error.conflict) return AGAIN;
         throw error;
       }
     });

@@ -15,7 +15,7 @@ import {
   SUBSCRIPTION_PAYMENT_SK_PREFIX,
   subscriptionPaymentKey,
 } from './keys';
-import { appendWithRetries, LEDGER_COUNT, slotAfter } from './ledger-positions';
+import { appendWithRetries, LEDGER_COUNT, ledgerMoved, slotAfter } from './ledger-positions';
 import { ledgerEntryPut } from './ledger-repository';
 import { AGAIN, retryOnConflict, withRetries } from './retry';
 import { transact, TransactionRefused } from './transaction';
@@ -153,7 +153,8 @@ export class DynamoBillingStore implements BillingStore {
       } catch (error) {
         if (!(error instanceof TransactionRefused)) throw error;
         if (error.failed('purchase')) return 'duplicate' as const;
-        if (error.failed('account') || error.conflict) return AGAIN;
+        if (error.failed('account')) return ledgerMoved(error, 'account');
+        if (error.conflict) return AGAIN;
         throw error;
       }
     });

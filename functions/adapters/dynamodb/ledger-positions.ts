@@ -1,7 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './dynamo-client';
 import { accountKey } from './keys';
-import { AGAIN, withRetries } from './retry';
+import { AGAIN, AGAIN_NOW, withRetries } from './retry';
+import type { TransactionRefused } from './transaction';
 
 /**
  * Ledger positions. Every ledger entry of a scope has a position 1..n (lsi1 `LEDGER#<n>`) and the
@@ -11,8 +12,9 @@ import { AGAIN, withRetries } from './retry';
  * A start's charge takes its position in the start's single account update (step 2: the
  * update returns it). Other entries (refunds, grants) are written in a transaction with the
  * balance change, and a transaction cannot return a counter it increments; so those read the
- * count first and append on the condition that it has not moved, retrying when another
- * ledger write got there first. Positions therefore have no gaps and no duplicates.
+ * count first and append on the condition that it has not moved, retrying after the count a
+ * refusal hands back when another ledger write got there first. Positions therefore have no
+ * gaps and no duplicates.
  */
 export const LEDGER_COUNT = 'ledger_count';
 /**
@@ -58,15 +60,43 @@ export async function readLedgerCount(db: Db, accountId: string): Promise<number
   return Item ? Number(Item[LEDGER_COUNT] ?? 0) : undefined;
 }
 
+/** An attempt's answer when another ledger write took its position: the count that write left. */
+export class LedgerMoved {
+  constructor(readonly movedTo: number) {}
+}
+
 /**
- * Runs `attempt` with the current count until it stops answering AGAIN (another ledger write
- * took its position first): concurrent writers of one scope's ledger queue here for a few
- * milliseconds each, under the one retry policy (retry.ts).
+ * Why an append's account part was refused, from the item the refusal hands back (ALL_OLD):
+ * the count moved (append after it, at once), or anything else (AGAIN: pause, read, decide).
+ */
+export function ledgerMoved<N extends string>(refused: TransactionRefused<N>, accountPart: N): LedgerMoved | typeof AGAIN {
+  const count = refused.old(accountPart)?.[LEDGER_COUNT];
+  return typeof count === 'number' ? new LedgerMoved(count) : AGAIN;
+}
+
+/**
+ * Runs `attempt` with the current count until it stops answering AGAIN or a LedgerMoved
+ * (another ledger write took its position first): concurrent writers of one scope's ledger
+ * queue here, under the one retry policy (retry.ts). A moved count comes with the refusal, so
+ * the next try needs no read and no pause: each try costs one round trip, which is what limits
+ * a burst of appends to one account (a refund waits for every charge of the burst before it).
  */
 export function appendWithRetries<T>(
   db: Db,
   accountId: string,
-  attempt: (seen: number | undefined) => Promise<T | typeof AGAIN>,
+  attempt: (seen: number | undefined) => Promise<T | LedgerMoved | typeof AGAIN>,
 ): Promise<T> {
-  return withRetries(`ledger append of ${accountId}`, async () => attempt(await readLedgerCount(db, accountId)));
+  let known: number | undefined;
+  return withRetries(`ledger append of ${accountId}`, async () => {
+    const seen = known ?? (await readLedgerCount(db, accountId));
+    known = undefined;
+    const result = await attempt(seen);
+    if (result === AGAIN) return AGAIN;
+    if (!(result instanceof LedgerMoved)) return result;
+    // The same count again means the refusal was about something else: read, after a pause.
+    if (result.movedTo === seen) return AGAIN;
+    known = result.movedTo;
+    return AGAIN_NOW;
+  });
 }
+

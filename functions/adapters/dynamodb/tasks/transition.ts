@@ -5,9 +5,10 @@ import { admits } from '#domain/tasks/transitions';
 import type { Task } from '#domain/tasks/task';
 import { isConditionFailure, type Db } from '../dynamo-client';
 import { endedEntryValues, phaseEntryValues, taskKey } from '../keys';
-import { appendWithRetries, slotAfter } from '../ledger-positions';
+import { appendWithRetries, ledgerMoved, slotAfter } from '../ledger-positions';
 import { AGAIN, retryOnConflict } from '../retry';
 import { fromTaskItem } from '../task-item';
+import type { TransactionRefused } from '../transaction';
 import { getTask } from './queries';
 import { refusalOf, writeFailedEnding } from './refund-transaction';
 
@@ -204,7 +205,7 @@ async function failWithRefund(db: Db, task: Task, from: readonly Phase[], condit
       const refused = refusalOf(caught);
       if (refused?.task) return false;
       // Another ledger write took the position: append again after it.
-      if (refused?.account) return AGAIN;
+      if (refused?.account) return ledgerMoved(caught as TransactionRefused<'account'>, 'account');
       if (refused?.conflict) {
         // Lost a race with another writer of the same task: whoever won decided its fate.
         const latest = await getTask(db, task.partitionId, task.taskId);
