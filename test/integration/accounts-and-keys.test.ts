@@ -20,7 +20,7 @@ async function countingCommands(context: AppContext, work: () => Promise<unknown
   const sent = new Map<string, number>();
   const name = 'countCommands';
   context.db.doc.middlewareStack.add(
-    (next, { commandName }) => (args) => {
+    (next, { commandName = 'unknown' }) => (args) => {
       sent.set(commandName, (sent.get(commandName) ?? 0) + 1);
       return next(args);
     },
