@@ -4,6 +4,7 @@ import { ValidationError } from '#domain/shared/errors';
 import { appendToFeed, cursorOf, listEvents } from '#domain/webhooks/events-feed';
 import { newEventId } from '#domain/shared/ids';
 import type { WebhookEvent } from '#domain/webhooks/webhooks';
+import { countingCommands } from '#test-support/command-counter';
 import { createTestDb, dropTestDb } from '#test-support/test-db';
 
 /**
@@ -54,6 +55,16 @@ it('gives a reader following the cursor every event exactly once while 40 writer
   expect(seen).toHaveLength(written.length);
   expect(new Set(seen)).toEqual(new Set(written.map((ended) => ended.id)));
   expect(positions).toEqual(Array.from({ length: written.length }, (_, index) => index + 1));
+});
+
+it('appends after the position a refusal hands back: a counter read per append, not per try', async () => {
+  const accountId = newAccount();
+  const sent = await countingCommands(db, () => Promise.all(Array.from({ length: 20 }, () => append(accountId, event()))));
+  const tries = sent.get('TransactWriteItemsCommand') ?? 0;
+  // Each append reads its event and the counter once, at once; a lost position costs a try, no read.
+  expect(tries).toBeGreaterThan(20);
+  expect(sent.get('GetItemCommand')).toBe(40);
+  expect((await listEvents(feed, accountId, undefined, 100)).events.map((e) => e.position)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
 });
 
 it('stores an event announced twice (even concurrently) once', async () => {

@@ -1,5 +1,5 @@
 import { ledgerMoved, LedgerMoved } from '#adapters/dynamodb/ledger-positions';
-import { AGAIN, AGAIN_NOW, isConflict, RETRY_LIMITS, RetriesExhaustedError, retryOnConflict, withRetries } from '#adapters/dynamodb/retry';
+import { AGAIN, isConflict, RETRY_LIMITS, RetriesExhaustedError, retryOnConflict, withRetries } from '#adapters/dynamodb/retry';
 import { TransactionRefused } from '#adapters/dynamodb/transaction';
 
 /** The one retry policy of the DynamoDB adapters, and cancellation reasons read by name (issue 32). */
@@ -29,16 +29,6 @@ describe('withRetries', () => {
       expect(ms).toBeGreaterThanOrEqual(0);
       expect(ms).toBeLessThanOrEqual(Math.min(RETRY_LIMITS.capMs, RETRY_LIMITS.baseMs * 2 ** round));
     });
-  });
-
-  it('tries again without a pause after AGAIN_NOW (another writer is done), still counting the try', async () => {
-    const waits: number[] = [];
-    const answers = [AGAIN_NOW, AGAIN, AGAIN_NOW, 'done'] as const;
-    await expect(withRetries('test', async (round) => answers[round]!, async (ms) => void waits.push(ms))).resolves.toBe('done');
-    expect(waits).toHaveLength(1);
-    let attempts = 0;
-    await expect(withRetries('test', async () => (attempts++, AGAIN_NOW), noSleep)).rejects.toThrow(RetriesExhaustedError);
-    expect(attempts).toBe(RETRY_LIMITS.maxAttempts);
   });
 
   it('lets an error thrown by the attempt through at once', async () => {

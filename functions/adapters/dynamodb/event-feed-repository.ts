@@ -22,10 +22,14 @@ export class DynamoEventFeedStore implements EventFeedStore {
   constructor(private readonly db: Db) {}
 
   async append(accountId: string, event: Omit<FeedEvent, 'position'>): Promise<boolean> {
-    // Most repeats (an announcement retried by the sweeper) stop here, before they contend for a position.
-    if (await this.get(accountId, event.eventId)) return false;
+    // Both at once: most repeats (an announcement retried by the sweeper) stop at the first read,
+    // before they contend for a position; the others append after the position the second read.
+    const [existing, first] = await Promise.all([this.get(accountId, event.eventId), this.lastPosition(accountId)]);
+    if (existing) return false;
+    let known: number | undefined = first;
     return withRetries('feed append', async () => {
-      const seen = await this.lastPosition(accountId);
+      const seen = known ?? (await this.lastPosition(accountId));
+      known = undefined;
       try {
         await transact(this.db, [
           [
@@ -56,7 +60,13 @@ export class DynamoEventFeedStore implements EventFeedStore {
       } catch (error) {
         if (!(error instanceof TransactionRefused)) throw error;
         if (error.failed('event')) return false; // a repeat got there first
-        if (error.failed('counter') || error.conflict) return AGAIN;
+        if (error.failed('counter')) {
+          // Another append took the position: the refusal hands back the one it left, so no read next time.
+          const moved = error.old('counter')?.[LAST_POSITION];
+          if (typeof moved === 'number' && moved !== seen) known = moved;
+          return AGAIN;
+        }
+        if (error.conflict) return AGAIN;
         throw error;
       }
     });

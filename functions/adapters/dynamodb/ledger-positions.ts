@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './dynamo-client';
 import { accountKey } from './keys';
-import { AGAIN, AGAIN_NOW, withRetries } from './retry';
+import { AGAIN, withRetries } from './retry';
 import type { TransactionRefused } from './transaction';
 
 /**
@@ -77,9 +77,10 @@ export function ledgerMoved<N extends string>(refused: TransactionRefused<N>, ac
 /**
  * Runs `attempt` with the current count until it stops answering AGAIN or a LedgerMoved
  * (another ledger write took its position first): concurrent writers of one scope's ledger
- * queue here, under the one retry policy (retry.ts). A moved count comes with the refusal, so
- * the next try needs no read and no pause: each try costs one round trip, which is what limits
- * a burst of appends to one account (a refund waits for every charge of the burst before it).
+ * queue here, under the one retry policy (retry.ts, its jittered pause included: it spreads a
+ * burst of writers). A moved count comes with the refusal, so the next try needs no read: one
+ * round trip a try, which is what bounds a burst of appends to one account (a refund waits
+ * for every charge of the burst before it).
  */
 export function appendWithRetries<T>(
   db: Db,
@@ -93,10 +94,9 @@ export function appendWithRetries<T>(
     const result = await attempt(seen);
     if (result === AGAIN) return AGAIN;
     if (!(result instanceof LedgerMoved)) return result;
-    // The same count again means the refusal was about something else: read, after a pause.
-    if (result.movedTo === seen) return AGAIN;
-    known = result.movedTo;
-    return AGAIN_NOW;
+    // The same count again means the refusal was about something else: read it next time.
+    if (result.movedTo !== seen) known = result.movedTo;
+    return AGAIN;
   });
 }
 

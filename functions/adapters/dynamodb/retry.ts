@@ -14,11 +14,6 @@ export const RETRY_LIMITS = { baseMs: 5, capMs: 200, maxAttempts: 50 } as const;
 
 /** What an attempt answers when it should be tried again after a pause. */
 export const AGAIN = Symbol('again');
-/**
- * What an attempt answers when another writer got in first and is done (a position it took):
- * nothing to wait for, so the next try goes at once. Still counted against maxAttempts.
- */
-export const AGAIN_NOW = Symbol('again now');
 
 /** The bound was reached: another writer kept the item (or the position) for too long. */
 export class RetriesExhaustedError extends Error {
@@ -31,22 +26,22 @@ export class RetriesExhaustedError extends Error {
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * Runs `attempt` until it answers something other than AGAIN or AGAIN_NOW, sleeping random() ×
- * min(cap, base × 2^round) after an AGAIN; RetriesExhaustedError after maxAttempts.
+ * Runs `attempt` until it answers something other than AGAIN, sleeping random() × min(cap,
+ * base × 2^round) between tries; RetriesExhaustedError after maxAttempts.
  * The error an attempt throws ends the loop (a conflict to retry is the attempt's to map to AGAIN).
  */
 export async function withRetries<T>(
   what: string,
-  attempt: (round: number) => Promise<T | typeof AGAIN | typeof AGAIN_NOW>,
+  attempt: (round: number) => Promise<T | typeof AGAIN>,
   sleep: (ms: number) => Promise<void> = defaultSleep,
 ): Promise<T> {
   for (let round = 0; ; round += 1) {
     const result = await attempt(round);
-    if (result !== AGAIN && result !== AGAIN_NOW) return result;
+    if (result !== AGAIN) return result;
     if (round + 1 >= RETRY_LIMITS.maxAttempts) {
       throw new RetriesExhaustedError(what, round + 1);
     }
-    if (result === AGAIN) await sleep(Math.random() * Math.min(RETRY_LIMITS.capMs, RETRY_LIMITS.baseMs * 2 ** Math.min(round, 10)));
+    await sleep(Math.random() * Math.min(RETRY_LIMITS.capMs, RETRY_LIMITS.baseMs * 2 ** Math.min(round, 10)));
   }
 }
 

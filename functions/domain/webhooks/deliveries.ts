@@ -64,15 +64,17 @@ export interface DeliveryDeps {
   retrySchedule: readonly number[];
 }
 
-/** Records one delivery per interested endpoint and queues it. Safe to repeat: duplicates are skipped. */
+/**
+ * Records one delivery per interested endpoint (of `endpoints`, by default the account's) and
+ * queues it. Safe to repeat: duplicates are skipped.
+ */
 export async function publishEvent(
   deps: Pick<DeliveryDeps, 'webhooks' | 'deliveries' | 'queue' | 'render'>,
   accountId: string,
   event: WebhookEvent,
-  only?: WebhookEndpoint,
+  endpoints: readonly WebhookEndpoint[] | Promise<readonly WebhookEndpoint[]> = deps.webhooks.list(accountId),
 ): Promise<number> {
-  const endpoints = only ? [only] : await deps.webhooks.list(accountId);
-  const interested = endpoints.filter((endpoint) => event.type === 'webhook.test' || endpoint.events.includes(event.type));
+  const interested = (await endpoints).filter((endpoint) => event.type === 'webhook.test' || endpoint.events.includes(event.type));
   const payload = deps.render(event);
   let queued = 0;
   for (const endpoint of interested) {
@@ -109,8 +111,12 @@ export async function publishEvent(
  */
 export async function publishTaskEnded(deps: Pick<DeliveryDeps, 'webhooks' | 'deliveries' | 'queue' | 'render' | 'feed'>, task: Task): Promise<void> {
   const event = taskEndedEvent(task);
+  // The endpoints are read while the feed append runs (a round trip less for every ending); the
+  // deliveries still go out after it, so an endpoint told of an event finds it in GET /events.
+  const endpoints = deps.webhooks.list(task.partitionId);
+  endpoints.catch(() => undefined); // awaited below; a failed append must not leave it unhandled
   await appendToFeed(deps.feed, task.partitionId, event, deps.render(event));
-  await publishEvent(deps, task.partitionId, event);
+  await publishEvent(deps, task.partitionId, event, endpoints);
 }
 
 /**
@@ -147,7 +153,7 @@ export async function sendTestEvent(deps: DeliveryDeps, accountId: string, webho
       `Another test event to this endpoint was requested at the same time; retry after ${TEST_EVENT_INTERVAL_SECONDS} seconds.`,
     );
   }
-  await publishEvent(deps, accountId, event, endpoint);
+  await publishEvent(deps, accountId, event, [endpoint]);
   return { eventId: event.id };
 }
 
