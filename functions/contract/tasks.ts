@@ -11,6 +11,7 @@ import {
 } from '#domain/catalogue/catalogue';
 import { isLivemode } from '#domain/shared/partition';
 import { TASK_ERROR_CODES, TASK_STATUSES, type ImageTask, type Task, type TaskStatus, type VideoTask } from '#domain/tasks/task';
+import { creditsRefunded } from '#domain/tasks/charges';
 import { type GenerationExtras } from '#domain/catalogue/params';
 import { successEnvelopeSchema } from './envelope';
 import { credits, timestamp } from './fields';
@@ -86,6 +87,7 @@ export const videoTask = z
     resolution: z.enum(VIDEO_RESOLUTIONS),
     ...extrasFields,
     credits_used: credits('Credits charged for this task (refunded if it failed).'),
+    credits_refunded: credits('Credits given back: 0, or the whole charge once the task failed (a failure or a cancel refunds it).'),
     progress: z.number().int().min(0).max(100).meta({ description: 'How far the task is, 0-100: 0 at start, rising while processing (held at 95 or below), 100 when completed; a failed task keeps its last value. Never goes down.' }),
     livemode: z.boolean().meta({ description: '`true` for a task started with a live key, `false` with a test key (`vg_test_`: simulated provider, test credits).' }),
     video_url: z.url().meta({ description: 'The MP4, public, no key needed (completed only).' }).optional(),
@@ -117,6 +119,7 @@ export const imageTask = z
     images: z.array(z.string()).meta({ description: 'Reference images (edit mode only).' }).optional(),
     ...extrasFields,
     credits_used: credits('Credits charged for this task (refunded if it failed).'),
+    credits_refunded: credits('Credits given back: 0, or the whole charge once the task failed (a failure or a cancel refunds it).'),
     progress: z.number().int().min(0).max(100).meta({ description: 'How far the task is, 0-100: 0 at start, rising while processing (held at 95 or below), 100 when completed; a failed task keeps its last value. Never goes down.' }),
     livemode: z.boolean().meta({ description: '`true` for a task started with a live key, `false` with a test key (`vg_test_`: simulated provider, test credits).' }),
     image_urls: z.array(z.url()).meta({ description: 'The images, public, no key needed (completed only).' }).optional(),
@@ -159,6 +162,7 @@ function common(task: Task) {
   return {
     status: task.status,
     credits_used: task.creditsUsed,
+    credits_refunded: creditsRefunded(task),
     progress: task.progress,
     livemode: isLivemode(task.partitionId),
     ...(task.status === 'failed' && task.error && { error: { message: task.error.message, code: task.error.code } }),
@@ -172,7 +176,7 @@ const extrasView = (params: GenerationExtras) => ({ seed: params.seed ?? null, n
 
 export function videoView(task: VideoTask): VideoTaskView {
   const { params } = task;
-  const { status, credits_used, progress, livemode, error, created_at, updated_at, completed_at } = common(task);
+  const { status, credits_used, credits_refunded, progress, livemode, error, created_at, updated_at, completed_at } = common(task);
   return {
     video_id: task.taskId,
     status,
@@ -186,6 +190,7 @@ export function videoView(task: VideoTask): VideoTaskView {
     resolution: params.resolution,
     ...extrasView(params),
     credits_used,
+    credits_refunded,
     progress,
     livemode,
     ...(status === 'completed' && { video_url: task.outputUrls?.[0] }),
@@ -199,7 +204,7 @@ export function videoView(task: VideoTask): VideoTaskView {
 
 export function imageView(task: ImageTask): ImageTaskView {
   const { params } = task;
-  const { status, credits_used, progress, livemode, error, created_at, updated_at, completed_at } = common(task);
+  const { status, credits_used, credits_refunded, progress, livemode, error, created_at, updated_at, completed_at } = common(task);
   return {
     image_id: task.taskId,
     status,
@@ -211,6 +216,7 @@ export function imageView(task: ImageTask): ImageTaskView {
     ...(params.images && { images: params.images }),
     ...extrasView(params),
     credits_used,
+    credits_refunded,
     progress,
     livemode,
     ...(status === 'completed' && { image_urls: task.outputUrls ?? [] }),

@@ -30,6 +30,7 @@ class _VideoTaskRequired(TypedDict):
     seed: Optional[int]
     negative_prompt: Optional[str]
     credits_used: int
+    credits_refunded: int
     progress: int
     livemode: bool
     thumbnail_url: Optional[str]
@@ -60,6 +61,7 @@ class _ImageTaskRequired(TypedDict):
     seed: Optional[int]
     negative_prompt: Optional[str]
     credits_used: int
+    credits_refunded: int
     progress: int
     livemode: bool
     created_at: str

@@ -285,6 +285,7 @@ describe('output', () => {
     seed: null,
     negative_prompt: null,
     credits_used: 25,
+    credits_refunded: 25,
     progress: 40,
     error: { code: 'content_rejected', message: 'refused' },
     created_at: '2026-11-21T17:00:00.000Z',
@@ -293,8 +294,8 @@ describe('output', () => {
 
   it('prints a task as aligned fields', () => {
     const text = formatFields(video);
-    expect(text).toMatch(/^video_id {9}vid_1$/m);
-    expect(text).toMatch(/^error {12}\[content_rejected\] refused$/m);
+    expect(text).toMatch(/^video_id {10}vid_1$/m);
+    expect(text).toMatch(/^error {13}\[content_rejected\] refused$/m);
     expect(formatFields({ ...video, status: 'completed', error: undefined } as never)).not.toMatch(/^error/m);
   });
 

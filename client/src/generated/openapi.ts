@@ -771,6 +771,8 @@ export interface components {
             negative_prompt: string | null;
             /** @description Credits charged for this task (refunded if it failed). */
             credits_used: number;
+            /** @description Credits given back: 0, or the whole charge once the task failed (a failure or a cancel refunds it). */
+            credits_refunded: number;
             /** @description How far the task is, 0-100: 0 at start, rising while processing (held at 95 or below), 100 when completed; a failed task keeps its last value. Never goes down. */
             progress: number;
             /** @description `true` for a task started with a live key, `false` with a test key (`vg_test_`: simulated provider, test credits). */
@@ -1012,6 +1014,8 @@ export interface components {
             negative_prompt: string | null;
             /** @description Credits charged for this task (refunded if it failed). */
             credits_used: number;
+            /** @description Credits given back: 0, or the whole charge once the task failed (a failure or a cancel refunds it). */
+            credits_refunded: number;
             /** @description How far the task is, 0-100: 0 at start, rising while processing (held at 95 or below), 100 when completed; a failed task keeps its last value. Never goes down. */
             progress: number;
             /** @description `true` for a task started with a live key, `false` with a test key (`vg_test_`: simulated provider, test credits). */
@@ -1850,6 +1854,7 @@ export interface operations {
                      *         "seed": null,
                      *         "negative_prompt": null,
                      *         "credits_used": 25,
+                     *         "credits_refunded": 0,
                      *         "progress": 0,
                      *         "livemode": true,
                      *         "thumbnail_url": null,
@@ -2073,6 +2078,7 @@ export interface operations {
                      *             "seed": null,
                      *             "negative_prompt": null,
                      *             "credits_used": 25,
+                     *             "credits_refunded": 0,
                      *             "progress": 100,
                      *             "livemode": true,
                      *             "thumbnail_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.jpg",
@@ -2240,6 +2246,7 @@ export interface operations {
                      *         "seed": null,
                      *         "negative_prompt": null,
                      *         "credits_used": 25,
+                     *         "credits_refunded": 0,
                      *         "progress": 100,
                      *         "livemode": true,
                      *         "thumbnail_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.jpg",
@@ -2398,6 +2405,7 @@ export interface operations {
                      *         "seed": null,
                      *         "negative_prompt": null,
                      *         "credits_used": 25,
+                     *         "credits_refunded": 0,
                      *         "progress": 12,
                      *         "livemode": true,
                      *         "thumbnail_url": null,
@@ -2592,6 +2600,7 @@ export interface operations {
                      *         "seed": 42,
                      *         "negative_prompt": "people",
                      *         "credits_used": 5,
+                     *         "credits_refunded": 0,
                      *         "progress": 0,
                      *         "livemode": true,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
@@ -2812,6 +2821,7 @@ export interface operations {
                      *             "seed": 42,
                      *             "negative_prompt": "people",
                      *             "credits_used": 5,
+                     *             "credits_refunded": 0,
                      *             "progress": 100,
                      *             "livemode": true,
                      *             "created_at": "2026-11-21T17:00:00.000Z",
@@ -2978,6 +2988,7 @@ export interface operations {
                      *         "seed": 42,
                      *         "negative_prompt": "people",
                      *         "credits_used": 5,
+                     *         "credits_refunded": 0,
                      *         "progress": 100,
                      *         "livemode": true,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
@@ -3135,6 +3146,7 @@ export interface operations {
                      *         "seed": 42,
                      *         "negative_prompt": "people",
                      *         "credits_used": 5,
+                     *         "credits_refunded": 0,
                      *         "progress": 12,
                      *         "livemode": true,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
@@ -5355,6 +5367,7 @@ export interface operations {
                      *               "seed": null,
                      *               "negative_prompt": null,
                      *               "credits_used": 25,
+                     *               "credits_refunded": 0,
                      *               "progress": 100,
                      *               "livemode": true,
                      *               "thumbnail_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.jpg",

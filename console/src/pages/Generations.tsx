@@ -233,7 +233,7 @@ function TaskDetail({ id }: { id: string }) {
                   <Fact key={name} name={name} value={String(value)} />
                 ))}
               <dt>Credits</dt>
-              <dd>{data.credits_used}</dd>
+              <dd>{data.credits_refunded > 0 ? `${data.credits_used}, refunded` : data.credits_used}</dd>
               <dt>Started</dt>
               <dd>{formatTime(data.created_at)}</dd>
               <dt>Ended</dt>
@@ -248,7 +248,7 @@ function TaskDetail({ id }: { id: string }) {
   );
 }
 
-const SHOWN_ELSEWHERE = new Set(['video_id', 'image_id', 'status', 'prompt', 'credits_used', 'created_at', 'updated_at', 'completed_at', 'livemode', 'progress', 'video_url', 'thumbnail_url']);
+const SHOWN_ELSEWHERE = new Set(['video_id', 'image_id', 'status', 'prompt', 'credits_used', 'credits_refunded', 'created_at', 'updated_at', 'completed_at', 'livemode', 'progress', 'video_url', 'thumbnail_url']);
 
 const Fact = ({ name, value }: { name: string; value: string }) => (
   <>

@@ -4,6 +4,9 @@ import type { Task, TaskError } from './task';
 
 /** The ledger entries a task makes: its charge when it starts, its refund when it fails. */
 
+/** What a task has had back: its whole price once it failed (every failure and cancel refunds in full), else 0. */
+export const creditsRefunded = (task: Pick<Task, 'status' | 'creditsUsed'>): number => (task.status === 'failed' ? task.creditsUsed : 0);
+
 /** A start's charge: the task's price off the balance, dated with the task. */
 export function chargeEntry(task: Pick<Task, 'partitionId' | 'taskId' | 'kind' | 'params' | 'creditsUsed' | 'createdAt'>): LedgerEntry {
   return {

@@ -3,7 +3,8 @@ import { NotFoundError, TaskNotCancelableError } from '#domain/shared/errors';
 import { getTask } from '#domain/tasks/get-task';
 import { progressOf } from '#domain/tasks/progress';
 import { startTask } from '#domain/tasks/start-task';
-import type { Task } from '#domain/tasks/task';
+import type { Task, VideoTask } from '#domain/tasks/task';
+import { videoView } from '#contract/tasks';
 import { refundEntry } from '#domain/tasks/charges';
 import { memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
@@ -141,5 +142,12 @@ describe('the refund in the history', () => {
     expect(refundEntry(task, now, { code: 'canceled' })).toMatchObject({ kind: 'refund', amount: 15, reason: 'refund: video task canceled' });
     expect(refundEntry(task, now, { code: 'content_rejected' }).reason).toBe('refund: video task failed');
     expect(refundEntry({ ...task, kind: 'image' } as Task, now, { code: 'timeout' }).reason).toBe('refund: image task failed');
+  });
+
+  it('shows in the view as credits_refunded: 0 while processing, the whole charge once canceled', async () => {
+    const { accountId, task } = await startedVideo();
+    expect(videoView(task as VideoTask)).toMatchObject({ credits_used: 25, credits_refunded: 0 });
+    const canceled = await cancelTask(world.deps, accountId, 'video', task.taskId);
+    expect(videoView(canceled)).toMatchObject({ credits_used: 25, credits_refunded: 25 });
   });
 });
