@@ -4,14 +4,16 @@ import { ledgerSum } from '#domain/accounts/ledger';
 import { UNSENT_GRACE_MS } from '#domain/tasks/submission';
 import { startTask, type StartDeps, type StartRequest } from '#domain/tasks/start-task';
 import { START_GRACE_MS, sweep } from '#domain/tasks/sweep';
+import { ServiceBusyError } from '#domain/shared/errors';
+import { toHttpError } from '#http/error-mapping';
 import { ScriptedProvider } from '#test-support/scripted-provider';
 import { createTestDb, dropTestDb, testConfig } from '#test-support/test-db';
 
 /**
- * A DynamoDB call that times out on a start's path (the SDK's TimeoutError, every attempt) leaves
- * the money exact: whether the write was lost before DynamoDB applied it or applied with its
- * answer lost, the balance equals the ledger, and the task is charged and running, or refunded
- * exactly once (by the sweeper when the start could not finish).
+ * A DynamoDB call that times out on a start's path (the SDK's TimeoutError, every attempt) is
+ * answered 503 and leaves the money exact: whether the write was lost before DynamoDB applied
+ * it or applied with its answer lost, the balance equals the ledger, and the task is charged and
+ * running, or refunded exactly once (by the sweeper when the start could not finish).
  */
 
 const REQUEST: StartRequest = {
@@ -76,6 +78,25 @@ function timeOutOnce(step: Step, lost: Lost): { fired: () => boolean; remove: ()
   return { fired: () => fired, remove: () => ctx.db.doc.middlewareStack.remove(name) };
 }
 
+/**
+ * A start whose `step` times out. Its answer: 503 `internal_error` (try again), never a 500 as
+ * for a bug: the service was too slow, and a retry under the same Idempotency-Key is safe.
+ */
+async function startTimingOut(accountId: string, step: Step, lost: Lost): Promise<void> {
+  const injected = timeOutOnce(step, lost);
+  try {
+    const error = await startTask(deps, accountId, REQUEST).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(injected.fired()).toBe(true);
+    expect(error).toBeInstanceOf(ServiceBusyError);
+    expect(toHttpError(error)).toEqual({ status: 503, code: 'internal_error', message: expect.stringContaining('Idempotency-Key') });
+  } finally {
+    injected.remove();
+  }
+}
+
 async function newAccount(credits: number): Promise<string> {
   const { account } = await createAccount(ctx, { credits });
   return account.accountId;
@@ -101,13 +122,7 @@ describe.each<Lost>(['before applying', 'after applying'])('a DynamoDB timeout o
   it('the refund after a refused create: refunded exactly once, at the latest by the sweeper', async () => {
     provider.onSubmit(async () => ({ type: 'rejected', code: 'upstream_error', message: 'no' }));
     const accountId = await newAccount(100);
-    const injected = timeOutOnce(REFUND, lost);
-    try {
-      await expect(startTask(deps, accountId, REQUEST)).rejects.toThrow();
-      expect(injected.fired()).toBe(true);
-    } finally {
-      injected.remove();
-    }
+    await startTimingOut(accountId, REFUND, lost);
     const before = await money(accountId);
     expect(before.balance).toBe(before.ledger);
 
@@ -145,13 +160,7 @@ describe('a DynamoDB timeout on the charge', () => {
     ['the charge entry', 'after applying', 'charged and going on', CHARGE_ENTRY],
   ])('%s, lost %s: %s, the balance equal to the ledger', async (_, lost, outcome, step) => {
     const accountId = await newAccount(100);
-    const injected = timeOutOnce(step, lost);
-    try {
-      await expect(startTask(deps, accountId, REQUEST)).rejects.toThrow();
-      expect(injected.fired()).toBe(true);
-    } finally {
-      injected.remove();
-    }
+    await startTimingOut(accountId, step, lost);
     // Until the sweeper settles it, a start cut short between the two is an account's pending charge (start.ts).
     await sweepLater();
     expect(await videoTasks(accountId)).toEqual(OUTCOMES[outcome].tasks);
