@@ -901,6 +901,15 @@ export interface components {
                 code: "upstream_error";
             };
         };
+        /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `internal_error`. */
+        Error503: {
+            data: null;
+            error: {
+                message: string;
+                /** @enum {string} */
+                code: "internal_error";
+            };
+        };
         /** @description Starts a video task. `image_url` (and `end_image_url`) go with `generation_type: image_to_video`, and only with it. */
         GenerateVideoRequest: {
             /** @description What the video should show. Leading and trailing spaces are trimmed; then 1 to 5000 characters. */
@@ -2030,6 +2039,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error502"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     listVideos: {
@@ -2201,6 +2230,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     getVideo: {
@@ -2357,6 +2406,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2540,6 +2609,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2771,6 +2860,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error502"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     listImages: {
@@ -2941,6 +3050,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     getImage: {
@@ -3096,6 +3225,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3278,6 +3427,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     listModels: {
@@ -3435,6 +3604,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3611,6 +3800,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     uploadImage: {
@@ -3774,6 +3983,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     createDirectUpload: {
@@ -3914,6 +4143,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4099,6 +4348,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     getAccount: {
@@ -4246,6 +4515,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     getCredits: {
@@ -4361,6 +4650,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4537,6 +4846,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     listWebhooks: {
@@ -4661,6 +4990,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4841,6 +5190,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     testWebhook: {
@@ -4979,6 +5348,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -5166,6 +5555,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     deleteWebhook: {
@@ -5305,6 +5714,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -5479,6 +5908,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     retryWebhookDelivery: {
@@ -5622,6 +6071,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     listKeys: {
@@ -5752,6 +6221,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -5939,6 +6428,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     revokeKey: {
@@ -6090,6 +6599,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -6296,6 +6825,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     mcpGet: {
@@ -6438,6 +6987,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -6588,6 +7157,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     getBilling: {
@@ -6723,6 +7312,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -6893,6 +7502,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error502"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     createBillingPortal: {
@@ -7028,6 +7657,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error502"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -7169,6 +7818,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     startTestSubscription: {
@@ -7306,6 +7975,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -7447,6 +8136,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     receiveStripeWebhook: {
@@ -7515,6 +8224,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     getOpenApiDocument: {
@@ -7555,6 +8284,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     getDocsPage: {
@@ -7593,6 +8342,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -7655,6 +8424,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
