@@ -42,7 +42,7 @@ export const ERROR_SUMMARIES: Readonly<Record<ErrorCode, string>> = {
   method_not_allowed: '`GET` or `DELETE` on `/mcp`, which takes `POST` only (the `Allow` header says so)',
 };
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 429 | 500 | 502;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 429 | 500 | 502 | 503;
 
 export interface ErrorStatusDoc {
   /** The codes answered with this status; the first is the one its examples show. */
@@ -141,10 +141,20 @@ export const ERROR_STATUSES: Readonly<Record<ErrorStatus, ErrorStatusDoc>> = {
     description: 'The generation provider refused or failed the submission. The task ended `failed` and its credits were refunded.',
     example: 'The generation provider did not accept the request. Your credits were refunded; please retry.',
   },
+  // internal_error's second status (docs/decisions.md, "A busy dependency"): a failure on our side that a retry may get past.
+  503: {
+    codes: ['internal_error'],
+    description:
+      'Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task).',
+    example: 'The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.',
+  },
 };
 
+/** Each code's first status (`internal_error` is 500; its 503 is answered only for a busy dependency). */
 const STATUS_OF = new Map<ErrorCode, ErrorStatus>(
-  Object.entries(ERROR_STATUSES).flatMap(([status, { codes }]) => codes.map((code) => [code, Number(status) as ErrorStatus])),
+  Object.entries(ERROR_STATUSES)
+    .flatMap(([status, { codes }]) => codes.map((code) => [code, Number(status) as ErrorStatus] as const))
+    .reverse(),
 );
 
 /** The HTTP status an error code is always answered with. */

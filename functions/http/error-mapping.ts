@@ -7,6 +7,7 @@ import {
   NotFoundError,
   PaidAccessRequiredError,
   RateLimitExceededError,
+  ServiceBusyError,
   SpendLimitExceededError,
   TaskNotCancelableError,
   UnauthorizedError,
@@ -48,6 +49,9 @@ export function toHttpError(error: unknown): HttpError {
   // The one exception to "one status per code": a JSON body in a charset we do not read is a
   // validation error of the request's Content-Type, answered 415 Unsupported Media Type.
   if (error instanceof UnsupportedMediaTypeError) return { status: 415, code: 'validation_error', message: error.message };
+  // The other: a dependency too slow or too loaded is a failure on our side (internal_error) that
+  // a retry may get past: 503 with Retry-After, which clients retry (docs/decisions.md, "A busy dependency").
+  if (error instanceof ServiceBusyError) return { status: 503, code: 'internal_error', message: error.message };
   for (const [type, code] of DOMAIN_ERRORS) {
     if (error instanceof type) return answer(code, error.message);
   }

@@ -99,15 +99,15 @@ const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Reset': ref('XRateLimitReset'),
 };
 
-/** Statuses answered before the key is counted carry no X-RateLimit-* headers. */
-const BEFORE_RATE_LIMIT: ReadonlySet<ErrorStatus> = new Set([401, 413, 500]);
+/** Statuses that may be answered before the key is counted carry no X-RateLimit-* headers (the count itself may meet a busy table). */
+const BEFORE_RATE_LIMIT: ReadonlySet<ErrorStatus> = new Set([401, 413, 500, 503]);
 
 function responseHeaders(route: ApiRoute, status: 200 | ErrorStatus) {
   const counted = gatewayAccess(route) !== 'public' && !(status !== 200 && BEFORE_RATE_LIMIT.has(status));
   return {
     'X-Request-Id': ref('XRequestId'),
     ...(counted && RATE_LIMIT_HEADERS),
-    ...(status === 429 && { 'Retry-After': ref('RetryAfter') }),
+    ...((status === 429 || status === 503) && { 'Retry-After': ref('RetryAfter') }),
   };
 }
 
@@ -126,7 +126,12 @@ function registerOperation(registry: OpenAPIRegistry, route: ApiRoute): void {
     200: { ...operation.success, headers: responseHeaders(route, 200) },
   };
   // Every route a key may call answers 403 `forbidden` to a key without its scope.
-  const errors = route.scope && !operation.errors.includes(403) ? [...operation.errors, 403 as const].sort((a, b) => a - b) : operation.errors;
+  // And every route that can fail on our side can find the database busy (503, Retry-After).
+  const errors = [
+    ...operation.errors,
+    ...(route.scope && !operation.errors.includes(403) ? [403 as const] : []),
+    ...(operation.errors.includes(500) ? [503 as const] : []),
+  ].sort((a, b) => a - b);
   for (const status of errors) {
     const { codes } = ERROR_STATUSES[status];
     const description = operation.errorNotes?.[status]?.description ?? ERROR_STATUSES[status].description;

@@ -6,6 +6,7 @@ import {
   NotFoundError,
   PaidAccessRequiredError,
   RateLimitExceededError,
+  ServiceBusyError,
   UnauthorizedError,
   UpstreamError,
   ValidationError,
@@ -25,6 +26,11 @@ describe('toHttpError', () => {
     [new UpstreamError('provider down'), 502, 'upstream_error'],
   ])('maps %p to %i %s with its own message', (error, status, code) => {
     expect(toHttpError(error)).toEqual({ status, code, message: error.message });
+  });
+
+  it('answers a busy dependency 503 internal_error, not 500: a retry may get past it', () => {
+    const error = new ServiceBusyError();
+    expect(toHttpError(error)).toEqual({ status: 503, code: 'internal_error', message: error.message });
   });
 
   it('names every invalid field of a zod error', () => {

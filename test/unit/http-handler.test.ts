@@ -2,6 +2,8 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { lambdaContext } from '#bin/lambda-context.cjs';
 import type { ApiKeyPrincipal, Principal } from '#domain/accounts/principal';
 import type { RateDecision, RateLimiter } from '#domain/accounts/rate-limit';
+import { ServiceBusyError } from '#domain/shared/errors';
+import { takeLogs } from '#test-support/log-capture';
 import { httpHandler, streamedApiHandler } from '#http/http-handler';
 import { invokeStreaming, isStreamingHandler, readAll } from '#bin/lambda-streaming.cjs';
 import { authorizerContext } from '#http/principal';
@@ -59,6 +61,15 @@ describe('httpHandler with an injected rate limiter', () => {
     const response = (await handler(event, lambdaContext('test', { requestId: 'req_1' }))) as APIGatewayProxyResult;
     expect([response.statusCode, response.headers?.['Retry-After'], ran]).toEqual([429, '12', false]);
     expect(JSON.parse(response.body)).toMatchObject({ data: null, error: { code: 'rate_limit_exceeded' } });
+  });
+
+  it('answers a busy dependency 503 internal_error with Retry-After', async () => {
+    const injected = limiter({ allowed: true, limit: 7, remaining: 6, resetAt: 1795284300 });
+    const handler = httpHandler(READ, async () => Promise.reject(Object.assign(new ServiceBusyError(), { cause: Object.assign(new Error('timed out'), { name: 'TimeoutError' }) })), { rateLimiter: injected });
+    const response = (await handler(event, lambdaContext('test', { requestId: 'req_1' }))) as APIGatewayProxyResult;
+    expect([response.statusCode, response.headers?.['Retry-After']]).toEqual([503, '1']);
+    expect(JSON.parse(response.body)).toMatchObject({ data: null, error: { code: 'internal_error', message: new ServiceBusyError().message } });
+    expect(takeLogs().map(({ level, message }) => `${level} ${message}`)).toEqual(['WARN request failed: a dependency was busy']);
   });
 
   it('answers 403 forbidden naming the scope when the key lacks it, after counting the request, without running the logic', async () => {

@@ -903,6 +903,15 @@ export interface components {
                 code: "upstream_error";
             };
         };
+        /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `internal_error`. */
+        Error503: {
+            data: null;
+            error: {
+                message: string;
+                /** @enum {string} */
+                code: "internal_error";
+            };
+        };
         /** @description Starts a video task. `image_url` (and `end_image_url`) go with `generation_type: image_to_video`, and only with it. */
         GenerateVideoRequest: {
             /** @description What the video should show. Leading and trailing spaces are trimmed; then 1 to 5000 characters. */
@@ -2035,6 +2044,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error502"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     listVideos: {
@@ -2207,6 +2236,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     getVideo: {
@@ -2364,6 +2413,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2548,6 +2617,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2780,6 +2869,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error502"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     listImages: {
@@ -2951,6 +3060,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     getImage: {
@@ -3107,6 +3236,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3290,6 +3439,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     listModels: {
@@ -3447,6 +3616,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3623,6 +3812,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     uploadImage: {
@@ -3786,6 +3995,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     createDirectUpload: {
@@ -3926,6 +4155,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4111,6 +4360,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     getAccount: {
@@ -4258,6 +4527,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     getCredits: {
@@ -4373,6 +4662,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4549,6 +4858,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     listWebhooks: {
@@ -4673,6 +5002,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4853,6 +5202,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     testWebhook: {
@@ -4991,6 +5360,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -5178,6 +5567,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     deleteWebhook: {
@@ -5317,6 +5726,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -5492,6 +5921,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     retryWebhookDelivery: {
@@ -5635,6 +6084,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     listKeys: {
@@ -5765,6 +6234,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -5952,6 +6441,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     revokeKey: {
@@ -6103,6 +6612,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -6309,6 +6838,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     mcpGet: {
@@ -6451,6 +7000,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -6601,6 +7170,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     getBilling: {
@@ -6736,6 +7325,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -6906,6 +7515,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error502"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     createBillingPortal: {
@@ -7041,6 +7670,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error502"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -7182,6 +7831,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     startTestSubscription: {
@@ -7319,6 +7988,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -7460,6 +8149,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     receiveStripeWebhook: {
@@ -7528,6 +8237,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     getOpenApiDocument: {
@@ -7568,6 +8297,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     getDocsPage: {
@@ -7606,6 +8355,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -7668,6 +8437,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };

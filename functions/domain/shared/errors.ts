@@ -88,6 +88,20 @@ export class AccountBusyError extends RateLimitExceededError {
   }
 }
 
+/**
+ * A service we depend on (the database) did not answer in time, or refused for load: try again
+ * soon. What the request had done may stand (a charge, a task), so a retry that must not start
+ * twice goes under the same Idempotency-Key.
+ */
+export class ServiceBusyError extends DomainError {
+  constructor(
+    readonly retryAfterSeconds = 1,
+    message = 'The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.',
+  ) {
+    super(message);
+  }
+}
+
 /** A cancel of a task that has already ended (completed or failed). */
 export class TaskNotCancelableError extends DomainError {}
 

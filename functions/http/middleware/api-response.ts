@@ -1,6 +1,6 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { RateLimitExceededError, UpstreamError } from '#domain/shared/errors';
+import { RateLimitExceededError, ServiceBusyError, UpstreamError } from '#domain/shared/errors';
 import { logger } from '#observability/logger';
 import type { RateDecision } from '#domain/accounts/rate-limit';
 import { errorEnvelope } from '#contract/envelope';
@@ -36,7 +36,7 @@ export function apiResponse(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayPro
       const error = toHttpError(typed.error);
       logFailure(typed.error, error.status);
       const retryAfter =
-        typed.error instanceof RateLimitExceededError
+        typed.error instanceof RateLimitExceededError || typed.error instanceof ServiceBusyError
           ? { 'Retry-After': String(typed.error.retryAfterSeconds) }
           : undefined;
       typed.response = jsonResponse(error.status, errorEnvelope(error.code, error.message), retryAfter);
@@ -47,13 +47,18 @@ export function apiResponse(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayPro
 
 /**
  * A 502 is the provider refusing or failing a submission, which happens and was already
- * refunded and logged with its detail: a warning, no stack. Any other 5xx is a bug or an
- * outage of ours: an error with the stack. 4xx answers are the client's business, not logged.
+ * refunded and logged with its detail: a warning, no stack; so is a 503 (a dependency busy).
+ * Any other 5xx is a bug or an outage of ours: an error with the stack. 4xx answers are the client's business, not logged.
  */
 function logFailure(error: Error | null | undefined, status: number): void {
   if (status < 500) return;
   if (error instanceof UpstreamError) {
     logger.warn('request failed upstream', { status, reason: error.message });
+    return;
+  }
+  // An outage of a dependency, not a bug: which one, and how (a timeout, throttling), without a stack.
+  if (error instanceof ServiceBusyError) {
+    logger.warn('request failed: a dependency was busy', { status, cause: error.cause instanceof Error ? error.cause.name : String(error.cause) });
     return;
   }
   logger.error('request failed', { status, error: error ?? new Error('unknown error') });
