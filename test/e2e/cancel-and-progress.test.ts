@@ -205,34 +205,48 @@ describe('cancel racing completion', () => {
     const POLLERS = 4;
     const { accountId, key } = await newAccount(stack, { credits: N * 5, rateLimit: 5000 });
     const marker = await newMarker();
-    const markerStarted = startMarker(marker);
+    const markerId = await startMarker(marker);
     const tasks = await Promise.all(Array.from({ length: N }, () => start('image', key)));
-    // The jobs are done upstream (submitted with a marker job, whose delay is over): from now on a
+    // The jobs' delay is ending (a marker job submitted just before them is done): from now on a
     // poll or an end callback may record any task's result, racing the cancels.
-    await delayOver(marker, await markerStarted);
+    await delayOver(marker, markerId);
+
+    // How many of the tasks have left `running` (a result recorded, or canceled). Task i sends its
+    // cancels once i of them have: the cancels spread over the completions, however fast the machine.
+    let settled = 0;
+    let racing = true;
+    const leftRunning = async () => (await Promise.all(tasks.map(({ id }) => stack.context.tasks.get(accountId, id)))).filter((task) => task!.phase !== 'running').length;
+    const counting = pollUntil(
+      async () => {
+        settled = await leftRunning();
+        return !racing;
+      },
+      { timeoutMs: 120_000, what: 'the end of the race' },
+    );
 
     const raced = await Promise.all(
       tasks.map(async ({ id }, index) => {
         let cancelsDone = false;
-        let polled = 0;
+        // A client polling every 20 ms until the cancels are answered.
         const poll = async () => {
           const statuses: number[] = [];
-          while (!cancelsDone) {
+          const polled = async () => {
             statuses.push((await call<Task>(stack.baseUrl, `/images/${id}`, { key })).status);
-            polled += 1;
-          }
+            return cancelsDone;
+          };
+          await pollUntil(polled, { timeoutMs: 60_000, everyMs: 20, what: `the cancels of ${id}` });
           return statuses;
         };
         const polls = Promise.all(Array.from({ length: POLLERS }, poll));
-        // Cancels land from the very moment the polls start up to well after (counted in this
-        // task's own polls, not in time): tasks differ in which wins.
-        await pollUntil(() => polled >= index * 2 * POLLERS, { timeoutMs: 30_000, everyMs: 5, what: `${index * 2} rounds of polls of ${id}` });
+        await pollUntil(() => settled >= index, { timeoutMs: 60_000, everyMs: 10, what: `${index} tasks out of running` });
         const cancels = await Promise.all(Array.from({ length: CANCELS }, () => post(stack, key, `/images/${id}/cancel`)));
         cancelsDone = true;
         expect((await polls).flat().every((status) => status === 200)).toBe(true);
         return { id, cancels };
       }),
     );
+    racing = false;
+    await counting;
 
     const outcomes = { completed: 0, canceled: 0 };
     for (const { id, cancels } of raced) {
