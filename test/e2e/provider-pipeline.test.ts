@@ -3,7 +3,7 @@ import type { InProcessCopyQueue } from '#adapters/copy-queues';
 import { startFakeReplicate, type FakeReplicate } from '#test-support/fake-replicate';
 import { balanceAndLedger, call, listKeys, startTestApi, type ApiReply } from '#test-support/local-api';
 import { newAccount } from '#test-support/accounts';
-import { pause } from '#test-support/wait';
+import { pollFor, pollUntil } from '#test-support/wait';
 
 /**
  * The event-driven pipeline end to end (docs/tasks.md, "Submission" and "Provider callbacks"):
@@ -63,27 +63,19 @@ const getVideo = (key: string, id: string) => call<Task>(stack.baseUrl, `/videos
 
 /** Polls a task every `everyMs` (as a client would) until it is final; lets in-process copies finish. */
 async function untilFinal(key: string, id: string, everyMs = 500, timeoutMs = 60_000): Promise<ApiReply<Task>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const read = async () => {
     const reply = await getVideo(key, id);
-    if (reply.body.data?.status !== 'processing' || Date.now() > deadline) return reply;
-    await (stack.context.copyQueue as InProcessCopyQueue).drain();
-    await pause(everyMs);
-  }
+    if (reply.body.data?.status === 'processing') await (stack.context.copyQueue as InProcessCopyQueue).drain();
+    return reply;
+  };
+  return pollFor(read, (reply) => reply.body.data?.status !== 'processing', { timeoutMs, everyMs });
 }
 
 const predictionOf = async (accountId: string, taskId: string) => (await stack.context.tasks.get(accountId, taskId))?.provider?.jobId;
 
 /** The task's job once its create has gone through (a create the fake throttled is retried from the queue). */
-async function untilPrediction(accountId: string, taskId: string, timeoutMs = 30_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const jobId = await predictionOf(accountId, taskId);
-    if (jobId !== undefined) return jobId;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for the job of ${taskId}`);
-    await pause(50);
-  }
-}
+const untilPrediction = (accountId: string, taskId: string, timeoutMs = 30_000): Promise<string> =>
+  pollUntil(() => predictionOf(accountId, taskId), { timeoutMs, what: `the job of ${taskId}` });
 
 describe('the usual path: creates and callbacks only', () => {
   it('completes a task from its callbacks, however often the client polls, without one status request upstream', async () => {

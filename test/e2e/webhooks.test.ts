@@ -10,7 +10,8 @@ import { DynamoDeliveryStore } from '#adapters/dynamodb/delivery-repository';
 import { newEventId } from '#domain/shared/ids';
 import { VidgenClient, verifyWebhook } from '#client';
 import { newAccount } from '#test-support/accounts';
-import { pause } from '#test-support/wait';
+import { localQueue } from '#app-context/queues';
+import { pollFor, pollUntil } from '#test-support/wait';
 
 /**
  * Webhook endpoints and deliveries over real HTTP: the local stack's delivery queue runs the
@@ -33,13 +34,18 @@ afterAll(async () => {
  * The endpoint's deliveries, newest first, once `done` holds for them: polled as a client would,
  * since the delivery queue writes them on its own time. At the deadline, what there is.
  */
-async function deliveriesWhen(key: string, webhookId: string, done: (deliveries: Json[]) => boolean, timeoutMs = 30_000): Promise<Json[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const deliveries = (await call<Json>(stack.baseUrl, `/webhooks/${webhookId}/deliveries`, { key })).body.data!.deliveries as Json[];
-    if (done(deliveries) || Date.now() > deadline) return deliveries;
-    await pause(50);
-  }
+const deliveriesWhen = (key: string, webhookId: string, done: (deliveries: Json[]) => boolean, timeoutMs = 30_000): Promise<Json[]> =>
+  pollFor(async () => (await call<Json>(stack.baseUrl, `/webhooks/${webhookId}/deliveries`, { key })).body.data!.deliveries as Json[], done, { timeoutMs });
+
+/**
+ * Waits until the delivery queue holds nothing, waiting or in flight: every attempt queued so far
+ * has been made and recorded, and none can follow unless something new is queued (this file's
+ * tests run one at a time, and the stack's sweeper is off).
+ */
+async function deliveryQueueEmpty(): Promise<void> {
+  const queue = localQueue('webhook-deliveries');
+  expect(queue.running).toBe(true); // the stack's own queue, which its consumer reads
+  await pollUntil(() => queue.depth === 0, { what: 'an empty delivery queue' });
 }
 
 /** The newest delivery once it has this status. */
@@ -249,19 +255,20 @@ describe('deliveries', () => {
   });
 
   it('sends nothing more to an endpoint deleted while its delivery waits for a retry', async () => {
-    const { key } = await newAccount(stack, { credits: 100, paid: false });
+    const { accountId, key } = await newAccount(stack, { credits: 100, paid: false });
     const receiver = await startReceiver({ answer: () => ({ status: 500 }) });
     try {
       const created = await endpoint(key, receiver.url);
-      await canceledVideo(key);
+      const eventId = await canceledVideo(key);
       await receiver.waitFor(1);
       await call(stack.baseUrl, `/webhooks/${created.webhook_id}`, { method: 'DELETE', key });
       const seen = receiver.received.length;
-      await pause(1_500);
+      // The delivery ends (failed: endpoint deleted, or its schedule ran out) and the queue is empty:
+      // an ended delivery is never attempted again, so the count below is final.
+      const deliveries = new DynamoDeliveryStore(stack.context.db);
+      await pollUntil(async () => (await deliveries.get({ accountId, webhookId: created.webhook_id, eventId }))?.status === 'failed', { what: 'the delivery to end' });
+      await deliveryQueueEmpty();
       expect(receiver.received.length).toBeLessThanOrEqual(seen + 1); // at most the attempt already under way
-      const settled = receiver.received.length;
-      await pause(1_000);
-      expect(receiver.received.length).toBe(settled);
     } finally {
       await receiver.close();
     }
@@ -284,8 +291,8 @@ describe('test events', () => {
       }
       const delivery = await newestWhen(key, created.webhook_id, 'failed');
       expect(delivery).toMatchObject({ type: 'webhook.test', status: 'failed', attempts: 1, last_error: 'HTTP 500', next_attempt_at: null });
-      // Longer than this stack's whole retry schedule (0.3 s x 3): a test event is not retried.
-      await pause(1_500);
+      // A test event is not retried: once nothing is left in the delivery queue, its one attempt is all there is.
+      await deliveryQueueEmpty();
       expect(receiver.received).toHaveLength(1);
     } finally {
       await receiver.close();
@@ -354,9 +361,9 @@ describe('after a restart', () => {
       expect(event).toMatchObject({ id: eventId, body: payload, verified: expect.objectContaining({ id: eventId }) });
       const delivery = await newestWhen(key, created.webhook_id, 'delivered');
       expect(delivery).toMatchObject({ event_id: eventId, status: 'delivered', attempts: 2, last_status_code: 200, last_error: null });
-      // Delivered: off the sweeper's list.
+      // Delivered: off the sweeper's list (whatever this sweep queued has been handled once the queue is empty).
       await runSweeper();
-      await pause(500);
+      await deliveryQueueEmpty();
       expect(receiver.received).toHaveLength(1);
     } finally {
       await receiver.close();
@@ -386,7 +393,8 @@ describe('after a restart', () => {
         createdAt: new Date().toISOString(),
       });
       await runSweeper();
-      await pause(500);
+      // Whatever this sweep queued has been handled once the queue is empty.
+      await deliveryQueueEmpty();
       expect(receiver.received).toHaveLength(0);
       expect(await deliveries.get({ accountId, webhookId: created.webhook_id, eventId })).toMatchObject({ status: 'pending', attempts: 1 });
     } finally {
@@ -412,11 +420,11 @@ describe('task events', () => {
       const image = (await start(key, '/generate-image', { prompt: 'a red kite' })).body.data!.image_id;
       await call(stack.baseUrl, `/videos/${stalled}/cancel`, { method: 'POST', key });
       // Polls move the other tasks on (the simulated provider has no delay here).
-      const deadline = Date.now() + 40_000;
-      while (receiver.received.length < 4 && Date.now() < deadline) {
+      const moveOn = async () => {
         await Promise.all([call(stack.baseUrl, `/videos/${done}`, { key }), call(stack.baseUrl, `/videos/${failed}`, { key }), call(stack.baseUrl, `/images/${image}`, { key })]);
-        await pause(500);
-      }
+        return receiver.received.length;
+      };
+      await pollFor(moveOn, (count) => count >= 4, { timeoutMs: 40_000, everyMs: 500 });
       const events = receiver.received.map((event) => event.verified!);
       expect(events.map((event) => `${event.type} ${(event.data.video_id ?? event.data.image_id) as string}`).sort()).toEqual(
         [`image.completed ${image}`, `video.completed ${done}`, `video.failed ${failed}`, `video.failed ${stalled}`].sort(),
@@ -428,7 +436,8 @@ describe('task events', () => {
         expect(event.id).toBe(`evt_${id.slice(4)}`);
       }
       expect(events.find((event) => event.data.video_id === stalled)!.data.error).toMatchObject({ code: 'canceled' });
-      await pause(1_000);
+      // Every task has ended and announced itself; once the delivery queue is empty, no attempt is left to come.
+      await deliveryQueueEmpty();
       expect(receiver.received).toHaveLength(4); // one event per task
     } finally {
       await receiver.close();
@@ -455,11 +464,11 @@ describe('the TypeScript client', () => {
       const canceled = await client.cancelVideo(video.video_id);
       expect(canceled).toMatchObject({ status: 'failed', error: { code: 'canceled' } });
       await receiver.waitFor(2);
-      let page = await client.listWebhookDeliveries(created.webhook_id, { limit: 10 });
-      for (const deadline = Date.now() + 30_000; page.deliveries.some((delivery) => delivery.status !== 'delivered') && Date.now() < deadline; ) {
-        await pause(50);
-        page = await client.listWebhookDeliveries(created.webhook_id, { limit: 10 });
-      }
+      const page = await pollFor(
+        () => client.listWebhookDeliveries(created.webhook_id, { limit: 10 }),
+        (found) => found.deliveries.every((delivery) => delivery.status === 'delivered'),
+        { timeoutMs: 30_000 },
+      );
       expect(page.deliveries.map((delivery) => [delivery.type, delivery.status])).toEqual([
         ['video.failed', 'delivered'],
         ['webhook.test', 'delivered'],

@@ -7,6 +7,7 @@ import {
   type SafeFetcherOptions,
   UnsafeUrlError,
 } from '#adapters/safe-fetch';
+import { pollUntil } from '#test-support/wait';
 
 const MAX_BYTES = 4096;
 const IMAGE = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
@@ -24,6 +25,8 @@ interface TestServer {
   requests: string[];
   /** Whether the last oversized streamed answer was written to its end. */
   streamedToEnd: boolean;
+  /** Whether the last oversized streamed answer is over (its end written, or the client gone). */
+  readonly streamClosed: boolean;
   close(): Promise<void>;
 }
 
@@ -37,7 +40,7 @@ async function startServer(): Promise<TestServer> {
     }, ms);
     timers.add(timer);
   };
-  const state = { connections: 0, requests: [] as string[], streamedToEnd: false };
+  const state = { connections: 0, requests: [] as string[], streamedToEnd: false, streamClosed: false };
 
   const server = http.createServer((req, res) => {
     state.requests.push(`${req.method} ${req.url} ${req.headers.host}`);
@@ -66,6 +69,8 @@ async function startServer(): Promise<TestServer> {
       case '/streamed-too-large': {
         // No Content-Length: chunked, 64 x 1 KiB, a little at a time.
         state.streamedToEnd = false;
+        state.streamClosed = false;
+        res.on('close', () => (state.streamClosed = true));
         res.writeHead(200, { 'content-type': 'image/png' });
         let sent = 0;
         const next = () => {
@@ -137,6 +142,9 @@ async function startServer(): Promise<TestServer> {
     },
     set streamedToEnd(value: boolean) {
       state.streamedToEnd = value;
+    },
+    get streamClosed() {
+      return state.streamClosed;
     },
     async close() {
       for (const timer of timers) clearTimeout(timer);
@@ -534,7 +542,8 @@ describe('time and size bounds', () => {
 
     expect(error).toBeInstanceOf(FetchFailedError);
     expect((error as FetchFailedError).reason).toBe('too_large');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Once the server's answer is over, it writes no more: hung up on before its end, or written to it.
+    await pollUntil(() => ours.streamClosed, { what: 'the streamed answer to be over' });
     expect(ours.streamedToEnd).toBe(false);
   });
 

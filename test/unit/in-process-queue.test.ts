@@ -4,7 +4,7 @@ import { lambdaContext } from '#bin/lambda-context.cjs';
 import { InProcessQueue } from '#adapters/queues/in-process-queue';
 import { queueHandler } from '#queue/queue-handler';
 import { takeLogs } from '#test-support/log-capture';
-import { pause, pollUntil } from '#test-support/wait';
+import { pollUntil } from '#test-support/wait';
 
 const bodies = (event: SQSEvent) => event.Records.map((record) => JSON.parse(record.body) as { n: number });
 
@@ -12,8 +12,14 @@ const bodies = (event: SQSEvent) => event.Records.map((record) => JSON.parse(rec
 const asConsumer = (handler: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>) => (event: SQSEvent) =>
   handler(event, lambdaContext('test'));
 
+/** The queue's clock, moved by the tests: delays and visibility timeouts pass without waiting. */
+let clock = 0;
+beforeEach(() => {
+  clock = Date.parse('2026-03-01T12:00:00.000Z');
+});
+
 function queue(overrides: Partial<ConstructorParameters<typeof InProcessQueue>[0]> = {}) {
-  return new InProcessQueue<{ n: number }>({ name: 'test', visibilityTimeoutMs: 200, maxReceiveCount: 3, now: Date.now, ...overrides });
+  return new InProcessQueue<{ n: number }>({ name: 'test', visibilityTimeoutMs: 200, maxReceiveCount: 3, now: () => clock, ...overrides });
 }
 
 describe('the in-process queue (SQS semantics on the local stack)', () => {
@@ -27,7 +33,10 @@ describe('the in-process queue (SQS semantics on the local stack)', () => {
     expect(seen).toEqual([1]);
     await q.pollOnce(consumer);
     expect(seen).toEqual([1]);
-    await pause(1_050);
+    clock += 999;
+    await q.pollOnce(consumer);
+    expect(seen).toEqual([1]);
+    clock += 1;
     await q.pollOnce(consumer);
     expect(seen).toEqual([1, 2]);
     expect(q.depth).toBe(0);
@@ -42,7 +51,7 @@ describe('the in-process queue (SQS semantics on the local stack)', () => {
       if (n === 2 && receiveCount < 2) throw new Error('first try fails');
     }));
     await q.pollOnce(handler);
-    await pause(60);
+    clock += 50;
     await q.pollOnce(handler);
     expect(attempts.sort()).toEqual([1, 2, 2, 3]);
     expect(q.depth).toBe(0);
@@ -57,19 +66,23 @@ describe('the in-process queue (SQS semantics on the local stack)', () => {
     let running = 0;
     let overlapped = false;
     let deliveries = 0;
+    let finish: () => void = () => undefined;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    // Runs until the test lets it finish: past the visibility timeout, however long that takes.
     const slow = async () => {
       deliveries += 1;
       running += 1;
       if (running > 1) overlapped = true;
-      await pause(150);
+      await finished;
       running -= 1;
     };
     const first = q.pollOnce(slow);
-    await pause(70);
-    await q.pollOnce(slow);
-    await first;
+    clock += 50;
+    const second = q.pollOnce(slow);
     expect(deliveries).toBe(2);
     expect(overlapped).toBe(true);
+    finish();
+    await Promise.all([first, second]);
     // The second delivery holds the message now: the first one's success did not delete it...
     // ...and the second's did.
     expect(q.depth).toBe(0);
@@ -85,7 +98,7 @@ describe('the in-process queue (SQS semantics on the local stack)', () => {
     };
     for (let i = 0; i < 6; i += 1) {
       await q.pollOnce(failing);
-      await pause(15);
+      clock += 10;
     }
     expect(deliveries).toBe(3);
     expect(q.deadLetters()).toEqual([{ n: 9 }]);
