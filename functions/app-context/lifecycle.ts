@@ -32,8 +32,8 @@ export interface LifecycleSources {
  * A task lifecycle's ports, built from `config` without contacting anything. The ports a
  * function may never touch are shells that import their adapter on first use: the submission
  * queue (SQS) and the budget counter here, the copy queue's Lambda client (`copyQueueFor`) and
- * ffmpeg (./copy-worker.ts). A
- * cold start of GET /videos/{id} loads none of them (test/process/bundle-graph.test.ts).
+ * ffmpeg (./copy-worker.ts). A cold start of GET /videos/{id} loads none of them
+ * (test/process/bundle-graph.test.ts).
  */
 export function lifecycleParts(config: TaskConfig, sources: LifecycleSources): Omit<LifecycleParts, 'copies'> {
   const references = new ReferenceImages(sources.storage);
@@ -79,7 +79,7 @@ export function lifecycleParts(config: TaskConfig, sources: LifecycleSources): O
 /**
  * Where results are copied: on AWS the copy worker Lambda (COPY_WORKER_FUNCTION), its client
  * loaded on the first copy; unset (the local stack, tests, `npm run invoke`), in this process
- * by `copy`, which is the copy worker's own wiring: locally, as on AWS, a separate function.
+ * by `copy`: the copy worker's own deps, composed apart as copy-output is a function of its own.
  */
 export function copyQueueFor(config: Pick<TaskConfig, 'region' | 'copyWorkerFunction'>, copy: (request: CopyRequest) => Promise<void>): CopyQueue {
   const { region, copyWorkerFunction } = config;
