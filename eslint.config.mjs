@@ -172,8 +172,6 @@ export default defineConfig(
           ignoreRestSiblings: true,
         },
       ],
-      // Wiring with a cycle: a closure may name a variable that is assigned just after it.
-      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       // Where a pattern names control characters it means to (unsafe keys, terminal escapes).
       'no-control-regex': 'off',
     },

@@ -2,13 +2,9 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { traced } from '#observability/client-tracing';
 import { boundedClientConfig, CONTROL_PLANE_BOUNDS } from './aws-client-options';
+import { SECRET_MAX_AGE_SECONDS } from './secret-max-age';
 
-/**
- * How long a secret read is reused before Secrets Manager is asked again. A rotated provider
- * token is in use within this long, without a redeploy; meanwhile each warm function asks
- * Secrets Manager at most once per period.
- */
-export const SECRET_MAX_AGE_SECONDS = 5 * 60;
+export { SECRET_MAX_AGE_SECONDS };
 
 export type SecretReader = (secretArn: string) => Promise<string>;
 

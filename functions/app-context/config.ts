@@ -1,5 +1,5 @@
 import { readSetting } from '#config/setting';
-import { eventsConfig, identityConfig, loadServiceConfig, mediaConfig, REGION, tableConfig, webhookConfig } from '#config/service';
+import { eventsConfig, identityConfig, lifecycleConfig, mediaConfig, REGION, tableConfig, thumbnailsConfig, webhookConfig } from '#config/service';
 
 /**
  * The settings each part of the wiring reads, each group read from the environment on its
@@ -18,5 +18,7 @@ export const appMediaConfig = once(() => mediaConfig());
 export const appIdentityConfig = once(() => identityConfig());
 export const appEventsConfig = once(() => eventsConfig());
 export const appWebhookConfig = once(() => webhookConfig());
-/** Everything the task lifecycle reads besides the providers. */
-export const appServiceConfig = once(() => loadServiceConfig());
+/** What the task lifecycle reads besides the providers (no table, bucket or identity: their parts read those). */
+export const appLifecycleConfig = once(() => lifecycleConfig());
+/** The copy worker's ffmpeg. */
+export const appThumbnailsConfig = once(() => thumbnailsConfig());

@@ -1,87 +1,130 @@
-import { createLambdaClient, InProcessCopyQueue, LambdaCopyQueue } from '#adapters/copy-queues';
-import { lazyMessageQueue } from './queues';
-import { providerCallbackUrl } from '#contract/params';
-import { CircuitBreaker } from '#domain/providers/circuit-breaker';
-import { CounterBudget } from '#domain/providers/budget';
+import { InProcessCopyQueue } from '#adapters/in-process-copy-queue';
 import { ReferenceImages } from '#adapters/reference-images';
-import { ffmpegBinary, FfmpegThumbnails } from '#adapters/ffmpeg-thumbnails';
 import type { ObjectStorage } from '#adapters/s3/object-storage';
-import type { Config } from '#config';
-import type { CopyQueue, SubmissionRequest } from '#domain/tasks/ports';
+import { CircuitBreaker } from '#domain/providers/circuit-breaker';
+import type { ProviderBudget } from '#domain/providers/ports';
 import type { GenerationProvider } from '#domain/providers/provider';
-import type { StartDeps } from '#domain/tasks/start-task';
+import type { RateCounter } from '#domain/shared/counter';
+import type { CopyQueue, CopyRequest, SubmissionRequest } from '#domain/tasks/ports';
 import { copyRequested } from '#domain/tasks/lifecycle/outputs';
-import { DEFAULT_LIFECYCLE_SETTINGS } from '#domain/tasks/lifecycle/deps';
+import { publishTaskEnded } from '#domain/webhooks/deliveries';
 import { traced } from '#observability/client-tracing';
 import { powertoolsTelemetry } from '#observability/telemetry';
 import { instrumentedProvider } from '#providers/instrumented-provider';
-import { publishTaskEnded } from '#domain/webhooks/deliveries';
-import { webhookEvents, type EventPublishing } from './webhook-events';
+import { composeLifecycle, type LifecycleParts, type TaskDeps } from './compose';
+import { appThumbnailsConfig } from './config';
+import { buildCopyWorker } from './copy-worker';
 import { appMediaStorage } from './media';
-import { appConfigWithProviders, buildOtherProviders, buildProvider, buildTestProvider, checkRoutes, providerBudgets } from './provider';
+import { appTaskConfig, buildOtherProviders, buildProvider, buildTestProvider, checkRoutes, providerBudgets, type TaskConfig } from './provider';
+import { lazyMessageQueue } from './queues';
 import { stores, type Stores } from './stores';
+import { webhookEvents, type EventPublishing } from './webhook-events';
 
-/** Everything the task use cases need, with the copy queue that fits where we run. */
-export function buildLifecycle(
-  config: Config,
-  parts: { stores: Stores; storage: ObjectStorage; webhooks: EventPublishing; provider?: GenerationProvider },
-): StartDeps {
-  const { accounts, tasks, idempotency } = parts.stores;
-  const references = new ReferenceImages(parts.storage);
-  let deps: StartDeps | undefined;
-  const configured = parts.provider ?? buildProvider(config, parts.storage, references);
-  const provider = instrumentedProvider(configured, powertoolsTelemetry);
+/** What a lifecycle's ports are built on; `provider` replaces the configured one (tests). */
+export interface LifecycleSources {
+  stores: Stores;
+  storage: ObjectStorage;
+  webhooks: EventPublishing;
+  provider?: GenerationProvider;
+}
+
+/**
+ * A task lifecycle's ports, built from `config` without contacting anything. The ports a
+ * function may never touch are shells that import their adapter on first use: the submission
+ * queue (SQS) and the budget counter here, the copy queue's Lambda client (`copyQueueFor`) and
+ * ffmpeg (./copy-worker.ts). A cold start of GET /videos/{id} loads none of them
+ * (test/process/bundle-graph.test.ts).
+ */
+export function lifecycleParts(config: TaskConfig, sources: LifecycleSources): Omit<LifecycleParts, 'copies'> {
+  const references = new ReferenceImages(sources.storage);
+  const provider = instrumentedProvider(sources.provider ?? buildProvider(config, sources.storage, references), powertoolsTelemetry);
   // Not measured when it is not the configured one: the provider metrics watch the real upstream.
-  const testProvider = config.provider.name === 'simulated' ? provider : buildTestProvider(config, parts.storage, references);
+  const testProvider = config.provider.name === 'simulated' ? provider : buildTestProvider(config, sources.storage, references);
   const { submissions } = config;
-  const callbackBase = submissions.callbackBaseUrl;
-  const copyQueue: CopyQueue = config.copyWorkerFunction
-    ? new LambdaCopyQueue(traced(createLambdaClient(config.region)), config.copyWorkerFunction)
-    : new InProcessCopyQueue((request) => copyRequested(deps!, request));
-  deps = {
-    accounts,
-    tasks,
-    idempotency,
+  return {
+    stores: sources.stores,
+    providers: {
+      provider,
+      testProvider,
+      otherProviders: buildOtherProviders(config, sources.storage, references, (other) =>
+        // The simulated one is test mode's: not measured, as the provider metrics watch real upstreams.
+        other.name === testProvider.name ? testProvider : instrumentedProvider(other, powertoolsTelemetry),
+      ),
+      ...(config.routes && { routes: checkRoutes(config) }),
+      circuits: new CircuitBreaker(sources.stores.circuits, {
+        failureThreshold: config.circuit.failureThreshold,
+        coolDownMs: config.circuit.coolDownSeconds * 1000,
+        // A probe is one create: bounded by the function's own timeout.
+        probeTimeoutMs: 30_000,
+      }),
+    },
+    media: sources.storage,
     references,
-    provider,
-    testProvider,
-    otherProviders: buildOtherProviders(config, parts.storage, references, (other) =>
-      // The simulated one is test mode's: not measured, as the provider metrics watch real upstreams.
-      other.name === testProvider.name ? testProvider : instrumentedProvider(other, powertoolsTelemetry),
-    ),
-    ...(config.routes && { routes: checkRoutes(config) }),
-    circuits: new CircuitBreaker(parts.stores.circuits, {
-      failureThreshold: config.circuit.failureThreshold,
-      coolDownMs: config.circuit.coolDownSeconds * 1000,
-      // A probe is one create: bounded by the function's own timeout.
-      probeTimeoutMs: 30_000,
-    }),
-    media: parts.storage,
-    realTime: Date.now,
-    thumbnails: new FfmpegThumbnails(parts.storage, ffmpegBinary(config.ffmpegPath)),
-    copyQueue,
+    submissions: lazyMessageQueue<SubmissionRequest>('submissions', submissions.queueUrl, config.region),
+    budget: lazyBudget(sources.stores.rateCounter),
+    events: { taskEnded: (task) => publishTaskEnded(sources.webhooks, task) },
+    telemetry: powertoolsTelemetry,
     clock: () => new Date(),
+    realTime: Date.now,
     settings: {
-      ...DEFAULT_LIFECYCLE_SETTINGS,
       taskTimeoutMs: config.taskTimeoutSeconds * 1000,
       providerBudgets: providerBudgets(config),
       callbackSilenceMs: submissions.callbackSilenceSeconds * 1000,
       submissionGraceMs: submissions.graceSeconds * 1000,
     },
-    budget: new CounterBudget(parts.stores.rateCounter),
-    submissions: lazyMessageQueue<SubmissionRequest>('submissions', submissions.queueUrl, config.region),
-    ...(callbackBase && {
-      callbackUrl: (task, providerName, token) => providerCallbackUrl(callbackBase, providerName, task.partitionId, task.taskId, token),
-    }),
-    telemetry: powertoolsTelemetry,
-    events: { taskEnded: (task) => publishTaskEnded(parts.webhooks, task) },
+    ...(submissions.callbackBaseUrl && { callbackBaseUrl: submissions.callbackBaseUrl }),
   };
-  return deps;
 }
 
-let current: StartDeps | undefined;
+/**
+ * Where results are copied: on AWS the copy worker Lambda (COPY_WORKER_FUNCTION), its client
+ * loaded on the first copy; unset (the local stack, tests, `npm run invoke`), in this process
+ * by `copy`: the copy worker's own deps, composed apart as copy-output is a function of its own.
+ */
+export function copyQueueFor(config: Pick<TaskConfig, 'region' | 'copyWorkerFunction'>, copy: (request: CopyRequest) => Promise<void>): CopyQueue {
+  const { region, copyWorkerFunction } = config;
+  if (!copyWorkerFunction) return new InProcessCopyQueue(copy);
+  let queue: Promise<CopyQueue> | undefined;
+  return {
+    async enqueue(request) {
+      queue ??= import('#adapters/copy-queues').then(({ createLambdaClient, LambdaCopyQueue }) => new LambdaCopyQueue(traced(createLambdaClient(region)), copyWorkerFunction));
+      await (await queue).enqueue(request);
+    },
+  };
+}
 
-export function lifecycle(): StartDeps {
-  current ??= buildLifecycle(appConfigWithProviders(), { stores: stores(), storage: appMediaStorage(), webhooks: webhookEvents() });
+/** The providers' budget on the rate counters, its module loaded on the first paced create. */
+function lazyBudget(counter: RateCounter): ProviderBudget {
+  let budget: Promise<ProviderBudget> | undefined;
+  return {
+    async reserve(provider, perSecond, now, maxWaitMs) {
+      budget ??= import('#domain/providers/budget').then(({ CounterBudget }) => new CounterBudget(counter));
+      return (await budget).reserve(provider, perSecond, now, maxWaitMs);
+    },
+  };
+}
+
+let parts: LifecycleParts | undefined;
+let current: TaskDeps | undefined;
+let worker: TaskDeps | undefined;
+
+/** This process's lifecycle ports (the copy worker shares them, but for its copy queue). */
+function appLifecycleParts(): LifecycleParts {
+  parts ??= {
+    ...lifecycleParts(appTaskConfig(), { stores: stores(), storage: appMediaStorage(), webhooks: webhookEvents() }),
+    // Locally, the copy worker's own wiring (on AWS a function of its own), built on the first copy.
+    copies: copyQueueFor(appTaskConfig(), (request) => copyRequested(copyWorker(), request)),
+  };
+  return parts;
+}
+
+export function lifecycle(): TaskDeps {
+  current ??= composeLifecycle(appLifecycleParts());
   return current;
+}
+
+/** This process's copy worker (copy-output's handler; locally the in-process copy queue's). */
+export function copyWorker(): TaskDeps {
+  worker ??= buildCopyWorker(appLifecycleParts(), appMediaStorage(), appThumbnailsConfig().ffmpegPath);
+  return worker;
 }

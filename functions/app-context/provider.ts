@@ -1,16 +1,20 @@
 import type { ReferenceImages } from '#adapters/reference-images';
 import type { ObjectStorage } from '#adapters/s3/object-storage';
-import { readSecret, type SecretReader } from '#adapters/secrets';
+import type { SecretReader } from '#adapters/secrets';
 import { powertoolsTelemetry } from '#observability/telemetry';
-import type { Config, ProviderConfig } from '#config';
+import type { ProviderConfig } from '#config';
 import { loadProviderSetup, type ProviderSetup } from '#config/providers';
+import type { LifecycleConfig } from '#config/service';
 import type { GenerationProvider } from '#domain/providers/provider';
 import type { ProviderParts } from '#providers/provider-module';
 import { providerModule } from '#providers/registry';
 import { providerSettings } from '#providers/settings-registry';
 import type { ProviderRoutes } from '#domain/providers/choice';
 import { simulated } from '#providers/simulated/index';
-import { appServiceConfig } from './config';
+import { appLifecycleConfig } from './config';
+
+/** What the functions that start and follow tasks read: the lifecycle's settings and the providers'. */
+export type TaskConfig = LifecycleConfig & ProviderSetup;
 
 let setup: ProviderSetup | undefined;
 
@@ -20,20 +24,29 @@ export function appProviderSetup(): ProviderSetup {
   return setup;
 }
 
-/** This process's whole configuration, for the functions that start and follow tasks. */
-export function appConfigWithProviders(): Config {
-  return { ...appServiceConfig(), ...appProviderSetup() };
+/** This process's task configuration, each group read once. */
+export function appTaskConfig(): TaskConfig {
+  return { ...appLifecycleConfig(), ...appProviderSetup() };
 }
+
+/**
+ * Secrets Manager, loaded on the first secret read: a provider reads its secret on its first
+ * call, and a simulated stage or a function that only reads tasks may never make one.
+ */
+const readSecretLazily =
+  (region: string): SecretReader =>
+  async (secretArn) =>
+    (await import('#adapters/secrets')).readSecret(region, secretArn);
 
 /**
  * The configured generation provider, built by its module (functions/providers/registry.ts).
  * Building it makes no network call. `readSecretValue` reads Secrets Manager (a test passes its own).
  */
 export function buildProvider(
-  config: Config,
+  config: TaskConfig,
   storage: ObjectStorage,
   references: ReferenceImages,
-  readSecretValue: SecretReader = (secretArn) => readSecret(config.region, secretArn),
+  readSecretValue: SecretReader = readSecretLazily(config.region),
 ): GenerationProvider {
   return build(config.provider, partsFor(config, storage, references, readSecretValue));
 }
@@ -43,12 +56,12 @@ export function buildProvider(
  * recorded one are followed there after PROVIDER changed. `wrap` decorates each (metrics).
  */
 export function buildOtherProviders(
-  config: Config,
+  config: TaskConfig,
   storage: ObjectStorage,
   references: ReferenceImages,
   wrap: (provider: GenerationProvider) => GenerationProvider = (provider) => provider,
 ): (name: string) => GenerationProvider | undefined {
-  const parts = partsFor(config, storage, references, (secretArn) => readSecret(config.region, secretArn));
+  const parts = partsFor(config, storage, references, readSecretLazily(config.region));
   const built = new Map<string, GenerationProvider>();
   return (name) => {
     const settings = config.otherProviders?.find((other) => other.name === name);
@@ -59,7 +72,7 @@ export function buildOtherProviders(
 }
 
 /** The provider of test-mode tasks: always a simulated one, so a test key never reaches the real upstream. */
-export function buildTestProvider(config: Config, storage: ObjectStorage, references: ReferenceImages): GenerationProvider {
+export function buildTestProvider(config: TaskConfig, storage: ObjectStorage, references: ReferenceImages): GenerationProvider {
   // Its callbacks are signed with SIM_CALLBACK_SECRET only with PROVIDER=simulated (then it is the
   // configured provider itself): with another provider, test-mode tasks are followed by polls.
   return simulated.create({ name: 'simulated', delaySeconds: config.testModeDelaySeconds }, partsFor(config, storage, references, () => {
@@ -73,7 +86,7 @@ function build(settings: ProviderConfig, parts: ProviderParts): GenerationProvid
   return module.create(settings, parts);
 }
 
-function partsFor(config: Config, storage: ObjectStorage, references: ReferenceImages, readSecretValue: SecretReader): ProviderParts {
+function partsFor(config: TaskConfig, storage: ObjectStorage, references: ReferenceImages, readSecretValue: SecretReader): ProviderParts {
   return { storage, references, simulatedOutputs: config.simulatedOutputs, readSecretValue, telemetry: powertoolsTelemetry };
 }
 
@@ -82,7 +95,7 @@ function partsFor(config: Config, storage: ObjectStorage, references: ReferenceI
  * at cold start, so a route no provider can take fails the deploy's first call loudly instead
  * of failing every start over to the next route.
  */
-export function checkRoutes(config: Config): ProviderRoutes {
+export function checkRoutes(config: TaskConfig): ProviderRoutes {
   const configured = [config.provider, ...(config.otherProviders ?? [])];
   for (const [model, names] of Object.entries(config.routes ?? {})) {
     for (const name of names ?? []) {
@@ -98,7 +111,7 @@ export function checkRoutes(config: Config): ProviderRoutes {
 }
 
 /** Creates a second each paced provider allows: PROVIDER_BUDGET_PER_SECOND for PROVIDER, each other's default. */
-export function providerBudgets(config: Config): Record<string, number> {
+export function providerBudgets(config: TaskConfig): Record<string, number> {
   const budgets: Record<string, number> = {};
   for (const other of config.otherProviders ?? []) {
     const perSecond = providerSettings(other.name)?.budgetPerSecond;

@@ -1,8 +1,6 @@
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { boundedClientConfig, CONTROL_PLANE_BOUNDS } from '#adapters/aws-client-options';
 import { InProcessQueue } from '#adapters/queues/in-process-queue';
 import { QUEUE_URL_VARIABLES, type QueueName } from '#adapters/queues/queue-names';
-import { SqsQueue } from '#adapters/queues/sqs-queue';
 import type { MessageQueue } from '#domain/shared/ports';
 import { traced } from '#observability/client-tracing';
 
@@ -30,9 +28,16 @@ export function localQueue<T>(name: QueueName): InProcessQueue<T> {
   return queue as InProcessQueue<T>;
 }
 
-/** The SQS queue at `queueUrl`, or locally the in-process one; never the latter on Lambda. */
-function messageQueue<T>(name: QueueName, queueUrl: string | undefined, region: string): MessageQueue<T> {
-  if (queueUrl) return new SqsQueue(traced(new SQSClient({ region, ...boundedClientConfig(CONTROL_PLANE_BOUNDS) })), queueUrl);
+/**
+ * The SQS queue at `queueUrl`, or locally the in-process one; never the latter on Lambda. The
+ * SQS client and adapter are imported here, on the first send, so a function that never sends
+ * does not load them at cold start (test/process/bundle-graph.test.ts keeps them dynamic-only).
+ */
+async function messageQueue<T>(name: QueueName, queueUrl: string | undefined, region: string): Promise<MessageQueue<T>> {
+  if (queueUrl) {
+    const [{ SQSClient }, { SqsQueue }] = await Promise.all([import('@aws-sdk/client-sqs'), import('#adapters/queues/sqs-queue')]);
+    return new SqsQueue<T>(traced(new SQSClient({ region, ...boundedClientConfig(CONTROL_PLANE_BOUNDS) })), queueUrl);
+  }
   // Work queued in a Lambda's memory is lost when it freezes: refuse rather than drop it.
   if (process.env.AWS_LAMBDA_FUNCTION_NAME) throw new Error(`${QUEUE_URL_VARIABLES[name]} is required on Lambda.`);
   return localQueue<T>(name);
@@ -42,14 +47,14 @@ function messageQueue<T>(name: QueueName, queueUrl: string | undefined, region: 
  * The queue `messageQueue` picks, resolved on the first `send`: the lifecycle and the webhook
  * parts are built by functions that never send (GET /videos/{id} never submits, GET /webhooks
  * never delivers), and the stack gives a queue's URL only to the functions that send to it
- * (lib/function-needs.ts). A function that does send without one still fails, on that send.
+ * (their specs' needs). A function that does send without one still fails, on that send.
  */
 export function lazyMessageQueue<T>(name: QueueName, queueUrl: string | undefined, region: string): MessageQueue<T> {
-  let queue: MessageQueue<T> | undefined;
+  let queue: Promise<MessageQueue<T>> | undefined;
   return {
     async send(message, options) {
       queue ??= messageQueue<T>(name, queueUrl, region);
-      await queue.send(message, options);
+      await (await queue).send(message, options);
     },
   };
 }

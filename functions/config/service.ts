@@ -313,22 +313,40 @@ export function configuredApiBaseUrl(env: Env = process.env): string | undefined
   return readGroup(REFERENCE, env).apiBaseUrl;
 }
 
+export type LifecycleConfig = Pick<
+  ServiceConfig,
+  'region' | 'taskTimeoutSeconds' | 'testModeDelaySeconds' | 'simulatedOutputs' | 'circuit' | 'submissions' | 'copyWorkerFunction'
+>;
+/**
+ * What the task lifecycle reads besides the providers (app-context/lifecycle.ts): its own
+ * settings, the circuits, the submission queue and the copy worker. No table or bucket: the
+ * stores and the media part read their own groups.
+ */
+export function lifecycleConfig(env: Env = process.env): LifecycleConfig {
+  const { callbackSilenceSeconds, graceSeconds, ...task } = readGroup(LIFECYCLE, env);
+  return {
+    region: readSetting(REGION, env),
+    ...task,
+    ...defined(readGroup(COPIES, env)),
+    submissions: { ...defined(readGroup(SUBMISSIONS, env)), callbackSilenceSeconds, graceSeconds },
+    circuit: readGroup(CIRCUIT, env),
+  };
+}
+
+/** The copy worker's ffmpeg (app-context/copy-worker.ts): no other function makes thumbnails. */
+export const thumbnailsConfig = (env: Env = process.env): Pick<ServiceConfig, 'ffmpegPath'> => defined(readGroup(THUMBNAILS, env));
+
 /** Everything above at once: the local stack, the tools and the tests (a Lambda's parts read their own groups). */
 export function loadServiceConfig(env: Env = process.env): ServiceConfig {
-  const lifecycle = readGroup(LIFECYCLE, env);
-  const { callbackSilenceSeconds, graceSeconds, ...task } = lifecycle;
   const { identity, signupCredits, defaultRateLimit } = identityConfig(env);
   return {
     ...tableConfig(env),
     ...readGroup(GATEWAY, env),
     defaultRateLimit,
     ...mediaConfig(env),
-    ...task,
-    ...defined(readGroup(COPIES, env)),
-    ...defined(readGroup(THUMBNAILS, env)),
+    ...lifecycleConfig(env),
+    ...thumbnailsConfig(env),
     webhooks: webhookConfig(env).webhooks,
-    submissions: { ...defined(readGroup(SUBMISSIONS, env)), callbackSilenceSeconds, graceSeconds },
-    circuit: readGroup(CIRCUIT, env),
     ...(identity && { identity }),
     signupCredits,
   };

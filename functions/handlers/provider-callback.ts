@@ -1,5 +1,4 @@
 import { lifecycle } from '#app-context/lifecycle';
-import { stores } from '#app-context/stores';
 import { successEnvelope } from '#contract/envelope';
 import type { ProviderCallbackAnswer } from '#contract/provider-callbacks';
 import { receiveProviderCallback } from '#domain/tasks/callbacks';
@@ -20,7 +19,7 @@ export const handler = publicHandler(spec, async (event) => {
   const token = event.queryStringParameters?.token;
   const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
   const result = await receiveProviderCallback(
-    { ...lifecycle(), callbackReceipts: stores().callbackReceipts },
+    lifecycle(),
     {
       provider: pathParameter(event, 'provider'),
       accountId: pathParameter(event, 'account_id'),

@@ -444,7 +444,8 @@ describe('polling', () => {
       },
       { step: 'initialize' },
     );
-    const burst = { ...deps, media: new ObjectStorage(s3, ctx.storage.bucket, ctx.storage.publicBaseUrl) };
+    // The copy worker's deps: thumbnails are made there alone.
+    const burst = { ...deps, thumbnails: ctx.copyWorker.thumbnails, media: new ObjectStorage(s3, ctx.storage.bucket, ctx.storage.publicBaseUrl) };
     const worker = new InProcessCopyQueue((req) => copyRequested(burst, req));
     burst.copyQueue = worker;
 

@@ -13,6 +13,7 @@ import { REPO_ROOT } from '#test-support/run-script';
  */
 const specs = loadSpecs();
 const inputs = new Map<string, string[]>();
+const graphs = new Map<string, ImportGraph>();
 
 beforeAll(async () => {
   for (const spec of specs) {
@@ -33,6 +34,7 @@ beforeAll(async () => {
       logLevel: 'silent',
     });
     inputs.set(spec.name, bundledInputs(metafile));
+    graphs.set(spec.name, importGraph(metafile, path.relative(REPO_ROOT, path.join(HANDLERS_DIR, `${spec.name}.ts`))));
   }
 }, 120_000);
 
@@ -43,6 +45,28 @@ function bundledInputs(metafile: Metafile): string[] {
     .filter(([, input]) => input.bytesInOutput > 0)
     .map(([file]) => file.split(path.sep).join('/'))
     .sort();
+}
+
+/** What the entry reaches: through any import, and through the imports evaluated as it loads (not `import()`). */
+interface ImportGraph {
+  all: Set<string>;
+  atLoad: Set<string>;
+}
+
+/** Files by their path in the repository, packages left out by their name (`@aws-sdk/client-sqs`). */
+function importGraph(metafile: Metafile, entry: string): ImportGraph {
+  const reach = (follow: (kind: string) => boolean) => {
+    const seen = new Set<string>();
+    const stack = [entry.split(path.sep).join('/')];
+    while (stack.length > 0) {
+      const file = stack.pop()!;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      for (const imported of metafile.inputs[file]?.imports ?? []) if (follow(imported.kind)) stack.push(imported.path);
+    }
+    return seen;
+  };
+  return { all: reach(() => true), atLoad: reach((kind) => kind !== 'dynamic-import') };
 }
 
 const offending = (handler: string, pattern: RegExp) => (inputs.get(handler) ?? []).filter((file) => pattern.test(file));
@@ -72,5 +96,38 @@ describe("the functions' bundles", () => {
     const stripe = /node_modules\/stripe\//;
     const carriers = specs.filter((spec) => offending(spec.name, stripe).length > 0).map((spec) => spec.name);
     expect(carriers.every((name) => specs.find((spec) => spec.name === name)!.needs.stripe !== undefined)).toBe(true);
+  });
+
+  /*
+   * The task lifecycle's ports that a function may never use are built on first use, through
+   * `import()` (functions/app-context/lifecycle.ts, copy-worker.ts, queues.ts, provider.ts):
+   * esbuild then wraps them in lazy initializers, so GET /videos/{id} does not evaluate the SQS
+   * or Lambda clients, Secrets Manager, ffmpeg's thumbnails or the budget at cold start. One
+   * static import would undo that. Each is a leaf: what a dynamic import reaches is wrapped
+   * too, so importing a wiring module this way would wrap (and grow) the whole bundle.
+   */
+  const LAZY = [
+    '@aws-sdk/client-sqs',
+    '@aws-sdk/client-lambda',
+    '@aws-sdk/client-secrets-manager',
+    'functions/adapters/queues/sqs-queue.ts',
+    'functions/adapters/copy-queues.ts',
+    'functions/adapters/ffmpeg-thumbnails.ts',
+    'functions/domain/providers/budget.ts',
+  ];
+
+  it('get-video, generate and mcp reach the SQS and Lambda clients, Secrets Manager, ffmpeg and the budget only through import()', () => {
+    for (const name of ['get-video', 'generate', 'mcp']) {
+      const graph = graphs.get(name)!;
+      expect([name, LAZY.filter((module) => !graph.all.has(module))]).toEqual([name, []]);
+      expect([name, LAZY.filter((module) => graph.atLoad.has(module))]).toEqual([name, []]);
+    }
+  });
+
+  it('no function that starts, follows or copies tasks loads a lazy port as it loads', () => {
+    const lifecycleUsers = specs.filter((spec) => spec.needs.providers || spec.needs.copiesResults).map((spec) => spec.name);
+    expect(lifecycleUsers).toContain('copy-output');
+    const loaded = lifecycleUsers.map((name) => [name, LAZY.filter((module) => graphs.get(name)!.atLoad.has(module))]);
+    expect(loaded).toEqual(lifecycleUsers.map((name) => [name, []]));
   });
 });

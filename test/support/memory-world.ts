@@ -1,12 +1,11 @@
 import type { Account } from '#domain/accounts/account';
 import { createAccount } from '#domain/accounts/account-admin';
 import { ledgerSum } from '#domain/accounts/ledger';
-import type { CallbackDeps } from '#domain/tasks/callbacks';
-import type { StartDeps, StartRequest } from '#domain/tasks/start-task';
+import { composeLifecycle } from '#app-context/compose';
+import type { StartRequest } from '#domain/tasks/start-task';
 import type { ImageParams, VideoParams } from '#domain/catalogue/params';
 import type { Task } from '#domain/tasks/task';
-import { copyOutputs } from '#domain/tasks/lifecycle/outputs';
-import { DEFAULT_LIFECYCLE_SETTINGS } from '#domain/tasks/lifecycle/deps';
+import { copyRequested } from '#domain/tasks/lifecycle/outputs';
 import type { SubmissionRequest } from '#domain/tasks/ports';
 import { CounterBudget } from '#domain/providers/budget';
 import { submitQueued } from '#domain/tasks/submission';
@@ -50,37 +49,30 @@ export function memoryWorld(start = '2026-03-01T12:00:00.000Z') {
   /** Messages sent to the submission queue, with their delays; `deliverSubmissions()` hands them to the consumer. */
   const submissions: { message: SubmissionRequest; delaySeconds: number }[] = [];
   let refuseEvents = false;
-  const deps: StartDeps & CallbackDeps = {
-    accounts: stores.accounts,
-    idempotency: stores.idempotency,
+  const deps = composeLifecycle({
+    stores,
+    providers: { provider },
+    media,
     // URL rules are the adapter's (tested on their own); here every reference is acceptable.
     references: { whyRefused: async () => undefined },
-    tasks: stores.tasks,
-    provider,
-    media,
-    copyQueue,
-    clock: () => now,
-    realTime: () => Date.now(),
-    settings: { ...DEFAULT_LIFECYCLE_SETTINGS },
-    budget: new CounterBudget(stores.rates),
+    copies: copyQueue,
     submissions: {
       send: async (message, options) => void submissions.push({ message, delaySeconds: options?.delaySeconds ?? 0 }),
     },
-    callbackUrl: (task, provider, token) => `https://api.test/api/v1/provider-callbacks/${provider}/${task.partitionId}/${task.taskId}?token=${token}`,
-    callbackReceipts: stores.callbackReceipts,
-    telemetry: SILENT_TELEMETRY,
+    budget: new CounterBudget(stores.rates),
     events: {
       taskEnded: async (task) => {
         if (refuseEvents) throw new Error('event queue unreachable');
         published.push(task);
       },
     },
-  };
-  // What the copy-output worker does with a request.
-  copyQueue.work = async ({ accountId, taskId }) => {
-    const task = await stores.tasks.get(accountId, taskId);
-    if (task) await copyOutputs(deps, task);
-  };
+    telemetry: SILENT_TELEMETRY,
+    clock: () => now,
+    realTime: () => Date.now(),
+    callbackBaseUrl: 'https://api.test/api/v1',
+  });
+  // What the copy-output worker does with a request: on these same deps, which tests tune (settings, budget, routes).
+  copyQueue.work = (request) => copyRequested(deps, request);
 
   return {
     deps,

@@ -1,5 +1,5 @@
 import { ConfigError, CONFIG_DEFAULTS, loadConfig } from '#config';
-import { loadServiceConfig } from '#config/service';
+import { lifecycleConfig, loadServiceConfig, thumbnailsConfig } from '#config/service';
 
 const base = {
   TABLE_NAME: 'tasks',
@@ -45,6 +45,27 @@ describe('loadConfig', () => {
     expect(service).not.toHaveProperty('provider');
     const { provider: _provider, ...rest } = loadConfig(base);
     expect(rest).toEqual(service);
+  });
+
+  it("reads the task lifecycle's groups alone: no table, bucket or identity setting is required there", () => {
+    // What app-context/lifecycle.ts reads: the stores and the media part read their own groups.
+    const lifecycle = lifecycleConfig({ AWS_REGION: 'eu-west-1', IDENTITY_ISSUER: 'not read here' });
+    expect(lifecycle).toEqual({
+      region: 'eu-west-1',
+      taskTimeoutSeconds: 1800,
+      testModeDelaySeconds: 10,
+      simulatedOutputs: 'rendered',
+      submissions: { callbackSilenceSeconds: 120, graceSeconds: 600 },
+      circuit: { failureThreshold: 5, coolDownSeconds: 30 },
+    });
+    expect(lifecycleConfig({ AWS_REGION: 'r', COPY_WORKER_FUNCTION: 'copy', SUBMISSION_QUEUE_URL: 'https://sqs.test/q' })).toMatchObject({
+      copyWorkerFunction: 'copy',
+      submissions: { queueUrl: 'https://sqs.test/q' },
+    });
+    expect(() => lifecycleConfig({ AWS_REGION: 'r', TASK_TIMEOUT_SECONDS: '59' })).toThrow(/TASK_TIMEOUT_SECONDS/);
+    // ffmpeg is the copy worker's alone.
+    expect(thumbnailsConfig({ FFMPEG_PATH: '/opt/bin/ffmpeg' })).toEqual({ ffmpegPath: '/opt/bin/ffmpeg' });
+    expect(loadServiceConfig(base)).toMatchObject(lifecycle);
   });
 
   it('reads the identity provider (issuer and client together) and the sign-up credits', () => {

@@ -1,5 +1,5 @@
 import { createSafeFetcher } from '#adapters/safe-fetch';
-import { SECRET_MAX_AGE_SECONDS } from '#adapters/secrets';
+import { SECRET_MAX_AGE_SECONDS } from '#adapters/secret-max-age';
 import { lazyProvider } from '../lazy-provider';
 import type { ProviderModule } from '../provider-module';
 import { MODEL_IDS } from '../replicate/model-map';

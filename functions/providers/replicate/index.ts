@@ -1,4 +1,4 @@
-import { SECRET_MAX_AGE_SECONDS } from '#adapters/secrets';
+import { SECRET_MAX_AGE_SECONDS } from '#adapters/secret-max-age';
 import { lazyProvider } from '../lazy-provider';
 import type { ProviderModule, SecretSource } from '../provider-module';
 import defaultModels from './default-models.json';
