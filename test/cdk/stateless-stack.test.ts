@@ -23,7 +23,7 @@ import {
 import { runsLifecycle } from '#lib/binders';
 import { loadSpecs, specOf } from '#spec/registry';
 import { functionIdOf, resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
-import { templateEnvironments } from './support/template-environment';
+import { templateEnvironments } from '#bin/invoke/template-environment';
 
 const CONTRACT_CODES = ['unauthorized', 'not_found', 'payload_too_large', 'rate_limit_exceeded', 'validation_error', 'internal_error'];
 
