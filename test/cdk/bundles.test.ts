@@ -45,11 +45,15 @@ const usesStripe = (handler: string) => specOf(handler).needs.stripe !== undefin
 const BUNDLE_CEILING_BYTES = 640 * 1024;
 /**
  * The MCP function carries what the generate function carries (the use cases, zod, Powertools)
- * plus the MCP SDK's server, protocol and Streamable HTTP transport (about 57 KB, Ajv left out)
- * and the tools over eight more endpoints' use cases (about 25 KB): it may be that much larger
- * than generate's bundle, which the target holds (docs/decisions.md, "MCP server").
+ * plus the MCP SDK's server, protocol and Streamable HTTP transport (58 KB of it; 62 KB bundled
+ * alone, bench/mcp-sdk-entry.ts), our tools, server and Lambda transport (10 KB), zod's JSON
+ * Schema conversion for tools/list (3 KB) and the other routes' use cases and contract schemas
+ * its tools run (models, quote, uploads, cancel, list, get: about 10 KB). Measured 86 KB more than
+ * generate once its spec stopped merging eleven sibling specs (issue 33's leftovers); the design's
+ * goal, generate + the SDK's own 62 KB, stays about 24 KB away (docs/performance.md). The
+ * allowance is that measure plus 2 KB, so MCP-only growth is a decision, not a drift.
  */
-const MCP_OVER_GENERATE_BYTES = 96 * 1024;
+const MCP_OVER_GENERATE_BYTES = 88 * 1024;
 /** The authorizer: keys, sessions (aws-jwt-verify), rate windows and Powertools; about 124 KB. */
 const AUTHORIZER_TARGET_BYTES = 160 * 1024;
 
