@@ -53,7 +53,14 @@ type Attempt =
  * Sends a task's create along its routes. It raises only before any create is sent: from the
  * `send` transition on, a failure (a lost answer, an error recording the job) is an unknown outcome.
  */
-export async function sendCreate(deps: LifecycleDeps, unsent: Task, turnWaitMs: number, prepared?: FirstRoute): Promise<Create> {
+export async function sendCreate(
+  deps: LifecycleDeps,
+  unsent: Task,
+  turnWaitMs: number,
+  prepared?: FirstRoute,
+  /** Runs alongside the write that records an accepted job (the start's Idempotency-Key answer): never raises. */
+  onAccepted?: () => Promise<void>,
+): Promise<Create> {
   const routes = routesOf(deps, unsent);
   const startedAt = performance.now();
   let sent: Task | undefined;
@@ -97,7 +104,7 @@ export async function sendCreate(deps: LifecycleDeps, unsent: Task, turnWaitMs: 
       if (!sent) return { type: 'taken' };
     }
     deps.telemetry.count('ProviderSubmission', { provider: provider.name });
-    const attempt = await attemptCreate(deps, provider, sent, callbackUrl);
+    const attempt = await attemptCreate(deps, provider, sent, callbackUrl, onAccepted);
     await report(deps, provider, unsent, gate, attempt);
     if (attempt.type === 'accepted') deps.telemetry.providerLatency(performance.now() - startedAt, 'accept', provider.name);
     if (attempt.type === 'unknown') return { type: 'unknown', task: attempt.task };
@@ -130,22 +137,24 @@ export interface FirstRoute {
 }
 
 /**
- * Takes the first route's circuit word (from the container's cache when warm) and, if it is
- * not open, a turn in its budget. A start refused after this leaves its turn unused: the
- * budget's per-second cap still holds. Advice only: undefined when it fails, and the create
+ * Takes the first route's circuit word (from the container's cache when warm) and a turn in
+ * its budget, both at once. A start refused after this, or a circuit found open, leaves its turn
+ * unused: the budget's per-second cap still holds. Advice only: undefined when it fails, and the create
  * asks again.
  */
 export async function prepareFirstRoute(deps: LifecycleDeps, task: Task, turnWaitMs: number): Promise<FirstRoute | undefined> {
   try {
     const [first] = routesOf(deps, task);
     if (!first) return undefined;
+    // The turn alongside the circuit's read (a cache miss), not after it: one round for both.
+    const turn = reserveTurn(deps, first, task, turnWaitMs).then(
+      (reserved) => ({ turn: reserved }),
+      (turnError: unknown) => ({ turnError }),
+    );
     const gate = await admit(deps, first, task);
+    // An open circuit skips the route: its turn goes unused (the per-second cap still holds).
     if (gate.state === 'open') return { provider: first.name, gate };
-    try {
-      return { provider: first.name, gate, turn: await reserveTurn(deps, first, task, turnWaitMs) };
-    } catch (turnError) {
-      return { provider: first.name, gate, turnError };
-    }
+    return { provider: first.name, gate, ...(await turn) };
   } catch (error) {
     deps.telemetry.warn('first route not prepared; the create asks again', { task_id: task.taskId, error: String(error) });
     return undefined;
@@ -197,9 +206,15 @@ async function report(deps: LifecycleDeps, provider: GenerationProvider, task: T
 }
 
 /** One provider's create, its job recorded on the task when accepted. Never raises. */
-async function attemptCreate(deps: LifecycleDeps, provider: GenerationProvider, task: Task, callbackUrl: string | undefined): Promise<Attempt> {
+async function attemptCreate(
+  deps: LifecycleDeps,
+  provider: GenerationProvider,
+  task: Task,
+  callbackUrl: string | undefined,
+  onAccepted?: () => Promise<void>,
+): Promise<Attempt> {
   try {
-    return await createSent(deps, provider, task, callbackUrl);
+    return await createSent(deps, provider, task, callbackUrl, onAccepted);
   } catch (error) {
     deps.telemetry.error('create sent, its outcome unknown', error, { task_id: task.taskId, provider: provider.name });
     // Our own step failed (recording the job): nothing says the provider is unwell.
@@ -207,7 +222,13 @@ async function attemptCreate(deps: LifecycleDeps, provider: GenerationProvider, 
   }
 }
 
-async function createSent(deps: LifecycleDeps, provider: GenerationProvider, task: Task, callbackUrl: string | undefined): Promise<Attempt> {
+async function createSent(
+  deps: LifecycleDeps,
+  provider: GenerationProvider,
+  task: Task,
+  callbackUrl: string | undefined,
+  onAccepted?: () => Promise<void>,
+): Promise<Attempt> {
   try {
     const outcome = await provider.submit(jobFor(task), callbackUrl ? { callbackUrl } : {});
     if (outcome.type === 'rejected') {
@@ -216,7 +237,10 @@ async function createSent(deps: LifecycleDeps, provider: GenerationProvider, tas
     }
     const job = { name: provider.name, jobId: outcome.jobId, ...(outcome.callbacks && { callbacks: true }) };
     const now = deps.clock().toISOString();
-    const accepted = await move(deps.tasks, task, 'accept', { at: now, set: { provider: job, lastCheckedAt: now }, remove: ['queuedAt'], guard: { jobId: job.jobId } });
+    const [accepted] = await Promise.all([
+      move(deps.tasks, task, 'accept', { at: now, set: { provider: job, lastCheckedAt: now }, remove: ['queuedAt'], guard: { jobId: job.jobId } }),
+      onAccepted?.(),
+    ]);
     if (accepted) {
       // Which provider runs the task, for whoever follows it through the logs (failovers included).
       deps.telemetry.info('job accepted', { task_id: task.taskId, provider: provider.name, job_id: outcome.jobId });

@@ -151,10 +151,13 @@ async function startAnyTask(
   deps.telemetry.info('task started', { task_id: taskId, account_id: accountId, model, credits: price });
   deps.telemetry.count('TaskStarted', { model });
 
-  // Round 3 on: the positions settled while the create goes out; the answer carries both.
-  const [seq, submitted] = await Promise.all([settled(deps, started), first.then((route) => submitInline(deps, started, route))]);
+  // Round 3 on: the positions settled while the create goes out; the answer carries both. The
+  // key's `created` answer is noted alongside the write that records the accepted job.
+  let created: Promise<void> | undefined;
+  const noteCreated = claim && (() => (created ??= recordCreated(deps, claim)));
+  const [seq, submitted] = await Promise.all([settled(deps, started), first.then((route) => submitInline(deps, started, route, noteCreated))]);
   if (submitted.type !== 'failed') {
-    if (claim) await recordCreated(deps, claim);
+    if (noteCreated) await noteCreated();
     return { ...submitted.task, seq };
   }
   // Record the 502 before the refund, so a retry can never see the failed task as a success.
