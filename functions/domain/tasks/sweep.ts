@@ -7,7 +7,7 @@ import { type LifecycleDeps } from './lifecycle/deps';
 export interface SweepReport extends SweepCounts {
   examined: number;
   timedOut: number;
-  /** Drafts of starts cut short, refunded or discarded. */
+  /** Starts cut short: positions settled, or legacy drafts refunded or discarded. */
   repairedStarts: number;
   /** Ended tasks whose webhook events had not been published (a publication cut short). */
   announced: number;
