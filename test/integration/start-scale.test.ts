@@ -12,7 +12,7 @@ import { listTasks } from '#domain/tasks/list-tasks';
 import { startTask, type StartDeps, type StartRequest } from '#domain/tasks/start-task';
 import { START_GRACE_MS, sweep } from '#domain/tasks/sweep';
 import type { VideoParams } from '#domain/catalogue/params';
-import { SILENT_TELEMETRY, type LogFields, type Telemetry } from '#domain/shared/telemetry';
+import { SILENT_TELEMETRY, type Telemetry } from '#domain/shared/telemetry';
 import { ScriptedProvider } from '#test-support/scripted-provider';
 import { createTestDb, testConfig } from '#test-support/test-db';
 
@@ -96,13 +96,8 @@ describe('concurrent starts on one account', () => {
     const after = await state(accountId);
     expect(after.positions).toEqual(oneTo(7));
     expect(after).toMatchObject({ balance: 3, ledger: 3, pending: {}, videoCount: 7 });
-    // The refused drafts left the sweeper's work list and expire.
-    const drafts = after.items.filter((item) => item.seq === undefined);
-    expect(drafts).toHaveLength(13);
-    for (const draft of drafts) {
-      expect(draft.gsi2pk).toBeUndefined();
-      expect(draft.expires_at).toBeGreaterThan(Date.now() / 1000);
-    }
+    // A refused start writes nothing: no task, no draft.
+    expect(after.items).toHaveLength(7);
   });
 
   it('idempotent retries racing each other are charged once per key', async () => {
@@ -128,37 +123,50 @@ function crashingStore(at: (command: unknown) => boolean, telemetry: Telemetry =
   });
   return new DynamoTaskStore({ doc, tableName: ctx.db.tableName }, telemetry);
 }
-const isPositionTransaction = (command: unknown) =>
-  command instanceof TransactWriteCommand && JSON.stringify(command.input).includes('SET seq = :seq, lsi1sk = :position');
-const isCharge = (command: unknown) => command instanceof UpdateCommand && JSON.stringify(command.input).includes('credits - :price');
-const isNoteRemoval = (command: unknown) =>
-  command instanceof UpdateCommand && JSON.stringify(command.input).includes('REMOVE #pending.#task');
+/** The start's one transaction (design 32, 5.2) and its settle (5.3). */
+const isStartTransaction = (command: unknown) =>
+  command instanceof TransactWriteCommand && JSON.stringify(command.input).includes('credits - :price');
+const isSettle = (command: unknown) =>
+  command instanceof TransactWriteCommand && JSON.stringify(command.input).includes('REMOVE #pending.#task');
 /** The writes between a charge and its create: the move to sending (the fence before it), and queuing it instead. */
 const isSubmissionStep = (command: unknown) =>
   command instanceof UpdateCommand && ['sending', 'queued'].includes(String(command.input.ExpressionAttributeValues?.[':to']));
 
 describe('a start cut short', () => {
-  it('after its charge: the sweeper fails it at its position and refunds it, leaving no gap', async () => {
+  it('at its transaction: nothing is written, and its Idempotency-Key is free for the retry', async () => {
+    const accountId = await newAccount(100);
+    await expect(startTask({ ...deps, tasks: crashingStore(isStartTransaction) }, accountId, request(), 'k1')).rejects.toThrow('crashed');
+    expect(await state(accountId)).toMatchObject({ balance: 100, ledger: 100, pending: {}, positions: [], items: [] });
+    const retried = await startTask(deps, accountId, request(), 'k1');
+    expect(retried.seq).toBe(1);
+    expect(await state(accountId)).toMatchObject({ balance: 75, ledger: 75, pending: {}, positions: [1] });
+  });
+
+  it('at its settle: answered processing and charged (the ledger whole), the sweeper settles it with no gap, and the task goes on', async () => {
     const accountId = await newAccount(100);
     await startTask(deps, accountId, request());
-    await expect(startTask({ ...deps, tasks: crashingStore(isPositionTransaction) }, accountId, request())).rejects.toThrow('crashed');
-    const cut = await state(accountId);
-    expect(cut).toMatchObject({ balance: 50, ledger: 75, positions: [1] }); // the window the note covers
-    expect(Object.values(cut.pending as object)).toEqual([2]);
+    const cut = await startTask({ ...deps, tasks: crashingStore(isSettle) }, accountId, request());
+    expect(cut).toMatchObject({ status: 'processing', seq: 0, provider: { jobId: expect.any(String) } });
+    const unsettled = await state(accountId);
+    // Money is exact at every instant: the charge was written with the task.
+    expect(unsettled).toMatchObject({ balance: 50, ledger: 50, positions: [1], pending: { [cut.taskId]: 2 } });
 
-    await sweep(deps); // within the grace period: left alone
-    expect((await state(accountId)).balance).toBe(50);
+    await sweep(deps); // within the grace period: its start may still be at work
+    expect((await state(accountId)).positions).toEqual([1]);
     const later = { ...deps, clock: () => new Date(Date.now() + START_GRACE_MS + 1_000) };
     expect((await sweep(later)).repairedStarts).toBe(1);
     expect((await sweep(later)).repairedStarts).toBe(0);
 
-    const repaired = await state(accountId);
-    expect(repaired).toMatchObject({ balance: 75, ledger: 75, pending: {}, positions: [1, 2] });
+    expect(await state(accountId)).toMatchObject({ balance: 50, ledger: 50, pending: {}, positions: [1, 2] });
+    expect(await ctx.tasks.get(accountId, cut.taskId)).toMatchObject({ seq: 2, status: 'processing', provider: { jobId: cut.provider!.jobId } });
     const third = await startTask(deps, accountId, request());
     expect(third.seq).toBe(3);
     const history = await listTasks(ctx.tasks, accountId, 'video', 1, 10, new Date());
     expect(history.total).toBe(3);
-    expect(history.items[1]).toMatchObject({ status: 'failed', error: { code: 'internal_error' } });
+    expect(history.items.map((task) => task.status)).toEqual(['processing', 'processing', 'processing']);
+    const ledger = await ctx.ledger.listPage(accountId, 1, 10);
+    expect(ledger.total).toBe(4);
+    expect(ledger.entries).toHaveLength(4);
   });
 
   it('after its charge, before its create: answered processing, and the sweeper resumes it a minute later', async () => {
@@ -176,29 +184,6 @@ describe('a start cut short', () => {
     expect(await ctx.tasks.get(accountId, task.taskId)).toMatchObject({ status: 'processing', unsent: true, submitAttempts: 0 });
     expect((await ctx.tasks.get(accountId, task.taskId))?.queuedAt).toBeDefined();
     expect(await state(accountId)).toMatchObject({ balance: 75, ledger: 75, pending: {} });
-  });
-
-  it('before its charge: the sweeper discards the draft and releases its Idempotency-Key', async () => {
-    const accountId = await newAccount(100);
-    await expect(startTask({ ...deps, tasks: crashingStore(isCharge) }, accountId, request(), 'k1')).rejects.toThrow('crashed');
-    const later = { ...deps, clock: () => new Date(Date.now() + START_GRACE_MS + 1_000) };
-    expect((await sweep(later)).repairedStarts).toBe(1);
-    expect(await state(accountId)).toMatchObject({ balance: 100, ledger: 100, pending: {}, positions: [] });
-    const retried = await startTask(deps, accountId, request(), 'k1');
-    expect(retried.seq).toBe(1);
-    expect(await state(accountId)).toMatchObject({ balance: 75, ledger: 75, positions: [1] });
-  });
-
-  it('after its ledger entry: the start stands, and the note left behind is a warning through telemetry', async () => {
-    const accountId = await newAccount(100);
-    const warnings: Array<{ message: string; fields?: LogFields }> = [];
-    const telemetry: Telemetry = { ...SILENT_TELEMETRY, warn: (message, fields) => void warnings.push({ message, ...(fields && { fields }) }) };
-    const task = await startTask({ ...deps, tasks: crashingStore(isNoteRemoval, telemetry) }, accountId, request());
-    expect(task.seq).toBe(1);
-    expect(warnings).toEqual([
-      { message: 'pending start note not cleared', fields: { task_id: task.taskId, account_id: accountId, error: 'Error: crashed' } },
-    ]);
-    expect(await state(accountId)).toMatchObject({ balance: 75, ledger: 75, positions: [1], pending: { [task.taskId]: 1 } });
   });
 });
 

@@ -1,6 +1,9 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoAccountDirectory } from '#adapters/dynamodb/account-directory';
-import { DynamoAccountStore } from '#adapters/dynamodb/account-repository';
+import { DynamoAccountStore, PENDING_STARTS } from '#adapters/dynamodb/account-repository';
+import { accountKey } from '#adapters/dynamodb/keys';
+import { LEDGER_COUNT, PENDING_CHARGES } from '#adapters/dynamodb/ledger-positions';
+import { toTaskItem } from '#adapters/dynamodb/task-item';
 import { DynamoApiKeyStore } from '#adapters/dynamodb/api-key-repository';
 import { DynamoCallbackReceipts } from '#adapters/dynamodb/callback-receipt-repository';
 import { DynamoDeliveryStore } from '#adapters/dynamodb/delivery-repository';
@@ -41,47 +44,99 @@ describeStoreContract('DynamoDB stores', async () => {
   };
 });
 
-// Only the adapter can be cut short between the steps of a start; its repair writes the same
-// fail-and-refund transaction as every failure, with the domain's charge and refund entries.
-describe('DynamoDB task store: the repair of a start cut short', () => {
-  it("writes the domain's charge and refund entries, at the task's reserved position", async () => {
+// Only the adapter can be cut short between a start's transaction and its settle; the sweeper's
+// settle (the same call) gives the positions with no gap, and money is exact at every instant.
+describe('DynamoDB task store: a start cut short', () => {
+  async function accountWith100(db: Awaited<ReturnType<typeof createTestDb>>) {
+    const accountId = newAccountId();
+    const createdAt = '2026-03-01T12:00:00.000Z';
+    await new DynamoAccountStore(db).create(
+      { accountId, credits: 100, paidAccess: false, subscriptionStatus: 'none', taskCounts: { video: 0, image: 0 }, createdAt, updatedAt: createdAt },
+      { entryId: newLedgerEntryId(), accountId, kind: 'grant', amount: 100, reason: 'grant', createdAt },
+    );
+    const task = {
+      kind: 'video',
+      params: { model: 'vid-1-5-pro', generationType: 'text_to_video', prompt: 'p', aspectRatio: '16:9', duration: 5, resolution: '720p' },
+      taskId: newTaskId('video'),
+      partitionId: accountId,
+      phase: 'claimed',
+      status: 'processing',
+      creditsUsed: 25,
+      progress: 0,
+      copyAttempts: 0,
+      unsent: true,
+      createdAt,
+      updatedAt: createdAt,
+    } as Omit<Task, 'seq'>;
+    return { accountId, task };
+  }
+
+  it('between its transaction and its settle: charged and whole; a later settle gives the positions once', async () => {
     const db = await createTestDb();
     try {
-      const accountId = newAccountId();
-      const createdAt = '2026-03-01T12:00:00.000Z';
-      await new DynamoAccountStore(db).create(
-        { accountId, credits: 100, paidAccess: false, subscriptionStatus: 'none', taskCounts: { video: 0, image: 0 }, createdAt, updatedAt: createdAt },
-        { entryId: newLedgerEntryId(), accountId, kind: 'grant', amount: 100, reason: 'grant', createdAt },
-      );
-      const task = {
-        kind: 'video',
-        params: { model: 'vid-1-5-pro', generationType: 'text_to_video', prompt: 'p', aspectRatio: '16:9', duration: 5, resolution: '720p' },
-        taskId: newTaskId('video'),
-        partitionId: accountId,
-        phase: 'claimed',
-        status: 'processing',
-        creditsUsed: 25,
-        progress: 0,
-        copyAttempts: 0,
-        createdAt,
-        updatedAt: createdAt,
-      } as Omit<Task, 'seq'>;
-      // The process dies just after the charge: the task never gets its position.
-      const doc = new Proxy(db.doc, {
-        get: (target, property, receiver) =>
-          property !== 'send'
-            ? Reflect.get(target, property, receiver)
-            : (command: unknown) =>
-                command instanceof TransactWriteCommand && JSON.stringify(command.input).includes('SET seq = :seq, lsi1sk = :position')
-                  ? Promise.reject(new Error('crashed'))
-                  : target.send(command as never),
-      });
-      const crashing = new DynamoTaskStore({ doc, tableName: db.tableName }, SILENT_TELEMETRY);
-      await expect(crashing.create({ task, charge: chargeEntry(task), expectedCount: 0 })).rejects.toThrow('crashed');
-
+      const { accountId, task } = await accountWith100(db);
+      const charge = chargeEntry(task);
       const tasks = new DynamoTaskStore(db, SILENT_TELEMETRY);
+      expect(await tasks.start({ task, charge })).toEqual({ type: 'started', task: { ...task, seq: 0 } });
+      // The process dies here: no settle. The ledger already sums to the balance.
+      const ledger = new DynamoLedgerStore(db);
+      expect(await new DynamoAccountStore(db).get(accountId)).toMatchObject({ credits: 75 });
+      expect((await ledger.listForAccount(accountId)).reduce((sum, entry) => sum + entry.amount, 0)).toBe(75);
+      expect(await tasks.get(accountId, task.taskId)).toEqual({ ...task, seq: 0 });
+      // Two settles race (the request's and the sweeper's): one position each, notes gone.
+      const settled = await Promise.all([tasks.settlePositions({ ...task, seq: 0 } as Task), tasks.settlePositions({ ...task, seq: 0 } as Task)]);
+      expect(settled.map((one) => one.seq)).toEqual([1, 1]);
+      expect(await tasks.get(accountId, task.taskId)).toMatchObject({ seq: 1, phase: 'claimed' });
+      expect((await ledger.listPage(accountId, 1, 10)).entries.map((entry) => entry.entryId)).toEqual([charge.entryId, expect.any(String)]);
+      expect((await tasks.listPage(accountId, 'video', 1, 10)).tasks.map((listed) => listed.taskId)).toEqual([task.taskId]);
+    } finally {
+      await dropTestDb(db);
+    }
+  });
+
+  it('a refused start (a transaction that fails) writes nothing, and an item written before the notes gets them once', async () => {
+    const db = await createTestDb();
+    try {
+      const { accountId, task } = await accountWith100(db);
+      const tasks = new DynamoTaskStore(db, SILENT_TELEMETRY);
+      await db.doc.send(
+        new UpdateCommand({
+          TableName: db.tableName,
+          Key: accountKey(accountId),
+          UpdateExpression: 'REMOVE #pending, #charges',
+          ExpressionAttributeNames: { '#pending': PENDING_STARTS, '#charges': PENDING_CHARGES },
+        }),
+      );
+      expect(await tasks.start({ task, charge: chargeEntry(task) })).toMatchObject({ type: 'started' });
+      expect((await tasks.settlePositions({ ...task, seq: 0 } as Task)).seq).toBe(1);
+      const poor = { ...task, taskId: newTaskId('video'), creditsUsed: 80 };
+      expect(await tasks.start({ task: poor, charge: chargeEntry(poor) })).toEqual({ type: 'refused', refusals: { credits: { available: 75 } } });
+      expect(await tasks.get(accountId, poor.taskId)).toBeUndefined();
+    } finally {
+      await dropTestDb(db);
+    }
+  });
+
+  it('a legacy draft (the start before issue 32) is still repaired: refunded at its reserved position', async () => {
+    const db = await createTestDb();
+    try {
+      const { accountId, task } = await accountWith100(db);
+      const draft = { ...task, seq: 0, phase: 'draft' } as Task;
+      // As the old start left it: the draft, and the account charged with its notes.
+      await db.doc.send(new PutCommand({ TableName: db.tableName, Item: toTaskItem(draft) }));
+      await db.doc.send(
+        new UpdateCommand({
+          TableName: db.tableName,
+          Key: accountKey(accountId),
+          UpdateExpression: 'SET credits = credits - :price, video_count = :one, #pending.#task = :one, #ledgerCount = #ledgerCount + :one, #charges.#task = #ledgerCount + :one',
+          ExpressionAttributeNames: { '#pending': PENDING_STARTS, '#charges': PENDING_CHARGES, '#task': task.taskId, '#ledgerCount': LEDGER_COUNT },
+          ExpressionAttributeValues: { ':price': 25, ':one': 1 },
+        }),
+      );
+      const tasks = new DynamoTaskStore(db, SILENT_TELEMETRY);
+      expect((await tasks.get(accountId, task.taskId))?.phase).toBe('draft');
       const now = '2026-03-01T12:05:00.000Z';
-      expect(await tasks.repairStart({ ...task, seq: 0 } as Task, { code: 'internal_error', message: 'cut short' }, now)).toBe('refunded');
+      expect(await tasks.repairStart(draft, { code: 'internal_error', message: 'cut short' }, now)).toBe('refunded');
       const repaired = { ...task, seq: 1 } as Task;
       const entries = (await new DynamoLedgerStore(db).listForAccount(accountId)).filter((entry) => entry.taskId === task.taskId);
       const withoutId = ({ entryId: _entryId, ...entry }: LedgerEntry) => entry;

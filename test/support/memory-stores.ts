@@ -1,10 +1,10 @@
-import { AccountExistsError, type Account, type SubscriptionStatus } from '#domain/accounts/account';
+import { AccountExistsError, hasPaidAccess, type Account, type SubscriptionStatus } from '#domain/accounts/account';
 import type { ApiKeyRecord } from '#domain/accounts/api-key';
 import { NotFoundError } from '#domain/shared/errors';
 import type { LedgerEntry } from '#domain/accounts/ledger';
 import type { MediaKind } from '#domain/catalogue/media-type';
 import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, LedgerStore } from '#domain/accounts/ports';
-import type { CallbackReceipts, CopyQueue, CreateTaskResult, InFlightList, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, MediaStore, NewTaskRequest, StartRepair, TaskRef, TaskStore } from '#domain/tasks/ports';
+import type { CallbackReceipts, CopyQueue, InFlightList, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, MediaStore, StartRefusals, StartRepair, StartResult, StartWrite, TaskRef, TaskStore } from '#domain/tasks/ports';
 import type { PublishedUpload, UploadPublications, UploadStorage } from '#domain/uploads/ports';
 import type { RateCounter, RateWindow } from '#domain/shared/counter';
 import type { Task, TaskKind } from '#domain/tasks/task';
@@ -178,38 +178,56 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 export class MemoryTaskStore implements TaskStore {
   constructor(readonly table = new MemoryTable()) {}
 
-  async create(request: NewTaskRequest): Promise<CreateTaskResult> {
+  /** Per task id: the history position its start allocated, until settlePositions moves it onto the task. */
+  private readonly notes = new Map<string, number>();
+
+  /** As the adapter's one transaction: every rule judged, all refusals reported, nothing written for a refusal. */
+  async start(write: StartWrite): Promise<StartResult> {
     await turn();
-    const { task: draft, charge, idempotency } = request;
-    // As the adapter: a live claim on the key wins over everything, even a too-low balance;
-    // live as of the request's own instant (the domain's clock: the task's creation).
-    if (idempotency) {
-      const record = unexpired(this.table.idempotency.get(claimId(idempotency.accountId, idempotency.key)), new Date(draft.createdAt));
-      if (record) return { type: 'idempotency_key_used', record: copy(record) };
-    }
-    const account = this.table.accounts.get(draft.partitionId);
-    if (!account) throw new Error(`Account ${draft.partitionId} disappeared while creating a task.`);
+    const { task: claimed, charge, idempotency, keySpend } = write;
     const price = -charge.amount;
-    // As the adapter: the key's spend is judged before the balance.
-    const spendId = request.keySpend && `${request.keySpend.keyId}#${request.keySpend.month}`;
+    const refusals: StartRefusals = {};
+    // Live as of the request's own instant (the domain's clock: the task's creation).
+    const holder = idempotency && unexpired(this.table.idempotency.get(claimId(idempotency.accountId, idempotency.key)), new Date(claimed.createdAt));
+    if (holder) refusals.claim = copy(holder);
+    const spendId = keySpend && `${keySpend.keyId}#${keySpend.month}`;
     const spent = spendId ? (this.table.keySpend.get(spendId) ?? 0) : 0;
-    const limit = request.keySpend?.limit;
-    if (limit !== undefined && spent + price > limit) return { type: 'spend_limit_exceeded', spent };
-    if (account.credits < price) return { type: 'insufficient_credits', available: account.credits };
-    if (spendId) this.table.keySpend.set(spendId, spent + price);
-    const id = taskId(draft.partitionId, draft.taskId);
-    if (this.table.tasks.has(id)) throw new MemoryConditionError(`task ${draft.taskId} exists`);
+    if (keySpend?.limit !== undefined && spent + price > keySpend.limit) refusals.spend = { spent };
+    const account = this.table.accounts.get(claimed.partitionId);
+    if (!account) refusals.noAccount = true;
+    else {
+      if (write.paidAccess && !hasPaidAccess(account)) refusals.paidAccess = true;
+      if (account.credits < price) refusals.credits = { available: account.credits };
+    }
+    if (Object.keys(refusals).length > 0 || !account) return { type: 'refused', refusals };
+    const id = taskId(claimed.partitionId, claimed.taskId);
+    if (this.table.tasks.has(id)) throw new MemoryConditionError(`task ${claimed.taskId} exists`);
     this.table.checkNewEntry(charge);
 
-    // The next position is decided here, atomically; `expectedCount` is only the adapter's first guess.
-    const task = { ...draft, seq: account.taskCounts[draft.kind] + 1 } as Task;
+    if (spendId) this.table.keySpend.set(spendId, spent + price);
     account.credits -= price;
-    account.taskCounts[draft.kind] = task.seq;
-    account.updatedAt = draft.createdAt;
+    account.taskCounts[claimed.kind] += 1;
+    this.notes.set(id, account.taskCounts[claimed.kind]);
+    account.updatedAt = claimed.createdAt;
+    const task = { ...claimed, seq: 0 } as Task;
     this.table.tasks.set(id, copy(task));
+    // The charge takes its ledger position now, as the adapter's note does.
     this.table.addEntry(charge);
     if (idempotency) this.table.idempotency.set(claimId(idempotency.accountId, idempotency.key), copy(idempotency));
-    return { type: 'created', task };
+    return { type: 'started', task };
+  }
+
+  async settlePositions(task: Task): Promise<Task> {
+    await turn();
+    const id = taskId(task.partitionId, task.taskId);
+    const stored = this.table.tasks.get(id);
+    if (!stored) throw new Error(`Task ${task.taskId} has no positions to settle.`);
+    const seq = this.notes.get(id);
+    if (seq !== undefined && stored.seq === 0) {
+      stored.seq = seq;
+      this.notes.delete(id);
+    }
+    return { ...task, seq: stored.seq };
   }
 
   async get(accountId: string, id: string): Promise<Task | undefined> {

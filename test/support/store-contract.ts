@@ -5,7 +5,7 @@ import { newAccountId, newLedgerEntryId, newTaskId } from '#domain/shared/ids';
 import { ledgerSum, type LedgerEntry } from '#domain/accounts/ledger';
 import { refundEntry } from '#domain/tasks/charges';
 import type { AccountDirectory, AccountStore, ApiKeyStore, LedgerStore } from '#domain/accounts/ports';
-import type { CallbackReceipts, IdempotencyClaim, IdempotencyStore, NewTaskRequest, TaskStore } from '#domain/tasks/ports';
+import type { CallbackReceipts, IdempotencyClaim, IdempotencyStore, StartResult, StartWrite, TaskStore } from '#domain/tasks/ports';
 import type { UploadPublications } from '#domain/uploads/ports';
 import { windowAt } from '#domain/accounts/rate-limit';
 import { type RateCounter } from '#domain/shared/counter';
@@ -83,12 +83,12 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         price?: number;
         kind?: TaskKind;
         createdAt?: string;
-        expectedCount?: number;
         claim?: string;
+        paidAccess?: true;
         unsent?: true;
         keySpend?: { keyId: string; month: string; limit?: number };
       } = {},
-    ): NewTaskRequest {
+    ): StartWrite {
       const kind = options.kind ?? 'video';
       const price = options.price ?? 25;
       const createdAt = options.createdAt ?? at(0);
@@ -115,15 +115,21 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           updatedAt: createdAt,
         } as Omit<Task, 'seq'>,
         charge: { entryId: newLedgerEntryId(), accountId, kind: 'charge', amount: -price, reason: 'test', taskId, createdAt },
-        expectedCount: options.expectedCount ?? 0,
+        ...(options.paidAccess && { paidAccess: true }),
         ...(options.claim && { idempotency: claimOf(accountId, options.claim, taskId) }),
         ...(options.keySpend && { keySpend: options.keySpend }),
       };
     }
 
+    /** A start as the domain runs it: the transaction, then its positions settled. */
+    async function settledStart(write: StartWrite): Promise<StartResult> {
+      const result = await stores.tasks.start(write);
+      return result.type === 'started' ? { type: 'started', task: await stores.tasks.settlePositions(result.task) } : result;
+    }
+
     async function started(accountId: string, options: Parameters<typeof startOf>[1] = {}): Promise<Task> {
-      const result = await stores.tasks.create(startOf(accountId, options));
-      if (result.type !== 'created') throw new Error(`expected a task, got ${result.type}`);
+      const result = await settledStart(startOf(accountId, options));
+      if (result.type !== 'started') throw new Error(`expected a task, got ${JSON.stringify(result.refusals)}`);
       return result.task;
     }
 
@@ -238,7 +244,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           { accountId: `${a}_test`, credits: 1000, paidAccess: false, subscriptionStatus: 'none', taskCounts: { video: 0, image: 0 }, createdAt: at(2_000), updatedAt: at(2_000) },
           grantOf(`${a}_test`, 1000),
         );
-        await stores.tasks.create(startOf(a, { price: 1 }));
+        await settledStart(startOf(a, { price: 1 }));
         const listed = await stores.accountDirectory.listAll();
         expect(listed.map((account) => account.accountId).sort()).toEqual([a, `${a}_test`, b].sort());
         expect(listed.find((account) => account.accountId === a)).toEqual(await stores.accounts.get(a));
@@ -365,28 +371,37 @@ export function describeStoreContract(name: string, open: OpenStores): void {
     });
 
     describe("a key's monthly spend", () => {
-      it('never passes the limit under racing starts; the spend is judged before the balance; nothing is charged for a refusal', async () => {
+      it('never passes the limit under racing starts; every refusal is reported; nothing is charged for a refusal', async () => {
         const accountId = await newAccount(1000);
         const spend = { keyId: 'key_race', month: '2026-11', limit: 250 };
-        const results = await Promise.all(Array.from({ length: 14 }, () => stores.tasks.create(startOf(accountId, { price: 25, keySpend: spend }))));
-        expect(results.filter((result) => result.type === 'created')).toHaveLength(10);
-        expect(results.filter((result) => result.type === 'spend_limit_exceeded')).toHaveLength(4);
+        const results = await Promise.all(Array.from({ length: 14 }, () => settledStart(startOf(accountId, { price: 25, keySpend: spend }))));
+        expect(results.filter((result) => result.type === 'started')).toHaveLength(10);
+        const refusals = results.flatMap((result) => (result.type === 'refused' ? [result.refusals] : []));
+        expect(refusals).toHaveLength(4);
+        for (const refusal of refusals) expect(refusal).toEqual({ spend: { spent: 250 } });
         expect((await stores.accounts.get(accountId))?.credits).toBe(750);
         expect((await stores.apiKeys.spentInMonth(['key_race', 'key_none'], '2026-11')).get('key_race')).toBe(250);
-        // Within the limit but over the balance: the reserved spend is given back.
+        // Within the limit but over the balance: the spend is not counted.
         const poor = await newAccount(10);
-        expect(await stores.tasks.create(startOf(poor, { price: 25, keySpend: { keyId: 'key_poor', month: '2026-11', limit: 20 + 25 } }))).toMatchObject({
-          type: 'insufficient_credits',
+        expect(await stores.tasks.start(startOf(poor, { price: 25, keySpend: { keyId: 'key_poor', month: '2026-11', limit: 20 + 25 } }))).toEqual({
+          type: 'refused',
+          refusals: { credits: { available: 10 } },
         });
         expect((await stores.apiKeys.spentInMonth(['key_poor'], '2026-11')).get('key_poor') ?? 0).toBe(0);
-        await stores.tasks.create(startOf(poor, { price: 5, keySpend: { keyId: 'key_poor', month: '2026-11', limit: 8 } }));
-        expect(await stores.tasks.create(startOf(poor, { price: 5, keySpend: { keyId: 'key_poor', month: '2026-11', limit: 8 } }))).toEqual({
-          type: 'spend_limit_exceeded',
-          spent: 5,
+        await started(poor, { price: 5, keySpend: { keyId: 'key_poor', month: '2026-11', limit: 8 } });
+        expect(await stores.tasks.start(startOf(poor, { price: 5, keySpend: { keyId: 'key_poor', month: '2026-11', limit: 8 } }))).toEqual({
+          type: 'refused',
+          refusals: { spend: { spent: 5 } },
         });
-        // Over the limit and over the balance (5 left) at once: the limit answers.
-        expect(await stores.tasks.create(startOf(poor, { price: 10, keySpend: { keyId: 'key_poor', month: '2026-11', limit: 8 } }))).toMatchObject({
-          type: 'spend_limit_exceeded',
+        // Over the limit and over the balance (5 left) at once: both reported.
+        expect(await stores.tasks.start(startOf(poor, { price: 10, keySpend: { keyId: 'key_poor', month: '2026-11', limit: 8 } }))).toEqual({
+          type: 'refused',
+          refusals: { spend: { spent: 5 }, credits: { available: 5 } },
+        });
+        // A price above the limit itself, on a month with no spend yet.
+        expect(await stores.tasks.start(startOf(poor, { price: 5, keySpend: { keyId: 'key_new', month: '2026-11', limit: 4 } }))).toEqual({
+          type: 'refused',
+          refusals: { spend: { spent: 0 } },
         });
         expect((await stores.accounts.get(poor))?.credits).toBe(5);
       });
@@ -395,8 +410,9 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         const accountId = await newAccount(1000);
         const november = await started(accountId, { price: 25, keySpend: { keyId: 'key_m', month: '2026-11', limit: 50 } });
         await started(accountId, { price: 25, keySpend: { keyId: 'key_m', month: '2026-11', limit: 50 } });
-        expect(await stores.tasks.create(startOf(accountId, { price: 25, keySpend: { keyId: 'key_m', month: '2026-11', limit: 50 } }))).toMatchObject({
-          type: 'spend_limit_exceeded',
+        expect(await stores.tasks.start(startOf(accountId, { price: 25, keySpend: { keyId: 'key_m', month: '2026-11', limit: 50 } }))).toMatchObject({
+          type: 'refused',
+          refusals: { spend: { spent: 50 } },
         });
         await started(accountId, { price: 25, keySpend: { keyId: 'key_m', month: '2026-12', limit: 50 } });
         expect(await move(stores.tasks, november, 'timeout', ending(november, 2, 'timeout'))).toMatchObject({ phase: 'failed' });
@@ -409,75 +425,101 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       });
     });
 
-    describe('creating a task', () => {
-      it('charges, creates at the next position and writes the charge, in one step', async () => {
+    describe('starting a task', () => {
+      it('charges and creates the task with its charge in one step; the settle gives both their positions', async () => {
         const accountId = await newAccount(100);
-        const request = startOf(accountId);
-        const result = await stores.tasks.create(request);
-        expect(result).toEqual({ type: 'created', task: { ...request.task, seq: 1 } });
+        const request = startOf(accountId, { unsent: true });
+        const result = await stores.tasks.start(request);
+        expect(result).toEqual({ type: 'started', task: { ...request.task, seq: 0 } });
+        // Charged at once, the ledger whole at every instant; the history position comes with the settle.
+        expect(await stores.tasks.get(accountId, request.task.taskId)).toEqual({ ...request.task, seq: 0 });
+        expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
+        expect((await stores.tasks.listPage(accountId, 'video', 1, 10)).tasks).toEqual([]);
+        const task = await stores.tasks.settlePositions({ ...request.task, seq: 0 } as Task);
+        expect(task).toEqual({ ...request.task, seq: 1 });
         expect(await stores.tasks.get(accountId, request.task.taskId)).toEqual({ ...request.task, seq: 1 });
+        // Settling again (the sweeper racing the request) changes nothing.
+        expect(await stores.tasks.settlePositions({ ...request.task, seq: 0 } as Task)).toEqual({ ...request.task, seq: 1 });
         const after = await money(accountId);
         expect(after).toMatchObject({ balance: 75, ledger: 75 });
         expect(after.entries).toContainEqual(request.charge);
         expect((await stores.accounts.get(accountId))?.taskCounts).toEqual({ video: 1, image: 0 });
+        expect((await stores.tasks.listPage(accountId, 'video', 1, 10)).tasks.map((listed) => listed.taskId)).toEqual([request.task.taskId]);
+        expect((await stores.ledger.listPage(accountId, 1, 10)).entries.map((entry) => entry.entryId)).toEqual([request.charge.entryId, expect.any(String)]);
       });
 
-      it('finds the right position even when the caller read a stale count', async () => {
+      it('gives each kind its own positions, whatever the order the settles run in', async () => {
         const accountId = await newAccount(100);
-        await started(accountId);
-        const second = await started(accountId, { expectedCount: 0 });
-        expect(second.seq).toBe(2);
-        const image = await started(accountId, { kind: 'image', price: 5, expectedCount: 0 });
-        expect(image.seq).toBe(1);
+        const writes = [startOf(accountId), startOf(accountId), startOf(accountId, { kind: 'image', price: 5 })];
+        const results = [];
+        for (const write of writes) results.push(await stores.tasks.start(write));
+        const tasks = results.map((result) => (result.type === 'started' ? result.task : undefined)!);
+        const settled = await Promise.all([...tasks].reverse().map((task) => stores.tasks.settlePositions(task)));
+        expect(settled.reverse().map((task) => task.seq)).toEqual([1, 2, 1]);
         expect((await stores.accounts.get(accountId))?.taskCounts).toEqual({ video: 2, image: 1 });
+        expect((await stores.ledger.listPage(accountId, 1, 10)).total).toBe(4);
       });
 
       it('refuses a charge above the balance and writes nothing', async () => {
         const accountId = await newAccount(24);
         const request = startOf(accountId);
-        expect(await stores.tasks.create(request)).toEqual({ type: 'insufficient_credits', available: 24 });
+        expect(await stores.tasks.start(request)).toEqual({ type: 'refused', refusals: { credits: { available: 24 } } });
         expect(await stores.tasks.get(accountId, request.task.taskId)).toBeUndefined();
         expect(await money(accountId)).toMatchObject({ balance: 24, ledger: 24 });
         expect((await stores.accounts.get(accountId))?.taskCounts.video).toBe(0);
       });
 
+      it('refuses without paid access when asked, reporting the balance too; an account that does not exist', async () => {
+        const accountId = await newAccount(10);
+        expect(await stores.tasks.start(startOf(accountId, { paidAccess: true }))).toEqual({
+          type: 'refused',
+          refusals: { paidAccess: true, credits: { available: 10 } },
+        });
+        const paid = await newAccount(100, { paidAccess: true, subscriptionStatus: 'active' });
+        expect(await settledStart(startOf(paid, { paidAccess: true }))).toMatchObject({ type: 'started', task: { seq: 1 } });
+        expect(await stores.tasks.start(startOf('acc_nobody'))).toEqual({ type: 'refused', refusals: { noAccount: true } });
+        expect(await money(accountId)).toMatchObject({ balance: 10, ledger: 10 });
+      });
+
       it('never goes below zero under concurrent starts, and leaves no gap in positions', async () => {
         const accountId = await newAccount(75);
-        const results = await Promise.all(Array.from({ length: 6 }, () => stores.tasks.create(startOf(accountId))));
-        const created = results.filter((result) => result.type === 'created');
+        const results = await Promise.all(Array.from({ length: 6 }, () => settledStart(startOf(accountId))));
+        const created = results.filter((result) => result.type === 'started');
         expect(created).toHaveLength(3);
-        expect(results.filter((result) => result.type === 'insufficient_credits')).toHaveLength(3);
-        expect(created.map((result) => (result.type === 'created' ? result.task.seq : 0)).sort()).toEqual([1, 2, 3]);
+        expect(results.filter((result) => result.type === 'refused')).toHaveLength(3);
+        expect(created.map((result) => (result.type === 'started' ? result.task.seq : 0)).sort()).toEqual([1, 2, 3]);
         expect(await money(accountId)).toMatchObject({ balance: 0, ledger: 0 });
       });
 
       it('claims the idempotency key with the task; a second claim gets the first record', async () => {
         const accountId = await newAccount(100);
         const first = startOf(accountId, { claim: 'key-1' });
-        await stores.tasks.create(first);
+        await settledStart(first);
         expect(await stores.idempotency.get(accountId, 'key-1', new Date())).toEqual(first.idempotency);
         const second = startOf(accountId, { claim: 'key-1' });
-        expect(await stores.tasks.create(second)).toEqual({ type: 'idempotency_key_used', record: first.idempotency });
+        expect(await stores.tasks.start(second)).toEqual({ type: 'refused', refusals: { claim: first.idempotency } });
         expect(await stores.tasks.get(accountId, second.task.taskId)).toBeUndefined();
         expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
       });
 
-      it('answers a used key before a balance too low for a second charge', async () => {
+      it('reports a used key with a balance too low for a second charge', async () => {
         const accountId = await newAccount(25);
         const first = startOf(accountId, { claim: 'k' });
-        await stores.tasks.create(first);
-        expect(await stores.tasks.create(startOf(accountId, { claim: 'k' }))).toEqual({ type: 'idempotency_key_used', record: first.idempotency });
+        await settledStart(first);
+        expect(await stores.tasks.start(startOf(accountId, { claim: 'k' }))).toEqual({
+          type: 'refused',
+          refusals: { claim: first.idempotency, credits: { available: 0 } },
+        });
       });
 
       it('lets exactly one of many concurrent claims of one key create a task', async () => {
         const accountId = await newAccount(1000);
-        const results = await Promise.all(Array.from({ length: 8 }, () => stores.tasks.create(startOf(accountId, { claim: 'same' }))));
-        const created = results.filter((result) => result.type === 'created');
+        const results = await Promise.all(Array.from({ length: 8 }, () => settledStart(startOf(accountId, { claim: 'same' }))));
+        const created = results.filter((result) => result.type === 'started');
         expect(created).toHaveLength(1);
-        const winner = created[0]!.type === 'created' ? created[0]!.task.taskId : '';
+        const winner = created[0]!.type === 'started' ? created[0]!.task.taskId : '';
         for (const result of results) {
-          if (result.type === 'idempotency_key_used') expect(result.record.taskId).toBe(winner);
-          else expect(result.type).toBe('created');
+          if (result.type === 'refused') expect(result.refusals.claim?.taskId).toBe(winner);
         }
         expect(await money(accountId)).toMatchObject({ balance: 975, ledger: 975 });
       });
@@ -487,10 +529,10 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         const old = startOf(accountId, { claim: 'old' });
         // Judged on the request's own instant (its task's creation, the domain's clock).
         old.idempotency!.expiresAt = Math.floor(T0 / 1000) - 1;
-        await stores.tasks.create(old);
+        await settledStart(old);
         expect(await stores.idempotency.get(accountId, 'old', new Date(T0))).toBeUndefined();
         const fresh = startOf(accountId, { claim: 'old' });
-        expect(await stores.tasks.create(fresh)).toMatchObject({ type: 'created', task: { seq: 2 } });
+        expect(await settledStart(fresh)).toMatchObject({ type: 'started', task: { seq: 2 } });
         expect((await stores.idempotency.get(accountId, 'old', new Date(T0)))?.taskId).toBe(fresh.task.taskId);
       });
     });
@@ -499,7 +541,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       it('are per account, expire at expiresAt, and carry the recorded outcome', async () => {
         const accountId = await newAccount(100);
         const request = startOf(accountId, { claim: 'k' });
-        await stores.tasks.create(request);
+        await settledStart(request);
         const claim = request.idempotency!;
         expect(await stores.idempotency.get('acc_other', 'k', new Date())).toBeUndefined();
         expect(await stores.idempotency.get(accountId, 'k', new Date((claim.expiresAt - 1) * 1000))).toEqual(claim);
@@ -713,7 +755,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       it('pages an account history of one kind newest first, with its total', async () => {
         const accountId = await newAccount(1000);
         const videos: Task[] = [];
-        for (let i = 0; i < 7; i += 1) videos.push(await started(accountId, { expectedCount: i }));
+        for (let i = 0; i < 7; i += 1) videos.push(await started(accountId));
         await started(accountId, { kind: 'image', price: 5 });
         await started(await newAccount(100));
         const ids = (tasks: Task[]) => tasks.map((task) => task.taskId);

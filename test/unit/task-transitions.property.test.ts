@@ -152,9 +152,10 @@ describe('the task state machine (property)', () => {
             createdAt: iso(now),
             updatedAt: iso(now),
           } as Omit<Task, 'seq'>;
-          const created = await stores.tasks.create({ task: draft, charge: chargeEntry(draft), expectedCount: index });
-          if (created.type !== 'created') throw new Error(`the start of task ${index} was refused: ${created.type}`);
-          tasks.push(created.task);
+          // Seeded in its phase through the store's start and settle, as a start writes it.
+          const started = await stores.tasks.start({ task: draft, charge: chargeEntry(draft) });
+          if (started.type !== 'started') throw new Error(`the start of task ${index} was refused: ${JSON.stringify(started.refusals)}`);
+          tasks.push(await stores.tasks.settlePositions(started.task));
         }
         /** Per task: its phase by the table, whether its ending is still to be announced. */
         const model = tasks.map((task) => ({ phase: task.phase, unannounced: false }));
@@ -237,10 +238,11 @@ describe('the task state machine (property)', () => {
       for (const e of EVENTS) {
         const taskId = newTaskId('image');
         const draft = { kind: 'image', params: IMAGE, taskId, partitionId: account.accountId, phase, status: statusOf(phase), creditsUsed: 1, progress: 0, copyAttempts: 0, createdAt: iso(T0), updatedAt: iso(T0) } as Omit<Task, 'seq'>;
-        const created = await stores.tasks.create({ task: draft, charge: chargeEntry(draft), expectedCount: 0 });
-        if (created.type !== 'created') throw new Error(created.type);
+        const started = await stores.tasks.start({ task: draft, charge: chargeEntry(draft) });
+        if (started.type !== 'started') throw new Error(JSON.stringify(started.refusals));
+        const seeded = await stores.tasks.settlePositions(started.task);
         const step: Step = { task: 0, event: e, advanceMs: 0, progress: 50, jobId: 'sim_job_a', staleSentAt: false };
-        if (await move(stores.tasks, created.task, e, patchFor(e, created.task, step, T0 + 1))) admitted[phase].push(e);
+        if (await move(stores.tasks, seeded, e, patchFor(e, seeded, step, T0 + 1))) admitted[phase].push(e);
       }
     }
     const byTable = Object.fromEntries(PHASE_NAMES.map((phase) => [phase, EVENTS.filter((e) => (TRANSITIONS[e].from as readonly Phase[]).includes(phase))]));

@@ -15,7 +15,7 @@ import { inFlightEntry, taskHistoryKey, taskKey } from './keys';
 
 /**
  * How a task is stored: snake_case attributes, params as a map, index keys while relevant. A
- * draft (seq 0: its start is not settled yet) has no history position and so no lsi1sk.
+ * task whose start has not settled its positions yet (seq 0) has no history position and so no lsi1sk.
  */
 export function toTaskItem(task: Task): Record<string, unknown> {
   return {
@@ -27,9 +27,9 @@ export function toTaskItem(task: Task): Record<string, unknown> {
     task_id: task.taskId,
     account_id: task.partitionId,
     ...(task.seq > 0 && { seq: task.seq }),
-    // Trusted while phase_at = updated_at (phaseOf below). A draft (no position yet) carries none:
-    // it is told by its fields until its start settles.
-    ...(task.seq > 0 && task.phase !== 'draft' && { phase: task.phase, phase_at: task.updatedAt }),
+    // Trusted while phase_at = updated_at (phaseOf below). A legacy draft carries none: it is told
+    // by its fields. A trusted phase without `seq` is a start whose positions are not settled yet.
+    ...(task.phase !== 'draft' && { phase: task.phase, phase_at: task.updatedAt }),
     status: task.status,
     credits_used: task.creditsUsed,
     progress: task.progress,

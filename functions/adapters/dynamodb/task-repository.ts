@@ -1,9 +1,9 @@
-import type { CreateTaskResult, InFlightList, NewTaskRequest, StartRepair, TaskRef, TaskStore } from '#domain/tasks/ports';
+import type { InFlightList, StartRepair, StartResult, StartWrite, TaskRef, TaskStore } from '#domain/tasks/ports';
 import type { Task, TaskError, TaskKind } from '#domain/tasks/task';
 import type { Telemetry } from '#domain/shared/telemetry';
 import type { Db } from './dynamo-client';
 import { getTask, listInFlight, listTaskPage, listUnannounced } from './tasks/queries';
-import { startTask } from './tasks/start';
+import { settlePositions, startTask } from './tasks/start';
 import { repairStart } from './tasks/start-repair';
 import { transition } from './tasks/transition';
 import type { Phase } from '#domain/tasks/phase';
@@ -11,14 +11,18 @@ import type { TaskPatch } from '#domain/tasks/transitions';
 
 /**
  * The TaskStore on DynamoDB, one concern per module under tasks/: the charged start
- * (start.ts) and its repair (start-repair.ts), the one conditional transition (transition.ts)
+ * (start.ts: one transaction, then its positions settled) and the legacy drafts' repair (start-repair.ts), the one conditional transition (transition.ts)
  * with the fail-and-refund transaction (refund-transaction.ts), and the reads (queries.ts).
  */
 export class DynamoTaskStore implements TaskStore {
   constructor(private readonly db: Db, private readonly telemetry: Telemetry) {}
 
-  create(request: NewTaskRequest): Promise<CreateTaskResult> {
-    return startTask(this.db, this.telemetry, request);
+  start(write: StartWrite): Promise<StartResult> {
+    return startTask(this.db, write);
+  }
+
+  settlePositions(task: Task): Promise<Task> {
+    return settlePositions(this.db, task);
   }
 
   repairStart(draft: Task, error: TaskError, now: string): Promise<StartRepair> {

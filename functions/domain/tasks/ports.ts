@@ -10,21 +10,42 @@ import type { TaskPatch } from './transitions';
  * functions/adapters/ implement these; the domain never sees a table, a key template or an SDK call.
  */
 
-/** What a use case needs to create a charged task. */
-export interface NewTaskRequest {
-  /** The task, without its history position (the store assigns `seq`). */
+/**
+ * What a start writes in one atomic step (docs/data-model.md, "Starting a task"): the task, its
+ * charge, and the admission rules as the step's conditions, so a refused start writes nothing.
+ */
+export interface StartWrite {
+  /** The task in phase `claimed`, without its history position (`settlePositions` gives it). */
   task: Omit<Task, 'seq'>;
   charge: LedgerEntry;
-  /** The account's task count of this kind as last read (informative; the store allocates). */
-  expectedCount: number;
   /**
    * A start through an API key: its spend this month is counted with the charge, and with a
-   * limit the start is refused (nothing charged) when the charge would pass it. Checked before
-   * the balance.
+   * limit the start is refused when the charge would pass it.
    */
   keySpend?: KeySpend;
   idempotency?: IdempotencyClaim;
+  /** The partition's own account must have paid access and an active subscription (a live partition). */
+  paidAccess?: boolean;
 }
+
+/**
+ * Why a start was refused, every rule that refused it (the domain's judgeStart picks the
+ * answer, in the API's order). Nothing was written.
+ */
+export interface StartRefusals {
+  /** The Idempotency-Key is held by an earlier request: its record. */
+  claim?: IdempotencyRecord;
+  /** The account lacks the paid access `paidAccess` asked for. */
+  paidAccess?: true;
+  /** The key's month would pass its limit: its spend as it stood. */
+  spend?: { spent: number };
+  /** The balance is below the price: the balance as it stood. */
+  credits?: { available: number };
+  /** The partition has no account item (a test balance not opened yet, or no account). */
+  noAccount?: true;
+}
+
+export type StartResult = { type: 'started'; task: Task } | { type: 'refused'; refusals: StartRefusals };
 
 /** A task named by the in-flight index (which holds keys only). */
 export interface TaskRef {
@@ -42,23 +63,19 @@ export type InFlightList = InFlightPhase | 'unmoved';
 /** How the repair of a draft (a start that never settled) ended. */
 export type StartRepair = 'refunded' | 'discarded' | 'settled';
 
-export type CreateTaskResult =
-  | { type: 'created'; task: Task }
-  | { type: 'insufficient_credits'; available: number }
-  /** The key's monthly spend limit would be passed; `spent` is its month's spend as it stood. */
-  | { type: 'spend_limit_exceeded'; spent: number }
-  /** The idempotency key was already used (by an earlier or a concurrent request). */
-  | { type: 'idempotency_key_used'; record: IdempotencyRecord };
-
 export interface TaskStore {
   /**
-   * Takes the price off the balance (never below zero) and the next history position in one
-   * atomic account update, and creates the task `processing` at that position with its ledger
-   * charge and, when given, the idempotency claim. Concurrent starts of one account never
-   * conflict (docs/data-model.md, "Starting a task"); a start cut short is settled by
-   * `repairStart`.
+   * One atomic step (one DynamoDB transaction): claims the Idempotency-Key, counts the key's
+   * spend within its limit, takes the price off the balance (never below zero, with paid access
+   * when asked) and allocates the task's history and ledger positions, puts the task (`seq` 0:
+   * positions pending) and its charge. Refused: every rule that refused, and nothing written.
    */
-  create(request: NewTaskRequest): Promise<CreateTaskResult>;
+  start(write: StartWrite): Promise<StartResult>;
+  /**
+   * Gives a started task the history position its start allocated, and its charge the ledger
+   * position, in one step; idempotent (a task already settled is returned as stored).
+   */
+  settlePositions(task: Task): Promise<Task>;
   get(partitionId: string, taskId: string): Promise<Task | undefined>;
   /**
    * The one conditional write of a task (transitions.ts `move`): only while its stored phase is

@@ -53,7 +53,14 @@ type Attempt =
  * Sends a task's create along its routes. It raises only before any create is sent: from the
  * `send` transition on, a failure (a lost answer, an error recording the job) is an unknown outcome.
  */
-export async function sendCreate(deps: LifecycleDeps, unsent: Task, turnWaitMs: number): Promise<Create> {
+export async function sendCreate(
+  deps: LifecycleDeps,
+  unsent: Task,
+  turnWaitMs: number,
+  prepared?: FirstRoute,
+  /** Runs alongside the write that records an accepted job (the start's Idempotency-Key answer): never raises. */
+  onAccepted?: () => Promise<void>,
+): Promise<Create> {
   const routes = routesOf(deps, unsent);
   const startedAt = performance.now();
   let sent: Task | undefined;
@@ -61,14 +68,18 @@ export async function sendCreate(deps: LifecycleDeps, unsent: Task, turnWaitMs: 
   /** Every route so far refused the job for good (a 4xx, no entry in its map): asking again will not help. */
   let refusedEverywhere = true;
   for (const [index, provider] of routes.entries()) {
-    const gate = await admit(deps, provider, unsent);
+    // The first route's circuit and turn, when the start took them alongside its transaction.
+    const ready = index === 0 && prepared?.provider === provider.name ? prepared : undefined;
+    const gate = ready?.gate ?? (await admit(deps, provider, unsent));
     if (gate.state === 'open') {
       refusedEverywhere = false;
       deps.telemetry.info('route skipped: its circuit is open', { task_id: unsent.taskId, provider: provider.name, model: unsent.params.model });
       deps.telemetry.count('ProviderSkipped', { provider: provider.name });
       continue;
     }
-    if (!(await awaitTurn(deps, provider, unsent, turnWaitMs))) {
+    if (ready?.turnError !== undefined) throw ready.turnError;
+    const turned = ready?.turn !== undefined ? await waitForTurn(deps, ready.turn) : await awaitTurn(deps, provider, unsent, turnWaitMs);
+    if (!turned) {
       // Nothing sent yet: the task waits on the queue for this provider's turn; else, busy.
       if (!sent) return { type: 'waiting' };
       deps.telemetry.info('route skipped: no turn free in its budget', { task_id: unsent.taskId, provider: provider.name, model: unsent.params.model });
@@ -93,7 +104,7 @@ export async function sendCreate(deps: LifecycleDeps, unsent: Task, turnWaitMs: 
       if (!sent) return { type: 'taken' };
     }
     deps.telemetry.count('ProviderSubmission', { provider: provider.name });
-    const attempt = await attemptCreate(deps, provider, sent, callbackUrl);
+    const attempt = await attemptCreate(deps, provider, sent, callbackUrl, onAccepted);
     await report(deps, provider, unsent, gate, attempt);
     if (attempt.type === 'accepted') deps.telemetry.providerLatency(performance.now() - startedAt, 'accept', provider.name);
     if (attempt.type === 'unknown') return { type: 'unknown', task: attempt.task };
@@ -113,16 +124,40 @@ export async function sendCreate(deps: LifecycleDeps, unsent: Task, turnWaitMs: 
 }
 
 /**
- * Reads the first route's circuit while the start charges its task, so the create that follows
- * does not wait for it. Advice only: a failure here is the later admit's to meet.
+ * The first route's circuit word and budget turn, taken while the start's transaction runs
+ * (design 32, 5.1), so the create that follows waits on no DynamoDB round of its own. `turn`:
+ * true for a provider we do not pace, a turn's time, or false when none is free within the wait.
  */
-export async function warmFirstRoute(deps: LifecycleDeps, task: Pick<Task, 'partitionId' | 'params'>): Promise<void> {
-  if (!deps.circuits || isTestPartition(task.partitionId)) return;
+export interface FirstRoute {
+  provider: string;
+  gate: CircuitGate;
+  turn?: boolean | number;
+  /** The budget could not be asked: the create meets it as its own reservation's failure. */
+  turnError?: unknown;
+}
+
+/**
+ * Takes the first route's circuit word (from the container's cache when warm) and a turn in
+ * its budget, both at once. A start refused after this, or a circuit found open, leaves its turn
+ * unused: the budget's per-second cap still holds. Advice only: undefined when it fails, and the create
+ * asks again.
+ */
+export async function prepareFirstRoute(deps: LifecycleDeps, task: Task, turnWaitMs: number): Promise<FirstRoute | undefined> {
   try {
     const [first] = routesOf(deps, task);
-    if (first) await deps.circuits.warm(first.name, deps.clock().getTime());
-  } catch {
-    // The admit reads it again, and reports.
+    if (!first) return undefined;
+    // The turn alongside the circuit's read (a cache miss), not after it: one round for both.
+    const turn = reserveTurn(deps, first, task, turnWaitMs).then(
+      (reserved) => ({ turn: reserved }),
+      (turnError: unknown) => ({ turnError }),
+    );
+    const gate = await admit(deps, first, task);
+    // An open circuit skips the route: its turn goes unused (the per-second cap still holds).
+    if (gate.state === 'open') return { provider: first.name, gate };
+    return { provider: first.name, gate, ...(await turn) };
+  } catch (error) {
+    deps.telemetry.warn('first route not prepared; the create asks again', { task_id: task.taskId, error: String(error) });
+    return undefined;
   }
 }
 
@@ -171,9 +206,15 @@ async function report(deps: LifecycleDeps, provider: GenerationProvider, task: T
 }
 
 /** One provider's create, its job recorded on the task when accepted. Never raises. */
-async function attemptCreate(deps: LifecycleDeps, provider: GenerationProvider, task: Task, callbackUrl: string | undefined): Promise<Attempt> {
+async function attemptCreate(
+  deps: LifecycleDeps,
+  provider: GenerationProvider,
+  task: Task,
+  callbackUrl: string | undefined,
+  onAccepted?: () => Promise<void>,
+): Promise<Attempt> {
   try {
-    return await createSent(deps, provider, task, callbackUrl);
+    return await createSent(deps, provider, task, callbackUrl, onAccepted);
   } catch (error) {
     deps.telemetry.error('create sent, its outcome unknown', error, { task_id: task.taskId, provider: provider.name });
     // Our own step failed (recording the job): nothing says the provider is unwell.
@@ -181,7 +222,13 @@ async function attemptCreate(deps: LifecycleDeps, provider: GenerationProvider, 
   }
 }
 
-async function createSent(deps: LifecycleDeps, provider: GenerationProvider, task: Task, callbackUrl: string | undefined): Promise<Attempt> {
+async function createSent(
+  deps: LifecycleDeps,
+  provider: GenerationProvider,
+  task: Task,
+  callbackUrl: string | undefined,
+  onAccepted?: () => Promise<void>,
+): Promise<Attempt> {
   try {
     const outcome = await provider.submit(jobFor(task), callbackUrl ? { callbackUrl } : {});
     if (outcome.type === 'rejected') {
@@ -190,7 +237,10 @@ async function createSent(deps: LifecycleDeps, provider: GenerationProvider, tas
     }
     const job = { name: provider.name, jobId: outcome.jobId, ...(outcome.callbacks && { callbacks: true }) };
     const now = deps.clock().toISOString();
-    const accepted = await move(deps.tasks, task, 'accept', { at: now, set: { provider: job, lastCheckedAt: now }, remove: ['queuedAt'], guard: { jobId: job.jobId } });
+    const [accepted] = await Promise.all([
+      move(deps.tasks, task, 'accept', { at: now, set: { provider: job, lastCheckedAt: now }, remove: ['queuedAt'], guard: { jobId: job.jobId } }),
+      onAccepted?.(),
+    ]);
     if (accepted) {
       // Which provider runs the task, for whoever follows it through the logs (failovers included).
       deps.telemetry.info('job accepted', { task_id: task.taskId, provider: provider.name, job_id: outcome.jobId });
@@ -215,13 +265,22 @@ async function createSent(deps: LifecycleDeps, provider: GenerationProvider, tas
 
 /** Waits for a turn in the provider's budget; false if none is free within `maxWaitMs`. Unpaced providers: at once. */
 async function awaitTurn(deps: LifecycleDeps, provider: GenerationProvider, task: Task, maxWaitMs: number): Promise<boolean> {
+  return waitForTurn(deps, await reserveTurn(deps, provider, task, maxWaitMs));
+}
+
+/** Reserves a turn in the provider's budget: its time, false if none is free within `maxWaitMs`, true when unpaced. */
+async function reserveTurn(deps: LifecycleDeps, provider: GenerationProvider, task: Pick<Task, 'partitionId'>, maxWaitMs: number): Promise<boolean | number> {
   // A test-mode task's simulated provider is not an upstream we pace for.
   if (isTestPartition(task.partitionId)) return true;
   const perSecond = deps.settings.providerBudgets[provider.name];
   if (perSecond === undefined) return true;
   // Turns are real time, shared with every other function: not the (testable) task clock.
-  const turn = await deps.budget.reserve(provider.name, perSecond, deps.realTime(), maxWaitMs);
-  if (turn === undefined) return false;
+  return (await deps.budget.reserve(provider.name, perSecond, deps.realTime(), maxWaitMs)) ?? false;
+}
+
+/** Sleeps until a reserved turn comes; false when there is none. */
+async function waitForTurn(deps: LifecycleDeps, turn: boolean | number): Promise<boolean> {
+  if (typeof turn === 'boolean') return turn;
   const wait = turn - deps.realTime();
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   return true;

@@ -3,7 +3,7 @@ import { imagePrice, subscriptionRequired, videoPrice } from '../catalogue/catal
 import { InsufficientCreditsError, PaidAccessRequiredError, SpendLimitExceededError, UnauthorizedError, ValidationError } from '../shared/errors';
 import type { SpendingKey } from '../accounts/spending-key';
 import type { AccountStore } from '../accounts/ports';
-import type { ReferenceUrlPolicy } from './ports';
+import type { IdempotencyRecord, ReferenceUrlPolicy, StartRefusals } from './ports';
 import type { ImageParams, VideoParams } from '../catalogue/params';
 
 /**
@@ -35,7 +35,7 @@ export function priceOf(request: StartRequest): number {
 }
 
 /** Image generation needs paid access whatever the model; videos only for subscription models. */
-function needsPaidAccess(request: StartRequest): boolean {
+export function needsPaidAccess(request: StartRequest): boolean {
   return request.kind === 'image' || subscriptionRequired(request.params.model);
 }
 
@@ -60,6 +60,10 @@ export async function admit(
 
 function paidAccessRefusal(account: Account, request: StartRequest): Refusal | undefined {
   if (!needsPaidAccess(request) || hasPaidAccess(account)) return undefined;
+  return paidAccessRequired(request);
+}
+
+function paidAccessRequired(request: StartRequest): PaidAccessRequiredError {
   return new PaidAccessRequiredError(
     request.kind === 'image'
       ? 'Image generation needs paid access and an active subscription.'
@@ -74,6 +78,38 @@ function spendLimitRefusal(key: SpendingKey | undefined, price: number): Refusal
 
 function creditsRefusal(account: Account, price: number): Refusal | undefined {
   return account.credits < price ? new InsufficientCreditsError(price, account.credits) : undefined;
+}
+
+/** How a refused start is answered (judgeStart). */
+export type StartJudgement =
+  /** The Idempotency-Key is held by an earlier request: answer as it did (or 409). */
+  | { type: 'replay'; record: IdempotencyRecord }
+  /** A test partition whose balance is not opened yet: open it, then start again. */
+  | { type: 'open' }
+  | { type: 'refuse'; error: Refusal | UnauthorizedError };
+
+/**
+ * The answer to a start its store refused (StartRefusals: every rule that failed, nothing
+ * written), in the API's documented order, with the errors and messages `admit` gives: a used
+ * Idempotency-Key first, then paid access, the key's spend limit (a price above the limit
+ * itself, or the month's spend), credits, and last an account that does not exist.
+ */
+export function judgeStart(
+  refusals: StartRefusals,
+  request: StartRequest,
+  price: number,
+  options: { key?: SpendingKey; testPartition: boolean },
+): StartJudgement {
+  if (refusals.claim) return { type: 'replay', record: refusals.claim };
+  if (refusals.paidAccess) return { type: 'refuse', error: paidAccessRequired(request) };
+  const limit = options.key?.monthlySpendLimit;
+  if (refusals.spend && limit !== undefined) {
+    const outright = spendLimitRefusal(options.key, price);
+    return { type: 'refuse', error: outright ?? new SpendLimitExceededError(limit, price, refusals.spend.spent) };
+  }
+  if (refusals.credits) return { type: 'refuse', error: new InsufficientCreditsError(price, refusals.credits.available) };
+  if (refusals.noAccount && options.testPartition) return { type: 'open' };
+  return { type: 'refuse', error: new UnauthorizedError() };
 }
 
 /** The request's reference URLs with the field each came from (`image_url`, `end_image_url`, `images.N`). */

@@ -1,15 +1,16 @@
 import { createHash } from 'node:crypto';
-import { admit, checkReferenceUrls, type StartRequest } from './start-rules';
-import { AccountBusyError, IdempotencyConflictError, InsufficientCreditsError, SpendLimitExceededError, UpstreamError } from '../shared/errors';
+import { admit, checkReferenceUrls, judgeStart, needsPaidAccess, priceOf, type StartRequest } from './start-rules';
+import { AccountBusyError, IdempotencyConflictError, PaidAccessRequiredError, UnauthorizedError, UpstreamError } from '../shared/errors';
+import { isTestPartition } from '../shared/partition';
 import { newTaskId } from '../shared/ids';
 import { spendMonthOf, type KeySpend, type SpendingKey } from '../accounts/spending-key';
 import { chargeEntry } from './charges';
 import type { AccountStore } from '../accounts/ports';
-import type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore, ReferenceUrlPolicy } from './ports';
+import type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore, ReferenceUrlPolicy, StartWrite } from './ports';
 import { narrowTask, type Task, type TaskKind, type TaskOfKind } from './task';
 import { isStranded, resumeSubmission, submitInline, UNSENT_GRACE_MS } from './submission';
 import { FAILURE_MESSAGES, failTask } from './lifecycle/endings';
-import { warmFirstRoute } from './routed-create';
+import { prepareFirstRoute } from './routed-create';
 import { type LifecycleDeps } from './lifecycle/deps';
 
 export interface StartDeps extends LifecycleDeps {
@@ -35,9 +36,10 @@ export function requestHash(request: StartRequest): string {
 }
 
 /**
- * Starts a generation task (POST /generate, POST /generate-image). Checks in the API's
- * documented order (subscription, then credits), charges and creates the task in one transaction, then
- * submits it upstream. A refused or failed submission fails the task, refunds it, and answers
+ * Starts a generation task (POST /generate, POST /generate-image): one transaction charges and
+ * creates the task with the admission rules as its conditions (judged in the API's documented
+ * order when it is refused: nothing written), then the positions are settled while the task is
+ * submitted upstream. A refused or failed submission fails the task, refunds it, and answers
  * 502. With an Idempotency-Key, a repeat of the same request returns the first answer and
  * charges nothing; a different request under the same key is a conflict.
  */
@@ -83,18 +85,18 @@ async function startAnyTask(
     const earlier = await deps.idempotency.get(accountId, idempotencyKey, now);
     if (earlier) return replay(deps, earlier, hash);
   }
-
-  const { account, price, refusal } = await admit(deps.accounts, accountId, request, key);
-  const limit = key?.monthlySpendLimit;
-  // With a limit, the store judges the month's spend before the balance (the API's order), so a
-  // low balance is left for it to refuse.
-  if (refusal instanceof InsufficientCreditsError) {
-    if (limit === undefined) return refuseOrReplay(deps, accountId, idempotencyKey, hash, refusal);
-  } else if (refusal) {
-    throw refusal;
+  const price = priceOf(request);
+  const testPartition = isTestPartition(accountId);
+  const paidAccess = needsPaidAccess(request);
+  if (testPartition && paidAccess) {
+    // A test partition's access is the live account's or its own test subscription: two items,
+    // which no one condition can read, so test mode reads them first (one round, test mode only).
+    const { refusal } = await admit(deps.accounts, accountId, request, key);
+    if (refusal instanceof PaidAccessRequiredError) throw refusal;
   }
 
   const createdAt = now.toISOString();
+  const limit = key?.monthlySpendLimit;
   const keySpend: KeySpend | undefined = key && { keyId: key.keyId, month: spendMonthOf(now), ...(limit !== undefined && { limit }) };
   const taskId = newTaskId(request.kind);
   const claim: IdempotencyClaim | undefined = idempotencyKey
@@ -124,57 +126,58 @@ async function startAnyTask(
     createdAt,
     updatedAt: createdAt,
   } as Omit<Task, 'seq'>;
-  // Alongside the charge: the first route's circuit, so the create does not wait for it.
-  const warmed = warmFirstRoute(deps, task);
-  const result = await deps.tasks.create({
+  const write: StartWrite = {
     task,
     charge: chargeEntry(task),
-    expectedCount: account.taskCounts[request.kind],
     ...(claim && { idempotency: claim }),
     ...(keySpend && { keySpend }),
-  });
-  if (result.type === 'insufficient_credits') {
-    return refuseOrReplay(deps, accountId, idempotencyKey, hash, new InsufficientCreditsError(price, result.available));
+    // A live partition's paid access is a condition of the start's own write.
+    ...(paidAccess && !testPartition && { paidAccess: true }),
+  };
+  // Round 2 (design 32, 5.1): the transaction, with the first route's circuit and budget turn alongside.
+  const first = prepareFirstRoute(deps, { ...task, seq: 0 } as Task, deps.settings.inlineTurnWaitMs);
+  let result = await deps.tasks.start(write);
+  for (let opened = false; result.type === 'refused'; opened = true) {
+    const judged = judgeStart(result.refusals, request, price, { ...(key && { key }), testPartition });
+    if (judged.type === 'replay') return replay(deps, judged.record, hash);
+    if (judged.type === 'refuse') throw judged.error;
+    if (opened) throw new UnauthorizedError();
+    // A test balance used for the first time: opened (with its grant) by reading it, then the start again.
+    if (!(await deps.accounts.get(accountId))) throw new UnauthorizedError();
+    result = await deps.tasks.start(write);
   }
-  if (result.type === 'spend_limit_exceeded') {
-    return refuseOrReplay(deps, accountId, idempotencyKey, hash, new SpendLimitExceededError(limit!, price, result.spent));
-  }
-  await warmed;
-  if (result.type === 'idempotency_key_used') return replay(deps, result.record, hash);
+  const started = result.task;
   const model = request.params.model;
   deps.telemetry.info('task started', { task_id: taskId, account_id: accountId, model, credits: price });
   deps.telemetry.count('TaskStarted', { model });
 
-  const submitted = await submitInline(deps, result.task);
+  // Round 3 on: the positions settled while the create goes out; the answer carries both. The
+  // key's `created` answer is noted alongside the write that records the accepted job.
+  let created: Promise<void> | undefined;
+  const noteCreated = claim && (() => (created ??= recordCreated(deps, claim)));
+  const [seq, submitted] = await Promise.all([settled(deps, started), first.then((route) => submitInline(deps, started, route, noteCreated))]);
   if (submitted.type !== 'failed') {
-    if (claim) await recordCreated(deps, claim);
-    return submitted.task;
+    if (noteCreated) await noteCreated();
+    return { ...submitted.task, seq };
   }
   // Record the 502 before the refund, so a retry can never see the failed task as a success.
   const message = 'The generation provider did not accept the request. Your credits were refunded; please retry.';
   if (claim) await deps.idempotency.recordOutcome(claim, { type: 'upstream_error', message });
-  await failTask(deps, result.task, { code: submitted.code, message: FAILURE_MESSAGES[submitted.code] });
+  await failTask(deps, { ...started, seq }, { code: submitted.code, message: FAILURE_MESSAGES[submitted.code] });
   throw new UpstreamError(message);
 }
 
 /**
- * Too few credits (or no room left under the key's spend limit), unless a concurrent request
- * under the same Idempotency-Key got there first: its claim was written in the transaction that
- * spent the credits, so the balance we read may already include its charge while our first look
- * at the key came too early. Then this request is a retry and gets the replay (or 409), never 403.
+ * The started task's history position, its charge's ledger position with it. A failure here
+ * leaves the start's notes, which the sweeper settles: the task goes on (seq 0 until then).
  */
-async function refuseOrReplay(
-  deps: StartDeps,
-  accountId: string,
-  idempotencyKey: string | undefined,
-  hash: string,
-  refusal: InsufficientCreditsError | SpendLimitExceededError,
-): Promise<Task | undefined> {
-  if (idempotencyKey) {
-    const earlier = await deps.idempotency.get(accountId, idempotencyKey, deps.clock());
-    if (earlier) return replay(deps, earlier, hash);
+async function settled(deps: StartDeps, task: Task): Promise<number> {
+  try {
+    return (await deps.tasks.settlePositions(task)).seq;
+  } catch (error) {
+    deps.telemetry.warn('start positions not settled; the sweeper settles them', { task_id: task.taskId, error: String(error) });
+    return 0;
   }
-  throw refusal;
 }
 
 /** The first request's answer under the key; undefined if it released the key (refused, nothing charged). */

@@ -1,6 +1,6 @@
 import type { ProviderFailureCode } from '../providers/provider';
 import type { SubmissionRequest } from './ports';
-import { sendCreate, type Create } from './routed-create';
+import { sendCreate, type Create, type FirstRoute } from './routed-create';
 import type { Task } from './task';
 import { move } from './transitions';
 import { FAILURE_MESSAGES, failTask } from './lifecycle/endings';
@@ -35,9 +35,9 @@ export const QUEUE_STALL_MS = 5 * 60_000;
  * POST /generate's submission: now if the budget allows, else on the queue. An error before the
  * create was sent (a DynamoDB timeout) puts the task on the queue instead of failing the request.
  */
-export async function submitInline(deps: LifecycleDeps, task: Task): Promise<InlineSubmission> {
+export async function submitInline(deps: LifecycleDeps, task: Task, first?: FirstRoute, onAccepted?: () => Promise<void>): Promise<InlineSubmission> {
   try {
-    const created = await sendCreate(deps, task, deps.settings.inlineTurnWaitMs);
+    const created = await sendCreate(deps, task, deps.settings.inlineTurnWaitMs, first, onAccepted);
     switch (created.type) {
       case 'waiting':
         return await queued(deps, task, 0, 0);

@@ -7,7 +7,7 @@ import { type LifecycleDeps } from './lifecycle/deps';
 export interface SweepReport extends SweepCounts {
   examined: number;
   timedOut: number;
-  /** Drafts of starts cut short, refunded or discarded. */
+  /** Starts cut short: positions settled, or legacy drafts refunded or discarded. */
   repairedStarts: number;
   /** Ended tasks whose webhook events had not been published (a publication cut short). */
   announced: number;
@@ -114,13 +114,17 @@ async function sweepOne(deps: LifecycleDeps, listed: TaskRef, report: SweepRepor
     }
     return;
   }
+  // A start cut short between its transaction and its settle: the positions it allocated go on
+  // the task and its charge (idempotent; the request's own settle may race it).
+  const settled = task.seq === 0 && age > START_GRACE_MS ? await deps.tasks.settlePositions(task) : task;
+  if (settled !== task) report.repairedStarts += 1;
   if (age > deps.settings.taskTimeoutMs) {
     report.timedOut += 1;
-    await failTask(deps, task, { code: 'timeout', message: FAILURE_MESSAGES.timeout }, 'timeout');
+    await failTask(deps, settled, { code: 'timeout', message: FAILURE_MESSAGES.timeout }, 'timeout');
     return;
   }
   const row = SWEEP_TABLE[task.phase];
-  if (now <= row.dueAfter(deps, task)) return;
+  if (now <= row.dueAfter(deps, settled)) return;
   report[row.counted] += 1;
-  await row.repair(deps, task);
+  await row.repair(deps, settled);
 }

@@ -1,5 +1,5 @@
 import type { LedgerEntry } from '../accounts/ledger';
-import type { Phase } from './phase';
+import { isFinal, type Phase } from './phase';
 import type { TaskStore } from './ports';
 import type { Task } from './task';
 
@@ -96,11 +96,28 @@ export type FailureEvent = { [E in TaskEvent]: (typeof TRANSITIONS)[E] extends {
  * The one way the domain moves a task: the event names its rule, the store checks the phase and
  * the guards in one conditional write. The stored task after it, or undefined when refused.
  */
-export function move(tasks: Pick<TaskStore, 'transition'>, task: Task, event: TaskEvent, patch: TaskPatch = {}): Promise<Task | undefined> {
+export async function move(
+  tasks: Pick<TaskStore, 'transition'> & Partial<Pick<TaskStore, 'settlePositions'>>,
+  task: Task,
+  event: TaskEvent,
+  patch: TaskPatch = {},
+): Promise<Task | undefined> {
   const rule: Rule = TRANSITIONS[event];
   if (rule.refund && !patch.refund) throw new Error(`The ${event} of task ${task.taskId} needs its refund.`);
   if ((rule.to === 'same') !== (patch.at === undefined)) throw new Error(`The ${event} of task ${task.taskId}: a phase change has an instant, a touch none.`);
-  return tasks.transition(task, rule.from, rule.to, patch);
+  // A task whose start was cut short before its settle ends with its positions, never without:
+  // a final task is in no work list the sweeper settles from.
+  const settled = rule.to !== 'same' && isFinal(rule.to) && task.seq === 0 && tasks.settlePositions ? await settleQuietly(tasks.settlePositions.bind(tasks), task) : task;
+  return tasks.transition(settled, rule.from, rule.to, patch);
+}
+
+/** The settle before an ending; a failure leaves the ending to go ahead (its money is exact either way). */
+async function settleQuietly(settle: (task: Task) => Promise<Task>, task: Task): Promise<Task> {
+  try {
+    return await settle(task);
+  } catch {
+    return task;
+  }
 }
 
 /** Whether the stored task may take a write from `from` with these guards: the rule the adapter compiles into a condition. */

@@ -41,8 +41,8 @@ describe('the circuit on the hot path', () => {
     const order: string[] = [];
     const read = store.read.bind(store);
     jest.spyOn(store, 'read').mockImplementation(async (provider) => (order.push(`read ${provider}`), read(provider)));
-    const create = world.stores.tasks.create.bind(world.stores.tasks);
-    jest.spyOn(world.stores.tasks, 'create').mockImplementation(async (request) => (order.push('charge'), create(request)));
+    const start = world.stores.tasks.start.bind(world.stores.tasks);
+    jest.spyOn(world.stores.tasks, 'start').mockImplementation(async (write) => (order.push('charge'), start(write)));
     await startTask(world.deps, accountId, video());
     // Started before the charge's write, read once: the admit found it in the container's cache.
     expect(order).toEqual(['read scripted', 'charge']);

@@ -8,6 +8,7 @@ import {
 import { ProviderUnavailableError } from '#domain/providers/provider';
 import { startTask, type StartRequest } from '#domain/tasks/start-task';
 import { failTask } from '#domain/tasks/lifecycle/endings';
+import { sweep } from '#domain/tasks/sweep';
 import { image, memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
 /** startTask on in-memory stores (test/integration/task-lifecycle.test.ts runs it on DynamoDB Local). */
@@ -217,5 +218,26 @@ describe('a submission the provider does not take', () => {
     expect(task).toMatchObject({ status: 'failed', error: { code: 'internal_error' } });
     expect(task.provider).toBeUndefined();
     expect(await world.money(accountId)).toMatchObject({ balance: 100, ledger: 100, kinds: ['grant', 'charge', 'refund'] });
+  });
+});
+
+describe('a start cut short before its settle', () => {
+  it('is answered processing and charged; the sweeper settles it after the start grace, and an ending before that settles it first', async () => {
+    const accountId = await world.newAccount(100);
+    jest.spyOn(world.stores.tasks, 'settlePositions').mockRejectedValueOnce(new Error('crashed')).mockRejectedValueOnce(new Error('crashed'));
+    const [swept, ended] = [await start(accountId, video()), await start(accountId, video())];
+    expect([swept.seq, ended.seq]).toEqual([0, 0]);
+    expect(await world.money(accountId)).toMatchObject({ balance: 50, ledger: 50 });
+    expect((await world.stores.tasks.listPage(accountId, 'video', 1, 10)).tasks).toEqual([]);
+
+    // Ended before any sweep (a failure, a cancel, a callback): it takes its position on the way.
+    await failTask(world.deps, (await world.stores.tasks.get(accountId, ended.taskId))!, { code: 'internal_error', message: 'gone' });
+    expect(await world.stores.tasks.get(accountId, ended.taskId)).toMatchObject({ seq: 2, status: 'failed' });
+
+    world.advance(3 * 60_000);
+    await sweep(world.deps);
+    expect(await world.stores.tasks.get(accountId, swept.taskId)).toMatchObject({ seq: 1, status: 'processing' });
+    expect((await world.stores.tasks.listPage(accountId, 'video', 1, 10)).tasks.map((task) => task.seq)).toEqual([2, 1]);
+    expect(await world.money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
   });
 });

@@ -1,236 +1,262 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { KeySpend } from '#domain/accounts/spending-key';
-import type { CreateTaskResult, IdempotencyClaim, IdempotencyRecord, NewTaskRequest } from '#domain/tasks/ports';
+import { GetCommand, UpdateCommand, type TransactWriteItem } from '@aws-sdk/lib-dynamodb';
+import { AccountBusyError } from '#domain/shared/errors';
+import type { StartRefusals, StartResult, StartWrite } from '#domain/tasks/ports';
 import type { Task, TaskKind } from '#domain/tasks/task';
-import type { Telemetry } from '#domain/shared/telemetry';
 import { PENDING_STARTS } from '../account-repository';
 import { isConditionFailure, type Db } from '../dynamo-client';
 import { fromIdempotencyItem, toIdempotencyItem } from '../idempotency-repository';
-import { accountKey, IDEMPOTENCY_SK, keySpendKey, taskHistoryKey, taskKey } from '../keys';
+import { accountKey, IDEMPOTENCY_SK, keySpendKey, ledgerEntryKey, ledgerPositionKey, taskHistoryKey, taskKey } from '../keys';
 import { LEDGER_COUNT, PENDING_CHARGES } from '../ledger-positions';
-import { ledgerEntryPut } from '../ledger-repository';
+import { toLedgerItem } from '../ledger-repository';
 import { toTaskItem } from '../task-item';
-import { retryOnConflict } from '../retry';
+import { AGAIN, RetriesExhaustedError, withRetries } from '../retry';
 import { transact, TransactionRefused } from '../transaction';
 
 const COUNT_ATTRIBUTE: Record<TaskKind, string> = { video: 'video_count', image: 'image_count' };
 /** A discarded draft (its charge was refused) is deleted by TTL a day later. */
 const DISCARDED_DRAFT_TTL_SECONDS = 24 * 60 * 60;
 
+type StartPart = 'claim' | 'keySpend' | 'account' | 'task' | 'charge';
+
 /**
- * Four writes (five through an API key: 1b), none of them a transaction on the account item, so
- * concurrent starts of one account never conflict (docs/data-model.md, "Starting a task"):
- *   1. the draft task (no position yet) is put, in the in-flight index, with the
- *      Idempotency-Key claim if any: a start cut short after this is found and settled by
- *      the sweeper (start-repair.ts); a concurrent request with the same key stops here, with
- *      the record that holds the key (the domain waits for its answer, idempotency in one layer);
- *   1b. through an API key: its month's spend takes the price, within its limit (reserveKeySpend);
- *   2. ONE update of the account takes the price (if the balance allows) and the next
- *      position, and notes the position under the task id (`pending_starts`): the record
- *      that this start was charged until its ledger entry exists;
- *   3. one transaction (task and ledger: not the account) gives the task its position and
- *      writes the charge to the ledger;
- *   4. the note is removed.
+ * A start in ONE transaction (issue 32, docs/data-model.md "Starting a task"), its admission
+ * rules as the parts' conditions, so a refused start writes nothing:
+ *   claim    the Idempotency-Key's record, unless a live one holds the key;
+ *   keySpend the key's month takes the price, within its limit;
+ *   account  the price off the balance (credits >= price, and paid access when asked), the next
+ *            history and ledger positions allocated and noted under the task id
+ *            (`pending_starts`, `pending_charges`): a transaction cannot return a counter;
+ *   task     the task, `claimed`, without its position;
+ *   charge   its ledger entry, without its position.
+ * The ledger sums to the balance at every instant. `settlePositions` then moves the noted
+ * positions onto the task and the charge (the sweeper does it for a start cut short).
+ * Refusals are read by part name with each failed part's item as it stood (ALL_OLD). Another
+ * transaction on the account (TransactionConflict) is retried (retry.ts); past the bound, 429.
  */
-export async function startTask(db: Db, telemetry: Telemetry, request: NewTaskRequest): Promise<CreateTaskResult> {
-  const { charge, idempotency } = request;
-  const draft = { ...request.task, seq: 0 } as Task;
-  const price = -charge.amount;
-  // The request's own instant (the domain's clock), for the claim's expiry and a discard's TTL.
-  const nowMs = Date.parse(draft.createdAt);
-  const holder = await putDraft(db, draft, nowMs, idempotency);
-  if (holder) return { type: 'idempotency_key_used', record: holder };
-
-  const claimPk = idempotency && (toIdempotencyItem(idempotency).pk as string);
-  if (request.keySpend) {
-    const reserved = await reserveKeySpend(db, request.keySpend, draft.taskId, price);
-    if (reserved.type === 'refused') {
-      await discardDraft(db, draft, nowMs, claimPk);
-      return { type: 'spend_limit_exceeded', spent: reserved.spent };
-    }
-  }
-  const taken = await takePosition(db, draft, price);
-  if (taken.type === 'refused') {
-    if (request.keySpend) await releaseKeySpend(db, request.keySpend, price);
-    await discardDraft(db, draft, nowMs, claimPk);
-    return { type: 'insufficient_credits', available: taken.available };
-  }
-  const task = { ...draft, seq: taken.seq } as Task;
-
-  await transact(db, [
-    [
-      'task',
-      {
-        Update: {
-          TableName: db.tableName,
-          Key: taskKey(task.partitionId, task.taskId),
-          UpdateExpression: 'SET seq = :seq, lsi1sk = :position',
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(seq)',
-          ExpressionAttributeValues: { ':seq': task.seq, ':position': taskHistoryKey(task.kind, task.seq) },
-        },
-      },
-    ],
-    ['charge', { Put: ledgerEntryPut(db, charge, taken.ledgerPosition) }],
-  ]);
-
-  await clearPendingStart(db, task).catch((error: unknown) =>
-    // Harmless if left: the task has its position, so no repair ever reads this note.
-    telemetry.warn('pending start note not cleared', { task_id: task.taskId, account_id: task.partitionId, error: String(error) }),
-  );
-  return { type: 'created', task };
-}
-
-/** Step 1. The record of the request that holds the Idempotency-Key, if another one does. */
-async function putDraft(db: Db, draft: Task, nowMs: number, idempotency?: IdempotencyClaim): Promise<IdempotencyRecord | undefined> {
-  const put = { TableName: db.tableName, Item: toTaskItem(draft), ConditionExpression: 'attribute_not_exists(pk)' };
-  if (!idempotency) {
-    await db.doc.send(new PutCommand(put));
-    return undefined;
-  }
-  const claim = toIdempotencyItem(idempotency);
+export async function startTask(db: Db, write: StartWrite, notesOpened = false): Promise<StartResult> {
+  const parts = startParts(db, write);
   try {
-    await transact(db, [
-      // The draft names its claim, so a repair can release it.
-      ['draft', { Put: { ...put, Item: { ...put.Item, idempotency_pk: claim.pk } } }],
-      [
-        'claim',
-        {
-          Put: {
-            TableName: db.tableName,
-            Item: claim,
-            // An expired (or released) record that TTL has not deleted yet may be taken over
-            // (the same rule as DynamoIdempotencyStore.get, judged on the clock of this attempt).
-            ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :nowEpoch',
-            ExpressionAttributeValues: { ':nowEpoch': Math.floor(nowMs / 1000) },
-          },
-        },
-      ],
-    ]);
-    return undefined;
+    return await withRetries('start', async () => {
+      try {
+        await transact(db, parts);
+        return { type: 'started', task: { ...write.task, seq: 0 } as Task } as const;
+      } catch (error) {
+        if (!(error instanceof TransactionRefused)) throw error;
+        const refused = error as TransactionRefused<StartPart>;
+        if (refused.anyFailed) return { type: 'refused', refusals: refusalsOf(refused, write) } as const;
+        if (refused.conflict) return AGAIN;
+        throw error;
+      }
+    }).catch(async (error: unknown) => {
+      // An account written before the notes existed: give it the (empty) maps once, then again.
+      if (notesOpened || !(error instanceof Error && error.name === 'ValidationException')) throw error;
+      await openNotes(db, write.task.partitionId);
+      return startTask(db, write, true);
+    });
   } catch (error) {
-    // The claim as it stood (ALL_OLD): a live record, which the domain answers from.
-    const holder = error instanceof TransactionRefused && error.failed('claim') ? error.old('claim') : undefined;
-    if (holder) return fromIdempotencyItem(holder, idempotency);
+    if (error instanceof RetriesExhaustedError) throw new AccountBusyError();
     throw error;
   }
 }
 
-/**
- * Step 1b, for a start through an API key: its spend this month takes the price, within its
- * limit if it has one. One conditional update of the key's month item, before the account is
- * charged (the API checks the spend limit before the balance); given back if the charge is
- * refused. A start cut short between the two leaves the reservation (the key's room shrinks by
- * one price: the safe side of "never exceed"). The item names the last task it counted, so an
- * SDK retry after a lost answer finds its reservation instead of counting it twice.
- */
-async function reserveKeySpend(
-  db: Db,
-  spend: KeySpend,
-  taskId: string,
-  price: number,
-): Promise<{ type: 'reserved' } | { type: 'refused'; spent: number }> {
-  const notSameTask = '(attribute_not_exists(last_task) OR last_task <> :task)';
-  try {
-    await retryOnConflict('start', () =>
-      db.doc.send(
-        new UpdateCommand({
+function startParts(db: Db, write: StartWrite): [StartPart, TransactWriteItem][] {
+  const { task, charge, keySpend, idempotency } = write;
+  const price = -charge.amount;
+  const nowEpoch = Math.floor(Date.parse(task.createdAt) / 1000);
+  const parts: [StartPart, TransactWriteItem][] = [];
+  if (idempotency) {
+    parts.push([
+      'claim',
+      {
+        Put: {
           TableName: db.tableName,
-          Key: keySpendKey(spend.keyId, spend.month),
-          UpdateExpression: 'ADD spent :price SET key_id = :key, last_task = :task',
-          ConditionExpression:
-            spend.limit === undefined ? notSameTask : `(attribute_not_exists(spent) OR spent <= :most) AND ${notSameTask}`,
-          ExpressionAttributeValues: {
-            ':price': price,
-            ':key': spend.keyId,
-            ':task': taskId,
-            ...(spend.limit !== undefined && { ':most': spend.limit - price }),
-          },
-        }),
-      ),
-    );
-    return { type: 'reserved' };
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    const { Item } = await db.doc.send(
-      new GetCommand({ TableName: db.tableName, Key: keySpendKey(spend.keyId, spend.month), ConsistentRead: true }),
-    );
-    if (Item?.last_task === taskId) return { type: 'reserved' };
-    return { type: 'refused', spent: Number(Item?.spent ?? 0) };
+          Item: toIdempotencyItem(idempotency),
+          // An expired (or released) record that TTL has not deleted yet may be taken over
+          // (the same rule as DynamoIdempotencyStore.get), judged on the request's own instant.
+          ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :nowEpoch',
+          ExpressionAttributeValues: { ':nowEpoch': nowEpoch },
+        },
+      },
+    ]);
   }
-}
-
-/** The charge was refused after the spend was reserved: the key gets its room back. */
-async function releaseKeySpend(db: Db, spend: KeySpend, price: number): Promise<void> {
-  await retryOnConflict('start', () =>
-    db.doc.send(
-      new UpdateCommand({
+  if (keySpend) {
+    const most = keySpend.limit === undefined ? undefined : keySpend.limit - price;
+    parts.push([
+      'keySpend',
+      {
+        Update: {
+          TableName: db.tableName,
+          Key: keySpendKey(keySpend.keyId, keySpend.month),
+          UpdateExpression: 'ADD spent :price SET key_id = :key',
+          // A price above the limit itself fails even on a month with no spend yet.
+          ...(most !== undefined && {
+            ConditionExpression: most >= 0 ? '(attribute_not_exists(spent) OR spent <= :most)' : 'spent <= :most',
+          }),
+          ExpressionAttributeValues: { ':price': price, ':key': keySpend.keyId, ...(most !== undefined && { ':most': most }) },
+        },
+      },
+    ]);
+  }
+  parts.push([
+    'account',
+    {
+      Update: {
         TableName: db.tableName,
-        Key: keySpendKey(spend.keyId, spend.month),
-        UpdateExpression: 'ADD spent :back',
-        ExpressionAttributeValues: { ':back': -price },
-      }),
-    ),
-  );
-}
-
-/** Step 2: price and position in one conditional update; nothing changes if the balance is too low. */
-async function takePosition(
-  db: Db,
-  draft: Task,
-  price: number,
-): Promise<{ type: 'taken'; seq: number; ledgerPosition: number } | { type: 'refused'; available: number }> {
-  const count = COUNT_ATTRIBUTE[draft.kind];
-  const update = () =>
-    db.doc.send(
-      new UpdateCommand({
-        TableName: db.tableName,
-        Key: accountKey(draft.partitionId),
-        // Operands read the item before the update, so the note holds the new position.
-        // The charge's ledger position is taken (and noted) here too (ledger-positions.ts).
+        Key: accountKey(task.partitionId),
+        // Operands read the item before the update, so the notes hold the new positions.
         UpdateExpression:
           'SET credits = credits - :price, #count = if_not_exists(#count, :zero) + :one, #pending.#task = if_not_exists(#count, :zero) + :one, #ledgerCount = if_not_exists(#ledgerCount, :zero) + :one, #charges.#task = if_not_exists(#ledgerCount, :zero) + :one, updated_at = :now',
-        // The note also makes the update idempotent: an SDK retry after a lost answer finds it.
-        ConditionExpression: 'attribute_exists(pk) AND credits >= :price AND attribute_not_exists(#pending.#task)',
+        ConditionExpression: `attribute_exists(pk) AND credits >= :price${write.paidAccess ? ' AND paid_access = :true AND subscription_status = :active' : ''}`,
         ExpressionAttributeNames: {
-          '#count': count,
+          '#count': COUNT_ATTRIBUTE[task.kind],
           '#pending': PENDING_STARTS,
-          '#task': draft.taskId,
+          '#task': task.taskId,
           '#ledgerCount': LEDGER_COUNT,
           '#charges': PENDING_CHARGES,
         },
-        ExpressionAttributeValues: { ':price': price, ':zero': 0, ':one': 1, ':now': draft.createdAt },
-        ReturnValues: 'UPDATED_NEW',
+        ExpressionAttributeValues: {
+          ':price': price,
+          ':zero': 0,
+          ':one': 1,
+          ':now': task.createdAt,
+          ...(write.paidAccess && { ':true': true, ':active': 'active' }),
+        },
+      },
+    },
+  ]);
+  parts.push([
+    'task',
+    {
+      // Names its charge, so the settle (and the sweeper's) finds the entry to position.
+      Put: { TableName: db.tableName, Item: { ...toTaskItem({ ...task, seq: 0 } as Task), charge_entry_id: charge.entryId }, ConditionExpression: 'attribute_not_exists(pk)' },
+    },
+  ]);
+  const { seq: _seq, lsi1sk: _lsi1sk, ...unpositioned } = toLedgerItem(charge, 0);
+  parts.push(['charge', { Put: { TableName: db.tableName, Item: unpositioned, ConditionExpression: 'attribute_not_exists(pk)' } }]);
+  return parts;
+}
+
+/** Every rule that refused the start, from the failed parts and their items as they stood. */
+function refusalsOf(refused: TransactionRefused<StartPart>, write: StartWrite): StartRefusals {
+  const price = -write.charge.amount;
+  const refusals: StartRefusals = {};
+  const holder = refused.old('claim');
+  if (refused.failed('claim') && holder && write.idempotency) refusals.claim = fromIdempotencyItem(holder, write.idempotency);
+  if (refused.failed('keySpend')) refusals.spend = { spent: Number(refused.old('keySpend')?.spent ?? 0) };
+  if (refused.failed('account')) {
+    const account = refused.old('account');
+    if (!account) refusals.noAccount = true;
+    else {
+      if (write.paidAccess && !(account.paid_access === true && account.subscription_status === 'active')) refusals.paidAccess = true;
+      if (Number(account.credits) < price) refusals.credits = { available: Number(account.credits) };
+    }
+  }
+  if (refused.failed('task') || refused.failed('charge')) throw new Error(`Start of ${write.task.taskId}: its task or charge exists already.`, { cause: refused });
+  if (Object.keys(refusals).length === 0) throw new Error(`Start of ${write.task.taskId} refused for no known rule.`, { cause: refused });
+  return refusals;
+}
+
+/** The maps the start's notes go in, on an account item written before they existed. */
+async function openNotes(db: Db, accountId: string): Promise<void> {
+  try {
+    await db.doc.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: accountKey(accountId),
+        UpdateExpression: 'SET #pending = if_not_exists(#pending, :empty), #charges = if_not_exists(#charges, :empty)',
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#pending) OR attribute_not_exists(#charges))',
+        ExpressionAttributeNames: { '#pending': PENDING_STARTS, '#charges': PENDING_CHARGES },
+        ExpressionAttributeValues: { ':empty': {} },
       }),
     );
-  try {
-    let result;
-    try {
-      result = await retryOnConflict('start: price and position', update);
-    } catch (error) {
-      // An account written before pending_starts existed: give it the (empty) map once.
-      if (!(error instanceof Error && error.name === 'ValidationException')) throw error;
-      await db.doc.send(
-        new UpdateCommand({
-          TableName: db.tableName,
-          Key: accountKey(draft.partitionId),
-          UpdateExpression: 'SET #pending = if_not_exists(#pending, :empty), #charges = if_not_exists(#charges, :empty)',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#pending': PENDING_STARTS, '#charges': PENDING_CHARGES },
-          ExpressionAttributeValues: { ':empty': {} },
-        }),
-      );
-      result = await retryOnConflict('start: price and position', update);
-    }
-    return { type: 'taken', seq: Number(result.Attributes?.[count]), ledgerPosition: Number(result.Attributes?.[LEDGER_COUNT]) };
   } catch (error) {
+    // Already there (a concurrent start opened them), or no account: the next try tells.
     if (!isConditionFailure(error)) throw error;
-    const { Item: account } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: accountKey(draft.partitionId), ConsistentRead: true }));
-    if (!account) throw new Error(`Account ${draft.partitionId} disappeared while creating a task.`, { cause: error });
-    const noted = (account[PENDING_STARTS] as Record<string, unknown> | undefined)?.[draft.taskId];
-    const ledgerPosition = (account[PENDING_CHARGES] as Record<string, unknown> | undefined)?.[draft.taskId];
-    if (noted !== undefined) return { type: 'taken', seq: Number(noted), ledgerPosition: Number(ledgerPosition) };
-    return { type: 'refused', available: Number(account.credits) };
   }
+}
+
+/**
+ * The follow-up of a start (design 5.3): the history position the start allocated goes on the
+ * task, the ledger position on its charge, and the notes go, in one transaction conditioned on
+ * the note, so a start is settled once whoever races (the request, the sweeper, a refund).
+ * Idempotent: a task already settled is returned as stored.
+ */
+export async function settlePositions(db: Db, task: Task): Promise<Task> {
+  if (task.seq > 0) return task;
+  return withRetries('settle positions', async () => {
+    const [{ Item: account }, { Item: stored }] = await Promise.all([
+      db.doc.send(
+        new GetCommand({
+          TableName: db.tableName,
+          Key: accountKey(task.partitionId),
+          ConsistentRead: true,
+          ProjectionExpression: '#pending.#task, #charges.#task',
+          ExpressionAttributeNames: { '#pending': PENDING_STARTS, '#charges': PENDING_CHARGES, '#task': task.taskId },
+        }),
+      ),
+      db.doc.send(
+        new GetCommand({
+          TableName: db.tableName,
+          Key: taskKey(task.partitionId, task.taskId),
+          ConsistentRead: true,
+          ProjectionExpression: 'seq, charge_entry_id',
+        }),
+      ),
+    ]);
+    if (stored?.seq !== undefined) return { ...task, seq: Number(stored.seq) };
+    const seq = (account?.[PENDING_STARTS] as Record<string, unknown> | undefined)?.[task.taskId];
+    const ledgerPosition = (account?.[PENDING_CHARGES] as Record<string, unknown> | undefined)?.[task.taskId];
+    const chargeId = stored?.charge_entry_id as string | undefined;
+    if (seq === undefined || ledgerPosition === undefined || chargeId === undefined) {
+      throw new Error(`Task ${task.taskId} has no positions to settle.`);
+    }
+    try {
+      await transact(db, [
+        [
+          'task',
+          {
+            Update: {
+              TableName: db.tableName,
+              Key: taskKey(task.partitionId, task.taskId),
+              UpdateExpression: 'SET seq = :seq, lsi1sk = :position',
+              ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(seq)',
+              ExpressionAttributeValues: { ':seq': Number(seq), ':position': taskHistoryKey(task.kind, Number(seq)) },
+            },
+          },
+        ],
+        [
+          'charge',
+          {
+            Update: {
+              TableName: db.tableName,
+              Key: ledgerEntryKey(task.partitionId, chargeId),
+              UpdateExpression: 'SET seq = :seq, lsi1sk = :position',
+              ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(lsi1sk)',
+              ExpressionAttributeValues: { ':seq': Number(ledgerPosition), ':position': ledgerPositionKey(Number(ledgerPosition)) },
+            },
+          },
+        ],
+        [
+          'account',
+          {
+            Update: {
+              TableName: db.tableName,
+              Key: accountKey(task.partitionId),
+              UpdateExpression: 'REMOVE #pending.#task, #charges.#task',
+              ConditionExpression: '#pending.#task = :seq',
+              ExpressionAttributeNames: { '#pending': PENDING_STARTS, '#charges': PENDING_CHARGES, '#task': task.taskId },
+              ExpressionAttributeValues: { ':seq': Number(seq) },
+            },
+          },
+        ],
+      ]);
+      return { ...task, seq: Number(seq) };
+    } catch (error) {
+      if (!(error instanceof TransactionRefused)) throw error;
+      // Settled elsewhere meanwhile (its condition failed), or another writer held an item: read again.
+      return AGAIN;
+    }
+  });
 }
 
 /** A draft whose charge was refused (or never taken) leaves the work list and expires; its key claim is released. */
@@ -274,16 +300,3 @@ export async function discardDraft(db: Db, draft: Task, nowMs: number, claimPk?:
   }
 }
 
-/** Step 4. */
-async function clearPendingStart(db: Db, task: Task): Promise<void> {
-  await retryOnConflict('start', () =>
-    db.doc.send(
-      new UpdateCommand({
-        TableName: db.tableName,
-        Key: accountKey(task.partitionId),
-        UpdateExpression: 'REMOVE #pending.#task, #charges.#task',
-        ExpressionAttributeNames: { '#pending': PENDING_STARTS, '#charges': PENDING_CHARGES, '#task': task.taskId },
-      }),
-    ),
-  );
-}
