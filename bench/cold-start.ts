@@ -5,6 +5,10 @@
  * Node processes. Each round spawns one process for generate and one for the function, in
  * alternating order, so the machine's load hits both alike; the figure that counts is the ratio
  * of the medians (×generate), with ✓ at most 1.30 (issue 33: what users feel is load time).
+ * Each bundle loads with exactly its own environment as the stack sets it (cdk.json's context,
+ * synthesized without bundling; deploy-time values as placeholders: bin/invoke/template-
+ * environment.ts) plus what Lambda's runtime adds, nothing of this shell's: a function that reads
+ * a setting at load that its spec does not give it stops the bench, naming it.
  *
  *   npm run bench:cold                                     all functions, COLD_RUNS rounds (default 7)
  *   npm run bench:cold -- --only get-video,mcp             some functions
@@ -12,13 +16,20 @@
  *   npm run bench:cold -- --compare out/bench-cold-before.json   before and after side by side
  *   npm run bench:cold -- --why mcp                        the modules mcp bundles beyond generate's, largest first
  *
- * Figures only; no pass/fail (bundle sizes are held by test/cdk/bundles.test.ts).
+ * Figures only, no pass/fail on speed (bundle sizes are held by test/cdk/bundles.test.ts); a
+ * bundle that does not load with its own environment stops it.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { App } from 'aws-cdk-lib';
 import { build, type Metafile } from 'esbuild';
+import { flattenedTemplate } from '#bin/invoke/nested-templates';
+import { lambdaRuntimeEnvironment, templateEnvironments } from '#bin/invoke/template-environment';
+import { buildApp } from '#lib/app';
 import { aliasesOf } from '#lib/bundle-options';
+import { readDeploySettings } from '#lib/deploy-settings';
 import { specOf } from '#spec/registry';
 import { AWS_SDK_EXTERNALS, BUNDLE_DEFINE, BUNDLE_TARGET, HANDLERS_DIR, NATIVE_EXTERNALS } from '#lib/constructs/api-function';
 
@@ -41,16 +52,36 @@ const clients = [...new Set(Object.keys(require.cache).map((f) => (f.match(/@aws
 process.stdout.write(JSON.stringify({ ms, clients }));
 `;
 
-const ENV = {
-  ...process.env,
-  // Configuration as on Lambda; nothing is contacted at load time.
-  TABLE_NAME: 'bench',
-  AWS_REGION: 'eu-west-1',
-  MEDIA_BUCKET: 'bench-media',
-  PUBLIC_MEDIA_BASE_URL: 'https://media.example.com',
-  PROVIDER: 'simulated',
-  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-};
+type Env = Readonly<Record<string, string>>;
+
+/**
+ * Each function's environment as the stack sets it (cdk.json's context, as `npm run synth`),
+ * by handler: its template's variables with placeholders for deploy-time values, the Lambda
+ * runtime's, and PATH. Nothing is contacted at load time.
+ */
+function stackEnvironments(): Record<string, Env> {
+  const outdir = mkdtempSync(path.join(os.tmpdir(), 'vidgen-bench-cdk-'));
+  try {
+    const { context } = JSON.parse(readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
+    const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] }, outdir });
+    const { stateless } = buildApp(app, readDeploySettings((key) => app.node.tryGetContext(key), {}));
+    const environments = templateEnvironments(flattenedTemplate(stateless));
+    return Object.fromEntries(
+      Object.entries(environments).map(([handler, variables]) => [
+        handler,
+        {
+          PATH: process.env.PATH ?? '',
+          ...variables,
+          ...lambdaRuntimeEnvironment(handler),
+          // The SDK's Node-version notice would be noise on stderr.
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        },
+      ]),
+    );
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}
 
 export interface FunctionFigures {
   bytes: number;
@@ -116,23 +147,43 @@ async function bundle(name: string, entry: string, aliases: Readonly<Record<stri
   return { file, metafile };
 }
 
-function load(file: string): { ms: number; clients: string[] } {
-  return JSON.parse(execFileSync(process.execPath, ['-e', PROBE, file, RUNTIME_GLOBALS], { env: ENV, encoding: 'utf8' })) as { ms: number; clients: string[] };
+/** A bundle that did not load: the message names it, its environment and the error. */
+class LoadFailure extends Error {}
+
+/** A bundle to load: its file, its function's name and environment. */
+interface Loadable {
+  handler: string;
+  file: string;
+  env: Env;
+}
+
+function load({ handler, file, env }: Loadable): { ms: number; clients: string[] } {
+  try {
+    return JSON.parse(execFileSync(process.execPath, ['-e', PROBE, file, RUNTIME_GLOBALS], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })) as {
+      ms: number;
+      clients: string[];
+    };
+  } catch (error) {
+    const stderr = String((error as { stderr?: unknown }).stderr ?? error);
+    // Node prints the throwing line of the (minified) bundle first, then "SomeError: message".
+    const reason = stderr.split('\n').find((line) => /^[A-Za-z]*Error\b[^:]*: /.test(line)) ?? stderr.trim().split('\n').at(-1);
+    throw new LoadFailure(`${handler} does not load with its own environment (as the stack sets it: ${Object.keys(env).sort().join(', ')}): ${reason}`, { cause: error });
+  }
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
 
 /** R rounds of (generate, function) in alternating order: both medians come from the same moments. */
-function paired(file: string, generateFile: string): Omit<FunctionFigures, 'bytes'> {
+function paired(fn: Loadable, generate: Loadable): Omit<FunctionFigures, 'bytes'> {
   const own: number[] = [];
   const reference: number[] = [];
   let clients: string[] = [];
   for (let round = 0; round < RUNS; round += 1) {
-    const order = round % 2 === 0 ? [file, generateFile] : [generateFile, file];
+    const order = round % 2 === 0 ? [fn, generate] : [generate, fn];
     for (const one of order) {
       const sample = load(one);
-      if (one === file) {
+      if (one === fn) {
         own.push(sample.ms);
         clients = sample.clients;
       } else reference.push(sample.ms);
@@ -185,6 +236,7 @@ async function main(): Promise<void> {
     .sort();
   const handlers = options.only ? all.filter((name) => options.only!.includes(name) || name === REFERENCE) : all;
 
+  const environments = options.why ? {} : stackEnvironments();
   const files = new Map<string, string>();
   const metafiles = new Map<string, Metafile>();
   for (const handler of handlers) {
@@ -208,7 +260,12 @@ async function main(): Promise<void> {
     mcp: { bytes: 0, generateBytes: 0, sdkBytes: statSync(sdk.file).size },
   };
   const loadAverage = (await import('node:os')).loadavg();
-  const generateFile = files.get(REFERENCE)!;
+  const loadable = (handler: string): Loadable => {
+    const env = environments[handler];
+    if (!env) throw new Error(`The stack has no function ${handler}: no environment to load it with.`);
+    return { handler, file: files.get(handler)!, env };
+  };
+  const generate = loadable(REFERENCE);
   console.log(`node ${process.version}, ${RUNS} rounds of (${REFERENCE}, function) in fresh processes, medians; load average ${loadAverage.map((l) => l.toFixed(1)).join(' ')}`);
   console.log(`${'function'.padEnd(20)} ${'size'.padStart(8)} ${'load'.padStart(8)} ${REFERENCE.padStart(9)} ${'×gen'.padStart(6)}    AWS SDK clients loaded`);
   for (const handler of handlers) {
@@ -216,11 +273,11 @@ async function main(): Promise<void> {
     const measured =
       handler === REFERENCE
         ? (() => {
-            const samples = Array.from({ length: RUNS }, () => load(generateFile));
+            const samples = Array.from({ length: RUNS }, () => load(generate));
             const ms = median(samples.map((s) => s.ms));
             return { loadMs: ms, generateMs: ms, ratio: 1, clients: samples[0]!.clients };
           })()
-        : paired(files.get(handler)!, generateFile);
+        : paired(loadable(handler), generate);
     figures.functions[handler] = { bytes, ...measured };
     const mark = measured.ratio <= MAX_RATIO ? '✓' : '✗';
     console.log(
@@ -248,6 +305,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
+  console.error(error instanceof LoadFailure ? error.message : error);
   process.exit(1);
 });

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildSync, version as esbuildVersion } from 'esbuild';
 import type { FunctionSpec } from '#spec/function-spec';
-import { aliasesOf, extraFilesOf } from './bundle-options';
+import { aliasesOf, extraFilesOf, type ExtraFile } from './bundle-options';
 
 /**
  * Each function's asset hash, computed before bundling (NodejsFunction's `assetHash`, CDK's
@@ -67,4 +67,18 @@ export function bundleHashes(
     hashes.set(name, hash.digest('hex'));
   }
   return hashes;
+}
+
+/**
+ * A function's hash with the files the deploy adds beside its bundle (the model maps, from
+ * context: not the spec's, so not in `bundleHashes`): a new map rebuilds the functions that carry it.
+ */
+export function withFiles(hash: string, files: readonly ExtraFile[], read: (file: string) => Buffer | string = (file) => readFileSync(file)): string {
+  if (files.length === 0) return hash;
+  const combined = createHash('sha256').update(hash);
+  for (const file of files) {
+    combined.update(`\0${file.name}\0`);
+    combined.update(read(file.source));
+  }
+  return combined.digest('hex');
 }

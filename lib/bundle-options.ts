@@ -1,7 +1,9 @@
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { allSampleNames, SAMPLES_SOURCE_DIR } from '#providers/simulated/sample-outputs';
 import type { FunctionSpec } from '#spec/function-spec';
+import type { BundledSetting } from './settings';
 
 /**
  * What a function's spec says about its bundle, as the stack (lib/constructs/api-function.ts)
@@ -37,4 +39,21 @@ export function extraFilesOf(spec: FunctionSpec): ExtraFile[] {
     return { source: existsSync(fromRoot) ? fromRoot : require.resolve(source), name };
   });
   return [...declared, ...(spec.needs.providers ? sampleOutputFiles() : [])];
+}
+
+/**
+ * Settings the deploy ships beside a bundle (a model map: lib/function-environment.ts,
+ * providerBundledSettings), written into the cloud assembly as vidgen-settings/<sha256>.json, a
+ * name per content, so the bundling command copies a file that no other synth rewrites; the
+ * asset hash covers it (lib/bundle-hash.ts, `withFiles`).
+ */
+export function writeBundledSettings(outdir: string, files: readonly BundledSetting[]): ExtraFile[] {
+  if (files.length === 0) return [];
+  const dir = path.join(outdir, 'vidgen-settings');
+  mkdirSync(dir, { recursive: true });
+  return files.map(({ name, text }) => {
+    const source = path.join(dir, `${createHash('sha256').update(text).digest('hex')}.json`);
+    if (!existsSync(source)) writeFileSync(source, text);
+    return { source, name };
+  });
 }

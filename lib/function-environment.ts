@@ -2,7 +2,7 @@ import { STRIPE_SECRETS } from '#adapters/stripe/settings';
 import { PROVIDER_SETTINGS_LIST, providerSettings } from '#providers/settings-registry';
 import type { StripeSecretName } from '#spec/needs';
 import type { DeploySettings } from './deploy-settings';
-import { environmentOf } from './settings';
+import { bundledFilesOf, environmentOf, type BundledSetting } from './settings';
 
 /**
  * The environment variables the stack sets on functions: what functions/config/ reads, each
@@ -133,6 +133,15 @@ export function providerEnvironment(settings: DeploySettings, providerSecretArns
     Object.assign(env, environmentOf(module.settings, deployed.settings));
   }
   return env;
+}
+
+/**
+ * The task lifecycle's settings that ship beside the bundle instead (the deployed providers'
+ * model maps, REPLICATE_MODELS.json, FAL_MODELS.json): a model map can outgrow Lambda's 4 KB
+ * environment (docs/decisions.md, "Model maps in the bundle").
+ */
+export function providerBundledSettings(settings: DeploySettings): BundledSetting[] {
+  return [settings.provider, ...settings.otherProviders].flatMap((deployed) => bundledFilesOf(providerSettings(deployed.name)!.settings, deployed.settings));
 }
 
 /** `needs.identity` (the authorizer's alone): the user pool whose access tokens are sessions, a new holder's credits, the default rate limit. */

@@ -1,5 +1,6 @@
 import {
   arn,
+  bundledFileName,
   checkValue,
   decimal,
   emailList,
@@ -46,15 +47,35 @@ export function readContextGroup<G extends SettingGroup>(group: G, context: Cont
 
 /**
  * The variables a function reads these values from: every setting the deploy can vary (a
- * context key), defaults included, so a function reads what the deploy decided, not its own default.
+ * context key), defaults included, so a function reads what the deploy decided, not its own
+ * default. A setting delivered in the bundle is not among them (`bundledFilesOf`).
  */
 export function environmentOf<G extends SettingGroup>(group: G, values: Partial<Record<keyof G, unknown>>): Record<string, string> {
   const environment: Record<string, string> = {};
   for (const [field, declared] of Object.entries(group)) {
     const value = values[field as keyof G];
-    if (declared.variable && declared.context && value !== undefined) environment[declared.variable] = variableText(value);
+    if (declared.variable && declared.context && declared.delivery !== 'bundle' && value !== undefined) environment[declared.variable] = variableText(value);
   }
   return environment;
+}
+
+/** A setting's value as a file beside the bundle: its name there (`<VARIABLE>.json`) and its text. */
+export interface BundledSetting {
+  name: string;
+  text: string;
+}
+
+/**
+ * The files beside the bundle that carry the group's `delivery: 'bundle'` settings the deploy
+ * set (a model map); unset, the function falls back on its shipped default (readSetting).
+ */
+export function bundledFilesOf<G extends SettingGroup>(group: G, values: Partial<Record<keyof G, unknown>>): BundledSetting[] {
+  return Object.entries(group).flatMap(([field, declared]) => {
+    const value = values[field as keyof G];
+    return declared.variable && declared.context && declared.delivery === 'bundle' && value !== undefined
+      ? [{ name: bundledFileName(declared), text: variableText(value) }]
+      : [];
+  });
 }
 
 export const STAGES = ['dev', 'prod'] as const;

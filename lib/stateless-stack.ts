@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, Stage, type StackProps } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Function as LambdaFunctionRef, type IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -11,7 +11,8 @@ import { providerSettings } from '#providers/settings-registry';
 import type { Area, DeadLetterName, FunctionSpec } from '#spec/function-spec';
 import type { StripeSecretName } from '#spec/needs';
 import { loadSpecs } from '#spec/registry';
-import { bindAll, type Bindings } from './binders';
+import { bindAll, runsLifecycle, type Bindings } from './binders';
+import { writeBundledSettings } from './bundle-options';
 import { ApiFunction, constructIdFor } from './constructs/api-function';
 import { VidGenRestApi } from './constructs/rest-api';
 import { ConsoleSite } from './constructs/console-site';
@@ -21,7 +22,7 @@ import { ServiceAlarms } from './constructs/service-alarms';
 import { ServiceDashboard } from './constructs/service-dashboard';
 import { WorkQueue } from './constructs/work-queue';
 import type { DeploySettings } from './deploy-settings';
-import { observabilityEnvironment } from './function-environment';
+import { observabilityEnvironment, providerBundledSettings } from './function-environment';
 import { readSharedValues, type SharedResources } from './shared-parameters';
 import { API_GATEWAY, FunctionArea } from './stacks/function-area';
 
@@ -124,6 +125,9 @@ export class StatelessStack extends Stack {
       return nested;
     };
     let ffmpeg: FfmpegLayer | undefined;
+    // The providers' model maps ride beside the bundles of the functions that run the lifecycle
+    // (the ones bindProviders gives the providers' settings), not in their 4 KB environment.
+    const lifecycleFiles = writeBundledSettings(Stage.of(this)!.outdir, providerBundledSettings(settings));
     for (const spec of specs) {
       const area = areaOf(spec.area);
       const reserved = spec.sizing?.reservedConcurrency ? settings.background[spec.sizing.reservedConcurrency] : 0;
@@ -138,6 +142,7 @@ export class StatelessStack extends Stack {
         ...(spec.needs.thumbnails && {
           layers: { layers: [(ffmpeg ??= new FfmpegLayer(area, 'Ffmpeg')).layer], architecture: FFMPEG_LAYER_ARCHITECTURE },
         }),
+        ...(runsLifecycle(spec) && { files: lifecycleFiles }),
       });
       this.functions.set(spec.name, fn);
     }

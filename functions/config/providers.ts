@@ -2,7 +2,7 @@ import type { ProviderRoutes } from '#domain/providers/choice';
 import type { ProviderSecret, SecretSource, SomeProviderSettings } from '#providers/provider-module';
 import { parseProviderRoutes, routedProviders } from '#providers/route-settings';
 import { PROVIDER_NAMES, PROVIDER_SETTINGS_LIST, providerSettings, type ProviderConfig } from '#providers/settings-registry';
-import { ConfigError, givenValue, jsonText, oneOf, readGroup, setting, wholeNumber, type Env } from './setting';
+import { BUNDLE_DIR, ConfigError, givenValue, jsonText, oneOf, readGroup, setting, wholeNumber, type Env } from './setting';
 
 /** Which providers new tasks go to. */
 export const PROVIDERS = {
@@ -44,17 +44,18 @@ export interface ProviderSetup {
   budgetPerSecond?: number;
 }
 
-export function loadProviderSetup(env: Env = process.env): ProviderSetup {
+/** `bundleDir`: where the files the deploy ships beside the bundle are (the model maps; a test passes its own). */
+export function loadProviderSetup(env: Env = process.env, bundleDir: string = BUNDLE_DIR): ProviderSetup {
   const { provider: name, routesJson, budgetPerSecond: budget } = readGroup(PROVIDERS, env);
   const chosen = providerSettings(name)!;
   const routes = providerRoutes(routesJson);
   const routed = routes ? routedProviders(routes) : [];
   const otherProviders = PROVIDER_SETTINGS_LIST.filter((module) => module.name !== name && (!module.onlyWhereNamed || routed.includes(module.name)))
-    .map((module) => providerConfig(module, env, routed.includes(module.name) ? routeNeed(routes!, module.name, name) : undefined))
+    .map((module) => providerConfig(module, env, bundleDir, routed.includes(module.name) ? routeNeed(routes!, module.name, name) : undefined))
     .filter((config) => config !== undefined);
   const budgetPerSecond = budget ?? chosen.budgetPerSecond;
   return {
-    provider: providerConfig(chosen, env, `PROVIDER=${name}`)!,
+    provider: providerConfig(chosen, env, bundleDir, `PROVIDER=${name}`)!,
     ...(otherProviders.length > 0 && { otherProviders }),
     ...(routes && { routes }),
     ...(budgetPerSecond !== undefined && { budgetPerSecond }),
@@ -84,7 +85,7 @@ function routeNeed(routes: ProviderRoutes, provider: string, chosen: string): st
  * chose it, or routes name it), for the error naming a missing secret; without it, a provider
  * whose required secrets are not given is not configured here (undefined).
  */
-function providerConfig(module: SomeProviderSettings, env: Env, neededBy: string | undefined): ProviderConfig | undefined {
+function providerConfig(module: SomeProviderSettings, env: Env, bundleDir: string, neededBy: string | undefined): ProviderConfig | undefined {
   const secrets: Record<string, SecretSource> = {};
   for (const [field, secret] of Object.entries(module.secrets)) {
     const source = secretSource(env, secret);
@@ -95,7 +96,7 @@ function providerConfig(module: SomeProviderSettings, env: Env, neededBy: string
       throw new ConfigError(`Missing ${names} (${neededBy}).`);
     }
   }
-  const values = Object.fromEntries(Object.entries(readGroup(module.settings, env)).filter(([, value]) => value !== undefined));
+  const values = Object.fromEntries(Object.entries(readGroup(module.settings, env, bundleDir)).filter(([, value]) => value !== undefined));
   return { name: module.name, ...values, ...secrets } as ProviderConfig;
 }
 

@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import * as z from 'zod/mini';
 
 /**
@@ -28,7 +30,8 @@ export interface Setting<T = unknown> {
   readonly required?: true;
   /**
    * How the deploy hands the value to a function: its environment, or a file beside its bundle
-   * (a value that could outgrow Lambda's 4 KB environment: the model maps).
+   * (`<VARIABLE>.json`, which readSetting reads when the variable is unset): a value that could
+   * outgrow Lambda's 4 KB environment, the model maps.
    */
   readonly delivery?: 'environment' | 'bundle';
   /** One line for operators (docs/operations.md). */
@@ -58,14 +61,27 @@ export function checkValue<T>(kind: Kind<T>, raw: unknown): { ok: true; value: T
 }
 
 /**
- * A setting as a function reads it from its environment: its default when unset, a
- * ConfigError naming the variable when required and missing or when the value does not parse.
+ * Where a deployed function finds the files beside its bundle: a bundle is one index.js, so
+ * every module's __dirname is the bundle's folder (/var/task). Run from the sources (the local
+ * stack, tests) it is this folder, which holds no such file.
  */
-export function readSetting<S extends Setting>(declared: S, env: Env = process.env): ValueOf<S> {
+export const BUNDLE_DIR = __dirname;
+
+/** The file beside the bundle a `delivery: 'bundle'` setting ships in (lib/ writes it): `<VARIABLE>.json`. */
+export const bundledFileName = (declared: Setting): string => `${declared.variable}.json`;
+
+/**
+ * A setting as a function reads it: its variable (local use, tests), else for a setting the
+ * deploy ships beside the bundle that file, else its default; a ConfigError naming the
+ * variable (or the file) when required and missing or when the value does not parse.
+ */
+export function readSetting<S extends Setting>(declared: S, env: Env = process.env, bundleDir: string = BUNDLE_DIR): ValueOf<S> {
   const name = declared.variable;
   if (!name) throw new Error('A deploy-only setting has no variable to read.');
   const raw = givenValue(env[name]);
   if (raw === undefined) {
+    const bundled = declared.delivery === 'bundle' ? readBundledFile(declared, bundleDir) : undefined;
+    if (bundled !== undefined) return bundled as ValueOf<S>;
     if (declared.required) throw new ConfigError(`Missing required environment variable ${name}.`);
     return declared.default as ValueOf<S>;
   }
@@ -74,9 +90,20 @@ export function readSetting<S extends Setting>(declared: S, env: Env = process.e
   return checked.value as ValueOf<S>;
 }
 
+/** The value of a setting shipped beside the bundle, or undefined without its file. The file's text is not quoted in errors: it can be long. */
+function readBundledFile(declared: Setting, bundleDir: string): unknown {
+  const file = path.join(bundleDir, bundledFileName(declared));
+  if (!existsSync(file)) return undefined;
+  const raw = givenValue(readFileSync(file, 'utf8'));
+  if (raw === undefined) return undefined;
+  const checked = checkValue(declared.kind, raw);
+  if (!checked.ok) throw new ConfigError(`${bundledFileName(declared)} (beside the bundle, for ${declared.variable}) ${checked.message}.`);
+  return checked.value;
+}
+
 /** Every setting of a group, by field. */
-export function readGroup<G extends SettingGroup>(group: G, env: Env = process.env): ValuesOf<G> {
-  return Object.fromEntries(Object.entries(group).map(([field, declared]) => [field, readSetting(declared, env)])) as ValuesOf<G>;
+export function readGroup<G extends SettingGroup>(group: G, env: Env = process.env, bundleDir: string = BUNDLE_DIR): ValuesOf<G> {
+  return Object.fromEntries(Object.entries(group).map(([field, declared]) => [field, readSetting(declared, env, bundleDir)])) as ValuesOf<G>;
 }
 
 /** A value as a function's environment carries it (text), for the deploy to set. */

@@ -13,8 +13,8 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { STREAMED_ROUTE_TIMEOUT_SECONDS } from '#http/route';
 import type { FunctionSpec } from '#spec/function-spec';
-import { bundleHashes } from '../bundle-hash';
-import { aliasesOf, extraFilesOf } from '../bundle-options';
+import { bundleHashes, withFiles } from '../bundle-hash';
+import { aliasesOf, extraFilesOf, type ExtraFile } from '../bundle-options';
 import { loadSpecs } from '#spec/registry';
 import type { FunctionEnvironment } from '../function-environment';
 import { type MediaAccess, type MediaPrefix, mergeMedia, type QueryTarget, type TableAction } from '../function-permissions';
@@ -66,6 +66,12 @@ export interface ApiFunctionProps {
   reservedConcurrency?: number;
   /** Layers with native binaries (the copy worker's ffmpeg); their architecture is the function's. */
   layers?: { layers: ILayerVersion[]; architecture: Architecture };
+  /**
+   * Files the deploy copies beside the bundle besides the spec's (the model maps from context:
+   * lib/bundle-options.ts, writeBundledSettings); given here because bundling is set up when
+   * the function is built, before the binders run.
+   */
+  files?: readonly ExtraFile[];
 }
 
 export class ApiFunction extends Construct {
@@ -77,6 +83,8 @@ export class ApiFunction extends Construct {
   private readonly purpose: string;
 
   readonly spec: FunctionSpec;
+  /** What is copied beside its bundle: the spec's files, then the deploy's (`files`). */
+  readonly bundledFiles: readonly ExtraFile[];
   private readonly environment: Record<string, string>;
 
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
@@ -89,7 +97,9 @@ export class ApiFunction extends Construct {
 
     const entry = path.join(HANDLERS_DIR, `${spec.name}.ts`);
     if (!existsSync(entry)) throw new Error(`functions/handlers/${spec.name}.ts does not exist (named by its spec).`);
-    const extraFiles = extraFilesOf(spec);
+    const deployFiles = props.files ?? [];
+    const extraFiles = [...extraFilesOf(spec), ...deployFiles];
+    this.bundledFiles = extraFiles;
     for (const file of extraFiles) {
       if (!existsSync(file.source)) throw new Error(`${spec.name} needs ${file.source}, which does not exist.`);
     }
@@ -136,7 +146,7 @@ export class ApiFunction extends Construct {
         sourceMapMode: SourceMapMode.DEFAULT,
         logLevel: LogLevel.WARNING,
         // Hashed before bundling (lib/bundle-hash.ts): a bundle whose inputs did not change is not rebuilt.
-        ...(Stack.of(this).bundlingRequired && { assetHash: bundleHashOf(spec, recipe) }),
+        ...(Stack.of(this).bundlingRequired && { assetHash: withFiles(bundleHashOf(spec, recipe), deployFiles) }),
         ...(Object.keys(aliases).length > 0 && {
           esbuildArgs: Object.fromEntries(Object.entries(aliases).map(([name, file]) => [`--alias:${name}`, file])),
         }),

@@ -13,6 +13,7 @@ import { runScript } from '#test-support/run-script';
 import { createTestDb, dropTestDb, testConfig, testDynamoEndpoint } from '#test-support/test-db';
 import { RENDERER_ASSET, RENDERER_BUNDLED_FILE } from '#openapi/renderer';
 import { loadSpecs, specOf } from '#spec/registry';
+import { runsLifecycle } from '#lib/binders';
 import { REPO_ROOT, synthesize } from './support/cdk-app';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { createS3Client } from '#adapters/s3/s3-client';
@@ -44,20 +45,27 @@ const usesStripe = (handler: string) => specOf(handler).needs.stripe !== undefin
 const BUNDLE_CEILING_BYTES = 640 * 1024;
 /**
  * The MCP function carries what the generate function carries (the use cases, zod, Powertools)
- * plus the MCP SDK's server, protocol and Streamable HTTP transport (about 57 KB, Ajv left out)
- * and the tools over eight more endpoints' use cases (about 25 KB): it may be that much larger
- * than generate's bundle, which the target holds (docs/decisions.md, "MCP server").
+ * plus the MCP SDK's server, protocol and Streamable HTTP transport (58 KB of it; 62 KB bundled
+ * alone, bench/mcp-sdk-entry.ts), our tools, server and Lambda transport (10 KB), zod's JSON
+ * Schema conversion for tools/list (3 KB) and the other routes' use cases and contract schemas
+ * its tools run (models, quote, uploads, cancel, list, get: about 10 KB). Measured 86 KB more than
+ * generate once its spec stopped merging eleven sibling specs (issue 33's leftovers); the design's
+ * goal, generate + the SDK's own 62 KB, stays about 24 KB away (docs/performance.md). The
+ * allowance is that measure plus 2 KB, so MCP-only growth is a decision, not a drift.
  */
-const MCP_OVER_GENERATE_BYTES = 96 * 1024;
+const MCP_OVER_GENERATE_BYTES = 88 * 1024;
 /** The authorizer: keys, sessions (aws-jwt-verify), rate windows and Powertools; about 124 KB. */
 const AUTHORIZER_TARGET_BYTES = 160 * 1024;
+
+const REPLICATE_MODELS = readFileSync(path.join(REPO_ROOT, 'functions', 'providers', 'replicate', 'default-models.json'), 'utf8');
 
 let cdkOut: string;
 let db: Db;
 let account: { accountId: string; apiKey: string; keyId: string };
 
 beforeAll(async () => {
-  cdkOut = synthesize({ bundle: true }).outdir;
+  // A model map set by context (the shipped one, so the provider behaves as by default): it ships beside the lifecycle bundles.
+  cdkOut = synthesize({ bundle: true, context: { replicateModels: REPLICATE_MODELS } }).outdir;
   db = await createTestDb();
   const context = buildAppContext(testConfig(db.tableName));
   const created = await createAccount(
@@ -174,6 +182,15 @@ describe('synthesized bundles', () => {
     for (const handler of ['get-openapi', 'get-docs']) {
       const fn = findBundledFunction(cdkOut, handler);
       expect(readFileSync(path.join(fn.assetDir, 'openapi.json'), 'utf8')).toBe(readFileSync(path.join(REPO_ROOT, 'docs', 'openapi.json'), 'utf8'));
+    }
+  });
+
+  it('carry the model map beside the bundle of each function that runs the lifecycle (REPLICATE_MODELS.json), never in an environment', () => {
+    for (const fn of listBundledFunctions(cdkOut)) {
+      const file = path.join(fn.assetDir, 'REPLICATE_MODELS.json');
+      const shipped: unknown = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
+      expect([fn.handler, shipped]).toEqual([fn.handler, runsLifecycle(specOf(fn.handler)) ? JSON.parse(REPLICATE_MODELS) : undefined]);
+      expect([fn.handler, fn.literalEnvironment.REPLICATE_MODELS]).toEqual([fn.handler, undefined]);
     }
   });
 

@@ -6,7 +6,7 @@ import { fillPlaceholders, invokeEnvironment } from '#bin/invoke/local-env';
 import { CONFIG_DEFAULTS, loadConfig } from '#config';
 import { DeploySettingsError, readDeploySettings } from '#lib/deploy-settings';
 import type { DeploySettings } from '#lib/deploy-settings';
-import { mediaEnvironment, providerEnvironment, tableEnvironment } from '#lib/function-environment';
+import { mediaEnvironment, providerBundledSettings, providerEnvironment, tableEnvironment } from '#lib/function-environment';
 import { cdkJsonContext } from './support/cdk-app';
 
 const settingsFrom = (context: Record<string, unknown>, env: Record<string, string> = {}) =>
@@ -102,10 +102,15 @@ describe('function environment', () => {
     expect(lifecycleEnvironment(settingsFrom({})).DYNAMODB_ENDPOINT).toBeUndefined();
   });
 
-  it('hands Replicate settings and the token secret ARN, never the token', () => {
-    const env = lifecycleEnvironment(settingsFrom({ replicateModels: '{"a":1}' }));
-    expect(env).toMatchObject({ PROVIDER: 'replicate', REPLICATE_API_TOKEN_SECRET_ARN: 'arn:secret', REPLICATE_MODELS: '{"a":1}' });
+  it('hands Replicate settings and the token secret ARN, never the token; the model map as a file beside the bundle', () => {
+    const settings = settingsFrom({ replicateModels: '{"a":1}' });
+    const env = lifecycleEnvironment(settings);
+    expect(env).toMatchObject({ PROVIDER: 'replicate', REPLICATE_API_TOKEN_SECRET_ARN: 'arn:secret' });
     expect(Object.keys(env)).not.toContain('REPLICATE_API_TOKEN');
+    expect(Object.keys(env)).not.toContain('REPLICATE_MODELS');
+    expect(providerBundledSettings(settings)).toEqual([{ name: 'REPLICATE_MODELS.json', text: '{"a":1}' }]);
+    // Unset: no file, the function reads its shipped default-models.json.
+    expect(providerBundledSettings(settingsFrom({}))).toEqual([]);
   });
 
   it('keeps a provider switched away from when its secret is still named, so its running tasks finish there', () => {

@@ -6,7 +6,7 @@ import { runScript } from '#test-support/run-script';
 import { WIRING_LINE, type WiringCheck } from './support/build-wiring';
 import { appContextParts } from './support/handler-parts';
 import { synthesize } from './support/cdk-app';
-import { lambdaRuntimeEnvironment, templateEnvironments } from './support/template-environment';
+import { lambdaRuntimeEnvironment, templateEnvironments } from '#bin/invoke/template-environment';
 
 /**
  * Every function, cold-started with exactly its template environment on Lambda

@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { CONFIG_DEFAULTS } from '#config';
@@ -16,12 +16,14 @@ import {
   mediaEnvironment,
   NOT_SET_ON_AWS,
   observabilityEnvironment,
+  providerBundledSettings,
   providerEnvironment,
   tableEnvironment,
 } from '#lib/function-environment';
 import { runsLifecycle } from '#lib/binders';
 import { loadSpecs, specOf } from '#spec/registry';
 import { functionIdOf, resourcesOf, synthesize, type Synthesized } from './support/cdk-app';
+import { templateEnvironments } from '#bin/invoke/template-environment';
 
 const CONTRACT_CODES = ['unauthorized', 'not_found', 'payload_too_large', 'rate_limit_exceeded', 'validation_error', 'internal_error'];
 
@@ -256,9 +258,25 @@ describe('StatelessStack', () => {
       }
     });
 
+    it("ships the model maps beside the bundles of the functions that run the lifecycle, not in their environment: a map over Lambda's 4 KB deploys", () => {
+      const replicateModels = JSON.stringify({ 'vid-1-5-pro': { model: `owner/${'x'.repeat(5000)}` } });
+      const falModels = JSON.stringify({ 'vid-1-5-pro': { endpoint: 'fal-ai/x', input: {} } });
+      const falSecretArn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:fal-api-key-AbCdEf';
+      const synthesized = synthesize({ context: { replicateModels, falModels, falSecretArn } });
+      const env = templateEnvironments(synthesized.statelessTemplate);
+      for (const spec of loadSpecs()) {
+        expect([spec.name, Object.keys(env[spec.name] ?? {}).filter((name) => /_MODELS$/.test(name))]).toEqual([spec.name, []]);
+        const files = synthesized.stateless.functions.get(spec.name)!.bundledFiles;
+        const shipped = Object.fromEntries(files.filter((file) => file.name.endsWith('_MODELS.json')).map((file) => [file.name, readFileSync(file.source, 'utf8')]));
+        expect([spec.name, shipped]).toEqual([spec.name, runsLifecycle(spec) ? { 'REPLICATE_MODELS.json': replicateModels, 'FAL_MODELS.json': falModels } : {}]);
+      }
+      // Written into the cloud assembly, one file per content.
+      expect(readdirSync(path.join(synthesized.outdir, 'vidgen-settings')).sort()).toHaveLength(2);
+    });
+
     it("refuses at synth a function environment over Lambda's 4 KB, naming its largest variables", () => {
-      const models = JSON.stringify({ 'vid-1-5-pro': { model: `owner/${'x'.repeat(5000)}` } });
-      expect(() => synthesize({ context: { replicateModels: models } })).toThrow(/The environment of [a-z-]+ is about \d+ bytes; Lambda allows 4096\. The largest: REPLICATE_MODELS \(\d+ bytes\)/);
+      const billingPacks = Array.from({ length: 20 }, (_, i) => ({ pack_id: `pack-${i}`, price_id: `price_${'x'.repeat(200)}`, credits: 100, amount: 500, currency: 'usd' }));
+      expect(() => synthesize({ context: { billingPacks } })).toThrow(/The environment of [a-z-]+ is about \d+ bytes; Lambda allows 4096\. The largest: BILLING_PACKS \(\d+ bytes\)/);
     });
 
     it('sets every variable functions/config/ reads, except the ones that must not be set on AWS', () => {
@@ -269,7 +287,10 @@ describe('StatelessStack', () => {
       const providerSecretArns = { REPLICATE_API_TOKEN_SECRET_ARN: 'arn:secret', REPLICATE_WEBHOOK_SECRET_ARN: 'arn:webhook-secret', FAL_KEY_SECRET_ARN: 'arn:fal' };
       const settings = (context: Record<string, unknown>) => readDeploySettings((key) => context[key], {});
       const simulated = settings({ provider: 'simulated' });
+      const replicateAndFal = settings({ provider: 'replicate', replicateModels: '{}', falModels: '{}', falSecretArn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:fal-api-key-AbCdEf' });
       const set = new Set([
+        // The model maps: as files beside the bundle named after their variables (REPLICATE_MODELS.json).
+        ...providerBundledSettings(replicateAndFal).map((file) => file.name.replace(/\.json$/, '')),
         // What the binders set (lib/binders.ts), from each group's function.
         ...Object.keys(observabilityEnvironment(simulated)),
         ...Object.keys(tableEnvironment(simulated, 't')),

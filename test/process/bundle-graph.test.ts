@@ -77,6 +77,11 @@ describe("the functions' bundles", () => {
     expect(specs.map((spec) => [spec.name, offending(spec.name, leaks)])).toEqual(specs.map((spec) => [spec.name, []]));
   });
 
+  it("carry their own spec and no other function's (the MCP function's needs are written out, not merged from eleven specs)", () => {
+    const otherSpecs = (handler: string) => offending(handler, /^functions\/handlers\/[^/]+\.spec\.ts$/).filter((file) => file !== `functions/handlers/${handler}.spec.ts`);
+    expect(specs.map((spec) => [spec.name, otherSpecs(spec.name)])).toEqual(specs.map((spec) => [spec.name, []]));
+  });
+
   it("carry neither the simulated provider's renderers (sharp, ffmpeg) nor a left-out package", () => {
     // media/errors.ts holds the renderers' error classes apart, with no native import, for the provider to recognise.
     const renderers = /^functions\/providers\/simulated\/media\/(?!errors\.ts$)|node_modules\/(sharp|@ffmpeg-installer)\//;

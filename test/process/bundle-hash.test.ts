@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { bundleHashes } from '#lib/bundle-hash';
+import { bundleHashes, withFiles } from '#lib/bundle-hash';
 import { HANDLERS_DIR } from '#lib/constructs/api-function';
 import { loadSpecs } from '#spec/registry';
 import { REPO_ROOT } from '#test-support/run-script';
@@ -39,5 +39,17 @@ describe('bundle hashes', () => {
     expect(changed(base, bundleHashes(specs, build, editing('docs/openapi.json')))).toEqual(['get-docs', 'get-openapi']);
     expect(changed(base, bundleHashes(specs, build, editing('package-lock.json')))).toHaveLength(specs.length);
     expect(changed(base, bundleHashes(specs, { ...build, options: { ...build.options, minify: false } }))).toHaveLength(specs.length);
+  });
+
+  it('change with a file the deploy ships beside a bundle (a model map from context), by its content and its name', () => {
+    const hash = base.get('generate')!;
+    const map = { source: '/cdk.out/vidgen-settings/x.json', name: 'REPLICATE_MODELS.json' };
+    const reading = (text: string) => () => text;
+    expect(withFiles(hash, [])).toBe(hash);
+    const shipped = withFiles(hash, [map], reading('{"a":1}'));
+    expect(shipped).not.toBe(hash);
+    expect(withFiles(hash, [map], reading('{"a":1}'))).toBe(shipped);
+    expect(withFiles(hash, [map], reading('{"a":2}'))).not.toBe(shipped);
+    expect(withFiles(hash, [{ ...map, name: 'FAL_MODELS.json' }], reading('{"a":1}'))).not.toBe(shipped);
   });
 });

@@ -1,12 +1,20 @@
 import { readdirSync } from 'node:fs';
 import { ROUTE_DOCS, routesOf } from '#http/routes/index';
 import type { FunctionSpec } from '#spec/function-spec';
-import { loadSpecs, readSpecs, validateSpecs, HANDLERS_DIR } from '#spec/registry';
+import { mergeNeeds, RATE_LIMITED } from '#spec/needs';
+import { loadSpecs, readSpecs, specOf, validateSpecs, HANDLERS_DIR } from '#spec/registry';
 
 describe('function specs', () => {
   it('exist for every handler, one each, named after it', () => {
     const handlers = readdirSync(HANDLERS_DIR).filter((file) => file.endsWith('.ts') && !file.endsWith('.spec.ts')).map((file) => file.slice(0, -3));
     expect(loadSpecs().map((spec) => spec.name).sort()).toEqual(handlers.sort());
+  });
+});
+
+describe('the MCP function', () => {
+  it('may do what the routes its tools mirror may do, together (written out in its spec, so no other spec rides in its bundle)', () => {
+    const mirrored = ['generate', 'list-videos', 'get-video', 'cancel-video', 'generate-image', 'list-images', 'get-image', 'cancel-image', 'upload', 'quote', 'get-credits', 'list-models'];
+    expect(specOf('mcp').needs).toEqual(mergeNeeds([...mirrored.map((name) => specOf(name).needs), { table: { actions: RATE_LIMITED } }]));
   });
 });
 

@@ -1,11 +1,14 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { App, type CfnElement, NestedStack, type Stack } from 'aws-cdk-lib';
+import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { Route } from '#http/routes/index';
+import { flattenNested, nestedStacksOf } from '#bin/invoke/nested-templates';
 import { buildApp, type VidGenApp } from '#lib/app';
 import { readDeploySettings } from '#lib/deploy-settings';
+
+export { flattenNested, nestedStacksOf };
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 
@@ -72,57 +75,6 @@ export function synthesize(options: SynthOptions = {}): Synthesized {
   result.statelessTemplates = { root, nested };
   result.statelessTemplate = flattenNested(built.stateless, root, nested);
   return result;
-}
-
-/** The nested stacks directly inside `stack`. */
-export const nestedStacksOf = (stack: Stack): NestedStack[] => stack.node.children.filter((child): child is NestedStack => child instanceof NestedStack);
-
-type Json = unknown;
-
-/**
- * One template with the nested stacks' resources in it, each nested parameter replaced by what
- * the root passes it and each nested output read by the root (or by another nested stack)
- * replaced by its value: as the template read before the functions moved into areas (issue 33).
- */
-export function flattenNested(stack: Stack, root: Template, nested: ReadonlyMap<string, Template>): Template {
-  const merged = structuredClone(root.toJSON()) as { Resources: Record<string, Record<string, any>>; Outputs?: Record<string, unknown> };
-  const outputs = new Map<string, Json>();
-  const substituted: Array<Record<string, Json>> = [];
-  for (const child of nestedStacksOf(stack)) {
-    const resourceId = stack.getLogicalId(child.nestedStackResource as CfnElement);
-    const parameters = (merged.Resources[resourceId]?.Properties?.Parameters ?? {}) as Record<string, Json>;
-    const template = nested.get(child.node.id)!.toJSON() as { Resources: Record<string, Json>; Outputs?: Record<string, { Value: Json }> };
-    const replaceParameters = (value: Json): Json => mapJson(value, (node) => (isRef(node) && node.Ref in parameters ? parameters[node.Ref] : undefined));
-    for (const [name, output] of Object.entries(template.Outputs ?? {})) outputs.set(`${resourceId}.${name}`, replaceParameters(output.Value));
-    substituted.push(replaceParameters(template.Resources) as Record<string, Json>);
-    delete merged.Resources[resourceId];
-  }
-  const replaceOutputs = (value: Json): Json =>
-    mapJson(value, (node) => {
-      const getAtt = (node as { 'Fn::GetAtt'?: [string, string] })['Fn::GetAtt'];
-      if (!Array.isArray(getAtt) || !getAtt[1]?.startsWith('Outputs.')) return undefined;
-      const key = `${getAtt[0]}.${getAtt[1].slice('Outputs.'.length)}`;
-      return outputs.has(key) ? replaceOutputs(outputs.get(key)) : undefined;
-    });
-  for (const resources of substituted) {
-    for (const [id, resource] of Object.entries(resources)) {
-      if (id in merged.Resources) throw new Error(`Logical id ${id} is in two templates of ${stack.stackName}.`);
-      merged.Resources[id] = resource as Record<string, any>;
-    }
-  }
-  return Template.fromJSON(replaceOutputs(merged) as Record<string, unknown>);
-}
-
-const isRef = (node: Json): node is { Ref: string } =>
-  typeof node === 'object' && node !== null && Object.keys(node).length === 1 && typeof (node as { Ref?: unknown }).Ref === 'string';
-
-/** `value` with every node `replace` answers for replaced (and not walked further). */
-function mapJson(value: Json, replace: (node: Json) => Json | undefined): Json {
-  const replaced = replace(value);
-  if (replaced !== undefined) return replaced;
-  if (Array.isArray(value)) return value.map((item) => mapJson(item, replace));
-  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mapJson(item, replace)]));
-  return value;
 }
 
 type Resource = { Type: string; Properties?: Record<string, any>; Metadata?: Record<string, unknown>; [key: string]: unknown };

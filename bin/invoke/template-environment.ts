@@ -1,12 +1,13 @@
 import type { Template } from 'aws-cdk-lib/assertions';
-import { HANDLER_METADATA_KEY } from '#bin/invoke/assembly';
+import { HANDLER_METADATA_KEY } from './assembly';
 
 /**
  * Each function's environment as CloudFormation would hand it to Lambda, with the deploy-time
  * values (queue URLs, function names, secret ARNs, the SSM parameters) replaced by placeholders
  * of the same shape: a queue's URL is a URL, a secret's ARN an ARN. bin/invoke/local-env.ts drops
  * those variables and points the function at the local stack instead; this keeps every one, as
- * on AWS, for tests of what a function builds from exactly its own environment.
+ * on AWS, for what a function builds (test/cdk/lambda-wiring.test.ts) and loads (bench:cold)
+ * from exactly its own environment.
  */
 const REGION = 'eu-west-1';
 const ACCOUNT = '123456789012';
@@ -35,11 +36,11 @@ const REF_OF: Readonly<Record<string, (logicalId: string) => string>> = {
   'AWS::SecretsManager::Secret': (id) => `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:${id}-AbCdEf`,
 };
 
-type Resources = Record<string, { Type: string; Metadata?: Record<string, unknown>; Properties?: any }>;
+type Resources = Record<string, { Type: string; Metadata?: Record<string, unknown>; Properties?: { Environment?: { Variables?: Record<string, unknown> } } }>;
 
 export function resolvePlaceholders(value: unknown, template: { Resources: Resources; Parameters?: Record<string, unknown> }): string {
   if (typeof value === 'string') return value;
-  const intrinsic = value as Record<string, any>;
+  const intrinsic = value as Record<string, unknown>;
   if ('Ref' in intrinsic) {
     const name = intrinsic.Ref as string;
     if (name in PSEUDO_PARAMETERS) return PSEUDO_PARAMETERS[name]!;
