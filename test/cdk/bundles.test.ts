@@ -30,10 +30,13 @@ import { allSampleNames, SAMPLES_SOURCE_DIR } from '#providers/simulated/sample-
  * 336 KB, zod (104 KB) still the largest share; the settings vocabulary on zod/mini (issue 33)
  * adds its small API (about 6 KB) beside classic zod's; issue 32's transition table, named
  * transactions and retries, phases and main's subscription payments about 4.5 KB more (generate
- * 349 -> 354 KB when the two issues met). Their load time is measured by bench:cold
- * (docs/performance.md); the target keeps the next growth a decision, not a drift.
+ * 349 -> 354 KB when the two issues met); the lazy ports' wrappers (C10), the ledger and feed
+ * retries, credits_refunded and the bundled settings reader took generate to 359.8 KB, and the
+ * start's one transaction (issue 32, C12) adds about 4 KB more: 368 KB since. Their load time is
+ * measured by bench:cold (docs/performance.md); the target keeps the next growth a decision,
+ * not a drift (the route table's leak was 70 KB).
  */
-const BUNDLE_TARGET_BYTES = 360 * 1024;
+const BUNDLE_TARGET_BYTES = 368 * 1024;
 /**
  * The billing functions carry Stripe's official client (about 245 KB minified, every API
  * resource included: the package has no per-resource entry points); they get that much more.
