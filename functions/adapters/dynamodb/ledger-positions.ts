@@ -60,6 +60,13 @@ export async function readLedgerCount(db: Db, accountId: string): Promise<number
   return Item ? Number(Item[LEDGER_COUNT] ?? 0) : undefined;
 }
 
+/**
+ * An attempt's answer when another writer held one of its items (a TransactionConflict): the
+ * same position again after the pause, with no read; the next try's own conditions say whether
+ * the count (or anything else) moved meanwhile.
+ */
+export const SAME_POSITION = Symbol('same position');
+
 /** An attempt's answer when another ledger write took its position: the count that write left. */
 export class LedgerMoved {
   constructor(readonly movedTo: number) {}
@@ -85,7 +92,7 @@ export function ledgerMoved<N extends string>(refused: TransactionRefused<N>, ac
 export function appendWithRetries<T>(
   db: Db,
   accountId: string,
-  attempt: (seen: number | undefined) => Promise<T | LedgerMoved | typeof AGAIN>,
+  attempt: (seen: number | undefined) => Promise<T | LedgerMoved | typeof SAME_POSITION | typeof AGAIN>,
 ): Promise<T> {
   let known: number | undefined;
   return withRetries(`ledger append of ${accountId}`, async () => {
@@ -93,6 +100,10 @@ export function appendWithRetries<T>(
     known = undefined;
     const result = await attempt(seen);
     if (result === AGAIN) return AGAIN;
+    if (result === SAME_POSITION) {
+      known = seen;
+      return AGAIN;
+    }
     if (!(result instanceof LedgerMoved)) return result;
     // The same count again means the refusal was about something else: read it next time.
     if (result.movedTo !== seen) known = result.movedTo;

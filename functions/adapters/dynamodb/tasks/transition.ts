@@ -1,12 +1,11 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isFinal, statusOf, type Phase } from '#domain/tasks/phase';
 import type { TaskPatch, TaskPatchFields, TransitionGuard } from '#domain/tasks/transitions';
-import { admits } from '#domain/tasks/transitions';
 import type { Task } from '#domain/tasks/task';
 import { isConditionFailure, type Db } from '../dynamo-client';
 import { endedEntryValues, phaseEntryValues, taskKey } from '../keys';
-import { appendWithRetries, ledgerMoved, slotAfter } from '../ledger-positions';
-import { AGAIN, retryOnConflict } from '../retry';
+import { appendWithRetries, ledgerMoved, SAME_POSITION, slotAfter } from '../ledger-positions';
+import { retryOnConflict } from '../retry';
 import { fromTaskItem } from '../task-item';
 import type { TransactionRefused } from '../transaction';
 import { getTask } from './queries';
@@ -206,13 +205,10 @@ async function failWithRefund(db: Db, task: Task, from: readonly Phase[], condit
       if (refused?.task) return false;
       // Another ledger write took the position: append again after it.
       if (refused?.account) return ledgerMoved(caught as TransactionRefused<'account'>, 'account');
-      if (refused?.conflict) {
-        // Lost a race with another writer of the same task: whoever won decided its fate.
-        const latest = await getTask(db, task.partitionId, task.taskId);
-        if (!latest || !admits(latest, from, patch.guard)) return false;
-        // A writer of the account item (a start, another refund) held it: try again.
-        return AGAIN;
-      }
+      // Another writer held an item (the account: a start, another refund; or the task). Try
+      // the same position again, no read: if the task moved meanwhile, the next try's task
+      // condition says so (and we stop); if the count moved, its refusal hands back the new one.
+      if (refused?.conflict) return SAME_POSITION;
       throw caught;
     }
   });
