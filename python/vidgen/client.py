@@ -201,17 +201,22 @@ class VidgenClient:
         params: Optional[GenerateVideoParams] = None,
         *,
         idempotency_key: Union[str, None, _Auto] = AUTO_KEY,
+        end_user: Optional[str] = None,
+        metadata: Optional[Dict[str, str]] = None,
         **fields: Any,
     ) -> VideoTask:
         """POST /generate: starts a video task and returns it (status ``processing``).
 
-        Parameters as a dict or as keywords (``prompt=…, duration=5``). ``idempotency_key`` makes
+        Parameters as a dict or as keywords (``prompt=…, duration=5``). ``end_user`` (your own id
+        of the user it is for) and ``metadata`` (up to 16 string values) are kept with the task and
+        echoed in its views, events and webhooks. ``idempotency_key`` makes
         the start safe to retry: the API answers a repeat under the same key (within 24 h) with the
         first answer and charges once. By default a random key per call, reused across the
         client's own retries; pass your own to make retries across processes safe too, or None to
         send none (then the call is not retried on 5xx or network errors).
         """
-        return cast(VideoTask, self._start("/generate", {**(params or {}), **fields}, idempotency_key))
+        body = {**(params or {}), **fields, **_attribution(end_user, metadata)}
+        return cast(VideoTask, self._start("/generate", body, idempotency_key))
 
     def get_video(self, video_id: str) -> VideoTask:
         """GET /videos/{id}."""
@@ -249,10 +254,13 @@ class VidgenClient:
         params: Optional[GenerateImageParams] = None,
         *,
         idempotency_key: Union[str, None, _Auto] = AUTO_KEY,
+        end_user: Optional[str] = None,
+        metadata: Optional[Dict[str, str]] = None,
         **fields: Any,
     ) -> ImageTask:
-        """POST /generate-image: starts an image task (idempotency as generate_video)."""
-        return cast(ImageTask, self._start("/generate-image", {**(params or {}), **fields}, idempotency_key))
+        """POST /generate-image: starts an image task (end_user, metadata and idempotency as generate_video)."""
+        body = {**(params or {}), **fields, **_attribution(end_user, metadata)}
+        return cast(ImageTask, self._start("/generate-image", body, idempotency_key))
 
     def get_image(self, image_id: str) -> ImageTask:
         """GET /images/{id}."""
@@ -673,6 +681,14 @@ def _read_file(file: FileInput) -> Tuple[bytes, Optional[str]]:
             return opened.read(), os.path.basename(os.fspath(file))
     name = getattr(file, "name", None)
     return file.read(), os.path.basename(name) if isinstance(name, str) else None
+
+
+def _attribution(end_user: Optional[str], metadata: Optional[Dict[str, str]]) -> Dict[str, Any]:
+    """end_user and metadata as a start's body takes them: each only when given."""
+    return {
+        **({"end_user": end_user} if end_user is not None else {}),
+        **({"metadata": metadata} if metadata is not None else {}),
+    }
 
 
 def _id(value: str) -> str:

@@ -284,6 +284,8 @@ describe('output', () => {
     end_image_url: null,
     seed: null,
     negative_prompt: null,
+    end_user: null,
+    metadata: {},
     credits_used: 25,
     credits_refunded: 25,
     progress: 40,

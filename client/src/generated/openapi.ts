@@ -769,6 +769,20 @@ export interface components {
             seed: number | null;
             /** @description The negative prompt as stored (trimmed; null when none was given). */
             negative_prompt: string | null;
+            /**
+             * @description The `end_user` given at the start (null when none was).
+             * @example user_1842
+             */
+            end_user: string | null;
+            /**
+             * @description The `metadata` given at the start (`{}` when none was).
+             * @example {
+             *       "order_id": "1001"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            };
             /** @description Credits charged for this task (refunded if it failed). */
             credits_used: number;
             /** @description Credits given back: 0, or the whole charge once the task failed (a failure or a cancel refunds it). */
@@ -959,6 +973,20 @@ export interface components {
             seed?: number;
             /** @description What the output should not show. Trimmed; then 1 to 2000 characters. */
             negative_prompt?: string;
+            /**
+             * @description Your own id of the user this task is for (opaque to us): 1 to 128 characters of `A-Z a-z 0-9 _ - . : @`. Echoed in views, events and webhooks.
+             * @example user_1842
+             */
+            end_user?: string;
+            /**
+             * @description Your own string values kept with the task (at most 16; keys 1 to 40 characters of `A-Z a-z 0-9 _ -`; values at most 500 characters). Echoed in views, events and webhooks; `{}` when none were given.
+             * @example {
+             *       "order_id": "1001"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
         } & unknown;
         /** @description Success: `data` is the result, `error` is null. */
         VideoPageResponse: {
@@ -1021,6 +1049,20 @@ export interface components {
             seed: number | null;
             /** @description The negative prompt as stored (trimmed; null when none was given). */
             negative_prompt: string | null;
+            /**
+             * @description The `end_user` given at the start (null when none was).
+             * @example user_1842
+             */
+            end_user: string | null;
+            /**
+             * @description The `metadata` given at the start (`{}` when none was).
+             * @example {
+             *       "order_id": "1001"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            };
             /** @description Credits charged for this task (refunded if it failed). */
             credits_used: number;
             /** @description Credits given back: 0, or the whole charge once the task failed (a failure or a cancel refunds it). */
@@ -1094,6 +1136,20 @@ export interface components {
             seed?: number;
             /** @description What the output should not show. Trimmed; then 1 to 2000 characters. */
             negative_prompt?: string;
+            /**
+             * @description Your own id of the user this task is for (opaque to us): 1 to 128 characters of `A-Z a-z 0-9 _ - . : @`. Echoed in views, events and webhooks.
+             * @example user_1842
+             */
+            end_user?: string;
+            /**
+             * @description Your own string values kept with the task (at most 16; keys 1 to 40 characters of `A-Z a-z 0-9 _ -`; values at most 500 characters). Echoed in views, events and webhooks; `{}` when none were given.
+             * @example {
+             *       "order_id": "1001"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
         };
         /** @description Success: `data` is the result, `error` is null. */
         ImagePageResponse: {
@@ -1862,6 +1918,10 @@ export interface operations {
                      *         "resolution": "720p",
                      *         "seed": null,
                      *         "negative_prompt": null,
+                     *         "end_user": "user_1842",
+                     *         "metadata": {
+                     *           "order_id": "1001"
+                     *         },
                      *         "credits_used": 25,
                      *         "credits_refunded": 0,
                      *         "progress": 0,
@@ -2106,6 +2166,10 @@ export interface operations {
                      *             "resolution": "720p",
                      *             "seed": null,
                      *             "negative_prompt": null,
+                     *             "end_user": "user_1842",
+                     *             "metadata": {
+                     *               "order_id": "1001"
+                     *             },
                      *             "credits_used": 25,
                      *             "credits_refunded": 0,
                      *             "progress": 100,
@@ -2294,6 +2358,10 @@ export interface operations {
                      *         "resolution": "720p",
                      *         "seed": null,
                      *         "negative_prompt": null,
+                     *         "end_user": "user_1842",
+                     *         "metadata": {
+                     *           "order_id": "1001"
+                     *         },
                      *         "credits_used": 25,
                      *         "credits_refunded": 0,
                      *         "progress": 100,
@@ -2473,6 +2541,10 @@ export interface operations {
                      *         "resolution": "720p",
                      *         "seed": null,
                      *         "negative_prompt": null,
+                     *         "end_user": "user_1842",
+                     *         "metadata": {
+                     *           "order_id": "1001"
+                     *         },
                      *         "credits_used": 25,
                      *         "credits_refunded": 0,
                      *         "progress": 12,
@@ -2688,6 +2760,8 @@ export interface operations {
                      *         "output_format": "webp",
                      *         "seed": 42,
                      *         "negative_prompt": "people",
+                     *         "end_user": null,
+                     *         "metadata": {},
                      *         "credits_used": 5,
                      *         "credits_refunded": 0,
                      *         "progress": 0,
@@ -2929,6 +3003,8 @@ export interface operations {
                      *             "output_format": "webp",
                      *             "seed": 42,
                      *             "negative_prompt": "people",
+                     *             "end_user": null,
+                     *             "metadata": {},
                      *             "credits_used": 5,
                      *             "credits_refunded": 0,
                      *             "progress": 100,
@@ -3116,6 +3192,8 @@ export interface operations {
                      *         "output_format": "webp",
                      *         "seed": 42,
                      *         "negative_prompt": "people",
+                     *         "end_user": null,
+                     *         "metadata": {},
                      *         "credits_used": 5,
                      *         "credits_refunded": 0,
                      *         "progress": 100,
@@ -3294,6 +3372,8 @@ export interface operations {
                      *         "output_format": "webp",
                      *         "seed": 42,
                      *         "negative_prompt": "people",
+                     *         "end_user": null,
+                     *         "metadata": {},
                      *         "credits_used": 5,
                      *         "credits_refunded": 0,
                      *         "progress": 12,
@@ -5795,6 +5875,10 @@ export interface operations {
                      *               "resolution": "720p",
                      *               "seed": null,
                      *               "negative_prompt": null,
+                     *               "end_user": "user_1842",
+                     *               "metadata": {
+                     *                 "order_id": "1001"
+                     *               },
                      *               "credits_used": 25,
                      *               "credits_refunded": 0,
                      *               "progress": 100,

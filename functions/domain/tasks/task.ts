@@ -1,5 +1,6 @@
 import type { VideoParams, ImageParams } from '../catalogue/params';
 import type { Phase, TaskStatus } from './phase';
+import type { Attribution } from './attribution';
 
 /**
  * Generation tasks. A video task and an image task share one lifecycle (docs/tasks.md): one
@@ -17,7 +18,7 @@ export interface TaskError {
   message: string;
 }
 
-interface TaskBase {
+interface TaskBase extends Attribution {
   taskId: string;
   partitionId: string;
   /**

@@ -6,7 +6,8 @@ import {
   UpstreamError,
 } from '#domain/shared/errors';
 import { ProviderUnavailableError } from '#domain/providers/provider';
-import { startTask, type StartRequest } from '#domain/tasks/start-task';
+import { requestHash, startTask, type StartRequest } from '#domain/tasks/start-task';
+import { attributionOf } from '#domain/tasks/attribution';
 import { failTask } from '#domain/tasks/lifecycle/endings';
 import { sweep } from '#domain/tasks/sweep';
 import { image, memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
@@ -56,6 +57,14 @@ describe('charging', () => {
     const task = await start(accountId, request);
     expect(task.creditsUsed).toBe(price);
     expect(await world.money(accountId)).toMatchObject({ balance: 100 - price, ledger: 100 - price });
+  });
+
+  it('stores end_user and metadata with the task and never sends them to the provider', async () => {
+    const accountId = await world.newAccount(100);
+    const task = await start(accountId, { ...video(), endUser: 'alice', metadata: { order: '1001' } });
+    expect(task).toMatchObject({ endUser: 'alice', metadata: { order: '1001' } });
+    expect(await world.stores.tasks.get(accountId, task.taskId)).toMatchObject({ endUser: 'alice', metadata: { order: '1001' } });
+    expect(world.provider.submits).toEqual([{ kind: 'video', taskId: task.taskId, ...video().params }]);
   });
 
   it('spends the last credit exactly, then refuses the next start and writes nothing', async () => {
@@ -149,6 +158,24 @@ describe('idempotency', () => {
     const { prompt, ...rest } = video().params;
     const reordered: StartRequest = { params: { ...rest, prompt }, kind: 'video' } as StartRequest;
     expect((await start(accountId, reordered, 'k')).taskId).toBe(first.taskId);
+  });
+
+  it('hashes a request without end_user and metadata exactly as before they existed (older records still match their retries)', () => {
+    const before = video();
+    // The hash an idempotency record written before the fields existed holds: the same canonical JSON.
+    expect(requestHash({ ...before, ...attributionOf(undefined, undefined) })).toBe(requestHash(before));
+    expect(requestHash({ ...before, ...attributionOf(undefined, {}) })).toBe(requestHash(before));
+    expect(requestHash({ ...before, endUser: 'alice' })).not.toBe(requestHash(before));
+    expect(requestHash({ ...before, metadata: { a: '1' } })).not.toBe(requestHash({ ...before, metadata: { a: '2' } }));
+    expect(requestHash({ ...before, metadata: { a: '1', b: '2' } })).toBe(requestHash({ ...before, metadata: { b: '2', a: '1' } }));
+  });
+
+  it('refuses a retry under the same key for another end user or other metadata', async () => {
+    const accountId = await world.newAccount(100);
+    const first = await start(accountId, { ...video(), endUser: 'alice', metadata: { order: '1' } }, 'k');
+    expect((await start(accountId, { ...video(), endUser: 'alice', metadata: { order: '1' } }, 'k')).taskId).toBe(first.taskId);
+    await expect(start(accountId, { ...video(), endUser: 'bob', metadata: { order: '1' } }, 'k')).rejects.toBeInstanceOf(IdempotencyConflictError);
+    await expect(start(accountId, { ...video(), endUser: 'alice' }, 'k')).rejects.toBeInstanceOf(IdempotencyConflictError);
   });
 
   it('keeps keys apart per account and frees a key after 24 hours', async () => {
