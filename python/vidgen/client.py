@@ -433,14 +433,14 @@ class VidgenClient:
 
     def create_key(self, params: Optional[CreateKeyParams] = None, **fields: Any) -> CreatedApiKey:
         """POST /keys (``name=…``, and ``mode``, ``scopes``, ``expires_at``,
-        ``monthly_spend_limit`` as wanted): a new API key; ``api_key`` in the answer is the key
+        ``monthly_spend_limit``, ``end_user_monthly_spend_limit`` as wanted): a new API key; ``api_key`` in the answer is the key
         itself, shown only here. Not retried after a 5xx (the key may exist: list them to see)."""
         body = {**(params or {}), **fields}
         return cast(CreatedApiKey, self._request(_Call("POST", "/keys", idempotent=False, json=body)))
 
     def update_key(self, key_id: str, params: Optional[UpdateKeyParams] = None, **fields: Any) -> ApiKey:
-        """PATCH /keys/{id}: its ``name``, ``scopes`` or ``monthly_spend_limit`` (None removes the
-        limit). The same change twice is harmless: retried."""
+        """PATCH /keys/{id}: its ``name``, ``scopes``, ``monthly_spend_limit`` or
+        ``end_user_monthly_spend_limit`` (None removes a limit). The same change twice is harmless: retried."""
         body = {**(params or {}), **fields}
         return cast(ApiKey, self._request(_Call("PATCH", f"/keys/{_id(key_id)}", idempotent=True, json=body)))
 

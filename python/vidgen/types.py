@@ -438,6 +438,7 @@ class ApiKey(TypedDict):
     scopes: List[str]
     expires_at: Optional[str]
     monthly_spend_limit: Optional[int]
+    end_user_monthly_spend_limit: Optional[int]
     spent_this_month: int
     last_used_at: Optional[str]
     created_at: str
@@ -465,6 +466,7 @@ class CreateKeyParams(_CreateKeyRequired, total=False):
     scopes: List[str]
     expires_at: str
     monthly_spend_limit: int
+    end_user_monthly_spend_limit: int
 
 
 class UpdateKeyParams(TypedDict, total=False):
@@ -473,6 +475,7 @@ class UpdateKeyParams(TypedDict, total=False):
     name: str
     scopes: List[str]
     monthly_spend_limit: Optional[int]
+    end_user_monthly_spend_limit: Optional[int]
 
 
 class BillingPack(TypedDict):

@@ -373,6 +373,7 @@ describe('output', () => {
       scopes: ['generate' as const, 'read' as const],
       expires_at: null,
       monthly_spend_limit: 500,
+      end_user_monthly_spend_limit: null,
       spent_this_month: 120,
       last_used_at: '2026-11-21T17:04:00.000Z',
       created_at: '2026-11-21T17:00:00.000Z',

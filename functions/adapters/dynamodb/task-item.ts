@@ -53,6 +53,7 @@ export function toTaskItem(task: Task): Record<string, unknown> {
     error: task.error,
     key_spend_key_id: task.keySpend?.keyId,
     key_spend_month: task.keySpend?.month,
+    key_spend_end_user: task.keySpend?.endUser,
     created_at: task.createdAt,
     updated_at: task.updatedAt,
     completed_at: task.completedAt,
@@ -96,6 +97,7 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
   const thumbnailUrl = optionalText('thumbnail_url');
   const keySpendKeyId = optionalText('key_spend_key_id');
   const endUser = optionalText('end_user');
+  const keySpendEndUser = optionalText('key_spend_end_user');
   if (item.metadata !== undefined && !(isRecord(item.metadata) && Object.values(item.metadata).every((value) => typeof value === 'string'))) {
     throw problem('metadata');
   }
@@ -127,7 +129,7 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
     ...(item.error !== undefined && { error: taskError(item.error, problem) }),
     ...(endUser !== undefined && { endUser }),
     ...(item.metadata !== undefined && { metadata: item.metadata as Record<string, string> }),
-    ...(keySpendKeyId && { keySpend: { keyId: keySpendKeyId, month: text('key_spend_month') } }),
+    ...(keySpendKeyId && { keySpend: { keyId: keySpendKeyId, month: text('key_spend_month'), ...(keySpendEndUser !== undefined && { endUser: keySpendEndUser }) } }),
     createdAt: text('created_at'),
     updatedAt: text('updated_at'),
     ...(completedAt && { completedAt }),

@@ -1,3 +1,6 @@
+import { ValidationError } from '../shared/errors';
+import type { SpendingKey } from '../accounts/spending-key';
+
 /**
  * Who a task is for, on a platform that resells generation (CONTRACT.md, "End users and
  * metadata"): the caller's own user and free-form string metadata, stored with the task and
@@ -19,4 +22,16 @@ export function attributionOf(endUser: string | undefined, metadata: Readonly<Re
     ...(endUser !== undefined && { endUser }),
     ...(metadata !== undefined && Object.keys(metadata).length > 0 && { metadata }),
   };
+}
+
+/**
+ * A key with a limit per end user can only count a start against its end user: one that names
+ * none is a 400, before any I/O (the start and the quote alike).
+ */
+export function requireEndUser(key: SpendingKey | undefined, endUser: string | undefined): void {
+  if (key?.endUserMonthlySpendLimit === undefined || endUser !== undefined) return;
+  throw new ValidationError(
+    'end_user: this API key has an end_user_monthly_spend_limit, so every start through it must name the end user it is for.',
+    'end_user',
+  );
 }

@@ -66,9 +66,10 @@ interface TaskBase extends Attribution {
   error?: TaskError;
   /**
    * The API key this task was started through and the month (`yyyy-mm`, UTC) its charge counts
-   * in against the key's spend (key-spend.ts): its refund gives the credits back to that month.
+   * in against the key's spend (key-spend.ts), and the end user's spend through that key when
+   * it names one: its refund gives the credits back to both.
    */
-  keySpend?: { keyId: string; month: string };
+  keySpend?: { keyId: string; month: string; endUser?: string };
   createdAt: string;
   updatedAt: string;
   completedAt?: string;
