@@ -34,7 +34,7 @@ export const USAGE = `Usage: npm run -s admin -- <command> [options]
   account set    --account ID [--paid true|false] [--subscription STATUS]
   credits grant  --account ID --amount N --reason TEXT [--test]
   key create     --account ID [--rate-limit N] [--test] [--name TEXT] [--scopes generate,read,webhooks]
-                 [--monthly-spend-limit N] [--expires-at ISO_INSTANT]
+                 [--monthly-spend-limit N] [--end-user-monthly-spend-limit N] [--expires-at ISO_INSTANT]
   key list       --account ID        its keys, live and test (never the keys themselves)
   key revoke     --key KEY_ID
   user create    --email E --password P [--account ID]
@@ -69,6 +69,7 @@ const OPTIONS = {
   name: { type: 'string' },
   scopes: { type: 'string' },
   'monthly-spend-limit': { type: 'string' },
+  'end-user-monthly-spend-limit': { type: 'string' },
   'expires-at': { type: 'string' },
   limit: { type: 'string' },
   test: { type: 'boolean' },
@@ -219,10 +220,12 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
       const accountId = need(values, 'account');
       const rateLimit = wholeNumber(values['rate-limit'], 'rate-limit');
       const monthlySpendLimit = wholeNumber(values['monthly-spend-limit'], 'monthly-spend-limit');
+      const endUserMonthlySpendLimit = wholeNumber(values['end-user-monthly-spend-limit'], 'end-user-monthly-spend-limit');
       const scopes = scopeList(values.scopes);
       const key = await createApiKey(stores, accountId, {
         ...(rateLimit !== undefined && { rateLimit }),
         ...(monthlySpendLimit !== undefined && { monthlySpendLimit }),
+        ...(endUserMonthlySpendLimit !== undefined && { endUserMonthlySpendLimit }),
         ...(scopes && { scopes }),
         ...(values.name !== undefined && { name: values.name }),
         ...(values['expires-at'] !== undefined && { expiresAt: values['expires-at'] }),
@@ -235,6 +238,7 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
         mode: key.mode,
         rate_limit: rateLimit ?? null,
         monthly_spend_limit: monthlySpendLimit ?? null,
+        end_user_monthly_spend_limit: endUserMonthlySpendLimit ?? null,
         scopes: scopes ?? [...KEY_SCOPES],
       };
     }

@@ -89,6 +89,7 @@ export const keyDetailView = (key: ApiKeyRecord, now = new Date()) => ({
   status: key.revokedAt ? 'revoked' : isExpired(key, now) ? 'expired' : 'active',
   rate_limit: key.rateLimit ?? null,
   monthly_spend_limit: key.monthlySpendLimit ?? null,
+  end_user_monthly_spend_limit: key.endUserMonthlySpendLimit ?? null,
   expires_at: key.expiresAt ?? null,
   last_used_at: key.lastUsedAt ?? null,
   created_at: key.createdAt,

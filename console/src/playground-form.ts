@@ -23,7 +23,7 @@ export interface RequestSchema {
   required?: string[];
 }
 
-export type FieldKind = 'prompt' | 'choice' | 'integer' | 'url' | 'urls' | 'text';
+export type FieldKind = 'prompt' | 'choice' | 'integer' | 'url' | 'urls' | 'pairs' | 'text';
 
 export interface Field {
   name: string;
@@ -46,6 +46,8 @@ function kindOf(name: string, property: PropertySchema): FieldKind {
   if (property.enum) return 'choice';
   if (property.type === 'integer' || (Array.isArray(property.type) && property.type.includes('integer'))) return 'integer';
   if (property.type === 'array') return 'urls';
+  // An object of string values (metadata): typed as `key=value` lines.
+  if (property.type === 'object') return 'pairs';
   if (property.format === 'uri') return 'url';
   return 'text';
 }
@@ -66,6 +68,8 @@ const FIELD_TEXT: Readonly<Record<string, { label: string; help?: string }>> = {
   images: { label: 'Images to edit', help: 'Optional: links to up to 10 pictures to change, one a line. Leave empty to make a new image.' },
   seed: { label: 'Seed', help: 'Optional: the same seed with the same settings makes the same result again.' },
   negative_prompt: { label: 'Negative prompt', help: 'Optional: what the result should not show.' },
+  end_user: { label: 'End user', help: 'Optional: your own id of the user this is for. It is kept with the result.' },
+  metadata: { label: 'Metadata', help: 'Optional: up to 16 values of your own to keep with the result, one key=value a line.' },
 };
 
 /** Choices shown in words where the API's value is not one already. */
@@ -162,9 +166,19 @@ export function requestBody(fields: readonly Field[], values: FormValues): Recor
     if (field.kind === 'choice' && String(field.schema.default) === raw) continue;
     if (field.kind === 'integer') body[field.name] = Number(raw);
     else if (field.kind === 'urls') body[field.name] = raw.split(/\s+/).filter(Boolean);
+    else if (field.kind === 'pairs') body[field.name] = pairsOf(raw);
     else body[field.name] = raw;
   }
   return body;
+}
+
+/** `key=value` lines as an object (a line without `=` is a key with an empty value; the API checks the rest). */
+function pairsOf(text: string): Record<string, string> {
+  const lines = text.split(/\r?\n/).map((line) => line.trim()).filter(Boolean);
+  return Object.fromEntries(lines.map((line) => {
+    const at = line.indexOf('=');
+    return at < 0 ? [line, ''] : [line.slice(0, at).trim(), line.slice(at + 1).trim()];
+  }));
 }
 
 /** The same request as a curl command, with the key left to an environment variable. */

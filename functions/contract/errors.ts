@@ -38,7 +38,7 @@ export const ERROR_SUMMARIES: Readonly<Record<ErrorCode, string>> = {
   upstream_error: 'the generation provider refused or failed the submission (credits refunded)',
   task_not_cancelable: 'a cancel of a task that has already completed or failed',
   forbidden: "outside the API key's scopes, or an endpoint only a signed-in account holder may call",
-  spend_limit_exceeded: "the start would pass the API key's monthly spend limit",
+  spend_limit_exceeded: "the start would pass the API key's monthly spend limit, or the limit of the end user it names",
   method_not_allowed: '`GET` or `DELETE` on `/mcp`, which takes `POST` only (the `Allow` header says so)',
 };
 
@@ -102,7 +102,7 @@ export const ERROR_STATUSES: Readonly<Record<ErrorStatus, ErrorStatusDoc>> = {
   403: {
     codes: ['insufficient_credits', 'paid_access_required', 'spend_limit_exceeded', 'forbidden'],
     description:
-      "`paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only.",
+      "`paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only.",
     example: 'This request costs 38 credits; the account has 10.',
   },
   404: {

@@ -72,9 +72,30 @@ export const deliveryRetried = z
   .meta({ id: 'DeliveryRetried' });
 export const deliveryRetriedResponse = successEnvelopeSchema('DeliveryRetriedResponse', deliveryRetried);
 
-/** Each stored event is the exact body its webhooks carried. */
+type TaskEventView = z.infer<typeof taskEvent>;
+
+/**
+ * Each stored event is the exact body its webhooks carried, read in today's shape: an event
+ * stored before a view field existed (kept 30 days) gains it with the value it would have had
+ * (no end user, no metadata, the refund of a failed task). Redeliveries resend the stored bytes.
+ */
+export function upgradeEvent(payload: string): TaskEventView {
+  const event = JSON.parse(payload) as TaskEventView;
+  const data = event.data as Partial<TaskEventView['data']>;
+  if (data.end_user !== undefined && data.metadata !== undefined && data.credits_refunded !== undefined) return event;
+  return {
+    ...event,
+    data: {
+      ...data,
+      end_user: data.end_user ?? null,
+      metadata: data.metadata ?? {},
+      credits_refunded: data.credits_refunded ?? (data.status === 'failed' ? (data.credits_used ?? 0) : 0),
+    } as TaskEventView['data'],
+  };
+}
+
 export const eventPageView = (page: EventsPage): z.infer<typeof eventPage> => ({
-  events: page.events.map((event) => JSON.parse(event.payload) as z.infer<typeof taskEvent>),
+  events: page.events.map((event) => upgradeEvent(event.payload)),
   has_more: page.hasMore,
   next_after: page.nextAfter,
 });

@@ -91,3 +91,32 @@ export const timestamp = (description: string) => z.iso.datetime().meta({ descri
 
 /** A non-negative whole number of credits in a response. */
 export const credits = (description: string) => z.number().int().nonnegative().meta({ description });
+
+const END_USER_WORDS = 'must be 1 to 128 characters of A-Z a-z 0-9 _ - . : @';
+
+/** The caller's own user a start is for (CONTRACT.md "End users and metadata"): `#` can never occur, so it is safe in keys. */
+export const endUserField = z
+  .string({ error: END_USER_WORDS })
+  .regex(/^[A-Za-z0-9_\-.:@]{1,128}$/, END_USER_WORDS)
+  .meta({
+    description: 'Your own id of the user this task is for (opaque to us): 1 to 128 characters of `A-Z a-z 0-9 _ - . : @`. Echoed in views, events and webhooks.',
+    examples: ['user_1842'],
+  });
+
+export const METADATA_MAX_KEYS = 16;
+const METADATA_KEY_WORDS = 'keys must be 1 to 40 characters of A-Z a-z 0-9 _ -';
+
+/** Free-form string values kept with a task: at most 16, keys 1-40 of `A-Z a-z 0-9 _ -`, values up to 500 characters. */
+export const metadataField = z
+  .record(z.string().regex(/^[A-Za-z0-9_-]{1,40}$/), z.string({ error: 'must be a string' }).max(500, 'must be at most 500 characters'), {
+    // An invalid key's issue is the record's own, at the key's path (metadata.<key>).
+    error: (issue) => (issue.code === 'invalid_key' ? METADATA_KEY_WORDS : 'must be an object of string values'),
+  })
+  .refine((value) => Object.keys(value).length <= METADATA_MAX_KEYS, {
+    error: (issue) => `must have at most ${METADATA_MAX_KEYS} keys; got ${Object.keys(issue.input as object).length}`,
+  })
+  .meta({
+    description: `Your own string values kept with the task (at most ${METADATA_MAX_KEYS}; keys 1 to 40 characters of \`A-Z a-z 0-9 _ -\`; values at most 500 characters). Echoed in views, events and webhooks; \`{}\` when none were given.`,
+    maxProperties: METADATA_MAX_KEYS,
+    examples: [{ order_id: '1001' }],
+  });

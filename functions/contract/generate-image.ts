@@ -11,7 +11,9 @@ import {
   OUTPUT_FORMATS,
 } from '#domain/catalogue/catalogue';
 import type { ImageParams } from '#domain/catalogue/params';
-import { httpUrl, jsonObject, negativePromptField, oneOf, promptField, refuseUnsupported, seedField } from './fields';
+import { attributionOf } from '#domain/tasks/attribution';
+import type { StartRequest } from '#domain/tasks/start-rules';
+import { endUserField, httpUrl, jsonObject, metadataField, negativePromptField, oneOf, promptField, refuseUnsupported, seedField } from './fields';
 
 /** POST /api/v1/generate-image: the body, with the defaults a missing field takes. */
 export const generateImageBody = jsonObject({
@@ -27,13 +29,22 @@ export const generateImageBody = jsonObject({
     .optional(),
   seed: seedField.optional(),
   negative_prompt: negativePromptField.optional(),
+  end_user: endUserField.optional(),
+  metadata: metadataField.optional(),
 }).superRefine((body, ctx) => refuseUnsupported(body, 'image', ctx));
 
 /** The body as the API reference names it (`.meta` returns a copy: the schema above is unchanged). */
 export const generateImageRequest = generateImageBody.meta({ id: 'GenerateImageRequest' });
 
-export function parseGenerateImage(body: unknown): ImageParams {
+/** The start the body asks for: its parameters and who it is for. */
+export function parseImageStart(body: unknown): StartRequest & { kind: 'image' } {
   const parsed = generateImageBody.parse(body);
+  return { kind: 'image', params: imageParamsOf(parsed), ...attributionOf(parsed.end_user, parsed.metadata) };
+}
+
+export const parseGenerateImage = (body: unknown): ImageParams => parseImageStart(body).params;
+
+function imageParamsOf(parsed: z.infer<typeof generateImageBody>): ImageParams {
   return {
     model: parsed.model,
     prompt: parsed.prompt,

@@ -11,7 +11,9 @@ import {
   VIDEO_RESOLUTIONS,
 } from '#domain/catalogue/catalogue';
 import type { VideoParams } from '#domain/catalogue/params';
-import { httpUrl, jsonObject, negativePromptField, oneOf, promptField, refuseUnsupported, seedField } from './fields';
+import { attributionOf } from '#domain/tasks/attribution';
+import type { StartRequest } from '#domain/tasks/start-rules';
+import { endUserField, httpUrl, jsonObject, metadataField, negativePromptField, oneOf, promptField, refuseUnsupported, seedField } from './fields';
 
 /** POST /api/v1/generate: the body, with the defaults a missing field takes. */
 export const generateVideoBody = jsonObject({
@@ -30,6 +32,8 @@ export const generateVideoBody = jsonObject({
   resolution: oneOf(VIDEO_RESOLUTIONS).default(DEFAULT_VIDEO_RESOLUTION),
   seed: seedField.optional(),
   negative_prompt: negativePromptField.optional(),
+  end_user: endUserField.optional(),
+  metadata: metadataField.optional(),
 }).superRefine((body, ctx) => {
   if (body.generation_type === 'image_to_video' && body.image_url === undefined) {
     ctx.addIssue({ code: 'custom', path: ['image_url'], message: 'is required when generation_type is image_to_video' });
@@ -55,8 +59,15 @@ export const generateVideoBody = jsonObject({
 /** The body as the API reference names it (`.meta` returns a copy: the schema above is unchanged). */
 export const generateVideoRequest = generateVideoBody.meta({ id: 'GenerateVideoRequest' });
 
-export function parseGenerateVideo(body: unknown): VideoParams {
+/** The start the body asks for: its parameters and who it is for. */
+export function parseVideoStart(body: unknown): StartRequest & { kind: 'video' } {
   const parsed = generateVideoBody.parse(body);
+  return { kind: 'video', params: videoParamsOf(parsed), ...attributionOf(parsed.end_user, parsed.metadata) };
+}
+
+export const parseGenerateVideo = (body: unknown): VideoParams => parseVideoStart(body).params;
+
+function videoParamsOf(parsed: z.infer<typeof generateVideoBody>): VideoParams {
   return {
     model: parsed.model,
     generationType: parsed.generation_type,

@@ -23,6 +23,9 @@ const scopesField = z
   .min(1, 'must name at least one scope (leave it out for all of them)')
   .transform((scopes) => KEY_SCOPES.filter((scope) => scopes.includes(scope)));
 
+const END_USER_LIMIT_WORDS =
+  'Credits the key may charge to any one `end_user` per calendar month (UTC), less refunds. With it, every start through the key must name its `end_user`. Default: no limit.';
+
 const limitField = z
   .number({ error: 'must be a whole number of credits, at least 1' })
   .int('must be a whole number of credits, at least 1')
@@ -38,6 +41,7 @@ export const createKeyBody = jsonObject({
     .optional()
     .meta({ description: `When the key stops working: a future instant at most ${MAX_KEY_LIFETIME_DAYS} days ahead. Default: never.` }),
   monthly_spend_limit: limitField.optional().meta({ description: 'Credits the key may charge per calendar month (UTC). Default: no limit.' }),
+  end_user_monthly_spend_limit: limitField.optional().meta({ description: END_USER_LIMIT_WORDS }),
 });
 export const createKeyRequest = createKeyBody.meta({ id: 'CreateKeyRequest' });
 
@@ -45,6 +49,7 @@ export const updateKeyBody = jsonObject({
   name: nameField.optional(),
   scopes: scopesField.optional(),
   monthly_spend_limit: limitField.nullable().optional().meta({ description: 'A new limit, or null to remove it.' }),
+  end_user_monthly_spend_limit: limitField.nullable().optional().meta({ description: 'A new limit per end user, or null to remove it.' }),
 });
 export const updateKeyRequest = updateKeyBody.meta({ id: 'UpdateKeyRequest' });
 
@@ -56,6 +61,7 @@ export function parseCreateKey(body: unknown): NewKey {
     ...(parsed.scopes && { scopes: parsed.scopes }),
     ...(parsed.expires_at !== undefined && { expiresAt: parsed.expires_at }),
     ...(parsed.monthly_spend_limit !== undefined && { monthlySpendLimit: parsed.monthly_spend_limit }),
+    ...(parsed.end_user_monthly_spend_limit !== undefined && { endUserMonthlySpendLimit: parsed.end_user_monthly_spend_limit }),
   };
 }
 
@@ -65,6 +71,7 @@ export function parseUpdateKey(body: unknown): ApiKeyChanges {
     ...(parsed.name !== undefined && { name: parsed.name }),
     ...(parsed.scopes && { scopes: parsed.scopes }),
     ...(parsed.monthly_spend_limit !== undefined && { monthlySpendLimit: parsed.monthly_spend_limit }),
+    ...(parsed.end_user_monthly_spend_limit !== undefined && { endUserMonthlySpendLimit: parsed.end_user_monthly_spend_limit }),
   };
 }
 
@@ -77,6 +84,12 @@ export const apiKey = z
     scopes: z.array(z.enum(KEY_SCOPES)).meta({ description: 'What the key may do.' }),
     expires_at: z.iso.datetime().nullable().meta({ description: 'When the key stops working; null: never.' }),
     monthly_spend_limit: z.number().int().positive().nullable().meta({ description: 'Credits the key may charge per calendar month (UTC); null: no limit.' }),
+    end_user_monthly_spend_limit: z
+      .number()
+      .int()
+      .positive()
+      .nullable()
+      .meta({ description: 'Credits the key may charge to any one `end_user` per calendar month (UTC); null: no limit. With it, every start names its `end_user`.' }),
     spent_this_month: z.number().int().nonnegative().meta({ description: 'Credits charged through the key this calendar month (UTC), less their refunds.' }),
     last_used_at: z.iso.datetime().nullable().meta({ description: 'When the key was last used (at most a minute stale); null: never.' }),
     created_at: timestamp('When the key was made.'),
@@ -103,6 +116,7 @@ export const keyView = ({ record, spentThisMonth }: KeyDetails): z.infer<typeof 
   scopes: scopesOf(record) as KeyScope[],
   expires_at: record.expiresAt ?? null,
   monthly_spend_limit: record.monthlySpendLimit ?? null,
+  end_user_monthly_spend_limit: record.endUserMonthlySpendLimit ?? null,
   spent_this_month: Math.max(0, spentThisMonth),
   last_used_at: record.lastUsedAt ?? null,
   created_at: record.createdAt,

@@ -4,8 +4,8 @@ import type { Quote } from '#domain/tasks/quote';
 import { successEnvelopeSchema } from './envelope';
 import type { ErrorCode } from './errors';
 import { credits, oneOf } from './fields';
-import { generateImageRequest, parseGenerateImage } from './generate-image';
-import { generateVideoRequest, parseGenerateVideo } from './generate-video';
+import { generateImageRequest, parseImageStart } from './generate-image';
+import { generateVideoRequest, parseVideoStart } from './generate-video';
 
 /** POST /quote: a start's body with the kind of start it mirrors, and what that start would cost now. */
 
@@ -30,9 +30,9 @@ export const quoteRequest = z
  */
 export function parseQuote(body: unknown): StartRequest {
   const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
-  if (!isObject) return { kind: 'video', params: parseGenerateVideo(body) };
+  if (!isObject) return parseVideoStart(body);
   const kind = z.object({ kind: kindField }).parse(body).kind;
-  return kind === 'video' ? { kind, params: parseGenerateVideo(body) } : { kind, params: parseGenerateImage(body) };
+  return kind === 'video' ? parseVideoStart(body) : parseImageStart(body);
 }
 
 /** The codes a start can be refused with after validation, in the order it checks them. */

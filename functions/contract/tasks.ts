@@ -73,6 +73,12 @@ const extrasFields = {
   negative_prompt: z.string().nullable().meta({ description: 'The negative prompt as stored (trimmed; null when none was given).' }),
 };
 
+/** Who the task is for, as given at the start: on both kinds, in every view, event and MCP result. */
+const attributionFields = {
+  end_user: z.string().nullable().meta({ description: 'The `end_user` given at the start (null when none was).', examples: ['user_1842'] }),
+  metadata: z.record(z.string(), z.string()).meta({ description: 'The `metadata` given at the start (`{}` when none was).', examples: [{ order_id: '1001' }] }),
+};
+
 export const videoTask = z
   .object({
     video_id: z.string().meta({ description: 'Task id (`vid_` + ULID). Use it in `GET /videos/{video_id}`.', examples: ['vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ'] }),
@@ -86,6 +92,7 @@ export const videoTask = z
     duration: z.number().int().meta({ description: 'Length in seconds.' }),
     resolution: z.enum(VIDEO_RESOLUTIONS),
     ...extrasFields,
+    ...attributionFields,
     credits_used: credits('Credits charged for this task (refunded if it failed).'),
     credits_refunded: credits('Credits given back: 0, or the whole charge once the task failed (a failure or a cancel refunds it).'),
     progress: z.number().int().min(0).max(100).meta({ description: 'How far the task is, 0-100: 0 at start, rising while processing (held at 95 or below), 100 when completed; a failed task keeps its last value. Never goes down.' }),
@@ -118,6 +125,7 @@ export const imageTask = z
     output_format: z.enum(OUTPUT_FORMATS),
     images: z.array(z.string()).meta({ description: 'Reference images (edit mode only).' }).optional(),
     ...extrasFields,
+    ...attributionFields,
     credits_used: credits('Credits charged for this task (refunded if it failed).'),
     credits_refunded: credits('Credits given back: 0, or the whole charge once the task failed (a failure or a cancel refunds it).'),
     progress: z.number().int().min(0).max(100).meta({ description: 'How far the task is, 0-100: 0 at start, rising while processing (held at 95 or below), 100 when completed; a failed task keeps its last value. Never goes down.' }),
@@ -173,6 +181,7 @@ function common(task: Task) {
 }
 
 const extrasView = (params: GenerationExtras) => ({ seed: params.seed ?? null, negative_prompt: params.negativePrompt ?? null });
+const attributionView = (task: Task) => ({ end_user: task.endUser ?? null, metadata: { ...task.metadata } });
 
 export function videoView(task: VideoTask): VideoTaskView {
   const { params } = task;
@@ -189,6 +198,7 @@ export function videoView(task: VideoTask): VideoTaskView {
     duration: params.duration,
     resolution: params.resolution,
     ...extrasView(params),
+    ...attributionView(task),
     credits_used,
     credits_refunded,
     progress,
@@ -215,6 +225,7 @@ export function imageView(task: ImageTask): ImageTaskView {
     output_format: params.outputFormat,
     ...(params.images && { images: params.images }),
     ...extrasView(params),
+    ...attributionView(task),
     credits_used,
     credits_refunded,
     progress,

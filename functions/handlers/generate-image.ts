@@ -1,6 +1,6 @@
 import { lifecycle } from '#app-context/lifecycle';
 import { rateLimiter } from '#app-context/rate-limiter';
-import { parseGenerateImage } from '#contract/generate-image';
+import { parseImageStart } from '#contract/generate-image';
 import { imageView } from '#contract/tasks';
 import { spendingKeyOf } from '#domain/accounts/spending-key';
 import { startTask } from '#domain/tasks/start-task';
@@ -12,7 +12,7 @@ import { spec } from './generate-image.spec';
 export const handler = httpHandler(
   spec,
   async ({ event, principal, body }) => {
-    const request = { kind: 'image' as const, params: parseGenerateImage(body) };
+    const request = parseImageStart(body);
     return imageView(await startTask(lifecycle(), principal.partitionId, request, idempotencyKeyOf(event), spendingKeyOf(principal)));
   },
   { rateLimiter },

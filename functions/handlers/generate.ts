@@ -1,6 +1,6 @@
 import { lifecycle } from '#app-context/lifecycle';
 import { rateLimiter } from '#app-context/rate-limiter';
-import { parseGenerateVideo } from '#contract/generate-video';
+import { parseVideoStart } from '#contract/generate-video';
 import { videoView } from '#contract/tasks';
 import { spendingKeyOf } from '#domain/accounts/spending-key';
 import { startTask } from '#domain/tasks/start-task';
@@ -12,7 +12,7 @@ import { spec } from './generate.spec';
 export const handler = httpHandler(
   spec,
   async ({ event, principal, body }) => {
-    const request = { kind: 'video' as const, params: parseGenerateVideo(body) };
+    const request = parseVideoStart(body);
     return videoView(await startTask(lifecycle(), principal.partitionId, request, idempotencyKeyOf(event), spendingKeyOf(principal)));
   },
   { rateLimiter },

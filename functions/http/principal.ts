@@ -36,7 +36,10 @@ export function principalFrom(event: APIGatewayProxyEvent, modeOf: (event: APIGa
   }
   const scopes = scopesFrom(context.scopes);
   const monthlySpendLimit = context.monthlySpendLimit ? Number(context.monthlySpendLimit) : undefined;
-  if (scopes === undefined || (monthlySpendLimit !== undefined && !Number.isInteger(monthlySpendLimit))) throw new UnauthorizedError();
+  // Absent from answers cached before the field existed: no limit.
+  const endUserMonthlySpendLimit = context.endUserMonthlySpendLimit ? Number(context.endUserMonthlySpendLimit) : undefined;
+  const badLimit = [monthlySpendLimit, endUserMonthlySpendLimit].some((limit) => limit !== undefined && !Number.isInteger(limit));
+  if (scopes === undefined || badLimit) throw new UnauthorizedError();
   return {
     kind: 'apiKey',
     partitionId: accountId,
@@ -45,6 +48,7 @@ export function principalFrom(event: APIGatewayProxyEvent, modeOf: (event: APIGa
     rateLimit,
     scopes,
     ...(monthlySpendLimit !== undefined && { monthlySpendLimit }),
+    ...(endUserMonthlySpendLimit !== undefined && { endUserMonthlySpendLimit }),
   };
 }
 
@@ -93,5 +97,6 @@ export function authorizerContext(principal: Principal): Record<string, string> 
     scopes: principal.scopes.join(','),
     // Empty for no limit: a context value must be a string, number or boolean.
     monthlySpendLimit: principal.monthlySpendLimit === undefined ? '' : String(principal.monthlySpendLimit),
+    endUserMonthlySpendLimit: principal.endUserMonthlySpendLimit === undefined ? '' : String(principal.endUserMonthlySpendLimit),
   };
 }

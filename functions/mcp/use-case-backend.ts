@@ -7,8 +7,8 @@ import { toCreditsView } from '#contract/credits';
 import { MODEL_LIST } from '#contract/models';
 import { parseQuote, toQuoteView } from '#contract/quote';
 import { quoteStart } from '#domain/tasks/quote';
-import { parseGenerateImage } from '#contract/generate-image';
-import { parseGenerateVideo } from '#contract/generate-video';
+import { parseImageStart } from '#contract/generate-image';
+import { parseVideoStart } from '#contract/generate-video';
 import { imagePageView, imageView, videoPageView, videoView } from '#contract/tasks';
 import { uploadedImageView } from '#contract/uploads';
 import { cancelTask } from '#domain/tasks/cancel-task';
@@ -39,11 +39,11 @@ export function useCaseBackend(principal: Principal): ToolBackend {
   return {
     generateVideo: async (body) => {
       scoped('generate');
-      return videoView(await startTask(lifecycle(), accountId, { kind: 'video', params: parseGenerateVideo(body) }, undefined, spendingKeyOf(principal)));
+      return videoView(await startTask(lifecycle(), accountId, parseVideoStart(body), undefined, spendingKeyOf(principal)));
     },
     generateImage: async (body) => {
       scoped('generate');
-      return imageView(await startTask(lifecycle(), accountId, { kind: 'image', params: parseGenerateImage(body) }, undefined, spendingKeyOf(principal)));
+      return imageView(await startTask(lifecycle(), accountId, parseImageStart(body), undefined, spendingKeyOf(principal)));
     },
     getTask: async (kind, id) => {
       scoped('read');

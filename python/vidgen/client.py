@@ -201,17 +201,22 @@ class VidgenClient:
         params: Optional[GenerateVideoParams] = None,
         *,
         idempotency_key: Union[str, None, _Auto] = AUTO_KEY,
+        end_user: Optional[str] = None,
+        metadata: Optional[Dict[str, str]] = None,
         **fields: Any,
     ) -> VideoTask:
         """POST /generate: starts a video task and returns it (status ``processing``).
 
-        Parameters as a dict or as keywords (``prompt=…, duration=5``). ``idempotency_key`` makes
+        Parameters as a dict or as keywords (``prompt=…, duration=5``). ``end_user`` (your own id
+        of the user it is for) and ``metadata`` (up to 16 string values) are kept with the task and
+        echoed in its views, events and webhooks. ``idempotency_key`` makes
         the start safe to retry: the API answers a repeat under the same key (within 24 h) with the
         first answer and charges once. By default a random key per call, reused across the
         client's own retries; pass your own to make retries across processes safe too, or None to
         send none (then the call is not retried on 5xx or network errors).
         """
-        return cast(VideoTask, self._start("/generate", {**(params or {}), **fields}, idempotency_key))
+        body = {**(params or {}), **fields, **_attribution(end_user, metadata)}
+        return cast(VideoTask, self._start("/generate", body, idempotency_key))
 
     def get_video(self, video_id: str) -> VideoTask:
         """GET /videos/{id}."""
@@ -249,10 +254,13 @@ class VidgenClient:
         params: Optional[GenerateImageParams] = None,
         *,
         idempotency_key: Union[str, None, _Auto] = AUTO_KEY,
+        end_user: Optional[str] = None,
+        metadata: Optional[Dict[str, str]] = None,
         **fields: Any,
     ) -> ImageTask:
-        """POST /generate-image: starts an image task (idempotency as generate_video)."""
-        return cast(ImageTask, self._start("/generate-image", {**(params or {}), **fields}, idempotency_key))
+        """POST /generate-image: starts an image task (end_user, metadata and idempotency as generate_video)."""
+        body = {**(params or {}), **fields, **_attribution(end_user, metadata)}
+        return cast(ImageTask, self._start("/generate-image", body, idempotency_key))
 
     def get_image(self, image_id: str) -> ImageTask:
         """GET /images/{id}."""
@@ -425,14 +433,14 @@ class VidgenClient:
 
     def create_key(self, params: Optional[CreateKeyParams] = None, **fields: Any) -> CreatedApiKey:
         """POST /keys (``name=…``, and ``mode``, ``scopes``, ``expires_at``,
-        ``monthly_spend_limit`` as wanted): a new API key; ``api_key`` in the answer is the key
+        ``monthly_spend_limit``, ``end_user_monthly_spend_limit`` as wanted): a new API key; ``api_key`` in the answer is the key
         itself, shown only here. Not retried after a 5xx (the key may exist: list them to see)."""
         body = {**(params or {}), **fields}
         return cast(CreatedApiKey, self._request(_Call("POST", "/keys", idempotent=False, json=body)))
 
     def update_key(self, key_id: str, params: Optional[UpdateKeyParams] = None, **fields: Any) -> ApiKey:
-        """PATCH /keys/{id}: its ``name``, ``scopes`` or ``monthly_spend_limit`` (None removes the
-        limit). The same change twice is harmless: retried."""
+        """PATCH /keys/{id}: its ``name``, ``scopes``, ``monthly_spend_limit`` or
+        ``end_user_monthly_spend_limit`` (None removes a limit). The same change twice is harmless: retried."""
         body = {**(params or {}), **fields}
         return cast(ApiKey, self._request(_Call("PATCH", f"/keys/{_id(key_id)}", idempotent=True, json=body)))
 
@@ -673,6 +681,14 @@ def _read_file(file: FileInput) -> Tuple[bytes, Optional[str]]:
             return opened.read(), os.path.basename(os.fspath(file))
     name = getattr(file, "name", None)
     return file.read(), os.path.basename(name) if isinstance(name, str) else None
+
+
+def _attribution(end_user: Optional[str], metadata: Optional[Dict[str, str]]) -> Dict[str, Any]:
+    """end_user and metadata as a start's body takes them: each only when given."""
+    return {
+        **({"end_user": end_user} if end_user is not None else {}),
+        **({"metadata": metadata} if metadata is not None else {}),
+    }
 
 
 def _id(value: str) -> str:

@@ -29,6 +29,8 @@ class _VideoTaskRequired(TypedDict):
     resolution: str
     seed: Optional[int]
     negative_prompt: Optional[str]
+    end_user: Optional[str]
+    metadata: Dict[str, str]
     credits_used: int
     credits_refunded: int
     progress: int
@@ -42,7 +44,7 @@ class VideoTask(_VideoTaskRequired, total=False):
     """A video task. ``video_url`` and ``completed_at`` come with ``completed``; ``error`` and
     ``completed_at`` with ``failed``; ``image_url`` with ``image_to_video``. ``thumbnail_url`` (the
     first frame, a JPEG) is None until the task completes; ``seed``, ``negative_prompt`` and
-    ``end_image_url`` are None when the start gave none."""
+    ``end_image_url`` are None when the start gave none, ``end_user`` too (``metadata`` is ``{}``)."""
 
     image_url: str
     video_url: str
@@ -60,6 +62,8 @@ class _ImageTaskRequired(TypedDict):
     output_format: str
     seed: Optional[int]
     negative_prompt: Optional[str]
+    end_user: Optional[str]
+    metadata: Dict[str, str]
     credits_used: int
     credits_refunded: int
     progress: int
@@ -210,6 +214,8 @@ class GenerateVideoParams(_GenerateVideoRequired, total=False):
     resolution: str
     seed: int
     negative_prompt: str
+    end_user: str
+    metadata: Dict[str, str]
 
 
 class _GenerateImageRequired(TypedDict):
@@ -226,6 +232,8 @@ class GenerateImageParams(_GenerateImageRequired, total=False):
     images: List[str]
     seed: int
     negative_prompt: str
+    end_user: str
+    metadata: Dict[str, str]
 
 
 class _CreateWebhookRequired(TypedDict):
@@ -365,6 +373,8 @@ class VideoQuoteParams(_VideoQuoteRequired, total=False):
     resolution: str
     seed: int
     negative_prompt: str
+    end_user: str
+    metadata: Dict[str, str]
 
 
 class _ImageQuoteRequired(_GenerateImageRequired):
@@ -381,6 +391,8 @@ class ImageQuoteParams(_ImageQuoteRequired, total=False):
     images: List[str]
     seed: int
     negative_prompt: str
+    end_user: str
+    metadata: Dict[str, str]
 
 
 #: Body of POST /quote: ``kind`` and the parameters of the start it prices.
@@ -426,6 +438,7 @@ class ApiKey(TypedDict):
     scopes: List[str]
     expires_at: Optional[str]
     monthly_spend_limit: Optional[int]
+    end_user_monthly_spend_limit: Optional[int]
     spent_this_month: int
     last_used_at: Optional[str]
     created_at: str
@@ -453,6 +466,7 @@ class CreateKeyParams(_CreateKeyRequired, total=False):
     scopes: List[str]
     expires_at: str
     monthly_spend_limit: int
+    end_user_monthly_spend_limit: int
 
 
 class UpdateKeyParams(TypedDict, total=False):
@@ -461,6 +475,7 @@ class UpdateKeyParams(TypedDict, total=False):
     name: str
     scopes: List[str]
     monthly_spend_limit: Optional[int]
+    end_user_monthly_spend_limit: Optional[int]
 
 
 class BillingPack(TypedDict):

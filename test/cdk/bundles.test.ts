@@ -220,8 +220,17 @@ describe('synthesized bundles', () => {
         Version: '2012-10-17',
         Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-west-1:123456789012:0123456789/dev/*' }],
       },
-      // An admin-made key: every scope, no monthly spend limit ("" in the string-only context).
-      context: { kind: 'apiKey', accountId: account.accountId, mode: 'live', keyId: account.keyId, rateLimit: '60', scopes: 'generate,read,webhooks', monthlySpendLimit: '' },
+      // An admin-made key: every scope, no monthly spend limit, none per end user ("" in the string-only context).
+      context: {
+        kind: 'apiKey',
+        accountId: account.accountId,
+        mode: 'live',
+        keyId: account.keyId,
+        rateLimit: '60',
+        scopes: 'generate,read,webhooks',
+        monthlySpendLimit: '',
+        endUserMonthlySpendLimit: '',
+      },
     });
   });
 

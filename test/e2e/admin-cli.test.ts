@@ -89,7 +89,8 @@ describe('admin CLI', () => {
   it("lists accounts newest first with both balances, and an account's keys without their secrets", async () => {
     const older = await adminJson('account', 'create', '--credits', '10');
     const newer = await adminJson('account', 'create', '--credits', '20', '--paid', '--subscription', 'active');
-    const testKey = await adminJson('key', 'create', '--account', newer.account_id, '--test', '--name', 'CI', '--scopes', 'generate,read');
+    const testKey = await adminJson('key', 'create', '--account', newer.account_id, '--test', '--name', 'CI', '--scopes', 'generate,read', '--end-user-monthly-spend-limit', '50');
+    expect(testKey).toMatchObject({ monthly_spend_limit: null, end_user_monthly_spend_limit: 50 });
     await adminJson('credits', 'grant', '--account', newer.account_id, '--amount', '5', '--reason', 'opens the test balance', '--test');
 
     const listed = await adminJson('account', 'list');
@@ -113,7 +114,7 @@ describe('admin CLI', () => {
     const keys = await adminJson('key', 'list', '--account', newer.account_id);
     expect(keys.account_id).toBe(newer.account_id);
     expect(keys.keys).toEqual([
-      expect.objectContaining({ key_id: testKey.key_id, name: 'CI', mode: 'test', prefix: testKey.api_key.slice(0, 12), scopes: ['generate', 'read'], status: 'active' }),
+      expect.objectContaining({ key_id: testKey.key_id, name: 'CI', mode: 'test', prefix: testKey.api_key.slice(0, 12), scopes: ['generate', 'read'], status: 'active', end_user_monthly_spend_limit: 50 }),
       expect.objectContaining({ key_id: newer.key_id, mode: 'live', status: 'active', scopes: ['generate', 'read', 'webhooks'] }),
     ]);
     expect(JSON.stringify(keys)).not.toMatch(/vg_(live|test)_[0-9A-Za-z]{40}|key_hash/);
@@ -133,6 +134,7 @@ describe('admin CLI', () => {
       [['credits', 'grant', '--account', 'acc_x', '--amount', '5'], /--reason is required/],
       [['account', 'set', '--account', 'acc_x', '--paid', 'yes'], /--paid must be true or false/],
       [['key', 'create', '--account', 'acc_x', '--rate-limit', '1.5'], /--rate-limit must be a whole number/],
+      [['key', 'create', '--account', 'acc_x', '--end-user-monthly-spend-limit', 'fifty'], /--end-user-monthly-spend-limit must be a whole number/],
       [['account', 'delete'], /Unknown command "account delete"/],
       [['account', 'create', '--colour', 'blue'], /^admin: Unknown option --colour\.$/m],
       [['account', 'create', '--credts', '5'], /^admin: Unknown option --credts\. Did you mean --credits\?$/m],

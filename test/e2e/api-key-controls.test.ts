@@ -60,6 +60,63 @@ describe('a monthly spend limit', () => {
   });
 });
 
+describe('a limit per end user', () => {
+  const forUser = (apiKey: string, endUser?: string) =>
+    call(stack.baseUrl, '/generate', { key: apiKey, ...json({ ...VIDEO, ...(endUser !== undefined && { end_user: endUser }) }) });
+  const balanceIsLedger = async (accountId: string) => {
+    const [account, entries] = await Promise.all([stores.accounts.get(accountId), stores.ledger.listForAccount(accountId)]);
+    expect(ledgerSum(entries)).toBe(account!.credits);
+    return account!.credits;
+  };
+
+  it("lets exactly the allowed number of 50 concurrent starts for one end user through, while another end user goes on; a refund gives the room back", async () => {
+    // 25 credits a start; alice has 50 of her 100 spent: exactly 2 more fit.
+    const key = await keyFor({ endUserMonthlySpendLimit: 100 });
+    for (let i = 0; i < 2; i += 1) expect((await forUser(key.apiKey, 'alice')).status).toBe(200);
+    await awaitRoomInWindow(20);
+    const [alice, bob] = await Promise.all([
+      Promise.all(Array.from({ length: 50 }, () => forUser(key.apiKey, 'alice'))),
+      Promise.all(Array.from({ length: 3 }, () => forUser(key.apiKey, 'bob'))),
+    ]);
+    expect(alice.filter((reply) => reply.status === 200)).toHaveLength(2);
+    const refused = alice.filter((reply) => reply.status !== 200);
+    expect(new Set(refused.map((reply) => `${reply.status} ${reply.body.error?.code}`))).toEqual(new Set(['403 spend_limit_exceeded']));
+    expect(refused).toHaveLength(48);
+    expect(refused[0]!.body.error?.message).toContain('this API key allows each end user 100 credits a month (end_user_monthly_spend_limit) and end user "alice" has 0 left this month');
+    expect(bob.map((reply) => reply.status)).toEqual([200, 200, 200]);
+    expect(bob.map((reply) => (reply.body.data as { end_user: string }).end_user)).toEqual(['bob', 'bob', 'bob']);
+    expect(await balanceIsLedger(key.accountId)).toBe(10_000 - 7 * 25);
+    const charges = (await stores.ledger.listForAccount(key.accountId)).filter((entry) => entry.kind === 'charge');
+    expect(charges).toHaveLength(7);
+
+    // A start that names no end user: 400 naming end_user, nothing charged.
+    const anonymous = await forUser(key.apiKey);
+    expect([anonymous.status, anonymous.body.error?.code]).toEqual([400, 'validation_error']);
+    expect(anonymous.body.error?.message).toMatch(/^end_user: this API key has an end_user_monthly_spend_limit/);
+    const quoted = await call(stack.baseUrl, '/quote', { key: key.apiKey, ...json({ kind: 'video', ...VIDEO }) });
+    expect([quoted.status, quoted.body.error?.message]).toEqual([400, anonymous.body.error?.message]);
+
+    // A refund (a cancel) gives alice's room back: exactly one more start, then none.
+    const started = alice.find((reply) => reply.status === 200)!.body.data as { video_id: string };
+    expect((await call(stack.baseUrl, `/videos/${started.video_id}/cancel`, { key: key.apiKey, method: 'POST' })).status).toBe(200);
+    expect((await forUser(key.apiKey, 'alice')).status).toBe(200);
+    expect((await forUser(key.apiKey, 'alice')).body.error?.code).toBe('spend_limit_exceeded');
+    expect(await balanceIsLedger(key.accountId)).toBe(10_000 - 7 * 25);
+  }, 90_000);
+
+  it("names the key's own limit when both limits would be passed", async () => {
+    const key = await keyFor({ monthlySpendLimit: 140, endUserMonthlySpendLimit: 50 });
+    for (const endUser of ['alice', 'alice', 'bob', 'bob', 'carol']) expect((await forUser(key.apiKey, endUser)).status).toBe(200);
+    // alice's third passes both her 50 and the key's 140: the key's limit is named.
+    const third = await forUser(key.apiKey, 'alice');
+    expect(third.body.error?.code).toBe('spend_limit_exceeded');
+    expect(third.body.error?.message).toContain("this API key's monthly spend limit is 140 credits and it has 15 left this month");
+    expect(await balanceIsLedger(key.accountId)).toBe(10_000 - 125);
+    const listed = (await stores.apiKeys.get(key.keyId))!;
+    expect(listed).toMatchObject({ monthlySpendLimit: 140, endUserMonthlySpendLimit: 50 });
+  });
+});
+
 describe('scopes', () => {
   it('refuses a request outside the key\'s scopes with 403 forbidden naming the scope, and serves the rest', async () => {
     const key = await keyFor({ scopes: ['generate', 'read'] });

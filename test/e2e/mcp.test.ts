@@ -93,16 +93,17 @@ describe.each([
   });
 
   it('starts a video with a test key and waits for it with progress notifications', async () => {
-    const started = await call(client, 'generate_video', { prompt: 'a lighthouse at dusk', duration: 3 });
+    const attribution = { end_user: 'alice', metadata: { order_id: '1001' } };
+    const started = await call(client, 'generate_video', { prompt: 'a lighthouse at dusk', duration: 3, ...attribution });
     expect(started.isError ? text(started) : 'started').toBe('started');
     const video = started.structuredContent as Json;
-    expect(video).toMatchObject({ status: 'processing', livemode: false, duration: 3 });
+    expect(video).toMatchObject({ status: 'processing', livemode: false, duration: 3, ...attribution });
     expect(video.video_id).toMatch(/^vid_/);
     expect(JSON.parse(text(started))).toEqual(video);
 
     const progress: Progress[] = [];
     const waited = await call(client, 'wait_for_task', { id: video.video_id, timeout_seconds: 25 }, (p) => progress.push(p));
-    expect(waited.structuredContent).toMatchObject({ video_id: video.video_id, status: 'completed', progress: 100 });
+    expect(waited.structuredContent).toMatchObject({ video_id: video.video_id, status: 'completed', progress: 100, ...attribution });
     expect(progress.length).toBeGreaterThanOrEqual(1);
     // Sent while it processed, rising: the end is the result.
     expect(progress[0]).toMatchObject({ total: 100, message: expect.stringContaining(`${video.video_id}: processing`) });

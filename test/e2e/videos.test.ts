@@ -249,6 +249,42 @@ describe('races over HTTP', () => {
   });
 });
 
+describe('end_user and metadata', () => {
+  it('are echoed by the start, GET, the list and the events feed; absent ones read null and {}', async () => {
+    const { key } = await newAccount(stack, { credits: 100, paid: false });
+    const attribution = { end_user: 'alice@example.com', metadata: { order_id: '1001', plan: 'pro' } };
+    const started = await generate(key, { prompt: 'a kite', duration: 3, ...attribution });
+    expect(started.status).toBe(200);
+    expect(started.body.data).toMatchObject(attribution);
+    const videoId = started.body.data!.video_id as string;
+    const final = await waitForFinal<Video>(stack, key, `/videos/${videoId}`);
+    expect(final.body.data).toMatchObject({ status: 'completed', ...attribution });
+    const plain = await generate(key, { prompt: 'a plain kite', duration: 3, metadata: {} });
+    expect(plain.body.data).toMatchObject({ end_user: null, metadata: {} });
+    const listed = await call<{ videos: Video[] }>(stack.baseUrl, '/videos', { key });
+    expect(listed.body.data!.videos.map((video) => [video.end_user, video.metadata])).toEqual([
+      [null, {}],
+      [attribution.end_user, attribution.metadata],
+    ]);
+    const feed = await call<{ events: Video[] }>(stack.baseUrl, '/events', { key });
+    expect(feed.body.data!.events.find((event) => event.data.video_id === videoId)?.data).toEqual(final.body.data);
+  });
+
+  it.each([
+    [{ end_user: 'alice#1' }, /^end_user: must be 1 to 128 characters/],
+    [{ metadata: { order: 7 } }, /^metadata\.order: must be a string$/],
+    [{ metadata: Object.fromEntries(Array.from({ length: 17 }, (_, index) => [`k${index}`, 'v'])) }, /^metadata: must have at most 16 keys; got 17$/],
+  ])('refuses %j with 400 naming the field, charging nothing', async (field, message) => {
+    const { accountId, key } = await newAccount(stack, { credits: 100, paid: false });
+    const refused = await generate(key, { prompt: 'x', duration: 3, ...field });
+    expect([refused.status, refused.body.error?.code]).toEqual([400, 'validation_error']);
+    expect(refused.body.error?.message).toMatch(message);
+    const quoted = await call(stack.baseUrl, '/quote', { method: 'POST', key, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ kind: 'video', prompt: 'x', duration: 3, ...field }) });
+    expect([quoted.status, quoted.body.error?.message]).toEqual([400, refused.body.error?.message]);
+    expect(await balanceAndLedger(stack, accountId)).toEqual({ balance: 100, ledger: 100 });
+  });
+});
+
 describe('GET /videos', () => {
   it('pages newest first with a pagination block, empty past the end', async () => {
     const { key } = await newAccount(stack, { credits: 1000, paid: false });

@@ -47,6 +47,7 @@ describe('an account holder managing keys', () => {
       scopes: ['generate', 'read', 'webhooks'],
       expires_at: null,
       monthly_spend_limit: null,
+      end_user_monthly_spend_limit: null,
       spent_this_month: 0,
       last_used_at: null,
       created_at: now.toISOString(),
@@ -78,6 +79,18 @@ describe('an account holder managing keys', () => {
     expect(keys[1]!.scopes).toEqual(['generate', 'read']);
     expect(keys[2]).toMatchObject({ scopes: ['generate', 'read', 'webhooks'], monthly_spend_limit: null, expires_at: null });
     expect(live.details.record.accountId).toBe(accountId);
+  });
+
+  it('sets, keeps and removes the limit per end user; the authorizer carries it', async () => {
+    const accountId = await newAccount();
+    const { details, apiKey } = await createKey(deps, accountId, parseCreateKey({ name: 'platform', end_user_monthly_spend_limit: 50 }));
+    const keyId = details.record.keyId;
+    expect(keyView(details)).toMatchObject({ monthly_spend_limit: null, end_user_monthly_spend_limit: 50 });
+    await expect(authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60)).resolves.toMatchObject({ endUserMonthlySpendLimit: 50 });
+    expect(keyView(await updateKey(deps, accountId, keyId, parseUpdateKey({ name: 'renamed' })))).toMatchObject({ end_user_monthly_spend_limit: 50 });
+    expect(keyView(await updateKey(deps, accountId, keyId, parseUpdateKey({ end_user_monthly_spend_limit: 80 })))).toMatchObject({ end_user_monthly_spend_limit: 80 });
+    expect(keyView(await updateKey(deps, accountId, keyId, parseUpdateKey({ end_user_monthly_spend_limit: null }))).end_user_monthly_spend_limit).toBeNull();
+    expect((await authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60)).endUserMonthlySpendLimit).toBeUndefined();
   });
 
   it("changes a key's name, scopes and limit; null removes the limit; the change reaches the authorizer", async () => {
@@ -173,6 +186,7 @@ describe('bad input: 400 naming the field, nothing stored', () => {
   it.each([
     [{ monthly_spend_limit: 0 }, 'monthly_spend_limit: must be a whole number of credits, at least 1'],
     [{ monthly_spend_limit: '10' }, 'monthly_spend_limit: must be a whole number of credits, at least 1'],
+    [{ end_user_monthly_spend_limit: 0 }, 'end_user_monthly_spend_limit: must be a whole number of credits, at least 1'],
     [{ name: 'a\u0007' }, 'name: must not contain control characters (line breaks, tabs...)'],
   ])('PATCH /keys/{key_id} %j', (body, message) => {
     expect(rejectionOf(() => parseUpdateKey(body))).toEqual({ status: 400, code: 'validation_error', message });

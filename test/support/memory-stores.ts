@@ -51,6 +51,8 @@ export class MemoryTable {
   readonly deliveries = new Map<string, { delivery: Delivery; seq: number }>();
   /** Credits charged through each API key per month, by `keyId#yyyy-mm` (as the adapter's KEYSPEND# items). */
   readonly keySpend = new Map<string, number>();
+  /** Per key, month and end user (`keyId#month#endUser`): as the adapter's EUSPEND items. */
+  readonly endUserSpend = new Map<string, number>();
 
   ledgerOf(accountId: string): Map<string, LedgerEntry> {
     let entries = this.ledger.get(accountId);
@@ -193,6 +195,9 @@ export class MemoryTaskStore implements TaskStore {
     const spendId = keySpend && `${keySpend.keyId}#${keySpend.month}`;
     const spent = spendId ? (this.table.keySpend.get(spendId) ?? 0) : 0;
     if (keySpend?.limit !== undefined && spent + price > keySpend.limit) refusals.spend = { spent };
+    const endUserSpendId = keySpend?.endUser !== undefined ? `${keySpend.keyId}#${keySpend.month}#${keySpend.endUser}` : undefined;
+    const endUserSpent = endUserSpendId ? (this.table.endUserSpend.get(endUserSpendId) ?? 0) : 0;
+    if (keySpend?.endUserLimit !== undefined && endUserSpent + price > keySpend.endUserLimit) refusals.endUserSpend = { spent: endUserSpent };
     const account = this.table.accounts.get(claimed.partitionId);
     if (!account) refusals.noAccount = true;
     else {
@@ -205,6 +210,7 @@ export class MemoryTaskStore implements TaskStore {
     this.table.checkNewEntry(charge);
 
     if (spendId) this.table.keySpend.set(spendId, spent + price);
+    if (endUserSpendId) this.table.endUserSpend.set(endUserSpendId, endUserSpent + price);
     account.credits -= price;
     account.taskCounts[claimed.kind] += 1;
     this.notes.set(id, account.taskCounts[claimed.kind]);
@@ -253,6 +259,10 @@ export class MemoryTaskStore implements TaskStore {
       if (stored.keySpend) {
         const spendId = `${stored.keySpend.keyId}#${stored.keySpend.month}`;
         this.table.keySpend.set(spendId, (this.table.keySpend.get(spendId) ?? 0) - patch.refund.amount);
+        if (stored.keySpend.endUser !== undefined) {
+          const endUserSpendId = `${spendId}#${stored.keySpend.endUser}`;
+          this.table.endUserSpend.set(endUserSpendId, (this.table.endUserSpend.get(endUserSpendId) ?? 0) - patch.refund.amount);
+        }
       }
     }
     Object.assign(stored, copy(patch.set ?? {}));

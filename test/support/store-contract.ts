@@ -10,6 +10,7 @@ import type { UploadPublications } from '#domain/uploads/ports';
 import { windowAt } from '#domain/accounts/rate-limit';
 import { type RateCounter } from '#domain/shared/counter';
 import type { Task, TaskKind } from '#domain/tasks/task';
+import type { KeySpend } from '#domain/accounts/spending-key';
 import { move, TRANSITIONS, type TaskEvent, type TaskPatch } from '#domain/tasks/transitions';
 import { PHASE_NAMES, type Phase } from '#domain/tasks/phase';
 import { SWEPT_LISTS } from '#domain/tasks/sweep-table';
@@ -86,7 +87,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         claim?: string;
         paidAccess?: true;
         unsent?: true;
-        keySpend?: { keyId: string; month: string; limit?: number };
+        keySpend?: KeySpend;
       } = {},
     ): StartWrite {
       const kind = options.kind ?? 'video';
@@ -110,7 +111,9 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           progress: 0,
           copyAttempts: 0,
           ...(options.unsent && { unsent: true }),
-          ...(options.keySpend && { keySpend: { keyId: options.keySpend.keyId, month: options.keySpend.month } }),
+          ...(options.keySpend && {
+            keySpend: { keyId: options.keySpend.keyId, month: options.keySpend.month, ...(options.keySpend.endUser !== undefined && { endUser: options.keySpend.endUser }) },
+          }),
           createdAt,
           updatedAt: createdAt,
         } as Omit<Task, 'seq'>,
@@ -422,6 +425,54 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         await started(accountId, { price: 25, keySpend: { keyId: 'key_m', month: '2026-11', limit: 50 } });
         await started(accountId, { price: 40, keySpend: { keyId: 'key_free', month: '2026-11' } });
         expect(Object.fromEntries(await stores.apiKeys.spentInMonth(['key_m', 'key_free'], '2026-11'))).toEqual({ key_m: 50, key_free: 40 });
+      });
+    });
+
+    describe("an end user's month through a key", () => {
+      const month = '2026-11';
+      const forUser = (endUser: string, extra: Partial<KeySpend> = {}): KeySpend => ({ keyId: 'key_eu', month, endUser, endUserLimit: 100, ...extra });
+
+      it('lets exactly the allowed number of racing starts for one end user through, while another goes on; a refund gives the room back', async () => {
+        const accountId = await newAccount(10_000);
+        await started(accountId, { price: 25, keySpend: forUser('alice') });
+        await started(accountId, { price: 25, keySpend: forUser('alice') });
+        const [alice, bob] = await Promise.all([
+          Promise.all(Array.from({ length: 30 }, () => settledStart(startOf(accountId, { price: 25, keySpend: forUser('alice') })))),
+          Promise.all(Array.from({ length: 3 }, () => settledStart(startOf(accountId, { price: 25, keySpend: forUser('bob') })))),
+        ]);
+        const aliceStarted = alice.flatMap((result) => (result.type === 'started' ? [result.task] : []));
+        expect(aliceStarted).toHaveLength(2);
+        for (const result of alice.filter((each) => each.type === 'refused')) expect(result).toEqual({ type: 'refused', refusals: { endUserSpend: { spent: 100 } } });
+        expect(bob.map((result) => result.type)).toEqual(['started', 'started', 'started']);
+        expect(await money(accountId)).toMatchObject({ balance: 10_000 - 7 * 25, ledger: 10_000 - 7 * 25 });
+        // The key's own month counts every end user's charges.
+        expect((await stores.apiKeys.spentInMonth(['key_eu'], month)).get('key_eu')).toBe(7 * 25);
+        expect((await stores.tasks.get(accountId, aliceStarted[0]!.taskId))?.keySpend).toEqual({ keyId: 'key_eu', month, endUser: 'alice' });
+
+        expect(await move(stores.tasks, aliceStarted[0]!, 'timeout', ending(aliceStarted[0]!, 2, 'timeout'))).toMatchObject({ phase: 'failed' });
+        await started(accountId, { price: 25, keySpend: forUser('alice') });
+        expect(await stores.tasks.start(startOf(accountId, { price: 25, keySpend: forUser('alice') }))).toEqual({ type: 'refused', refusals: { endUserSpend: { spent: 100 } } });
+      });
+
+      it("reports the key's month and the end user's when both refuse; a price above the limit itself; counts an end user without a limit", async () => {
+        const accountId = await newAccount(1000);
+        await started(accountId, { price: 25, keySpend: forUser('alice', { limit: 40, endUserLimit: 30 }) });
+        expect(await stores.tasks.start(startOf(accountId, { price: 25, keySpend: forUser('alice', { limit: 40, endUserLimit: 30 }) }))).toEqual({
+          type: 'refused',
+          refusals: { spend: { spent: 25 }, endUserSpend: { spent: 25 } },
+        });
+        expect(await stores.tasks.start(startOf(accountId, { price: 25, keySpend: forUser('carol', { endUserLimit: 20 }) }))).toEqual({
+          type: 'refused',
+          refusals: { endUserSpend: { spent: 0 } },
+        });
+        // Counted without a limit: a limit set later sees the month's spend.
+        const { endUserLimit: _none, ...unlimited } = forUser('dave');
+        await started(accountId, { price: 25, keySpend: unlimited });
+        expect(await stores.tasks.start(startOf(accountId, { price: 25, keySpend: forUser('dave', { endUserLimit: 40 }) }))).toEqual({
+          type: 'refused',
+          refusals: { endUserSpend: { spent: 25 } },
+        });
+        expect(await money(accountId)).toMatchObject({ balance: 950, ledger: 950 });
       });
     });
 

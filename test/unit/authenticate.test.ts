@@ -2,6 +2,8 @@ import { generateApiKey, hashApiKey, keyIdFromHash, type ApiKeyRecord } from '#d
 import { authenticate } from '#domain/accounts/authenticate';
 import { KeyExpiredError, UnauthorizedError } from '#domain/shared/errors';
 import { MemoryApiKeyStore } from '#test-support/memory-stores';
+import { authorizerContext, principalFrom } from '#http/principal';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 
 async function storeWithKey(overrides: Partial<ApiKeyRecord> = {}, mode: 'live' | 'test' = 'live') {
   const store = new MemoryApiKeyStore();
@@ -44,9 +46,20 @@ describe('authenticate', () => {
     });
   });
 
-  it("carries the key's scopes and monthly spend limit", async () => {
-    const { store, apiKey } = await storeWithKey({ scopes: ['read'], monthlySpendLimit: 20 });
-    await expect(authenticate(store, `Bearer ${apiKey}`, 60)).resolves.toMatchObject({ scopes: ['read'], monthlySpendLimit: 20 });
+  it("carries the key's scopes and monthly spend limits", async () => {
+    const { store, apiKey } = await storeWithKey({ scopes: ['read'], monthlySpendLimit: 20, endUserMonthlySpendLimit: 5 });
+    await expect(authenticate(store, `Bearer ${apiKey}`, 60)).resolves.toMatchObject({ scopes: ['read'], monthlySpendLimit: 20, endUserMonthlySpendLimit: 5 });
+  });
+
+  it('passes both limits through the authorizer context to the handler; a context cached before the limit per end user existed has none', async () => {
+    const { store, apiKey } = await storeWithKey({ monthlySpendLimit: 20, endUserMonthlySpendLimit: 5 });
+    const principal = await authenticate(store, `Bearer ${apiKey}`, 60);
+    const eventWith = (context: Record<string, string>) =>
+      ({ headers: {}, requestContext: { authorizer: { principalId: principal.partitionId, ...context } } }) as unknown as APIGatewayProxyEvent;
+    expect(principalFrom(eventWith(authorizerContext(principal)))).toEqual(principal);
+    const { endUserMonthlySpendLimit: _limit, ...older } = authorizerContext(principal);
+    expect(principalFrom(eventWith(older))).not.toHaveProperty('endUserMonthlySpendLimit');
+    expect(() => principalFrom(eventWith({ ...authorizerContext(principal), endUserMonthlySpendLimit: '2.5' }))).toThrow(UnauthorizedError);
   });
 
   it('refuses an expired key as expired, and takes it until the instant it expires', async () => {

@@ -19,6 +19,7 @@ const KEY = {
   scopes: ['read'],
   expires_at: null,
   monthly_spend_limit: 500,
+  end_user_monthly_spend_limit: null,
   spent_this_month: 25,
   last_used_at: null,
   created_at: '2026-11-21T17:00:00.000Z',
@@ -49,5 +50,21 @@ describe('VidgenClient key methods', () => {
     const create = setup(serverError(), ok(KEY));
     await expect(create.api.createKey({ name: 'CI' })).rejects.toBeInstanceOf(ApiError);
     expect(create.sent).toHaveLength(1);
+  });
+});
+
+describe('VidgenClient for platforms', () => {
+  it('sends end_user and metadata with a start, and a limit per end user with a key', async () => {
+    const { api, sent } = setup(ok({ video_id: 'vid_1' }), ok({ image_id: 'img_1' }), ok({ ...KEY, api_key: 'vg_live_x' }), ok(KEY));
+    await api.generateVideo({ prompt: 'a fox', end_user: 'alice', metadata: { order_id: '1001' } });
+    await api.generateImage({ prompt: 'a lighthouse', end_user: 'bob' });
+    await api.createKey({ name: 'platform', end_user_monthly_spend_limit: 50 });
+    await api.updateKey(KEY.key_id, { end_user_monthly_spend_limit: null });
+    expect(sent.map((request) => request.body)).toEqual([
+      { prompt: 'a fox', end_user: 'alice', metadata: { order_id: '1001' } },
+      { prompt: 'a lighthouse', end_user: 'bob' },
+      { name: 'platform', end_user_monthly_spend_limit: 50 },
+      { end_user_monthly_spend_limit: null },
+    ]);
   });
 });

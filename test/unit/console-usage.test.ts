@@ -76,6 +76,14 @@ describe('the playground form', () => {
     expect(video.find((field) => field.name === 'resolution')).toMatchObject({ kind: 'choice', schema: { enum: ['480p', '720p', '1080p'] } });
     expect(video.find((field) => field.name === 'image_url')?.kind).toBe('url');
     expect(fieldsOf(schemas.GenerateImageRequest!).find((field) => field.name === 'images')?.kind).toBe('urls');
+    expect(video.find((field) => field.name === 'end_user')?.kind).toBe('text');
+    expect(video.find((field) => field.name === 'metadata')?.kind).toBe('pairs');
+    // Metadata typed as key=value lines is sent as the object the API takes.
+    expect(requestBody(video, { prompt: 'x', end_user: 'alice', metadata: 'order=1001\n\n plan = pro \nnote=a=b' })).toEqual({
+      prompt: 'x',
+      end_user: 'alice',
+      metadata: { order: '1001', plan: 'pro', note: 'a=b' },
+    });
   });
 
   it('names every field in words: capitalised labels, help without code quotes or pointers into the API reference', () => {
@@ -87,11 +95,11 @@ describe('the playground form', () => {
       }
     }
     const video = fieldsOf(schemas.GenerateVideoRequest!);
-    expect(video.map(labelOf)).toEqual(['Prompt', 'Model', 'Generation type', 'Image URL', 'End image URL', 'Aspect ratio', 'Duration (seconds)', 'Resolution', 'Seed', 'Negative prompt']);
+    expect(video.map(labelOf)).toEqual(['Prompt', 'Model', 'Generation type', 'Image URL', 'End image URL', 'Aspect ratio', 'Duration (seconds)', 'Resolution', 'Seed', 'Negative prompt', 'End user', 'Metadata']);
     expect(helpOf(video.find((field) => field.name === 'duration')!)).toBe('Whole seconds, 3 to 12.');
     // A parameter the console has no words for yet: its name in sentence case, the API's description without code quotes.
-    const later = { name: 'end_user', kind: 'text' as const, schema: { description: 'Your own user\'s id (`end_user` in `GET /videos`). Echoed back.' } };
-    expect([labelOf(later), helpOf(later)]).toEqual(['End user', 'Echoed back.']);
+    const later = { name: 'keep_output', kind: 'text' as const, schema: { description: 'Whether to keep our copy (`keep_output` in `GET /videos`). Echoed back.' } };
+    expect([labelOf(later), helpOf(later)]).toEqual(['Keep output', 'Echoed back.']);
     expect(optionLabel({ name: 'generation_type' }, 'image_to_video')).toBe('Image to video');
   });
 

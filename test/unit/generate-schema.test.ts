@@ -1,5 +1,7 @@
 import { ZodError } from 'zod';
-import { parseGenerateVideo } from '#contract/generate-video';
+import { parseGenerateVideo, parseVideoStart } from '#contract/generate-video';
+import { parseImageStart } from '#contract/generate-image';
+import { parseQuote } from '#contract/quote';
 import { describeZodError } from '#http/error-mapping';
 
 function problem(body: unknown): string {
@@ -69,5 +71,64 @@ describe('POST /generate validation', () => {
 
   it('names every invalid field at once', () => {
     expect(problem({ model: 'x', duration: 99 })).toMatch(/prompt: .*; model: .*; duration: /);
+  });
+});
+
+describe('end_user and metadata (both starts and /quote)', () => {
+  const parsers = [
+    ['POST /generate', (body: object) => parseVideoStart(body)],
+    ['POST /generate-image', (body: object) => parseImageStart(body)],
+    ['POST /quote', (body: object) => parseQuote({ kind: 'image', ...body })],
+  ] as const;
+  const refusal = (parse: (body: object) => unknown, body: object): string => {
+    try {
+      parse(body);
+    } catch (error) {
+      if (error instanceof ZodError) return describeZodError(error);
+      throw error;
+    }
+    throw new Error(`expected ${JSON.stringify(body)} to be refused`);
+  };
+  const seventeen = Object.fromEntries(Array.from({ length: 17 }, (_, index) => [`k${index}`, 'v']));
+
+  it.each(parsers)('%s takes both beside the parameters, never inside them', (_route, parse) => {
+    const started = parse({ prompt: 'x', end_user: 'alice@example.com:42', metadata: { order_id: '1001', 'a-b_C': '' } });
+    expect(started).toMatchObject({ endUser: 'alice@example.com:42', metadata: { order_id: '1001', 'a-b_C': '' } });
+    expect(started.params).not.toHaveProperty('endUser');
+    expect(started.params).not.toHaveProperty('metadata');
+  });
+
+  it.each(parsers)('%s leaves out what was not given, and empty metadata (so a request hashes as before)', (_route, parse) => {
+    expect(Object.keys(parse({ prompt: 'x' }))).toEqual(['kind', 'params']);
+    expect(Object.keys(parse({ prompt: 'x', metadata: {} }))).toEqual(['kind', 'params']);
+  });
+
+  it.each(parsers)('%s accepts the limits exactly', (_route, parse) => {
+    const sixteen = Object.fromEntries(Array.from({ length: 16 }, (_, index) => [`${'k'.repeat(38)}${index}`.slice(-40), 'v'.repeat(500)]));
+    expect(parse({ prompt: 'x', end_user: 'u'.repeat(128), metadata: sixteen })).toMatchObject({ endUser: 'u'.repeat(128), metadata: sixteen });
+  });
+
+  it.each(
+    parsers.flatMap(([route, parse]) =>
+      [
+        [{ end_user: '' }, /^end_user: must be 1 to 128 characters of A-Z a-z 0-9 _ - \. : @$/],
+        [{ end_user: 'u'.repeat(129) }, /^end_user: must be 1 to 128 characters/],
+        [{ end_user: 'alice#1' }, /^end_user: must be 1 to 128 characters/],
+        [{ end_user: 'a b' }, /^end_user: must be 1 to 128 characters/],
+        [{ end_user: 42 }, /^end_user: must be 1 to 128 characters/],
+        [{ end_user: null }, /^end_user: /],
+        [{ metadata: 'x' }, /^metadata: must be an object of string values$/],
+        [{ metadata: ['a'] }, /^metadata: must be an object of string values$/],
+        [{ metadata: null }, /^metadata: must be an object of string values$/],
+        [{ metadata: { order: 1001 } }, /^metadata\.order: must be a string$/],
+        [{ metadata: { order: 'x'.repeat(501) } }, /^metadata\.order: must be at most 500 characters$/],
+        [{ metadata: { 'bad key': 'x' } }, /^metadata\.bad key: keys must be 1 to 40 characters of A-Z a-z 0-9 _ -$/],
+        [{ metadata: { ['k'.repeat(41)]: 'x' } }, /^metadata\.k{41}: keys must be/],
+        [{ metadata: { '': 'x' } }, /^metadata\.: keys must be/],
+        [{ metadata: seventeen }, /^metadata: must have at most 16 keys; got 17$/],
+      ].map(([body, message]) => [route, body, message, parse] as const),
+    ),
+  )('%s refuses %j naming the field', (_route, body, message, parse) => {
+    expect(refusal(parse, { prompt: 'x', ...(body as object) })).toMatch(message as RegExp);
   });
 });

@@ -1,4 +1,4 @@
-import { InsufficientCreditsError, PaidAccessRequiredError, SpendLimitExceededError, UnauthorizedError } from '#domain/shared/errors';
+import { EndUserSpendLimitExceededError, InsufficientCreditsError, PaidAccessRequiredError, SpendLimitExceededError, UnauthorizedError } from '#domain/shared/errors';
 import { judgeStart, type StartRequest } from '#domain/tasks/start-rules';
 import type { IdempotencyRecord } from '#domain/tasks/ports';
 
@@ -27,6 +27,22 @@ it("then the key's month, with what is left of it; a price above the limit itsel
   const outright = judgeStart({ spend: { spent: 0 } }, IMAGE, 150, live);
   expect(outright.type === 'refuse' && outright.error).toEqual(new SpendLimitExceededError(100, 150));
   expect(outright.type === 'refuse' && outright.error.message).not.toContain('left this month');
+});
+
+it("then the end user's month through the key, saying it is the end user's limit; the key's own limit is named first when both refused", () => {
+  const both = { key: { ...KEY, endUserMonthlySpendLimit: 50 }, testPartition: false };
+  const alice: StartRequest = { ...IMAGE, endUser: 'alice' };
+  const judged = judgeStart({ endUserSpend: { spent: 50 }, credits: { available: 0 } }, alice, 25, both);
+  expect(judged.type === 'refuse' && judged.error).toEqual(new EndUserSpendLimitExceededError(50, 25, 'alice', 50));
+  expect(judged.type === 'refuse' && judged.error).toBeInstanceOf(SpendLimitExceededError);
+  expect(judged.type === 'refuse' && judged.error.message).toBe(
+    'This request costs 25 credits; this API key allows each end user 50 credits a month (end_user_monthly_spend_limit) and end user "alice" has 0 left this month (the month is UTC). Other end users of this key are not affected.',
+  );
+  const keyFirst = judgeStart({ spend: { spent: 90 }, endUserSpend: { spent: 50 } }, alice, 25, both);
+  expect(keyFirst.type === 'refuse' && keyFirst.error).toEqual(new SpendLimitExceededError(100, 25, 90));
+  expect(keyFirst.type === 'refuse' && keyFirst.error).not.toBeInstanceOf(EndUserSpendLimitExceededError);
+  const outright = judgeStart({ endUserSpend: { spent: 0 } }, alice, 60, both);
+  expect(outright.type === 'refuse' && outright.error.message).toMatch(/allows each end user 50 credits a month \(end_user_monthly_spend_limit\), less than this request costs/);
 });
 
 it('then the balance; an account that does not exist is unauthorized, a test balance not opened yet is opened', () => {

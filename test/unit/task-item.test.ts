@@ -38,7 +38,21 @@ describe('task items', () => {
     expect(fromTaskItem(JSON.parse(JSON.stringify(toTaskItem(task))))).toEqual(task);
   });
 
+  it('keeps end_user and metadata as top-level attributes, absent when none (items written before them read unchanged)', () => {
+    const attributed: VideoTask = { ...video, endUser: 'alice@example.com', metadata: { order_id: '1001', plan: 'pro' } };
+    const item = toTaskItem(attributed);
+    expect(item).toMatchObject({ end_user: 'alice@example.com', metadata: { order_id: '1001', plan: 'pro' } });
+    expect(item.params).not.toHaveProperty('endUser');
+    expect(fromTaskItem(JSON.parse(JSON.stringify(item)))).toEqual(attributed);
+    const plain = JSON.parse(JSON.stringify(toTaskItem(video))) as Record<string, unknown>;
+    expect(['end_user', 'metadata'].filter((field) => field in plain)).toEqual([]);
+    expect(fromTaskItem(plain)).not.toHaveProperty('endUser');
+    expect(fromTaskItem(plain)).not.toHaveProperty('metadata');
+  });
+
   it.each([
+    ['an end user that is not a string', { end_user: 7 }, /end_user/],
+    ['metadata with a value that is not a string', { metadata: { a: 1 } }, /metadata/],
     ['an unknown kind', { kind: 'audio' }, /kind/],
     ['a missing id', { task_id: undefined }, /task_id/],
     ['an unknown status', { status: 'queued' }, /status/],

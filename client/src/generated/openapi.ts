@@ -769,6 +769,20 @@ export interface components {
             seed: number | null;
             /** @description The negative prompt as stored (trimmed; null when none was given). */
             negative_prompt: string | null;
+            /**
+             * @description The `end_user` given at the start (null when none was).
+             * @example user_1842
+             */
+            end_user: string | null;
+            /**
+             * @description The `metadata` given at the start (`{}` when none was).
+             * @example {
+             *       "order_id": "1001"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            };
             /** @description Credits charged for this task (refunded if it failed). */
             credits_used: number;
             /** @description Credits given back: 0, or the whole charge once the task failed (a failure or a cancel refunds it). */
@@ -959,6 +973,20 @@ export interface components {
             seed?: number;
             /** @description What the output should not show. Trimmed; then 1 to 2000 characters. */
             negative_prompt?: string;
+            /**
+             * @description Your own id of the user this task is for (opaque to us): 1 to 128 characters of `A-Z a-z 0-9 _ - . : @`. Echoed in views, events and webhooks.
+             * @example user_1842
+             */
+            end_user?: string;
+            /**
+             * @description Your own string values kept with the task (at most 16; keys 1 to 40 characters of `A-Z a-z 0-9 _ -`; values at most 500 characters). Echoed in views, events and webhooks; `{}` when none were given.
+             * @example {
+             *       "order_id": "1001"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
         } & unknown;
         /** @description Success: `data` is the result, `error` is null. */
         VideoPageResponse: {
@@ -1021,6 +1049,20 @@ export interface components {
             seed: number | null;
             /** @description The negative prompt as stored (trimmed; null when none was given). */
             negative_prompt: string | null;
+            /**
+             * @description The `end_user` given at the start (null when none was).
+             * @example user_1842
+             */
+            end_user: string | null;
+            /**
+             * @description The `metadata` given at the start (`{}` when none was).
+             * @example {
+             *       "order_id": "1001"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            };
             /** @description Credits charged for this task (refunded if it failed). */
             credits_used: number;
             /** @description Credits given back: 0, or the whole charge once the task failed (a failure or a cancel refunds it). */
@@ -1094,6 +1136,20 @@ export interface components {
             seed?: number;
             /** @description What the output should not show. Trimmed; then 1 to 2000 characters. */
             negative_prompt?: string;
+            /**
+             * @description Your own id of the user this task is for (opaque to us): 1 to 128 characters of `A-Z a-z 0-9 _ - . : @`. Echoed in views, events and webhooks.
+             * @example user_1842
+             */
+            end_user?: string;
+            /**
+             * @description Your own string values kept with the task (at most 16; keys 1 to 40 characters of `A-Z a-z 0-9 _ -`; values at most 500 characters). Echoed in views, events and webhooks; `{}` when none were given.
+             * @example {
+             *       "order_id": "1001"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
         };
         /** @description Success: `data` is the result, `error` is null. */
         ImagePageResponse: {
@@ -1586,6 +1642,8 @@ export interface components {
             expires_at: string | null;
             /** @description Credits the key may charge per calendar month (UTC); null: no limit. */
             monthly_spend_limit: number | null;
+            /** @description Credits the key may charge to any one `end_user` per calendar month (UTC); null: no limit. With it, every start names its `end_user`. */
+            end_user_monthly_spend_limit: number | null;
             /** @description Credits charged through the key this calendar month (UTC), less their refunds. */
             spent_this_month: number;
             /**
@@ -1634,6 +1692,8 @@ export interface components {
             expires_at: string | null;
             /** @description Credits the key may charge per calendar month (UTC); null: no limit. */
             monthly_spend_limit: number | null;
+            /** @description Credits the key may charge to any one `end_user` per calendar month (UTC); null: no limit. With it, every start names its `end_user`. */
+            end_user_monthly_spend_limit: number | null;
             /** @description Credits charged through the key this calendar month (UTC), less their refunds. */
             spent_this_month: number;
             /**
@@ -1678,6 +1738,8 @@ export interface components {
             expires_at?: string;
             /** @description Credits the key may charge per calendar month (UTC). Default: no limit. */
             monthly_spend_limit?: number;
+            /** @description Credits the key may charge to any one `end_user` per calendar month (UTC), less refunds. With it, every start through the key must name its `end_user`. Default: no limit. */
+            end_user_monthly_spend_limit?: number;
         };
         /** @description Success: `data` is the result, `error` is null. */
         ApiKeyResponse: {
@@ -1689,6 +1751,8 @@ export interface components {
             scopes?: ("generate" | "read" | "webhooks")[];
             /** @description A new limit, or null to remove it. */
             monthly_spend_limit?: number | null;
+            /** @description A new limit per end user, or null to remove it. */
+            end_user_monthly_spend_limit?: number | null;
         };
         /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `method_not_allowed`. */
         Error405: {
@@ -1862,6 +1926,10 @@ export interface operations {
                      *         "resolution": "720p",
                      *         "seed": null,
                      *         "negative_prompt": null,
+                     *         "end_user": "user_1842",
+                     *         "metadata": {
+                     *           "order_id": "1001"
+                     *         },
                      *         "credits_used": 25,
                      *         "credits_refunded": 0,
                      *         "progress": 0,
@@ -1917,7 +1985,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2106,6 +2174,10 @@ export interface operations {
                      *             "resolution": "720p",
                      *             "seed": null,
                      *             "negative_prompt": null,
+                     *             "end_user": "user_1842",
+                     *             "metadata": {
+                     *               "order_id": "1001"
+                     *             },
                      *             "credits_used": 25,
                      *             "credits_refunded": 0,
                      *             "progress": 100,
@@ -2172,7 +2244,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2294,6 +2366,10 @@ export interface operations {
                      *         "resolution": "720p",
                      *         "seed": null,
                      *         "negative_prompt": null,
+                     *         "end_user": "user_1842",
+                     *         "metadata": {
+                     *           "order_id": "1001"
+                     *         },
                      *         "credits_used": 25,
                      *         "credits_refunded": 0,
                      *         "progress": 100,
@@ -2329,7 +2405,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2473,6 +2549,10 @@ export interface operations {
                      *         "resolution": "720p",
                      *         "seed": null,
                      *         "negative_prompt": null,
+                     *         "end_user": "user_1842",
+                     *         "metadata": {
+                     *           "order_id": "1001"
+                     *         },
                      *         "credits_used": 25,
                      *         "credits_refunded": 0,
                      *         "progress": 12,
@@ -2511,7 +2591,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2688,6 +2768,8 @@ export interface operations {
                      *         "output_format": "webp",
                      *         "seed": 42,
                      *         "negative_prompt": "people",
+                     *         "end_user": null,
+                     *         "metadata": {},
                      *         "credits_used": 5,
                      *         "credits_refunded": 0,
                      *         "progress": 0,
@@ -2742,7 +2824,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2929,6 +3011,8 @@ export interface operations {
                      *             "output_format": "webp",
                      *             "seed": 42,
                      *             "negative_prompt": "people",
+                     *             "end_user": null,
+                     *             "metadata": {},
                      *             "credits_used": 5,
                      *             "credits_refunded": 0,
                      *             "progress": 100,
@@ -2996,7 +3080,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3116,6 +3200,8 @@ export interface operations {
                      *         "output_format": "webp",
                      *         "seed": 42,
                      *         "negative_prompt": "people",
+                     *         "end_user": null,
+                     *         "metadata": {},
                      *         "credits_used": 5,
                      *         "credits_refunded": 0,
                      *         "progress": 100,
@@ -3152,7 +3238,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3294,6 +3380,8 @@ export interface operations {
                      *         "output_format": "webp",
                      *         "seed": 42,
                      *         "negative_prompt": "people",
+                     *         "end_user": null,
+                     *         "metadata": {},
                      *         "credits_used": 5,
                      *         "credits_refunded": 0,
                      *         "progress": 12,
@@ -3331,7 +3419,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3554,7 +3642,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3729,7 +3817,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3912,7 +4000,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4074,7 +4162,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4255,7 +4343,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4463,7 +4551,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4600,7 +4688,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4794,7 +4882,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4940,7 +5028,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5119,7 +5207,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5276,7 +5364,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5481,7 +5569,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5642,7 +5730,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5795,6 +5883,10 @@ export interface operations {
                      *               "resolution": "720p",
                      *               "seed": null,
                      *               "negative_prompt": null,
+                     *               "end_user": "user_1842",
+                     *               "metadata": {
+                     *                 "order_id": "1001"
+                     *               },
                      *               "credits_used": 25,
                      *               "credits_refunded": 0,
                      *               "progress": 100,
@@ -5857,7 +5949,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5998,7 +6090,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6938,7 +7030,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -7263,7 +7355,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -7429,7 +7521,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -7586,7 +7678,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -7767,7 +7859,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -7926,7 +8018,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8085,7 +8177,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit (checked next). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

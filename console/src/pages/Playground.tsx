@@ -247,6 +247,13 @@ function FieldInput({ field, models, value, onChange }: { field: Field; models: 
     case 'url':
     case 'urls':
       return <UrlField field={field} label={label} value={value} onChange={onChange} />;
+    case 'pairs':
+      return (
+        <label>
+          {label}
+          <textarea name={field.name} placeholder="key=value, one a line" value={value} onChange={(event) => onChange(event.target.value)} />
+        </label>
+      );
     default:
       return (
         <label>

@@ -23,6 +23,7 @@ type ApiKeyItem = ReturnType<typeof apiKeyKey> &
     /** Not `expires_at`: that is the table's TTL attribute, and an expired key stays listed. */
     key_expires_at?: string;
     monthly_spend_limit?: number;
+    end_user_monthly_spend_limit?: number;
     prefix?: string;
     last_used_at?: string;
     /** True when the key holds a place in its account's count (keys made before the count did not). */
@@ -45,6 +46,7 @@ function toApiKeyItem(record: ApiKeyRecord): ApiKeyItem {
     scopes: record.scopes,
     key_expires_at: record.expiresAt,
     monthly_spend_limit: record.monthlySpendLimit,
+    end_user_monthly_spend_limit: record.endUserMonthlySpendLimit,
     prefix: record.prefix,
     last_used_at: record.lastUsedAt,
     counted: true,
@@ -66,6 +68,7 @@ function fromApiKeyItem(item: Record<string, unknown>): ApiKeyRecord {
     ...(row.scopes !== undefined && { scopes: row.scopes }),
     ...(row.key_expires_at !== undefined && { expiresAt: row.key_expires_at }),
     ...(row.monthly_spend_limit !== undefined && { monthlySpendLimit: row.monthly_spend_limit }),
+    ...(row.end_user_monthly_spend_limit !== undefined && { endUserMonthlySpendLimit: row.end_user_monthly_spend_limit }),
     ...(row.prefix !== undefined && { prefix: row.prefix }),
     ...(row.last_used_at !== undefined && { lastUsedAt: row.last_used_at }),
     ...(row.revoked_at !== undefined && { revokedAt: row.revoked_at }),
@@ -152,6 +155,11 @@ export class DynamoApiKeyStore implements ApiKeyStore {
     else if (changes.monthlySpendLimit !== undefined) {
       set.push('monthly_spend_limit = :limit');
       values[':limit'] = changes.monthlySpendLimit;
+    }
+    if (changes.endUserMonthlySpendLimit === null) remove.push('end_user_monthly_spend_limit');
+    else if (changes.endUserMonthlySpendLimit !== undefined) {
+      set.push('end_user_monthly_spend_limit = :endUserLimit');
+      values[':endUserLimit'] = changes.endUserMonthlySpendLimit;
     }
     if (set.length === 0 && remove.length === 0) {
       const record = await this.get(keyId);

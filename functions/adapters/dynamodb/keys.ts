@@ -47,6 +47,16 @@ export const apiKeyCountKey = (accountId: string): PrimaryKey => ({ pk: accountP
 /** Credits charged through a key in one UTC calendar month (`yyyy-mm`): a new month is a new item. */
 export const keySpendKey = (keyId: string, month: string): PrimaryKey => ({ pk: `KEYSPEND#${keyId}#${month}`, sk: 'KEYSPEND' });
 
+/**
+ * What one end user was charged through one key in one month (`yyyy-mm`), less refunds: the
+ * key's limit per end user is a condition on it. `#` never occurs in an end user (its alphabet
+ * is `A-Z a-z 0-9 _ - . : @`) or a key id.
+ */
+export const endUserSpendKey = (keyId: string, month: string, endUser: string): PrimaryKey => ({
+  pk: `EUSPEND#${keyId}#${month}#${endUser}`,
+  sk: 'EUSPEND',
+});
+
 /** One counter item per key and one-minute window. */
 export const rateWindowKey = (keyId: string, windowId: number): PrimaryKey => ({
   pk: `RATE#${keyId}#${windowId}`,

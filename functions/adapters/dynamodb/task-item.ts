@@ -34,6 +34,9 @@ export function toTaskItem(task: Task): Record<string, unknown> {
     credits_used: task.creditsUsed,
     progress: task.progress,
     params: task.params,
+    // Top-level, not in params: they never go to a provider (absent when none, as before they existed).
+    end_user: task.endUser,
+    metadata: task.metadata,
     provider_name: task.provider?.name,
     provider_job_id: task.provider?.jobId,
     provider_callbacks: task.provider?.callbacks,
@@ -50,6 +53,7 @@ export function toTaskItem(task: Task): Record<string, unknown> {
     error: task.error,
     key_spend_key_id: task.keySpend?.keyId,
     key_spend_month: task.keySpend?.month,
+    key_spend_end_user: task.keySpend?.endUser,
     created_at: task.createdAt,
     updated_at: task.updatedAt,
     completed_at: task.completedAt,
@@ -92,6 +96,11 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
   const copyClaimedAt = optionalText('copy_claimed_at');
   const thumbnailUrl = optionalText('thumbnail_url');
   const keySpendKeyId = optionalText('key_spend_key_id');
+  const endUser = optionalText('end_user');
+  const keySpendEndUser = optionalText('key_spend_end_user');
+  if (item.metadata !== undefined && !(isRecord(item.metadata) && Object.values(item.metadata).every((value) => typeof value === 'string'))) {
+    throw problem('metadata');
+  }
   if (item.phase !== undefined && !isOneOf(item.phase, PHASE_NAMES)) throw problem('phase');
   const phase = phaseOf(item, { status: item.status, seq: item.seq as number | undefined, unsent: item.unsent === true, queuedAt, providerJobId, pendingOutputs });
   const base = {
@@ -118,7 +127,9 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
     ...(outputUrls && { outputUrls }),
     ...(thumbnailUrl && { thumbnailUrl }),
     ...(item.error !== undefined && { error: taskError(item.error, problem) }),
-    ...(keySpendKeyId && { keySpend: { keyId: keySpendKeyId, month: text('key_spend_month') } }),
+    ...(endUser !== undefined && { endUser }),
+    ...(item.metadata !== undefined && { metadata: item.metadata as Record<string, string> }),
+    ...(keySpendKeyId && { keySpend: { keyId: keySpendKeyId, month: text('key_spend_month'), ...(keySpendEndUser !== undefined && { endUser: keySpendEndUser }) } }),
     createdAt: text('created_at'),
     updatedAt: text('updated_at'),
     ...(completedAt && { completedAt }),

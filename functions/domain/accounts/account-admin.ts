@@ -45,6 +45,9 @@ export async function createApiKey(
   if (options.monthlySpendLimit !== undefined) {
     requireWholeNumber(options.monthlySpendLimit, 'monthly-spend-limit', 1, MAX_GRANT);
   }
+  if (options.endUserMonthlySpendLimit !== undefined) {
+    requireWholeNumber(options.endUserMonthlySpendLimit, 'end-user-monthly-spend-limit', 1, MAX_GRANT);
+  }
   if (!(await stores.accounts.get(accountId))) throw new NotFoundError(`No account ${accountId}.`);
   const { record, apiKey } = newKeyRecord(accountId, { ...options, name: options.name ?? OPERATOR_KEY_NAME }, new Date(now));
   await storeNewKey(stores.apiKeys, record);

@@ -42,6 +42,11 @@ export interface ApiKeyRecord {
   expiresAt?: string;
   /** Credits that may be charged through this key per UTC calendar month. */
   monthlySpendLimit?: number;
+  /**
+   * Credits that may be charged through this key to any one end user per UTC calendar month;
+   * with it, every start through the key names its end user.
+   */
+  endUserMonthlySpendLimit?: number;
   /** The first KEY_PREFIX_LENGTH characters of the key; absent on keys made before it was kept. */
   prefix?: string;
   /** The start of the latest rate window the key was used in (at most a minute stale). */

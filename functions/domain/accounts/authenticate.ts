@@ -33,5 +33,6 @@ export async function authenticate(
     rateLimit: record.rateLimit ?? defaultRateLimit,
     scopes: scopesOf(record),
     ...(record.monthlySpendLimit !== undefined && { monthlySpendLimit: record.monthlySpendLimit }),
+    ...(record.endUserMonthlySpendLimit !== undefined && { endUserMonthlySpendLimit: record.endUserMonthlySpendLimit }),
   };
 }

@@ -42,6 +42,7 @@ export interface NewKey {
   scopes?: KeyScope[];
   expiresAt?: string;
   monthlySpendLimit?: number;
+  endUserMonthlySpendLimit?: number;
   /** Operators only (the admin CLI): a per-key requests-per-minute limit. */
   rateLimit?: number;
 }
@@ -62,6 +63,7 @@ export function newKeyRecord(accountId: string, input: NewKey, now: Date): { rec
     createdAt: now.toISOString(),
     ...(input.expiresAt !== undefined && { expiresAt: checkExpiry(input.expiresAt, now) }),
     ...(input.monthlySpendLimit !== undefined && { monthlySpendLimit: input.monthlySpendLimit }),
+    ...(input.endUserMonthlySpendLimit !== undefined && { endUserMonthlySpendLimit: input.endUserMonthlySpendLimit }),
     ...(input.rateLimit !== undefined && { rateLimit: input.rateLimit }),
   };
   return { record, apiKey };

@@ -91,6 +91,7 @@ export interface ApiKeyChanges {
   name?: string;
   scopes?: ApiKeyRecord['scopes'];
   monthlySpendLimit?: number | null;
+  endUserMonthlySpendLimit?: number | null;
 }
 
 export interface LedgerStore {

@@ -24,6 +24,8 @@ export interface ApiKeyPrincipal {
   scopes: readonly KeyScope[];
   /** Credits this key may charge per UTC calendar month; absent: no limit. */
   monthlySpendLimit?: number;
+  /** Credits this key may charge to one end user per UTC calendar month; absent: no limit. */
+  endUserMonthlySpendLimit?: number;
 }
 
 /**

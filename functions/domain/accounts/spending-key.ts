@@ -20,16 +20,25 @@ export interface KeySpend {
   month: string;
   /** Absent: no limit (the spend is still counted). */
   limit?: number;
+  /** The start's end user: its spend through this key this month is counted too (and limited by `endUserLimit`). */
+  endUser?: string;
+  endUserLimit?: number;
 }
 
 /** The key a start is made through, as the principal carries it (a session spends through none). */
 export interface SpendingKey {
   keyId: string;
   monthlySpendLimit?: number;
+  /** Per end user and month: with it, every start through the key names its end user. */
+  endUserMonthlySpendLimit?: number;
 }
 
 /** The key whose spend a principal's starts count in: an API key's own; a session has none. */
 export function spendingKeyOf(principal: Principal): SpendingKey | undefined {
   if (principal.kind !== 'apiKey') return undefined;
-  return { keyId: principal.keyId, ...(principal.monthlySpendLimit !== undefined && { monthlySpendLimit: principal.monthlySpendLimit }) };
+  return {
+    keyId: principal.keyId,
+    ...(principal.monthlySpendLimit !== undefined && { monthlySpendLimit: principal.monthlySpendLimit }),
+    ...(principal.endUserMonthlySpendLimit !== undefined && { endUserMonthlySpendLimit: principal.endUserMonthlySpendLimit }),
+  };
 }

@@ -47,11 +47,35 @@ export class SpendLimitExceededError extends DomainError {
     readonly price: number,
     /** What the key has spent this month, when known. */
     readonly spent?: number,
+    message?: string,
   ) {
     super(
-      `This request costs ${price} credits; this API key's monthly spend limit is ${limit} credits` +
-        (spent === undefined ? '' : ` and it has ${Math.max(0, limit - spent)} left this month`) +
-        ' (the month is UTC).',
+      message ??
+        `This request costs ${price} credits; this API key's monthly spend limit is ${limit} credits` +
+          (spent === undefined ? '' : ` and it has ${Math.max(0, limit - spent)} left this month`) +
+          ' (the month is UTC).',
+    );
+  }
+}
+
+/** The key's limit per end user would be passed by this start: answered as a spend limit, saying whose. */
+export class EndUserSpendLimitExceededError extends SpendLimitExceededError {
+  constructor(
+    limit: number,
+    price: number,
+    readonly endUser: string,
+    /** What the end user has spent through the key this month, when known. */
+    spent?: number,
+  ) {
+    super(
+      limit,
+      price,
+      spent,
+      `This request costs ${price} credits; this API key allows each end user ${limit} credits a month (end_user_monthly_spend_limit)` +
+        (spent === undefined
+          ? ', less than this request costs'
+          : ` and end user "${endUser}" has ${Math.max(0, limit - spent)} left this month`) +
+        ' (the month is UTC). Other end users of this key are not affected.',
     );
   }
 }

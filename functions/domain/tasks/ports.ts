@@ -39,6 +39,8 @@ export interface StartRefusals {
   paidAccess?: true;
   /** The key's month would pass its limit: its spend as it stood. */
   spend?: { spent: number };
+  /** The end user's month through the key would pass the key's limit per end user: that spend as it stood. */
+  endUserSpend?: { spent: number };
   /** The balance is below the price: the balance as it stood. */
   credits?: { available: number };
   /** The partition has no account item (a test balance not opened yet, or no account). */

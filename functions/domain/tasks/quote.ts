@@ -2,6 +2,7 @@ import { admit, checkReferenceUrls, type Refusal, type StartRequest } from './st
 import type { SpendingKey } from '../accounts/spending-key';
 import type { AccountStore } from '../accounts/ports';
 import type { ReferenceUrlPolicy } from './ports';
+import { requireEndUser } from './attribution';
 
 export interface QuoteDeps {
   accounts: Pick<AccountStore, 'get'>;
@@ -24,6 +25,7 @@ export interface Quote {
  * price above the limit; the month's spend is judged only by a start's charge (no extra read).
  */
 export async function quoteStart(deps: QuoteDeps, partitionId: string, request: StartRequest, key?: SpendingKey): Promise<Quote> {
+  requireEndUser(key, request.endUser);
   await checkReferenceUrls(deps.references, request);
   const { account, price, refusal } = await admit(deps.accounts, partitionId, request, key);
   return {

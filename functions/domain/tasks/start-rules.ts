@@ -1,19 +1,26 @@
 import { hasPaidAccess, type Account } from '../accounts/account';
 import { imagePrice, subscriptionRequired, videoPrice } from '../catalogue/catalogue';
-import { InsufficientCreditsError, PaidAccessRequiredError, SpendLimitExceededError, UnauthorizedError, ValidationError } from '../shared/errors';
+import {
+  EndUserSpendLimitExceededError,
+  InsufficientCreditsError,
+  PaidAccessRequiredError,
+  SpendLimitExceededError,
+  UnauthorizedError,
+  ValidationError,
+} from '../shared/errors';
 import type { SpendingKey } from '../accounts/spending-key';
 import type { AccountStore } from '../accounts/ports';
 import type { IdempotencyRecord, ReferenceUrlPolicy, StartRefusals } from './ports';
 import type { ImageParams, VideoParams } from '../catalogue/params';
+import type { Attribution } from './attribution';
 
 /**
  * Whether a start may go ahead, and at what price: the checks after validation, in the API's
  * documented order, written once for the start (which charges) and the quote (which only says).
  */
 
-export type StartRequest =
-  | { kind: 'video'; params: VideoParams }
-  | { kind: 'image'; params: ImageParams };
+/** What to start; `endUser` and `metadata` (attribution.ts) are stored with the task, never priced. */
+export type StartRequest = ({ kind: 'video'; params: VideoParams } | { kind: 'image'; params: ImageParams }) & Attribution;
 
 /** What a start would be refused with now; the start throws it, a quote names it. */
 export type Refusal = PaidAccessRequiredError | SpendLimitExceededError | InsufficientCreditsError;
@@ -54,7 +61,8 @@ export async function admit(
   const account = await accounts.get(partitionId);
   if (!account) throw new UnauthorizedError();
   const price = priceOf(request);
-  const refusal = paidAccessRefusal(account, request) ?? spendLimitRefusal(key, price) ?? creditsRefusal(account, price);
+  const refusal =
+    paidAccessRefusal(account, request) ?? spendLimitRefusal(key, price) ?? endUserLimitRefusal(key, request, price) ?? creditsRefusal(account, price);
   return { account, price, ...(refusal && { refusal }) };
 }
 
@@ -74,6 +82,14 @@ function paidAccessRequired(request: StartRequest): PaidAccessRequiredError {
 function spendLimitRefusal(key: SpendingKey | undefined, price: number): Refusal | undefined {
   const limit = key?.monthlySpendLimit;
   return limit !== undefined && price > limit ? new SpendLimitExceededError(limit, price) : undefined;
+}
+
+/** A price above the key's limit per end user itself (the month's spend is the store's condition). */
+function endUserLimitRefusal(key: SpendingKey | undefined, request: StartRequest, price: number): Refusal | undefined {
+  const limit = key?.endUserMonthlySpendLimit;
+  return limit !== undefined && request.endUser !== undefined && price > limit
+    ? new EndUserSpendLimitExceededError(limit, price, request.endUser)
+    : undefined;
 }
 
 function creditsRefusal(account: Account, price: number): Refusal | undefined {
@@ -106,6 +122,12 @@ export function judgeStart(
   if (refusals.spend && limit !== undefined) {
     const outright = spendLimitRefusal(options.key, price);
     return { type: 'refuse', error: outright ?? new SpendLimitExceededError(limit, price, refusals.spend.spent) };
+  }
+  // The key's own limit is named first when both refused.
+  const endUserLimit = options.key?.endUserMonthlySpendLimit;
+  if (refusals.endUserSpend && endUserLimit !== undefined && request.endUser !== undefined) {
+    const outright = endUserLimitRefusal(options.key, request, price);
+    return { type: 'refuse', error: outright ?? new EndUserSpendLimitExceededError(endUserLimit, price, request.endUser, refusals.endUserSpend.spent) };
   }
   if (refusals.credits) return { type: 'refuse', error: new InsufficientCreditsError(price, refusals.credits.available) };
   if (refusals.noAccount && options.testPartition) return { type: 'open' };

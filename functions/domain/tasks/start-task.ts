@@ -11,6 +11,7 @@ import { narrowTask, type Task, type TaskKind, type TaskOfKind } from './task';
 import { isStranded, resumeSubmission, submitInline, UNSENT_GRACE_MS } from './submission';
 import { FAILURE_MESSAGES, failTask } from './lifecycle/endings';
 import { prepareFirstRoute } from './routed-create';
+import { requireEndUser } from './attribution';
 import { type LifecycleDeps } from './lifecycle/deps';
 
 export interface StartDeps extends LifecycleDeps {
@@ -57,6 +58,7 @@ export async function startTask(
   idempotencyKey?: string,
   key?: SpendingKey,
 ): Promise<Task> {
+  requireEndUser(key, request.endUser);
   // A replayed answer is the task of the first request, which had the same kind (same hash).
   // A key released meanwhile (the request holding it was refused: nothing charged) is claimed again.
   for (let attempt = 1; ; attempt += 1) {
@@ -96,8 +98,7 @@ async function startAnyTask(
   }
 
   const createdAt = now.toISOString();
-  const limit = key?.monthlySpendLimit;
-  const keySpend: KeySpend | undefined = key && { keyId: key.keyId, month: spendMonthOf(now), ...(limit !== undefined && { limit }) };
+  const keySpend = key && keySpendOf(key, request, now);
   const taskId = newTaskId(request.kind);
   const claim: IdempotencyClaim | undefined = idempotencyKey
     ? {
@@ -122,7 +123,7 @@ async function startAnyTask(
     copyAttempts: 0,
     // Until the moment its create is sent (submission.ts): then no job can exist upstream.
     unsent: true,
-    ...(keySpend && { keySpend: { keyId: keySpend.keyId, month: keySpend.month } }),
+    ...(keySpend && { keySpend: { keyId: keySpend.keyId, month: keySpend.month, ...(keySpend.endUser !== undefined && { endUser: keySpend.endUser }) } }),
     createdAt,
     updatedAt: createdAt,
   } as Omit<Task, 'seq'>;
@@ -165,6 +166,20 @@ async function startAnyTask(
   if (claim) await deps.idempotency.recordOutcome(claim, { type: 'upstream_error', message });
   await failTask(deps, { ...started, seq }, { code: submitted.code, message: FAILURE_MESSAGES[submitted.code] });
   throw new UpstreamError(message);
+}
+
+/**
+ * What a start through a key counts: the key's month, and its end user's month through the key
+ * whenever it names one, limited or not (a limit set mid-month then counts that month's spend).
+ */
+function keySpendOf(key: SpendingKey, request: StartRequest, now: Date): KeySpend {
+  const { monthlySpendLimit: limit, endUserMonthlySpendLimit: endUserLimit } = key;
+  return {
+    keyId: key.keyId,
+    month: spendMonthOf(now),
+    ...(limit !== undefined && { limit }),
+    ...(request.endUser !== undefined && { endUser: request.endUser, ...(endUserLimit !== undefined && { endUserLimit }) }),
+  };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { VideoParams, ImageParams } from '../catalogue/params';
 import type { Phase, TaskStatus } from './phase';
+import type { Attribution } from './attribution';
 
 /**
  * Generation tasks. A video task and an image task share one lifecycle (docs/tasks.md): one
@@ -17,7 +18,7 @@ export interface TaskError {
   message: string;
 }
 
-interface TaskBase {
+interface TaskBase extends Attribution {
   taskId: string;
   partitionId: string;
   /**
@@ -65,9 +66,10 @@ interface TaskBase {
   error?: TaskError;
   /**
    * The API key this task was started through and the month (`yyyy-mm`, UTC) its charge counts
-   * in against the key's spend (key-spend.ts): its refund gives the credits back to that month.
+   * in against the key's spend (key-spend.ts), and the end user's spend through that key when
+   * it names one: its refund gives the credits back to both.
    */
-  keySpend?: { keyId: string; month: string };
+  keySpend?: { keyId: string; month: string; endUser?: string };
   createdAt: string;
   updatedAt: string;
   completedAt?: string;

@@ -65,6 +65,16 @@ class RequestsTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             self.client.get_video("")
 
+    def test_starts_send_end_user_and_metadata_only_when_given(self) -> None:
+        self.server.reply(envelope({"video_id": "vid_1"}), envelope({"image_id": "img_1"}), envelope({"video_id": "vid_2"}))
+        self.client.generate_video(prompt="a fox", end_user="alice", metadata={"order": "1001"})
+        self.client.generate_image({"prompt": "a lighthouse"}, end_user="bob")
+        self.client.generate_video(prompt="plain")
+        bodies = [json_body(sent) for sent in self.server.received]
+        self.assertEqual(bodies[0], {"prompt": "a fox", "end_user": "alice", "metadata": {"order": "1001"}})
+        self.assertEqual(bodies[1], {"prompt": "a lighthouse", "end_user": "bob"})
+        self.assertEqual(bodies[2], {"prompt": "plain"})
+
     def test_account_keys_models_quotes_events_and_billing_requests(self) -> None:
         calls = [
             (lambda: self.client.get_account(), "GET", "/api/v1/account", None),

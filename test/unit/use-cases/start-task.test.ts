@@ -1,12 +1,18 @@
 import {
+  EndUserSpendLimitExceededError,
   IdempotencyConflictError,
+  SpendLimitExceededError,
+  ValidationError,
   InsufficientCreditsError,
   PaidAccessRequiredError,
   UnauthorizedError,
   UpstreamError,
 } from '#domain/shared/errors';
 import { ProviderUnavailableError } from '#domain/providers/provider';
-import { startTask, type StartRequest } from '#domain/tasks/start-task';
+import { requestHash, startTask, type StartRequest } from '#domain/tasks/start-task';
+import { attributionOf } from '#domain/tasks/attribution';
+import { quoteStart } from '#domain/tasks/quote';
+import type { SpendingKey } from '#domain/accounts/spending-key';
 import { failTask } from '#domain/tasks/lifecycle/endings';
 import { sweep } from '#domain/tasks/sweep';
 import { image, memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
@@ -56,6 +62,14 @@ describe('charging', () => {
     const task = await start(accountId, request);
     expect(task.creditsUsed).toBe(price);
     expect(await world.money(accountId)).toMatchObject({ balance: 100 - price, ledger: 100 - price });
+  });
+
+  it('stores end_user and metadata with the task and never sends them to the provider', async () => {
+    const accountId = await world.newAccount(100);
+    const task = await start(accountId, { ...video(), endUser: 'alice', metadata: { order: '1001' } });
+    expect(task).toMatchObject({ endUser: 'alice', metadata: { order: '1001' } });
+    expect(await world.stores.tasks.get(accountId, task.taskId)).toMatchObject({ endUser: 'alice', metadata: { order: '1001' } });
+    expect(world.provider.submits).toEqual([{ kind: 'video', taskId: task.taskId, ...video().params }]);
   });
 
   it('spends the last credit exactly, then refuses the next start and writes nothing', async () => {
@@ -151,6 +165,24 @@ describe('idempotency', () => {
     expect((await start(accountId, reordered, 'k')).taskId).toBe(first.taskId);
   });
 
+  it('hashes a request without end_user and metadata exactly as before they existed (older records still match their retries)', () => {
+    const before = video();
+    // The hash an idempotency record written before the fields existed holds: the same canonical JSON.
+    expect(requestHash({ ...before, ...attributionOf(undefined, undefined) })).toBe(requestHash(before));
+    expect(requestHash({ ...before, ...attributionOf(undefined, {}) })).toBe(requestHash(before));
+    expect(requestHash({ ...before, endUser: 'alice' })).not.toBe(requestHash(before));
+    expect(requestHash({ ...before, metadata: { a: '1' } })).not.toBe(requestHash({ ...before, metadata: { a: '2' } }));
+    expect(requestHash({ ...before, metadata: { a: '1', b: '2' } })).toBe(requestHash({ ...before, metadata: { b: '2', a: '1' } }));
+  });
+
+  it('refuses a retry under the same key for another end user or other metadata', async () => {
+    const accountId = await world.newAccount(100);
+    const first = await start(accountId, { ...video(), endUser: 'alice', metadata: { order: '1' } }, 'k');
+    expect((await start(accountId, { ...video(), endUser: 'alice', metadata: { order: '1' } }, 'k')).taskId).toBe(first.taskId);
+    await expect(start(accountId, { ...video(), endUser: 'bob', metadata: { order: '1' } }, 'k')).rejects.toBeInstanceOf(IdempotencyConflictError);
+    await expect(start(accountId, { ...video(), endUser: 'alice' }, 'k')).rejects.toBeInstanceOf(IdempotencyConflictError);
+  });
+
   it('keeps keys apart per account and frees a key after 24 hours', async () => {
     const [a, b] = [await world.newAccount(100), await world.newAccount(100)];
     const first = await start(a, video(), 'shared');
@@ -161,6 +193,49 @@ describe('idempotency', () => {
     const later = await start(a, video(), 'shared');
     expect(later.taskId).not.toBe(first.taskId);
     expect(await world.money(a)).toMatchObject({ balance: 50, ledger: 50 });
+  });
+});
+
+describe("a key's limit per end user", () => {
+  const limited: SpendingKey = { keyId: 'key_1', endUserMonthlySpendLimit: 50 };
+  const through = (accountId: string, endUser: string | undefined, key: SpendingKey = limited) =>
+    startTask(world.deps, accountId, { ...video(), ...(endUser !== undefined && { endUser }) }, undefined, key);
+
+  it('refuses a start that names no end user with a 400 naming end_user, before anything is read or charged', async () => {
+    const accountId = await world.newAccount(100);
+    const refusal = through(accountId, undefined);
+    await expect(refusal).rejects.toBeInstanceOf(ValidationError);
+    await expect(refusal).rejects.toMatchObject({ field: 'end_user', message: expect.stringMatching(/^end_user: this API key has an end_user_monthly_spend_limit/) });
+    await expect(quoteStart(world.deps, accountId, video(), limited)).rejects.toMatchObject({ field: 'end_user' });
+    expect(await world.money(accountId)).toMatchObject({ balance: 100, kinds: ['grant'] });
+  });
+
+  it("lets each end user spend up to the limit, then refuses with the end user's message; others go on; a refund gives the room back", async () => {
+    const accountId = await world.newAccount(1000);
+    const first = await through(accountId, 'alice');
+    await through(accountId, 'alice');
+    const refusal = through(accountId, 'alice');
+    await expect(refusal).rejects.toBeInstanceOf(EndUserSpendLimitExceededError);
+    await expect(refusal).rejects.toThrow('end user "alice" has 0 left this month');
+    expect((await through(accountId, 'bob')).endUser).toBe('bob');
+    expect(await world.money(accountId)).toMatchObject({ balance: 925, ledger: 925 });
+    await failTask(world.deps, first, { code: 'canceled', message: 'canceled' });
+    expect((await through(accountId, 'alice')).keySpend).toEqual({ keyId: 'key_1', month: world.now().toISOString().slice(0, 7), endUser: 'alice' });
+    await expect(through(accountId, 'alice')).rejects.toBeInstanceOf(EndUserSpendLimitExceededError);
+  });
+
+  it("names the key's own limit when both would be passed, and refuses a price above the end user's limit outright", async () => {
+    const accountId = await world.newAccount(1000);
+    const both: SpendingKey = { ...limited, monthlySpendLimit: 60 };
+    await through(accountId, 'alice', both);
+    await through(accountId, 'alice', both);
+    const refusal = through(accountId, 'alice', both);
+    await expect(refusal).rejects.toBeInstanceOf(SpendLimitExceededError);
+    await expect(refusal).rejects.not.toBeInstanceOf(EndUserSpendLimitExceededError);
+    await expect(refusal).rejects.toThrow("this API key's monthly spend limit is 60 credits");
+    const small: SpendingKey = { keyId: 'key_2', endUserMonthlySpendLimit: 20 };
+    await expect(through(accountId, 'carol', small)).rejects.toThrow('allows each end user 20 credits a month (end_user_monthly_spend_limit), less than this request costs');
+    expect((await quoteStart(world.deps, accountId, { ...video(), endUser: 'carol' }, small)).refusal).toBeInstanceOf(EndUserSpendLimitExceededError);
   });
 });
 

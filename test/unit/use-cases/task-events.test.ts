@@ -3,6 +3,8 @@ import { getTask } from '#domain/tasks/get-task';
 import { startTask } from '#domain/tasks/start-task';
 import { sweep } from '#domain/tasks/sweep';
 import { memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
+import { renderEvent, upgradeEvent } from '#contract/events';
+import { videoView } from '#contract/tasks';
 
 /** Every task that ends is published once (webhooks), even when the first publication fails. */
 let world: MemoryWorld;
@@ -51,4 +53,28 @@ it('keeps an ending whose publication failed in the outbox, and the sweeper publ
   expect(world.published.map((ended) => ended.taskId)).toEqual([task.taskId]);
   expect((await sweep(world.deps)).announced).toBe(0);
   expect(world.published).toHaveLength(1);
+});
+
+describe('events as GET /events reads them', () => {
+  it('echo the end user and metadata of the task, rendered once at its ending', async () => {
+    const accountId = await world.newAccount(100);
+    const task = await startTask(world.deps, accountId, { ...video(), endUser: 'alice', metadata: { order: '1001' } });
+    await cancelTask(world.deps, accountId, 'video', task.taskId);
+    const [ended] = world.published;
+    const payload = renderEvent({ id: 'evt_1', type: 'video.failed', createdAt: ended!.updatedAt, livemode: true, subject: { kind: 'task', task: ended! } });
+    expect(JSON.parse(payload).data).toMatchObject({ end_user: 'alice', metadata: { order: '1001' }, credits_refunded: 25 });
+    // Today's payloads are listed as stored.
+    expect(upgradeEvent(payload)).toEqual(JSON.parse(payload));
+  });
+
+  it('upgrades a payload stored before end_user, metadata and credits_refunded existed, with what it would have carried', async () => {
+    const accountId = await world.newAccount(100);
+    const task = await startTask(world.deps, accountId, video());
+    await cancelTask(world.deps, accountId, 'video', task.taskId);
+    const { end_user: _e, metadata: _m, credits_refunded: _r, ...old } = videoView(world.published[0]! as Parameters<typeof videoView>[0]);
+    const stored = JSON.stringify({ id: 'evt_1', type: 'video.failed', created_at: old.updated_at, livemode: true, data: old });
+    expect(upgradeEvent(stored).data).toEqual({ ...old, end_user: null, metadata: {}, credits_refunded: 25 });
+    const completed = JSON.stringify({ id: 'evt_2', type: 'video.completed', created_at: old.updated_at, livemode: true, data: { ...old, status: 'completed' } });
+    expect(upgradeEvent(completed).data).toMatchObject({ end_user: null, metadata: {}, credits_refunded: 0 });
+  });
 });

@@ -2,7 +2,7 @@ import type { LedgerEntry } from '#domain/accounts/ledger';
 import type { Task, TaskError } from '#domain/tasks/task';
 import { balanceCredit, PENDING_STARTS } from '../account-repository';
 import type { Db } from '../dynamo-client';
-import { endedEntryValues, keySpendKey, taskHistoryKey, taskKey } from '../keys';
+import { endedEntryValues, endUserSpendKey, keySpendKey, taskHistoryKey, taskKey } from '../keys';
 import { PENDING_CHARGES, type LedgerSlot } from '../ledger-positions';
 import { ledgerEntryPut } from '../ledger-repository';
 import { transact, TransactionRefused } from '../transaction';
@@ -101,6 +101,18 @@ export async function writeFailedEnding(db: Db, ending: FailedEnding): Promise<v
         },
       },
     ],
+    // And to the month of the end user it named, through that key (the room under its limit comes back).
+    task.keySpend?.endUser !== undefined && [
+      'endUserSpend',
+      {
+        Update: {
+          TableName: db.tableName,
+          Key: endUserSpendKey(task.keySpend.keyId, task.keySpend.month, task.keySpend.endUser),
+          UpdateExpression: 'ADD spent :back',
+          ExpressionAttributeValues: { ':back': -refund.amount },
+        },
+      },
+    ],
   ]);
 }
 
@@ -118,7 +130,7 @@ export interface Refusal {
 
 export function refusalOf(caught: unknown): Refusal | undefined {
   if (!(caught instanceof TransactionRefused)) return undefined;
-  const refused = caught as TransactionRefused<'task' | 'account' | 'refund' | 'charge' | 'keySpend'>;
+  const refused = caught as TransactionRefused<'task' | 'account' | 'refund' | 'charge' | 'keySpend' | 'endUserSpend'>;
   return {
     task: refused.failed('task'),
     account: refused.failed('account'),

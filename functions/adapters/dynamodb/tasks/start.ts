@@ -2,10 +2,11 @@ import { GetCommand, UpdateCommand, type TransactWriteItem } from '@aws-sdk/lib-
 import { AccountBusyError } from '#domain/shared/errors';
 import type { StartRefusals, StartResult, StartWrite } from '#domain/tasks/ports';
 import type { Task, TaskKind } from '#domain/tasks/task';
+import type { KeySpend } from '#domain/accounts/spending-key';
 import { PENDING_STARTS } from '../account-repository';
 import { isConditionFailure, type Db } from '../dynamo-client';
 import { fromIdempotencyItem, toIdempotencyItem } from '../idempotency-repository';
-import { accountKey, IDEMPOTENCY_SK, keySpendKey, ledgerEntryKey, ledgerPositionKey, taskHistoryKey, taskKey } from '../keys';
+import { accountKey, endUserSpendKey, IDEMPOTENCY_SK, keySpendKey, ledgerEntryKey, ledgerPositionKey, taskHistoryKey, taskKey } from '../keys';
 import { LEDGER_COUNT, PENDING_CHARGES } from '../ledger-positions';
 import { toLedgerItem } from '../ledger-repository';
 import { toTaskItem } from '../task-item';
@@ -16,13 +17,17 @@ const COUNT_ATTRIBUTE: Record<TaskKind, string> = { video: 'video_count', image:
 /** A discarded draft (its charge was refused) is deleted by TTL a day later. */
 const DISCARDED_DRAFT_TTL_SECONDS = 24 * 60 * 60;
 
-type StartPart = 'claim' | 'keySpend' | 'account' | 'task' | 'charge';
+type StartPart = 'claim' | 'keySpend' | 'endUserSpend' | 'account' | 'task' | 'charge';
+/** An end user's month of spend through a key is kept 15 months after that month starts. */
+const END_USER_SPEND_KEPT_MONTHS = 15;
 
 /**
  * A start in ONE transaction (issue 32, docs/data-model.md "Starting a task"), its admission
  * rules as the parts' conditions, so a refused start writes nothing:
  *   claim    the Idempotency-Key's record, unless a live one holds the key;
  *   keySpend the key's month takes the price, within its limit;
+ *   endUserSpend  the month of the end user it names, through that key, takes the price, within
+ *            the key's limit per end user;
  *   account  the price off the balance (credits >= price, and paid access when asked), the next
  *            history and ledger positions allocated and noted under the task id
  *            (`pending_starts`, `pending_charges`): a transaction cannot return a counter;
@@ -97,6 +102,7 @@ function startParts(db: Db, write: StartWrite): [StartPart, TransactWriteItem][]
       },
     ]);
   }
+  if (keySpend?.endUser !== undefined) parts.push(['endUserSpend', endUserSpendPart(db, keySpend, keySpend.endUser, price)]);
   parts.push([
     'account',
     {
@@ -136,6 +142,31 @@ function startParts(db: Db, write: StartWrite): [StartPart, TransactWriteItem][]
   return parts;
 }
 
+/** One end user's month through the key takes the price: exact for the reason the key's month is (one condition, in T). */
+function endUserSpendPart(db: Db, keySpend: KeySpend, endUser: string, price: number): TransactWriteItem {
+  const most = keySpend.endUserLimit === undefined ? undefined : keySpend.endUserLimit - price;
+  const [year, month] = keySpend.month.split('-').map(Number) as [number, number];
+  const expiresAt = Math.floor(Date.UTC(year, month - 1 + END_USER_SPEND_KEPT_MONTHS, 1) / 1000);
+  return {
+    Update: {
+      TableName: db.tableName,
+      Key: endUserSpendKey(keySpend.keyId, keySpend.month, endUser),
+      UpdateExpression: 'ADD spent :price SET key_id = :key, end_user = :endUser, expires_at = if_not_exists(expires_at, :expires)',
+      // As the key's part: a price above the limit itself fails even on a month with no spend yet.
+      ...(most !== undefined && {
+        ConditionExpression: most >= 0 ? '(attribute_not_exists(spent) OR spent <= :most)' : 'spent <= :most',
+      }),
+      ExpressionAttributeValues: {
+        ':price': price,
+        ':key': keySpend.keyId,
+        ':endUser': endUser,
+        ':expires': expiresAt,
+        ...(most !== undefined && { ':most': most }),
+      },
+    },
+  };
+}
+
 /** Every rule that refused the start, from the failed parts and their items as they stood. */
 function refusalsOf(refused: TransactionRefused<StartPart>, write: StartWrite): StartRefusals {
   const price = -write.charge.amount;
@@ -143,6 +174,7 @@ function refusalsOf(refused: TransactionRefused<StartPart>, write: StartWrite): 
   const holder = refused.old('claim');
   if (refused.failed('claim') && holder && write.idempotency) refusals.claim = fromIdempotencyItem(holder, write.idempotency);
   if (refused.failed('keySpend')) refusals.spend = { spent: Number(refused.old('keySpend')?.spent ?? 0) };
+  if (refused.failed('endUserSpend')) refusals.endUserSpend = { spent: Number(refused.old('endUserSpend')?.spent ?? 0) };
   if (refused.failed('account')) {
     const account = refused.old('account');
     if (!account) refusals.noAccount = true;
