@@ -33,6 +33,8 @@ export function toTaskItem(task: Task): Record<string, unknown> {
     status: task.status,
     credits_used: task.creditsUsed,
     progress: task.progress,
+    queue_position: task.queuePosition,
+    reported_at: task.reportedAt,
     params: task.params,
     provider_name: task.provider?.name,
     provider_job_id: task.provider?.jobId,
@@ -104,6 +106,8 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
     creditsUsed: count('credits_used'),
     // Items written before progress existed read as 0.
     progress: item.progress === undefined ? 0 : count('progress'),
+    ...(item.queue_position !== undefined && { queuePosition: count('queue_position') }),
+    ...(typeof item.reported_at === 'string' && { reportedAt: item.reported_at }),
     ...(providerJobId && {
       provider: { name: text('provider_name'), jobId: providerJobId, ...(item.provider_callbacks === true && { callbacks: true }) },
     }),
