@@ -10,6 +10,7 @@ import type { CallbackDeps } from '#domain/tasks/callbacks';
 import { DEFAULT_LIFECYCLE_SETTINGS, type LifecycleSettings } from '#domain/tasks/lifecycle/deps';
 import type {
   CallbackReceipts,
+  TaskDurations,
   CopyQueue,
   IdempotencyStore,
   MediaStore,
@@ -40,7 +41,7 @@ export interface ProviderSet {
  * (the queues, the budget) may be shells that build their adapter on first use.
  */
 export interface LifecycleParts {
-  stores: { accounts: AccountStore; tasks: TaskStore; idempotency: IdempotencyStore; callbackReceipts: CallbackReceipts };
+  stores: { accounts: AccountStore; tasks: TaskStore; idempotency: IdempotencyStore; callbackReceipts: CallbackReceipts; durations?: TaskDurations };
   providers: ProviderSet;
   media: MediaStore;
   references: ReferenceUrlPolicy;
@@ -71,6 +72,7 @@ export function composeLifecycle(parts: LifecycleParts): TaskDeps {
   return {
     accounts: stores.accounts,
     tasks: stores.tasks,
+    ...(stores.durations && { durations: stores.durations }),
     idempotency: stores.idempotency,
     callbackReceipts: stores.callbackReceipts,
     references: parts.references,

@@ -75,7 +75,7 @@ export function buildOtherProviders(
 export function buildTestProvider(config: TaskConfig, storage: ObjectStorage, references: ReferenceImages): GenerationProvider {
   // Its callbacks are signed with SIM_CALLBACK_SECRET only with PROVIDER=simulated (then it is the
   // configured provider itself): with another provider, test-mode tasks are followed by polls.
-  return simulated.create({ name: 'simulated', delaySeconds: config.testModeDelaySeconds }, partsFor(config, storage, references, () => {
+  return simulated.create({ name: 'simulated', delaySeconds: config.testModeDelaySeconds, concurrency: config.testModeConcurrency ?? 0 }, partsFor(config, storage, references, () => {
     throw new Error('The simulated provider reads no secret.');
   }));
 }

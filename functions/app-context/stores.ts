@@ -8,12 +8,13 @@ import { DynamoHolderStore } from '#adapters/dynamodb/holder-repository';
 import { DynamoIdempotencyStore } from '#adapters/dynamodb/idempotency-repository';
 import { DynamoLedgerStore } from '#adapters/dynamodb/ledger-repository';
 import { DynamoRateCounter } from '#adapters/dynamodb/rate-counter-repository';
+import { DynamoTaskDurations } from '#adapters/dynamodb/task-durations';
 import { DynamoTaskStore } from '#adapters/dynamodb/task-repository';
 import { DynamoUploadPublications } from '#adapters/dynamodb/upload-publication-repository';
 import type { TableConfig } from '#config/service';
 import type { AccountStore, ApiKeyStore, HolderStore, LedgerStore } from '#domain/accounts/ports';
 import type { BillingStore } from '#domain/billing/ports';
-import type { CallbackReceipts, IdempotencyStore, TaskStore } from '#domain/tasks/ports';
+import type { CallbackReceipts, IdempotencyStore, TaskDurations, TaskStore } from '#domain/tasks/ports';
 import type { UploadPublications } from '#domain/uploads/ports';
 import { modeAwareAccounts } from '#domain/accounts/partition-accounts';
 import type { CircuitStore } from '#domain/providers/ports';
@@ -30,6 +31,8 @@ export interface Stores {
   ledger: LedgerStore;
   rateCounter: RateCounter;
   tasks: TaskStore;
+  /** How long tasks take per provider and model (the estimate's history); absent: no estimates. */
+  durations?: TaskDurations;
   idempotency: IdempotencyStore;
   uploadPublications: UploadPublications;
   callbackReceipts: CallbackReceipts;
@@ -56,6 +59,7 @@ export function buildStores(db: Db, telemetry: Telemetry): Stores {
     ledger: new DynamoLedgerStore(db),
     rateCounter: new DynamoRateCounter(db),
     tasks: new DynamoTaskStore(db, telemetry),
+    durations: new DynamoTaskDurations(db),
     idempotency: new DynamoIdempotencyStore(db),
     uploadPublications: new DynamoUploadPublications(db),
     callbackReceipts: new DynamoCallbackReceipts(db),

@@ -91,6 +91,18 @@ export const SIM_DELAY = setting({
   doc: 'How long the simulated provider takes (test mode on every stage).',
 });
 
+/**
+ * How many jobs the simulated provider runs at once (0: no limit); the rest wait in its queue and
+ * report their place in it, as fal's do. Per process: exact on the local stack, per instance on Lambda.
+ */
+export const SIM_CONCURRENCY = setting({
+  variable: 'SIM_CONCURRENCY',
+  context: 'simConcurrency',
+  kind: wholeNumber(0),
+  default: 0,
+  doc: 'How many jobs the simulated provider runs at once (0: no limit); the others wait their turn and report their queue position.',
+});
+
 /** What the task use cases read besides the providers. */
 export const LIFECYCLE = {
   taskTimeoutSeconds: setting({
@@ -101,6 +113,7 @@ export const LIFECYCLE = {
     doc: 'A task still processing after this long fails with `timeout` and is refunded.',
   }),
   testModeDelaySeconds: SIM_DELAY,
+  testModeConcurrency: SIM_CONCURRENCY,
   simulatedOutputs: setting({
     variable: 'SIM_OUTPUTS',
     kind: oneOf(SIMULATED_OUTPUTS),
@@ -209,6 +222,8 @@ export interface ServiceConfig {
   circuit: CircuitConfig;
   /** How long the simulated provider takes for test-mode tasks, which use it whatever `provider` is. */
   testModeDelaySeconds: number;
+  /** How many test-mode jobs the simulated provider runs at once (SIM_CONCURRENCY; 0 or unset: no limit). */
+  testModeConcurrency?: number;
   /**
    * What the simulated provider hands out: media it renders showing the prompt (needs sharp and
    * ffmpeg, installed locally) or ready-made samples (AWS, where the renderers are not bundled).
@@ -315,7 +330,7 @@ export function configuredApiBaseUrl(env: Env = process.env): string | undefined
 
 export type LifecycleConfig = Pick<
   ServiceConfig,
-  'region' | 'taskTimeoutSeconds' | 'testModeDelaySeconds' | 'simulatedOutputs' | 'circuit' | 'submissions' | 'copyWorkerFunction'
+  'region' | 'taskTimeoutSeconds' | 'testModeDelaySeconds' | 'testModeConcurrency' | 'simulatedOutputs' | 'circuit' | 'submissions' | 'copyWorkerFunction'
 >;
 /**
  * What the task lifecycle reads besides the providers (app-context/lifecycle.ts): its own

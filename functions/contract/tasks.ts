@@ -55,17 +55,39 @@ function statusVariants(resultField: string) {
     ...rules,
   });
   return [
-    variant('processing', `Still running: no \`${resultField}\`, \`error\` or \`completed_at\` yet.`, absent(resultField, 'error', 'completed_at')),
+    variant('processing', `Still running: \`queue_position\` and \`estimated_completion_at\` are present (null when unknown); no \`${resultField}\`, \`error\` or \`completed_at\` yet.`, {
+      required: ['queue_position', 'estimated_completion_at'],
+      ...absent(resultField, 'error', 'completed_at'),
+    }),
     variant('completed', `Finished: \`${resultField}\` and \`completed_at\` are present.`, {
       required: [resultField, 'completed_at'],
-      ...absent('error'),
+      ...absent('error', 'queue_position', 'estimated_completion_at'),
     }),
     variant('failed', 'Failed and refunded: `error` and `completed_at` are present.', {
       required: ['error', 'completed_at'],
-      ...absent(resultField),
+      ...absent(resultField, 'queue_position', 'estimated_completion_at'),
     }),
   ];
 }
+
+/** Where a processing task stands and when it should end: on both kinds, while processing only. */
+const timingFields = {
+  queue_position: z
+    .number()
+    .int()
+    .min(0)
+    .nullable()
+    .meta({
+      description:
+        'Processing only: how many tasks are ahead of this one before it runs, in our submission queue or as the provider reports its own (0 once it runs; null when nobody says, e.g. while the create is going out).',
+    })
+    .optional(),
+  estimated_completion_at: timestamp(
+    'Processing only: when the task should complete, from the recent durations of its model on its provider, tightened as the provider reports progress (null without history). An estimate, not a promise.',
+  )
+    .nullable()
+    .optional(),
+};
 
 /** seed and negative_prompt as given at the start, null when not given: on both kinds. */
 const extrasFields = {
@@ -95,6 +117,7 @@ export const videoTask = z
     ...attributionFields,
     credits_used: credits('Credits charged for this task (refunded if it failed).'),
     credits_refunded: credits('Credits given back: 0, or the whole charge once the task failed (a failure or a cancel refunds it).'),
+    ...timingFields,
     progress: z.number().int().min(0).max(100).meta({ description: 'How far the task is, 0-100: 0 at start, rising while processing (held at 95 or below), 100 when completed; a failed task keeps its last value. Never goes down.' }),
     livemode: z.boolean().meta({ description: '`true` for a task started with a live key, `false` with a test key (`vg_test_`: simulated provider, test credits).' }),
     video_url: z.url().meta({ description: 'The MP4, public, no key needed (completed only).' }).optional(),
@@ -128,6 +151,7 @@ export const imageTask = z
     ...attributionFields,
     credits_used: credits('Credits charged for this task (refunded if it failed).'),
     credits_refunded: credits('Credits given back: 0, or the whole charge once the task failed (a failure or a cancel refunds it).'),
+    ...timingFields,
     progress: z.number().int().min(0).max(100).meta({ description: 'How far the task is, 0-100: 0 at start, rising while processing (held at 95 or below), 100 when completed; a failed task keeps its last value. Never goes down.' }),
     livemode: z.boolean().meta({ description: '`true` for a task started with a live key, `false` with a test key (`vg_test_`: simulated provider, test credits).' }),
     image_urls: z.array(z.url()).meta({ description: 'The images, public, no key needed (completed only).' }).optional(),
@@ -173,6 +197,10 @@ function common(task: Task) {
     credits_refunded: creditsRefunded(task),
     progress: task.progress,
     livemode: isLivemode(task.partitionId),
+    ...(task.status === 'processing' && {
+      queue_position: task.timing?.queuePosition ?? null,
+      estimated_completion_at: task.timing?.estimatedCompletionAt ?? null,
+    }),
     ...(task.status === 'failed' && task.error && { error: { message: task.error.message, code: task.error.code } }),
     created_at: task.createdAt,
     updated_at: task.updatedAt,
@@ -185,7 +213,7 @@ const attributionView = (task: Task) => ({ end_user: task.endUser ?? null, metad
 
 export function videoView(task: VideoTask): VideoTaskView {
   const { params } = task;
-  const { status, credits_used, credits_refunded, progress, livemode, error, created_at, updated_at, completed_at } = common(task);
+  const { status, credits_used, credits_refunded, queue_position, estimated_completion_at, progress, livemode, error, created_at, updated_at, completed_at } = common(task);
   return {
     video_id: task.taskId,
     status,
@@ -201,6 +229,7 @@ export function videoView(task: VideoTask): VideoTaskView {
     ...attributionView(task),
     credits_used,
     credits_refunded,
+    ...(status === 'processing' && { queue_position, estimated_completion_at }),
     progress,
     livemode,
     ...(status === 'completed' && { video_url: task.outputUrls?.[0] }),
@@ -214,7 +243,7 @@ export function videoView(task: VideoTask): VideoTaskView {
 
 export function imageView(task: ImageTask): ImageTaskView {
   const { params } = task;
-  const { status, credits_used, credits_refunded, progress, livemode, error, created_at, updated_at, completed_at } = common(task);
+  const { status, credits_used, credits_refunded, queue_position, estimated_completion_at, progress, livemode, error, created_at, updated_at, completed_at } = common(task);
   return {
     image_id: task.taskId,
     status,
@@ -228,6 +257,7 @@ export function imageView(task: ImageTask): ImageTaskView {
     ...attributionView(task),
     credits_used,
     credits_refunded,
+    ...(status === 'processing' && { queue_position, estimated_completion_at }),
     progress,
     livemode,
     ...(status === 'completed' && { image_urls: task.outputUrls ?? [] }),

@@ -11,7 +11,7 @@ export const handler = httpHandler(
   spec,
   async ({ event, principal }) => {
     const { page, limit } = parsePagination(event);
-    return imagePageView(await listTasks(stores().tasks, principal.partitionId, 'image', page, limit, new Date()));
+    return imagePageView(await listTasks(stores(), principal.partitionId, 'image', page, limit, new Date()));
   },
   { rateLimiter },
 );

@@ -11,7 +11,7 @@ export const handler = httpHandler(
   spec,
   async ({ event, principal }) => {
     const { page, limit } = parsePagination(event);
-    return videoPageView(await listTasks(stores().tasks, principal.partitionId, 'video', page, limit, new Date()));
+    return videoPageView(await listTasks(stores(), principal.partitionId, 'video', page, limit, new Date()));
   },
   { rateLimiter },
 );

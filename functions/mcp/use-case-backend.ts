@@ -56,8 +56,8 @@ export function useCaseBackend(principal: Principal): ToolBackend {
     listTasks: async (kind: TaskKind, { page = 1, limit = 20 }) => {
       scoped('read');
       return kind === 'video'
-        ? videoPageView(await listTasks(stores().tasks, accountId, 'video', page, limit, new Date()))
-        : imagePageView(await listTasks(stores().tasks, accountId, 'image', page, limit, new Date()));
+        ? videoPageView(await listTasks(stores(), accountId, 'video', page, limit, new Date()))
+        : imagePageView(await listTasks(stores(), accountId, 'image', page, limit, new Date()));
     },
     uploadImage: async (source) => {
       scoped('generate');

@@ -44,12 +44,16 @@ class VideoTask(_VideoTaskRequired, total=False):
     """A video task. ``video_url`` and ``completed_at`` come with ``completed``; ``error`` and
     ``completed_at`` with ``failed``; ``image_url`` with ``image_to_video``. ``thumbnail_url`` (the
     first frame, a JPEG) is None until the task completes; ``seed``, ``negative_prompt`` and
-    ``end_image_url`` are None when the start gave none, ``end_user`` too (``metadata`` is ``{}``)."""
+    ``end_image_url`` are None when the start gave none, ``end_user`` too (``metadata`` is ``{}``).
+    While processing, ``queue_position`` (tasks ahead; 0 once running) and
+    ``estimated_completion_at`` are present, None when unknown."""
 
     image_url: str
     video_url: str
     error: TaskError
     completed_at: str
+    queue_position: Optional[int]
+    estimated_completion_at: Optional[str]
 
 
 class _ImageTaskRequired(TypedDict):
@@ -73,12 +77,15 @@ class _ImageTaskRequired(TypedDict):
 
 
 class ImageTask(_ImageTaskRequired, total=False):
-    """An image task; ``image_urls`` when completed, ``error`` when failed."""
+    """An image task; ``image_urls`` when completed, ``error`` when failed; ``queue_position`` and
+    ``estimated_completion_at`` while processing."""
 
     images: List[str]
     image_urls: List[str]
     error: TaskError
     completed_at: str
+    queue_position: Optional[int]
+    estimated_completion_at: Optional[str]
 
 
 class Pagination(TypedDict):

@@ -65,8 +65,9 @@ describe('submit', () => {
 
     const polled = await fal.submit(JOB);
     const jobId = polled.type === 'accepted' ? polled.jobId : '';
-    expect(await fal.fetchResult(jobId)).toEqual({ type: 'processing', progress: 0 });
-    expect(await fal.fetchResult(jobId)).toEqual({ type: 'processing', progress: 5 });
+    // fal's queue position while IN_QUEUE (the fake answers 2), 0 once IN_PROGRESS.
+    expect(await fal.fetchResult(jobId)).toEqual({ type: 'processing', progress: 0, queuePosition: 2 });
+    expect(await fal.fetchResult(jobId)).toEqual({ type: 'processing', progress: 5, queuePosition: 0 });
     const done = await fal.fetchResult(jobId);
     expect(done).toEqual({ type: 'completed', outputUrls: [`${fake.baseUrl}/files/${jobId.split('/').pop()}.mp4`] });
   });

@@ -331,7 +331,7 @@ describe('fetchResult', () => {
   it('follows a video prediction from processing to completed with the output URL', async () => {
     const jobId = await acceptedJobId();
 
-    expect(await provider.fetchResult(jobId)).toEqual({ type: 'processing' });
+    expect(await provider.fetchResult(jobId)).toEqual({ type: 'processing', queuePosition: 0 });
     const outcome = await provider.fetchResult(jobId);
 
     expect(outcome).toEqual({ type: 'completed', outputUrls: [`${fake.baseUrl}/files/${jobId}.mp4`] });
@@ -347,7 +347,7 @@ describe('fetchResult', () => {
     await media.arrayBuffer();
   });
 
-  it('reports starting as processing', async () => {
+  it('reports starting as processing, with no place in a queue (Replicate gives none)', async () => {
     const jobId = await acceptedJobId();
     fake.setPredictionStatus(jobId, 'starting');
     expect(await provider.fetchResult(jobId)).toEqual({ type: 'processing' });
@@ -492,7 +492,7 @@ describe('fetchResult', () => {
   it.each([500, 502, 503])('retries once after a %i and reads the prediction', async (status) => {
     const jobId = await acceptedJobId();
     fake.behave({ kind: 'respond', status, body: { detail: 'try again' } });
-    expect(await provider.fetchResult(jobId)).toEqual({ type: 'processing' });
+    expect(await provider.fetchResult(jobId)).toEqual({ type: 'processing', queuePosition: 0 });
     expect(gets()).toBe(2);
   });
 
@@ -506,7 +506,7 @@ describe('fetchResult', () => {
   it('retries once after a reset connection', async () => {
     const jobId = await acceptedJobId();
     fake.behave({ kind: 'reset' });
-    expect(await provider.fetchResult(jobId)).toEqual({ type: 'processing' });
+    expect(await provider.fetchResult(jobId)).toEqual({ type: 'processing', queuePosition: 0 });
     expect(gets()).toBe(2);
   });
 
@@ -539,7 +539,7 @@ describe('fetchResult', () => {
     fake.behave({ kind: 'malformed-json' });
     await expectUnavailable(provider.fetchResult(jobId));
     // The malformed answer never reached the prediction: the next read is its first step.
-    expect(await provider.fetchResult(jobId)).toEqual({ type: 'processing' });
+    expect(await provider.fetchResult(jobId)).toEqual({ type: 'processing', queuePosition: 0 });
   });
 });
 

@@ -254,3 +254,40 @@ describe('readCallback', () => {
     expect(await refusal(sim.readCallback(request, new Date()))).toBe('malformed');
   });
 });
+
+describe('a provider that runs one job at a time (SIM_CONCURRENCY=1)', () => {
+  it('queues the others first come first served, each reporting the jobs still ahead, then 0 once it runs', async () => {
+    let now = Date.parse('2026-03-01T12:00:00.000Z');
+    const lanes = simulated({ concurrency: 1, clock: () => new Date(now), callbackSecret: undefined });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const submitted = await lanes.submit({ ...imageJob, prompt: `job ${i}` });
+      ids.push(submitted.type === 'accepted' ? submitted.jobId : '');
+    }
+    const places = async () => Promise.all(ids.map(async (id) => (await lanes.fetchResult(id)) as { type: string; queuePosition?: number }));
+
+    expect((await places()).map((outcome) => outcome.queuePosition)).toEqual([0, 1, 2]);
+    // The first one done, the second runs and the third has one ahead.
+    now += DELAY_MS + 1;
+    const second = await places();
+    expect(second[0]!.type).toBe('completed');
+    expect(second.slice(1).map((outcome) => [outcome.type, outcome.queuePosition])).toEqual([
+      ['processing', 0],
+      ['processing', 1],
+    ]);
+    now += DELAY_MS;
+    expect((await places())[2]).toMatchObject({ type: 'processing', queuePosition: 0 });
+  });
+
+  it('runs every job at once without a concurrency, as before', async () => {
+    const now = Date.parse('2026-03-01T12:00:00.000Z');
+    const open = simulated({ clock: () => new Date(now), callbackSecret: undefined });
+    const outcomes = await Promise.all(
+      [0, 1, 2].map(async (i) => {
+        const submitted = await open.submit({ ...imageJob, prompt: `job ${i}` });
+        return open.fetchResult(submitted.type === 'accepted' ? submitted.jobId : '');
+      }),
+    );
+    expect(outcomes.map((outcome) => outcome.type === 'processing' && outcome.queuePosition)).toEqual([0, 0, 0]);
+  });
+});

@@ -82,7 +82,7 @@ describe('concurrent starts on one account', () => {
     const after = await state(accountId);
     expect(after.positions).toEqual(oneTo(50));
     expect(after).toMatchObject({ balance: 10, ledger: 10, pending: {}, videoCount: 50 });
-    const page = await listTasks(ctx.tasks, accountId, 'video', 2, 20, new Date());
+    const page = await listTasks({ tasks: ctx.tasks }, accountId, 'video', 2, 20, new Date());
     expect(page.total).toBe(50);
     expect(page.items.map((task) => task.seq)).toEqual(oneTo(30).reverse().slice(0, 20));
   });
@@ -161,7 +161,7 @@ describe('a start cut short', () => {
     expect(await ctx.tasks.get(accountId, cut.taskId)).toMatchObject({ seq: 2, status: 'processing', provider: { jobId: cut.provider!.jobId } });
     const third = await startTask(deps, accountId, request());
     expect(third.seq).toBe(3);
-    const history = await listTasks(ctx.tasks, accountId, 'video', 1, 10, new Date());
+    const history = await listTasks({ tasks: ctx.tasks }, accountId, 'video', 1, 10, new Date());
     expect(history.total).toBe(3);
     expect(history.items.map((task) => task.status)).toEqual(['processing', 'processing', 'processing']);
     const ledger = await ctx.ledger.listPage(accountId, 1, 10);

@@ -122,7 +122,7 @@ describe('starting a task', () => {
     const accountId = await newAccount(24);
     await expect(startTask(deps, accountId, request())).rejects.toBeInstanceOf(InsufficientCreditsError);
     expect(await money(accountId)).toMatchObject({ balance: 24, ledger: 24 });
-    expect((await historyPage(ctx.tasks, accountId, 'video', 1, 20)).pagination.total).toBe(0);
+    expect((await historyPage(ctx, accountId, 'video', 1, 20)).pagination.total).toBe(0);
     expect(provider.submits).toHaveLength(0);
   });
 
@@ -133,7 +133,7 @@ describe('starting a task', () => {
     provider.onSubmit(answer);
     const accountId = await newAccount(100);
     await expect(startTask(deps, accountId, request())).rejects.toBeInstanceOf(UpstreamError);
-    const { tasks } = await historyPage(ctx.tasks, accountId, 'video', 1, 20);
+    const { tasks } = await historyPage(ctx, accountId, 'video', 1, 20);
     expect(tasks).toEqual([expect.objectContaining({ status: 'failed', error: expect.objectContaining({ code: 'upstream_error' }) })]);
     const after = await money(accountId);
     expect(after).toMatchObject({ balance: 100, ledger: 100 });
@@ -212,7 +212,7 @@ describe('idempotency', () => {
     const tasks = await Promise.all(Array.from({ length: 12 }, () => startTask(deps, accountId, request(), 'same-key')));
     expect(new Set(tasks.map((task) => task.taskId)).size).toBe(1);
     expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
-    expect((await historyPage(ctx.tasks, accountId, 'video', 1, 20)).pagination.total).toBe(1);
+    expect((await historyPage(ctx, accountId, 'video', 1, 20)).pagination.total).toBe(1);
   });
 
   it('replays a failed submission as the same 502, without a second charge', async () => {
@@ -505,7 +505,7 @@ describe('the sweeper', () => {
     });
     const accountId = await newAccount(100);
     await expect(startTask(deps, accountId, request())).resolves.toMatchObject({ status: 'processing' });
-    const [lost] = (await historyPage(ctx.tasks, accountId, 'video', 1, 1)).tasks;
+    const [lost] = (await historyPage(ctx, accountId, 'video', 1, 1)).tasks;
     expect(lost).toMatchObject({ status: 'processing' });
     expect(lost!.provider).toBeUndefined();
     expect((await money(accountId)).balance).toBe(75);
@@ -524,7 +524,7 @@ describe('the sweeper', () => {
     });
     const accountId = await newAccount(100);
     await expect(startTask(deps, accountId, request())).resolves.toMatchObject({ status: 'processing' });
-    const [task] = (await historyPage(ctx.tasks, accountId, 'video', 1, 1)).tasks;
+    const [task] = (await historyPage(ctx, accountId, 'video', 1, 1)).tasks;
     // The submission lands after all (another instance finished it).
     const late = { at: new Date().toISOString(), set: { provider: { name: 'scripted', jobId: 'late' } }, guard: { jobId: 'late' } };
     expect(await move(ctx.tasks, task!, 'accept', late)).toMatchObject({ phase: 'running' });
@@ -561,13 +561,13 @@ describe('history pages', () => {
     const accountId = await newAccount(1000);
     const started = [];
     for (let i = 0; i < 7; i += 1) started.push(await startTask(deps, accountId, request({ prompt: `task ${i}` })));
-    const page1 = await historyPage(ctx.tasks, accountId, 'video', 1, 3);
+    const page1 = await historyPage(ctx, accountId, 'video', 1, 3);
     expect(page1.tasks.map((task) => task.params.prompt)).toEqual(['task 6', 'task 5', 'task 4']);
     expect(page1.pagination).toEqual({ page: 1, limit: 3, total: 7, total_pages: 3, has_more: true });
-    const page3 = await historyPage(ctx.tasks, accountId, 'video', 3, 3);
+    const page3 = await historyPage(ctx, accountId, 'video', 3, 3);
     expect(page3.tasks.map((task) => task.params.prompt)).toEqual(['task 0']);
     expect(page3.pagination.has_more).toBe(false);
-    expect((await historyPage(ctx.tasks, accountId, 'video', 4, 3)).tasks).toEqual([]);
-    expect((await historyPage(ctx.tasks, accountId, 'image', 1, 3)).pagination.total).toBe(0);
+    expect((await historyPage(ctx, accountId, 'video', 4, 3)).tasks).toEqual([]);
+    expect((await historyPage(ctx, accountId, 'image', 1, 3)).pagination.total).toBe(0);
   });
 });

@@ -344,9 +344,9 @@ describe('OpenAPI document: response schemas match what the code answers', () =>
     const store = {
       listPage: async () => ({ tasks: [video(done), video({})], total: 21 }),
     } as unknown as TaskStore;
-    const page = await listTasks(store, 'acc_1', 'video', 2, 20, new Date());
+    const page = await listTasks({ tasks: store }, 'acc_1', 'video', 2, 20, new Date());
     expect(problems('GET', '/api/v1/videos?page=2', envelope(videoPageView(page)))).toEqual([]);
-    const imagePage = await listTasks({ listPage: async () => ({ tasks: [], total: 0 }) } as unknown as TaskStore, 'acc_1', 'image', 3, 50, new Date());
+    const imagePage = await listTasks({ tasks: { listPage: async () => ({ tasks: [], total: 0 }) } as unknown as TaskStore }, 'acc_1', 'image', 3, 50, new Date());
     expect(problems('GET', '/api/v1/images', envelope(imagePageView(imagePage)))).toEqual([]);
 
     const storage = {

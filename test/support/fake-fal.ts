@@ -6,7 +6,8 @@ import type { AddressInfo, Socket } from 'node:net';
  * A fal.ai-compatible queue server on 127.0.0.1, for testing the fal adapter and failover.
  *
  * - POST /{endpoint...}?fal_webhook=URL queues a request: { request_id, status_url, response_url,
- *   cancel_url }. GET /{owner}/{app}/requests/{id}/status answers IN_QUEUE (with queue_position),
+ *   cancel_url, queue_position } (the JS client types the answer as InQueueQueueStatus, position
+ *   included: https://fal.ai/docs/api-reference/client-libraries/javascript/queue). GET /{owner}/{app}/requests/{id}/status answers IN_QUEUE (with queue_position),
  *   then IN_PROGRESS, then COMPLETED, one step per read; GET /{owner}/{app}/requests/{id} the
  *   result ({ video: { url } } or { images: [{ url }] }), under /files/ which this server serves.
  *   PUT .../cancel cancels one not yet completed (202), else 400 ALREADY_COMPLETED.
@@ -217,6 +218,7 @@ export async function startFakeFal(options: { apiKey?: string; completeDelayMs?:
             response_url: `${baseUrl}/${request.app}/requests/${id}`,
             status_url: `${baseUrl}/${request.app}/requests/${id}/status`,
             cancel_url: `${baseUrl}/${request.app}/requests/${id}/cancel`,
+            queue_position: 2,
           });
         if (misbehaviour?.kind === 'answer-lost') later(misbehaviour.delayMs, () => (res.destroyed ? undefined : answer()));
         else answer();

@@ -39,7 +39,7 @@ export function testConfig(tableName: string, overrides: Partial<Config> = {}): 
     s3Endpoint: process.env.TEST_S3_ENDPOINT,
     publicMediaBaseUrl: 'http://127.0.0.1:1/media',
     outputOrigins: [],
-    provider: { name: 'simulated', delaySeconds: 0 },
+    provider: { name: 'simulated', delaySeconds: 0, concurrency: 0 },
     testModeDelaySeconds: 0,
     simulatedOutputs: 'rendered',
     taskTimeoutSeconds: 1800,

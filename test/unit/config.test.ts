@@ -18,8 +18,9 @@ describe('loadConfig', () => {
       defaultRateLimit: 60,
       mediaBucket: 'media',
       publicMediaBaseUrl: 'https://cdn.example.com',
-      provider: { name: 'simulated', delaySeconds: 10 },
+      provider: { name: 'simulated', delaySeconds: 10, concurrency: 0 },
       testModeDelaySeconds: 10,
+      testModeConcurrency: 0,
       // Locally the simulated provider renders; the stack sets SIM_OUTPUTS=samples on AWS.
       simulatedOutputs: 'rendered',
       taskTimeoutSeconds: 1800,
@@ -54,6 +55,7 @@ describe('loadConfig', () => {
       region: 'eu-west-1',
       taskTimeoutSeconds: 1800,
       testModeDelaySeconds: 10,
+      testModeConcurrency: 0,
       simulatedOutputs: 'rendered',
       submissions: { callbackSilenceSeconds: 120, graceSeconds: 600 },
       circuit: { failureThreshold: 5, coolDownSeconds: 30 },
@@ -144,7 +146,7 @@ describe('other configured providers', () => {
       otherProviders: [{ name: 'replicate', baseUrl: 'http://127.0.0.1:4010', apiToken: { value: 'r8_x' } }],
     });
     // The simulated provider needs no settings: it is always there (test mode runs on it anyway).
-    expect(loadConfig({ ...base, ...replicateSettings, PROVIDER: 'replicate' }).otherProviders).toEqual([{ name: 'simulated', delaySeconds: 10 }]);
+    expect(loadConfig({ ...base, ...replicateSettings, PROVIDER: 'replicate' }).otherProviders).toEqual([{ name: 'simulated', delaySeconds: 10, concurrency: 0 }]);
     // Without Replicate's token, Replicate is not configured here at all.
     expect(loadConfig(base).otherProviders).toBeUndefined();
     // A provider configured but not chosen is still checked at start-up.
@@ -203,7 +205,7 @@ describe('provider callback secrets', () => {
   const replicate = { ...base, PROVIDER: 'replicate', REPLICATE_API_TOKEN: 'r8_x' };
 
   it('gives the simulated provider SIM_CALLBACK_SECRET, or none', () => {
-    expect(loadConfig({ ...base, SIM_CALLBACK_SECRET: secret }).provider).toEqual({ name: 'simulated', delaySeconds: 10, callbackSecret: { value: secret } });
+    expect(loadConfig({ ...base, SIM_CALLBACK_SECRET: secret }).provider).toEqual({ name: 'simulated', delaySeconds: 10, concurrency: 0, callbackSecret: { value: secret } });
     expect(loadConfig(base).provider).not.toHaveProperty('callbackSecret');
   });
 

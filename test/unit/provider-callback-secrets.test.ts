@@ -51,11 +51,11 @@ describe('Replicate webhook secret', () => {
     const provider = buildProvider(config, noStorage, noStorage, readSecretValue);
     expect(reads).toEqual([]); // nothing is read before the first use
 
-    expect(await provider.readCallback(callback(OLD, prediction), new Date())).toEqual({ jobId: 'p1', outcome: { type: 'processing' }, messageId: 'msg_1' });
+    expect(await provider.readCallback(callback(OLD, prediction), new Date())).toEqual({ jobId: 'p1', outcome: { type: 'processing', queuePosition: 0 }, messageId: 'msg_1' });
     expect(reads.sort()).toEqual([TOKEN_ARN, WEBHOOK_ARN]);
 
     jest.advanceTimersByTime(SECRET_MAX_AGE_SECONDS * 1000 + 1000);
-    expect(await provider.readCallback(callback(NEW, prediction), new Date())).toEqual({ jobId: 'p1', outcome: { type: 'processing' }, messageId: 'msg_1' });
+    expect(await provider.readCallback(callback(NEW, prediction), new Date())).toEqual({ jobId: 'p1', outcome: { type: 'processing', queuePosition: 0 }, messageId: 'msg_1' });
     expect(await refusal(provider.readCallback(callback(OLD, prediction), new Date()))).toBe('signature');
     expect(reads).toHaveLength(4);
   });

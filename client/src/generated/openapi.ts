@@ -787,6 +787,14 @@ export interface components {
             credits_used: number;
             /** @description Credits given back: 0, or the whole charge once the task failed (a failure or a cancel refunds it). */
             credits_refunded: number;
+            /** @description Processing only: how many tasks are ahead of this one before it runs, in our submission queue or as the provider reports its own (0 once it runs; null when nobody says, e.g. while the create is going out). */
+            queue_position?: number | null;
+            /**
+             * Format: date-time
+             * @description Processing only: when the task should complete, from the recent durations of its model on its provider, tightened as the provider reports progress (null without history). An estimate, not a promise.
+             * @example 2026-11-21T17:00:00.000Z
+             */
+            estimated_completion_at?: string | null;
             /** @description How far the task is, 0-100: 0 at start, rising while processing (held at 95 or below), 100 when completed; a failed task keeps its last value. Never goes down. */
             progress: number;
             /** @description `true` for a task started with a live key, `false` with a test key (`vg_test_`: simulated provider, test credits). */
@@ -1067,6 +1075,14 @@ export interface components {
             credits_used: number;
             /** @description Credits given back: 0, or the whole charge once the task failed (a failure or a cancel refunds it). */
             credits_refunded: number;
+            /** @description Processing only: how many tasks are ahead of this one before it runs, in our submission queue or as the provider reports its own (0 once it runs; null when nobody says, e.g. while the create is going out). */
+            queue_position?: number | null;
+            /**
+             * Format: date-time
+             * @description Processing only: when the task should complete, from the recent durations of its model on its provider, tightened as the provider reports progress (null without history). An estimate, not a promise.
+             * @example 2026-11-21T17:00:00.000Z
+             */
+            estimated_completion_at?: string | null;
             /** @description How far the task is, 0-100: 0 at start, rising while processing (held at 95 or below), 100 when completed; a failed task keeps its last value. Never goes down. */
             progress: number;
             /** @description `true` for a task started with a live key, `false` with a test key (`vg_test_`: simulated provider, test credits). */

@@ -172,6 +172,8 @@ export const callbackReceiptKey = (provider: string, messageIdHash: string): Pri
 
 /** One item per provider: its circuit breaker, shared by every function instance. */
 export const circuitKey = (provider: string): PrimaryKey => ({ pk: `CIRCUIT#${provider}`, sk: 'CIRCUIT' });
+/** A small recent sample of how long tasks of a model take on a provider (task-durations.ts). */
+export const durationsKey = (provider: string, model: string): PrimaryKey => ({ pk: `DURATIONS#${provider}#${model}`, sk: 'DURATIONS' });
 /** Billing: which account a payment customer (Stripe `cus_…`) belongs to. */
 export const paymentCustomerKey = (customerId: string): PrimaryKey => ({ pk: `PAYCUSTOMER#${customerId}`, sk: 'PAYCUSTOMER' });
 /** A pack bought, keyed by its Checkout Session: its one grant, and what reversals claimed back. */

@@ -33,6 +33,8 @@ export function toTaskItem(task: Task): Record<string, unknown> {
     status: task.status,
     credits_used: task.creditsUsed,
     progress: task.progress,
+    queue_position: task.queuePosition,
+    reported_at: task.reportedAt,
     params: task.params,
     // Top-level, not in params: they never go to a provider (absent when none, as before they existed).
     end_user: task.endUser,
@@ -113,6 +115,8 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
     creditsUsed: count('credits_used'),
     // Items written before progress existed read as 0.
     progress: item.progress === undefined ? 0 : count('progress'),
+    ...(item.queue_position !== undefined && { queuePosition: count('queue_position') }),
+    ...(typeof item.reported_at === 'string' && { reportedAt: item.reported_at }),
     ...(providerJobId && {
       provider: { name: text('provider_name'), jobId: providerJobId, ...(item.provider_callbacks === true && { callbacks: true }) },
     }),

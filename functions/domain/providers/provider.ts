@@ -54,7 +54,13 @@ export type SubmitOutcome =
    * The provider took the job; poll it with this id. `callbacks`: it will report the job to
    * the callback URL it was given (so polls upstream are only the safety net).
    */
-  | { type: 'accepted'; jobId: string; callbacks?: boolean }
+  | {
+      type: 'accepted';
+      jobId: string;
+      callbacks?: boolean;
+      /** The jobs ahead of it in the provider's queue, when the provider says (fal does): 0 runs at once. */
+      queuePosition?: number;
+    }
   /**
    * The job will never run, and another provider would not run it either: a content refusal, or
    * a job that ended at once. The customer's answer, never failed over (any other refusal is a
@@ -63,8 +69,11 @@ export type SubmitOutcome =
   | { type: 'rejected'; code: ProviderFailureCode; message: string };
 
 export type ResultOutcome =
-  /** Still running; `progress` (0-100) when the provider says how far it is. */
-  | { type: 'processing'; progress?: number }
+  /**
+   * Still running; `progress` (0-100) when the provider says how far it is, `queuePosition` when
+   * it says how many jobs wait ahead of this one (0: running).
+   */
+  | { type: 'processing'; progress?: number; queuePosition?: number }
   /** Finished; the output URLs are the provider's and may expire, so they are copied before use. */
   | { type: 'completed'; outputUrls: string[] }
   | {

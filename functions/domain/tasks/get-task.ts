@@ -1,7 +1,8 @@
 import { NotFoundError } from '../shared/errors';
 import { withProgress } from './progress';
 import type { TaskStore } from './ports';
-import { isTaskOfKind, narrowTask, type TaskKind, type TaskOfKind } from './task';
+import { isTaskOfKind, narrowTask, type Task, type TaskKind, type TaskOfKind } from './task';
+import { timed } from './task-timing';
 import { refreshTask } from './lifecycle/outcomes';
 import { type LifecycleDeps } from './lifecycle/deps';
 
@@ -16,13 +17,14 @@ export async function getTask<K extends TaskKind>(
   taskId: string,
 ): Promise<TaskOfKind<K>> {
   const task = await ownTask(deps.tasks, partitionId, kind, taskId);
+  let latest: Task = task;
   try {
-    return withProgress(narrowTask(await refreshTask(deps, task), kind), deps.clock());
+    latest = await refreshTask(deps, task);
   } catch (error) {
     // The stored state is still a correct answer: a failed check answers with it.
     deps.telemetry.error('refresh failed', error, { task_id: taskId });
-    return withProgress(narrowTask(task, kind), deps.clock());
   }
+  return withProgress(narrowTask(await timed(deps, latest, deps.clock()), kind), deps.clock());
 }
 
 /** Ids as we issue them (`vid_`/`img_` + ULID); anything else cannot exist. */

@@ -1,21 +1,22 @@
 import type { Page } from '../shared/page';
 import type { TaskStore } from './ports';
 import { withProgress } from './progress';
+import { timedAll, type TimingDeps } from './task-timing';
 import { narrowTask, type TaskKind, type TaskOfKind } from './task';
 
 /** A page of an account's history of one kind, newest first. Past the end: an empty page. */
 export async function listTasks<K extends TaskKind>(
-  tasks: TaskStore,
+  deps: TimingDeps & { tasks: TaskStore },
   partitionId: string,
   kind: K,
   page: number,
   limit: number,
   now: Date,
 ): Promise<Page<TaskOfKind<K>>> {
-  const result = await tasks.listPage(partitionId, kind, page, limit);
+  const result = await deps.tasks.listPage(partitionId, kind, page, limit);
   const totalPages = Math.ceil(result.total / limit);
   return {
-    items: result.tasks.map((task) => withProgress(narrowTask(task, kind), now)),
+    items: (await timedAll(deps, result.tasks, now)).map((task) => withProgress(narrowTask(task, kind), now)),
     page,
     limit,
     total: result.total,

@@ -101,6 +101,16 @@ export interface TaskStore {
 }
 
 /** A task whose create waits on the submission queue: the queue's message. */
+/**
+ * How long tasks take, start to completion, per provider and model: a small recent sample,
+ * written when a task completes (never on the start path) and read through a short cache.
+ */
+export interface TaskDurations {
+  record(provider: string, model: string, task: { taskId: string; createdAt: string; completedAt: string }): Promise<void>;
+  /** The median of the recent samples; null with too few (no history yet). */
+  typicalMs(provider: string, model: string, now: Date): Promise<number | null>;
+}
+
 export interface SubmissionRequest {
   accountId: string;
   taskId: string;

@@ -238,7 +238,12 @@ async function createSent(
     const job = { name: provider.name, jobId: outcome.jobId, ...(outcome.callbacks && { callbacks: true }) };
     const now = deps.clock().toISOString();
     const [accepted] = await Promise.all([
-      move(deps.tasks, task, 'accept', { at: now, set: { provider: job, lastCheckedAt: now }, remove: ['queuedAt'], guard: { jobId: job.jobId } }),
+      move(deps.tasks, task, 'accept', {
+        at: now,
+        set: { provider: job, lastCheckedAt: now, ...(outcome.queuePosition !== undefined && { queuePosition: outcome.queuePosition, reportedAt: now }) },
+        remove: ['queuedAt'],
+        guard: { jobId: job.jobId },
+      }),
       onAccepted?.(),
     ]);
     if (accepted) {

@@ -13,6 +13,8 @@ import { FAILURE_MESSAGES, failTask } from './lifecycle/endings';
 import { prepareFirstRoute } from './routed-create';
 import { requireEndUser } from './attribution';
 import { type LifecycleDeps } from './lifecycle/deps';
+import { typicalMsOf } from './task-timing';
+import { withTiming } from './timing';
 
 export interface StartDeps extends LifecycleDeps {
   accounts: AccountStore;
@@ -156,10 +158,16 @@ async function startAnyTask(
   // key's `created` answer is noted alongside the write that records the accepted job.
   let created: Promise<void> | undefined;
   const noteCreated = claim && (() => (created ??= recordCreated(deps, claim)));
-  const [seq, submitted] = await Promise.all([settled(deps, started), first.then((route) => submitInline(deps, started, route, noteCreated))]);
+  // The estimate's history is read alongside (from the per-container cache, most often).
+  const [seq, submitted, typicalMs] = await Promise.all([
+    settled(deps, started),
+    first.then((route) => submitInline(deps, started, route, noteCreated)),
+    typicalMsOf(deps, started, deps.clock()),
+  ]);
   if (submitted.type !== 'failed') {
     if (noteCreated) await noteCreated();
-    return { ...submitted.task, seq };
+    const answer = { ...submitted.task, seq };
+    return deps.durations ? withTiming(answer, typicalMs, deps.clock()) : answer;
   }
   // Record the 502 before the refund, so a retry can never see the failed task as a success.
   const message = 'The generation provider did not accept the request. Your credits were refunded; please retry.';

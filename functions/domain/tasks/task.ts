@@ -35,6 +35,15 @@ interface TaskBase extends Attribution {
    * failed. What a caller sees while processing is `progressOf` (progress.ts).
    */
   progress: number;
+  /** The jobs ahead of this one at the provider, as it last reported them (0: running); absent until it does. */
+  queuePosition?: number;
+  /** When the provider last reported progress or a queue position (the estimate's anchor, timing.ts). */
+  reportedAt?: string;
+  /**
+   * How long it should still take, computed when the task is read (timing.ts), never stored:
+   * processing tasks only.
+   */
+  timing?: TaskTiming;
   /** Set once the provider accepted the job (or a callback naming the task adopted it). */
   provider?: ProviderJob;
   /**
@@ -73,6 +82,14 @@ interface TaskBase extends Attribution {
   createdAt: string;
   updatedAt: string;
   completedAt?: string;
+}
+
+/** A processing task's place and expected end, as read now (timing.ts). */
+export interface TaskTiming {
+  /** Tasks ahead of this one before it runs (ours or the provider's queue); 0 once running; null: unknown. */
+  queuePosition: number | null;
+  /** When it should complete, from recent durations of its model on its provider; null without history. */
+  estimatedCompletionAt: string | null;
 }
 
 export interface ProviderJob {

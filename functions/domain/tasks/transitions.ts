@@ -20,6 +20,8 @@ export interface TransitionGuard {
   checkedBefore?: string;
   /** Only while the stored progress is below this. */
   progressBelow?: number;
+  /** Only if no report of the provider's after this instant is stored (an older one never overwrites a newer). */
+  reportedBefore?: string;
   /** Only if no copy holds the outputs since after this instant. */
   copyClaimedBefore?: string;
 }
@@ -34,6 +36,8 @@ export type TaskPatchFields = Partial<
     | 'provider'
     | 'lastCheckedAt'
     | 'progress'
+    | 'queuePosition'
+    | 'reportedAt'
     | 'pendingOutputs'
     | 'copyClaimedAt'
     | 'outputUrls'
@@ -76,7 +80,7 @@ export const TRANSITIONS = {                                                    
   send:       { from: ['claimed'], to: 'sending' },                                // set {sentAt}: the fence before the provider call
   accept:     { from: BEFORE_OUTPUTS, to: 'running', guards: ['jobId'] },          // set {provider, lastCheckedAt}, remove [queuedAt]
   check:      { from: ['running'], to: 'same', guards: ['checkedBefore'] },        // set {lastCheckedAt}
-  progress:   { from: ['running'], to: 'same', guards: ['progressBelow'] },        // set {progress}
+  progress:   { from: ['running'], to: 'same', guards: ['progressBelow', 'reportedBefore'] }, // set {progress, queuePosition?, reportedAt}
   outputs:    { from: ['running'], to: 'storing' },                                // set {pendingOutputs}
   copyClaim:  { from: ['storing'], to: 'same', guards: ['copyClaimedBefore'] },    // set {copyClaimedAt}: one copy at a time
   copyFailed: { from: ['storing'], to: 'same' },                                   // countCopyFailure, remove [copyClaimedAt]
@@ -128,6 +132,7 @@ export function admits(stored: Task, from: readonly Phase[], guard: TransitionGu
   // ISO instants compare as strings, as DynamoDB compares them.
   if (guard.checkedBefore !== undefined && stored.lastCheckedAt !== undefined && stored.lastCheckedAt > guard.checkedBefore) return false;
   if (guard.progressBelow !== undefined && !(stored.progress < guard.progressBelow)) return false;
+  if (guard.reportedBefore !== undefined && stored.reportedAt !== undefined && !(stored.reportedAt < guard.reportedBefore)) return false;
   if (guard.copyClaimedBefore !== undefined && stored.copyClaimedAt !== undefined && stored.copyClaimedAt > guard.copyClaimedBefore) return false;
   return true;
 }

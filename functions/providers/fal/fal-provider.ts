@@ -98,11 +98,18 @@ export class FalProvider implements GenerationProvider {
       throw new ProviderUnavailableError(this.redact(`fal answered HTTP ${answer.status} to a create: ${detail}`), { reason: 'refused' });
     }
     if (answer.status < 200 || answer.status > 299) throw this.unavailable(answer, 'submitting a request');
-    const requestId = (parseObject(answer.text) as { request_id?: unknown } | undefined)?.request_id;
+    const submitted = parseObject(answer.text) as { request_id?: unknown; queue_position?: unknown } | undefined;
+    const requestId = submitted?.request_id;
     if (typeof requestId !== 'string' || !REQUEST_ID_PATTERN.test(requestId)) {
       throw new SubmissionUnknownError(`fal answered HTTP ${answer.status} to a create without a readable request_id.`, 'unreadable');
     }
-    return { type: 'accepted', jobId: jobIdOf(mapping.app, requestId), ...(callbackUrl !== undefined && { callbacks: true }) };
+    return {
+      type: 'accepted',
+      jobId: jobIdOf(mapping.app, requestId),
+      ...(callbackUrl !== undefined && { callbacks: true }),
+      // Its place at once, as fal's queue answers a submit with it.
+      ...queuePositionOf(submitted?.queue_position),
+    };
   }
 
   async fetchResult(jobId: string): Promise<ResultOutcome> {
@@ -112,10 +119,11 @@ export class FalProvider implements GenerationProvider {
     const body = parseObject(status.text) as { status?: unknown; queue_position?: unknown; error?: unknown } | undefined;
     switch (body?.status) {
       case 'IN_QUEUE':
-        return { type: 'processing', progress: 0 };
+        // fal counts the requests ahead of this one (https://docs.fal.ai/model-apis/model-endpoints/queue).
+        return { type: 'processing', progress: 0, ...queuePositionOf(body.queue_position) };
       case 'IN_PROGRESS':
         // Running: fal gives no figure; our estimate (domain/progress.ts) takes it from here.
-        return { type: 'processing', progress: 5 };
+        return { type: 'processing', progress: 5, queuePosition: 0 };
       case 'COMPLETED':
         if (typeof body.error === 'string' && body.error !== '') return { type: 'failed', ...this.failure(body.error) };
         return this.result(path, jobId);
@@ -277,4 +285,9 @@ function outputUrlsOf(result: unknown): string[] {
   if (!body || typeof body !== 'object') return [];
   const files = [body.video, body.image, ...(Array.isArray(body.images) ? body.images : []), ...(Array.isArray(body.videos) ? body.videos : [])];
   return files.map((file) => (file as { url?: unknown } | undefined)?.url).filter(isHttpUrl);
+}
+
+/** fal's `queue_position` when it is one (a whole number, 0 = next); nothing otherwise. */
+function queuePositionOf(value: unknown): { queuePosition?: number } {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? { queuePosition: value } : {};
 }

@@ -202,9 +202,11 @@ export class ReplicateProvider implements GenerationProvider {
     const status = prediction.status;
     if (typeof status !== 'string' || !STATUSES.includes(status)) return undefined;
     switch (status as PredictionStatus) {
+      // `starting`: waiting for a machine (no place given); `processing`: running.
       case 'starting':
-      case 'processing':
         return { type: 'processing' };
+      case 'processing':
+        return { type: 'processing', queuePosition: 0 };
       case 'succeeded': {
         const outputUrls = outputUrlsOf(prediction.output);
         return outputUrls.length > 0

@@ -10,13 +10,14 @@ export const simulated: ProviderModule<'simulated', SimulatedSettings, 'callback
   ...simulatedSettings,
   models: () => [...VIDEO_MODEL_IDS, ...IMAGE_MODEL_IDS],
 
-  create({ name, delaySeconds, callbackSecret: secret }, { storage, references, simulatedOutputs, telemetry }) {
+  create({ name, delaySeconds, concurrency, callbackSecret: secret }, { storage, references, simulatedOutputs, telemetry }) {
     // Given by value only (deployed stages have none).
     const callbackSecret = secret && 'value' in secret ? secret.value : undefined;
     return new SimulatedProvider({
       name,
       storage,
       delayMs: delaySeconds * 1000,
+      concurrency,
       outputs: simulatedOutputs,
       fetchReference: (url) => references.read(url),
       ...(callbackSecret !== undefined && { callbackSecret }),

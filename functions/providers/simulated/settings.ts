@@ -1,4 +1,4 @@
-import { SIM_DELAY } from '#config/service';
+import { SIM_CONCURRENCY, SIM_DELAY } from '#config/service';
 import type { ValuesOf } from '#config/setting';
 import type { ProviderSettingsModule } from '../provider-module';
 import { isCallbackSecret } from '../signed-callback';
@@ -8,6 +8,8 @@ export { SIMULATED_DEFAULTS } from './defaults';
 const settings = {
   /** How long a job takes: the stage's `simDelaySeconds`, which test mode reads too (one setting). */
   delaySeconds: SIM_DELAY,
+  /** How many jobs run at once (0: no limit), read by test mode too. */
+  concurrency: SIM_CONCURRENCY,
 };
 export type SimulatedSettings = ValuesOf<typeof settings>;
 

@@ -69,6 +69,12 @@ export interface SimulatedProviderOptions {
   storage: ObjectStorage;
   delayMs: number;
   /**
+   * How many jobs run at once (0 or unset: no limit). Further jobs wait their turn, first come
+   * first served, and report their place in the queue as fal's do (jobs ahead; 0 once running).
+   * The lanes are this process's: exact on the local stack, per instance on Lambda.
+   */
+  concurrency?: number;
+  /**
    * Reads a reference image (image_url, images); throws when it cannot be had, with a
    * ReferenceUnavailableError when the reason is one a client can act on.
    */
@@ -91,11 +97,17 @@ export interface SimulatedProviderOptions {
 interface SimJob {
   job: GenerationJob;
   submittedAt: string;
+  /** When it starts running (after the jobs ahead of it in the lanes); absent: at once. */
+  startsAt?: string;
+  /** When each earlier job unfinished at its submission ends: those not ended yet are ahead of it. */
+  ahead?: string[];
   /** Set by cancel: the job renders nothing and reports itself canceled. */
   canceledAt?: string;
 }
 
 const JOB_ID_PATTERN = /^sim_[0-9A-Z]{26}$/;
+/** At most this many start instants kept per job: a queue position beyond it reads as this. */
+const MAX_AHEAD = 1000;
 const JOBS = `${MEDIA_PREFIXES.simulatedProvider}jobs`;
 const IMAGE_TYPES = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp' } as const;
 
@@ -120,11 +132,15 @@ export class SimulatedProvider implements GenerationProvider {
   private readonly sender: CallbackSender | undefined;
   private readonly reporting = new Map<string, Reporting>();
   private readonly callbackRetryDelaysMs: readonly number[];
+  /** With a concurrency: when each lane is next free (ms), and when each job not ended yet ends. */
+  private readonly lanes: number[];
+  private unfinished: number[] = [];
 
   constructor(private readonly options: SimulatedProviderOptions) {
     this.name = options.name ?? 'simulated';
     this.clock = options.clock ?? (() => new Date());
     this.callbackRetryDelaysMs = options.callbackRetryDelaysMs ?? [250, 1_000];
+    this.lanes = Array.from({ length: options.concurrency ?? 0 }, () => 0);
     if (options.callbackSecret !== undefined) {
       assertCallbackSecret(options.callbackSecret, 'The simulated provider callback secret');
       this.sender = new CallbackSender({
@@ -143,29 +159,59 @@ export class SimulatedProvider implements GenerationProvider {
     // Routing by hand: `sim:down:<name>` makes that provider refuse before any job exists (a 503).
     if (namedIn(job.prompt, 'sim:down', this.name)) throw new ProviderUnavailableError(`simulated outage of ${this.name} (sim:down)`);
     const jobId = `sim_${ulid()}`;
-    const state: SimJob = { job, submittedAt: this.clock().toISOString() };
+    const now = this.clock();
+    const state: SimJob = { job, submittedAt: now.toISOString(), ...this.schedule(now.getTime()) };
     await this.options.storage.put(`${JOBS}/${jobId}.json`, JSON.stringify(state), 'application/json');
     const { callbackUrl } = submitOptions;
     // sim:nocallback still promises callbacks and sends none: a lost callback, for polls to recover.
     const callbacks = callbackUrl !== undefined && this.sender !== undefined && !this.sender.closed;
-    if (callbacks && !job.prompt.includes('sim:nocallback')) this.startReporting(jobId, callbackUrl);
+    // Its reports count from when it starts running (later than now when it waits its turn).
+    const waitMs = state.startsAt === undefined ? 0 : Date.parse(state.startsAt) - now.getTime();
+    if (callbacks && !job.prompt.includes('sim:nocallback')) this.startReporting(jobId, callbackUrl, waitMs);
     // `sim:lost:<name>`: the job exists but its answer is lost (a timeout after sending); its callbacks adopt it.
     if (namedIn(job.prompt, 'sim:lost', this.name)) throw new SubmissionUnknownError(`simulated lost answer from ${this.name} (sim:lost)`);
-    return { type: 'accepted', jobId, ...(callbacks && { callbacks: true }) };
+    const place = state.startsAt === undefined ? 0 : waitMs > 0 ? this.placeOf(state.ahead ?? [], now.getTime()) : 0;
+    return { type: 'accepted', jobId, ...(callbacks && { callbacks: true }), ...(this.lanes.length > 0 && { queuePosition: place }) };
+  }
+
+  /** A job's place in the lanes: it starts when the first lane is free, after the jobs before it. */
+  private schedule(now: number): Pick<SimJob, 'startsAt' | 'ahead'> {
+    if (this.lanes.length === 0) return {};
+    const lane = this.lanes.indexOf(Math.min(...this.lanes));
+    const startsAt = Math.max(now, this.lanes[lane]!);
+    this.lanes[lane] = startsAt + this.options.delayMs;
+    this.unfinished = this.unfinished.filter((end) => end > now);
+    const ahead = this.unfinished.slice(-MAX_AHEAD).map((end) => new Date(end).toISOString());
+    this.unfinished.push(startsAt + this.options.delayMs);
+    return { startsAt: new Date(startsAt).toISOString(), ahead };
+  }
+
+  /**
+   * A waiting job's queue position: the earlier jobs not ended yet, less the lanes they leave for
+   * it (with one lane: every unfinished job before it; at least 1 while it waits).
+   */
+  private placeOf(ahead: readonly string[], now: number): number {
+    const unfinished = ahead.filter((end) => Date.parse(end) > now).length;
+    return Math.max(1, unfinished - (this.lanes.length - 1));
   }
 
   async fetchResult(jobId: string): Promise<ResultOutcome> {
     if (!JOB_ID_PATTERN.test(jobId)) return { type: 'failed', code: 'upstream_error', message: 'unknown job' };
     const text = await this.options.storage.getText(`${JOBS}/${jobId}.json`);
     if (!text) return { type: 'failed', code: 'upstream_error', message: 'unknown job' };
-    const { job, submittedAt, canceledAt } = JSON.parse(text) as SimJob;
+    const { job, submittedAt, startsAt, ahead = [], canceledAt } = JSON.parse(text) as SimJob;
 
     if (canceledAt) return { type: 'failed', code: 'upstream_error', message: 'the job was canceled' };
-    const elapsed = this.clock().getTime() - Date.parse(submittedAt);
+    const now = this.clock().getTime();
+    // Waiting its turn: how many of the jobs it queued behind have not started yet.
+    if (startsAt !== undefined && now < Date.parse(startsAt)) {
+      return { type: 'processing', progress: 0, queuePosition: this.placeOf(ahead, now) };
+    }
+    const elapsed = now - Date.parse(startsAt ?? submittedAt);
     // Its own figure, as a real provider's would be: how much of the delay has passed.
     const progress = Math.min(99, Math.floor((100 * elapsed) / Math.max(1, this.options.delayMs)));
-    if (job.prompt.includes('sim:stall')) return { type: 'processing', progress: 0 };
-    if (elapsed < this.options.delayMs) return { type: 'processing', progress };
+    if (job.prompt.includes('sim:stall')) return { type: 'processing', progress: 0, queuePosition: 0 };
+    if (elapsed < this.options.delayMs) return { type: 'processing', progress, queuePosition: 0 };
     if (job.prompt.includes('sim:fail')) {
       return { type: 'failed', code: 'upstream_error', message: 'simulated generation failure (sim:fail)' };
     }
@@ -212,7 +258,14 @@ export class SimulatedProvider implements GenerationProvider {
     const read = { jobId: body.id, messageId: signed.messageId };
     switch (body.status) {
       case 'processing':
-        return { ...read, outcome: { type: 'processing', ...(body.progress !== undefined && { progress: body.progress }) } };
+        return {
+          ...read,
+          outcome: {
+            type: 'processing',
+            ...(body.progress !== undefined && { progress: body.progress }),
+            ...(body.queue_position !== undefined && { queuePosition: body.queue_position }),
+          },
+        };
       case 'succeeded':
         return { ...read, outcome: { type: 'completed', outputUrls: body.output } };
       case 'failed': {
@@ -248,9 +301,9 @@ export class SimulatedProvider implements GenerationProvider {
   }
 
   /** Schedules the job's reports: progress at each PROGRESS_POINTS fraction of the delay, then its end. */
-  private startReporting(jobId: string, url: string): void {
+  private startReporting(jobId: string, url: string, waitMs: number): void {
     if (!this.sender || this.sender.closed) return;
-    this.reporting.set(jobId, { url, startedAt: Date.now() });
+    this.reporting.set(jobId, { url, startedAt: Date.now() + waitMs });
     this.scheduleReport(jobId, 0);
   }
 
@@ -347,7 +400,12 @@ export class SimulatedProvider implements GenerationProvider {
 }
 
 const callbackBody = z.discriminatedUnion('status', [
-  z.object({ id: z.string().regex(JOB_ID_PATTERN), status: z.literal('processing'), progress: z.number().min(0).max(100).optional() }),
+  z.object({
+    id: z.string().regex(JOB_ID_PATTERN),
+    status: z.literal('processing'),
+    progress: z.number().min(0).max(100).optional(),
+    queue_position: z.number().int().min(0).optional(),
+  }),
   z.object({
     id: z.string().regex(JOB_ID_PATTERN),
     status: z.literal('succeeded'),
@@ -369,7 +427,12 @@ type CallbackBody = z.infer<typeof callbackBody>;
 function callbackBodyOf(id: string, outcome: ResultOutcome): CallbackBody {
   switch (outcome.type) {
     case 'processing':
-      return { id, status: 'processing', ...(outcome.progress !== undefined && { progress: outcome.progress }) };
+      return {
+        id,
+        status: 'processing',
+        ...(outcome.progress !== undefined && { progress: outcome.progress }),
+        ...(outcome.queuePosition !== undefined && { queue_position: outcome.queuePosition }),
+      };
     case 'completed':
       return { id, status: 'succeeded', output: outcome.outputUrls };
     case 'failed':

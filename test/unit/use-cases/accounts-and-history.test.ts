@@ -46,13 +46,13 @@ describe('history pages', () => {
   it('are newest first, exact, and empty past the end', async () => {
     const accountId = await world.newAccount(1000);
     for (let i = 0; i < 7; i += 1) await startTask(world.deps, accountId, video({ prompt: `task ${i}` }));
-    const page1 = await listTasks(world.stores.tasks, accountId, 'video', 1, 3, world.now());
+    const page1 = await listTasks(world.stores, accountId, 'video', 1, 3, world.now());
     expect(page1.items.map((task) => task.params.prompt)).toEqual(['task 6', 'task 5', 'task 4']);
     expect(page1).toMatchObject({ page: 1, limit: 3, total: 7, totalPages: 3, hasMore: true });
-    const page3 = await listTasks(world.stores.tasks, accountId, 'video', 3, 3, world.now());
+    const page3 = await listTasks(world.stores, accountId, 'video', 3, 3, world.now());
     expect(page3.items.map((task) => task.params.prompt)).toEqual(['task 0']);
     expect(page3.hasMore).toBe(false);
-    expect(await listTasks(world.stores.tasks, accountId, 'video', 4, 3, world.now())).toEqual({
+    expect(await listTasks(world.stores, accountId, 'video', 4, 3, world.now())).toEqual({
       items: [],
       page: 4,
       limit: 3,
@@ -60,6 +60,6 @@ describe('history pages', () => {
       totalPages: 3,
       hasMore: false,
     });
-    expect(await listTasks(world.stores.tasks, accountId, 'image', 1, 3, world.now())).toMatchObject({ total: 0, totalPages: 0 });
+    expect(await listTasks(world.stores, accountId, 'image', 1, 3, world.now())).toMatchObject({ total: 0, totalPages: 0 });
   });
 });

@@ -73,6 +73,10 @@ export function transitionCondition(from: readonly Phase[], guard: TransitionGua
     terms.push('(attribute_not_exists(progress) OR progress < :guardProgress)');
     values[':guardProgress'] = guard.progressBelow;
   }
+  if (guard.reportedBefore !== undefined) {
+    terms.push('(attribute_not_exists(reported_at) OR reported_at < :guardReported)');
+    values[':guardReported'] = guard.reportedBefore;
+  }
   if (guard.copyClaimedBefore !== undefined) {
     terms.push('(attribute_not_exists(copy_claimed_at) OR copy_claimed_at <= :guardCopy)');
     values[':guardCopy'] = guard.copyClaimedBefore;
@@ -87,6 +91,8 @@ const ATTRIBUTES: Record<Exclude<keyof TaskPatchFields, 'provider'>, string> = {
   submitAttempts: 'submit_attempts',
   lastCheckedAt: 'last_checked_at',
   progress: 'progress',
+  queuePosition: 'queue_position',
+  reportedAt: 'reported_at',
   pendingOutputs: 'pending_outputs',
   copyClaimedAt: 'copy_claimed_at',
   outputUrls: 'output_urls',

@@ -1,7 +1,7 @@
 import type { CircuitBreaker } from '../../providers/circuit-breaker';
 import type { ProviderRoutes } from '../../providers/choice';
 import type { GenerationProvider } from '../../providers/provider';
-import type { CopyQueue, MediaStore, SubmissionRequest, TaskEvents, TaskStore, Thumbnails } from '../ports';
+import type { CopyQueue, MediaStore, SubmissionRequest, TaskDurations, TaskEvents, TaskStore, Thumbnails } from '../ports';
 import type { MessageQueue } from '../../shared/ports';
 import type { ProviderBudget } from '../../providers/ports';
 import type { Task } from '../task';
@@ -14,6 +14,8 @@ import type { Telemetry } from '../../shared/telemetry';
  */
 export interface LifecycleDeps {
   tasks: TaskStore;
+  /** Recent durations per provider and model: estimates while processing, a sample at each completion. Absent: no estimates. */
+  durations?: TaskDurations;
   provider: GenerationProvider;
   /** Test-mode tasks' provider (simulated); pick one with provider-choice.ts. */
   testProvider?: GenerationProvider;

@@ -13,8 +13,11 @@ import { logProviderDetail, FAILURE_MESSAGES, failTask } from './endings';
 export async function refreshTask(deps: LifecycleDeps, task: Task): Promise<Task> {
   if (task.phase !== 'running' || !task.provider) return task;
   const now = deps.clock();
-  // A job that calls back tells us itself: ask only once it has been silent too long.
-  const interval = task.provider.callbacks ? deps.settings.callbackSilenceMs : deps.settings.checkIntervalMs;
+  // A job that calls back tells us itself: ask only once it has been silent too long. Except
+  // while it waits in the provider's queue (a place above 0 reported): providers call back when
+  // a job runs and ends, and its place is only seen by asking.
+  const waiting = (task.queuePosition ?? 0) > 0;
+  const interval = task.provider.callbacks && !waiting ? deps.settings.callbackSilenceMs : deps.settings.checkIntervalMs;
   // The task was just read (consistently): a check within the interval cannot be claimed, so skip the write.
   if (task.lastCheckedAt !== undefined && now.getTime() - Date.parse(task.lastCheckedAt) < interval) return task;
   if (!(await claimCheck(deps, task, now, interval))) return task;
@@ -44,16 +47,29 @@ export function claimCheck(deps: Pick<LifecycleDeps, 'tasks'>, task: Task, now: 
   return move(deps.tasks, task, 'check', { set: { lastCheckedAt: now.toISOString() }, guard: { checkedBefore } });
 }
 
+/**
+ * A running job's report: more progress, or another place in the provider's queue, is stored
+ * with its instant (the estimate's anchor, timing.ts). Progress is never lowered, and an older
+ * report never overwrites a newer one; a report that changes nothing writes nothing.
+ */
+async function noteReport(deps: LifecycleDeps, task: Task, outcome: Extract<ResultOutcome, { type: 'processing' }>): Promise<Task> {
+  const reported = outcome.progress === undefined ? task.progress : Math.min(MAX_PROCESSING_PROGRESS, Math.max(0, Math.floor(outcome.progress)));
+  const queuePosition = outcome.queuePosition === undefined ? undefined : Math.max(0, Math.floor(outcome.queuePosition));
+  const moved = reported > task.progress;
+  const requeued = queuePosition !== undefined && queuePosition !== task.queuePosition;
+  if (!moved && !requeued) return task;
+  const progress = Math.max(reported, task.progress);
+  const reportedAt = deps.clock().toISOString();
+  const set = { progress, reportedAt, ...(queuePosition !== undefined && { queuePosition }) };
+  const guard = { progressBelow: progress + 1, reportedBefore: reportedAt };
+  return (await move(deps.tasks, task, 'progress', { set, guard })) ?? { ...task, progress };
+}
+
 /** Moves a task on by what the provider said (a poll's answer or a callback), with the same conditional transitions. */
 export async function applyOutcome(deps: LifecycleDeps, task: Task, outcome: ResultOutcome): Promise<Task> {
   switch (outcome.type) {
     case 'processing':
-      if (outcome.progress !== undefined && outcome.progress > task.progress) {
-        const progress = Math.min(MAX_PROCESSING_PROGRESS, Math.max(0, Math.floor(outcome.progress)));
-        // Never lowered: a late answer with less progress changes nothing.
-        return (await move(deps.tasks, task, 'progress', { set: { progress }, guard: { progressBelow: progress } })) ?? { ...task, progress };
-      }
-      return task;
+      return noteReport(deps, task, outcome);
     case 'failed': {
       logProviderDetail(deps, task, outcome.message);
       const message = outcome.publicMessage

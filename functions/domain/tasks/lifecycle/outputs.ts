@@ -70,7 +70,7 @@ export async function copyOutputs(deps: LifecycleDeps, task: Task): Promise<Task
       const outputs = urls.length;
       deps.telemetry.info('task completed', { task_id: task.taskId, account_id: task.partitionId, model, outputs });
       deps.telemetry.count('TaskCompleted', { model });
-      await announceEnded(deps, completed);
+      await Promise.all([announceEnded(deps, completed), recordDuration(deps, completed)]);
       return completed;
     }
     if ((await deps.tasks.get(task.partitionId, task.taskId))?.status !== 'completed') {
@@ -107,4 +107,15 @@ export function jobFor(task: Task): GenerationJob {
   return task.kind === 'video'
     ? { kind: 'video', taskId: task.taskId, ...task.params }
     : { kind: 'image', taskId: task.taskId, ...task.params };
+}
+
+/** A completed task's duration joins its provider's sample for its model (the estimates' history, timing.ts). */
+async function recordDuration(deps: Pick<LifecycleDeps, 'durations' | 'telemetry'>, task: Task): Promise<void> {
+  if (!deps.durations || !task.provider || !task.completedAt) return;
+  try {
+    await deps.durations.record(task.provider.name, task.params.model, { taskId: task.taskId, createdAt: task.createdAt, completedAt: task.completedAt });
+  } catch (error) {
+    // A sample less: the estimates go on from the others.
+    deps.telemetry.warn('task duration not recorded', { task_id: task.taskId, error: String(error) });
+  }
 }
