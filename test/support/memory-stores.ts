@@ -14,6 +14,8 @@ import type { AttemptOutcome, Delivery, DeliveryMessage } from '#domain/webhooks
 import type { DeliveryStore } from '#domain/webhooks/ports';
 import type { WebhookEndpoint } from '#domain/webhooks/webhooks';
 import type { WebhookStore } from '#domain/webhooks/ports';
+import type { AuditEntry, AuditPage } from '#domain/shared/audit';
+import type { AuditLog } from '#domain/shared/ports';
 
 /**
  * In-memory stand-ins for every store port, for use-case tests that run in milliseconds.
@@ -51,6 +53,24 @@ export class MemoryTable {
   readonly deliveries = new Map<string, { delivery: Delivery; seq: number }>();
   /** Credits charged through each API key per month, by `keyId#yyyy-mm` (as the adapter's KEYSPEND# items). */
   readonly keySpend = new Map<string, number>();
+  /** Audit entries per account, in id order (the adapter's AUDIT#<account> partition). */
+  readonly audit = new Map<string, AuditEntry[]>();
+
+  /** Fails like a transaction whose audit Put finds its key taken: call before any other write of the change. */
+  checkAudit(entry: AuditEntry | undefined): void {
+    if (entry && (this.audit.get(entry.accountId) ?? []).some((row) => row.id === entry.id)) {
+      throw new MemoryConditionError(`audit entry ${entry.id} exists`);
+    }
+  }
+
+  /** The audit half of a change (after checkAudit and the change's own checks passed). */
+  addAudit(entry: AuditEntry | undefined): void {
+    if (!entry) return;
+    const entries = this.audit.get(entry.accountId) ?? [];
+    entries.push(copy(entry));
+    entries.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    this.audit.set(entry.accountId, entries);
+  }
 
   ledgerOf(accountId: string): Map<string, LedgerEntry> {
     let entries = this.ledger.get(accountId);
@@ -529,6 +549,28 @@ export class MemoryRateCounter implements RateCounter {
   }
 }
 
+/** The audit log as the adapter keeps it: newest first by id, one more read than the page to tell `hasMore`. */
+export class MemoryAuditLog implements AuditLog {
+  constructor(readonly table = new MemoryTable()) {}
+
+  async record(entry: AuditEntry): Promise<void> {
+    await turn();
+    this.table.checkAudit(entry);
+    this.table.addAudit(entry);
+  }
+
+  async page(accountId: string, after: string | undefined, limit: number): Promise<AuditPage> {
+    await turn();
+    const older = [...(this.table.audit.get(accountId) ?? [])].reverse().filter((entry) => after === undefined || entry.id < after);
+    return { entries: copy(older.slice(0, limit)), hasMore: older.length > limit };
+  }
+
+  /** Every entry of an account, oldest first (for tests). */
+  all(accountId: string): AuditEntry[] {
+    return copy(this.table.audit.get(accountId) ?? []);
+  }
+}
+
 /** Every store of one table, wired together as the app context wires the DynamoDB ones. */
 export function createMemoryStores() {
   const table = new MemoryTable();
@@ -545,6 +587,7 @@ export function createMemoryStores() {
     webhooks: new MemoryWebhookStore(table),
     deliveries: new MemoryDeliveryStore(table),
     uploadPublications: new MemoryUploadPublications(),
+    auditLog: new MemoryAuditLog(table),
   };
 }
 export type MemoryStores = ReturnType<typeof createMemoryStores>;

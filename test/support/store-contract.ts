@@ -17,6 +17,8 @@ import type { AttemptOutcome, Delivery, DeliveryMessage } from '#domain/webhooks
 import type { DeliveryStore } from '#domain/webhooks/ports';
 import type { WebhookEndpoint } from '#domain/webhooks/webhooks';
 import type { WebhookStore } from '#domain/webhooks/ports';
+import { auditEntry, type AuditEntry, type AuditStamp } from '#domain/shared/audit';
+import type { AuditLog } from '#domain/shared/ports';
 
 /**
  * The behaviour the use cases rely on from the store ports, as one suite run against every
@@ -35,6 +37,7 @@ export interface StoreSet {
   webhooks: WebhookStore;
   deliveries: DeliveryStore;
   uploadPublications: UploadPublications;
+  auditLog: AuditLog;
 }
 
 /** Opens an empty set of stores (a fresh table) for one test. */
@@ -1067,6 +1070,52 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         await stores.uploadPublications.release('acc_a', 'up_1');
         expect(await stores.uploadPublications.get('acc_a', 'up_1')).toBeUndefined();
         expect(await stores.uploadPublications.claim('acc_a', 'up_1', new Date(T0 + 60_300), 60)).toBe(true);
+      });
+    });
+
+    // Issue 36: the audit log's own reads and writes; the changes that write an entry with them are in their own sections.
+    describe('audit log', () => {
+      const stamp: AuditStamp = { actor: { type: 'holder', id: 'holder-1', email: 'a@example.com' }, origin: { ip: '127.0.0.1', userAgent: 'jest' } };
+      const entryFor = (accountId: string, n: number): AuditEntry =>
+        auditEntry(stamp, accountId, 'key.created', { type: 'key', id: `key_${n}` }, { name: `key ${n}` }, new Date(T0 + n));
+
+      it('pages newest first with hasMore, each page older than its cursor, 250 entries in pages of 100', async () => {
+        const [a, b] = [newAccountId(), newAccountId()];
+        const written: AuditEntry[] = [];
+        for (let n = 0; n < 250; n += 25) {
+          const batch = Array.from({ length: 25 }, (_, i) => entryFor(a, n + i));
+          written.push(...batch);
+          await Promise.all(batch.map((entry) => stores.auditLog.record(entry)));
+        }
+        const other = entryFor(b, 0);
+        await stores.auditLog.record(other);
+        const seen: AuditEntry[] = [];
+        const more: boolean[] = [];
+        let after: string | undefined;
+        for (;;) {
+          const page = await stores.auditLog.page(a, after, 100);
+          seen.push(...page.entries);
+          more.push(page.hasMore);
+          if (!page.hasMore) break;
+          after = page.entries.at(-1)!.id;
+        }
+        expect(more).toEqual([true, true, false]);
+        expect(seen).toEqual([...written].reverse());
+        expect(await stores.auditLog.page(b, undefined, 10)).toEqual({ entries: [other], hasMore: false });
+        // Exactly a page left: no next page.
+        const last = await stores.auditLog.page(a, written[3]!.id, 3);
+        expect(last).toEqual({ entries: [written[2], written[1], written[0]], hasMore: false });
+        // An id older than everything, or of another account, only moves the cursor inside this account.
+        expect(await stores.auditLog.page(a, written[0]!.id, 10)).toEqual({ entries: [], hasMore: false });
+        expect(await stores.auditLog.page(newAccountId(), undefined, 10)).toEqual({ entries: [], hasMore: false });
+      });
+
+      it('refuses a second entry with the same id and keeps the first', async () => {
+        const accountId = newAccountId();
+        const entry = entryFor(accountId, 1);
+        await stores.auditLog.record(entry);
+        await expect(stores.auditLog.record({ ...entry, action: 'key.revoked' })).rejects.toThrow();
+        expect((await stores.auditLog.page(accountId, undefined, 10)).entries).toEqual([entry]);
       });
     });
   });
