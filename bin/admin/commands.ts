@@ -14,6 +14,7 @@ import {
   setAccess,
 } from '#domain/accounts/account-admin';
 import { CONFIG_DEFAULTS } from '#config';
+import { operatorStamp } from '#domain/shared/audit';
 import { partitionOf } from '#domain/shared/partition';
 import { circuitsOf } from '#domain/providers/status';
 import { describeTask } from '#domain/tasks/describe-task';
@@ -177,6 +178,9 @@ function loadSignupCredits(env: NodeJS.ProcessEnv = process.env): number {
   return raw && /^\d+$/.test(raw) ? Number(raw) : CONFIG_DEFAULTS.signupCredits;
 }
 
+/** The operator's changes are audited as `operator`, with the CLI's version as user agent. */
+const OPERATOR = operatorStamp(process.env.npm_package_version ?? 'dev');
+
 /** Runs one command and returns the object to print. */
 export async function runCommand(command: ParsedCommand, stores: AdminConnection): Promise<object> {
   const { values } = command;
@@ -186,7 +190,7 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
         credits: wholeNumber(values.credits, 'credits'),
         paidAccess: boolean(values.paid, 'paid'),
         subscriptionStatus: subscription(values.subscription),
-      });
+      }, undefined, OPERATOR);
       return { ...accountView(account), key_id: key.keyId, api_key: key.apiKey };
     }
     case 'account list': {
@@ -227,7 +231,7 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
         ...(values.name !== undefined && { name: values.name }),
         ...(values['expires-at'] !== undefined && { expiresAt: values['expires-at'] }),
         mode: values.test ? 'test' : 'live',
-      });
+      }, undefined, OPERATOR);
       return {
         key_id: key.keyId,
         api_key: key.apiKey,
@@ -239,7 +243,7 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
       };
     }
     case 'key revoke': {
-      const key = await revokeApiKey(stores, need(values, 'key'));
+      const key = await revokeApiKey(stores, need(values, 'key'), undefined, OPERATOR);
       const ttl = authCacheTtlSeconds();
       return {
         key_id: key.keyId,

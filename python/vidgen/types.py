@@ -429,6 +429,7 @@ class ApiKey(TypedDict):
     spent_this_month: int
     last_used_at: Optional[str]
     created_at: str
+    created_by: Optional[str]
     revoked_at: Optional[str]
 
 

@@ -113,7 +113,7 @@ describe('admin CLI', () => {
     const keys = await adminJson('key', 'list', '--account', newer.account_id);
     expect(keys.account_id).toBe(newer.account_id);
     expect(keys.keys).toEqual([
-      expect.objectContaining({ key_id: testKey.key_id, name: 'CI', mode: 'test', prefix: testKey.api_key.slice(0, 12), scopes: ['generate', 'read'], status: 'active' }),
+      expect.objectContaining({ key_id: testKey.key_id, name: 'CI', mode: 'test', prefix: testKey.api_key.slice(0, 12), scopes: ['generate', 'read'], status: 'active', created_by: 'operator' }),
       expect.objectContaining({ key_id: newer.key_id, mode: 'live', status: 'active', scopes: ['generate', 'read', 'webhooks'] }),
     ]);
     expect(JSON.stringify(keys)).not.toMatch(/vg_(live|test)_[0-9A-Za-z]{40}|key_hash/);

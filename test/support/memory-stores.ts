@@ -3,7 +3,8 @@ import type { ApiKeyRecord } from '#domain/accounts/api-key';
 import { NotFoundError } from '#domain/shared/errors';
 import type { LedgerEntry } from '#domain/accounts/ledger';
 import type { MediaKind } from '#domain/catalogue/media-type';
-import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, LedgerStore } from '#domain/accounts/ports';
+import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, KeyChangeAudit, LedgerStore } from '#domain/accounts/ports';
+import { applyKeyChanges } from '#domain/accounts/key-management';
 import type { CallbackReceipts, CopyQueue, InFlightList, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, MediaStore, StartRefusals, StartRepair, StartResult, StartWrite, TaskRef, TaskStore } from '#domain/tasks/ports';
 import type { PublishedUpload, UploadPublications, UploadStorage } from '#domain/uploads/ports';
 import type { RateCounter, RateWindow } from '#domain/shared/counter';
@@ -346,13 +347,15 @@ export class MemoryApiKeyStore implements ApiKeyStore {
   lookups = 0;
 
   /** The table whose key spend MemoryTaskStore counts (a store of its own when used alone). */
-  constructor(private readonly table: MemoryTable = new MemoryTable()) {}
+  constructor(readonly table: MemoryTable = new MemoryTable()) {}
 
-  async create(record: ApiKeyRecord, maxActive: number): Promise<boolean> {
+  async create(record: ApiKeyRecord, maxActive: number, entry: AuditEntry): Promise<boolean> {
     await turn();
     if (this.activeCount(record.accountId) >= maxActive) return false;
     if (this.records.has(record.keyId)) throw new MemoryConditionError(`API key ${record.keyId} exists`);
+    this.table.checkAudit(entry);
     this.records.set(record.keyId, copy(record));
+    this.table.addAudit(entry);
     return true;
   }
 
@@ -372,22 +375,30 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     return copy([...this.records.values()].filter((record) => record.accountId === accountId));
   }
 
-  async update(accountId: string, keyId: string, changes: ApiKeyChanges): Promise<ApiKeyRecord | undefined> {
+  async update(accountId: string, keyId: string, changes: ApiKeyChanges, audit: KeyChangeAudit): Promise<ApiKeyRecord | undefined> {
     await turn();
     const record = this.records.get(keyId);
     if (!record || record.accountId !== accountId) return undefined;
-    if (changes.name !== undefined) record.name = changes.name;
-    if (changes.scopes !== undefined) record.scopes = [...changes.scopes];
-    if (changes.monthlySpendLimit === null) delete record.monthlySpendLimit;
-    else if (changes.monthlySpendLimit !== undefined) record.monthlySpendLimit = changes.monthlySpendLimit;
-    return copy(record);
+    const after = applyKeyChanges(record, changes);
+    const entry = audit(copy(record), copy(after));
+    if (!entry) return copy(record);
+    this.table.checkAudit(entry);
+    const next = { ...after, version: (record.version ?? 0) + 1 };
+    this.records.set(keyId, next);
+    this.table.addAudit(entry);
+    return copy(next);
   }
 
-  async revoke(keyId: string, now: string, accountId?: string): Promise<ApiKeyRecord> {
+  async revoke(keyId: string, now: string, audit: (record: ApiKeyRecord) => AuditEntry, accountId?: string): Promise<ApiKeyRecord> {
     await turn();
     const record = this.records.get(keyId);
     if (!record || (accountId !== undefined && record.accountId !== accountId)) throw new NotFoundError(`No API key with id "${keyId}".`);
-    record.revokedAt ??= now;
+    if (record.revokedAt === undefined) {
+      const entry = audit(copy(record));
+      this.table.checkAudit(entry);
+      record.revokedAt = now;
+      this.table.addAudit(entry);
+    }
     return copy(record);
   }
 

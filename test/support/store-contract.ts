@@ -4,7 +4,8 @@ import { NotFoundError } from '#domain/shared/errors';
 import { newAccountId, newLedgerEntryId, newTaskId } from '#domain/shared/ids';
 import { ledgerSum, type LedgerEntry } from '#domain/accounts/ledger';
 import { refundEntry } from '#domain/tasks/charges';
-import type { AccountDirectory, AccountStore, ApiKeyStore, LedgerStore } from '#domain/accounts/ports';
+import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, LedgerStore } from '#domain/accounts/ports';
+import { keyChangeAudit, keyRevokeAudit } from '#domain/accounts/key-management';
 import type { CallbackReceipts, IdempotencyClaim, IdempotencyStore, StartResult, StartWrite, TaskStore } from '#domain/tasks/ports';
 import type { UploadPublications } from '#domain/uploads/ports';
 import { windowAt } from '#domain/accounts/rate-limit';
@@ -317,12 +318,18 @@ export function describeStoreContract(name: string, open: OpenStores): void {
     describe('API keys', () => {
       const record = (keyId: string, accountId: string, mode: 'live' | 'test' = 'live'): ApiKeyRecord => ({ keyId, keyHash: `hash-${keyId}`, accountId, mode, createdAt: at(0) });
       const MAX = 50;
+      const STAMP: AuditStamp = { actor: { type: 'holder', id: 'holder-1', email: 'a@example.com' }, origin: { ip: '127.0.0.1', userAgent: 'jest' } };
+      const createKey = (key: ApiKeyRecord, max: number) =>
+        stores.apiKeys.create(key, max, auditEntry(STAMP, key.accountId, 'key.created', { type: 'key', id: key.keyId }, { name: key.name ?? null }, new Date(T0)));
+      const revokeKey = (keyId: string, now: string, accountId?: string) => stores.apiKeys.revoke(keyId, now, keyRevokeAudit(STAMP, new Date(now)), accountId);
+      const updateKey = (accountId: string, keyId: string, changes: ApiKeyChanges) => stores.apiKeys.update(accountId, keyId, changes, keyChangeAudit(STAMP, new Date(T0)));
+      const actionsOf = async (accountId: string) => (await stores.auditLog.page(accountId, undefined, 100)).entries.map((entry) => `${entry.action} ${entry.target.id}`).reverse();
 
       it('stores, finds, lists per account and refuses a duplicate id', async () => {
-        await stores.apiKeys.create(record('k1', 'acc_a'), MAX);
-        await stores.apiKeys.create({ ...record('k2', 'acc_a'), rateLimit: 5 }, MAX);
-        await stores.apiKeys.create(record('k3', 'acc_b', 'test'), MAX);
-        await expect(stores.apiKeys.create(record('k1', 'acc_b'), MAX)).rejects.toThrow();
+        await createKey(record('k1', 'acc_a'), MAX);
+        await createKey({ ...record('k2', 'acc_a'), rateLimit: 5 }, MAX);
+        await createKey(record('k3', 'acc_b', 'test'), MAX);
+        await expect(createKey(record('k1', 'acc_b'), MAX)).rejects.toThrow();
         expect(await stores.apiKeys.get('k1')).toEqual(record('k1', 'acc_a'));
         expect(await stores.apiKeys.get('k3')).toEqual(record('k3', 'acc_b', 'test'));
         expect(await stores.apiKeys.get('k9')).toBeUndefined();
@@ -332,44 +339,92 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       });
 
       it('revokes once, keeping the first time; an unknown key (or another account\'s) is NotFoundError', async () => {
-        await stores.apiKeys.create(record('k1', 'acc_a'), MAX);
-        await expect(stores.apiKeys.revoke('k1', at(1), 'acc_b')).rejects.toBeInstanceOf(NotFoundError);
-        expect(await stores.apiKeys.revoke('k1', at(1), 'acc_a')).toMatchObject({ keyId: 'k1', revokedAt: at(1) });
-        expect(await stores.apiKeys.revoke('k1', at(2))).toMatchObject({ revokedAt: at(1) });
+        await createKey(record('k1', 'acc_a'), MAX);
+        await expect(revokeKey('k1', at(1), 'acc_b')).rejects.toBeInstanceOf(NotFoundError);
+        expect(await revokeKey('k1', at(1), 'acc_a')).toMatchObject({ keyId: 'k1', revokedAt: at(1) });
+        expect(await revokeKey('k1', at(2))).toMatchObject({ revokedAt: at(1) });
         expect((await stores.apiKeys.get('k1'))?.revokedAt).toBe(at(1));
-        await expect(stores.apiKeys.revoke('k9', at(1))).rejects.toBeInstanceOf(NotFoundError);
+        await expect(revokeKey('k9', at(1))).rejects.toBeInstanceOf(NotFoundError);
       });
 
       it('keeps at most maxActive unrevoked keys per account, exactly under racing creates; a revoke frees a place', async () => {
-        const made = await Promise.all(Array.from({ length: 6 }, (_, i) => stores.apiKeys.create(record(`r${i}`, 'acc_a'), 4)));
+        const made = await Promise.all(Array.from({ length: 6 }, (_, i) => createKey(record(`r${i}`, 'acc_a'), 4)));
         expect(made.filter(Boolean)).toHaveLength(4);
-        expect(await stores.apiKeys.create(record('other', 'acc_b'), 4)).toBe(true);
+        expect(await createKey(record('other', 'acc_b'), 4)).toBe(true);
         const kept = (await stores.apiKeys.listForAccount('acc_a')).map((key) => key.keyId);
         expect(kept).toHaveLength(4);
-        await stores.apiKeys.revoke(kept[0]!, at(1));
-        await stores.apiKeys.revoke(kept[0]!, at(2));
-        expect(await stores.apiKeys.create(record('r9', 'acc_a'), 4)).toBe(true);
-        expect(await stores.apiKeys.create(record('r10', 'acc_a'), 4)).toBe(false);
+        await revokeKey(kept[0]!, at(1));
+        await revokeKey(kept[0]!, at(2));
+        expect(await createKey(record('r9', 'acc_a'), 4)).toBe(true);
+        expect(await createKey(record('r10', 'acc_a'), 4)).toBe(false);
       });
 
       it("updates name, scopes and limit (null removes it) of the account's own key only", async () => {
-        await stores.apiKeys.create({ ...record('k1', 'acc_a'), name: 'ci', monthlySpendLimit: 10 }, MAX);
-        expect(await stores.apiKeys.update('acc_b', 'k1', { name: 'stolen' })).toBeUndefined();
-        expect(await stores.apiKeys.update('acc_a', 'k9', { name: 'none' })).toBeUndefined();
-        expect(await stores.apiKeys.update('acc_a', 'k1', { name: 'build', scopes: ['read'] })).toMatchObject({ name: 'build', scopes: ['read'], monthlySpendLimit: 10 });
-        const cleared = await stores.apiKeys.update('acc_a', 'k1', { monthlySpendLimit: null });
+        await createKey({ ...record('k1', 'acc_a'), name: 'ci', monthlySpendLimit: 10 }, MAX);
+        expect(await updateKey('acc_b', 'k1', { name: 'stolen' })).toBeUndefined();
+        expect(await updateKey('acc_a', 'k9', { name: 'none' })).toBeUndefined();
+        expect(await updateKey('acc_a', 'k1', { name: 'build', scopes: ['read'] })).toMatchObject({ name: 'build', scopes: ['read'], monthlySpendLimit: 10 });
+        const cleared = await updateKey('acc_a', 'k1', { monthlySpendLimit: null });
         expect(cleared?.monthlySpendLimit).toBeUndefined();
-        expect(await stores.apiKeys.get('k1')).toEqual({ ...record('k1', 'acc_a'), name: 'build', scopes: ['read'] });
-        expect(await stores.apiKeys.update('acc_a', 'k1', {})).toEqual(await stores.apiKeys.get('k1'));
+        expect(await stores.apiKeys.get('k1')).toEqual({ ...record('k1', 'acc_a'), name: 'build', scopes: ['read'], version: 2 });
+        expect(cleared).toEqual(await stores.apiKeys.get('k1'));
+        expect(await updateKey('acc_a', 'k1', {})).toEqual(await stores.apiKeys.get('k1'));
+        expect(await updateKey('acc_a', 'k1', { name: 'build' })).toEqual(await stores.apiKeys.get('k1'));
       });
 
       it('notes the last use, never moving it back', async () => {
-        await stores.apiKeys.create(record('k1', 'acc_a'), MAX);
+        await createKey(record('k1', 'acc_a'), MAX);
         await stores.apiKeys.recordUse('k1', at(5));
         await stores.apiKeys.recordUse('k1', at(3));
         expect((await stores.apiKeys.get('k1'))?.lastUsedAt).toBe(at(5));
         await stores.apiKeys.recordUse('k9', at(5));
         expect(await stores.apiKeys.get('k9')).toBeUndefined();
+      });
+      // Issue 36: one entry per change, in the change's own write; none for a refused change or a no-op.
+      it('writes one entry with each create, change and first revoke, and none when nothing changes or the change is refused', async () => {
+        const accountId = newAccountId();
+        await createKey({ ...record('k1', accountId), name: 'ci', createdBy: 'holder-1' }, 1);
+        expect(await createKey(record('k2', accountId), 1)).toBe(false);
+        await expect(createKey(record('k1', accountId), MAX)).rejects.toThrow();
+        expect(await stores.apiKeys.get('k1')).toMatchObject({ createdBy: 'holder-1' });
+        await updateKey(accountId, 'k1', { name: 'ci' });
+        await updateKey(accountId, 'k1', { name: 'build', monthlySpendLimit: 5 });
+        expect(await updateKey('acc_other', 'k1', { name: 'stolen' })).toBeUndefined();
+        await revokeKey('k1', at(1), accountId);
+        await revokeKey('k1', at(2), accountId);
+        await expect(revokeKey('k1', at(3), 'acc_other')).rejects.toBeInstanceOf(NotFoundError);
+        expect(await actionsOf(accountId)).toEqual(['key.created k1', 'key.updated k1', 'key.revoked k1']);
+        const [revoked, updated] = (await stores.auditLog.page(accountId, undefined, 10)).entries;
+        expect(updated!.details).toEqual({ name: { from: 'ci', to: 'build' }, monthly_spend_limit: { from: null, to: 5 }, mode: 'live' });
+        expect(revoked).toMatchObject({ actor: STAMP.actor, origin: STAMP.origin, at: at(1), details: { name: 'build', mode: 'live' } });
+        expect(await actionsOf('acc_other')).toEqual([]);
+      });
+
+      it('writes nothing of a change whose entry cannot be written (its id taken): the change and its entry commit together', async () => {
+        const accountId = newAccountId();
+        const taken = auditEntry(STAMP, accountId, 'key.created', { type: 'key', id: 'k0' }, {}, new Date(T0));
+        await stores.auditLog.record(taken);
+        expect(await stores.apiKeys.create(record('k1', accountId), MAX, { ...taken, target: { type: 'key', id: 'k1' } }).catch(() => 'refused')).toBe('refused');
+        expect(await stores.apiKeys.get('k1')).toBeUndefined();
+        await createKey(record('k2', accountId), MAX);
+        expect(await stores.apiKeys.update(accountId, 'k2', { name: 'x' }, () => taken).catch(() => 'refused')).toBe('refused');
+        expect((await stores.apiKeys.get('k2'))?.name).toBeUndefined();
+        expect(await stores.apiKeys.revoke('k2', at(1), () => taken).catch(() => 'refused')).toBe('refused');
+        expect((await stores.apiKeys.get('k2'))?.revokedAt).toBeUndefined();
+        expect(await actionsOf(accountId)).toEqual(['key.created k0', 'key.created k2']);
+      });
+
+      it('applies racing changes of one key one after another, each entry from what the one before left', async () => {
+        const accountId = newAccountId();
+        await createKey({ ...record('k1', accountId), name: 'n0' }, MAX);
+        await Promise.all(Array.from({ length: 6 }, (_, i) => updateKey(accountId, 'k1', { name: `n${i + 1}` })));
+        const updates = (await stores.auditLog.page(accountId, undefined, 10)).entries.filter((entry) => entry.action === 'key.updated').reverse();
+        expect(updates).toHaveLength(6);
+        // A chain: each change starts from the name the previous one wrote.
+        const names = updates.map((entry) => entry.details.name as { from: string; to: string });
+        names.slice(1).forEach((change, i) => expect(change.from).toBe(names[i]!.to));
+        expect(names[0]!.from).toBe('n0');
+        expect((await stores.apiKeys.get('k1'))?.name).toBe(names.at(-1)!.to);
       });
     });
 

@@ -2,6 +2,7 @@ import { generateApiKey, hashApiKey, keyIdFromHash, type ApiKeyRecord } from '#d
 import { authenticate } from '#domain/accounts/authenticate';
 import { KeyExpiredError, UnauthorizedError } from '#domain/shared/errors';
 import { MemoryApiKeyStore } from '#test-support/memory-stores';
+import { auditEntry, OPERATOR_STAMP } from '#domain/shared/audit';
 
 async function storeWithKey(overrides: Partial<ApiKeyRecord> = {}, mode: 'live' | 'test' = 'live') {
   const store = new MemoryApiKeyStore();
@@ -14,7 +15,7 @@ async function storeWithKey(overrides: Partial<ApiKeyRecord> = {}, mode: 'live' 
     mode,
     createdAt: '2026-01-01T00:00:00.000Z',
     ...overrides,
-  }, 50);
+  }, 50, auditEntry(OPERATOR_STAMP, 'acc_1', 'key.created', { type: 'key', id: keyIdFromHash(keyHash) }, {}, new Date()));
   return { store, apiKey };
 }
 

@@ -22,6 +22,7 @@ const KEY = {
   spent_this_month: 25,
   last_used_at: null,
   created_at: '2026-11-21T17:00:00.000Z',
+  created_by: 'holder-1',
   revoked_at: null,
 } as const;
 const ok = (data: unknown) => Response.json({ data, error: null });

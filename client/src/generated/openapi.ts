@@ -1599,6 +1599,8 @@ export interface components {
              * @example 2026-11-21T17:00:00.000Z
              */
             created_at: string;
+            /** @description Who made the key: the holder id of the account member, or `operator`; null for keys made before this was kept. */
+            created_by: string | null;
             /**
              * Format: date-time
              * @description When the key was revoked; null while it works.
@@ -1647,6 +1649,8 @@ export interface components {
              * @example 2026-11-21T17:00:00.000Z
              */
             created_at: string;
+            /** @description Who made the key: the holder id of the account member, or `operator`; null for keys made before this was kept. */
+            created_by: string | null;
             /**
              * Format: date-time
              * @description When the key was revoked; null while it works.

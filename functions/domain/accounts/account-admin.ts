@@ -2,7 +2,8 @@ import { type Account, type SubscriptionStatus } from './account';
 import type { ApiKeyRecord } from './api-key';
 import { NotFoundError, ValidationError } from '../shared/errors';
 import { newAccountId, newLedgerEntryId } from '../shared/ids';
-import { newKeyRecord, storeNewKey, type NewKey } from './key-management';
+import { creatorOf, keyRevokeAudit, newKeyRecord, storeNewKey, type NewKey } from './key-management';
+import { OPERATOR_STAMP, type AuditStamp } from '../shared/audit';
 import { ledgerSum, type LedgerEntry } from './ledger';
 import { accountOfPartition, isTestPartition, partitionOf, type KeyMode } from '../shared/partition';
 import type { AccountDirectory, AccountStore, ApiKeyStore, LedgerStore } from './ports';
@@ -38,6 +39,7 @@ export async function createApiKey(
   accountId: string,
   options: Partial<NewKey> = {},
   now = new Date().toISOString(),
+  stamp: AuditStamp = OPERATOR_STAMP,
 ): Promise<IssuedKey> {
   if (options.rateLimit !== undefined) {
     requireWholeNumber(options.rateLimit, 'rate-limit', 1, MAX_RATE_LIMIT);
@@ -46,8 +48,8 @@ export async function createApiKey(
     requireWholeNumber(options.monthlySpendLimit, 'monthly-spend-limit', 1, MAX_GRANT);
   }
   if (!(await stores.accounts.get(accountId))) throw new NotFoundError(`No account ${accountId}.`);
-  const { record, apiKey } = newKeyRecord(accountId, { ...options, name: options.name ?? OPERATOR_KEY_NAME }, new Date(now));
-  await storeNewKey(stores.apiKeys, record);
+  const { record, apiKey } = newKeyRecord(accountId, { ...options, name: options.name ?? OPERATOR_KEY_NAME }, new Date(now), creatorOf(stamp));
+  await storeNewKey(stores.apiKeys, record, stamp);
   return { keyId: record.keyId, apiKey, mode: record.mode };
 }
 
@@ -61,6 +63,7 @@ export async function createAccount(
   stores: AdminStores,
   options: NewAccountOptions = {},
   now = new Date().toISOString(),
+  stamp: AuditStamp = OPERATOR_STAMP,
 ): Promise<{ account: Account; key: IssuedKey }> {
   const credits = options.credits ?? 0;
   requireWholeNumber(credits, 'credits', 0, MAX_GRANT);
@@ -85,7 +88,7 @@ export async function createAccount(
         }
       : undefined;
   await stores.accounts.create(account, openingGrant);
-  const key = await createApiKey(stores, account.accountId, {}, now);
+  const key = await createApiKey(stores, account.accountId, {}, now, stamp);
   return { account, key };
 }
 
@@ -172,8 +175,9 @@ export async function revokeApiKey(
   stores: AdminStores,
   keyId: string,
   now = new Date().toISOString(),
+  stamp: AuditStamp = OPERATOR_STAMP,
 ): Promise<ApiKeyRecord> {
-  return stores.apiKeys.revoke(keyId, now);
+  return stores.apiKeys.revoke(keyId, now, keyRevokeAudit(stamp, new Date(now)));
 }
 
 async function requireAccount(stores: AdminStores, accountId: string): Promise<Account> {

@@ -162,6 +162,8 @@ export const stripeActor = (eventId: string): AuditActor => ({ type: 'stripe', i
 
 /** The operator's stamp: `vidgen-admin/<version>` as its user agent. */
 export const operatorStamp = (version: string): AuditStamp => ({ actor: OPERATOR, origin: { ip: null, userAgent: `vidgen-admin/${version}` } });
+/** The operator acting through code rather than the CLI (seed scripts, the local demo account, tests). */
+export const OPERATOR_STAMP: AuditStamp = { actor: OPERATOR, origin: { ip: null, userAgent: 'vidgen-admin' } };
 
 /** One page of an account's entries, newest first. */
 export interface AuditPage {
