@@ -425,13 +425,15 @@ const webhookId = (accountId: string, id: string) => `${accountId}#${id}`;
 export class MemoryWebhookStore implements WebhookStore {
   constructor(readonly table = new MemoryTable()) {}
 
-  async create(endpoint: WebhookEndpoint, max: number): Promise<boolean> {
+  async create(endpoint: WebhookEndpoint, max: number, entry: AuditEntry): Promise<boolean> {
     await turn();
     // The adapter's count lives on the account item: without one, nothing is stored.
     if (!this.table.accounts.has(endpoint.accountId) || this.endpointsOf(endpoint.accountId).length >= max) return false;
     const id = webhookId(endpoint.accountId, endpoint.webhookId);
     if (this.table.webhooks.has(id)) throw new MemoryConditionError(`webhook ${endpoint.webhookId} exists`);
+    this.table.checkAudit(entry);
     this.table.webhooks.set(id, { endpoint: copy(endpoint), deliveryCount: 0 });
+    this.table.addAudit(entry);
     return true;
   }
 
@@ -454,9 +456,13 @@ export class MemoryWebhookStore implements WebhookStore {
       .sort((a, b) => (a.webhookId < b.webhookId ? -1 : a.webhookId > b.webhookId ? 1 : 0));
   }
 
-  async delete(accountId: string, id: string): Promise<boolean> {
+  async delete(accountId: string, id: string, entry: AuditEntry): Promise<boolean> {
     await turn();
-    return this.table.webhooks.delete(webhookId(accountId, id));
+    if (!this.table.webhooks.has(webhookId(accountId, id))) return false;
+    this.table.checkAudit(entry);
+    this.table.webhooks.delete(webhookId(accountId, id));
+    this.table.addAudit(entry);
+    return true;
   }
 
   async claimTest(seen: WebhookEndpoint, test: { eventId: string; at: string }): Promise<boolean> {

@@ -913,43 +913,49 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         ...overrides,
       });
 
+      const STAMP: AuditStamp = { actor: { type: 'key', id: 'key_1', email: null }, origin: { ip: '127.0.0.1', userAgent: 'jest' } };
+      const entryOf = (accountId: string, id: string, action: 'webhook.created' | 'webhook.deleted') =>
+        auditEntry(STAMP, accountId, action, { type: 'webhook', id }, {}, new Date(T0));
+      const createWebhook = (endpoint: WebhookEndpoint, max: number) => stores.webhooks.create(endpoint, max, entryOf(endpoint.accountId, endpoint.webhookId, 'webhook.created'));
+      const deleteWebhook = (accountId: string, id: string) => stores.webhooks.delete(accountId, id, entryOf(accountId, id, 'webhook.deleted'));
+
       it('stores an endpoint and reads it back within its account, lists oldest first, refuses a duplicate id', async () => {
         const [a, b] = [await newAccount(0), await newAccount(0)];
         const second = endpointOf(a, 'whk_02', { description: 'orders', createdAt: at(2) });
         const first = endpointOf(a, 'whk_01', { events: ['video.failed'] });
-        expect(await stores.webhooks.create(second, 10)).toBe(true);
-        expect(await stores.webhooks.create(first, 10)).toBe(true);
+        expect(await createWebhook(second, 10)).toBe(true);
+        expect(await createWebhook(first, 10)).toBe(true);
         expect(await stores.webhooks.get(a, 'whk_02')).toEqual(second);
         expect(await stores.webhooks.list(a)).toEqual([first, second]);
         expect(await stores.webhooks.get(b, 'whk_01')).toBeUndefined();
         expect(await stores.webhooks.list(b)).toEqual([]);
-        await expect(stores.webhooks.create(endpointOf(a, 'whk_01'), 10)).rejects.toThrow();
+        await expect(createWebhook(endpointOf(a, 'whk_01'), 10)).rejects.toThrow();
         expect(await stores.webhooks.list(a)).toHaveLength(2);
         // The count lives with the account: no account, no endpoint.
-        expect(await stores.webhooks.create(endpointOf('acc_nobody', 'whk_03'), 10)).toBe(false);
+        expect(await createWebhook(endpointOf('acc_nobody', 'whk_03'), 10)).toBe(false);
         expect(await stores.webhooks.get('acc_nobody', 'whk_03')).toBeUndefined();
       });
 
       it('holds an account to its limit under concurrent creates; a delete makes room once', async () => {
         const accountId = await newAccount(0);
         const created = await Promise.all(
-          Array.from({ length: 6 }, (_, i) => stores.webhooks.create(endpointOf(accountId, `whk_0${i}`), 3)),
+          Array.from({ length: 6 }, (_, i) => createWebhook(endpointOf(accountId, `whk_0${i}`), 3)),
         );
         expect(created.filter(Boolean)).toHaveLength(3);
         const listed = await stores.webhooks.list(accountId);
         expect(listed).toHaveLength(3);
-        expect(await stores.webhooks.create(endpointOf(accountId, 'whk_10'), 3)).toBe(false);
-        const results = await Promise.all([1, 2, 3].map(() => stores.webhooks.delete(accountId, listed[0]!.webhookId)));
+        expect(await createWebhook(endpointOf(accountId, 'whk_10'), 3)).toBe(false);
+        const results = await Promise.all([1, 2, 3].map(() => deleteWebhook(accountId, listed[0]!.webhookId)));
         expect(results.filter(Boolean)).toHaveLength(1);
         expect(await stores.webhooks.get(accountId, listed[0]!.webhookId)).toBeUndefined();
-        expect(await stores.webhooks.delete(accountId, 'whk_unknown')).toBe(false);
-        expect(await stores.webhooks.create(endpointOf(accountId, 'whk_11'), 3)).toBe(true);
-        expect(await stores.webhooks.create(endpointOf(accountId, 'whk_12'), 3)).toBe(false);
+        expect(await deleteWebhook(accountId, 'whk_unknown')).toBe(false);
+        expect(await createWebhook(endpointOf(accountId, 'whk_11'), 3)).toBe(true);
+        expect(await createWebhook(endpointOf(accountId, 'whk_12'), 3)).toBe(false);
       });
 
       it('records a test event for one of racing claims, and only over the last one seen', async () => {
         const accountId = await newAccount(0);
-        await stores.webhooks.create(endpointOf(accountId, 'whk_01'), 10);
+        await createWebhook(endpointOf(accountId, 'whk_01'), 10);
         const seen = (await stores.webhooks.get(accountId, 'whk_01'))!;
         const tests = ['evt_1', 'evt_2', 'evt_3', 'evt_4'].map((eventId, i) => ({ eventId, at: at(i) }));
         const claims = await Promise.all(tests.map((test) => stores.webhooks.claimTest(seen, test)));
@@ -959,8 +965,21 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(await stores.webhooks.claimTest(seen, { eventId: 'evt_5', at: at(5) })).toBe(false);
         expect(await stores.webhooks.claimTest(latest, { eventId: 'evt_6', at: at(6) })).toBe(true);
         expect((await stores.webhooks.get(accountId, 'whk_01'))?.lastTest).toEqual({ eventId: 'evt_6', at: at(6) });
-        await stores.webhooks.delete(accountId, 'whk_01');
+        await deleteWebhook(accountId, 'whk_01');
         expect(await stores.webhooks.claimTest({ ...latest, lastTest: { eventId: 'evt_6', at: at(6) } }, { eventId: 'evt_7', at: at(7) })).toBe(false);
+      });
+      // Issue 36: one entry per create and delete, in their own transaction; none for a refused one.
+      it('writes one entry per endpoint made or deleted, none for one refused by the limit or already gone', async () => {
+        const accountId = await newAccount(0);
+        await createWebhook(endpointOf(accountId, 'whk_01'), 1);
+        expect(await createWebhook(endpointOf(accountId, 'whk_02'), 1)).toBe(false);
+        expect(await Promise.all([1, 2].map(() => deleteWebhook(accountId, 'whk_01')))).toEqual(expect.arrayContaining([true, false]));
+        const entries = (await stores.auditLog.page(accountId, undefined, 10)).entries;
+        expect(entries.map((entry) => `${entry.action} ${entry.target.id}`)).toEqual(['webhook.deleted whk_01', 'webhook.created whk_01']);
+        // The entry's id taken: the endpoint is not made either.
+        const taken = entries[0]!;
+        await expect(stores.webhooks.create(endpointOf(accountId, 'whk_03'), 10, taken)).rejects.toThrow();
+        expect(await stores.webhooks.get(accountId, 'whk_03')).toBeUndefined();
       });
     });
 
@@ -978,7 +997,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           createdAt: at(0),
           lastTest: null,
         };
-        if (!(await stores.webhooks.create(endpoint, 10))) throw new Error('endpoint not created');
+        if (!(await stores.webhooks.create(endpoint, 10, anEntry(accountId, webhookId)))) throw new Error('endpoint not created');
         return { accountId, webhookId };
       }
       const deliveryOf = (endpoint: { accountId: string; webhookId: string }, eventId: string, overrides: Partial<Delivery> = {}): Delivery => ({
@@ -1018,7 +1037,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect((await stores.deliveries.get(messageOf(delivery)))?.payload).toBe(delivery.payload);
         expect(await stores.deliveries.create(deliveryOf(other, 'evt_1'))).toBe(true);
         expect(await stores.deliveries.get({ ...messageOf(delivery), accountId: 'acc_nobody' })).toBeUndefined();
-        await stores.webhooks.delete(other.accountId, other.webhookId);
+        await stores.webhooks.delete(other.accountId, other.webhookId, anEntry(other.accountId, other.webhookId));
         expect(await stores.deliveries.create(deliveryOf(other, 'evt_2'))).toBe(false);
         expect(await stores.deliveries.get(messageOf(deliveryOf(other, 'evt_2')))).toBeUndefined();
       });
@@ -1174,6 +1193,11 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       });
     });
   });
+}
+
+/** An audit entry for a change a test makes only to set up another (its content is not what is tested). */
+function anEntry(accountId: string, targetId: string): AuditEntry {
+  return auditEntry({ actor: { type: 'operator', id: 'operator', email: null }, origin: { ip: null, userAgent: null } }, accountId, 'webhook.created', { type: 'webhook', id: targetId }, {}, new Date(T0));
 }
 
 function grantOf(accountId: string, amount: number): LedgerEntry {
