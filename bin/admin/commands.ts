@@ -215,7 +215,7 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
     case 'credits grant': {
       const amount = wholeNumber(need(values, 'amount'), 'amount')!;
       const mode = values.test ? 'test' : 'live';
-      const account = await grantCredits(stores, need(values, 'account'), amount, need(values, 'reason'), { mode });
+      const account = await grantCredits(stores, need(values, 'account'), amount, need(values, 'reason'), { mode, stamp: OPERATOR });
       // A test grant prints the test balance, under the account's own id.
       return { ...accountView(account), account_id: need(values, 'account'), mode, granted: amount };
     }

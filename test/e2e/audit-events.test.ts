@@ -109,4 +109,17 @@ describe('GET /audit-events', () => {
     expect([bad.status, bad.body.error?.code, bad.body.error?.message]).toEqual([400, 'validation_error', expect.stringContaining('after')]);
     expect((await send(holder.accessToken, 'GET', '/audit-events?limit=101')).status).toBe(400);
   });
+
+  it('shows test credits a holder added, in the same log, marked test mode', async () => {
+    const holder = await signedInHolder(stack);
+    const added = await send(holder.accessToken, 'POST', '/billing/test-credits', undefined, { 'Vidgen-Mode': 'test' });
+    expect(added.status).toBe(200);
+    // The log is the account's, whichever mode the session reads it in.
+    for (const mode of ['live', 'test']) {
+      const events = (await send(holder.accessToken, 'GET', '/audit-events', undefined, { 'Vidgen-Mode': mode })).body.data!.events as Json[];
+      expect(events).toEqual([
+        expect.objectContaining({ action: 'credits.test_added', actor: { type: 'holder', id: holder.holderId, email: holder.email }, details: expect.objectContaining({ amount: 1000, reason: 'test credits', mode: 'test' }) }),
+      ]);
+    }
+  });
 });

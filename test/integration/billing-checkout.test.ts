@@ -1,4 +1,5 @@
 import { buildAppContext, type AppContext } from '#app-context';
+import { OPERATOR_STAMP, type AuditStamp } from '#domain/shared/audit';
 import { buildBilling } from '#app-context/billing';
 import { parseCheckout } from '#contract/billing';
 import { createAccount } from '#domain/accounts/account-admin';
@@ -148,7 +149,12 @@ describe('test credits', () => {
   it('add 1000 to the test balance as a grant, ledger = balance', async () => {
     const id = await accountId();
     const scope = partitionOf(id, 'test');
-    expect((await addTestCredits(deps, scope)).credits).toBe(2000);
+    const stamp: AuditStamp = { actor: { type: 'holder', id: 'holder-1', email: 'a@example.com' }, origin: { ip: '127.0.0.1', userAgent: 'jest' } };
+    expect((await addTestCredits(deps, scope, stamp)).credits).toBe(2000);
+    // Issue 36: audited on the account's one log, marked test mode.
+    expect((await ctx.auditLog.page(id, undefined, 10)).entries.filter((entry) => entry.action === 'credits.test_added')).toEqual([
+      expect.objectContaining({ actor: stamp.actor, target: { type: 'account', id }, details: expect.objectContaining({ amount: 1000, mode: 'test' }) }),
+    ]);
     const entries = await ctx.ledger.listForAccount(scope);
     expect(ledgerSum(entries)).toBe(2000);
     expect(entries.filter((entry) => entry.reason === 'test credits')).toEqual([expect.objectContaining({ kind: 'grant', amount: 1000 })]);
@@ -156,6 +162,6 @@ describe('test credits', () => {
   });
 
   it('are refused in live mode with a 400', async () => {
-    expect((await validationError(addTestCredits(deps, await accountId()))).field).toBe('Vidgen-Mode');
+    expect((await validationError(addTestCredits(deps, await accountId(), OPERATOR_STAMP))).field).toBe('Vidgen-Mode');
   });
 });

@@ -115,12 +115,14 @@ export class MemoryAccountStore implements AccountStore {
     return account && copy(account);
   }
 
-  async create(account: Account, openingGrant?: LedgerEntry): Promise<void> {
+  async create(account: Account, openingGrant?: LedgerEntry, entry?: AuditEntry): Promise<void> {
     await turn();
     if (this.table.accounts.has(account.accountId)) throw new AccountExistsError(account.accountId);
     if (openingGrant) this.table.checkNewEntry(openingGrant);
+    this.table.checkAudit(entry);
     this.table.accounts.set(account.accountId, copy(account));
     if (openingGrant) this.table.addEntry(openingGrant);
+    this.table.addAudit(entry);
   }
 
   async updateAccess(
@@ -148,14 +150,16 @@ export class MemoryAccountStore implements AccountStore {
     return true;
   }
 
-  async grant(entry: LedgerEntry): Promise<void> {
+  async grant(entry: LedgerEntry, audit: AuditEntry): Promise<void> {
     await turn();
     const account = this.table.accounts.get(entry.accountId);
     if (!account) throw new NotFoundError(`No account ${entry.accountId}.`);
     this.table.checkNewEntry(entry);
+    this.table.checkAudit(audit);
     account.credits += entry.amount;
     account.updatedAt = entry.createdAt;
     this.table.addEntry(entry);
+    this.table.addAudit(audit);
   }
 }
 

@@ -2,7 +2,7 @@ import type { Account } from '#domain/accounts/account';
 import type { ApiKeyRecord } from '#domain/accounts/api-key';
 import { NotFoundError } from '#domain/shared/errors';
 import { newAccountId, newLedgerEntryId, newTaskId } from '#domain/shared/ids';
-import { ledgerSum, type LedgerEntry } from '#domain/accounts/ledger';
+import { grantAudit, ledgerSum, type LedgerEntry } from '#domain/accounts/ledger';
 import { refundEntry } from '#domain/tasks/charges';
 import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, LedgerStore } from '#domain/accounts/ports';
 import { keyChangeAudit, keyRevokeAudit } from '#domain/accounts/key-management';
@@ -18,7 +18,7 @@ import type { AttemptOutcome, Delivery, DeliveryMessage } from '#domain/webhooks
 import type { DeliveryStore } from '#domain/webhooks/ports';
 import type { WebhookEndpoint } from '#domain/webhooks/webhooks';
 import type { WebhookStore } from '#domain/webhooks/ports';
-import { auditEntry, type AuditEntry, type AuditStamp } from '#domain/shared/audit';
+import { auditEntry, OPERATOR_STAMP, type AuditEntry, type AuditStamp } from '#domain/shared/audit';
 import type { AuditLog } from '#domain/shared/ports';
 
 /**
@@ -73,6 +73,9 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       await stores.accounts.create(account, credits > 0 ? grantOf(account.accountId, credits) : undefined);
       return account.accountId;
     }
+
+    /** A grant as the admin CLI makes one: with its `credits.granted` entry. */
+    const grantAudited = (entry: LedgerEntry) => stores.accounts.grant(entry, grantAudit(OPERATOR_STAMP, 'credits.granted', entry));
 
     async function money(accountId: string) {
       const account = await stores.accounts.get(accountId);
@@ -225,7 +228,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       // transactions on one item (the adapter does not retry a grant).
       it('adds every grant to the balance with its ledger entry', async () => {
         const accountId = await newAccount(0);
-        for (let i = 0; i < 10; i += 1) await stores.accounts.grant(grantOf(accountId, i + 1));
+        for (let i = 0; i < 10; i += 1) await grantAudited(grantOf(accountId, i + 1));
         const after = await money(accountId);
         expect(after).toMatchObject({ balance: 55, ledger: 55 });
         expect(after.entries).toHaveLength(10);
@@ -235,7 +238,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       it('lists an account ledger in entry order, and no other account', async () => {
         const [a, b] = [await newAccount(1), await newAccount(2)];
         const later = grantOf(a, 3);
-        await stores.accounts.grant(later);
+        await grantAudited(later);
         const entries = (await money(a)).entries;
         expect(entries.map((entry) => entry.amount)).toEqual([1, 3]);
         expect(entries[1]).toEqual(later);
@@ -259,7 +262,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         const tasks = await Promise.all(Array.from({ length: 8 }, () => started(accountId)));
         await Promise.all([
           ...tasks.slice(0, 4).map((task) => move(stores.tasks, task, 'fail', ending(task, 2))),
-          ...Array.from({ length: 3 }, (_, i) => stores.accounts.grant(grantOf(accountId, i + 1))),
+          ...Array.from({ length: 3 }, (_, i) => grantAudited(grantOf(accountId, i + 1))),
         ]);
         // 1 opening grant + 8 charges + 4 refunds + 3 grants.
         const pages = await Promise.all([1, 2, 3, 4, 5].map((page) => stores.ledger.listPage(accountId, page, 4)));
@@ -282,7 +285,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       });
 
       it('answers NotFoundError for a grant or a change of an unknown account, writing nothing', async () => {
-        await expect(stores.accounts.grant(grantOf('acc_nobody', 5))).rejects.toBeInstanceOf(NotFoundError);
+        await expect(grantAudited(grantOf('acc_nobody', 5))).rejects.toBeInstanceOf(NotFoundError);
         expect(await stores.ledger.listForAccount('acc_nobody')).toEqual([]);
         await expect(stores.accounts.updateAccess('acc_nobody', { paidAccess: true }, at(1))).rejects.toBeInstanceOf(NotFoundError);
         await expect(stores.accounts.setTestSubscription('acc_nobody', true, at(1))).rejects.toBeInstanceOf(NotFoundError);
@@ -312,6 +315,27 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(ends.filter(Boolean)).toHaveLength(1);
         expect(await stores.accounts.setTestSubscription(scopeId, false, at(5))).toBe(false);
         expect(await stores.accounts.get(scopeId)).toMatchObject({ credits: 5, paidAccess: false, subscriptionStatus: 'canceled', updatedAt: at(4) });
+      });
+      // Issue 36: a grant and an operator's account creation carry their entry; a refused one writes none.
+      it('writes one entry with each grant and with an account made with one, none for a refused grant', async () => {
+        const accountId = await newAccount(0);
+        const grant = grantOf(accountId, 7);
+        await grantAudited(grant);
+        await expect(grantAudited(grant)).rejects.toThrow();
+        await expect(grantAudited(grantOf('acc_nobody', 5))).rejects.toBeInstanceOf(NotFoundError);
+        const entries = (await stores.auditLog.page(accountId, undefined, 10)).entries;
+        expect(entries.map((entry) => [entry.action, entry.details.amount, entry.details.ledger_entry_id])).toEqual([['credits.granted', 7, grant.entryId]]);
+        expect((await money(accountId)).balance).toBe(7);
+        const made = newAccountId();
+        const entry = auditEntry(OPERATOR_STAMP, made, 'account.created', { type: 'account', id: made }, { credits: 0 }, new Date(T0));
+        await stores.accounts.create({ accountId: made, credits: 0, paidAccess: false, subscriptionStatus: 'none', taskCounts: { video: 0, image: 0 }, createdAt: at(0), updatedAt: at(0) }, undefined, entry);
+        expect((await stores.auditLog.page(made, undefined, 10)).entries).toEqual([entry]);
+        // The entry's id taken: no account either.
+        const again = newAccountId();
+        await expect(
+          stores.accounts.create({ accountId: again, credits: 0, paidAccess: false, subscriptionStatus: 'none', taskCounts: { video: 0, image: 0 }, createdAt: at(0), updatedAt: at(0) }, undefined, { ...entry, accountId: made }),
+        ).rejects.toThrow();
+        expect(await stores.accounts.get(again)).toBeUndefined();
       });
     });
 

@@ -1,4 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AuditEntry } from '#domain/shared/audit';
+import { auditPart } from './audit/audit-put';
 import { AccountExistsError, type Account, type SubscriptionStatus } from '#domain/accounts/account';
 import { NotFoundError } from '#domain/shared/errors';
 import type { LedgerEntry } from '#domain/accounts/ledger';
@@ -89,7 +91,7 @@ export class DynamoAccountStore implements AccountStore {
   }
 
   /** Throws AccountExistsError when the account exists (a concurrent first use won: a consistent get sees it). */
-  async create(account: Account, openingGrant?: LedgerEntry): Promise<void> {
+  async create(account: Account, openingGrant?: LedgerEntry, entry?: AuditEntry): Promise<void> {
     const put = {
       TableName: this.db.tableName,
       Item: toAccountItem(account),
@@ -97,11 +99,12 @@ export class DynamoAccountStore implements AccountStore {
     };
     try {
       await retryOnConflict<unknown>('account create', () =>
-        openingGrant
+        openingGrant || entry
           ? transact(this.db, [
               // The opening grant is the ledger's first entry.
-              ['account', { Put: { ...put, Item: { ...put.Item, ledger_count: 1 } } }],
-              ['grant', { Put: ledgerEntryPut(this.db, openingGrant, 1) }],
+              ['account', { Put: openingGrant ? { ...put, Item: { ...put.Item, ledger_count: 1 } } : put }],
+              openingGrant && ['grant', { Put: ledgerEntryPut(this.db, openingGrant, 1) }],
+              entry && auditPart(this.db, entry),
             ])
           : this.db.doc.send(new PutCommand(put)),
       );
@@ -164,7 +167,7 @@ export class DynamoAccountStore implements AccountStore {
     }
   }
 
-  async grant(entry: LedgerEntry): Promise<void> {
+  async grant(entry: LedgerEntry, audit: AuditEntry): Promise<void> {
     await appendWithRetries(this.db, entry.accountId, async (seen) => {
       if (seen === undefined) throw new NotFoundError(`No account ${entry.accountId}.`);
       const slot = slotAfter(seen);
@@ -172,6 +175,7 @@ export class DynamoAccountStore implements AccountStore {
         await transact(this.db, [
           ['account', { Update: balanceCredit(this.db, entry.accountId, entry.amount, entry.createdAt, slot) }],
           ['entry', { Put: ledgerEntryPut(this.db, entry, slot.position) }],
+          auditPart(this.db, audit),
         ]);
         return undefined;
       } catch (error) {

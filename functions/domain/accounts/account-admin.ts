@@ -3,7 +3,8 @@ import type { ApiKeyRecord } from './api-key';
 import { NotFoundError, ValidationError } from '../shared/errors';
 import { newAccountId, newLedgerEntryId } from '../shared/ids';
 import { creatorOf, keyRevokeAudit, newKeyRecord, storeNewKey, type NewKey } from './key-management';
-import { OPERATOR_STAMP, type AuditStamp } from '../shared/audit';
+import { auditEntry, OPERATOR_STAMP, type AuditStamp } from '../shared/audit';
+import { grantAudit } from './ledger';
 import { ledgerSum, type LedgerEntry } from './ledger';
 import { accountOfPartition, isTestPartition, partitionOf, type KeyMode } from '../shared/partition';
 import type { AccountDirectory, AccountStore, ApiKeyStore, LedgerStore } from './ports';
@@ -87,7 +88,12 @@ export async function createAccount(
           createdAt: now,
         }
       : undefined;
-  await stores.accounts.create(account, openingGrant);
+  const created = auditEntry(stamp, account.accountId, 'account.created', { type: 'account', id: account.accountId }, {
+    credits,
+    paid_access: account.paidAccess,
+    subscription_status: account.subscriptionStatus,
+  }, new Date(now));
+  await stores.accounts.create(account, openingGrant, created);
   const key = await createApiKey(stores, account.accountId, {}, now, stamp);
   return { account, key };
 }
@@ -97,20 +103,14 @@ export async function grantCredits(
   accountId: string,
   amount: number,
   reason: string,
-  { mode = 'live', now = new Date().toISOString() }: { mode?: KeyMode; now?: string } = {},
+  { mode = 'live', now = new Date().toISOString(), stamp = OPERATOR_STAMP }: { mode?: KeyMode; now?: string; stamp?: AuditStamp } = {},
 ): Promise<Account> {
   requireWholeNumber(amount, 'amount', 1, MAX_GRANT);
   if (!reason.trim()) throw new ValidationError('reason must not be empty.', 'reason');
   // A test grant goes to the account's test balance (opened with its 1000 first if need be).
   const partitionId = partitionOf(accountId, mode);
-  await stores.accounts.grant({
-    entryId: newLedgerEntryId(),
-    accountId: partitionId,
-    kind: 'grant',
-    amount,
-    reason: reason.trim(),
-    createdAt: now,
-  });
+  const entry: LedgerEntry = { entryId: newLedgerEntryId(), accountId: partitionId, kind: 'grant', amount, reason: reason.trim(), createdAt: now };
+  await stores.accounts.grant(entry, grantAudit(stamp, 'credits.granted', entry));
   return requireAccount(stores, partitionId);
 }
 

@@ -12,16 +12,19 @@ import type { AuditEntry } from '../shared/audit';
  */
 export interface AccountStore {
   get(accountId: string): Promise<Account | undefined>;
-  /** Creates the account and, when given, its opening grant, atomically. */
-  create(account: Account, openingGrant?: LedgerEntry): Promise<void>;
+  /**
+   * Creates the account and, when given, its opening grant and its audit entry (an operator's
+   * `account.created`; none for a test balance opened on first use), atomically.
+   */
+  create(account: Account, openingGrant?: LedgerEntry, entry?: AuditEntry): Promise<void>;
   /** Throws NotFoundError when the account does not exist. */
   updateAccess(
     accountId: string,
     changes: { paidAccess?: boolean; subscriptionStatus?: SubscriptionStatus },
     now: string,
   ): Promise<Account>;
-  /** Adds a positive grant to the balance together with its ledger entry. */
-  grant(entry: LedgerEntry): Promise<void>;
+  /** Adds a positive grant to the balance together with its ledger entry and its audit entry, atomically. */
+  grant(entry: LedgerEntry, audit: AuditEntry): Promise<void>;
   /**
    * Starts (`active`: paid access, subscription `active`) or ends (no paid access, `canceled`)
    * the test subscription kept on a test partition's own item, in one write conditioned on a

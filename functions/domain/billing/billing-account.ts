@@ -1,4 +1,6 @@
 import type { Account } from '../accounts/account';
+import type { AuditStamp } from '../shared/audit';
+import { grantAudit, type LedgerEntry } from '../accounts/ledger';
 import { SUBSCRIPTION_PAYMENTS_SHOWN, type BillingCatalogue, type CreditPack, type SubscriptionPayment, type SubscriptionPlan } from './billing';
 import { UnauthorizedError, ValidationError } from '../shared/errors';
 import { newLedgerEntryId } from '../shared/ids';
@@ -78,19 +80,20 @@ export async function openPortal(deps: BillingDeps, partitionId: string): Promis
 export const TEST_CREDITS_GRANT = 1000;
 
 /** +1000 credits on the test balance (a `grant`); only in test mode. */
-export async function addTestCredits(deps: Pick<BillingDeps, 'accounts' | 'clock'>, partitionId: string): Promise<Account> {
+export async function addTestCredits(deps: Pick<BillingDeps, 'accounts' | 'clock'>, partitionId: string, stamp: AuditStamp): Promise<Account> {
   if (!isTestPartition(partitionId)) {
     throw new ValidationError('Test credits are for test mode: send Vidgen-Mode: test.', 'Vidgen-Mode');
   }
   await requireAccount(deps, partitionId);
-  await deps.accounts.grant({
+  const entry: LedgerEntry = {
     entryId: newLedgerEntryId(),
     accountId: partitionId,
     kind: 'grant',
     amount: TEST_CREDITS_GRANT,
     reason: 'test credits',
     createdAt: (deps.clock ?? (() => new Date()))().toISOString(),
-  });
+  };
+  await deps.accounts.grant(entry, grantAudit(stamp, 'credits.test_added', entry));
   return requireAccount(deps, partitionId);
 }
 
