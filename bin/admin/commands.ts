@@ -210,7 +210,7 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
         await setAccess(stores, need(values, 'account'), {
           paidAccess: boolean(values.paid, 'paid'),
           subscriptionStatus: subscription(values.subscription),
-        }),
+        }, undefined, OPERATOR),
       );
     case 'credits grant': {
       const amount = wholeNumber(need(values, 'amount'), 'amount')!;

@@ -1,4 +1,5 @@
 import { buildAppContext, type AppContext } from '#app-context';
+import { accessChangeAudit } from '#domain/accounts/account-admin';
 import { OPERATOR_STAMP, type AuditStamp } from '#domain/shared/audit';
 import { buildBilling } from '#app-context/billing';
 import { parseCheckout } from '#contract/billing';
@@ -73,7 +74,7 @@ describe('checkout', () => {
 
   it('refuses the plan to an account that already subscribes', async () => {
     const id = await accountId();
-    await ctx.accounts.updateAccess(id, { subscriptionStatus: 'active' }, new Date().toISOString());
+    await ctx.accounts.updateAccess(id, { subscriptionStatus: 'active' }, new Date().toISOString(), accessChangeAudit(OPERATOR_STAMP, new Date()));
     expect((await validationError(startCheckout(deps, id, { plan: true }))).field).toBe('plan');
   });
 

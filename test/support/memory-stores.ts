@@ -129,13 +129,19 @@ export class MemoryAccountStore implements AccountStore {
     accountId: string,
     changes: { paidAccess?: boolean; subscriptionStatus?: SubscriptionStatus },
     now: string,
+    audit: (before: Account, after: Account) => AuditEntry | undefined,
   ): Promise<Account> {
     await turn();
     const account = this.table.accounts.get(accountId);
     if (!account) throw new NotFoundError(`No account ${accountId}.`);
-    if (changes.paidAccess !== undefined) account.paidAccess = changes.paidAccess;
-    if (changes.subscriptionStatus !== undefined) account.subscriptionStatus = changes.subscriptionStatus;
-    account.updatedAt = now;
+    const after: Account = { ...copy(account), updatedAt: now };
+    if (changes.paidAccess !== undefined) after.paidAccess = changes.paidAccess;
+    if (changes.subscriptionStatus !== undefined) after.subscriptionStatus = changes.subscriptionStatus;
+    const entry = audit(copy(account), copy(after));
+    if (!entry) return copy(account);
+    this.table.checkAudit(entry);
+    Object.assign(account, after);
+    this.table.addAudit(entry);
     return copy(account);
   }
 

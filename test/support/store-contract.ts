@@ -3,6 +3,7 @@ import type { ApiKeyRecord } from '#domain/accounts/api-key';
 import { NotFoundError } from '#domain/shared/errors';
 import { newAccountId, newLedgerEntryId, newTaskId } from '#domain/shared/ids';
 import { grantAudit, ledgerSum, type LedgerEntry } from '#domain/accounts/ledger';
+import { accessChangeAudit } from '#domain/accounts/account-admin';
 import { refundEntry } from '#domain/tasks/charges';
 import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, LedgerStore } from '#domain/accounts/ports';
 import { keyChangeAudit, keyRevokeAudit } from '#domain/accounts/key-management';
@@ -74,6 +75,9 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       return account.accountId;
     }
 
+    /** An access change as the admin CLI makes one: with its `account.access_changed` entry. */
+    const updateAccessAudited = (accountId: string, changes: Parameters<AccountStore['updateAccess']>[1], now: string) =>
+      stores.accounts.updateAccess(accountId, changes, now, accessChangeAudit(OPERATOR_STAMP, new Date(now)));
     /** A grant as the admin CLI makes one: with its `credits.granted` entry. */
     const grantAudited = (entry: LedgerEntry) => stores.accounts.grant(entry, grantAudit(OPERATOR_STAMP, 'credits.granted', entry));
 
@@ -287,20 +291,24 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       it('answers NotFoundError for a grant or a change of an unknown account, writing nothing', async () => {
         await expect(grantAudited(grantOf('acc_nobody', 5))).rejects.toBeInstanceOf(NotFoundError);
         expect(await stores.ledger.listForAccount('acc_nobody')).toEqual([]);
-        await expect(stores.accounts.updateAccess('acc_nobody', { paidAccess: true }, at(1))).rejects.toBeInstanceOf(NotFoundError);
+        await expect(updateAccessAudited('acc_nobody', { paidAccess: true }, at(1))).rejects.toBeInstanceOf(NotFoundError);
         await expect(stores.accounts.setTestSubscription('acc_nobody', true, at(1))).rejects.toBeInstanceOf(NotFoundError);
         expect(await stores.accounts.get('acc_nobody')).toBeUndefined();
       });
 
       it('changes only the access fields it is given', async () => {
         const accountId = await newAccount(7);
-        const changed = await stores.accounts.updateAccess(accountId, { subscriptionStatus: 'past_due' }, at(9));
+        const changed = await updateAccessAudited(accountId, { subscriptionStatus: 'past_due' }, at(9));
         expect(changed).toMatchObject({ accountId, credits: 7, paidAccess: false, subscriptionStatus: 'past_due', updatedAt: at(9) });
         expect(await stores.accounts.get(accountId)).toEqual(changed);
-        expect(await stores.accounts.updateAccess(accountId, { paidAccess: true }, at(10))).toMatchObject({
+        expect(await updateAccessAudited(accountId, { paidAccess: true }, at(10))).toMatchObject({
           paidAccess: true,
           subscriptionStatus: 'past_due',
         });
+        // Issue 36: one entry per change, none for a change that changes nothing (and no write: updatedAt stays).
+        expect(await updateAccessAudited(accountId, { paidAccess: true }, at(11))).toMatchObject({ updatedAt: at(10) });
+        const entries = (await stores.auditLog.page(accountId, undefined, 10)).entries.filter((entry) => entry.action === 'account.access_changed');
+        expect(entries.map((entry) => entry.details)).toEqual([{ paid_access: { from: false, to: true } }, { subscription_status: { from: 'none', to: 'past_due' } }]);
       });
 
       it('starts and ends a test subscription with one write each: a repeat or a racing copy writes nothing', async () => {

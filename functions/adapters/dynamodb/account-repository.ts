@@ -8,7 +8,7 @@ import type { AccountStore } from '#domain/accounts/ports';
 import { isConditionFailure, type Db } from './dynamo-client';
 import { accountKey } from './keys';
 import { appendWithRetries, ledgerMoved, slotAfter, type LedgerSlot } from './ledger-positions';
-import { AGAIN, retryOnConflict } from './retry';
+import { AGAIN, isConflict, retryOnConflict, withRetries } from './retry';
 import { transact, TransactionRefused } from './transaction';
 import { ledgerEntryPut } from './ledger-repository';
 
@@ -118,33 +118,37 @@ export class DynamoAccountStore implements AccountStore {
     accountId: string,
     changes: { paidAccess?: boolean; subscriptionStatus?: SubscriptionStatus },
     now: string,
+    audit: (before: Account, after: Account) => AuditEntry | undefined,
   ): Promise<Account> {
-    const sets = ['updated_at = :now'];
-    const values: Record<string, unknown> = { ':now': now };
-    if (changes.paidAccess !== undefined) {
-      sets.push('paid_access = :paid');
-      values[':paid'] = changes.paidAccess;
-    }
-    if (changes.subscriptionStatus !== undefined) {
-      sets.push('subscription_status = :sub');
-      values[':sub'] = changes.subscriptionStatus;
-    }
-    try {
-      const { Attributes } = await this.db.doc.send(
-        new UpdateCommand({
-          TableName: this.db.tableName,
-          Key: accountKey(accountId),
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return fromAccountItem(Attributes ?? {});
-    } catch (error) {
-      if (isConditionFailure(error)) throw new NotFoundError(`No account ${accountId}.`);
-      throw error;
-    }
+    // Read, then write only if the access is still as read: the entry's `from` is what it replaced.
+    return withRetries('account access', async () => {
+      const before = await this.get(accountId);
+      if (!before) throw new NotFoundError(`No account ${accountId}.`);
+      const after: Account = { ...before, ...(changes.paidAccess !== undefined && { paidAccess: changes.paidAccess }), ...(changes.subscriptionStatus !== undefined && { subscriptionStatus: changes.subscriptionStatus }), updatedAt: now };
+      const entry = audit(before, after);
+      if (!entry) return before;
+      try {
+        await transact(this.db, [
+          [
+            'account',
+            {
+              Update: {
+                TableName: this.db.tableName,
+                Key: accountKey(accountId),
+                UpdateExpression: 'SET paid_access = :paid, subscription_status = :sub, updated_at = :now',
+                ConditionExpression: 'attribute_exists(pk) AND paid_access = :wasPaid AND subscription_status = :wasSub',
+                ExpressionAttributeValues: { ':paid': after.paidAccess, ':sub': after.subscriptionStatus, ':now': now, ':wasPaid': before.paidAccess, ':wasSub': before.subscriptionStatus },
+              },
+            },
+          ],
+          auditPart(this.db, entry),
+        ]);
+        return after;
+      } catch (error) {
+        if ((error instanceof TransactionRefused && error.failed('account')) || isConflict(error)) return AGAIN;
+        throw error;
+      }
+    });
   }
 
   async setTestSubscription(partitionId: string, active: boolean, now: string): Promise<boolean> {

@@ -119,11 +119,22 @@ export async function setAccess(
   accountId: string,
   changes: { paidAccess?: boolean; subscriptionStatus?: SubscriptionStatus },
   now = new Date().toISOString(),
+  stamp: AuditStamp = OPERATOR_STAMP,
 ): Promise<Account> {
   if (changes.paidAccess === undefined && changes.subscriptionStatus === undefined) {
     throw new ValidationError('Nothing to change: pass --paid and/or --subscription.');
   }
-  return stores.accounts.updateAccess(accountId, changes, now);
+  return stores.accounts.updateAccess(accountId, changes, now, accessChangeAudit(stamp, new Date(now)));
+}
+
+/** The `account.access_changed` entry of an access change: each changed field as `{ from, to }`; undefined when nothing changed. */
+export function accessChangeAudit(stamp: AuditStamp, now: Date) {
+  return (before: Account, after: Account) => {
+    const details: Record<string, { from: boolean | string; to: boolean | string }> = {};
+    if (before.paidAccess !== after.paidAccess) details.paid_access = { from: before.paidAccess, to: after.paidAccess };
+    if (before.subscriptionStatus !== after.subscriptionStatus) details.subscription_status = { from: before.subscriptionStatus, to: after.subscriptionStatus };
+    return Object.keys(details).length === 0 ? undefined : auditEntry(stamp, before.accountId, 'account.access_changed', { type: 'account', id: before.accountId }, details, now);
+  };
 }
 
 export interface AccountSummary {

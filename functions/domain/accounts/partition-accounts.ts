@@ -22,7 +22,7 @@ export function modeAwareAccounts(store: AccountStore, clock: () => Date = () =>
     get: (partitionId) => (isTestPartition(partitionId) ? testAccount(store, partitionId, clock) : store.get(partitionId)),
     create: (account, openingGrant, entry) => store.create(account, openingGrant, entry),
     // Access rules belong to the account: set on the live one whichever scope is named.
-    updateAccess: (partitionId, changes, now) => store.updateAccess(accountOfPartition(partitionId), changes, now),
+    updateAccess: (partitionId, changes, now, audit) => store.updateAccess(accountOfPartition(partitionId), changes, now, audit),
     grant: async (entry, audit) => {
       // Opens the test balance first (at the grant's own time: one clock read, so the balance is
       // never created after the grant updated it); without a live account it is not opened,

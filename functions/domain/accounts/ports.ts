@@ -17,11 +17,16 @@ export interface AccountStore {
    * `account.created`; none for a test balance opened on first use), atomically.
    */
   create(account: Account, openingGrant?: LedgerEntry, entry?: AuditEntry): Promise<void>;
-  /** Throws NotFoundError when the account does not exist. */
+  /**
+   * Changes the account's access from what it was read as, with the entry `audit` makes of the
+   * change in the same write; a change that changes nothing writes nothing (`audit` answers
+   * undefined then). Throws NotFoundError when the account does not exist.
+   */
   updateAccess(
     accountId: string,
     changes: { paidAccess?: boolean; subscriptionStatus?: SubscriptionStatus },
     now: string,
+    audit: (before: Account, after: Account) => AuditEntry | undefined,
   ): Promise<Account>;
   /** Adds a positive grant to the balance together with its ledger entry and its audit entry, atomically. */
   grant(entry: LedgerEntry, audit: AuditEntry): Promise<void>;
