@@ -15,6 +15,8 @@ import {
 } from '#domain/accounts/account-admin';
 import { CONFIG_DEFAULTS } from '#config';
 import { operatorStamp } from '#domain/shared/audit';
+import { listAuditEvents } from '#domain/accounts/audit-events';
+import { auditEventPageView, auditEventsQuery } from '#contract/audit';
 import { partitionOf } from '#domain/shared/partition';
 import { circuitsOf } from '#domain/providers/status';
 import { describeTask } from '#domain/tasks/describe-task';
@@ -38,6 +40,7 @@ export const USAGE = `Usage: npm run -s admin -- <command> [options]
                  [--monthly-spend-limit N] [--expires-at ISO_INSTANT]
   key list       --account ID        its keys, live and test (never the keys themselves)
   key revoke     --key KEY_ID
+  audit          --account ID [--limit N] [--after AUD_ID]   its audit log, newest first
   user create    --email E --password P [--account ID]
   user sign-in   --email E --password P
   task show      --account ID --task TASK_ID [--test]
@@ -72,6 +75,7 @@ const OPTIONS = {
   'monthly-spend-limit': { type: 'string' },
   'expires-at': { type: 'string' },
   limit: { type: 'string' },
+  after: { type: 'string' },
   test: { type: 'boolean' },
   aws: { type: 'boolean' },
   table: { type: 'string' },
@@ -116,7 +120,7 @@ export function parseCommand(argv: string[]): ParsedCommand {
 }
 
 /** Commands of one word (the others are "<group> <action>"). */
-const ONE_WORD_COMMANDS: readonly string[] = ['circuits'];
+const ONE_WORD_COMMANDS: readonly string[] = ['circuits', 'audit'];
 
 function need(values: Values, name: 'account' | 'amount' | 'reason' | 'key' | 'email' | 'password' | 'task'): string {
   const value = values[name];
@@ -198,6 +202,14 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
       if (limit < 1 || limit > MAX_LISTED_ACCOUNTS) throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LISTED_ACCOUNTS}; got "${values.limit}".`);
       const { accounts, total } = await listAccounts(stores.directory, limit);
       return { accounts: accounts.map(listingView), total };
+    }
+    case 'audit': {
+      // The same page and shape as GET /audit-events (its query rules too: 400s become usage mistakes).
+      const query = auditEventsQuery.safeParse({ after: values.after, limit: values.limit });
+      if (!query.success) throw new UsageError(`--${String(query.error.issues[0]?.path[0] ?? 'limit')}: ${query.error.issues[0]?.message ?? 'invalid'}.`);
+      const accountId = need(values, 'account');
+      const page = await listAuditEvents(stores.auditLog, accountId, query.data.after, query.data.limit);
+      return { account_id: accountId, ...auditEventPageView(page) };
     }
     case 'key list': {
       const accountId = need(values, 'account');
