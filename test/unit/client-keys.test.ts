@@ -52,3 +52,16 @@ describe('VidgenClient key methods', () => {
     expect(create.sent).toHaveLength(1);
   });
 });
+
+describe('VidgenClient audit log', () => {
+  it('lists audit events with after and limit as query parameters', async () => {
+    const page = { events: [], has_more: false, next_after: null };
+    const { api, sent } = setup(ok(page), ok(page));
+    expect(await api.listAuditEvents()).toEqual(page);
+    await api.listAuditEvents({ after: 'aud_01M8EM6DZQNVPPS7K0AB4EEFEQ', limit: 10 });
+    expect(sent).toEqual([
+      { url: 'https://api.example.test/api/v1/audit-events', method: 'GET', body: undefined },
+      { url: 'https://api.example.test/api/v1/audit-events?after=aud_01M8EM6DZQNVPPS7K0AB4EEFEQ&limit=10', method: 'GET', body: undefined },
+    ]);
+  });
+});

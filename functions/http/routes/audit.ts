@@ -40,7 +40,8 @@ export const AUDIT_DOCS: RouteDoc[] = [
           example: 'after: must be an audit event id (aud_ + 26 characters): the next_after of an earlier page',
         },
       },
-      curl: `curl -s "{BASE}/audit-events?limit=50" \\\n  -H "Authorization: Bearer $SESSION_TOKEN" -H 'Accept: text/csv'`,
+      // JSON here (the examples are run and read as JSON); add -H 'Accept: text/csv' for CSV.
+      curl: `curl -s "{BASE}/audit-events?limit=50" \\\n  -H "Authorization: Bearer $SESSION_TOKEN"`,
     },
   },
 ];
