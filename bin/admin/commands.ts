@@ -14,6 +14,9 @@ import {
   setAccess,
 } from '#domain/accounts/account-admin';
 import { CONFIG_DEFAULTS } from '#config';
+import { operatorStamp } from '#domain/shared/audit';
+import { listAuditEvents } from '#domain/accounts/audit-events';
+import { auditEventPageView, auditEventsQuery } from '#contract/audit';
 import { partitionOf } from '#domain/shared/partition';
 import { circuitsOf } from '#domain/providers/status';
 import { describeTask } from '#domain/tasks/describe-task';
@@ -37,6 +40,7 @@ export const USAGE = `Usage: npm run -s admin -- <command> [options]
                  [--monthly-spend-limit N] [--end-user-monthly-spend-limit N] [--expires-at ISO_INSTANT]
   key list       --account ID        its keys, live and test (never the keys themselves)
   key revoke     --key KEY_ID
+  audit          --account ID [--limit N] [--after AUD_ID]   its audit log, newest first
   user create    --email E --password P [--account ID]
   user sign-in   --email E --password P
   task show      --account ID --task TASK_ID [--test]
@@ -72,6 +76,7 @@ const OPTIONS = {
   'end-user-monthly-spend-limit': { type: 'string' },
   'expires-at': { type: 'string' },
   limit: { type: 'string' },
+  after: { type: 'string' },
   test: { type: 'boolean' },
   aws: { type: 'boolean' },
   table: { type: 'string' },
@@ -116,7 +121,7 @@ export function parseCommand(argv: string[]): ParsedCommand {
 }
 
 /** Commands of one word (the others are "<group> <action>"). */
-const ONE_WORD_COMMANDS: readonly string[] = ['circuits'];
+const ONE_WORD_COMMANDS: readonly string[] = ['circuits', 'audit'];
 
 function need(values: Values, name: 'account' | 'amount' | 'reason' | 'key' | 'email' | 'password' | 'task'): string {
   const value = values[name];
@@ -178,6 +183,9 @@ function loadSignupCredits(env: NodeJS.ProcessEnv = process.env): number {
   return raw && /^\d+$/.test(raw) ? Number(raw) : CONFIG_DEFAULTS.signupCredits;
 }
 
+/** The operator's changes are audited as `operator`, with the CLI's version as user agent. */
+const OPERATOR = operatorStamp(process.env.npm_package_version ?? 'dev');
+
 /** Runs one command and returns the object to print. */
 export async function runCommand(command: ParsedCommand, stores: AdminConnection): Promise<object> {
   const { values } = command;
@@ -187,7 +195,7 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
         credits: wholeNumber(values.credits, 'credits'),
         paidAccess: boolean(values.paid, 'paid'),
         subscriptionStatus: subscription(values.subscription),
-      });
+      }, undefined, OPERATOR);
       return { ...accountView(account), key_id: key.keyId, api_key: key.apiKey };
     }
     case 'account list': {
@@ -195,6 +203,14 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
       if (limit < 1 || limit > MAX_LISTED_ACCOUNTS) throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LISTED_ACCOUNTS}; got "${values.limit}".`);
       const { accounts, total } = await listAccounts(stores.directory, limit);
       return { accounts: accounts.map(listingView), total };
+    }
+    case 'audit': {
+      // The same page and shape as GET /audit-events (its query rules too: 400s become usage mistakes).
+      const query = auditEventsQuery.safeParse({ after: values.after, limit: values.limit });
+      if (!query.success) throw new UsageError(`--${String(query.error.issues[0]?.path[0] ?? 'limit')}: ${query.error.issues[0]?.message ?? 'invalid'}.`);
+      const accountId = need(values, 'account');
+      const page = await listAuditEvents(stores.auditLog, accountId, query.data.after, query.data.limit);
+      return { account_id: accountId, ...auditEventPageView(page) };
     }
     case 'key list': {
       const accountId = need(values, 'account');
@@ -207,12 +223,12 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
         await setAccess(stores, need(values, 'account'), {
           paidAccess: boolean(values.paid, 'paid'),
           subscriptionStatus: subscription(values.subscription),
-        }),
+        }, undefined, OPERATOR),
       );
     case 'credits grant': {
       const amount = wholeNumber(need(values, 'amount'), 'amount')!;
       const mode = values.test ? 'test' : 'live';
-      const account = await grantCredits(stores, need(values, 'account'), amount, need(values, 'reason'), { mode });
+      const account = await grantCredits(stores, need(values, 'account'), amount, need(values, 'reason'), { mode, stamp: OPERATOR });
       // A test grant prints the test balance, under the account's own id.
       return { ...accountView(account), account_id: need(values, 'account'), mode, granted: amount };
     }
@@ -230,7 +246,7 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
         ...(values.name !== undefined && { name: values.name }),
         ...(values['expires-at'] !== undefined && { expiresAt: values['expires-at'] }),
         mode: values.test ? 'test' : 'live',
-      });
+      }, undefined, OPERATOR);
       return {
         key_id: key.keyId,
         api_key: key.apiKey,
@@ -243,7 +259,7 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
       };
     }
     case 'key revoke': {
-      const key = await revokeApiKey(stores, need(values, 'key'));
+      const key = await revokeApiKey(stores, need(values, 'key'), undefined, OPERATOR);
       const ttl = authCacheTtlSeconds();
       return {
         key_id: key.keyId,

@@ -1,4 +1,6 @@
 import { DynamoAccountDirectory } from '#adapters/dynamodb/account-directory';
+import { DynamoAuditLog } from '#adapters/dynamodb/audit/audit-put';
+import type { AuditLog } from '#domain/shared/ports';
 import { DynamoAccountStore } from '#adapters/dynamodb/account-repository';
 import { DynamoApiKeyStore } from '#adapters/dynamodb/api-key-repository';
 import { DynamoCircuitStore } from '#adapters/dynamodb/circuit-repository';
@@ -35,6 +37,8 @@ export interface AdminConnection extends AdminStores {
   circuits: CircuitStore;
   /** Every account (`account list`). */
   directory: AccountDirectory;
+  /** Each account's audit log (`audit`). */
+  auditLog: AuditLog;
   /** The local stack aimed at, unless --aws. */
   local?: LocalTarget;
 }
@@ -65,5 +69,6 @@ export function connect(options: TargetOptions, env: NodeJS.ProcessEnv = process
     ledger: new DynamoLedgerStore(db),
     tasks: new DynamoTaskStore(db, SILENT_TELEMETRY),
     circuits: new DynamoCircuitStore(db),
+    auditLog: new DynamoAuditLog(db),
   };
 }

@@ -22,6 +22,7 @@ export const keyView = (key: ApiKeyRecord) => ({
   status: key.revokedAt ? 'revoked' : 'active',
   rate_limit: key.rateLimit ?? null,
   created_at: key.createdAt,
+  created_by: key.createdBy ?? null,
   revoked_at: key.revokedAt ?? null,
 });
 
@@ -93,5 +94,6 @@ export const keyDetailView = (key: ApiKeyRecord, now = new Date()) => ({
   expires_at: key.expiresAt ?? null,
   last_used_at: key.lastUsedAt ?? null,
   created_at: key.createdAt,
+  created_by: key.createdBy ?? null,
   revoked_at: key.revokedAt ?? null,
 });

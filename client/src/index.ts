@@ -21,6 +21,8 @@ import type {
   DirectUpload,
   ErrorCode,
   EventPage,
+  AuditEventPage,
+  AuditEventsParams,
   EventsParams,
   FollowEventsOptions,
   GenerateImageParams,
@@ -437,6 +439,14 @@ export class VidgenClient {
   /** DELETE /keys/{id}: revokes the key; revoking twice answers the same, so it is retried. */
   revokeKey(keyId: string, options: RequestOptions = {}): Promise<ApiKey> {
     return this.request({ method: 'DELETE', path: `/keys/${encodeId(keyId)}`, idempotent: true, signal: options.signal });
+  }
+
+  /**
+   * GET /audit-events: the account's audit log, newest first (a session of its owner or admin: an
+   * API key gets 403). Pass a page's `next_after` as `after` for the next, older page.
+   */
+  listAuditEvents(params: AuditEventsParams = {}, options: RequestOptions = {}): Promise<AuditEventPage> {
+    return this.request({ method: 'GET', path: '/audit-events', query: { ...params }, idempotent: true, signal: options.signal });
   }
 
   /** GET /billing: packs, the plan, the subscription status and paid access (a session only: an API key gets 403). */

@@ -151,6 +151,15 @@ export type TaskEvent = Schemas['TaskEvent'];
 /** GET /events: endings oldest first, and the cursor to read on from. */
 export type EventPage = Schemas['EventPage'];
 
+/** An entry of the account's audit log (GET /audit-events): who changed what, when, from where. */
+export type AuditEvent = Schemas['AuditEvent'];
+
+/** GET /audit-events: newest first, and the cursor to the older page (null at the end). */
+export type AuditEventPage = Schemas['AuditEventPage'];
+
+/** GET /audit-events's query: `after` (a `next_after`) and `limit` (1-100). */
+export type AuditEventsParams = NonNullable<operations['listAuditEvents']['parameters']['query']>;
+
 /** GET /events's query: `after` (a `next_after`) and `limit` (1-100). */
 export type EventsParams = NonNullable<operations['listEvents']['parameters']['query']>;
 

@@ -21,7 +21,7 @@ export interface BillingParts {
   account: Omit<BillingDeps, 'returnUrl'>;
 }
 
-export function buildBilling(config: BillingConfig, parts: Pick<Stores, 'accounts' | 'billing'>, readSecretValue: SecretReader): BillingParts {
+export function buildBilling(config: BillingConfig, parts: Pick<Stores, 'accounts' | 'billing' | 'auditLog'>, readSecretValue: SecretReader): BillingParts {
   // Read on use: each billing function is given only the secrets it reads (the webhook never calls Stripe).
   const reveal = (source: SecretSource | undefined, name: 'secretKey' | 'webhookSecret') => () =>
     !source ? Promise.reject(missingStripeSecret(name)) : 'value' in source ? Promise.resolve(source.value) : readSecretValue(source.secretArn);
@@ -33,7 +33,7 @@ export function buildBilling(config: BillingConfig, parts: Pick<Stores, 'account
   return {
     config,
     events: { gateway, billing: parts.billing, catalogue: config.catalogue, telemetry: powertoolsTelemetry },
-    account: { accounts: parts.accounts, billing: parts.billing, gateway, catalogue: config.catalogue },
+    account: { accounts: parts.accounts, billing: parts.billing, gateway, catalogue: config.catalogue, auditLog: parts.auditLog },
   };
 }
 

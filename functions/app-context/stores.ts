@@ -1,4 +1,5 @@
 import { DynamoAccountStore } from '#adapters/dynamodb/account-repository';
+import { DynamoAuditLog } from '#adapters/dynamodb/audit/audit-put';
 import { DynamoApiKeyStore } from '#adapters/dynamodb/api-key-repository';
 import { DynamoBillingStore } from '#adapters/dynamodb/billing-repository';
 import { DynamoCallbackReceipts } from '#adapters/dynamodb/callback-receipt-repository';
@@ -19,6 +20,7 @@ import type { UploadPublications } from '#domain/uploads/ports';
 import { modeAwareAccounts } from '#domain/accounts/partition-accounts';
 import type { CircuitStore } from '#domain/providers/ports';
 import type { RateCounter } from '#domain/shared/counter';
+import type { AuditLog } from '#domain/shared/ports';
 import type { Telemetry } from '#domain/shared/telemetry';
 import { powertoolsTelemetry } from '#observability/telemetry';
 import { appTableConfig } from './config';
@@ -39,6 +41,8 @@ export interface Stores {
   /** Providers' circuit breakers, shared by every function. */
   circuits: CircuitStore;
   billing: BillingStore;
+  /** Each account's audit log (issue 36): read here; the other stores write it with their changes. */
+  auditLog: AuditLog;
 }
 
 export function buildDb(config: TableConfig): Db {
@@ -65,6 +69,7 @@ export function buildStores(db: Db, telemetry: Telemetry): Stores {
     callbackReceipts: new DynamoCallbackReceipts(db),
     circuits: new DynamoCircuitStore(db),
     billing: new DynamoBillingStore(db),
+    auditLog: new DynamoAuditLog(db),
   };
 }
 

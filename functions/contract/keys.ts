@@ -93,6 +93,10 @@ export const apiKey = z
     spent_this_month: z.number().int().nonnegative().meta({ description: 'Credits charged through the key this calendar month (UTC), less their refunds.' }),
     last_used_at: z.iso.datetime().nullable().meta({ description: 'When the key was last used (at most a minute stale); null: never.' }),
     created_at: timestamp('When the key was made.'),
+    created_by: z
+      .string()
+      .nullable()
+      .meta({ description: 'Who made the key: the holder id of the account member, or `operator`; null for keys made before this was kept.' }),
     revoked_at: z.iso.datetime().nullable().meta({ description: 'When the key was revoked; null while it works.' }),
   })
   .meta({ id: 'ApiKey' });
@@ -120,6 +124,7 @@ export const keyView = ({ record, spentThisMonth }: KeyDetails): z.infer<typeof 
   spent_this_month: Math.max(0, spentThisMonth),
   last_used_at: record.lastUsedAt ?? null,
   created_at: record.createdAt,
+  created_by: record.createdBy ?? null,
   revoked_at: record.revokedAt ?? null,
 });
 

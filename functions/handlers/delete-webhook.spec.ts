@@ -7,5 +7,6 @@ export const spec = defineFunction({
   area: 'events',
   trigger: { kind: 'http', method: 'DELETE', path: '/webhooks/{webhook_id}' },
   access: { callers: ['apiKey', 'session'], capability: 'webhooks' },
-  needs: { table: { actions: [...RATE_LIMITED, 'DeleteItem'] } },
+  // GetItem: the endpoint's URL for its audit entry; PutItem: the entry.
+  needs: { table: { actions: [...RATE_LIMITED, 'GetItem', 'DeleteItem', 'PutItem'] } },
 });

@@ -1,6 +1,7 @@
 import { rateLimiter } from '#app-context/rate-limiter';
 import { webhooks } from '#app-context/webhooks';
 import { deleteWebhook } from '#domain/webhooks/webhooks';
+import { stampOf } from '#http/audit-origin';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
 import { spec } from './delete-webhook.spec';
@@ -10,7 +11,7 @@ export const handler = httpHandler(
   spec,
   async ({ event, principal }) => {
     const webhookId = pathParameter(event, 'webhook_id');
-    await deleteWebhook(webhooks().webhooks, principal.partitionId, webhookId);
+    await deleteWebhook(webhooks(), principal.partitionId, webhookId, stampOf(principal, event));
     return { webhook_id: webhookId, deleted: true as const };
   },
   { rateLimiter },

@@ -1,4 +1,5 @@
 import { billing } from '#app-context/billing';
+import { originOf } from '#http/audit-origin';
 import { successEnvelope } from '#contract/envelope';
 import type { StripeWebhookAnswer } from '#contract/billing';
 import { receiveBillingEvent } from '#domain/billing/billing-events';
@@ -16,6 +17,6 @@ import { spec } from './stripe-webhook.spec';
 export const handler = publicHandler(spec, async (event) => {
   const raw = event.body ?? '';
   const body = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
-  const result = await receiveBillingEvent(billing().events, body, headerValue(event, 'stripe-signature'));
+  const result = await receiveBillingEvent(billing().events, body, headerValue(event, 'stripe-signature'), originOf(event));
   return jsonResponse(200, successEnvelope({ received: true, result } satisfies StripeWebhookAnswer));
 });

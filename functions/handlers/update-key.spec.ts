@@ -7,5 +7,5 @@ export const spec = defineFunction({
   area: 'account',
   trigger: { kind: 'http', method: 'PATCH', path: '/keys/{key_id}', jsonBody: true },
   access: { callers: ['session'], capability: 'keys' },
-  needs: { table: { actions: [...RATE_LIMITED, 'GetItem', 'BatchGetItem'] } },
+  needs: { table: { actions: [...RATE_LIMITED, 'GetItem', 'BatchGetItem', 'PutItem'] } },
 });

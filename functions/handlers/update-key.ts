@@ -2,6 +2,7 @@ import { keyManagement } from '#app-context/keys';
 import { rateLimiter } from '#app-context/rate-limiter';
 import { keyView, parseUpdateKey } from '#contract/keys';
 import { updateKey } from '#domain/accounts/key-management';
+import { stampOf } from '#http/audit-origin';
 import { httpHandler } from '#http/http-handler';
 import { pathParameter } from '#http/request';
 import { spec } from './update-key.spec';
@@ -10,6 +11,6 @@ import { spec } from './update-key.spec';
 export const handler = httpHandler(
   spec,
   async ({ event, principal, body }) =>
-    keyView(await updateKey(keyManagement(), principal.partitionId, pathParameter(event, 'key_id'), parseUpdateKey(body))),
+    keyView(await updateKey(keyManagement(), principal.partitionId, pathParameter(event, 'key_id'), parseUpdateKey(body), stampOf(principal, event))),
   { rateLimiter },
 );

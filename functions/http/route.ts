@@ -110,7 +110,7 @@ export interface OperationDoc {
   operationId: string;
   summary: string;
   description: string;
-  tag: 'Videos' | 'Images' | 'Models' | 'Uploads' | 'Account' | 'API keys' | 'Webhooks' | 'Agents' | 'Reference' | 'Internal';
+  tag: 'Videos' | 'Images' | 'Models' | 'Uploads' | 'Account' | 'API keys' | 'Teams' | 'Webhooks' | 'Agents' | 'Reference' | 'Internal';
   request?: RouteConfig['request'];
   success: ResponseConfig;
   /** The error statuses this operation answers; their codes come from the contract's error table. */

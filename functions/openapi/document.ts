@@ -4,6 +4,7 @@ import { MAX_UPLOAD_BYTES } from '#domain/catalogue/image-type';
 import { errorEnvelopeWith } from '#contract/envelope';
 import { PAGINATION_PARAMETERS } from '#contract/pagination';
 import { EVENTS_PARAMETERS } from '#contract/events';
+import { AUDIT_EVENTS_PARAMETERS } from '#contract/audit';
 import { ERROR_STATUSES, ERROR_SUMMARIES, GATEWAY_MESSAGES, type ErrorStatus } from '#contract/errors';
 import { gatewayAccess, type ApiRoute, type Route } from '#http/route';
 import { API_PREFIX, ROUTES } from '#http/routes/index';
@@ -207,6 +208,7 @@ const TAGS = [
     description:
       'Your API keys, managed from a signed-in session (the console): an API key calling these gets 403 `forbidden`. Each key has scopes (`generate`, `read`, `webhooks`), an optional expiry and an optional monthly spend limit.',
   },
+  { name: 'Teams', description: 'Your account as a team: its audit log (who changed what, when, from where). Session only.' },
   { name: 'Agents', description: 'The Model Context Protocol: the API as tools for AI agents.' },
   { name: 'Reference', description: 'This document and its page. No key needed.' },
 ];
@@ -375,6 +377,7 @@ function describeRequests(document: OpenApiDocument): void {
     for (const [name, doc] of Object.entries(PAGINATION_PARAMETERS)) Object.assign(parameter(document, path, name), structuredClone(doc));
   }
   for (const [name, doc] of Object.entries(EVENTS_PARAMETERS)) Object.assign(parameter(document, '/events', name), structuredClone(doc));
+  for (const [name, doc] of Object.entries(AUDIT_EVENTS_PARAMETERS)) Object.assign(parameter(document, '/audit-events', name), structuredClone(doc));
 
   objectAt(document, 'paths', '/upload', 'post', 'requestBody').description =
     `multipart/form-data with one file part named \`image\`: JPEG, PNG or WebP, at most ${MAX_UPLOAD_BYTES} bytes (10 MiB).`;

@@ -38,6 +38,7 @@ from .types import (
     DeliveryRetried,
     DirectUpload,
     EventPage,
+    AuditEventPage,
     GenerateImageParams,
     GenerateVideoParams,
     ImagePage,
@@ -426,6 +427,11 @@ class VidgenClient:
         """GET /account: the account behind the key or session, both balances, and (for a
         session) the holder's email."""
         return cast(Account, self._request(_Call("GET", "/account", idempotent=True)))
+
+    def list_audit_events(self, *, after: Optional[str] = None, limit: Optional[int] = None) -> AuditEventPage:
+        """GET /audit-events: the account's audit log, newest first (a session of its owner or admin).
+        ``after``: a page's ``next_after``, for the next, older page. ``limit``: 1-100."""
+        return cast(AuditEventPage, self._request(_Call("GET", "/audit-events", idempotent=True, query={"after": after, "limit": limit})))
 
     def list_keys(self) -> ApiKeyList:
         """GET /keys: the account's API keys, newest first, revoked ones included (a session only)."""

@@ -449,7 +449,44 @@ class ApiKey(TypedDict):
     spent_this_month: int
     last_used_at: Optional[str]
     created_at: str
+    created_by: Optional[str]
     revoked_at: Optional[str]
+
+
+class AuditActor(TypedDict):
+    """Who made a change: a holder (with its email then), an API key, ``operator``, or Stripe (its event id)."""
+
+    type: Literal["holder", "key", "operator", "stripe"]
+    id: str
+    email: Optional[str]
+
+
+class AuditTarget(TypedDict):
+    """What a change was made to (a key, a webhook, the account, a checkout...)."""
+
+    type: str
+    id: str
+
+
+class AuditEvent(TypedDict):
+    """An entry of the account's audit log (GET /audit-events)."""
+
+    id: str
+    at: str
+    actor: AuditActor
+    action: str
+    target: AuditTarget
+    ip: Optional[str]
+    user_agent: Optional[str]
+    details: Dict[str, Any]
+
+
+class AuditEventPage(TypedDict):
+    """GET /audit-events: newest first; pass ``next_after`` as ``after`` for the next, older page (None at the end)."""
+
+    events: List[AuditEvent]
+    has_more: bool
+    next_after: Optional[str]
 
 
 class CreatedApiKey(ApiKey):

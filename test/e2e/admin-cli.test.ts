@@ -79,6 +79,25 @@ describe('admin CLI', () => {
     );
     expect(JSON.stringify(shown)).not.toContain('vg_live_');
 
+    // Issue 36: every change above is in the account's audit log, the operator's, newest first.
+    const audit = await adminJson('audit', '--account', account);
+    expect(audit.events.map((event: { action: string }) => event.action)).toEqual([
+      'key.revoked',
+      'account.access_changed',
+      'credits.granted',
+      'key.created',
+      'key.created',
+      'credits.granted',
+      'key.created',
+      'account.created',
+    ]);
+    expect(audit.events.every((event: { actor: unknown; user_agent: string }) => JSON.stringify(event.actor) === '{"type":"operator","id":"operator","email":null}' && event.user_agent.startsWith('vidgen-admin/'))).toBe(true);
+    expect(audit).toMatchObject({ account_id: account, has_more: false, next_after: null });
+    const paged = await adminJson('audit', '--account', account, '--limit', '3');
+    expect(paged).toMatchObject({ has_more: true, next_after: audit.events[2].id });
+    expect((await adminJson('audit', '--account', account, '--after', paged.next_after)).events).toEqual(audit.events.slice(3));
+    expect(JSON.stringify(audit)).not.toMatch(/vg_(live|test)_[0-9A-Za-z]{40}/);
+
     // The printed keys are the real thing: one works, the revoked one does not.
     const ctx = buildAppContext(testConfig(db.tableName));
     await expect(authenticate(ctx.apiKeys, `Bearer ${created.api_key}`, 60)).resolves.toMatchObject({ partitionId: account });
@@ -114,7 +133,7 @@ describe('admin CLI', () => {
     const keys = await adminJson('key', 'list', '--account', newer.account_id);
     expect(keys.account_id).toBe(newer.account_id);
     expect(keys.keys).toEqual([
-      expect.objectContaining({ key_id: testKey.key_id, name: 'CI', mode: 'test', prefix: testKey.api_key.slice(0, 12), scopes: ['generate', 'read'], status: 'active', end_user_monthly_spend_limit: 50 }),
+      expect.objectContaining({ key_id: testKey.key_id, name: 'CI', mode: 'test', prefix: testKey.api_key.slice(0, 12), scopes: ['generate', 'read'], status: 'active', end_user_monthly_spend_limit: 50, created_by: 'operator' }),
       expect.objectContaining({ key_id: newer.key_id, mode: 'live', status: 'active', scopes: ['generate', 'read', 'webhooks'] }),
     ]);
     expect(JSON.stringify(keys)).not.toMatch(/vg_(live|test)_[0-9A-Za-z]{40}|key_hash/);

@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
+import { OPERATOR_STAMP } from '#domain/shared/audit';
 import path from 'node:path';
 import Stripe from 'stripe';
 import { billingAccount } from '#app-context/billing';
@@ -108,7 +109,7 @@ describe('POST /billing/stripe-webhook', () => {
 describe('the simulated checkout and portal', () => {
   it('a pack bought on the checkout page arrives as a purchase; a refund from the portal takes it back', async () => {
     const { accountId, key } = await newAccount();
-    const url = await startCheckout(billingAccount({} as never), accountId, { packId: 'starter' });
+    const url = await startCheckout(billingAccount({} as never), accountId, { packId: 'starter' }, OPERATOR_STAMP);
     expect(url.startsWith(simulator().url)).toBe(true);
     const paid = await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' });
     expect(paid.status).toBe(303);
@@ -128,7 +129,7 @@ describe('the simulated checkout and portal', () => {
 
   it('the plan bought on the checkout page makes the subscription active with paid access; the portal fails and cancels it', async () => {
     const { accountId } = await newAccount();
-    const url = await startCheckout(billingAccount({} as never), accountId, { plan: true });
+    const url = await startCheckout(billingAccount({} as never), accountId, { plan: true }, OPERATOR_STAMP);
     await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' });
     expect(await stack.context.accounts.get(accountId)).toMatchObject({ subscriptionStatus: 'active', paidAccess: true });
     const portal = await openPortal(billingAccount({} as never), accountId);
@@ -144,7 +145,7 @@ describe('the simulated checkout and portal', () => {
 
   it('a canceled checkout changes nothing', async () => {
     const { accountId } = await newAccount();
-    const url = await startCheckout(billingAccount({} as never), accountId, { packId: 'pro' });
+    const url = await startCheckout(billingAccount({} as never), accountId, { packId: 'pro' }, OPERATOR_STAMP);
     const canceled = await fetch(`${url}/cancel`, { method: 'POST', redirect: 'manual' });
     expect(canceled.headers.get('location')).toContain('checkout=canceled');
     expect((await balanceAndLedger(stack, accountId)).credits).toBe(0);

@@ -327,6 +327,10 @@ describe('every operation answers as documented', () => {
     await api(`/keys/${unknown}`, { ...post({ monthly_spend_limit: 100 }), method: 'PATCH', key: session }, { status: 404, code: 'not_found' });
     await api(`/keys/${id}`, { method: 'DELETE', key: session }, { status: 200 });
     await api(`/keys/${unknown}`, { method: 'DELETE', key: session }, { status: 404, code: 'not_found' });
+    // Issue 36: the audit log of those changes, for the session; refused to a key, a bad cursor named.
+    await api('/audit-events', { key: session }, { status: 200 });
+    await api('/audit-events', { key }, { status: 403, code: 'forbidden' });
+    await api('/audit-events?after=evt_1', { key: session }, { status: 400, code: 'validation_error' });
   });
 
   it('GET /billing, POST /billing/checkout, /billing/portal, /billing/test-credits and /billing/test-subscription (and its DELETE): a signed-in holder only', async () => {

@@ -1,4 +1,6 @@
 import { buildAppContext, type AppContext } from '#app-context';
+import { accessChangeAudit } from '#domain/accounts/account-admin';
+import { OPERATOR_STAMP, type AuditStamp } from '#domain/shared/audit';
 import { buildBilling } from '#app-context/billing';
 import { parseCheckout } from '#contract/billing';
 import { createAccount } from '#domain/accounts/account-admin';
@@ -59,30 +61,33 @@ async function validationError(promise: Promise<unknown>): Promise<ValidationErr
 describe('checkout', () => {
   it('refuses an unknown pack with a 400 naming pack_id and the packs there are, before calling Stripe', async () => {
     simulator.requests.length = 0;
-    const error = await validationError(startCheckout(deps, await accountId(), { packId: 'huge' }));
+    const error = await validationError(startCheckout(deps, await accountId(), { packId: 'huge' }, OPERATOR_STAMP));
     expect(error.field).toBe('pack_id');
     expect(error.message).toBe('pack_id: no pack "huge" (packs: "starter").');
     expect(simulator.requests).toEqual([]);
   });
 
   it('refuses test mode with a 400 (purchases are live only)', async () => {
-    const error = await validationError(startCheckout(deps, partitionOf(await accountId(), 'test'), { packId: 'starter' }));
+    const error = await validationError(startCheckout(deps, partitionOf(await accountId(), 'test'), { packId: 'starter' }, OPERATOR_STAMP));
     expect(error.field).toBe('Vidgen-Mode');
   });
 
   it('refuses the plan to an account that already subscribes', async () => {
     const id = await accountId();
-    await ctx.accounts.updateAccess(id, { subscriptionStatus: 'active' }, new Date().toISOString());
-    expect((await validationError(startCheckout(deps, id, { plan: true }))).field).toBe('plan');
+    await ctx.accounts.updateAccess(id, { subscriptionStatus: 'active' }, new Date().toISOString(), accessChangeAudit(OPERATOR_STAMP, new Date()));
+    expect((await validationError(startCheckout(deps, id, { plan: true }, OPERATOR_STAMP))).field).toBe('plan');
   });
 
   it('makes the account one Stripe customer, shared by concurrent checkouts and the portal', async () => {
     const id = await accountId();
-    const urls = await Promise.all([startCheckout(deps, id, { packId: 'starter' }), startCheckout(deps, id, { plan: true }), openPortal(deps, id)]);
+    const urls = await Promise.all([startCheckout(deps, id, { packId: 'starter' }, OPERATOR_STAMP), startCheckout(deps, id, { plan: true }, OPERATOR_STAMP), openPortal(deps, id)]);
     expect(urls.every((url) => url.startsWith(simulator.url))).toBe(true);
     const customer = await ctx.billing.customerOf(id);
     expect(customer).toMatch(/^cus_/);
     expect(await ctx.billing.accountOfCustomer(customer!)).toBe(id);
+    // Issue 36: each checkout handed out has its entry; a refused one (above) has none.
+    const started = (await ctx.auditLog.page(id, undefined, 10)).entries.filter((entry) => entry.action === 'billing.checkout_started');
+    expect(started.map((entry) => entry.details).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual([{ pack_id: 'starter', credits: 500 }, { plan: true }]);
   });
 
   it.each([
@@ -148,7 +153,12 @@ describe('test credits', () => {
   it('add 1000 to the test balance as a grant, ledger = balance', async () => {
     const id = await accountId();
     const scope = partitionOf(id, 'test');
-    expect((await addTestCredits(deps, scope)).credits).toBe(2000);
+    const stamp: AuditStamp = { actor: { type: 'holder', id: 'holder-1', email: 'a@example.com' }, origin: { ip: '127.0.0.1', userAgent: 'jest' } };
+    expect((await addTestCredits(deps, scope, stamp)).credits).toBe(2000);
+    // Issue 36: audited on the account's one log, marked test mode.
+    expect((await ctx.auditLog.page(id, undefined, 10)).entries.filter((entry) => entry.action === 'credits.test_added')).toEqual([
+      expect.objectContaining({ actor: stamp.actor, target: { type: 'account', id }, details: expect.objectContaining({ amount: 1000, mode: 'test' }) }),
+    ]);
     const entries = await ctx.ledger.listForAccount(scope);
     expect(ledgerSum(entries)).toBe(2000);
     expect(entries.filter((entry) => entry.reason === 'test credits')).toEqual([expect.objectContaining({ kind: 'grant', amount: 1000 })]);
@@ -156,6 +166,6 @@ describe('test credits', () => {
   });
 
   it('are refused in live mode with a 400', async () => {
-    expect((await validationError(addTestCredits(deps, await accountId()))).field).toBe('Vidgen-Mode');
+    expect((await validationError(addTestCredits(deps, await accountId(), OPERATOR_STAMP))).field).toBe('Vidgen-Mode');
   });
 });

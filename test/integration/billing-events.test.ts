@@ -1,4 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoAuditLog } from '#adapters/dynamodb/audit/audit-put';
 import { DynamoAccountStore } from '#adapters/dynamodb/account-repository';
 import { DynamoBillingStore } from '#adapters/dynamodb/billing-repository';
 import type { Db } from '#adapters/dynamodb/dynamo-client';
@@ -58,6 +59,11 @@ function packPaid(accountId: string, checkoutId = `cs_${(sequence += 1)}`, payme
   return { type: 'checkout_paid', eventId: `evt_${checkoutId}`, checkoutId, accountId, customerId: 'cus_1', purchase: { packId: 'starter', credits: 500, paymentId } };
 }
 
+/** The account's audit entries of one action, newest first. */
+async function auditOf(accountId: string, action: string) {
+  return (await new DynamoAuditLog(db).page(accountId, undefined, 100)).entries.filter((entry) => entry.action === action);
+}
+
 async function balanceAndLedger(accountId: string) {
   const account = await accounts.get(accountId);
   const entries = await ledger.listForAccount(accountId);
@@ -75,6 +81,10 @@ describe('a paid checkout for a pack', () => {
     expect(after).toMatchObject({ credits: 600, sum: 600, paidAccess: true });
     expect(after.entries.filter((entry) => entry.kind === 'purchase')).toEqual([
       expect.objectContaining({ amount: 500, reason: 'purchase: starter pack' }),
+    ]);
+    // Issue 36: one entry, Stripe's (by its event), in the purchase's own transaction; the duplicates wrote none.
+    expect(await auditOf(accountId, 'billing.purchase_credited')).toEqual([
+      expect.objectContaining({ actor: { type: 'stripe', id: event.eventId, email: null }, target: { type: 'checkout', id: (event as { checkoutId: string }).checkoutId }, details: expect.objectContaining({ credits: 500, pack_id: 'starter' }) }),
     ]);
   });
 
@@ -107,6 +117,8 @@ describe('subscription events', () => {
     expect((await accounts.get(accountId))?.subscriptionStatus).toBe('past_due');
     expect(await applyBillingEvent(deps, changed(accountId, 'active', 400))).toBe('applied');
     expect((await accounts.get(accountId))?.subscriptionStatus).toBe('active');
+    // One entry per applied change, none for the stale one.
+    expect((await auditOf(accountId, 'billing.subscription_changed')).map((entry) => entry.actor.id)).toEqual(['evt_active_400', 'evt_past_due_300', 'evt_active_100']);
   });
 
   it('map the provider statuses (trialing is active, unpaid past_due, incomplete_expired canceled; incomplete changes nothing)', async () => {

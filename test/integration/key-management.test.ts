@@ -3,7 +3,10 @@ import { keyView, parseCreateKey, parseUpdateKey } from '#contract/keys';
 import { createAccount, createApiKey } from '#domain/accounts/account-admin';
 import { authenticate } from '#domain/accounts/authenticate';
 import { KeyExpiredError, NotFoundError, UnauthorizedError, ValidationError } from '#domain/shared/errors';
-import { createKey, listKeys, MAX_ACTIVE_KEYS, revokeKey, updateKey, type KeyManagementDeps } from '#domain/accounts/key-management';
+import * as keys from '#domain/accounts/key-management';
+import { listKeys, MAX_ACTIVE_KEYS, type KeyManagementDeps, type NewKey } from '#domain/accounts/key-management';
+import type { ApiKeyChanges } from '#domain/accounts/ports';
+import type { AuditStamp } from '#domain/shared/audit';
 import { toHttpError } from '#http/error-mapping';
 import { createTestDb, dropTestDb, testConfig } from '#test-support/test-db';
 
@@ -24,6 +27,11 @@ afterAll(async () => {
 });
 
 const newAccount = async () => (await createAccount({ accounts: ctx.accounts, apiKeys: ctx.apiKeys, ledger: ctx.ledger }, { credits: 100 })).account.accountId;
+/** The holder signed in to the console, as the handlers stamp their changes. */
+const STAMP: AuditStamp = { actor: { type: 'holder', id: 'holder-alice', email: 'alice@example.com' }, origin: { ip: '127.0.0.1', userAgent: 'jest' } };
+const createKey = (d: KeyManagementDeps, partitionId: string, input: NewKey) => keys.createKey(d, partitionId, input, STAMP);
+const updateKey = (d: KeyManagementDeps, partitionId: string, keyId: string, changes: ApiKeyChanges) => keys.updateKey(d, partitionId, keyId, changes, STAMP);
+const revokeKey = (d: KeyManagementDeps, partitionId: string, keyId: string) => keys.revokeKey(d, partitionId, keyId, STAMP);
 /** What a client sees for a thrown error: status, code, message. */
 const answerTo = async (promise: Promise<unknown>) => toHttpError(await promise.then(() => new Error('no error'), (error: unknown) => error));
 const rejectionOf = (run: () => unknown) => {
@@ -51,6 +59,7 @@ describe('an account holder managing keys', () => {
       spent_this_month: 0,
       last_used_at: null,
       created_at: now.toISOString(),
+      created_by: 'holder-alice',
       revoked_at: null,
     });
     await expect(authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60)).resolves.toMatchObject({ partitionId: accountId, keyId: details.record.keyId });
@@ -161,6 +170,51 @@ describe('an account holder managing keys', () => {
     const { apiKey } = await createKey(deps, accountId, parseCreateKey({ name: 'short', expires_at: '2026-11-22T00:00:00Z' }));
     await expect(authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60, new Date('2026-11-21T23:59:59.000Z'))).resolves.toBeDefined();
     await expect(authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60, new Date('2026-11-22T00:00:00.000Z'))).rejects.toBeInstanceOf(KeyExpiredError);
+  });
+});
+
+// Issue 36: who made which key, and every change of a key, in the account's audit log.
+describe('the audit log of keys', () => {
+  it('records who made, changed and revoked each key (one entry each, none for a repeat or a no-op); operators as operator', async () => {
+    const accountId = await newAccount();
+    const operatorKey = (await ctx.apiKeys.listForAccount(accountId))[0]!;
+    expect(operatorKey.createdBy).toBe('operator');
+    const { details, apiKey } = await createKey(deps, `${accountId}_test`, parseCreateKey({ name: 'sandbox', mode: 'test' }));
+    const keyId = details.record.keyId;
+    await updateKey(deps, accountId, keyId, parseUpdateKey({ name: 'sandbox' }));
+    await updateKey(deps, accountId, keyId, parseUpdateKey({ scopes: ['read'], monthly_spend_limit: 9 }));
+    await revokeKey(deps, accountId, keyId);
+    await revokeKey(deps, accountId, keyId);
+    const { entries, hasMore } = await ctx.auditLog.page(accountId, undefined, 50);
+    expect(hasMore).toBe(false);
+    expect(entries.map((entry) => [entry.action, entry.actor.type, entry.target.id])).toEqual([
+      ['key.revoked', 'holder', keyId],
+      ['key.updated', 'holder', keyId],
+      ['key.created', 'holder', keyId],
+      ['key.created', 'operator', operatorKey.keyId],
+    ]);
+    expect(entries[1]!.details).toEqual({ scopes: { from: ['generate', 'read', 'webhooks'], to: ['read'] }, monthly_spend_limit: { from: null, to: 9 }, mode: 'test' });
+    expect(entries[2]).toMatchObject({ accountId, actor: STAMP.actor, origin: { ip: '127.0.0.1', userAgent: 'jest' }, details: { name: 'sandbox', mode: 'test' } });
+    expect(entries[3]!.origin).toEqual({ ip: null, userAgent: 'vidgen-admin' });
+    const text = JSON.stringify(entries);
+    for (const secret of [apiKey, details.record.keyHash, details.record.prefix!]) expect(text).not.toContain(secret);
+  });
+
+  it('writes one entry per key made under racing creates, and none for those the limit refused', async () => {
+    const accountId = await newAccount();
+    const made = await Promise.allSettled(Array.from({ length: MAX_ACTIVE_KEYS + 5 }, (_, i) => createKey(deps, accountId, { name: `k${i}` })));
+    const kept = made.filter((result) => result.status === 'fulfilled').length;
+    expect(kept).toBe(MAX_ACTIVE_KEYS - 1);
+    let entries = 0;
+    let after: string | undefined;
+    for (;;) {
+      const page = await ctx.auditLog.page(accountId, after, 100);
+      entries += page.entries.filter((entry) => entry.action === 'key.created').length;
+      if (!page.hasMore) break;
+      after = page.entries.at(-1)!.id;
+    }
+    // The operator's first key and each key a holder made.
+    expect(entries).toBe(MAX_ACTIVE_KEYS);
   });
 });
 

@@ -1,7 +1,7 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoAccountDirectory } from '#adapters/dynamodb/account-directory';
 import { DynamoAccountStore, PENDING_STARTS } from '#adapters/dynamodb/account-repository';
-import { accountKey } from '#adapters/dynamodb/keys';
+import { accountKey, auditKey } from '#adapters/dynamodb/keys';
 import { LEDGER_COUNT, PENDING_CHARGES } from '#adapters/dynamodb/ledger-positions';
 import { toTaskItem } from '#adapters/dynamodb/task-item';
 import { DynamoApiKeyStore } from '#adapters/dynamodb/api-key-repository';
@@ -13,11 +13,13 @@ import { DynamoRateCounter } from '#adapters/dynamodb/rate-counter-repository';
 import { DynamoTaskStore } from '#adapters/dynamodb/task-repository';
 import { DynamoUploadPublications } from '#adapters/dynamodb/upload-publication-repository';
 import { DynamoWebhookStore } from '#adapters/dynamodb/webhook-repository';
+import { DynamoAuditLog } from '#adapters/dynamodb/audit/audit-put';
 import { newAccountId, newLedgerEntryId, newTaskId } from '#domain/shared/ids';
 import { chargeEntry, refundEntry } from '#domain/tasks/charges';
 import { type LedgerEntry } from '#domain/accounts/ledger';
 import type { Task } from '#domain/tasks/task';
 import { SILENT_TELEMETRY } from '#domain/shared/telemetry';
+import { auditEntry } from '#domain/shared/audit';
 import { describeStoreContract } from '#test-support/store-contract';
 import { createTestDb, dropTestDb } from '#test-support/test-db';
 
@@ -39,6 +41,7 @@ describeStoreContract('DynamoDB stores', async () => {
       webhooks: new DynamoWebhookStore(db),
       deliveries: new DynamoDeliveryStore(db),
       uploadPublications: new DynamoUploadPublications(db),
+      auditLog: new DynamoAuditLog(db),
     },
     close: () => dropTestDb(db),
   };
@@ -143,6 +146,29 @@ describe('DynamoDB task store: a start cut short', () => {
       expect(entries.map(withoutId)).toEqual([withoutId(chargeEntry(repaired)), withoutId(refundEntry(repaired, now, { code: 'internal_error' }))]);
       expect(await tasks.get(accountId, task.taskId)).toMatchObject({ seq: 1, status: 'failed', completedAt: now, error: { code: 'internal_error' } });
       expect(await new DynamoAccountStore(db).get(accountId)).toMatchObject({ credits: 100 });
+    } finally {
+      await dropTestDb(db);
+    }
+  });
+});
+
+// Issue 36: what only the table shows of an audit entry: its own partition and its TTL a year on.
+describe('DynamoDB audit log: the item', () => {
+  it('lives under AUDIT#<account> by its ULID, expires a year after it was written', async () => {
+    const db = await createTestDb();
+    try {
+      const accountId = newAccountId();
+      const entry = auditEntry(
+        { actor: { type: 'operator', id: 'operator', email: null }, origin: { ip: null, userAgent: 'vidgen-admin/1' } },
+        accountId,
+        'credits.granted',
+        { type: 'account', id: accountId },
+        { amount: 5 },
+        new Date('2026-03-01T12:00:00.000Z'),
+      );
+      await new DynamoAuditLog(db).record(entry);
+      const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: auditKey(accountId, entry.id) }));
+      expect(Item).toMatchObject({ pk: `AUDIT#${accountId}`, sk: entry.id.slice(4), type: 'audit_entry', expires_at: Date.parse('2027-03-01T12:00:00.000Z') / 1000 });
     } finally {
       await dropTestDb(db);
     }

@@ -1,4 +1,5 @@
 import { SILENT_TELEMETRY } from '#domain/shared/telemetry';
+import { OPERATOR_STAMP } from '#domain/shared/audit';
 import type { Db } from '#adapters/dynamodb/dynamo-client';
 import { buildStores } from '#app-context/stores';
 import { buildWebhookDeps, type WebhookDeps } from '#app-context/webhooks';
@@ -31,7 +32,7 @@ beforeEach(() => {
 async function newEndpoint() {
   const stores = buildStores(db, SILENT_TELEMETRY);
   const { account } = await createAccount(stores, { credits: 0 });
-  const endpoint = await createWebhook({ ...deps, accounts: stores.accounts }, account.accountId, { url: 'https://example.com/hooks' });
+  const endpoint = await createWebhook({ ...deps, accounts: stores.accounts }, account.accountId, { url: 'https://example.com/hooks' }, OPERATOR_STAMP);
   return { accountId: account.accountId, webhookId: endpoint.webhookId };
 }
 

@@ -377,6 +377,7 @@ describe('output', () => {
       spent_this_month: 120,
       last_used_at: '2026-11-21T17:04:00.000Z',
       created_at: '2026-11-21T17:00:00.000Z',
+      created_by: 'operator',
       revoked_at: null,
     };
     const now = Date.parse('2026-12-01T00:00:00.000Z');

@@ -3,7 +3,8 @@ import type { ApiKeyRecord } from '#domain/accounts/api-key';
 import { NotFoundError } from '#domain/shared/errors';
 import type { LedgerEntry } from '#domain/accounts/ledger';
 import type { MediaKind } from '#domain/catalogue/media-type';
-import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, LedgerStore } from '#domain/accounts/ports';
+import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, KeyChangeAudit, LedgerStore } from '#domain/accounts/ports';
+import { applyKeyChanges } from '#domain/accounts/key-management';
 import type { CallbackReceipts, CopyQueue, InFlightList, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, MediaStore, StartRefusals, StartRepair, StartResult, StartWrite, TaskRef, TaskStore } from '#domain/tasks/ports';
 import type { PublishedUpload, UploadPublications, UploadStorage } from '#domain/uploads/ports';
 import type { RateCounter, RateWindow } from '#domain/shared/counter';
@@ -14,6 +15,8 @@ import type { AttemptOutcome, Delivery, DeliveryMessage } from '#domain/webhooks
 import type { DeliveryStore } from '#domain/webhooks/ports';
 import type { WebhookEndpoint } from '#domain/webhooks/webhooks';
 import type { WebhookStore } from '#domain/webhooks/ports';
+import type { AuditEntry, AuditPage } from '#domain/shared/audit';
+import type { AuditLog } from '#domain/shared/ports';
 
 /**
  * In-memory stand-ins for every store port, for use-case tests that run in milliseconds.
@@ -53,6 +56,25 @@ export class MemoryTable {
   readonly keySpend = new Map<string, number>();
   /** Per key, month and end user (`keyId#month#endUser`): as the adapter's EUSPEND items. */
   readonly endUserSpend = new Map<string, number>();
+
+  /** Audit entries per account, in id order (the adapter's AUDIT#<account> partition). */
+  readonly audit = new Map<string, AuditEntry[]>();
+
+  /** Fails like a transaction whose audit Put finds its key taken: call before any other write of the change. */
+  checkAudit(entry: AuditEntry | undefined): void {
+    if (entry && (this.audit.get(entry.accountId) ?? []).some((row) => row.id === entry.id)) {
+      throw new MemoryConditionError(`audit entry ${entry.id} exists`);
+    }
+  }
+
+  /** The audit half of a change (after checkAudit and the change's own checks passed). */
+  addAudit(entry: AuditEntry | undefined): void {
+    if (!entry) return;
+    const entries = this.audit.get(entry.accountId) ?? [];
+    entries.push(copy(entry));
+    entries.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    this.audit.set(entry.accountId, entries);
+  }
 
   ledgerOf(accountId: string): Map<string, LedgerEntry> {
     let entries = this.ledger.get(accountId);
@@ -96,25 +118,33 @@ export class MemoryAccountStore implements AccountStore {
     return account && copy(account);
   }
 
-  async create(account: Account, openingGrant?: LedgerEntry): Promise<void> {
+  async create(account: Account, openingGrant?: LedgerEntry, entry?: AuditEntry): Promise<void> {
     await turn();
     if (this.table.accounts.has(account.accountId)) throw new AccountExistsError(account.accountId);
     if (openingGrant) this.table.checkNewEntry(openingGrant);
+    this.table.checkAudit(entry);
     this.table.accounts.set(account.accountId, copy(account));
     if (openingGrant) this.table.addEntry(openingGrant);
+    this.table.addAudit(entry);
   }
 
   async updateAccess(
     accountId: string,
     changes: { paidAccess?: boolean; subscriptionStatus?: SubscriptionStatus },
     now: string,
+    audit: (before: Account, after: Account) => AuditEntry | undefined,
   ): Promise<Account> {
     await turn();
     const account = this.table.accounts.get(accountId);
     if (!account) throw new NotFoundError(`No account ${accountId}.`);
-    if (changes.paidAccess !== undefined) account.paidAccess = changes.paidAccess;
-    if (changes.subscriptionStatus !== undefined) account.subscriptionStatus = changes.subscriptionStatus;
-    account.updatedAt = now;
+    const after: Account = { ...copy(account), updatedAt: now };
+    if (changes.paidAccess !== undefined) after.paidAccess = changes.paidAccess;
+    if (changes.subscriptionStatus !== undefined) after.subscriptionStatus = changes.subscriptionStatus;
+    const entry = audit(copy(account), copy(after));
+    if (!entry) return copy(account);
+    this.table.checkAudit(entry);
+    Object.assign(account, after);
+    this.table.addAudit(entry);
     return copy(account);
   }
 
@@ -129,14 +159,16 @@ export class MemoryAccountStore implements AccountStore {
     return true;
   }
 
-  async grant(entry: LedgerEntry): Promise<void> {
+  async grant(entry: LedgerEntry, audit: AuditEntry): Promise<void> {
     await turn();
     const account = this.table.accounts.get(entry.accountId);
     if (!account) throw new NotFoundError(`No account ${entry.accountId}.`);
     this.table.checkNewEntry(entry);
+    this.table.checkAudit(audit);
     account.credits += entry.amount;
     account.updatedAt = entry.createdAt;
     this.table.addEntry(entry);
+    this.table.addAudit(audit);
   }
 }
 
@@ -336,13 +368,15 @@ export class MemoryApiKeyStore implements ApiKeyStore {
   lookups = 0;
 
   /** The table whose key spend MemoryTaskStore counts (a store of its own when used alone). */
-  constructor(private readonly table: MemoryTable = new MemoryTable()) {}
+  constructor(readonly table: MemoryTable = new MemoryTable()) {}
 
-  async create(record: ApiKeyRecord, maxActive: number): Promise<boolean> {
+  async create(record: ApiKeyRecord, maxActive: number, entry: AuditEntry): Promise<boolean> {
     await turn();
     if (this.activeCount(record.accountId) >= maxActive) return false;
     if (this.records.has(record.keyId)) throw new MemoryConditionError(`API key ${record.keyId} exists`);
+    this.table.checkAudit(entry);
     this.records.set(record.keyId, copy(record));
+    this.table.addAudit(entry);
     return true;
   }
 
@@ -362,22 +396,30 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     return copy([...this.records.values()].filter((record) => record.accountId === accountId));
   }
 
-  async update(accountId: string, keyId: string, changes: ApiKeyChanges): Promise<ApiKeyRecord | undefined> {
+  async update(accountId: string, keyId: string, changes: ApiKeyChanges, audit: KeyChangeAudit): Promise<ApiKeyRecord | undefined> {
     await turn();
     const record = this.records.get(keyId);
     if (!record || record.accountId !== accountId) return undefined;
-    if (changes.name !== undefined) record.name = changes.name;
-    if (changes.scopes !== undefined) record.scopes = [...changes.scopes];
-    if (changes.monthlySpendLimit === null) delete record.monthlySpendLimit;
-    else if (changes.monthlySpendLimit !== undefined) record.monthlySpendLimit = changes.monthlySpendLimit;
-    return copy(record);
+    const after = applyKeyChanges(record, changes);
+    const entry = audit(copy(record), copy(after));
+    if (!entry) return copy(record);
+    this.table.checkAudit(entry);
+    const next = { ...after, version: (record.version ?? 0) + 1 };
+    this.records.set(keyId, next);
+    this.table.addAudit(entry);
+    return copy(next);
   }
 
-  async revoke(keyId: string, now: string, accountId?: string): Promise<ApiKeyRecord> {
+  async revoke(keyId: string, now: string, audit: (record: ApiKeyRecord) => AuditEntry, accountId?: string): Promise<ApiKeyRecord> {
     await turn();
     const record = this.records.get(keyId);
     if (!record || (accountId !== undefined && record.accountId !== accountId)) throw new NotFoundError(`No API key with id "${keyId}".`);
-    record.revokedAt ??= now;
+    if (record.revokedAt === undefined) {
+      const entry = audit(copy(record));
+      this.table.checkAudit(entry);
+      record.revokedAt = now;
+      this.table.addAudit(entry);
+    }
     return copy(record);
   }
 
@@ -404,13 +446,15 @@ const webhookId = (accountId: string, id: string) => `${accountId}#${id}`;
 export class MemoryWebhookStore implements WebhookStore {
   constructor(readonly table = new MemoryTable()) {}
 
-  async create(endpoint: WebhookEndpoint, max: number): Promise<boolean> {
+  async create(endpoint: WebhookEndpoint, max: number, entry: AuditEntry): Promise<boolean> {
     await turn();
     // The adapter's count lives on the account item: without one, nothing is stored.
     if (!this.table.accounts.has(endpoint.accountId) || this.endpointsOf(endpoint.accountId).length >= max) return false;
     const id = webhookId(endpoint.accountId, endpoint.webhookId);
     if (this.table.webhooks.has(id)) throw new MemoryConditionError(`webhook ${endpoint.webhookId} exists`);
+    this.table.checkAudit(entry);
     this.table.webhooks.set(id, { endpoint: copy(endpoint), deliveryCount: 0 });
+    this.table.addAudit(entry);
     return true;
   }
 
@@ -433,9 +477,13 @@ export class MemoryWebhookStore implements WebhookStore {
       .sort((a, b) => (a.webhookId < b.webhookId ? -1 : a.webhookId > b.webhookId ? 1 : 0));
   }
 
-  async delete(accountId: string, id: string): Promise<boolean> {
+  async delete(accountId: string, id: string, entry: AuditEntry): Promise<boolean> {
     await turn();
-    return this.table.webhooks.delete(webhookId(accountId, id));
+    if (!this.table.webhooks.has(webhookId(accountId, id))) return false;
+    this.table.checkAudit(entry);
+    this.table.webhooks.delete(webhookId(accountId, id));
+    this.table.addAudit(entry);
+    return true;
   }
 
   async claimTest(seen: WebhookEndpoint, test: { eventId: string; at: string }): Promise<boolean> {
@@ -539,6 +587,28 @@ export class MemoryRateCounter implements RateCounter {
   }
 }
 
+/** The audit log as the adapter keeps it: newest first by id, one more read than the page to tell `hasMore`. */
+export class MemoryAuditLog implements AuditLog {
+  constructor(readonly table = new MemoryTable()) {}
+
+  async record(entry: AuditEntry): Promise<void> {
+    await turn();
+    this.table.checkAudit(entry);
+    this.table.addAudit(entry);
+  }
+
+  async page(accountId: string, after: string | undefined, limit: number): Promise<AuditPage> {
+    await turn();
+    const older = [...(this.table.audit.get(accountId) ?? [])].reverse().filter((entry) => after === undefined || entry.id < after);
+    return { entries: copy(older.slice(0, limit)), hasMore: older.length > limit };
+  }
+
+  /** Every entry of an account, oldest first (for tests). */
+  all(accountId: string): AuditEntry[] {
+    return copy(this.table.audit.get(accountId) ?? []);
+  }
+}
+
 /** Every store of one table, wired together as the app context wires the DynamoDB ones. */
 export function createMemoryStores() {
   const table = new MemoryTable();
@@ -555,6 +625,7 @@ export function createMemoryStores() {
     webhooks: new MemoryWebhookStore(table),
     deliveries: new MemoryDeliveryStore(table),
     uploadPublications: new MemoryUploadPublications(),
+    auditLog: new MemoryAuditLog(table),
   };
 }
 export type MemoryStores = ReturnType<typeof createMemoryStores>;

@@ -2,9 +2,11 @@ import type { Account } from '#domain/accounts/account';
 import type { ApiKeyRecord } from '#domain/accounts/api-key';
 import { NotFoundError } from '#domain/shared/errors';
 import { newAccountId, newLedgerEntryId, newTaskId } from '#domain/shared/ids';
-import { ledgerSum, type LedgerEntry } from '#domain/accounts/ledger';
+import { grantAudit, ledgerSum, type LedgerEntry } from '#domain/accounts/ledger';
+import { accessChangeAudit } from '#domain/accounts/account-admin';
 import { refundEntry } from '#domain/tasks/charges';
-import type { AccountDirectory, AccountStore, ApiKeyStore, LedgerStore } from '#domain/accounts/ports';
+import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, LedgerStore } from '#domain/accounts/ports';
+import { keyChangeAudit, keyRevokeAudit } from '#domain/accounts/key-management';
 import type { CallbackReceipts, IdempotencyClaim, IdempotencyStore, StartResult, StartWrite, TaskStore } from '#domain/tasks/ports';
 import type { UploadPublications } from '#domain/uploads/ports';
 import { windowAt } from '#domain/accounts/rate-limit';
@@ -18,6 +20,8 @@ import type { AttemptOutcome, Delivery, DeliveryMessage } from '#domain/webhooks
 import type { DeliveryStore } from '#domain/webhooks/ports';
 import type { WebhookEndpoint } from '#domain/webhooks/webhooks';
 import type { WebhookStore } from '#domain/webhooks/ports';
+import { auditEntry, OPERATOR_STAMP, type AuditEntry, type AuditStamp } from '#domain/shared/audit';
+import type { AuditLog } from '#domain/shared/ports';
 
 /**
  * The behaviour the use cases rely on from the store ports, as one suite run against every
@@ -36,6 +40,7 @@ export interface StoreSet {
   webhooks: WebhookStore;
   deliveries: DeliveryStore;
   uploadPublications: UploadPublications;
+  auditLog: AuditLog;
 }
 
 /** Opens an empty set of stores (a fresh table) for one test. */
@@ -70,6 +75,12 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       await stores.accounts.create(account, credits > 0 ? grantOf(account.accountId, credits) : undefined);
       return account.accountId;
     }
+
+    /** An access change as the admin CLI makes one: with its `account.access_changed` entry. */
+    const updateAccessAudited = (accountId: string, changes: Parameters<AccountStore['updateAccess']>[1], now: string) =>
+      stores.accounts.updateAccess(accountId, changes, now, accessChangeAudit(OPERATOR_STAMP, new Date(now)));
+    /** A grant as the admin CLI makes one: with its `credits.granted` entry. */
+    const grantAudited = (entry: LedgerEntry) => stores.accounts.grant(entry, grantAudit(OPERATOR_STAMP, 'credits.granted', entry));
 
     async function money(accountId: string) {
       const account = await stores.accounts.get(accountId);
@@ -224,7 +235,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       // transactions on one item (the adapter does not retry a grant).
       it('adds every grant to the balance with its ledger entry', async () => {
         const accountId = await newAccount(0);
-        for (let i = 0; i < 10; i += 1) await stores.accounts.grant(grantOf(accountId, i + 1));
+        for (let i = 0; i < 10; i += 1) await grantAudited(grantOf(accountId, i + 1));
         const after = await money(accountId);
         expect(after).toMatchObject({ balance: 55, ledger: 55 });
         expect(after.entries).toHaveLength(10);
@@ -234,7 +245,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       it('lists an account ledger in entry order, and no other account', async () => {
         const [a, b] = [await newAccount(1), await newAccount(2)];
         const later = grantOf(a, 3);
-        await stores.accounts.grant(later);
+        await grantAudited(later);
         const entries = (await money(a)).entries;
         expect(entries.map((entry) => entry.amount)).toEqual([1, 3]);
         expect(entries[1]).toEqual(later);
@@ -258,7 +269,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         const tasks = await Promise.all(Array.from({ length: 8 }, () => started(accountId)));
         await Promise.all([
           ...tasks.slice(0, 4).map((task) => move(stores.tasks, task, 'fail', ending(task, 2))),
-          ...Array.from({ length: 3 }, (_, i) => stores.accounts.grant(grantOf(accountId, i + 1))),
+          ...Array.from({ length: 3 }, (_, i) => grantAudited(grantOf(accountId, i + 1))),
         ]);
         // 1 opening grant + 8 charges + 4 refunds + 3 grants.
         const pages = await Promise.all([1, 2, 3, 4, 5].map((page) => stores.ledger.listPage(accountId, page, 4)));
@@ -281,22 +292,26 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       });
 
       it('answers NotFoundError for a grant or a change of an unknown account, writing nothing', async () => {
-        await expect(stores.accounts.grant(grantOf('acc_nobody', 5))).rejects.toBeInstanceOf(NotFoundError);
+        await expect(grantAudited(grantOf('acc_nobody', 5))).rejects.toBeInstanceOf(NotFoundError);
         expect(await stores.ledger.listForAccount('acc_nobody')).toEqual([]);
-        await expect(stores.accounts.updateAccess('acc_nobody', { paidAccess: true }, at(1))).rejects.toBeInstanceOf(NotFoundError);
+        await expect(updateAccessAudited('acc_nobody', { paidAccess: true }, at(1))).rejects.toBeInstanceOf(NotFoundError);
         await expect(stores.accounts.setTestSubscription('acc_nobody', true, at(1))).rejects.toBeInstanceOf(NotFoundError);
         expect(await stores.accounts.get('acc_nobody')).toBeUndefined();
       });
 
       it('changes only the access fields it is given', async () => {
         const accountId = await newAccount(7);
-        const changed = await stores.accounts.updateAccess(accountId, { subscriptionStatus: 'past_due' }, at(9));
+        const changed = await updateAccessAudited(accountId, { subscriptionStatus: 'past_due' }, at(9));
         expect(changed).toMatchObject({ accountId, credits: 7, paidAccess: false, subscriptionStatus: 'past_due', updatedAt: at(9) });
         expect(await stores.accounts.get(accountId)).toEqual(changed);
-        expect(await stores.accounts.updateAccess(accountId, { paidAccess: true }, at(10))).toMatchObject({
+        expect(await updateAccessAudited(accountId, { paidAccess: true }, at(10))).toMatchObject({
           paidAccess: true,
           subscriptionStatus: 'past_due',
         });
+        // Issue 36: one entry per change, none for a change that changes nothing (and no write: updatedAt stays).
+        expect(await updateAccessAudited(accountId, { paidAccess: true }, at(11))).toMatchObject({ updatedAt: at(10) });
+        const entries = (await stores.auditLog.page(accountId, undefined, 10)).entries.filter((entry) => entry.action === 'account.access_changed');
+        expect(entries.map((entry) => entry.details)).toEqual([{ paid_access: { from: false, to: true } }, { subscription_status: { from: 'none', to: 'past_due' } }]);
       });
 
       it('starts and ends a test subscription with one write each: a repeat or a racing copy writes nothing', async () => {
@@ -312,17 +327,44 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(await stores.accounts.setTestSubscription(scopeId, false, at(5))).toBe(false);
         expect(await stores.accounts.get(scopeId)).toMatchObject({ credits: 5, paidAccess: false, subscriptionStatus: 'canceled', updatedAt: at(4) });
       });
+      // Issue 36: a grant and an operator's account creation carry their entry; a refused one writes none.
+      it('writes one entry with each grant and with an account made with one, none for a refused grant', async () => {
+        const accountId = await newAccount(0);
+        const grant = grantOf(accountId, 7);
+        await grantAudited(grant);
+        await expect(grantAudited(grant)).rejects.toThrow();
+        await expect(grantAudited(grantOf('acc_nobody', 5))).rejects.toBeInstanceOf(NotFoundError);
+        const entries = (await stores.auditLog.page(accountId, undefined, 10)).entries;
+        expect(entries.map((entry) => [entry.action, entry.details.amount, entry.details.ledger_entry_id])).toEqual([['credits.granted', 7, grant.entryId]]);
+        expect((await money(accountId)).balance).toBe(7);
+        const made = newAccountId();
+        const entry = auditEntry(OPERATOR_STAMP, made, 'account.created', { type: 'account', id: made }, { credits: 0 }, new Date(T0));
+        await stores.accounts.create({ accountId: made, credits: 0, paidAccess: false, subscriptionStatus: 'none', taskCounts: { video: 0, image: 0 }, createdAt: at(0), updatedAt: at(0) }, undefined, entry);
+        expect((await stores.auditLog.page(made, undefined, 10)).entries).toEqual([entry]);
+        // The entry's id taken: no account either.
+        const again = newAccountId();
+        await expect(
+          stores.accounts.create({ accountId: again, credits: 0, paidAccess: false, subscriptionStatus: 'none', taskCounts: { video: 0, image: 0 }, createdAt: at(0), updatedAt: at(0) }, undefined, { ...entry, accountId: made }),
+        ).rejects.toThrow();
+        expect(await stores.accounts.get(again)).toBeUndefined();
+      });
     });
 
     describe('API keys', () => {
       const record = (keyId: string, accountId: string, mode: 'live' | 'test' = 'live'): ApiKeyRecord => ({ keyId, keyHash: `hash-${keyId}`, accountId, mode, createdAt: at(0) });
       const MAX = 50;
+      const STAMP: AuditStamp = { actor: { type: 'holder', id: 'holder-1', email: 'a@example.com' }, origin: { ip: '127.0.0.1', userAgent: 'jest' } };
+      const createKey = (key: ApiKeyRecord, max: number) =>
+        stores.apiKeys.create(key, max, auditEntry(STAMP, key.accountId, 'key.created', { type: 'key', id: key.keyId }, { name: key.name ?? null }, new Date(T0)));
+      const revokeKey = (keyId: string, now: string, accountId?: string) => stores.apiKeys.revoke(keyId, now, keyRevokeAudit(STAMP, new Date(now)), accountId);
+      const updateKey = (accountId: string, keyId: string, changes: ApiKeyChanges) => stores.apiKeys.update(accountId, keyId, changes, keyChangeAudit(STAMP, new Date(T0)));
+      const actionsOf = async (accountId: string) => (await stores.auditLog.page(accountId, undefined, 100)).entries.map((entry) => `${entry.action} ${entry.target.id}`).reverse();
 
       it('stores, finds, lists per account and refuses a duplicate id', async () => {
-        await stores.apiKeys.create(record('k1', 'acc_a'), MAX);
-        await stores.apiKeys.create({ ...record('k2', 'acc_a'), rateLimit: 5 }, MAX);
-        await stores.apiKeys.create(record('k3', 'acc_b', 'test'), MAX);
-        await expect(stores.apiKeys.create(record('k1', 'acc_b'), MAX)).rejects.toThrow();
+        await createKey(record('k1', 'acc_a'), MAX);
+        await createKey({ ...record('k2', 'acc_a'), rateLimit: 5 }, MAX);
+        await createKey(record('k3', 'acc_b', 'test'), MAX);
+        await expect(createKey(record('k1', 'acc_b'), MAX)).rejects.toThrow();
         expect(await stores.apiKeys.get('k1')).toEqual(record('k1', 'acc_a'));
         expect(await stores.apiKeys.get('k3')).toEqual(record('k3', 'acc_b', 'test'));
         expect(await stores.apiKeys.get('k9')).toBeUndefined();
@@ -332,44 +374,92 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       });
 
       it('revokes once, keeping the first time; an unknown key (or another account\'s) is NotFoundError', async () => {
-        await stores.apiKeys.create(record('k1', 'acc_a'), MAX);
-        await expect(stores.apiKeys.revoke('k1', at(1), 'acc_b')).rejects.toBeInstanceOf(NotFoundError);
-        expect(await stores.apiKeys.revoke('k1', at(1), 'acc_a')).toMatchObject({ keyId: 'k1', revokedAt: at(1) });
-        expect(await stores.apiKeys.revoke('k1', at(2))).toMatchObject({ revokedAt: at(1) });
+        await createKey(record('k1', 'acc_a'), MAX);
+        await expect(revokeKey('k1', at(1), 'acc_b')).rejects.toBeInstanceOf(NotFoundError);
+        expect(await revokeKey('k1', at(1), 'acc_a')).toMatchObject({ keyId: 'k1', revokedAt: at(1) });
+        expect(await revokeKey('k1', at(2))).toMatchObject({ revokedAt: at(1) });
         expect((await stores.apiKeys.get('k1'))?.revokedAt).toBe(at(1));
-        await expect(stores.apiKeys.revoke('k9', at(1))).rejects.toBeInstanceOf(NotFoundError);
+        await expect(revokeKey('k9', at(1))).rejects.toBeInstanceOf(NotFoundError);
       });
 
       it('keeps at most maxActive unrevoked keys per account, exactly under racing creates; a revoke frees a place', async () => {
-        const made = await Promise.all(Array.from({ length: 6 }, (_, i) => stores.apiKeys.create(record(`r${i}`, 'acc_a'), 4)));
+        const made = await Promise.all(Array.from({ length: 6 }, (_, i) => createKey(record(`r${i}`, 'acc_a'), 4)));
         expect(made.filter(Boolean)).toHaveLength(4);
-        expect(await stores.apiKeys.create(record('other', 'acc_b'), 4)).toBe(true);
+        expect(await createKey(record('other', 'acc_b'), 4)).toBe(true);
         const kept = (await stores.apiKeys.listForAccount('acc_a')).map((key) => key.keyId);
         expect(kept).toHaveLength(4);
-        await stores.apiKeys.revoke(kept[0]!, at(1));
-        await stores.apiKeys.revoke(kept[0]!, at(2));
-        expect(await stores.apiKeys.create(record('r9', 'acc_a'), 4)).toBe(true);
-        expect(await stores.apiKeys.create(record('r10', 'acc_a'), 4)).toBe(false);
+        await revokeKey(kept[0]!, at(1));
+        await revokeKey(kept[0]!, at(2));
+        expect(await createKey(record('r9', 'acc_a'), 4)).toBe(true);
+        expect(await createKey(record('r10', 'acc_a'), 4)).toBe(false);
       });
 
       it("updates name, scopes and limit (null removes it) of the account's own key only", async () => {
-        await stores.apiKeys.create({ ...record('k1', 'acc_a'), name: 'ci', monthlySpendLimit: 10 }, MAX);
-        expect(await stores.apiKeys.update('acc_b', 'k1', { name: 'stolen' })).toBeUndefined();
-        expect(await stores.apiKeys.update('acc_a', 'k9', { name: 'none' })).toBeUndefined();
-        expect(await stores.apiKeys.update('acc_a', 'k1', { name: 'build', scopes: ['read'] })).toMatchObject({ name: 'build', scopes: ['read'], monthlySpendLimit: 10 });
-        const cleared = await stores.apiKeys.update('acc_a', 'k1', { monthlySpendLimit: null });
+        await createKey({ ...record('k1', 'acc_a'), name: 'ci', monthlySpendLimit: 10 }, MAX);
+        expect(await updateKey('acc_b', 'k1', { name: 'stolen' })).toBeUndefined();
+        expect(await updateKey('acc_a', 'k9', { name: 'none' })).toBeUndefined();
+        expect(await updateKey('acc_a', 'k1', { name: 'build', scopes: ['read'] })).toMatchObject({ name: 'build', scopes: ['read'], monthlySpendLimit: 10 });
+        const cleared = await updateKey('acc_a', 'k1', { monthlySpendLimit: null });
         expect(cleared?.monthlySpendLimit).toBeUndefined();
-        expect(await stores.apiKeys.get('k1')).toEqual({ ...record('k1', 'acc_a'), name: 'build', scopes: ['read'] });
-        expect(await stores.apiKeys.update('acc_a', 'k1', {})).toEqual(await stores.apiKeys.get('k1'));
+        expect(await stores.apiKeys.get('k1')).toEqual({ ...record('k1', 'acc_a'), name: 'build', scopes: ['read'], version: 2 });
+        expect(cleared).toEqual(await stores.apiKeys.get('k1'));
+        expect(await updateKey('acc_a', 'k1', {})).toEqual(await stores.apiKeys.get('k1'));
+        expect(await updateKey('acc_a', 'k1', { name: 'build' })).toEqual(await stores.apiKeys.get('k1'));
       });
 
       it('notes the last use, never moving it back', async () => {
-        await stores.apiKeys.create(record('k1', 'acc_a'), MAX);
+        await createKey(record('k1', 'acc_a'), MAX);
         await stores.apiKeys.recordUse('k1', at(5));
         await stores.apiKeys.recordUse('k1', at(3));
         expect((await stores.apiKeys.get('k1'))?.lastUsedAt).toBe(at(5));
         await stores.apiKeys.recordUse('k9', at(5));
         expect(await stores.apiKeys.get('k9')).toBeUndefined();
+      });
+      // Issue 36: one entry per change, in the change's own write; none for a refused change or a no-op.
+      it('writes one entry with each create, change and first revoke, and none when nothing changes or the change is refused', async () => {
+        const accountId = newAccountId();
+        await createKey({ ...record('k1', accountId), name: 'ci', createdBy: 'holder-1' }, 1);
+        expect(await createKey(record('k2', accountId), 1)).toBe(false);
+        await expect(createKey(record('k1', accountId), MAX)).rejects.toThrow();
+        expect(await stores.apiKeys.get('k1')).toMatchObject({ createdBy: 'holder-1' });
+        await updateKey(accountId, 'k1', { name: 'ci' });
+        await updateKey(accountId, 'k1', { name: 'build', monthlySpendLimit: 5 });
+        expect(await updateKey('acc_other', 'k1', { name: 'stolen' })).toBeUndefined();
+        await revokeKey('k1', at(1), accountId);
+        await revokeKey('k1', at(2), accountId);
+        await expect(revokeKey('k1', at(3), 'acc_other')).rejects.toBeInstanceOf(NotFoundError);
+        expect(await actionsOf(accountId)).toEqual(['key.created k1', 'key.updated k1', 'key.revoked k1']);
+        const [revoked, updated] = (await stores.auditLog.page(accountId, undefined, 10)).entries;
+        expect(updated!.details).toEqual({ name: { from: 'ci', to: 'build' }, monthly_spend_limit: { from: null, to: 5 }, mode: 'live' });
+        expect(revoked).toMatchObject({ actor: STAMP.actor, origin: STAMP.origin, at: at(1), details: { name: 'build', mode: 'live' } });
+        expect(await actionsOf('acc_other')).toEqual([]);
+      });
+
+      it('writes nothing of a change whose entry cannot be written (its id taken): the change and its entry commit together', async () => {
+        const accountId = newAccountId();
+        const taken = auditEntry(STAMP, accountId, 'key.created', { type: 'key', id: 'k0' }, {}, new Date(T0));
+        await stores.auditLog.record(taken);
+        expect(await stores.apiKeys.create(record('k1', accountId), MAX, { ...taken, target: { type: 'key', id: 'k1' } }).catch(() => 'refused')).toBe('refused');
+        expect(await stores.apiKeys.get('k1')).toBeUndefined();
+        await createKey(record('k2', accountId), MAX);
+        expect(await stores.apiKeys.update(accountId, 'k2', { name: 'x' }, () => taken).catch(() => 'refused')).toBe('refused');
+        expect((await stores.apiKeys.get('k2'))?.name).toBeUndefined();
+        expect(await stores.apiKeys.revoke('k2', at(1), () => taken).catch(() => 'refused')).toBe('refused');
+        expect((await stores.apiKeys.get('k2'))?.revokedAt).toBeUndefined();
+        expect(await actionsOf(accountId)).toEqual(['key.created k0', 'key.created k2']);
+      });
+
+      it('applies racing changes of one key one after another, each entry from what the one before left', async () => {
+        const accountId = newAccountId();
+        await createKey({ ...record('k1', accountId), name: 'n0' }, MAX);
+        await Promise.all(Array.from({ length: 6 }, (_, i) => updateKey(accountId, 'k1', { name: `n${i + 1}` })));
+        const updates = (await stores.auditLog.page(accountId, undefined, 10)).entries.filter((entry) => entry.action === 'key.updated').reverse();
+        expect(updates).toHaveLength(6);
+        // A chain: each change starts from the name the previous one wrote.
+        const names = updates.map((entry) => entry.details.name as { from: string; to: string });
+        names.slice(1).forEach((change, i) => expect(change.from).toBe(names[i]!.to));
+        expect(names[0]!.from).toBe('n0');
+        expect((await stores.apiKeys.get('k1'))?.name).toBe(names.at(-1)!.to);
       });
     });
 
@@ -906,43 +996,49 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         ...overrides,
       });
 
+      const STAMP: AuditStamp = { actor: { type: 'key', id: 'key_1', email: null }, origin: { ip: '127.0.0.1', userAgent: 'jest' } };
+      const entryOf = (accountId: string, id: string, action: 'webhook.created' | 'webhook.deleted') =>
+        auditEntry(STAMP, accountId, action, { type: 'webhook', id }, {}, new Date(T0));
+      const createWebhook = (endpoint: WebhookEndpoint, max: number) => stores.webhooks.create(endpoint, max, entryOf(endpoint.accountId, endpoint.webhookId, 'webhook.created'));
+      const deleteWebhook = (accountId: string, id: string) => stores.webhooks.delete(accountId, id, entryOf(accountId, id, 'webhook.deleted'));
+
       it('stores an endpoint and reads it back within its account, lists oldest first, refuses a duplicate id', async () => {
         const [a, b] = [await newAccount(0), await newAccount(0)];
         const second = endpointOf(a, 'whk_02', { description: 'orders', createdAt: at(2) });
         const first = endpointOf(a, 'whk_01', { events: ['video.failed'] });
-        expect(await stores.webhooks.create(second, 10)).toBe(true);
-        expect(await stores.webhooks.create(first, 10)).toBe(true);
+        expect(await createWebhook(second, 10)).toBe(true);
+        expect(await createWebhook(first, 10)).toBe(true);
         expect(await stores.webhooks.get(a, 'whk_02')).toEqual(second);
         expect(await stores.webhooks.list(a)).toEqual([first, second]);
         expect(await stores.webhooks.get(b, 'whk_01')).toBeUndefined();
         expect(await stores.webhooks.list(b)).toEqual([]);
-        await expect(stores.webhooks.create(endpointOf(a, 'whk_01'), 10)).rejects.toThrow();
+        await expect(createWebhook(endpointOf(a, 'whk_01'), 10)).rejects.toThrow();
         expect(await stores.webhooks.list(a)).toHaveLength(2);
         // The count lives with the account: no account, no endpoint.
-        expect(await stores.webhooks.create(endpointOf('acc_nobody', 'whk_03'), 10)).toBe(false);
+        expect(await createWebhook(endpointOf('acc_nobody', 'whk_03'), 10)).toBe(false);
         expect(await stores.webhooks.get('acc_nobody', 'whk_03')).toBeUndefined();
       });
 
       it('holds an account to its limit under concurrent creates; a delete makes room once', async () => {
         const accountId = await newAccount(0);
         const created = await Promise.all(
-          Array.from({ length: 6 }, (_, i) => stores.webhooks.create(endpointOf(accountId, `whk_0${i}`), 3)),
+          Array.from({ length: 6 }, (_, i) => createWebhook(endpointOf(accountId, `whk_0${i}`), 3)),
         );
         expect(created.filter(Boolean)).toHaveLength(3);
         const listed = await stores.webhooks.list(accountId);
         expect(listed).toHaveLength(3);
-        expect(await stores.webhooks.create(endpointOf(accountId, 'whk_10'), 3)).toBe(false);
-        const results = await Promise.all([1, 2, 3].map(() => stores.webhooks.delete(accountId, listed[0]!.webhookId)));
+        expect(await createWebhook(endpointOf(accountId, 'whk_10'), 3)).toBe(false);
+        const results = await Promise.all([1, 2, 3].map(() => deleteWebhook(accountId, listed[0]!.webhookId)));
         expect(results.filter(Boolean)).toHaveLength(1);
         expect(await stores.webhooks.get(accountId, listed[0]!.webhookId)).toBeUndefined();
-        expect(await stores.webhooks.delete(accountId, 'whk_unknown')).toBe(false);
-        expect(await stores.webhooks.create(endpointOf(accountId, 'whk_11'), 3)).toBe(true);
-        expect(await stores.webhooks.create(endpointOf(accountId, 'whk_12'), 3)).toBe(false);
+        expect(await deleteWebhook(accountId, 'whk_unknown')).toBe(false);
+        expect(await createWebhook(endpointOf(accountId, 'whk_11'), 3)).toBe(true);
+        expect(await createWebhook(endpointOf(accountId, 'whk_12'), 3)).toBe(false);
       });
 
       it('records a test event for one of racing claims, and only over the last one seen', async () => {
         const accountId = await newAccount(0);
-        await stores.webhooks.create(endpointOf(accountId, 'whk_01'), 10);
+        await createWebhook(endpointOf(accountId, 'whk_01'), 10);
         const seen = (await stores.webhooks.get(accountId, 'whk_01'))!;
         const tests = ['evt_1', 'evt_2', 'evt_3', 'evt_4'].map((eventId, i) => ({ eventId, at: at(i) }));
         const claims = await Promise.all(tests.map((test) => stores.webhooks.claimTest(seen, test)));
@@ -952,8 +1048,21 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(await stores.webhooks.claimTest(seen, { eventId: 'evt_5', at: at(5) })).toBe(false);
         expect(await stores.webhooks.claimTest(latest, { eventId: 'evt_6', at: at(6) })).toBe(true);
         expect((await stores.webhooks.get(accountId, 'whk_01'))?.lastTest).toEqual({ eventId: 'evt_6', at: at(6) });
-        await stores.webhooks.delete(accountId, 'whk_01');
+        await deleteWebhook(accountId, 'whk_01');
         expect(await stores.webhooks.claimTest({ ...latest, lastTest: { eventId: 'evt_6', at: at(6) } }, { eventId: 'evt_7', at: at(7) })).toBe(false);
+      });
+      // Issue 36: one entry per create and delete, in their own transaction; none for a refused one.
+      it('writes one entry per endpoint made or deleted, none for one refused by the limit or already gone', async () => {
+        const accountId = await newAccount(0);
+        await createWebhook(endpointOf(accountId, 'whk_01'), 1);
+        expect(await createWebhook(endpointOf(accountId, 'whk_02'), 1)).toBe(false);
+        expect(await Promise.all([1, 2].map(() => deleteWebhook(accountId, 'whk_01')))).toEqual(expect.arrayContaining([true, false]));
+        const entries = (await stores.auditLog.page(accountId, undefined, 10)).entries;
+        expect(entries.map((entry) => `${entry.action} ${entry.target.id}`)).toEqual(['webhook.deleted whk_01', 'webhook.created whk_01']);
+        // The entry's id taken: the endpoint is not made either.
+        const taken = entries[0]!;
+        await expect(stores.webhooks.create(endpointOf(accountId, 'whk_03'), 10, taken)).rejects.toThrow();
+        expect(await stores.webhooks.get(accountId, 'whk_03')).toBeUndefined();
       });
     });
 
@@ -971,7 +1080,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           createdAt: at(0),
           lastTest: null,
         };
-        if (!(await stores.webhooks.create(endpoint, 10))) throw new Error('endpoint not created');
+        if (!(await stores.webhooks.create(endpoint, 10, anEntry(accountId, webhookId)))) throw new Error('endpoint not created');
         return { accountId, webhookId };
       }
       const deliveryOf = (endpoint: { accountId: string; webhookId: string }, eventId: string, overrides: Partial<Delivery> = {}): Delivery => ({
@@ -1011,7 +1120,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect((await stores.deliveries.get(messageOf(delivery)))?.payload).toBe(delivery.payload);
         expect(await stores.deliveries.create(deliveryOf(other, 'evt_1'))).toBe(true);
         expect(await stores.deliveries.get({ ...messageOf(delivery), accountId: 'acc_nobody' })).toBeUndefined();
-        await stores.webhooks.delete(other.accountId, other.webhookId);
+        await stores.webhooks.delete(other.accountId, other.webhookId, anEntry(other.accountId, other.webhookId));
         expect(await stores.deliveries.create(deliveryOf(other, 'evt_2'))).toBe(false);
         expect(await stores.deliveries.get(messageOf(deliveryOf(other, 'evt_2')))).toBeUndefined();
       });
@@ -1120,7 +1229,58 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(await stores.uploadPublications.claim('acc_a', 'up_1', new Date(T0 + 60_300), 60)).toBe(true);
       });
     });
+
+    // Issue 36: the audit log's own reads and writes; the changes that write an entry with them are in their own sections.
+    describe('audit log', () => {
+      const stamp: AuditStamp = { actor: { type: 'holder', id: 'holder-1', email: 'a@example.com' }, origin: { ip: '127.0.0.1', userAgent: 'jest' } };
+      const entryFor = (accountId: string, n: number): AuditEntry =>
+        auditEntry(stamp, accountId, 'key.created', { type: 'key', id: `key_${n}` }, { name: `key ${n}` }, new Date(T0 + n));
+
+      it('pages newest first with hasMore, each page older than its cursor, 250 entries in pages of 100', async () => {
+        const [a, b] = [newAccountId(), newAccountId()];
+        const written: AuditEntry[] = [];
+        for (let n = 0; n < 250; n += 25) {
+          const batch = Array.from({ length: 25 }, (_, i) => entryFor(a, n + i));
+          written.push(...batch);
+          await Promise.all(batch.map((entry) => stores.auditLog.record(entry)));
+        }
+        const other = entryFor(b, 0);
+        await stores.auditLog.record(other);
+        const seen: AuditEntry[] = [];
+        const more: boolean[] = [];
+        let after: string | undefined;
+        for (;;) {
+          const page = await stores.auditLog.page(a, after, 100);
+          seen.push(...page.entries);
+          more.push(page.hasMore);
+          if (!page.hasMore) break;
+          after = page.entries.at(-1)!.id;
+        }
+        expect(more).toEqual([true, true, false]);
+        expect(seen).toEqual([...written].reverse());
+        expect(await stores.auditLog.page(b, undefined, 10)).toEqual({ entries: [other], hasMore: false });
+        // Exactly a page left: no next page.
+        const last = await stores.auditLog.page(a, written[3]!.id, 3);
+        expect(last).toEqual({ entries: [written[2], written[1], written[0]], hasMore: false });
+        // An id older than everything, or of another account, only moves the cursor inside this account.
+        expect(await stores.auditLog.page(a, written[0]!.id, 10)).toEqual({ entries: [], hasMore: false });
+        expect(await stores.auditLog.page(newAccountId(), undefined, 10)).toEqual({ entries: [], hasMore: false });
+      });
+
+      it('refuses a second entry with the same id and keeps the first', async () => {
+        const accountId = newAccountId();
+        const entry = entryFor(accountId, 1);
+        await stores.auditLog.record(entry);
+        await expect(stores.auditLog.record({ ...entry, action: 'key.revoked' })).rejects.toThrow();
+        expect((await stores.auditLog.page(accountId, undefined, 10)).entries).toEqual([entry]);
+      });
+    });
   });
+}
+
+/** An audit entry for a change a test makes only to set up another (its content is not what is tested). */
+function anEntry(accountId: string, targetId: string): AuditEntry {
+  return auditEntry({ actor: { type: 'operator', id: 'operator', email: null }, origin: { ip: null, userAgent: null } }, accountId, 'webhook.created', { type: 'webhook', id: targetId }, {}, new Date(T0));
 }
 
 function grantOf(accountId: string, amount: number): LedgerEntry {

@@ -4,6 +4,7 @@ import { KeyExpiredError, UnauthorizedError } from '#domain/shared/errors';
 import { MemoryApiKeyStore } from '#test-support/memory-stores';
 import { authorizerContext, principalFrom } from '#http/principal';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { auditEntry, OPERATOR_STAMP } from '#domain/shared/audit';
 
 async function storeWithKey(overrides: Partial<ApiKeyRecord> = {}, mode: 'live' | 'test' = 'live') {
   const store = new MemoryApiKeyStore();
@@ -16,7 +17,7 @@ async function storeWithKey(overrides: Partial<ApiKeyRecord> = {}, mode: 'live' 
     mode,
     createdAt: '2026-01-01T00:00:00.000Z',
     ...overrides,
-  }, 50);
+  }, 50, auditEntry(OPERATOR_STAMP, 'acc_1', 'key.created', { type: 'key', id: keyIdFromHash(keyHash) }, {}, new Date()));
   return { store, apiKey };
 }
 

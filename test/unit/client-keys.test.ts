@@ -23,6 +23,7 @@ const KEY = {
   spent_this_month: 25,
   last_used_at: null,
   created_at: '2026-11-21T17:00:00.000Z',
+  created_by: 'holder-1',
   revoked_at: null,
 } as const;
 const ok = (data: unknown) => Response.json({ data, error: null });
@@ -65,6 +66,19 @@ describe('VidgenClient for platforms', () => {
       { prompt: 'a lighthouse', end_user: 'bob' },
       { name: 'platform', end_user_monthly_spend_limit: 50 },
       { end_user_monthly_spend_limit: null },
+    ]);
+  });
+});
+
+describe('VidgenClient audit log', () => {
+  it('lists audit events with after and limit as query parameters', async () => {
+    const page = { events: [], has_more: false, next_after: null };
+    const { api, sent } = setup(ok(page), ok(page));
+    expect(await api.listAuditEvents()).toEqual(page);
+    await api.listAuditEvents({ after: 'aud_01M8EM6DZQNVPPS7K0AB4EEFEQ', limit: 10 });
+    expect(sent).toEqual([
+      { url: 'https://api.example.test/api/v1/audit-events', method: 'GET', body: undefined },
+      { url: 'https://api.example.test/api/v1/audit-events?after=aud_01M8EM6DZQNVPPS7K0AB4EEFEQ&limit=10', method: 'GET', body: undefined },
     ]);
   });
 });

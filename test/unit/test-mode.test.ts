@@ -1,4 +1,6 @@
 import { createAccount, grantCredits } from '#domain/accounts/account-admin';
+import { accessChangeAudit } from '#domain/accounts/account-admin';
+import { OPERATOR_STAMP } from '#domain/shared/audit';
 import { admit } from '#domain/tasks/start-rules';
 import { endTestSubscription, startTestSubscription } from '#domain/billing/billing-account';
 import { PaidAccessRequiredError, UnauthorizedError, ValidationError } from '#domain/shared/errors';
@@ -69,7 +71,7 @@ describe('the test balance', () => {
     const { account } = await createAccount(stores, { credits: 7, paidAccess: true, subscriptionStatus: 'active' });
     const accounts = modeAwareAccounts(stores.accounts);
     const scope = partitionOf(account.accountId, 'test');
-    await accounts.updateAccess(scope, { paidAccess: false, subscriptionStatus: 'canceled' }, 'now');
+    await accounts.updateAccess(scope, { paidAccess: false, subscriptionStatus: 'canceled' }, 'now', accessChangeAudit(OPERATOR_STAMP, new Date()));
     expect(await accounts.get(account.accountId)).toMatchObject({ paidAccess: false, subscriptionStatus: 'canceled' });
     expect(await accounts.get(scope)).toMatchObject({ paidAccess: false, subscriptionStatus: 'canceled' });
   });
@@ -121,7 +123,7 @@ describe('the test subscription', () => {
     expect(await deps.accounts.get(scope)).toMatchObject({ paidAccess: true, subscriptionStatus: 'active' });
     expect(await endTestSubscription(deps, scope)).toMatchObject({ paidAccess: true, subscriptionStatus: 'past_due' });
     // A live change reaches the test scope too, whatever its own subscription did.
-    await deps.accounts.updateAccess(account.accountId, { subscriptionStatus: 'active' }, 'now');
+    await deps.accounts.updateAccess(account.accountId, { subscriptionStatus: 'active' }, 'now', accessChangeAudit(OPERATOR_STAMP, new Date()));
     expect(await deps.accounts.get(scope)).toMatchObject({ paidAccess: true, subscriptionStatus: 'active' });
   });
 

@@ -500,6 +500,26 @@ export interface paths {
         patch: operations["updateKey"];
         trace?: never;
     };
+    "/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description Every change to your account, newest first: keys made, changed and revoked, webhook endpoints made and deleted, and (as they are added) billing state, operator grants and team changes, each with who made it (a holder, `operator`, or Stripe), from which address and user agent, and what changed. Each entry is written in the same transaction as its change. Entries are kept at least a year. Test-mode changes are in the same log with `details.mode = "test"`. Pass a page's `next_after` as `after` for the next, older page; `limit` is 1 to 100 (default 50). With `Accept: text/csv` the same page comes as CSV (columns `id, at, actor_type, actor_id, actor_email, action, target_type, target_id, ip, user_agent, details`, details as compact JSON; cells that would start a spreadsheet formula get a leading `'`), its cursor in the `Vidgen-Has-More` and `Vidgen-Next-After` headers. For a signed-in session (the account's owner or admin); an API key gets 403.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -1673,6 +1693,8 @@ export interface components {
              * @example 2026-11-21T17:00:00.000Z
              */
             created_at: string;
+            /** @description Who made the key: the holder id of the account member, or `operator`; null for keys made before this was kept. */
+            created_by: string | null;
             /**
              * Format: date-time
              * @description When the key was revoked; null while it works.
@@ -1723,6 +1745,8 @@ export interface components {
              * @example 2026-11-21T17:00:00.000Z
              */
             created_at: string;
+            /** @description Who made the key: the holder id of the account member, or `operator`; null for keys made before this was kept. */
+            created_by: string | null;
             /**
              * Format: date-time
              * @description When the key was revoked; null while it works.
@@ -1769,6 +1793,59 @@ export interface components {
             monthly_spend_limit?: number | null;
             /** @description A new limit per end user, or null to remove it. */
             end_user_monthly_spend_limit?: number | null;
+        };
+        /** @description Success: `data` is the result, `error` is null. */
+        AuditEventPageResponse: {
+            data: components["schemas"]["AuditEventPage"];
+            error: null;
+        };
+        AuditEventPage: {
+            /** @description Newest first. */
+            events: components["schemas"]["AuditEvent"][];
+            /** @description Whether older events follow this page. */
+            has_more: boolean;
+            /** @description The cursor to pass as `after` for the next (older) page; null when there is none. */
+            next_after: string | null;
+        };
+        AuditEvent: {
+            /**
+             * @description The event id (`aud_` + ULID).
+             * @example aud_01M8EM6DZQNVPPS7K0AB4EEFEQ
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             * @example 2026-11-21T17:00:00.000Z
+             */
+            at: string;
+            /** @description Who made the change. */
+            actor: {
+                /** @enum {string} */
+                type: "holder" | "key" | "operator" | "stripe";
+                /** @description The holder id, the key id, `operator`, or the Stripe event id. */
+                id: string;
+                /** @description A holder's email at the time; null for the others. */
+                email: string | null;
+            };
+            /** @enum {string} */
+            action: "account.created" | "account.access_changed" | "key.created" | "key.updated" | "key.revoked" | "webhook.created" | "webhook.deleted" | "billing.checkout_started" | "billing.purchase_credited" | "billing.purchase_reversed" | "billing.subscription_changed" | "billing.paid_access_granted" | "credits.granted" | "credits.test_added";
+            /** @description What was changed. */
+            target: {
+                type: string;
+                id: string;
+            };
+            /** @description The address the request came from, as the API gateway saw it; null for operators and Stripe. */
+            ip: string | null;
+            /** @description The request's User-Agent (at most 256 characters). */
+            user_agent: string | null;
+            /** @description What changed, per action (a change as `{ from, to }`). Never key material, key hashes, webhook secrets or URL queries. */
+            details: {
+                [key: string]: string | number | boolean | null | string[] | {
+                    from: string | number | boolean | null | string[];
+                    to: string | number | boolean | null | string[];
+                };
+            };
         };
         /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `method_not_allowed`. */
         Error405: {
@@ -6251,6 +6328,7 @@ export interface operations {
                      *             "spent_this_month": 120,
                      *             "last_used_at": "2026-11-21T17:04:00.000Z",
                      *             "created_at": "2026-11-21T17:00:00.000Z",
+                     *             "created_by": "3f1c2a7e-5b9d-4c0e-8a6f-2d4b1e9c7a05",
                      *             "revoked_at": null
                      *           }
                      *         ]
@@ -6416,6 +6494,7 @@ export interface operations {
                      *         "spent_this_month": 0,
                      *         "last_used_at": null,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
+                     *         "created_by": "3f1c2a7e-5b9d-4c0e-8a6f-2d4b1e9c7a05",
                      *         "revoked_at": null,
                      *         "api_key": "vg_live_7Hq2…"
                      *       },
@@ -6609,6 +6688,7 @@ export interface operations {
                      *         "spent_this_month": 120,
                      *         "last_used_at": "2026-11-21T17:04:00.000Z",
                      *         "created_at": "2026-11-21T17:00:00.000Z",
+                     *         "created_by": "3f1c2a7e-5b9d-4c0e-8a6f-2d4b1e9c7a05",
                      *         "revoked_at": "2026-11-22T09:30:00.000Z"
                      *       },
                      *       "error": null
@@ -6792,6 +6872,7 @@ export interface operations {
                      *         "spent_this_month": 120,
                      *         "last_used_at": "2026-11-21T17:04:00.000Z",
                      *         "created_at": "2026-11-21T17:00:00.000Z",
+                     *         "created_by": "3f1c2a7e-5b9d-4c0e-8a6f-2d4b1e9c7a05",
                      *         "revoked_at": null
                      *       },
                      *       "error": null
@@ -6902,6 +6983,199 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description The `next_after` of an earlier page: the list continues with older events. Leave it out to start at the newest. */
+                after?: string;
+                /** @description Events per page, 1 to 100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of audit events. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "events": [
+                     *           {
+                     *             "id": "aud_01M8EM6DZQNVPPS7K0AB4EEFEQ",
+                     *             "at": "2026-11-27T14:03:11.482Z",
+                     *             "actor": {
+                     *               "type": "holder",
+                     *               "id": "3f1c2a7e-5b9d-4c0e-8a6f-2d4b1e9c7a05",
+                     *               "email": "dev@example.com"
+                     *             },
+                     *             "action": "key.created",
+                     *             "target": {
+                     *               "type": "key",
+                     *               "id": "key_3f9a1c0d2b7e4a6f8c1d0e2f"
+                     *             },
+                     *             "ip": "203.0.113.9",
+                     *             "user_agent": "Mozilla/5.0",
+                     *             "details": {
+                     *               "name": "CI pipeline",
+                     *               "mode": "live",
+                     *               "scopes": [
+                     *                 "generate",
+                     *                 "read",
+                     *                 "webhooks"
+                     *               ],
+                     *               "expires_at": null,
+                     *               "monthly_spend_limit": null
+                     *             }
+                     *           }
+                     *         ],
+                     *         "has_more": false,
+                     *         "next_after": null
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditEventPageResponse"];
+                    "text/csv": string;
+                };
+            };
+            /** @description `after` is not an audit event id, or `limit` is out of range. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "after: must be an audit event id (aud_ + 26 characters): the next_after of an earlier page",
+                     *         "code": "validation_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */

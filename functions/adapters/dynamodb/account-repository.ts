@@ -1,4 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AuditEntry } from '#domain/shared/audit';
+import { auditPart } from './audit/audit-put';
 import { AccountExistsError, type Account, type SubscriptionStatus } from '#domain/accounts/account';
 import { NotFoundError } from '#domain/shared/errors';
 import type { LedgerEntry } from '#domain/accounts/ledger';
@@ -6,7 +8,7 @@ import type { AccountStore } from '#domain/accounts/ports';
 import { isConditionFailure, type Db } from './dynamo-client';
 import { accountKey } from './keys';
 import { appendWithRetries, ledgerMoved, slotAfter, type LedgerSlot } from './ledger-positions';
-import { AGAIN, retryOnConflict } from './retry';
+import { AGAIN, isConflict, retryOnConflict, withRetries } from './retry';
 import { transact, TransactionRefused } from './transaction';
 import { ledgerEntryPut } from './ledger-repository';
 
@@ -89,7 +91,7 @@ export class DynamoAccountStore implements AccountStore {
   }
 
   /** Throws AccountExistsError when the account exists (a concurrent first use won: a consistent get sees it). */
-  async create(account: Account, openingGrant?: LedgerEntry): Promise<void> {
+  async create(account: Account, openingGrant?: LedgerEntry, entry?: AuditEntry): Promise<void> {
     const put = {
       TableName: this.db.tableName,
       Item: toAccountItem(account),
@@ -97,11 +99,12 @@ export class DynamoAccountStore implements AccountStore {
     };
     try {
       await retryOnConflict<unknown>('account create', () =>
-        openingGrant
+        openingGrant || entry
           ? transact(this.db, [
               // The opening grant is the ledger's first entry.
-              ['account', { Put: { ...put, Item: { ...put.Item, ledger_count: 1 } } }],
-              ['grant', { Put: ledgerEntryPut(this.db, openingGrant, 1) }],
+              ['account', { Put: openingGrant ? { ...put, Item: { ...put.Item, ledger_count: 1 } } : put }],
+              openingGrant && ['grant', { Put: ledgerEntryPut(this.db, openingGrant, 1) }],
+              entry && auditPart(this.db, entry),
             ])
           : this.db.doc.send(new PutCommand(put)),
       );
@@ -115,33 +118,37 @@ export class DynamoAccountStore implements AccountStore {
     accountId: string,
     changes: { paidAccess?: boolean; subscriptionStatus?: SubscriptionStatus },
     now: string,
+    audit: (before: Account, after: Account) => AuditEntry | undefined,
   ): Promise<Account> {
-    const sets = ['updated_at = :now'];
-    const values: Record<string, unknown> = { ':now': now };
-    if (changes.paidAccess !== undefined) {
-      sets.push('paid_access = :paid');
-      values[':paid'] = changes.paidAccess;
-    }
-    if (changes.subscriptionStatus !== undefined) {
-      sets.push('subscription_status = :sub');
-      values[':sub'] = changes.subscriptionStatus;
-    }
-    try {
-      const { Attributes } = await this.db.doc.send(
-        new UpdateCommand({
-          TableName: this.db.tableName,
-          Key: accountKey(accountId),
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return fromAccountItem(Attributes ?? {});
-    } catch (error) {
-      if (isConditionFailure(error)) throw new NotFoundError(`No account ${accountId}.`);
-      throw error;
-    }
+    // Read, then write only if the access is still as read: the entry's `from` is what it replaced.
+    return withRetries('account access', async () => {
+      const before = await this.get(accountId);
+      if (!before) throw new NotFoundError(`No account ${accountId}.`);
+      const after: Account = { ...before, ...(changes.paidAccess !== undefined && { paidAccess: changes.paidAccess }), ...(changes.subscriptionStatus !== undefined && { subscriptionStatus: changes.subscriptionStatus }), updatedAt: now };
+      const entry = audit(before, after);
+      if (!entry) return before;
+      try {
+        await transact(this.db, [
+          [
+            'account',
+            {
+              Update: {
+                TableName: this.db.tableName,
+                Key: accountKey(accountId),
+                UpdateExpression: 'SET paid_access = :paid, subscription_status = :sub, updated_at = :now',
+                ConditionExpression: 'attribute_exists(pk) AND paid_access = :wasPaid AND subscription_status = :wasSub',
+                ExpressionAttributeValues: { ':paid': after.paidAccess, ':sub': after.subscriptionStatus, ':now': now, ':wasPaid': before.paidAccess, ':wasSub': before.subscriptionStatus },
+              },
+            },
+          ],
+          auditPart(this.db, entry),
+        ]);
+        return after;
+      } catch (error) {
+        if ((error instanceof TransactionRefused && error.failed('account')) || isConflict(error)) return AGAIN;
+        throw error;
+      }
+    });
   }
 
   async setTestSubscription(partitionId: string, active: boolean, now: string): Promise<boolean> {
@@ -164,7 +171,7 @@ export class DynamoAccountStore implements AccountStore {
     }
   }
 
-  async grant(entry: LedgerEntry): Promise<void> {
+  async grant(entry: LedgerEntry, audit: AuditEntry): Promise<void> {
     await appendWithRetries(this.db, entry.accountId, async (seen) => {
       if (seen === undefined) throw new NotFoundError(`No account ${entry.accountId}.`);
       const slot = slotAfter(seen);
@@ -172,6 +179,7 @@ export class DynamoAccountStore implements AccountStore {
         await transact(this.db, [
           ['account', { Update: balanceCredit(this.db, entry.accountId, entry.amount, entry.createdAt, slot) }],
           ['entry', { Put: ledgerEntryPut(this.db, entry, slot.position) }],
+          auditPart(this.db, audit),
         ]);
         return undefined;
       } catch (error) {

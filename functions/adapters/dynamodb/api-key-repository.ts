@@ -2,10 +2,13 @@ import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, QueryCommand, 
 import type { ApiKeyRecord, KeyScope } from '#domain/accounts/api-key';
 import { NotFoundError } from '#domain/shared/errors';
 import type { KeyMode } from '#domain/shared/partition';
-import type { ApiKeyChanges, ApiKeyStore } from '#domain/accounts/ports';
+import type { ApiKeyChanges, ApiKeyStore, KeyChangeAudit } from '#domain/accounts/ports';
+import { applyKeyChanges } from '#domain/accounts/key-management';
+import type { AuditEntry } from '#domain/shared/audit';
+import { auditPart } from './audit/audit-put';
 import { isConditionFailure, type Db } from './dynamo-client';
 import { accountPartition, apiKeyByAccount, apiKeyCountKey, apiKeyKey, API_KEY_GSI1_PREFIX, keySpendKey } from './keys';
-import { retryOnConflict } from './retry';
+import { AGAIN, isConflict, retryOnConflict, withRetries } from './retry';
 import { TABLE_DEFINITION } from './table-definition';
 import { transact, TransactionRefused } from './transaction';
 
@@ -30,6 +33,10 @@ type ApiKeyItem = ReturnType<typeof apiKeyKey> &
     counted?: boolean;
     revoked_at?: string;
     created_at: string;
+    /** A holder id or `operator`; absent on keys made before issue 36. */
+    created_by?: string;
+    /** Bumped by every PATCH: the guard of a change made from a read. */
+    version?: number;
   };
 
 function toApiKeyItem(record: ApiKeyRecord): ApiKeyItem {
@@ -52,6 +59,8 @@ function toApiKeyItem(record: ApiKeyRecord): ApiKeyItem {
     counted: true,
     revoked_at: record.revokedAt,
     created_at: record.createdAt,
+    created_by: record.createdBy,
+    version: record.version,
   };
 }
 
@@ -72,6 +81,8 @@ function fromApiKeyItem(item: Record<string, unknown>): ApiKeyRecord {
     ...(row.prefix !== undefined && { prefix: row.prefix }),
     ...(row.last_used_at !== undefined && { lastUsedAt: row.last_used_at }),
     ...(row.revoked_at !== undefined && { revokedAt: row.revoked_at }),
+    ...(row.created_by !== undefined && { createdBy: row.created_by }),
+    ...(row.version !== undefined && { version: row.version }),
   };
 }
 
@@ -81,7 +92,7 @@ const BATCH_GET_MAX = 100;
 export class DynamoApiKeyStore implements ApiKeyStore {
   constructor(private readonly db: Db) {}
 
-  async create(record: ApiKeyRecord, maxActive: number): Promise<boolean> {
+  async create(record: ApiKeyRecord, maxActive: number, entry: AuditEntry): Promise<boolean> {
     try {
       // Racing creates of one account meet on its count: a transaction that met another is tried again.
       await retryOnConflict('API key create', () =>
@@ -100,6 +111,7 @@ export class DynamoApiKeyStore implements ApiKeyStore {
             },
           ],
           ['key', { Put: { TableName: this.db.tableName, Item: toApiKeyItem(record), ConditionExpression: 'attribute_not_exists(pk)' } }],
+          auditPart(this.db, entry),
         ]),
       );
       return true;
@@ -139,52 +151,64 @@ export class DynamoApiKeyStore implements ApiKeyStore {
     return records;
   }
 
-  async update(accountId: string, keyId: string, changes: ApiKeyChanges): Promise<ApiKeyRecord | undefined> {
-    const set: string[] = [];
-    const remove: string[] = [];
-    const values: Record<string, unknown> = { ':account': accountId };
-    if (changes.name !== undefined) {
-      set.push('#name = :name');
-      values[':name'] = changes.name;
-    }
-    if (changes.scopes !== undefined) {
-      set.push('scopes = :scopes');
-      values[':scopes'] = changes.scopes;
-    }
-    if (changes.monthlySpendLimit === null) remove.push('monthly_spend_limit');
-    else if (changes.monthlySpendLimit !== undefined) {
-      set.push('monthly_spend_limit = :limit');
-      values[':limit'] = changes.monthlySpendLimit;
-    }
-    if (changes.endUserMonthlySpendLimit === null) remove.push('end_user_monthly_spend_limit');
-    else if (changes.endUserMonthlySpendLimit !== undefined) {
-      set.push('end_user_monthly_spend_limit = :endUserLimit');
-      values[':endUserLimit'] = changes.endUserMonthlySpendLimit;
-    }
-    if (set.length === 0 && remove.length === 0) {
-      const record = await this.get(keyId);
-      return record?.accountId === accountId ? record : undefined;
-    }
-    try {
-      const { Attributes } = await this.db.doc.send(
-        new UpdateCommand({
-          TableName: this.db.tableName,
-          Key: apiKeyKey(keyId),
-          UpdateExpression: [set.length > 0 ? `SET ${set.join(', ')}` : '', remove.length > 0 ? `REMOVE ${remove.join(', ')}` : ''].join(' ').trim(),
-          ConditionExpression: 'attribute_exists(pk) AND account_id = :account',
-          ...(changes.name !== undefined && { ExpressionAttributeNames: { '#name': 'name' } }),
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return fromApiKeyItem(Attributes ?? {});
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+  async update(accountId: string, keyId: string, changes: ApiKeyChanges, audit: KeyChangeAudit): Promise<ApiKeyRecord | undefined> {
+    // Read, change, and write back only if no other change came between (the key's version):
+    // the entry's `from` is then exactly what the change replaced.
+    return withRetries('API key update', async () => {
+      const before = await this.get(keyId);
+      if (before?.accountId !== accountId) return undefined;
+      const after = applyKeyChanges(before, changes);
+      const entry = audit(before, after);
+      if (!entry) return before;
+      const version = before.version ?? 0;
+      const set: string[] = ['version = :next'];
+      const remove: string[] = [];
+      const values: Record<string, unknown> = { ':account': accountId, ':next': version + 1, ...(version > 0 && { ':version': version }) };
+      if (changes.name !== undefined) {
+        set.push('#name = :name');
+        values[':name'] = changes.name;
+      }
+      if (changes.scopes !== undefined) {
+        set.push('scopes = :scopes');
+        values[':scopes'] = changes.scopes;
+      }
+      if (changes.monthlySpendLimit === null) remove.push('monthly_spend_limit');
+      else if (changes.monthlySpendLimit !== undefined) {
+        set.push('monthly_spend_limit = :limit');
+        values[':limit'] = changes.monthlySpendLimit;
+      }
+      if (changes.endUserMonthlySpendLimit === null) remove.push('end_user_monthly_spend_limit');
+      else if (changes.endUserMonthlySpendLimit !== undefined) {
+        set.push('end_user_monthly_spend_limit = :endUserLimit');
+        values[':endUserLimit'] = changes.endUserMonthlySpendLimit;
+      }
+      try {
+        await transact(this.db, [
+          [
+            'key',
+            {
+              Update: {
+                TableName: this.db.tableName,
+                Key: apiKeyKey(keyId),
+                UpdateExpression: [`SET ${set.join(', ')}`, remove.length > 0 ? `REMOVE ${remove.join(', ')}` : ''].join(' ').trim(),
+                ConditionExpression: `attribute_exists(pk) AND account_id = :account AND ${version > 0 ? 'version = :version' : 'attribute_not_exists(version)'}`,
+                ...(changes.name !== undefined && { ExpressionAttributeNames: { '#name': 'name' } }),
+                ExpressionAttributeValues: values,
+              },
+            },
+          ],
+          auditPart(this.db, entry),
+        ]);
+        return { ...after, version: version + 1 };
+      } catch (error) {
+        // Changed (or revoked) meanwhile: read it again; another writer holding it: try again.
+        if ((error instanceof TransactionRefused && error.failed('key')) || isConflict(error)) return AGAIN;
+        throw error;
+      }
+    });
   }
 
-  async revoke(keyId: string, now: string, accountId?: string): Promise<ApiKeyRecord> {
+  async revoke(keyId: string, now: string, audit: (record: ApiKeyRecord) => AuditEntry, accountId?: string): Promise<ApiKeyRecord> {
     const notFound = () => new NotFoundError(`No API key with id "${keyId}".`);
     const { Item } = await this.db.doc.send(
       new GetCommand({ TableName: this.db.tableName, Key: apiKeyKey(keyId), ConsistentRead: true }),
@@ -199,28 +223,28 @@ export class DynamoApiKeyStore implements ApiKeyStore {
       ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revoked_at)',
       ExpressionAttributeValues: { ':now': now },
     };
+    const entry = audit(fromApiKeyItem(Item));
     try {
       await retryOnConflict<unknown>('API key revoke', () =>
-        Item.counted === true
-          ? transact(this.db, [
-              ['key', { Update: revoke }],
-              [
-                'count',
-                {
-                  Update: {
-                    TableName: this.db.tableName,
-                    Key: apiKeyCountKey(String(Item.account_id)),
-                    UpdateExpression: 'ADD active_keys :minusOne',
-                    ExpressionAttributeValues: { ':minusOne': -1 },
-                  },
-                },
-              ],
-            ])
-          : this.db.doc.send(new UpdateCommand(revoke)),
+        transact(this.db, [
+          ['key', { Update: revoke }],
+          Item.counted === true && [
+            'count',
+            {
+              Update: {
+                TableName: this.db.tableName,
+                Key: apiKeyCountKey(String(Item.account_id)),
+                UpdateExpression: 'ADD active_keys :minusOne',
+                ExpressionAttributeValues: { ':minusOne': -1 },
+              },
+            },
+          ],
+          auditPart(this.db, entry),
+        ]),
       );
     } catch (error) {
-      // Revoked meanwhile by another request: answer with the time that one wrote.
-      if (!isConditionFailure(error) && !(error instanceof TransactionRefused && error.failed('key'))) throw error;
+      // Revoked meanwhile by another request: answer with the time that one wrote (and its entry).
+      if (!(error instanceof TransactionRefused && error.failed('key'))) throw error;
     }
     const revoked = await this.get(keyId);
     if (!revoked) throw notFound();

@@ -1,10 +1,12 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { AuditEntry } from '#domain/shared/audit';
+import { auditPart } from './audit/audit-put';
 import type { SubscriptionStatus } from '#domain/accounts/account';
 import { statusRank, type Purchase, type Reversal, type ReversalEntry, type SubscriptionPayment } from '#domain/billing/billing';
 import { NotFoundError } from '#domain/shared/errors';
 import type { LedgerEntry } from '#domain/accounts/ledger';
 import type { BillingStore } from '#domain/billing/ports';
-import { isConditionFailure, type Db } from './dynamo-client';
+import { type Db } from './dynamo-client';
 import {
   accountKey,
   accountPartition,
@@ -115,7 +117,7 @@ export class DynamoBillingStore implements BillingStore {
     return (await this.read(paymentCustomerKey(customerId)))?.account_id as string | undefined;
   }
 
-  async recordPurchase(purchase: Purchase, entry: LedgerEntry): Promise<'granted' | 'duplicate' | 'unknown_account'> {
+  async recordPurchase(purchase: Purchase, entry: LedgerEntry, audit: AuditEntry): Promise<'granted' | 'duplicate' | 'unknown_account'> {
     return appendWithRetries(this.db, purchase.accountId, async (seen) => {
       if (seen === undefined) return 'unknown_account';
       // The usual repeat is answered by one read, without queueing on the ledger.
@@ -148,6 +150,7 @@ export class DynamoBillingStore implements BillingStore {
               },
             },
           ],
+          auditPart(this.db, audit),
         ]);
         return 'granted' as const;
       } catch (error) {
@@ -167,7 +170,7 @@ export class DynamoBillingStore implements BillingStore {
     return item ? fromPurchaseItem(item) : undefined;
   }
 
-  async reversePurchase(purchase: Purchase, due: number, entry: ReversalEntry, now: string): Promise<Reversal | 'already'> {
+  async reversePurchase(purchase: Purchase, due: number, entry: ReversalEntry, now: string, audit: (reversal: Reversal) => AuditEntry): Promise<Reversal | 'already'> {
     return withRetries('purchase reversal', async () => {
       const [current, account] = await Promise.all([this.read(purchaseKey(purchase.checkoutId)), this.read(accountKey(purchase.accountId))]);
       const claimed = Number(current?.reversed_credits ?? 0);
@@ -205,6 +208,8 @@ export class DynamoBillingStore implements BillingStore {
             },
           ],
           taken > 0 && ['entry', { Put: ledgerEntryPut(this.db, entry(taken), slot.position) }],
+          // Also when nothing could be taken: the claim is the change.
+          auditPart(this.db, audit({ taken, shortfall: owed - taken })),
         ]);
         return { taken, shortfall: owed - taken };
       } catch (error) {
@@ -215,40 +220,57 @@ export class DynamoBillingStore implements BillingStore {
     });
   }
 
-  async setSubscriptionStatus(accountId: string, status: SubscriptionStatus, occurredAt: number, now: string): Promise<'applied' | 'stale' | 'unknown_account'> {
+  async setSubscriptionStatus(accountId: string, status: SubscriptionStatus, occurredAt: number, now: string, audit: AuditEntry): Promise<'applied' | 'stale' | 'unknown_account'> {
     try {
-      await this.db.doc.send(
-        new UpdateCommand({
-          TableName: this.db.tableName,
-          Key: accountKey(accountId),
-          UpdateExpression: 'SET subscription_status = :status, #at = :at, #rank = :rank, updated_at = :now',
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#at) OR #at < :at OR (#at = :at AND #rank < :rank))',
-          ExpressionAttributeNames: { '#at': SUBSCRIPTION_AT, '#rank': SUBSCRIPTION_RANK },
-          ExpressionAttributeValues: { ':status': status, ':at': occurredAt, ':rank': statusRank(status), ':now': now },
-        }),
+      await retryOnConflict('subscription status', () =>
+        transact(this.db, [
+          [
+            'account',
+            {
+              Update: {
+                TableName: this.db.tableName,
+                Key: accountKey(accountId),
+                UpdateExpression: 'SET subscription_status = :status, #at = :at, #rank = :rank, updated_at = :now',
+                ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#at) OR #at < :at OR (#at = :at AND #rank < :rank))',
+                ExpressionAttributeNames: { '#at': SUBSCRIPTION_AT, '#rank': SUBSCRIPTION_RANK },
+                ExpressionAttributeValues: { ':status': status, ':at': occurredAt, ':rank': statusRank(status), ':now': now },
+              },
+            },
+          ],
+          auditPart(this.db, audit),
+        ]),
       );
       return 'applied';
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      return (await this.read(accountKey(accountId))) ? 'stale' : 'unknown_account';
+      if (!(error instanceof TransactionRefused && error.failed('account'))) throw error;
+      return error.old('account') ? 'stale' : 'unknown_account';
     }
   }
 
-  async grantPaidAccess(accountId: string, now: string): Promise<'applied' | 'unknown_account'> {
+  async grantPaidAccess(accountId: string, now: string, audit: AuditEntry): Promise<'applied' | 'unknown_account'> {
     try {
-      await this.db.doc.send(
-        new UpdateCommand({
-          TableName: this.db.tableName,
-          Key: accountKey(accountId),
-          UpdateExpression: 'SET paid_access = :paid, updated_at = :now',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':paid': true, ':now': now },
-        }),
+      await retryOnConflict('paid access', () =>
+        transact(this.db, [
+          [
+            'account',
+            {
+              Update: {
+                TableName: this.db.tableName,
+                Key: accountKey(accountId),
+                UpdateExpression: 'SET paid_access = :paid, updated_at = :now',
+                // Only a change writes (and is audited); paid access already on is 'applied' all the same.
+                ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(paid_access) OR paid_access <> :paid)',
+                ExpressionAttributeValues: { ':paid': true, ':now': now },
+              },
+            },
+          ],
+          auditPart(this.db, audit),
+        ]),
       );
       return 'applied';
     } catch (error) {
-      if (isConditionFailure(error)) return 'unknown_account';
-      throw error;
+      if (!(error instanceof TransactionRefused && error.failed('account'))) throw error;
+      return error.old('account') ? 'applied' : 'unknown_account';
     }
   }
 

@@ -199,3 +199,8 @@ export const feedEventKey = (accountId: string, eventId: string): PrimaryKey => 
 });
 /** lsi1 position of an event in its scope's feed (zero-padded for order). */
 export const feedPositionKey = (position: number): string => `EVENT#${String(position).padStart(12, '0')}`;
+
+/** An account's audit log (issue 36): its own partition, out of the ACCOUNT# item collection (lsi1's 10 GB). */
+export const auditPartition = (accountId: string): string => `AUDIT#${accountId}`;
+/** The sort key is the entry id's ULID: newest first is a reverse Query. */
+export const auditKey = (accountId: string, entryId: string): PrimaryKey => ({ pk: auditPartition(accountId), sk: entryId.replace(/^aud_/, '') });

@@ -1,4 +1,6 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AuditEntry } from '#domain/shared/audit';
+import { auditPart } from './audit/audit-put';
 import type { TaskEventType, WebhookEndpoint } from '#domain/webhooks/webhooks';
 import type { WebhookStore } from '#domain/webhooks/ports';
 import { isConditionFailure, type Db } from './dynamo-client';
@@ -11,7 +13,7 @@ import { transact, TransactionRefused } from './transaction';
 export class DynamoWebhookStore implements WebhookStore {
   constructor(private readonly db: Db) {}
 
-  async create(endpoint: WebhookEndpoint, max: number): Promise<boolean> {
+  async create(endpoint: WebhookEndpoint, max: number, entry: AuditEntry): Promise<boolean> {
     try {
       await retryOnConflict('webhook create', () =>
         transact(this.db, [
@@ -29,6 +31,7 @@ export class DynamoWebhookStore implements WebhookStore {
             },
           ],
           ['endpoint', { Put: { TableName: this.db.tableName, Item: toWebhookItem(endpoint), ConditionExpression: 'attribute_not_exists(pk)' } }],
+          auditPart(this.db, entry),
         ]),
       );
       return true;
@@ -59,7 +62,7 @@ export class DynamoWebhookStore implements WebhookStore {
     return (Items ?? []).map(fromWebhookItem);
   }
 
-  async delete(accountId: string, webhookId: string): Promise<boolean> {
+  async delete(accountId: string, webhookId: string, entry: AuditEntry): Promise<boolean> {
     try {
       await retryOnConflict('webhook delete', () =>
         transact(this.db, [
@@ -75,6 +78,7 @@ export class DynamoWebhookStore implements WebhookStore {
               },
             },
           ],
+          auditPart(this.db, entry),
         ]),
       );
       return true;

@@ -2,7 +2,9 @@ import { type Account, type SubscriptionStatus } from './account';
 import type { ApiKeyRecord } from './api-key';
 import { NotFoundError, ValidationError } from '../shared/errors';
 import { newAccountId, newLedgerEntryId } from '../shared/ids';
-import { newKeyRecord, storeNewKey, type NewKey } from './key-management';
+import { creatorOf, keyRevokeAudit, newKeyRecord, storeNewKey, type NewKey } from './key-management';
+import { auditEntry, OPERATOR_STAMP, type AuditStamp } from '../shared/audit';
+import { grantAudit } from './ledger';
 import { ledgerSum, type LedgerEntry } from './ledger';
 import { accountOfPartition, isTestPartition, partitionOf, type KeyMode } from '../shared/partition';
 import type { AccountDirectory, AccountStore, ApiKeyStore, LedgerStore } from './ports';
@@ -38,6 +40,7 @@ export async function createApiKey(
   accountId: string,
   options: Partial<NewKey> = {},
   now = new Date().toISOString(),
+  stamp: AuditStamp = OPERATOR_STAMP,
 ): Promise<IssuedKey> {
   if (options.rateLimit !== undefined) {
     requireWholeNumber(options.rateLimit, 'rate-limit', 1, MAX_RATE_LIMIT);
@@ -49,8 +52,8 @@ export async function createApiKey(
     requireWholeNumber(options.endUserMonthlySpendLimit, 'end-user-monthly-spend-limit', 1, MAX_GRANT);
   }
   if (!(await stores.accounts.get(accountId))) throw new NotFoundError(`No account ${accountId}.`);
-  const { record, apiKey } = newKeyRecord(accountId, { ...options, name: options.name ?? OPERATOR_KEY_NAME }, new Date(now));
-  await storeNewKey(stores.apiKeys, record);
+  const { record, apiKey } = newKeyRecord(accountId, { ...options, name: options.name ?? OPERATOR_KEY_NAME }, new Date(now), creatorOf(stamp));
+  await storeNewKey(stores.apiKeys, record, stamp);
   return { keyId: record.keyId, apiKey, mode: record.mode };
 }
 
@@ -64,6 +67,7 @@ export async function createAccount(
   stores: AdminStores,
   options: NewAccountOptions = {},
   now = new Date().toISOString(),
+  stamp: AuditStamp = OPERATOR_STAMP,
 ): Promise<{ account: Account; key: IssuedKey }> {
   const credits = options.credits ?? 0;
   requireWholeNumber(credits, 'credits', 0, MAX_GRANT);
@@ -87,8 +91,13 @@ export async function createAccount(
           createdAt: now,
         }
       : undefined;
-  await stores.accounts.create(account, openingGrant);
-  const key = await createApiKey(stores, account.accountId, {}, now);
+  const created = auditEntry(stamp, account.accountId, 'account.created', { type: 'account', id: account.accountId }, {
+    credits,
+    paid_access: account.paidAccess,
+    subscription_status: account.subscriptionStatus,
+  }, new Date(now));
+  await stores.accounts.create(account, openingGrant, created);
+  const key = await createApiKey(stores, account.accountId, {}, now, stamp);
   return { account, key };
 }
 
@@ -97,20 +106,14 @@ export async function grantCredits(
   accountId: string,
   amount: number,
   reason: string,
-  { mode = 'live', now = new Date().toISOString() }: { mode?: KeyMode; now?: string } = {},
+  { mode = 'live', now = new Date().toISOString(), stamp = OPERATOR_STAMP }: { mode?: KeyMode; now?: string; stamp?: AuditStamp } = {},
 ): Promise<Account> {
   requireWholeNumber(amount, 'amount', 1, MAX_GRANT);
   if (!reason.trim()) throw new ValidationError('reason must not be empty.', 'reason');
   // A test grant goes to the account's test balance (opened with its 1000 first if need be).
   const partitionId = partitionOf(accountId, mode);
-  await stores.accounts.grant({
-    entryId: newLedgerEntryId(),
-    accountId: partitionId,
-    kind: 'grant',
-    amount,
-    reason: reason.trim(),
-    createdAt: now,
-  });
+  const entry: LedgerEntry = { entryId: newLedgerEntryId(), accountId: partitionId, kind: 'grant', amount, reason: reason.trim(), createdAt: now };
+  await stores.accounts.grant(entry, grantAudit(stamp, 'credits.granted', entry));
   return requireAccount(stores, partitionId);
 }
 
@@ -119,11 +122,22 @@ export async function setAccess(
   accountId: string,
   changes: { paidAccess?: boolean; subscriptionStatus?: SubscriptionStatus },
   now = new Date().toISOString(),
+  stamp: AuditStamp = OPERATOR_STAMP,
 ): Promise<Account> {
   if (changes.paidAccess === undefined && changes.subscriptionStatus === undefined) {
     throw new ValidationError('Nothing to change: pass --paid and/or --subscription.');
   }
-  return stores.accounts.updateAccess(accountId, changes, now);
+  return stores.accounts.updateAccess(accountId, changes, now, accessChangeAudit(stamp, new Date(now)));
+}
+
+/** The `account.access_changed` entry of an access change: each changed field as `{ from, to }`; undefined when nothing changed. */
+export function accessChangeAudit(stamp: AuditStamp, now: Date) {
+  return (before: Account, after: Account) => {
+    const details: Record<string, { from: boolean | string; to: boolean | string }> = {};
+    if (before.paidAccess !== after.paidAccess) details.paid_access = { from: before.paidAccess, to: after.paidAccess };
+    if (before.subscriptionStatus !== after.subscriptionStatus) details.subscription_status = { from: before.subscriptionStatus, to: after.subscriptionStatus };
+    return Object.keys(details).length === 0 ? undefined : auditEntry(stamp, before.accountId, 'account.access_changed', { type: 'account', id: before.accountId }, details, now);
+  };
 }
 
 export interface AccountSummary {
@@ -175,8 +189,9 @@ export async function revokeApiKey(
   stores: AdminStores,
   keyId: string,
   now = new Date().toISOString(),
+  stamp: AuditStamp = OPERATOR_STAMP,
 ): Promise<ApiKeyRecord> {
-  return stores.apiKeys.revoke(keyId, now);
+  return stores.apiKeys.revoke(keyId, now, keyRevokeAudit(stamp, new Date(now)));
 }
 
 async function requireAccount(stores: AdminStores, accountId: string): Promise<Account> {

@@ -53,6 +53,10 @@ export interface ApiKeyRecord {
   lastUsedAt?: string;
   revokedAt?: string;
   createdAt: string;
+  /** Who made it (issue 36): a holder id, or `operator`; absent on keys made before it was kept. */
+  createdBy?: string;
+  /** Bumped by every change a holder or operator makes (PATCH): an optimistic guard; absent = 0. */
+  version?: number;
 }
 
 export const scopesOf = (record: Pick<ApiKeyRecord, 'scopes'>): KeyScope[] => record.scopes ?? [...KEY_SCOPES];

@@ -4,13 +4,16 @@ import {
   keyIdFromHash,
   keyPrefixOf,
   KEY_SCOPES,
+  scopesOf,
+  UNNAMED_KEY,
   type ApiKeyRecord,
   type KeyScope,
 } from './api-key';
 import { NotFoundError, ValidationError } from '../shared/errors';
 import { spendMonthOf } from './spending-key';
 import { accountOfPartition, type KeyMode } from '../shared/partition';
-import type { ApiKeyChanges, ApiKeyStore } from './ports';
+import type { ApiKeyChanges, ApiKeyStore, KeyChangeAudit } from './ports';
+import { auditEntry, type AuditDetails, type AuditStamp, type AuditValue } from '../shared/audit';
 
 /**
  * An account holder's own API keys (GET/POST /keys, PATCH/DELETE /keys/{key_id}): what the
@@ -48,7 +51,7 @@ export interface NewKey {
 }
 
 /** The record of a freshly generated key (the key itself is returned once, never stored). */
-export function newKeyRecord(accountId: string, input: NewKey, now: Date): { record: ApiKeyRecord; apiKey: string } {
+export function newKeyRecord(accountId: string, input: NewKey, now: Date, createdBy: string): { record: ApiKeyRecord; apiKey: string } {
   const mode = input.mode ?? 'live';
   const apiKey = generateApiKey(mode);
   const keyHash = hashApiKey(apiKey);
@@ -61,6 +64,7 @@ export function newKeyRecord(accountId: string, input: NewKey, now: Date): { rec
     scopes: input.scopes ?? [...KEY_SCOPES],
     prefix: keyPrefixOf(apiKey),
     createdAt: now.toISOString(),
+    createdBy,
     ...(input.expiresAt !== undefined && { expiresAt: checkExpiry(input.expiresAt, now) }),
     ...(input.monthlySpendLimit !== undefined && { monthlySpendLimit: input.monthlySpendLimit }),
     ...(input.endUserMonthlySpendLimit !== undefined && { endUserMonthlySpendLimit: input.endUserMonthlySpendLimit }),
@@ -80,9 +84,25 @@ function checkExpiry(expiresAt: string, now: Date): string {
   return new Date(at).toISOString();
 }
 
-/** Stores a new key unless the account has MAX_ACTIVE_KEYS unrevoked ones already. */
-export async function storeNewKey(apiKeys: ApiKeyStore, record: ApiKeyRecord): Promise<void> {
-  if (!(await apiKeys.create(record, MAX_ACTIVE_KEYS))) {
+/** Who made a key, as the key records it: the holder's id, or `operator`. */
+export const creatorOf = (stamp: AuditStamp): string => stamp.actor.id;
+
+/** What a key's entries say of it: never the key, its hash or its prefix. */
+function keyFacts(record: ApiKeyRecord): AuditDetails {
+  return {
+    name: record.name ?? UNNAMED_KEY,
+    mode: record.mode,
+    scopes: scopesOf(record),
+    expires_at: record.expiresAt ?? null,
+    monthly_spend_limit: record.monthlySpendLimit ?? null,
+    end_user_monthly_spend_limit: record.endUserMonthlySpendLimit ?? null,
+  };
+}
+
+/** Stores a new key, with its `key.created` entry, unless the account has MAX_ACTIVE_KEYS unrevoked ones already. */
+export async function storeNewKey(apiKeys: ApiKeyStore, record: ApiKeyRecord, stamp: AuditStamp): Promise<void> {
+  const entry = auditEntry(stamp, record.accountId, 'key.created', { type: 'key', id: record.keyId }, keyFacts(record), new Date(record.createdAt));
+  if (!(await apiKeys.create(record, MAX_ACTIVE_KEYS, entry))) {
     throw new ValidationError(
       `An account can have at most ${MAX_ACTIVE_KEYS} API keys that are not revoked; revoke one first (DELETE /keys/{key_id}).`,
     );
@@ -93,9 +113,10 @@ export async function createKey(
   deps: KeyManagementDeps,
   partitionId: string,
   input: NewKey,
+  stamp: AuditStamp,
 ): Promise<{ details: KeyDetails; apiKey: string }> {
-  const { record, apiKey } = newKeyRecord(accountOfPartition(partitionId), input, deps.clock());
-  await storeNewKey(deps.apiKeys, record);
+  const { record, apiKey } = newKeyRecord(accountOfPartition(partitionId), input, deps.clock(), creatorOf(stamp));
+  await storeNewKey(deps.apiKeys, record, stamp);
   return { details: { record, spentThisMonth: 0 }, apiKey };
 }
 
@@ -110,15 +131,47 @@ export async function listKeys(deps: KeyManagementDeps, partitionId: string): Pr
   return records.map((record) => ({ record, spentThisMonth: spent.get(record.keyId) ?? 0 }));
 }
 
-export async function updateKey(deps: KeyManagementDeps, partitionId: string, keyId: string, changes: ApiKeyChanges): Promise<KeyDetails> {
-  const record = await deps.apiKeys.update(accountOfPartition(partitionId), keyId, changes);
+/** The record a PATCH makes of `record` (the stores apply it to the record as they read it). */
+export function applyKeyChanges(record: ApiKeyRecord, changes: ApiKeyChanges): ApiKeyRecord {
+  const next: ApiKeyRecord = { ...record };
+  if (changes.name !== undefined) next.name = changes.name;
+  if (changes.scopes !== undefined) next.scopes = [...changes.scopes];
+  if (changes.monthlySpendLimit === null) delete next.monthlySpendLimit;
+  else if (changes.monthlySpendLimit !== undefined) next.monthlySpendLimit = changes.monthlySpendLimit;
+  if (changes.endUserMonthlySpendLimit === null) delete next.endUserMonthlySpendLimit;
+  else if (changes.endUserMonthlySpendLimit !== undefined) next.endUserMonthlySpendLimit = changes.endUserMonthlySpendLimit;
+  return next;
+}
+
+/** The `key.updated` entry of a change: each changed field as `{ from, to }`; undefined when nothing changed. */
+export function keyChangeAudit(stamp: AuditStamp, now: Date): KeyChangeAudit {
+  return (before, after) => {
+    const [was, is] = [keyFacts(before), keyFacts(after)];
+    const changed: Record<string, { from: AuditValue; to: AuditValue }> = {};
+    for (const field of ['name', 'scopes', 'monthly_spend_limit', 'end_user_monthly_spend_limit'] as const) {
+      if (JSON.stringify(was[field]) !== JSON.stringify(is[field])) changed[field] = { from: was[field] as AuditValue, to: is[field] as AuditValue };
+    }
+    if (Object.keys(changed).length === 0) return undefined;
+    return auditEntry(stamp, before.accountId, 'key.updated', { type: 'key', id: before.keyId }, { ...changed, mode: before.mode }, now);
+  };
+}
+
+/** The `key.revoked` entry of a key. */
+export const keyRevokeAudit =
+  (stamp: AuditStamp, now: Date) =>
+  (record: ApiKeyRecord) =>
+    auditEntry(stamp, record.accountId, 'key.revoked', { type: 'key', id: record.keyId }, { name: record.name ?? UNNAMED_KEY, mode: record.mode }, now);
+
+export async function updateKey(deps: KeyManagementDeps, partitionId: string, keyId: string, changes: ApiKeyChanges, stamp: AuditStamp): Promise<KeyDetails> {
+  const record = await deps.apiKeys.update(accountOfPartition(partitionId), keyId, changes, keyChangeAudit(stamp, deps.clock()));
   if (!record) throw unknownKey(keyId);
   return withSpend(deps, record);
 }
 
-/** Revoking twice answers the same (the first revocation's time). */
-export async function revokeKey(deps: KeyManagementDeps, partitionId: string, keyId: string): Promise<KeyDetails> {
-  const record = await deps.apiKeys.revoke(keyId, deps.clock().toISOString(), accountOfPartition(partitionId)).catch((error: unknown) => {
+/** Revoking twice answers the same (the first revocation's time) and is audited once. */
+export async function revokeKey(deps: KeyManagementDeps, partitionId: string, keyId: string, stamp: AuditStamp): Promise<KeyDetails> {
+  const now = deps.clock();
+  const record = await deps.apiKeys.revoke(keyId, now.toISOString(), keyRevokeAudit(stamp, now), accountOfPartition(partitionId)).catch((error: unknown) => {
     throw error instanceof NotFoundError ? unknownKey(keyId) : error;
   });
   return withSpend(deps, record);

@@ -1,3 +1,5 @@
+import { auditEntry, type AuditEntry, type AuditStamp } from '../shared/audit';
+import { accountOfPartition } from '../shared/partition';
 
 /**
  * The credit ledger is append-only: every change to a balance (grant, charge, refund, a pack's
@@ -27,3 +29,7 @@ export function ledgerSum(entries: readonly LedgerEntry[]): number {
 export function refundReason(kind: 'video' | 'image', endedBy: 'canceled' | 'failed'): string {
   return `refund: ${kind} task ${endedBy}`;
 }
+
+/** The audit entry of a grant (an operator's, or test credits a holder added): the amount and reason, by the ledger entry's id. */
+export const grantAudit = (stamp: AuditStamp, action: 'credits.granted' | 'credits.test_added', entry: LedgerEntry): AuditEntry =>
+  auditEntry(stamp, entry.accountId, action, { type: 'account', id: accountOfPartition(entry.accountId) }, { amount: entry.amount, reason: entry.reason, ledger_entry_id: entry.entryId }, new Date(entry.createdAt));

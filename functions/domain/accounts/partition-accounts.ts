@@ -20,15 +20,15 @@ const OPENING_REASON = 'test mode opening balance';
 export function modeAwareAccounts(store: AccountStore, clock: () => Date = () => new Date()): AccountStore {
   return {
     get: (partitionId) => (isTestPartition(partitionId) ? testAccount(store, partitionId, clock) : store.get(partitionId)),
-    create: (account, openingGrant) => store.create(account, openingGrant),
+    create: (account, openingGrant, entry) => store.create(account, openingGrant, entry),
     // Access rules belong to the account: set on the live one whichever scope is named.
-    updateAccess: (partitionId, changes, now) => store.updateAccess(accountOfPartition(partitionId), changes, now),
-    grant: async (entry) => {
+    updateAccess: (partitionId, changes, now, audit) => store.updateAccess(accountOfPartition(partitionId), changes, now, audit),
+    grant: async (entry, audit) => {
       // Opens the test balance first (at the grant's own time: one clock read, so the balance is
       // never created after the grant updated it); without a live account it is not opened,
       // and the store refuses the grant as it refuses any unknown account.
       if (isTestPartition(entry.accountId)) await testAccount(store, entry.accountId, () => new Date(entry.createdAt));
-      await store.grant(entry);
+      await store.grant(entry, audit);
     },
     setTestSubscription: (partitionId, active, now) => {
       // A live account's access is Stripe's to set (updateAccess): this is test mode's own.

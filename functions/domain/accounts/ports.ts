@@ -2,6 +2,7 @@ import type { Account, SubscriptionStatus } from './account';
 import type { ApiKeyRecord } from './api-key';
 import type { Holder, IdentityHolder } from './holder';
 import type { LedgerEntry } from './ledger';
+import type { AuditEntry } from '../shared/audit';
 
 /** What the accounts use cases need from storage and identity (the adapters implement these). */
 
@@ -11,16 +12,24 @@ import type { LedgerEntry } from './ledger';
  */
 export interface AccountStore {
   get(accountId: string): Promise<Account | undefined>;
-  /** Creates the account and, when given, its opening grant, atomically. */
-  create(account: Account, openingGrant?: LedgerEntry): Promise<void>;
-  /** Throws NotFoundError when the account does not exist. */
+  /**
+   * Creates the account and, when given, its opening grant and its audit entry (an operator's
+   * `account.created`; none for a test balance opened on first use), atomically.
+   */
+  create(account: Account, openingGrant?: LedgerEntry, entry?: AuditEntry): Promise<void>;
+  /**
+   * Changes the account's access from what it was read as, with the entry `audit` makes of the
+   * change in the same write; a change that changes nothing writes nothing (`audit` answers
+   * undefined then). Throws NotFoundError when the account does not exist.
+   */
   updateAccess(
     accountId: string,
     changes: { paidAccess?: boolean; subscriptionStatus?: SubscriptionStatus },
     now: string,
+    audit: (before: Account, after: Account) => AuditEntry | undefined,
   ): Promise<Account>;
-  /** Adds a positive grant to the balance together with its ledger entry. */
-  grant(entry: LedgerEntry): Promise<void>;
+  /** Adds a positive grant to the balance together with its ledger entry and its audit entry, atomically. */
+  grant(entry: LedgerEntry, audit: AuditEntry): Promise<void>;
   /**
    * Starts (`active`: paid access, subscription `active`) or ends (no paid access, `canceled`)
    * the test subscription kept on a test partition's own item, in one write conditioned on a
@@ -66,25 +75,35 @@ export interface IdentityProvider {
 
 export interface ApiKeyStore {
   /**
-   * Stores a new key, unless its account already has `maxActive` unrevoked keys (false then;
-   * exact under concurrency). Fails if a key with the same id already exists.
+   * Stores a new key and its audit entry together, unless its account already has `maxActive`
+   * unrevoked keys (false then, and no entry; exact under concurrency). Fails if a key with the
+   * same id already exists.
    */
-  create(record: ApiKeyRecord, maxActive: number): Promise<boolean>;
+  create(record: ApiKeyRecord, maxActive: number, entry: AuditEntry): Promise<boolean>;
   get(keyId: string): Promise<ApiKeyRecord | undefined>;
   listForAccount(accountId: string): Promise<ApiKeyRecord[]>;
-  /** Changes a key of this account; undefined for an unknown key or another account's. */
-  update(accountId: string, keyId: string, changes: ApiKeyChanges): Promise<ApiKeyRecord | undefined>;
   /**
-   * Marks the key revoked (idempotent: a second revoke keeps the first time) and frees its place
-   * among the account's keys. Throws NotFoundError for an unknown key, or for another account's
-   * when `accountId` is given.
+   * Changes a key of this account (applyKeyChanges to the record as read) together with the
+   * entry `audit` makes of the change; a change that changes nothing writes nothing (`audit`
+   * answers undefined then). A key changed meanwhile is read again. Undefined for an unknown key
+   * or another account's.
    */
-  revoke(keyId: string, now: string, accountId?: string): Promise<ApiKeyRecord>;
+  update(accountId: string, keyId: string, changes: ApiKeyChanges, audit: KeyChangeAudit): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Marks the key revoked and frees its place among the account's keys, with the entry `audit`
+   * makes of it, in one write. Idempotent: a second revoke keeps the first time and writes no
+   * entry. Throws NotFoundError for an unknown key, or for another account's when `accountId`
+   * is given.
+   */
+  revoke(keyId: string, now: string, audit: (record: ApiKeyRecord) => AuditEntry, accountId?: string): Promise<ApiKeyRecord>;
   /** Notes a use of the key (at most one write per key and minute: the caller's rate window). */
   recordUse(keyId: string, at: string): Promise<void>;
   /** Credits charged through each key in `month` (`yyyy-mm`, UTC), less their refunds. */
   spentInMonth(keyIds: readonly string[], month: string): Promise<Map<string, number>>;
 }
+
+/** The audit entry of a key's change from `before` to `after`; undefined when nothing changed. */
+export type KeyChangeAudit = (before: ApiKeyRecord, after: ApiKeyRecord) => AuditEntry | undefined;
 
 /** What PATCH /keys/{key_id} may change; a null limit removes it. */
 export interface ApiKeyChanges {

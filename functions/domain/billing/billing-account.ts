@@ -1,4 +1,7 @@
 import type { Account } from '../accounts/account';
+import { auditEntry, type AuditDetails, type AuditStamp } from '../shared/audit';
+import type { AuditLog } from '../shared/ports';
+import { grantAudit, type LedgerEntry } from '../accounts/ledger';
 import { SUBSCRIPTION_PAYMENTS_SHOWN, type BillingCatalogue, type CreditPack, type SubscriptionPayment, type SubscriptionPlan } from './billing';
 import { UnauthorizedError, ValidationError } from '../shared/errors';
 import { newLedgerEntryId } from '../shared/ids';
@@ -13,6 +16,8 @@ export interface BillingDeps {
   billing: Pick<BillingStore, 'customerOf' | 'attachCustomer' | 'listSubscriptionPayments'>;
   gateway: Pick<PaymentGateway, 'createCustomer' | 'createCheckout' | 'createPortal'>;
   catalogue: BillingCatalogue;
+  /** Where a checkout started is recorded (its other half is Stripe's page). */
+  auditLog: Pick<AuditLog, 'record'>;
   /** Where checkout and the portal send the holder back (the console's billing page). */
   returnUrl: string;
   clock?: () => Date;
@@ -38,7 +43,7 @@ export async function getBilling(deps: Pick<BillingDeps, 'accounts' | 'catalogue
 export type CheckoutChoice = { packId: string } | { plan: true };
 
 /** A checkout page's URL for a pack or the plan. Live mode only: test mode has test credits. */
-export async function startCheckout(deps: BillingDeps, partitionId: string, choice: CheckoutChoice): Promise<string> {
+export async function startCheckout(deps: BillingDeps, partitionId: string, choice: CheckoutChoice, stamp: AuditStamp): Promise<string> {
   if (isTestPartition(partitionId)) {
     throw new ValidationError('Purchases are live mode only; in test mode use POST /billing/test-credits.', 'Vidgen-Mode');
   }
@@ -60,13 +65,17 @@ export async function startCheckout(deps: BillingDeps, partitionId: string, choi
     item = { kind: 'plan', priceId: plan.priceId };
   }
   const customerId = await customerFor(deps, account.accountId);
-  return deps.gateway.createCheckout({
+  const url = await deps.gateway.createCheckout({
     accountId: account.accountId,
     customerId,
     item,
     successUrl: withQuery(deps.returnUrl, 'checkout=success'),
     cancelUrl: withQuery(deps.returnUrl, 'checkout=canceled'),
   });
+  // Recorded before the URL is handed out: a Put that fails answers 5xx, so no usable checkout lacks its entry.
+  const details: AuditDetails = item.kind === 'pack' ? { pack_id: item.packId, credits: item.credits } : { plan: true };
+  await deps.auditLog.record(auditEntry(stamp, account.accountId, 'billing.checkout_started', { type: 'account', id: account.accountId }, details, (deps.clock ?? (() => new Date()))()));
+  return url;
 }
 
 /** The customer portal's URL (the account's payment customer is made on first use). */
@@ -78,19 +87,20 @@ export async function openPortal(deps: BillingDeps, partitionId: string): Promis
 export const TEST_CREDITS_GRANT = 1000;
 
 /** +1000 credits on the test balance (a `grant`); only in test mode. */
-export async function addTestCredits(deps: Pick<BillingDeps, 'accounts' | 'clock'>, partitionId: string): Promise<Account> {
+export async function addTestCredits(deps: Pick<BillingDeps, 'accounts' | 'clock'>, partitionId: string, stamp: AuditStamp): Promise<Account> {
   if (!isTestPartition(partitionId)) {
     throw new ValidationError('Test credits are for test mode: send Vidgen-Mode: test.', 'Vidgen-Mode');
   }
   await requireAccount(deps, partitionId);
-  await deps.accounts.grant({
+  const entry: LedgerEntry = {
     entryId: newLedgerEntryId(),
     accountId: partitionId,
     kind: 'grant',
     amount: TEST_CREDITS_GRANT,
     reason: 'test credits',
     createdAt: (deps.clock ?? (() => new Date()))().toISOString(),
-  });
+  };
+  await deps.accounts.grant(entry, grantAudit(stamp, 'credits.test_added', entry));
   return requireAccount(deps, partitionId);
 }
 

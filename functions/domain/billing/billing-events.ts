@@ -1,4 +1,5 @@
 import { reversalDue, subscriptionStatusOf, type BillingCatalogue, type BillingEvent, type BillingEventResult } from './billing';
+import { auditEntry, NO_ORIGIN, stripeActor, type AuditAction, type AuditDetails, type AuditOrigin, type AuditStamp, type AuditTarget } from '../shared/audit';
 import { newLedgerEntryId } from '../shared/ids';
 import type { LedgerEntry } from '../accounts/ledger';
 import type { BillingStore, PaymentGateway } from './ports';
@@ -19,24 +20,29 @@ export interface BillingEventDeps {
  * nothing however it interleaves. An event for an account we do not know is answered as handled
  * (the provider's retries could never find it) and logged.
  */
-export async function receiveBillingEvent(deps: BillingEventDeps, rawBody: string, signature: string | undefined): Promise<BillingEventResult> {
+export async function receiveBillingEvent(deps: BillingEventDeps, rawBody: string, signature: string | undefined, origin: AuditOrigin = NO_ORIGIN): Promise<BillingEventResult> {
   const event = await deps.gateway.readEvent(rawBody, signature);
-  const result = await applyBillingEvent(deps, event);
+  const result = await applyBillingEvent(deps, event, origin);
   const fields = { event_id: event.eventId, event_type: event.type, result };
   if (result === 'unknown_account') deps.telemetry.warn('Billing event for an account we do not know: ignored', fields);
   else deps.telemetry.info('Billing event received', fields);
   return result;
 }
 
-export async function applyBillingEvent(deps: BillingEventDeps, event: BillingEvent): Promise<BillingEventResult> {
-  const now = (deps.clock ?? (() => new Date()))().toISOString();
+export async function applyBillingEvent(deps: BillingEventDeps, event: BillingEvent, origin: AuditOrigin = NO_ORIGIN): Promise<BillingEventResult> {
+  const clockNow = (deps.clock ?? (() => new Date()))();
+  const now = clockNow.toISOString();
+  // Every change an event makes is Stripe's, named by the event's id.
+  const stamp: AuditStamp = { actor: stripeActor(event.eventId), origin };
+  const audit = (accountId: string, action: AuditAction, target: AuditTarget, details: AuditDetails) => auditEntry(stamp, accountId, action, target, details, clockNow);
+  const paidAccess = (accountId: string) => audit(accountId, 'billing.paid_access_granted', { type: 'account', id: accountId }, { paid_access: { from: false, to: true } });
   switch (event.type) {
     case 'ignored':
       return 'ignored';
     case 'checkout_paid': {
       const accountId = await accountOf(deps, event);
       if (!accountId) return 'unknown_account';
-      if (!event.purchase) return deps.billing.grantPaidAccess(accountId, now);
+      if (!event.purchase) return deps.billing.grantPaidAccess(accountId, now, paidAccess(accountId));
       const pack = deps.catalogue.packs.find((candidate) => candidate.packId === event.purchase?.packId);
       // The credits shown at checkout travel in its metadata: a pack re-priced since still gives what was bought.
       const credits = event.purchase.credits ?? pack?.credits;
@@ -63,13 +69,14 @@ export async function applyBillingEvent(deps: BillingEventDeps, event: BillingEv
           createdAt: now,
         },
         entry,
+        audit(accountId, 'billing.purchase_credited', { type: 'checkout', id: event.checkoutId }, { pack_id: event.purchase.packId, credits, ledger_entry_id: entry.entryId }),
       );
       return outcome === 'granted' ? 'applied' : outcome;
     }
     case 'payment_succeeded': {
       const accountId = await accountOf(deps, event);
       if (!accountId) return 'unknown_account';
-      const access = await deps.billing.grantPaidAccess(accountId, now);
+      const access = await deps.billing.grantPaidAccess(accountId, now, paidAccess(accountId));
       // A free invoice (a trial's) is no payment to list.
       if (access !== 'applied' || !event.payment || event.payment.amount <= 0) return access;
       const { invoiceId, amount, currency, paidAt } = event.payment;
@@ -81,7 +88,13 @@ export async function applyBillingEvent(deps: BillingEventDeps, event: BillingEv
       if (!status) return 'ignored';
       const accountId = await accountOf(deps, event);
       if (!accountId) return 'unknown_account';
-      return deps.billing.setSubscriptionStatus(accountId, status, event.occurredAt, now);
+      return deps.billing.setSubscriptionStatus(
+        accountId,
+        status,
+        event.occurredAt,
+        now,
+        audit(accountId, 'billing.subscription_changed', { type: 'subscription', id: accountId }, { status, provider_status: event.providerStatus }),
+      );
     }
     case 'payment_reversed': {
       const purchase = await deps.billing.purchaseByPayment(event.paymentId);
@@ -96,7 +109,9 @@ export async function applyBillingEvent(deps: BillingEventDeps, event: BillingEv
         reason: `reversal: ${event.reason === 'dispute' ? 'disputed' : 'refunded'} ${purchase.packId} pack`,
         createdAt: now,
       });
-      const reversal = await deps.billing.reversePurchase(purchase, due, entry, now);
+      const reversal = await deps.billing.reversePurchase(purchase, due, entry, now, ({ taken, shortfall }) =>
+        audit(purchase.accountId, 'billing.purchase_reversed', { type: 'checkout', id: purchase.checkoutId }, { pack_id: purchase.packId, reason: event.reason, taken, shortfall }),
+      );
       if (reversal === 'already') return 'duplicate';
       if (reversal.shortfall > 0) {
         deps.telemetry.warn('Reversal short: the balance had fewer credits than the pack gave', {

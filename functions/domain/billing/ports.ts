@@ -1,4 +1,5 @@
 import type { SubscriptionStatus } from '../accounts/account';
+import type { AuditEntry } from '../shared/audit';
 import type { LedgerEntry } from '../accounts/ledger';
 import type { BillingEvent, Purchase, Reversal, ReversalEntry, SubscriptionPayment } from './billing';
 
@@ -42,21 +43,21 @@ export interface BillingStore {
    * The purchase, its credits (`entry`) and paid access, in one transaction, once per checkout:
    * 'duplicate' when the checkout was granted already.
    */
-  recordPurchase(purchase: Purchase, entry: LedgerEntry): Promise<'granted' | 'duplicate' | 'unknown_account'>;
+  recordPurchase(purchase: Purchase, entry: LedgerEntry, audit: AuditEntry): Promise<'granted' | 'duplicate' | 'unknown_account'>;
   purchaseByPayment(paymentId: string): Promise<Purchase | undefined>;
   /**
    * Raises the purchase's claimed-back credits to `due` and takes the difference off the
    * balance, never below zero (`entry` makes the ledger entry for what is taken); 'already'
    * when `due` was claimed before.
    */
-  reversePurchase(purchase: Purchase, due: number, entry: ReversalEntry, now: string): Promise<Reversal | 'already'>;
+  reversePurchase(purchase: Purchase, due: number, entry: ReversalEntry, now: string, audit: (reversal: Reversal) => AuditEntry): Promise<Reversal | 'already'>;
   /**
    * Sets the status from an event of `occurredAt` (epoch seconds) unless a newer event's (or an
    * equally old one's further along, statusRank) is stored: 'stale' then.
    */
-  setSubscriptionStatus(accountId: string, status: SubscriptionStatus, occurredAt: number, now: string): Promise<'applied' | 'stale' | 'unknown_account'>;
-  /** Paid access on; 'unknown_account' without the account. */
-  grantPaidAccess(accountId: string, now: string): Promise<'applied' | 'unknown_account'>;
+  setSubscriptionStatus(accountId: string, status: SubscriptionStatus, occurredAt: number, now: string, audit: AuditEntry): Promise<'applied' | 'stale' | 'unknown_account'>;
+  /** Paid access on, with its audit entry when it was off ('applied' either way, no entry when it was on); 'unknown_account' without the account. */
+  grantPaidAccess(accountId: string, now: string, audit: AuditEntry): Promise<'applied' | 'unknown_account'>;
   /** Records a subscription's payment once per invoice: 'duplicate' when it was recorded already. */
   recordSubscriptionPayment(payment: SubscriptionPayment): Promise<'recorded' | 'duplicate'>;
   /** The account's latest subscription payments, newest first. */

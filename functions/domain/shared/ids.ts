@@ -12,3 +12,5 @@ export const newWebhookId = (): string => `whk_${ulid()}`;
 export const newEventId = (): string => `evt_${ulid()}`;
 /** A task ends once, so its event id is derived from the task id: a re-announcement is the same event. */
 export const taskEventId = (taskId: string): string => `evt_${taskId.replace(/^[a-z]+_/, '')}`;
+/** Audit entries (issue 36): monotonic, so two entries of one millisecond keep their order. */
+export const newAuditId = (): string => `aud_${nextUlid()}`;

@@ -1,3 +1,5 @@
+import type { AuditEntry, AuditPage } from './audit';
+
 /** Ports every aggregate may use. */
 
 /**
@@ -12,3 +14,14 @@ export interface MessageQueue<T> {
 
 /** SQS's limit on a message's delay, kept by every implementation. */
 export const MAX_QUEUE_DELAY_SECONDS = 900;
+
+/**
+ * An account's audit log (domain/shared/audit.ts). Most entries are written by the store of the
+ * change itself, in its transaction; `record` writes one alone, for a change whose other half
+ * lives elsewhere (a checkout Stripe opened). Fails if an entry with the same id exists.
+ */
+export interface AuditLog {
+  record(entry: AuditEntry): Promise<void>;
+  /** Newest first, entries older than `after` (an `aud_…` id) when given: O(limit) at any size. */
+  page(accountId: string, after: string | undefined, limit: number): Promise<AuditPage>;
+}

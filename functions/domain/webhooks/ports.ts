@@ -1,17 +1,18 @@
 import type { AttemptOutcome, Delivery, DeliveryMessage } from './deliveries';
 import type { FeedEvent } from './events-feed';
 import type { WebhookEndpoint } from './webhooks';
+import type { AuditEntry } from '../shared/audit';
 
 /** Where webhook endpoints, their deliveries and the events feed are kept, and which destinations we refuse. */
 
 export interface WebhookStore {
-  /** Stores the endpoint unless the account already has `max`; false when it has. */
-  create(endpoint: WebhookEndpoint, max: number): Promise<boolean>;
+  /** Stores the endpoint and its audit entry together unless the account already has `max`; false (and no entry) when it has. */
+  create(endpoint: WebhookEndpoint, max: number, entry: AuditEntry): Promise<boolean>;
   get(accountId: string, webhookId: string): Promise<WebhookEndpoint | undefined>;
   /** Oldest first. */
   list(accountId: string): Promise<WebhookEndpoint[]>;
-  /** False when there was no such endpoint. */
-  delete(accountId: string, webhookId: string): Promise<boolean>;
+  /** Deletes the endpoint with its audit entry; false (and no entry) when there was no such endpoint. */
+  delete(accountId: string, webhookId: string, entry: AuditEntry): Promise<boolean>;
   /**
    * Records `test` as the endpoint's last test event, only if its last one is still the one in
    * `seen` (so of two racing test requests one wins). False otherwise, or if the endpoint is gone.

@@ -7,6 +7,7 @@ import { isLivemode } from '../shared/partition';
 import { progressOf } from '../tasks/progress';
 import type { Task } from '../tasks/task';
 import type { WebhookStore, DestinationPolicy } from './ports';
+import { auditEntry, redactUrl, type AuditStamp } from '../shared/audit';
 
 /**
  * Customer webhook endpoints (Standard Webhooks): an account registers up to ten URLs, each
@@ -43,6 +44,7 @@ export async function createWebhook(
   deps: { webhooks: WebhookStore; accounts: Pick<AccountStore, 'get'>; clock: () => Date; destinations: DestinationPolicy },
   accountId: string,
   input: NewWebhook,
+  stamp: AuditStamp,
 ): Promise<WebhookEndpoint> {
   const problem = deps.destinations.whyRefused(input.url);
   if (problem) throw new ValidationError(`url: ${problem}.`, 'url');
@@ -58,7 +60,7 @@ export async function createWebhook(
     createdAt: deps.clock().toISOString(),
     lastTest: null,
   };
-  if (!(await deps.webhooks.create(endpoint, MAX_WEBHOOKS_PER_ACCOUNT))) {
+  if (!(await deps.webhooks.create(endpoint, MAX_WEBHOOKS_PER_ACCOUNT, webhookAudit(stamp, endpoint, 'webhook.created', deps.clock())))) {
     throw new ValidationError(
       `url: an account can have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhook endpoints; delete one first.`,
       'url',
@@ -76,10 +78,17 @@ export async function getWebhook(webhooks: WebhookStore, accountId: string, webh
   return endpoint;
 }
 
-export async function deleteWebhook(webhooks: WebhookStore, accountId: string, webhookId: string): Promise<void> {
-  if (!WEBHOOK_ID.test(webhookId) || !(await webhooks.delete(accountId, webhookId))) {
+/** Deletes one of the caller's endpoints (read first: its entry names the URL it had). */
+export async function deleteWebhook(deps: { webhooks: WebhookStore; clock: () => Date }, accountId: string, webhookId: string, stamp: AuditStamp): Promise<void> {
+  const endpoint = await getWebhook(deps.webhooks, accountId, webhookId);
+  if (!(await deps.webhooks.delete(accountId, webhookId, webhookAudit(stamp, endpoint, 'webhook.deleted', deps.clock())))) {
     throw new NotFoundError(`No webhook with id "${webhookId.slice(0, 64)}".`);
   }
+}
+
+/** An endpoint's entry: its URL without query or userinfo, its events, its description; never its secret. */
+function webhookAudit(stamp: AuditStamp, endpoint: WebhookEndpoint, action: 'webhook.created' | 'webhook.deleted', now: Date) {
+  return auditEntry(stamp, endpoint.accountId, action, { type: 'webhook', id: endpoint.webhookId }, { url: redactUrl(endpoint.url), events: endpoint.events, description: endpoint.description }, now);
 }
 
 /** Something that happened, to be sent to the endpoints that want it. Its id is `webhook-id`. */

@@ -2,6 +2,7 @@ import { isHttpSpec } from '#spec/function-spec';
 import { loadSpecs } from '#spec/registry';
 import { toApiRoute, type ApiRoute, type RouteDoc } from '../route';
 import { ACCOUNT_DOCS } from './account';
+import { AUDIT_DOCS } from './audit';
 import { BILLING_DOCS, BILLING_WEBHOOK_DOCS } from './billing';
 import { CATALOGUE_DOCS } from './catalogue';
 import { EVENT_DOCS } from './events';
@@ -33,6 +34,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...WEBHOOK_DOCS,
   ...EVENT_DOCS,
   ...KEY_DOCS,
+  ...AUDIT_DOCS,
   ...MCP_DOCS,
   ...PROVIDER_CALLBACK_DOCS,
   ...BILLING_DOCS,

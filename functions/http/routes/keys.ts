@@ -19,6 +19,7 @@ const EXAMPLE_KEY = {
   spent_this_month: 120,
   last_used_at: '2026-11-21T17:04:00.000Z',
   created_at: '2026-11-21T17:00:00.000Z',
+  created_by: '3f1c2a7e-5b9d-4c0e-8a6f-2d4b1e9c7a05',
   revoked_at: null,
 };
 

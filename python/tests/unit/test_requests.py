@@ -90,6 +90,8 @@ class RequestsTest(unittest.TestCase):
              {"kind": "video", "prompt": "a boat", "duration": 3}),
             (lambda: self.client.list_events(after="cur_1", limit=10), "GET", "/api/v1/events?after=cur_1&limit=10", None),
             (lambda: self.client.list_events(), "GET", "/api/v1/events", None),
+            (lambda: self.client.list_audit_events(after="aud_1", limit=10), "GET", "/api/v1/audit-events?after=aud_1&limit=10", None),
+            (lambda: self.client.list_audit_events(), "GET", "/api/v1/audit-events", None),
             (lambda: self.client.retry_delivery("whk_1", "evt_1"), "POST", "/api/v1/webhooks/whk_1/deliveries/evt_1/retry", None),
             (lambda: self.client.get_billing(), "GET", "/api/v1/billing", None),
             (lambda: self.client.create_checkout(pack_id="starter"), "POST", "/api/v1/billing/checkout", {"pack_id": "starter"}),

@@ -64,6 +64,10 @@ MIRRORS: Dict[str, Union[str, Tuple[str, ...]]] = {
     "SubscriptionPayment": ("Billing", "subscription_payments", "items"),
     "CheckoutParams": "CheckoutRequest",
     "BillingRedirect": "BillingRedirect",
+    "AuditEvent": "AuditEvent",
+    "AuditEventPage": "AuditEventPage",
+    "AuditActor": ("AuditEvent", "actor"),
+    "AuditTarget": ("AuditEvent", "target"),
 }
 
 
