@@ -18,14 +18,18 @@ export const EXAMPLE_VIDEO = {
   metadata: { order_id: '1001' },
   credits_used: 25,
   credits_refunded: 0,
+  queue_position: 0,
+  estimated_completion_at: '2026-11-21T17:00:41.000Z',
   progress: 0,
   livemode: true,
   thumbnail_url: null,
   created_at: '2026-11-21T17:00:00.000Z',
   updated_at: '2026-11-21T17:00:00.000Z',
 };
+/** A processing view's timing fields, which final views leave out. */
+const { queue_position: _videoPlace, estimated_completion_at: _videoEnd, ...VIDEO_BASE } = EXAMPLE_VIDEO;
 export const EXAMPLE_VIDEO_DONE = {
-  ...EXAMPLE_VIDEO,
+  ...VIDEO_BASE,
   status: 'completed',
   progress: 100,
   video_url: 'https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4',
@@ -47,13 +51,16 @@ export const EXAMPLE_IMAGE = {
   metadata: {},
   credits_used: 5,
   credits_refunded: 0,
+  queue_position: null,
+  estimated_completion_at: null,
   progress: 0,
   livemode: true,
   created_at: '2026-11-21T17:00:00.000Z',
   updated_at: '2026-11-21T17:00:00.000Z',
 };
+const { queue_position: _imagePlace, estimated_completion_at: _imageEnd, ...IMAGE_BASE } = EXAMPLE_IMAGE;
 export const EXAMPLE_IMAGE_DONE = {
-  ...EXAMPLE_IMAGE,
+  ...IMAGE_BASE,
   status: 'completed',
   progress: 100,
   image_urls: ['https://media.example.com/images/img_01M7ZP0E1WQ4R5N8B2C6D7F9GH-1.webp'],

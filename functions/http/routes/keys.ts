@@ -16,6 +16,7 @@ const EXAMPLE_KEY = {
   scopes: ['generate', 'read'],
   expires_at: null,
   monthly_spend_limit: 500,
+  end_user_monthly_spend_limit: null,
   spent_this_month: 120,
   last_used_at: '2026-11-21T17:04:00.000Z',
   created_at: '2026-11-21T17:00:00.000Z',

@@ -43,8 +43,10 @@ export function taskDocs<K extends TaskKind>(spec: TaskKindSpec<K>): RouteDoc[] 
   const taskId = examples.started[`${kind}_id`];
   // The shell variable the curl examples use for the id: $VIDEO_ID, $IMAGE_ID.
   const idVariable = `$${kind.toUpperCase()}_ID`;
+  // A final view has no timing fields.
+  const { queue_position: _place, estimated_completion_at: _end, ...final } = examples.started as Record<string, unknown>;
   const canceled = {
-    ...examples.started,
+    ...final,
     status: 'failed',
     progress: 12,
     error: { code: 'canceled', message: 'The task was canceled. Your credits were refunded.' },
