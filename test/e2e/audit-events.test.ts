@@ -70,7 +70,7 @@ describe('GET /audit-events', () => {
       target: { type: 'key', id: keyId },
       ip: expect.stringMatching(/127\.0\.0\.1|::1/),
       user_agent: AGENT,
-      details: { name: 'CI', mode: 'live', scopes: ['generate', 'read', 'webhooks'], expires_at: null, monthly_spend_limit: null },
+      details: { name: 'CI', mode: 'live', scopes: ['generate', 'read', 'webhooks'], expires_at: null, monthly_spend_limit: null, end_user_monthly_spend_limit: null },
     });
     expect(events[3]!.details).toEqual({ name: { from: 'CI', to: 'CI pipeline' }, monthly_spend_limit: { from: null, to: 100 }, mode: 'live' });
     expect(events[1]!.actor).toEqual({ type: 'key', id: keyId, email: null });

@@ -192,6 +192,8 @@ describe('the audit log of keys', () => {
       ['key.updated', 'holder', keyId],
       ['key.created', 'holder', keyId],
       ['key.created', 'operator', operatorKey.keyId],
+      // The operator made the account too (admin account create).
+      ['account.created', 'operator', accountId],
     ]);
     expect(entries[1]!.details).toEqual({ scopes: { from: ['generate', 'read', 'webhooks'], to: ['read'] }, monthly_spend_limit: { from: null, to: 9 }, mode: 'test' });
     expect(entries[2]).toMatchObject({ accountId, actor: STAMP.actor, origin: { ip: '127.0.0.1', userAgent: 'jest' }, details: { name: 'sandbox', mode: 'test' } });
