@@ -21,6 +21,7 @@ export const EXAMPLE_VIDEO = {
   thumbnail_url: null,
   created_at: '2026-11-21T17:00:00.000Z',
   updated_at: '2026-11-21T17:00:00.000Z',
+  output_deleted_at: null,
 };
 export const EXAMPLE_VIDEO_DONE = {
   ...EXAMPLE_VIDEO,
@@ -47,6 +48,7 @@ export const EXAMPLE_IMAGE = {
   livemode: true,
   created_at: '2026-11-21T17:00:00.000Z',
   updated_at: '2026-11-21T17:00:00.000Z',
+  output_deleted_at: null,
 };
 export const EXAMPLE_IMAGE_DONE = {
   ...EXAMPLE_IMAGE,
@@ -56,6 +58,18 @@ export const EXAMPLE_IMAGE_DONE = {
   updated_at: '2026-11-21T17:00:12.000Z',
   completed_at: '2026-11-21T17:00:12.000Z',
 };
+/** A completed task after `DELETE`: no result URLs, `output_deleted_at` set. */
+export const EXAMPLE_VIDEO_DELETED = (({ video_url: _url, ...rest }) => ({
+  ...rest,
+  thumbnail_url: null,
+  updated_at: '2026-11-22T09:30:00.000Z',
+  output_deleted_at: '2026-11-22T09:30:00.000Z',
+}))(EXAMPLE_VIDEO_DONE);
+export const EXAMPLE_IMAGE_DELETED = (({ image_urls: _urls, ...rest }) => ({
+  ...rest,
+  updated_at: '2026-11-22T09:30:00.000Z',
+  output_deleted_at: '2026-11-22T09:30:00.000Z',
+}))(EXAMPLE_IMAGE_DONE);
 export const EXAMPLE_TRANSACTIONS = [
   {
     transaction_id: 'txn_01M7ZNJ0R4T5V6W7X8Y9Z0A1B2',

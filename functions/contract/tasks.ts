@@ -44,7 +44,7 @@ export const taskError = z
  * when failed, completed_at once final. As JSON Schema (one variant per status, named by its
  * title, which renderers show as tabs), so that clients and the contract tests see one rule.
  */
-function statusVariants(resultField: string) {
+function statusVariants(resultField: string, emptied: Record<string, object> = {}) {
   const absent = (...fields: string[]) => ({
     not: fields.length === 1 ? { required: fields } : { anyOf: fields.map((field) => ({ required: [field] })) },
   });
@@ -57,9 +57,17 @@ function statusVariants(resultField: string) {
   return [
     variant('processing', `Still running: no \`${resultField}\`, \`error\` or \`completed_at\` yet.`, absent(resultField, 'error', 'completed_at')),
     variant('completed', `Finished: \`${resultField}\` and \`completed_at\` are present.`, {
+      properties: { status: { const: 'completed' }, output_deleted_at: { type: 'null' } },
       required: [resultField, 'completed_at'],
       ...absent('error'),
     }),
+    {
+      title: 'completed (outputs deleted)',
+      description: `Finished, its outputs since deleted: \`output_deleted_at\` and \`completed_at\` are present, \`${resultField}\` is not.`,
+      properties: { status: { const: 'completed' }, output_deleted_at: { type: 'string' }, ...emptied },
+      required: ['output_deleted_at', 'completed_at'],
+      ...absent(resultField, 'error'),
+    },
     variant('failed', 'Failed and refunded: `error` and `completed_at` are present.', {
       required: ['error', 'completed_at'],
       ...absent(resultField),
@@ -72,6 +80,10 @@ const extrasFields = {
   seed: z.number().int().nullable().meta({ description: 'The seed given at the start (null when none was).' }),
   negative_prompt: z.string().nullable().meta({ description: 'The negative prompt as stored (trimmed; null when none was given).' }),
 };
+
+const outputDeletedAt = timestamp(
+  'When the outputs were deleted (`DELETE` on the task): from then on no result URLs, and the old ones answer 404. Null while they are kept.',
+).nullable();
 
 export const videoTask = z
   .object({
@@ -99,12 +111,13 @@ export const videoTask = z
     created_at: timestamp('When the task was started.'),
     updated_at: timestamp('Last change of the task.'),
     completed_at: timestamp('When the task ended (completed or failed only).').optional(),
+    output_deleted_at: outputDeletedAt,
   })
   .meta({
     id: 'VideoTask',
     description:
       'A video generation task. `video_url` is present when `completed`, `error` when `failed`, `completed_at` once final; `image_url` for image_to_video only.',
-    oneOf: statusVariants('video_url'),
+    oneOf: statusVariants('video_url', { thumbnail_url: { type: 'null' } }),
   });
 
 export const imageTask = z
@@ -127,6 +140,7 @@ export const imageTask = z
     created_at: timestamp('When the task was started.'),
     updated_at: timestamp('Last change of the task.'),
     completed_at: timestamp('When the task ended (completed or failed only).').optional(),
+    output_deleted_at: outputDeletedAt,
   })
   .meta({
     id: 'ImageTask',
@@ -169,14 +183,18 @@ function common(task: Task) {
     created_at: task.createdAt,
     updated_at: task.updatedAt,
     ...(task.completedAt && { completed_at: task.completedAt }),
+    output_deleted_at: task.outputDeletedAt ?? null,
   };
 }
+
+/** Result URLs are shown while completed and not deleted. */
+const showsResults = (task: Task) => task.status === 'completed' && !task.outputDeletedAt;
 
 const extrasView = (params: GenerationExtras) => ({ seed: params.seed ?? null, negative_prompt: params.negativePrompt ?? null });
 
 export function videoView(task: VideoTask): VideoTaskView {
   const { params } = task;
-  const { status, credits_used, credits_refunded, progress, livemode, error, created_at, updated_at, completed_at } = common(task);
+  const { status, credits_used, credits_refunded, progress, livemode, error, created_at, updated_at, completed_at, output_deleted_at } = common(task);
   return {
     video_id: task.taskId,
     status,
@@ -193,18 +211,19 @@ export function videoView(task: VideoTask): VideoTaskView {
     credits_refunded,
     progress,
     livemode,
-    ...(status === 'completed' && { video_url: task.outputUrls?.[0] }),
-    thumbnail_url: (status === 'completed' && task.thumbnailUrl) || null,
+    ...(showsResults(task) && { video_url: task.outputUrls?.[0] }),
+    thumbnail_url: (showsResults(task) && task.thumbnailUrl) || null,
     ...(error && { error }),
     created_at,
     updated_at,
     ...(completed_at && { completed_at }),
+    output_deleted_at,
   };
 }
 
 export function imageView(task: ImageTask): ImageTaskView {
   const { params } = task;
-  const { status, credits_used, credits_refunded, progress, livemode, error, created_at, updated_at, completed_at } = common(task);
+  const { status, credits_used, credits_refunded, progress, livemode, error, created_at, updated_at, completed_at, output_deleted_at } = common(task);
   return {
     image_id: task.taskId,
     status,
@@ -219,11 +238,12 @@ export function imageView(task: ImageTask): ImageTaskView {
     credits_refunded,
     progress,
     livemode,
-    ...(status === 'completed' && { image_urls: task.outputUrls ?? [] }),
+    ...(showsResults(task) && { image_urls: task.outputUrls ?? [] }),
     ...(error && { error }),
     created_at,
     updated_at,
     ...(completed_at && { completed_at }),
+    output_deleted_at,
   };
 }
 

@@ -264,9 +264,9 @@ export class MemoryTaskStore implements TaskStore {
       // The adapter's dual write of the `unsent` mark.
       if (to === 'claimed' || to === 'queued') stored.unsent = true;
       else if (!isFinal(to)) delete stored.unsent;
-      if (isFinal(to)) this.unannounced.add(id);
+      if (isFinal(to)) stored.unannounced = true;
     }
-    if (patch.announced) this.unannounced.delete(id);
+    if (patch.announced) delete stored.unannounced;
     return copy(stored);
   }
 
@@ -297,16 +297,11 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   /** Ended tasks whose events are not published yet (the adapter's outbox entries). */
-  private readonly unannounced = new Set<string>();
-
   listUnannounced(): AsyncIterable<TaskRef>[] {
-    const { table, unannounced } = this;
+    const { table } = this;
     async function* shard(): AsyncIterable<TaskRef> {
       await turn();
-      for (const id of [...unannounced]) {
-        const task = table.tasks.get(id);
-        if (task) yield { accountId: task.partitionId, taskId: task.taskId };
-      }
+      for (const task of [...table.tasks.values()].filter((stored) => stored.unannounced)) yield { accountId: task.partitionId, taskId: task.taskId };
     }
     return [shard()];
   }

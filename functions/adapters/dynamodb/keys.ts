@@ -84,15 +84,17 @@ export function inFlightShardOf(taskId: string): number {
  * The same index's outbox: a task that has ended keeps an entry under TASKS#ENDED#<shard> until
  * its webhook events are published, so an ending whose publication was cut short is found again.
  */
-const ENDED_PREFIX = 'TASKS#ENDED#';
-export const endedPartition = (shard: number): string => `${ENDED_PREFIX}${shard}`;
+export const OUTBOX_PREFIX = 'TASKS#ENDED#';
+export const endedPartition = (shard: number): string => `${OUTBOX_PREFIX}${shard}`;
 export const endedEntryValues = (endedAt: string, taskId: string) => ({
   ':endedPk': endedPartition(inFlightShardOf(taskId)),
   ':endedSk': `${endedAt}#${taskId}`,
 });
 
-export const phasePartition = (phase: InFlightPhase, shard: number): string => `TASKS#${phase.toUpperCase()}#${shard}`;
-export const phaseEntryValues = (phase: InFlightPhase, phaseAt: string, taskId: string) => ({
+/** The phases with a work list of their own: in flight, and `deleting` (outputs whose removal was cut short). */
+export type ListedPhase = InFlightPhase | 'deleting';
+export const phasePartition = (phase: ListedPhase, shard: number): string => `TASKS#${phase.toUpperCase()}#${shard}`;
+export const phaseEntryValues = (phase: ListedPhase, phaseAt: string, taskId: string) => ({
   ':phasePk': phasePartition(phase, inFlightShardOf(taskId)),
   ':phaseSk': `${phaseAt}#${taskId}`,
 });

@@ -36,3 +36,13 @@ export function isSafeKey(key: string): boolean {
 
 export const isPublicMediaKey = (key: string): boolean =>
   isSafeKey(key) && PUBLIC_MEDIA_PREFIXES.some((prefix) => key.startsWith(prefix));
+
+/**
+ * How long a cache may keep a result (videos/, images/): they can be deleted (DELETE, retention),
+ * and their old URLs must answer 404 within 5 minutes, edge and regional caches stacked
+ * (docs/decisions.md, "Old URLs after a deletion"). Uploads are never deleted by a customer: cached for good.
+ */
+export const OUTPUT_CACHE_CONTROL = 'public, max-age=120';
+export const UPLOAD_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+export const cacheControlOf = (key: string): string =>
+  key.startsWith(MEDIA_PREFIXES.videos) || key.startsWith(MEDIA_PREFIXES.images) ? OUTPUT_CACHE_CONTROL : UPLOAD_CACHE_CONTROL;

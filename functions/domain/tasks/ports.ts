@@ -56,9 +56,10 @@ export interface TaskRef {
 /**
  * The sweeper's work lists: each in-flight phase's own, and `unmoved`, the tasks indexed at their
  * start and not moved since (a start cut short before its create, a legacy draft, and items
- * written before phases). Every processing task is in exactly one of them.
+ * written before phases). Every processing task is in exactly one of them. `deleting` lists the
+ * completed tasks whose outputs are being removed (a removal cut short is finished by the sweeper).
  */
-export type InFlightList = InFlightPhase | 'unmoved';
+export type InFlightList = InFlightPhase | 'unmoved' | 'deleting';
 
 /** How the repair of a draft (a start that never settled) ended. */
 export type StartRepair = 'refunded' | 'discarded' | 'settled';

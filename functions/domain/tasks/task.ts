@@ -71,6 +71,13 @@ interface TaskBase {
   createdAt: string;
   updatedAt: string;
   completedAt?: string;
+  /** When its outputs were deleted (DELETE, retention): from then on the view has no result URLs. */
+  outputDeletedAt?: string;
+  /**
+   * Ended, and its events not published yet (the outbox): set by the ending, cleared by `announce`.
+   * A move out of `completed` waits for it to clear (transitions.ts, guard `announced`).
+   */
+  unannounced?: true;
 }
 
 export interface ProviderJob {

@@ -22,6 +22,8 @@ export interface TransitionGuard {
   progressBelow?: number;
   /** Only if no copy holds the outputs since after this instant. */
   copyClaimedBefore?: string;
+  /** Only once the task's ending was announced: a move out of `completed` would take it out of the outbox. */
+  announced?: true;
 }
 
 /** The task fields an event may set. */
@@ -40,6 +42,7 @@ export type TaskPatchFields = Partial<
     | 'thumbnailUrl'
     | 'error'
     | 'completedAt'
+    | 'outputDeletedAt'
   >
 >;
 
@@ -47,7 +50,7 @@ export interface TaskPatch {
   /** A phase change happens at this instant (the new phase's `phaseAt` and `updatedAt`). Absent for a touch. */
   at?: string;
   set?: TaskPatchFields;
-  remove?: readonly ('queuedAt' | 'pendingOutputs' | 'copyClaimedAt')[];
+  remove?: readonly ('queuedAt' | 'pendingOutputs' | 'copyClaimedAt' | 'outputUrls' | 'thumbnailUrl')[];
   /** One more failed copy (returned in the stored task). */
   countCopyFailure?: true;
   guard?: TransitionGuard;
@@ -86,6 +89,9 @@ export const TRANSITIONS = {                                                    
   cancel:     { from: BEFORE_OUTPUTS, to: 'failed', refund: true },                // once outputs are recorded it completes (409)
   timeout:    { from: IN_FLIGHT, to: 'failed', refund: true },
   announce:   { from: ['completed', 'failed'], to: 'same' },                       // announced: out of the outbox
+  deleteOutputs: { from: ['completed'], to: 'deleting', guards: ['announced'] },   // set {outputDeletedAt}: DELETE or retention; objects removed next
+  purge:      { from: ['deleting'], to: 'output_deleted' },                        // remove [outputUrls, thumbnailUrl] once the objects are gone
+  markDeleted: { from: ['failed'], to: 'same' },                                   // set {outputDeletedAt}: a DELETE of a failed task (nothing stored)
 } as const satisfies Record<string, Rule>;
 
 export type TaskEvent = keyof typeof TRANSITIONS;
@@ -129,5 +135,6 @@ export function admits(stored: Task, from: readonly Phase[], guard: TransitionGu
   if (guard.checkedBefore !== undefined && stored.lastCheckedAt !== undefined && stored.lastCheckedAt > guard.checkedBefore) return false;
   if (guard.progressBelow !== undefined && !(stored.progress < guard.progressBelow)) return false;
   if (guard.copyClaimedBefore !== undefined && stored.copyClaimedAt !== undefined && stored.copyClaimedAt > guard.copyClaimedBefore) return false;
+  if (guard.announced && stored.unannounced) return false;
   return true;
 }

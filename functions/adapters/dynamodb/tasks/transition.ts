@@ -4,7 +4,7 @@ import type { TaskPatch, TaskPatchFields, TransitionGuard } from '#domain/tasks/
 import { admits } from '#domain/tasks/transitions';
 import type { Task } from '#domain/tasks/task';
 import { isConditionFailure, type Db } from '../dynamo-client';
-import { endedEntryValues, phaseEntryValues, taskKey } from '../keys';
+import { endedEntryValues, OUTBOX_PREFIX, phaseEntryValues, taskKey } from '../keys';
 import { appendWithRetries, ledgerMoved, slotAfter } from '../ledger-positions';
 import { AGAIN, retryOnConflict } from '../retry';
 import { fromTaskItem } from '../task-item';
@@ -39,6 +39,9 @@ const LEGACY: Record<Phase, string> = {
   running: `${BASE} AND attribute_not_exists(pending_outputs) AND attribute_exists(provider_job_id)`,
   storing: `${BASE} AND attribute_exists(pending_outputs)`,
   completed: '#status = :completed',
+  // Written only by this code, always with a trusted phase: no legacy item is in them.
+  deleting: 'attribute_not_exists(pk)',
+  output_deleted: 'attribute_not_exists(pk)',
   failed: '#status = :failed',
 };
 
@@ -78,6 +81,11 @@ export function transitionCondition(from: readonly Phase[], guard: TransitionGua
     terms.push('(attribute_not_exists(copy_claimed_at) OR copy_claimed_at <= :guardCopy)');
     values[':guardCopy'] = guard.copyClaimedBefore;
   }
+  if (guard.announced) {
+    // Out of the outbox: no index entry, or one that is not the outbox's.
+    terms.push('(attribute_not_exists(gsi2pk) OR NOT begins_with(gsi2pk, :outbox))');
+    values[':outbox'] = OUTBOX_PREFIX;
+  }
   return { expression: terms.join(' AND '), names: { '#phase': 'phase', '#status': 'status' }, values };
 }
 
@@ -94,6 +102,7 @@ const ATTRIBUTES: Record<Exclude<keyof TaskPatchFields, 'provider'>, string> = {
   thumbnailUrl: 'thumbnail_url',
   error: '#error',
   completedAt: 'completed_at',
+  outputDeletedAt: 'output_deleted_at',
 };
 
 interface Update {
@@ -123,6 +132,9 @@ export function transitionUpdate(task: Task, to: Phase | 'same', patch: TaskPatc
     if (isFinal(to)) {
       set.push('gsi2pk = :endedPk', 'gsi2sk = :endedSk');
       Object.assign(values, endedEntryValues(patch.at, task.taskId));
+    } else if (to === 'output_deleted') {
+      // Nothing left to do for it: in no list.
+      remove.push('gsi2pk', 'gsi2sk');
     } else if (to !== 'draft') {
       set.push('gsi2pk = :phasePk', 'gsi2sk = :phaseSk');
       Object.assign(values, phaseEntryValues(to, patch.at, task.taskId));
