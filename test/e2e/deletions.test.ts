@@ -1,3 +1,5 @@
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { createS3Client } from '#adapters/s3/s3-client';
 import type { LocalStack } from '#bin/local-stack/stack';
 import { sweep, DELETING_GRACE_MS } from '#domain/tasks/sweep';
 import { balanceAndLedger, del, get, listKeys, post, startTestApi, waitForFinal, type Json } from '#test-support/local-api';
@@ -132,6 +134,27 @@ describe('DELETE /videos/{video_id}', () => {
     // Deleted at the first request's instant; a DELETE now answers the same.
     const again = await del(stack, key, `/videos/${video.video_id}`);
     expect([again.status, again.body.data?.output_deleted_at]).toEqual([200, view.output_deleted_at]);
+  });
+});
+
+describe('caching of results', () => {
+  it('stores outputs and thumbnails with Cache-Control: public, max-age=120, which the media route serves too', async () => {
+    const { key } = await newAccount(stack);
+    const [video, image] = await Promise.all([final('video', key), final('image', key)]);
+    const s3 = createS3Client({ region: 'local', endpoint: stack.s3Endpoint });
+    try {
+      const keys = [`videos/${video.video_id}.mp4`, `videos/${video.video_id}.jpg`, ...(await listKeys(stack, `images/${image.image_id}`))];
+      expect(keys).toHaveLength(3);
+      for (const objectKey of keys) {
+        const head = await s3.send(new HeadObjectCommand({ Bucket: stack.context.storage.bucket, Key: objectKey }));
+        expect([objectKey, head.CacheControl]).toEqual([objectKey, 'public, max-age=120']);
+      }
+    } finally {
+      s3.destroy();
+    }
+    for (const url of [video.video_url, video.thumbnail_url, ...image.image_urls] as string[]) {
+      expect((await fetch(url)).headers.get('cache-control')).toBe('public, max-age=120');
+    }
   });
 });
 

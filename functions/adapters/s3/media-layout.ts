@@ -44,5 +44,8 @@ export const isPublicMediaKey = (key: string): boolean =>
  */
 export const OUTPUT_CACHE_CONTROL = 'public, max-age=120';
 export const UPLOAD_CACHE_CONTROL = 'public, max-age=31536000, immutable';
-export const cacheControlOf = (key: string): string =>
-  key.startsWith(MEDIA_PREFIXES.videos) || key.startsWith(MEDIA_PREFIXES.images) ? OUTPUT_CACHE_CONTROL : UPLOAD_CACHE_CONTROL;
+/** A task's result (or thumbnail): deletable, so cached briefly. */
+export const isOutputKey = (key: string): boolean => key.startsWith(MEDIA_PREFIXES.videos) || key.startsWith(MEDIA_PREFIXES.images);
+export const cacheControlOf = (key: string): string => (isOutputKey(key) ? OUTPUT_CACHE_CONTROL : UPLOAD_CACHE_CONTROL);
+/** The CDN's cap on how long it keeps a result, in seconds (the same figure as OUTPUT_CACHE_CONTROL). */
+export const OUTPUT_CACHE_SECONDS = 120;
