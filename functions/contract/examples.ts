@@ -22,6 +22,7 @@ export const EXAMPLE_VIDEO = {
   created_at: '2026-11-21T17:00:00.000Z',
   updated_at: '2026-11-21T17:00:00.000Z',
   output_deleted_at: null,
+  expires_at: null,
 };
 export const EXAMPLE_VIDEO_DONE = {
   ...EXAMPLE_VIDEO,
@@ -49,6 +50,7 @@ export const EXAMPLE_IMAGE = {
   created_at: '2026-11-21T17:00:00.000Z',
   updated_at: '2026-11-21T17:00:00.000Z',
   output_deleted_at: null,
+  expires_at: null,
 };
 export const EXAMPLE_IMAGE_DONE = {
   ...EXAMPLE_IMAGE,

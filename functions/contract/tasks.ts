@@ -81,6 +81,10 @@ const extrasFields = {
   negative_prompt: z.string().nullable().meta({ description: 'The negative prompt as stored (trimmed; null when none was given).' }),
 };
 
+const expiresAt = timestamp(
+  "When the outputs will be deleted under the account's `output_retention_days` (`completed_at` + that many days; deleted within an hour after). Null when kept for good, and unless completed with its outputs.",
+).nullable();
+
 const outputDeletedAt = timestamp(
   'When the outputs were deleted (`DELETE` on the task): from then on no result URLs, and the old ones answer 404. Null while they are kept.',
 ).nullable();
@@ -112,6 +116,7 @@ export const videoTask = z
     updated_at: timestamp('Last change of the task.'),
     completed_at: timestamp('When the task ended (completed or failed only).').optional(),
     output_deleted_at: outputDeletedAt,
+    expires_at: expiresAt,
   })
   .meta({
     id: 'VideoTask',
@@ -141,6 +146,7 @@ export const imageTask = z
     updated_at: timestamp('Last change of the task.'),
     completed_at: timestamp('When the task ended (completed or failed only).').optional(),
     output_deleted_at: outputDeletedAt,
+    expires_at: expiresAt,
   })
   .meta({
     id: 'ImageTask',
@@ -192,7 +198,8 @@ const showsResults = (task: Task) => task.status === 'completed' && !task.output
 
 const extrasView = (params: GenerationExtras) => ({ seed: params.seed ?? null, negative_prompt: params.negativePrompt ?? null });
 
-export function videoView(task: VideoTask): VideoTaskView {
+/** `expires`: when the outputs expire under the account's retention (domain/tasks/retention.ts `expiresAt`); null when they do not. */
+export function videoView(task: VideoTask, expires: string | null = null): VideoTaskView {
   const { params } = task;
   const { status, credits_used, credits_refunded, progress, livemode, error, created_at, updated_at, completed_at, output_deleted_at } = common(task);
   return {
@@ -218,10 +225,11 @@ export function videoView(task: VideoTask): VideoTaskView {
     updated_at,
     ...(completed_at && { completed_at }),
     output_deleted_at,
+    expires_at: expires,
   };
 }
 
-export function imageView(task: ImageTask): ImageTaskView {
+export function imageView(task: ImageTask, expires: string | null = null): ImageTaskView {
   const { params } = task;
   const { status, credits_used, credits_refunded, progress, livemode, error, created_at, updated_at, completed_at, output_deleted_at } = common(task);
   return {
@@ -244,15 +252,19 @@ export function imageView(task: ImageTask): ImageTaskView {
     updated_at,
     ...(completed_at && { completed_at }),
     output_deleted_at,
+    expires_at: expires,
   };
 }
 
-export const videoPageView = (page: PageOf<VideoTask>): z.infer<typeof videoPage> => ({
-  videos: page.items.map(videoView),
+type ExpiryOf = (task: Task) => string | null;
+const never: ExpiryOf = () => null;
+
+export const videoPageView = (page: PageOf<VideoTask>, expiry: ExpiryOf = never): z.infer<typeof videoPage> => ({
+  videos: page.items.map((task) => videoView(task, expiry(task))),
   pagination: paginationView(page),
 });
 
-export const imagePageView = (page: PageOf<ImageTask>): z.infer<typeof imagePage> => ({
-  images: page.items.map(imageView),
+export const imagePageView = (page: PageOf<ImageTask>, expiry: ExpiryOf = never): z.infer<typeof imagePage> => ({
+  images: page.items.map((task) => imageView(task, expiry(task))),
   pagination: paginationView(page),
 });

@@ -44,6 +44,8 @@ const EXPECTED_REPLICATE: Record<string, string[]> = {
   // PutItem: a holder's first sign-in opens their account (holder, account and grant in one transaction).
   'authorizer': ['dynamodb:GetItem table', 'dynamodb:PutItem table'],
   'get-account': [...RATE, 'dynamodb:GetItem table', 'dynamodb:PutItem table'],
+  // The retention setting (UpdateItem on the account item), then the account as GET /account reads it.
+  'update-account': [...RATE, 'dynamodb:GetItem table', 'dynamodb:PutItem table'],
   // PutItem: a test key's first use opens its test balance (with its opening grant).
   'get-credits': [...RATE, 'dynamodb:GetItem table', 'dynamodb:PutItem table'],
   'list-models': [...RATE],

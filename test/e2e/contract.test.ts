@@ -315,6 +315,14 @@ describe('every operation answers as documented', () => {
     await api(retry('evt_01M7ZNHRE3YZJA4Y3XQS4DQDGQ'), { method: 'POST', key }, { status: 404, code: 'not_found' });
   });
 
+  it('PATCH /account: a signed-in holder only', async () => {
+    const session = (await signedInHolder(stack)).accessToken;
+    const set = await api<{ output_retention_days: number | null }>('/account', { ...post({ output_retention_days: 30 }), method: 'PATCH', key: session }, { status: 200 });
+    expect(set.body.data!.output_retention_days).toBe(30);
+    await api('/account', { ...post({ output_retention_days: 0 }), method: 'PATCH', key: session }, { status: 400, code: 'validation_error' });
+    await api('/account', { ...post({ output_retention_days: 30 }), method: 'PATCH', key }, { status: 403, code: 'forbidden' });
+  });
+
   it('GET, POST, PATCH and DELETE /keys: a signed-in holder only', async () => {
     const session = (await signedInHolder(stack)).accessToken;
     await api('/keys', { key: session }, { status: 200 });

@@ -889,6 +889,47 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
       });
 
+      it('lists announced completions by completion time for the retention, until their outputs are deleted', async () => {
+        const accountId = await newAccount(1000);
+        const completeAt = async (ms: number) => {
+          const running = await inPhase(accountId, 'running');
+          await move(stores.tasks, running, 'outputs', { at: at(ms), set: { pendingOutputs: ['https://p/1'] } });
+          return (await move(stores.tasks, running, 'complete', { at: at(ms), set: { outputUrls: ['https://ours/1'], completedAt: at(ms) }, remove: ['pendingOutputs'] }))!;
+        };
+        const [late, early, middle] = [await completeAt(3_000), await completeAt(1_000), await completeAt(2_000)];
+        const listed = async (before: string) => {
+          const ids: string[] = [];
+          for await (const ref of stores.tasks.listCompletedBefore(accountId, before)) ids.push(ref.taskId);
+          return ids;
+        };
+        // Not before its completion is announced (it is in the outbox until then).
+        expect(await listed(at(10_000))).toEqual([]);
+        for (const task of [late, early, middle]) await move(stores.tasks, task, 'announce', { announced: true });
+        expect(await listed(at(10_000))).toEqual([early.taskId, middle.taskId, late.taskId]);
+        // Strictly before: a task completed at the cutoff is not listed.
+        expect(await listed(at(2_000))).toEqual([early.taskId]);
+        expect(await stores.tasks.listCompletedBefore(await newAccount(10), at(10_000))[Symbol.asyncIterator]().next()).toEqual({ done: true, value: undefined });
+        await move(stores.tasks, early, 'deleteOutputs', { at: at(4_000), set: { outputDeletedAt: at(4_000) }, guard: { announced: true } });
+        expect(await listed(at(10_000))).toEqual([middle.taskId, late.taskId]);
+      });
+
+      it("keeps an account's output retention, lists the accounts that have one, and forgets it with null", async () => {
+        const [a, b] = [await newAccount(10), await newAccount(10)];
+        expect(await stores.accounts.setOutputRetention(a, 30, at(5))).toMatchObject({ accountId: a, outputRetentionDays: 30, credits: 10 });
+        expect((await stores.accounts.get(a))!.outputRetentionDays).toBe(30);
+        const withRetention = async () => {
+          const ids: string[] = [];
+          for (const shard of stores.accounts.listWithRetention()) for await (const id of shard) ids.push(id);
+          return ids.sort();
+        };
+        await stores.accounts.setOutputRetention(b, 1, at(5));
+        expect(await withRetention()).toEqual(expect.arrayContaining([a, b].sort()));
+        const cleared = await stores.accounts.setOutputRetention(a, null, at(6));
+        expect(cleared.outputRetentionDays).toBeUndefined();
+        expect(await withRetention()).not.toContain(a);
+        await expect(stores.accounts.setOutputRetention('acc_01M7ZNHRE3YZJA4Y3XQS4DQDGQ', 5, at(7))).rejects.toBeInstanceOf(NotFoundError);
+      });
+
       it("writes the domain's refund entry as given, once", async () => {
         const accountId = await newAccount(100);
         const task = await started(accountId);

@@ -293,7 +293,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change your account settings
+         * @description Sets `output_retention_days`: outputs (videos, thumbnails, images) of tasks completed longer ago than this many days are deleted, in both modes, within an hour of their `expires_at`, as `DELETE` on the task would (the task stays, with `output_deleted_at`; charges are unchanged). `null` keeps them for good (the default). A shorter setting applies to tasks already completed. Sessions of an owner or admin only: an API key gets 403.
+         */
+        patch: operations["updateAccount"];
         trace?: never;
     };
     "/credits": {
@@ -820,6 +824,12 @@ export interface components {
              * @example 2026-11-21T17:00:00.000Z
              */
             output_deleted_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the outputs will be deleted under the account's `output_retention_days` (`completed_at` + that many days; deleted within an hour after). Null when kept for good, and unless completed with its outputs.
+             * @example 2026-11-21T17:00:00.000Z
+             */
+            expires_at: string | null;
         } & ({
             /** @constant */
             status?: "processing";
@@ -1076,6 +1086,12 @@ export interface components {
              * @example 2026-11-21T17:00:00.000Z
              */
             output_deleted_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the outputs will be deleted under the account's `output_retention_days` (`completed_at` + that many days; deleted within an hour after). Null when kept for good, and unless completed with its outputs.
+             * @example 2026-11-21T17:00:00.000Z
+             */
+            expires_at: string | null;
         } & ({
             /** @constant */
             status?: "processing";
@@ -1373,6 +1389,12 @@ export interface components {
              * @enum {string}
              */
             subscription_status: "none" | "active" | "past_due" | "canceled";
+            /** @description Outputs of tasks completed longer ago than this many days are deleted (both modes), within an hour of their `expires_at`; null: kept for good (the default). Set with `PATCH /account`. */
+            output_retention_days: number | null;
+        };
+        UpdateAccountRequest: {
+            /** @description Days to keep outputs after a task completes (1 to 3650), or null to keep them for good. */
+            output_retention_days: number | null;
         };
         /** @description Success: `data` is the result, `error` is null. */
         CreditsResponse: {
@@ -1900,7 +1922,8 @@ export interface operations {
                      *         "thumbnail_url": null,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:00.000Z",
-                     *         "output_deleted_at": null
+                     *         "output_deleted_at": null,
+                     *         "expires_at": null
                      *       },
                      *       "error": null
                      *     }
@@ -2146,6 +2169,7 @@ export interface operations {
                      *             "created_at": "2026-11-21T17:00:00.000Z",
                      *             "updated_at": "2026-11-21T17:00:41.000Z",
                      *             "output_deleted_at": null,
+                     *             "expires_at": null,
                      *             "video_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4",
                      *             "completed_at": "2026-11-21T17:00:41.000Z"
                      *           }
@@ -2335,6 +2359,7 @@ export interface operations {
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:41.000Z",
                      *         "output_deleted_at": null,
+                     *         "expires_at": null,
                      *         "video_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4",
                      *         "completed_at": "2026-11-21T17:00:41.000Z"
                      *       },
@@ -2515,6 +2540,7 @@ export interface operations {
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-22T09:30:00.000Z",
                      *         "output_deleted_at": "2026-11-22T09:30:00.000Z",
+                     *         "expires_at": null,
                      *         "completed_at": "2026-11-21T17:00:41.000Z"
                      *       },
                      *       "error": null
@@ -2716,6 +2742,7 @@ export interface operations {
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:05.000Z",
                      *         "output_deleted_at": null,
+                     *         "expires_at": null,
                      *         "error": {
                      *           "code": "canceled",
                      *           "message": "The task was canceled. Your credits were refunded."
@@ -2930,7 +2957,8 @@ export interface operations {
                      *         "livemode": true,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:00.000Z",
-                     *         "output_deleted_at": null
+                     *         "output_deleted_at": null,
+                     *         "expires_at": null
                      *       },
                      *       "error": null
                      *     }
@@ -3173,6 +3201,7 @@ export interface operations {
                      *             "created_at": "2026-11-21T17:00:00.000Z",
                      *             "updated_at": "2026-11-21T17:00:12.000Z",
                      *             "output_deleted_at": null,
+                     *             "expires_at": null,
                      *             "image_urls": [
                      *               "https://media.example.com/images/img_01M7ZP0E1WQ4R5N8B2C6D7F9GH-1.webp"
                      *             ],
@@ -3361,6 +3390,7 @@ export interface operations {
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:12.000Z",
                      *         "output_deleted_at": null,
+                     *         "expires_at": null,
                      *         "image_urls": [
                      *           "https://media.example.com/images/img_01M7ZP0E1WQ4R5N8B2C6D7F9GH-1.webp"
                      *         ],
@@ -3540,6 +3570,7 @@ export interface operations {
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-22T09:30:00.000Z",
                      *         "output_deleted_at": "2026-11-22T09:30:00.000Z",
+                     *         "expires_at": null,
                      *         "completed_at": "2026-11-21T17:00:12.000Z"
                      *       },
                      *       "error": null
@@ -3738,6 +3769,7 @@ export interface operations {
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:05.000Z",
                      *         "output_deleted_at": null,
+                     *         "expires_at": null,
                      *         "error": {
                      *           "code": "canceled",
                      *           "message": "The task was canceled. Your credits were refunded."
@@ -4852,7 +4884,8 @@ export interface operations {
                      *           "credits": 1000
                      *         },
                      *         "paid_access": false,
-                     *         "subscription_status": "none"
+                     *         "subscription_status": "none",
+                     *         "output_retention_days": null
                      *       },
                      *       "error": null
                      *     }
@@ -4921,6 +4954,203 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    updateAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are ignored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "output_retention_days": 30
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description The account as changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "account_id": "acc_01JZ8Q6W4V3K7ZB5X2N9R1T0CE",
+                     *         "email": "ada@example.com",
+                     *         "created_at": "2026-01-05T09:30:00.000Z",
+                     *         "live": {
+                     *           "credits": 250
+                     *         },
+                     *         "test": {
+                     *           "credits": 1000
+                     *         },
+                     *         "paid_access": false,
+                     *         "subscription_status": "none",
+                     *         "output_retention_days": 30
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            /** @description A parameter is missing or invalid; the message names each field and the allowed values. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "output_retention_days: give a whole number of days from 1 to 3650, or null to keep outputs for good",
+                     *         "code": "validation_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description An API key, or a member whose role may not change settings. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This endpoint is for signed-in account holders (a console session), not API keys.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description The request body is larger than the platform accepts; refused before the handler (no X-RateLimit-* headers). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The request body is larger than the 10 MiB the API accepts. Upload an image with POST /api/v1/uploads: it answers a form that sends the file straight to storage (up to 10 MiB).",
+                     *         "code": "payload_too_large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
@@ -6241,6 +6471,7 @@ export interface operations {
                      *               "created_at": "2026-11-21T17:00:00.000Z",
                      *               "updated_at": "2026-11-21T17:00:41.000Z",
                      *               "output_deleted_at": null,
+                     *               "expires_at": null,
                      *               "video_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4",
                      *               "completed_at": "2026-11-21T17:00:41.000Z"
                      *             }

@@ -189,3 +189,16 @@ export const feedEventKey = (accountId: string, eventId: string): PrimaryKey => 
 });
 /** lsi1 position of an event in its scope's feed (zero-padded for order). */
 export const feedPositionKey = (position: number): string => `EVENT#${String(position).padStart(12, '0')}`;
+
+/**
+ * The accounts with an output retention (gsi2, keys only; the account item's own entry while set):
+ * RETENTION#<shard> / accountId, 16 shards by the same hash. The expiry reads them.
+ */
+export const retentionPartition = (shard: number): string => `RETENTION#${shard}`;
+export const retentionEntryValues = (accountId: string) => ({ ':listPk': retentionPartition(inFlightShardOf(accountId)), ':listSk': accountId });
+
+/**
+ * A partition's completed tasks with stored outputs, by completion (gsi2, keys only): OUTPUTS#<partition>
+ * / <completed_at>#<taskId>, written when the completion is announced, replaced when the outputs are deleted.
+ */
+export const outputsPartition = (partitionId: string): string => `OUTPUTS#${partitionId}`;

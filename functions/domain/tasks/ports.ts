@@ -97,6 +97,12 @@ export interface TaskStore {
   repairStart(draft: Task, error: TaskError, now: string): Promise<StartRepair>;
   /** Tasks that ended and whose events may not be published yet (the outbox), in shards. */
   listUnannounced(): AsyncIterable<TaskRef>[];
+  /**
+   * A partition's completed tasks whose outputs are stored, completed strictly before `before`
+   * (an ISO instant), oldest first: the retention's work list. Listed once their completion is
+   * announced, until their outputs are deleted.
+   */
+  listCompletedBefore(partitionId: string, before: string): AsyncIterable<TaskRef>;
 }
 
 /** A task whose create waits on the submission queue: the queue's message. */

@@ -4,7 +4,7 @@ import type { TaskPatch, TaskPatchFields, TransitionGuard } from '#domain/tasks/
 import { admits } from '#domain/tasks/transitions';
 import type { Task } from '#domain/tasks/task';
 import { isConditionFailure, type Db } from '../dynamo-client';
-import { endedEntryValues, OUTBOX_PREFIX, phaseEntryValues, taskKey } from '../keys';
+import { endedEntryValues, OUTBOX_PREFIX, outputsPartition, phaseEntryValues, taskKey } from '../keys';
 import { appendWithRetries, ledgerMoved, slotAfter } from '../ledger-positions';
 import { AGAIN, retryOnConflict } from '../retry';
 import { fromTaskItem } from '../task-item';
@@ -154,7 +154,13 @@ export function transitionUpdate(task: Task, to: Phase | 'same', patch: TaskPatc
     set.push(`${attribute} = ${placeholder}`);
     values[placeholder] = value;
   }
-  if (patch.announced) remove.push('gsi2pk', 'gsi2sk');
+  if (patch.announced) {
+    // A completion leaves the outbox for the list of stored outputs the retention reads.
+    if (task.status === 'completed' && task.completedAt) {
+      set.push('gsi2pk = :outputsPk', 'gsi2sk = :outputsSk');
+      Object.assign(values, { ':outputsPk': outputsPartition(task.partitionId), ':outputsSk': `${task.completedAt}#${task.taskId}` });
+    } else remove.push('gsi2pk', 'gsi2sk');
+  }
   const clauses = [
     set.length > 0 && `SET ${set.join(', ')}`,
     remove.length > 0 && `REMOVE ${[...new Set(remove)].join(', ')}`,
