@@ -48,6 +48,7 @@ from .types import (
     QuoteParams,
     TaskEvent,
     TransactionPage,
+    UpdateAccountParams,
     UpdateKeyParams,
     UploadedImage,
     VideoPage,
@@ -227,6 +228,12 @@ class VidgenClient:
         once it ended). Retried on 429 only: after a 5xx the cancel may have taken effect."""
         return cast(VideoTask, self._request(_Call("POST", f"/videos/{_id(video_id)}/cancel", idempotent=False)))
 
+    def delete_video(self, video_id: str) -> VideoTask:
+        """DELETE /videos/{id}: deletes a final task's stored video and thumbnail (irreversible;
+        charges unchanged). The task stays, with ``output_deleted_at``; ``video_url`` is gone. A
+        repeat answers the same, so it is retried; 409 ``task_not_final`` while processing."""
+        return cast(VideoTask, self._request(_Call("DELETE", f"/videos/{_id(video_id)}", idempotent=True)))
+
     def wait_for_video(
         self,
         video_id: str,
@@ -266,6 +273,10 @@ class VidgenClient:
     def cancel_image(self, image_id: str) -> ImageTask:
         """POST /images/{id}/cancel (retried as cancel_video)."""
         return cast(ImageTask, self._request(_Call("POST", f"/images/{_id(image_id)}/cancel", idempotent=False)))
+
+    def delete_image(self, image_id: str) -> ImageTask:
+        """DELETE /images/{id}: as delete_video, for an image task's images."""
+        return cast(ImageTask, self._request(_Call("DELETE", f"/images/{_id(image_id)}", idempotent=True)))
 
     def wait_for_image(
         self,
@@ -418,6 +429,13 @@ class VidgenClient:
         """GET /account: the account behind the key or session, both balances, and (for a
         session) the holder's email."""
         return cast(Account, self._request(_Call("GET", "/account", idempotent=True)))
+
+    def update_account(self, *, output_retention_days: Optional[int]) -> Account:
+        """PATCH /account (a session of an owner or admin): outputs of tasks completed more than
+        ``output_retention_days`` ago are deleted; None keeps them for good. Retried: the same
+        setting twice is harmless."""
+        body: UpdateAccountParams = {"output_retention_days": output_retention_days}
+        return cast(Account, self._request(_Call("PATCH", "/account", idempotent=True, json=body)))
 
     def list_keys(self) -> ApiKeyList:
         """GET /keys: the account's API keys, newest first, revoked ones included (a session only)."""
