@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import { pipeline, Readable } from 'node:stream';
-import { isPublicMediaKey } from '#adapters/s3/media-layout';
+import { cacheControlOf, isPublicMediaKey } from '#adapters/s3/media-layout';
 import type { ObjectStorage } from '#adapters/s3/object-storage';
 import { errorEnvelope, type Envelope } from '#contract/envelope';
 import { GATEWAY_RESPONSES } from '#contract/gateway-responses';
@@ -64,7 +64,7 @@ export function mediaRoute(storage: () => ObjectStorage) {
       'Content-Length': String(length),
       ...(range && { 'Content-Range': `bytes ${range.start}-${range.end}/${found.size}` }),
       'Accept-Ranges': 'bytes',
-      'Cache-Control': 'public, max-age=31536000, immutable',
+      'Cache-Control': cacheControlOf(key),
       ...NOSNIFF,
     });
     if (req.method === 'HEAD' || length === 0) {

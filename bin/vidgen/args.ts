@@ -28,6 +28,8 @@ Commands:
   status ID [--wait] [--out FILE]
       Show a task: vid_... or img_...
   cancel ID                           Cancel a processing task (refunded); 409 once it ended.
+  delete ID --yes                     Delete a final task's stored outputs (irreversible; charges
+                                      unchanged); the task stays, with output_deleted_at.
   webhooks listen [--port N]
       Receive your events here: starts a receiver on 127.0.0.1 (a free port by default),
       registers it (the local stack accepts http to loopback), prints each verified event,
@@ -104,6 +106,7 @@ const OPTIONS = {
   port: { type: 'string' },
   after: { type: 'string' },
   follow: { type: 'boolean' },
+  yes: { type: 'boolean' },
   email: { type: 'string' },
   password: { type: 'string' },
   name: { type: 'string' },
@@ -131,6 +134,7 @@ const COMMANDS = {
   quote: { operand: 'generate or image, then PROMPT', options: [] },
   status: { operand: 'ID', options: WAITING },
   cancel: { operand: 'ID', options: [] },
+  delete: { operand: 'ID', options: ['yes'] },
   webhooks: { operand: 'listen, list, delete, deliveries or retry', options: ['port', 'page', 'limit'] },
   events: { operand: undefined, options: ['after', 'limit', 'follow', 'interval'] },
   videos: { operand: undefined, options: ['page', 'limit'] },
@@ -195,6 +199,7 @@ export type Command =
   | { name: 'models'; json: boolean }
   | { name: 'status'; id: string; kind: 'video' | 'image'; wait: WaitSettings; json: boolean }
   | { name: 'cancel'; id: string; kind: 'video' | 'image'; json: boolean }
+  | { name: 'delete'; id: string; kind: 'video' | 'image'; json: boolean }
   | { name: 'webhooks'; action: 'listen'; port: number; json: boolean }
   | { name: 'webhooks'; action: 'list'; json: boolean }
   | { name: 'webhooks'; action: 'delete'; webhookId: string; json: boolean }
@@ -292,6 +297,10 @@ export function parseCommand(argv: string[]): Command {
     case 'status':
       return { name, id: operand, kind: taskKind(operand), wait: waitSettings(values), json };
     case 'cancel':
+      return { name, id: operand, kind: taskKind(operand), json };
+    case 'delete':
+      // Irreversible: said out loud, never by default (scripts pass --yes).
+      if (values.yes !== true) throw new UsageError('"delete" deletes the outputs for good (charges are not refunded): pass --yes to confirm.');
       return { name, id: operand, kind: taskKind(operand), json };
     case 'webhooks': {
       if (operand === 'deliveries') {

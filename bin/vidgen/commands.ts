@@ -108,6 +108,11 @@ export async function runCommand(command: Exclude<Command, { name: 'help' | 'log
       printData(task, () => formatFields(task));
       return 0;
     }
+    case 'delete': {
+      const task = command.kind === 'video' ? await client.deleteVideo(command.id, { signal }) : await client.deleteImage(command.id, { signal });
+      printData(task, () => formatFields(task));
+      return 0;
+    }
     case 'events':
       return events(client, command, io, print);
     case 'keys':

@@ -336,6 +336,20 @@ export class VidgenClient {
   }
 
   /**
+   * DELETE /videos/{id}: deletes a final task's stored video and thumbnail (irreversible; charges
+   * unchanged). The task stays, with `output_deleted_at`. Idempotent, so retried like a read;
+   * a processing task is 409 `task_not_final`.
+   */
+  deleteVideo(videoId: string, options: RequestOptions = {}): Promise<VideoTask> {
+    return this.request({ method: 'DELETE', path: `/videos/${encodeId(videoId)}`, idempotent: true, signal: options.signal });
+  }
+
+  /** DELETE /images/{id}: as deleteVideo, for an image task's images. */
+  deleteImage(imageId: string, options: RequestOptions = {}): Promise<ImageTask> {
+    return this.request({ method: 'DELETE', path: `/images/${encodeId(imageId)}`, idempotent: true, signal: options.signal });
+  }
+
+  /**
    * POST /webhooks: registers an endpoint; the answer holds its signing secret, shown only here.
    * Not retried after a 5xx (the endpoint may exist: list them to see).
    */

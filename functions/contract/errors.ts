@@ -18,6 +18,7 @@ export const ERROR_CODES = [
   'internal_error',
   'upstream_error',
   'task_not_cancelable',
+  'task_not_final',
   'forbidden',
   'spend_limit_exceeded',
   'method_not_allowed',
@@ -37,6 +38,7 @@ export const ERROR_SUMMARIES: Readonly<Record<ErrorCode, string>> = {
   internal_error: 'a failure on our side',
   upstream_error: 'the generation provider refused or failed the submission (credits refunded)',
   task_not_cancelable: 'a cancel of a task that has already completed or failed',
+  task_not_final: "a deletion of a task's outputs while it is still processing",
   forbidden: "outside the API key's scopes, or an endpoint only a signed-in account holder may call",
   spend_limit_exceeded: "the start would pass the API key's monthly spend limit, or the limit of the end user it names",
   method_not_allowed: '`GET` or `DELETE` on `/mcp`, which takes `POST` only (the `Allow` header says so)',
@@ -116,9 +118,9 @@ export const ERROR_STATUSES: Readonly<Record<ErrorStatus, ErrorStatusDoc>> = {
     example: GATEWAY_MESSAGES.methodNotAllowed,
   },
   409: {
-    codes: ['idempotency_conflict', 'task_not_cancelable'],
+    codes: ['idempotency_conflict', 'task_not_cancelable', 'task_not_final'],
     description:
-      '`idempotency_conflict`: this Idempotency-Key was used with a different request body within 24 hours. `task_not_cancelable`: the task has already completed or failed.',
+      '`idempotency_conflict`: this Idempotency-Key was used with a different request body within 24 hours. `task_not_cancelable`: the task has already completed or failed. `task_not_final`: the task is still processing, so its outputs cannot be deleted yet.',
     example: 'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
   },
   413: {

@@ -25,6 +25,8 @@ export const EXAMPLE_VIDEO = {
   thumbnail_url: null,
   created_at: '2026-11-21T17:00:00.000Z',
   updated_at: '2026-11-21T17:00:00.000Z',
+  output_deleted_at: null,
+  expires_at: null,
 };
 /** A processing view's timing fields, which final views leave out. */
 const { queue_position: _videoPlace, estimated_completion_at: _videoEnd, ...VIDEO_BASE } = EXAMPLE_VIDEO;
@@ -57,6 +59,8 @@ export const EXAMPLE_IMAGE = {
   livemode: true,
   created_at: '2026-11-21T17:00:00.000Z',
   updated_at: '2026-11-21T17:00:00.000Z',
+  output_deleted_at: null,
+  expires_at: null,
 };
 const { queue_position: _imagePlace, estimated_completion_at: _imageEnd, ...IMAGE_BASE } = EXAMPLE_IMAGE;
 export const EXAMPLE_IMAGE_DONE = {
@@ -67,6 +71,18 @@ export const EXAMPLE_IMAGE_DONE = {
   updated_at: '2026-11-21T17:00:12.000Z',
   completed_at: '2026-11-21T17:00:12.000Z',
 };
+/** A completed task after `DELETE`: no result URLs, `output_deleted_at` set. */
+export const EXAMPLE_VIDEO_DELETED = (({ video_url: _url, ...rest }) => ({
+  ...rest,
+  thumbnail_url: null,
+  updated_at: '2026-11-22T09:30:00.000Z',
+  output_deleted_at: '2026-11-22T09:30:00.000Z',
+}))(EXAMPLE_VIDEO_DONE);
+export const EXAMPLE_IMAGE_DELETED = (({ image_urls: _urls, ...rest }) => ({
+  ...rest,
+  updated_at: '2026-11-22T09:30:00.000Z',
+  output_deleted_at: '2026-11-22T09:30:00.000Z',
+}))(EXAMPLE_IMAGE_DONE);
 export const EXAMPLE_TRANSACTIONS = [
   {
     transaction_id: 'txn_01M7ZNJ0R4T5V6W7X8Y9Z0A1B2',

@@ -44,7 +44,7 @@ export const taskError = z
  * when failed, completed_at once final. As JSON Schema (one variant per status, named by its
  * title, which renderers show as tabs), so that clients and the contract tests see one rule.
  */
-function statusVariants(resultField: string) {
+function statusVariants(resultField: string, emptied: Record<string, object> = {}) {
   const absent = (...fields: string[]) => ({
     not: fields.length === 1 ? { required: fields } : { anyOf: fields.map((field) => ({ required: [field] })) },
   });
@@ -60,9 +60,17 @@ function statusVariants(resultField: string) {
       ...absent(resultField, 'error', 'completed_at'),
     }),
     variant('completed', `Finished: \`${resultField}\` and \`completed_at\` are present.`, {
+      properties: { status: { const: 'completed' }, output_deleted_at: { type: 'null' } },
       required: [resultField, 'completed_at'],
       ...absent('error', 'queue_position', 'estimated_completion_at'),
     }),
+    {
+      title: 'completed (outputs deleted)',
+      description: `Finished, its outputs since deleted: \`output_deleted_at\` and \`completed_at\` are present, \`${resultField}\` is not.`,
+      properties: { status: { const: 'completed' }, output_deleted_at: { type: 'string' }, ...emptied },
+      required: ['output_deleted_at', 'completed_at'],
+      ...absent(resultField, 'error', 'queue_position', 'estimated_completion_at'),
+    },
     variant('failed', 'Failed and refunded: `error` and `completed_at` are present.', {
       required: ['error', 'completed_at'],
       ...absent(resultField, 'queue_position', 'estimated_completion_at'),
@@ -101,6 +109,14 @@ const attributionFields = {
   metadata: z.record(z.string(), z.string()).meta({ description: 'The `metadata` given at the start (`{}` when none was).', examples: [{ order_id: '1001' }] }),
 };
 
+const expiresAt = timestamp(
+  "When the outputs will be deleted under the account's `output_retention_days` (`completed_at` + that many days; deleted within an hour after). Null when kept for good, and unless completed with its outputs.",
+).nullable();
+
+const outputDeletedAt = timestamp(
+  'When the outputs were deleted (`DELETE` on the task): from then on no result URLs, and the old ones answer 404. Null while they are kept.',
+).nullable();
+
 export const videoTask = z
   .object({
     video_id: z.string().meta({ description: 'Task id (`vid_` + ULID). Use it in `GET /videos/{video_id}`.', examples: ['vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ'] }),
@@ -129,12 +145,14 @@ export const videoTask = z
     created_at: timestamp('When the task was started.'),
     updated_at: timestamp('Last change of the task.'),
     completed_at: timestamp('When the task ended (completed or failed only).').optional(),
+    output_deleted_at: outputDeletedAt,
+    expires_at: expiresAt,
   })
   .meta({
     id: 'VideoTask',
     description:
       'A video generation task. `video_url` is present when `completed`, `error` when `failed`, `completed_at` once final; `image_url` for image_to_video only.',
-    oneOf: statusVariants('video_url'),
+    oneOf: statusVariants('video_url', { thumbnail_url: { type: 'null' } }),
   });
 
 export const imageTask = z
@@ -159,6 +177,8 @@ export const imageTask = z
     created_at: timestamp('When the task was started.'),
     updated_at: timestamp('Last change of the task.'),
     completed_at: timestamp('When the task ended (completed or failed only).').optional(),
+    output_deleted_at: outputDeletedAt,
+    expires_at: expiresAt,
   })
   .meta({
     id: 'ImageTask',
@@ -205,15 +225,20 @@ function common(task: Task) {
     created_at: task.createdAt,
     updated_at: task.updatedAt,
     ...(task.completedAt && { completed_at: task.completedAt }),
+    output_deleted_at: task.outputDeletedAt ?? null,
   };
 }
+
+/** Result URLs are shown while completed and not deleted. */
+const showsResults = (task: Task) => task.status === 'completed' && !task.outputDeletedAt;
 
 const extrasView = (params: GenerationExtras) => ({ seed: params.seed ?? null, negative_prompt: params.negativePrompt ?? null });
 const attributionView = (task: Task) => ({ end_user: task.endUser ?? null, metadata: { ...task.metadata } });
 
-export function videoView(task: VideoTask): VideoTaskView {
+/** `expires`: when the outputs expire under the account's retention (domain/tasks/retention.ts `expiresAt`); null when they do not. */
+export function videoView(task: VideoTask, expires: string | null = null): VideoTaskView {
   const { params } = task;
-  const { status, credits_used, credits_refunded, queue_position, estimated_completion_at, progress, livemode, error, created_at, updated_at, completed_at } = common(task);
+  const { status, credits_used, credits_refunded, queue_position, estimated_completion_at, progress, livemode, error, created_at, updated_at, completed_at, output_deleted_at } = common(task);
   return {
     video_id: task.taskId,
     status,
@@ -232,18 +257,20 @@ export function videoView(task: VideoTask): VideoTaskView {
     ...(status === 'processing' && { queue_position, estimated_completion_at }),
     progress,
     livemode,
-    ...(status === 'completed' && { video_url: task.outputUrls?.[0] }),
-    thumbnail_url: (status === 'completed' && task.thumbnailUrl) || null,
+    ...(showsResults(task) && { video_url: task.outputUrls?.[0] }),
+    thumbnail_url: (showsResults(task) && task.thumbnailUrl) || null,
     ...(error && { error }),
     created_at,
     updated_at,
     ...(completed_at && { completed_at }),
+    output_deleted_at,
+    expires_at: expires,
   };
 }
 
-export function imageView(task: ImageTask): ImageTaskView {
+export function imageView(task: ImageTask, expires: string | null = null): ImageTaskView {
   const { params } = task;
-  const { status, credits_used, credits_refunded, queue_position, estimated_completion_at, progress, livemode, error, created_at, updated_at, completed_at } = common(task);
+  const { status, credits_used, credits_refunded, queue_position, estimated_completion_at, progress, livemode, error, created_at, updated_at, completed_at, output_deleted_at } = common(task);
   return {
     image_id: task.taskId,
     status,
@@ -260,20 +287,25 @@ export function imageView(task: ImageTask): ImageTaskView {
     ...(status === 'processing' && { queue_position, estimated_completion_at }),
     progress,
     livemode,
-    ...(status === 'completed' && { image_urls: task.outputUrls ?? [] }),
+    ...(showsResults(task) && { image_urls: task.outputUrls ?? [] }),
     ...(error && { error }),
     created_at,
     updated_at,
     ...(completed_at && { completed_at }),
+    output_deleted_at,
+    expires_at: expires,
   };
 }
 
-export const videoPageView = (page: PageOf<VideoTask>): z.infer<typeof videoPage> => ({
-  videos: page.items.map(videoView),
+type ExpiryOf = (task: Task) => string | null;
+const never: ExpiryOf = () => null;
+
+export const videoPageView = (page: PageOf<VideoTask>, expiry: ExpiryOf = never): z.infer<typeof videoPage> => ({
+  videos: page.items.map((task) => videoView(task, expiry(task))),
   pagination: paginationView(page),
 });
 
-export const imagePageView = (page: PageOf<ImageTask>): z.infer<typeof imagePage> => ({
-  images: page.items.map(imageView),
+export const imagePageView = (page: PageOf<ImageTask>, expiry: ExpiryOf = never): z.infer<typeof imagePage> => ({
+  images: page.items.map((task) => imageView(task, expiry(task))),
   pagination: paginationView(page),
 });

@@ -1,4 +1,5 @@
 import { rateLimiter } from '#app-context/rate-limiter';
+import { expiryFor } from '#app-context/retention';
 import { stores } from '#app-context/stores';
 import { imagePageView } from '#contract/tasks';
 import { listTasks } from '#domain/tasks/list-tasks';
@@ -11,7 +12,8 @@ export const handler = httpHandler(
   spec,
   async ({ event, principal }) => {
     const { page, limit } = parsePagination(event);
-    return imagePageView(await listTasks(stores(), principal.partitionId, 'image', page, limit, new Date()));
+    const [tasks, expiry] = await Promise.all([listTasks(stores(), principal.partitionId, 'image', page, limit, new Date()), expiryFor(principal.partitionId)]);
+    return imagePageView(tasks, expiry);
   },
   { rateLimiter },
 );

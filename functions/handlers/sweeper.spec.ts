@@ -3,7 +3,7 @@ import { endsTasks, startsTasks } from '#spec/needs';
 
 export const spec = defineFunction({
   name: 'sweeper',
-  purpose: 'times out, refreshes and finishes tasks still processing',
+  purpose: 'times out, refreshes and finishes tasks still processing, and deletions of outputs cut short',
   area: 'pipeline',
   trigger: { kind: 'schedule', everyMinutes: 1, undelivered: 'sweep-schedule' },
   access: { callers: ['aws'] },
@@ -11,6 +11,8 @@ export const spec = defineFunction({
     endsTasks({
       table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'Query'], query: ['gsi2'] },
       copiesResults: true,
+      // Finishes deletions of outputs cut short (tasks left `deleting`).
+      media: { delete: ['videos/', 'images/'] },
       invokes: ['copy-output'],
     }),
   ),

@@ -10,6 +10,7 @@ import {
   ServiceBusyError,
   SpendLimitExceededError,
   TaskNotCancelableError,
+  TaskNotFinalError,
   UnauthorizedError,
   UnsupportedMediaTypeError,
   UpstreamError,
@@ -35,6 +36,7 @@ const DOMAIN_ERRORS: ReadonlyArray<[new (...args: never[]) => DomainError, Error
   [NotFoundError, 'not_found'],
   [IdempotencyConflictError, 'idempotency_conflict'],
   [TaskNotCancelableError, 'task_not_cancelable'],
+  [TaskNotFinalError, 'task_not_final'],
   [RateLimitExceededError, 'rate_limit_exceeded'],
   [UpstreamError, 'upstream_error'],
 ];

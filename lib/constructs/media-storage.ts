@@ -23,6 +23,7 @@ import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, StorageClass } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { CustomDomain } from '../deploy-settings';
+import { isOutputKey, OUTPUT_CACHE_SECONDS } from '#adapters/s3/media-layout';
 import { PUBLIC_MEDIA_PREFIXES } from '../function-permissions';
 
 export interface MediaStorageProps {
@@ -131,6 +132,21 @@ export class MediaStorage extends Construct {
       responseHeadersPolicy: ResponseHeadersPolicy.SECURITY_HEADERS,
       compress: true,
     };
+    // Results can be deleted (DELETE, retention) and their old URLs must answer 404 within 5
+    // minutes: edges and regional caches keep them at most 2 minutes each (docs/decisions.md,
+    // "Old URLs after a deletion"). Revalidation is a conditional GET; nothing per deletion.
+    const outputs: BehaviorOptions = {
+      ...media,
+      cachePolicy: new CachePolicy(this, 'MediaShortCache', {
+        comment: 'Results (videos/, images/): at most 2 minutes, so a deleted one stops being served within 5',
+        minTtl: Duration.seconds(0),
+        defaultTtl: Duration.seconds(OUTPUT_CACHE_SECONDS),
+        maxTtl: Duration.seconds(OUTPUT_CACHE_SECONDS),
+        enableAcceptEncodingGzip: true,
+        enableAcceptEncodingBrotli: true,
+      }),
+    };
+    const behaviorOf = (prefix: string) => (isOutputKey(prefix) ? outputs : media);
     // Everything outside the public prefixes is answered at the edge, without touching S3.
     const notFound = new CloudFrontFunction(this, 'NotFound', {
       runtime: FunctionRuntime.JS_2_0,
@@ -148,7 +164,7 @@ export class MediaStorage extends Construct {
         ...media,
         functionAssociations: [{ function: notFound, eventType: FunctionEventType.VIEWER_REQUEST }],
       },
-      additionalBehaviors: Object.fromEntries(PUBLIC_MEDIA_PREFIXES.map((prefix) => [`${prefix}*`, media])),
+      additionalBehaviors: Object.fromEntries(PUBLIC_MEDIA_PREFIXES.map((prefix) => [`${prefix}*`, behaviorOf(prefix)])),
       httpVersion: HttpVersion.HTTP2_AND_3,
       priceClass: PriceClass.PRICE_CLASS_ALL,
       ...(this.cdnLogs !== 'off' && { enableLogging: true, logBucket: this.logBucket, logFilePrefix: 'cdn/' }),

@@ -49,6 +49,7 @@ from .types import (
     QuoteParams,
     TaskEvent,
     TransactionPage,
+    UpdateAccountParams,
     UpdateKeyParams,
     UploadedImage,
     VideoPage,
@@ -233,6 +234,12 @@ class VidgenClient:
         once it ended). Retried on 429 only: after a 5xx the cancel may have taken effect."""
         return cast(VideoTask, self._request(_Call("POST", f"/videos/{_id(video_id)}/cancel", idempotent=False)))
 
+    def delete_video(self, video_id: str) -> VideoTask:
+        """DELETE /videos/{id}: deletes a final task's stored video and thumbnail (irreversible;
+        charges unchanged). The task stays, with ``output_deleted_at``; ``video_url`` is gone. A
+        repeat answers the same, so it is retried; 409 ``task_not_final`` while processing."""
+        return cast(VideoTask, self._request(_Call("DELETE", f"/videos/{_id(video_id)}", idempotent=True)))
+
     def wait_for_video(
         self,
         video_id: str,
@@ -275,6 +282,10 @@ class VidgenClient:
     def cancel_image(self, image_id: str) -> ImageTask:
         """POST /images/{id}/cancel (retried as cancel_video)."""
         return cast(ImageTask, self._request(_Call("POST", f"/images/{_id(image_id)}/cancel", idempotent=False)))
+
+    def delete_image(self, image_id: str) -> ImageTask:
+        """DELETE /images/{id}: as delete_video, for an image task's images."""
+        return cast(ImageTask, self._request(_Call("DELETE", f"/images/{_id(image_id)}", idempotent=True)))
 
     def wait_for_image(
         self,
@@ -432,6 +443,13 @@ class VidgenClient:
         """GET /audit-events: the account's audit log, newest first (a session of its owner or admin).
         ``after``: a page's ``next_after``, for the next, older page. ``limit``: 1-100."""
         return cast(AuditEventPage, self._request(_Call("GET", "/audit-events", idempotent=True, query={"after": after, "limit": limit})))
+
+    def update_account(self, *, output_retention_days: Optional[int]) -> Account:
+        """PATCH /account (a session of an owner or admin): outputs of tasks completed more than
+        ``output_retention_days`` ago are deleted; None keeps them for good. Retried: the same
+        setting twice is harmless."""
+        body: UpdateAccountParams = {"output_retention_days": output_retention_days}
+        return cast(Account, self._request(_Call("PATCH", "/account", idempotent=True, json=body)))
 
     def list_keys(self) -> ApiKeyList:
         """GET /keys: the account's API keys, newest first, revoked ones included (a session only)."""

@@ -38,6 +38,8 @@ class _VideoTaskRequired(TypedDict):
     thumbnail_url: Optional[str]
     created_at: str
     updated_at: str
+    output_deleted_at: Optional[str]
+    expires_at: Optional[str]
 
 
 class VideoTask(_VideoTaskRequired, total=False):
@@ -74,6 +76,8 @@ class _ImageTaskRequired(TypedDict):
     livemode: bool
     created_at: str
     updated_at: str
+    output_deleted_at: Optional[str]
+    expires_at: Optional[str]
 
 
 class ImageTask(_ImageTaskRequired, total=False):
@@ -433,6 +437,14 @@ class Account(TypedDict):
     test: Balance
     paid_access: bool
     subscription_status: str
+    output_retention_days: Optional[int]
+
+
+class UpdateAccountParams(TypedDict):
+    """Body of PATCH /account (a session of an owner or admin): days to keep outputs, 1 to 3650,
+    or None to keep them for good."""
+
+    output_retention_days: Optional[int]
 
 
 class ApiKey(TypedDict):

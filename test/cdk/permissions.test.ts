@@ -44,6 +44,8 @@ const EXPECTED_REPLICATE: Record<string, string[]> = {
   // PutItem: a holder's first sign-in opens their account (holder, account and grant in one transaction).
   'authorizer': ['dynamodb:GetItem table', 'dynamodb:PutItem table'],
   'get-account': [...RATE, 'dynamodb:GetItem table', 'dynamodb:PutItem table'],
+  // The retention setting (UpdateItem on the account item), then the account as GET /account reads it.
+  'update-account': [...RATE, 'dynamodb:GetItem table', 'dynamodb:PutItem table'],
   // PutItem: a test key's first use opens its test balance (with its opening grant).
   'get-credits': [...RATE, 'dynamodb:GetItem table', 'dynamodb:PutItem table'],
   'list-models': [...RATE],
@@ -61,6 +63,9 @@ const EXPECTED_REPLICATE: Record<string, string[]> = {
   'get-image': [...TASK_WRITES, ...SECRET, ...SIMULATED_PROVIDER, ...QUEUE_COPIES, ...PUBLISH_EVENTS],
   'cancel-video': [...TASK_WRITES, ...SECRET, ...SIMULATED_PROVIDER, ...PUBLISH_EVENTS],
   'cancel-image': [...TASK_WRITES, ...SECRET, ...SIMULATED_PROVIDER, ...PUBLISH_EVENTS],
+  // No provider: the task, its objects, and the events of a completion not announced yet.
+  'delete-video': [...TASK_WRITES, 's3:DeleteObject videos/*', ...PUBLISH_EVENTS],
+  'delete-image': [...TASK_WRITES, 's3:DeleteObject images/*', ...PUBLISH_EVENTS],
   upload: [...RATE, ...WRITE('uploads/')],
   'create-upload': [...RATE, ...WRITE('incoming/')],
   'complete-upload': [
@@ -74,7 +79,7 @@ const EXPECTED_REPLICATE: Record<string, string[]> = {
     ...WRITE('uploads/'),
     's3:ListBucket bucket',
   ],
-  'sweeper': [...TASK_WRITES, 'dynamodb:Query index/gsi2', ...WRITE('videos/'), ...WRITE('images/'), ...SECRET, ...SIMULATED_PROVIDER, ...QUEUE_COPIES, ...DEAD_LETTERS('sweeper'), ...PUBLISH_EVENTS, ...QUEUE_SUBMISSIONS],
+  'sweeper': [...TASK_WRITES, 'dynamodb:Query index/gsi2', ...WRITE('videos/'), ...WRITE('images/'), 's3:DeleteObject videos/*', 's3:DeleteObject images/*', ...SECRET, ...SIMULATED_PROVIDER, ...QUEUE_COPIES, ...DEAD_LETTERS('sweeper'), ...PUBLISH_EVENTS, ...QUEUE_SUBMISSIONS],
   // CopyObject from the simulated provider's output (test mode): GetObject on the source.
   // Reads videos/ back: a video's first frame is made from our copy (the thumbnail).
   // A copy whose task ended meanwhile (canceled, timed out) or whose output is refused is removed again.

@@ -87,6 +87,20 @@ describe('every endpoint through the client', () => {
     expect(page.pagination).toEqual({ page: 1, limit: 5, total: 1, total_pages: 1, has_more: false });
   });
 
+  it('deleteVideo and deleteImage delete a final task\'s outputs (a repeat answers the same); a processing task is task_not_final', async () => {
+    const client = await newClient();
+    const video = await client.waitForVideo((await client.generateVideo({ prompt: 'a paper boat to delete', duration: 3, resolution: '480p' })).video_id, { intervalMs: 200, timeoutMs: 45_000 });
+    const deleted = await client.deleteVideo(video.video_id);
+    expect(deleted).toMatchObject({ video_id: video.video_id, status: 'completed', thumbnail_url: null, output_deleted_at: expect.any(String) });
+    expect(deleted.video_url).toBeUndefined();
+    expect(await client.deleteVideo(video.video_id)).toEqual(deleted);
+    expect((await fetch(video.video_url!)).status).toBe(404);
+    const image = await client.waitForImage((await client.generateImage({ prompt: 'a lighthouse to delete' })).image_id, { intervalMs: 200, timeoutMs: 45_000 });
+    expect(await client.deleteImage(image.image_id)).toMatchObject({ image_id: image.image_id, output_deleted_at: expect.any(String) });
+    const stalled = await client.generateVideo({ prompt: 'sim:stall a boat', duration: 3 });
+    await expect(client.deleteVideo(stalled.video_id)).rejects.toMatchObject({ status: 409, code: 'task_not_final' });
+  });
+
   it('getCredits reports the balance and what a video took', async () => {
     const client = await newClient(100);
     expect(await client.getCredits()).toEqual({ credits: 100, paid_access: true, subscription_status: 'active' });

@@ -315,6 +315,14 @@ describe('every operation answers as documented', () => {
     await api(retry('evt_01M7ZNHRE3YZJA4Y3XQS4DQDGQ'), { method: 'POST', key }, { status: 404, code: 'not_found' });
   });
 
+  it('PATCH /account: a signed-in holder only', async () => {
+    const session = (await signedInHolder(stack)).accessToken;
+    const set = await api<{ output_retention_days: number | null }>('/account', { ...post({ output_retention_days: 30 }), method: 'PATCH', key: session }, { status: 200 });
+    expect(set.body.data!.output_retention_days).toBe(30);
+    await api('/account', { ...post({ output_retention_days: 0 }), method: 'PATCH', key: session }, { status: 400, code: 'validation_error' });
+    await api('/account', { ...post({ output_retention_days: 30 }), method: 'PATCH', key }, { status: 403, code: 'forbidden' });
+  });
+
   it('GET, POST, PATCH and DELETE /keys: a signed-in holder only', async () => {
     const session = (await signedInHolder(stack)).accessToken;
     await api('/keys', { key: session }, { status: 200 });
@@ -400,6 +408,21 @@ describe('every operation answers as documented', () => {
     expect(asset.text.length).toBeGreaterThan(500_000);
     const missing = await raw('/docs/assets/other.js');
     expect([missing.status, missing.body.error.code]).toEqual([404, 'not_found']);
+  });
+
+  it('DELETE /videos/{video_id} and DELETE /images/{image_id}', async () => {
+    const start = (path: string, body: unknown) =>
+      api<Task>(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), key }, { status: 200 });
+    const video = (await start('/generate', { prompt: 'sim:stall a fox to delete', duration: 3 })).body.data!.video_id!;
+    const image = (await start('/generate-image', { prompt: 'sim:stall a kite to delete' })).body.data!.image_id!;
+    for (const path of [`/videos/${video}`, `/images/${image}`]) {
+      await api(path, { method: 'DELETE', key }, { status: 409, code: 'task_not_final' });
+      await api(`${path}/cancel`, { method: 'POST', key }, { status: 200 });
+      const deleted = await api<Task>(path, { method: 'DELETE', key }, { status: 200 });
+      expect(deleted.body.data).toMatchObject({ status: 'failed', output_deleted_at: expect.any(String) });
+    }
+    await api('/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ', { method: 'DELETE', key }, { status: 404, code: 'not_found' });
+    await api('/images/img_01M7ZP0E1WQ4R5N8B2C6D7F9GH', { method: 'DELETE', key }, { status: 404, code: 'not_found' });
   });
 
   it('answers a request that matches no operation with the gateway 404', async () => {

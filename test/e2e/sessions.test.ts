@@ -47,6 +47,7 @@ describe('sessions', () => {
       test: { credits: 1000 },
       paid_access: false,
       subscription_status: 'none',
+      output_retention_days: null,
     });
     expect(await stack.context.holders.get(holder.holderId)).toMatchObject({ accountId: reply.body.data.account_id, email: holder.email });
     // Signing in again acts on the same account.

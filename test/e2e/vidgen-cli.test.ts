@@ -272,6 +272,12 @@ describe('vidgen webhooks listen and vidgen cancel', () => {
       const again = await vidgen(['cancel', videoId], { VIDGEN_API_KEY: key });
       expect([again.code, again.stderr]).toEqual([1, expect.stringContaining('[task_not_cancelable]')]);
 
+      // delete: only with --yes; a failed task takes output_deleted_at.
+      const unconfirmed = await vidgen(['delete', videoId], { VIDGEN_API_KEY: key });
+      expect([unconfirmed.code, unconfirmed.stderr]).toEqual([2, expect.stringContaining('pass --yes')]);
+      const deleted = await vidgen(['delete', videoId, '--yes', '--json'], { VIDGEN_API_KEY: key });
+      expect([deleted.code, JSON.parse(deleted.stdout)]).toEqual([0, expect.objectContaining({ video_id: videoId, output_deleted_at: expect.any(String) })]);
+
       const deliveries = await vidgen(['webhooks', 'deliveries', webhookId], { VIDGEN_API_KEY: key });
       expect(deliveries.code).toBe(0);
       expect(deliveries.stdout).toMatch(new RegExp(`^${data.event_id}\\s+webhook\\.test\\s+delivered\\s+1 attempt\\s`, 'm'));

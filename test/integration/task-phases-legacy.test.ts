@@ -18,8 +18,8 @@ import { createTestDb, dropTestDb } from '#test-support/test-db';
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const at = (ms: number) => new Date(T0 + ms).toISOString();
 
-/** The legacy fields of each phase, as the code before phases left them. */
-const LEGACY: Record<Exclude<Phase, 'draft'>, Partial<Task>> = {
+/** The legacy fields of each phase, as the code before phases left them (the deletion phases came after them). */
+const LEGACY: Record<Exclude<Phase, 'draft' | 'deleting' | 'output_deleted'>, Partial<Task>> = {
   claimed: { unsent: true },
   queued: { unsent: true, queuedAt: at(1), submitAttempts: 1 },
   sending: { sentAt: at(1) },
@@ -45,6 +45,9 @@ const PATCHES: Record<TaskEvent, (task: Task) => TaskPatch> = {
   cancel: (task) => failure(task, 'canceled'),
   timeout: (task) => failure(task, 'timeout'),
   announce: () => ({ announced: true }),
+  deleteOutputs: () => ({ at: at(50), set: { outputDeletedAt: at(50) }, guard: { announced: true } }),
+  purge: () => ({ at: at(50), remove: ['outputUrls', 'thumbnailUrl'] }),
+  markDeleted: () => ({ set: { outputDeletedAt: at(50) } }),
 };
 
 function failure(task: Task, code: 'upstream_error' | 'internal_error' | 'canceled' | 'timeout'): TaskPatch {
@@ -92,7 +95,7 @@ describe('DynamoDB task store: items written before phases', () => {
     return (await tasks.get(accountId, task.taskId))!;
   }
 
-  it.each(Object.entries(LEGACY) as [Exclude<Phase, 'draft'>, Partial<Task>][])('reads a %s item as such and admits exactly the events of its phase', async (phase, fields) => {
+  it.each(Object.entries(LEGACY) as [keyof typeof LEGACY, Partial<Task>][])('reads a %s item as such and admits exactly the events of its phase', async (phase, fields) => {
     for (const event of Object.keys(TRANSITIONS) as TaskEvent[]) {
       const task = await legacyTask(fields);
       expect(task.phase).toBe(phase);

@@ -292,6 +292,8 @@ describe('output', () => {
     error: { code: 'content_rejected', message: 'refused' },
     created_at: '2026-11-21T17:00:00.000Z',
     updated_at: '2026-11-21T17:00:05.000Z',
+    output_deleted_at: null,
+    expires_at: null,
   };
 
   it('prints a task as aligned fields', () => {

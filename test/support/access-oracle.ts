@@ -24,8 +24,13 @@ const ROLE_MAY: Readonly<Record<Role, readonly Capability[]>> = {
 const PUBLIC_PATHS = [/^\/provider-callbacks\//, /^\/billing\/stripe-webhook$/, /^\/openapi\.json$/, /^\/docs(\/|$)/];
 /** Paths for signed-in account holders only: every API key is refused. */
 const SESSION_PATHS = [/^\/keys(\/|$)/, /^\/billing(\/|$)/, /^\/account\/members(\/|$)/, /^\/invitations(\/|$)/, /^\/audit-events$/, /^\/accounts$/];
+/** Routes for sessions only on a path keys may otherwise use (CONTRACT.md, "Retention and deletion": PATCH /account is a session's). */
+const SESSION_ROUTES = ['PATCH /account'];
 /** Routes whose capability the general rule below does not give. */
-const EXCEPTIONS: Readonly<Record<string, Capability>> = {};
+const EXCEPTIONS: Readonly<Record<string, Capability>> = {
+  // CONTRACT.md, "Teams": retention is in the members row (owner, admin).
+  'PATCH /account': 'members',
+};
 
 /** The capability a route needs (CONTRACT.md: GET, quotes and MCP read; /webhooks; keys; billing; members; the rest generate). */
 export function capabilityOf(method: string, routePath: string): Capability {
@@ -64,7 +69,7 @@ export function oracle(spec: FunctionSpec, column: Column): { allow: boolean; ru
   const capability = capabilityOf(method, routePath);
   const facts = column.facts as { kind: string; scopes?: readonly string[]; role?: Role };
   if (facts.kind === 'apiKey') {
-    if (SESSION_PATHS.some((pattern) => pattern.test(routePath))) return { allow: false, rule: 'sessions only' };
+    if (SESSION_PATHS.some((pattern) => pattern.test(routePath)) || SESSION_ROUTES.includes(`${method} ${routePath}`)) return { allow: false, rule: 'sessions only' };
     return { allow: facts.scopes!.includes(capability), rule: `Self-serve API keys: ${capability}` };
   }
   if (facts.kind === 'session') return { allow: ROLE_MAY[facts.role!].includes(capability), rule: `Teams: ${capability}` };

@@ -32,7 +32,8 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
       mediaBucket,
       region: 'local',
       dataDir: mkdtempSync(path.join(os.tmpdir(), 'vidgen-e2e-')),
-      sweepIntervalSeconds: 3600,
+      // Off unless a test asks for it (the retention e2e runs it every second).
+      sweepIntervalSeconds: Number(env.SWEEP_INTERVAL_SECONDS ?? 3600),
       ...(env.API_BASE_URL && { apiBaseUrl: env.API_BASE_URL }),
     },
     { dynamodbEndpoint: testDynamoEndpoint(), s3Endpoint: process.env.TEST_S3_ENDPOINT, withoutConsole: !options.console },

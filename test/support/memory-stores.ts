@@ -148,6 +148,26 @@ export class MemoryAccountStore implements AccountStore {
     return copy(account);
   }
 
+  async setOutputRetention(accountId: string, days: number | null, now: string): Promise<Account> {
+    await turn();
+    const account = this.table.accounts.get(accountId);
+    if (!account) throw new NotFoundError(`No account ${accountId}.`);
+    if (days === null) delete account.outputRetentionDays;
+    else account.outputRetentionDays = days;
+    account.updatedAt = now;
+    return copy(account);
+  }
+
+  /** The accounts with a retention set (the adapter's RETENTION# index). */
+  listWithRetention(): AsyncIterable<string>[] {
+    const { table } = this;
+    async function* shard(): AsyncIterable<string> {
+      await turn();
+      for (const account of [...table.accounts.values()].filter((stored) => stored.outputRetentionDays !== undefined)) yield account.accountId;
+    }
+    return [shard()];
+  }
+
   async setTestSubscription(scopeId: string, active: boolean, now: string): Promise<boolean> {
     await turn();
     const account = this.table.accounts.get(scopeId);
@@ -306,9 +326,9 @@ export class MemoryTaskStore implements TaskStore {
       // The adapter's dual write of the `unsent` mark.
       if (to === 'claimed' || to === 'queued') stored.unsent = true;
       else if (!isFinal(to)) delete stored.unsent;
-      if (isFinal(to)) this.unannounced.add(id);
+      if (isFinal(to)) stored.unannounced = true;
     }
-    if (patch.announced) this.unannounced.delete(id);
+    if (patch.announced) delete stored.unannounced;
     return copy(stored);
   }
 
@@ -339,18 +359,27 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   /** Ended tasks whose events are not published yet (the adapter's outbox entries). */
-  private readonly unannounced = new Set<string>();
-
   listUnannounced(): AsyncIterable<TaskRef>[] {
-    const { table, unannounced } = this;
+    const { table } = this;
     async function* shard(): AsyncIterable<TaskRef> {
       await turn();
-      for (const id of [...unannounced]) {
-        const task = table.tasks.get(id);
-        if (task) yield { accountId: task.partitionId, taskId: task.taskId };
-      }
+      for (const task of [...table.tasks.values()].filter((stored) => stored.unannounced)) yield { accountId: task.partitionId, taskId: task.taskId };
     }
     return [shard()];
+  }
+
+  /** As the adapter's OUTPUTS# list: announced completions with their outputs, by completion. */
+  listCompletedBefore(partitionId: string, before: string): AsyncIterable<TaskRef> {
+    const { table } = this;
+    async function* list(): AsyncIterable<TaskRef> {
+      await turn();
+      const entry = (task: Task) => `${task.completedAt}#${task.taskId}`;
+      const tasks = [...table.tasks.values()]
+        .filter((task) => task.partitionId === partitionId && task.phase === 'completed' && !task.unannounced && task.completedAt && entry(task) < before)
+        .sort((a, b) => (entry(a) < entry(b) ? -1 : 1));
+      for (const task of tasks) yield { accountId: task.partitionId, taskId: task.taskId };
+    }
+    return list();
   }
 
   /** Starts here are atomic, so no draft is ever left half-done: nothing to repair. */

@@ -7,7 +7,7 @@ import { accessChangeAudit } from '#domain/accounts/account-admin';
 import { refundEntry } from '#domain/tasks/charges';
 import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, LedgerStore } from '#domain/accounts/ports';
 import { keyChangeAudit, keyRevokeAudit } from '#domain/accounts/key-management';
-import type { CallbackReceipts, IdempotencyClaim, IdempotencyStore, StartResult, StartWrite, TaskStore } from '#domain/tasks/ports';
+import type { CallbackReceipts, IdempotencyClaim, IdempotencyStore, InFlightList, StartResult, StartWrite, TaskStore } from '#domain/tasks/ports';
 import type { UploadPublications } from '#domain/uploads/ports';
 import { windowAt } from '#domain/accounts/rate-limit';
 import { type RateCounter } from '#domain/shared/counter';
@@ -174,6 +174,21 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           ['accept', acceptJ1],
           ['outputs', { at: at(2), set: { pendingOutputs: ['https://p/1'] } }],
           ['complete', { at: at(3), set: { outputUrls: ['https://ours/1'], completedAt: at(3) }, remove: ['pendingOutputs', 'copyClaimedAt'] }],
+        ],
+        deleting: [
+          ['accept', acceptJ1],
+          ['outputs', { at: at(2), set: { pendingOutputs: ['https://p/1'] } }],
+          ['complete', { at: at(3), set: { outputUrls: ['https://ours/1'], completedAt: at(3) }, remove: ['pendingOutputs', 'copyClaimedAt'] }],
+          ['announce', { announced: true }],
+          ['deleteOutputs', { at: at(4), set: { outputDeletedAt: at(4) }, guard: { announced: true } }],
+        ],
+        output_deleted: [
+          ['accept', acceptJ1],
+          ['outputs', { at: at(2), set: { pendingOutputs: ['https://p/1'] } }],
+          ['complete', { at: at(3), set: { outputUrls: ['https://ours/1'], completedAt: at(3) }, remove: ['pendingOutputs', 'copyClaimedAt'] }],
+          ['announce', { announced: true }],
+          ['deleteOutputs', { at: at(4), set: { outputDeletedAt: at(4) }, guard: { announced: true } }],
+          ['purge', { at: at(5), remove: ['outputUrls', 'thumbnailUrl'] }],
         ],
         failed: [['fail', ending(task, 1)]],
       })[phase];
@@ -866,6 +881,9 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           cancel: (task) => ending(task, 50, 'canceled'),
           timeout: (task) => ending(task, 50, 'timeout'),
           announce: () => ({ announced: true }),
+          deleteOutputs: () => ({ at: at(50), set: { outputDeletedAt: at(50) }, guard: { announced: true } }),
+          purge: () => ({ at: at(50), remove: ['outputUrls', 'thumbnailUrl'] }),
+          markDeleted: () => ({ set: { outputDeletedAt: at(50) } }),
         };
         for (const phase of PHASE_NAMES.filter((name) => name !== 'draft')) {
           const task = await inPhase(accountId, phase);
@@ -969,6 +987,88 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         const processing: string[] = [];
         for (const list of SWEPT_LISTS) for (const shard of stores.tasks.listInFlight(list)) for await (const ref of shard) processing.push(ref.taskId);
         expect(processing).toEqual([running.taskId]);
+      });
+
+      it('deletes the outputs of a completed task once announced: deleting is listed for the sweeper, purge leaves no list; money unchanged', async () => {
+        const accountId = await newAccount(100);
+        const running = await inPhase(accountId, 'running');
+        await move(stores.tasks, running, 'outputs', { at: at(2), set: { pendingOutputs: ['https://p/1'] } });
+        const done = (await move(stores.tasks, running, 'complete', {
+          at: at(3),
+          set: { outputUrls: ['https://ours/1'], thumbnailUrl: 'https://ours/1.jpg', completedAt: at(3) },
+          remove: ['pendingOutputs'],
+        }))!;
+        expect(done.unannounced).toBe(true);
+        const deleteOutputs = (ms: number) => move(stores.tasks, done, 'deleteOutputs', { at: at(ms), set: { outputDeletedAt: at(ms) }, guard: { announced: true } });
+        // Still in the outbox: its completion must be announced before it moves on.
+        expect(await deleteOutputs(4)).toBeUndefined();
+        const announced = (await move(stores.tasks, done, 'announce', { announced: true }))!;
+        expect(announced.unannounced).toBeUndefined();
+        const racing = await Promise.all([deleteOutputs(5), deleteOutputs(6)]);
+        expect(winners(racing)).toHaveLength(1);
+        const deleting = winners(racing)[0]!;
+        expect(deleting).toMatchObject({ phase: 'deleting', status: 'completed', outputUrls: ['https://ours/1'], thumbnailUrl: 'https://ours/1.jpg' });
+        const listed = async (list: InFlightList) => {
+          const ids: string[] = [];
+          for (const shard of stores.tasks.listInFlight(list)) for await (const ref of shard) ids.push(ref.taskId);
+          return ids;
+        };
+        expect(await listed('deleting')).toEqual([done.taskId]);
+        const purge = () => move(stores.tasks, deleting, 'purge', { at: at(7), remove: ['outputUrls', 'thumbnailUrl'] });
+        const purged = winners(await Promise.all([purge(), purge()]));
+        expect(purged).toHaveLength(1);
+        expect(purged[0]).toMatchObject({ phase: 'output_deleted', status: 'completed', outputDeletedAt: deleting.outputDeletedAt, completedAt: at(3) });
+        expect([purged[0]!.outputUrls, purged[0]!.thumbnailUrl]).toEqual([undefined, undefined]);
+        expect(await stores.tasks.get(accountId, done.taskId)).toEqual(purged[0]);
+        expect(await listed('deleting')).toEqual([]);
+        // A failed task (nothing stored) takes the mark and keeps its phase.
+        const failed = await inPhase(accountId, 'failed');
+        expect(await move(stores.tasks, failed, 'markDeleted', { set: { outputDeletedAt: at(8) } })).toMatchObject({ phase: 'failed', outputDeletedAt: at(8), updatedAt: failed.updatedAt });
+        const unannounced: string[] = [];
+        for (const shard of stores.tasks.listUnannounced()) for await (const ref of shard) unannounced.push(ref.taskId);
+        expect(unannounced).toEqual([failed.taskId]);
+        expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
+      });
+
+      it('lists announced completions by completion time for the retention, until their outputs are deleted', async () => {
+        const accountId = await newAccount(1000);
+        const completeAt = async (ms: number) => {
+          const running = await inPhase(accountId, 'running');
+          await move(stores.tasks, running, 'outputs', { at: at(ms), set: { pendingOutputs: ['https://p/1'] } });
+          return (await move(stores.tasks, running, 'complete', { at: at(ms), set: { outputUrls: ['https://ours/1'], completedAt: at(ms) }, remove: ['pendingOutputs'] }))!;
+        };
+        const [late, early, middle] = [await completeAt(3_000), await completeAt(1_000), await completeAt(2_000)];
+        const listed = async (before: string) => {
+          const ids: string[] = [];
+          for await (const ref of stores.tasks.listCompletedBefore(accountId, before)) ids.push(ref.taskId);
+          return ids;
+        };
+        // Not before its completion is announced (it is in the outbox until then).
+        expect(await listed(at(10_000))).toEqual([]);
+        for (const task of [late, early, middle]) await move(stores.tasks, task, 'announce', { announced: true });
+        expect(await listed(at(10_000))).toEqual([early.taskId, middle.taskId, late.taskId]);
+        // Strictly before: a task completed at the cutoff is not listed.
+        expect(await listed(at(2_000))).toEqual([early.taskId]);
+        expect(await stores.tasks.listCompletedBefore(await newAccount(10), at(10_000))[Symbol.asyncIterator]().next()).toEqual({ done: true, value: undefined });
+        await move(stores.tasks, early, 'deleteOutputs', { at: at(4_000), set: { outputDeletedAt: at(4_000) }, guard: { announced: true } });
+        expect(await listed(at(10_000))).toEqual([middle.taskId, late.taskId]);
+      });
+
+      it("keeps an account's output retention, lists the accounts that have one, and forgets it with null", async () => {
+        const [a, b] = [await newAccount(10), await newAccount(10)];
+        expect(await stores.accounts.setOutputRetention(a, 30, at(5))).toMatchObject({ accountId: a, outputRetentionDays: 30, credits: 10 });
+        expect((await stores.accounts.get(a))!.outputRetentionDays).toBe(30);
+        const withRetention = async () => {
+          const ids: string[] = [];
+          for (const shard of stores.accounts.listWithRetention()) for await (const id of shard) ids.push(id);
+          return ids.sort();
+        };
+        await stores.accounts.setOutputRetention(b, 1, at(5));
+        expect(await withRetention()).toEqual(expect.arrayContaining([a, b].sort()));
+        const cleared = await stores.accounts.setOutputRetention(a, null, at(6));
+        expect(cleared.outputRetentionDays).toBeUndefined();
+        expect(await withRetention()).not.toContain(a);
+        await expect(stores.accounts.setOutputRetention('acc_01M7ZNHRE3YZJA4Y3XQS4DQDGQ', 5, at(7))).rejects.toBeInstanceOf(NotFoundError);
       });
 
       it("writes the domain's refund entry as given, once", async () => {

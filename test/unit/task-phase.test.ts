@@ -34,6 +34,8 @@ describe('a task written before phases: its phase from its fields', () => {
       running: 'processing',
       storing: 'processing',
       completed: 'completed',
+      deleting: 'completed',
+      output_deleted: 'completed',
       failed: 'failed',
     });
     expect(IN_FLIGHT_PHASES.every((phase) => statusOf(phase) === 'processing')).toBe(true);

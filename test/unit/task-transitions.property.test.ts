@@ -62,6 +62,8 @@ const scenario = fc.record({
 });
 
 const iso = (ms: number) => new Date(ms).toISOString();
+/** The phases with a work list: in flight, and the deletions under way. */
+const LISTED = [...IN_FLIGHT_PHASES, 'deleting'] as const;
 
 /** The guards the event's rule names, as its caller builds them from the task it read. */
 function guardFor(e: TaskEvent, read: Task, s: Step, now: number): TransitionGuard {
@@ -74,6 +76,7 @@ function guardFor(e: TaskEvent, read: Task, s: Step, now: number): TransitionGua
     if (name === 'checkedBefore') guard.checkedBefore = iso(now);
     if (name === 'progressBelow') guard.progressBelow = s.progress;
     if (name === 'copyClaimedBefore') guard.copyClaimedBefore = iso(now - COPY_LEASE_MS);
+    if (name === 'announced') guard.announced = true;
   }
   return guard;
 }
@@ -99,6 +102,9 @@ function patchFor(e: TaskEvent, read: Task, s: Step, now: number): TaskPatch {
     copyFailed: { countCopyFailure: true, remove: ['copyClaimedAt'] },
     complete: { at, set: { outputUrls: [`https://media.test/${read.taskId}.png`], completedAt: at }, remove: ['pendingOutputs', 'copyClaimedAt'] },
     announce: { announced: true },
+    deleteOutputs: { at, set: { outputDeletedAt: at } },
+    purge: { at, remove: ['outputUrls', 'thumbnailUrl'] },
+    markDeleted: { set: { outputDeletedAt: at } },
   };
   return { ...patches[e as keyof typeof patches], guard };
 }
@@ -110,6 +116,7 @@ function guardHolds(read: Task, guard: TransitionGuard): boolean {
   if (guard.checkedBefore !== undefined && read.lastCheckedAt !== undefined && read.lastCheckedAt > guard.checkedBefore) return false;
   if (guard.progressBelow !== undefined && !(read.progress < guard.progressBelow)) return false;
   if (guard.copyClaimedBefore !== undefined && read.copyClaimedAt !== undefined && read.copyClaimedAt > guard.copyClaimedBefore) return false;
+  if (guard.announced && read.unannounced) return false;
   return true;
 }
 
@@ -201,7 +208,7 @@ describe('the task state machine (property)', () => {
 
           // Invariants of every task after every step.
           const inFlight = new Map<Phase, string[]>();
-          for (const phase of IN_FLIGHT_PHASES) inFlight.set(phase, await collect(stores.tasks.listInFlight(phase)));
+          for (const phase of LISTED) inFlight.set(phase, await collect(stores.tasks.listInFlight(phase)));
           const unannounced = await collect(stores.tasks.listUnannounced());
           let expectedBalance = GRANT;
           for (const [i, task] of tasks.entries()) {
@@ -210,11 +217,11 @@ describe('the task state machine (property)', () => {
             expect(stored.phase).toBe(phase);
             expect(PHASE_NAMES).toContain(stored.phase);
             expect(stored.status).toBe(statusOf(stored.phase));
-            // Exactly one phase: listed under its own in-flight phase and no other (none once final).
-            const listedUnder = IN_FLIGHT_PHASES.filter((p) => inFlight.get(p)!.includes(task.taskId));
-            expect(listedUnder).toEqual(isFinal(phase) ? [] : [phase]);
+            // Exactly one phase: listed under its own phase's work list and no other (none once final or deleted).
+            const listedUnder = LISTED.filter((p) => inFlight.get(p)!.includes(task.taskId));
+            expect(listedUnder).toEqual((LISTED as readonly Phase[]).includes(phase) ? [phase] : []);
             expect(unannounced.includes(task.taskId)).toBe(model[i]!.unannounced);
-            if (i === index && isFinal(was.phase)) expect(phase).toBe(was.phase); // a final phase is never left
+            if (i === index && isFinal(was.phase)) expect(statusOf(phase)).toBe(statusOf(was.phase)); // a final status is never left
             const own = refunds.filter((entry) => entry.taskId === task.taskId);
             expect(own).toHaveLength(phase === 'failed' ? 1 : 0);
             if (phase === 'failed') expect(own[0]).toMatchObject({ amount: task.creditsUsed, reason: expect.stringMatching(/^refund: (video|image) task (canceled|failed)$/) });
@@ -247,10 +254,10 @@ describe('the task state machine (property)', () => {
     }
     const byTable = Object.fromEntries(PHASE_NAMES.map((phase) => [phase, EVENTS.filter((e) => (TRANSITIONS[e].from as readonly Phase[]).includes(phase))]));
     expect(admitted).toEqual(byTable);
-    // And the table itself: a final phase is left by no event, and only failure events refund.
+    // And the table itself: a final status is left by no event (a deletion keeps `completed`), and only failure events refund.
     for (const e of EVENTS) {
       const rule = TRANSITIONS[e];
-      if ((rule.from as readonly Phase[]).some(isFinal)) expect(rule.to).toBe('same');
+      for (const from of (rule.from as readonly Phase[]).filter(isFinal)) expect(rule.to === 'same' ? statusOf(from) : statusOf(rule.to)).toBe(statusOf(from));
       if ('refund' in rule) expect(rule.to).toBe('failed');
     }
   });

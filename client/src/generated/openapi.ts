@@ -60,7 +60,11 @@ export interface paths {
         get: operations["getVideo"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a video task's outputs
+         * @description Deletes the stored video and its thumbnail of a final task. The task stays, with `output_deleted_at` and no result URLs; the old URLs answer 404 (through the CDN within 5 minutes). Charges are unchanged: nothing is refunded. A second call answers the same task. A failed task (nothing stored) takes `output_deleted_at` too. A `processing` task answers 409 `task_not_final`. This cannot be undone.
+         */
+        delete: operations["deleteVideo"];
         options?: never;
         head?: never;
         patch?: never;
@@ -142,7 +146,11 @@ export interface paths {
         get: operations["getImage"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete an image task's outputs
+         * @description Deletes the stored images of a final task. The task stays, with `output_deleted_at` and no result URLs; the old URLs answer 404 (through the CDN within 5 minutes). Charges are unchanged: nothing is refunded. A second call answers the same task. A failed task (nothing stored) takes `output_deleted_at` too. A `processing` task answers 409 `task_not_final`. This cannot be undone.
+         */
+        delete: operations["deleteImage"];
         options?: never;
         head?: never;
         patch?: never;
@@ -285,7 +293,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change your account settings
+         * @description Sets `output_retention_days`: outputs (videos, thumbnails, images) of tasks completed longer ago than this many days are deleted, in both modes, within an hour of their `expires_at`, as `DELETE` on the task would (the task stays, with `output_deleted_at`; charges are unchanged). `null` keeps them for good (the default). A shorter setting applies to tasks already completed. Sessions of an owner or admin only: an API key gets 403.
+         */
+        patch: operations["updateAccount"];
         trace?: never;
     };
     "/credits": {
@@ -848,12 +860,30 @@ export interface components {
              * @example 2026-11-21T17:00:00.000Z
              */
             completed_at?: string;
+            /**
+             * Format: date-time
+             * @description When the outputs were deleted (`DELETE` on the task): from then on no result URLs, and the old ones answer 404. Null while they are kept.
+             * @example 2026-11-21T17:00:00.000Z
+             */
+            output_deleted_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the outputs will be deleted under the account's `output_retention_days` (`completed_at` + that many days; deleted within an hour after). Null when kept for good, and unless completed with its outputs.
+             * @example 2026-11-21T17:00:00.000Z
+             */
+            expires_at: string | null;
         } & ({
             /** @constant */
             status?: "processing";
         } | {
             /** @constant */
             status?: "completed";
+            output_deleted_at?: null;
+        } | {
+            /** @constant */
+            status?: "completed";
+            output_deleted_at: string;
+            thumbnail_url?: null;
         } | {
             /** @constant */
             status?: "failed";
@@ -900,13 +930,13 @@ export interface components {
                 code: "insufficient_credits" | "paid_access_required" | "spend_limit_exceeded" | "forbidden";
             };
         };
-        /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `idempotency_conflict` or `task_not_cancelable`. */
+        /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `idempotency_conflict` or `task_not_cancelable` or `task_not_final`. */
         Error409: {
             data: null;
             error: {
                 message: string;
                 /** @enum {string} */
-                code: "idempotency_conflict" | "task_not_cancelable";
+                code: "idempotency_conflict" | "task_not_cancelable" | "task_not_final";
             };
         };
         /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `payload_too_large`. */
@@ -1128,12 +1158,29 @@ export interface components {
              * @example 2026-11-21T17:00:00.000Z
              */
             completed_at?: string;
+            /**
+             * Format: date-time
+             * @description When the outputs were deleted (`DELETE` on the task): from then on no result URLs, and the old ones answer 404. Null while they are kept.
+             * @example 2026-11-21T17:00:00.000Z
+             */
+            output_deleted_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the outputs will be deleted under the account's `output_retention_days` (`completed_at` + that many days; deleted within an hour after). Null when kept for good, and unless completed with its outputs.
+             * @example 2026-11-21T17:00:00.000Z
+             */
+            expires_at: string | null;
         } & ({
             /** @constant */
             status?: "processing";
         } | {
             /** @constant */
             status?: "completed";
+            output_deleted_at?: null;
+        } | {
+            /** @constant */
+            status?: "completed";
+            output_deleted_at: string;
         } | {
             /** @constant */
             status?: "failed";
@@ -1434,6 +1481,12 @@ export interface components {
              * @enum {string}
              */
             subscription_status: "none" | "active" | "past_due" | "canceled";
+            /** @description Outputs of tasks completed longer ago than this many days are deleted (both modes), within an hour of their `expires_at`; null: kept for good (the default). Set with `PATCH /account`. */
+            output_retention_days: number | null;
+        };
+        UpdateAccountRequest: {
+            /** @description Days to keep outputs after a task completes (1 to 3650), or null to keep them for good. */
+            output_retention_days: number | null;
         };
         /** @description Success: `data` is the result, `error` is null. */
         CreditsResponse: {
@@ -2031,7 +2084,9 @@ export interface operations {
                      *         "livemode": true,
                      *         "thumbnail_url": null,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
-                     *         "updated_at": "2026-11-21T17:00:00.000Z"
+                     *         "updated_at": "2026-11-21T17:00:00.000Z",
+                     *         "output_deleted_at": null,
+                     *         "expires_at": null
                      *       },
                      *       "error": null
                      *     }
@@ -2102,7 +2157,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description `idempotency_conflict`: this Idempotency-Key was used with a different request body within 24 hours. `task_not_cancelable`: the task has already completed or failed. */
+            /** @description `idempotency_conflict`: this Idempotency-Key was used with a different request body within 24 hours. `task_not_cancelable`: the task has already completed or failed. `task_not_final`: the task is still processing, so its outputs cannot be deleted yet. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2280,6 +2335,8 @@ export interface operations {
                      *             "thumbnail_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.jpg",
                      *             "created_at": "2026-11-21T17:00:00.000Z",
                      *             "updated_at": "2026-11-21T17:00:41.000Z",
+                     *             "output_deleted_at": null,
+                     *             "expires_at": null,
                      *             "video_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4",
                      *             "completed_at": "2026-11-21T17:00:41.000Z"
                      *           }
@@ -2472,6 +2529,8 @@ export interface operations {
                      *         "thumbnail_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.jpg",
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:41.000Z",
+                     *         "output_deleted_at": null,
+                     *         "expires_at": null,
                      *         "video_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4",
                      *         "completed_at": "2026-11-21T17:00:41.000Z"
                      *       },
@@ -2608,6 +2667,212 @@ export interface operations {
             };
         };
     };
+    deleteVideo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `video_id` returned by `POST /generate`. */
+                video_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task, its outputs deleted. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "video_id": "vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ",
+                     *         "status": "completed",
+                     *         "model": "vid-1-5-pro",
+                     *         "generation_type": "text_to_video",
+                     *         "prompt": "a red fox running through snow",
+                     *         "aspect_ratio": "16:9",
+                     *         "end_image_url": null,
+                     *         "duration": 5,
+                     *         "resolution": "720p",
+                     *         "seed": null,
+                     *         "negative_prompt": null,
+                     *         "end_user": "user_1842",
+                     *         "metadata": {
+                     *           "order_id": "1001"
+                     *         },
+                     *         "credits_used": 25,
+                     *         "credits_refunded": 0,
+                     *         "progress": 100,
+                     *         "livemode": true,
+                     *         "thumbnail_url": null,
+                     *         "created_at": "2026-11-21T17:00:00.000Z",
+                     *         "updated_at": "2026-11-22T09:30:00.000Z",
+                     *         "output_deleted_at": "2026-11-22T09:30:00.000Z",
+                     *         "expires_at": null,
+                     *         "completed_at": "2026-11-21T17:00:41.000Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VideoTaskResponse"];
+                };
+            };
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description No such id for this account (ids of other accounts are answered the same way). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "No video with id \"vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ\".",
+                     *         "code": "not_found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The task is still processing. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The video vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ is still processing: only a completed or failed task's outputs can be deleted.",
+                     *         "code": "idempotency_conflict"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
     cancelVideo: {
         parameters: {
             query?: never;
@@ -2655,6 +2920,8 @@ export interface operations {
                      *         "thumbnail_url": null,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:05.000Z",
+                     *         "output_deleted_at": null,
+                     *         "expires_at": null,
                      *         "error": {
                      *           "code": "canceled",
                      *           "message": "The task was canceled. Your credits were refunded."
@@ -2872,7 +3139,9 @@ export interface operations {
                      *         "progress": 0,
                      *         "livemode": true,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
-                     *         "updated_at": "2026-11-21T17:00:00.000Z"
+                     *         "updated_at": "2026-11-21T17:00:00.000Z",
+                     *         "output_deleted_at": null,
+                     *         "expires_at": null
                      *       },
                      *       "error": null
                      *     }
@@ -2943,7 +3212,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description `idempotency_conflict`: this Idempotency-Key was used with a different request body within 24 hours. `task_not_cancelable`: the task has already completed or failed. */
+            /** @description `idempotency_conflict`: this Idempotency-Key was used with a different request body within 24 hours. `task_not_cancelable`: the task has already completed or failed. `task_not_final`: the task is still processing, so its outputs cannot be deleted yet. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3116,6 +3385,8 @@ export interface operations {
                      *             "livemode": true,
                      *             "created_at": "2026-11-21T17:00:00.000Z",
                      *             "updated_at": "2026-11-21T17:00:12.000Z",
+                     *             "output_deleted_at": null,
+                     *             "expires_at": null,
                      *             "image_urls": [
                      *               "https://media.example.com/images/img_01M7ZP0E1WQ4R5N8B2C6D7F9GH-1.webp"
                      *             ],
@@ -3305,6 +3576,8 @@ export interface operations {
                      *         "livemode": true,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:12.000Z",
+                     *         "output_deleted_at": null,
+                     *         "expires_at": null,
                      *         "image_urls": [
                      *           "https://media.example.com/images/img_01M7ZP0E1WQ4R5N8B2C6D7F9GH-1.webp"
                      *         ],
@@ -3443,6 +3716,207 @@ export interface operations {
             };
         };
     };
+    deleteImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `image_id` returned by `POST /generate-image`. */
+                image_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task, its outputs deleted. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "image_id": "img_01M7ZP0E1WQ4R5N8B2C6D7F9GH",
+                     *         "status": "completed",
+                     *         "model": "image-2",
+                     *         "prompt": "a lighthouse at dusk",
+                     *         "resolution": "2k",
+                     *         "aspect_ratio": "16:9",
+                     *         "output_format": "webp",
+                     *         "seed": 42,
+                     *         "negative_prompt": "people",
+                     *         "end_user": null,
+                     *         "metadata": {},
+                     *         "credits_used": 5,
+                     *         "credits_refunded": 0,
+                     *         "progress": 100,
+                     *         "livemode": true,
+                     *         "created_at": "2026-11-21T17:00:00.000Z",
+                     *         "updated_at": "2026-11-22T09:30:00.000Z",
+                     *         "output_deleted_at": "2026-11-22T09:30:00.000Z",
+                     *         "expires_at": null,
+                     *         "completed_at": "2026-11-21T17:00:12.000Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImageTaskResponse"];
+                };
+            };
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description No such id for this account (ids of other accounts are answered the same way). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "No video with id \"vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ\".",
+                     *         "code": "not_found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The task is still processing. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The image img_01M7ZP0E1WQ4R5N8B2C6D7F9GH is still processing: only a completed or failed task's outputs can be deleted.",
+                     *         "code": "idempotency_conflict"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
     cancelImage: {
         parameters: {
             query?: never;
@@ -3485,6 +3959,8 @@ export interface operations {
                      *         "livemode": true,
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:05.000Z",
+                     *         "output_deleted_at": null,
+                     *         "expires_at": null,
                      *         "error": {
                      *           "code": "canceled",
                      *           "message": "The task was canceled. Your credits were refunded."
@@ -4599,7 +5075,8 @@ export interface operations {
                      *           "credits": 1000
                      *         },
                      *         "paid_access": false,
-                     *         "subscription_status": "none"
+                     *         "subscription_status": "none",
+                     *         "output_retention_days": null
                      *       },
                      *       "error": null
                      *     }
@@ -4668,6 +5145,203 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    updateAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are ignored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "output_retention_days": 30
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description The account as changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "account_id": "acc_01JZ8Q6W4V3K7ZB5X2N9R1T0CE",
+                     *         "email": "ada@example.com",
+                     *         "created_at": "2026-01-05T09:30:00.000Z",
+                     *         "live": {
+                     *           "credits": 250
+                     *         },
+                     *         "test": {
+                     *           "credits": 1000
+                     *         },
+                     *         "paid_access": false,
+                     *         "subscription_status": "none",
+                     *         "output_retention_days": 30
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            /** @description A parameter is missing or invalid; the message names each field and the allowed values. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "output_retention_days: give a whole number of days from 1 to 3650, or null to keep outputs for good",
+                     *         "code": "validation_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description An API key, or a member whose role may not change settings. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This endpoint is for signed-in account holders (a console session), not API keys.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description The request body is larger than the platform accepts; refused before the handler (no X-RateLimit-* headers). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The request body is larger than the 10 MiB the API accepts. Upload an image with POST /api/v1/uploads: it answers a form that sends the file straight to storage (up to 10 MiB).",
+                     *         "code": "payload_too_large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
@@ -5991,6 +6665,8 @@ export interface operations {
                      *               "thumbnail_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.jpg",
                      *               "created_at": "2026-11-21T17:00:00.000Z",
                      *               "updated_at": "2026-11-21T17:00:41.000Z",
+                     *               "output_deleted_at": null,
+                     *               "expires_at": null,
                      *               "video_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4",
                      *               "completed_at": "2026-11-21T17:00:41.000Z"
                      *             }

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuditEntry } from '#domain/shared/audit';
 import { auditPart } from './audit/audit-put';
 import { AccountExistsError, type Account, type SubscriptionStatus } from '#domain/accounts/account';
@@ -6,7 +6,8 @@ import { NotFoundError } from '#domain/shared/errors';
 import type { LedgerEntry } from '#domain/accounts/ledger';
 import type { AccountStore } from '#domain/accounts/ports';
 import { isConditionFailure, type Db } from './dynamo-client';
-import { accountKey } from './keys';
+import { accountKey, IN_FLIGHT_SHARDS, retentionEntryValues, retentionPartition } from './keys';
+import { TABLE_DEFINITION } from './table-definition';
 import { appendWithRetries, ledgerMoved, slotAfter, type LedgerSlot } from './ledger-positions';
 import { AGAIN, isConflict, retryOnConflict, withRetries } from './retry';
 import { transact, TransactionRefused } from './transaction';
@@ -32,6 +33,7 @@ type AccountItem = ReturnType<typeof accountKey> & {
   ledger_count: number;
   created_at: string;
   updated_at: string;
+  output_retention_days?: number;
 };
 
 export function toAccountItem(account: Account): AccountItem {
@@ -62,6 +64,7 @@ export function fromAccountItem(item: Record<string, unknown>): Account {
     taskCounts: { video: row.video_count ?? 0, image: row.image_count ?? 0 },
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    ...(row.output_retention_days !== undefined && { outputRetentionDays: row.output_retention_days }),
   };
 }
 
@@ -149,6 +152,53 @@ export class DynamoAccountStore implements AccountStore {
         throw error;
       }
     });
+  }
+
+  /** One UpdateItem: the setting and, while set, the account's entry in the RETENTION# list (keys.ts) the expiry reads. */
+  async setOutputRetention(accountId: string, days: number | null, now: string): Promise<Account> {
+    const update =
+      days === null
+        ? { UpdateExpression: 'SET updated_at = :now REMOVE output_retention_days, gsi2pk, gsi2sk', ExpressionAttributeValues: { ':now': now } }
+        : {
+            UpdateExpression: 'SET updated_at = :now, output_retention_days = :days, gsi2pk = :listPk, gsi2sk = :listSk',
+            ExpressionAttributeValues: { ':now': now, ':days': days, ...retentionEntryValues(accountId) },
+          };
+    try {
+      const { Attributes } = await this.db.doc.send(
+        new UpdateCommand({
+          TableName: this.db.tableName,
+          Key: accountKey(accountId),
+          ...update,
+          ConditionExpression: 'attribute_exists(pk)',
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return fromAccountItem(Attributes ?? {});
+    } catch (error) {
+      if (isConditionFailure(error)) throw new NotFoundError(`No account ${accountId}.`);
+      throw error;
+    }
+  }
+
+  listWithRetention(): AsyncIterable<string>[] {
+    return Array.from({ length: IN_FLIGHT_SHARDS }, (_, shard) => this.retentionShard(shard));
+  }
+
+  private async *retentionShard(shard: number): AsyncGenerator<string> {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.doc.send(
+        new QueryCommand({
+          TableName: this.db.tableName,
+          IndexName: TABLE_DEFINITION.gsi2.indexName,
+          KeyConditionExpression: `${TABLE_DEFINITION.gsi2.partitionKey} = :pk`,
+          ExpressionAttributeValues: { ':pk': retentionPartition(shard) },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) yield String(item.gsi2sk);
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
   }
 
   async setTestSubscription(partitionId: string, active: boolean, now: string): Promise<boolean> {

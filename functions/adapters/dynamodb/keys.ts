@@ -94,15 +94,17 @@ export function inFlightShardOf(taskId: string): number {
  * The same index's outbox: a task that has ended keeps an entry under TASKS#ENDED#<shard> until
  * its webhook events are published, so an ending whose publication was cut short is found again.
  */
-const ENDED_PREFIX = 'TASKS#ENDED#';
-export const endedPartition = (shard: number): string => `${ENDED_PREFIX}${shard}`;
+export const OUTBOX_PREFIX = 'TASKS#ENDED#';
+export const endedPartition = (shard: number): string => `${OUTBOX_PREFIX}${shard}`;
 export const endedEntryValues = (endedAt: string, taskId: string) => ({
   ':endedPk': endedPartition(inFlightShardOf(taskId)),
   ':endedSk': `${endedAt}#${taskId}`,
 });
 
-export const phasePartition = (phase: InFlightPhase, shard: number): string => `TASKS#${phase.toUpperCase()}#${shard}`;
-export const phaseEntryValues = (phase: InFlightPhase, phaseAt: string, taskId: string) => ({
+/** The phases with a work list of their own: in flight, and `deleting` (outputs whose removal was cut short). */
+export type ListedPhase = InFlightPhase | 'deleting';
+export const phasePartition = (phase: ListedPhase, shard: number): string => `TASKS#${phase.toUpperCase()}#${shard}`;
+export const phaseEntryValues = (phase: ListedPhase, phaseAt: string, taskId: string) => ({
   ':phasePk': phasePartition(phase, inFlightShardOf(taskId)),
   ':phaseSk': `${phaseAt}#${taskId}`,
 });
@@ -204,3 +206,15 @@ export const feedPositionKey = (position: number): string => `EVENT#${String(pos
 export const auditPartition = (accountId: string): string => `AUDIT#${accountId}`;
 /** The sort key is the entry id's ULID: newest first is a reverse Query. */
 export const auditKey = (accountId: string, entryId: string): PrimaryKey => ({ pk: auditPartition(accountId), sk: entryId.replace(/^aud_/, '') });
+/**
+ * The accounts with an output retention (gsi2, keys only; the account item's own entry while set):
+ * RETENTION#<shard> / accountId, 16 shards by the same hash. The expiry reads them.
+ */
+export const retentionPartition = (shard: number): string => `RETENTION#${shard}`;
+export const retentionEntryValues = (accountId: string) => ({ ':listPk': retentionPartition(inFlightShardOf(accountId)), ':listSk': accountId });
+
+/**
+ * A partition's completed tasks with stored outputs, by completion (gsi2, keys only): OUTPUTS#<partition>
+ * / <completed_at>#<taskId>, written when the completion is announced, replaced when the outputs are deleted.
+ */
+export const outputsPartition = (partitionId: string): string => `OUTPUTS#${partitionId}`;

@@ -11,7 +11,7 @@ import {
 import { TASK_ERROR_CODES, TASK_STATUSES, type Task, type TaskError } from '#domain/tasks/task';
 import { derivePhase, PHASE_NAMES, statusOf, type Phase } from '#domain/tasks/phase';
 import { type ImageParams, type VideoParams } from '#domain/catalogue/params';
-import { inFlightEntry, taskHistoryKey, taskKey } from './keys';
+import { inFlightEntry, OUTBOX_PREFIX, taskHistoryKey, taskKey } from './keys';
 
 /**
  * How a task is stored: snake_case attributes, params as a map, index keys while relevant. A
@@ -59,6 +59,7 @@ export function toTaskItem(task: Task): Record<string, unknown> {
     created_at: task.createdAt,
     updated_at: task.updatedAt,
     completed_at: task.completedAt,
+    output_deleted_at: task.outputDeletedAt,
   };
 }
 
@@ -103,6 +104,9 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
   if (item.metadata !== undefined && !(isRecord(item.metadata) && Object.values(item.metadata).every((value) => typeof value === 'string'))) {
     throw problem('metadata');
   }
+  const outputDeletedAt = optionalText('output_deleted_at');
+  // In the outbox (keys.ts): its ending's events are not published yet.
+  const unannounced = typeof item.gsi2pk === 'string' && item.gsi2pk.startsWith(OUTBOX_PREFIX);
   if (item.phase !== undefined && !isOneOf(item.phase, PHASE_NAMES)) throw problem('phase');
   const phase = phaseOf(item, { status: item.status, seq: item.seq as number | undefined, unsent: item.unsent === true, queuedAt, providerJobId, pendingOutputs });
   const base = {
@@ -137,6 +141,8 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
     createdAt: text('created_at'),
     updatedAt: text('updated_at'),
     ...(completedAt && { completedAt }),
+    ...(outputDeletedAt && { outputDeletedAt }),
+    ...(unannounced && { unannounced: true as const }),
   };
   const { kind, params } = item;
   if (kind === 'video' && isVideoParams(params)) return { kind, ...base, params };

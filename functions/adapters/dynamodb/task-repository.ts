@@ -2,7 +2,7 @@ import type { InFlightList, StartRepair, StartResult, StartWrite, TaskRef, TaskS
 import type { Task, TaskError, TaskKind } from '#domain/tasks/task';
 import type { Telemetry } from '#domain/shared/telemetry';
 import type { Db } from './dynamo-client';
-import { getTask, listInFlight, listTaskPage, listUnannounced } from './tasks/queries';
+import { getTask, listCompletedBefore, listInFlight, listTaskPage, listUnannounced } from './tasks/queries';
 import { settlePositions, startTask } from './tasks/start';
 import { repairStart } from './tasks/start-repair';
 import { transition } from './tasks/transition';
@@ -43,6 +43,10 @@ export class DynamoTaskStore implements TaskStore {
 
   listUnannounced(): AsyncIterable<TaskRef>[] {
     return listUnannounced(this.db);
+  }
+
+  listCompletedBefore(partitionId: string, before: string): AsyncIterable<TaskRef> {
+    return listCompletedBefore(this.db, partitionId, before);
   }
 
   transition(task: Task, from: readonly Phase[], to: Phase | 'same', patch: TaskPatch): Promise<Task | undefined> {

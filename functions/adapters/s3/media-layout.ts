@@ -36,3 +36,16 @@ export function isSafeKey(key: string): boolean {
 
 export const isPublicMediaKey = (key: string): boolean =>
   isSafeKey(key) && PUBLIC_MEDIA_PREFIXES.some((prefix) => key.startsWith(prefix));
+
+/**
+ * How long a cache may keep a result (videos/, images/): they can be deleted (DELETE, retention),
+ * and their old URLs must answer 404 within 5 minutes, edge and regional caches stacked
+ * (docs/decisions.md, "Old URLs after a deletion"). Uploads are never deleted by a customer: cached for good.
+ */
+export const OUTPUT_CACHE_CONTROL = 'public, max-age=120';
+export const UPLOAD_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+/** A task's result (or thumbnail): deletable, so cached briefly. */
+export const isOutputKey = (key: string): boolean => key.startsWith(MEDIA_PREFIXES.videos) || key.startsWith(MEDIA_PREFIXES.images);
+export const cacheControlOf = (key: string): string => (isOutputKey(key) ? OUTPUT_CACHE_CONTROL : UPLOAD_CACHE_CONTROL);
+/** The CDN's cap on how long it keeps a result, in seconds (the same figure as OUTPUT_CACHE_CONTROL). */
+export const OUTPUT_CACHE_SECONDS = 120;

@@ -12,7 +12,7 @@ import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import type { MediaStore } from '#domain/tasks/ports';
 import type { UploadStorage } from '#domain/uploads/ports';
 import { assertMediaKind, MEDIA_SNIFF_BYTES, OutputRefusedError, type MediaKind } from '#domain/catalogue/media-type';
-import { isSafeKey, PROVIDER_OUTPUT_PREFIXES } from './media-layout';
+import { isOutputKey, isSafeKey, OUTPUT_CACHE_CONTROL, PROVIDER_OUTPUT_PREFIXES } from './media-layout';
 
 /** Opens a download of a provider's output (SSRF-checked, size-bounded: see safe-fetch.ts). */
 export type Downloader = (url: string) => Promise<{ stream: Readable }>;
@@ -49,7 +49,7 @@ export class ObjectStorage implements MediaStore, UploadStorage {
   }
 
   async put(key: string, body: Buffer | string, contentType: string): Promise<string> {
-    await this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType }));
+    await this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType, ...outputCaching(key) }));
     return this.publicUrl(key);
   }
 
@@ -208,6 +208,7 @@ export class ObjectStorage implements MediaStore, UploadStorage {
           CopySource: `${this.bucket}/${ownKey.split('/').map(encodeURIComponent).join('/')}`,
           ContentType: contentType,
           MetadataDirective: 'REPLACE',
+          ...outputCaching(key),
         }),
       );
       return this.publicUrl(key);
@@ -223,7 +224,7 @@ export class ObjectStorage implements MediaStore, UploadStorage {
     }
     const upload = new Upload({
       client: this.s3,
-      params: { Bucket: this.bucket, Key: key, Body: body, ContentType: contentType },
+      params: { Bucket: this.bucket, Key: key, Body: body, ContentType: contentType, ...outputCaching(key) },
     });
     await upload.done();
     return this.publicUrl(key);
@@ -238,6 +239,13 @@ export class ObjectStorage implements MediaStore, UploadStorage {
     }
   }
 }
+
+/**
+ * A result's `Cache-Control` (videos/, images/): a result can be deleted, and CloudFront honours
+ * the object's max-age up to its cache policy's (lib/constructs/media-storage.ts), so a cache
+ * anywhere lets go of it within two minutes.
+ */
+const outputCaching = (key: string): { CacheControl?: string } => (isOutputKey(key) ? { CacheControl: OUTPUT_CACHE_CONTROL } : {});
 
 /** Reads at least `bytes` from the start of `stream` (less if it ends first); `body` is the whole stream again. */
 async function peek(stream: Readable, bytes: number): Promise<{ head: Buffer; body: Readable }> {

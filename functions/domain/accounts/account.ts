@@ -16,6 +16,8 @@ export interface Account {
   taskCounts: { video: number; image: number };
   createdAt: string;
   updatedAt: string;
+  /** Outputs of tasks completed longer ago than this are deleted (retention.ts); absent: kept for good. */
+  outputRetentionDays?: number;
 }
 
 /** Models marked "Subscription: Required" need paid access and an active subscription. */

@@ -25,3 +25,9 @@ export async function getAccountOverview(accounts: Pick<AccountStore, 'get'>, pr
   const [live, test] = await Promise.all([getCallerAccount(accounts, accountId), getCallerAccount(accounts, partitionOf(accountId, 'test'))]);
   return { live, test, email: principal.kind === 'session' ? principal.email : null };
 }
+
+/** PATCH /account: sets the account's output retention (the live item's, for both modes) and answers the account. */
+export async function setOutputRetention(accounts: Pick<AccountStore, 'get' | 'setOutputRetention'>, principal: Principal, days: number | null, now: Date): Promise<AccountOverview> {
+  await accounts.setOutputRetention(principal.partitionId, days, now.toISOString());
+  return getAccountOverview(accounts, principal);
+}

@@ -30,6 +30,9 @@ export function modeAwareAccounts(store: AccountStore, clock: () => Date = () =>
       if (isTestPartition(entry.accountId)) await testAccount(store, entry.accountId, () => new Date(entry.createdAt));
       await store.grant(entry, audit);
     },
+    // Retention belongs to the account: both modes' outputs follow the live item's setting.
+    setOutputRetention: (partitionId, days, now) => store.setOutputRetention(accountOfPartition(partitionId), days, now),
+    listWithRetention: () => store.listWithRetention(),
     setTestSubscription: (partitionId, active, now) => {
       // A live account's access is Stripe's to set (updateAccess): this is test mode's own.
       if (!isTestPartition(partitionId)) return Promise.reject(new Error(`setTestSubscription: ${partitionId} is not a test partition.`));

@@ -37,6 +37,13 @@ export interface AccountStore {
    * started leaves `none`). Throws NotFoundError when the item does not exist.
    */
   setTestSubscription(partitionId: string, active: boolean, now: string): Promise<boolean>;
+  /**
+   * Sets how many days the account keeps outputs (null: for good) on the live account item, which
+   * lists it for the expiry while set. Throws NotFoundError when the account does not exist.
+   */
+  setOutputRetention(accountId: string, days: number | null, now: string): Promise<Account>;
+  /** The accounts with a retention set (live ids), in shards read page by page: the expiry's work list. */
+  listWithRetention(): AsyncIterable<string>[];
 }
 
 /**

@@ -129,5 +129,8 @@ export class ServiceBusyError extends DomainError {
 /** A cancel of a task that has already ended (completed or failed). */
 export class TaskNotCancelableError extends DomainError {}
 
+/** A deletion of a task's outputs while it is still processing: only a final task's can be deleted. */
+export class TaskNotFinalError extends DomainError {}
+
 /** The upstream generation provider failed or refused the request. */
 export class UpstreamError extends DomainError {}

@@ -30,11 +30,10 @@ export async function cancelTask<K extends TaskKind>(
     const latest = (await deps.tasks.get(partitionId, taskId)) ?? task;
     throw refuse(latest.pendingOutputs ? 'completed' : latest.status);
   }
-  const latest = canceled;
   const model = task.params.model;
   deps.telemetry.info('task canceled and refunded', { task_id: taskId, account_id: partitionId, model, credits: task.creditsUsed });
   for (const metric of ['TaskCanceled', 'TaskFailed', 'TaskRefunded'] as const) deps.telemetry.count(metric, { model });
-  await announceEnded(deps, latest);
+  const latest = await announceEnded(deps, canceled);
 
   if (task.provider) {
     try {

@@ -20,6 +20,10 @@ export const PHASES = {
   /** The provider's outputs are recorded and being copied into our storage. */
   storing: { status: 'processing' },
   completed: { status: 'completed' },
+  /** Completed, its outputs being removed from storage (DELETE, retention): the view already says deleted. */
+  deleting: { status: 'completed' },
+  /** Completed, its outputs removed from storage: the task stays, with `outputDeletedAt`. */
+  output_deleted: { status: 'completed' },
   /** Ended without a result, refunded. */
   failed: { status: 'failed' },
 } as const satisfies Record<string, { status: TaskStatus }>;
@@ -27,8 +31,8 @@ export const PHASES = {
 export type Phase = keyof typeof PHASES;
 export const PHASE_NAMES = Object.keys(PHASES) as Phase[];
 /** The phases of a task still in flight (the sweeper's rows). */
-export type InFlightPhase = Exclude<Phase, 'draft' | 'completed' | 'failed'>;
-export const IN_FLIGHT_PHASES: readonly InFlightPhase[] = ['claimed', 'queued', 'sending', 'running', 'storing'];
+export const IN_FLIGHT_PHASES = ['claimed', 'queued', 'sending', 'running', 'storing'] as const satisfies readonly Phase[];
+export type InFlightPhase = (typeof IN_FLIGHT_PHASES)[number];
 
 export const statusOf = (phase: Phase): TaskStatus => PHASES[phase].status;
 export const isFinal = (phase: Phase): phase is 'completed' | 'failed' => phase === 'completed' || phase === 'failed';

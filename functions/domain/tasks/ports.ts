@@ -58,9 +58,10 @@ export interface TaskRef {
 /**
  * The sweeper's work lists: each in-flight phase's own, and `unmoved`, the tasks indexed at their
  * start and not moved since (a start cut short before its create, a legacy draft, and items
- * written before phases). Every processing task is in exactly one of them.
+ * written before phases). Every processing task is in exactly one of them. `deleting` lists the
+ * completed tasks whose outputs are being removed (a removal cut short is finished by the sweeper).
  */
-export type InFlightList = InFlightPhase | 'unmoved';
+export type InFlightList = InFlightPhase | 'unmoved' | 'deleting';
 
 /** How the repair of a draft (a start that never settled) ended. */
 export type StartRepair = 'refunded' | 'discarded' | 'settled';
@@ -98,6 +99,12 @@ export interface TaskStore {
   repairStart(draft: Task, error: TaskError, now: string): Promise<StartRepair>;
   /** Tasks that ended and whose events may not be published yet (the outbox), in shards. */
   listUnannounced(): AsyncIterable<TaskRef>[];
+  /**
+   * A partition's completed tasks whose outputs are stored, completed strictly before `before`
+   * (an ISO instant), oldest first: the retention's work list. Listed once their completion is
+   * announced, until their outputs are deleted.
+   */
+  listCompletedBefore(partitionId: string, before: string): AsyncIterable<TaskRef>;
 }
 
 /** A task whose create waits on the submission queue: the queue's message. */

@@ -51,5 +51,5 @@ export const SWEEP_TABLE: Readonly<Record<InFlightPhase, SweepRow>> = {
   storing: { dueAfter: () => 0, repair: (d, t) => d.copyQueue.enqueue({ accountId: t.partitionId, taskId: t.taskId }), counted: 'copied' },
 };
 
-/** Every list the sweeper reads: the tasks not moved since their start, then each phase's. */
-export const SWEPT_LISTS: readonly InFlightList[] = ['unmoved', ...IN_FLIGHT_PHASES];
+/** Every list the sweeper reads: the tasks not moved since their start, then each phase's, then the deletions under way. */
+export const SWEPT_LISTS: readonly InFlightList[] = ['unmoved', ...IN_FLIGHT_PHASES, 'deleting'];

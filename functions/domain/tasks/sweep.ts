@@ -1,6 +1,7 @@
 import type { TaskRef } from './ports';
 import { announceEnded, FAILURE_MESSAGES, failTask } from './lifecycle/endings';
-import { isFinal } from './phase';
+import { IN_FLIGHT_PHASES, type InFlightPhase, type Phase } from './phase';
+import { purgeOutputs } from './output-deletion';
 import { SWEEP_TABLE, SWEPT_LISTS, type SweepCounts } from './sweep-table';
 import { type LifecycleDeps } from './lifecycle/deps';
 
@@ -11,6 +12,8 @@ export interface SweepReport extends SweepCounts {
   repairedStarts: number;
   /** Ended tasks whose webhook events had not been published (a publication cut short). */
   announced: number;
+  /** Deleted outputs whose removal was cut short, removed now. */
+  purged: number;
   errors: number;
 }
 
@@ -28,6 +31,9 @@ const RUN_BUDGET_MS = 45_000;
  * time out after at most 28 s and every AWS call is bounded well below that.
  */
 export const START_GRACE_MS = 2 * 60_000;
+/** A task `deleting` this long belongs to a DELETE (or an expiry) that can no longer be running. */
+export const DELETING_GRACE_MS = 60_000;
+const inFlight = (phase: Phase): phase is InFlightPhase | 'draft' => phase === 'draft' || (IN_FLIGHT_PHASES as readonly Phase[]).includes(phase);
 /**
  * The safety net, run every minute: fails and refunds tasks past the timeout, settles starts cut
  * short, and otherwise runs the row of each task's phase (sweep-table.ts: lost creates refunded,
@@ -47,6 +53,7 @@ export async function sweep(deps: LifecycleDeps, options: SweepOptions = {}): Pr
     resumed: 0,
     repairedStarts: 0,
     announced: 0,
+    purged: 0,
     errors: 0,
   };
   const stopAt = deps.realTime() + (options.budgetMs ?? RUN_BUDGET_MS);
@@ -104,8 +111,17 @@ async function* interleave<T>(sources: AsyncIterable<T>[]): AsyncGenerator<T> {
 async function sweepOne(deps: LifecycleDeps, listed: TaskRef, report: SweepReport): Promise<void> {
   // The index is eventually consistent: decide on a fresh, strongly consistent read, by the phase read.
   const task = await deps.tasks.get(listed.accountId, listed.taskId);
-  if (!task || isFinal(task.phase)) return;
+  if (!task) return;
   const now = deps.clock().getTime();
+  if (task.phase === 'deleting') {
+    // Its removal was cut short (or failed): done again, after the grace its own request has.
+    if (now - Date.parse(task.updatedAt) > DELETING_GRACE_MS) {
+      await purgeOutputs(deps, task);
+      report.purged += 1;
+    }
+    return;
+  }
+  if (!inFlight(task.phase)) return;
   const age = now - Date.parse(task.createdAt);
   if (task.phase === 'draft') {
     if (age > START_GRACE_MS) {

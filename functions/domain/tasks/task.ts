@@ -82,6 +82,13 @@ interface TaskBase extends Attribution {
   createdAt: string;
   updatedAt: string;
   completedAt?: string;
+  /** When its outputs were deleted (DELETE, retention): from then on the view has no result URLs. */
+  outputDeletedAt?: string;
+  /**
+   * Ended, and its events not published yet (the outbox): set by the ending, cleared by `announce`.
+   * A move out of `completed` waits for it to clear (transitions.ts, guard `announced`).
+   */
+  unannounced?: true;
 }
 
 /** A processing task's place and expected end, as read now (timing.ts). */

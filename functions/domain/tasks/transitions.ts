@@ -24,6 +24,8 @@ export interface TransitionGuard {
   reportedBefore?: string;
   /** Only if no copy holds the outputs since after this instant. */
   copyClaimedBefore?: string;
+  /** Only once the task's ending was announced: a move out of `completed` would take it out of the outbox. */
+  announced?: true;
 }
 
 /** The task fields an event may set. */
@@ -44,6 +46,7 @@ export type TaskPatchFields = Partial<
     | 'thumbnailUrl'
     | 'error'
     | 'completedAt'
+    | 'outputDeletedAt'
   >
 >;
 
@@ -51,7 +54,7 @@ export interface TaskPatch {
   /** A phase change happens at this instant (the new phase's `phaseAt` and `updatedAt`). Absent for a touch. */
   at?: string;
   set?: TaskPatchFields;
-  remove?: readonly ('queuedAt' | 'pendingOutputs' | 'copyClaimedAt')[];
+  remove?: readonly ('queuedAt' | 'pendingOutputs' | 'copyClaimedAt' | 'outputUrls' | 'thumbnailUrl')[];
   /** One more failed copy (returned in the stored task). */
   countCopyFailure?: true;
   guard?: TransitionGuard;
@@ -90,6 +93,9 @@ export const TRANSITIONS = {                                                    
   cancel:     { from: BEFORE_OUTPUTS, to: 'failed', refund: true },                // once outputs are recorded it completes (409)
   timeout:    { from: IN_FLIGHT, to: 'failed', refund: true },
   announce:   { from: ['completed', 'failed'], to: 'same' },                       // announced: out of the outbox
+  deleteOutputs: { from: ['completed'], to: 'deleting', guards: ['announced'] },   // set {outputDeletedAt}: DELETE or retention; objects removed next
+  purge:      { from: ['deleting'], to: 'output_deleted' },                        // remove [outputUrls, thumbnailUrl] once the objects are gone
+  markDeleted: { from: ['failed'], to: 'same' },                                   // set {outputDeletedAt}: a DELETE of a failed task (nothing stored)
 } as const satisfies Record<string, Rule>;
 
 export type TaskEvent = keyof typeof TRANSITIONS;
@@ -134,5 +140,6 @@ export function admits(stored: Task, from: readonly Phase[], guard: TransitionGu
   if (guard.progressBelow !== undefined && !(stored.progress < guard.progressBelow)) return false;
   if (guard.reportedBefore !== undefined && stored.reportedAt !== undefined && !(stored.reportedAt < guard.reportedBefore)) return false;
   if (guard.copyClaimedBefore !== undefined && stored.copyClaimedAt !== undefined && stored.copyClaimedAt > guard.copyClaimedBefore) return false;
+  if (guard.announced && stored.unannounced) return false;
   return true;
 }

@@ -1,5 +1,5 @@
 import { EXAMPLE_PAGINATION, EXAMPLE_TRANSACTIONS, ok } from '#contract/examples';
-import { accountResponse } from '#contract/account';
+import { accountResponse, updateAccountRequest } from '#contract/account';
 import { creditsResponse } from '#contract/credits';
 import { paginationQuery } from '#contract/pagination';
 import { transactionPageResponse } from '#contract/transactions';
@@ -28,12 +28,46 @@ export const ACCOUNT_DOCS: RouteDoc[] = [
             test: { credits: 1000 },
             paid_access: false,
             subscription_status: 'none',
+            output_retention_days: null,
           }),
         ),
       },
       errors: [400, 401, 429, 500],
       errorNotes: { 400: { description: 'A session sent `Vidgen-Mode` with a value other than `live` or `test`.', example: 'Vidgen-Mode: must be "live" or "test"; got "prod".' } },
       curl: `curl -s "{BASE}/account" ${AUTH}`,
+    },
+  },
+  {
+    handler: 'update-account',
+    doc: {
+      operationId: 'updateAccount',
+      summary: 'Change your account settings',
+      description:
+        'Sets `output_retention_days`: outputs (videos, thumbnails, images) of tasks completed longer ago than this many days are deleted, in both modes, within an hour of their `expires_at`, as `DELETE` on the task would (the task stays, with `output_deleted_at`; charges are unchanged). `null` keeps them for good (the default). A shorter setting applies to tasks already completed. Sessions of an owner or admin only: an API key gets 403.',
+      tag: 'Account',
+      request: { body: { required: true, description: 'Unknown fields are ignored.', ...json(updateAccountRequest, { output_retention_days: 30 }) } },
+      success: {
+        description: 'The account as changed.',
+        ...json(
+          accountResponse,
+          ok({
+            account_id: 'acc_01JZ8Q6W4V3K7ZB5X2N9R1T0CE',
+            email: 'ada@example.com',
+            created_at: '2026-01-05T09:30:00.000Z',
+            live: { credits: 250 },
+            test: { credits: 1000 },
+            paid_access: false,
+            subscription_status: 'none',
+            output_retention_days: 30,
+          }),
+        ),
+      },
+      errors: [400, 401, 403, 413, 429, 500],
+      errorNotes: {
+        400: { example: 'output_retention_days: give a whole number of days from 1 to 3650, or null to keep outputs for good' },
+        403: { description: 'An API key, or a member whose role may not change settings.', example: 'This endpoint is for signed-in account holders (a console session), not API keys.' },
+      },
+      curl: `curl -s -X PATCH "{BASE}/account" \\\n  -H "Authorization: Bearer $SESSION_TOKEN" \\\n  -H 'Content-Type: application/json' \\\n  -d '{"output_retention_days":30}'`,
     },
   },
   {

@@ -1,4 +1,4 @@
-import { EXAMPLE_IMAGE, EXAMPLE_IMAGE_DONE } from '#contract/examples';
+import { EXAMPLE_IMAGE, EXAMPLE_IMAGE_DELETED, EXAMPLE_IMAGE_DONE } from '#contract/examples';
 import { generateImageRequest } from '#contract/generate-image';
 import { imageIdParam } from '#contract/params';
 import { imagePageResponse, imageTaskResponse } from '#contract/tasks';
@@ -12,7 +12,7 @@ export const IMAGE_DOCS = taskDocs({
   idParam: imageIdParam,
   taskResponse: imageTaskResponse,
   pageResponse: imagePageResponse,
-  examples: { started: EXAMPLE_IMAGE, completed: EXAMPLE_IMAGE_DONE },
+  examples: { started: EXAMPLE_IMAGE, completed: EXAMPLE_IMAGE_DONE, deleted: EXAMPLE_IMAGE_DELETED },
   generate: {
     path: '/generate-image',
     handler: 'generate-image',

@@ -17,8 +17,8 @@ export interface TaskKindSpec<K extends TaskKind> {
   idParam: z.ZodObject;
   taskResponse: z.ZodType;
   pageResponse: z.ZodType;
-  /** Example tasks: just started, and completed. */
-  examples: { started: Record<`${K}_id`, string>; completed: object };
+  /** Example tasks: just started, completed, and completed with its outputs deleted. */
+  examples: { started: Record<`${K}_id`, string>; completed: object; deleted: object };
   generate: {
     /** The path the curl example calls (the route's own is its spec's). */
     path: string;
@@ -117,6 +117,22 @@ export function taskDocs<K extends TaskKind>(spec: TaskKindSpec<K>): RouteDoc[] 
           409: { description: 'The task has already completed or failed.', example: `The ${kind} ${taskId} has already completed: only a processing task can be canceled.` },
         },
         curl: `curl -s -X POST "{BASE}/${plural}/${idVariable}/cancel" ${AUTH}`,
+      },
+    },
+    {
+      handler: `delete-${kind}`,
+      doc: {
+        operationId: `delete${Kind}`,
+        summary: `Delete ${a} task's outputs`,
+        description: `Deletes the stored ${kind === 'video' ? 'video and its thumbnail' : 'images'} of a final task. The task stays, with \`output_deleted_at\` and no result URLs; the old URLs answer 404 (through the CDN within 5 minutes). Charges are unchanged: nothing is refunded. A second call answers the same task. A failed task (nothing stored) takes \`output_deleted_at\` too. A \`processing\` task answers 409 \`task_not_final\`. This cannot be undone.`,
+        tag,
+        request: { params: spec.idParam },
+        success: { description: 'The task, its outputs deleted.', ...json(spec.taskResponse, ok(examples.deleted)) },
+        errors: [401, 404, 409, 429, 500],
+        errorNotes: {
+          409: { description: 'The task is still processing.', example: `The ${kind} ${taskId} is still processing: only a completed or failed task's outputs can be deleted.` },
+        },
+        curl: `curl -s -X DELETE "{BASE}/${plural}/${idVariable}" ${AUTH}`,
       },
     },
   ];

@@ -1,4 +1,4 @@
-import { EXAMPLE_VIDEO, EXAMPLE_VIDEO_DONE } from '#contract/examples';
+import { EXAMPLE_VIDEO, EXAMPLE_VIDEO_DELETED, EXAMPLE_VIDEO_DONE } from '#contract/examples';
 import { generateVideoRequest } from '#contract/generate-video';
 import { videoIdParam } from '#contract/params';
 import { videoPageResponse, videoTaskResponse } from '#contract/tasks';
@@ -12,7 +12,7 @@ export const VIDEO_DOCS = taskDocs({
   idParam: videoIdParam,
   taskResponse: videoTaskResponse,
   pageResponse: videoPageResponse,
-  examples: { started: EXAMPLE_VIDEO, completed: EXAMPLE_VIDEO_DONE },
+  examples: { started: EXAMPLE_VIDEO, completed: EXAMPLE_VIDEO_DONE, deleted: EXAMPLE_VIDEO_DELETED },
   generate: {
     path: '/generate',
     handler: 'generate',

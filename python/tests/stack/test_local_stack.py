@@ -11,6 +11,7 @@ import struct
 import tempfile
 import threading
 import unittest
+import urllib.error
 import urllib.request
 import uuid
 import zlib
@@ -96,6 +97,23 @@ class VideosTest(unittest.TestCase):
         with self.assertRaises(ApiError) as again:
             api.cancel_video(started["video_id"])
         self.assertEqual((again.exception.status, again.exception.code), (409, "task_not_cancelable"))
+
+    def test_delete_video_removes_its_outputs_and_keeps_the_task(self) -> None:
+        api = client()
+        stalled = api.generate_video(prompt="sim:stall a boat", duration=3)
+        with self.assertRaises(ApiError) as early:
+            api.delete_video(stalled["video_id"])
+        self.assertEqual((early.exception.status, early.exception.code), (409, "task_not_final"))
+        started = api.generate_video(prompt="a boat to delete", duration=3, resolution="480p")
+        final = api.wait_for_video(started["video_id"], interval=POLL, timeout=WAIT)
+        deleted = api.delete_video(started["video_id"])
+        self.assertEqual((deleted["status"], deleted["thumbnail_url"]), ("completed", None))
+        self.assertIsNotNone(deleted["output_deleted_at"])
+        self.assertNotIn("video_url", deleted)
+        self.assertEqual(api.delete_video(started["video_id"]), deleted)
+        with self.assertRaises(urllib.error.HTTPError) as gone:
+            download(final["video_url"])
+        self.assertEqual(gone.exception.code, 404)
 
     def test_one_idempotency_key_starts_one_task(self) -> None:
         api = client()

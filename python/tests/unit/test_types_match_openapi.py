@@ -58,6 +58,7 @@ MIRRORS: Dict[str, Union[str, Tuple[str, ...]]] = {
     "ApiKeyList": "ApiKeyList",
     "CreateKeyParams": "CreateKeyRequest",
     "UpdateKeyParams": "UpdateKeyRequest",
+    "UpdateAccountParams": "UpdateAccountRequest",
     "Billing": "Billing",
     "BillingPack": ("Billing", "packs", "items"),
     "BillingPlan": ("Billing", "plan"),

@@ -29,6 +29,8 @@ const FIRST_USE: Readonly<Record<string, () => unknown>> = {
   'rate-limiter#rateLimiter': () => part('stores', 'stores')(),
   // A request through API Gateway; the return URL falls back to the reference's when it has no domain.
   'billing#billingAccount': () => part('billing', 'billingAccount')({ headers: {}, requestContext: {} }),
+  // It reads the account's retention on each request: its parts are the stores and the day's length.
+  'retention#expiryFor': () => [part('stores', 'stores')(), part('retention', 'retentionDayMs')()],
 };
 
 function part(module: string, name: string): (...args: unknown[]) => unknown {

@@ -23,6 +23,7 @@ const report = (counts: Partial<Awaited<ReturnType<typeof sweep>>>) => ({
   copied: 0,
   repairedStarts: 0,
   announced: 0,
+  purged: 0,
   timedOut: 0,
   lostSubmissions: 0,
   requeued: 0,

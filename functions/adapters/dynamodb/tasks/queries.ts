@@ -3,7 +3,7 @@ import type { InFlightList, TaskRef } from '#domain/tasks/ports';
 import type { Task, TaskKind } from '#domain/tasks/task';
 import { DynamoAccountStore } from '../account-repository';
 import type { Db } from '../dynamo-client';
-import { endedPartition, IN_FLIGHT_SHARDS, inFlightPartition, phasePartition, taskHistoryKey, taskKey, taskRefOf } from '../keys';
+import { endedPartition, IN_FLIGHT_SHARDS, inFlightPartition, outputsPartition, phasePartition, taskHistoryKey, taskKey, taskRefOf } from '../keys';
 import { positionPage } from '../position-page';
 import { fromTaskItem } from '../task-item';
 import { TABLE_DEFINITION } from '../table-definition';
@@ -33,12 +33,17 @@ export function listInFlight(db: Db, list: InFlightList): AsyncIterable<TaskRef>
   );
 }
 
+/** A partition's stored outputs completed before `before` (gsi2 OUTPUTS#, by completion; keys.ts). */
+export function listCompletedBefore(db: Db, partitionId: string, before: string): AsyncIterable<TaskRef> {
+  return indexShard(db, outputsPartition(partitionId), before);
+}
+
 /** Ended tasks whose events may not be published yet (the outbox), in the same shards. */
 export function listUnannounced(db: Db): AsyncIterable<TaskRef>[] {
   return Array.from({ length: IN_FLIGHT_SHARDS }, (_, shard) => indexShard(db, endedPartition(shard)));
 }
 
-async function* indexShard(db: Db, partition: string): AsyncGenerator<TaskRef> {
+async function* indexShard(db: Db, partition: string, sortKeyBelow?: string): AsyncGenerator<TaskRef> {
   const { gsi2 } = TABLE_DEFINITION;
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -46,8 +51,8 @@ async function* indexShard(db: Db, partition: string): AsyncGenerator<TaskRef> {
       new QueryCommand({
         TableName: db.tableName,
         IndexName: gsi2.indexName,
-        KeyConditionExpression: `${gsi2.partitionKey} = :pk`,
-        ExpressionAttributeValues: { ':pk': partition },
+        KeyConditionExpression: `${gsi2.partitionKey} = :pk${sortKeyBelow === undefined ? '' : ` AND ${gsi2.sortKey} < :below`}`,
+        ExpressionAttributeValues: { ':pk': partition, ...(sortKeyBelow !== undefined && { ':below': sortKeyBelow }) },
         ExclusiveStartKey: startKey,
         Limit: IN_FLIGHT_PAGE,
       }),

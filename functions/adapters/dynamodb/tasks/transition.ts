@@ -3,7 +3,7 @@ import { isFinal, statusOf, type Phase } from '#domain/tasks/phase';
 import type { TaskPatch, TaskPatchFields, TransitionGuard } from '#domain/tasks/transitions';
 import type { Task } from '#domain/tasks/task';
 import { isConditionFailure, type Db } from '../dynamo-client';
-import { endedEntryValues, phaseEntryValues, taskKey } from '../keys';
+import { endedEntryValues, OUTBOX_PREFIX, outputsPartition, phaseEntryValues, taskKey } from '../keys';
 import { appendWithRetries, ledgerMoved, SAME_POSITION, slotAfter } from '../ledger-positions';
 import { retryOnConflict } from '../retry';
 import { fromTaskItem } from '../task-item';
@@ -38,6 +38,9 @@ const LEGACY: Record<Phase, string> = {
   running: `${BASE} AND attribute_not_exists(pending_outputs) AND attribute_exists(provider_job_id)`,
   storing: `${BASE} AND attribute_exists(pending_outputs)`,
   completed: '#status = :completed',
+  // Written only by this code, always with a trusted phase: no legacy item is in them.
+  deleting: 'attribute_not_exists(pk)',
+  output_deleted: 'attribute_not_exists(pk)',
   failed: '#status = :failed',
 };
 
@@ -81,6 +84,11 @@ export function transitionCondition(from: readonly Phase[], guard: TransitionGua
     terms.push('(attribute_not_exists(copy_claimed_at) OR copy_claimed_at <= :guardCopy)');
     values[':guardCopy'] = guard.copyClaimedBefore;
   }
+  if (guard.announced) {
+    // Out of the outbox: no index entry, or one that is not the outbox's.
+    terms.push('(attribute_not_exists(gsi2pk) OR NOT begins_with(gsi2pk, :outbox))');
+    values[':outbox'] = OUTBOX_PREFIX;
+  }
   return { expression: terms.join(' AND '), names: { '#phase': 'phase', '#status': 'status' }, values };
 }
 
@@ -99,6 +107,7 @@ const ATTRIBUTES: Record<Exclude<keyof TaskPatchFields, 'provider'>, string> = {
   thumbnailUrl: 'thumbnail_url',
   error: '#error',
   completedAt: 'completed_at',
+  outputDeletedAt: 'output_deleted_at',
 };
 
 interface Update {
@@ -128,6 +137,9 @@ export function transitionUpdate(task: Task, to: Phase | 'same', patch: TaskPatc
     if (isFinal(to)) {
       set.push('gsi2pk = :endedPk', 'gsi2sk = :endedSk');
       Object.assign(values, endedEntryValues(patch.at, task.taskId));
+    } else if (to === 'output_deleted') {
+      // Nothing left to do for it: in no list.
+      remove.push('gsi2pk', 'gsi2sk');
     } else if (to !== 'draft') {
       set.push('gsi2pk = :phasePk', 'gsi2sk = :phaseSk');
       Object.assign(values, phaseEntryValues(to, patch.at, task.taskId));
@@ -147,7 +159,13 @@ export function transitionUpdate(task: Task, to: Phase | 'same', patch: TaskPatc
     set.push(`${attribute} = ${placeholder}`);
     values[placeholder] = value;
   }
-  if (patch.announced) remove.push('gsi2pk', 'gsi2sk');
+  if (patch.announced) {
+    // A completion leaves the outbox for the list of stored outputs the retention reads.
+    if (task.status === 'completed' && task.completedAt) {
+      set.push('gsi2pk = :outputsPk', 'gsi2sk = :outputsSk');
+      Object.assign(values, { ':outputsPk': outputsPartition(task.partitionId), ':outputsSk': `${task.completedAt}#${task.taskId}` });
+    } else remove.push('gsi2pk', 'gsi2sk');
+  }
   const clauses = [
     set.length > 0 && `SET ${set.join(', ')}`,
     remove.length > 0 && `REMOVE ${[...new Set(remove)].join(', ')}`,

@@ -38,8 +38,7 @@ export async function failTask(
     });
     deps.telemetry.count('TaskFailed', { model });
     deps.telemetry.count('TaskRefunded', { model });
-    await announceEnded(deps, ended);
-    return ended;
+    return announceEnded(deps, ended);
   }
   return (await deps.tasks.get(task.partitionId, task.taskId)) ?? task;
 }
@@ -47,13 +46,15 @@ export async function failTask(
 /**
  * Publishes an ended task's events, then takes it out of the outbox. A failure leaves it there:
  * the sweeper publishes it on its next run (events are keyed by task, so a repeat is harmless).
+ * The task as stored after it (announced, or as given when it is still in the outbox).
  */
-export async function announceEnded(deps: Pick<LifecycleDeps, 'tasks' | 'telemetry' | 'events'>, task: Task): Promise<void> {
+export async function announceEnded(deps: Pick<LifecycleDeps, 'tasks' | 'telemetry' | 'events'>, task: Task): Promise<Task> {
   try {
     await deps.events.taskEnded(task);
-    await move(deps.tasks, task, 'announce', { announced: true });
+    return (await move(deps.tasks, task, 'announce', { announced: true })) ?? task;
   } catch (error) {
     deps.telemetry.warn('task events not published yet; the sweeper retries', { task_id: task.taskId, error: String(error) });
+    return task;
   }
 }
 

@@ -31,6 +31,13 @@ async function makeThumbnail(deps: LifecycleDeps, task: Task): Promise<string | 
   }
 }
 
+/** Every object a task's outputs occupy in our storage: each output, and a video's thumbnail. */
+export function storedKeys(task: Task): string[] {
+  const outputs = (task.outputUrls ?? task.pendingOutputs ?? []).map((_, index) => outputFile(task, index).key);
+  // A video's own key even when no URL lists it (a DeleteObject of a missing key is a success).
+  return [...new Set([...outputs, ...(task.kind === 'video' ? [outputFile(task, 0).key, thumbnailKey(task)] : [])])];
+}
+
 function outputFile(task: Task, index: number) {
   const format = task.kind === 'video' ? EXTENSIONS.video! : EXTENSIONS[task.params.outputFormat]!;
   const folder = task.kind === 'video' ? 'videos' : 'images';
@@ -70,8 +77,8 @@ export async function copyOutputs(deps: LifecycleDeps, task: Task): Promise<Task
       const outputs = urls.length;
       deps.telemetry.info('task completed', { task_id: task.taskId, account_id: task.partitionId, model, outputs });
       deps.telemetry.count('TaskCompleted', { model });
-      await Promise.all([announceEnded(deps, completed), recordDuration(deps, completed)]);
-      return completed;
+      const [announced] = await Promise.all([announceEnded(deps, completed), recordDuration(deps, completed)]);
+      return announced;
     }
     if ((await deps.tasks.get(task.partitionId, task.taskId))?.status !== 'completed') {
       // The task ended otherwise meanwhile (timed out): its result must not stay published. A

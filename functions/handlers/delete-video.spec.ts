@@ -1,0 +1,12 @@
+import { defineFunction } from '#spec/function-spec';
+import { RATE_LIMITED, endsTasks } from '#spec/needs';
+
+export const spec = defineFunction({
+  name: 'delete-video',
+  purpose: "deletes a final video task's stored outputs and thumbnail; the task stays with output_deleted_at",
+  area: 'tasks',
+  trigger: { kind: 'http', method: 'DELETE', path: '/videos/{video_id}' },
+  access: { callers: ['apiKey', 'session'], capability: 'generate' },
+  // endsTasks: a completion whose events were not published yet is announced before it moves on.
+  needs: endsTasks({ table: { actions: [...RATE_LIMITED, 'GetItem', 'UpdateItem'] }, media: { delete: ['videos/'] } }),
+});
