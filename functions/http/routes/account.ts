@@ -6,6 +6,18 @@ import { transactionPageResponse } from '#contract/transactions';
 import type { RouteDoc } from '../route';
 import { AUTH, json, PAGE_ERROR_NOTE } from './operation-doc';
 
+/** The account the examples show (GET, and PATCH with a retention set). */
+const EXAMPLE_ACCOUNT = {
+  account_id: 'acc_01JZ8Q6W4V3K7ZB5X2N9R1T0CE',
+  email: 'ada@example.com',
+  created_at: '2026-01-05T09:30:00.000Z',
+  live: { credits: 250 },
+  test: { credits: 1000 },
+  paid_access: false,
+  subscription_status: 'none',
+  output_retention_days: null,
+};
+
 /** The account: credits, access and the ledger. */
 export const ACCOUNT_DOCS: RouteDoc[] = [
   {
@@ -20,16 +32,7 @@ export const ACCOUNT_DOCS: RouteDoc[] = [
         description: 'The account.',
         ...json(
           accountResponse,
-          ok({
-            account_id: 'acc_01JZ8Q6W4V3K7ZB5X2N9R1T0CE',
-            email: 'ada@example.com',
-            created_at: '2026-01-05T09:30:00.000Z',
-            live: { credits: 250 },
-            test: { credits: 1000 },
-            paid_access: false,
-            subscription_status: 'none',
-            output_retention_days: null,
-          }),
+          ok(EXAMPLE_ACCOUNT),
         ),
       },
       errors: [400, 401, 429, 500],
@@ -50,16 +53,7 @@ export const ACCOUNT_DOCS: RouteDoc[] = [
         description: 'The account as changed.',
         ...json(
           accountResponse,
-          ok({
-            account_id: 'acc_01JZ8Q6W4V3K7ZB5X2N9R1T0CE',
-            email: 'ada@example.com',
-            created_at: '2026-01-05T09:30:00.000Z',
-            live: { credits: 250 },
-            test: { credits: 1000 },
-            paid_access: false,
-            subscription_status: 'none',
-            output_retention_days: 30,
-          }),
+          ok({ ...EXAMPLE_ACCOUNT, output_retention_days: 30 }),
         ),
       },
       errors: [400, 401, 403, 413, 429, 500],
