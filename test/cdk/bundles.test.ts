@@ -32,11 +32,14 @@ import { allSampleNames, SAMPLES_SOURCE_DIR } from '#providers/simulated/sample-
  * transactions and retries, phases and main's subscription payments about 4.5 KB more (generate
  * 349 -> 354 KB when the two issues met); the lazy ports' wrappers (C10), the ledger and feed
  * retries, credits_refunded and the bundled settings reader took generate to 359.8 KB, and the
- * start's one transaction (issue 32, C12) adds about 4 KB more: 368 KB since. Their load time is
+ * start's one transaction (issue 32, C12) adds about 4 KB more: 368 KB since. The fourth wave's
+ * first steps on the task path (end users and metadata, the limit per end user, timing and the
+ * durations store, the audit parts of keys and billing, the deletion phases) took generate-image
+ * to 387.5 KB: 392 KB since. Their load time is
  * measured by bench:cold (docs/performance.md); the target keeps the next growth a decision,
  * not a drift (the route table's leak was 70 KB).
  */
-const BUNDLE_TARGET_BYTES = 368 * 1024;
+const BUNDLE_TARGET_BYTES = 392 * 1024;
 /**
  * The billing functions carry Stripe's official client (about 245 KB minified, every API
  * resource included: the package has no per-resource entry points); they get that much more.

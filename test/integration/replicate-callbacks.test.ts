@@ -135,7 +135,7 @@ describe('readCallback with the fake', () => {
     ]);
     const completed = { jobId, outcome: { type: 'completed', outputUrls: [`${fake.baseUrl}/files/${jobId}.mp4`] } };
     expect(read).toHaveLength(2);
-    expect(read).toEqual(expect.arrayContaining([{ jobId, outcome: { type: 'processing' } }, completed]));
+    expect(read).toEqual(expect.arrayContaining([{ jobId, outcome: { type: 'processing', queuePosition: 0 } }, completed]));
     // The same state read by a poll gives the same outcome.
     expect(await provider.fetchResult(jobId)).toEqual(completed.outcome);
     expect(fake.stats()).toMatchObject({ creates: 1, reads: 1, callbacksSent: 2, callbacksDropped: 0 });
