@@ -30,11 +30,10 @@ export async function cancelTask<K extends TaskKind>(
     const latest = (await deps.tasks.get(partitionId, taskId)) ?? task;
     throw refuse(latest.pendingOutputs ? 'completed' : latest.status);
   }
-  const latest = canceled;
   const model = task.params.model;
   deps.telemetry.info('task canceled and refunded', { task_id: taskId, account_id: partitionId, model, credits: task.creditsUsed });
   for (const metric of ['TaskCanceled', 'TaskFailed', 'TaskRefunded'] as const) deps.telemetry.count(metric, { model });
-  await announceEnded(deps, latest);
+  await announceEnded(deps, canceled);
 
   if (task.provider) {
     try {
@@ -44,5 +43,5 @@ export async function cancelTask<K extends TaskKind>(
       deps.telemetry.warn('upstream cancel failed', { task_id: taskId, error: String(error) });
     }
   }
-  return withProgress(narrowTask(latest, kind), deps.clock());
+  return withProgress(narrowTask(canceled, kind), deps.clock());
 }
