@@ -74,7 +74,7 @@ export class LedgerMoved {
 
 /**
  * Why an append's account part was refused, from the item the refusal hands back (ALL_OLD):
- * the count moved (append after it, at once), or anything else (AGAIN: pause, read, decide).
+ * the count moved (append after it, without reading it again), or anything else (AGAIN: read it again).
  */
 export function ledgerMoved<N extends string>(refused: TransactionRefused<N>, accountPart: N): LedgerMoved | typeof AGAIN {
   const count = refused.old(accountPart)?.[LEDGER_COUNT];
@@ -110,4 +110,3 @@ export function appendWithRetries<T>(
     return AGAIN;
   });
 }
-
