@@ -35,10 +35,12 @@ export function timedAll<T extends Task>(deps: TimingDeps, tasks: readonly T[], 
 }
 
 export async function typicalMsOf(deps: TimingDeps, task: Task, now: Date): Promise<number | null> {
-  const provider = task.provider?.name ?? (deps.provider && providerFor({ ...deps, provider: deps.provider }, task).name);
-  if (!deps.durations || !provider) return null;
+  const { durations, provider: configured } = deps;
+  if (!durations) return null;
   try {
-    return await deps.durations.typicalMs(provider, task.params.model, now);
+    // Never throws into its caller: the start runs this beside its settle, after the charge.
+    const provider = task.provider?.name ?? (configured && providerFor({ ...deps, provider: configured }, task).name);
+    return provider ? await durations.typicalMs(provider, task.params.model, now) : null;
   } catch (error) {
     deps.telemetry?.warn('task durations unavailable; no estimate', { task_id: task.taskId, error: String(error) });
     return null;
