@@ -150,6 +150,28 @@ describe('a double-click does its action once', () => {
     expect(new Set(keys).size).toBe(2);
   });
 
+  it('takes an end user and metadata typed by keyboard at 375 px, and a double-click sends them in one start', async () => {
+    const { page, api } = await holderIn({ width: 375, height: 800, clock: true });
+    await testMode(page);
+    await openConsolePage(page, 'Playground');
+    await page.getByLabel('prompt (required)').fill('a paper boat on a pond');
+    await page.getByLabel('duration').fill('3');
+    await page.getByLabel('End user').focus();
+    await page.keyboard.type('alice');
+    await page.getByLabel('Metadata').focus();
+    await page.keyboard.type('order=1001');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('team = blue');
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBe(0);
+
+    const starts = watchRequests(page, 'POST', /^\/generate$/);
+    await doubleClick(page, page.getByRole('button', { name: 'Start video in test mode' }));
+    const id = await page.getByTestId('playground-result').getByRole('link', { name: /^vid_/ }).innerText();
+    await starts.answered();
+    expect(starts.seen.map((request) => request.postDataJSON())).toEqual([expect.objectContaining({ end_user: 'alice', metadata: { order: '1001', team: 'blue' } })]);
+    await expect(api('test', `/videos/${id}`)).resolves.toMatchObject({ end_user: 'alice', metadata: { order: '1001', team: 'blue' } });
+  });
+
   it('creates one key per double-click on Create key, the one whose secret is shown', async () => {
     const { page, api } = await holderIn({ clock: true });
     await openConsolePage(page, 'API keys');
