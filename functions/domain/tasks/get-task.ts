@@ -2,7 +2,8 @@ import { NotFoundError } from '../shared/errors';
 import { withProgress } from './progress';
 import type { TaskStore } from './ports';
 import { isTaskOfKind, narrowTask, type Task, type TaskKind, type TaskOfKind } from './task';
-import { timed } from './task-timing';
+import { typicalMsOf } from './task-timing';
+import { withTiming } from './timing';
 import { refreshTask } from './lifecycle/outcomes';
 import { type LifecycleDeps } from './lifecycle/deps';
 
@@ -17,14 +18,21 @@ export async function getTask<K extends TaskKind>(
   taskId: string,
 ): Promise<TaskOfKind<K>> {
   const task = await ownTask(deps.tasks, partitionId, kind, taskId);
-  let latest: Task = task;
+  const now = deps.clock();
+  // The estimate's history is read beside the refresh (from the cache, most often): no round of its own.
+  const [latest, typicalMs] = await Promise.all([refreshed(deps, task), task.status === 'processing' ? typicalMsOf(deps, task, now) : null]);
+  const answer = deps.durations ? withTiming(latest, typicalMs, now) : latest;
+  return withProgress(narrowTask(answer, kind), deps.clock());
+}
+
+/** The task after asking its provider; the stored state when the check failed (still a correct answer). */
+async function refreshed(deps: LifecycleDeps, task: Task): Promise<Task> {
   try {
-    latest = await refreshTask(deps, task);
+    return await refreshTask(deps, task);
   } catch (error) {
-    // The stored state is still a correct answer: a failed check answers with it.
-    deps.telemetry.error('refresh failed', error, { task_id: taskId });
+    deps.telemetry.error('refresh failed', error, { task_id: task.taskId });
+    return task;
   }
-  return withProgress(narrowTask(await timed(deps, latest, deps.clock()), kind), deps.clock());
 }
 
 /** Ids as we issue them (`vid_`/`img_` + ULID); anything else cannot exist. */
