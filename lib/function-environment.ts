@@ -53,6 +53,7 @@ export const NOT_SET_ON_AWS: Readonly<Record<string, string>> = {
   PROVIDER_BUDGET_PER_SECOND: "the provider's default budget (10 creates a second for Replicate) unless a stage needs another",
   CALLBACK_SILENCE_SECONDS: 'the default: a job that calls back is polled after 2 minutes without news',
   SUBMISSION_GRACE_SECONDS: "the default: an unanswered create waits 10 minutes for its job's callback",
+  RETENTION_DAY_SECONDS: 'the local stack\'s tests only: a retention day is 86,400 s on every stage',
   OUTPUT_ALLOWED_ORIGINS: 'the local stack only: on AWS provider outputs are copied from public addresses (or our own media) only',
   // Billing: set per billing function by its binder (billingEnvironment below).
   BILLING_PACKS: 'billing functions only, from context billingPacks (unset: no packs)',

@@ -1,16 +1,13 @@
+import { RETENTION } from '#config/service';
+import { readSetting, type Env } from '#config/setting';
 import { accountOfPartition } from '#domain/shared/partition';
 import { expiresAt, type Retention } from '#domain/tasks/retention';
 import type { Task } from '#domain/tasks/task';
 import { stores } from './stores';
 
-/**
- * A retention day in ms: 86,400 s, except on the local stack, whose tests shorten it with
- * RETENTION_DAY_SECONDS so an expiry runs within a test (the CDK never sets it).
- */
-export function retentionDayMs(env: NodeJS.ProcessEnv = process.env): number {
-  const seconds = Number(env.RETENTION_DAY_SECONDS ?? 86_400);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`RETENTION_DAY_SECONDS must be a positive number of seconds; got "${env.RETENTION_DAY_SECONDS}".`);
-  return seconds * 1000;
+/** A retention day in ms (RETENTION.daySeconds: 86,400 s except in the local stack's tests). */
+export function retentionDayMs(env: Env = process.env): number {
+  return readSetting(RETENTION.daySeconds, env) * 1000;
 }
 
 /** The retention in force for a partition's tasks: its account's (one GetItem of the live account item). */

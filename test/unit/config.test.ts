@@ -1,5 +1,6 @@
 import { ConfigError, CONFIG_DEFAULTS, loadConfig } from '#config';
 import { lifecycleConfig, loadServiceConfig, thumbnailsConfig } from '#config/service';
+import { retentionDayMs } from '#app-context/retention';
 
 const base = {
   TABLE_NAME: 'tasks',
@@ -274,5 +275,16 @@ describe('provider routes (PROVIDER_ROUTES)', () => {
   it('reads the circuit breaker settings', () => {
     expect(loadConfig({ ...base, CIRCUIT_FAILURE_THRESHOLD: '3', CIRCUIT_COOL_DOWN_SECONDS: '60' }).circuit).toEqual({ failureThreshold: 3, coolDownSeconds: 60 });
     expect(() => loadConfig({ ...base, CIRCUIT_FAILURE_THRESHOLD: '0' })).toThrow(/CIRCUIT_FAILURE_THRESHOLD/);
+  });
+});
+
+describe('retention day (RETENTION_DAY_SECONDS)', () => {
+  it('is a day unless the local tests shorten it, and a bad value names the variable', () => {
+    expect(retentionDayMs({})).toBe(86_400_000);
+    expect(retentionDayMs({ RETENTION_DAY_SECONDS: '2' })).toBe(2_000);
+    for (const bad of ['0', '-5', '1.5', 'a day']) {
+      expect(() => retentionDayMs({ RETENTION_DAY_SECONDS: bad })).toThrow(ConfigError);
+      expect(() => retentionDayMs({ RETENTION_DAY_SECONDS: bad })).toThrow(/^RETENTION_DAY_SECONDS must be/);
+    }
   });
 });
