@@ -1,4 +1,4 @@
-import { RETENTION } from '#config/service';
+import { RETENTION } from '#config/retention';
 import { readSetting, type Env } from '#config/setting';
 import { accountOfPartition } from '#domain/shared/partition';
 import { expiresAt, type Retention } from '#domain/tasks/retention';

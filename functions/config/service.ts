@@ -103,19 +103,6 @@ export const SIM_CONCURRENCY = setting({
   doc: 'How many jobs the simulated provider runs at once (0: no limit); the others wait their turn and report their queue position.',
 });
 
-/**
- * How long a retention day is: 86,400 s on every stage; the local stack's tests shorten it so an
- * expiry runs within a test. Read by the views (`expires_at`) and the sweeper's expiry.
- */
-export const RETENTION = {
-  daySeconds: setting({
-    variable: 'RETENTION_DAY_SECONDS',
-    kind: wholeNumber(1),
-    default: 86_400,
-    doc: 'How many seconds a retention day lasts (`output_retention_days`); the local stack\'s tests only.',
-  }),
-};
-
 /** What the task use cases read besides the providers. */
 export const LIFECYCLE = {
   taskTimeoutSeconds: setting({
