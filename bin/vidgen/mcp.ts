@@ -29,6 +29,7 @@ export function clientBackend(client: VidgenClient): ToolBackend {
     generateImage: (body) => client.generateImage(body as never),
     getTask: (kind, id) => (kind === 'video' ? client.getVideo(id) : client.getImage(id)),
     cancelTask: (kind, id) => (kind === 'video' ? client.cancelVideo(id) : client.cancelImage(id)),
+    deleteTask: (kind, id) => (kind === 'video' ? client.deleteVideo(id) : client.deleteImage(id)),
     listTasks: (kind, page) => (kind === 'video' ? client.listVideos(page) : client.listImages(page)),
     uploadImage: async (source) => client.uploadImage('bytes' in source ? source.bytes : await download(source.url)),
     getCredits: () => client.getCredits(),

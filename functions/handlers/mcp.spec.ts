@@ -9,14 +9,14 @@ export const spec = defineFunction({
   trigger: { kind: 'http', method: 'POST', path: '/mcp', streaming: true, refusedMethods: ['GET', 'DELETE'] },
   // Connecting needs `read`; each tool checks the capability of the route it mirrors.
   access: { callers: ['apiKey', 'session'], capability: 'read' },
-  // The tools call the use cases of generate(-image), list/get/cancel videos and images, upload,
+  // The tools call the use cases of generate(-image), list/get/cancel/delete videos and images, upload,
   // quote and get-credits: what those functions may do, together. Written out, not merged from
   // their specs, which would put eleven specs into this bundle; test/unit/specs.test.ts holds it
   // equal to their merge.
   needs: startsTasks(
     endsTasks({
       table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
-      media: { read: ['uploads/', 'videos/', 'images/'], write: ['uploads/'], listBucket: true },
+      media: { read: ['uploads/', 'videos/', 'images/'], write: ['uploads/'], delete: ['videos/', 'images/'], listBucket: true },
       providers: true,
       invokes: ['copy-output'],
     }),

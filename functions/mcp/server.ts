@@ -113,6 +113,10 @@ async function run(backend: ToolBackend, name: ToolName, args: Record<string, un
       const { id } = TOOLS.cancel_task.input.parse(args);
       return { result: await backend.cancelTask(kindOf(id), id) };
     }
+    case 'delete_task': {
+      const { id } = TOOLS.delete_task.input.parse(args);
+      return { result: await backend.deleteTask(kindOf(id), id) };
+    }
     case 'list_tasks': {
       const { kind, page, limit } = TOOLS.list_tasks.input.parse(args);
       return { result: await backend.listTasks(kind, { page, limit }) };

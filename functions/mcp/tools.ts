@@ -20,6 +20,8 @@ export interface ToolBackend {
   generateImage(body: Record<string, unknown>): Promise<object>;
   getTask(kind: TaskKind, id: string): Promise<TaskObject>;
   cancelTask(kind: TaskKind, id: string): Promise<object>;
+  /** Deletes a final task's stored outputs; the task stays, with `output_deleted_at`. */
+  deleteTask(kind: TaskKind, id: string): Promise<object>;
   listTasks(kind: TaskKind, page: { page?: number; limit?: number }): Promise<object>;
   uploadImage(source: { url: string } | { bytes: Buffer }): Promise<object>;
   getCredits(): Promise<object>;
@@ -113,6 +115,12 @@ export const TOOLS = {
   cancel_task: {
     name: 'cancel_task',
     description: 'Cancel a task that is still processing: it ends as failed (error code canceled) and its credits are refunded. A task that already ended cannot be canceled (error task_not_cancelable).',
+    input: z.object({ id: taskId }),
+  },
+  delete_task: {
+    name: 'delete_task',
+    description:
+      "Delete a finished task's stored result files (video and thumbnail, or images): their URLs stop working, the task stays with output_deleted_at, and nothing is refunded. Irreversible; calling it again changes nothing. A task still processing cannot be deleted (error task_not_final): wait for it or cancel it first.",
     input: z.object({ id: taskId }),
   },
   list_tasks: {

@@ -1,5 +1,6 @@
 import { ReferenceImages, ReferenceUnavailableError } from '#adapters/reference-images';
 import { lifecycle } from '#app-context/lifecycle';
+import { outputDeletion } from '#app-context/output-deletion';
 import { appMediaStorage, uploadStorage } from '#app-context/media';
 import { stores } from '#app-context/stores';
 import { quoteDeps } from '#app-context/quotes';
@@ -12,6 +13,7 @@ import { parseVideoStart } from '#contract/generate-video';
 import { imagePageView, imageView, videoPageView, videoView } from '#contract/tasks';
 import { uploadedImageView } from '#contract/uploads';
 import { cancelTask } from '#domain/tasks/cancel-task';
+import { deleteTaskOutputs } from '#domain/tasks/output-deletion';
 import { ValidationError } from '#domain/shared/errors';
 import { getCallerAccount } from '#domain/accounts/get-account';
 import { getTask } from '#domain/tasks/get-task';
@@ -52,6 +54,10 @@ export function useCaseBackend(principal: Principal): ToolBackend {
     cancelTask: async (kind, id) => {
       scoped('generate');
       return view(await cancelTask(lifecycle(), accountId, kind, id));
+    },
+    deleteTask: async (kind, id) => {
+      scoped('generate');
+      return view(await deleteTaskOutputs(outputDeletion(), accountId, kind, id));
     },
     listTasks: async (kind: TaskKind, { page = 1, limit = 20 }) => {
       scoped('read');

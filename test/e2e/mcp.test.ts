@@ -133,6 +133,25 @@ describe.each([
     expect(waited.structuredContent).toMatchObject({ video_id: video.video_id, status: 'failed', error: { code: 'canceled' } });
   });
 
+  it("deletes a finished task's files with delete_task: refused while it processes, then the old URLs 404 and a repeat answers the same", async () => {
+    const started = (await call(client, 'generate_image', { prompt: 'a lighthouse at dusk' })).structuredContent as Json;
+    const early = await call(client, 'delete_task', { id: started.image_id });
+    expect([early.isError, text(early)]).toEqual([true, expect.stringMatching(/^task_not_final: /)]);
+
+    let image: Json = started;
+    while (image.status === 'processing') image = (await call(client, 'wait_for_task', { id: started.image_id, timeout_seconds: 50 })).structuredContent as Json;
+    expect(image.status).toBe('completed');
+    const urls = image.image_urls as string[];
+    expect(await Promise.all(urls.map(async (url) => (await fetch(url)).status))).toEqual(urls.map(() => 200));
+
+    const deleted = await call(client, 'delete_task', { id: started.image_id });
+    expect(deleted.structuredContent).toMatchObject({ image_id: started.image_id, status: 'completed', output_deleted_at: expect.any(String) });
+    expect((deleted.structuredContent as Json).image_urls ?? []).toEqual([]);
+    expect(await Promise.all(urls.map(async (url) => (await fetch(url)).status))).toEqual(urls.map(() => 404));
+    const again = await call(client, 'delete_task', { id: started.image_id });
+    expect(again.structuredContent).toEqual(deleted.structuredContent);
+  });
+
   it('answers an API error as a tool error whose text starts with its code', async () => {
     const missing = await call(client, 'get_task', { id: 'vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ' });
     expect(missing.isError).toBe(true);

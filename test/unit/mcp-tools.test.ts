@@ -17,6 +17,7 @@ function scriptedBackend(states: TaskObject[]): ToolBackend & { polls: number } 
     generateVideo: unused,
     generateImage: unused,
     cancelTask: unused,
+    deleteTask: unused,
     listTasks: unused,
     uploadImage: unused,
     getCredits: unused,
