@@ -36,6 +36,7 @@ import type {
   Quote,
   QuoteParams,
   TransactionPage,
+  UpdateAccountParams,
   UpdateKeyParams,
   UploadedImage,
   VideoPage,
@@ -430,6 +431,14 @@ export class VidgenClient {
   /** GET /account: the account behind the key or session, both balances, and (for a session) the holder's email. */
   getAccount(options: RequestOptions = {}): Promise<Account> {
     return this.request({ method: 'GET', path: '/account', idempotent: true, signal: options.signal });
+  }
+
+  /**
+   * PATCH /account: how many days results are kept (`output_retention_days`, null: for good).
+   * A session of an owner or admin only. The same change twice is harmless: retried.
+   */
+  updateAccount(params: UpdateAccountParams, options: RequestOptions = {}): Promise<Account> {
+    return this.request({ method: 'PATCH', path: '/account', json: params, idempotent: true, signal: options.signal });
   }
 
   /** GET /keys: the account's API keys, newest first, revoked ones included (a session only: an API key gets 403). */

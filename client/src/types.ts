@@ -88,6 +88,9 @@ export type Quote = Schemas['Quote'];
 /** GET /account. */
 export type Account = Schemas['Account'];
 
+/** Body of PATCH /account: `output_retention_days` (1–3650, or null to keep results for good). */
+export type UpdateAccountParams = Schemas['UpdateAccountRequest'];
+
 /** GET /billing: the packs for sale, the plan, and the account's subscription and paid access. */
 export type Billing = Schemas['Billing'];
 

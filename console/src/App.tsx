@@ -14,6 +14,7 @@ const Playground = lazy(() => import('./pages/Playground'));
 const Webhooks = lazy(() => import('./pages/Webhooks'));
 const Usage = lazy(() => import('./pages/Usage'));
 const Billing = lazy(() => import('./pages/Billing'));
+const Settings = lazy(() => import('./pages/Settings'));
 
 /** The signed-in pages, in the navigation's order. */
 const PAGES: ReadonlyArray<{ path: string; label: string; render: () => ReactNode }> = [
@@ -24,6 +25,7 @@ const PAGES: ReadonlyArray<{ path: string; label: string; render: () => ReactNod
   { path: '/webhooks', label: 'Webhooks', render: () => <Webhooks /> },
   { path: '/usage', label: 'Usage', render: () => <Usage /> },
   { path: '/billing', label: 'Billing', render: () => <Billing /> },
+  { path: '/settings', label: 'Settings', render: () => <Settings /> },
 ];
 
 /** The signed-out pages and their titles (each page's heading). */

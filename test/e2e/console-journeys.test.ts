@@ -402,3 +402,44 @@ describe('confirmations', () => {
     await done(tab);
   });
 });
+
+describe('settings', () => {
+  it('keeps results for a number of days, by keyboard: a double-click saves once, a bad number cannot be sent, "for good" clears it', async () => {
+    const tab = await newTab();
+    const { page } = tab;
+    const holder = await signedIn(tab);
+    const patches: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'PATCH' && request.url().endsWith('/account')) patches.push(request.postData() ?? '');
+    });
+    const stored = async () =>
+      ((await (await fetch(`${stack.baseUrl}/account`, { headers: { Authorization: `Bearer ${holder.accessToken}` } })).json()) as { data: { output_retention_days: number | null } }).data
+        .output_retention_days;
+    await open(page, 'Settings');
+    const save = page.getByRole('button', { name: 'Save' });
+    await expect(page.getByRole('radio', { name: 'for good' }).isChecked()).resolves.toBe(true);
+    await expect(save.isDisabled()).resolves.toBe(true);
+
+    await page.getByRole('radio', { name: 'for a number of days' }).check();
+    const days = page.getByLabel('Days', { exact: true });
+    await days.focus();
+    await page.keyboard.type('0');
+    await expect(save.isDisabled()).resolves.toBe(true);
+    await days.fill('');
+    await page.keyboard.type('30');
+    await save.dblclick();
+    await page.getByRole('status').filter({ hasText: 'Results are deleted 30 days after they complete.' }).waitFor();
+    expect(patches).toEqual([JSON.stringify({ output_retention_days: 30 })]);
+    await expect(stored()).resolves.toBe(30);
+
+    // A reload starts from what is stored.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+    await expect(page.getByLabel('Days', { exact: true }).inputValue()).resolves.toBe('30');
+    await page.getByRole('radio', { name: 'for good' }).check();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Results are kept for good.' }).waitFor();
+    await expect(stored()).resolves.toBeNull();
+    await done(tab);
+  });
+});
