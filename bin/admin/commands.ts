@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { indexStoredOutputs, UnknownResumeKeyError } from '#adapters/dynamodb/tasks/outputs-backfill';
 import { describeParseArgsError } from '../cli/parse-args-error';
 import { isSubscriptionStatus, SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '#domain/accounts/account';
 import { KEY_SCOPES, type KeyScope } from '#domain/accounts/api-key';
@@ -45,6 +46,7 @@ export const USAGE = `Usage: npm run -s admin -- <command> [options]
   user sign-in   --email E --password P
   task show      --account ID --task TASK_ID [--test]
   circuits
+  outputs index  [--resume KEY] [--max-pages N]   lists old completed tasks for retention (once)
 
 Target: the running local stack by default. --aws uses the deployed table named by
 TABLE_NAME (or --table) in AWS_REGION (or --region) with your AWS credentials.
@@ -54,6 +56,8 @@ attached to the account given or to a new one; user sign-in prints an access tok
 task show prints a task as operators follow it: the provider and job it runs on, how its
 submission stands (queued, sent with its answer lost...) and that provider's circuit; circuits
 prints every provider's circuit breaker (closed, open until, half_open: the next start probes).
+outputs index enters tasks completed before retention existed into the list the expiry reads
+(until then their outputs never expire); idempotent; a bounded run prints resume_key.
 Every command prints one JSON object on stdout. --test: a vg_test_ key, a grant to the
 account's test balance, or a test-mode task (test mode: separate data, the simulated provider,
 1000 test credits).`;
@@ -77,6 +81,8 @@ const OPTIONS = {
   'expires-at': { type: 'string' },
   limit: { type: 'string' },
   after: { type: 'string' },
+  resume: { type: 'string' },
+  'max-pages': { type: 'string' },
   test: { type: 'boolean' },
   aws: { type: 'boolean' },
   table: { type: 'string' },
@@ -291,6 +297,14 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
         ...circuitSettings(),
         note: 'A circuit opens after failure_threshold consecutive creates that got no answer or a 5xx (a 4xx or a 429 resets the count) and skips its provider for cool_down_seconds; then one start probes it. The deployed values are the circuitFailureThreshold and circuitCoolDownSeconds deploy settings (CIRCUIT_* locally).',
       };
+    }
+    case 'outputs index': {
+      const maxPages = wholeNumber(values['max-pages'], 'max-pages');
+      if (maxPages === 0) throw new UsageError('--max-pages must be a whole number of at least 1; got "0".');
+      const run = await indexStoredOutputs(stores.db, { ...(values.resume && { resumeKey: values.resume }), ...(maxPages && { maxPages }) }).catch((error: unknown) => {
+        throw error instanceof UnknownResumeKeyError ? new UsageError(`--resume ${error.message}; got "${values.resume}".`) : error;
+      });
+      return { found: run.found, indexed: run.indexed, resume_key: run.resumeKey ?? null };
     }
     case 'user sign-in': {
       const { accessToken, expiresIn } = await signIn(await identityTarget(stores.local), need(values, 'email'), need(values, 'password'));

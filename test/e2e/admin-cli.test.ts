@@ -1,4 +1,7 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { buildAppContext } from '#app-context';
+import { taskKey } from '#adapters/dynamodb/keys';
+import { newTaskId } from '#domain/shared/ids';
 import { authenticate } from '#domain/accounts/authenticate';
 import { UnauthorizedError } from '#domain/shared/errors';
 import { DynamoCircuitStore } from '#adapters/dynamodb/circuit-repository';
@@ -155,6 +158,8 @@ describe('admin CLI', () => {
       [['key', 'create', '--account', 'acc_x', '--rate-limit', '1.5'], /--rate-limit must be a whole number/],
       [['key', 'create', '--account', 'acc_x', '--end-user-monthly-spend-limit', 'fifty'], /--end-user-monthly-spend-limit must be a whole number/],
       [['account', 'delete'], /Unknown command "account delete"/],
+      [['outputs', 'index', '--resume', 'not-a-key'], /--resume is not a resume key a previous run printed; got "not-a-key"\./],
+      [['outputs', 'index', '--max-pages', '0'], /--max-pages must be a whole number of at least 1/],
       [['account', 'create', '--colour', 'blue'], /^admin: Unknown option --colour\.$/m],
       [['account', 'create', '--credts', '5'], /^admin: Unknown option --credts\. Did you mean --credits\?$/m],
       [[], /^admin: No command given\.$/m],
@@ -214,6 +219,19 @@ describe('admin CLI', () => {
       await new DynamoCircuitStore(db).close('simulated');
       ctx.db.doc.destroy();
     }
+  });
+
+  it('enters old completed tasks into the list the expiry reads (outputs index), once', async () => {
+    const created = await adminJson('account', 'create', '--credits', '100');
+    const task = { taskId: newTaskId('image') };
+    const completedAt = new Date().toISOString();
+    // As the code before retention left a completion: announced, so in no gsi2 list.
+    await db.doc.send(new PutCommand({ TableName: db.tableName, Item: { ...taskKey(created.account_id, task.taskId), type: 'task', kind: 'image', task_id: task.taskId, status: 'completed', completed_at: completedAt } }));
+    const first = await adminJson('outputs', 'index');
+    expect(first).toEqual({ found: 1, indexed: 1, resume_key: null });
+    const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: taskKey(created.account_id, task.taskId) }));
+    expect([Item?.gsi2pk, Item?.gsi2sk]).toEqual([`OUTPUTS#${created.account_id}`, `${completedAt}#${task.taskId}`]);
+    await expect(adminJson('outputs', 'index')).resolves.toEqual({ found: 0, indexed: 0, resume_key: null });
   });
 
   it('prints its usage on stdout with exit code 0 when asked (--help, help)', async () => {
