@@ -15,6 +15,7 @@ const Webhooks = lazy(() => import('./pages/Webhooks'));
 const Usage = lazy(() => import('./pages/Usage'));
 const Billing = lazy(() => import('./pages/Billing'));
 const Settings = lazy(() => import('./pages/Settings'));
+const AuditLog = lazy(() => import('./pages/AuditLog'));
 
 /** The signed-in pages, in the navigation's order. */
 const PAGES: ReadonlyArray<{ path: string; label: string; render: () => ReactNode }> = [
@@ -26,6 +27,7 @@ const PAGES: ReadonlyArray<{ path: string; label: string; render: () => ReactNod
   { path: '/usage', label: 'Usage', render: () => <Usage /> },
   { path: '/billing', label: 'Billing', render: () => <Billing /> },
   { path: '/settings', label: 'Settings', render: () => <Settings /> },
+  { path: '/audit-log', label: 'Audit log', render: () => <AuditLog /> },
 ];
 
 /** The signed-out pages and their titles (each page's heading). */

@@ -1,4 +1,5 @@
 import type { CreditTransaction } from '#client';
+import { csvText } from './csv';
 
 /** Pure helpers of the Overview and Usage pages (unit-tested in test/unit/console-usage.test.ts). */
 
@@ -41,14 +42,7 @@ export function axisTicks(max: number, most = 4): number[] {
 
 const CSV_COLUMNS = ['transaction_id', 'created_at', 'type', 'amount', 'task_id', 'reason'] as const;
 
-/** RFC 4180 CSV of transactions (a header line, CRLF line ends, fields quoted when they need it). */
+/** RFC 4180 CSV of transactions (csv.ts). */
 export function transactionsCsv(transactions: readonly CreditTransaction[]): string {
-  const field = (value: unknown) => {
-    const text = value === null || value === undefined ? '' : String(value);
-    // A leading =, +, - or @ would be read as a formula by spreadsheets.
-    const safe = /^[=+@]/.test(text) || (/^-/.test(text) && !/^-\d+$/.test(text)) ? `'${text}` : text;
-    return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-  };
-  const lines = [CSV_COLUMNS.join(','), ...transactions.map((transaction) => CSV_COLUMNS.map((column) => field(transaction[column])).join(','))];
-  return `${lines.join('\r\n')}\r\n`;
+  return csvText(CSV_COLUMNS, transactions.map((transaction) => CSV_COLUMNS.map((column) => transaction[column])));
 }

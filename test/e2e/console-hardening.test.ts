@@ -426,6 +426,7 @@ describe('375 px', () => {
     await visit('/usage', 'usage', () => page.getByTestId('transactions').locator('tbody tr').first().waitFor());
     await visit('/billing', 'billing (test)', () => page.getByTestId('billing-history').waitFor());
     await visit('/settings', 'settings', () => page.getByRole('radio', { name: 'for good' }).waitFor());
+    await visit('/audit-log', 'audit log', () => page.getByTestId('audit-events').locator('tbody tr').first().waitFor());
     await visit('/nowhere', 'page not found', () => page.getByRole('heading', { name: 'Page not found' }).waitFor());
     await page.getByRole('switch', { name: 'Test mode' }).uncheck();
     await visit('/billing', 'billing (live)', () => page.getByTestId('packs').waitFor());
@@ -494,12 +495,12 @@ describe('focus, titles and feedback', () => {
   it('names each page in the title, and skips to the content from the first Tab', async () => {
     const { page } = await holderIn();
     await expect(page.title()).resolves.toBe('Overview · vidgen console');
-    for (const label of ['API keys', 'Generations', 'Playground', 'Webhooks', 'Usage', 'Billing', 'Settings']) {
+    for (const label of ['API keys', 'Generations', 'Playground', 'Webhooks', 'Usage', 'Billing', 'Settings', 'Audit log']) {
       await openConsolePage(page, label);
       await expect(page.title()).resolves.toBe(`${label} · vidgen console`);
     }
     await page.reload();
-    await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();
     await page.keyboard.press('Tab');
     await expect(focused(page)).resolves.toBe('Skip to content');
     await page.keyboard.press('Enter');

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { LocalStack } from '#bin/local-stack/stack';
@@ -440,6 +441,50 @@ describe('settings', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').filter({ hasText: 'Results are kept for good.' }).waitFor();
     await expect(stored()).resolves.toBeNull();
+    await done(tab);
+  });
+});
+
+describe('the audit log', () => {
+  it('shows who made a key and who changed the retention, filters by action and by who, and exports what it shows', async () => {
+    const tab = await newTab();
+    const { page } = tab;
+    const holder = await signedIn(tab);
+    await open(page, 'API keys');
+    await page.getByLabel('Name', { exact: true }).fill('audited key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.locator('tr', { hasText: 'audited key' }).first().waitFor();
+    // A change made elsewhere (PATCH /account with the same session): the log holds both.
+    const patched = await fetch(`${stack.baseUrl}/account`, {
+      method: 'PATCH',
+      headers: { Authorization: `Bearer ${holder.accessToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ output_retention_days: 7 }),
+    });
+    expect(patched.status).toBe(200);
+
+    await open(page, 'Audit log');
+    const rows = page.getByTestId('audit-events').locator('tbody tr');
+    const created = rows.filter({ hasText: 'key.created' });
+    await created.waitFor();
+    await expect(created.innerText()).resolves.toContain(holder.email);
+    await expect(created.innerText()).resolves.toContain('audited key');
+    await expect(rows.filter({ hasText: 'account.retention_changed' }).innerText()).resolves.toContain('output_retention_days: none → 7');
+
+    await page.getByLabel('Action').selectOption('key.created');
+    await expect(rows.count()).resolves.toBe(1);
+    await page.getByLabel('Action').selectOption('');
+    await page.getByLabel('Who').fill('nobody-like-this');
+    await page.getByText('No event matches these filters among those loaded.').waitFor();
+    await page.getByLabel('Who').fill(holder.email.toUpperCase());
+    await page.getByLabel('Action').selectOption('key.created');
+    await expect(rows.count()).resolves.toBe(1);
+
+    const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    expect(file.suggestedFilename()).toMatch(/^vidgen-audit-\d{4}-\d{2}-\d{2}\.csv$/);
+    const lines = (await readFile((await file.path())!, 'utf8')).split('\r\n');
+    expect(lines[0]).toBe('id,at,actor_type,actor_id,actor_email,action,target_type,target_id,ip,user_agent,details');
+    expect(lines.slice(1, -1)).toHaveLength(1);
+    expect(lines[1]).toContain(`,${holder.email},key.created,key,key_`);
     await done(tab);
   });
 });

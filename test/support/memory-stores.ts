@@ -148,10 +148,14 @@ export class MemoryAccountStore implements AccountStore {
     return copy(account);
   }
 
-  async setOutputRetention(accountId: string, days: number | null, now: string): Promise<Account> {
+  async setOutputRetention(accountId: string, days: number | null, now: string, audit: (before: Account) => AuditEntry | undefined): Promise<Account> {
     await turn();
     const account = this.table.accounts.get(accountId);
     if (!account) throw new NotFoundError(`No account ${accountId}.`);
+    const entry = audit(copy(account));
+    if (!entry) return copy(account);
+    this.table.checkAudit(entry);
+    this.table.addAudit(entry);
     if (days === null) delete account.outputRetentionDays;
     else account.outputRetentionDays = days;
     account.updatedAt = now;

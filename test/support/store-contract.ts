@@ -4,6 +4,7 @@ import { NotFoundError } from '#domain/shared/errors';
 import { newAccountId, newLedgerEntryId, newTaskId } from '#domain/shared/ids';
 import { grantAudit, ledgerSum, type LedgerEntry } from '#domain/accounts/ledger';
 import { accessChangeAudit } from '#domain/accounts/account-admin';
+import { retentionChangeAudit } from '#domain/accounts/get-account';
 import { refundEntry } from '#domain/tasks/charges';
 import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, LedgerStore } from '#domain/accounts/ports';
 import { keyChangeAudit, keyRevokeAudit } from '#domain/accounts/key-management';
@@ -1056,19 +1057,25 @@ export function describeStoreContract(name: string, open: OpenStores): void {
 
       it("keeps an account's output retention, lists the accounts that have one, and forgets it with null", async () => {
         const [a, b] = [await newAccount(10), await newAccount(10)];
-        expect(await stores.accounts.setOutputRetention(a, 30, at(5))).toMatchObject({ accountId: a, outputRetentionDays: 30, credits: 10 });
+        expect(await stores.accounts.setOutputRetention(a, 30, at(5), retentionChangeAudit(OPERATOR_STAMP, 30, new Date(at(5))))).toMatchObject({ accountId: a, outputRetentionDays: 30, credits: 10 });
         expect((await stores.accounts.get(a))!.outputRetentionDays).toBe(30);
         const withRetention = async () => {
           const ids: string[] = [];
           for (const shard of stores.accounts.listWithRetention()) for await (const id of shard) ids.push(id);
           return ids.sort();
         };
-        await stores.accounts.setOutputRetention(b, 1, at(5));
+        await stores.accounts.setOutputRetention(b, 1, at(5), retentionChangeAudit(OPERATOR_STAMP, 1, new Date(at(5))));
         expect(await withRetention()).toEqual(expect.arrayContaining([a, b].sort()));
-        const cleared = await stores.accounts.setOutputRetention(a, null, at(6));
+        // The same setting again writes nothing (no audit entry either).
+        await stores.accounts.setOutputRetention(b, 1, at(5), retentionChangeAudit(OPERATOR_STAMP, 1, new Date(at(5))));
+        const cleared = await stores.accounts.setOutputRetention(a, null, at(6), retentionChangeAudit(OPERATOR_STAMP, null, new Date(at(6))));
+        const changes = async (accountId: string) =>
+          (await stores.auditLog.page(accountId, undefined, 10)).entries.filter((entry) => entry.action === 'account.retention_changed').map((entry) => entry.details).reverse();
+        expect(await changes(a)).toEqual([{ output_retention_days: { from: null, to: 30 } }, { output_retention_days: { from: 30, to: null } }]);
+        expect(await changes(b)).toEqual([{ output_retention_days: { from: null, to: 1 } }]);
         expect(cleared.outputRetentionDays).toBeUndefined();
         expect(await withRetention()).not.toContain(a);
-        await expect(stores.accounts.setOutputRetention('acc_01M7ZNHRE3YZJA4Y3XQS4DQDGQ', 5, at(7))).rejects.toBeInstanceOf(NotFoundError);
+        await expect(stores.accounts.setOutputRetention('acc_01M7ZNHRE3YZJA4Y3XQS4DQDGQ', 5, at(7), retentionChangeAudit(OPERATOR_STAMP, 5, new Date(at(7))))).rejects.toBeInstanceOf(NotFoundError);
       });
 
       it("writes the domain's refund entry as given, once", async () => {

@@ -1882,7 +1882,7 @@ export interface components {
                 email: string | null;
             };
             /** @enum {string} */
-            action: "account.created" | "account.access_changed" | "key.created" | "key.updated" | "key.revoked" | "webhook.created" | "webhook.deleted" | "billing.checkout_started" | "billing.purchase_credited" | "billing.purchase_reversed" | "billing.subscription_changed" | "billing.paid_access_granted" | "credits.granted" | "credits.test_added";
+            action: "account.created" | "account.access_changed" | "account.retention_changed" | "key.created" | "key.updated" | "key.revoked" | "webhook.created" | "webhook.deleted" | "billing.checkout_started" | "billing.purchase_credited" | "billing.purchase_reversed" | "billing.subscription_changed" | "billing.paid_access_granted" | "credits.granted" | "credits.test_added";
             /** @description What was changed. */
             target: {
                 type: string;

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import type { CreditTransaction } from '#client';
 import { ErrorNotice, formatTime, Loaded, Pager } from '../components';
 import { useConsole } from '../context';
+import { download } from '../download';
 import { LEDGER_PAGE_SIZE, ledgerPage } from '../ledger';
 import { useAction } from '../queries';
 import { transactionsCsv } from '../usage';
@@ -22,11 +23,7 @@ export default function Usage() {
         all.push(...answer.transactions);
         if (!answer.pagination.has_more) break;
       }
-      const link = document.createElement('a');
-      link.href = URL.createObjectURL(new Blob([transactionsCsv(all)], { type: 'text/csv' }));
-      link.download = `vidgen-${mode}-transactions-${new Date().toISOString().slice(0, 10)}.csv`;
-      link.click();
-      setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+      download(transactionsCsv(all), `vidgen-${mode}-transactions-${new Date().toISOString().slice(0, 10)}.csv`);
       return all.length;
     },
   });

@@ -154,30 +154,50 @@ export class DynamoAccountStore implements AccountStore {
     });
   }
 
-  /** One UpdateItem: the setting and, while set, the account's entry in the RETENTION# list (keys.ts) the expiry reads. */
-  async setOutputRetention(accountId: string, days: number | null, now: string): Promise<Account> {
-    const update =
-      days === null
-        ? { UpdateExpression: 'SET updated_at = :now REMOVE output_retention_days, gsi2pk, gsi2sk', ExpressionAttributeValues: { ':now': now } }
-        : {
-            UpdateExpression: 'SET updated_at = :now, output_retention_days = :days, gsi2pk = :listPk, gsi2sk = :listSk',
-            ExpressionAttributeValues: { ':now': now, ':days': days, ...retentionEntryValues(accountId) },
-          };
-    try {
-      const { Attributes } = await this.db.doc.send(
-        new UpdateCommand({
-          TableName: this.db.tableName,
-          Key: accountKey(accountId),
-          ...update,
-          ConditionExpression: 'attribute_exists(pk)',
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return fromAccountItem(Attributes ?? {});
-    } catch (error) {
-      if (isConditionFailure(error)) throw new NotFoundError(`No account ${accountId}.`);
-      throw error;
-    }
+  /**
+   * The setting and, while set, the account's entry in the RETENTION# list (keys.ts) the expiry
+   * reads, with the audit entry in the same transaction. Read, then write only if the setting is
+   * still as read: the entry's `from` is what it replaced.
+   */
+  async setOutputRetention(accountId: string, days: number | null, now: string, audit: (before: Account) => AuditEntry | undefined): Promise<Account> {
+    return withRetries('account retention', async () => {
+      const before = await this.get(accountId);
+      if (!before) throw new NotFoundError(`No account ${accountId}.`);
+      const entry = audit(before);
+      if (!entry) return before;
+      const was = before.outputRetentionDays;
+      const update =
+        days === null
+          ? { UpdateExpression: 'SET updated_at = :now REMOVE output_retention_days, gsi2pk, gsi2sk', ExpressionAttributeValues: { ':now': now } }
+          : {
+              UpdateExpression: 'SET updated_at = :now, output_retention_days = :days, gsi2pk = :listPk, gsi2sk = :listSk',
+              ExpressionAttributeValues: { ':now': now, ':days': days, ...retentionEntryValues(accountId) },
+            };
+      try {
+        await transact(this.db, [
+          [
+            'account',
+            {
+              Update: {
+                TableName: this.db.tableName,
+                Key: accountKey(accountId),
+                ...update,
+                ConditionExpression: `attribute_exists(pk) AND ${was === undefined ? 'attribute_not_exists(output_retention_days)' : 'output_retention_days = :was'}`,
+                ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...(was !== undefined && { ':was': was }) },
+              },
+            },
+          ],
+          auditPart(this.db, entry),
+        ]);
+        const after: Account = { ...before, updatedAt: now };
+        if (days === null) delete after.outputRetentionDays;
+        else after.outputRetentionDays = days;
+        return after;
+      } catch (error) {
+        if ((error instanceof TransactionRefused && error.failed('account')) || isConflict(error)) return AGAIN;
+        throw error;
+      }
+    });
   }
 
   listWithRetention(): AsyncIterable<string>[] {

@@ -1,4 +1,5 @@
 import type { Account } from './account';
+import { auditEntry, type AuditEntry, type AuditStamp } from '../shared/audit';
 import { UnauthorizedError } from '../shared/errors';
 import { accountOfPartition, partitionOf } from '../shared/partition';
 import type { AccountStore } from './ports';
@@ -26,8 +27,27 @@ export async function getAccountOverview(accounts: Pick<AccountStore, 'get'>, pr
   return { live, test, email: principal.kind === 'session' ? principal.email : null };
 }
 
-/** PATCH /account: sets the account's output retention (the live item's, for both modes) and answers the account. */
-export async function setOutputRetention(accounts: Pick<AccountStore, 'get' | 'setOutputRetention'>, principal: Principal, days: number | null, now: Date): Promise<AccountOverview> {
-  await accounts.setOutputRetention(principal.partitionId, days, now.toISOString());
+/**
+ * PATCH /account: sets the account's output retention (the live item's, for both modes), audited
+ * as `account.retention_changed` with `{ from, to }` (null: kept for good), and answers the
+ * account. Setting what is already set writes nothing.
+ */
+export async function setOutputRetention(
+  accounts: Pick<AccountStore, 'get' | 'setOutputRetention'>,
+  principal: Principal,
+  days: number | null,
+  now: Date,
+  stamp: AuditStamp,
+): Promise<AccountOverview> {
+  await accounts.setOutputRetention(accountOfPartition(principal.partitionId), days, now.toISOString(), retentionChangeAudit(stamp, days, now));
   return getAccountOverview(accounts, principal);
+}
+
+/** The `account.retention_changed` entry of a retention change to `days`; undefined when it is already that. */
+export function retentionChangeAudit(stamp: AuditStamp, days: number | null, now: Date) {
+  return (before: Account): AuditEntry | undefined => {
+    const from = before.outputRetentionDays ?? null;
+    if (from === days) return undefined;
+    return auditEntry(stamp, before.accountId, 'account.retention_changed', { type: 'account', id: before.accountId }, { output_retention_days: { from, to: days } }, now);
+  };
 }

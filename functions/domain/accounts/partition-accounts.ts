@@ -31,7 +31,7 @@ export function modeAwareAccounts(store: AccountStore, clock: () => Date = () =>
       await store.grant(entry, audit);
     },
     // Retention belongs to the account: both modes' outputs follow the live item's setting.
-    setOutputRetention: (partitionId, days, now) => store.setOutputRetention(accountOfPartition(partitionId), days, now),
+    setOutputRetention: (partitionId, days, now, audit) => store.setOutputRetention(accountOfPartition(partitionId), days, now, audit),
     listWithRetention: () => store.listWithRetention(),
     setTestSubscription: (partitionId, active, now) => {
       // A live account's access is Stripe's to set (updateAccess): this is test mode's own.

@@ -39,9 +39,10 @@ export interface AccountStore {
   setTestSubscription(partitionId: string, active: boolean, now: string): Promise<boolean>;
   /**
    * Sets how many days the account keeps outputs (null: for good) on the live account item, which
-   * lists it for the expiry while set. Throws NotFoundError when the account does not exist.
+   * lists it for the expiry while set, with `audit(before)`'s entry in the same write (none, and
+   * no write, when it gives undefined). Throws NotFoundError when the account does not exist.
    */
-  setOutputRetention(accountId: string, days: number | null, now: string): Promise<Account>;
+  setOutputRetention(accountId: string, days: number | null, now: string, audit: (before: Account) => AuditEntry | undefined): Promise<Account>;
   /** The accounts with a retention set (live ids), in shards read page by page: the expiry's work list. */
   listWithRetention(): AsyncIterable<string>[];
 }

@@ -27,6 +27,7 @@ export interface AuditStamp {
 export const AUDIT_ACTIONS = [
   'account.created',
   'account.access_changed',
+  'account.retention_changed',
   'key.created',
   'key.updated',
   'key.revoked',

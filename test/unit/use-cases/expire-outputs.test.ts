@@ -1,3 +1,5 @@
+import { retentionChangeAudit } from '#domain/accounts/get-account';
+import { OPERATOR_STAMP } from '#domain/shared/audit';
 import { getTask } from '#domain/tasks/get-task';
 import { expireOutputs, expiresAt, type ExpiryDeps } from '#domain/tasks/retention';
 import { startTask } from '#domain/tasks/start-task';
@@ -31,7 +33,7 @@ describe('expiring outputs', () => {
   it('deletes exactly the outputs completed more than the retention ago: 1 ms past is deleted, 1 ms short is kept', async () => {
     const accountId = await world.newAccount(100);
     const task = await completedVideo(accountId);
-    await world.stores.accounts.setOutputRetention(accountId, 1, world.now().toISOString());
+    await world.stores.accounts.setOutputRetention(accountId, 1, world.now().toISOString(), retentionChangeAudit(OPERATOR_STAMP, 1, world.now()));
     const expires = expiresAt(task, { days: 1, dayMs: DAY })!;
     expect(Date.parse(expires) - Date.parse(task.completedAt!)).toBe(DAY);
     world.advance(Date.parse(expires) - world.now().getTime() - 1);
@@ -51,8 +53,8 @@ describe('expiring outputs', () => {
   it('leaves accounts without a retention alone, and stops once the retention is lengthened', async () => {
     const [kept, lengthened] = [await world.newAccount(100), await world.newAccount(100)];
     const [a, b] = [await completedVideo(kept), await completedVideo(lengthened)];
-    await world.stores.accounts.setOutputRetention(lengthened, 1, world.now().toISOString());
-    await world.stores.accounts.setOutputRetention(lengthened, 30, world.now().toISOString());
+    await world.stores.accounts.setOutputRetention(lengthened, 1, world.now().toISOString(), retentionChangeAudit(OPERATOR_STAMP, 1, world.now()));
+    await world.stores.accounts.setOutputRetention(lengthened, 30, world.now().toISOString(), retentionChangeAudit(OPERATOR_STAMP, 30, world.now()));
     world.advance(2 * DAY);
     expect(await run()).toEqual({ accounts: 1, expired: 0, errors: 0 });
     expect([await phaseOf(a), await phaseOf(b)]).toEqual(['completed', 'completed']);
@@ -61,7 +63,7 @@ describe('expiring outputs', () => {
   it('expires each task once under a concurrent DELETE-like run', async () => {
     const accountId = await world.newAccount(100);
     const tasks = [await completedVideo(accountId), await completedVideo(accountId), await completedVideo(accountId)];
-    await world.stores.accounts.setOutputRetention(accountId, 1, world.now().toISOString());
+    await world.stores.accounts.setOutputRetention(accountId, 1, world.now().toISOString(), retentionChangeAudit(OPERATOR_STAMP, 1, world.now()));
     world.advance(DAY + 1);
     const reports = await Promise.all([run(), run()]);
     expect(reports.reduce((sum, report) => sum + report.expired, 0)).toBe(3);
