@@ -86,3 +86,14 @@ export function stores(): Stores {
   current ??= buildStores(appDb(), powertoolsTelemetry);
   return current;
 }
+
+let identity: Pick<Stores, 'apiKeys' | 'holders'> | undefined;
+
+/**
+ * Only the stores the authorizer reads (keys, holders), built without the others: it runs on
+ * every request's cold path, so its bundle carries no other store's code (test/cdk/bundles).
+ */
+export function identityStores(): Pick<Stores, 'apiKeys' | 'holders'> {
+  identity ??= current ?? { apiKeys: new DynamoApiKeyStore(appDb()), holders: new DynamoHolderStore(appDb()) };
+  return identity;
+}
