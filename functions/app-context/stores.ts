@@ -12,6 +12,7 @@ import { DynamoRateCounter } from '#adapters/dynamodb/rate-counter-repository';
 import { DynamoTaskDurations } from '#adapters/dynamodb/task-durations';
 import { DynamoTaskStore } from '#adapters/dynamodb/task-repository';
 import { DynamoUploadPublications } from '#adapters/dynamodb/upload-publication-repository';
+import { DynamoUsageReader } from '#adapters/dynamodb/usage/usage-reader';
 import type { TableConfig } from '#config/service';
 import type { AccountStore, ApiKeyStore, HolderStore, LedgerStore } from '#domain/accounts/ports';
 import type { BillingStore } from '#domain/billing/ports';
@@ -21,6 +22,7 @@ import { modeAwareAccounts } from '#domain/accounts/partition-accounts';
 import type { CircuitStore } from '#domain/providers/ports';
 import type { RateCounter } from '#domain/shared/counter';
 import type { AuditLog } from '#domain/shared/ports';
+import type { UsageReader } from '#domain/usage/ports';
 import type { Telemetry } from '#domain/shared/telemetry';
 import { powertoolsTelemetry } from '#observability/telemetry';
 import { appTableConfig } from './config';
@@ -43,6 +45,8 @@ export interface Stores {
   billing: BillingStore;
   /** Each account's audit log (issue 36): read here; the other stores write it with their changes. */
   auditLog: AuditLog;
+  /** The usage roll-ups (GET /usage); the task store writes them with each charge and refund. */
+  usage: UsageReader;
 }
 
 export function buildDb(config: TableConfig): Db {
@@ -70,6 +74,7 @@ export function buildStores(db: Db, telemetry: Telemetry): Stores {
     circuits: new DynamoCircuitStore(db),
     billing: new DynamoBillingStore(db),
     auditLog: new DynamoAuditLog(db),
+    usage: new DynamoUsageReader(db),
   };
 }
 
@@ -85,4 +90,15 @@ export function appDb(): Db {
 export function stores(): Stores {
   current ??= buildStores(appDb(), powertoolsTelemetry);
   return current;
+}
+
+let identity: Pick<Stores, 'apiKeys' | 'holders'> | undefined;
+
+/**
+ * Only the stores the authorizer reads (keys, holders), built without the others: it runs on
+ * every request's cold path, so its bundle carries no other store's code (test/cdk/bundles).
+ */
+export function identityStores(): Pick<Stores, 'apiKeys' | 'holders'> {
+  identity ??= current ?? { apiKeys: new DynamoApiKeyStore(appDb()), holders: new DynamoHolderStore(appDb()) };
+  return identity;
 }

@@ -5,6 +5,7 @@ import { errorEnvelopeWith } from '#contract/envelope';
 import { PAGINATION_PARAMETERS } from '#contract/pagination';
 import { EVENTS_PARAMETERS } from '#contract/events';
 import { AUDIT_EVENTS_PARAMETERS } from '#contract/audit';
+import { USAGE_PARAMETERS } from '#contract/usage';
 import { ERROR_STATUSES, ERROR_SUMMARIES, GATEWAY_MESSAGES, type ErrorStatus } from '#contract/errors';
 import { gatewayAccess, type ApiRoute, type Route } from '#http/route';
 import { API_PREFIX, ROUTES } from '#http/routes/index';
@@ -378,6 +379,7 @@ function describeRequests(document: OpenApiDocument): void {
   }
   for (const [name, doc] of Object.entries(EVENTS_PARAMETERS)) Object.assign(parameter(document, '/events', name), structuredClone(doc));
   for (const [name, doc] of Object.entries(AUDIT_EVENTS_PARAMETERS)) Object.assign(parameter(document, '/audit-events', name), structuredClone(doc));
+  for (const [name, doc] of Object.entries(USAGE_PARAMETERS)) Object.assign(parameter(document, '/usage', name), structuredClone(doc));
 
   objectAt(document, 'paths', '/upload', 'post', 'requestBody').description =
     `multipart/form-data with one file part named \`image\`: JPEG, PNG or WebP, at most ${MAX_UPLOAD_BYTES} bytes (10 MiB).`;

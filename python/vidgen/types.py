@@ -150,6 +150,31 @@ class TransactionPage(TypedDict):
     pagination: Pagination
 
 
+class UsageRow(TypedDict):
+    """One group of a usage report: a day, a model, an API key id or an end user (None: no key, or no end user)."""
+
+    group: Optional[str]
+    tasks: int
+    credits_charged: int
+    credits_refunded: int
+    credits_net: int
+
+
+class UsageTotals(TypedDict):
+    tasks: int
+    credits_charged: int
+    credits_refunded: int
+    credits_net: int
+
+
+#: GET /usage: the range (UTC days, both included), the grouping, its rows and their totals.
+#: Written as a call since ``from`` is a Python keyword.
+UsageReport = TypedDict(
+    "UsageReport",
+    {"from": str, "to": str, "group_by": str, "rows": List[UsageRow], "totals": UsageTotals},
+)
+
+
 class Webhook(TypedDict):
     """A webhook endpoint as listed (the secret is shown only when it is created)."""
 

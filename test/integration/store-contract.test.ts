@@ -14,12 +14,14 @@ import { DynamoTaskStore } from '#adapters/dynamodb/task-repository';
 import { DynamoUploadPublications } from '#adapters/dynamodb/upload-publication-repository';
 import { DynamoWebhookStore } from '#adapters/dynamodb/webhook-repository';
 import { DynamoAuditLog } from '#adapters/dynamodb/audit/audit-put';
+import { DynamoUsageReader } from '#adapters/dynamodb/usage/usage-reader';
 import { newAccountId, newLedgerEntryId, newTaskId } from '#domain/shared/ids';
 import { chargeEntry, refundEntry } from '#domain/tasks/charges';
 import { type LedgerEntry } from '#domain/accounts/ledger';
 import type { Task } from '#domain/tasks/task';
 import { SILENT_TELEMETRY } from '#domain/shared/telemetry';
 import { auditEntry } from '#domain/shared/audit';
+import { getUsage } from '#domain/usage/report';
 import { describeStoreContract } from '#test-support/store-contract';
 import { createTestDb, dropTestDb } from '#test-support/test-db';
 
@@ -42,6 +44,7 @@ describeStoreContract('DynamoDB stores', async () => {
       deliveries: new DynamoDeliveryStore(db),
       uploadPublications: new DynamoUploadPublications(db),
       auditLog: new DynamoAuditLog(db),
+      usage: new DynamoUsageReader(db),
     },
     close: () => dropTestDb(db),
   };
@@ -80,12 +83,12 @@ describe('DynamoDB task store: a start cut short', () => {
       const { accountId, task } = await accountWith100(db);
       const charge = chargeEntry(task);
       const tasks = new DynamoTaskStore(db, SILENT_TELEMETRY);
-      expect(await tasks.start({ task, charge })).toEqual({ type: 'started', task: { ...task, seq: 0 } });
+      expect(await tasks.start({ task, charge })).toEqual({ type: 'started', task: { ...task, seq: 0, usageCounted: true } });
       // The process dies here: no settle. The ledger already sums to the balance.
       const ledger = new DynamoLedgerStore(db);
       expect(await new DynamoAccountStore(db).get(accountId)).toMatchObject({ credits: 75 });
       expect((await ledger.listForAccount(accountId)).reduce((sum, entry) => sum + entry.amount, 0)).toBe(75);
-      expect(await tasks.get(accountId, task.taskId)).toEqual({ ...task, seq: 0 });
+      expect(await tasks.get(accountId, task.taskId)).toEqual({ ...task, seq: 0, usageCounted: true });
       // Two settles race (the request's and the sweeper's): one position each, notes gone.
       const settled = await Promise.all([tasks.settlePositions({ ...task, seq: 0 } as Task), tasks.settlePositions({ ...task, seq: 0 } as Task)]);
       expect(settled.map((one) => one.seq)).toEqual([1, 1]);
@@ -146,6 +149,9 @@ describe('DynamoDB task store: a start cut short', () => {
       expect(entries.map(withoutId)).toEqual([withoutId(chargeEntry(repaired)), withoutId(refundEntry(repaired, now, { code: 'internal_error' }))]);
       expect(await tasks.get(accountId, task.taskId)).toMatchObject({ seq: 1, status: 'failed', completedAt: now, error: { code: 'internal_error' } });
       expect(await new DynamoAccountStore(db).get(accountId)).toMatchObject({ credits: 100 });
+      // Its charge predates the usage roll-ups (no usage_rollup mark), so its refund is not in them either: no negative row.
+      const usage = await getUsage(new DynamoUsageReader(db), accountId, { from: '2026-03-01', to: '2026-03-01', groupBy: 'model' }, new Date(now));
+      expect(usage.rows).toEqual([]);
     } finally {
       await dropTestDb(db);
     }

@@ -17,6 +17,8 @@ import type { WebhookEndpoint } from '#domain/webhooks/webhooks';
 import type { WebhookStore } from '#domain/webhooks/ports';
 import type { AuditEntry, AuditPage } from '#domain/shared/audit';
 import type { AuditLog } from '#domain/shared/ports';
+import { usageCellsOf, type GroupKind } from '#domain/usage/cells';
+import type { UsageCellRead, UsageReader } from '#domain/usage/ports';
 
 /**
  * In-memory stand-ins for every store port, for use-case tests that run in milliseconds.
@@ -56,6 +58,21 @@ export class MemoryTable {
   readonly keySpend = new Map<string, number>();
   /** Per key, month and end user (`keyId#month#endUser`): as the adapter's EUSPEND items. */
   readonly endUserSpend = new Map<string, number>();
+
+  /** Usage roll-up cells, by `partition#kind#period` then group ('' = none): as the adapter's USAGE# items. */
+  readonly usage = new Map<string, Map<string, Record<string, number>>>();
+
+  /** A charge or its refund in the usage cells, with the write that makes it (domain/usage/cells.ts). */
+  addUsage(task: Task, what: 'charge' | 'refund'): void {
+    for (const cell of usageCellsOf(task, what)) {
+      const id = `${task.partitionId}#${cell.kind}#${cell.period}`;
+      const cells = this.usage.get(id) ?? new Map<string, Record<string, number>>();
+      const values = cells.get(cell.group ?? '') ?? {};
+      for (const [name, amount] of Object.entries(cell.add)) values[name] = (values[name] ?? 0) + amount;
+      cells.set(cell.group ?? '', values);
+      this.usage.set(id, cells);
+    }
+  }
 
   /** Audit entries per account, in id order (the adapter's AUDIT#<account> partition). */
   readonly audit = new Map<string, AuditEntry[]>();
@@ -271,8 +288,9 @@ export class MemoryTaskStore implements TaskStore {
     account.taskCounts[claimed.kind] += 1;
     this.notes.set(id, account.taskCounts[claimed.kind]);
     account.updatedAt = claimed.createdAt;
-    const task = { ...claimed, seq: 0 } as Task;
+    const task = { ...claimed, seq: 0, usageCounted: true } as Task;
     this.table.tasks.set(id, copy(task));
+    this.table.addUsage(task, 'charge');
     // The charge takes its ledger position now, as the adapter's note does.
     this.table.addEntry(charge);
     if (idempotency) this.table.idempotency.set(claimId(idempotency.accountId, idempotency.key), copy(idempotency));
@@ -312,6 +330,7 @@ export class MemoryTaskStore implements TaskStore {
       account.credits += patch.refund.amount;
       account.updatedAt = patch.at ?? account.updatedAt;
       this.table.addEntry(patch.refund);
+      if (stored.usageCounted) this.table.addUsage(stored, 'refund');
       if (stored.keySpend) {
         const spendId = `${stored.keySpend.keyId}#${stored.keySpend.month}`;
         this.table.keySpend.set(spendId, (this.table.keySpend.get(spendId) ?? 0) - patch.refund.amount);
@@ -390,6 +409,20 @@ export class MemoryTaskStore implements TaskStore {
   async repairStart(draft: Task): Promise<StartRepair> {
     await turn();
     return this.table.tasks.has(taskId(draft.partitionId, draft.taskId)) ? 'settled' : 'discarded';
+  }
+}
+
+/** As DynamoUsageReader: the cells of one kind and period, only the attributes asked for. */
+export class MemoryUsageReader implements UsageReader {
+  constructor(readonly table = new MemoryTable()) {}
+
+  async cells(partitionId: string, kind: GroupKind, period: string, attributes: readonly string[]): Promise<UsageCellRead[]> {
+    await turn();
+    const cells = this.table.usage.get(`${partitionId}#${kind}#${period}`) ?? new Map<string, Record<string, number>>();
+    return [...cells].map(([group, values]) => ({
+      group: group === '' ? null : group,
+      values: Object.fromEntries(attributes.filter((name) => values[name] !== undefined).map((name) => [name, values[name]!])),
+    }));
   }
 }
 
@@ -659,6 +692,7 @@ export function createMemoryStores() {
     deliveries: new MemoryDeliveryStore(table),
     uploadPublications: new MemoryUploadPublications(),
     auditLog: new MemoryAuditLog(table),
+    usage: new MemoryUsageReader(table),
   };
 }
 export type MemoryStores = ReturnType<typeof createMemoryStores>;

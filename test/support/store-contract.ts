@@ -23,6 +23,9 @@ import type { WebhookEndpoint } from '#domain/webhooks/webhooks';
 import type { WebhookStore } from '#domain/webhooks/ports';
 import { auditEntry, OPERATOR_STAMP, type AuditEntry, type AuditStamp } from '#domain/shared/audit';
 import type { AuditLog } from '#domain/shared/ports';
+import type { UsageReader } from '#domain/usage/ports';
+import { getUsage, USAGE_GROUPINGS } from '#domain/usage/report';
+import { usageOracle } from './usage-oracle';
 
 /**
  * The behaviour the use cases rely on from the store ports, as one suite run against every
@@ -42,6 +45,7 @@ export interface StoreSet {
   deliveries: DeliveryStore;
   uploadPublications: UploadPublications;
   auditLog: AuditLog;
+  usage: UsageReader;
 }
 
 /** Opens an empty set of stores (a fresh table) for one test. */
@@ -100,6 +104,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         paidAccess?: true;
         unsent?: true;
         keySpend?: KeySpend;
+        endUser?: string;
       } = {},
     ): StartWrite {
       const kind = options.kind ?? 'video';
@@ -123,6 +128,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           progress: 0,
           copyAttempts: 0,
           ...(options.unsent && { unsent: true }),
+          ...(options.endUser !== undefined && { endUser: options.endUser }),
           ...(options.keySpend && {
             keySpend: { keyId: options.keySpend.keyId, month: options.keySpend.month, ...(options.keySpend.endUser !== undefined && { endUser: options.keySpend.endUser }) },
           }),
@@ -582,19 +588,93 @@ export function describeStoreContract(name: string, open: OpenStores): void {
       });
     });
 
+    describe('usage roll-ups', () => {
+      // Charges over a year's end and a few later months, in two models, through two keys and a
+      // session, for two end users and none.
+      const DAYS = ['2025-12-30', '2025-12-31', '2026-01-01', '2026-01-02', '2026-02-14', '2026-03-31'];
+      const RANGES = [
+        { from: '2025-12-30', to: '2026-01-02' },
+        { from: '2025-12-01', to: '2026-03-31' },
+        { from: '2026-01-01', to: '2026-01-01' },
+        { from: '2026-02-15', to: '2026-03-31' },
+        { from: '2025-04-01', to: '2026-04-01' },
+      ];
+
+      function mixedStart(accountId: string, index: number, claim?: string): StartWrite {
+        const day = DAYS[index % DAYS.length]!;
+        const keyId = [undefined, 'key_a', 'key_b'][index % 3];
+        const endUser = [undefined, 'alice', 'bob', 'alice'][index % 4];
+        const keySpend = keyId === undefined ? undefined : { keyId, month: day.slice(0, 7), ...(endUser !== undefined && { endUser }) };
+        return startOf(accountId, {
+          price: 5 + (index % 4) * 5,
+          kind: index % 5 === 0 ? 'image' : 'video',
+          createdAt: `${day}T${String(index % 24).padStart(2, '0')}:00:00.000Z`,
+          ...(keySpend && { keySpend }),
+          ...(endUser !== undefined && { endUser }),
+          ...(claim !== undefined && { claim }),
+        });
+      }
+
+      async function expectAgreement(accountId: string) {
+        for (const range of RANGES) {
+          for (const groupBy of USAGE_GROUPINGS) {
+            const report = await getUsage(stores.usage, accountId, { ...range, groupBy }, new Date(T0));
+            const oracle = await usageOracle(stores, accountId, { ...range, groupBy });
+            expect({ range, groupBy, rows: report.rows, totals: report.totals }).toEqual({ range, groupBy, ...oracle });
+          }
+        }
+      }
+
+      it('equal the ledger under racing starts, refused and replayed starts, and racing refunds (counted on the charge day, once)', async () => {
+        const accountId = await newAccount(1_000_000);
+        // Racing starts; every fourth is raced by a copy with its Idempotency-Key (one of the two writes).
+        const first = await Promise.all(
+          Array.from({ length: 48 }, (_, index) =>
+            index % 4 === 0 ? Promise.all([settledStart(mixedStart(accountId, index, `k${index}`)), settledStart(mixedStart(accountId, index, `k${index}`))]) : settledStart(mixedStart(accountId, index)),
+          ),
+        );
+        const tasks = first.flat().flatMap((result) => (result.type === 'started' ? [result.task] : []));
+        expect(tasks).toHaveLength(48);
+        // A start refused (above a key's limit, and above the balance of a poorer account) writes no cell.
+        expect((await stores.tasks.start(startOf(accountId, { price: 30, createdAt: `${DAYS[2]}T09:00:00.000Z`, keySpend: { keyId: 'key_c', month: '2026-01', limit: 10 } }))).type).toBe('refused');
+        // Racing refunds (each of 12 tasks failed by 3 callers at once, on later days) beside more racing starts.
+        const failing = tasks.filter((_, index) => index % 4 === 1);
+        const [refunds, more] = await Promise.all([
+          Promise.all(failing.flatMap((task, index) => [0, 1, 2].map((copy) => move(stores.tasks, task, copy === 1 ? 'timeout' : 'fail', ending(task, 86_400_000 * (index + 1) + copy))))),
+          Promise.all(Array.from({ length: 24 }, (_, index) => settledStart(mixedStart(accountId, 100 + index)))),
+        ]);
+        expect(winners(refunds)).toHaveLength(failing.length);
+        expect(more.every((result) => result.type === 'started')).toBe(true);
+        const { balance, ledger } = await money(accountId);
+        expect(balance).toBe(ledger);
+        await expectAgreement(accountId);
+        // Totals are the same whatever the grouping.
+        const totals = await Promise.all(USAGE_GROUPINGS.map(async (groupBy) => (await getUsage(stores.usage, accountId, { ...RANGES[1]!, groupBy }, new Date(T0))).totals));
+        for (const each of totals) expect(each).toEqual(totals[0]);
+        expect(totals[0]!.creditsRefunded).toBeGreaterThan(0);
+      });
+
+      it('keep partitions apart', async () => {
+        const [accountId, other] = await Promise.all([newAccount(1_000), newAccount(1_000)]);
+        await Promise.all([started(accountId, { price: 25, createdAt: `${DAYS[2]}T09:00:00.000Z` }), started(other, { price: 40, kind: 'image', createdAt: `${DAYS[2]}T10:00:00.000Z` })]);
+        const report = await getUsage(stores.usage, accountId, { from: DAYS[2]!, to: DAYS[2]!, groupBy: 'model' }, new Date(T0));
+        expect(report.rows).toEqual([{ group: 'vid-1-5-pro', tasks: 1, creditsCharged: 25, creditsRefunded: 0, creditsNet: 25 }]);
+      });
+    });
+
     describe('starting a task', () => {
       it('charges and creates the task with its charge in one step; the settle gives both their positions', async () => {
         const accountId = await newAccount(100);
         const request = startOf(accountId, { unsent: true });
         const result = await stores.tasks.start(request);
-        expect(result).toEqual({ type: 'started', task: { ...request.task, seq: 0 } });
+        expect(result).toEqual({ type: 'started', task: { ...request.task, seq: 0, usageCounted: true } });
         // Charged at once, the ledger whole at every instant; the history position comes with the settle.
-        expect(await stores.tasks.get(accountId, request.task.taskId)).toEqual({ ...request.task, seq: 0 });
+        expect(await stores.tasks.get(accountId, request.task.taskId)).toEqual({ ...request.task, seq: 0, usageCounted: true });
         expect(await money(accountId)).toMatchObject({ balance: 75, ledger: 75 });
         expect((await stores.tasks.listPage(accountId, 'video', 1, 10)).tasks).toEqual([]);
         const task = await stores.tasks.settlePositions({ ...request.task, seq: 0 } as Task);
         expect(task).toEqual({ ...request.task, seq: 1 });
-        expect(await stores.tasks.get(accountId, request.task.taskId)).toEqual({ ...request.task, seq: 1 });
+        expect(await stores.tasks.get(accountId, request.task.taskId)).toEqual({ ...request.task, seq: 1, usageCounted: true });
         // Settling again (the sweeper racing the request) changes nothing.
         expect(await stores.tasks.settlePositions({ ...request.task, seq: 0 } as Task)).toEqual({ ...request.task, seq: 1 });
         const after = await money(accountId);

@@ -18,6 +18,7 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   tasks: ['shared', 'catalogue', 'accounts', 'providers'],
   webhooks: ['shared', 'catalogue', 'accounts', 'tasks'],
   uploads: ['shared', 'catalogue'],
+  usage: ['shared', 'catalogue', 'accounts', 'tasks'],
 };
 
 interface Edge {

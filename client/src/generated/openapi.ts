@@ -340,6 +340,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get your usage
+         * @description What your tasks cost over a range of days (UTC), one row per `day`, `model`, `key` or `end_user` (`group_by`), with totals. The range is `from` to `to`, both included, at most 366 days; by default the current UTC month, by day. It agrees with the ledger (`GET /credits/transactions`): `credits_charged` is the sum of the charges dated in the range, `credits_refunded` the refunds of those tasks (counted on the day of the charge, whenever the refund came), `tasks` the number of those charges; grants are not usage. A test key (or `Vidgen-Mode: test`) reports test mode. Read from per-day roll-ups written with each charge and refund, so its cost grows with days × groups, never with the number of tasks. With `Accept: text/csv` the rows come as CSV (RFC 4180, CRLF line ends; the header `<group_by>,tasks,credits_charged,credits_refunded,credits_net`; a null group is an empty field; no totals row; cells that would start a spreadsheet formula get a leading `'`) as an attachment named `vidgen-usage-<mode>-<from>-<to>-<group_by>.csv`. Errors are JSON envelopes either way.
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -1537,6 +1557,50 @@ export interface components {
              * @example 2026-11-21T17:00:00.000Z
              */
             created_at: string;
+        };
+        /** @description Success: `data` is the result, `error` is null. */
+        UsageReportResponse: {
+            data: components["schemas"]["UsageReport"];
+            error: null;
+        };
+        UsageReport: {
+            /**
+             * @description The range's first day (UTC).
+             * @example 2026-11-01
+             */
+            from: string;
+            /**
+             * @description The range's last day, included (UTC).
+             * @example 2026-11-30
+             */
+            to: string;
+            /** @enum {string} */
+            group_by: "day" | "model" | "key" | "end_user";
+            /** @description `day`: every day of the range, ascending. Otherwise the groups with any task, by `credits_net` descending, then `group` (null last). */
+            rows: components["schemas"]["UsageRow"][];
+            /** @description The sums over the rows: the same for every `group_by`. */
+            totals: {
+                /** @description Tasks charged (started) in the range. */
+                tasks: number;
+                /** @description Credits charged for them. */
+                credits_charged: number;
+                /** @description Credits refunded for those tasks (failed or canceled), whenever the refund came. */
+                credits_refunded: number;
+                /** @description `credits_charged - credits_refunded`: what those tasks finally cost. */
+                credits_net: number;
+            };
+        };
+        UsageRow: {
+            /** @description The day (`YYYY-MM-DD`), model id, API key id or end user; null for "no key" (a session's starts) or "no end user". */
+            group: string | null;
+            /** @description Tasks charged (started) in the range. */
+            tasks: number;
+            /** @description Credits charged for them. */
+            credits_charged: number;
+            /** @description Credits refunded for those tasks (failed or canceled), whenever the refund came. */
+            credits_refunded: number;
+            /** @description `credits_charged - credits_refunded`: what those tasks finally cost. */
+            credits_net: number;
         };
         /** @description Success: `data` is the result, `error` is null. */
         CreatedWebhookResponse: {
@@ -5627,6 +5691,202 @@ export interface operations {
                      *       "data": null,
                      *       "error": {
                      *         "message": "limit: must be an integer from 1 to 50",
+                     *         "code": "validation_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description The range's first day, `YYYY-MM-DD` (UTC). Default: the 1st of the current UTC month. */
+                from?: string;
+                /** @description The range's last day, included, `YYYY-MM-DD` (UTC); at most 366 days from `from`, both included. Default: the last day of the current UTC month. */
+                to?: string;
+                /** @description One row per `day` (every day of the range, zeros included), `model`, `key` (the API key id; null: started from a signed-in session) or `end_user` (null: none given). Default: `day`. */
+                group_by?: "day" | "model" | "key" | "end_user";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage report. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "from": "2026-11-01",
+                     *         "to": "2026-11-30",
+                     *         "group_by": "end_user",
+                     *         "rows": [
+                     *           {
+                     *             "group": "alice",
+                     *             "tasks": 2,
+                     *             "credits_charged": 50,
+                     *             "credits_refunded": 0,
+                     *             "credits_net": 50
+                     *           },
+                     *           {
+                     *             "group": "bob",
+                     *             "tasks": 2,
+                     *             "credits_charged": 50,
+                     *             "credits_refunded": 25,
+                     *             "credits_net": 25
+                     *           },
+                     *           {
+                     *             "group": null,
+                     *             "tasks": 1,
+                     *             "credits_charged": 10,
+                     *             "credits_refunded": 0,
+                     *             "credits_net": 10
+                     *           }
+                     *         ],
+                     *         "totals": {
+                     *           "tasks": 5,
+                     *           "credits_charged": 110,
+                     *           "credits_refunded": 25,
+                     *           "credits_net": 85
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UsageReportResponse"];
+                    "text/csv": string;
+                };
+            };
+            /** @description `from` or `to` is not a calendar date as `YYYY-MM-DD`, `to` is before `from` or more than 366 days after it, or `group_by` is not one of the four. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "to: at most 366 days after from (2025-01-01), both included; got 400",
                      *         "code": "validation_error"
                      *       }
                      *     }

@@ -52,6 +52,17 @@ export const keySpendKey = (keyId: string, month: string): PrimaryKey => ({ pk: 
  * key's limit per end user is a condition on it. `#` never occurs in an end user (its alphabet
  * is `A-Z a-z 0-9 _ - . : @`) or a key id.
  */
+/**
+ * A usage roll-up cell (domain/usage/cells.ts): per partition, kind of group and period (`yyyy-mm`
+ * month item, `yyyy` year item), one item per group; `G#` alone is "no group" (no key, no end user).
+ */
+export const usageCellKey = (partitionId: string, kind: string, period: string, group: string | null): PrimaryKey => ({
+  pk: usagePartition(partitionId, kind, period),
+  sk: `${USAGE_GROUP_PREFIX}${group ?? ''}`,
+});
+export const usagePartition = (partitionId: string, kind: string, period: string): string => `USAGE#${partitionId}#${kind}#${period}`;
+export const USAGE_GROUP_PREFIX = 'G#';
+
 export const endUserSpendKey = (keyId: string, month: string, endUser: string): PrimaryKey => ({
   pk: `EUSPEND#${keyId}#${month}#${endUser}`,
   sk: 'EUSPEND',

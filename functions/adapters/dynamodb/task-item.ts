@@ -56,6 +56,8 @@ export function toTaskItem(task: Task): Record<string, unknown> {
     key_spend_key_id: task.keySpend?.keyId,
     key_spend_month: task.keySpend?.month,
     key_spend_end_user: task.keySpend?.endUser,
+    // Its charge is in the usage roll-ups (written by the start's transaction): its refund goes there too.
+    usage_rollup: task.usageCounted && 1,
     created_at: task.createdAt,
     updated_at: task.updatedAt,
     completed_at: task.completedAt,
@@ -138,6 +140,7 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
     ...(endUser !== undefined && { endUser }),
     ...(item.metadata !== undefined && { metadata: item.metadata as Record<string, string> }),
     ...(keySpendKeyId && { keySpend: { keyId: keySpendKeyId, month: text('key_spend_month'), ...(keySpendEndUser !== undefined && { endUser: keySpendEndUser }) } }),
+    ...(item.usage_rollup === 1 && { usageCounted: true as const }),
     createdAt: text('created_at'),
     updatedAt: text('updated_at'),
     ...(completedAt && { completedAt }),

@@ -79,6 +79,11 @@ interface TaskBase extends Attribution {
    * it names one: its refund gives the credits back to both.
    */
   keySpend?: { keyId: string; month: string; endUser?: string };
+  /**
+   * Its charge was counted in the usage roll-ups (domain/usage/cells.ts) by its start, so its
+   * refund is counted there too. Absent on tasks started before the roll-ups existed.
+   */
+  usageCounted?: true;
   createdAt: string;
   updatedAt: string;
   completedAt?: string;

@@ -12,6 +12,7 @@ import { MCP_DOCS } from './mcp';
 import { PROVIDER_CALLBACK_DOCS } from './provider-callbacks';
 import { REFERENCE_DOCS } from './reference';
 import { UPLOAD_DOCS } from './uploads';
+import { USAGE_DOCS } from './usage';
 import { VIDEO_DOCS } from './videos';
 import { WEBHOOK_DOCS } from './webhooks';
 
@@ -31,6 +32,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...CATALOGUE_DOCS,
   ...UPLOAD_DOCS,
   ...ACCOUNT_DOCS,
+  ...USAGE_DOCS,
   ...WEBHOOK_DOCS,
   ...EVENT_DOCS,
   ...KEY_DOCS,

@@ -69,6 +69,9 @@ MIRRORS: Dict[str, Union[str, Tuple[str, ...]]] = {
     "AuditEventPage": "AuditEventPage",
     "AuditActor": ("AuditEvent", "actor"),
     "AuditTarget": ("AuditEvent", "target"),
+    "UsageReport": "UsageReport",
+    "UsageRow": "UsageRow",
+    "UsageTotals": ("UsageReport", "totals"),
 }
 
 

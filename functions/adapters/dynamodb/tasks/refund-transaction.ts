@@ -6,6 +6,7 @@ import { endedEntryValues, endUserSpendKey, keySpendKey, taskHistoryKey, taskKey
 import { PENDING_CHARGES, type LedgerSlot } from '../ledger-positions';
 import { ledgerEntryPut } from '../ledger-repository';
 import { transact, TransactionRefused } from '../transaction';
+import { usageParts } from '../usage/usage-parts';
 
 /**
  * A task that fails and gets its price back, as every failure writes it (a timeout, a cancel, a
@@ -113,6 +114,8 @@ export async function writeFailedEnding(db: Db, ending: FailedEnding): Promise<v
         },
       },
     ],
+    // The refund in the usage roll-ups, on its charge's day; a task started before they existed has no charge there to offset.
+    ...(task.usageCounted ? usageParts(db, task, 'refund') : []),
   ]);
 }
 

@@ -12,12 +12,13 @@ import { toLedgerItem } from '../ledger-repository';
 import { toTaskItem } from '../task-item';
 import { AGAIN, RetriesExhaustedError, withRetries } from '../retry';
 import { transact, TransactionRefused } from '../transaction';
+import { usageParts, type UsagePart } from '../usage/usage-parts';
 
 const COUNT_ATTRIBUTE: Record<TaskKind, string> = { video: 'video_count', image: 'image_count' };
 /** A discarded draft (its charge was refused) is deleted by TTL a day later. */
 const DISCARDED_DRAFT_TTL_SECONDS = 24 * 60 * 60;
 
-type StartPart = 'claim' | 'keySpend' | 'endUserSpend' | 'account' | 'task' | 'charge';
+type StartPart = 'claim' | 'keySpend' | 'endUserSpend' | 'account' | 'task' | 'charge' | UsagePart;
 /** An end user's month of spend through a key is kept 15 months after that month starts. */
 const END_USER_SPEND_KEPT_MONTHS = 15;
 
@@ -32,7 +33,8 @@ const END_USER_SPEND_KEPT_MONTHS = 15;
  *            history and ledger positions allocated and noted under the task id
  *            (`pending_starts`, `pending_charges`): a transaction cannot return a counter;
  *   task     the task, `claimed`, without its position;
- *   charge   its ledger entry, without its position.
+ *   charge   its ledger entry, without its position;
+ *   usage:*  the charge in the usage roll-ups (usage-parts.ts), unconditional.
  * The ledger sums to the balance at every instant. `settlePositions` then moves the noted
  * positions onto the task and the charge (the sweeper does it for a start cut short).
  * Refusals are read by part name with each failed part's item as it stood (ALL_OLD). Another
@@ -44,7 +46,7 @@ export async function startTask(db: Db, write: StartWrite, notesOpened = false):
     return await withRetries('start', async () => {
       try {
         await transact(db, parts);
-        return { type: 'started', task: { ...write.task, seq: 0 } as Task } as const;
+        return { type: 'started', task: { ...write.task, seq: 0, usageCounted: true } as Task } as const;
       } catch (error) {
         if (!(error instanceof TransactionRefused)) throw error;
         const refused = error as TransactionRefused<StartPart>;
@@ -134,11 +136,12 @@ function startParts(db: Db, write: StartWrite): [StartPart, TransactWriteItem][]
     'task',
     {
       // Names its charge, so the settle (and the sweeper's) finds the entry to position.
-      Put: { TableName: db.tableName, Item: { ...toTaskItem({ ...task, seq: 0 } as Task), charge_entry_id: charge.entryId }, ConditionExpression: 'attribute_not_exists(pk)' },
+      Put: { TableName: db.tableName, Item: { ...toTaskItem({ ...task, seq: 0, usageCounted: true } as Task), charge_entry_id: charge.entryId }, ConditionExpression: 'attribute_not_exists(pk)' },
     },
   ]);
   const { seq: _seq, lsi1sk: _lsi1sk, ...unpositioned } = toLedgerItem(charge, 0);
   parts.push(['charge', { Put: { TableName: db.tableName, Item: unpositioned, ConditionExpression: 'attribute_not_exists(pk)' } }]);
+  parts.push(...usageParts(db, task, 'charge'));
   return parts;
 }
 
