@@ -12,12 +12,13 @@ import { toLedgerItem } from '../ledger-repository';
 import { toTaskItem } from '../task-item';
 import { AGAIN, RetriesExhaustedError, withRetries } from '../retry';
 import { transact, TransactionRefused } from '../transaction';
+import { endUserHistoryPart, endUserSettle, readEndUserNote } from './end-user-history';
 
 const COUNT_ATTRIBUTE: Record<TaskKind, string> = { video: 'video_count', image: 'image_count' };
 /** A discarded draft (its charge was refused) is deleted by TTL a day later. */
 const DISCARDED_DRAFT_TTL_SECONDS = 24 * 60 * 60;
 
-type StartPart = 'claim' | 'keySpend' | 'endUserSpend' | 'account' | 'task' | 'charge';
+type StartPart = 'claim' | 'keySpend' | 'endUserSpend' | 'account' | 'task' | 'charge' | 'endUserHistory';
 /** An end user's month of spend through a key is kept 15 months after that month starts. */
 const END_USER_SPEND_KEPT_MONTHS = 15;
 
@@ -32,7 +33,8 @@ const END_USER_SPEND_KEPT_MONTHS = 15;
  *            history and ledger positions allocated and noted under the task id
  *            (`pending_starts`, `pending_charges`): a transaction cannot return a counter;
  *   task     the task, `claimed`, without its position;
- *   charge   its ledger entry, without its position.
+ *   charge   its ledger entry, without its position;
+ *   endUserHistory  the next position in the history of the end user it names, noted (end-user-history.ts).
  * The ledger sums to the balance at every instant. `settlePositions` then moves the noted
  * positions onto the task and the charge (the sweeper does it for a start cut short).
  * Refusals are read by part name with each failed part's item as it stood (ALL_OLD). Another
@@ -139,6 +141,8 @@ function startParts(db: Db, write: StartWrite): [StartPart, TransactWriteItem][]
   ]);
   const { seq: _seq, lsi1sk: _lsi1sk, ...unpositioned } = toLedgerItem(charge, 0);
   parts.push(['charge', { Put: { TableName: db.tableName, Item: unpositioned, ConditionExpression: 'attribute_not_exists(pk)' } }]);
+  const endUserHistory = endUserHistoryPart(db, task);
+  if (endUserHistory) parts.push(endUserHistory);
   return parts;
 }
 
@@ -216,7 +220,7 @@ async function openNotes(db: Db, accountId: string): Promise<void> {
 export async function settlePositions(db: Db, task: Task): Promise<Task> {
   if (task.seq > 0) return task;
   return withRetries('settle positions', async () => {
-    const [{ Item: account }, { Item: stored }] = await Promise.all([
+    const [{ Item: account }, { Item: stored }, endUserSeq] = await Promise.all([
       db.doc.send(
         new GetCommand({
           TableName: db.tableName,
@@ -234,6 +238,8 @@ export async function settlePositions(db: Db, task: Task): Promise<Task> {
           ProjectionExpression: 'seq, charge_entry_id',
         }),
       ),
+      // Beside the others: the end user's position costs no round of its own.
+      readEndUserNote(db, task),
     ]);
     if (stored?.seq !== undefined) return { ...task, seq: Number(stored.seq) };
     const seq = (account?.[PENDING_STARTS] as Record<string, unknown> | undefined)?.[task.taskId];
@@ -242,6 +248,7 @@ export async function settlePositions(db: Db, task: Task): Promise<Task> {
     if (seq === undefined || ledgerPosition === undefined || chargeId === undefined) {
       throw new Error(`Task ${task.taskId} has no positions to settle.`);
     }
+    const endUser = endUserSeq === undefined ? undefined : endUserSettle(db, task, endUserSeq);
     try {
       await transact(db, [
         [
@@ -250,9 +257,9 @@ export async function settlePositions(db: Db, task: Task): Promise<Task> {
             Update: {
               TableName: db.tableName,
               Key: taskKey(task.partitionId, task.taskId),
-              UpdateExpression: 'SET seq = :seq, lsi1sk = :position',
+              UpdateExpression: ['SET seq = :seq, lsi1sk = :position', ...(endUser?.set ?? [])].join(', '),
               ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(seq)',
-              ExpressionAttributeValues: { ':seq': Number(seq), ':position': taskHistoryKey(task.kind, Number(seq)) },
+              ExpressionAttributeValues: { ':seq': Number(seq), ':position': taskHistoryKey(task.kind, Number(seq)), ...endUser?.values },
             },
           },
         ],
@@ -281,6 +288,7 @@ export async function settlePositions(db: Db, task: Task): Promise<Task> {
             },
           },
         ],
+        endUser?.part,
       ]);
       return { ...task, seq: Number(seq) };
     } catch (error) {
