@@ -29,7 +29,10 @@ export function clientBackend(client: VidgenClient): ToolBackend {
     generateImage: (body) => client.generateImage(body as never),
     getTask: (kind, id) => (kind === 'video' ? client.getVideo(id) : client.getImage(id)),
     cancelTask: (kind, id) => (kind === 'video' ? client.cancelVideo(id) : client.cancelImage(id)),
-    listTasks: (kind, page) => (kind === 'video' ? client.listVideos(page) : client.listImages(page)),
+    listTasks: (kind, { end_user: endUser, ...page }) => {
+      const params = { ...page, ...(endUser !== undefined && { endUser }) };
+      return kind === 'video' ? client.listVideos(params) : client.listImages(params);
+    },
     uploadImage: async (source) => client.uploadImage('bytes' in source ? source.bytes : await download(source.url)),
     getCredits: () => client.getCredits(),
     listModels: () => client.listModels(),
