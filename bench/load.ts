@@ -45,10 +45,13 @@ export const ms = (value: number) => `${value.toFixed(1)} ms`;
 
 /**
  * The local stack on free loopback ports, in a fresh data folder. Simulated tasks stay
- * processing (nothing renders during a run) and the sweeper does not run on its own.
+ * processing (nothing renders during a run, unless `settings` say otherwise) and the sweeper
+ * does not run on its own.
  */
-export async function startBenchStack(name: string): Promise<LocalStack> {
+export async function startBenchStack(name: string, settings: Record<string, string> = {}): Promise<LocalStack> {
   process.env.SIM_DELAY_SECONDS = '3600';
+  // A bench that times the simulated provider itself (estimate.ts) sets its own delay.
+  Object.assign(process.env, settings);
   return startLocalStack({
     host: '127.0.0.1',
     apiPort: await freePort(),

@@ -13,14 +13,17 @@ export const USAGE = `Usage: ${VIDGEN} <command> [options]   (also: npm run -s v
 Commands:
   generate "PROMPT" [--model M] [--duration N] [--resolution R] [--aspect-ratio A]
                     [--image FILE|URL [--end-image FILE|URL]] [--seed N] [--negative TEXT]
-                    [--wait] [--out FILE]
+                    [--end-user ID] [--metadata KEY=VALUE ...] [--wait] [--out FILE]
       Start a video. --image uploads FILE (or uses URL) and makes it image_to_video;
       --end-image is the frame it ends on (models with end_image: see "models").
   image "PROMPT" [--model M] [--resolution R] [--aspect-ratio A] [--format png|jpg|webp]
-                 [--ref FILE|URL ...] [--seed N] [--negative TEXT] [--wait] [--out FILE]
+                 [--ref FILE|URL ...] [--seed N] [--negative TEXT] [--end-user ID]
+                 [--metadata KEY=VALUE ...] [--wait] [--out FILE]
       Start an image. --ref adds a reference image (edit mode); repeat it for more.
       --seed N (0 to 4294967295): the same seed and parameters give the same result.
       --negative TEXT: what the result should not show.
+      --end-user ID: your own id of the user the task is for (kept and echoed with it);
+      --metadata KEY=VALUE: a string kept with the task; repeat it for more (at most 16).
   models                              The models: prices, defaults, allowed values, capabilities.
   quote generate|image "PROMPT" [the options of generate or image, without --wait/--out]
       What that start would cost, your balance, and whether it would be accepted now.
@@ -44,8 +47,10 @@ Commands:
       Your task endings, oldest first, whether or not a webhook got them (kept 30 days).
       --follow keeps polling and prints each new ending until Ctrl-C; the last cursor
       goes to stderr, to resume with --after.
-  videos [--page N] [--limit N]      Your videos, newest first.
-  images [--page N] [--limit N]      Your images, newest first.
+  videos [--page N] [--limit N] [--end-user ID]
+                                      Your videos, newest first (only that end user's with --end-user).
+  images [--page N] [--limit N] [--end-user ID]
+                                      Your images, newest first (only that end user's with --end-user).
   upload FILE                         Upload a JPEG, PNG or WebP; prints its URL.
   credits                             Credits, paid access and subscription.
   account                             Your account: id, both balances, access (and email when signed in).
@@ -97,6 +102,8 @@ const OPTIONS = {
   negative: { type: 'string' },
   format: { type: 'string' },
   ref: { type: 'string', multiple: true },
+  'end-user': { type: 'string' },
+  metadata: { type: 'string', multiple: true },
   wait: { type: 'boolean' },
   out: { type: 'string' },
   interval: { type: 'string' },
@@ -126,9 +133,9 @@ const WAITING: OptionName[] = ['wait', 'out', 'interval', 'timeout'];
 const COMMANDS = {
   generate: {
     operand: 'PROMPT',
-    options: ['model', 'duration', 'resolution', 'aspect-ratio', 'image', 'end-image', 'seed', 'negative', ...WAITING],
+    options: ['model', 'duration', 'resolution', 'aspect-ratio', 'image', 'end-image', 'seed', 'negative', 'end-user', 'metadata', ...WAITING],
   },
-  image: { operand: 'PROMPT', options: ['model', 'resolution', 'aspect-ratio', 'format', 'ref', 'seed', 'negative', ...WAITING] },
+  image: { operand: 'PROMPT', options: ['model', 'resolution', 'aspect-ratio', 'format', 'ref', 'seed', 'negative', 'end-user', 'metadata', ...WAITING] },
   models: { operand: undefined, options: [] },
   // Takes the options of the start it prices: parseCommand reads it as that start.
   quote: { operand: 'generate or image, then PROMPT', options: [] },
@@ -137,8 +144,8 @@ const COMMANDS = {
   delete: { operand: 'ID', options: ['yes'] },
   webhooks: { operand: 'listen, list, delete, deliveries or retry', options: ['port', 'page', 'limit'] },
   events: { operand: undefined, options: ['after', 'limit', 'follow', 'interval'] },
-  videos: { operand: undefined, options: ['page', 'limit'] },
-  images: { operand: undefined, options: ['page', 'limit'] },
+  videos: { operand: undefined, options: ['page', 'limit', 'end-user'] },
+  images: { operand: undefined, options: ['page', 'limit', 'end-user'] },
   upload: { operand: 'FILE', options: [] },
   credits: { operand: undefined, options: [] },
   account: { operand: undefined, options: [] },
@@ -164,6 +171,8 @@ export interface WaitSettings {
 interface Extras {
   seed?: number;
   negative?: string;
+  endUser?: string;
+  metadata?: Record<string, string>;
 }
 
 export type GenerateCommand = Extras & {
@@ -206,7 +215,8 @@ export type Command =
   | { name: 'webhooks'; action: 'deliveries'; webhookId: string; page?: number; limit?: number; json: boolean }
   | { name: 'webhooks'; action: 'retry'; webhookId: string; eventId: string; json: boolean }
   | { name: 'events'; after?: string; limit?: number; follow: boolean; intervalMs: number; json: boolean }
-  | { name: 'videos' | 'images' | 'transactions'; page?: number; limit?: number; json: boolean }
+  | { name: 'videos' | 'images'; page?: number; limit?: number; endUser?: string; json: boolean }
+  | { name: 'transactions'; page?: number; limit?: number; json: boolean }
   | { name: 'upload'; file: string; json: boolean }
   | { name: 'credits' | 'account'; json: boolean }
   | { name: 'mcp'; json: boolean }
@@ -335,6 +345,13 @@ export function parseCommand(argv: string[]): Command {
     }
     case 'videos':
     case 'images':
+      return {
+        name,
+        page: number(values.page, '--page'),
+        limit: number(values.limit, '--limit'),
+        ...(values['end-user'] !== undefined && { endUser: nonEmpty(values['end-user'], '--end-user') }),
+        json,
+      };
     case 'transactions':
       return { name, page: number(values.page, '--page'), limit: number(values.limit, '--limit'), json };
     case 'events': {
@@ -462,11 +479,26 @@ function quoteCommand(startArgv: string[]): Command {
 }
 
 /** --seed and --negative, as given: the API judges them (a whole number in range; 1 to 2000 characters). */
-function extras(values: { seed?: string; negative?: string }): Extras {
+function extras(values: { seed?: string; negative?: string; 'end-user'?: string; metadata?: string[] }): Extras {
   return {
     ...(values.seed !== undefined && { seed: number(values.seed, '--seed') }),
     ...(values.negative !== undefined && { negative: values.negative }),
+    ...(values['end-user'] !== undefined && { endUser: nonEmpty(values['end-user'], '--end-user') }),
+    ...(values.metadata !== undefined && { metadata: metadataOf(values.metadata) }),
   };
+}
+
+/** `--metadata k=v`, repeated: split at the first `=` (a value may hold more); the API checks keys and values. */
+function metadataOf(pairs: string[]): Record<string, string> {
+  const metadata: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new UsageError(`--metadata: expected key=value, got "${pair}".`);
+    const key = pair.slice(0, at);
+    if (Object.hasOwn(metadata, key)) throw new UsageError(`--metadata: "${key}" is given twice.`);
+    metadata[key] = pair.slice(at + 1);
+  }
+  return metadata;
 }
 
 function taskKind(id: string): 'video' | 'image' {

@@ -57,12 +57,12 @@ export async function runCommand(command: Exclude<Command, { name: 'help' | 'log
       return 0;
     }
     case 'videos': {
-      const page = await client.listVideos({ page: command.page, limit: command.limit }, { signal });
+      const page = await client.listVideos({ page: command.page, limit: command.limit, endUser: command.endUser }, { signal });
       printData(page, () => formatVideoList(page));
       return 0;
     }
     case 'images': {
-      const page = await client.listImages({ page: command.page, limit: command.limit }, { signal });
+      const page = await client.listImages({ page: command.page, limit: command.limit, endUser: command.endUser }, { signal });
       printData(page, () => formatImageList(page));
       return 0;
     }
@@ -226,10 +226,12 @@ async function imageParams(command: ImageCommand, client: VidgenClient, io: Io):
   };
 }
 
-function extrasParams(command: GenerateCommand | ImageCommand): { seed?: number; negative_prompt?: string } {
+function extrasParams(command: GenerateCommand | ImageCommand): { seed?: number; negative_prompt?: string; end_user?: string; metadata?: Record<string, string> } {
   return {
     ...(command.seed !== undefined && { seed: command.seed }),
     ...(command.negative !== undefined && { negative_prompt: command.negative }),
+    ...(command.endUser !== undefined && { end_user: command.endUser }),
+    ...(command.metadata !== undefined && { metadata: command.metadata }),
   };
 }
 

@@ -30,7 +30,10 @@ export function clientBackend(client: VidgenClient): ToolBackend {
     getTask: (kind, id) => (kind === 'video' ? client.getVideo(id) : client.getImage(id)),
     cancelTask: (kind, id) => (kind === 'video' ? client.cancelVideo(id) : client.cancelImage(id)),
     deleteTask: (kind, id) => (kind === 'video' ? client.deleteVideo(id) : client.deleteImage(id)),
-    listTasks: (kind, page) => (kind === 'video' ? client.listVideos(page) : client.listImages(page)),
+    listTasks: (kind, { end_user: endUser, ...page }) => {
+      const params = { ...page, ...(endUser !== undefined && { endUser }) };
+      return kind === 'video' ? client.listVideos(params) : client.listImages(params);
+    },
     uploadImage: async (source) => client.uploadImage('bytes' in source ? source.bytes : await download(source.url)),
     getCredits: () => client.getCredits(),
     listModels: () => client.listModels(),

@@ -32,6 +32,7 @@ import type {
   KeyMode,
   ModelList,
   PageParams,
+  TaskListParams,
   TaskEvent,
   Quote,
   QuoteParams,
@@ -194,6 +195,9 @@ export class WaitTimeoutError extends Error {
 /** Files larger than this (bytes) go to storage directly: a Lambda request carries about 4.5 MB. */
 export const DIRECT_UPLOAD_THRESHOLD = 4_000_000;
 
+/** A task list's query: `endUser` is the API's `end_user`. */
+const taskListQuery = ({ endUser, ...page }: TaskListParams) => ({ ...page, end_user: endUser });
+
 const DEFAULT_RETRY: RetryOptions = { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 30_000 };
 const DEFAULT_TIMEOUT_MS = 60_000;
 const RETRYABLE_5XX = new Set([500, 502, 503, 504]);
@@ -269,8 +273,8 @@ export class VidgenClient {
   }
 
   /** GET /videos: the history, newest first. */
-  listVideos(params: PageParams = {}, options: RequestOptions = {}): Promise<VideoPage> {
-    return this.request({ method: 'GET', path: '/videos', query: { ...params }, idempotent: true, signal: options.signal });
+  listVideos(params: TaskListParams = {}, options: RequestOptions = {}): Promise<VideoPage> {
+    return this.request({ method: 'GET', path: '/videos', query: taskListQuery(params), idempotent: true, signal: options.signal });
   }
 
   /** POST /generate-image: starts an image task; resolves with it (status `processing`). */
@@ -284,8 +288,8 @@ export class VidgenClient {
   }
 
   /** GET /images: image tasks, newest first. */
-  listImages(params: PageParams = {}, options: RequestOptions = {}): Promise<ImagePage> {
-    return this.request({ method: 'GET', path: '/images', query: { ...params }, idempotent: true, signal: options.signal });
+  listImages(params: TaskListParams = {}, options: RequestOptions = {}): Promise<ImagePage> {
+    return this.request({ method: 'GET', path: '/images', query: taskListQuery(params), idempotent: true, signal: options.signal });
   }
 
   /**

@@ -61,9 +61,13 @@ export type VideoPage = Schemas['VideoPage'];
 /** GET /images: newest first. */
 export type ImagePage = Schemas['ImagePage'];
 
-/** The `page` and `limit` query parameters of GET /videos and GET /images. */
-export type PageParams = NonNullable<operations['listVideos']['parameters']['query']> &
-  NonNullable<operations['listImages']['parameters']['query']>;
+/** The `page` and `limit` query parameters of the paged lists. */
+export type PageParams = Pick<NonNullable<operations['listVideos']['parameters']['query']> & NonNullable<operations['listImages']['parameters']['query']>, 'page' | 'limit'>;
+
+/** GET /videos and GET /images: a page, of one end user's tasks only with `endUser` (the `end_user` query parameter). */
+export interface TaskListParams extends PageParams {
+  endUser?: string;
+}
 
 /** POST /upload and POST /uploads/{upload_id}/complete. */
 export type UploadedImage = Schemas['UploadedImage'];

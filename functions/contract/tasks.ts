@@ -14,8 +14,8 @@ import { TASK_ERROR_CODES, TASK_STATUSES, type ImageTask, type Task, type TaskSt
 import { creditsRefunded } from '#domain/tasks/charges';
 import { type GenerationExtras } from '#domain/catalogue/params';
 import { successEnvelopeSchema } from './envelope';
-import { credits, timestamp } from './fields';
-import { pagination, paginationView, type PageOf } from './pagination';
+import { credits, endUserField, timestamp } from './fields';
+import { pagination, paginationQuery, paginationView, type PageOf } from './pagination';
 
 /**
  * The public shape of video and image tasks: snake_case, results only when completed, the
@@ -203,6 +203,14 @@ export const imagePage = z
     pagination,
   })
   .meta({ id: 'ImagePage' });
+
+/** `GET /videos` and `/images`: a page, of one end user's tasks only when `end_user` is given. */
+export const taskListQuery = paginationQuery.extend({
+  end_user: endUserField.optional().meta({
+    description: 'Only the tasks started with this `end_user`, newest first, paged the same way (each page costs the same whatever the size of the account).',
+    examples: ['user_1842'],
+  }),
+});
 
 export const videoTaskResponse = successEnvelopeSchema('VideoTaskResponse', videoTask);
 export const videoPageResponse = successEnvelopeSchema('VideoPageResponse', videoPage);

@@ -7,5 +7,5 @@ export const spec = defineFunction({
   area: 'tasks',
   trigger: { kind: 'http', method: 'GET', path: '/images' },
   access: { callers: ['apiKey', 'session'], capability: 'read' },
-  needs: { table: { actions: [...RATE_LIMITED, 'GetItem', 'Query'], query: ['lsi1'] } },
+  needs: { table: { actions: [...RATE_LIMITED, 'GetItem', 'Query'], query: ['lsi1', 'gsi1'] } },
 });

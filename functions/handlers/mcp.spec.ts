@@ -15,7 +15,8 @@ export const spec = defineFunction({
   // equal to their merge.
   needs: startsTasks(
     endsTasks({
-      table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+      // gsi1: list_tasks with an end_user (an end user's history, as list-videos reads it).
+      table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'], query: ['lsi1', 'gsi1'] },
       media: { read: ['uploads/', 'videos/', 'images/'], write: ['uploads/'], delete: ['videos/', 'images/'], listBucket: true },
       providers: true,
       invokes: ['copy-output'],

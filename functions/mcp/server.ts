@@ -118,8 +118,8 @@ async function run(backend: ToolBackend, name: ToolName, args: Record<string, un
       return { result: await backend.deleteTask(kindOf(id), id) };
     }
     case 'list_tasks': {
-      const { kind, page, limit } = TOOLS.list_tasks.input.parse(args);
-      return { result: await backend.listTasks(kind, { page, limit }) };
+      const { kind, page, limit, end_user } = TOOLS.list_tasks.input.parse(args);
+      return { result: await backend.listTasks(kind, { page, limit, ...(end_user !== undefined && { end_user }) }) };
     }
     case 'upload_image': {
       const input = TOOLS.upload_image.input.parse(args);

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { generateImageBody } from '#contract/generate-image';
 import { generateVideoBody } from '#contract/generate-video';
 import { quoteRequest } from '#contract/quote';
+import { endUserField } from '#contract/fields';
 import { IMAGE_MODELS, MAX_REFERENCE_IMAGES, VIDEO_DURATION, VIDEO_MODELS } from '#domain/catalogue/catalogue';
 import { MAX_UPLOAD_BYTES } from '#domain/catalogue/image-type';
 
@@ -22,7 +23,7 @@ export interface ToolBackend {
   cancelTask(kind: TaskKind, id: string): Promise<object>;
   /** Deletes a final task's stored outputs; the task stays, with `output_deleted_at`. */
   deleteTask(kind: TaskKind, id: string): Promise<object>;
-  listTasks(kind: TaskKind, page: { page?: number; limit?: number }): Promise<object>;
+  listTasks(kind: TaskKind, page: { page?: number; limit?: number; end_user?: string }): Promise<object>;
   uploadImage(source: { url: string } | { bytes: Buffer }): Promise<object>;
   getCredits(): Promise<object>;
   listModels(): Promise<object>;
@@ -60,6 +61,7 @@ const listInput = z.object({
   kind: z.enum(['video', 'image']).default('video').meta({ description: 'Which history: `video` (default) or `image`.' }),
   page: z.number().int().min(1).default(1).meta({ description: 'Page number from 1; past the last page: an empty list.' }),
   limit: z.number().int().min(1).max(50).default(20).meta({ description: 'Tasks per page, 1-50 (default 20).' }),
+  end_user: endUserField.optional().meta({ description: 'Only the tasks started with this end_user (your own id of your user).' }),
 });
 
 const uploadInput = z
@@ -125,7 +127,7 @@ export const TOOLS = {
   },
   list_tasks: {
     name: 'list_tasks',
-    description: 'List your video tasks (kind: video, the default) or image tasks (kind: image), newest first, a page at a time.',
+    description: 'List your video tasks (kind: video, the default) or image tasks (kind: image), newest first, a page at a time; with end_user, only that end user\'s tasks.',
     input: listInput,
   },
   upload_image: {

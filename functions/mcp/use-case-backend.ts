@@ -59,11 +59,11 @@ export function useCaseBackend(principal: Principal): ToolBackend {
       scoped('generate');
       return view(await deleteTaskOutputs(outputDeletion(), accountId, kind, id));
     },
-    listTasks: async (kind: TaskKind, { page = 1, limit = 20 }) => {
+    listTasks: async (kind: TaskKind, { page = 1, limit = 20, end_user: endUser }) => {
       scoped('read');
       return kind === 'video'
-        ? videoPageView(await listTasks(stores(), accountId, 'video', page, limit, new Date()))
-        : imagePageView(await listTasks(stores(), accountId, 'image', page, limit, new Date()));
+        ? videoPageView(await listTasks(stores(), accountId, 'video', page, limit, new Date(), endUser))
+        : imagePageView(await listTasks(stores(), accountId, 'image', page, limit, new Date(), endUser));
     },
     uploadImage: async (source) => {
       scoped('generate');

@@ -224,9 +224,9 @@ class VidgenClient:
         """GET /videos/{id}."""
         return cast(VideoTask, self._request(_Call("GET", f"/videos/{_id(video_id)}", idempotent=True)))
 
-    def list_videos(self, *, page: Optional[int] = None, limit: Optional[int] = None) -> VideoPage:
-        """GET /videos: the history, newest first."""
-        call = _Call("GET", "/videos", idempotent=True, query={"page": page, "limit": limit})
+    def list_videos(self, *, page: Optional[int] = None, limit: Optional[int] = None, end_user: Optional[str] = None) -> VideoPage:
+        """GET /videos: the history, newest first (with ``end_user``, only that end user's tasks)."""
+        call = _Call("GET", "/videos", idempotent=True, query={"page": page, "limit": limit, "end_user": end_user})
         return cast(VideoPage, self._request(call))
 
     def cancel_video(self, video_id: str) -> VideoTask:
@@ -274,9 +274,9 @@ class VidgenClient:
         """GET /images/{id}."""
         return cast(ImageTask, self._request(_Call("GET", f"/images/{_id(image_id)}", idempotent=True)))
 
-    def list_images(self, *, page: Optional[int] = None, limit: Optional[int] = None) -> ImagePage:
-        """GET /images: image tasks, newest first."""
-        call = _Call("GET", "/images", idempotent=True, query={"page": page, "limit": limit})
+    def list_images(self, *, page: Optional[int] = None, limit: Optional[int] = None, end_user: Optional[str] = None) -> ImagePage:
+        """GET /images: image tasks, newest first (with ``end_user``, only that end user's)."""
+        call = _Call("GET", "/images", idempotent=True, query={"page": page, "limit": limit, "end_user": end_user})
         return cast(ImagePage, self._request(call))
 
     def cancel_image(self, image_id: str) -> ImageTask:

@@ -57,8 +57,8 @@ const EXPECTED_REPLICATE: Record<string, string[]> = {
   // Public, but only what applying a callback takes: the task, its copy, its ending.
   // DeleteItem: the receipt of a callback message it could not handle is given up (CALLBACK#).
   'provider-callback': [...TASK_WRITES, 'dynamodb:DeleteItem table', ...SECRET, ...SIMULATED_PROVIDER, ...QUEUE_COPIES, ...PUBLISH_EVENTS],
-  'list-videos': [...RATE, 'dynamodb:GetItem table', 'dynamodb:Query index/lsi1'],
-  'list-images': [...RATE, 'dynamodb:GetItem table', 'dynamodb:Query index/lsi1'],
+  'list-videos': [...RATE, 'dynamodb:GetItem table', 'dynamodb:Query index/lsi1', 'dynamodb:Query index/gsi1'],
+  'list-images': [...RATE, 'dynamodb:GetItem table', 'dynamodb:Query index/lsi1', 'dynamodb:Query index/gsi1'],
   'get-video': [...TASK_WRITES, ...SECRET, ...SIMULATED_PROVIDER, ...QUEUE_COPIES, ...PUBLISH_EVENTS],
   'get-image': [...TASK_WRITES, ...SECRET, ...SIMULATED_PROVIDER, ...QUEUE_COPIES, ...PUBLISH_EVENTS],
   'cancel-video': [...TASK_WRITES, ...SECRET, ...SIMULATED_PROVIDER, ...PUBLISH_EVENTS],

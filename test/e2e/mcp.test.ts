@@ -116,6 +116,10 @@ describe.each([
     expect(got.structuredContent).toEqual(waited.structuredContent);
     const listed = await call(client, 'list_tasks', { kind: 'video' });
     expect((listed.structuredContent as Json).videos.map((v: Json) => v.video_id)).toContain(video.video_id);
+    // Only that end user's: no other task of this account names alice.
+    const mine = await call(client, 'list_tasks', { kind: 'video', end_user: 'alice' });
+    expect((mine.structuredContent as Json).videos.map((v: Json) => v.video_id)).toEqual([video.video_id]);
+    expect((await call(client, 'list_tasks', { kind: 'video', end_user: 'bob' })).structuredContent).toMatchObject({ videos: [], pagination: { total: 0 } });
   });
 
   it('sends each progress notification while the wait still runs: a client that cancels on the first one ends its own wait', async () => {

@@ -8,6 +8,7 @@ import { createAccount, createApiKey } from '#domain/accounts/account-admin';
 import { GOOD_PASSWORD, signedInHolder } from '#test-support/identity';
 import { runScript, spawnScript } from '#test-support/run-script';
 import { startTestApi } from '#test-support/local-api';
+import { pollUntil } from '#test-support/wait';
 
 /**
  * The `vidgen` CLI for API users, spawned as users run it (tsx bin/vidgen.ts), against the
@@ -158,6 +159,28 @@ describe('vidgen CLI', () => {
       seed: 42,
       negative_prompt: 'rain',
     });
+  });
+
+  it('--end-user and --metadata reach the task; videos --end-user lists only that end user\'s', async () => {
+    const key = { VIDGEN_API_KEY: await newKey(200) };
+    const start = async (endUser: string, order: string) => {
+      const result = await vidgen(['generate', 'a kite', '--duration', '3', '--end-user', endUser, '--metadata', `order=${order}`, '--metadata', 'plan=pro', '--json'], key);
+      expect(result.code).toBe(0);
+      const video = JSON.parse(result.stdout);
+      expect(video).toMatchObject({ end_user: endUser, metadata: { order, plan: 'pro' } });
+      return video.video_id as string;
+    };
+    const carol = [await start('carol', '1'), await start('dave', '2'), await start('carol', '3')].filter((_, index) => index !== 1);
+    // The end user's list is read from an eventually consistent index: poll until both show.
+    const listed = await pollUntil(async () => {
+      const result = await vidgen(['videos', '--end-user', 'carol', '--json'], key);
+      const page = JSON.parse(result.stdout);
+      return page.videos.length === 2 && page;
+    });
+    expect(listed.videos.map((video: { video_id: string }) => video.video_id)).toEqual([carol[1], carol[0]]);
+    expect(listed.pagination).toMatchObject({ total: 2 });
+    const refused = await vidgen(['generate', 'a kite', '--metadata', 'no-equals'], key);
+    expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining('--metadata: expected key=value, got "no-equals"')]);
   });
 
   it('a failed task exits 1 with its error code', async () => {

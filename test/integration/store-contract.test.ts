@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoAccountDirectory } from '#adapters/dynamodb/account-directory';
 import { DynamoAccountStore, PENDING_STARTS } from '#adapters/dynamodb/account-repository';
-import { accountKey, auditKey } from '#adapters/dynamodb/keys';
+import { accountKey, auditKey, endUserKey } from '#adapters/dynamodb/keys';
 import { LEDGER_COUNT, PENDING_CHARGES } from '#adapters/dynamodb/ledger-positions';
 import { toTaskItem } from '#adapters/dynamodb/task-item';
 import { DynamoApiKeyStore } from '#adapters/dynamodb/api-key-repository';
@@ -24,6 +24,7 @@ import { auditEntry } from '#domain/shared/audit';
 import { getUsage } from '#domain/usage/report';
 import { describeStoreContract } from '#test-support/store-contract';
 import { createTestDb, dropTestDb } from '#test-support/test-db';
+import { pollUntil } from '#test-support/wait';
 
 // The suite the in-memory fakes pass (test/unit/memory-stores.test.ts), here against the
 // DynamoDB adapters on DynamoDB Local: a fresh table per test, since the sweeper's list spans
@@ -118,6 +119,31 @@ describe('DynamoDB task store: a start cut short', () => {
       const poor = { ...task, taskId: newTaskId('video'), creditsUsed: 80 };
       expect(await tasks.start({ task: poor, charge: chargeEntry(poor) })).toEqual({ type: 'refused', refusals: { credits: { available: 75 } } });
       expect(await tasks.get(accountId, poor.taskId)).toBeUndefined();
+    } finally {
+      await dropTestDb(db);
+    }
+  });
+
+  it("cut short before its settle, a start naming an end user is repaired into that end user's history, its note gone", async () => {
+    const db = await createTestDb();
+    try {
+      const { accountId, task: plain } = await accountWith100(db);
+      const task = { ...plain, endUser: 'alice' } as Omit<Task, 'seq'>;
+      const tasks = new DynamoTaskStore(db, SILENT_TELEMETRY);
+      expect(await tasks.start({ task, charge: chargeEntry(task) })).toMatchObject({ type: 'started' });
+      // Counted at once, listed once positioned: the total is the end user's item, the page its index.
+      expect(await tasks.listEndUserPage(accountId, 'alice', 'video', 1, 10)).toEqual({ tasks: [], total: 1 });
+      const now = '2026-03-01T12:05:00.000Z';
+      expect(await tasks.repairStart({ ...task, seq: 0 } as Task, { code: 'internal_error', message: 'cut short' }, now)).toBe('refunded');
+      const page = await pollUntil(async () => {
+        const listed = await tasks.listEndUserPage(accountId, 'alice', 'video', 1, 10);
+        return listed.tasks.length > 0 && listed;
+      });
+      expect(page).toMatchObject({ total: 1, tasks: [{ taskId: task.taskId, seq: 1, status: 'failed', endUser: 'alice' }] });
+      const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: endUserKey(accountId, 'alice'), ConsistentRead: true }));
+      expect(Object.keys(Item ?? {}).filter((name) => name.startsWith('pending_'))).toEqual([]);
+      // A settle after the repair finds nothing to do.
+      expect((await tasks.settlePositions({ ...task, seq: 0 } as Task)).seq).toBe(1);
     } finally {
       await dropTestDb(db);
     }

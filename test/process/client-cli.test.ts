@@ -71,12 +71,30 @@ describe('parseCommand', () => {
     expect(parseCommand(['quote', 'image', 'p', '--negative', 'quote'])).toMatchObject({ name: 'quote', start: { name: 'image', negative: 'quote' } });
   });
 
+  it('reads --end-user and repeated --metadata KEY=VALUE on both starts, and --end-user on the lists', () => {
+    expect(parseCommand(['generate', 'x', '--end-user', 'alice@example.com', '--metadata', 'order=1001', '--metadata', 'note=a=b'])).toMatchObject({
+      name: 'generate',
+      endUser: 'alice@example.com',
+      metadata: { order: '1001', note: 'a=b' },
+    });
+    expect(parseCommand(['image', 'p', '--metadata', 'empty='])).toMatchObject({ name: 'image', metadata: { empty: '' } });
+    expect(parseCommand(['image', 'p'])).not.toHaveProperty('metadata');
+    expect(parseCommand(['quote', 'generate', 'x', '--end-user', 'bob'])).toMatchObject({ start: { endUser: 'bob' } });
+    expect(parseCommand(['videos', '--end-user', 'alice', '--limit', '5'])).toEqual({ name: 'videos', page: undefined, limit: 5, endUser: 'alice', json: false });
+    expect(parseCommand(['images', '--end-user', 'bob'])).toMatchObject({ name: 'images', endUser: 'bob' });
+  });
+
   it.each([
     [['quote'], /"quote" needs generate or image/],
     [['quote', 'credits'], /"quote" prices a start/],
     [['quote', 'generate', 'x', '--wait'], /--wait, --out and --timeout do not apply/],
     [['image', 'p', '--end-image', 'z.png'], /--end-image is not an option of "image"/],
     [['generate', 'x', '--seed', 'seven'], /--seed must be a number/],
+    [['generate', 'x', '--metadata', 'x'], /--metadata: expected key=value, got "x"/],
+    [['generate', 'x', '--metadata', '=v'], /--metadata: expected key=value, got "=v"/],
+    [['image', 'p', '--metadata', 'k=1', '--metadata', 'k=2'], /--metadata: "k" is given twice/],
+    [['transactions', '--end-user', 'alice'], /--end-user is not an option of "transactions"/],
+    [['videos', '--end-user', ''], /--end-user must not be empty/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseCommand(argv)).toThrow(message);
   });

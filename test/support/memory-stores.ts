@@ -255,6 +255,10 @@ export class MemoryTaskStore implements TaskStore {
 
   /** Per task id: the history position its start allocated, until settlePositions moves it onto the task. */
   private readonly notes = new Map<string, number>();
+  /** As the adapter's ENDUSER items: counts per partition, end user and kind; positions noted per task until settled, then held per task. */
+  private readonly endUserCounts = new Map<string, number>();
+  private readonly endUserNotes = new Map<string, number>();
+  private readonly endUserSeqs = new Map<string, number>();
 
   /** As the adapter's one transaction: every rule judged, all refusals reported, nothing written for a refusal. */
   async start(write: StartWrite): Promise<StartResult> {
@@ -287,6 +291,12 @@ export class MemoryTaskStore implements TaskStore {
     account.credits -= price;
     account.taskCounts[claimed.kind] += 1;
     this.notes.set(id, account.taskCounts[claimed.kind]);
+    if (claimed.endUser !== undefined) {
+      const countId = `${claimed.partitionId}#${claimed.endUser}#${claimed.kind}`;
+      const count = (this.endUserCounts.get(countId) ?? 0) + 1;
+      this.endUserCounts.set(countId, count);
+      this.endUserNotes.set(id, count);
+    }
     account.updatedAt = claimed.createdAt;
     const task = { ...claimed, seq: 0, usageCounted: true } as Task;
     this.table.tasks.set(id, copy(task));
@@ -306,6 +316,9 @@ export class MemoryTaskStore implements TaskStore {
     if (seq !== undefined && stored.seq === 0) {
       stored.seq = seq;
       this.notes.delete(id);
+      const endUserSeq = this.endUserNotes.get(id);
+      if (endUserSeq !== undefined) this.endUserSeqs.set(id, endUserSeq);
+      this.endUserNotes.delete(id);
     }
     return { ...task, seq: stored.seq };
   }
@@ -364,6 +377,19 @@ export class MemoryTaskStore implements TaskStore {
       .filter((task) => task.partitionId === accountId && task.kind === kind && task.seq >= oldest && task.seq <= newest)
       .sort((a, b) => b.seq - a.seq);
     return { tasks: copy(tasks), total };
+  }
+
+  async listEndUserPage(accountId: string, endUser: string, kind: TaskKind, page: number, limit: number) {
+    await turn();
+    const total = this.endUserCounts.get(`${accountId}#${endUser}#${kind}`) ?? 0;
+    const newest = total - (page - 1) * limit;
+    const oldest = Math.max(1, newest - limit + 1);
+    const positioned = [...this.endUserSeqs]
+      .filter(([, seq]) => seq >= oldest && seq <= newest)
+      .map(([id, seq]) => ({ task: this.table.tasks.get(id)!, seq }))
+      .filter(({ task }) => task.partitionId === accountId && task.kind === kind && task.endUser === endUser)
+      .sort((a, b) => b.seq - a.seq);
+    return { tasks: copy(positioned.map(({ task }) => task)), total };
   }
 
   /** One shard, oldest first (the adapter has several). Every task here has its phase from the start: `unmoved` is empty. */

@@ -22,6 +22,7 @@ import type { DeliveryStore } from '#domain/webhooks/ports';
 import type { WebhookEndpoint } from '#domain/webhooks/webhooks';
 import type { WebhookStore } from '#domain/webhooks/ports';
 import { auditEntry, OPERATOR_STAMP, type AuditEntry, type AuditStamp } from '#domain/shared/audit';
+import { pollUntil } from './wait';
 import type { AuditLog } from '#domain/shared/ports';
 import type { UsageReader } from '#domain/usage/ports';
 import { getUsage, USAGE_GROUPINGS } from '#domain/usage/report';
@@ -1007,6 +1008,48 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(await stores.tasks.listPage(accountId, 'video', 4, 3)).toEqual({ tasks: [], total: 7 });
         expect((await stores.tasks.listPage(accountId, 'image', 1, 20)).total).toBe(1);
         expect(await stores.tasks.listPage('acc_nobody', 'video', 1, 20)).toEqual({ tasks: [], total: 0 });
+      });
+
+      it("pages one end user's tasks of a kind newest first, with its total, and nobody else's", async () => {
+        const [accountId, other] = [await newAccount(1000), await newAccount(1000)];
+        const alice: Task[] = [];
+        for (let i = 0; i < 5; i += 1) {
+          alice.push(await started(accountId, { endUser: 'alice' }));
+          await started(accountId, { endUser: 'bob' });
+          await started(accountId);
+        }
+        await started(accountId, { endUser: 'alice', kind: 'image', price: 5 });
+        await started(other, { endUser: 'alice' });
+        const ids = (tasks: Task[]) => tasks.map((task) => task.taskId);
+        // The adapter's index is eventually consistent: wait for the last start to show.
+        const page1 = await pollUntil(async () => {
+          const page = await stores.tasks.listEndUserPage(accountId, 'alice', 'video', 1, 2);
+          return page.tasks[0]?.taskId === alice[4]!.taskId && page;
+        });
+        expect(page1.total).toBe(5);
+        expect(ids(page1.tasks)).toEqual(ids([alice[4]!, alice[3]!]));
+        expect(page1.tasks[0]).toEqual(alice[4]);
+        expect(ids((await stores.tasks.listEndUserPage(accountId, 'alice', 'video', 2, 2)).tasks)).toEqual(ids([alice[2]!, alice[1]!]));
+        expect(ids((await stores.tasks.listEndUserPage(accountId, 'alice', 'video', 3, 2)).tasks)).toEqual([alice[0]!.taskId]);
+        expect(await stores.tasks.listEndUserPage(accountId, 'alice', 'video', 4, 2)).toEqual({ tasks: [], total: 5 });
+        expect((await stores.tasks.listEndUserPage(accountId, 'alice', 'image', 1, 20)).total).toBe(1);
+        expect((await stores.tasks.listEndUserPage(other, 'alice', 'video', 1, 20)).total).toBe(1);
+        expect(await stores.tasks.listEndUserPage(accountId, 'carol', 'video', 1, 20)).toEqual({ tasks: [], total: 0 });
+        // The account's own history still holds every task.
+        expect((await stores.tasks.listPage(accountId, 'video', 1, 20)).total).toBe(15);
+      });
+
+      it("numbers an end user's tasks without gaps under concurrent starts, refused ones taking no position", async () => {
+        const accountId = await newAccount(20 * 25);
+        const results = await Promise.all(Array.from({ length: 24 }, () => settledStart(startOf(accountId, { endUser: 'alice' }))));
+        const created = results.flatMap((result) => (result.type === 'started' ? [result.task.taskId] : []));
+        expect(created).toHaveLength(20);
+        const listed = await pollUntil(async () => {
+          const pages = await Promise.all([1, 2, 3, 4].map((page) => stores.tasks.listEndUserPage(accountId, 'alice', 'video', page, 5)));
+          const all = pages.flatMap((page) => page.tasks.map((task) => task.taskId));
+          return all.length === 20 && pages.every((page) => page.total === 20) && all;
+        });
+        expect([...listed].sort()).toEqual([...created].sort());
       });
 
       it('lists every processing task once, under its phase (or unmoved since its start), each shard oldest first, and no final ones', async () => {

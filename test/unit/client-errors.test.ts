@@ -72,12 +72,14 @@ describe('requests', () => {
     const api = client(fetch);
     await api.listVideos({ page: 2, limit: 50 });
     await api.listImages();
+    await api.listVideos({ endUser: 'alice@example.com' });
     await api.getVideo('vid_../x y');
     await api.getImage('img_1');
     await api.getCredits();
     expect(sent.map((s) => s.url)).toEqual([
       'https://api.example.test/api/v1/videos?page=2&limit=50',
       'https://api.example.test/api/v1/images',
+      'https://api.example.test/api/v1/videos?end_user=alice%40example.com',
       'https://api.example.test/api/v1/videos/vid_..%2Fx%20y',
       'https://api.example.test/api/v1/images/img_1',
       'https://api.example.test/api/v1/credits',

@@ -35,7 +35,7 @@ export interface paths {
         };
         /**
          * List your video tasks
-         * @description Your video history, newest first, a page at a time. A page past the end is an empty list.
+         * @description Your video history, newest first, a page at a time, or with `end_user` that end user's part of it. A page past the end is an empty list.
          */
         get: operations["listVideos"];
         put?: never;
@@ -121,7 +121,7 @@ export interface paths {
         };
         /**
          * List your image tasks
-         * @description Your image history, newest first, a page at a time. A page past the end is an empty list.
+         * @description Your image history, newest first, a page at a time, or with `end_user` that end user's part of it. A page past the end is an empty list.
          */
         get: operations["listImages"];
         put?: never;
@@ -2355,6 +2355,8 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 50. */
                 limit?: number;
+                /** @description Only the tasks started with this `end_user`, newest first, paged the same way (each page costs the same whatever the size of the account). */
+                end_user?: string;
             };
             header?: never;
             path?: never;
@@ -2419,7 +2421,7 @@ export interface operations {
                     "application/json": components["schemas"]["VideoPageResponse"];
                 };
             };
-            /** @description `page` or `limit` is not an integer in range. */
+            /** @description `page` or `limit` is not an integer in range. Or `end_user` is not 1 to 128 characters of A-Z a-z 0-9 _ - . : @. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3410,6 +3412,8 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 50. */
                 limit?: number;
+                /** @description Only the tasks started with this `end_user`, newest first, paged the same way (each page costs the same whatever the size of the account). */
+                end_user?: string;
             };
             header?: never;
             path?: never;
@@ -3471,7 +3475,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImagePageResponse"];
                 };
             };
-            /** @description `page` or `limit` is not an integer in range. */
+            /** @description `page` or `limit` is not an integer in range. Or `end_user` is not 1 to 128 characters of A-Z a-z 0-9 _ - . : @. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

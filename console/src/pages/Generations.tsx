@@ -5,7 +5,7 @@ import { ErrorNotice, formatTime, Loaded, Pager, Section, StatusBadge, TaskFailu
 import { useConsole } from '../context';
 import { ledgerKey } from '../ledger';
 import { pollWhile } from '../queries';
-import { navigate, useLocation } from '../router';
+import { Link, navigate, useLocation } from '../router';
 import { plural } from '../words';
 
 type Kind = 'video' | 'image';
@@ -35,6 +35,10 @@ function Gallery() {
   const { query } = useLocation();
   const kind: Kind = query.get('kind') === 'image' ? 'image' : 'video';
   const status = query.get('status') ?? 'all';
+  // One end user's history only (GET /videos?end_user=): the API pages it, so every page is theirs.
+  const endUser = query.get('end_user') ?? undefined;
+  const [endUserDraft, setEndUserDraft] = useState(endUser ?? '');
+  useEffect(() => setEndUserDraft(endUser ?? ''), [endUser]);
   const page = Math.max(1, Number(query.get('page')) || 1);
   const setQuery = (changes: Record<string, string | number | undefined>) => {
     const next = new URLSearchParams(query);
@@ -47,14 +51,14 @@ function Gallery() {
   };
 
   const list = useQuery({
-    queryKey: ['tasks', mode, kind, page],
+    queryKey: ['tasks', mode, kind, page, endUser ?? null],
     queryFn: async (): Promise<{ tasks: Task[]; pagination: Pagination }> => {
       const api = await client();
       if (kind === 'image') {
-        const answer = await api.listImages({ page, limit: PAGE_SIZE });
+        const answer = await api.listImages({ page, limit: PAGE_SIZE, endUser });
         return { tasks: answer.images, pagination: answer.pagination };
       }
-      const answer = await api.listVideos({ page, limit: PAGE_SIZE });
+      const answer = await api.listVideos({ page, limit: PAGE_SIZE, endUser });
       return { tasks: answer.videos, pagination: answer.pagination };
     },
     refetchInterval: pollWhile((data: { tasks: Task[] } | undefined) => data?.tasks.some((task) => task.status === 'processing') ?? false, LIVE_MS),
@@ -84,7 +88,34 @@ function Gallery() {
             <option value="failed">Failed</option>
           </select>
         </label>
-        {list.data && <p className="muted small">{plural(list.data.pagination.total, kind)} in {mode} mode</p>}
+        <form
+          className="row"
+          role="search"
+          aria-label="End user filter"
+          onSubmit={(event) => {
+            event.preventDefault();
+            setQuery({ end_user: endUserDraft.trim() || undefined, page: undefined });
+          }}
+        >
+          <label>
+            End user
+            <input type="search" value={endUserDraft} placeholder="any" maxLength={128} onChange={(event) => setEndUserDraft(event.target.value)} />
+          </label>
+          <button type="submit" className="secondary">
+            Filter
+          </button>
+          {endUser !== undefined && (
+            <button type="button" className="secondary" onClick={() => setQuery({ end_user: undefined, page: undefined })}>
+              All end users
+            </button>
+          )}
+        </form>
+        {list.data && (
+          <p className="muted small" data-testid="gallery-count">
+            {plural(list.data.pagination.total, kind)}
+            {endUser !== undefined ? ` of end user ${endUser}` : ''} in {mode} mode
+          </p>
+        )}
       </div>
       <Loaded query={list}>
         {() =>
@@ -125,6 +156,7 @@ function Tile({ task, onOpen }: { task: Task; onOpen: () => void }) {
           <span className="row">
             <StatusBadge status={task.status} />
             <span className="muted small">{plural(task.credits_used, 'credit')}</span>
+            {task.end_user !== null && <span className="muted small">for {task.end_user}</span>}
           </span>
           {task.status === 'processing' && <progress max={100} value={task.progress} aria-label="Progress" />}
         </div>
@@ -187,6 +219,7 @@ function TaskDetail({ id }: { id: string }) {
               <div className="card">
                 <p>Generating… {data.progress}%</p>
                 <progress max={100} value={data.progress} aria-label="Progress" />
+                <TimingLine queuePosition={data.queue_position ?? null} estimatedAt={data.estimated_completion_at ?? null} />
               </div>
             )}
             {data.status === 'failed' && data.error && <TaskFailure error={data.error} />}
@@ -227,6 +260,34 @@ function TaskDetail({ id }: { id: string }) {
               </dd>
               <dt>Prompt</dt>
               <dd>{data.prompt}</dd>
+              <dt>End user</dt>
+              <dd data-testid="task-end-user">
+                {data.end_user === null ? (
+                  <span className="muted">none</span>
+                ) : (
+                  <Link to={`/generations?${new URLSearchParams({ ...(kind === 'image' && { kind }), end_user: data.end_user }).toString()}`}>{data.end_user}</Link>
+                )}
+              </dd>
+              <dt>Metadata</dt>
+              <dd>
+                {Object.keys(data.metadata).length === 0 ? (
+                  <span className="muted">none</span>
+                ) : (
+                  <table className="metadata" data-testid="task-metadata">
+                    <tbody>
+                      {/* By key: the stored map keeps no order. */}
+                      {Object.entries(data.metadata)
+                        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+                        .map(([name, value]) => (
+                          <tr key={name}>
+                            <th scope="row">{name}</th>
+                            <td>{value}</td>
+                          </tr>
+                        ))}
+                    </tbody>
+                  </table>
+                )}
+              </dd>
               {Object.entries(data)
                 .filter(([name, value]) => !SHOWN_ELSEWHERE.has(name) && value !== null && value !== undefined && typeof value !== 'object')
                 .map(([name, value]) => (
@@ -248,7 +309,40 @@ function TaskDetail({ id }: { id: string }) {
   );
 }
 
-const SHOWN_ELSEWHERE = new Set(['video_id', 'image_id', 'status', 'prompt', 'credits_used', 'credits_refunded', 'created_at', 'updated_at', 'completed_at', 'livemode', 'progress', 'video_url', 'thumbnail_url']);
+const SHOWN_ELSEWHERE = new Set([
+  'video_id',
+  'image_id',
+  'status',
+  'prompt',
+  'credits_used',
+  'credits_refunded',
+  'created_at',
+  'updated_at',
+  'completed_at',
+  'livemode',
+  'progress',
+  'video_url',
+  'thumbnail_url',
+  'end_user',
+  'queue_position',
+  'estimated_completion_at',
+]);
+
+/** While it processes: its place in the queue and when it should be done ("2 ahead in the queue · ETA 17:02:31 (about 40 s)"). */
+function TimingLine({ queuePosition, estimatedAt }: { queuePosition: number | null; estimatedAt: string | null }) {
+  const parts: string[] = [];
+  if (queuePosition !== null) parts.push(queuePosition === 0 ? 'running' : `${queuePosition} ahead in the queue`);
+  if (estimatedAt !== null) {
+    const seconds = Math.max(0, Math.round((Date.parse(estimatedAt) - Date.now()) / 1000));
+    parts.push(`ETA ${new Date(estimatedAt).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false })} (about ${seconds} s)`);
+  }
+  if (parts.length === 0) return null;
+  return (
+    <p className="muted small" data-testid="task-timing">
+      {parts.join(' · ')}
+    </p>
+  );
+}
 
 const Fact = ({ name, value }: { name: string; value: string }) => (
   <>

@@ -68,6 +68,20 @@ export const endUserSpendKey = (keyId: string, month: string, endUser: string): 
   sk: 'EUSPEND',
 });
 
+/**
+ * One end user's history in a partition (issue 34, pattern 16b): this item holds its counts per
+ * kind and the positions its starts allocated until they are settled (`pending_<taskId>`), out
+ * of the ACCOUNT# item collection; each settled task's gsi1 entry sits under the same value, at
+ * the same zero-padded positions as lsi1, so a page is one exact range read.
+ */
+export const END_USER_SK = 'ENDUSER';
+export const endUserPartition = (partitionId: string, endUser: string): string => `ENDUSER#${partitionId}#${endUser}`;
+export const endUserKey = (partitionId: string, endUser: string): PrimaryKey => ({ pk: endUserPartition(partitionId, endUser), sk: END_USER_SK });
+export const endUserHistoryEntry = (partitionId: string, endUser: string, kind: 'video' | 'image', seq: number) => ({
+  gsi1pk: endUserPartition(partitionId, endUser),
+  gsi1sk: taskHistoryKey(kind, seq),
+});
+
 /** One counter item per key and one-minute window. */
 export const rateWindowKey = (keyId: string, windowId: number): PrimaryKey => ({
   pk: `RATE#${keyId}#${windowId}`,

@@ -5,6 +5,7 @@ import type { Db } from './dynamo-client';
 import { getTask, listCompletedBefore, listInFlight, listTaskPage, listUnannounced } from './tasks/queries';
 import { settlePositions, startTask } from './tasks/start';
 import { repairStart } from './tasks/start-repair';
+import { listEndUserPage } from './tasks/end-user-history';
 import { transition } from './tasks/transition';
 import type { Phase } from '#domain/tasks/phase';
 import type { TaskPatch } from '#domain/tasks/transitions';
@@ -35,6 +36,10 @@ export class DynamoTaskStore implements TaskStore {
 
   listPage(accountId: string, kind: TaskKind, page: number, limit: number): Promise<{ tasks: Task[]; total: number }> {
     return listTaskPage(this.db, accountId, kind, page, limit);
+  }
+
+  listEndUserPage(partitionId: string, endUser: string, kind: TaskKind, page: number, limit: number): Promise<{ tasks: Task[]; total: number }> {
+    return listEndUserPage(this.db, partitionId, endUser, kind, page, limit);
   }
 
   listInFlight(list: InFlightList): AsyncIterable<TaskRef>[] {

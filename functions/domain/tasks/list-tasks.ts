@@ -4,7 +4,7 @@ import { withProgress } from './progress';
 import { timedAll, type TimingDeps } from './task-timing';
 import { narrowTask, type TaskKind, type TaskOfKind } from './task';
 
-/** A page of an account's history of one kind, newest first. Past the end: an empty page. */
+/** A page of an account's history of one kind (or of one end user's part of it), newest first. Past the end: an empty page. */
 export async function listTasks<K extends TaskKind>(
   deps: TimingDeps & { tasks: TaskStore },
   partitionId: string,
@@ -12,8 +12,9 @@ export async function listTasks<K extends TaskKind>(
   page: number,
   limit: number,
   now: Date,
+  endUser?: string,
 ): Promise<Page<TaskOfKind<K>>> {
-  const result = await deps.tasks.listPage(partitionId, kind, page, limit);
+  const result = endUser === undefined ? await deps.tasks.listPage(partitionId, kind, page, limit) : await deps.tasks.listEndUserPage(partitionId, endUser, kind, page, limit);
   const totalPages = Math.ceil(result.total / limit);
   return {
     items: (await timedAll(deps, result.tasks, now)).map((task) => withProgress(narrowTask(task, kind), now)),

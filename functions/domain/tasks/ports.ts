@@ -89,6 +89,12 @@ export interface TaskStore {
   transition(task: Task, from: readonly Phase[], to: Phase | 'same', patch: TaskPatch): Promise<Task | undefined>;
   /** One page of an account's tasks of a kind, newest first, and the total count. */
   listPage(partitionId: string, kind: TaskKind, page: number, limit: number): Promise<{ tasks: Task[]; total: number }>;
+  /**
+   * The same page of one end user's tasks only (those started naming it), numbered as the
+   * account's are: it costs the page, whatever the size of the account. A task just settled may
+   * be missing for a moment (the adapter's index is eventually consistent); the total is not.
+   */
+  listEndUserPage(partitionId: string, endUser: string, kind: TaskKind, page: number, limit: number): Promise<{ tasks: Task[]; total: number }>;
   /** One list of tasks still processing: one stream per in-flight shard, each oldest first, read page by page. */
   listInFlight(list: InFlightList): AsyncIterable<TaskRef>[];
   /**

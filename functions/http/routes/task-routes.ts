@@ -1,7 +1,7 @@
 import type * as z from 'zod';
 import { EXAMPLE_PAGINATION, ok } from '#contract/examples';
 import { idempotencyHeader } from '#contract/params';
-import { paginationQuery } from '#contract/pagination';
+import { taskListQuery } from '#contract/tasks';
 import type { OperationDoc, RouteDoc } from '../route';
 import { AUTH, json, PAGE_ERROR_NOTE } from './operation-doc';
 
@@ -76,15 +76,15 @@ export function taskDocs<K extends TaskKind>(spec: TaskKindSpec<K>): RouteDoc[] 
       doc: {
         operationId: `list${Kind}s`,
         summary: `List your ${kind} tasks`,
-        description: `Your ${kind} history, newest first, a page at a time. A page past the end is an empty list.`,
+        description: `Your ${kind} history, newest first, a page at a time, or with \`end_user\` that end user's part of it. A page past the end is an empty list.`,
         tag,
-        request: { query: paginationQuery },
+        request: { query: taskListQuery },
         success: {
           description: `One page of ${kind} tasks.`,
           ...json(spec.pageResponse, ok({ [plural]: [examples.completed], pagination: EXAMPLE_PAGINATION })),
         },
         errors: [400, 401, 429, 500],
-        errorNotes: { 400: PAGE_ERROR_NOTE },
+        errorNotes: { 400: { description: `${PAGE_ERROR_NOTE.description} Or \`end_user\` is not 1 to 128 characters of A-Z a-z 0-9 _ - . : @.`, example: PAGE_ERROR_NOTE.example } },
         curl: `curl -s "{BASE}/${plural}?page=1&limit=20" ${AUTH}`,
       },
     },

@@ -75,6 +75,17 @@ class RequestsTest(unittest.TestCase):
         self.assertEqual(bodies[1], {"prompt": "a lighthouse", "end_user": "bob"})
         self.assertEqual(bodies[2], {"prompt": "plain"})
 
+    def test_lists_send_end_user_only_when_given(self) -> None:
+        page = {"videos": [], "pagination": {}}
+        self.server.reply(envelope(page), envelope({"images": [], "pagination": {}}), envelope(page))
+        self.client.list_videos(end_user="alice@example.com", limit=5)
+        self.client.list_images(end_user="bob")
+        self.client.list_videos()
+        self.assertEqual(
+            [sent.path for sent in self.server.received],
+            ["/api/v1/videos?limit=5&end_user=alice%40example.com", "/api/v1/images?end_user=bob", "/api/v1/videos"],
+        )
+
     def test_account_keys_models_quotes_events_and_billing_requests(self) -> None:
         calls = [
             (lambda: self.client.get_account(), "GET", "/api/v1/account", None),

@@ -7,6 +7,7 @@ import { PENDING_CHARGES, type LedgerSlot } from '../ledger-positions';
 import { ledgerEntryPut } from '../ledger-repository';
 import { transact, TransactionRefused } from '../transaction';
 import { usageParts } from '../usage/usage-parts';
+import { endUserSettle } from './end-user-history';
 
 /**
  * A task that fails and gets its price back, as every failure writes it (a timeout, a cancel, a
@@ -29,13 +30,14 @@ export interface FailedEnding {
   /**
    * A start cut short after its charge (start-repair.ts): the task also takes its history
    * position (`task.seq`), the charge goes to the ledger, and the start's note on the account
-   * (which must still be there) is removed.
+   * (which must still be there) is removed; and its end user's noted position, when it has one.
    */
-  start?: { charge: LedgerEntry; chargePosition: number };
+  start?: { charge: LedgerEntry; chargePosition: number; endUserSeq?: number };
 }
 
 export async function writeFailedEnding(db: Db, ending: FailedEnding): Promise<void> {
   const { task, error, refund, now, slot, guard, progress, start } = ending;
+  const endUser = start?.endUserSeq === undefined ? undefined : endUserSettle(db, task, start.endUserSeq);
   const set = [
     '#status = :failed',
     // The phase with its instant (trusted: phase_at = updated_at, task-item.ts).
@@ -49,6 +51,7 @@ export async function writeFailedEnding(db: Db, ending: FailedEnding): Promise<v
     'gsi2sk = :endedSk',
     ...(progress === undefined ? [] : ['progress = :progress']),
     ...(start ? ['seq = :seq', 'lsi1sk = :position'] : []),
+    ...(endUser?.set ?? []),
   ];
   const credit = balanceCredit(db, task.partitionId, refund.amount, now, slot);
   await transact(db, [
@@ -69,6 +72,7 @@ export async function writeFailedEnding(db: Db, ending: FailedEnding): Promise<v
             ...endedEntryValues(now, task.taskId),
             ...(progress !== undefined && { ':progress': progress }),
             ...(start && { ':seq': task.seq, ':position': taskHistoryKey(task.kind, task.seq) }),
+            ...endUser?.values,
           },
         },
       },
@@ -90,6 +94,7 @@ export async function writeFailedEnding(db: Db, ending: FailedEnding): Promise<v
     ],
     ['refund', { Put: ledgerEntryPut(db, refund, ending.refundPosition) }],
     start && ['charge', { Put: ledgerEntryPut(db, start.charge, start.chargePosition) }],
+    endUser?.part,
     // A task started through an API key gives its credits back to the month its charge counted in.
     task.keySpend && [
       'keySpend',
@@ -123,7 +128,7 @@ export async function writeFailedEnding(db: Db, ending: FailedEnding): Promise<v
 export interface Refusal {
   /** The task is no longer what the guard asked for. */
   task: boolean;
-  /** The ledger count moved (or the start's note went). */
+  /** The ledger count moved (or the start's note, or its end user's, went). */
   account: boolean;
   /** A ledger entry of that id exists. */
   ledger: boolean;
@@ -133,10 +138,10 @@ export interface Refusal {
 
 export function refusalOf(caught: unknown): Refusal | undefined {
   if (!(caught instanceof TransactionRefused)) return undefined;
-  const refused = caught as TransactionRefused<'task' | 'account' | 'refund' | 'charge' | 'keySpend' | 'endUserSpend'>;
+  const refused = caught as TransactionRefused<'task' | 'account' | 'refund' | 'charge' | 'keySpend' | 'endUserSpend' | 'endUser'>;
   return {
     task: refused.failed('task'),
-    account: refused.failed('account'),
+    account: refused.failed('account') || refused.failed('endUser'),
     ledger: refused.failed('refund') || refused.failed('charge'),
     conflict: refused.conflict,
   };

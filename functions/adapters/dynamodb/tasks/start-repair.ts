@@ -9,6 +9,7 @@ import { LEDGER_COUNT, PENDING_CHARGES, slotAfter } from '../ledger-positions';
 import { AGAIN, withRetries } from '../retry';
 import { refusalOf, writeFailedEnding } from './refund-transaction';
 import { discardDraft } from './start';
+import { readEndUserNote } from './end-user-history';
 
 /**
  * Settles a draft whose start was cut short (start.ts): without the start's note on the account
@@ -20,7 +21,10 @@ export async function repairStart(db: Db, draft: Task, error: TaskError, now: st
 }
 
 async function repairOnce(db: Db, draft: Task, error: TaskError, now: string): Promise<StartRepair | typeof AGAIN> {
-  const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: accountKey(draft.partitionId), ConsistentRead: true }));
+  const [{ Item }, endUserSeq] = await Promise.all([
+    db.doc.send(new GetCommand({ TableName: db.tableName, Key: accountKey(draft.partitionId), ConsistentRead: true })),
+    readEndUserNote(db, draft),
+  ]);
   const seq = (Item?.[PENDING_STARTS] as Record<string, unknown> | undefined)?.[draft.taskId];
   // No note: the charge was never taken (a start that did take it notes it before anything else).
   if (seq === undefined) {
@@ -48,7 +52,7 @@ async function repairOnce(db: Db, draft: Task, error: TaskError, now: string): P
       now,
       slot: ledger.slot,
       guard: { condition: 'attribute_exists(pk) AND attribute_not_exists(seq)' },
-      start: { charge, chargePosition: ledger.chargePosition },
+      start: { charge, chargePosition: ledger.chargePosition, ...(endUserSeq !== undefined && { endUserSeq }) },
     });
     return 'refunded';
   } catch (caught) {

@@ -13,12 +13,13 @@ import { toTaskItem } from '../task-item';
 import { AGAIN, RetriesExhaustedError, withRetries } from '../retry';
 import { transact, TransactionRefused } from '../transaction';
 import { usageParts, type UsagePart } from '../usage/usage-parts';
+import { endUserHistoryPart, endUserSettle, readEndUserNote } from './end-user-history';
 
 const COUNT_ATTRIBUTE: Record<TaskKind, string> = { video: 'video_count', image: 'image_count' };
 /** A discarded draft (its charge was refused) is deleted by TTL a day later. */
 const DISCARDED_DRAFT_TTL_SECONDS = 24 * 60 * 60;
 
-type StartPart = 'claim' | 'keySpend' | 'endUserSpend' | 'account' | 'task' | 'charge' | UsagePart;
+type StartPart = 'claim' | 'keySpend' | 'endUserSpend' | 'account' | 'task' | 'charge' | 'endUserHistory' | UsagePart;
 /** An end user's month of spend through a key is kept 15 months after that month starts. */
 const END_USER_SPEND_KEPT_MONTHS = 15;
 
@@ -35,6 +36,7 @@ const END_USER_SPEND_KEPT_MONTHS = 15;
  *   task     the task, `claimed`, without its position;
  *   charge   its ledger entry, without its position;
  *   usage:*  the charge in the usage roll-ups (usage-parts.ts), unconditional.
+ *   endUserHistory  the next position in the history of the end user it names, noted (end-user-history.ts).
  * The ledger sums to the balance at every instant. `settlePositions` then moves the noted
  * positions onto the task and the charge (the sweeper does it for a start cut short).
  * Refusals are read by part name with each failed part's item as it stood (ALL_OLD). Another
@@ -142,6 +144,8 @@ function startParts(db: Db, write: StartWrite): [StartPart, TransactWriteItem][]
   const { seq: _seq, lsi1sk: _lsi1sk, ...unpositioned } = toLedgerItem(charge, 0);
   parts.push(['charge', { Put: { TableName: db.tableName, Item: unpositioned, ConditionExpression: 'attribute_not_exists(pk)' } }]);
   parts.push(...usageParts(db, task, 'charge'));
+  const endUserHistory = endUserHistoryPart(db, task);
+  if (endUserHistory) parts.push(endUserHistory);
   return parts;
 }
 
@@ -219,7 +223,7 @@ async function openNotes(db: Db, accountId: string): Promise<void> {
 export async function settlePositions(db: Db, task: Task): Promise<Task> {
   if (task.seq > 0) return task;
   return withRetries('settle positions', async () => {
-    const [{ Item: account }, { Item: stored }] = await Promise.all([
+    const [{ Item: account }, { Item: stored }, endUserSeq] = await Promise.all([
       db.doc.send(
         new GetCommand({
           TableName: db.tableName,
@@ -237,6 +241,8 @@ export async function settlePositions(db: Db, task: Task): Promise<Task> {
           ProjectionExpression: 'seq, charge_entry_id',
         }),
       ),
+      // Beside the others: the end user's position costs no round of its own.
+      readEndUserNote(db, task),
     ]);
     if (stored?.seq !== undefined) return { ...task, seq: Number(stored.seq) };
     const seq = (account?.[PENDING_STARTS] as Record<string, unknown> | undefined)?.[task.taskId];
@@ -245,6 +251,7 @@ export async function settlePositions(db: Db, task: Task): Promise<Task> {
     if (seq === undefined || ledgerPosition === undefined || chargeId === undefined) {
       throw new Error(`Task ${task.taskId} has no positions to settle.`);
     }
+    const endUser = endUserSeq === undefined ? undefined : endUserSettle(db, task, endUserSeq);
     try {
       await transact(db, [
         [
@@ -253,9 +260,9 @@ export async function settlePositions(db: Db, task: Task): Promise<Task> {
             Update: {
               TableName: db.tableName,
               Key: taskKey(task.partitionId, task.taskId),
-              UpdateExpression: 'SET seq = :seq, lsi1sk = :position',
+              UpdateExpression: ['SET seq = :seq, lsi1sk = :position', ...(endUser?.set ?? [])].join(', '),
               ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(seq)',
-              ExpressionAttributeValues: { ':seq': Number(seq), ':position': taskHistoryKey(task.kind, Number(seq)) },
+              ExpressionAttributeValues: { ':seq': Number(seq), ':position': taskHistoryKey(task.kind, Number(seq)), ...endUser?.values },
             },
           },
         ],
@@ -284,6 +291,7 @@ export async function settlePositions(db: Db, task: Task): Promise<Task> {
             },
           },
         ],
+        endUser?.part,
       ]);
       return { ...task, seq: Number(seq) };
     } catch (error) {
