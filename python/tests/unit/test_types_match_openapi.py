@@ -69,6 +69,8 @@ MIRRORS: Dict[str, Union[str, Tuple[str, ...]]] = {
     "AuditEventPage": "AuditEventPage",
     "AuditActor": ("AuditEvent", "actor"),
     "AuditTarget": ("AuditEvent", "target"),
+    "OutputDestination": "OutputDestination",
+    "OutputDelivery": "OutputDelivery",
 }
 
 
