@@ -92,9 +92,38 @@ export interface SafeFetcher {
    * like any other. Rejects only when no answer came (refused, unreachable, timeout).
    */
   post(url: string, body: string, headers: Record<string, string>): Promise<PostResult>;
+  /**
+   * PUTs `size` bytes of `body` (a customer's presigned URL), streamed with backpressure, with
+   * the same address checks made now (not when the URL was given: DNS may answer differently an
+   * hour later). Redirects are never followed. Resolves with any answer; rejects with
+   * UnsafeUrlError (refused target) or FetchFailedError (dns, network, timeout). `body` is
+   * destroyed whenever it was not read to its end.
+   */
+  put(url: string, body: Readable, size: number, headers: Record<string, string>, limits: PutLimits): Promise<PutResult>;
+}
+
+export interface PutLimits {
+  /** No byte accepted by the socket (or no answer after the last) for this long: give up. */
+  idleTimeoutMs: number;
+  /** The whole attempt, lookup to answer. */
+  deadlineMs: number;
+}
+
+export interface PutResult {
+  status: number;
+  /** The `<Code>` of an XML error body (S3, R2, GCS's XML API and Azure all send one). */
+  errorCode?: string;
+  /** A Retry-After header, in seconds from now. */
+  retryAfterSeconds?: number;
 }
 
 const DEFAULT_MAX_REDIRECTS = 3;
+/** Above this, a PUT asks `Expect: 100-continue`, so a refusal costs no upload. */
+const EXPECT_CONTINUE_ABOVE = 1024 * 1024;
+/** How long a PUT waits for `100 Continue` before sending anyway (curl's default). */
+const CONTINUE_WAIT_MS = 1000;
+/** How much of an error answer is read for its `<Code>`. */
+const ERROR_BODY_BYTES = 4096;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 export function createSafeFetcher(options: SafeFetcherOptions): SafeFetcher {
@@ -215,7 +244,154 @@ export function createSafeFetcher(options: SafeFetcherOptions): SafeFetcher {
         throw translated(error, url, signal);
       }
     },
+
+    async put(url, body, size, headers, limits) {
+      const deadline = AbortSignal.timeout(limits.deadlineMs);
+      const idle = new AbortController();
+      const signal = AbortSignal.any([deadline, idle.signal]);
+      try {
+        const target = parseTarget(url);
+        const addresses = await checkedAddresses(target, signal);
+        return await streamPut({ target, addresses, signal, idle, body, size, headers, idleTimeoutMs: limits.idleTimeoutMs });
+      } catch (error) {
+        body.destroy();
+        if (error instanceof UnsafeUrlError || error instanceof FetchFailedError) throw error;
+        if (idle.signal.aborted) throw new FetchFailedError(`timeout: no progress for ${Math.round(limits.idleTimeoutMs / 1000)} s`, 'timeout');
+        if (deadline.aborted) throw new FetchFailedError(`timeout after ${Math.round(limits.deadlineMs / 1000)} s`, 'timeout');
+        throw new FetchFailedError(`Could not send to ${hostOf(url)}.`, 'network', undefined, systemCode(error));
+      }
+    },
   };
+}
+
+interface PutRequest {
+  target: URL;
+  addresses: string[];
+  signal: AbortSignal;
+  /** Aborted by the idle timer (so the caller can tell which limit it was). */
+  idle: AbortController;
+  body: Readable;
+  size: number;
+  headers: Record<string, string>;
+  idleTimeoutMs: number;
+}
+
+/**
+ * One PUT over a pinned connection. The body goes through `pipeline` (backpressure: memory is a
+ * few stream buffers whatever the size); the idle timer restarts on every chunk the request
+ * accepts. An answer that comes before the body is sent (a 403 mid-upload) ends the upload.
+ */
+function streamPut({ target, addresses, signal, idle, body, size, headers, idleTimeoutMs }: PutRequest): Promise<PutResult> {
+  const client = target.protocol === 'https:' ? https : http;
+  return new Promise<PutResult>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const restartIdle = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => idle.abort(), idleTimeoutMs);
+    };
+    const done = (outcome: () => void) => {
+      clearTimeout(timer);
+      outcome();
+    };
+    const expectContinue = size > EXPECT_CONTINUE_ABOVE;
+    const request = client.request(target, {
+      method: 'PUT',
+      agent: false,
+      signal,
+      lookup: pinnedLookup(addresses),
+      headers: { 'user-agent': 'vidgen-api', ...headers, 'content-length': String(size), ...(expectContinue ? { expect: '100-continue' } : {}) },
+    });
+    let answered = false;
+    request.on('error', (error) => {
+      if (!answered) done(() => reject(error));
+    });
+    request.on('response', (response) => {
+      answered = true;
+      // Whatever of the body is unsent stays unsent: the store has answered.
+      body.unpipe();
+      body.destroy();
+      readErrorCode(response, signal).then(
+        (errorCode) => {
+          request.destroy();
+          done(() => resolve({ status: response.statusCode ?? 0, errorCode, retryAfterSeconds: retryAfterOf(response.headers['retry-after'], response.headers.date) }));
+        },
+        (error: unknown) => done(() => reject(error)),
+      );
+    });
+
+    let started = false;
+    const start = () => {
+      if (started || answered) return;
+      started = true;
+      restartIdle();
+      const progress = new Transform({
+        transform(chunk: Buffer, _encoding, next) {
+          restartIdle();
+          next(null, chunk);
+        },
+        flush(next) {
+          restartIdle(); // now waiting for the answer
+          next();
+        },
+      });
+      pipeline(body, progress, request, (error) => {
+        if (error && !answered) done(() => reject(error));
+      });
+    };
+    restartIdle();
+    if (expectContinue) {
+      request.on('continue', start);
+      const wait = setTimeout(start, CONTINUE_WAIT_MS);
+      request.on('close', () => clearTimeout(wait));
+      request.flushHeaders();
+    } else {
+      start();
+    }
+  });
+}
+
+/** The `<Code>` of an XML error answer's first 4 KiB, when it has a plain one. */
+async function readErrorCode(response: IncomingMessage, signal: AbortSignal): Promise<string | undefined> {
+  const status = response.statusCode ?? 0;
+  if (status >= 200 && status < 300) {
+    response.resume();
+    return undefined;
+  }
+  const head = await readHead(response, ERROR_BODY_BYTES, signal);
+  return /<Code>([A-Za-z0-9]{1,64})<\/Code>/.exec(head.toString('utf8'))?.[1];
+}
+
+/** Up to `bytes` of the answer (an error body's beginning); whatever could be read. */
+async function readHead(response: IncomingMessage, bytes: number, signal: AbortSignal): Promise<Buffer> {
+  const stopOnAbort = () => response.destroy(new Error('aborted'));
+  signal.addEventListener('abort', stopOnAbort, { once: true });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of response) {
+      chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      if (size >= bytes) break;
+    }
+  } catch {
+    // A cut answer still has its status; the code is a bonus.
+  } finally {
+    signal.removeEventListener('abort', stopOnAbort);
+    response.destroy();
+  }
+  return Buffer.concat(chunks).subarray(0, bytes);
+}
+
+/**
+ * Retry-After in seconds (delta-seconds, or an HTTP date measured against the answer's own Date
+ * header, so neither clock's skew counts); undefined when absent or unreadable.
+ */
+function retryAfterOf(header: string | undefined, date: string | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim());
+  const at = Date.parse(header);
+  const now = date === undefined ? Number.NaN : Date.parse(date);
+  return Number.isNaN(at) || Number.isNaN(now) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
 /** The `code` of a Node system or TLS error (or of its cause), e.g. ECONNREFUSED. */

@@ -21,6 +21,7 @@ import type {
   Thumbnails,
 } from '#domain/tasks/ports';
 import type { StartDeps } from '#domain/tasks/start-task';
+import type { DestinationUrlPolicy } from '#domain/tasks/destinations';
 
 /** Everything a task use case may be given: starts, polls, callbacks, copies and sweeps. */
 export type TaskDeps = StartDeps & CallbackDeps;
@@ -45,6 +46,7 @@ export interface LifecycleParts {
   providers: ProviderSet;
   media: MediaStore;
   references: ReferenceUrlPolicy;
+  destinations: DestinationUrlPolicy;
   /** The copy worker's alone: no other function makes a video's poster. */
   thumbnails?: Thumbnails;
   /** Where results are copied (the copy worker), and where creates wait for a turn. */
@@ -76,6 +78,7 @@ export function composeLifecycle(parts: LifecycleParts): TaskDeps {
     idempotency: stores.idempotency,
     callbackReceipts: stores.callbackReceipts,
     references: parts.references,
+    destinations: parts.destinations,
     provider: providers.provider,
     ...(providers.testProvider && { testProvider: providers.testProvider }),
     ...(providers.otherProviders && { otherProviders: providers.otherProviders }),

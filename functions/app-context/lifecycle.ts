@@ -1,5 +1,7 @@
 import { InProcessCopyQueue } from '#adapters/in-process-copy-queue';
 import { ReferenceImages } from '#adapters/reference-images';
+import { webhookDestinations } from '#adapters/webhook-destinations';
+import { destinationLoopback } from '#config/service';
 import type { ObjectStorage } from '#adapters/s3/object-storage';
 import { CircuitBreaker } from '#domain/providers/circuit-breaker';
 import type { ProviderBudget } from '#domain/providers/ports';
@@ -60,6 +62,7 @@ export function lifecycleParts(config: TaskConfig, sources: LifecycleSources): O
     },
     media: sources.storage,
     references,
+    destinations: webhookDestinations({ allowLoopback: destinationLoopback() }),
     submissions: lazyMessageQueue<SubmissionRequest>('submissions', submissions.queueUrl, config.region),
     budget: lazyBudget(sources.stores.rateCounter),
     events: { taskEnded: (task) => publishTaskEnded(sources.webhooks, task) },

@@ -1,4 +1,6 @@
 import { ReferenceImages } from '#adapters/reference-images';
+import { webhookDestinations } from '#adapters/webhook-destinations';
+import { destinationLoopback } from '#config/service';
 import type { QuoteDeps } from '#domain/tasks/quote';
 import { appMediaStorage } from './media';
 import { stores } from './stores';
@@ -7,6 +9,6 @@ let current: QuoteDeps | undefined;
 
 /** What a quote reads: the account, and our own reference files' first bytes (as a start checks them). */
 export function quoteDeps(): QuoteDeps {
-  current ??= { accounts: stores().accounts, references: new ReferenceImages(appMediaStorage()) };
+  current ??= { accounts: stores().accounts, references: new ReferenceImages(appMediaStorage()), destinations: webhookDestinations({ allowLoopback: destinationLoopback() }) };
   return current;
 }

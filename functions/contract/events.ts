@@ -77,12 +77,12 @@ type TaskEventView = z.infer<typeof taskEvent>;
 /**
  * Each stored event is the exact body its webhooks carried, read in today's shape: an event
  * stored before a view field existed (kept 30 days) gains it with the value it would have had
- * (no end user, no metadata, the refund of a failed task). Redeliveries resend the stored bytes.
+ * (no end user, no metadata, the refund of a failed task, no delivery). Redeliveries resend the stored bytes.
  */
 export function upgradeEvent(payload: string): TaskEventView {
   const event = JSON.parse(payload) as TaskEventView;
   const data = event.data as Partial<TaskEventView['data']>;
-  if (data.end_user !== undefined && data.metadata !== undefined && data.credits_refunded !== undefined) return event;
+  if (data.end_user !== undefined && data.metadata !== undefined && data.credits_refunded !== undefined && data.delivery !== undefined) return event;
   return {
     ...event,
     data: {
@@ -90,6 +90,7 @@ export function upgradeEvent(payload: string): TaskEventView {
       end_user: data.end_user ?? null,
       metadata: data.metadata ?? {},
       credits_refunded: data.credits_refunded ?? (data.status === 'failed' ? (data.credits_used ?? 0) : 0),
+      delivery: data.delivery ?? null,
     } as TaskEventView['data'],
   };
 }

@@ -27,6 +27,7 @@ export const EXAMPLE_VIDEO = {
   updated_at: '2026-11-21T17:00:00.000Z',
   output_deleted_at: null,
   expires_at: null,
+  delivery: null,
 };
 /** A processing view's timing fields, which final views leave out. */
 const { queue_position: _videoPlace, estimated_completion_at: _videoEnd, ...VIDEO_BASE } = EXAMPLE_VIDEO;
@@ -61,6 +62,7 @@ export const EXAMPLE_IMAGE = {
   updated_at: '2026-11-21T17:00:00.000Z',
   output_deleted_at: null,
   expires_at: null,
+  delivery: null,
 };
 const { queue_position: _imagePlace, estimated_completion_at: _imageEnd, ...IMAGE_BASE } = EXAMPLE_IMAGE;
 export const EXAMPLE_IMAGE_DONE = {

@@ -13,6 +13,8 @@ import {
 import type { ImageParams } from '#domain/catalogue/params';
 import { attributionOf } from '#domain/tasks/attribution';
 import type { StartRequest } from '#domain/tasks/start-rules';
+import { ValidationError } from '#domain/shared/errors';
+import { deliveryFields, deliveryRequestOf } from './destinations';
 import { endUserField, httpUrl, jsonObject, metadataField, negativePromptField, oneOf, promptField, refuseUnsupported, seedField } from './fields';
 
 /** POST /api/v1/generate-image: the body, with the defaults a missing field takes. */
@@ -31,6 +33,7 @@ export const generateImageBody = jsonObject({
   negative_prompt: negativePromptField.optional(),
   end_user: endUserField.optional(),
   metadata: metadataField.optional(),
+  ...deliveryFields,
 }).superRefine((body, ctx) => refuseUnsupported(body, 'image', ctx));
 
 /** The body as the API reference names it (`.meta` returns a copy: the schema above is unchanged). */
@@ -39,7 +42,11 @@ export const generateImageRequest = generateImageBody.meta({ id: 'GenerateImageR
 /** The start the body asks for: its parameters and who it is for. */
 export function parseImageStart(body: unknown): StartRequest & { kind: 'image' } {
   const parsed = generateImageBody.parse(body);
-  return { kind: 'image', params: imageParamsOf(parsed), ...attributionOf(parsed.end_user, parsed.metadata) };
+  // Not a field of this body (unknown fields are ignored), but a likely mistake worth a clear 400.
+  if (typeof body === 'object' && body !== null && 'thumbnail_destination' in body) {
+    throw new ValidationError('thumbnail_destination: images have no thumbnail; use output_destination.', 'thumbnail_destination');
+  }
+  return { kind: 'image', params: imageParamsOf(parsed), ...attributionOf(parsed.end_user, parsed.metadata), ...deliveryRequestOf(parsed) };
 }
 
 export const parseGenerateImage = (body: unknown): ImageParams => parseImageStart(body).params;

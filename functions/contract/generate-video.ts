@@ -13,6 +13,7 @@ import {
 import type { VideoParams } from '#domain/catalogue/params';
 import { attributionOf } from '#domain/tasks/attribution';
 import type { StartRequest } from '#domain/tasks/start-rules';
+import { deliveryFields, deliveryRequestOf, thumbnailDestinationField } from './destinations';
 import { endUserField, httpUrl, jsonObject, metadataField, negativePromptField, oneOf, promptField, refuseUnsupported, seedField } from './fields';
 
 /** POST /api/v1/generate: the body, with the defaults a missing field takes. */
@@ -34,7 +35,12 @@ export const generateVideoBody = jsonObject({
   negative_prompt: negativePromptField.optional(),
   end_user: endUserField.optional(),
   metadata: metadataField.optional(),
+  ...deliveryFields,
+  ...thumbnailDestinationField,
 }).superRefine((body, ctx) => {
+  if (body.thumbnail_destination !== undefined && body.output_destination === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['thumbnail_destination'], message: 'needs an output_destination for the video too' });
+  }
   if (body.generation_type === 'image_to_video' && body.image_url === undefined) {
     ctx.addIssue({ code: 'custom', path: ['image_url'], message: 'is required when generation_type is image_to_video' });
   }
@@ -62,7 +68,7 @@ export const generateVideoRequest = generateVideoBody.meta({ id: 'GenerateVideoR
 /** The start the body asks for: its parameters and who it is for. */
 export function parseVideoStart(body: unknown): StartRequest & { kind: 'video' } {
   const parsed = generateVideoBody.parse(body);
-  return { kind: 'video', params: videoParamsOf(parsed), ...attributionOf(parsed.end_user, parsed.metadata) };
+  return { kind: 'video', params: videoParamsOf(parsed), ...attributionOf(parsed.end_user, parsed.metadata), ...deliveryRequestOf(parsed) };
 }
 
 export const parseGenerateVideo = (body: unknown): VideoParams => parseVideoStart(body).params;

@@ -1,3 +1,4 @@
+import { deliveryOf, deliveryView } from './destinations';
 import * as z from 'zod';
 import {
   GENERATION_TYPES,
@@ -147,6 +148,7 @@ export const videoTask = z
     completed_at: timestamp('When the task ended (completed or failed only).').optional(),
     output_deleted_at: outputDeletedAt,
     expires_at: expiresAt,
+    delivery: deliveryView,
   })
   .meta({
     id: 'VideoTask',
@@ -179,6 +181,7 @@ export const imageTask = z
     completed_at: timestamp('When the task ended (completed or failed only).').optional(),
     output_deleted_at: outputDeletedAt,
     expires_at: expiresAt,
+    delivery: deliveryView,
   })
   .meta({
     id: 'ImageTask',
@@ -273,6 +276,7 @@ export function videoView(task: VideoTask, expires: string | null = null): Video
     ...(completed_at && { completed_at }),
     output_deleted_at,
     expires_at: expires,
+    delivery: deliveryOf(task.delivery),
   };
 }
 
@@ -302,6 +306,7 @@ export function imageView(task: ImageTask, expires: string | null = null): Image
     ...(completed_at && { completed_at }),
     output_deleted_at,
     expires_at: expires,
+    delivery: deliveryOf(task.delivery),
   };
 }
 

@@ -17,6 +17,26 @@ class TaskError(TypedDict):
     code: str
 
 
+class _OutputDestinationRequired(TypedDict):
+    url: str
+
+
+class OutputDestination(_OutputDestinationRequired, total=False):
+    """Where an output is PUT once stored: an https presigned PUT URL (S3, R2, GCS) or an Azure
+    SAS URL, with at most 10 extra headers (docs/storage.md)."""
+
+    headers: Dict[str, str]
+
+
+class OutputDelivery(TypedDict):
+    """The PUT of the output to ``output_destination``: ``pending``, ``delivered`` or ``failed``."""
+
+    status: str
+    attempts: int
+    last_error: Optional[str]
+    delivered_at: Optional[str]
+
+
 class _VideoTaskRequired(TypedDict):
     video_id: str
     status: TaskStatus
@@ -40,6 +60,7 @@ class _VideoTaskRequired(TypedDict):
     updated_at: str
     output_deleted_at: Optional[str]
     expires_at: Optional[str]
+    delivery: Optional[OutputDelivery]
 
 
 class VideoTask(_VideoTaskRequired, total=False):
@@ -78,6 +99,7 @@ class _ImageTaskRequired(TypedDict):
     updated_at: str
     output_deleted_at: Optional[str]
     expires_at: Optional[str]
+    delivery: Optional[OutputDelivery]
 
 
 class ImageTask(_ImageTaskRequired, total=False):
@@ -252,6 +274,9 @@ class GenerateVideoParams(_GenerateVideoRequired, total=False):
     negative_prompt: str
     end_user: str
     metadata: Dict[str, str]
+    output_destination: OutputDestination
+    thumbnail_destination: OutputDestination
+    keep_output: bool
 
 
 class _GenerateImageRequired(TypedDict):
@@ -270,6 +295,8 @@ class GenerateImageParams(_GenerateImageRequired, total=False):
     negative_prompt: str
     end_user: str
     metadata: Dict[str, str]
+    output_destination: OutputDestination
+    keep_output: bool
 
 
 class _CreateWebhookRequired(TypedDict):
@@ -411,6 +438,9 @@ class VideoQuoteParams(_VideoQuoteRequired, total=False):
     negative_prompt: str
     end_user: str
     metadata: Dict[str, str]
+    output_destination: OutputDestination
+    thumbnail_destination: OutputDestination
+    keep_output: bool
 
 
 class _ImageQuoteRequired(_GenerateImageRequired):
@@ -429,6 +459,8 @@ class ImageQuoteParams(_ImageQuoteRequired, total=False):
     negative_prompt: str
     end_user: str
     metadata: Dict[str, str]
+    output_destination: OutputDestination
+    keep_output: bool
 
 
 #: Body of POST /quote: ``kind`` and the parameters of the start it prices.

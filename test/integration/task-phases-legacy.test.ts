@@ -18,8 +18,8 @@ import { createTestDb, dropTestDb } from '#test-support/test-db';
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const at = (ms: number) => new Date(T0 + ms).toISOString();
 
-/** The legacy fields of each phase, as the code before phases left them (the deletion phases came after them). */
-const LEGACY: Record<Exclude<Phase, 'draft' | 'deleting' | 'output_deleted'>, Partial<Task>> = {
+/** The legacy fields of each phase, as the code before phases left them (the delivery and deletion phases came after them). */
+const LEGACY: Record<Exclude<Phase, 'draft' | 'delivering' | 'deleting' | 'output_deleted'>, Partial<Task>> = {
   claimed: { unsent: true },
   queued: { unsent: true, queuedAt: at(1), submitAttempts: 1 },
   sending: { sentAt: at(1) },
@@ -28,6 +28,17 @@ const LEGACY: Record<Exclude<Phase, 'draft' | 'deleting' | 'output_deleted'>, Pa
   completed: { status: 'completed', provider: { name: 'p', jobId: 'j1' }, outputUrls: ['https://ours/1'], completedAt: at(2) },
   failed: { status: 'failed', error: { code: 'timeout', message: 'late' }, completedAt: at(2) },
 };
+
+/** The delivery events: no legacy item is delivering, so these only ever meet their phase's refusal. */
+const DELIVERY_PATCHES = {
+  completeForDelivery: () => ({ at: at(50), set: { outputUrls: ['https://ours/9'], completedAt: at(50), delivery: { status: 'pending', attempts: 0 } }, remove: ['pendingOutputs'] }),
+  claimDelivery: () => ({ set: { delivery: { status: 'pending', attempts: 0, claimedUntil: at(60) } }, guard: { deliveryAttempts: 0, deliveryFree: at(50) } }),
+  deliveryFailed: () => ({ set: { delivery: { status: 'pending', attempts: 1, lastError: 'HTTP 500' } }, guard: { deliveryAttempts: 0 } }),
+  deliver: () => ({ at: at(50), set: { delivery: { status: 'delivered', attempts: 1, deliveredAt: at(50) } }, remove: ['destination'], guard: { deliveryAttempts: 0 } }),
+  deliverAndDrop: () => ({ at: at(50), set: { delivery: { status: 'delivered', attempts: 1, deliveredAt: at(50) }, outputDeletedAt: at(50) }, remove: ['destination'], guard: { deliveryAttempts: 0, announced: true } }),
+  giveUpDelivery: () => ({ at: at(50), set: { delivery: { status: 'failed', attempts: 1, lastError: 'HTTP 403', eventOwed: true } }, remove: ['destination'], guard: { deliveryAttempts: 0 } }),
+  deliveryAnnounced: () => ({ set: { delivery: { status: 'failed', attempts: 1, lastError: 'HTTP 403' } } }),
+} satisfies Partial<Record<TaskEvent, (task: Task) => TaskPatch>>;
 
 const PATCHES: Record<TaskEvent, (task: Task) => TaskPatch> = {
   queue: (task) => ({ at: at(50), set: { queuedAt: at(50), submitAttempts: 0 }, guard: { sentAt: task.sentAt ?? null } }),
@@ -40,6 +51,7 @@ const PATCHES: Record<TaskEvent, (task: Task) => TaskPatch> = {
   copyClaim: () => ({ set: { copyClaimedAt: at(50) }, guard: { copyClaimedBefore: at(0) } }),
   copyFailed: () => ({ countCopyFailure: true }),
   complete: () => ({ at: at(50), set: { outputUrls: ['https://ours/9'], completedAt: at(50) }, remove: ['pendingOutputs'] }),
+  ...DELIVERY_PATCHES,
   fail: (task) => failure(task, 'upstream_error'),
   lose: (task) => failure(task, 'internal_error'),
   cancel: (task) => failure(task, 'canceled'),

@@ -312,6 +312,7 @@ describe('output', () => {
     updated_at: '2026-11-21T17:00:05.000Z',
     output_deleted_at: null,
     expires_at: null,
+    delivery: null,
   };
 
   it('prints a task as aligned fields', () => {

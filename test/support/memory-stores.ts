@@ -9,7 +9,7 @@ import type { CallbackReceipts, CopyQueue, InFlightList, IdempotencyClaim, Idemp
 import type { PublishedUpload, UploadPublications, UploadStorage } from '#domain/uploads/ports';
 import type { RateCounter, RateWindow } from '#domain/shared/counter';
 import type { Task, TaskKind } from '#domain/tasks/task';
-import { isFinal, statusOf, type Phase } from '#domain/tasks/phase';
+import { endsTask, isFinal, statusOf, type Phase } from '#domain/tasks/phase';
 import { admits, type TaskPatch } from '#domain/tasks/transitions';
 import type { AttemptOutcome, Delivery, DeliveryMessage } from '#domain/webhooks/deliveries';
 import type { DeliveryStore } from '#domain/webhooks/ports';
@@ -353,6 +353,7 @@ export class MemoryTaskStore implements TaskStore {
         }
       }
     }
+    const was = stored.phase;
     Object.assign(stored, copy(patch.set ?? {}));
     for (const field of patch.remove ?? []) delete stored[field];
     if (patch.countCopyFailure) stored.copyAttempts += 1;
@@ -362,7 +363,7 @@ export class MemoryTaskStore implements TaskStore {
       // The adapter's dual write of the `unsent` mark.
       if (to === 'claimed' || to === 'queued') stored.unsent = true;
       else if (!isFinal(to)) delete stored.unsent;
-      if (isFinal(to)) stored.unannounced = true;
+      if (endsTask(was, to)) stored.unannounced = true;
     }
     if (patch.announced) delete stored.unannounced;
     return copy(stored);

@@ -1,3 +1,4 @@
+import { webhookDestinations } from '#adapters/webhook-destinations';
 import type { Account } from '#domain/accounts/account';
 import { createAccount } from '#domain/accounts/account-admin';
 import { ledgerSum } from '#domain/accounts/ledger';
@@ -55,6 +56,7 @@ export function memoryWorld(start = '2026-03-01T12:00:00.000Z') {
     media,
     // URL rules are the adapter's (tested on their own); here every reference is acceptable.
     references: { whyRefused: async () => undefined },
+    destinations: webhookDestinations({ allowLoopback: true }),
     copies: copyQueue,
     submissions: {
       send: async (message, options) => void submissions.push({ message, delaySeconds: options?.delaySeconds ?? 0 }),

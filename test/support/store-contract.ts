@@ -198,6 +198,11 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           ['deleteOutputs', { at: at(4), set: { outputDeletedAt: at(4) }, guard: { announced: true } }],
           ['purge', { at: at(5), remove: ['outputUrls', 'thumbnailUrl'] }],
         ],
+        delivering: [
+          ['accept', acceptJ1],
+          ['outputs', { at: at(2), set: { pendingOutputs: ['https://p/1'] } }],
+          ['completeForDelivery', { at: at(3), set: { outputUrls: ['https://ours/1'], completedAt: at(3), delivery: { status: 'pending', attempts: 0 } }, remove: ['pendingOutputs', 'copyClaimedAt'] }],
+        ],
         failed: [['fail', ending(task, 1)]],
       })[phase];
       let current = task;
@@ -966,6 +971,13 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           deleteOutputs: () => ({ at: at(50), set: { outputDeletedAt: at(50) }, guard: { announced: true } }),
           purge: () => ({ at: at(50), remove: ['outputUrls', 'thumbnailUrl'] }),
           markDeleted: () => ({ set: { outputDeletedAt: at(50) } }),
+          completeForDelivery: () => ({ at: at(50), set: { outputUrls: ['https://ours/9'], completedAt: at(50), delivery: { status: 'pending', attempts: 0 } }, remove: ['pendingOutputs'] }),
+          claimDelivery: () => ({ set: { delivery: { status: 'pending', attempts: 0, claimedUntil: at(60) } }, guard: { deliveryAttempts: 0, deliveryFree: at(50) } }),
+          deliveryFailed: () => ({ set: { delivery: { status: 'pending', attempts: 1, lastError: 'HTTP 500' } }, guard: { deliveryAttempts: 0 } }),
+          deliver: () => ({ at: at(50), set: { delivery: { status: 'delivered', attempts: 1, deliveredAt: at(50) } }, remove: ['destination'], guard: { deliveryAttempts: 0 } }),
+          deliverAndDrop: () => ({ at: at(50), set: { delivery: { status: 'delivered', attempts: 1, deliveredAt: at(50) }, outputDeletedAt: at(50) }, remove: ['destination'], guard: { deliveryAttempts: 0, announced: true } }),
+          giveUpDelivery: () => ({ at: at(50), set: { delivery: { status: 'failed', attempts: 1, lastError: 'HTTP 403', eventOwed: true } }, remove: ['destination'], guard: { deliveryAttempts: 0 } }),
+          deliveryAnnounced: () => ({ set: { delivery: { status: 'failed', attempts: 1, lastError: 'HTTP 403' } } }),
         };
         for (const phase of PHASE_NAMES.filter((name) => name !== 'draft')) {
           const task = await inPhase(accountId, phase);
@@ -1076,6 +1088,77 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(lists.get(running.taskId)).toEqual(['running']);
         // Never moved since its start: the adapter still lists it where the start indexed it.
         expect([['claimed'], ['unmoved']]).toContainEqual(lists.get(claimed.taskId));
+      });
+    });
+
+    describe('deliveries to the customer\'s storage (design-35 §2)', () => {
+      const unannounced = async () => {
+        const ids: string[] = [];
+        for (const shard of stores.tasks.listUnannounced()) for await (const ref of shard) ids.push(ref.taskId);
+        return ids;
+      };
+      const destination = { output: { url: 'https://store.test/a.mp4?X-Amz-Signature=s', headers: { 'x-ms-blob-type': 'BlockBlob' } }, thumbnail: { url: 'https://store.test/a.jpg', headers: {} } };
+
+      it('stores the destination and the delivery as written, and completes for delivery into the outbox', async () => {
+        const accountId = await newAccount(100);
+        const write = startOf(accountId, { unsent: true });
+        const result = await settledStart({ ...write, task: { ...write.task, destination, keepOutput: false, delivery: { status: 'pending', attempts: 0 } } as Omit<Task, 'seq'> });
+        if (result.type !== 'started') throw new Error('refused');
+        expect(await stores.tasks.get(accountId, result.task.taskId)).toMatchObject({ destination, keepOutput: false, delivery: { status: 'pending', attempts: 0 } });
+        const delivering = await walk(result.task, 'delivering');
+        expect(delivering).toMatchObject({ status: 'completed', completedAt: at(3), outputUrls: ['https://ours/1'], unannounced: true });
+        expect(await unannounced()).toEqual([delivering.taskId]);
+        const announced = (await move(stores.tasks, delivering, 'announce', { announced: true }))!;
+        expect(announced.unannounced).toBeUndefined();
+        // The delivery's end is not a second ending: it stays out of the outbox.
+        const delivered = (await move(stores.tasks, announced, 'deliver', { at: at(9), set: { delivery: { status: 'delivered', attempts: 1, deliveredAt: at(9) } }, remove: ['destination'], guard: { deliveryAttempts: 0 } }))!;
+        expect(delivered).toMatchObject({ phase: 'completed', delivery: { status: 'delivered', attempts: 1, deliveredAt: at(9) } });
+        expect(delivered.destination).toBeUndefined();
+        expect(await unannounced()).toEqual([]);
+        expect(await stores.tasks.get(accountId, delivered.taskId)).toEqual(delivered);
+      });
+
+      it('a delivery that ends before its completion is announced leaves it in the outbox', async () => {
+        const accountId = await newAccount(100);
+        const delivering = await inPhase(accountId, 'delivering');
+        const failed = await move(stores.tasks, delivering, 'giveUpDelivery', { at: at(9), set: { delivery: { status: 'failed', attempts: 1, lastError: 'HTTP 403 (AccessDenied)', eventOwed: true } }, remove: ['destination'], guard: { deliveryAttempts: 0 } });
+        expect(failed).toMatchObject({ phase: 'completed', unannounced: true, delivery: { status: 'failed', attempts: 1, lastError: 'HTTP 403 (AccessDenied)', eventOwed: true } });
+        expect(await unannounced()).toEqual([delivering.taskId]);
+        const told = await move(stores.tasks, failed!, 'deliveryAnnounced', { set: { delivery: { status: 'failed', attempts: 1, lastError: 'HTTP 403 (AccessDenied)' } } });
+        expect(told?.delivery).toEqual({ status: 'failed', attempts: 1, lastError: 'HTTP 403 (AccessDenied)' });
+      });
+
+      it('gives one claim to racing workers, again only once its lease is over', async () => {
+        const accountId = await newAccount(100);
+        const task = await inPhase(accountId, 'delivering');
+        const claim = (now: number) => move(stores.tasks, task, 'claimDelivery', { set: { delivery: { status: 'pending', attempts: 0, claimedUntil: at(now + 60_000) } }, guard: { deliveryAttempts: 0, deliveryFree: at(now) } });
+        expect(winners(await Promise.all([claim(10), claim(10), claim(10)]))).toHaveLength(1);
+        expect(await claim(30_000)).toBeUndefined();
+        expect(await claim(60_011)).toMatchObject({ delivery: { claimedUntil: at(120_011) } });
+      });
+
+      it('records one outcome per attempt: a second copy of the same attempt is refused', async () => {
+        const accountId = await newAccount(100);
+        const task = await inPhase(accountId, 'delivering');
+        const failedOnce = (attempts: number) =>
+          move(stores.tasks, task, 'deliveryFailed', { set: { delivery: { status: 'pending', attempts: attempts + 1, lastError: 'HTTP 500', nextAttemptAt: at(20_000), partsDone: ['output'] } }, guard: { deliveryAttempts: attempts } });
+        expect(winners(await Promise.all([failedOnce(0), failedOnce(0)]))).toHaveLength(1);
+        expect(await failedOnce(0)).toBeUndefined();
+        expect(await failedOnce(1)).toMatchObject({ phase: 'delivering', delivery: { attempts: 2, partsDone: ['output'], nextAttemptAt: at(20_000) } });
+        const delivered = move(stores.tasks, task, 'deliver', { at: at(30_000), set: { delivery: { status: 'delivered', attempts: 3, deliveredAt: at(30_000) } }, remove: ['destination'], guard: { deliveryAttempts: 1 } });
+        expect(await delivered).toBeUndefined();
+      });
+
+      it('drops our copy only once announced: deliverAndDrop moves to deleting', async () => {
+        const accountId = await newAccount(100);
+        const task = await inPhase(accountId, 'delivering');
+        const drop = () => move(stores.tasks, task, 'deliverAndDrop', { at: at(9), set: { delivery: { status: 'delivered', attempts: 1, deliveredAt: at(9) }, outputDeletedAt: at(9) }, remove: ['destination'], guard: { deliveryAttempts: 0, announced: true } });
+        expect(await drop()).toBeUndefined();
+        await move(stores.tasks, task, 'announce', { announced: true });
+        expect(await drop()).toMatchObject({ phase: 'deleting', outputDeletedAt: at(9), delivery: { status: 'delivered' } });
+        const deleting: string[] = [];
+        for (const shard of stores.tasks.listInFlight('deleting')) for await (const ref of shard) deleting.push(ref.taskId);
+        expect(deleting).toEqual([task.taskId]);
       });
     });
 

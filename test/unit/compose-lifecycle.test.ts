@@ -17,6 +17,7 @@ function parts(overrides: Partial<LifecycleParts> = {}): LifecycleParts {
     providers: { provider: new ScriptedProvider() },
     media: new MemoryMediaStore(),
     references: { whyRefused: async () => undefined },
+    destinations: { whyRefused: () => undefined },
     copies: new MemoryCopyQueue(),
     submissions: { send: async () => undefined },
     budget: new CounterBudget(stores.rates),

@@ -95,7 +95,7 @@ describe('the playground form', () => {
       }
     }
     const video = fieldsOf(schemas.GenerateVideoRequest!);
-    expect(video.map(labelOf)).toEqual(['Prompt', 'Model', 'Generation type', 'Image URL', 'End image URL', 'Aspect ratio', 'Duration (seconds)', 'Resolution', 'Seed', 'Negative prompt', 'End user', 'Metadata']);
+    expect(video.map(labelOf)).toEqual(['Prompt', 'Model', 'Generation type', 'Image URL', 'End image URL', 'Aspect ratio', 'Duration (seconds)', 'Resolution', 'Seed', 'Negative prompt', 'End user', 'Metadata', 'Output destination', 'Keep output', 'Thumbnail destination']);
     expect(helpOf(video.find((field) => field.name === 'duration')!)).toBe('Whole seconds, 3 to 12.');
     // A parameter the console has no words for yet: its name in sentence case, the API's description without code quotes.
     const later = { name: 'keep_output', kind: 'text' as const, schema: { description: 'Whether to keep our copy (`keep_output` in `GET /videos`). Echoed back.' } };

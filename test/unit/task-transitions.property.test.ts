@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { createAccount } from '#domain/accounts/account-admin';
 import { ledgerSum } from '#domain/accounts/ledger';
 import { chargeEntry, refundEntry } from '#domain/tasks/charges';
-import { IN_FLIGHT_PHASES, isFinal, PHASE_NAMES, statusOf, type InFlightPhase, type Phase } from '#domain/tasks/phase';
+import { endsTask, IN_FLIGHT_PHASES, isFinal, PHASE_NAMES, statusOf, type InFlightPhase, type Phase } from '#domain/tasks/phase';
 import type { Task, TaskErrorCode } from '#domain/tasks/task';
 import { move, TRANSITIONS, type TaskEvent, type TaskPatch, type TransitionGuard } from '#domain/tasks/transitions';
 import { newTaskId } from '#domain/shared/ids';
@@ -62,6 +62,8 @@ const scenario = fc.record({
 });
 
 const iso = (ms: number) => new Date(ms).toISOString();
+/** How long a delivery attempt holds its claim, as the worker takes it. */
+const DELIVERY_LEASE_MS = 60_000;
 /** The phases with a work list: in flight, and the deletions under way. */
 const LISTED = [...IN_FLIGHT_PHASES, 'deleting'] as const;
 
@@ -77,6 +79,8 @@ function guardFor(e: TaskEvent, read: Task, s: Step, now: number): TransitionGua
     if (name === 'progressBelow') guard.progressBelow = s.progress;
     if (name === 'copyClaimedBefore') guard.copyClaimedBefore = iso(now - COPY_LEASE_MS);
     if (name === 'announced') guard.announced = true;
+    if (name === 'deliveryAttempts') guard.deliveryAttempts = s.staleSentAt ? (read.delivery?.attempts ?? 0) + 1 : (read.delivery?.attempts ?? 0);
+    if (name === 'deliveryFree') guard.deliveryFree = iso(now);
   }
   return guard;
 }
@@ -90,6 +94,7 @@ function patchFor(e: TaskEvent, read: Task, s: Step, now: number): TaskPatch {
     const error = { code, message: `ended by ${e}` };
     return { at, set: { error, completedAt: at }, remove: ['pendingOutputs', 'copyClaimedAt'], refund: refundEntry(read, at, error), guard };
   }
+  const attempts = read.delivery?.attempts ?? 0;
   const patches: Record<Exclude<TaskEvent, 'fail' | 'lose' | 'cancel' | 'timeout'>, TaskPatch> = {
     queue: { at, set: { queuedAt: at, submitAttempts: (read.submitAttempts ?? 0) + 1 } },
     claim: { at, remove: ['queuedAt'] },
@@ -105,6 +110,13 @@ function patchFor(e: TaskEvent, read: Task, s: Step, now: number): TaskPatch {
     deleteOutputs: { at, set: { outputDeletedAt: at } },
     purge: { at, remove: ['outputUrls', 'thumbnailUrl'] },
     markDeleted: { set: { outputDeletedAt: at } },
+    completeForDelivery: { at, set: { outputUrls: [`https://media.test/${read.taskId}.png`], completedAt: at, delivery: { status: 'pending', attempts: 0 } }, remove: ['pendingOutputs', 'copyClaimedAt'] },
+    claimDelivery: { set: { delivery: { status: 'pending', attempts, claimedUntil: iso(now + DELIVERY_LEASE_MS) } } },
+    deliveryFailed: { set: { delivery: { status: 'pending', attempts: attempts + 1, lastError: 'HTTP 500' } } },
+    deliver: { at, set: { delivery: { status: 'delivered', attempts: attempts + 1, deliveredAt: at } }, remove: ['destination'] },
+    deliverAndDrop: { at, set: { delivery: { status: 'delivered', attempts: attempts + 1, deliveredAt: at }, outputDeletedAt: at }, remove: ['destination'] },
+    giveUpDelivery: { at, set: { delivery: { status: 'failed', attempts: attempts + 1, lastError: 'HTTP 403', eventOwed: true } }, remove: ['destination'] },
+    deliveryAnnounced: { set: { delivery: { status: read.delivery?.status ?? 'failed', attempts } } },
   };
   return { ...patches[e as keyof typeof patches], guard };
 }
@@ -117,6 +129,8 @@ function guardHolds(read: Task, guard: TransitionGuard): boolean {
   if (guard.progressBelow !== undefined && !(read.progress < guard.progressBelow)) return false;
   if (guard.copyClaimedBefore !== undefined && read.copyClaimedAt !== undefined && read.copyClaimedAt > guard.copyClaimedBefore) return false;
   if (guard.announced && read.unannounced) return false;
+  if (guard.deliveryAttempts !== undefined && (read.delivery?.attempts ?? 0) !== guard.deliveryAttempts) return false;
+  if (guard.deliveryFree !== undefined && read.delivery?.claimedUntil !== undefined && read.delivery.claimedUntil >= guard.deliveryFree) return false;
   return true;
 }
 
@@ -185,7 +199,7 @@ describe('the task state machine (property)', () => {
             if (moved) expect(moved.phase).toBe(phase);
             model[index] = {
               phase,
-              unannounced: (was.unannounced || (admitted && isFinal(phase) && !isFinal(read.phase))) && !(admitted && s.event === 'announce'),
+              unannounced: (was.unannounced || (admitted && endsTask(read.phase, phase))) && !(admitted && s.event === 'announce'),
             };
           } else {
             // Two callers from the same read, at once: the store serializes them, in some order.
@@ -197,7 +211,7 @@ describe('the task state machine (property)', () => {
             // Announcements are told by the listing below, which the model then follows.
             const listed = await collect(stores.tasks.listUnannounced());
             model[index] = { phase: stored.phase, unannounced: listed.includes(read.taskId) };
-            if (!isFinal(read.phase) && isFinal(stored.phase) && !(s.event === 'announce' || s.rival === 'announce')) expect(model[index]!.unannounced).toBe(true);
+            if (endsTask(read.phase, stored.phase) && !(s.event === 'announce' || s.rival === 'announce')) expect(model[index]!.unannounced).toBe(true);
           }
 
           // A refund only with a failure event admitted in this step, and at most one per step.

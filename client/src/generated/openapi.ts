@@ -892,6 +892,7 @@ export interface components {
              * @example 2026-11-21T17:00:00.000Z
              */
             expires_at: string | null;
+            delivery: components["schemas"]["OutputDelivery"];
         } & ({
             /** @constant */
             status?: "processing";
@@ -923,6 +924,24 @@ export interface components {
              */
             code: "upstream_error" | "content_rejected" | "timeout" | "internal_error" | "canceled";
         };
+        /** @description The delivery to `output_destination` (null when the start named none). Delivery never changes the charge. */
+        OutputDelivery: {
+            /**
+             * @description `pending` until the PUT succeeds (`delivered`) or is given up (`failed`, with a `video.delivery_failed` / `image.delivery_failed` event).
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed";
+            /** @description PUT attempts made so far. */
+            attempts: number;
+            /** @description Why the last attempt did not deliver (e.g. `HTTP 403 (AccessDenied)`), null when none failed. Never contains the URL. */
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @description When the output was delivered.
+             * @example 2026-11-21T17:00:00.000Z
+             */
+            delivered_at: string | null;
+        } | null;
         /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `validation_error`. */
         Error400: {
             data: null;
@@ -1065,7 +1084,24 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             };
+            output_destination?: components["schemas"]["OutputDestination"];
+            /** @description With `output_destination`: `false` deletes our copy once it is delivered (default `true`). */
+            keep_output?: boolean;
+            /** @description Video starts only: where the video's thumbnail (a JPEG) is PUT, like `output_destination`. */
+            thumbnail_destination?: {
+                url: string;
+                headers?: {
+                    [key: string]: string;
+                };
+            };
         } & unknown;
+        /** @description Where the output is PUT once stored: an https presigned PUT URL (S3, R2, GCS) or an Azure SAS URL, and at most 10 extra headers to send (e.g. `x-ms-blob-type: BlockBlob` for Azure; `content-type` when you signed one). Private, loopback and metadata addresses are refused. See docs/storage.md. */
+        OutputDestination: {
+            url: string;
+            headers?: {
+                [key: string]: string;
+            };
+        };
         /** @description Success: `data` is the result, `error` is null. */
         VideoPageResponse: {
             data: components["schemas"]["VideoPage"];
@@ -1190,6 +1226,7 @@ export interface components {
              * @example 2026-11-21T17:00:00.000Z
              */
             expires_at: string | null;
+            delivery: components["schemas"]["OutputDelivery"];
         } & ({
             /** @constant */
             status?: "processing";
@@ -1253,6 +1290,9 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             };
+            output_destination?: components["schemas"]["OutputDestination"];
+            /** @description With `output_destination`: `false` deletes our copy once it is delivered (default `true`). */
+            keep_output?: boolean;
         };
         /** @description Success: `data` is the result, `error` is null. */
         ImagePageResponse: {
@@ -2150,7 +2190,8 @@ export interface operations {
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:00.000Z",
                      *         "output_deleted_at": null,
-                     *         "expires_at": null
+                     *         "expires_at": null,
+                     *         "delivery": null
                      *       },
                      *       "error": null
                      *     }
@@ -2403,6 +2444,7 @@ export interface operations {
                      *             "updated_at": "2026-11-21T17:00:41.000Z",
                      *             "output_deleted_at": null,
                      *             "expires_at": null,
+                     *             "delivery": null,
                      *             "video_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4",
                      *             "completed_at": "2026-11-21T17:00:41.000Z"
                      *           }
@@ -2597,6 +2639,7 @@ export interface operations {
                      *         "updated_at": "2026-11-21T17:00:41.000Z",
                      *         "output_deleted_at": null,
                      *         "expires_at": null,
+                     *         "delivery": null,
                      *         "video_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4",
                      *         "completed_at": "2026-11-21T17:00:41.000Z"
                      *       },
@@ -2782,6 +2825,7 @@ export interface operations {
                      *         "updated_at": "2026-11-22T09:30:00.000Z",
                      *         "output_deleted_at": "2026-11-22T09:30:00.000Z",
                      *         "expires_at": null,
+                     *         "delivery": null,
                      *         "completed_at": "2026-11-21T17:00:41.000Z"
                      *       },
                      *       "error": null
@@ -2988,6 +3032,7 @@ export interface operations {
                      *         "updated_at": "2026-11-21T17:00:05.000Z",
                      *         "output_deleted_at": null,
                      *         "expires_at": null,
+                     *         "delivery": null,
                      *         "error": {
                      *           "code": "canceled",
                      *           "message": "The task was canceled. Your credits were refunded."
@@ -3207,7 +3252,8 @@ export interface operations {
                      *         "created_at": "2026-11-21T17:00:00.000Z",
                      *         "updated_at": "2026-11-21T17:00:00.000Z",
                      *         "output_deleted_at": null,
-                     *         "expires_at": null
+                     *         "expires_at": null,
+                     *         "delivery": null
                      *       },
                      *       "error": null
                      *     }
@@ -3455,6 +3501,7 @@ export interface operations {
                      *             "updated_at": "2026-11-21T17:00:12.000Z",
                      *             "output_deleted_at": null,
                      *             "expires_at": null,
+                     *             "delivery": null,
                      *             "image_urls": [
                      *               "https://media.example.com/images/img_01M7ZP0E1WQ4R5N8B2C6D7F9GH-1.webp"
                      *             ],
@@ -3646,6 +3693,7 @@ export interface operations {
                      *         "updated_at": "2026-11-21T17:00:12.000Z",
                      *         "output_deleted_at": null,
                      *         "expires_at": null,
+                     *         "delivery": null,
                      *         "image_urls": [
                      *           "https://media.example.com/images/img_01M7ZP0E1WQ4R5N8B2C6D7F9GH-1.webp"
                      *         ],
@@ -3828,6 +3876,7 @@ export interface operations {
                      *         "updated_at": "2026-11-22T09:30:00.000Z",
                      *         "output_deleted_at": "2026-11-22T09:30:00.000Z",
                      *         "expires_at": null,
+                     *         "delivery": null,
                      *         "completed_at": "2026-11-21T17:00:12.000Z"
                      *       },
                      *       "error": null
@@ -4029,6 +4078,7 @@ export interface operations {
                      *         "updated_at": "2026-11-21T17:00:05.000Z",
                      *         "output_deleted_at": null,
                      *         "expires_at": null,
+                     *         "delivery": null,
                      *         "error": {
                      *           "code": "canceled",
                      *           "message": "The task was canceled. Your credits were refunded."
@@ -6931,6 +6981,7 @@ export interface operations {
                      *               "updated_at": "2026-11-21T17:00:41.000Z",
                      *               "output_deleted_at": null,
                      *               "expires_at": null,
+                     *               "delivery": null,
                      *               "video_url": "https://media.example.com/videos/vid_01M7ZNHRE3YZJA4Y3XQS4DQDGQ.mp4",
                      *               "completed_at": "2026-11-21T17:00:41.000Z"
                      *             }

@@ -11,6 +11,7 @@ import {
 import { TASK_ERROR_CODES, TASK_STATUSES, type Task, type TaskError } from '#domain/tasks/task';
 import { derivePhase, PHASE_NAMES, statusOf, type Phase } from '#domain/tasks/phase';
 import { type ImageParams, type VideoParams } from '#domain/catalogue/params';
+import { DELIVERY_STATUSES, type Delivery, type DeliveryPart, type Destination, type Destinations } from '#domain/tasks/destinations';
 import { inFlightEntry, OUTBOX_PREFIX, taskHistoryKey, taskKey } from './keys';
 
 /**
@@ -62,7 +63,61 @@ export function toTaskItem(task: Task): Record<string, unknown> {
     updated_at: task.updatedAt,
     completed_at: task.completedAt,
     output_deleted_at: task.outputDeletedAt,
+    // A presigned URL (a credential) until the delivery ends; never in a view or a log.
+    destination: task.destination,
+    keep_output: task.keepOutput,
+    delivery: task.delivery && deliveryItem(task.delivery),
   };
+}
+
+/** A delivery as stored: one map, snake_case like the rest of the item. */
+export function deliveryItem(delivery: Delivery): Record<string, unknown> {
+  return {
+    status: delivery.status,
+    attempts: delivery.attempts,
+    ...(delivery.lastError !== undefined && { last_error: delivery.lastError }),
+    ...(delivery.deliveredAt !== undefined && { delivered_at: delivery.deliveredAt }),
+    ...(delivery.nextAttemptAt !== undefined && { next_attempt_at: delivery.nextAttemptAt }),
+    ...(delivery.claimedUntil !== undefined && { claimed_until: delivery.claimedUntil }),
+    ...(delivery.partsDone !== undefined && delivery.partsDone.length > 0 && { parts_done: [...delivery.partsDone] }),
+    ...(delivery.eventOwed && { event_owed: true }),
+  };
+}
+
+function deliveryOfItem(value: unknown, problem: (field: string) => Error): Delivery {
+  if (!isRecord(value) || !isOneOf(value.status, DELIVERY_STATUSES) || !Number.isInteger(value.attempts)) throw problem('delivery');
+  const text = (field: string) => {
+    const found = value[field];
+    if (found !== undefined && typeof found !== 'string') throw problem(`delivery.${field}`);
+    return found;
+  };
+  const parts = value.parts_done;
+  if (parts !== undefined && !(isStringList(parts) && parts.every((part) => part === 'output' || part === 'thumbnail'))) throw problem('delivery.parts_done');
+  const lastError = text('last_error');
+  const deliveredAt = text('delivered_at');
+  const nextAttemptAt = text('next_attempt_at');
+  const claimedUntil = text('claimed_until');
+  return {
+    status: value.status,
+    attempts: value.attempts as number,
+    ...(lastError !== undefined && { lastError }),
+    ...(deliveredAt !== undefined && { deliveredAt }),
+    ...(nextAttemptAt !== undefined && { nextAttemptAt }),
+    ...(claimedUntil !== undefined && { claimedUntil }),
+    ...(parts !== undefined && { partsDone: parts as DeliveryPart[] }),
+    ...(value.event_owed === true && { eventOwed: true as const }),
+  };
+}
+
+function destinationOfItem(value: unknown, problem: (field: string) => Error): Destinations {
+  const one = (entry: unknown): Destination => {
+    if (!isRecord(entry) || typeof entry.url !== 'string' || !isRecord(entry.headers) || !Object.values(entry.headers).every((header) => typeof header === 'string')) {
+      throw problem('destination');
+    }
+    return { url: entry.url, headers: entry.headers as Record<string, string> };
+  };
+  if (!isRecord(value)) throw problem('destination');
+  return { output: one(value.output), ...(value.thumbnail !== undefined && { thumbnail: one(value.thumbnail) }) };
 }
 
 /**
@@ -146,6 +201,9 @@ export function fromTaskItem(item: Record<string, unknown>): Task {
     ...(completedAt && { completedAt }),
     ...(outputDeletedAt && { outputDeletedAt }),
     ...(unannounced && { unannounced: true as const }),
+    ...(item.destination !== undefined && { destination: destinationOfItem(item.destination, problem) }),
+    ...(item.keep_output === false && { keepOutput: false as const }),
+    ...(item.delivery !== undefined && { delivery: deliveryOfItem(item.delivery, problem) }),
   };
   const { kind, params } = item;
   if (kind === 'video' && isVideoParams(params)) return { kind, ...base, params };

@@ -20,6 +20,12 @@ export const PHASES = {
   /** The provider's outputs are recorded and being copied into our storage. */
   storing: { status: 'processing' },
   completed: { status: 'completed' },
+  /**
+   * Completed (charged, announced like any completion), its outputs being PUT to the start's
+   * destination (destinations.ts): the delivery worker's. Ends `completed` (delivered or given
+   * up) or, with `keep_output: false`, `deleting`.
+   */
+  delivering: { status: 'completed' },
   /** Completed, its outputs being removed from storage (DELETE, retention): the view already says deleted. */
   deleting: { status: 'completed' },
   /** Completed, its outputs removed from storage: the task stays, with `outputDeletedAt`. */
@@ -36,6 +42,11 @@ export type InFlightPhase = (typeof IN_FLIGHT_PHASES)[number];
 
 export const statusOf = (phase: Phase): TaskStatus => PHASES[phase].status;
 export const isFinal = (phase: Phase): phase is 'completed' | 'failed' => phase === 'completed' || phase === 'failed';
+/**
+ * A move from `from` to `to` ends the task (processing -> completed or failed, `delivering`
+ * included): it enters the outbox, its events owed. Moves between ended phases never do.
+ */
+export const endsTask = (from: Phase, to: Phase): boolean => statusOf(from) === 'processing' && statusOf(to) !== 'processing';
 
 /** The fields a task written before phases existed tells its phase by. */
 export interface LegacyFields {

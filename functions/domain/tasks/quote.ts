@@ -1,3 +1,4 @@
+import { checkDestinations, type DestinationUrlPolicy } from './destinations';
 import { admit, checkReferenceUrls, type Refusal, type StartRequest } from './start-rules';
 import type { SpendingKey } from '../accounts/spending-key';
 import type { AccountStore } from '../accounts/ports';
@@ -7,6 +8,7 @@ import { requireEndUser } from './attribution';
 export interface QuoteDeps {
   accounts: Pick<AccountStore, 'get'>;
   references: ReferenceUrlPolicy;
+  destinations: DestinationUrlPolicy;
 }
 
 export interface Quote {
@@ -26,6 +28,7 @@ export interface Quote {
  */
 export async function quoteStart(deps: QuoteDeps, partitionId: string, request: StartRequest, key?: SpendingKey): Promise<Quote> {
   requireEndUser(key, request.endUser);
+  checkDestinations(deps.destinations, request);
   await checkReferenceUrls(deps.references, request);
   const { account, price, refusal } = await admit(deps.accounts, partitionId, request, key);
   return {

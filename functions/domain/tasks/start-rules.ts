@@ -13,14 +13,15 @@ import type { AccountStore } from '../accounts/ports';
 import type { IdempotencyRecord, ReferenceUrlPolicy, StartRefusals } from './ports';
 import type { ImageParams, VideoParams } from '../catalogue/params';
 import type { Attribution } from './attribution';
+import type { DeliveryRequest } from './destinations';
 
 /**
  * Whether a start may go ahead, and at what price: the checks after validation, in the API's
  * documented order, written once for the start (which charges) and the quote (which only says).
  */
 
-/** What to start; `endUser` and `metadata` (attribution.ts) are stored with the task, never priced. */
-export type StartRequest = ({ kind: 'video'; params: VideoParams } | { kind: 'image'; params: ImageParams }) & Attribution;
+/** What to start; `endUser` and `metadata` (attribution.ts) and the destination (destinations.ts) are stored with the task, never priced. */
+export type StartRequest = ({ kind: 'video'; params: VideoParams } | { kind: 'image'; params: ImageParams }) & Attribution & DeliveryRequest;
 
 /** What a start would be refused with now; the start throws it, a quote names it. */
 export type Refusal = PaidAccessRequiredError | SpendLimitExceededError | InsufficientCreditsError;

@@ -1,3 +1,4 @@
+import { checkDestinations, type DestinationUrlPolicy } from './destinations';
 import { createHash } from 'node:crypto';
 import { admit, checkReferenceUrls, judgeStart, needsPaidAccess, priceOf, type StartRequest } from './start-rules';
 import { AccountBusyError, IdempotencyConflictError, PaidAccessRequiredError, UnauthorizedError, UpstreamError } from '../shared/errors';
@@ -21,6 +22,8 @@ export interface StartDeps extends LifecycleDeps {
   idempotency: IdempotencyStore;
   /** Reference image URLs we would refuse to fetch are refused before anything is charged. */
   references: ReferenceUrlPolicy;
+  /** Destination URLs we would refuse to PUT to are refused the same way (destinations.ts). */
+  destinations: DestinationUrlPolicy;
 }
 
 export { priceOf, type StartRequest } from './start-rules';
@@ -82,6 +85,7 @@ async function startAnyTask(
   idempotencyKey?: string,
   key?: SpendingKey,
 ): Promise<Task | undefined> {
+  checkDestinations(deps.destinations, request);
   await checkReferenceUrls(deps.references, request);
   const now = deps.clock();
   const hash = requestHash(request);
@@ -123,6 +127,7 @@ async function startAnyTask(
     creditsUsed: price,
     progress: 0,
     copyAttempts: 0,
+    ...(request.destination && { delivery: { status: 'pending', attempts: 0 } }),
     // Until the moment its create is sent (submission.ts): then no job can exist upstream.
     unsent: true,
     ...(keySpend && { keySpend: { keyId: keySpend.keyId, month: keySpend.month, ...(keySpend.endUser !== undefined && { endUser: keySpend.endUser }) } }),

@@ -1,6 +1,7 @@
 import type { VideoParams, ImageParams } from '../catalogue/params';
 import type { Phase, TaskStatus } from './phase';
 import type { Attribution } from './attribution';
+import type { Delivery, DeliveryRequest } from './destinations';
 
 /**
  * Generation tasks. A video task and an image task share one lifecycle (docs/tasks.md): one
@@ -18,7 +19,7 @@ export interface TaskError {
   message: string;
 }
 
-interface TaskBase extends Attribution {
+interface TaskBase extends Attribution, DeliveryRequest {
   taskId: string;
   partitionId: string;
   /**
@@ -87,6 +88,11 @@ interface TaskBase extends Attribution {
   createdAt: string;
   updatedAt: string;
   completedAt?: string;
+  /**
+   * The PUT of the outputs to the start's destination (destinations.ts): pending from the start,
+   * delivered or failed once it ends. `destination` is removed when it ends (it is a credential).
+   */
+  delivery?: Delivery;
   /** When its outputs were deleted (DELETE, retention): from then on the view has no result URLs. */
   outputDeletedAt?: string;
   /**

@@ -1,5 +1,5 @@
 import type { LedgerEntry } from '../accounts/ledger';
-import { isFinal, type Phase } from './phase';
+import { statusOf, type Phase } from './phase';
 import type { TaskStore } from './ports';
 import type { Task } from './task';
 
@@ -26,6 +26,10 @@ export interface TransitionGuard {
   copyClaimedBefore?: string;
   /** Only once the task's ending was announced: a move out of `completed` would take it out of the outbox. */
   announced?: true;
+  /** Only while the delivery has made exactly this many attempts (0: also none recorded): one outcome per attempt. */
+  deliveryAttempts?: number;
+  /** Only if no worker holds the delivery past this instant (its lease, `delivery.claimedUntil`, is over). */
+  deliveryFree?: string;
 }
 
 /** The task fields an event may set. */
@@ -47,6 +51,7 @@ export type TaskPatchFields = Partial<
     | 'error'
     | 'completedAt'
     | 'outputDeletedAt'
+    | 'delivery'
   >
 >;
 
@@ -54,7 +59,7 @@ export interface TaskPatch {
   /** A phase change happens at this instant (the new phase's `phaseAt` and `updatedAt`). Absent for a touch. */
   at?: string;
   set?: TaskPatchFields;
-  remove?: readonly ('queuedAt' | 'pendingOutputs' | 'copyClaimedAt' | 'outputUrls' | 'thumbnailUrl')[];
+  remove?: readonly ('queuedAt' | 'pendingOutputs' | 'copyClaimedAt' | 'outputUrls' | 'thumbnailUrl' | 'destination')[];
   /** One more failed copy (returned in the stored task). */
   countCopyFailure?: true;
   guard?: TransitionGuard;
@@ -88,11 +93,18 @@ export const TRANSITIONS = {                                                    
   copyClaim:  { from: ['storing'], to: 'same', guards: ['copyClaimedBefore'] },    // set {copyClaimedAt}: one copy at a time
   copyFailed: { from: ['storing'], to: 'same' },                                   // countCopyFailure, remove [copyClaimedAt]
   complete:   { from: ['storing'], to: 'completed' },                              // set {outputUrls, thumbnailUrl?, completedAt}, remove [pendingOutputs]
+  completeForDelivery: { from: ['storing'], to: 'delivering' },                    // complete's twin for a task with a destination: + set {delivery: next attempt}
+  claimDelivery: { from: ['delivering'], to: 'same', guards: ['deliveryAttempts', 'deliveryFree'] }, // set {delivery: + claimedUntil}: one attempt at a time
+  deliveryFailed: { from: ['delivering'], to: 'same', guards: ['deliveryAttempts'] }, // set {delivery: attempts+1, lastError, nextAttemptAt, partsDone}
+  deliver:    { from: ['delivering'], to: 'completed', guards: ['deliveryAttempts'] }, // set {delivery: delivered}, remove [destination]
+  deliverAndDrop: { from: ['delivering'], to: 'deleting', guards: ['deliveryAttempts', 'announced'] }, // keep_output false: + set {outputDeletedAt}
+  giveUpDelivery: { from: ['delivering'], to: 'completed', guards: ['deliveryAttempts'] }, // set {delivery: failed, eventOwed}, remove [destination]
+  deliveryAnnounced: { from: ['completed', 'deleting', 'output_deleted'], to: 'same' }, // set {delivery: without eventOwed}, once `*.delivery_failed` is published
   fail:       { from: IN_FLIGHT, to: 'failed', refund: true },                     // refused create, failed job, copies given up
   lose:       { from: NO_JOB, to: 'failed', refund: true },                        // unanswered create, no job adopted in the grace
   cancel:     { from: BEFORE_OUTPUTS, to: 'failed', refund: true },                // once outputs are recorded it completes (409)
   timeout:    { from: IN_FLIGHT, to: 'failed', refund: true },
-  announce:   { from: ['completed', 'failed'], to: 'same' },                       // announced: out of the outbox
+  announce:   { from: ['completed', 'failed', 'delivering'], to: 'same' },         // announced: out of the outbox
   deleteOutputs: { from: ['completed'], to: 'deleting', guards: ['announced'] },   // set {outputDeletedAt}: DELETE or retention; objects removed next
   purge:      { from: ['deleting'], to: 'output_deleted' },                        // remove [outputUrls, thumbnailUrl] once the objects are gone
   markDeleted: { from: ['failed'], to: 'same' },                                   // set {outputDeletedAt}: a DELETE of a failed task (nothing stored)
@@ -117,7 +129,7 @@ export async function move(
   if ((rule.to === 'same') !== (patch.at === undefined)) throw new Error(`The ${event} of task ${task.taskId}: a phase change has an instant, a touch none.`);
   // A task whose start was cut short before its settle ends with its positions, never without:
   // a final task is in no work list the sweeper settles from.
-  const settled = rule.to !== 'same' && isFinal(rule.to) && task.seq === 0 && tasks.settlePositions ? await settleQuietly(tasks.settlePositions.bind(tasks), task) : task;
+  const settled = rule.to !== 'same' && statusOf(rule.to) !== 'processing' && task.seq === 0 && tasks.settlePositions ? await settleQuietly(tasks.settlePositions.bind(tasks), task) : task;
   return tasks.transition(settled, rule.from, rule.to, patch);
 }
 
@@ -141,5 +153,7 @@ export function admits(stored: Task, from: readonly Phase[], guard: TransitionGu
   if (guard.reportedBefore !== undefined && stored.reportedAt !== undefined && !(stored.reportedAt < guard.reportedBefore)) return false;
   if (guard.copyClaimedBefore !== undefined && stored.copyClaimedAt !== undefined && stored.copyClaimedAt > guard.copyClaimedBefore) return false;
   if (guard.announced && stored.unannounced) return false;
+  if (guard.deliveryAttempts !== undefined && (stored.delivery?.attempts ?? 0) !== guard.deliveryAttempts) return false;
+  if (guard.deliveryFree !== undefined && stored.delivery?.claimedUntil !== undefined && !(stored.delivery.claimedUntil < guard.deliveryFree)) return false;
   return true;
 }

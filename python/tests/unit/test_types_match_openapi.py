@@ -72,6 +72,8 @@ MIRRORS: Dict[str, Union[str, Tuple[str, ...]]] = {
     "UsageReport": "UsageReport",
     "UsageRow": "UsageRow",
     "UsageTotals": ("UsageReport", "totals"),
+    "OutputDestination": "OutputDestination",
+    "OutputDelivery": "OutputDelivery",
 }
 
 

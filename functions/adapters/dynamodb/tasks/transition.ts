@@ -1,12 +1,13 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isFinal, statusOf, type Phase } from '#domain/tasks/phase';
+import { endsTask, isFinal, statusOf, type Phase } from '#domain/tasks/phase';
+import type { Delivery } from '#domain/tasks/destinations';
 import type { TaskPatch, TaskPatchFields, TransitionGuard } from '#domain/tasks/transitions';
 import type { Task } from '#domain/tasks/task';
 import { isConditionFailure, type Db } from '../dynamo-client';
-import { endedEntryValues, OUTBOX_PREFIX, outputsPartition, phaseEntryValues, taskKey } from '../keys';
+import { endedEntryValues, type ListedPhase, OUTBOX_PREFIX, outputsPartition, phaseEntryValues, taskKey } from '../keys';
 import { appendWithRetries, ledgerMoved, SAME_POSITION, slotAfter } from '../ledger-positions';
 import { retryOnConflict } from '../retry';
-import { fromTaskItem } from '../task-item';
+import { deliveryItem, fromTaskItem } from '../task-item';
 import type { TransactionRefused } from '../transaction';
 import { getTask } from './queries';
 import { refusalOf, writeFailedEnding } from './refund-transaction';
@@ -39,6 +40,7 @@ const LEGACY: Record<Phase, string> = {
   storing: `${BASE} AND attribute_exists(pending_outputs)`,
   completed: '#status = :completed',
   // Written only by this code, always with a trusted phase: no legacy item is in them.
+  delivering: 'attribute_not_exists(pk)',
   deleting: 'attribute_not_exists(pk)',
   output_deleted: 'attribute_not_exists(pk)',
   failed: '#status = :failed',
@@ -84,12 +86,20 @@ export function transitionCondition(from: readonly Phase[], guard: TransitionGua
     terms.push('(attribute_not_exists(copy_claimed_at) OR copy_claimed_at <= :guardCopy)');
     values[':guardCopy'] = guard.copyClaimedBefore;
   }
+  if (guard.deliveryAttempts !== undefined) {
+    terms.push(guard.deliveryAttempts === 0 ? '(attribute_not_exists(#delivery.attempts) OR #delivery.attempts = :guardAttempts)' : '#delivery.attempts = :guardAttempts');
+    values[':guardAttempts'] = guard.deliveryAttempts;
+  }
+  if (guard.deliveryFree !== undefined) {
+    terms.push('(attribute_not_exists(#delivery.claimed_until) OR #delivery.claimed_until < :guardFree)');
+    values[':guardFree'] = guard.deliveryFree;
+  }
   if (guard.announced) {
     // Out of the outbox: no index entry, or one that is not the outbox's.
     terms.push('(attribute_not_exists(gsi2pk) OR NOT begins_with(gsi2pk, :outbox))');
     values[':outbox'] = OUTBOX_PREFIX;
   }
-  return { expression: terms.join(' AND '), names: { '#phase': 'phase', '#status': 'status' }, values };
+  return { expression: terms.join(' AND '), names: { '#phase': 'phase', '#status': 'status', '#delivery': 'delivery' }, values };
 }
 
 /** Attribute per patch field (provider is three). */
@@ -108,6 +118,17 @@ const ATTRIBUTES: Record<Exclude<keyof TaskPatchFields, 'provider'>, string> = {
   error: '#error',
   completedAt: 'completed_at',
   outputDeletedAt: 'output_deleted_at',
+  delivery: '#delivery',
+};
+
+/** Attribute per removable field. */
+const REMOVABLE: Record<NonNullable<TaskPatch['remove']>[number], string> = {
+  queuedAt: 'queued_at',
+  pendingOutputs: 'pending_outputs',
+  copyClaimedAt: 'copy_claimed_at',
+  outputUrls: 'output_urls',
+  thumbnailUrl: 'thumbnail_url',
+  destination: 'destination',
 };
 
 interface Update {
@@ -117,9 +138,9 @@ interface Update {
 }
 
 /** The update of a transition that writes no refund. */
-export function transitionUpdate(task: Task, to: Phase | 'same', patch: TaskPatch): Update {
+export function transitionUpdate(task: Task, from: readonly Phase[], to: Phase | 'same', patch: TaskPatch): Update {
   const set: string[] = [];
-  const remove: string[] = (patch.remove ?? []).map((field) => ATTRIBUTES[field]);
+  const remove: string[] = (patch.remove ?? []).map((field) => REMOVABLE[field]);
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   if (to !== 'same') {
@@ -133,17 +154,21 @@ export function transitionUpdate(task: Task, to: Phase | 'same', patch: TaskPatc
       values[':unsent'] = true;
     } else if (!isFinal(to)) remove.push('unsent');
     // The index entry follows the phase: the sweeper reads each phase's own list, and an ended
-    // task enters the outbox until its events are published.
-    if (isFinal(to)) {
+    // task enters the outbox until its events are published. A rule's phases are all processing
+    // or all ended, so its first one tells whether the move ends the task.
+    if (endsTask(from[0]!, to)) {
       set.push('gsi2pk = :endedPk', 'gsi2sk = :endedSk');
       Object.assign(values, endedEntryValues(patch.at, task.taskId));
     } else if (to === 'output_deleted') {
       // Nothing left to do for it: in no list.
       remove.push('gsi2pk', 'gsi2sk');
-    } else if (to !== 'draft') {
-      set.push('gsi2pk = :phasePk', 'gsi2sk = :phaseSk');
-      Object.assign(values, phaseEntryValues(to, patch.at, task.taskId));
+    } else if (to === 'deleting' || statusOf(to) === 'processing') {
+      if (to !== 'draft') {
+        set.push('gsi2pk = :phasePk', 'gsi2sk = :phaseSk');
+        Object.assign(values, phaseEntryValues(to as ListedPhase, patch.at, task.taskId));
+      }
     }
+    // Else an ended task between ended phases (a delivery's end): its entry stays (the outbox, or the outputs list).
   }
   for (const [field, value] of Object.entries(patch.set ?? {}) as [keyof TaskPatchFields, unknown][]) {
     if (value === undefined) continue;
@@ -157,7 +182,7 @@ export function transitionUpdate(task: Task, to: Phase | 'same', patch: TaskPatc
     const placeholder = `:set_${field}`;
     if (attribute.startsWith('#')) names[attribute] = attribute.slice(1);
     set.push(`${attribute} = ${placeholder}`);
-    values[placeholder] = value;
+    values[placeholder] = field === 'delivery' ? deliveryItem(value as Delivery) : value;
   }
   if (patch.announced) {
     // A completion leaves the outbox for the list of stored outputs the retention reads.
@@ -185,7 +210,7 @@ export function used<T>(entries: Record<string, T>, ...expressions: string[]): R
 export async function transition(db: Db, task: Task, from: readonly Phase[], to: Phase | 'same', patch: TaskPatch): Promise<Task | undefined> {
   const condition = transitionCondition(from, patch.guard);
   if (patch.refund) return failWithRefund(db, task, from, condition, patch);
-  const update = transitionUpdate(task, to, patch);
+  const update = transitionUpdate(task, from, to, patch);
   const names = { ...condition.names, ...update.names };
   const values = { ...condition.values, ...update.values };
   try {
