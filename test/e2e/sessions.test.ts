@@ -2,7 +2,7 @@ import { AdminDeleteUserCommand, AdminDisableUserCommand, AdminGetUserCommand, C
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalStack } from '#bin/local-stack/stack';
 import { createAccount } from '#domain/accounts/account-admin';
 import { awaitRoomInWindow, call, startTestApi } from '#test-support/local-api';
@@ -103,6 +103,28 @@ describe('sessions', () => {
     expect(new Set(replies.map((reply) => reply.body.data.account_id)).size).toBe(1);
     // One live account and its test balance; nothing else.
     expect(await countItems('account')).toBe(accountsBefore + 2);
+    // And the holder is its one owner (issue 36).
+    expect((await stack.context.holders.withMemberships(holder.holderId))?.memberships).toEqual([
+      { accountId: replies[0]!.body.data.account_id, role: 'owner', joinedAt: expect.any(String) },
+    ]);
+  });
+
+  it('adopt a holder recorded before teams as the owner of their account on their next sign-in (issue 36)', async () => {
+    const holder = await signedInHolder(stack);
+    const { account } = await createAccount(stack.context, { credits: 9 });
+    // As the holder repository wrote a holder before teams: the item alone, no membership.
+    await stack.context.db.doc.send(
+      new PutCommand({
+        TableName: stack.context.db.tableName,
+        Item: { pk: `HOLDER#${holder.holderId}`, sk: 'HOLDER', type: 'holder', holder_id: holder.holderId, account_id: account.accountId, email: holder.email, created_at: account.createdAt },
+      }),
+    );
+    const replies = await Promise.all([1, 2, 3].map(() => get(holder.accessToken, '/account')));
+    expect(replies.map((reply) => [reply.status, reply.body.data.account_id, reply.body.data.live.credits])).toEqual(Array(3).fill([200, account.accountId, 9]));
+    expect(await stack.context.holders.withMemberships(holder.holderId)).toEqual({
+      holder: expect.objectContaining({ holderId: holder.holderId, accountId: account.accountId, teamsAt: expect.any(String) }),
+      memberships: [{ accountId: account.accountId, role: 'owner', joinedAt: expect.any(String) }],
+    });
   });
 
   it('are rate limited per holder, across both modes, with the default limit', async () => {

@@ -5,7 +5,8 @@ import { newAccountId, newLedgerEntryId, newTaskId } from '#domain/shared/ids';
 import { grantAudit, ledgerSum, type LedgerEntry } from '#domain/accounts/ledger';
 import { accessChangeAudit } from '#domain/accounts/account-admin';
 import { refundEntry } from '#domain/tasks/charges';
-import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, LedgerStore } from '#domain/accounts/ports';
+import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, HolderStore, LedgerStore } from '#domain/accounts/ports';
+import { HolderExistsError, newHolderAccount, type Holder } from '#domain/accounts/holder';
 import { keyChangeAudit, keyRevokeAudit } from '#domain/accounts/key-management';
 import type { CallbackReceipts, IdempotencyClaim, IdempotencyStore, InFlightList, StartResult, StartWrite, TaskStore } from '#domain/tasks/ports';
 import type { UploadPublications } from '#domain/uploads/ports';
@@ -41,10 +42,14 @@ export interface StoreSet {
   deliveries: DeliveryStore;
   uploadPublications: UploadPublications;
   auditLog: AuditLog;
+  holders: HolderStore;
 }
 
-/** Opens an empty set of stores (a fresh table) for one test. */
-export type OpenStores = () => Promise<{ stores: StoreSet; close(): Promise<void> }>;
+/**
+ * Opens an empty set of stores (a fresh table) for one test. `legacyHolder` records a holder as
+ * code from before teams did (no memberships), which no port may write any more.
+ */
+export type OpenStores = () => Promise<{ stores: StoreSet; close(): Promise<void>; legacyHolder(holder: Holder): Promise<void> }>;
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const at = (ms: number) => new Date(T0 + ms).toISOString();
@@ -53,9 +58,10 @@ export function describeStoreContract(name: string, open: OpenStores): void {
   describe(`${name}: store contract`, () => {
     let stores: StoreSet;
     let close: () => Promise<void>;
+    let legacyHolder: (holder: Holder) => Promise<void>;
 
     beforeEach(async () => {
-      ({ stores, close } = await open());
+      ({ stores, close, legacyHolder } = await open());
     });
     afterEach(async () => {
       await close();
@@ -1327,6 +1333,66 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         await stores.uploadPublications.release('acc_a', 'up_1');
         expect(await stores.uploadPublications.get('acc_a', 'up_1')).toBeUndefined();
         expect(await stores.uploadPublications.claim('acc_a', 'up_1', new Date(T0 + 60_300), 60)).toBe(true);
+      });
+    });
+
+    // Issue 36: holders and their memberships (the pair ACCOUNT#a/MEMBER#h and HOLDER#h/MEMBERSHIP#a).
+    describe('team: holders and memberships', () => {
+      const holderOf = (accountId: string, n: number, createdAt = at(n)): Holder => ({ holderId: `holder-${n}-${accountId}`, accountId, email: `h${n}@example.com`, createdAt });
+
+      it('a first sign-in writes the holder, the account with its grant, and the holder as its owner, at once; a second for the holder creates nothing', async () => {
+        const account = newHolderAccount(newAccountId(), 100, at(0));
+        const holder = holderOf(account.accountId, 1, at(0));
+        await stores.holders.createWithAccount(holder, account, grantOf(account.accountId, 100));
+        expect(await stores.holders.withMemberships(holder.holderId)).toEqual({
+          holder: { ...holder, teamsAt: at(0) },
+          memberships: [{ accountId: account.accountId, role: 'owner', joinedAt: at(0) }],
+        });
+        expect(await stores.holders.get(holder.holderId)).toEqual({ ...holder, teamsAt: at(0) });
+        expect((await stores.accounts.get(account.accountId))?.credits).toBe(100);
+
+        const other = newHolderAccount(newAccountId(), 100, at(1));
+        await expect(stores.holders.createWithAccount({ ...holder, accountId: other.accountId }, other)).rejects.toBeInstanceOf(HolderExistsError);
+        expect(await stores.accounts.get(other.accountId)).toBeUndefined();
+        expect((await stores.holders.withMemberships(holder.holderId))?.memberships).toHaveLength(1);
+        expect(await stores.holders.withMemberships('nobody')).toBeUndefined();
+      });
+
+      it('of two first sign-ins at once, one opens an account and the other is told the holder exists', async () => {
+        const [a, b] = [newHolderAccount(newAccountId(), 0, at(0)), newHolderAccount(newAccountId(), 0, at(0))];
+        const holder = holderOf('x', 2);
+        const results = await Promise.allSettled([a, b].map((account) => stores.holders.createWithAccount({ ...holder, accountId: account.accountId }, account)));
+        expect(results.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
+        const winner = results[0]!.status === 'fulfilled' ? a : b;
+        const loser = winner === a ? b : a;
+        expect(await stores.accounts.get(loser.accountId)).toBeUndefined();
+        expect((await stores.holders.withMemberships(holder.holderId))?.memberships).toEqual([{ accountId: winner.accountId, role: 'owner', joinedAt: at(2) }]);
+      });
+
+      it('attaches a new holder to an existing account with a role; an unknown account or a known holder is refused and writes nothing', async () => {
+        const accountId = await newAccount(0);
+        const holder = holderOf(accountId, 3);
+        await stores.holders.attach(holder, 'developer');
+        expect((await stores.holders.withMemberships(holder.holderId))?.memberships).toEqual([{ accountId, role: 'developer', joinedAt: at(3) }]);
+        await expect(stores.holders.attach(holder, 'viewer')).rejects.toBeInstanceOf(HolderExistsError);
+        const stray = holderOf(newAccountId(), 4);
+        await expect(stores.holders.attach(stray, 'owner')).rejects.toBeInstanceOf(NotFoundError);
+        expect(await stores.holders.withMemberships(stray.holderId)).toBeUndefined();
+        expect((await stores.holders.withMemberships(holder.holderId))?.memberships).toEqual([{ accountId, role: 'developer', joinedAt: at(3) }]);
+      });
+
+      it('adopts a holder from before teams as the owner of their account, once, however many sign-ins race to', async () => {
+        const accountId = await newAccount(0);
+        const holder = holderOf(accountId, 5);
+        await legacyHolder(holder);
+        expect(await stores.holders.withMemberships(holder.holderId)).toEqual({ holder, memberships: [] });
+        await Promise.all([1, 2, 3].map(() => stores.holders.adoptLegacy(holder, at(10))));
+        expect(await stores.holders.withMemberships(holder.holderId)).toEqual({
+          holder: { ...holder, teamsAt: at(10) },
+          memberships: [{ accountId, role: 'owner', joinedAt: at(10) }],
+        });
+        await stores.holders.adoptLegacy(holder, at(20));
+        expect((await stores.holders.withMemberships(holder.holderId))?.memberships).toEqual([{ accountId, role: 'owner', joinedAt: at(10) }]);
       });
     });
 

@@ -3,6 +3,7 @@ import { HolderExistsError, newHolderAccount, type Holder, type IdentityHolder }
 import { newAccountId, newLedgerEntryId } from '../shared/ids';
 import type { LedgerEntry } from './ledger';
 import type { SessionPrincipal } from './principal';
+import { defaultFirst, type Membership } from './roles';
 import type { HolderStore, IdentityProvider } from './ports';
 
 export interface SessionDependencies {
@@ -29,15 +30,34 @@ export async function authenticateSession(deps: SessionDependencies, token: stri
   const current = await deps.identity.currentHolder(token);
   if (!current || current.holderId !== verified.holderId) throw new UnauthorizedError();
 
-  const holder = (await deps.holders.get(current.holderId)) ?? (await openHolderAccount(deps, current));
+  const { holder, memberships } = await holderWithMemberships(deps, current);
+  const [first] = defaultFirst(memberships);
   return {
     kind: 'session',
-    partitionId: holder.accountId,
+    partitionId: first?.accountId ?? holder.accountId,
     mode: 'live',
     holderId: holder.holderId,
     email: current.email,
     rateLimit: deps.defaultRateLimit,
   };
+}
+
+/**
+ * The holder and the accounts they belong to (one consistent read): a first sign-in opens their
+ * account first, and a holder from before teams is adopted as the owner of their home account.
+ */
+async function holderWithMemberships(deps: SessionDependencies, current: IdentityHolder): Promise<{ holder: Holder; memberships: Membership[] }> {
+  let found = await deps.holders.withMemberships(current.holderId);
+  if (!found) {
+    await openHolderAccount(deps, current);
+    found = await deps.holders.withMemberships(current.holderId);
+  } else if (!found.holder.teamsAt) {
+    await deps.holders.adoptLegacy(found.holder, (deps.clock?.() ?? new Date()).toISOString());
+    found = await deps.holders.withMemberships(current.holderId);
+  }
+  // Written in the same transaction as the holder item: only a concurrent removal can get here.
+  if (!found) throw new UnauthorizedError();
+  return found;
 }
 
 /**
