@@ -1,11 +1,11 @@
 import { AccountExistsError, hasPaidAccess, type Account, type SubscriptionStatus } from '#domain/accounts/account';
 import type { ApiKeyRecord } from '#domain/accounts/api-key';
-import { NotFoundError } from '#domain/shared/errors';
+import { NotFoundError, ValidationError } from '#domain/shared/errors';
 import type { LedgerEntry } from '#domain/accounts/ledger';
 import type { MediaKind } from '#domain/catalogue/media-type';
 import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, HolderStore, KeyChangeAudit, LedgerStore } from '#domain/accounts/ports';
 import { HolderExistsError, type Holder } from '#domain/accounts/holder';
-import type { Membership, Role } from '#domain/accounts/roles';
+import { AlreadyMemberError, MAX_MEMBERS, MAX_MEMBERSHIPS, type Membership, type Role } from '#domain/accounts/roles';
 import { applyKeyChanges } from '#domain/accounts/key-management';
 import type { CallbackReceipts, CopyQueue, InFlightList, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, MediaStore, StartRefusals, StartRepair, StartResult, StartWrite, TaskRef, TaskStore } from '#domain/tasks/ports';
 import type { PublishedUpload, UploadPublications, UploadStorage } from '#domain/uploads/ports';
@@ -700,6 +700,20 @@ export class MemoryHolderStore implements HolderStore {
     if (!stored || stored.teamsAt) return;
     stored.teamsAt = now;
     this.table.membersOf(stored.accountId).set(stored.holderId, { role: 'owner', joinedAt: now });
+  }
+
+  async addMember(accountId: string, holderId: string, role: Role, now: string, entry: AuditEntry): Promise<void> {
+    await turn();
+    this.table.checkAudit(entry);
+    if (!this.table.accounts.has(accountId)) throw new NotFoundError(`No account ${accountId}.`);
+    const members = this.table.membersOf(accountId);
+    if (members.has(holderId)) throw new AlreadyMemberError(`${holderId} is already a member of ${accountId}.`, 'email');
+    if (!this.table.holders.has(holderId)) throw new NotFoundError(`No holder ${holderId}.`);
+    const memberships = [...this.table.members.values()].filter((each) => each.has(holderId)).length;
+    if (memberships >= MAX_MEMBERSHIPS) throw new ValidationError(`A holder may belong to at most ${MAX_MEMBERSHIPS} accounts.`, 'accounts');
+    if (members.size >= MAX_MEMBERS) throw new ValidationError(`An account may have at most ${MAX_MEMBERS} members.`, 'members');
+    members.set(holderId, { role, joinedAt: now });
+    this.table.addAudit(entry);
   }
 
   /** Test setup: a holder as recorded before teams (no memberships). */

@@ -1394,6 +1394,32 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         await stores.holders.adoptLegacy(holder, at(20));
         expect((await stores.holders.withMemberships(holder.holderId))?.memberships).toEqual([{ accountId, role: 'owner', joinedAt: at(10) }]);
       });
+
+      it('adds a holder to another account with its entry in the same write; a refused add writes neither', async () => {
+        const [home, other] = [await newAccount(0), await newAccount(0)];
+        const holder = holderOf(home, 6);
+        await stores.holders.attach(holder, 'owner');
+        const joined = (accountId: string, n: number) => auditEntry(OPERATOR_STAMP, accountId, 'member.joined', { type: 'member', id: holder.holderId }, { role: 'viewer' }, new Date(T0 + n));
+        const entry = joined(other, 1);
+        await stores.holders.addMember(other, holder.holderId, 'viewer', at(7), entry);
+        expect((await stores.holders.withMemberships(holder.holderId))?.memberships.sort((a, b) => (a.joinedAt < b.joinedAt ? -1 : 1))).toEqual([
+          { accountId: home, role: 'owner', joinedAt: at(6) },
+          { accountId: other, role: 'viewer', joinedAt: at(7) },
+        ]);
+        expect((await stores.auditLog.page(other, undefined, 10)).entries).toEqual([entry]);
+
+        await expect(stores.holders.addMember(other, holder.holderId, 'admin', at(8), joined(other, 2))).rejects.toMatchObject({ name: 'AlreadyMemberError', field: 'email' });
+        await expect(stores.holders.addMember(newAccountId(), holder.holderId, 'admin', at(8), joined(other, 3))).rejects.toBeInstanceOf(NotFoundError);
+        await expect(stores.holders.addMember(home, 'nobody', 'admin', at(8), joined(home, 4))).rejects.toBeInstanceOf(NotFoundError);
+        // A failing audit Put (its id taken) leaves the change unapplied.
+        const third = await newAccount(0);
+        await expect(stores.holders.addMember(third, holder.holderId, 'admin', at(9), { ...entry, accountId: other })).rejects.toThrow();
+        expect((await stores.holders.withMemberships(holder.holderId))?.memberships.map((m) => [m.accountId, m.role]).sort()).toEqual(
+          [[home, 'owner'], [other, 'viewer']].sort(),
+        );
+        expect((await stores.auditLog.page(other, undefined, 10)).entries).toEqual([entry]);
+        expect((await stores.auditLog.page(home, undefined, 10)).entries).toEqual([]);
+      });
     });
 
     // Issue 36: the audit log's own reads and writes; the changes that write an entry with them are in their own sections.

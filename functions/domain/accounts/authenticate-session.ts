@@ -4,6 +4,7 @@ import { newAccountId, newLedgerEntryId } from '../shared/ids';
 import type { LedgerEntry } from './ledger';
 import type { SessionPrincipal } from './principal';
 import { defaultFirst, type Membership } from './roles';
+import { sessionActingOn } from './session-account';
 import type { HolderStore, IdentityProvider } from './ports';
 
 export interface SessionDependencies {
@@ -18,8 +19,8 @@ export interface SessionDependencies {
 const SIGNUP_REASON = 'sign-up credits';
 
 /**
- * Resolves an access token to the holder's account, in live mode (the HTTP layer applies the
- * request's mode). The token must pass the verifier, and the identity provider must still know
+ * Resolves an access token to the holder and every account they belong to, acting on the
+ * default one in live mode (the HTTP layer applies the request's account and mode). The token must pass the verifier, and the identity provider must still know
  * its holder (a deleted, disabled or signed-out holder's token still has a valid signature).
  * The first sign-in of a verified holder opens their account; of two first requests at once,
  * one creates it and the other reads it. Every refusal is the same 401, and nothing is created.
@@ -30,16 +31,14 @@ export async function authenticateSession(deps: SessionDependencies, token: stri
   const current = await deps.identity.currentHolder(token);
   if (!current || current.holderId !== verified.holderId) throw new UnauthorizedError();
 
-  const { holder, memberships } = await holderWithMemberships(deps, current);
-  const [first] = defaultFirst(memberships);
-  return {
-    kind: 'session',
-    partitionId: first?.accountId ?? holder.accountId,
-    mode: 'live',
-    holderId: holder.holderId,
+  const { memberships } = await holderWithMemberships(deps, current);
+  const caller = {
+    holderId: current.holderId,
     email: current.email,
     rateLimit: deps.defaultRateLimit,
+    memberships: defaultFirst(memberships).map(({ accountId, role }) => ({ accountId, role })),
   };
+  return sessionActingOn(caller, undefined, 'live');
 }
 
 /**

@@ -80,6 +80,13 @@ export interface HolderStore {
    * there): once, however many sign-ins race to do it.
    */
   adoptLegacy(holder: Holder, now: string): Promise<void>;
+  /**
+   * Makes a recorded holder a member of an existing account with `role`, with its audit entry, in
+   * one write. Throws NotFoundError for an unknown holder or account, AlreadyMemberError when
+   * they are one, ValidationError past MAX_MEMBERS (field `members`) or MAX_MEMBERSHIPS (field
+   * `accounts`); nothing is written then.
+   */
+  addMember(accountId: string, holderId: string, role: Role, now: string, entry: AuditEntry): Promise<void>;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { ValidationError } from '../shared/errors';
+
 /**
  * An account's members and their roles (CONTRACT.md, "Teams"). A holder may belong to several
  * accounts, one role in each; the holder whose first sign-in opened an account is its owner.
@@ -13,6 +15,12 @@ export interface Membership {
   role: Role;
   joinedAt: string;
 }
+
+/** The holder is already a member of the account. */
+export class AlreadyMemberError extends ValidationError {}
+
+/** Members an account may have. */
+export const MAX_MEMBERS = 200;
 
 /** Bounds the authorizer's context (one `acc_…=role` per membership) and `GET /accounts`. */
 export const MAX_MEMBERSHIPS = 50;
