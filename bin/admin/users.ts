@@ -87,7 +87,7 @@ export async function createUser(
     await target.client.send(new target.sdk.AdminSetUserPasswordCommand({ UserPoolId: target.userPoolId, Username: email, Password: input.password, Permanent: true }));
     if (input.accountId) {
       const holder: Holder = { holderId, accountId: input.accountId, email, createdAt: new Date().toISOString() };
-      await stores.holders.attach(holder);
+      await stores.holders.attach(holder, 'owner');
       return { holder, createdAccount: false };
     }
     const holder = await openHolderAccount({ holders: stores.holders, signupCredits: input.signupCredits }, { holderId, email, emailVerified: true });

@@ -76,9 +76,10 @@ export const GATEWAY = {
   authCacheTtlSeconds: setting({
     variable: 'AUTH_CACHE_TTL_SECONDS',
     context: 'authCacheTtlSeconds',
-    kind: wholeNumber(0, 3600),
+    // At most 5 minutes: a member removed from an account keeps their cached access this long (issue 36).
+    kind: wholeNumber(0, 300, 'a revoked key, or a member removed from an account, keeps working this long'),
     default: 60,
-    doc: 'How long an authorizer decision is cached (a revoked key works this much longer).',
+    doc: 'How long an authorizer decision is cached (a revoked key, or a removed member, works this much longer; at most 300).',
   }),
 };
 

@@ -126,8 +126,9 @@ export const text = z.pipe(
 );
 
 /** A whole number from `min` (to `max`), given as a number or as its digits. */
-export function wholeNumber(min: number, max?: number): Kind<number> {
-  const error = max === undefined ? `must be a whole number >= ${min}` : `must be a whole number from ${min} to ${max}`;
+export function wholeNumber(min: number, max?: number, why?: string): Kind<number> {
+  const range = max === undefined ? `must be a whole number >= ${min}` : `must be a whole number from ${min} to ${max}`;
+  const error = why === undefined ? range : `${range} (${why})`;
   const bounds = max === undefined ? [z.gte(min, { error })] : [z.gte(min, { error }), z.lte(max, { error })];
   return z.pipe(numeric, z.int({ error }).check(...bounds));
 }

@@ -7,8 +7,10 @@ export const spec = defineFunction({
   trigger: { kind: 'authorizer' },
   access: { callers: ['aws'] },
   needs: {
-    // The first sign-in: TransactWriteItems [Put holder, Put account, Put ledger (sign-up credits)].
-    table: { actions: ['GetItem', 'PutItem'] },
+    // A session: Query HOLDER#h (the holder and their memberships, issue 36). The first sign-in:
+    // TransactWriteItems [Put holder, Put account, Put ledger (sign-up credits), Put member, Put
+    // membership, Update team]; a holder from before teams: the same with Update holder.
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'Query'], query: ['table'] },
     identity: true,
   },
   sizing: { timeoutSeconds: 10 },

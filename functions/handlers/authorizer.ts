@@ -15,8 +15,11 @@ const UNAUTHORIZED = 'Unauthorized';
  * REQUEST authorizer for every route: an API key, or an account holder's access token (a
  * session). API Gateway caches its answer per Authorization header, so the Allow covers the
  * whole API, not just the method that asked (otherwise a cached answer would deny the same key
- * on the next route), and a session's answer names the holder's account, never a mode: the
- * request's Vidgen-Mode is applied after the gateway (functions/http/principal.ts).
+ * on the next route), and a session's answer lists every account the holder belongs to, never
+ * a chosen account or a mode: the request's Vidgen-Account and Vidgen-Mode are applied after
+ * the gateway (functions/http/principal.ts). The cache key stays the Authorization header alone
+ * (an identity source must be present on every request, or API Gateway answers 401 without
+ * asking: docs/decisions.md), so a removed member keeps their list for at most one TTL.
  */
 export const handler = observe(authorize, {
   requestKeys: (event) => ({ request_id: event.requestContext?.requestId }),
@@ -32,7 +35,8 @@ async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGa
       headerValue(event, 'authorization'),
     );
     return {
-      principalId: principal.partitionId,
+      // A session's answer serves every account the holder belongs to: it names the holder.
+      principalId: principal.kind === 'session' ? principal.holderId : principal.partitionId,
       policyDocument: {
         Version: '2012-10-17',
         Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApiArn(event.methodArn) }],

@@ -1,7 +1,8 @@
 import type { KeyScope } from '#domain/accounts/api-key';
 import { ForbiddenError } from '#domain/shared/errors';
-import type { Principal, SessionPrincipal } from '#domain/accounts/principal';
-import { CAPABILITIES, type Access, type Capability } from '#spec/function-spec';
+import type { Principal } from '#domain/accounts/principal';
+import { isRole, ROLES, type Role } from '#domain/accounts/roles';
+import { ROLE_GRANTED, type Access, type Capability } from '#spec/function-spec';
 
 /**
  * Who may call an endpoint, decided from its spec's `access` (functions/spec/function-spec.ts).
@@ -10,14 +11,12 @@ import { CAPABILITIES, type Access, type Capability } from '#spec/function-spec'
  * each is refused with 403 `forbidden`. Nothing is allowed because nobody said no.
  */
 
-/** An account member's role (CONTRACT.md, "Teams"). */
-export const ROLES = ['owner', 'admin', 'developer', 'billing', 'viewer'] as const;
-export type Role = (typeof ROLES)[number];
+export { ROLES, type Role };
 
 /** What each role may do (CONTRACT.md, "Teams", the table "sessions may"). */
 export const ROLE_CAPABILITIES: Readonly<Record<Role, readonly Capability[]>> = {
-  owner: CAPABILITIES,
-  admin: CAPABILITIES,
+  owner: ROLE_GRANTED,
+  admin: ROLE_GRANTED,
   developer: ['read', 'generate', 'keys', 'webhooks'],
   billing: ['read', 'billing'],
   viewer: ['read'],
@@ -26,7 +25,8 @@ export const ROLE_CAPABILITIES: Readonly<Record<Role, readonly Capability[]>> = 
 /** What the decision looks at: the caller's kind and what it holds. */
 export type CallerFacts =
   | { readonly kind: 'apiKey'; readonly scopes: readonly KeyScope[] }
-  | { readonly kind: 'session'; readonly role: Role }
+  /** `role` null: not a member of the account the request picked (or of any), for the reason `refusal` gives. */
+  | { readonly kind: 'session'; readonly role: Role | null; readonly accountId?: string | null; readonly refusal?: string }
   /** No credential ('anonymous': the gateway lets none through to an authenticated route), or a kind this code does not know. */
   | { readonly kind: string };
 
@@ -54,23 +54,36 @@ export function decide(caller: CallerFacts, access: Access): Decision {
     return (caller.scopes as readonly string[]).includes(capability) ? ALLOW : deny(`This API key does not have the "${capability}" scope this endpoint needs.`);
   }
   if (caller.kind === 'session' && 'role' in caller) {
-    return ROLE_CAPABILITIES[caller.role].includes(capability)
-      ? ALLOW
-      : deny(`Your role (${caller.role}) may not do this; a role that may: ${rolesWith(capability).join(', ')}.`);
+    // The holder's own routes (their accounts, their invitations): whatever the account or role.
+    if (capability === 'holder') return ALLOW;
+    if (caller.role === null) return deny(caller.refusal ?? 'You are not a member of this account.');
+    if (ROLE_CAPABILITIES[caller.role].includes(capability)) return ALLOW;
+    const where = caller.accountId ? ` in ${caller.accountId}` : '';
+    return deny(`Your role${where} (${caller.role}) may not ${VERBS[capability]}; a role that may: ${rolesWith(capability).join(', ')}.`);
   }
   // A kind a spec names but this code cannot check: refused until it can.
   return deny('This endpoint does not take this kind of caller.');
 }
 
-const isRole = (value: unknown): value is Role => (ROLES as readonly unknown[]).includes(value);
+/** What a refused session was trying to do, in its 403's words. */
+const VERBS: Readonly<Record<Capability, string>> = {
+  read: 'read',
+  generate: 'generate',
+  webhooks: 'manage webhooks',
+  keys: 'manage API keys',
+  billing: 'manage billing',
+  members: 'manage members or account settings',
+  holder: 'do this',
+};
 
-/** The facts of a principal. Until the teams issue gives sessions a role, a session acts on the account it owns: as its owner. */
+/** The facts of a principal: a session's role in the account its request picked. */
 export function callerOf(principal: Principal): CallerFacts {
   if (principal.kind === 'apiKey') return { kind: 'apiKey', scopes: principal.scopes };
   if (principal.kind === 'session') {
-    const role = (principal as SessionPrincipal & { role?: unknown }).role ?? 'owner';
+    const { role, accountId, refusal } = principal as { role: unknown; accountId: string | null; refusal?: string };
+    if (role === null) return { kind: 'session', role: null, accountId, ...(refusal !== undefined && { refusal }) };
     // A role this code does not know grants nothing.
-    return isRole(role) ? { kind: 'session', role } : { kind: 'session with an unknown role' };
+    return isRole(role) ? { kind: 'session', role, accountId } : { kind: 'session with an unknown role' };
   }
   return { kind: String((principal as { kind: unknown }).kind) };
 }

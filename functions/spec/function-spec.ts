@@ -21,9 +21,12 @@ export type Area = (typeof AREAS)[number];
 
 /**
  * What a caller may be allowed to do (CONTRACT.md, "Self-serve API keys" and "Teams"): an API key
- * holds some of the first three as scopes; a session's role grants some of them all.
+ * holds some of the first three as scopes; a session's role grants some of them all. `holder` is
+ * every signed-in holder's, whatever their role or account (their accounts, their invitations),
+ * and no key's.
  */
-export const CAPABILITIES = ['read', 'generate', 'webhooks', 'keys', 'billing', 'members'] as const;
+export const ROLE_GRANTED = ['read', 'generate', 'webhooks', 'keys', 'billing', 'members'] as const;
+export const CAPABILITIES = [...ROLE_GRANTED, 'holder'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 /** The capabilities an API key can hold (its scopes). */
 export const KEY_CAPABILITIES = ['read', 'generate', 'webhooks'] as const satisfies readonly (Capability & KeyScope)[];

@@ -1,10 +1,12 @@
-import { AdminDeleteUserCommand, AdminDisableUserCommand, AdminGetUserCommand, ConfirmSignUpCommand, GlobalSignOutCommand, SignUpCommand } from '@aws-sdk/client-cognito-identity-provider';
+import { AdminDeleteUserCommand, AdminDisableUserCommand, AdminGetUserCommand, ConfirmSignUpCommand, GlobalSignOutCommand, InitiateAuthCommand, SignUpCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalStack } from '#bin/local-stack/stack';
 import { createAccount } from '#domain/accounts/account-admin';
+import { addMember } from '#domain/accounts/members';
+import { OPERATOR_STAMP } from '#domain/shared/audit';
 import { awaitRoomInWindow, call, startTestApi } from '#test-support/local-api';
 import { runScript } from '#test-support/run-script';
 import { claimsOf, GOOD_PASSWORD, identityClient, jwt, poolSigningKey, signedInHolder, strangerKey } from '#test-support/identity';
@@ -25,6 +27,17 @@ afterAll(async () => {
 });
 
 const get = (token: string, path: string, headers: Record<string, string> = {}) => call<any>(stack.baseUrl, path, { key: token, headers });
+
+/** A new access token for a holder signedInHolder made: a new authorization, not the cached one. */
+async function signInAgain(email: string): Promise<string> {
+  const client = identityClient(stack);
+  try {
+    const auth = await client.send(new InitiateAuthCommand({ ClientId: stack.identity.clientId, AuthFlow: 'USER_PASSWORD_AUTH', AuthParameters: { USERNAME: email, PASSWORD: GOOD_PASSWORD } }));
+    return auth.AuthenticationResult!.AccessToken!;
+  } finally {
+    client.destroy();
+  }
+}
 
 /** Items of one type in the stack's table (accounts, holders). */
 async function countItems(type: 'account' | 'holder'): Promise<number> {
@@ -81,6 +94,55 @@ describe('sessions', () => {
     expect((await get(holder.accessToken, '/videos')).body.data.videos).toHaveLength(0);
   });
 
+  it('act on the account Vidgen-Account picks, only among their own, with their role there, under one cached authorization (issue 36)', async () => {
+    const holder = await signedInHolder(stack);
+    const own = (await get(holder.accessToken, '/account')).body.data.account_id as string;
+    const { account: other } = await createAccount(stack.context, { credits: 42 });
+    await addMember(stack.context.holders, { accountId: other.accountId, holderId: holder.holderId, email: holder.email, role: 'viewer' }, OPERATOR_STAMP);
+    // GET /accounts reads afresh; the authorizer's answer for this token is cached (TTL 300 s) with the old list.
+    expect((await get(holder.accessToken, '/accounts')).body.data).toEqual({ accounts: [{ account_id: own, role: 'owner' }, { account_id: other.accountId, role: 'viewer' }] });
+    const stale = await get(holder.accessToken, '/account', { 'Vidgen-Account': other.accountId });
+    expect([stale.status, stale.body.error]).toEqual([403, { code: 'forbidden', message: `You are not a member of ${other.accountId}.` }]);
+
+    // A new token is a new authorization: the new list.
+    const token = await signInAgain(holder.email);
+    for (let round = 0; round < 3; round += 1) {
+      for (const [accountId, credits] of [[own, 0], [other.accountId, 42]] as const) {
+        const reply = await get(token, '/account', { 'Vidgen-Account': accountId });
+        expect([reply.status, reply.body.data.account_id, reply.body.data.live.credits]).toEqual([200, accountId, credits]);
+      }
+      // No header: the default, the account they own.
+      expect((await get(token, '/account')).body.data.account_id).toBe(own);
+    }
+    expect((await get(token, '/credits', { 'Vidgen-Account': other.accountId, 'Vidgen-Mode': 'test' })).body.data.credits).toBe(1000);
+
+    // A viewer there: reads, and nothing more, each 403 naming a role that may.
+    const generate = await call<any>(stack.baseUrl, '/generate', {
+      method: 'POST',
+      key: token,
+      headers: { 'Vidgen-Account': other.accountId, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ prompt: 'a kite', duration: 4 }),
+    });
+    expect([generate.status, generate.body.error]).toEqual([403, { code: 'forbidden', message: `Your role in ${other.accountId} (viewer) may not generate; a role that may: owner, admin, developer.` }]);
+    const key = await call<any>(stack.baseUrl, '/keys', { method: 'POST', key: token, headers: { 'Vidgen-Account': other.accountId, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'x' }) });
+    expect([key.status, key.body.error?.message]).toEqual([403, `Your role in ${other.accountId} (viewer) may not manage API keys; a role that may: owner, admin, developer.`]);
+    expect((await stack.context.apiKeys.listForAccount(other.accountId)).filter((each) => each.createdBy === holder.holderId)).toEqual([]);
+
+    // An account they do not belong to: 403 everywhere but their own routes; a malformed header: 400.
+    const { account: stranger } = await createAccount(stack.context, { credits: 5 });
+    for (const path of ['/account', '/videos', '/keys', '/audit-events']) {
+      const reply = await get(token, path, { 'Vidgen-Account': stranger.accountId });
+      expect([path, reply.status, reply.body.error]).toEqual([path, 403, { code: 'forbidden', message: `You are not a member of ${stranger.accountId}.` }]);
+    }
+    expect((await get(token, '/accounts', { 'Vidgen-Account': stranger.accountId })).status).toBe(200);
+    const bad = await get(token, '/account', { 'Vidgen-Account': 'acc_nope' });
+    expect([bad.status, bad.body.error]).toEqual([400, { code: 'validation_error', message: expect.stringMatching(/^Vidgen-Account: must be an account id/) }]);
+    // An API key ignores the header: its own account.
+    const { key: otherKey } = await createAccount(stack.context, { credits: 3 });
+    expect((await get(otherKey.apiKey, '/account', { 'Vidgen-Account': other.accountId })).body.data.live.credits).toBe(3);
+    expect((await get(otherKey.apiKey, '/accounts')).status).toBe(403);
+  });
+
   it('answer Vidgen-Mode other than live or test with 400 naming the header; an API key ignores it', async () => {
     const holder = await signedInHolder(stack);
     for (const mode of ['prod', 'LIVE', '']) {
@@ -103,6 +165,28 @@ describe('sessions', () => {
     expect(new Set(replies.map((reply) => reply.body.data.account_id)).size).toBe(1);
     // One live account and its test balance; nothing else.
     expect(await countItems('account')).toBe(accountsBefore + 2);
+    // And the holder is its one owner (issue 36).
+    expect((await stack.context.holders.withMemberships(holder.holderId))?.memberships).toEqual([
+      { accountId: replies[0]!.body.data.account_id, role: 'owner', joinedAt: expect.any(String) },
+    ]);
+  });
+
+  it('adopt a holder recorded before teams as the owner of their account on their next sign-in (issue 36)', async () => {
+    const holder = await signedInHolder(stack);
+    const { account } = await createAccount(stack.context, { credits: 9 });
+    // As the holder repository wrote a holder before teams: the item alone, no membership.
+    await stack.context.db.doc.send(
+      new PutCommand({
+        TableName: stack.context.db.tableName,
+        Item: { pk: `HOLDER#${holder.holderId}`, sk: 'HOLDER', type: 'holder', holder_id: holder.holderId, account_id: account.accountId, email: holder.email, created_at: account.createdAt },
+      }),
+    );
+    const replies = await Promise.all([1, 2, 3].map(() => get(holder.accessToken, '/account')));
+    expect(replies.map((reply) => [reply.status, reply.body.data.account_id, reply.body.data.live.credits])).toEqual(Array(3).fill([200, account.accountId, 9]));
+    expect(await stack.context.holders.withMemberships(holder.holderId)).toEqual({
+      holder: expect.objectContaining({ holderId: holder.holderId, accountId: account.accountId, teamsAt: expect.any(String) }),
+      memberships: [{ accountId: account.accountId, role: 'owner', joinedAt: expect.any(String) }],
+    });
   });
 
   it('are rate limited per holder, across both modes, with the default limit', async () => {

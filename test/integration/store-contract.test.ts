@@ -1,7 +1,9 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoHolderStore } from '#adapters/dynamodb/holder-repository';
+import { newHolderAccount } from '#domain/accounts/holder';
 import { DynamoAccountDirectory } from '#adapters/dynamodb/account-directory';
 import { DynamoAccountStore, PENDING_STARTS } from '#adapters/dynamodb/account-repository';
-import { accountKey, auditKey, endUserKey } from '#adapters/dynamodb/keys';
+import { accountKey, auditKey, endUserKey, holderKey, teamKey } from '#adapters/dynamodb/keys';
 import { LEDGER_COUNT, PENDING_CHARGES } from '#adapters/dynamodb/ledger-positions';
 import { toTaskItem } from '#adapters/dynamodb/task-item';
 import { DynamoApiKeyStore } from '#adapters/dynamodb/api-key-repository';
@@ -46,9 +48,46 @@ describeStoreContract('DynamoDB stores', async () => {
       uploadPublications: new DynamoUploadPublications(db),
       auditLog: new DynamoAuditLog(db),
       usage: new DynamoUsageReader(db),
+      holders: new DynamoHolderStore(db),
     },
     close: () => dropTestDb(db),
+    // As the holder repository wrote a holder before issue 36: the item alone.
+    legacyHolder: async (holder) => {
+      await db.doc.send(
+        new PutCommand({
+          TableName: db.tableName,
+          Item: { ...holderKey(holder.holderId), type: 'holder', holder_id: holder.holderId, account_id: holder.accountId, email: holder.email, created_at: holder.createdAt },
+        }),
+      );
+    },
   };
+});
+
+// The TEAM counter is the adapter's own (the owner invariant's condition): it equals the rows.
+describe('DynamoDB holder store: the TEAM counter', () => {
+  it('counts members and owners as the member rows stand, after sign-ins, attaches and racing adoptions', async () => {
+    const db = await createTestDb();
+    try {
+      const holders = new DynamoHolderStore(db);
+      const account = newHolderAccount(newAccountId(), 0, '2026-03-01T12:00:00.000Z');
+      const owner = { holderId: 'h-owner', accountId: account.accountId, email: 'o@example.com', createdAt: account.createdAt };
+      await holders.createWithAccount(owner, account);
+      await holders.attach({ ...owner, holderId: 'h-dev', email: 'd@example.com' }, 'developer');
+      const legacy = { ...owner, holderId: 'h-legacy', email: 'l@example.com' };
+      await db.doc.send(new PutCommand({ TableName: db.tableName, Item: { ...holderKey(legacy.holderId), type: 'holder', holder_id: legacy.holderId, account_id: legacy.accountId, email: legacy.email, created_at: legacy.createdAt } }));
+      await Promise.all([1, 2, 3].map(() => holders.adoptLegacy(legacy, '2026-03-02T00:00:00.000Z')));
+      const { Item: team } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: teamKey(account.accountId), ConsistentRead: true }));
+      const { Items: rows } = await db.doc.send(
+        new QueryCommand({ TableName: db.tableName, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :member)', ExpressionAttributeValues: { ':pk': `ACCOUNT#${account.accountId}`, ':member': 'MEMBER#' }, ConsistentRead: true }),
+      );
+      expect(rows!.map((row) => [row.holder_id, row.role]).sort()).toEqual([['h-dev', 'developer'], ['h-legacy', 'owner'], ['h-owner', 'owner']]);
+      expect(team).toMatchObject({ members: 3, owners: 2 });
+      const { Item: holderItem } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: holderKey(legacy.holderId), ConsistentRead: true }));
+      expect(holderItem).toMatchObject({ accounts: 1, teams_at: '2026-03-02T00:00:00.000Z' });
+    } finally {
+      await dropTestDb(db);
+    }
+  });
 });
 
 // Only the adapter can be cut short between a start's transaction and its settle; the sweeper's

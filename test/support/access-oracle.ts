@@ -8,7 +8,7 @@ import { isHttpSpec, type FunctionSpec } from '#spec/function-spec';
  * decision (functions/http/access.ts) to it, for every caller kind. Rule-based, so a new endpoint
  * in an existing family needs no edit here.
  */
-type Capability = 'read' | 'generate' | 'webhooks' | 'keys' | 'billing' | 'members';
+type Capability = 'read' | 'generate' | 'webhooks' | 'keys' | 'billing' | 'members' | 'holder';
 type Role = 'owner' | 'admin' | 'developer' | 'billing' | 'viewer';
 
 /** CONTRACT.md, "Teams": what sessions of each role may do. */
@@ -24,6 +24,11 @@ const ROLE_MAY: Readonly<Record<Role, readonly Capability[]>> = {
 const PUBLIC_PATHS = [/^\/provider-callbacks\//, /^\/billing\/stripe-webhook$/, /^\/openapi\.json$/, /^\/docs(\/|$)/];
 /** Paths for signed-in account holders only: every API key is refused. */
 const SESSION_PATHS = [/^\/keys(\/|$)/, /^\/billing(\/|$)/, /^\/account\/members(\/|$)/, /^\/invitations(\/|$)/, /^\/audit-events$/, /^\/accounts$/];
+/**
+ * A signed-in holder's own routes, whatever their role or account (CONTRACT.md, "Teams": `GET
+ * /accounts`, and the holder's own invitations, matched by their verified email).
+ */
+const HOLDER_ROUTES = ['GET /accounts', 'GET /invitations', 'POST /invitations/{invitation_id}/accept'];
 /** Routes for sessions only on a path keys may otherwise use (CONTRACT.md, "Retention and deletion": PATCH /account is a session's). */
 const SESSION_ROUTES = ['PATCH /account'];
 /** Routes whose capability the general rule below does not give. */
@@ -36,6 +41,7 @@ const EXCEPTIONS: Readonly<Record<string, Capability>> = {
 export function capabilityOf(method: string, routePath: string): Capability {
   const exception = EXCEPTIONS[`${method} ${routePath}`];
   if (exception) return exception;
+  if (HOLDER_ROUTES.includes(`${method} ${routePath}`)) return 'holder';
   if (/^\/webhooks(\/|$)/.test(routePath)) return 'webhooks';
   if (/^\/keys(\/|$)/.test(routePath)) return 'keys';
   // The test subscription (issue 31) is test mode's billing beside test credits: the same row.
@@ -57,6 +63,8 @@ export const COLUMNS: readonly Column[] = [
   { label: 'key(all scopes)', facts: { kind: 'apiKey', scopes: SCOPES } },
   { label: 'key(no scope)', facts: { kind: 'apiKey', scopes: [] } },
   ...(Object.keys(ROLE_MAY) as Role[]).map((role) => ({ label: `session(${role})`, facts: { kind: 'session', role } as const })),
+  // A holder who is no member of the account their request picked (or of any account).
+  { label: 'session(no member)', facts: { kind: 'session', role: null, accountId: 'acc_2', refusal: 'You are not a member of acc_2.' } },
   // A kind of caller no spec names yet (an operator's token, say): refused until one does.
   { label: 'operator', facts: { kind: 'operator' } },
 ];
@@ -67,12 +75,16 @@ export function oracle(spec: FunctionSpec, column: Column): { allow: boolean; ru
   const { method, path: routePath } = spec.trigger;
   if (PUBLIC_PATHS.some((pattern) => pattern.test(routePath))) return { allow: true, rule: 'public path' };
   const capability = capabilityOf(method, routePath);
-  const facts = column.facts as { kind: string; scopes?: readonly string[]; role?: Role };
+  const facts = column.facts as { kind: string; scopes?: readonly string[]; role?: Role | null };
   if (facts.kind === 'apiKey') {
     if (SESSION_PATHS.some((pattern) => pattern.test(routePath)) || SESSION_ROUTES.includes(`${method} ${routePath}`)) return { allow: false, rule: 'sessions only' };
     return { allow: facts.scopes!.includes(capability), rule: `Self-serve API keys: ${capability}` };
   }
-  if (facts.kind === 'session') return { allow: ROLE_MAY[facts.role!].includes(capability), rule: `Teams: ${capability}` };
+  if (facts.kind === 'session') {
+    if (capability === 'holder') return { allow: true, rule: "Teams: the holder's own" };
+    if (facts.role === null || facts.role === undefined) return { allow: false, rule: 'Teams: not a member' };
+    return { allow: ROLE_MAY[facts.role].includes(capability), rule: `Teams: ${capability}` };
+  }
   return { allow: false, rule: 'unknown caller' };
 }
 

@@ -1,9 +1,11 @@
 import { AccountExistsError, hasPaidAccess, type Account, type SubscriptionStatus } from '#domain/accounts/account';
 import type { ApiKeyRecord } from '#domain/accounts/api-key';
-import { NotFoundError } from '#domain/shared/errors';
+import { NotFoundError, ValidationError } from '#domain/shared/errors';
 import type { LedgerEntry } from '#domain/accounts/ledger';
 import type { MediaKind } from '#domain/catalogue/media-type';
-import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, KeyChangeAudit, LedgerStore } from '#domain/accounts/ports';
+import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, HolderStore, KeyChangeAudit, LedgerStore } from '#domain/accounts/ports';
+import { HolderExistsError, type Holder } from '#domain/accounts/holder';
+import { AlreadyMemberError, MAX_MEMBERS, MAX_MEMBERSHIPS, type Membership, type Role } from '#domain/accounts/roles';
 import { applyKeyChanges } from '#domain/accounts/key-management';
 import type { CallbackReceipts, CopyQueue, InFlightList, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, MediaStore, StartRefusals, StartRepair, StartResult, StartWrite, TaskRef, TaskStore } from '#domain/tasks/ports';
 import type { PublishedUpload, UploadPublications, UploadStorage } from '#domain/uploads/ports';
@@ -72,6 +74,20 @@ export class MemoryTable {
       cells.set(cell.group ?? '', values);
       this.usage.set(id, cells);
     }
+  }
+
+  /** Holders by id (the adapter's HOLDER#h/HOLDER). */
+  readonly holders = new Map<string, Holder>();
+  /**
+   * Members by account, then holder: one row serves both directions of the adapter's pair
+   * (ACCOUNT#a/MEMBER#h, HOLDER#h/MEMBERSHIP#a), which it always writes together.
+   */
+  readonly members = new Map<string, Map<string, { role: Role; joinedAt: string }>>();
+
+  membersOf(accountId: string): Map<string, { role: Role; joinedAt: string }> {
+    let members = this.members.get(accountId);
+    if (!members) this.members.set(accountId, (members = new Map()));
+    return members;
   }
 
   /** Audit entries per account, in id order (the adapter's AUDIT#<account> partition). */
@@ -702,6 +718,80 @@ export class MemoryAuditLog implements AuditLog {
   }
 }
 
+export class MemoryHolderStore implements HolderStore {
+  constructor(readonly table = new MemoryTable()) {}
+
+  async get(holderId: string): Promise<Holder | undefined> {
+    await turn();
+    const holder = this.table.holders.get(holderId);
+    return holder && copy(holder);
+  }
+
+  async withMemberships(holderId: string): Promise<{ holder: Holder; memberships: Membership[] } | undefined> {
+    await turn();
+    const holder = this.table.holders.get(holderId);
+    if (!holder) return undefined;
+    const memberships: Membership[] = [];
+    for (const [accountId, members] of this.table.members) {
+      const member = members.get(holderId);
+      if (member) memberships.push({ accountId, role: member.role, joinedAt: member.joinedAt });
+    }
+    // The adapter's sort key order: MEMBERSHIP#<account id>.
+    memberships.sort((a, b) => (a.accountId < b.accountId ? -1 : 1));
+    return { holder: copy(holder), memberships: copy(memberships) };
+  }
+
+  async createWithAccount(holder: Holder, account: Account, openingGrant?: LedgerEntry): Promise<void> {
+    await turn();
+    if (this.table.holders.has(holder.holderId)) throw new HolderExistsError(holder.holderId);
+    if (this.table.accounts.has(account.accountId)) throw new MemoryConditionError(`account ${account.accountId} exists`);
+    if (openingGrant) this.table.checkNewEntry(openingGrant);
+    this.table.accounts.set(account.accountId, copy(account));
+    if (openingGrant) this.table.addEntry(openingGrant);
+    this.join(holder, 'owner');
+  }
+
+  async attach(holder: Holder, role: Role): Promise<void> {
+    await turn();
+    if (this.table.holders.has(holder.holderId)) throw new HolderExistsError(holder.holderId);
+    if (!this.table.accounts.has(holder.accountId)) throw new NotFoundError(`No account ${holder.accountId}.`);
+    this.join(holder, role);
+  }
+
+  async adoptLegacy(holder: Holder, now: string): Promise<void> {
+    await turn();
+    const stored = this.table.holders.get(holder.holderId);
+    if (!stored || stored.teamsAt) return;
+    stored.teamsAt = now;
+    this.table.membersOf(stored.accountId).set(stored.holderId, { role: 'owner', joinedAt: now });
+  }
+
+  async addMember(accountId: string, holderId: string, role: Role, now: string, entry: AuditEntry): Promise<void> {
+    await turn();
+    this.table.checkAudit(entry);
+    if (!this.table.accounts.has(accountId)) throw new NotFoundError(`No account ${accountId}.`);
+    const members = this.table.membersOf(accountId);
+    if (members.has(holderId)) throw new AlreadyMemberError(`${holderId} is already a member of ${accountId}.`, 'email');
+    if (!this.table.holders.has(holderId)) throw new NotFoundError(`No holder ${holderId}.`);
+    const memberships = [...this.table.members.values()].filter((each) => each.has(holderId)).length;
+    if (memberships >= MAX_MEMBERSHIPS) throw new ValidationError(`A holder may belong to at most ${MAX_MEMBERSHIPS} accounts.`, 'accounts');
+    if (members.size >= MAX_MEMBERS) throw new ValidationError(`An account may have at most ${MAX_MEMBERS} members.`, 'members');
+    members.set(holderId, { role, joinedAt: now });
+    this.table.addAudit(entry);
+  }
+
+  /** Test setup: a holder as recorded before teams (no memberships). */
+  putLegacy(holder: Holder): void {
+    const { teamsAt: _ignored, ...legacy } = holder;
+    this.table.holders.set(holder.holderId, copy(legacy));
+  }
+
+  private join(holder: Holder, role: Role): void {
+    this.table.holders.set(holder.holderId, copy({ ...holder, teamsAt: holder.createdAt }));
+    this.table.membersOf(holder.accountId).set(holder.holderId, { role, joinedAt: holder.createdAt });
+  }
+}
+
 /** Every store of one table, wired together as the app context wires the DynamoDB ones. */
 export function createMemoryStores() {
   const table = new MemoryTable();
@@ -720,6 +810,7 @@ export function createMemoryStores() {
     uploadPublications: new MemoryUploadPublications(),
     auditLog: new MemoryAuditLog(table),
     usage: new MemoryUsageReader(table),
+    holders: new MemoryHolderStore(table),
   };
 }
 export type MemoryStores = ReturnType<typeof createMemoryStores>;

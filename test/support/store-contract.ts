@@ -6,7 +6,8 @@ import { grantAudit, ledgerSum, type LedgerEntry } from '#domain/accounts/ledger
 import { accessChangeAudit } from '#domain/accounts/account-admin';
 import { retentionChangeAudit } from '#domain/accounts/get-account';
 import { refundEntry } from '#domain/tasks/charges';
-import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, LedgerStore } from '#domain/accounts/ports';
+import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, HolderStore, LedgerStore } from '#domain/accounts/ports';
+import { HolderExistsError, newHolderAccount, type Holder } from '#domain/accounts/holder';
 import { keyChangeAudit, keyRevokeAudit } from '#domain/accounts/key-management';
 import type { CallbackReceipts, IdempotencyClaim, IdempotencyStore, InFlightList, StartResult, StartWrite, TaskStore } from '#domain/tasks/ports';
 import type { UploadPublications } from '#domain/uploads/ports';
@@ -47,10 +48,14 @@ export interface StoreSet {
   uploadPublications: UploadPublications;
   auditLog: AuditLog;
   usage: UsageReader;
+  holders: HolderStore;
 }
 
-/** Opens an empty set of stores (a fresh table) for one test. */
-export type OpenStores = () => Promise<{ stores: StoreSet; close(): Promise<void> }>;
+/**
+ * Opens an empty set of stores (a fresh table) for one test. `legacyHolder` records a holder as
+ * code from before teams did (no memberships), which no port may write any more.
+ */
+export type OpenStores = () => Promise<{ stores: StoreSet; close(): Promise<void>; legacyHolder(holder: Holder): Promise<void> }>;
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const at = (ms: number) => new Date(T0 + ms).toISOString();
@@ -59,9 +64,10 @@ export function describeStoreContract(name: string, open: OpenStores): void {
   describe(`${name}: store contract`, () => {
     let stores: StoreSet;
     let close: () => Promise<void>;
+    let legacyHolder: (holder: Holder) => Promise<void>;
 
     beforeEach(async () => {
-      ({ stores, close } = await open());
+      ({ stores, close, legacyHolder } = await open());
     });
     afterEach(async () => {
       await close();
@@ -1540,6 +1546,92 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         await stores.uploadPublications.release('acc_a', 'up_1');
         expect(await stores.uploadPublications.get('acc_a', 'up_1')).toBeUndefined();
         expect(await stores.uploadPublications.claim('acc_a', 'up_1', new Date(T0 + 60_300), 60)).toBe(true);
+      });
+    });
+
+    // Issue 36: holders and their memberships (the pair ACCOUNT#a/MEMBER#h and HOLDER#h/MEMBERSHIP#a).
+    describe('team: holders and memberships', () => {
+      const holderOf = (accountId: string, n: number, createdAt = at(n)): Holder => ({ holderId: `holder-${n}-${accountId}`, accountId, email: `h${n}@example.com`, createdAt });
+
+      it('a first sign-in writes the holder, the account with its grant, and the holder as its owner, at once; a second for the holder creates nothing', async () => {
+        const account = newHolderAccount(newAccountId(), 100, at(0));
+        const holder = holderOf(account.accountId, 1, at(0));
+        await stores.holders.createWithAccount(holder, account, grantOf(account.accountId, 100));
+        expect(await stores.holders.withMemberships(holder.holderId)).toEqual({
+          holder: { ...holder, teamsAt: at(0) },
+          memberships: [{ accountId: account.accountId, role: 'owner', joinedAt: at(0) }],
+        });
+        expect(await stores.holders.get(holder.holderId)).toEqual({ ...holder, teamsAt: at(0) });
+        expect((await stores.accounts.get(account.accountId))?.credits).toBe(100);
+
+        const other = newHolderAccount(newAccountId(), 100, at(1));
+        await expect(stores.holders.createWithAccount({ ...holder, accountId: other.accountId }, other)).rejects.toBeInstanceOf(HolderExistsError);
+        expect(await stores.accounts.get(other.accountId)).toBeUndefined();
+        expect((await stores.holders.withMemberships(holder.holderId))?.memberships).toHaveLength(1);
+        expect(await stores.holders.withMemberships('nobody')).toBeUndefined();
+      });
+
+      it('of two first sign-ins at once, one opens an account and the other is told the holder exists', async () => {
+        const [a, b] = [newHolderAccount(newAccountId(), 0, at(0)), newHolderAccount(newAccountId(), 0, at(0))];
+        const holder = holderOf('x', 2);
+        const results = await Promise.allSettled([a, b].map((account) => stores.holders.createWithAccount({ ...holder, accountId: account.accountId }, account)));
+        expect(results.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
+        const winner = results[0]!.status === 'fulfilled' ? a : b;
+        const loser = winner === a ? b : a;
+        expect(await stores.accounts.get(loser.accountId)).toBeUndefined();
+        expect((await stores.holders.withMemberships(holder.holderId))?.memberships).toEqual([{ accountId: winner.accountId, role: 'owner', joinedAt: at(2) }]);
+      });
+
+      it('attaches a new holder to an existing account with a role; an unknown account or a known holder is refused and writes nothing', async () => {
+        const accountId = await newAccount(0);
+        const holder = holderOf(accountId, 3);
+        await stores.holders.attach(holder, 'developer');
+        expect((await stores.holders.withMemberships(holder.holderId))?.memberships).toEqual([{ accountId, role: 'developer', joinedAt: at(3) }]);
+        await expect(stores.holders.attach(holder, 'viewer')).rejects.toBeInstanceOf(HolderExistsError);
+        const stray = holderOf(newAccountId(), 4);
+        await expect(stores.holders.attach(stray, 'owner')).rejects.toBeInstanceOf(NotFoundError);
+        expect(await stores.holders.withMemberships(stray.holderId)).toBeUndefined();
+        expect((await stores.holders.withMemberships(holder.holderId))?.memberships).toEqual([{ accountId, role: 'developer', joinedAt: at(3) }]);
+      });
+
+      it('adopts a holder from before teams as the owner of their account, once, however many sign-ins race to', async () => {
+        const accountId = await newAccount(0);
+        const holder = holderOf(accountId, 5);
+        await legacyHolder(holder);
+        expect(await stores.holders.withMemberships(holder.holderId)).toEqual({ holder, memberships: [] });
+        await Promise.all([1, 2, 3].map(() => stores.holders.adoptLegacy(holder, at(10))));
+        expect(await stores.holders.withMemberships(holder.holderId)).toEqual({
+          holder: { ...holder, teamsAt: at(10) },
+          memberships: [{ accountId, role: 'owner', joinedAt: at(10) }],
+        });
+        await stores.holders.adoptLegacy(holder, at(20));
+        expect((await stores.holders.withMemberships(holder.holderId))?.memberships).toEqual([{ accountId, role: 'owner', joinedAt: at(10) }]);
+      });
+
+      it('adds a holder to another account with its entry in the same write; a refused add writes neither', async () => {
+        const [home, other] = [await newAccount(0), await newAccount(0)];
+        const holder = holderOf(home, 6);
+        await stores.holders.attach(holder, 'owner');
+        const joined = (accountId: string, n: number) => auditEntry(OPERATOR_STAMP, accountId, 'member.joined', { type: 'member', id: holder.holderId }, { role: 'viewer' }, new Date(T0 + n));
+        const entry = joined(other, 1);
+        await stores.holders.addMember(other, holder.holderId, 'viewer', at(7), entry);
+        expect((await stores.holders.withMemberships(holder.holderId))?.memberships.sort((a, b) => (a.joinedAt < b.joinedAt ? -1 : 1))).toEqual([
+          { accountId: home, role: 'owner', joinedAt: at(6) },
+          { accountId: other, role: 'viewer', joinedAt: at(7) },
+        ]);
+        expect((await stores.auditLog.page(other, undefined, 10)).entries).toEqual([entry]);
+
+        await expect(stores.holders.addMember(other, holder.holderId, 'admin', at(8), joined(other, 2))).rejects.toMatchObject({ name: 'AlreadyMemberError', field: 'email' });
+        await expect(stores.holders.addMember(newAccountId(), holder.holderId, 'admin', at(8), joined(other, 3))).rejects.toBeInstanceOf(NotFoundError);
+        await expect(stores.holders.addMember(home, 'nobody', 'admin', at(8), joined(home, 4))).rejects.toBeInstanceOf(NotFoundError);
+        // A failing audit Put (its id taken) leaves the change unapplied.
+        const third = await newAccount(0);
+        await expect(stores.holders.addMember(third, holder.holderId, 'admin', at(9), { ...entry, accountId: other })).rejects.toThrow();
+        expect((await stores.holders.withMemberships(holder.holderId))?.memberships.map((m) => [m.accountId, m.role]).sort()).toEqual(
+          [[home, 'owner'], [other, 'viewer']].sort(),
+        );
+        expect((await stores.auditLog.page(other, undefined, 10)).entries).toEqual([entry]);
+        expect((await stores.auditLog.page(home, undefined, 10)).entries).toEqual([]);
       });
     });
 

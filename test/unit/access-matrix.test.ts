@@ -47,21 +47,36 @@ describe('a spec that forgets a caller kind', () => {
 });
 
 describe('principals', () => {
-  const session = { kind: 'session', partitionId: 'acc_1', mode: 'live', holderId: 'sub-1', email: 'a@example.com', rateLimit: 60 } as const;
+  const session = { kind: 'session', partitionId: 'acc_1', mode: 'live', holderId: 'sub-1', email: 'a@example.com', rateLimit: 60, accountId: 'acc_1', role: 'owner', memberships: [{ accountId: 'acc_1', role: 'owner' }] } as const;
   const key = { kind: 'apiKey', partitionId: 'acc_1', mode: 'live', keyId: 'key_1', rateLimit: 60, scopes: ['read'] } as const;
 
-  it('a session without a role acts as its account owner (until the teams issue gives it one); a role this code does not know grants nothing', () => {
-    expect(callerOf(session)).toEqual({ kind: 'session', role: 'owner' });
-    expect(callerOf({ ...session, role: 'viewer' } as Principal)).toEqual({ kind: 'session', role: 'viewer' });
-    expect(decide(callerOf({ ...session, role: 'superuser' } as Principal), specOf('get-credits').access).allow).toBe(false);
+  it("a session acts with its role in the account its request picked; a role this code does not know grants nothing", () => {
+    expect(callerOf(session)).toEqual({ kind: 'session', role: 'owner', accountId: 'acc_1' });
+    expect(callerOf({ ...session, role: 'viewer' } as Principal)).toEqual({ kind: 'session', role: 'viewer', accountId: 'acc_1' });
+    expect(decide(callerOf({ ...session, role: 'superuser' } as unknown as Principal), specOf('get-credits').access).allow).toBe(false);
     expect(ROLE_CAPABILITIES.owner).toEqual(['read', 'generate', 'webhooks', 'keys', 'billing', 'members']);
+  });
+
+  it("a session that is no member of the account it asked for reaches only the holder's own routes, refused with why", () => {
+    const outsider = { ...session, partitionId: '', accountId: 'acc_2', role: null, refusal: 'You are not a member of acc_2.' } as Principal;
+    expect(() => checkAccess(outsider, specOf('get-account').access)).toThrow('You are not a member of acc_2.');
+    expect(() => checkAccess(outsider, specOf('generate').access)).toThrow('You are not a member of acc_2.');
+    expect(() => checkAccess(outsider, specOf('list-accounts').access)).not.toThrow();
+    // The holder's own routes are no key's.
+    expect(() => checkAccess({ ...key, scopes: ['read', 'generate', 'webhooks'] }, specOf('list-accounts').access)).toThrow('This endpoint is for signed-in account holders');
   });
 
   it('keeps the messages keys get: a missing scope, a route for account holders', () => {
     expect(() => checkAccess(key, specOf('generate').access)).toThrow('This API key does not have the "generate" scope this endpoint needs.');
     expect(() => checkAccess(key, specOf('list-keys').access)).toThrow('This endpoint is for signed-in account holders (a console session), not API keys.');
     expect(() => checkAccess({ ...session, role: 'viewer' } as Principal, specOf('create-checkout').access)).toThrow(
-      'Your role (viewer) may not do this; a role that may: owner, admin, billing.',
+      'Your role in acc_1 (viewer) may not manage billing; a role that may: owner, admin, billing.',
+    );
+    expect(() => checkAccess({ ...session, role: 'viewer' } as Principal, specOf('generate').access)).toThrow(
+      'Your role in acc_1 (viewer) may not generate; a role that may: owner, admin, developer.',
+    );
+    expect(() => checkAccess({ ...session, role: 'billing' } as Principal, specOf('create-key').access)).toThrow(
+      'Your role in acc_1 (billing) may not manage API keys; a role that may: owner, admin, developer.',
     );
   });
 });

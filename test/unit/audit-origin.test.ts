@@ -20,7 +20,7 @@ describe('the origin of an audit entry (http/audit-origin.ts)', () => {
 
   it('stamps a session with its holder, a key with its id; the operator and Stripe have their own actors', () => {
     const event = eventWith({ 'user-agent': 'curl/8' }, '127.0.0.1');
-    expect(stampOf({ kind: 'session', partitionId: 'acc_1', mode: 'live', holderId: 'h1', email: 'a@example.com', rateLimit: 60 }, event)).toEqual({
+    expect(stampOf({ kind: 'session', partitionId: 'acc_1', mode: 'live', holderId: 'h1', email: 'a@example.com', rateLimit: 60, accountId: 'acc_1', role: 'owner', memberships: [{ accountId: 'acc_1', role: 'owner' }] }, event)).toEqual({
       actor: { type: 'holder', id: 'h1', email: 'a@example.com' },
       origin: { ip: '127.0.0.1', userAgent: 'curl/8' },
     });

@@ -106,7 +106,7 @@ describe('httpHandler with an injected rate limiter', () => {
 });
 
 describe('httpHandler with sessions', () => {
-  const session = { kind: 'session', partitionId: 'acc_1', mode: 'live', holderId: 'sub-1', email: 'a@example.com', rateLimit: 9 } as const;
+  const session = { kind: 'session', partitionId: 'acc_1', mode: 'live', holderId: 'sub-1', email: 'a@example.com', rateLimit: 9, accountId: 'acc_1', role: 'owner', memberships: [{ accountId: 'acc_1', role: 'owner' }] } as const;
   const sessionEvent = (headers: Record<string, string> = {}) =>
     ({ ...event, headers, requestContext: { requestId: 'req_2', authorizer: { principalId: 'acc_1', ...authorizerContext(session) } } }) as unknown as APIGatewayProxyEvent;
   const allow = () => limiter({ allowed: true, limit: 9, remaining: 8, resetAt: 1795284300 });

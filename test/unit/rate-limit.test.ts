@@ -61,7 +61,7 @@ describe('principalRateLimiter', () => {
 
   it("counts a session by its holder, apart from the account's keys, in both modes", async () => {
     const limiter = principalRateLimiter(new MemoryRateCounter(), () => now);
-    const session: SessionPrincipal = { kind: 'session', partitionId: 'acc_1', mode: 'live', holderId: 'key_a', email: 'a@example.com', rateLimit: 2 };
+    const session: SessionPrincipal = { kind: 'session', partitionId: 'acc_1', mode: 'live', holderId: 'key_a', email: 'a@example.com', rateLimit: 2, accountId: 'acc_1', role: 'owner', memberships: [{ accountId: 'acc_1', role: 'owner' }] };
     const testMode: SessionPrincipal = { ...session, partitionId: 'acc_1_test', mode: 'test' };
     expect(await allowed(() => limiter.consume(key('key_a', 1)), 2)).toEqual([true, false]);
     // The same id as the key, yet its own window: holders and keys never share a counter;
@@ -75,7 +75,7 @@ describe('principalRateLimiter', () => {
     let clock = now;
     const limiter = principalRateLimiter(new MemoryRateCounter(), () => clock, { recordUse: async (keyId, at) => void uses.push([keyId, at]) });
     for (let i = 0; i < 5; i += 1) await limiter.consume(key('key_a', 60));
-    await limiter.consume({ kind: 'session', partitionId: 'acc_1', mode: 'live', holderId: 'u1', email: 'u1@example.com', rateLimit: 60 });
+    await limiter.consume({ kind: 'session', partitionId: 'acc_1', mode: 'live', holderId: 'u1', email: 'u1@example.com', rateLimit: 60, accountId: 'acc_1', role: 'owner', memberships: [{ accountId: 'acc_1', role: 'owner' }] });
     clock = now + MINUTE;
     await limiter.consume(key('key_a', 60));
     expect(uses).toEqual([

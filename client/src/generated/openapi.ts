@@ -532,6 +532,26 @@ export interface paths {
         patch: operations["updateKey"];
         trace?: never;
     };
+    "/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your accounts
+         * @description Every account you belong to, with your role in each, the default first: the account you own, else the one you joined first. A session acts on the default unless a request names another with the `Vidgen-Account: acc_…` header; naming an account you do not belong to is 403 `forbidden`. Read afresh on every call, so a membership you just gained or lost shows at once (the authorizer's answer for your token is cached for up to its TTL). For a signed-in session, whatever your role; an API key gets 403.
+         */
+        get: operations["listAccounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audit-events": {
         parameters: {
             query?: never;
@@ -1952,6 +1972,27 @@ export interface components {
             end_user_monthly_spend_limit?: number | null;
         };
         /** @description Success: `data` is the result, `error` is null. */
+        AccountListResponse: {
+            data: components["schemas"]["AccountList"];
+            error: null;
+        };
+        AccountList: {
+            /** @description Every account you belong to, the default first (the one a request without `Vidgen-Account` acts on). */
+            accounts: components["schemas"]["AccountMembership"][];
+        };
+        AccountMembership: {
+            /**
+             * @description The account id: pass it as `Vidgen-Account` to act on this account.
+             * @example acc_01M8EKZ4Q9V2H7T3R6N0B5C1DX
+             */
+            account_id: string;
+            /**
+             * @description A member's role: `owner`, `admin`, `developer`, `billing` or `viewer` (the API reference's "Teams" table says what each may do).
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "developer" | "billing" | "viewer";
+        };
+        /** @description Success: `data` is the result, `error` is null. */
         AuditEventPageResponse: {
             data: components["schemas"]["AuditEventPage"];
             error: null;
@@ -1986,7 +2027,7 @@ export interface components {
                 email: string | null;
             };
             /** @enum {string} */
-            action: "account.created" | "account.access_changed" | "account.retention_changed" | "key.created" | "key.updated" | "key.revoked" | "webhook.created" | "webhook.deleted" | "billing.checkout_started" | "billing.purchase_credited" | "billing.purchase_reversed" | "billing.subscription_changed" | "billing.paid_access_granted" | "credits.granted" | "credits.test_added";
+            action: "account.created" | "account.access_changed" | "account.retention_changed" | "key.created" | "key.updated" | "key.revoked" | "webhook.created" | "webhook.deleted" | "billing.checkout_started" | "billing.purchase_credited" | "billing.purchase_reversed" | "billing.subscription_changed" | "billing.paid_access_granted" | "credits.granted" | "credits.test_added" | "member.joined" | "member.role_changed" | "member.removed" | "member.invited" | "invitation.revoked";
             /** @description What was changed. */
             target: {
                 type: string;
@@ -7982,6 +8023,150 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    listAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your accounts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "accounts": [
+                     *           {
+                     *             "account_id": "acc_01M8EKZ4Q9V2H7T3R6N0B5C1DX",
+                     *             "role": "owner"
+                     *           },
+                     *           {
+                     *             "account_id": "acc_01M8EM0Y8W2T6QK4C9J1H5F3BA",
+                     *             "role": "developer"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountListResponse"];
+                };
+            };
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `paid_access_required`: the model or endpoint needs paid access and an active subscription (checked first). `spend_limit_exceeded`: the start would pass the API key's monthly spend limit, or its limit for the `end_user` named (checked next; the message says which). `insufficient_credits`: the balance is below the price. Nothing was charged. `forbidden`: the API key's scopes do not include this endpoint (the message names the scope it needs), or the endpoint is for a signed-in account holder only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "This request costs 38 credits; the account has 10.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */

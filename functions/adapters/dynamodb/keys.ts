@@ -41,6 +41,15 @@ export const API_KEY_GSI1_PREFIX = 'APIKEY#';
 
 /** An account holder (the identity provider's `sub`) and the account their sessions act on. */
 export const holderKey = (holderId: string): PrimaryKey => ({ pk: `HOLDER#${holderId}`, sk: 'HOLDER' });
+/** The holder's side of a membership: one Query on `HOLDER#h` lists the holder and every account they belong to. */
+export const MEMBERSHIP_SK_PREFIX = 'MEMBERSHIP#';
+export const membershipKey = (holderId: string, accountId: string): PrimaryKey => ({ pk: `HOLDER#${holderId}`, sk: `${MEMBERSHIP_SK_PREFIX}${accountId}` });
+export const holderPartition = (holderId: string): string => `HOLDER#${holderId}`;
+/** The account's side of a membership (the members list: `begins_with MEMBER#`). */
+export const MEMBER_SK_PREFIX = 'MEMBER#';
+export const memberKey = (accountId: string, holderId: string): PrimaryKey => ({ pk: accountPartition(accountId), sk: `${MEMBER_SK_PREFIX}${holderId}` });
+/** An account's member and owner counts: the "at least one owner" condition lives here, off the hot account item. */
+export const teamKey = (accountId: string): PrimaryKey => ({ pk: accountPartition(accountId), sk: 'TEAM' });
 /** How many unrevoked keys an account has (apart from the account item, which every start writes). */
 export const apiKeyCountKey = (accountId: string): PrimaryKey => ({ pk: accountPartition(accountId), sk: 'APIKEYCOUNT' });
 

@@ -3,6 +3,8 @@ import { HolderExistsError, newHolderAccount, type Holder, type IdentityHolder }
 import { newAccountId, newLedgerEntryId } from '../shared/ids';
 import type { LedgerEntry } from './ledger';
 import type { SessionPrincipal } from './principal';
+import { defaultFirst, type Membership } from './roles';
+import { sessionActingOn } from './session-account';
 import type { HolderStore, IdentityProvider } from './ports';
 
 export interface SessionDependencies {
@@ -17,8 +19,8 @@ export interface SessionDependencies {
 const SIGNUP_REASON = 'sign-up credits';
 
 /**
- * Resolves an access token to the holder's account, in live mode (the HTTP layer applies the
- * request's mode). The token must pass the verifier, and the identity provider must still know
+ * Resolves an access token to the holder and every account they belong to, acting on the
+ * default one in live mode (the HTTP layer applies the request's account and mode). The token must pass the verifier, and the identity provider must still know
  * its holder (a deleted, disabled or signed-out holder's token still has a valid signature).
  * The first sign-in of a verified holder opens their account; of two first requests at once,
  * one creates it and the other reads it. Every refusal is the same 401, and nothing is created.
@@ -29,15 +31,32 @@ export async function authenticateSession(deps: SessionDependencies, token: stri
   const current = await deps.identity.currentHolder(token);
   if (!current || current.holderId !== verified.holderId) throw new UnauthorizedError();
 
-  const holder = (await deps.holders.get(current.holderId)) ?? (await openHolderAccount(deps, current));
-  return {
-    kind: 'session',
-    partitionId: holder.accountId,
-    mode: 'live',
-    holderId: holder.holderId,
+  const { memberships } = await holderWithMemberships(deps, current);
+  const caller = {
+    holderId: current.holderId,
     email: current.email,
     rateLimit: deps.defaultRateLimit,
+    memberships: defaultFirst(memberships).map(({ accountId, role }) => ({ accountId, role })),
   };
+  return sessionActingOn(caller, undefined, 'live');
+}
+
+/**
+ * The holder and the accounts they belong to (one consistent read): a first sign-in opens their
+ * account first, and a holder from before teams is adopted as the owner of their home account.
+ */
+async function holderWithMemberships(deps: SessionDependencies, current: IdentityHolder): Promise<{ holder: Holder; memberships: Membership[] }> {
+  let found = await deps.holders.withMemberships(current.holderId);
+  if (!found) {
+    await openHolderAccount(deps, current);
+    found = await deps.holders.withMemberships(current.holderId);
+  } else if (!found.holder.teamsAt) {
+    await deps.holders.adoptLegacy(found.holder, (deps.clock?.() ?? new Date()).toISOString());
+    found = await deps.holders.withMemberships(current.holderId);
+  }
+  // Written in the same transaction as the holder item: only a concurrent removal can get here.
+  if (!found) throw new UnauthorizedError();
+  return found;
 }
 
 /**

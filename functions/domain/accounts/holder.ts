@@ -3,14 +3,17 @@ import { DomainError } from '../shared/errors';
 
 /**
  * An account holder: a person signed in through the identity provider, known by the provider's
- * stable id (Cognito's `sub`), and the account their sessions act on. Several holders may share
- * one account (an operator attaches them); a holder has exactly one.
+ * stable id (Cognito's `sub`). `accountId` is their home account (the one their first sign-in
+ * opened, or an operator attached them to); the accounts they act on are their memberships
+ * (roles.ts), of which the home account is one.
  */
 export interface Holder {
   holderId: string;
   accountId: string;
   email: string;
   createdAt: string;
+  /** When the holder's memberships were first written; absent on a holder from before teams (adopted on their next sign-in). */
+  teamsAt?: string;
 }
 
 /** Who a verified access token speaks for, as the identity provider sees them now. */

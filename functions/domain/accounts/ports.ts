@@ -1,6 +1,7 @@
 import type { Account, SubscriptionStatus } from './account';
 import type { ApiKeyRecord } from './api-key';
 import type { Holder, IdentityHolder } from './holder';
+import type { Membership, Role } from './roles';
 import type { LedgerEntry } from './ledger';
 import type { AuditEntry } from '../shared/audit';
 
@@ -56,17 +57,37 @@ export interface AccountDirectory {
   listAll(): Promise<Account[]>;
 }
 
-/** Account holders and the account each acts on (functions/domain/holder.ts). */
+/** Account holders and the accounts they belong to (functions/domain/accounts/holder.ts, roles.ts). */
 export interface HolderStore {
   get(holderId: string): Promise<Holder | undefined>;
   /**
-   * Creates the account (with its opening grant, when given) and the holder's mapping to it in
-   * one step. Throws HolderExistsError when the holder already has an account, and then
-   * nothing is created.
+   * The holder and every account they belong to, in one consistent read (the authorizer's and
+   * `GET /accounts`' one call); undefined for a holder never recorded.
+   */
+  withMemberships(holderId: string): Promise<{ holder: Holder; memberships: Membership[] } | undefined>;
+  /**
+   * Creates the account (with its opening grant, when given), the holder, and the holder's
+   * membership as the account's owner, in one step. Throws HolderExistsError when the holder
+   * already exists, and then nothing is created.
    */
   createWithAccount(holder: Holder, account: Account, openingGrant?: LedgerEntry): Promise<void>;
-  /** Maps the holder to an existing account. Throws HolderExistsError when the holder has one. */
-  attach(holder: Holder): Promise<void>;
+  /**
+   * Records a new holder as a member of an existing account with `role`. Throws HolderExistsError
+   * when the holder exists, NotFoundError when the account does not.
+   */
+  attach(holder: Holder, role: Role): Promise<void>;
+  /**
+   * A holder from before teams becomes the owner of their home account (they had every right
+   * there): once, however many sign-ins race to do it.
+   */
+  adoptLegacy(holder: Holder, now: string): Promise<void>;
+  /**
+   * Makes a recorded holder a member of an existing account with `role`, with its audit entry, in
+   * one write. Throws NotFoundError for an unknown holder or account, AlreadyMemberError when
+   * they are one, ValidationError past MAX_MEMBERS (field `members`) or MAX_MEMBERSHIPS (field
+   * `accounts`); nothing is written then.
+   */
+  addMember(accountId: string, holderId: string, role: Role, now: string, entry: AuditEntry): Promise<void>;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { KeyScope } from './api-key';
 import type { KeyMode } from '../shared/partition';
+import type { Role } from './roles';
 
 /**
  * Who a request acts for, as the gateway's authorizer established it. Every kind names the
@@ -30,17 +31,36 @@ export interface ApiKeyPrincipal {
 
 /**
  * An account holder signed in to the console (an access token from the identity provider). The
- * authorizer names the holder's account; the mode is the request's own (`Vidgen-Mode`), applied
- * after the gateway, so one cached authorization serves both modes.
+ * authorizer lists every account the holder belongs to (`memberships`, default first); the
+ * request picks one (`Vidgen-Account`, else the default) and its mode (`Vidgen-Mode`), both
+ * applied after the gateway, so one cached authorization serves every account and mode.
  */
 export interface SessionPrincipal {
   kind: 'session';
-  /** As for a key: the account's id in live mode, its test partition in test mode. */
+  /**
+   * As for a key: the chosen account's id in live mode, its test partition in test mode. Empty
+   * when the holder acts on no account (`role` null): the access check lets such a session reach
+   * only the holder's own routes, which read no partition.
+   */
   partitionId: string;
   mode: KeyMode;
+  /** The live account chosen; null when the holder belongs to no account. */
+  accountId: string | null;
+  /** The holder's role in that account; null when they are not a member of it. */
+  role: Role | null;
+  /** Why `role` is null, as the 403 says it. */
+  refusal?: string;
   /** The identity provider's id of the holder (Cognito's `sub`). */
   holderId: string;
   email: string;
   /** Requests per minute for this holder (the default limit). */
   rateLimit: number;
+  /** Every account the holder belongs to, default first, as the authorizer read them. */
+  memberships: readonly SessionMembership[];
+}
+
+/** One account of a session, with the holder's role there. */
+export interface SessionMembership {
+  accountId: string;
+  role: Role;
 }

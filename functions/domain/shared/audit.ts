@@ -40,10 +40,15 @@ export const AUDIT_ACTIONS = [
   'billing.paid_access_granted',
   'credits.granted',
   'credits.test_added',
+  'member.joined',
+  'member.role_changed',
+  'member.removed',
+  'member.invited',
+  'invitation.revoked',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export type AuditTargetType = 'account' | 'key' | 'webhook' | 'checkout' | 'purchase' | 'subscription';
+export type AuditTargetType = 'account' | 'key' | 'webhook' | 'checkout' | 'purchase' | 'subscription' | 'member' | 'invitation';
 export interface AuditTarget {
   type: AuditTargetType;
   id: string;

@@ -19,9 +19,10 @@ export function rateLimitHeaders(decision: RateDecision): Record<string, string>
 export function rateLimit(limiter: RateLimiter): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
   return {
     before: async (request) => {
-      // A holder's window is the same in both modes: counted before their Vidgen-Mode is read, so
-      // a bad header is answered 400 after the count, like any other invalid request.
-      const decision = await limiter.consume(principalFrom(request.event, () => 'live'));
+      // A holder's window is the same in every account and both modes: counted before their
+      // Vidgen-Mode and Vidgen-Account are read, so a bad header is answered 400 after the count,
+      // like any other invalid request.
+      const decision = await limiter.consume(principalFrom(request.event, () => 'live', () => undefined));
       (request.internal as { rateLimit?: RateDecision }).rateLimit = decision;
       if (!decision.allowed) throw new RateLimitExceededError(decision.retryAfter ?? 1);
     },

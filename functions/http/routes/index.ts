@@ -11,6 +11,7 @@ import { KEY_DOCS } from './keys';
 import { MCP_DOCS } from './mcp';
 import { PROVIDER_CALLBACK_DOCS } from './provider-callbacks';
 import { REFERENCE_DOCS } from './reference';
+import { TEAM_DOCS } from './teams';
 import { UPLOAD_DOCS } from './uploads';
 import { USAGE_DOCS } from './usage';
 import { VIDEO_DOCS } from './videos';
@@ -36,6 +37,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...WEBHOOK_DOCS,
   ...EVENT_DOCS,
   ...KEY_DOCS,
+  ...TEAM_DOCS,
   ...AUDIT_DOCS,
   ...MCP_DOCS,
   ...PROVIDER_CALLBACK_DOCS,
