@@ -1,4 +1,4 @@
-import type { SubscriptionStatus } from '#client';
+import type { SubscriptionStatus, VideoTask } from '#client';
 
 /** Counts and statuses in words (unit-tested in test/unit/console-words.test.ts). */
 
@@ -17,4 +17,12 @@ const SUBSCRIPTION_LABELS: Readonly<Record<SubscriptionStatus, string>> = {
 
 export function subscriptionLabel(status: SubscriptionStatus): string {
   return SUBSCRIPTION_LABELS[status] ?? status;
+}
+
+/** A delivery to the customer's storage in words: "delivered 17:02:31 (1 attempt)", "failed after 1 attempt: HTTP 403 (AccessDenied)". */
+export function deliveryLine(delivery: NonNullable<VideoTask['delivery']>, time: (iso: string | null) => string): string {
+  const attempts = plural(delivery.attempts, 'attempt');
+  if (delivery.status === 'delivered') return `delivered ${time(delivery.delivered_at)} (${attempts})`;
+  if (delivery.status === 'failed') return `failed after ${attempts}${delivery.last_error ? `: ${delivery.last_error}` : ''}`;
+  return delivery.attempts === 0 ? 'pending' : `pending, retrying (${attempts} so far${delivery.last_error ? `; last: ${delivery.last_error}` : ''})`;
 }

@@ -385,6 +385,40 @@ describe('confirmations', () => {
     await done(tab);
   });
 
+  it("asks before deleting a finished task's files; Keep them changes nothing; a double-click deletes once and the old link 404s", async () => {
+    const tab = await newTab();
+    const { page } = tab;
+    await signedIn(tab);
+    await testMode(page);
+    await open(page, 'Playground');
+    await page.getByLabel(/^Prompt/).fill('a paper boat on a puddle');
+    await page.getByRole('button', { name: /^Start video/ }).click();
+    await page.getByTestId('playground-result').getByRole('link', { name: /^vid_/ }).click();
+    const video = page.getByTestId('result-video');
+    await video.waitFor();
+    const url = (await video.getAttribute('src'))!;
+    expect((await fetch(url)).status).toBe(200);
+    const deletes: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'DELETE') deletes.push(request.url());
+    });
+
+    await page.getByRole('button', { name: 'Delete files' }).click();
+    await page.getByText(/Delete this video's files\?/).waitFor();
+    await page.getByRole('button', { name: 'Keep them' }).click();
+    await expect(page.getByRole('button', { name: 'Yes, delete the files' }).count()).resolves.toBe(0);
+    expect(deletes).toEqual([]);
+
+    await page.getByRole('button', { name: 'Delete files' }).click();
+    await page.getByRole('button', { name: 'Yes, delete the files' }).dblclick();
+    await page.getByTestId('files-deleted').waitFor();
+    expect(deletes).toHaveLength(1);
+    await expect(video.count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: 'Delete files' }).count()).resolves.toBe(0);
+    expect((await fetch(url)).status).toBe(404);
+    await done(tab);
+  });
+
   it('closes the key editor with Cancel, changing nothing', async () => {
     const tab = await newTab();
     const { page } = tab;

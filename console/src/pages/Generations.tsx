@@ -4,9 +4,9 @@ import type { ImageTask, Pagination, VideoTask } from '#client';
 import { ErrorNotice, formatTime, Loaded, Pager, Section, StatusBadge, TaskFailure } from '../components';
 import { useConsole } from '../context';
 import { ledgerKey } from '../ledger';
-import { pollWhile } from '../queries';
+import { pollWhile, useAction } from '../queries';
 import { Link, navigate, useLocation } from '../router';
-import { plural } from '../words';
+import { deliveryLine, plural } from '../words';
 
 type Kind = 'video' | 'image';
 type Task = VideoTask | ImageTask;
@@ -175,7 +175,8 @@ function TaskDetail({ id }: { id: string }) {
       const api = await client();
       return kind === 'image' ? api.getImage(id) : api.getVideo(id);
     },
-    refetchInterval: pollWhile((data: Task | undefined) => data?.status === 'processing', LIVE_MS),
+    // Read again while it runs, and while its delivery to the customer's storage is still being tried.
+    refetchInterval: pollWhile((data: Task | undefined) => data?.status === 'processing' || data?.delivery?.status === 'pending', LIVE_MS),
   });
   // Canceling is final: the button asks first.
   const [confirming, setConfirming] = useState(false);
@@ -192,6 +193,19 @@ function TaskDetail({ id }: { id: string }) {
       queries.setQueryData(['task', mode, id], ended);
       // The gallery, and the refund: the balance and the ledger.
       for (const queryKey of [['tasks', mode], ['account'], ledgerKey(mode)]) void queries.invalidateQueries({ queryKey });
+    },
+  });
+  // Deleting files is final too: the same kind of confirmation, and one DELETE however often it is clicked.
+  const [confirmingDelete, setConfirmingDelete] = useState(false);
+  const remove = useAction({
+    mutationFn: async () => {
+      const api = await client();
+      return kind === 'image' ? api.deleteImage(id) : api.deleteVideo(id);
+    },
+    onSuccess: (changed) => {
+      setConfirmingDelete(false);
+      queries.setQueryData(['task', mode, id], changed);
+      void queries.invalidateQueries({ queryKey: ['tasks', mode] });
     },
   });
   const data = task.data;
@@ -251,6 +265,35 @@ function TaskDetail({ id }: { id: string }) {
               </div>
             )}
             <ErrorNotice error={cancel.error} />
+            {data.status === 'completed' && !data.output_deleted_at && outputs.length > 0 && !confirmingDelete && (
+              <p>
+                <button type="button" className="secondary" onClick={() => setConfirmingDelete(true)}>
+                  Delete files
+                </button>
+              </p>
+            )}
+            {data.status === 'completed' && !data.output_deleted_at && confirmingDelete && (
+              <div className="notice warn" role="group" aria-label="Confirm delete">
+                <p>
+                  <strong>Delete this {kind}'s files?</strong> {kind === 'video' ? 'The video and its thumbnail are' : 'The images are'} removed for good and their
+                  links stop working. The generation stays in your history; nothing is refunded.
+                </p>
+                <div className="row">
+                  <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.run()}>
+                    Yes, delete the files
+                  </button>
+                  <button type="button" className="secondary" onClick={() => setConfirmingDelete(false)}>
+                    Keep them
+                  </button>
+                </div>
+              </div>
+            )}
+            {data.output_deleted_at && (
+              <p className="muted" data-testid="files-deleted">
+                Files deleted {formatTime(data.output_deleted_at)}.
+              </p>
+            )}
+            <ErrorNotice error={remove.error} />
           </div>
           <Section title="Details">
             <dl className="facts">
@@ -301,6 +344,18 @@ function TaskDetail({ id }: { id: string }) {
               <dd>{formatTime(data.completed_at)}</dd>
               <dt>Mode</dt>
               <dd>{data.livemode ? 'live' : 'test'}</dd>
+              {data.expires_at && (
+                <>
+                  <dt>Files kept until</dt>
+                  <dd>{formatTime(data.expires_at)}</dd>
+                </>
+              )}
+              {data.delivery && (
+                <>
+                  <dt>Delivery</dt>
+                  <dd data-testid="task-delivery">{deliveryLine(data.delivery, formatTime)}</dd>
+                </>
+              )}
             </dl>
           </Section>
         </div>
@@ -326,6 +381,8 @@ const SHOWN_ELSEWHERE = new Set([
   'end_user',
   'queue_position',
   'estimated_completion_at',
+  'output_deleted_at',
+  'expires_at',
 ]);
 
 /** While it processes: its place in the queue and when it should be done ("2 ahead in the queue · ETA 17:02:31 (about 40 s)"). */
