@@ -3,19 +3,20 @@ import { RATE_LIMITED, endsTasks, startsTasks } from '#spec/needs';
 
 export const spec = defineFunction({
   name: 'mcp',
-  purpose: 'serves the Model Context Protocol: the task, upload and credit tools',
+  purpose: 'serves the Model Context Protocol: the task, upload, credit and usage tools',
   area: 'tasks',
   // Streamable HTTP, stateless: GET (no event stream) and DELETE (no session) are the gateway's 405 (CONTRACT.md, "MCP transport").
   trigger: { kind: 'http', method: 'POST', path: '/mcp', streaming: true, refusedMethods: ['GET', 'DELETE'] },
   // Connecting needs `read`; each tool checks the capability of the route it mirrors.
   access: { callers: ['apiKey', 'session'], capability: 'read' },
   // The tools call the use cases of generate(-image), list/get/cancel videos and images, upload,
-  // quote and get-credits: what those functions may do, together. Written out, not merged from
+  // quote, get-credits and get-usage: what those functions may do, together. Written out, not merged from
   // their specs, which would put eleven specs into this bundle; test/unit/specs.test.ts holds it
   // equal to their merge.
   needs: startsTasks(
     endsTasks({
-      table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'] },
+      // lsi1: the history lists (endsTasks adds it too); the table itself: the usage roll-ups.
+      table: { actions: [...RATE_LIMITED, 'GetItem', 'PutItem'], query: ['lsi1', 'table'] },
       media: { read: ['uploads/', 'videos/', 'images/'], write: ['uploads/'], listBucket: true },
       providers: true,
       invokes: ['copy-output'],

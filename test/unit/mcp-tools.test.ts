@@ -22,6 +22,7 @@ function scriptedBackend(states: TaskObject[]): ToolBackend & { polls: number } 
     getCredits: unused,
     listModels: unused,
     quote: unused,
+    getUsage: unused,
   };
   return backend;
 }
