@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { KeyMode, KeyScope } from '#client';
+import type { KeyMode, KeyScope, UsageParams } from '#client';
 import { describeParseArgsError } from '../cli/parse-args-error';
 
 /** A mistake in how the command was called: exit code 2. */
@@ -69,6 +69,10 @@ Commands:
       The keys commands act as the signed-in account holder (vidgen login), even when an API
       key is configured: API keys cannot manage keys.
   transactions [--page N] [--limit N] Every grant, charge and refund of your credits, newest first.
+  usage [--from DATE] [--to DATE] [--group-by day|model|key|end_user] [--csv]
+      What your tasks cost, per day (default), model, API key or end user, with totals; the
+      range is UTC days, both included (default: this month, at most 366 days). --csv prints
+      the API's CSV (the rows only) as it comes.
   mcp                                 Serve the API's tools to an MCP client over stdio (for
                                       desktop agents): generate_video, wait_for_task, ...
 
@@ -115,6 +119,10 @@ const OPTIONS = {
   follow: { type: 'boolean' },
   yes: { type: 'boolean' },
   email: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  'group-by': { type: 'string' },
+  csv: { type: 'boolean' },
   password: { type: 'string' },
   name: { type: 'string' },
   mode: { type: 'string' },
@@ -152,6 +160,7 @@ const COMMANDS = {
   login: { operand: undefined, options: ['email', 'password'] },
   logout: { operand: undefined, options: [] },
   transactions: { operand: undefined, options: ['page', 'limit'] },
+  usage: { operand: undefined, options: ['from', 'to', 'group-by', 'csv'] },
   mcp: { operand: undefined, options: [] },
   // `keys` alone lists them; keysCommand checks each action's own options.
   keys: { operand: undefined, options: ['name', 'mode', 'scopes', 'monthly-spend-limit', 'expires-at'] },
@@ -217,6 +226,7 @@ export type Command =
   | { name: 'events'; after?: string; limit?: number; follow: boolean; intervalMs: number; json: boolean }
   | { name: 'videos' | 'images'; page?: number; limit?: number; endUser?: string; json: boolean }
   | { name: 'transactions'; page?: number; limit?: number; json: boolean }
+  | { name: 'usage'; from?: string; to?: string; groupBy?: UsageGrouping; csv: boolean; json: boolean }
   | { name: 'upload'; file: string; json: boolean }
   | { name: 'credits' | 'account'; json: boolean }
   | { name: 'mcp'; json: boolean }
@@ -239,6 +249,12 @@ export type KeysCommand =
     }
   | { name: 'keys'; action: 'update'; keyId: string; keyName?: string; scopes?: KeyScope[]; monthlySpendLimit?: number | null; json: boolean }
   | { name: 'keys'; action: 'revoke'; keyId: string; json: boolean };
+
+type UsageGrouping = NonNullable<UsageParams['group_by']>;
+/** A Record, so the type check fails if the API gains a grouping this lacks. */
+const USAGE_GROUPING_SET: Record<UsageGrouping, true> = { day: true, model: true, key: true, end_user: true };
+const USAGE_GROUPINGS = Object.keys(USAGE_GROUPING_SET);
+const isUsageGrouping = (value: string): value is UsageGrouping => Object.hasOwn(USAGE_GROUPING_SET, value);
 
 /** Every scope, in the API's order: a Record, so the type check fails if the API gains one this lacks. */
 const KEY_SCOPES: Record<KeyScope, true> = { generate: true, read: true, webhooks: true };
@@ -363,6 +379,19 @@ export function parseCommand(argv: string[]): Command {
         limit: number(values.limit, '--limit'),
         follow: values.follow ?? false,
         intervalMs: interval * 1000,
+        json,
+      };
+    }
+    case 'usage': {
+      const groupBy = values['group-by'];
+      if (groupBy !== undefined && !isUsageGrouping(groupBy)) throw new UsageError(`--group-by must be one of ${USAGE_GROUPINGS.join(', ')}; got "${groupBy}".`);
+      if (values.csv && json) throw new UsageError('--csv and --json are two answers: pass one.');
+      return {
+        name,
+        ...(values.from !== undefined && { from: values.from }),
+        ...(values.to !== undefined && { to: values.to }),
+        ...(groupBy !== undefined && { groupBy }),
+        csv: values.csv ?? false,
         json,
       };
     }

@@ -25,6 +25,7 @@ import {
   formatQuote,
   formatSize,
   formatTransactionList,
+  formatUsage,
   formatVideoList,
   formatWebhookList,
 } from './format';
@@ -69,6 +70,17 @@ export async function runCommand(command: Exclude<Command, { name: 'help' | 'log
     case 'transactions': {
       const page = await client.listTransactions({ page: command.page, limit: command.limit }, { signal });
       printData(page, () => formatTransactionList(page));
+      return 0;
+    }
+    case 'usage': {
+      const params = { from: command.from, to: command.to, group_by: command.groupBy };
+      if (command.csv) {
+        // The API's own bytes: the same file the console exports.
+        io.stdout.write(await client.getUsageCsv(params, { signal }));
+        return 0;
+      }
+      const report = await client.getUsage(params, { signal });
+      printData(report, () => formatUsage(report));
       return 0;
     }
     case 'upload': {

@@ -1,4 +1,4 @@
-import type { Account, ApiKey, Credits, ImagePage, ImageTask, ModelList, Pagination, Quote, TransactionPage, VideoPage, VideoTask, Webhook, WebhookDeliveryPage } from '#client';
+import type { Account, ApiKey, Credits, ImagePage, ImageTask, ModelList, Pagination, Quote, TransactionPage, UsageReport, VideoPage, VideoTask, Webhook, WebhookDeliveryPage } from '#client';
 
 /** Human-readable output for stdout (without --json). */
 
@@ -117,6 +117,14 @@ export function formatTransactionList(page: TransactionPage): string {
   const whole = page.pagination.page === 1 && !page.pagination.has_more && page.transactions.length > 0;
   const sumLine = whole ? [`Sum: ${sum} (your balance)`] : [];
   return [...table(rows), ...sumLine, footer(page.pagination, 'transaction')].join('\n');
+}
+
+/** An aligned table of the report's rows (a null group shown as "-"), then the totals. */
+export function formatUsage(report: UsageReport): string {
+  const figures = (row: UsageReport['totals']) => [String(row.tasks), String(row.credits_charged), String(row.credits_refunded), String(row.credits_net)];
+  const header = [report.group_by, 'tasks', 'charged', 'refunded', 'net'];
+  const rows = report.rows.map((row) => [row.group ?? '-', ...figures(row)]);
+  return [`Usage ${report.from} to ${report.to} (UTC), by ${report.group_by}:`, ...table([header, ...rows, ['total', ...figures(report.totals)]])].join('\n');
 }
 
 /** One line per webhook endpoint: id, URL, the events it gets ("every event" when all), added, description. */

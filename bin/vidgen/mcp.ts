@@ -38,6 +38,7 @@ export function clientBackend(client: VidgenClient): ToolBackend {
     getCredits: () => client.getCredits(),
     listModels: () => client.listModels(),
     quote: (body) => client.quote(body as never),
+    getUsage: (query) => client.getUsage(query),
     describeError: (error) =>
       error instanceof ApiError
         ? { code: error.code, message: error.message }

@@ -40,6 +40,8 @@ import type {
   UpdateAccountParams,
   UpdateKeyParams,
   UploadedImage,
+  UsageParams,
+  UsageReport,
   VideoPage,
   VideoTask,
   Webhook,
@@ -522,6 +524,16 @@ export class VidgenClient {
     return this.request({ method: 'GET', path: '/credits/transactions', query: { ...params }, idempotent: true, signal: options.signal });
   }
 
+  /** GET /usage: what tasks cost over a range (default: this UTC month), by day, model, key or end user. */
+  getUsage(params: UsageParams = {}, options: RequestOptions = {}): Promise<UsageReport> {
+    return this.request({ method: 'GET', path: '/usage', query: { ...params }, idempotent: true, signal: options.signal });
+  }
+
+  /** GET /usage with `Accept: text/csv`: the report's rows as the API's own CSV (RFC 4180, CRLF), a header row first. */
+  getUsageCsv(params: UsageParams = {}, options: RequestOptions = {}): Promise<string> {
+    return this.request({ method: 'GET', path: '/usage', query: { ...params }, headers: { Accept: 'text/csv' }, idempotent: true, read: readCsv, signal: options.signal });
+  }
+
   /**
    * Polls GET /videos/{id} every `intervalMs` until the task is `completed` or `failed` and
    * resolves with that final task. A failed task is a result, not an exception: check
@@ -675,6 +687,12 @@ export class VidgenClient {
       slept.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
     });
   }
+}
+
+/** A CSV answer as its text; an error (always a JSON envelope) as an ApiError. */
+function readCsv(response: Response, text: string, what: string): unknown {
+  if (response.ok && /^text\/csv\b/i.test(response.headers.get('content-type') ?? '')) return text;
+  return readEnvelope(response, text, what);
 }
 
 /**

@@ -167,6 +167,15 @@ export type AuditEventPage = Schemas['AuditEventPage'];
 /** GET /audit-events's query: `after` (a `next_after`) and `limit` (1-100). */
 export type AuditEventsParams = NonNullable<operations['listAuditEvents']['parameters']['query']>;
 
+/** GET /usage: the range, the grouping, one row per group and the totals (they agree with the ledger). */
+export type UsageReport = Schemas['UsageReport'];
+
+/** One row of a usage report: a day, a model, an API key id or an end user (null: no key, or no end user). */
+export type UsageRow = Schemas['UsageRow'];
+
+/** GET /usage's query: `from`, `to` (YYYY-MM-DD, UTC, at most 366 days) and `group_by` (day, model, key, end_user). */
+export type UsageParams = NonNullable<operations['getUsage']['parameters']['query']>;
+
 /** GET /events's query: `after` (a `next_after`) and `limit` (1-100). */
 export type EventsParams = NonNullable<operations['listEvents']['parameters']['query']>;
 

@@ -134,6 +134,8 @@ async function run(backend: ToolBackend, name: ToolName, args: Record<string, un
     case 'quote':
       // Validated by the backend as POST /quote validates it (the start's own parser, word for word).
       return { result: await backend.quote(args) };
+    case 'get_usage':
+      return { result: await backend.getUsage(TOOLS.get_usage.input.parse(args)) };
   }
 }
 

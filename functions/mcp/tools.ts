@@ -3,6 +3,7 @@ import { generateImageBody } from '#contract/generate-image';
 import { generateVideoBody } from '#contract/generate-video';
 import { quoteRequest } from '#contract/quote';
 import { endUserField } from '#contract/fields';
+import { usageQuery } from '#contract/usage';
 import { IMAGE_MODELS, MAX_REFERENCE_IMAGES, VIDEO_DURATION, VIDEO_MODELS } from '#domain/catalogue/catalogue';
 import { MAX_UPLOAD_BYTES } from '#domain/catalogue/image-type';
 
@@ -29,6 +30,8 @@ export interface ToolBackend {
   listModels(): Promise<object>;
   /** The price of a start and whether it would go ahead now; `body` is validated as the start validates it. */
   quote(body: Record<string, unknown>): Promise<object>;
+  /** GET /usage's report (JSON); `query` as the route's query string would carry it, already valid. */
+  getUsage(query: { from?: string; to?: string; group_by?: 'day' | 'model' | 'key' | 'end_user' }): Promise<object>;
   /** The API error code and message of anything a call threw (an unknown error: `internal_error`). */
   describeError(error: unknown): { code: string; message: string };
 }
@@ -149,6 +152,12 @@ export const TOOLS = {
     name: 'quote',
     description: 'The price in credits of a generate_video (kind: "video") or generate_image (kind: "image") with these parameters, and whether it would go ahead now (credits, paid access, spend limit) and if not why. Nothing is charged or started.',
     input: quoteRequest,
+  },
+  get_usage: {
+    name: 'get_usage',
+    description:
+      'What your tasks cost over a range of UTC days (from, to as YYYY-MM-DD, both included, at most 366 days; default: the current month), one row per group_by: day (the default), model, key (the API key id) or end_user, with totals: tasks, credits_charged, credits_refunded (for tasks that failed), credits_net. It agrees with the ledger. A test key reports test mode.',
+    input: usageQuery,
   },
 } as const satisfies Record<string, ToolDefinition>;
 

@@ -8,6 +8,8 @@ import { toCreditsView } from '#contract/credits';
 import { MODEL_LIST } from '#contract/models';
 import { parseQuote, toQuoteView } from '#contract/quote';
 import { quoteStart } from '#domain/tasks/quote';
+import { usageReportView } from '#contract/usage';
+import { getUsage } from '#domain/usage/report';
 import { parseImageStart } from '#contract/generate-image';
 import { parseVideoStart } from '#contract/generate-video';
 import { imagePageView, imageView, videoPageView, videoView } from '#contract/tasks';
@@ -82,6 +84,10 @@ export function useCaseBackend(principal: Principal): ToolBackend {
       scoped('read');
       const quote = await quoteStart(quoteDeps(), accountId, parseQuote(body), spendingKeyOf(principal));
       return toQuoteView(quote, quote.refusal && toHttpError(quote.refusal).code);
+    },
+    getUsage: async (query) => {
+      scoped('read');
+      return usageReportView(await getUsage(stores().usage, accountId, { from: query.from, to: query.to, groupBy: query.group_by }, new Date()));
     },
     describeError: (error) => {
       const { status, code, message } = toHttpError(error);

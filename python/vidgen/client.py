@@ -52,6 +52,7 @@ from .types import (
     UpdateAccountParams,
     UpdateKeyParams,
     UploadedImage,
+    UsageReport,
     VideoPage,
     VideoTask,
     WebhookList,
@@ -95,6 +96,8 @@ class _Call:
     headers: Dict[str, str] = field(default_factory=dict[str, str])
     #: Instead of path: an absolute URL outside the API (storage), sent without credentials.
     external_url: Optional[str] = None
+    #: Asks for CSV: a 2xx text/csv answer is returned as its text (errors are still envelopes).
+    csv: bool = False
 
 
 @dataclass
@@ -346,6 +349,23 @@ class VidgenClient:
         call = _Call("GET", "/credits/transactions", idempotent=True, query={"page": page, "limit": limit})
         return cast(TransactionPage, self._request(call))
 
+    def get_usage(
+        self, *, from_date: Optional[str] = None, to_date: Optional[str] = None, group_by: Optional[str] = None
+    ) -> UsageReport:
+        """GET /usage: what tasks cost from ``from_date`` to ``to_date`` (``YYYY-MM-DD``, UTC, both
+        included, at most 366 days; default: this UTC month), one row per ``group_by``: ``day``
+        (the default), ``model``, ``key`` or ``end_user``. Its totals agree with the ledger."""
+        call = _Call("GET", "/usage", idempotent=True, query={"from": from_date, "to": to_date, "group_by": group_by})
+        return cast(UsageReport, self._request(call))
+
+    def get_usage_csv(
+        self, *, from_date: Optional[str] = None, to_date: Optional[str] = None, group_by: Optional[str] = None
+    ) -> str:
+        """GET /usage with ``Accept: text/csv``: the report's rows as the API's own CSV text
+        (RFC 4180, CRLF line ends, a header row first)."""
+        query = {"from": from_date, "to": to_date, "group_by": group_by}
+        return cast(str, self._request(_Call("GET", "/usage", idempotent=True, query=query, csv=True)))
+
     # Webhooks
 
     def create_webhook(
@@ -567,7 +587,7 @@ class VidgenClient:
         headers: Dict[str, str] = {"User-Agent": f"vidgen-python/{__version__}"}
         if call.external_url is None:
             headers["Authorization"] = f"Bearer {self._credentials()}"
-            headers["Accept"] = "application/json"
+            headers["Accept"] = "text/csv" if call.csv else "application/json"
             if self._mode_header is not None:
                 headers["Vidgen-Mode"] = self._mode_header
         headers.update(call.headers)
@@ -582,6 +602,8 @@ class VidgenClient:
         answer = self._send(request, what)
         if call.external_url is not None:
             return _read_storage_answer(answer, what)
+        if call.csv and 200 <= answer.status < 300 and (answer.headers.get("content-type") or "").startswith("text/csv"):
+            return answer.text
         return read_envelope(answer.status, answer.headers, answer.text, what)
 
     def _send(self, request: urllib.request.Request, what: str) -> _Answer:

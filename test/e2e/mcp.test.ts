@@ -188,6 +188,27 @@ describe.each([
     const neither = await call(client, 'upload_image', {});
     expect(text(neither)).toMatch(/^validation_error: /);
   });
+
+  it('reports usage as GET /usage does; a bad group_by is a validation error naming it', async () => {
+    const { test } = await keys();
+    const own = await connect(test);
+    try {
+      const started = await callApi(stack.baseUrl, '/generate', {
+        key: test,
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ prompt: 'a kite', duration: 3, end_user: 'alice' }),
+      });
+      expect(started.status).toBe(200);
+      const usage = await call(own, 'get_usage', { group_by: 'end_user' });
+      expect(usage.isError ? text(usage) : 'read').toBe('read');
+      expect((usage.structuredContent as Json).rows).toEqual([{ group: 'alice', tasks: 1, credits_charged: 15, credits_refunded: 0, credits_net: 15 }]);
+      expect(usage.structuredContent).toEqual((await callApi(stack.baseUrl, '/usage?group_by=end_user', { key: test })).body.data);
+      expect(text(await call(own, 'get_usage', { group_by: 'week' }))).toMatch(/^validation_error: group_by: must be one of day, model, key, end_user/);
+    } finally {
+      await own.close();
+    }
+  });
 });
 
 describe('POST /api/v1/mcp', () => {

@@ -222,6 +222,33 @@ describe('vidgen CLI', () => {
     expect(unreachable.stderr).toMatch(/^error \[network_error\]: Could not reach GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/credits: .*ECONNREFUSED/m);
   });
 
+  it('usage prints the report as a table with totals, --json as the API has it, --csv as the API\'s own bytes', async () => {
+    const key = await newKey(100);
+    const failed = await vidgen(['generate', 'sim:fail a fox', '--duration', '3', '--wait', '--interval', '0.2'], { VIDGEN_API_KEY: key });
+    expect(failed.code).toBe(1);
+    expect((await vidgen(['generate', 'a fox', '--duration', '3'], { VIDGEN_API_KEY: key })).code).toBe(0);
+    const today = new Date().toISOString().slice(0, 10);
+    const range = ['--from', today, '--to', today];
+    const [table, json, csv] = await Promise.all([
+      vidgen(['usage', ...range, '--group-by', 'model'], { VIDGEN_API_KEY: key }),
+      vidgen(['usage', '--json'], { VIDGEN_API_KEY: key }),
+      vidgen(['usage', ...range, '--group-by', 'model', '--csv'], { VIDGEN_API_KEY: key }),
+    ]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toContain(`Usage ${today} to ${today} (UTC), by model:`);
+    expect(table.stdout).toMatch(/^vid-1-5-pro +2 +30 +15 +15$/m);
+    expect(table.stdout).toMatch(/^total +2 +30 +15 +15$/m);
+    const report = JSON.parse(json.stdout);
+    expect(report).toMatchObject({ group_by: 'day', totals: { tasks: 2, credits_charged: 30, credits_refunded: 15, credits_net: 15 } });
+    const api = await fetch(`${stack.baseUrl}/usage?from=${today}&to=${today}&group_by=model`, { headers: { Authorization: `Bearer ${key}`, Accept: 'text/csv' } });
+    expect(csv.stdout).toBe(await api.text());
+    expect(csv.stdout).toBe('model,tasks,credits_charged,credits_refunded,credits_net\r\nvid-1-5-pro,2,30,15,15\r\n');
+    // The API's refusal of a date: exit 1 with its message naming the field.
+    const refused = await vidgen(['usage', '--from', '2026-02-30'], { VIDGEN_API_KEY: key });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/error \[validation_error\]: from: 2026-02-30 is not a calendar date/);
+  });
+
   it('usage errors exit 2 with a message and nothing on stdout', async () => {
     const cases: Array<[string[], RegExp, Record<string, string>?]> = [
       [['generate'], /"generate" needs PROMPT/],
@@ -237,6 +264,8 @@ describe('vidgen CLI', () => {
       // An API key is configured, but keys are the signed-in holder's.
       [['keys'], /"keys" acts as the signed-in account holder \(an API key cannot manage keys\)\. Sign in first: npx vidgen login/],
       [['keys', 'create', '--name', 'x', '--scopes', 'read,admin'], /--scopes: unknown scope "admin"/],
+      [['usage', '--group-by', 'week'], /--group-by must be one of day, model, key, end_user; got "week"/],
+      [['usage', '--csv', '--json'], /--csv and --json are two answers/],
     ];
     const results = await Promise.all(cases.map(([args, , extra]) => vidgen(args, extra)));
     results.forEach((result, i) => {

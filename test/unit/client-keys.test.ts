@@ -82,3 +82,39 @@ describe('VidgenClient audit log', () => {
     ]);
   });
 });
+
+describe('VidgenClient usage', () => {
+  const REPORT = {
+    from: '2026-11-01',
+    to: '2026-11-30',
+    group_by: 'end_user',
+    rows: [{ group: 'alice', tasks: 1, credits_charged: 25, credits_refunded: 0, credits_net: 25 }],
+    totals: { tasks: 1, credits_charged: 25, credits_refunded: 0, credits_net: 25 },
+  } as const;
+  const CSV = 'end_user,tasks,credits_charged,credits_refunded,credits_net\r\nalice,1,25,0,25\r\n';
+
+  function recording(...replies: Response[]) {
+    const sent: Array<{ url: string; accept: string | undefined }> = [];
+    const fetch: FetchLike = async (url, init) => {
+      sent.push({ url, accept: (init.headers as Record<string, string>).Accept });
+      return replies.shift()!;
+    };
+    return { api: new VidgenClient({ apiKey: 'vg_live_x', baseUrl: 'https://api.example.test/api/v1', fetch, sleep: async () => undefined }), sent };
+  }
+
+  it('reads the report as JSON, and its rows as the CSV text itself, with the query as given', async () => {
+    const { api, sent } = recording(ok(REPORT), new Response(CSV, { headers: { 'Content-Type': 'text/csv; charset=utf-8' } }));
+    expect(await api.getUsage({ from: '2026-11-01', to: '2026-11-30', group_by: 'end_user' })).toEqual(REPORT);
+    expect(await api.getUsageCsv({ group_by: 'end_user' })).toBe(CSV);
+    expect(sent).toEqual([
+      { url: 'https://api.example.test/api/v1/usage?from=2026-11-01&to=2026-11-30&group_by=end_user', accept: 'application/json' },
+      { url: 'https://api.example.test/api/v1/usage?group_by=end_user', accept: 'text/csv' },
+    ]);
+  });
+
+  it("answers a refused CSV request (a JSON envelope) with the API's error", async () => {
+    const refusal = Response.json({ data: null, error: { message: 'group_by: must be one of day, model, key, end_user', code: 'validation_error' } }, { status: 400 });
+    const { api } = recording(refusal);
+    await expect(api.getUsageCsv({ group_by: 'week' as 'day' })).rejects.toMatchObject({ status: 400, code: 'validation_error', message: expect.stringContaining('group_by') });
+  });
+});

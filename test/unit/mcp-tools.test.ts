@@ -23,6 +23,7 @@ function scriptedBackend(states: TaskObject[]): ToolBackend & { polls: number } 
     getCredits: unused,
     listModels: unused,
     quote: unused,
+    getUsage: unused,
   };
   return backend;
 }

@@ -13,7 +13,7 @@ describe('function specs', () => {
 
 describe('the MCP function', () => {
   it('may do what the routes its tools mirror may do, together (written out in its spec, so no other spec rides in its bundle)', () => {
-    const mirrored = ['generate', 'list-videos', 'get-video', 'cancel-video', 'generate-image', 'list-images', 'get-image', 'cancel-image', 'delete-video', 'delete-image', 'upload', 'quote', 'get-credits', 'list-models'];
+    const mirrored = ['generate', 'list-videos', 'get-video', 'cancel-video', 'generate-image', 'list-images', 'get-image', 'cancel-image', 'delete-video', 'delete-image', 'upload', 'quote', 'get-credits', 'list-models', 'get-usage'];
     expect(specOf('mcp').needs).toEqual(mergeNeeds([...mirrored.map((name) => specOf(name).needs), { table: { actions: RATE_LIMITED } }]));
   });
 });

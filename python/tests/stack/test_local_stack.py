@@ -201,6 +201,23 @@ class CreditsTest(unittest.TestCase):
         mine = [t["amount"] for t in transactions if t["task_id"] == started["video_id"]]
         self.assertEqual(mine, [started["credits_used"], -started["credits_used"]])  # newest first
 
+    def test_usage_by_end_user_as_json_and_csv(self) -> None:
+        api = client()
+        end_user = f"py-{uuid.uuid4().hex[:12]}"
+        started = api.generate_video(prompt="count me", duration=3, end_user=end_user)
+        api.cancel_video(started["video_id"])
+        price = started["credits_used"]
+        report = api.get_usage(group_by="end_user")
+        row = [row for row in report["rows"] if row["group"] == end_user]
+        self.assertEqual(row, [{"group": end_user, "tasks": 1, "credits_charged": price, "credits_refunded": price, "credits_net": 0}])
+        csv = api.get_usage_csv(from_date=report["from"], to_date=report["to"], group_by="end_user")
+        self.assertTrue(csv.startswith("end_user,tasks,credits_charged,credits_refunded,credits_net\r\n"))
+        self.assertIn(f"\r\n{end_user},1,{price},{price},0\r\n", csv)
+        with self.assertRaises(ApiError) as refused:
+            api.get_usage(from_date="2026-02-30")
+        self.assertEqual((refused.exception.status, refused.exception.code), (400, "validation_error"))
+        self.assertTrue(str(refused.exception).startswith("from: "))
+
 
 class Receiver:
     """A customer's webhook endpoint on 127.0.0.1 that records each request."""

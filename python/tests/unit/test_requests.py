@@ -7,7 +7,7 @@ import tempfile
 import unittest
 from typing import Any, List
 
-from tests.flaky_server import FlakyServer, Reply, envelope, json_body
+from tests.flaky_server import FlakyServer, Reply, api_error, envelope, json_body
 from vidgen import ApiError, VidgenClient, WaitTimeoutError, key_mode
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
@@ -103,6 +103,9 @@ class RequestsTest(unittest.TestCase):
             (lambda: self.client.list_events(), "GET", "/api/v1/events", None),
             (lambda: self.client.list_audit_events(after="aud_1", limit=10), "GET", "/api/v1/audit-events?after=aud_1&limit=10", None),
             (lambda: self.client.list_audit_events(), "GET", "/api/v1/audit-events", None),
+            (lambda: self.client.get_usage(from_date="2026-11-01", to_date="2026-11-30", group_by="end_user"), "GET",
+             "/api/v1/usage?from=2026-11-01&to=2026-11-30&group_by=end_user", None),
+            (lambda: self.client.get_usage(), "GET", "/api/v1/usage", None),
             (lambda: self.client.retry_delivery("whk_1", "evt_1"), "POST", "/api/v1/webhooks/whk_1/deliveries/evt_1/retry", None),
             (lambda: self.client.get_billing(), "GET", "/api/v1/billing", None),
             (lambda: self.client.create_checkout(pack_id="starter"), "POST", "/api/v1/billing/checkout", {"pack_id": "starter"}),
@@ -121,6 +124,19 @@ class RequestsTest(unittest.TestCase):
                 self.assertEqual((sent.method, sent.path, json_body(sent)), (method, path, body))
                 self.assertEqual(sent.headers.get("Content-Type") == "application/json", body is not None)
                 self.assertNotIn("Idempotency-Key", sent.headers)
+
+    def test_usage_csv_is_the_answer_text_and_its_refusal_an_api_error(self) -> None:
+        csv = "end_user,tasks,credits_charged,credits_refunded,credits_net\r\nalice,1,25,0,25\r\n"
+        self.server.reply(
+            Reply(200, csv, {"Content-Type": "text/csv; charset=utf-8"}),
+            api_error(400, "validation_error", "group_by: must be one of day, model, key, end_user"),
+        )
+        self.assertEqual(self.client.get_usage_csv(group_by="end_user"), csv)
+        sent = self.server.received[0]
+        self.assertEqual((sent.path, sent.headers.get("Accept")), ("/api/v1/usage?group_by=end_user", "text/csv"))
+        with self.assertRaises(ApiError) as raised:
+            self.client.get_usage_csv(group_by="week")
+        self.assertEqual((raised.exception.status, raised.exception.code), (400, "validation_error"))
 
     def test_follow_events_reads_on_with_each_cursor_and_waits_once_caught_up(self) -> None:
         def page(ids: List[str], has_more: bool, cursor: str) -> Any:
