@@ -46,3 +46,26 @@ const CSV_COLUMNS = ['transaction_id', 'created_at', 'type', 'amount', 'task_id'
 export function transactionsCsv(transactions: readonly CreditTransaction[]): string {
   return csvText(CSV_COLUMNS, transactions.map((transaction) => CSV_COLUMNS.map((column) => transaction[column])));
 }
+
+export type UsageGrouping = 'day' | 'model' | 'key' | 'end_user';
+
+/** GET /usage's groupings, as the report's picker names them. */
+export const USAGE_GROUPINGS: ReadonlyArray<{ value: UsageGrouping; label: string }> = [
+  { value: 'day', label: 'Day' },
+  { value: 'model', label: 'Model' },
+  { value: 'key', label: 'API key' },
+  { value: 'end_user', label: 'End user' },
+];
+
+/** This UTC month so far: GET /usage's own default range, as dates the pickers show. */
+export function monthSoFar(now: Date): { from: string; to: string } {
+  const to = now.toISOString().slice(0, 10);
+  return { from: `${to.slice(0, 8)}01`, to };
+}
+
+/** A report row's group in words: null is "no key" (a console session's starts) or "no end user". */
+export function groupLabel(grouping: UsageGrouping, group: string | null): string {
+  if (group !== null) return group;
+  return grouping === 'key' ? 'no key (console)' : grouping === 'end_user' ? 'no end user' : '—';
+}
+

@@ -542,7 +542,7 @@ describe("the holder's rate limit (60 requests a minute for the session)", () =>
     Generations: 1, // read on every opening: tasks started elsewhere show at once
     Playground: 2, // the catalogue, the price of what was typed
     Webhooks: 1,
-    Usage: 0, // its first page is the chart's
+    Usage: 1, // the usage report (GET /usage); the transactions' first page is the chart's
     Billing: 2, // GET /billing and the seventh page, which the chart did not need
   };
 
@@ -586,7 +586,7 @@ describe("the holder's rate limit (60 requests a minute for the session)", () =>
       },
     );
     await visit('Webhooks', () => openConsolePage(page, 'Webhooks'), () => page.locator('[data-webhook-id]').waitFor());
-    await visit('Usage', () => openConsolePage(page, 'Usage'), () => page.getByText(/^Page 1 of 7 /).waitFor());
+    await visit('Usage', () => openConsolePage(page, 'Usage'), () => Promise.all([page.getByText(/^Page 1 of 7 /).waitFor(), page.getByTestId('usage-totals').waitFor()]));
     await visit('Billing', () => openConsolePage(page, 'Billing'), () => Promise.all([page.getByTestId('billing-history').waitFor(), page.getByTestId('test-subscription').waitFor()]));
     walk.stop();
 

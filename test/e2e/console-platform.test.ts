@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { chromium, type Browser } from 'playwright-core';
 import type { LocalStack } from '#bin/local-stack/stack';
 import { DynamoTaskDurations } from '#adapters/dynamodb/task-durations';
@@ -109,4 +110,52 @@ it('filters the gallery by end user, and shows a waiting generation with its end
 
   await context.close();
   expect(problems).toEqual([]);
+});
+
+it('reports usage by end user for a range: a chart, a table agreeing with GET /usage, and its CSV exported as the API writes it', async () => {
+  const holder = await signedInHolder(stack);
+  const call = async (path: string, init: { method?: string; body?: Json; accept?: string } = {}): Promise<Response> =>
+    fetch(`${stack.baseUrl}${path}`, {
+      method: init.method ?? (init.body ? 'POST' : 'GET'),
+      headers: { Authorization: `Bearer ${holder.accessToken}`, ...(init.body && { 'Content-Type': 'application/json' }), ...(init.accept && { Accept: init.accept }) },
+      ...(init.body && { body: JSON.stringify(init.body) }),
+    });
+  const api = async (path: string, init: { method?: string; body?: Json } = {}): Promise<Json> => {
+    const response = await call(path, init);
+    expect([path, response.status]).toEqual([path, 200]);
+    return ((await response.json()) as Json).data;
+  };
+  const accountId = (await api('/account')).account_id as string;
+  await grantCredits(stack.context, accountId, 1000, 'console-platform usage');
+  const start = async (endUser: string) => (await api('/generate', { body: { prompt: 'a kite', duration: 3, resolution: '480p', end_user: endUser } })).video_id as string;
+  const [, canceled] = [await start('alice'), await start('alice'), await start('bob')];
+  await api(`/videos/${canceled}/cancel`, { method: 'POST' });
+  const report = await api('/usage?group_by=end_user');
+  expect(report.rows.map((row: Json) => [row.group, row.tasks, row.credits_refunded > 0])).toEqual([
+    ['alice', 2, true],
+    ['bob', 1, false],
+  ]);
+
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  const page = await context.newPage();
+  await signInToConsole(page, origin, holder.email, GOOD_PASSWORD);
+  await openConsolePage(page, 'Usage');
+  // By day first (this month so far): the chart, and totals equal to the API's.
+  await page.getByRole('img', { name: /Credits spent per day over / }).waitFor();
+  const totals = `${report.totals.tasks} tasks · ${report.totals.credits_charged} credits charged · ${report.totals.credits_refunded} refunded · ${report.totals.credits_net} net`;
+  await page.getByTestId('usage-totals').filter({ hasText: totals }).waitFor();
+
+  await page.getByLabel('Group by').selectOption('end_user');
+  await page.getByTestId('usage-rows').locator('th', { hasText: 'End user' }).waitFor();
+  const rows = await page.getByTestId('usage-rows').locator('tbody tr').allInnerTexts();
+  expect(rows.map((row) => row.split(/\s+/))).toEqual(report.rows.map((row: Json) => [row.group, ...[row.tasks, row.credits_charged, row.credits_refunded, row.credits_net].map(String)]));
+  await expect(page.locator('.group-bar').count()).resolves.toBe(2);
+
+  const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export report CSV' }).click()]);
+  expect(file.suggestedFilename()).toMatch(/^vidgen-live-usage-end_user-\d{4}-\d{2}-01-\d{4}-\d{2}-\d{2}\.csv$/);
+  const exported = await readFile((await file.path())!, 'utf8');
+  const [from, to] = [report.from as string, report.to as string];
+  const fromApi = await (await call(`/usage?group_by=end_user&from=${from}&to=${to}`, { accept: 'text/csv' })).text();
+  expect(exported).toBe(fromApi);
+  await context.close();
 });

@@ -10,7 +10,8 @@ const TOP = 8;
 const BOTTOM = 20;
 
 /** Spend per day as SVG bars with a credits axis: a few lines instead of a chart library in the bundle. */
-export function SpendChart({ days }: { days: readonly DaySpend[] }) {
+export function SpendChart({ days, span }: { days: readonly DaySpend[]; span?: string }) {
+  const over = span ?? `the last ${days.length} days`;
   const busiest = Math.max(0, ...days.map((day) => day.credits));
   const ticks = axisTicks(busiest);
   const top = ticks.at(-1)!;
@@ -20,7 +21,7 @@ export function SpendChart({ days }: { days: readonly DaySpend[] }) {
   const total = days.reduce((sum, day) => sum + day.credits, 0);
   return (
     <figure className="chart">
-      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={`Credits spent per day over the last ${days.length} days: ${total} in all`}>
+      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={`Credits spent per day over ${over}: ${total} in all`}>
         <g data-axis="y">
           {ticks.map((tick) => (
             <g key={tick}>
@@ -49,7 +50,7 @@ export function SpendChart({ days }: { days: readonly DaySpend[] }) {
         <line className="axis" x1={LEFT} x2={WIDTH - RIGHT} y1={TOP + plotHeight} y2={TOP + plotHeight} />
       </svg>
       <figcaption className="muted small">
-        Credits per day (UTC, month-day below the bars). {total} credits spent in the last {days.length} days (charges less refunds; the busiest day {busiest}).
+        Credits per day (UTC, month-day below the bars). {total} credits spent over {over} (charges less refunds; the busiest day {busiest}).
       </figcaption>
     </figure>
   );

@@ -6,6 +6,7 @@ import { useConsole } from '../context';
 import { download } from '../download';
 import { LEDGER_PAGE_SIZE, ledgerPage } from '../ledger';
 import { useAction } from '../queries';
+import { UsageReport } from '../components/UsageReport';
 import { transactionsCsv } from '../usage';
 
 export default function Usage() {
@@ -38,6 +39,8 @@ export default function Usage() {
       </div>
       {exportCsv.data !== undefined && <p className="notice ok" role="status">Exported {exportCsv.data} transactions.</p>}
       <ErrorNotice error={exportCsv.error} />
+      <UsageReport />
+      <h2>Transactions</h2>
       <p className="muted">Every grant, charge and refund of your {mode} balance, newest first. Their sum is the balance.</p>
       <Loaded query={list}>
         {({ transactions }) =>
