@@ -86,3 +86,14 @@ export function stores(): Stores {
   current ??= buildStores(appDb(), powertoolsTelemetry);
   return current;
 }
+
+let callerStores_: Pick<Stores, 'apiKeys' | 'holders'> | undefined;
+
+/**
+ * Only what the authorizer reads (keys and holders): `stores()` would put every store, the task
+ * path's transactions with them, into its bundle, on every request's cold path.
+ */
+export function callerStores(): Pick<Stores, 'apiKeys' | 'holders'> {
+  callerStores_ ??= current ?? { apiKeys: new DynamoApiKeyStore(appDb()), holders: new DynamoHolderStore(appDb()) };
+  return callerStores_;
+}

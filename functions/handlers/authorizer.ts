@@ -1,7 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { appIdentityConfig } from '#app-context/config';
 import { identityProvider } from '#app-context/identity';
-import { stores } from '#app-context/stores';
+import { callerStores } from '#app-context/stores';
 import { authenticateCaller } from '#domain/accounts/authenticate-caller';
 import { KeyExpiredError, UnauthorizedError } from '#domain/shared/errors';
 import { authorizerContext } from '#http/principal';
@@ -25,7 +25,7 @@ export const handler = observe(authorize, {
 
 async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   try {
-    const { apiKeys, holders } = stores();
+    const { apiKeys, holders } = callerStores();
     const { defaultRateLimit, signupCredits } = appIdentityConfig();
     const principal = await authenticateCaller(
       { apiKeys, holders, identity: identityProvider(), defaultRateLimit, signupCredits },
