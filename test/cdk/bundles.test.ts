@@ -57,9 +57,11 @@ const BUNDLE_CEILING_BYTES = 640 * 1024;
  * its tools run (models, quote, uploads, cancel, list, get: about 10 KB). Measured 86 KB more than
  * generate once its spec stopped merging eleven sibling specs (issue 33's leftovers); the design's
  * goal, generate + the SDK's own 62 KB, stays about 24 KB away (docs/performance.md). The
- * allowance is that measure plus 2 KB, so MCP-only growth is a decision, not a drift.
+ * allowance is that measure plus 2 KB, so MCP-only growth is a decision, not a drift. Issue 34's
+ * get_usage tool adds about 6 KB only MCP carries (GET /usage's contract, report and range
+ * planning, the roll-up reader; esbuild: 636,902 -> 644,851 bytes while generate grew 2 KB): 94 KB.
  */
-const MCP_OVER_GENERATE_BYTES = 88 * 1024;
+const MCP_OVER_GENERATE_BYTES = 94 * 1024;
 /** The authorizer: keys, sessions (aws-jwt-verify), rate windows and Powertools; about 124 KB. */
 const AUTHORIZER_TARGET_BYTES = 160 * 1024;
 
