@@ -57,10 +57,12 @@ const BUNDLE_CEILING_BYTES = 640 * 1024;
  * its tools run (models, quote, uploads, cancel, list, get: about 10 KB). Measured 86 KB more than
  * generate once its spec stopped merging eleven sibling specs (issue 33's leftovers); the design's
  * goal, generate + the SDK's own 62 KB, stays about 24 KB away (docs/performance.md). The
- * allowance is that measure plus 2 KB, so MCP-only growth is a decision, not a drift; `delete_task`
- * (the output deletion's use case and S3 removal) added 2 KB more.
+ * allowance is that measure plus 2 KB, so MCP-only growth is a decision, not a drift. The fourth
+ * wave's tools add what only MCP carries: `delete_task` (the output deletion's use case and S3
+ * removal, 2 KB) and `get_usage` (GET /usage's contract, report and range planning, the roll-up
+ * reader, about 6 KB): 96 KB.
  */
-const MCP_OVER_GENERATE_BYTES = 90 * 1024;
+const MCP_OVER_GENERATE_BYTES = 96 * 1024;
 /** The authorizer: keys, sessions (aws-jwt-verify), rate windows and Powertools; about 124 KB. */
 const AUTHORIZER_TARGET_BYTES = 160 * 1024;
 
