@@ -249,6 +249,12 @@ export async function settlePositions(db: Db, task: Task): Promise<Task> {
     const ledgerPosition = (account?.[PENDING_CHARGES] as Record<string, unknown> | undefined)?.[task.taskId];
     const chargeId = stored?.charge_entry_id as string | undefined;
     if (seq === undefined || ledgerPosition === undefined || chargeId === undefined) {
+      // Another settle may have committed between the two reads (its note gone, its position not
+      // yet seen): the task, read again, says whether it is settled.
+      const { Item: again } = await db.doc.send(
+        new GetCommand({ TableName: db.tableName, Key: taskKey(task.partitionId, task.taskId), ConsistentRead: true, ProjectionExpression: 'seq' }),
+      );
+      if (again?.seq !== undefined) return { ...task, seq: Number(again.seq) };
       throw new Error(`Task ${task.taskId} has no positions to settle.`);
     }
     const endUser = endUserSeq === undefined ? undefined : endUserSettle(db, task, endUserSeq);
