@@ -37,6 +37,8 @@ export interface Delivery {
   partsDone?: readonly DeliveryPart[];
   /** Failed, and its `*.delivery_failed` event not published yet (the delivery worker publishes it). */
   eventOwed?: true;
+  /** The `*.delivery_failed` event's id, made when the delivery is given up (a repeat publishes the same event). */
+  eventId?: string;
 }
 
 export type DeliveryPart = 'output' | 'thumbnail';
