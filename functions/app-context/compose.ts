@@ -21,7 +21,7 @@ import type {
   Thumbnails,
 } from '#domain/tasks/ports';
 import type { StartDeps } from '#domain/tasks/start-task';
-import type { DestinationUrlPolicy } from '#domain/tasks/destinations';
+import type { DestinationUrlPolicy } from '#domain/tasks/destination-rules';
 import type { DeliveryRef } from '#domain/tasks/delivery';
 
 /** Everything a task use case may be given: starts, polls, callbacks, copies and sweeps. */

@@ -1,6 +1,6 @@
 import { outputSender } from '#adapters/output-sender';
 import { createSafeFetcher } from '#adapters/safe-fetch';
-import { destinationLoopback, outputDeliveryConfig } from '#config/service';
+import { destinationLoopback, outputDeliveryConfig } from '#config/output-delivery';
 import type { DeliveryDeps, DeliveryRef } from '#domain/tasks/delivery';
 import { publishDeliveryFailed, publishTaskEnded } from '#domain/webhooks/deliveries';
 import { powertoolsTelemetry } from '#observability/telemetry';

@@ -1,7 +1,7 @@
 import { InProcessCopyQueue } from '#adapters/in-process-copy-queue';
 import { ReferenceImages } from '#adapters/reference-images';
 import { webhookDestinations } from '#adapters/webhook-destinations';
-import { destinationLoopback, OUTPUT_DELIVERY } from '#config/service';
+import { destinationLoopback, OUTPUT_DELIVERY } from '#config/output-delivery';
 import { readSetting } from '#config/setting';
 import type { DeliveryRef } from '#domain/tasks/delivery';
 import type { ObjectStorage } from '#adapters/s3/object-storage';

@@ -1,7 +1,8 @@
 import { PROVIDER_SETTINGS_LIST } from '#providers/settings-registry';
 import { BILLING, STRIPE_SECRET_SETTINGS } from './billing';
 import { PROVIDERS } from './providers';
-import { CIRCUIT, COPIES, EVENTS, GATEWAY, IDENTITY, LIFECYCLE, MEDIA, OUTPUT_DELIVERY, REFERENCE, REGION, SUBMISSIONS, TABLE, THUMBNAILS, WEBHOOK_DELIVERY } from './service';
+import { OUTPUT_DELIVERY } from './output-delivery';
+import { CIRCUIT, COPIES, EVENTS, GATEWAY, IDENTITY, LIFECYCLE, MEDIA, REFERENCE, REGION, SUBMISSIONS, TABLE, THUMBNAILS, WEBHOOK_DELIVERY } from './service';
 import type { SettingGroup } from './setting';
 
 /**
