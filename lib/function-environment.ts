@@ -50,6 +50,7 @@ export const NOT_SET_ON_AWS: Readonly<Record<string, string>> = {
   API_BASE_URL: 'the local stack only: on AWS the API reference names the address the request came through',
   WEBHOOK_ALLOW_LOOPBACK: 'the local stack only: the deployed API never delivers to loopback addresses',
   WEBHOOK_RETRY_SCHEDULE: 'the deployed API uses the full schedule (CONFIG_DEFAULTS.webhookRetrySchedule, over 24 h)',
+  DELIVERY_RETRY_SCHEDULE: 'the deployed API uses the full schedule (79 min of waits, OUTPUT_DELIVERY.retrySchedule)',
   PROVIDER_BUDGET_PER_SECOND: "the provider's default budget (10 creates a second for Replicate) unless a stage needs another",
   CALLBACK_SILENCE_SECONDS: 'the default: a job that calls back is polled after 2 minutes without news',
   SUBMISSION_GRACE_SECONDS: "the default: an unanswered create waits 10 minutes for its job's callback",

@@ -36,6 +36,7 @@ export interface StatelessStackProps extends StackProps {
 const QUEUE_PURPOSES: Readonly<Record<QueueName, string>> = {
   'webhook-deliveries': 'webhook delivery attempts',
   submissions: "creates waiting for a turn in the provider's budget",
+  'output-deliveries': "results PUT to customers' storage",
 };
 
 /** The one function of a kind of trigger (the authorizer, the schedule, the copy worker); throws unless there is exactly one. */
@@ -113,7 +114,11 @@ export class StatelessStack extends Stack {
     const consumerOf = (name: QueueName) => specs.find((spec) => spec.trigger.kind === 'queue' && spec.trigger.queue === name);
     const queue = (id: string, name: QueueName) =>
       new WorkQueue(this, id, { name, purpose: QUEUE_PURPOSES[name], consumerTimeout: Duration.seconds(consumerOf(name)?.sizing?.timeoutSeconds ?? 28) });
-    const queues: Record<QueueName, WorkQueue> = { 'webhook-deliveries': queue('WebhookDeliveries', 'webhook-deliveries'), submissions: queue('Submissions', 'submissions') };
+    const queues: Record<QueueName, WorkQueue> = {
+      'webhook-deliveries': queue('WebhookDeliveries', 'webhook-deliveries'),
+      submissions: queue('Submissions', 'submissions'),
+      'output-deliveries': queue('OutputDeliveries', 'output-deliveries'),
+    };
     this.workQueues.push(...Object.values(queues));
 
     // One function per spec, in its area's nested stack: its size and bundle from the spec; then

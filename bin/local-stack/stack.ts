@@ -145,6 +145,8 @@ export async function startLocalStack(
       // A developer's receiver runs on this machine, and retries should be seen while watching.
       WEBHOOK_ALLOW_LOOPBACK: process.env.WEBHOOK_ALLOW_LOOPBACK ?? 'true',
       WEBHOOK_RETRY_SCHEDULE: process.env.WEBHOOK_RETRY_SCHEDULE ?? LOCAL_WEBHOOK_RETRY_SCHEDULE.join(','),
+      // Output deliveries retry within a minute here (79 minutes deployed), so a retry is seen while watching.
+      DELIVERY_RETRY_SCHEDULE: process.env.DELIVERY_RETRY_SCHEDULE ?? '1,2,5,10,30',
       // One readable line per log entry instead of Lambda's JSON (LOG_FORMAT=json to compare).
       LOG_FORMAT: process.env.LOG_FORMAT ?? 'pretty',
     });

@@ -133,7 +133,8 @@ export function formatWebhookList(list: { webhooks: Webhook[] }): string {
   const rows = list.webhooks.map((webhook) => [
     webhook.webhook_id,
     webhook.url,
-    EVENT_TYPES.every((type) => webhook.events.includes(type)) ? 'every event' : webhook.events.join(','),
+    // The four types before deliveries existed were "every event" then, and still get them all (webhooks.ts `wants`).
+    EVENT_TYPES.filter((type) => !type.endsWith('.delivery_failed')).every((type) => webhook.events.includes(type)) ? 'every event' : webhook.events.join(','),
     shortTime(webhook.created_at),
     webhook.description ?? '',
   ]);
@@ -142,7 +143,14 @@ export function formatWebhookList(list: { webhooks: Webhook[] }): string {
 }
 
 /** Every event type an endpoint can get: a Record, so the type check fails if the API gains one this lacks. */
-const EVENT_TYPES = Object.keys({ 'video.completed': true, 'video.failed': true, 'image.completed': true, 'image.failed': true } satisfies Record<
+const EVENT_TYPES = Object.keys({
+  'video.completed': true,
+  'video.failed': true,
+  'image.completed': true,
+  'image.failed': true,
+  'video.delivery_failed': true,
+  'image.delivery_failed': true,
+} satisfies Record<
   Webhook['events'][number],
   true
 >) as Webhook['events'];

@@ -256,8 +256,8 @@ export function createSafeFetcher(options: SafeFetcherOptions): SafeFetcher {
       } catch (error) {
         body.destroy();
         if (error instanceof UnsafeUrlError || error instanceof FetchFailedError) throw error;
-        if (idle.signal.aborted) throw new FetchFailedError(`timeout: no progress for ${Math.round(limits.idleTimeoutMs / 1000)} s`, 'timeout');
-        if (deadline.aborted) throw new FetchFailedError(`timeout after ${Math.round(limits.deadlineMs / 1000)} s`, 'timeout');
+        if (idle.signal.aborted) throw new FetchFailedError(`timeout: no progress for ${duration(limits.idleTimeoutMs)}`, 'timeout');
+        if (deadline.aborted) throw new FetchFailedError(`timeout after ${duration(limits.deadlineMs)}`, 'timeout');
         throw new FetchFailedError(`Could not send to ${hostOf(url)}.`, 'network', undefined, systemCode(error));
       }
     },
@@ -349,6 +349,9 @@ function streamPut({ target, addresses, signal, idle, body, size, headers, idleT
     }
   });
 }
+
+/** "30 s", or "300 ms" under a whole second. */
+const duration = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
 
 /** The `<Code>` of an XML error answer's first 4 KiB, when it has a plain one. */
 async function readErrorCode(response: IncomingMessage, signal: AbortSignal): Promise<string | undefined> {

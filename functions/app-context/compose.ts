@@ -21,7 +21,8 @@ import type {
   Thumbnails,
 } from '#domain/tasks/ports';
 import type { StartDeps } from '#domain/tasks/start-task';
-import type { DestinationUrlPolicy } from '#domain/tasks/destinations';
+import type { DestinationUrlPolicy } from '#domain/tasks/destination-rules';
+import type { DeliveryRef } from '#domain/tasks/delivery';
 
 /** Everything a task use case may be given: starts, polls, callbacks, copies and sweeps. */
 export type TaskDeps = StartDeps & CallbackDeps;
@@ -52,6 +53,8 @@ export interface LifecycleParts {
   /** Where results are copied (the copy worker), and where creates wait for a turn. */
   copies: CopyQueue;
   submissions: MessageQueue<SubmissionRequest>;
+  /** Where a completion with a destination asks for its delivery. */
+  deliveries?: MessageQueue<DeliveryRef>;
   budget: ProviderBudget;
   events: TaskEvents;
   telemetry: Telemetry;
@@ -88,6 +91,7 @@ export function composeLifecycle(parts: LifecycleParts): TaskDeps {
     ...(parts.thumbnails && { thumbnails: parts.thumbnails }),
     copyQueue: parts.copies,
     submissions: parts.submissions,
+    ...(parts.deliveries && { deliveries: parts.deliveries }),
     budget: parts.budget,
     events: parts.events,
     telemetry: parts.telemetry,

@@ -1,7 +1,9 @@
 import { InProcessCopyQueue } from '#adapters/in-process-copy-queue';
 import { ReferenceImages } from '#adapters/reference-images';
 import { webhookDestinations } from '#adapters/webhook-destinations';
-import { destinationLoopback } from '#config/service';
+import { destinationLoopback, OUTPUT_DELIVERY } from '#config/output-delivery';
+import { readSetting } from '#config/setting';
+import type { DeliveryRef } from '#domain/tasks/delivery';
 import type { ObjectStorage } from '#adapters/s3/object-storage';
 import { CircuitBreaker } from '#domain/providers/circuit-breaker';
 import type { ProviderBudget } from '#domain/providers/ports';
@@ -64,6 +66,7 @@ export function lifecycleParts(config: TaskConfig, sources: LifecycleSources): O
     references,
     destinations: webhookDestinations({ allowLoopback: destinationLoopback() }),
     submissions: lazyMessageQueue<SubmissionRequest>('submissions', submissions.queueUrl, config.region),
+    deliveries: lazyMessageQueue<DeliveryRef>('output-deliveries', readSetting(OUTPUT_DELIVERY.queueUrl), config.region),
     budget: lazyBudget(sources.stores.rateCounter),
     events: { taskEnded: (task) => publishTaskEnded(sources.webhooks, task) },
     telemetry: powertoolsTelemetry,

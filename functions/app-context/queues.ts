@@ -11,6 +11,8 @@ import { traced } from '#observability/client-tracing';
 const LOCAL_VISIBILITY_MS: Record<QueueName, number> = {
   'webhook-deliveries': 30_000,
   submissions: 60_000,
+  // One attempt may stream for up to 13 minutes.
+  'output-deliveries': 15 * 60_000,
 };
 
 const localQueues = new Map<QueueName, InProcessQueue<unknown>>();

@@ -1,6 +1,6 @@
 import { ReferenceImages } from '#adapters/reference-images';
 import { webhookDestinations } from '#adapters/webhook-destinations';
-import { destinationLoopback } from '#config/service';
+import { destinationLoopback } from '#config/output-delivery';
 import type { QuoteDeps } from '#domain/tasks/quote';
 import { appMediaStorage } from './media';
 import { stores } from './stores';

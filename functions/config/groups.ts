@@ -1,6 +1,7 @@
 import { PROVIDER_SETTINGS_LIST } from '#providers/settings-registry';
 import { BILLING, STRIPE_SECRET_SETTINGS } from './billing';
 import { PROVIDERS } from './providers';
+import { OUTPUT_DELIVERY } from './output-delivery';
 import { RETENTION } from './retention';
 import { CIRCUIT, COPIES, EVENTS, GATEWAY, IDENTITY, LIFECYCLE, MEDIA, REFERENCE, REGION, SUBMISSIONS, TABLE, THUMBNAILS, WEBHOOK_DELIVERY } from './service';
 import type { SettingGroup } from './setting';
@@ -23,6 +24,7 @@ export const SETTING_GROUPS = {
   THUMBNAILS,
   EVENTS,
   WEBHOOK_DELIVERY,
+  OUTPUT_DELIVERY,
   REFERENCE,
   RETENTION,
   PROVIDERS,

@@ -195,12 +195,6 @@ export const WEBHOOK_DELIVERY = {
   }),
 };
 
-/**
- * Whether output destinations may be loopback addresses: the webhooks' setting (the local stack
- * sets it), read alone by the functions that check or make deliveries.
- */
-export const destinationLoopback = (env: Env = process.env): boolean => readSetting(WEBHOOK_DELIVERY.allowLoopback, env);
-
 /** The API reference's server address where the request cannot tell it trustworthily (the local stack sets it). */
 export const REFERENCE = {
   apiBaseUrl: setting({ variable: 'API_BASE_URL', kind: httpUrl, doc: "The API's public base URL (ending in /api/v1); the local stack only." }),

@@ -13,6 +13,8 @@ export const spec = defineFunction({
     media: { delete: ['videos/', 'images/'] },
     copiesResults: true,
     thumbnails: true,
+    // A task with a destination is handed to the delivery worker once completed.
+    queues: ['output-deliveries'],
   }),
   // Streams provider outputs (up to 2 GB) into S3; network throughput grows with memory.
   sizing: { memoryMb: 1024, timeoutSeconds: 300, retryAttempts: 2, reservedConcurrency: 'copyWorkerConcurrency' },

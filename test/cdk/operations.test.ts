@@ -76,8 +76,8 @@ describe('operations: background functions, alarms, dashboard', () => {
 
     it('keep dead letters encrypted, over TLS only, for 14 days', () => {
       // The three Lambda/EventBridge dead-letter queues and the work queues' redrive targets.
-      const deadLetters = queueIds().filter((id) => !/^(WebhookDeliveries|Submissions)Queue/.test(id));
-      expect(deadLetters).toHaveLength(5);
+      const deadLetters = queueIds().filter((id) => !/^(WebhookDeliveries|Submissions|OutputDeliveries)Queue/.test(id));
+      expect(deadLetters).toHaveLength(6);
       for (const id of deadLetters) {
         expect(resources()[id].Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
         const policy = resourcesOf(template(), 'AWS::SQS::QueuePolicy').find(([, p]) =>
@@ -184,9 +184,10 @@ describe('operations: background functions, alarms, dashboard', () => {
           (reference) => text.includes(reference),
         ),
       );
-      expect(deadLetterIds).toHaveLength(5);
+      expect(deadLetterIds).toHaveLength(6);
       expect(watched.sort()).toEqual(deadLetterIds.sort());
       expect(named('dlq-submissions')).toBeDefined();
+      expect(named('dlq-output-deliveries')).toBeDefined();
       expect(named('dlq-copy-worker')).toMatchObject({ Threshold: 1, Statistic: 'Maximum' });
       expect(named('dlq-sweeper')).toBeDefined();
       expect(named('dlq-sweep-schedule')).toBeDefined();

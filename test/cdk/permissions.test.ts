@@ -33,6 +33,8 @@ const PUBLISH_EVENTS = [
 
 /** Sending creates: the submission queue, where a create waits for a turn in the provider's budget. */
 const QUEUE_SUBMISSIONS = ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => `${action} queue:submissions`);
+/** Asking for a delivery to the customer's storage (a completion with a destination), and its next attempt. */
+const QUEUE_OUTPUT_DELIVERIES = ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => `${action} queue:output-deliveries`);
 
 /**
  * The simulated provider's own folder, and reference images from any public prefix of ours: on
@@ -95,6 +97,21 @@ const EXPECTED_REPLICATE: Record<string, string[]> = {
     's3:GetObject videos/*',
     ...DEAD_LETTERS('copy-worker'),
     ...PUBLISH_EVENTS,
+    ...QUEUE_OUTPUT_DELIVERIES,
+  ],
+  // Streams our copy to the customer's URL; with keep_output false deletes it once delivered;
+  // a give-up publishes its event; a retry goes back on its own queue.
+  'deliver-output': [
+    'dynamodb:GetItem table',
+    'dynamodb:UpdateItem table',
+    'dynamodb:PutItem table',
+    's3:GetObject videos/*',
+    's3:GetObject images/*',
+    's3:DeleteObject videos/*',
+    's3:DeleteObject images/*',
+    ...PUBLISH_EVENTS,
+    ...QUEUE_OUTPUT_DELIVERIES,
+    ...['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => `${action} queue:output-deliveries`),
   ],
   // Consumes the submission queue and sends back what must wait longer.
   'submission-consumer': [

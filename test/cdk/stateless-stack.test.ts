@@ -321,6 +321,7 @@ describe('StatelessStack', () => {
         'COPY_WORKER_FUNCTION',
         'WEBHOOK_QUEUE_URL',
         'SUBMISSION_QUEUE_URL',
+        'OUTPUT_DELIVERY_QUEUE_URL',
         // The functions that submit: where the provider calls back.
         'CALLBACK_BASE_URL',
         // The copy worker: the binary in its ffmpeg layer.

@@ -65,7 +65,7 @@ describe('webhook endpoints', () => {
     expect(created).toMatchObject({
       webhook_id: expect.stringMatching(/^whk_[0-9A-Z]{26}$/),
       url: 'https://example.com/hooks',
-      events: ['video.completed', 'video.failed', 'image.completed', 'image.failed'],
+      events: ['video.completed', 'video.failed', 'image.completed', 'image.failed', 'video.delivery_failed', 'image.delivery_failed'],
       description: 'prod receiver',
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/),
     });

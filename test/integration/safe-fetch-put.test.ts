@@ -183,7 +183,7 @@ describe('put', () => {
       .catch((caught: unknown) => caught);
 
     expect(error).toBeInstanceOf(FetchFailedError);
-    expect(error).toMatchObject({ reason: 'timeout', message: 'timeout: no progress for 1 s' });
+    expect(error).toMatchObject({ reason: 'timeout', message: 'timeout: no progress for 500 ms' });
     expect(info.produced).toBeLessThan(size);
     await pollUntil(() => stream.destroyed, { what: 'the source destroyed' });
   });

@@ -1,3 +1,4 @@
+import type { DeliveryRef } from '#domain/tasks/delivery';
 import { webhookDestinations } from '#adapters/webhook-destinations';
 import type { Account } from '#domain/accounts/account';
 import { createAccount } from '#domain/accounts/account-admin';
@@ -49,6 +50,8 @@ export function memoryWorld(start = '2026-03-01T12:00:00.000Z') {
   const published: Task[] = [];
   /** Messages sent to the submission queue, with their delays; `deliverSubmissions()` hands them to the consumer. */
   const submissions: { message: SubmissionRequest; delaySeconds: number }[] = [];
+  /** Messages sent to the output delivery queue, with their delays (delivery.ts consumes them). */
+  const deliveries: { message: DeliveryRef; delaySeconds: number }[] = [];
   let refuseEvents = false;
   const deps = composeLifecycle({
     stores,
@@ -61,6 +64,7 @@ export function memoryWorld(start = '2026-03-01T12:00:00.000Z') {
     submissions: {
       send: async (message, options) => void submissions.push({ message, delaySeconds: options?.delaySeconds ?? 0 }),
     },
+    deliveries: { send: async (message, options) => void deliveries.push({ message, delaySeconds: options?.delaySeconds ?? 0 }) },
     budget: new CounterBudget(stores.rates),
     events: {
       taskEnded: async (task) => {
@@ -84,6 +88,7 @@ export function memoryWorld(start = '2026-03-01T12:00:00.000Z') {
     copyQueue,
     published,
     submissions,
+    deliveries,
     /** Delivers every queued submission message once (in order, ignoring delays); returns how many. */
     async deliverSubmissions(): Promise<number> {
       const batch = submissions.splice(0);

@@ -26,7 +26,7 @@ describe('access matrix: every route × every caller kind', () => {
 
   it('refuses every caller of a function behind no route', () => {
     const background = specs.filter((spec) => !isHttpSpec(spec));
-    expect(background.map((spec) => spec.name).sort()).toEqual(['authorizer', 'copy-output', 'submission-consumer', 'sweeper', 'webhook-delivery']);
+    expect(background.map((spec) => spec.name).sort()).toEqual(['authorizer', 'copy-output', 'deliver-output', 'submission-consumer', 'sweeper', 'webhook-delivery']);
     expect(accessProblems(background)).toEqual([]);
   });
 

@@ -2,7 +2,8 @@
 import { webhookDestinations } from '#adapters/webhook-destinations';
 import { parseImageStart } from '#contract/generate-image';
 import { parseVideoStart } from '#contract/generate-video';
-import { checkDestinations, type Destination } from '#domain/tasks/destinations';
+import { checkDestinations } from '#domain/tasks/destination-rules';
+import type { Destination } from '#domain/tasks/destinations';
 import { ValidationError } from '#domain/shared/errors';
 
 const deployed = webhookDestinations({ allowLoopback: false });

@@ -1676,7 +1676,7 @@ export interface components {
             /** @description Where events are POSTed. */
             url: string;
             /** @description The event types sent to this endpoint (`webhook.test` is always sent when asked for). */
-            events: ("video.completed" | "video.failed" | "image.completed" | "image.failed")[];
+            events: ("video.completed" | "video.failed" | "image.completed" | "image.failed" | "video.delivery_failed" | "image.delivery_failed")[];
             /** @description Your note about this endpoint. */
             description: string | null;
             /**
@@ -1690,7 +1690,7 @@ export interface components {
         };
         CreateWebhookRequest: {
             url: string;
-            events?: ("video.completed" | "video.failed" | "image.completed" | "image.failed")[];
+            events?: ("video.completed" | "video.failed" | "image.completed" | "image.failed" | "video.delivery_failed" | "image.delivery_failed")[];
             description?: string;
         };
         /** @description Success: `data` is the result, `error` is null. */
@@ -1711,7 +1711,7 @@ export interface components {
             /** @description Where events are POSTed. */
             url: string;
             /** @description The event types sent to this endpoint (`webhook.test` is always sent when asked for). */
-            events: ("video.completed" | "video.failed" | "image.completed" | "image.failed")[];
+            events: ("video.completed" | "video.failed" | "image.completed" | "image.failed" | "video.delivery_failed" | "image.delivery_failed")[];
             /** @description Your note about this endpoint. */
             description: string | null;
             /**
@@ -1744,7 +1744,7 @@ export interface components {
             /** @description The event (`webhook-id` header), the same on every attempt. */
             event_id: string;
             /** @enum {string} */
-            type: "video.completed" | "video.failed" | "image.completed" | "image.failed" | "webhook.test";
+            type: "video.completed" | "video.failed" | "image.completed" | "image.failed" | "video.delivery_failed" | "image.delivery_failed" | "webhook.test";
             /**
              * @description `pending` while attempts remain, `delivered` after a 2xx answer, `failed` when the retries ran out.
              * @enum {string}
@@ -1796,7 +1796,7 @@ export interface components {
              */
             id: string;
             /** @enum {string} */
-            type: "video.completed" | "video.failed" | "image.completed" | "image.failed";
+            type: "video.completed" | "video.failed" | "image.completed" | "image.failed" | "video.delivery_failed" | "image.delivery_failed";
             /**
              * Format: date-time
              * @description When the task ended.

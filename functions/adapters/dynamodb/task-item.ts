@@ -81,6 +81,7 @@ export function deliveryItem(delivery: Delivery): Record<string, unknown> {
     ...(delivery.claimedUntil !== undefined && { claimed_until: delivery.claimedUntil }),
     ...(delivery.partsDone !== undefined && delivery.partsDone.length > 0 && { parts_done: [...delivery.partsDone] }),
     ...(delivery.eventOwed && { event_owed: true }),
+    ...(delivery.eventId !== undefined && { event_id: delivery.eventId }),
   };
 }
 
@@ -97,6 +98,7 @@ function deliveryOfItem(value: unknown, problem: (field: string) => Error): Deli
   const deliveredAt = text('delivered_at');
   const nextAttemptAt = text('next_attempt_at');
   const claimedUntil = text('claimed_until');
+  const eventId = text('event_id');
   return {
     status: value.status,
     attempts: value.attempts as number,
@@ -106,6 +108,7 @@ function deliveryOfItem(value: unknown, problem: (field: string) => Error): Deli
     ...(claimedUntil !== undefined && { claimedUntil }),
     ...(parts !== undefined && { partsDone: parts as DeliveryPart[] }),
     ...(value.event_owed === true && { eventOwed: true as const }),
+    ...(eventId !== undefined && { eventId }),
   };
 }
 

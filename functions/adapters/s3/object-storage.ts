@@ -175,6 +175,16 @@ export class ObjectStorage implements MediaStore, UploadStorage {
     }
   }
 
+  /**
+   * An object streamed for a delivery, with its size from the same GetObject (a presigned PUT
+   * needs Content-Length up front; S3 refuses a chunked body).
+   */
+  async openForDelivery(key: string): Promise<{ stream: Readable; size: number }> {
+    const answer = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+    if (!(answer.Body instanceof Readable) || answer.ContentLength === undefined) throw new Error(`Object ${key} came without a stream or a size.`);
+    return { stream: answer.Body, size: answer.ContentLength };
+  }
+
   /** For serving objects (the local stack's /media route), with an optional byte range. */
   async open(key: string, range?: string) {
     try {

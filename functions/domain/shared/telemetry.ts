@@ -12,6 +12,9 @@ export type BusinessEvent =
   | 'TaskRefunded'
   /** Counted by the cancel use case (CONTRACT.md's cancel routes), next to TaskFailed. */
   | 'TaskCanceled'
+  /** Outputs PUT to a customer's destination (per `kind`), and deliveries given up (delivery.ts). */
+  | 'DeliveryDelivered'
+  | 'DeliveryFailed'
   /** A provider call that failed: unreachable, timed out, 5xx, unreadable answer. */
   | 'ProviderError'
   /** A create that waits on the submission queue (over the provider's budget, or refused for load). */

@@ -174,6 +174,12 @@ export interface Thumbnails {
   firstFrame(videoKey: string, key: string): Promise<string>;
 }
 
+/** Which task to deliver to its destination: the output delivery queue's message (delivery.ts). */
+export interface DeliveryRef {
+  accountId: string;
+  taskId: string;
+}
+
 /** Which task's outputs to copy: the copy worker's event. */
 export interface CopyRequest {
   accountId: string;

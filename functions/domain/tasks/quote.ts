@@ -1,4 +1,4 @@
-import { checkDestinations, type DestinationUrlPolicy } from './destinations';
+import { checkDestinations, type DestinationUrlPolicy } from './destination-rules';
 import { admit, checkReferenceUrls, type Refusal, type StartRequest } from './start-rules';
 import type { SpendingKey } from '../accounts/spending-key';
 import type { AccountStore } from '../accounts/ports';

@@ -1,4 +1,4 @@
-import { checkDestinations, type DestinationUrlPolicy } from './destinations';
+import { checkDestinations, type DestinationUrlPolicy } from './destination-rules';
 import { createHash } from 'node:crypto';
 import { admit, checkReferenceUrls, judgeStart, needsPaidAccess, priceOf, type StartRequest } from './start-rules';
 import { AccountBusyError, IdempotencyConflictError, PaidAccessRequiredError, UnauthorizedError, UpstreamError } from '../shared/errors';

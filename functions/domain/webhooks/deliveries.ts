@@ -3,7 +3,7 @@ import { appendToFeed } from './events-feed';
 import type { DeliveryStore, EventFeedStore } from './ports';
 import type { MessageQueue } from '../shared/ports';
 import { MAX_QUEUE_DELAY_SECONDS } from '../shared/ports';
-import { getWebhook, taskEndedEvent, testEvent, type EventRenderer, type EventType, type WebhookEndpoint, type WebhookEvent } from './webhooks';
+import { deliveryFailedEvent, getWebhook, taskEndedEvent, testEvent, wants, type EventRenderer, type EventType, type WebhookEndpoint, type WebhookEvent } from './webhooks';
 import { type WebhookStore } from './ports';
 import type { Page } from '../shared/page';
 import type { Task } from '../tasks/task';
@@ -74,7 +74,7 @@ export async function publishEvent(
   event: WebhookEvent,
   endpoints: readonly WebhookEndpoint[] | Promise<readonly WebhookEndpoint[]> = deps.webhooks.list(accountId),
 ): Promise<number> {
-  const interested = (await endpoints).filter((endpoint) => event.type === 'webhook.test' || endpoint.events.includes(event.type));
+  const interested = (await endpoints).filter((endpoint) => wants(endpoint, event.type));
   const payload = deps.render(event);
   let queued = 0;
   for (const endpoint of interested) {
@@ -110,7 +110,15 @@ export async function publishEvent(
  * to each interested endpoint. Safe to repeat (the outbox retries it): both steps skip what is done.
  */
 export async function publishTaskEnded(deps: Pick<DeliveryDeps, 'webhooks' | 'deliveries' | 'queue' | 'render' | 'feed'>, task: Task): Promise<void> {
-  const event = taskEndedEvent(task);
+  await publishTaskEvent(deps, task, taskEndedEvent(task));
+}
+
+/** A delivery to the customer's storage given up: `video.delivery_failed` / `image.delivery_failed`, as an ending is published. */
+export async function publishDeliveryFailed(deps: Pick<DeliveryDeps, 'webhooks' | 'deliveries' | 'queue' | 'render' | 'feed'>, task: Task): Promise<void> {
+  await publishTaskEvent(deps, task, deliveryFailedEvent(task));
+}
+
+async function publishTaskEvent(deps: Pick<DeliveryDeps, 'webhooks' | 'deliveries' | 'queue' | 'render' | 'feed'>, task: Task, event: WebhookEvent): Promise<void> {
   // The endpoints are read while the feed append runs (a round trip less for every ending); the
   // deliveries still go out after it, so an endpoint told of an event finds it in GET /events.
   const endpoints = deps.webhooks.list(task.partitionId);

@@ -14,7 +14,15 @@ import { auditEntry, redactUrl, type AuditStamp } from '../shared/audit';
  * with the events it wants and a signing secret shown once. Deliveries are in
  * webhook-deliveries.ts.
  */
-export const TASK_EVENT_TYPES = ['video.completed', 'video.failed', 'image.completed', 'image.failed'] as const;
+export const TASK_EVENT_TYPES = ['video.completed', 'video.failed', 'image.completed', 'image.failed', 'video.delivery_failed', 'image.delivery_failed'] as const;
+/** Every type before deliveries existed: an endpoint that lists exactly these was created for "everything" (the default then). */
+const PRE_DELIVERY_TYPES = TASK_EVENT_TYPES.slice(0, 4);
+
+/** Whether `endpoint` wants events of `type`: listed, or a delivery failure to an endpoint made for all types before they existed. */
+export function wants(endpoint: Pick<WebhookEndpoint, 'events'>, type: EventType): boolean {
+  if (type === 'webhook.test' || endpoint.events.includes(type)) return true;
+  return type.endsWith('.delivery_failed') && endpoint.events.length === PRE_DELIVERY_TYPES.length && PRE_DELIVERY_TYPES.every((known) => endpoint.events.includes(known));
+}
 export type TaskEventType = (typeof TASK_EVENT_TYPES)[number];
 export type EventType = TaskEventType | 'webhook.test';
 
@@ -112,6 +120,20 @@ export function taskEndedEvent(task: Task): WebhookEvent {
     createdAt: task.completedAt ?? task.updatedAt,
     livemode: isLivemode(task.partitionId),
     // As GET answers it: a final task's progress is 100 when completed, its last value when failed.
+    subject: { kind: 'task', task: { ...task, progress: progressOf(task, new Date()) } },
+  };
+}
+
+/**
+ * A delivery to the customer's storage given up (delivery.ts): the view at that moment, under the
+ * id the give-up recorded (a repeat publishes the same event).
+ */
+export function deliveryFailedEvent(task: Task): WebhookEvent {
+  return {
+    id: task.delivery?.eventId ?? newEventId(),
+    type: `${task.kind}.delivery_failed`,
+    createdAt: task.updatedAt,
+    livemode: isLivemode(task.partitionId),
     subject: { kind: 'task', task: { ...task, progress: progressOf(task, new Date()) } },
   };
 }

@@ -1,3 +1,4 @@
+import { deliveryFailedEvent, TASK_EVENT_TYPES, wants, type TaskEventType } from '#domain/webhooks/webhooks';
 import { cancelTask } from '#domain/tasks/cancel-task';
 import { getTask } from '#domain/tasks/get-task';
 import { startTask } from '#domain/tasks/start-task';
@@ -76,5 +77,28 @@ describe('events as GET /events reads them', () => {
     expect(upgradeEvent(stored).data).toEqual({ ...old, end_user: null, metadata: {}, credits_refunded: 25 });
     const completed = JSON.stringify({ id: 'evt_2', type: 'video.completed', created_at: old.updated_at, livemode: true, data: { ...old, status: 'completed' } });
     expect(upgradeEvent(completed).data).toMatchObject({ end_user: null, metadata: {}, credits_refunded: 0 });
+  });
+});
+
+describe('video.delivery_failed and image.delivery_failed (CONTRACT.md, "Your storage")', () => {
+  it('go to endpoints that list them, and to those made for every type before they existed (exactly the four old ones)', () => {
+    expect(TASK_EVENT_TYPES).toEqual(expect.arrayContaining(['video.delivery_failed', 'image.delivery_failed']));
+    const oldDefault = { events: ['video.completed', 'video.failed', 'image.completed', 'image.failed'] as TaskEventType[] };
+    expect(wants(oldDefault, 'video.delivery_failed')).toBe(true);
+    expect(wants(oldDefault, 'image.delivery_failed')).toBe(true);
+    expect(wants({ events: ['video.completed', 'video.failed'] }, 'video.delivery_failed')).toBe(false);
+    expect(wants({ events: ['image.delivery_failed'] }, 'image.delivery_failed')).toBe(true);
+    expect(wants({ events: ['image.delivery_failed'] }, 'video.delivery_failed')).toBe(false);
+  });
+
+  it('the event is the view at the give-up, under the id the give-up recorded', async () => {
+    const { accountId, task } = await started();
+    const failedAt = '2026-03-01T12:10:00.000Z';
+    const given = { ...task, status: 'completed' as const, phase: 'completed' as const, updatedAt: failedAt, delivery: { status: 'failed' as const, attempts: 1, lastError: 'HTTP 403 (AccessDenied)', eventId: 'evt_01M8F0FKJ1DHK42H11R5PMVE8K' } };
+    const event = deliveryFailedEvent(given);
+    expect(event).toMatchObject({ id: 'evt_01M8F0FKJ1DHK42H11R5PMVE8K', type: 'video.delivery_failed', createdAt: failedAt });
+    const body = JSON.parse(renderEvent(event)) as { type: string; data: { video_id: string; delivery: unknown } };
+    expect(body).toMatchObject({ type: 'video.delivery_failed', data: { video_id: task.taskId, delivery: { status: 'failed', attempts: 1, last_error: 'HTTP 403 (AccessDenied)', delivered_at: null } } });
+    expect(accountId).toBeDefined();
   });
 });

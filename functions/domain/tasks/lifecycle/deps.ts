@@ -1,10 +1,11 @@
 import type { CircuitBreaker } from '../../providers/circuit-breaker';
 import type { ProviderRoutes } from '../../providers/choice';
 import type { GenerationProvider } from '../../providers/provider';
-import type { CopyQueue, MediaStore, SubmissionRequest, TaskDurations, TaskEvents, TaskStore, Thumbnails } from '../ports';
+import type { CopyQueue, DeliveryRef, MediaStore, SubmissionRequest, TaskDurations, TaskEvents, TaskStore, Thumbnails } from '../ports';
 import type { MessageQueue } from '../../shared/ports';
 import type { ProviderBudget } from '../../providers/ports';
 import type { Task } from '../task';
+
 import type { Telemetry } from '../../shared/telemetry';
 
 /**
@@ -44,6 +45,8 @@ export interface LifecycleDeps {
   budget: ProviderBudget;
   /** Creates that wait for a turn (SQS on AWS, in process locally). */
   submissions: MessageQueue<SubmissionRequest>;
+  /** Deliveries of completed outputs to the customer's storage (delivery.ts); absent: none are made. */
+  deliveries?: MessageQueue<DeliveryRef>;
   /**
    * Our callback route for a task's job at a provider, with the token that binds it to the task;
    * undefined: no callbacks, polls only.

@@ -38,6 +38,10 @@ export function storedKeys(task: Task): string[] {
   return [...new Set([...outputs, ...(task.kind === 'video' ? [outputFile(task, 0).key, thumbnailKey(task)] : [])])];
 }
 
+/** Where a task's (first) output and a video's thumbnail are in our storage: what a delivery sends. */
+export const outputKeyOf = (task: Task): string => outputFile(task, 0).key;
+export const thumbnailKeyOf = (task: Task): string => thumbnailKey(task);
+
 function outputFile(task: Task, index: number) {
   const format = task.kind === 'video' ? EXTENSIONS.video! : EXTENSIONS[task.params.outputFormat]!;
   const folder = task.kind === 'video' ? 'videos' : 'images';
@@ -67,12 +71,17 @@ export async function copyOutputs(deps: LifecycleDeps, task: Task): Promise<Task
     }
     const thumbnailUrl = await makeThumbnail(deps, task);
     const completedAt = deps.clock().toISOString();
-    const completed = await move(deps.tasks, task, 'complete', {
-      at: completedAt,
-      set: { outputUrls: urls, completedAt, ...(thumbnailUrl && { thumbnailUrl }) },
-      remove: ['pendingOutputs', 'copyClaimedAt'],
-    });
+    const outputs = { outputUrls: urls, completedAt, ...(thumbnailUrl && { thumbnailUrl }) };
+    // A destination: completed all the same (charged, `*.completed` sent), then delivered after.
+    const completed = task.destination
+      ? await move(deps.tasks, task, 'completeForDelivery', {
+          at: completedAt,
+          set: { ...outputs, delivery: { status: 'pending', attempts: 0, nextAttemptAt: completedAt } },
+          remove: ['pendingOutputs', 'copyClaimedAt'],
+        })
+      : await move(deps.tasks, task, 'complete', { at: completedAt, set: outputs, remove: ['pendingOutputs', 'copyClaimedAt'] });
     if (completed) {
+      if (completed.phase === 'delivering') await requestDelivery(deps, completed);
       const model = task.params.model;
       const outputs = urls.length;
       deps.telemetry.info('task completed', { task_id: task.taskId, account_id: task.partitionId, model, outputs });
@@ -101,6 +110,19 @@ export async function copyOutputs(deps: LifecycleDeps, task: Task): Promise<Task
     }
   }
   return (await deps.tasks.get(task.partitionId, task.taskId)) ?? task;
+}
+
+/**
+ * Queues the first delivery attempt. A lost message leaves the task `delivering` with nothing
+ * to move it: logged as an error (the sweeper's `delivering` row, design-35 §2, is its backstop).
+ */
+async function requestDelivery(deps: LifecycleDeps, task: Task): Promise<void> {
+  try {
+    if (!deps.deliveries) throw new Error('no delivery queue is configured');
+    await deps.deliveries.send({ accountId: task.partitionId, taskId: task.taskId });
+  } catch (error) {
+    deps.telemetry.error('delivery not queued', error, { task_id: task.taskId });
+  }
 }
 
 /** The copy worker's job: copy one task's waiting outputs (a task gone or final is left alone). */
