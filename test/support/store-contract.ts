@@ -610,6 +610,9 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         { from: '2026-01-01', to: '2026-01-01' },
         { from: '2026-02-15', to: '2026-03-31' },
         { from: '2025-04-01', to: '2026-04-01' },
+        // Whole calendar years: read from the year items' totals (`ty`, `cy`, `ry`).
+        { from: '2026-01-01', to: '2026-12-31' },
+        { from: '2025-01-01', to: '2026-01-01' },
       ];
 
       function mixedStart(accountId: string, index: number, claim?: string): StartWrite {
@@ -664,6 +667,19 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         const totals = await Promise.all(USAGE_GROUPINGS.map(async (groupBy) => (await getUsage(stores.usage, accountId, { ...RANGES[1]!, groupBy }, new Date(T0))).totals));
         for (const each of totals) expect(each).toEqual(totals[0]);
         expect(totals[0]!.creditsRefunded).toBeGreaterThan(0);
+      });
+
+      it('read a whole calendar year from the year totals: 3 attributes per group, not 36', async () => {
+        const accountId = await newAccount(10_000);
+        const tasks = await Promise.all(Array.from({ length: 12 }, (_, index) => started(accountId, { price: 5 + index, createdAt: `2026-${String(index + 1).padStart(2, '0')}-15T09:00:00.000Z`, ...(index % 2 === 0 && { endUser: 'alice' }) })));
+        await move(stores.tasks, tasks[3]!, 'fail', ending(tasks[3]!, 1_000));
+        const asked: Array<{ period: string; attributes: readonly string[] }> = [];
+        const recording: UsageReader = { cells: (partition, kind, period, attributes) => (asked.push({ period, attributes }), stores.usage.cells(partition, kind, period, attributes)) };
+        const range = { from: '2026-01-01', to: '2026-12-31', groupBy: 'end_user' as const };
+        const report = await getUsage(recording, accountId, range, new Date(T0));
+        expect({ rows: report.rows, totals: report.totals }).toEqual(await usageOracle(stores, accountId, range));
+        expect(report.totals.creditsRefunded).toBe(8);
+        expect(asked).toEqual([{ period: '2026', attributes: ['ty', 'cy', 'ry'] }]);
       });
 
       it('keep partitions apart', async () => {

@@ -1,4 +1,4 @@
-import { GROUP_KINDS, type GroupKind, type Measure } from './cells';
+import { GROUP_KINDS, YEAR_TOTAL, type GroupKind, type Measure } from './cells';
 import type { UsageReader } from './ports';
 import { ValidationError } from '../shared/errors';
 import { currentMonth, daysBetween, daysOf, MAX_RANGE_DAYS, monthsOf, planRange } from './range';
@@ -94,11 +94,14 @@ async function byDay(reader: UsageReader, partitionId: string, from: string, to:
   return [...rows.values()];
 }
 
-/** One row per group with any task: whole months from year items, the edge months from month items. */
+/**
+ * One row per group with any task: whole months from year items (a whole calendar year from its
+ * total), the edge months from month items.
+ */
 async function byGroup(reader: UsageReader, partitionId: string, kind: GroupKind, from: string, to: string): Promise<UsageRow[]> {
   const plan = planRange(from, to);
   const reads = [
-    ...plan.years.map(({ year, months }) => ({ period: year, suffixes: months })),
+    ...plan.years.map(({ year, months }) => ({ period: year, suffixes: months.length === 12 ? [YEAR_TOTAL] : months })),
     ...plan.partials.map(({ month, days }) => ({ period: month, suffixes: days })),
   ];
   const rows = new Map<string | null, UsageRow>();
