@@ -341,6 +341,12 @@ describe('every operation answers as documented', () => {
     await api('/audit-events?after=evt_1', { key: session }, { status: 400, code: 'validation_error' });
   });
 
+  it('GET /accounts: a signed-in holder only (issue 36)', async () => {
+    const session = (await signedInHolder(stack)).accessToken;
+    await api('/accounts', { key: session }, { status: 200 });
+    await api('/accounts', { key }, { status: 403, code: 'forbidden' });
+  });
+
   it('GET /billing, POST /billing/checkout, /billing/portal, /billing/test-credits and /billing/test-subscription (and its DELETE): a signed-in holder only', async () => {
     const session = (await signedInHolder(stack)).accessToken;
     await api('/billing', { key: session }, { status: 200 });
