@@ -69,6 +69,13 @@ MIRRORS: Dict[str, Union[str, Tuple[str, ...]]] = {
     "AuditEventPage": "AuditEventPage",
     "AuditActor": ("AuditEvent", "actor"),
     "AuditTarget": ("AuditEvent", "target"),
+    "AccountMembership": "AccountMembership",
+    "AccountList": "AccountList",
+    "Member": "Member",
+    "Invitation": "Invitation",
+    "MemberList": "MemberList",
+    "MemberRemoved": "MemberRemoved",
+    "UpdateMemberParams": "UpdateMemberRequest",
 }
 
 
