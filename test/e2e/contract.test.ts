@@ -355,7 +355,7 @@ describe('every operation answers as documented', () => {
     // Their first request records the holder.
     await api('/account', { key: other.accessToken });
     const own = (await api<{ account_id: string }>('/account', { key: session }, { status: 200 })).body.data!.account_id;
-    await addMember(stack.context.holders, { accountId: own, holderId: other.holderId, email: other.email, role: 'developer' }, OPERATOR_STAMP);
+    await addMember(stack.context.team, { accountId: own, holderId: other.holderId, email: other.email, role: 'developer' }, OPERATOR_STAMP);
     await api('/account/members', { key: session }, { status: 200 });
     await api('/account/members', { key }, { status: 403, code: 'forbidden' });
     await api(`/account/members/${other.holderId}`, { ...post({ role: 'viewer' }), method: 'PATCH', key: session }, { status: 200 });
@@ -509,7 +509,7 @@ describe('the curl examples in the document', () => {
     const member = await signedInHolder(stack);
     await api('/account', { key: member.accessToken });
     const holderAccount = (await api<{ account_id: string }>('/account', { key: holder })).body.data!.account_id;
-    await addMember(stack.context.holders, { accountId: holderAccount, holderId: member.holderId, email: member.email, role: 'developer' }, OPERATOR_STAMP);
+    await addMember(stack.context.team, { accountId: holderAccount, holderId: member.holderId, email: member.email, role: 'developer' }, OPERATOR_STAMP);
     Object.assign(env, {
       HOLDER_ID: member.holderId,
       SESSION_TOKEN: holder,

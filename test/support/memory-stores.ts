@@ -702,20 +702,6 @@ export class MemoryHolderStore implements HolderStore {
     this.table.membersOf(stored.accountId).set(stored.holderId, { role: 'owner', joinedAt: now });
   }
 
-  async addMember(accountId: string, holderId: string, role: Role, now: string, entry: AuditEntry): Promise<void> {
-    await turn();
-    this.table.checkAudit(entry);
-    if (!this.table.accounts.has(accountId)) throw new NotFoundError(`No account ${accountId}.`);
-    const members = this.table.membersOf(accountId);
-    if (members.has(holderId)) throw new AlreadyMemberError(`${holderId} is already a member of ${accountId}.`, 'email');
-    if (!this.table.holders.has(holderId)) throw new NotFoundError(`No holder ${holderId}.`);
-    const memberships = [...this.table.members.values()].filter((each) => each.has(holderId)).length;
-    if (memberships >= MAX_MEMBERSHIPS) throw new ValidationError(`A holder may belong to at most ${MAX_MEMBERSHIPS} accounts.`, 'accounts');
-    if (members.size >= MAX_MEMBERS) throw new ValidationError(`An account may have at most ${MAX_MEMBERS} members.`, 'members');
-    members.set(holderId, { role, joinedAt: now });
-    this.table.addAudit(entry);
-  }
-
   /** Test setup: a holder as recorded before teams (no memberships). */
   putLegacy(holder: Holder): void {
     const { teamsAt: _ignored, ...legacy } = holder;
@@ -736,6 +722,20 @@ export class MemoryTeamStore implements TeamStore {
     return [...this.table.membersOf(accountId)]
       .map(([holderId, member]) => ({ holderId, email: this.table.holders.get(holderId)?.email ?? '', role: member.role, joinedAt: member.joinedAt }))
       .sort((a, b) => (a.joinedAt === b.joinedAt ? (a.holderId < b.holderId ? -1 : 1) : a.joinedAt < b.joinedAt ? -1 : 1));
+  }
+
+  async add(accountId: string, holderId: string, role: Role, now: string, entry: AuditEntry): Promise<void> {
+    await turn();
+    this.table.checkAudit(entry);
+    if (!this.table.accounts.has(accountId)) throw new NotFoundError(`No account ${accountId}.`);
+    const members = this.table.membersOf(accountId);
+    if (members.has(holderId)) throw new AlreadyMemberError(`${holderId} is already a member of ${accountId}.`, 'email');
+    if (!this.table.holders.has(holderId)) throw new NotFoundError(`No holder ${holderId}.`);
+    const memberships = [...this.table.members.values()].filter((each) => each.has(holderId)).length;
+    if (memberships >= MAX_MEMBERSHIPS) throw new ValidationError(`A holder may belong to at most ${MAX_MEMBERSHIPS} accounts.`, 'accounts');
+    if (members.size >= MAX_MEMBERS) throw new ValidationError(`An account may have at most ${MAX_MEMBERS} members.`, 'members');
+    members.set(holderId, { role, joinedAt: now });
+    this.table.addAudit(entry);
   }
 
   async state(accountId: string, holderIds: readonly string[]): Promise<{ owners: number; roles: Map<string, Role> }> {

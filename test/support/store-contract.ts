@@ -1405,19 +1405,19 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         await stores.holders.attach(holder, 'owner');
         const joined = (accountId: string, n: number) => auditEntry(OPERATOR_STAMP, accountId, 'member.joined', { type: 'member', id: holder.holderId }, { role: 'viewer' }, new Date(T0 + n));
         const entry = joined(other, 1);
-        await stores.holders.addMember(other, holder.holderId, 'viewer', at(7), entry);
+        await stores.team.add(other, holder.holderId, 'viewer', at(7), entry);
         expect((await stores.holders.withMemberships(holder.holderId))?.memberships.sort((a, b) => (a.joinedAt < b.joinedAt ? -1 : 1))).toEqual([
           { accountId: home, role: 'owner', joinedAt: at(6) },
           { accountId: other, role: 'viewer', joinedAt: at(7) },
         ]);
         expect((await stores.auditLog.page(other, undefined, 10)).entries).toEqual([entry]);
 
-        await expect(stores.holders.addMember(other, holder.holderId, 'admin', at(8), joined(other, 2))).rejects.toMatchObject({ name: 'AlreadyMemberError', field: 'email' });
-        await expect(stores.holders.addMember(newAccountId(), holder.holderId, 'admin', at(8), joined(other, 3))).rejects.toBeInstanceOf(NotFoundError);
-        await expect(stores.holders.addMember(home, 'nobody', 'admin', at(8), joined(home, 4))).rejects.toBeInstanceOf(NotFoundError);
+        await expect(stores.team.add(other, holder.holderId, 'admin', at(8), joined(other, 2))).rejects.toMatchObject({ name: 'AlreadyMemberError', field: 'email' });
+        await expect(stores.team.add(newAccountId(), holder.holderId, 'admin', at(8), joined(other, 3))).rejects.toBeInstanceOf(NotFoundError);
+        await expect(stores.team.add(home, 'nobody', 'admin', at(8), joined(home, 4))).rejects.toBeInstanceOf(NotFoundError);
         // A failing audit Put (its id taken) leaves the change unapplied.
         const third = await newAccount(0);
-        await expect(stores.holders.addMember(third, holder.holderId, 'admin', at(9), { ...entry, accountId: other })).rejects.toThrow();
+        await expect(stores.team.add(third, holder.holderId, 'admin', at(9), { ...entry, accountId: other })).rejects.toThrow();
         expect((await stores.holders.withMemberships(holder.holderId))?.memberships.map((m) => [m.accountId, m.role]).sort()).toEqual(
           [[home, 'owner'], [other, 'viewer']].sort(),
         );

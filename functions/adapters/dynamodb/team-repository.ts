@@ -1,10 +1,12 @@
 import { BatchGetCommand, type BatchGetCommandOutput, QueryCommand, type TransactWriteItem } from '@aws-sdk/lib-dynamodb';
+import { NotFoundError, ValidationError } from '#domain/shared/errors';
+import { DynamoHolderStore } from './holder-repository';
 import type { AuditEntry } from '#domain/shared/audit';
 import type { Member, MemberActor, TeamStore } from '#domain/accounts/ports';
-import { isRole, type Role } from '#domain/accounts/roles';
+import { AlreadyMemberError, isRole, MAX_MEMBERS, MAX_MEMBERSHIPS, type Role } from '#domain/accounts/roles';
 import { auditPart } from './audit/audit-put';
 import type { Db } from './dynamo-client';
-import { accountPartition, holderKey, MEMBER_SK_PREFIX, memberKey, membershipKey, teamKey } from './keys';
+import { accountKey, accountPartition, holderKey, MEMBER_SK_PREFIX, memberKey, membershipKey, teamKey } from './keys';
 import { AGAIN, withRetries } from './retry';
 import { transact, TransactionRefused, type NamedPart } from './transaction';
 
@@ -41,6 +43,46 @@ export class DynamoTeamStore implements TeamStore {
       .filter((row) => isRole(row.role))
       .map((row) => ({ holderId: row.holder_id as string, email: emails.get(row.holder_id as string) ?? '', role: row.role as Role, joinedAt: row.joined_at as string }))
       .sort((a, b) => (a.joinedAt === b.joinedAt ? (a.holderId < b.holderId ? -1 : 1) : a.joinedAt < b.joinedAt ? -1 : 1));
+  }
+
+  async add(accountId: string, holderId: string, role: Role, now: string, entry: AuditEntry): Promise<void> {
+    const table = this.db.tableName;
+    const [member, membership, team] = new DynamoHolderStore(this.db).membershipParts(holderId, accountId, role, now) as [readonly ['member', TransactWriteItem], readonly ['membership', TransactWriteItem], readonly ['team', TransactWriteItem]];
+    const capped: TransactWriteItem = {
+      Update: {
+        ...team[1].Update!,
+        ConditionExpression: 'attribute_not_exists(members) OR members < :max',
+        ExpressionAttributeValues: { ...team[1].Update!.ExpressionAttributeValues, ':max': MAX_MEMBERS },
+      },
+    };
+    const holder: TransactWriteItem = {
+      Update: {
+        TableName: table,
+        Key: holderKey(holderId),
+        UpdateExpression: 'ADD accounts :one',
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(accounts) OR accounts < :max)',
+        ExpressionAttributeValues: { ':one': 1, ':max': MAX_MEMBERSHIPS },
+      },
+    };
+    const account: TransactWriteItem = { ConditionCheck: { TableName: table, Key: accountKey(accountId), ConditionExpression: 'attribute_exists(pk)' } };
+    await withRetries('member add', async () => {
+      try {
+        // Part order: the refusal that answers first, should AWS report only one.
+        await transact(this.db, [['account', account], member, ['holder', holder], ['team', capped], membership, auditPart(this.db, entry)]);
+        return undefined;
+      } catch (error) {
+        if (!(error instanceof TransactionRefused)) throw error;
+        if (error.failed('account')) throw new NotFoundError(`No account ${accountId}.`);
+        if (error.failed('member')) throw new AlreadyMemberError(`${holderId} is already a member of ${accountId}.`, 'email');
+        if (error.failed('holder')) {
+          if (!(await new DynamoHolderStore(this.db).get(holderId))) throw new NotFoundError(`No holder ${holderId}.`);
+          throw new ValidationError(`A holder may belong to at most ${MAX_MEMBERSHIPS} accounts.`, 'accounts');
+        }
+        if (error.failed('team')) throw new ValidationError(`An account may have at most ${MAX_MEMBERS} members.`, 'members');
+        if (error.conflict) return AGAIN;
+        throw error;
+      }
+    });
   }
 
   async state(accountId: string, holderIds: readonly string[]): Promise<{ owners: number; roles: Map<string, Role> }> {

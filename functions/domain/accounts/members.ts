@@ -1,7 +1,7 @@
 import { auditEntry, type AuditStamp } from '../shared/audit';
 import { ForbiddenError, NotFoundError, ServiceBusyError } from '../shared/errors';
 import type { Principal } from './principal';
-import type { HolderStore, Member, TeamStore } from './ports';
+import type { Member, TeamStore } from './ports';
 import { judgeMemberChange, type Role } from './roles';
 
 /**
@@ -9,13 +9,13 @@ import { judgeMemberChange, type Role } from './roles';
  * invitation), with its `member.joined` entry in the same write.
  */
 export async function addMember(
-  holders: HolderStore,
+  team: TeamStore,
   member: { accountId: string; holderId: string; email: string; role: Role },
   stamp: AuditStamp,
   now: Date = new Date(),
 ): Promise<void> {
   const entry = auditEntry(stamp, member.accountId, 'member.joined', { type: 'member', id: member.holderId }, { email: member.email, role: member.role }, now);
-  await holders.addMember(member.accountId, member.holderId, member.role, now.toISOString(), entry);
+  await team.add(member.accountId, member.holderId, member.role, now.toISOString(), entry);
 }
 
 /** Who asks for a member change: a session's holder with their role in the account, or the operator. */

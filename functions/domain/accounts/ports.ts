@@ -80,13 +80,6 @@ export interface HolderStore {
    * there): once, however many sign-ins race to do it.
    */
   adoptLegacy(holder: Holder, now: string): Promise<void>;
-  /**
-   * Makes a recorded holder a member of an existing account with `role`, with its audit entry, in
-   * one write. Throws NotFoundError for an unknown holder or account, AlreadyMemberError when
-   * they are one, ValidationError past MAX_MEMBERS (field `members`) or MAX_MEMBERSHIPS (field
-   * `accounts`); nothing is written then.
-   */
-  addMember(accountId: string, holderId: string, role: Role, now: string, entry: AuditEntry): Promise<void>;
 }
 
 /** A member as the members list shows them: the email is the holder item's (the one place it lives). */
@@ -108,6 +101,13 @@ export type MemberActor = { holderId: string; role: Role } | null;
  */
 export interface TeamStore {
   list(accountId: string): Promise<Member[]>;
+  /**
+   * Makes a recorded holder a member of an existing account with `role`, with its audit entry, in
+   * one write. Throws NotFoundError for an unknown holder or account, AlreadyMemberError when
+   * they are one, ValidationError past MAX_MEMBERS (field `members`) or MAX_MEMBERSHIPS (field
+   * `accounts`); nothing is written then.
+   */
+  add(accountId: string, holderId: string, role: Role, now: string, entry: AuditEntry): Promise<void>;
   /** One consistent read of the owner count and the roles of `holderIds` (absent: no member). */
   state(accountId: string, holderIds: readonly string[]): Promise<{ owners: number; roles: Map<string, Role> }>;
   /** `from` → `to`, with its entry; an owner's demotion only while another owner remains. */
