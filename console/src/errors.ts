@@ -8,6 +8,7 @@ import { describeIdentityError, IdentityError } from './auth/cognito';
 export const ERROR_ADVICE: Readonly<Record<string, { title: string; action: string }>> = {
   validation_error: { title: 'Some input is not valid', action: 'Correct the field named in the message and try again.' },
   unauthorized: { title: 'Not signed in, or the key is not valid', action: 'Sign in again. For an API key: check it was copied whole and has not been revoked or expired.' },
+  last_owner: { title: 'An account needs an owner', action: 'Make another member an owner first, then change or remove this one.' },
   forbidden: { title: 'Not allowed with these credentials', action: 'Use a key with the scope the message names, or do this from the console while signed in.' },
   insufficient_credits: { title: 'Not enough credits', action: 'Buy a credit pack on the Billing page (in test mode, add test credits there), or choose a cheaper model, shorter duration or lower resolution.' },
   paid_access_required: { title: 'This needs paid access', action: 'Make a purchase or start a subscription on the Billing page; models marked "subscription required" need an active subscription. In test mode, start a test subscription there (play money).' },

@@ -6,6 +6,7 @@ import { DynamoCallbackReceipts } from '#adapters/dynamodb/callback-receipt-repo
 import { DynamoCircuitStore } from '#adapters/dynamodb/circuit-repository';
 import { createDb, type Db } from '#adapters/dynamodb/dynamo-client';
 import { DynamoHolderStore } from '#adapters/dynamodb/holder-repository';
+import { DynamoTeamStore } from '#adapters/dynamodb/team-repository';
 import { DynamoIdempotencyStore } from '#adapters/dynamodb/idempotency-repository';
 import { DynamoLedgerStore } from '#adapters/dynamodb/ledger-repository';
 import { DynamoRateCounter } from '#adapters/dynamodb/rate-counter-repository';
@@ -14,7 +15,7 @@ import { DynamoTaskStore } from '#adapters/dynamodb/task-repository';
 import { DynamoUploadPublications } from '#adapters/dynamodb/upload-publication-repository';
 import { DynamoUsageReader } from '#adapters/dynamodb/usage/usage-reader';
 import type { TableConfig } from '#config/service';
-import type { AccountStore, ApiKeyStore, HolderStore, LedgerStore } from '#domain/accounts/ports';
+import type { AccountStore, ApiKeyStore, HolderStore, LedgerStore, TeamStore } from '#domain/accounts/ports';
 import type { BillingStore } from '#domain/billing/ports';
 import type { CallbackReceipts, IdempotencyStore, TaskDurations, TaskStore } from '#domain/tasks/ports';
 import type { UploadPublications } from '#domain/uploads/ports';
@@ -32,6 +33,8 @@ export interface Stores {
   accounts: AccountStore;
   apiKeys: ApiKeyStore;
   holders: HolderStore;
+  /** An account's members (issue 36). */
+  team: TeamStore;
   ledger: LedgerStore;
   rateCounter: RateCounter;
   tasks: TaskStore;
@@ -64,6 +67,7 @@ export function buildStores(db: Db, telemetry: Telemetry): Stores {
     accounts: modeAwareAccounts(new DynamoAccountStore(db)),
     apiKeys: new DynamoApiKeyStore(db),
     holders: new DynamoHolderStore(db),
+    team: new DynamoTeamStore(db),
     ledger: new DynamoLedgerStore(db),
     rateCounter: new DynamoRateCounter(db),
     tasks: new DynamoTaskStore(db, telemetry),

@@ -22,6 +22,7 @@ export const ERROR_CODES = [
   'forbidden',
   'spend_limit_exceeded',
   'method_not_allowed',
+  'last_owner',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -42,6 +43,7 @@ export const ERROR_SUMMARIES: Readonly<Record<ErrorCode, string>> = {
   forbidden: "outside the API key's scopes, or an endpoint only a signed-in account holder may call",
   spend_limit_exceeded: "the start would pass the API key's monthly spend limit, or the limit of the end user it names",
   method_not_allowed: '`GET` or `DELETE` on `/mcp`, which takes `POST` only (the `Allow` header says so)',
+  last_owner: 'a role change or removal that would leave the account without an owner',
 };
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 429 | 500 | 502 | 503;
@@ -118,9 +120,9 @@ export const ERROR_STATUSES: Readonly<Record<ErrorStatus, ErrorStatusDoc>> = {
     example: GATEWAY_MESSAGES.methodNotAllowed,
   },
   409: {
-    codes: ['idempotency_conflict', 'task_not_cancelable', 'task_not_final'],
+    codes: ['idempotency_conflict', 'task_not_cancelable', 'task_not_final', 'last_owner'],
     description:
-      '`idempotency_conflict`: this Idempotency-Key was used with a different request body within 24 hours. `task_not_cancelable`: the task has already completed or failed. `task_not_final`: the task is still processing, so its outputs cannot be deleted yet.',
+      '`idempotency_conflict`: this Idempotency-Key was used with a different request body within 24 hours. `task_not_cancelable`: the task has already completed or failed. `task_not_final`: the task is still processing, so its outputs cannot be deleted yet. `last_owner`: the role change or removal would leave the account without an owner.',
     example: 'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
   },
   413: {

@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import { ROLES } from '#domain/accounts/roles';
 import type { AccountChoice } from '#domain/accounts/list-accounts';
+import type { Member } from '#domain/accounts/ports';
 import { successEnvelopeSchema } from './envelope';
+import { jsonObject, oneOf, timestamp } from './fields';
 
 /** Teams (CONTRACT.md, "Teams"): the accounts a holder belongs to, members, invitations. */
 
@@ -20,3 +22,48 @@ export const accountList = z
 export const accountListResponse = successEnvelopeSchema('AccountListResponse', accountList);
 
 export const toAccountListView = (accounts: readonly AccountChoice[]) => ({ accounts: accounts.map(({ accountId, role: each }) => ({ account_id: accountId, role: each })) });
+
+export const member = z
+  .object({
+    holder_id: z.string().meta({ description: 'The holder\'s id (the identity provider\'s `sub`).', examples: ['3f1c2a7e-5b9d-4c0e-8a6f-2d4b1e9c7a05'] }),
+    email: z.string().meta({ description: 'The holder\'s email address.', examples: ['dev@example.com'] }),
+    role,
+    joined_at: timestamp('When they joined the account.'),
+  })
+  .meta({ id: 'Member' });
+
+export const invitation = z
+  .object({
+    invitation_id: z.string().meta({ description: 'The invitation id (`inv_` + ULID).', examples: ['inv_01M8EN2K7Q4R6T8V0X2Z4B6D8F'] }),
+    email: z.string().meta({ description: 'Who is invited: the holder whose verified email this is may accept.', examples: ['new@example.com'] }),
+    role,
+    invited_by: z.string().meta({ description: 'The holder id of who invited them, or `operator`.' }),
+    created_at: timestamp('When the invitation was made.'),
+    expires_at: timestamp('When it can no longer be accepted (7 days after it was made).'),
+  })
+  .meta({ id: 'Invitation' });
+
+export const memberList = z
+  .object({
+    members: z.array(member).meta({ description: 'Every member, earliest joined first.' }),
+    invitations: z.array(invitation).meta({ description: 'Open invitations, newest first.' }),
+  })
+  .meta({ id: 'MemberList' });
+export const memberListResponse = successEnvelopeSchema('MemberListResponse', memberList);
+export const memberResponse = successEnvelopeSchema('MemberResponse', member);
+
+export const updateMemberBody = jsonObject({ role: oneOf(ROLES).meta({ description: 'The member\'s new role.' }) });
+export const updateMemberRequest = updateMemberBody.meta({ id: 'UpdateMemberRequest' });
+
+/** PATCH and DELETE /account/members/{holder_id}. */
+export const holderIdParam = z.object({
+  holder_id: z.string().meta({ description: 'The member\'s `holder_id` from `GET /account/members`.', examples: ['3f1c2a7e-5b9d-4c0e-8a6f-2d4b1e9c7a05'] }),
+});
+
+export const memberView = (each: Member) => ({ holder_id: each.holderId, email: each.email, role: each.role, joined_at: each.joinedAt });
+export const memberListView = (members: readonly Member[]) => ({ members: members.map(memberView), invitations: [] });
+
+export const memberRemoved = z
+  .object({ holder_id: z.string().meta({ description: 'The member removed.' }), removed: z.literal(true) })
+  .meta({ id: 'MemberRemoved' });
+export const memberRemovedResponse = successEnvelopeSchema('MemberRemovedResponse', memberRemoved);

@@ -16,6 +16,7 @@ import {
   UpstreamError,
   ValidationError,
 } from '#domain/shared/errors';
+import { LastOwnerError } from '#domain/accounts/roles';
 import { INTERNAL_ERROR_MESSAGE, statusOf, type ErrorCode } from '#contract/errors';
 import { describeJsonSyntaxProblem, findJsonSyntaxError } from './json-syntax';
 
@@ -39,6 +40,7 @@ const DOMAIN_ERRORS: ReadonlyArray<[new (...args: never[]) => DomainError, Error
   [TaskNotFinalError, 'task_not_final'],
   [RateLimitExceededError, 'rate_limit_exceeded'],
   [UpstreamError, 'upstream_error'],
+  [LastOwnerError, 'last_owner'],
 ];
 
 const answer = (code: ErrorCode, message: string): HttpError => ({ status: statusOf(code), code, message });

@@ -558,6 +558,62 @@ class AuditEventPage(TypedDict):
     next_after: Optional[str]
 
 
+Role = Literal["owner", "admin", "developer", "billing", "viewer"]
+
+
+class AccountMembership(TypedDict):
+    """One account you belong to (GET /accounts): pass ``account_id`` as ``account=`` to act on it."""
+
+    account_id: str
+    role: Role
+
+
+class AccountList(TypedDict):
+    """GET /accounts: every account you belong to, the default first."""
+
+    accounts: List[AccountMembership]
+
+
+class Member(TypedDict):
+    """A member of the account (GET /account/members)."""
+
+    holder_id: str
+    email: str
+    role: Role
+    joined_at: str
+
+
+class Invitation(TypedDict):
+    """An open invitation to the account."""
+
+    invitation_id: str
+    email: str
+    role: Role
+    invited_by: str
+    created_at: str
+    expires_at: str
+
+
+class MemberList(TypedDict):
+    """GET /account/members: the members, earliest joined first, and open invitations."""
+
+    members: List[Member]
+    invitations: List[Invitation]
+
+
+class MemberRemoved(TypedDict):
+    """DELETE /account/members/{holder_id}."""
+
+    holder_id: str
+    removed: bool
+
+
+class UpdateMemberParams(TypedDict):
+    """PATCH /account/members/{holder_id}."""
+
+    role: Role
+
+
 class CreatedApiKey(ApiKey):
     """POST /keys: the key object plus ``api_key``, the key itself, shown only in this answer."""
 

@@ -13,6 +13,8 @@ import { buildOpenApiDocument, documentPath } from '#openapi/document';
 import { RENDERER_ASSET } from '#openapi/renderer';
 import { assertMatchesContract, operationFor } from '#test-support/contract';
 import { signedInHolder } from '#test-support/identity';
+import { addMember } from '#domain/accounts/members';
+import { OPERATOR_STAMP } from '#domain/shared/audit';
 import { awaitRoomInWindow, call, startTestApi, waitForFinal, type ApiReply } from '#test-support/local-api';
 
 /**
@@ -341,6 +343,27 @@ describe('every operation answers as documented', () => {
     await api('/audit-events?after=evt_1', { key: session }, { status: 400, code: 'validation_error' });
   });
 
+  it('GET /accounts: a signed-in holder only (issue 36)', async () => {
+    const session = (await signedInHolder(stack)).accessToken;
+    await api('/accounts', { key: session }, { status: 200 });
+    await api('/accounts', { key }, { status: 403, code: 'forbidden' });
+  });
+
+  it('GET /account/members, PATCH and DELETE /account/members/{holder_id}: an owner or admin, an owner always left (issue 36)', async () => {
+    const [owner, other] = [await signedInHolder(stack), await signedInHolder(stack)];
+    const session = owner.accessToken;
+    // Their first request records the holder.
+    await api('/account', { key: other.accessToken });
+    const own = (await api<{ account_id: string }>('/account', { key: session }, { status: 200 })).body.data!.account_id;
+    await addMember(stack.context.team, { accountId: own, holderId: other.holderId, email: other.email, role: 'developer' }, OPERATOR_STAMP);
+    await api('/account/members', { key: session }, { status: 200 });
+    await api('/account/members', { key }, { status: 403, code: 'forbidden' });
+    await api(`/account/members/${other.holderId}`, { ...post({ role: 'viewer' }), method: 'PATCH', key: session }, { status: 200 });
+    await api(`/account/members/${owner.holderId}`, { ...post({ role: 'admin' }), method: 'PATCH', key: session }, { status: 409, code: 'last_owner' });
+    await api(`/account/members/${other.holderId}`, { method: 'DELETE', key: session }, { status: 200 });
+    await api(`/account/members/${other.holderId}`, { method: 'DELETE', key: session }, { status: 404, code: 'not_found' });
+  });
+
   it('GET /billing, POST /billing/checkout, /billing/portal, /billing/test-credits and /billing/test-subscription (and its DELETE): a signed-in holder only', async () => {
     const session = (await signedInHolder(stack)).accessToken;
     await api('/billing', { key: session }, { status: 200 });
@@ -482,7 +505,13 @@ describe('the curl examples in the document', () => {
       ).body.data!.webhook_id,
     };
     const holder = (await signedInHolder(stack)).accessToken;
+    // A member of the holder's account for the members examples (issue 36): made a holder by their first request.
+    const member = await signedInHolder(stack);
+    await api('/account', { key: member.accessToken });
+    const holderAccount = (await api<{ account_id: string }>('/account', { key: holder })).body.data!.account_id;
+    await addMember(stack.context.team, { accountId: holderAccount, holderId: member.holderId, email: member.email, role: 'developer' }, OPERATOR_STAMP);
     Object.assign(env, {
+      HOLDER_ID: member.holderId,
       SESSION_TOKEN: holder,
       KEY_ID: (await api<{ key_id: string }>('/keys', { ...post({ name: 'for curl' }), key: holder })).body.data!.key_id,
       EVENT_ID: (await api<{ events: Array<{ id: string }> }>('/events', { key })).body.data!.events[0]!.id,

@@ -84,7 +84,7 @@ describe('OpenAPI document: structure', () => {
       403: ['insufficient_credits', 'paid_access_required', 'spend_limit_exceeded', 'forbidden'],
       404: ['not_found'],
       405: ['method_not_allowed'],
-      409: ['idempotency_conflict', 'task_not_cancelable', 'task_not_final'],
+      409: ['idempotency_conflict', 'task_not_cancelable', 'task_not_final', 'last_owner'],
       413: ['payload_too_large'],
       429: ['rate_limit_exceeded'],
       500: ['internal_error'],

@@ -3,7 +3,7 @@ import type { ApiKeyRecord } from '#domain/accounts/api-key';
 import { NotFoundError, ValidationError } from '#domain/shared/errors';
 import type { LedgerEntry } from '#domain/accounts/ledger';
 import type { MediaKind } from '#domain/catalogue/media-type';
-import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, HolderStore, KeyChangeAudit, LedgerStore } from '#domain/accounts/ports';
+import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, HolderStore, KeyChangeAudit, LedgerStore, Member, MemberActor, TeamStore } from '#domain/accounts/ports';
 import { HolderExistsError, type Holder } from '#domain/accounts/holder';
 import { AlreadyMemberError, MAX_MEMBERS, MAX_MEMBERSHIPS, type Membership, type Role } from '#domain/accounts/roles';
 import { applyKeyChanges } from '#domain/accounts/key-management';
@@ -766,7 +766,29 @@ export class MemoryHolderStore implements HolderStore {
     this.table.membersOf(stored.accountId).set(stored.holderId, { role: 'owner', joinedAt: now });
   }
 
-  async addMember(accountId: string, holderId: string, role: Role, now: string, entry: AuditEntry): Promise<void> {
+  /** Test setup: a holder as recorded before teams (no memberships). */
+  putLegacy(holder: Holder): void {
+    const { teamsAt: _ignored, ...legacy } = holder;
+    this.table.holders.set(holder.holderId, copy(legacy));
+  }
+
+  private join(holder: Holder, role: Role): void {
+    this.table.holders.set(holder.holderId, copy({ ...holder, teamsAt: holder.createdAt }));
+    this.table.membersOf(holder.accountId).set(holder.holderId, { role, joinedAt: holder.createdAt });
+  }
+}
+
+export class MemoryTeamStore implements TeamStore {
+  constructor(readonly table = new MemoryTable()) {}
+
+  async list(accountId: string): Promise<Member[]> {
+    await turn();
+    return [...this.table.membersOf(accountId)]
+      .map(([holderId, member]) => ({ holderId, email: this.table.holders.get(holderId)?.email ?? '', role: member.role, joinedAt: member.joinedAt }))
+      .sort((a, b) => (a.joinedAt === b.joinedAt ? (a.holderId < b.holderId ? -1 : 1) : a.joinedAt < b.joinedAt ? -1 : 1));
+  }
+
+  async add(accountId: string, holderId: string, role: Role, now: string, entry: AuditEntry): Promise<void> {
     await turn();
     this.table.checkAudit(entry);
     if (!this.table.accounts.has(accountId)) throw new NotFoundError(`No account ${accountId}.`);
@@ -780,15 +802,44 @@ export class MemoryHolderStore implements HolderStore {
     this.table.addAudit(entry);
   }
 
-  /** Test setup: a holder as recorded before teams (no memberships). */
-  putLegacy(holder: Holder): void {
-    const { teamsAt: _ignored, ...legacy } = holder;
-    this.table.holders.set(holder.holderId, copy(legacy));
+  async state(accountId: string, holderIds: readonly string[]): Promise<{ owners: number; roles: Map<string, Role> }> {
+    await turn();
+    const members = this.table.membersOf(accountId);
+    const roles = new Map<string, Role>();
+    for (const holderId of holderIds) {
+      const member = members.get(holderId);
+      if (member) roles.set(holderId, member.role);
+    }
+    return { owners: this.owners(accountId), roles };
   }
 
-  private join(holder: Holder, role: Role): void {
-    this.table.holders.set(holder.holderId, copy({ ...holder, teamsAt: holder.createdAt }));
-    this.table.membersOf(holder.accountId).set(holder.holderId, { role, joinedAt: holder.createdAt });
+  async changeRole(accountId: string, holderId: string, from: Role, to: Role, actor: MemberActor, entry: AuditEntry): Promise<boolean> {
+    await turn();
+    this.table.checkAudit(entry);
+    if (!this.holds(accountId, holderId, from, actor) || (from === 'owner' && to !== 'owner' && this.owners(accountId) <= 1)) return false;
+    this.table.membersOf(accountId).get(holderId)!.role = to;
+    this.table.addAudit(entry);
+    return true;
+  }
+
+  async remove(accountId: string, holderId: string, from: Role, actor: MemberActor, entry: AuditEntry): Promise<boolean> {
+    await turn();
+    this.table.checkAudit(entry);
+    if (!this.holds(accountId, holderId, from, actor) || (from === 'owner' && this.owners(accountId) <= 1)) return false;
+    this.table.membersOf(accountId).delete(holderId);
+    this.table.addAudit(entry);
+    return true;
+  }
+
+  /** The adapter's member and actor conditions: the roles as the judge read them. */
+  private holds(accountId: string, holderId: string, from: Role, actor: MemberActor): boolean {
+    const members = this.table.membersOf(accountId);
+    if (members.get(holderId)?.role !== from) return false;
+    return !actor || actor.holderId === holderId || members.get(actor.holderId)?.role === actor.role;
+  }
+
+  private owners(accountId: string): number {
+    return [...this.table.membersOf(accountId).values()].filter((member) => member.role === 'owner').length;
   }
 }
 
@@ -811,6 +862,7 @@ export function createMemoryStores() {
     auditLog: new MemoryAuditLog(table),
     usage: new MemoryUsageReader(table),
     holders: new MemoryHolderStore(table),
+    team: new MemoryTeamStore(table),
   };
 }
 export type MemoryStores = ReturnType<typeof createMemoryStores>;

@@ -6,8 +6,11 @@ import { grantAudit, ledgerSum, type LedgerEntry } from '#domain/accounts/ledger
 import { accessChangeAudit } from '#domain/accounts/account-admin';
 import { retentionChangeAudit } from '#domain/accounts/get-account';
 import { refundEntry } from '#domain/tasks/charges';
-import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, HolderStore, LedgerStore } from '#domain/accounts/ports';
+import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, HolderStore, LedgerStore, TeamStore } from '#domain/accounts/ports';
+import { changeMemberRole, removeMember } from '#domain/accounts/members';
+import { LastOwnerError } from '#domain/accounts/roles';
 import { HolderExistsError, newHolderAccount, type Holder } from '#domain/accounts/holder';
+import type { Role } from '#domain/accounts/roles';
 import { keyChangeAudit, keyRevokeAudit } from '#domain/accounts/key-management';
 import type { CallbackReceipts, IdempotencyClaim, IdempotencyStore, InFlightList, StartResult, StartWrite, TaskStore } from '#domain/tasks/ports';
 import type { UploadPublications } from '#domain/uploads/ports';
@@ -49,6 +52,7 @@ export interface StoreSet {
   auditLog: AuditLog;
   usage: UsageReader;
   holders: HolderStore;
+  team: TeamStore;
 }
 
 /**
@@ -1630,24 +1634,96 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         await stores.holders.attach(holder, 'owner');
         const joined = (accountId: string, n: number) => auditEntry(OPERATOR_STAMP, accountId, 'member.joined', { type: 'member', id: holder.holderId }, { role: 'viewer' }, new Date(T0 + n));
         const entry = joined(other, 1);
-        await stores.holders.addMember(other, holder.holderId, 'viewer', at(7), entry);
+        await stores.team.add(other, holder.holderId, 'viewer', at(7), entry);
         expect((await stores.holders.withMemberships(holder.holderId))?.memberships.sort((a, b) => (a.joinedAt < b.joinedAt ? -1 : 1))).toEqual([
           { accountId: home, role: 'owner', joinedAt: at(6) },
           { accountId: other, role: 'viewer', joinedAt: at(7) },
         ]);
         expect((await stores.auditLog.page(other, undefined, 10)).entries).toEqual([entry]);
 
-        await expect(stores.holders.addMember(other, holder.holderId, 'admin', at(8), joined(other, 2))).rejects.toMatchObject({ name: 'AlreadyMemberError', field: 'email' });
-        await expect(stores.holders.addMember(newAccountId(), holder.holderId, 'admin', at(8), joined(other, 3))).rejects.toBeInstanceOf(NotFoundError);
-        await expect(stores.holders.addMember(home, 'nobody', 'admin', at(8), joined(home, 4))).rejects.toBeInstanceOf(NotFoundError);
+        await expect(stores.team.add(other, holder.holderId, 'admin', at(8), joined(other, 2))).rejects.toMatchObject({ name: 'AlreadyMemberError', field: 'email' });
+        await expect(stores.team.add(newAccountId(), holder.holderId, 'admin', at(8), joined(other, 3))).rejects.toBeInstanceOf(NotFoundError);
+        await expect(stores.team.add(home, 'nobody', 'admin', at(8), joined(home, 4))).rejects.toBeInstanceOf(NotFoundError);
         // A failing audit Put (its id taken) leaves the change unapplied.
         const third = await newAccount(0);
-        await expect(stores.holders.addMember(third, holder.holderId, 'admin', at(9), { ...entry, accountId: other })).rejects.toThrow();
+        await expect(stores.team.add(third, holder.holderId, 'admin', at(9), { ...entry, accountId: other })).rejects.toThrow();
         expect((await stores.holders.withMemberships(holder.holderId))?.memberships.map((m) => [m.accountId, m.role]).sort()).toEqual(
           [[home, 'owner'], [other, 'viewer']].sort(),
         );
         expect((await stores.auditLog.page(other, undefined, 10)).entries).toEqual([entry]);
         expect((await stores.auditLog.page(home, undefined, 10)).entries).toEqual([]);
+      });
+    });
+
+    // Issue 36: an account's members, changed only while an owner remains.
+    describe('team: member changes', () => {
+      const stamp: AuditStamp = { actor: { type: 'holder', id: 'h-a', email: 'a@example.com' }, origin: { ip: null, userAgent: null } };
+      /** An account whose first sign-in made h-a its owner, with h-b and h-c attached as `roles`. */
+      async function team(roles: { b: Role; c: Role }, prefix = 'h') {
+        const account = newHolderAccount(newAccountId(), 0, at(0));
+        await stores.holders.createWithAccount({ holderId: `${prefix}-a`, accountId: account.accountId, email: 'a@example.com', createdAt: at(0) }, account);
+        await stores.holders.attach({ holderId: `${prefix}-b`, accountId: account.accountId, email: 'b@example.com', createdAt: at(1) }, roles.b);
+        await stores.holders.attach({ holderId: `${prefix}-c`, accountId: account.accountId, email: 'c@example.com', createdAt: at(2) }, roles.c);
+        return account.accountId;
+      }
+      const entryOf = (accountId: string, n: number) => auditEntry(stamp, accountId, 'member.role_changed', { type: 'member', id: 'h-b' }, {}, new Date(T0 + n));
+      const owners = async (accountId: string) => (await stores.team.state(accountId, [])).owners;
+
+      it('lists members with their emails, earliest joined first, and reads roles and the owner count at once', async () => {
+        const accountId = await team({ b: 'developer', c: 'owner' });
+        expect(await stores.team.list(accountId)).toEqual([
+          { holderId: 'h-a', email: 'a@example.com', role: 'owner', joinedAt: at(0) },
+          { holderId: 'h-b', email: 'b@example.com', role: 'developer', joinedAt: at(1) },
+          { holderId: 'h-c', email: 'c@example.com', role: 'owner', joinedAt: at(2) },
+        ]);
+        const state = await stores.team.state(accountId, ['h-b', 'h-x']);
+        expect([state.owners, [...state.roles]]).toEqual([2, [['h-b', 'developer']]]);
+      });
+
+      it('changes a role with its entry only as read: another role read, the actor moved, or the last owner leaving writes neither', async () => {
+        const accountId = await team({ b: 'owner', c: 'admin' });
+        const owner = { holderId: 'h-a', role: 'owner' as const };
+        expect(await stores.team.changeRole(accountId, 'h-b', 'developer', 'viewer', owner, entryOf(accountId, 1))).toBe(false);
+        expect(await stores.team.changeRole(accountId, 'h-b', 'owner', 'viewer', { holderId: 'h-a', role: 'admin' }, entryOf(accountId, 2))).toBe(false);
+        expect((await stores.auditLog.page(accountId, undefined, 10)).entries).toEqual([]);
+        const entry = entryOf(accountId, 3);
+        expect(await stores.team.changeRole(accountId, 'h-b', 'owner', 'viewer', owner, entry)).toBe(true);
+        expect((await stores.auditLog.page(accountId, undefined, 10)).entries).toEqual([entry]);
+        expect((await stores.holders.withMemberships('h-b'))?.memberships).toEqual([{ accountId, role: 'viewer', joinedAt: at(1) }]);
+        expect(await owners(accountId)).toBe(1);
+        // The last owner, demoting themselves: refused by the write itself too.
+        expect(await stores.team.changeRole(accountId, 'h-a', 'owner', 'admin', owner, entryOf(accountId, 4))).toBe(false);
+        expect(await owners(accountId)).toBe(1);
+      });
+
+      it('removes a member with its entry (both sides of the pair), never the last owner', async () => {
+        const accountId = await team({ b: 'viewer', c: 'admin' });
+        const entry = auditEntry(stamp, accountId, 'member.removed', { type: 'member', id: 'h-b' }, {}, new Date(T0 + 5));
+        expect(await stores.team.remove(accountId, 'h-b', 'viewer', { holderId: 'h-c', role: 'admin' }, entry)).toBe(true);
+        expect((await stores.team.list(accountId)).map((member) => member.holderId)).toEqual(['h-a', 'h-c']);
+        expect((await stores.holders.withMemberships('h-b'))?.memberships).toEqual([]);
+        expect(await stores.team.remove(accountId, 'h-a', 'owner', null, auditEntry(stamp, accountId, 'member.removed', { type: 'member', id: 'h-a' }, {}, new Date(T0 + 6)))).toBe(false);
+        expect((await stores.auditLog.page(accountId, undefined, 10)).entries).toEqual([entry]);
+      });
+
+      it('two owners demoting each other at once: one commits, the other is 409 last_owner; one owner row, counted', async () => {
+        for (let round = 0; round < 5; round += 1) {
+          const accountId = await team({ b: 'owner', c: 'viewer' }, `r${round}`);
+          const [a, b] = [`r${round}-a`, `r${round}-b`];
+          const results = await Promise.allSettled([
+            changeMemberRole(stores.team, { accountId, holderId: b, role: 'admin', actor: { holderId: a, role: 'owner' } }, stamp),
+            changeMemberRole(stores.team, { accountId, holderId: a, role: 'admin', actor: { holderId: b, role: 'owner' } }, stamp),
+          ]);
+          expect(results.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
+          expect(results.find((result) => result.status === 'rejected')).toMatchObject({ reason: expect.any(LastOwnerError) });
+          const list = await stores.team.list(accountId);
+          expect(list.filter((member) => member.role === 'owner')).toHaveLength(1);
+          expect(await owners(accountId)).toBe(1);
+          expect((await stores.auditLog.page(accountId, undefined, 10)).entries.map((entry) => entry.action)).toEqual(['member.role_changed']);
+          // Then the remaining owner cannot leave either way.
+          const last = list.find((member) => member.role === 'owner')!.holderId;
+          await expect(removeMember(stores.team, { accountId, holderId: last, actor: { holderId: last, role: 'owner' } }, stamp)).rejects.toBeInstanceOf(LastOwnerError);
+        }
       });
     });
 

@@ -552,6 +552,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List members
+         * @description The account's members, earliest joined first, each with their email and role, and its open invitations. For a signed-in session of the account's owner or admin (`Vidgen-Account` picks the account); an API key gets 403.
+         */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/members/{holder_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member
+         * @description Removes a member from the account (yourself too: leaving). An admin may not remove an owner. The account always keeps at least one owner: removing the last is 409 `last_owner`. The removed member's sessions lose the account once the authorizer's cached answer for their token expires (at most its TTL); the API keys they made stay until revoked. Writes an audit entry (`member.removed`) in the same transaction. For a signed-in session of the account's owner or admin (`Vidgen-Account` picks the account); an API key gets 403.
+         */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role
+         * @description Gives a member another role. An admin may neither change an owner nor make one. An account always keeps at least one owner, whatever the concurrency: the change that would leave none is 409 `last_owner`. The same role again changes nothing. A member's sessions act with the new role once the authorizer's cached answer for their token expires (at most its TTL). Every change writes an audit entry (`member.role_changed`) in the same transaction. For a signed-in session of the account's owner or admin (`Vidgen-Account` picks the account); an API key gets 403.
+         */
+        patch: operations["updateMember"];
+        trace?: never;
+    };
     "/audit-events": {
         parameters: {
             query?: never;
@@ -989,13 +1033,13 @@ export interface components {
                 code: "insufficient_credits" | "paid_access_required" | "spend_limit_exceeded" | "forbidden";
             };
         };
-        /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `idempotency_conflict` or `task_not_cancelable` or `task_not_final`. */
+        /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `idempotency_conflict` or `task_not_cancelable` or `task_not_final` or `last_owner`. */
         Error409: {
             data: null;
             error: {
                 message: string;
                 /** @enum {string} */
-                code: "idempotency_conflict" | "task_not_cancelable" | "task_not_final";
+                code: "idempotency_conflict" | "task_not_cancelable" | "task_not_final" | "last_owner";
             };
         };
         /** @description Error: `data` is null, `error` has a human-readable `message` and the `code` `payload_too_large`. */
@@ -1993,6 +2037,94 @@ export interface components {
             role: "owner" | "admin" | "developer" | "billing" | "viewer";
         };
         /** @description Success: `data` is the result, `error` is null. */
+        MemberListResponse: {
+            data: components["schemas"]["MemberList"];
+            error: null;
+        };
+        MemberList: {
+            /** @description Every member, earliest joined first. */
+            members: components["schemas"]["Member"][];
+            /** @description Open invitations, newest first. */
+            invitations: components["schemas"]["Invitation"][];
+        };
+        Member: {
+            /**
+             * @description The holder's id (the identity provider's `sub`).
+             * @example 3f1c2a7e-5b9d-4c0e-8a6f-2d4b1e9c7a05
+             */
+            holder_id: string;
+            /**
+             * @description The holder's email address.
+             * @example dev@example.com
+             */
+            email: string;
+            /**
+             * @description A member's role: `owner`, `admin`, `developer`, `billing` or `viewer` (the API reference's "Teams" table says what each may do).
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "developer" | "billing" | "viewer";
+            /**
+             * Format: date-time
+             * @description When they joined the account.
+             * @example 2026-11-21T17:00:00.000Z
+             */
+            joined_at: string;
+        };
+        Invitation: {
+            /**
+             * @description The invitation id (`inv_` + ULID).
+             * @example inv_01M8EN2K7Q4R6T8V0X2Z4B6D8F
+             */
+            invitation_id: string;
+            /**
+             * @description Who is invited: the holder whose verified email this is may accept.
+             * @example new@example.com
+             */
+            email: string;
+            /**
+             * @description A member's role: `owner`, `admin`, `developer`, `billing` or `viewer` (the API reference's "Teams" table says what each may do).
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "developer" | "billing" | "viewer";
+            /** @description The holder id of who invited them, or `operator`. */
+            invited_by: string;
+            /**
+             * Format: date-time
+             * @description When the invitation was made.
+             * @example 2026-11-21T17:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it can no longer be accepted (7 days after it was made).
+             * @example 2026-11-21T17:00:00.000Z
+             */
+            expires_at: string;
+        };
+        /** @description Success: `data` is the result, `error` is null. */
+        MemberResponse: {
+            data: components["schemas"]["Member"];
+            error: null;
+        };
+        UpdateMemberRequest: {
+            /**
+             * @description The member's new role.
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "developer" | "billing" | "viewer";
+        };
+        /** @description Success: `data` is the result, `error` is null. */
+        MemberRemovedResponse: {
+            data: components["schemas"]["MemberRemoved"];
+            error: null;
+        };
+        MemberRemoved: {
+            /** @description The member removed. */
+            holder_id: string;
+            /** @enum {boolean} */
+            removed: true;
+        };
+        /** @description Success: `data` is the result, `error` is null. */
         AuditEventPageResponse: {
             data: components["schemas"]["AuditEventPage"];
             error: null;
@@ -2303,7 +2435,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description `idempotency_conflict`: this Idempotency-Key was used with a different request body within 24 hours. `task_not_cancelable`: the task has already completed or failed. `task_not_final`: the task is still processing, so its outputs cannot be deleted yet. */
+            /** @description `idempotency_conflict`: this Idempotency-Key was used with a different request body within 24 hours. `task_not_cancelable`: the task has already completed or failed. `task_not_final`: the task is still processing, so its outputs cannot be deleted yet. `last_owner`: the role change or removal would leave the account without an owner. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3365,7 +3497,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description `idempotency_conflict`: this Idempotency-Key was used with a different request body within 24 hours. `task_not_cancelable`: the task has already completed or failed. `task_not_final`: the task is still processing, so its outputs cannot be deleted yet. */
+            /** @description `idempotency_conflict`: this Idempotency-Key was used with a different request body within 24 hours. `task_not_cancelable`: the task has already completed or failed. `task_not_final`: the task is still processing, so its outputs cannot be deleted yet. `last_owner`: the role change or removal would leave the account without an owner. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8167,6 +8299,543 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The members and open invitations. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "members": [
+                     *           {
+                     *             "holder_id": "3f1c2a7e-5b9d-4c0e-8a6f-2d4b1e9c7a05",
+                     *             "email": "dev@example.com",
+                     *             "role": "developer",
+                     *             "joined_at": "2026-11-27T14:03:11.482Z"
+                     *           }
+                     *         ],
+                     *         "invitations": []
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MemberListResponse"];
+                };
+            };
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Your role may not manage members, or (an admin) the change touches or makes an owner; or an API key called this. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Your role in acc_01M8EKZ4Q9V2H7T3R6N0B5C1DX (developer) may not manage members or account settings; a role that may: owner, admin.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The member's `holder_id` from `GET /account/members`. */
+                holder_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member is removed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "holder_id": "3f1c2a7e-5b9d-4c0e-8a6f-2d4b1e9c7a05",
+                     *         "removed": true
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MemberRemovedResponse"];
+                };
+            };
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Your role may not manage members, or (an admin) the change touches or makes an owner; or an API key called this. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Your role in acc_01M8EKZ4Q9V2H7T3R6N0B5C1DX (developer) may not manage members or account settings; a role that may: owner, admin.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description No member with this holder id in the account. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "3f1c2a7e-5b9d-4c0e-8a6f-2d4b1e9c7a05 is not a member of acc_01M8EKZ4Q9V2H7T3R6N0B5C1DX.",
+                     *         "code": "not_found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The change would leave the account without an owner. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "acc_01M8EKZ4Q9V2H7T3R6N0B5C1DX would be left without an owner: make another member an owner first.",
+                     *         "code": "idempotency_conflict"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Rate limit exceeded. Retry after 12 seconds.",
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description A failure on our side. Quote the X-Request-Id header if you contact support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Something went wrong on our side. Quote the X-Request-Id header if you contact support.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Our database was too slow or too busy to answer. Retry after `Retry-After` seconds; retry a start with the same `Idempotency-Key`, since what the request did may stand (a charge, a task). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "The service is busy and could not finish this request. Retry in a second, with the same Idempotency-Key for a start.",
+                     *         "code": "internal_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    updateMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The member's `holder_id` from `GET /account/members`. */
+                holder_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["UpdateMemberRequest"];
+            };
+        };
+        responses: {
+            /** @description The member, with the new role. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "holder_id": "3f1c2a7e-5b9d-4c0e-8a6f-2d4b1e9c7a05",
+                     *         "email": "dev@example.com",
+                     *         "role": "admin",
+                     *         "joined_at": "2026-11-27T14:03:11.482Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MemberResponse"];
+                };
+            };
+            /** @description A parameter is missing or invalid; the message names each field and the allowed values. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "duration: must be at most 12 seconds",
+                     *         "code": "validation_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, invalid, revoked or expired (the message says so for an expired key). Answered before the rate limit: no X-RateLimit-* headers. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Missing or invalid API key. Send Authorization: Bearer <API_KEY>.",
+                     *         "code": "unauthorized"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Your role may not manage members, or (an admin) the change touches or makes an owner; or an API key called this. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "Your role in acc_01M8EKZ4Q9V2H7T3R6N0B5C1DX (developer) may not manage members or account settings; a role that may: owner, admin.",
+                     *         "code": "insufficient_credits"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description No member with this holder id in the account. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "3f1c2a7e-5b9d-4c0e-8a6f-2d4b1e9c7a05 is not a member of acc_01M8EKZ4Q9V2H7T3R6N0B5C1DX.",
+                     *         "code": "not_found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The change would leave the account without an owner. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "message": "acc_01M8EKZ4Q9V2H7T3R6N0B5C1DX would be left without an owner: make another member an owner first.",
+                     *         "code": "idempotency_conflict"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error409"];
                 };
             };
             /** @description Over the per-key limit for this one-minute window. Nothing was done or charged; retry after `Retry-After` seconds. */

@@ -1,12 +1,10 @@
 import { GetCommand, QueryCommand, type TransactWriteItem } from '@aws-sdk/lib-dynamodb';
-import { NotFoundError, ValidationError } from '#domain/shared/errors';
-import type { AuditEntry } from '#domain/shared/audit';
-import { auditPart } from './audit/audit-put';
+import { NotFoundError } from '#domain/shared/errors';
 import { HolderExistsError, type Holder } from '#domain/accounts/holder';
 import type { Account } from '#domain/accounts/account';
 import type { LedgerEntry } from '#domain/accounts/ledger';
 import type { HolderStore } from '#domain/accounts/ports';
-import { AlreadyMemberError, isRole, MAX_MEMBERS, MAX_MEMBERSHIPS, type Membership, type Role } from '#domain/accounts/roles';
+import { isRole, type Membership, type Role } from '#domain/accounts/roles';
 import { toAccountItem } from './account-repository';
 import type { Db } from './dynamo-client';
 import { accountKey, holderKey, holderPartition, memberKey, MEMBERSHIP_SK_PREFIX, membershipKey, teamKey } from './keys';
@@ -91,48 +89,8 @@ export class DynamoHolderStore implements HolderStore {
     });
   }
 
-  async addMember(accountId: string, holderId: string, role: Role, now: string, entry: AuditEntry): Promise<void> {
-    const table = this.db.tableName;
-    const [member, membership, team] = this.membershipParts(holderId, accountId, role, now) as [readonly ['member', TransactWriteItem], readonly ['membership', TransactWriteItem], readonly ['team', TransactWriteItem]];
-    const capped: TransactWriteItem = {
-      Update: {
-        ...team[1].Update!,
-        ConditionExpression: 'attribute_not_exists(members) OR members < :max',
-        ExpressionAttributeValues: { ...team[1].Update!.ExpressionAttributeValues, ':max': MAX_MEMBERS },
-      },
-    };
-    const holder: TransactWriteItem = {
-      Update: {
-        TableName: table,
-        Key: holderKey(holderId),
-        UpdateExpression: 'ADD accounts :one',
-        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(accounts) OR accounts < :max)',
-        ExpressionAttributeValues: { ':one': 1, ':max': MAX_MEMBERSHIPS },
-      },
-    };
-    const account: TransactWriteItem = { ConditionCheck: { TableName: table, Key: accountKey(accountId), ConditionExpression: 'attribute_exists(pk)' } };
-    await withRetries('member add', async () => {
-      try {
-        // Part order: the refusal that answers first, should AWS report only one.
-        await transact(this.db, [['account', account], member, ['holder', holder], ['team', capped], membership, auditPart(this.db, entry)]);
-        return undefined;
-      } catch (error) {
-        if (!(error instanceof TransactionRefused)) throw error;
-        if (error.failed('account')) throw new NotFoundError(`No account ${accountId}.`);
-        if (error.failed('member')) throw new AlreadyMemberError(`${holderId} is already a member of ${accountId}.`, 'email');
-        if (error.failed('holder')) {
-          if (!(await this.get(holderId))) throw new NotFoundError(`No holder ${holderId}.`);
-          throw new ValidationError(`A holder may belong to at most ${MAX_MEMBERSHIPS} accounts.`, 'accounts');
-        }
-        if (error.failed('team')) throw new ValidationError(`An account may have at most ${MAX_MEMBERS} members.`, 'members');
-        if (error.conflict) return AGAIN;
-        throw error;
-      }
-    });
-  }
-
-  /** The member, membership and team parts of `holderId` joining `accountId` as `role`. */
-  private membershipParts(holderId: string, accountId: string, role: Role, joinedAt: string): NamedPart<'member' | 'membership' | 'team'>[] {
+  /** The member, membership and team parts of `holderId` joining `accountId` as `role` (the team store's add uses them too). */
+  membershipParts(holderId: string, accountId: string, role: Role, joinedAt: string): NamedPart<'member' | 'membership' | 'team'>[] {
     const table = this.db.tableName;
     return [
       [

@@ -81,13 +81,40 @@ export interface HolderStore {
    * there): once, however many sign-ins race to do it.
    */
   adoptLegacy(holder: Holder, now: string): Promise<void>;
+}
+
+/** A member as the members list shows them: the email is the holder item's (the one place it lives). */
+export interface Member {
+  holderId: string;
+  email: string;
+  role: Role;
+  joinedAt: string;
+}
+
+/** Who makes a member change: a member (checked in the same write) or the operator (null). */
+export type MemberActor = { holderId: string; role: Role } | null;
+
+/**
+ * An account's members (the pair ACCOUNT#a/MEMBER#h, HOLDER#h/MEMBERSHIP#a and the TEAM
+ * counter). Changes are conditioned on what the judge read (roles.ts, judgeMemberChange): they
+ * answer false, writing nothing, when any of it moved (the target's role, the owner count, the
+ * actor's role), for the caller to read and judge again.
+ */
+export interface TeamStore {
+  list(accountId: string): Promise<Member[]>;
   /**
    * Makes a recorded holder a member of an existing account with `role`, with its audit entry, in
    * one write. Throws NotFoundError for an unknown holder or account, AlreadyMemberError when
    * they are one, ValidationError past MAX_MEMBERS (field `members`) or MAX_MEMBERSHIPS (field
    * `accounts`); nothing is written then.
    */
-  addMember(accountId: string, holderId: string, role: Role, now: string, entry: AuditEntry): Promise<void>;
+  add(accountId: string, holderId: string, role: Role, now: string, entry: AuditEntry): Promise<void>;
+  /** One consistent read of the owner count and the roles of `holderIds` (absent: no member). */
+  state(accountId: string, holderIds: readonly string[]): Promise<{ owners: number; roles: Map<string, Role> }>;
+  /** `from` → `to`, with its entry; an owner's demotion only while another owner remains. */
+  changeRole(accountId: string, holderId: string, from: Role, to: Role, actor: MemberActor, entry: AuditEntry): Promise<boolean>;
+  /** Removes the member (an owner only while another owner remains), with its entry. */
+  remove(accountId: string, holderId: string, from: Role, actor: MemberActor, entry: AuditEntry): Promise<boolean>;
 }
 
 /**

@@ -74,6 +74,13 @@ MIRRORS: Dict[str, Union[str, Tuple[str, ...]]] = {
     "UsageTotals": ("UsageReport", "totals"),
     "OutputDestination": "OutputDestination",
     "OutputDelivery": "OutputDelivery",
+    "AccountMembership": "AccountMembership",
+    "AccountList": "AccountList",
+    "Member": "Member",
+    "Invitation": "Invitation",
+    "MemberList": "MemberList",
+    "MemberRemoved": "MemberRemoved",
+    "UpdateMemberParams": "UpdateMemberRequest",
 }
 
 
