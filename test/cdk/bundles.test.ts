@@ -35,11 +35,14 @@ import { allSampleNames, SAMPLES_SOURCE_DIR } from '#providers/simulated/sample-
  * start's one transaction (issue 32, C12) adds about 4 KB more: 368 KB since. The fourth wave's
  * first steps on the task path (end users and metadata, the limit per end user, timing and the
  * durations store, the audit parts of keys and billing, the deletion phases) took generate-image
- * to 387.5 KB: 392 KB since. Their load time is
+ * to 387.5 KB: 392 KB. Its second half (customers' destinations and the streamed PUT, the usage
+ * roll-ups, the end-user history, and the team and holder stores, which ride in because
+ * buildStores builds every store) added about 25 KB: 416 KB since. Building each function's stores
+ * alone, as the authorizer's identityStores does, is the next saving. Their load time is
  * measured by bench:cold (docs/performance.md); the target keeps the next growth a decision,
  * not a drift (the route table's leak was 70 KB).
  */
-const BUNDLE_TARGET_BYTES = 392 * 1024;
+const BUNDLE_TARGET_BYTES = 416 * 1024;
 /**
  * The billing functions carry Stripe's official client (about 245 KB minified, every API
  * resource included: the package has no per-resource entry points); they get that much more.

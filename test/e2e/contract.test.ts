@@ -343,6 +343,12 @@ describe('every operation answers as documented', () => {
     await api('/audit-events?after=evt_1', { key: session }, { status: 400, code: 'validation_error' });
   });
 
+  it('GET /usage: the report for a key, JSON or CSV; a bad range named (issue 34)', async () => {
+    await api('/usage?group_by=end_user', { key }, { status: 200 });
+    await api('/usage?from=2026-02-30', { key }, { status: 400, code: 'validation_error' });
+    await api('/usage?group_by=colour', { key }, { status: 400, code: 'validation_error' });
+  });
+
   it('GET /accounts: a signed-in holder only (issue 36)', async () => {
     const session = (await signedInHolder(stack)).accessToken;
     await api('/accounts', { key: session }, { status: 200 });
