@@ -14,6 +14,8 @@ import { DynamoIdempotencyStore } from '#adapters/dynamodb/idempotency-repositor
 import { DynamoLedgerStore } from '#adapters/dynamodb/ledger-repository';
 import { DynamoRateCounter } from '#adapters/dynamodb/rate-counter-repository';
 import { DynamoTaskStore } from '#adapters/dynamodb/task-repository';
+import { settlePositions } from '#adapters/dynamodb/tasks/start';
+import type { Db } from '#adapters/dynamodb/dynamo-client';
 import { DynamoUploadPublications } from '#adapters/dynamodb/upload-publication-repository';
 import { DynamoWebhookStore } from '#adapters/dynamodb/webhook-repository';
 import { DynamoAuditLog } from '#adapters/dynamodb/audit/audit-put';
@@ -137,6 +139,36 @@ describe('DynamoDB task store: a start cut short', () => {
       expect(await tasks.get(accountId, task.taskId)).toMatchObject({ seq: 1, phase: 'claimed' });
       expect((await ledger.listPage(accountId, 1, 10)).entries.map((entry) => entry.entryId)).toEqual([charge.entryId, expect.any(String)]);
       expect((await tasks.listPage(accountId, 'video', 1, 10)).tasks.map((listed) => listed.taskId)).toEqual([task.taskId]);
+    } finally {
+      await dropTestDb(db);
+    }
+  });
+
+  it("a settle that finds the note gone because the other settle committed between its two reads returns the other's position", async () => {
+    // Each settle reads the account's note and the task side by side. Here this one's task read goes
+    // first (no position yet) and its account read waits until the other settle has committed (note
+    // gone): the other's success, not a task without positions.
+    const db = await createTestDb();
+    try {
+      const { task } = await accountWith100(db);
+      const started = await new DynamoTaskStore(db, SILENT_TELEMETRY).start({ task, charge: chargeEntry(task) });
+      if (started.type !== 'started') throw new Error('not started');
+      let other: Promise<Task> | undefined;
+      const racing: Db = {
+        ...db,
+        doc: {
+          send: async (command: unknown) => {
+            if (command instanceof GetCommand && (command.input.Key as { sk?: string }).sk === accountKey(task.partitionId).sk && other === undefined) {
+              other = settlePositions(db, started.task);
+              await other;
+            }
+            return db.doc.send(command as never);
+          },
+        } as unknown as Db['doc'],
+      };
+      expect((await settlePositions(racing, started.task)).seq).toBe(1);
+      expect(other).toBeDefined();
+      await expect(other).resolves.toMatchObject({ seq: 1 });
     } finally {
       await dropTestDb(db);
     }

@@ -123,75 +123,65 @@ export class DynamoAccountStore implements AccountStore {
     now: string,
     audit: (before: Account, after: Account) => AuditEntry | undefined,
   ): Promise<Account> {
-    // Read, then write only if the access is still as read: the entry's `from` is what it replaced.
-    return withRetries('account access', async () => {
-      const before = await this.get(accountId);
-      if (!before) throw new NotFoundError(`No account ${accountId}.`);
+    return this.changeAudited('account access', accountId, (before) => {
       const after: Account = { ...before, ...(changes.paidAccess !== undefined && { paidAccess: changes.paidAccess }), ...(changes.subscriptionStatus !== undefined && { subscriptionStatus: changes.subscriptionStatus }), updatedAt: now };
-      const entry = audit(before, after);
-      if (!entry) return before;
-      try {
-        await transact(this.db, [
-          [
-            'account',
-            {
-              Update: {
-                TableName: this.db.tableName,
-                Key: accountKey(accountId),
-                UpdateExpression: 'SET paid_access = :paid, subscription_status = :sub, updated_at = :now',
-                ConditionExpression: 'attribute_exists(pk) AND paid_access = :wasPaid AND subscription_status = :wasSub',
-                ExpressionAttributeValues: { ':paid': after.paidAccess, ':sub': after.subscriptionStatus, ':now': now, ':wasPaid': before.paidAccess, ':wasSub': before.subscriptionStatus },
-              },
-            },
-          ],
-          auditPart(this.db, entry),
-        ]);
-        return after;
-      } catch (error) {
-        if ((error instanceof TransactionRefused && error.failed('account')) || isConflict(error)) return AGAIN;
-        throw error;
-      }
+      return {
+        after,
+        entry: audit(before, after),
+        update: {
+          UpdateExpression: 'SET paid_access = :paid, subscription_status = :sub, updated_at = :now',
+          ConditionExpression: 'attribute_exists(pk) AND paid_access = :wasPaid AND subscription_status = :wasSub',
+          ExpressionAttributeValues: { ':paid': after.paidAccess, ':sub': after.subscriptionStatus, ':now': now, ':wasPaid': before.paidAccess, ':wasSub': before.subscriptionStatus },
+        },
+      };
     });
   }
 
   /**
    * The setting and, while set, the account's entry in the RETENTION# list (keys.ts) the expiry
-   * reads, with the audit entry in the same transaction. Read, then write only if the setting is
-   * still as read: the entry's `from` is what it replaced.
+   * reads, with the audit entry in the same transaction.
    */
   async setOutputRetention(accountId: string, days: number | null, now: string, audit: (before: Account) => AuditEntry | undefined): Promise<Account> {
-    return withRetries('account retention', async () => {
+    return this.changeAudited('account retention', accountId, (before) => {
+      const was = before.outputRetentionDays;
+      const after: Account = { ...before, updatedAt: now };
+      if (days === null) delete after.outputRetentionDays;
+      else after.outputRetentionDays = days;
+      const unchanged = `attribute_exists(pk) AND ${was === undefined ? 'attribute_not_exists(output_retention_days)' : 'output_retention_days = :was'}`;
+      const wasValue = was === undefined ? {} : { ':was': was };
+      return {
+        after,
+        entry: audit(before),
+        update:
+          days === null
+            ? { UpdateExpression: 'SET updated_at = :now REMOVE output_retention_days, gsi2pk, gsi2sk', ConditionExpression: unchanged, ExpressionAttributeValues: { ':now': now, ...wasValue } }
+            : {
+                UpdateExpression: 'SET updated_at = :now, output_retention_days = :days, gsi2pk = :listPk, gsi2sk = :listSk',
+                ConditionExpression: unchanged,
+                ExpressionAttributeValues: { ':now': now, ':days': days, ...retentionEntryValues(accountId), ...wasValue },
+              },
+      };
+    });
+  }
+
+  /**
+   * An audited change of the account item: read it, then write the change and its audit entry
+   * in one transaction, only if what the change depends on is still as read (the update's
+   * condition), so the entry's `from` is what it replaced; read again when it moved. No entry:
+   * nothing changes, nothing is written.
+   */
+  private changeAudited(
+    what: string,
+    accountId: string,
+    change: (before: Account) => { after: Account; entry: AuditEntry | undefined; update: { UpdateExpression: string; ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> } },
+  ): Promise<Account> {
+    return withRetries(what, async () => {
       const before = await this.get(accountId);
       if (!before) throw new NotFoundError(`No account ${accountId}.`);
-      const entry = audit(before);
+      const { after, entry, update } = change(before);
       if (!entry) return before;
-      const was = before.outputRetentionDays;
-      const update =
-        days === null
-          ? { UpdateExpression: 'SET updated_at = :now REMOVE output_retention_days, gsi2pk, gsi2sk', ExpressionAttributeValues: { ':now': now } }
-          : {
-              UpdateExpression: 'SET updated_at = :now, output_retention_days = :days, gsi2pk = :listPk, gsi2sk = :listSk',
-              ExpressionAttributeValues: { ':now': now, ':days': days, ...retentionEntryValues(accountId) },
-            };
       try {
-        await transact(this.db, [
-          [
-            'account',
-            {
-              Update: {
-                TableName: this.db.tableName,
-                Key: accountKey(accountId),
-                ...update,
-                ConditionExpression: `attribute_exists(pk) AND ${was === undefined ? 'attribute_not_exists(output_retention_days)' : 'output_retention_days = :was'}`,
-                ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...(was !== undefined && { ':was': was }) },
-              },
-            },
-          ],
-          auditPart(this.db, entry),
-        ]);
-        const after: Account = { ...before, updatedAt: now };
-        if (days === null) delete after.outputRetentionDays;
-        else after.outputRetentionDays = days;
+        await transact(this.db, [['account', { Update: { TableName: this.db.tableName, Key: accountKey(accountId), ...update } }], auditPart(this.db, entry)]);
         return after;
       } catch (error) {
         if ((error instanceof TransactionRefused && error.failed('account')) || isConflict(error)) return AGAIN;
