@@ -14,11 +14,18 @@ Commands:
   generate "PROMPT" [--model M] [--duration N] [--resolution R] [--aspect-ratio A]
                     [--image FILE|URL [--end-image FILE|URL]] [--seed N] [--negative TEXT]
                     [--end-user ID] [--metadata KEY=VALUE ...] [--wait] [--out FILE]
+                    [--deliver-to URL [--deliver-header 'NAME: VALUE' ...] [--thumbnail-to URL]
+                    [--no-keep-output]]
       Start a video. --image uploads FILE (or uses URL) and makes it image_to_video;
       --end-image is the frame it ends on (models with end_image: see "models").
+      --deliver-to URL: once done, the video is PUT to your storage (a presigned PUT URL or
+      an Azure SAS URL: docs/storage.md); --deliver-header adds a header to that PUT (repeat
+      it, at most 10); --thumbnail-to is where the thumbnail goes; --no-keep-output deletes
+      our copy once delivered.
   image "PROMPT" [--model M] [--resolution R] [--aspect-ratio A] [--format png|jpg|webp]
                  [--ref FILE|URL ...] [--seed N] [--negative TEXT] [--end-user ID]
                  [--metadata KEY=VALUE ...] [--wait] [--out FILE]
+                 [--deliver-to URL [--deliver-header 'NAME: VALUE' ...] [--no-keep-output]]
       Start an image. --ref adds a reference image (edit mode); repeat it for more.
       --seed N (0 to 4294967295): the same seed and parameters give the same result.
       --negative TEXT: what the result should not show.
@@ -108,6 +115,10 @@ const OPTIONS = {
   ref: { type: 'string', multiple: true },
   'end-user': { type: 'string' },
   metadata: { type: 'string', multiple: true },
+  'deliver-to': { type: 'string' },
+  'deliver-header': { type: 'string', multiple: true },
+  'thumbnail-to': { type: 'string' },
+  'no-keep-output': { type: 'boolean' },
   wait: { type: 'boolean' },
   out: { type: 'string' },
   interval: { type: 'string' },
@@ -136,14 +147,16 @@ const OPTIONS = {
 type OptionName = keyof typeof OPTIONS;
 
 const WAITING: OptionName[] = ['wait', 'out', 'interval', 'timeout'];
+/** Delivery to the caller's storage (docs/storage.md); generate also takes --thumbnail-to. */
+const DELIVERY: OptionName[] = ['deliver-to', 'deliver-header', 'no-keep-output'];
 
 /** Which options each command takes (--json and --help go with all of them). */
 const COMMANDS = {
   generate: {
     operand: 'PROMPT',
-    options: ['model', 'duration', 'resolution', 'aspect-ratio', 'image', 'end-image', 'seed', 'negative', 'end-user', 'metadata', ...WAITING],
+    options: ['model', 'duration', 'resolution', 'aspect-ratio', 'image', 'end-image', 'seed', 'negative', 'end-user', 'metadata', ...DELIVERY, 'thumbnail-to', ...WAITING],
   },
-  image: { operand: 'PROMPT', options: ['model', 'resolution', 'aspect-ratio', 'format', 'ref', 'seed', 'negative', 'end-user', 'metadata', ...WAITING] },
+  image: { operand: 'PROMPT', options: ['model', 'resolution', 'aspect-ratio', 'format', 'ref', 'seed', 'negative', 'end-user', 'metadata', ...DELIVERY, ...WAITING] },
   models: { operand: undefined, options: [] },
   // Takes the options of the start it prices: parseCommand reads it as that start.
   quote: { operand: 'generate or image, then PROMPT', options: [] },
@@ -182,6 +195,12 @@ interface Extras {
   negative?: string;
   endUser?: string;
   metadata?: Record<string, string>;
+  /** --deliver-to and its --deliver-header values. */
+  deliverTo?: { url: string; headers: Record<string, string> };
+  /** --thumbnail-to (generate only). */
+  thumbnailTo?: string;
+  /** --no-keep-output. */
+  keepOutput?: false;
 }
 
 export type GenerateCommand = Extras & {
@@ -508,8 +527,25 @@ function quoteCommand(startArgv: string[]): Command {
 }
 
 /** --seed and --negative, as given: the API judges them (a whole number in range; 1 to 2000 characters). */
-function extras(values: { seed?: string; negative?: string; 'end-user'?: string; metadata?: string[] }): Extras {
+function extras(values: {
+  seed?: string;
+  negative?: string;
+  'end-user'?: string;
+  metadata?: string[];
+  'deliver-to'?: string;
+  'deliver-header'?: string[];
+  'thumbnail-to'?: string;
+  'no-keep-output'?: boolean;
+}): Extras {
+  const deliverTo = values['deliver-to'];
+  if (deliverTo === undefined) {
+    const needs = (['deliver-header', 'thumbnail-to', 'no-keep-output'] as const).find((name) => values[name] !== undefined);
+    if (needs) throw new UsageError(`--${needs} needs --deliver-to URL.`);
+  }
   return {
+    ...(deliverTo !== undefined && { deliverTo: { url: nonEmpty(deliverTo, '--deliver-to'), headers: deliveryHeaders(values['deliver-header'] ?? []) } }),
+    ...(values['thumbnail-to'] !== undefined && { thumbnailTo: nonEmpty(values['thumbnail-to'], '--thumbnail-to') }),
+    ...(values['no-keep-output'] === true && { keepOutput: false as const }),
     ...(values.seed !== undefined && { seed: number(values.seed, '--seed') }),
     ...(values.negative !== undefined && { negative: values.negative }),
     ...(values['end-user'] !== undefined && { endUser: nonEmpty(values['end-user'], '--end-user') }),
@@ -528,6 +564,19 @@ function metadataOf(pairs: string[]): Record<string, string> {
     metadata[key] = pair.slice(at + 1);
   }
   return metadata;
+}
+
+/** `--deliver-header 'name: value'`, repeated: split at the first `:`, the value trimmed; the API checks names, values and count. */
+function deliveryHeaders(pairs: string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf(':');
+    const name = pair.slice(0, Math.max(at, 0)).trim();
+    if (at < 0 || name === '' || /\s/.test(name)) throw new UsageError(`--deliver-header: expected NAME: VALUE, got "${pair}".`);
+    if (Object.keys(headers).some((seen) => seen.toLowerCase() === name.toLowerCase())) throw new UsageError(`--deliver-header: "${name}" is given twice.`);
+    headers[name] = pair.slice(at + 1).trim();
+  }
+  return headers;
 }
 
 function taskKind(id: string): 'video' | 'image' {

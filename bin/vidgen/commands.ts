@@ -238,13 +238,30 @@ async function imageParams(command: ImageCommand, client: VidgenClient, io: Io):
   };
 }
 
-function extrasParams(command: GenerateCommand | ImageCommand): { seed?: number; negative_prompt?: string; end_user?: string; metadata?: Record<string, string> } {
+type ExtrasParams = Pick<GenerateVideoParams, 'seed' | 'negative_prompt' | 'end_user' | 'metadata' | 'output_destination' | 'thumbnail_destination' | 'keep_output'>;
+
+function extrasParams(command: GenerateCommand | ImageCommand): ExtrasParams {
   return {
     ...(command.seed !== undefined && { seed: command.seed }),
     ...(command.negative !== undefined && { negative_prompt: command.negative }),
     ...(command.endUser !== undefined && { end_user: command.endUser }),
     ...(command.metadata !== undefined && { metadata: command.metadata }),
+    ...(command.deliverTo !== undefined && {
+      output_destination: { url: command.deliverTo.url, ...(Object.keys(command.deliverTo.headers).length > 0 && { headers: command.deliverTo.headers }) },
+    }),
+    ...(command.thumbnailTo !== undefined && command.deliverTo !== undefined && { thumbnail_destination: thumbnailDestination(command.thumbnailTo, command.deliverTo.headers) }),
+    ...(command.keepOutput === false && { keep_output: false }),
   };
+}
+
+/**
+ * The thumbnail's PUT takes the --deliver-header values too (Azure needs x-ms-blob-type on every
+ * blob) but not the content types, which describe the video (a GCS URL signed for video/mp4 would
+ * refuse the JPEG's PUT with them).
+ */
+function thumbnailDestination(url: string, headers: Record<string, string>): NonNullable<GenerateVideoParams['thumbnail_destination']> {
+  const kept = Object.entries(headers).filter(([name]) => !['content-type', 'x-ms-blob-content-type'].includes(name.toLowerCase()));
+  return { url, ...(kept.length > 0 && { headers: Object.fromEntries(kept) }) };
 }
 
 /** A URL as given; a file uploaded first. */

@@ -84,6 +84,33 @@ describe('parseCommand', () => {
     expect(parseCommand(['images', '--end-user', 'bob'])).toMatchObject({ name: 'images', endUser: 'bob' });
   });
 
+  it('reads --deliver-to with repeated --deliver-header NAME: VALUE, --thumbnail-to and --no-keep-output', () => {
+    const url = 'https://acct.blob.core.windows.net/c/v.mp4?sv=2024-11-04&sp=cw&sig=x';
+    expect(
+      parseCommand(['generate', 'x', '--deliver-to', url, '--deliver-header', 'x-ms-blob-type: BlockBlob', '--deliver-header', 'x-ms-meta-a:b:c', '--thumbnail-to', 'https://t.example/t.jpg', '--no-keep-output']),
+    ).toMatchObject({
+      name: 'generate',
+      deliverTo: { url, headers: { 'x-ms-blob-type': 'BlockBlob', 'x-ms-meta-a': 'b:c' } },
+      thumbnailTo: 'https://t.example/t.jpg',
+      keepOutput: false,
+    });
+    expect(parseCommand(['image', 'p', '--deliver-to', 'https://b.example/i.png'])).toMatchObject({ name: 'image', deliverTo: { url: 'https://b.example/i.png', headers: {} } });
+    const plain = parseCommand(['image', 'p']);
+    for (const field of ['deliverTo', 'thumbnailTo', 'keepOutput']) expect(plain).not.toHaveProperty(field);
+  });
+
+  it.each([
+    [['image', 'p', '--deliver-to', 'https://b.example/i', '--thumbnail-to', 'https://b.example/t'], /--thumbnail-to is not an option of "image"/],
+    [['generate', 'x', '--deliver-header', 'a: b'], /--deliver-header needs --deliver-to URL/],
+    [['generate', 'x', '--no-keep-output'], /--no-keep-output needs --deliver-to URL/],
+    [['generate', 'x', '--thumbnail-to', 'https://b.example/t'], /--thumbnail-to needs --deliver-to URL/],
+    [['generate', 'x', '--deliver-to', 'https://b.example/v', '--deliver-header', 'BlockBlob'], /--deliver-header: expected NAME: VALUE, got "BlockBlob"/],
+    [['generate', 'x', '--deliver-to', 'https://b.example/v', '--deliver-header', 'x blob: y'], /--deliver-header: expected NAME: VALUE, got "x blob: y"/],
+    [['image', 'p', '--deliver-to', 'https://b.example/v', '--deliver-header', 'A: 1', '--deliver-header', 'a: 2'], /--deliver-header: "a" is given twice/],
+  ])('refuses the delivery options %j', (argv, message) => {
+    expect(() => parseCommand(argv)).toThrow(message);
+  });
+
   it.each([
     [['quote'], /"quote" needs generate or image/],
     [['quote', 'credits'], /"quote" prices a start/],
@@ -462,6 +489,18 @@ describe('npx vidgen', () => {
     expect({ status: result.status, stderr: result.stderr }).toEqual({
       status: 2,
       stderr: 'vidgen: Unknown option --durtion. Did you mean --duration?\nRun "npx vidgen --help" for usage.\n',
+    });
+  });
+
+  it('exits 2 on a --deliver-header without a colon, before any request', () => {
+    const result = spawnSync(process.execPath, [path.join(repo, 'bin/vidgen.cjs'), 'generate', 'x', '--deliver-to', 'https://b.example/v', '--deliver-header', 'BlockBlob'], {
+      cwd: os.tmpdir(),
+      encoding: 'utf8',
+      env: { ...process.env, VIDGEN_BASE_URL: 'http://127.0.0.1:9/api/v1', VIDGEN_API_KEY: 'vg_test_unused' },
+    });
+    expect({ status: result.status, stderr: result.stderr }).toEqual({
+      status: 2,
+      stderr: 'vidgen: --deliver-header: expected NAME: VALUE, got "BlockBlob".\nRun "npx vidgen --help" for usage.\n',
     });
   });
 });
