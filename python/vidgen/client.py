@@ -41,6 +41,7 @@ from .types import (
     AuditEventPage,
     GenerateImageParams,
     GenerateVideoParams,
+    OutputDestination,
     ImagePage,
     ImageTask,
     KeyMode,
@@ -208,6 +209,9 @@ class VidgenClient:
         idempotency_key: Union[str, None, _Auto] = AUTO_KEY,
         end_user: Optional[str] = None,
         metadata: Optional[Dict[str, str]] = None,
+        output_destination: Optional[OutputDestination] = None,
+        thumbnail_destination: Optional[OutputDestination] = None,
+        keep_output: Optional[bool] = None,
         **fields: Any,
     ) -> VideoTask:
         """POST /generate: starts a video task and returns it (status ``processing``).
@@ -219,8 +223,14 @@ class VidgenClient:
         first answer and charges once. By default a random key per call, reused across the
         client's own retries; pass your own to make retries across processes safe too, or None to
         send none (then the call is not retried on 5xx or network errors).
+
+        ``output_destination={"url": presigned_put_url, "headers": {...}}`` has the finished video
+        PUT to your storage (an S3, R2 or GCS presigned PUT URL, an Azure SAS URL with
+        ``{"x-ms-blob-type": "BlockBlob"}``: docs/storage.md), ``thumbnail_destination`` its
+        thumbnail; ``keep_output=False`` deletes our copy once delivered. The task's ``delivery``
+        tells how it went.
         """
-        body = {**(params or {}), **fields, **_attribution(end_user, metadata)}
+        body = {**(params or {}), **fields, **_attribution(end_user, metadata), **_delivery(output_destination, thumbnail_destination, keep_output)}
         return cast(VideoTask, self._start("/generate", body, idempotency_key))
 
     def get_video(self, video_id: str) -> VideoTask:
@@ -267,10 +277,13 @@ class VidgenClient:
         idempotency_key: Union[str, None, _Auto] = AUTO_KEY,
         end_user: Optional[str] = None,
         metadata: Optional[Dict[str, str]] = None,
+        output_destination: Optional[OutputDestination] = None,
+        keep_output: Optional[bool] = None,
         **fields: Any,
     ) -> ImageTask:
-        """POST /generate-image: starts an image task (end_user, metadata and idempotency as generate_video)."""
-        body = {**(params or {}), **fields, **_attribution(end_user, metadata)}
+        """POST /generate-image: starts an image task (end_user, metadata, idempotency,
+        output_destination and keep_output as generate_video; an image has no thumbnail)."""
+        body = {**(params or {}), **fields, **_attribution(end_user, metadata), **_delivery(output_destination, None, keep_output)}
         return cast(ImageTask, self._start("/generate-image", body, idempotency_key))
 
     def get_image(self, image_id: str) -> ImageTask:
@@ -734,6 +747,15 @@ def _attribution(end_user: Optional[str], metadata: Optional[Dict[str, str]]) ->
     return {
         **({"end_user": end_user} if end_user is not None else {}),
         **({"metadata": metadata} if metadata is not None else {}),
+    }
+
+
+def _delivery(output: Optional[OutputDestination], thumbnail: Optional[OutputDestination], keep_output: Optional[bool]) -> Dict[str, Any]:
+    """The delivery fields as a start's body takes them: each only when given."""
+    return {
+        **({"output_destination": output} if output is not None else {}),
+        **({"thumbnail_destination": thumbnail} if thumbnail is not None else {}),
+        **({"keep_output": keep_output} if keep_output is not None else {}),
     }
 
 

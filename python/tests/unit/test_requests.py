@@ -75,6 +75,22 @@ class RequestsTest(unittest.TestCase):
         self.assertEqual(bodies[1], {"prompt": "a lighthouse", "end_user": "bob"})
         self.assertEqual(bodies[2], {"prompt": "plain"})
 
+    def test_starts_send_the_delivery_fields_only_when_given(self) -> None:
+        self.server.reply(envelope({"video_id": "vid_1"}), envelope({"image_id": "img_1"}), envelope({"video_id": "vid_2"}))
+        azure = {"url": "https://acct.blob.core.windows.net/c/v.mp4?sp=cw&sig=x", "headers": {"x-ms-blob-type": "BlockBlob"}}
+        self.client.generate_video(
+            prompt="a fox", output_destination=azure, thumbnail_destination={"url": "https://b.example/t.jpg"}, keep_output=False
+        )
+        self.client.generate_image({"prompt": "a lighthouse"}, output_destination={"url": "https://b.example/i.png"})
+        self.client.generate_video(prompt="plain")
+        bodies = [json_body(sent) for sent in self.server.received]
+        self.assertEqual(
+            bodies[0],
+            {"prompt": "a fox", "output_destination": azure, "thumbnail_destination": {"url": "https://b.example/t.jpg"}, "keep_output": False},
+        )
+        self.assertEqual(bodies[1], {"prompt": "a lighthouse", "output_destination": {"url": "https://b.example/i.png"}})
+        self.assertEqual(bodies[2], {"prompt": "plain"})
+
     def test_lists_send_end_user_only_when_given(self) -> None:
         page = {"videos": [], "pagination": {}}
         self.server.reply(envelope(page), envelope({"images": [], "pagination": {}}), envelope(page))
