@@ -6,6 +6,7 @@ import sharp from 'sharp';
 import type { LocalStack } from '#bin/local-stack/stack';
 import { createAccount, createApiKey } from '#domain/accounts/account-admin';
 import { GOOD_PASSWORD, signedInHolder } from '#test-support/identity';
+import { startFakeStore } from '#test-support/fake-store';
 import { runScript, spawnScript } from '#test-support/run-script';
 import { startTestApi } from '#test-support/local-api';
 import { pollUntil } from '#test-support/wait';
@@ -181,6 +182,34 @@ describe('vidgen CLI', () => {
     expect(listed.pagination).toMatchObject({ total: 2 });
     const refused = await vidgen(['generate', 'a kite', '--metadata', 'no-equals'], key);
     expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining('--metadata: expected key=value, got "no-equals"')]);
+  });
+
+  it('--deliver-to, --deliver-header, --thumbnail-to and --no-keep-output: both files PUT to the store with the headers, our copy deleted', async () => {
+    const store = await startFakeStore();
+    try {
+      const key = { VIDGEN_API_KEY: await newKey(200) };
+      const started = await vidgen(
+        ['generate', 'a kite', '--duration', '3', '--deliver-to', `${store.origin}/kite.mp4`, '--deliver-header', 'x-ms-blob-type: BlockBlob',
+          '--deliver-header', 'content-type: video/mp4', '--thumbnail-to', `${store.origin}/kite.jpg`, '--no-keep-output', '--json'],
+        key,
+      );
+      expect(started.code).toBe(0);
+      const id = JSON.parse(started.stdout).video_id as string;
+      const final = await pollUntil(async () => {
+        const view = JSON.parse((await vidgen(['status', id, '--json'], key)).stdout);
+        return view.delivery?.status !== 'pending' && view.output_deleted_at !== null && view;
+      });
+      expect(final.delivery).toMatchObject({ status: 'delivered', attempts: 1, last_error: null });
+      const [video] = store.putsTo('/kite.mp4');
+      const [thumbnail] = store.putsTo('/kite.jpg');
+      expect(video!.headers).toMatchObject({ 'x-ms-blob-type': 'BlockBlob', 'content-type': 'video/mp4' });
+      // The thumbnail gets the headers but the video's content type.
+      expect(thumbnail!.headers['x-ms-blob-type']).toBe('BlockBlob');
+      expect(thumbnail!.headers['content-type']).toBeUndefined();
+      expect(store.object('/kite.mp4')!.subarray(4, 8).toString('latin1')).toBe('ftyp');
+    } finally {
+      await store.close();
+    }
   });
 
   it('a failed task exits 1 with its error code', async () => {
