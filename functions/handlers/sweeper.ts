@@ -38,6 +38,7 @@ function changedSomething(report: SweepReport & { resentDeliveries: number; expi
       report.announced +
       report.resentDeliveries +
       report.purged +
+      report.redelivered +
       report.expired +
       report.expiryErrors +
       report.errors >

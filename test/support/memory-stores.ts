@@ -417,7 +417,8 @@ export class MemoryTaskStore implements TaskStore {
       // As the adapter's sort key: when the task entered its phase.
       const order = (task: Task) => `${task.updatedAt}#${task.taskId}`;
       const tasks = [...table.tasks.values()]
-        .filter((task) => task.phase === list)
+        // A delivery enters its list once announced (the adapter's outbox holds it before).
+        .filter((task) => task.phase === list && !(list === 'delivering' && task.unannounced))
         .sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
       for (const task of tasks) yield { accountId: task.partitionId, taskId: task.taskId };
     }

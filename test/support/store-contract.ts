@@ -1186,6 +1186,29 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         for (const shard of stores.tasks.listInFlight('deleting')) for await (const ref of shard) deleting.push(ref.taskId);
         expect(deleting).toEqual([task.taskId]);
       });
+
+      it('lists a delivery under way for the sweeper once announced, and its end among the stored outputs', async () => {
+        const accountId = await newAccount(100);
+        const listed = async () => {
+          const ids: string[] = [];
+          for (const shard of stores.tasks.listInFlight('delivering')) for await (const ref of shard) ids.push(ref.taskId);
+          return ids;
+        };
+        const stored = async () => {
+          const ids: string[] = [];
+          for await (const ref of stores.tasks.listCompletedBefore(accountId, '9999')) ids.push(ref.taskId);
+          return ids;
+        };
+        const task = await inPhase(accountId, 'delivering');
+        // In the outbox first: the outbox pass announces it, then it is listed.
+        expect([await listed(), await unannounced()]).toEqual([[], [task.taskId]]);
+        const announced = (await move(stores.tasks, task, 'announce', { announced: true }))!;
+        expect([await listed(), await unannounced(), await stored()]).toEqual([[task.taskId], [], []]);
+        const failedOnce = (await move(stores.tasks, announced, 'deliveryFailed', { set: { delivery: { status: 'pending', attempts: 1, lastError: 'HTTP 500', nextAttemptAt: at(20_000) } }, guard: { deliveryAttempts: 0 } }))!;
+        expect(await listed()).toEqual([task.taskId]);
+        await move(stores.tasks, failedOnce, 'deliver', { at: at(30_000), set: { delivery: { status: 'delivered', attempts: 2, deliveredAt: at(30_000) } }, remove: ['destination'], guard: { deliveryAttempts: 1 } });
+        expect([await listed(), await unannounced(), await stored()]).toEqual([[], [], [task.taskId]]);
+      });
     });
 
     describe('task progress and the outbox', () => {

@@ -64,8 +64,8 @@ const scenario = fc.record({
 const iso = (ms: number) => new Date(ms).toISOString();
 /** How long a delivery attempt holds its claim, as the worker takes it. */
 const DELIVERY_LEASE_MS = 60_000;
-/** The phases with a work list: in flight, and the deletions under way. */
-const LISTED = [...IN_FLIGHT_PHASES, 'deleting'] as const;
+/** The phases with a work list: in flight, the deliveries (once announced) and the deletions under way. */
+const LISTED = [...IN_FLIGHT_PHASES, 'delivering', 'deleting'] as const;
 
 /** The guards the event's rule names, as its caller builds them from the task it read. */
 function guardFor(e: TaskEvent, read: Task, s: Step, now: number): TransitionGuard {
@@ -81,6 +81,7 @@ function guardFor(e: TaskEvent, read: Task, s: Step, now: number): TransitionGua
     if (name === 'announced') guard.announced = true;
     if (name === 'deliveryAttempts') guard.deliveryAttempts = s.staleSentAt ? (read.delivery?.attempts ?? 0) + 1 : (read.delivery?.attempts ?? 0);
     if (name === 'deliveryFree') guard.deliveryFree = iso(now);
+    if (name === 'stillDelivering' && read.phase === 'delivering') guard.stillDelivering = true;
   }
   return guard;
 }
@@ -131,6 +132,7 @@ function guardHolds(read: Task, guard: TransitionGuard): boolean {
   if (guard.announced && read.unannounced) return false;
   if (guard.deliveryAttempts !== undefined && (read.delivery?.attempts ?? 0) !== guard.deliveryAttempts) return false;
   if (guard.deliveryFree !== undefined && read.delivery?.claimedUntil !== undefined && read.delivery.claimedUntil >= guard.deliveryFree) return false;
+  if (guard.stillDelivering && read.phase !== 'delivering') return false;
   return true;
 }
 
@@ -233,7 +235,8 @@ describe('the task state machine (property)', () => {
             expect(stored.status).toBe(statusOf(stored.phase));
             // Exactly one phase: listed under its own phase's work list and no other (none once final or deleted).
             const listedUnder = LISTED.filter((p) => inFlight.get(p)!.includes(task.taskId));
-            expect(listedUnder).toEqual((LISTED as readonly Phase[]).includes(phase) ? [phase] : []);
+            const listed = (LISTED as readonly Phase[]).includes(phase) && !(phase === 'delivering' && model[i]!.unannounced);
+            expect(listedUnder).toEqual(listed ? [phase] : []);
             expect(unannounced.includes(task.taskId)).toBe(model[i]!.unannounced);
             if (i === index && isFinal(was.phase)) expect(statusOf(phase)).toBe(statusOf(was.phase)); // a final status is never left
             const own = refunds.filter((entry) => entry.taskId === task.taskId);

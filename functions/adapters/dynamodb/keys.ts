@@ -135,8 +135,11 @@ export const endedEntryValues = (endedAt: string, taskId: string) => ({
   ':endedSk': `${endedAt}#${taskId}`,
 });
 
-/** The phases with a work list of their own: in flight, and `deleting` (outputs whose removal was cut short). */
-export type ListedPhase = InFlightPhase | 'deleting';
+/**
+ * The phases with a work list of their own: in flight, `delivering` (once announced: a delivery
+ * whose message went missing) and `deleting` (outputs whose removal was cut short).
+ */
+export type ListedPhase = InFlightPhase | 'delivering' | 'deleting';
 export const phasePartition = (phase: ListedPhase, shard: number): string => `TASKS#${phase.toUpperCase()}#${shard}`;
 export const phaseEntryValues = (phase: ListedPhase, phaseAt: string, taskId: string) => ({
   ':phasePk': phasePartition(phase, inFlightShardOf(taskId)),

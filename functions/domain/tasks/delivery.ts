@@ -55,6 +55,13 @@ export async function deliverOutputs(deps: DeliveryDeps, ref: DeliveryRef): Prom
   if (!task) return;
   // Given up before its event went out (a crash between the two writes): publish it now.
   if (task.delivery?.eventOwed) return void (await announceDeliveryFailure(deps, task));
+  if (task.unannounced && task.phase === 'delivering') {
+    // Its completion first (its copy announces it too; a repeat is harmless): an attempt then
+    // ends from an announced read, which moves the task's index entry right (the deliveries'
+    // list to the stored outputs'). Not publishable yet: the attempt waits.
+    task = await announceEnded(deps, task);
+    if (task.unannounced) return void (await deps.queue.send(ref, { delaySeconds: deps.retrySchedule[0] ?? 10 }));
+  }
   if (task.phase !== 'delivering' || !task.destination || !task.delivery) return;
 
   const now = deps.clock();

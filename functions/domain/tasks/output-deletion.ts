@@ -26,7 +26,7 @@ const ROUNDS = 3;
  * A completed task goes `deleting` (the view already says deleted), its objects are removed, then
  * `purge` ends it `output_deleted`; the answer comes after the removal, so the old URLs already
  * answer 404. Idempotent: a second call answers the same task. Charges are never touched. A task
- * still processing is TaskNotFinalError (409); another account's, unknown, other-kind ids 404.
+ * still processing, or being delivered to the start's destination, is TaskNotFinalError (409); another account's, unknown, other-kind ids 404.
  */
 export async function deleteTaskOutputs<K extends TaskKind>(deps: OutputDeletionDeps, partitionId: string, kind: K, taskId: string): Promise<TaskOfKind<K>> {
   // As a read shows it (progress 100 once completed), so the answer and a GET agree.
@@ -59,6 +59,10 @@ async function deleteOutputs(deps: OutputDeletionDeps, partitionId: string, kind
         if (deleting) return purgeOutputs(deps, deleting);
         continue;
       }
+      case 'delivering':
+        // Completed, but our copy is what the delivery worker streams to the destination: removing
+        // it would break a delivery the start asked for. Deletable once the delivery ends (design-35).
+        throw new TaskNotFinalError(`The ${kind} ${taskId} is being delivered to your storage (output_destination): retry the deletion once its delivery.status is no longer pending.`);
       default:
         throw new TaskNotFinalError(`The ${kind} ${taskId} is still processing: only a completed or failed task's outputs can be deleted.`);
     }

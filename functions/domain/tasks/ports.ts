@@ -58,10 +58,12 @@ export interface TaskRef {
 /**
  * The sweeper's work lists: each in-flight phase's own, and `unmoved`, the tasks indexed at their
  * start and not moved since (a start cut short before its create, a legacy draft, and items
- * written before phases). Every processing task is in exactly one of them. `deleting` lists the
- * completed tasks whose outputs are being removed (a removal cut short is finished by the sweeper).
+ * written before phases). Every processing task is in exactly one of them. `delivering` lists the
+ * completed tasks being delivered to the customer's storage once their completion is announced
+ * (before, they are in the outbox); `deleting` the completed tasks whose outputs are being removed
+ * (a removal cut short is finished by the sweeper).
  */
-export type InFlightList = InFlightPhase | 'unmoved' | 'deleting';
+export type InFlightList = InFlightPhase | 'unmoved' | 'delivering' | 'deleting';
 
 /** How the repair of a draft (a start that never settled) ended. */
 export type StartRepair = 'refunded' | 'discarded' | 'settled';

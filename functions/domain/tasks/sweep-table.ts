@@ -16,10 +16,19 @@ export interface SweepCounts {
   requeued: number;
   /** Charged tasks whose create was never sent and whose submitter was cut short: queued. */
   resumed: number;
+  /** Deliveries to the customer's storage whose message went missing, queued again. */
+  redelivered: number;
 }
 
 /** A task not checked for this long is refreshed by the sweeper even if nobody polls it. */
 export const STALE_CHECK_MS = 30_000;
+/**
+ * A delivery not moved this long past its next attempt (and past any attempt's lease) lost its
+ * message (a process cut short before the send, a message gone): queued again. More than SQS's
+ * delay may be late by, so a healthy retry is rarely doubled, and a double is harmless: the
+ * worker claims each attempt once (delivery.ts, `deliveryAttempts` and the lease).
+ */
+export const DELIVERY_STALL_MS = 5 * 60_000;
 
 /** One row: from when a task of the phase needs the sweeper, and what it does then. */
 export interface SweepRow {
@@ -51,5 +60,19 @@ export const SWEEP_TABLE: Readonly<Record<InFlightPhase, SweepRow>> = {
   storing: { dueAfter: () => 0, repair: (d, t) => d.copyQueue.enqueue({ accountId: t.partitionId, taskId: t.taskId }), counted: 'copied' },
 };
 
-/** Every list the sweeper reads: the tasks not moved since their start, then each phase's, then the deletions under way. */
-export const SWEPT_LISTS: readonly InFlightList[] = ['unmoved', ...IN_FLIGHT_PHASES, 'deleting'];
+/**
+ * A completed task's delivery (delivery.ts): past the task timeout as well (it is completed,
+ * never failed), due once it has not moved for DELIVERY_STALL_MS after its next attempt or an
+ * attempt's lease, whichever is later. No queue configured: nothing to ask.
+ */
+export const DELIVERY_ROW: SweepRow = {
+  dueAfter: (_, t) => Math.max(at(t.updatedAt), at(t.delivery?.nextAttemptAt), at(t.delivery?.claimedUntil)) + DELIVERY_STALL_MS,
+  repair: async (d, t) => {
+    if (!d.deliveries) throw new Error('no delivery queue is configured');
+    await d.deliveries.send({ accountId: t.partitionId, taskId: t.taskId });
+  },
+  counted: 'redelivered',
+};
+
+/** Every list the sweeper reads: the tasks not moved since their start, then each phase's, then the deliveries and deletions under way. */
+export const SWEPT_LISTS: readonly InFlightList[] = ['unmoved', ...IN_FLIGHT_PHASES, 'delivering', 'deleting'];

@@ -2,7 +2,7 @@ import type { TaskRef } from './ports';
 import { announceEnded, FAILURE_MESSAGES, failTask } from './lifecycle/endings';
 import { IN_FLIGHT_PHASES, type InFlightPhase, type Phase } from './phase';
 import { purgeOutputs } from './output-deletion';
-import { SWEEP_TABLE, SWEPT_LISTS, type SweepCounts } from './sweep-table';
+import { DELIVERY_ROW, SWEEP_TABLE, SWEPT_LISTS, type SweepCounts } from './sweep-table';
 import { type LifecycleDeps } from './lifecycle/deps';
 
 export interface SweepReport extends SweepCounts {
@@ -38,7 +38,7 @@ const inFlight = (phase: Phase): phase is InFlightPhase | 'draft' => phase === '
  * The safety net, run every minute: fails and refunds tasks past the timeout, settles starts cut
  * short, and otherwise runs the row of each task's phase (sweep-table.ts: lost creates refunded,
  * stranded ones queued, lost queue messages resent, silent jobs refreshed, waiting copies asked
- * for again). It reads every in-flight list (each phase's, and the tasks not moved since their
+ * for again, stalled deliveries queued again). It reads every in-flight list (each phase's, and the tasks not moved since their
  * start), every shard at once, and works on `concurrency` tasks at a time until the lists or its
  * budget run out.
  */
@@ -51,6 +51,7 @@ export async function sweep(deps: LifecycleDeps, options: SweepOptions = {}): Pr
     lostSubmissions: 0,
     requeued: 0,
     resumed: 0,
+    redelivered: 0,
     repairedStarts: 0,
     announced: 0,
     purged: 0,
@@ -118,6 +119,14 @@ async function sweepOne(deps: LifecycleDeps, listed: TaskRef, report: SweepRepor
     if (now - Date.parse(task.updatedAt) > DELETING_GRACE_MS) {
       await purgeOutputs(deps, task);
       report.purged += 1;
+    }
+    return;
+  }
+  if (task.phase === 'delivering') {
+    // Completed: no timeout applies; only a lost message is repaired.
+    if (now > DELIVERY_ROW.dueAfter(deps, task)) {
+      report.redelivered += 1;
+      await DELIVERY_ROW.repair(deps, task);
     }
     return;
   }

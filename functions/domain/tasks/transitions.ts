@@ -30,6 +30,8 @@ export interface TransitionGuard {
   deliveryAttempts?: number;
   /** Only if no worker holds the delivery past this instant (its lease, `delivery.claimedUntil`, is over). */
   deliveryFree?: string;
+  /** Only while it is `delivering`: the announce of a delivery read so lists it for the sweeper, which a delivery ended meanwhile must not be. */
+  stillDelivering?: true;
 }
 
 /** The task fields an event may set. */
@@ -104,7 +106,7 @@ export const TRANSITIONS = {                                                    
   lose:       { from: NO_JOB, to: 'failed', refund: true },                        // unanswered create, no job adopted in the grace
   cancel:     { from: BEFORE_OUTPUTS, to: 'failed', refund: true },                // once outputs are recorded it completes (409)
   timeout:    { from: IN_FLIGHT, to: 'failed', refund: true },
-  announce:   { from: ['completed', 'failed', 'delivering'], to: 'same' },         // announced: out of the outbox
+  announce:   { from: ['completed', 'failed', 'delivering'], to: 'same', guards: ['stillDelivering'] }, // announced: out of the outbox (delivering: into its list)
   deleteOutputs: { from: ['completed'], to: 'deleting', guards: ['announced'] },   // set {outputDeletedAt}: DELETE or retention; objects removed next
   purge:      { from: ['deleting'], to: 'output_deleted' },                        // remove [outputUrls, thumbnailUrl] once the objects are gone
   markDeleted: { from: ['failed'], to: 'same' },                                   // set {outputDeletedAt}: a DELETE of a failed task (nothing stored)
@@ -155,5 +157,6 @@ export function admits(stored: Task, from: readonly Phase[], guard: TransitionGu
   if (guard.announced && stored.unannounced) return false;
   if (guard.deliveryAttempts !== undefined && (stored.delivery?.attempts ?? 0) !== guard.deliveryAttempts) return false;
   if (guard.deliveryFree !== undefined && stored.delivery?.claimedUntil !== undefined && !(stored.delivery.claimedUntil < guard.deliveryFree)) return false;
+  if (guard.stillDelivering && stored.phase !== 'delivering') return false;
   return true;
 }

@@ -66,6 +66,21 @@ describe('deleting outputs', () => {
     expect((await world.stores.tasks.get(accountId, processing.taskId))!.phase).not.toBe('deleting');
   });
 
+  it('refuses a completed task still being delivered to its destination (task_not_final, saying so), and deletes nothing', async () => {
+    const accountId = await world.newAccount(100);
+    const started = await startTask(world.deps, accountId, { ...video(), destination: { output: { url: 'https://store.test/out.mp4?X-Amz-Signature=s', headers: {} } } });
+    world.provider.onFetch(async () => ({ type: 'completed', outputUrls: [`https://provider.test/${started.taskId}.out`] }));
+    world.advance(3_000);
+    await getTask(world.deps, accountId, 'video', started.taskId);
+    await world.copyQueue.drain();
+    expect(await world.stores.tasks.get(accountId, started.taskId)).toMatchObject({ phase: 'delivering', status: 'completed' });
+    const refused = deleteTaskOutputs(world.deps, accountId, 'video', started.taskId);
+    await expect(refused).rejects.toBeInstanceOf(TaskNotFinalError);
+    await expect(refused).rejects.toThrow(/being delivered to your storage.*delivery\.status/);
+    expect(keysOf(started.taskId)).toEqual([`videos/${started.taskId}.mp4`]);
+    expect((await world.stores.tasks.get(accountId, started.taskId))!.phase).toBe('delivering');
+  });
+
   it('marks a failed task (nothing stored) once, keeping its refund', async () => {
     const accountId = await world.newAccount(100);
     world.provider.onFetch(async () => ({ type: 'failed', code: 'upstream_error', message: 'boom' }));

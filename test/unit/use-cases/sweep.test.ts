@@ -4,6 +4,7 @@ import { ProviderUnavailableError } from '#domain/providers/provider';
 import { QUEUE_STALL_MS } from '#domain/tasks/submission';
 import { startTask } from '#domain/tasks/start-task';
 import { sweep } from '#domain/tasks/sweep';
+import { DELIVERY_STALL_MS } from '#domain/tasks/sweep-table';
 import { memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
 
 /** The sweeper on in-memory stores with a fixed clock (on DynamoDB Local: test/integration/task-lifecycle.test.ts). */
@@ -28,6 +29,7 @@ const report = (counts: Partial<Awaited<ReturnType<typeof sweep>>>) => ({
   lostSubmissions: 0,
   requeued: 0,
   resumed: 0,
+  redelivered: 0,
   errors: 0,
   ...counts,
 });
@@ -183,4 +185,43 @@ it('asks about a job that calls back only once it has been silent for callbackSi
   expect(await sweep(world.deps)).toEqual(report({ examined: 1 }));
   world.advance(1);
   expect(await sweep(world.deps)).toEqual(report({ examined: 1, refreshed: 1 }));
+});
+
+it('queues again a delivery whose message went missing, only once it has not moved for DELIVERY_STALL_MS past its next attempt', async () => {
+  const accountId = await world.newAccount(100);
+  const started = await startTask(world.deps, accountId, { ...video(), destination: { output: { url: 'https://store.test/out.mp4?X-Amz-Signature=s', headers: {} } } });
+  world.provider.onFetch(async () => ({ type: 'completed', outputUrls: [`https://provider.test/${started.taskId}.out`] }));
+  world.advance(3_000);
+  await getTask(world.deps, accountId, 'video', started.taskId);
+  await world.copyQueue.drain();
+  expect(await world.stores.tasks.get(accountId, started.taskId)).toMatchObject({ phase: 'delivering', delivery: { attempts: 0 } });
+  // The process died after the move to `delivering`: its message never reached the queue.
+  world.deliveries.splice(0);
+  world.advance(DELIVERY_STALL_MS);
+  expect(await sweep(world.deps)).toEqual(report({ examined: 1 }));
+  expect(world.deliveries).toEqual([]);
+  world.advance(1);
+  expect(await sweep(world.deps)).toEqual(report({ examined: 1, redelivered: 1 }));
+  expect(world.deliveries).toEqual([{ message: { accountId, taskId: started.taskId }, delaySeconds: 0 }]);
+  // A task past the task timeout while delivering is completed: never failed or refunded.
+  world.advance(60 * MINUTE);
+  expect(await sweep(world.deps)).toEqual(report({ examined: 1, redelivered: 1 }));
+  expect(await world.money(accountId)).toMatchObject({ kinds: ['grant', 'charge'] });
+});
+
+it('leaves a delivery alone while an attempt holds its lease or its next attempt is still to come', async () => {
+  const accountId = await world.newAccount(100);
+  const started = await startTask(world.deps, accountId, { ...video(), destination: { output: { url: 'https://store.test/out.mp4?X-Amz-Signature=s', headers: {} } } });
+  world.provider.onFetch(async () => ({ type: 'completed', outputUrls: [`https://provider.test/${started.taskId}.out`] }));
+  world.advance(3_000);
+  await getTask(world.deps, accountId, 'video', started.taskId);
+  await world.copyQueue.drain();
+  const task = (await world.stores.tasks.get(accountId, started.taskId))!;
+  const nextAttemptAt = new Date(world.now().getTime() + 15 * MINUTE).toISOString();
+  await move(world.stores.tasks, task, 'deliveryFailed', { set: { delivery: { status: 'pending', attempts: 1, lastError: 'HTTP 500', nextAttemptAt } }, guard: { deliveryAttempts: 0 } });
+  world.deliveries.splice(0);
+  world.advance(15 * MINUTE + DELIVERY_STALL_MS);
+  expect(await sweep(world.deps)).toEqual(report({ examined: 1 }));
+  world.advance(1);
+  expect(await sweep(world.deps)).toEqual(report({ examined: 1, redelivered: 1 }));
 });

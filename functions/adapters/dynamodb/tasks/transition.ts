@@ -94,6 +94,11 @@ export function transitionCondition(from: readonly Phase[], guard: TransitionGua
     terms.push('(attribute_not_exists(#delivery.claimed_until) OR #delivery.claimed_until < :guardFree)');
     values[':guardFree'] = guard.deliveryFree;
   }
+  if (guard.stillDelivering) {
+    // Written only with a trusted phase (LEGACY above).
+    terms.push('#phase = :guardDelivering');
+    values[':guardDelivering'] = 'delivering';
+  }
   if (guard.announced) {
     // Out of the outbox: no index entry, or one that is not the outbox's.
     terms.push('(attribute_not_exists(gsi2pk) OR NOT begins_with(gsi2pk, :outbox))');
@@ -137,6 +142,9 @@ interface Update {
   values: Record<string, unknown>;
 }
 
+/** A completion's entry in its partition's list of stored outputs (keys.ts OUTPUTS#), by completion. */
+const outputsEntryValues = (task: Task) => ({ ':outputsPk': outputsPartition(task.partitionId), ':outputsSk': `${task.completedAt}#${task.taskId}` });
+
 /** The update of a transition that writes no refund. */
 export function transitionUpdate(task: Task, from: readonly Phase[], to: Phase | 'same', patch: TaskPatch): Update {
   const set: string[] = [];
@@ -167,8 +175,12 @@ export function transitionUpdate(task: Task, from: readonly Phase[], to: Phase |
         set.push('gsi2pk = :phasePk', 'gsi2sk = :phaseSk');
         Object.assign(values, phaseEntryValues(to as ListedPhase, patch.at, task.taskId));
       }
+    } else if (task.phase === 'delivering' && !task.unannounced) {
+      // A delivery's end, announced: from the deliveries' list to the stored outputs' (retention's).
+      set.push('gsi2pk = :outputsPk', 'gsi2sk = :outputsSk');
+      Object.assign(values, outputsEntryValues(task));
     }
-    // Else an ended task between ended phases (a delivery's end): its entry stays (the outbox, or the outputs list).
+    // Else an ended task between ended phases not announced yet: its entry stays (the outbox).
   }
   for (const [field, value] of Object.entries(patch.set ?? {}) as [keyof TaskPatchFields, unknown][]) {
     if (value === undefined) continue;
@@ -185,10 +197,14 @@ export function transitionUpdate(task: Task, from: readonly Phase[], to: Phase |
     values[placeholder] = field === 'delivery' ? deliveryItem(value as Delivery) : value;
   }
   if (patch.announced) {
-    // A completion leaves the outbox for the list of stored outputs the retention reads.
-    if (task.status === 'completed' && task.completedAt) {
+    if (task.phase === 'delivering') {
+      // A delivery leaves the outbox for the deliveries' list (the sweeper's DELIVERY_ROW), by when it began.
+      set.push('gsi2pk = :phasePk', 'gsi2sk = :phaseSk');
+      Object.assign(values, phaseEntryValues('delivering', task.updatedAt, task.taskId));
+    } else if (task.status === 'completed' && task.completedAt) {
+      // A completion leaves the outbox for the list of stored outputs the retention reads.
       set.push('gsi2pk = :outputsPk', 'gsi2sk = :outputsSk');
-      Object.assign(values, { ':outputsPk': outputsPartition(task.partitionId), ':outputsSk': `${task.completedAt}#${task.taskId}` });
+      Object.assign(values, outputsEntryValues(task));
     } else remove.push('gsi2pk', 'gsi2sk');
   }
   const clauses = [

@@ -51,7 +51,8 @@ export async function failTask(
 export async function announceEnded(deps: Pick<LifecycleDeps, 'tasks' | 'telemetry' | 'events'>, task: Task): Promise<Task> {
   try {
     await deps.events.taskEnded(task);
-    return (await move(deps.tasks, task, 'announce', { announced: true })) ?? task;
+    // A delivery read goes to its own list (the sweeper's) only while it still is one.
+    return (await move(deps.tasks, task, 'announce', { announced: true, ...(task.phase === 'delivering' && { guard: { stillDelivering: true } }) })) ?? task;
   } catch (error) {
     deps.telemetry.warn('task events not published yet; the sweeper retries', { task_id: task.taskId, error: String(error) });
     return task;
