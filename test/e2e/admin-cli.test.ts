@@ -323,7 +323,7 @@ describe('admin member commands (through the identity server, as with --aws thro
 
     const lastOwner = await member('remove', '--account', alice.own, '--holder', alice.holderId);
     expect({ code: lastOwner.code, stdout: lastOwner.stdout }).toEqual({ code: 1, stdout: '' });
-    expect(lastOwner.stderr).toMatch(/owner/);
+    expect(lastOwner.stderr).toMatch(/would be left without an owner/);
     expect(await roles(alice.own)).toEqual({ [alice.email]: 'owner' });
   });
 
