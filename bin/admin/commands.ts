@@ -24,7 +24,10 @@ import { describeTask } from '#domain/tasks/describe-task';
 import { PROVIDER_NAMES } from '#providers/settings-registry';
 import type { AdminConnection, TargetOptions } from './target';
 import { accountView, circuitView, keyDetailView, listingView, summaryView, taskView } from './views';
-import { createUser, identityTarget, signIn } from './users';
+import { createUser, identityTarget, holderIdOf, signIn } from './users';
+import { addMember, removeMember } from '#domain/accounts/members';
+import { isRole, ROLES, type Role } from '#domain/accounts/roles';
+import { NotFoundError } from '#domain/shared/errors';
 
 import { UsageError } from './errors';
 
@@ -42,6 +45,8 @@ export const USAGE = `Usage: npm run -s admin -- <command> [options]
   key list       --account ID        its keys, live and test (never the keys themselves)
   key revoke     --key KEY_ID
   audit          --account ID [--limit N] [--after AUD_ID]   its audit log, newest first
+  member add     --account ID --email E --role ${ROLES.join('|')}
+  member remove  --account ID (--email E | --holder HOLDER_ID)   an owner only while another remains
   user create    --email E --password P [--account ID]
   user sign-in   --email E --password P
   task show      --account ID --task TASK_ID [--test]
@@ -56,6 +61,9 @@ attached to the account given or to a new one; user sign-in prints an access tok
 task show prints a task as operators follow it: the provider and job it runs on, how its
 submission stands (queued, sent with its answer lost...) and that provider's circuit; circuits
 prints every provider's circuit breaker (closed, open until, half_open: the next start probes).
+member add makes a holder who has signed in at least once (or was made by user create) a
+member of the account, through the identity provider to find them by email; member remove
+finds them among the account's members. Both are audited as the operator.
 outputs index enters tasks completed before retention existed into the list the expiry reads
 (until then their outputs never expire); idempotent; a bounded run prints resume_key.
 Every command prints one JSON object on stdout. --test: a vg_test_ key, a grant to the
@@ -72,6 +80,8 @@ const OPTIONS = {
   key: { type: 'string' },
   task: { type: 'string' },
   email: { type: 'string' },
+  role: { type: 'string' },
+  holder: { type: 'string' },
   password: { type: 'string' },
   'rate-limit': { type: 'string' },
   name: { type: 'string' },
@@ -133,6 +143,12 @@ function need(values: Values, name: 'account' | 'amount' | 'reason' | 'key' | 'e
   const value = values[name];
   if (!value) throw new UsageError(`--${name} is required.`);
   return value;
+}
+
+function role(raw: string | undefined): Role {
+  if (!raw) throw new UsageError('--role is required.');
+  if (!isRole(raw)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}; got "${raw}".`);
+  return raw;
 }
 
 function wholeNumber(raw: string | undefined, name: string): number | undefined {
@@ -284,6 +300,24 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
         signupCredits: loadSignupCredits(),
       });
       return { holder_id: holder.holderId, email: holder.email, account_id: holder.accountId, created_account: createdAccount };
+    }
+    case 'member add': {
+      const [accountId, email, memberRole] = [need(values, 'account'), need(values, 'email').trim().toLowerCase(), role(values.role)];
+      // The pool's sub is the holder's id; the team store refuses a holder never recorded (never signed in).
+      const holderId = await holderIdOf(await identityTarget(stores.local), email);
+      if (!(await stores.holders.get(holderId))) throw new NotFoundError(`${email} has never signed in: they sign in once (or use user create --account ${accountId} --email ${email}), then add them.`);
+      await addMember(stores.team, { accountId, holderId, email, role: memberRole }, OPERATOR);
+      return { account_id: accountId, holder_id: holderId, email, role: memberRole };
+    }
+    case 'member remove': {
+      const accountId = need(values, 'account');
+      if (!values.email === !values.holder) throw new UsageError('member remove needs exactly one of --email and --holder.');
+      // The account's own members list finds them: no identity provider needed, and a former holder is found too.
+      const email = values.email?.trim().toLowerCase();
+      const member = (await stores.team.list(accountId)).find((each) => (email ? each.email.toLowerCase() === email : each.holderId === values.holder));
+      if (!member) throw new NotFoundError(`${email ?? values.holder} is not a member of ${accountId}.`);
+      await removeMember(stores.team, { accountId, holderId: member.holderId, actor: null }, OPERATOR);
+      return { account_id: accountId, holder_id: member.holderId, email: member.email, removed: true };
     }
     case 'task show': {
       const scope = partitionOf(need(values, 'account'), values.test ? 'test' : 'live');

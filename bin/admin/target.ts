@@ -8,10 +8,11 @@ import { DynamoHolderStore } from '#adapters/dynamodb/holder-repository';
 import { createDb, type Db } from '#adapters/dynamodb/dynamo-client';
 import { DynamoLedgerStore } from '#adapters/dynamodb/ledger-repository';
 import { DynamoTaskStore } from '#adapters/dynamodb/task-repository';
+import { DynamoTeamStore } from '#adapters/dynamodb/team-repository';
 import type { CircuitStore } from '#domain/providers/ports';
 import type { AdminStores } from '#domain/accounts/account-admin';
 import { modeAwareAccounts } from '#domain/accounts/partition-accounts';
-import type { AccountDirectory, HolderStore } from '#domain/accounts/ports';
+import type { AccountDirectory, HolderStore, TeamStore } from '#domain/accounts/ports';
 import type { TaskStore } from '#domain/tasks/ports';
 import { SILENT_TELEMETRY } from '#domain/shared/telemetry';
 import { localTarget, type LocalTarget } from '../local-stack/discovery';
@@ -39,6 +40,8 @@ export interface AdminConnection extends AdminStores {
   directory: AccountDirectory;
   /** Each account's audit log (`audit`). */
   auditLog: AuditLog;
+  /** Accounts' members (`member add`, `member remove`). */
+  team: TeamStore;
   /** The local stack aimed at, unless --aws. */
   local?: LocalTarget;
 }
@@ -70,5 +73,6 @@ export function connect(options: TargetOptions, env: NodeJS.ProcessEnv = process
     tasks: new DynamoTaskStore(db, SILENT_TELEMETRY),
     circuits: new DynamoCircuitStore(db),
     auditLog: new DynamoAuditLog(db),
+    team: new DynamoTeamStore(db),
   };
 }

@@ -1,6 +1,6 @@
 import type { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import { openHolderAccount } from '#domain/accounts/authenticate-session';
-import { ValidationError } from '#domain/shared/errors';
+import { NotFoundError, ValidationError } from '#domain/shared/errors';
 import type { Holder } from '#domain/accounts/holder';
 import type { HolderStore } from '#domain/accounts/ports';
 import { passwordProblem } from '#lib/identity-policy';
@@ -94,6 +94,19 @@ export async function createUser(
     return { holder, createdAccount: true };
   } catch (error) {
     await target.client.send(new target.sdk.AdminDeleteUserCommand({ UserPoolId: target.userPoolId, Username: email })).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The holder id (the pool's `sub`) of the user whose username is `email` (both sign-up paths use the email). */
+export async function holderIdOf(target: IdentityTarget, email: string): Promise<string> {
+  try {
+    const user = await target.client.send(new target.sdk.AdminGetUserCommand({ UserPoolId: target.userPoolId, Username: email }));
+    const sub = user.UserAttributes?.find((attribute) => attribute.Name === 'sub')?.Value;
+    if (!sub) throw new Error(`The identity provider has ${email} without a sub.`);
+    return sub;
+  } catch (error) {
+    if ((error as { name?: string }).name === 'UserNotFoundException') throw new NotFoundError(`No user ${email} in the identity provider.`);
     throw error;
   }
 }

@@ -23,6 +23,11 @@ import type {
   EventPage,
   AuditEventPage,
   AuditEventsParams,
+  AccountList,
+  Member,
+  MemberList,
+  MemberRemoved,
+  UpdateMemberParams,
   EventsParams,
   FollowEventsOptions,
   GenerateImageParams,
@@ -103,6 +108,12 @@ export interface VidgenClientOptions {
    * API key the key's own mode applies: a different `mode` here is refused.
    */
   mode?: KeyMode;
+  /**
+   * With a session: the account every request acts on (`Vidgen-Account` header), one of those
+   * listAccounts answers; default the holder's default account. An API key belongs to one
+   * account, so with a key this is refused.
+   */
+  account?: string;
   /** Ends with /api/v1. Default http://127.0.0.1:3000/api/v1 (the local stack). */
   baseUrl?: string;
   /** Defaults to the global fetch. */
@@ -227,6 +238,8 @@ export class VidgenClient {
   readonly baseUrl: string;
   /** `test` with a `vg_test_` key: every call works on test data, with test credits. */
   readonly mode: KeyMode;
+  /** With a session: the account requests act on (`Vidgen-Account`); undefined, the holder's default. */
+  readonly account: string | undefined;
   /** The API key or, for a session, what answers the current access token. */
   private readonly credential: () => string | Promise<string>;
   private readonly session: boolean;
@@ -244,7 +257,14 @@ export class VidgenClient {
     if (options.mode !== undefined && options.mode !== 'live' && options.mode !== 'test') {
       throw new TypeError(`VidgenClient: mode must be "live" or "test"; got "${String(options.mode)}".`);
     }
+    if (options.account !== undefined && (typeof options.account !== 'string' || options.account.trim() === '')) {
+      throw new TypeError(`VidgenClient: account must be an account id such as "acc_..."; got ${JSON.stringify(options.account)}.`);
+    }
+    if (hasKey && options.account !== undefined) {
+      throw new TypeError('VidgenClient: an API key acts on its own account; account needs a session (sessionToken).');
+    }
     this.session = hasSession;
+    this.account = options.account?.trim();
     if (hasKey) {
       const apiKey = options.apiKey!.trim();
       this.mode = keyMode(apiKey);
@@ -470,6 +490,32 @@ export class VidgenClient {
     return this.request({ method: 'DELETE', path: `/keys/${encodeId(keyId)}`, idempotent: true, signal: options.signal });
   }
 
+  /** GET /accounts: every account the signed-in holder belongs to, the default first, with their role (a session only). */
+  listAccounts(options: RequestOptions = {}): Promise<AccountList> {
+    return this.request({ method: 'GET', path: '/accounts', idempotent: true, signal: options.signal });
+  }
+
+  /** GET /account/members: the account's members, earliest joined first, and its open invitations (an owner's or admin's session). */
+  listMembers(options: RequestOptions = {}): Promise<MemberList> {
+    return this.request({ method: 'GET', path: '/account/members', idempotent: true, signal: options.signal });
+  }
+
+  /**
+   * PATCH /account/members/{holder_id}: a member's new role (409 `last_owner` when it would leave
+   * no owner). The same change twice is harmless: retried.
+   */
+  updateMember(holderId: string, params: UpdateMemberParams, options: RequestOptions = {}): Promise<Member> {
+    return this.request({ method: 'PATCH', path: `/account/members/${encodeId(holderId)}`, json: params, idempotent: true, signal: options.signal });
+  }
+
+  /**
+   * DELETE /account/members/{holder_id}: removes a member (oneself too; 409 `last_owner` for the
+   * last owner). Not retried after a 5xx: a repeat of a removal that went through answers 404.
+   */
+  removeMember(holderId: string, options: RequestOptions = {}): Promise<MemberRemoved> {
+    return this.request({ method: 'DELETE', path: `/account/members/${encodeId(holderId)}`, idempotent: false, signal: options.signal });
+  }
+
   /**
    * GET /audit-events: the account's audit log, newest first (a session of its owner or admin: an
    * API key gets 403). Pass a page's `next_after` as `after` for the next, older page.
@@ -639,6 +685,7 @@ export class VidgenClient {
           Authorization: `Bearer ${token}`,
           Accept: 'application/json',
           ...(this.session && { 'Vidgen-Mode': this.mode }),
+          ...(this.account !== undefined && { 'Vidgen-Account': this.account }),
           ...call.headers,
         };
     let body: string | FormData | undefined;

@@ -206,3 +206,24 @@ export type UpdateKeyParams = Schemas['UpdateKeyRequest'];
 
 /** What a key may do. */
 export type KeyScope = ApiKey['scopes'][number];
+
+/** GET /accounts: every account the signed-in holder belongs to, the default first, with their role there. */
+export type AccountList = Schemas['AccountList'];
+
+/** One of the holder's accounts and their role in it. */
+export type AccountMembership = Schemas['AccountMembership'];
+
+/** GET /account/members: the members and the open invitations. */
+export type MemberList = Schemas['MemberList'];
+
+/** A member of the account. */
+export type Member = Schemas['Member'];
+
+/** A member's role: owner, admin, developer, billing or viewer. */
+export type MemberRole = Member['role'];
+
+/** Body of PATCH /account/members/{holder_id}. */
+export type UpdateMemberParams = Schemas['UpdateMemberRequest'];
+
+/** DELETE /account/members/{holder_id}. */
+export type MemberRemoved = Schemas['MemberRemoved'];

@@ -24,6 +24,7 @@ from .errors import ApiError, WaitTimeoutError
 from .retry import RetryInfo, RetryOptions, parse_retry_after, retry_delay
 from .types import (
     Account,
+    AccountList,
     ApiKey,
     ApiKeyList,
     Billing,
@@ -45,13 +46,18 @@ from .types import (
     ImagePage,
     ImageTask,
     KeyMode,
+    Member,
+    MemberList,
+    MemberRemoved,
     ModelList,
     Quote,
     QuoteParams,
+    Role,
     TaskEvent,
     TransactionPage,
     UpdateAccountParams,
     UpdateKeyParams,
+    UpdateMemberParams,
     UploadedImage,
     UsageReport,
     VideoPage,
@@ -147,7 +153,9 @@ class VidgenClient:
     holder's access token (or a function that returns a current one, asked before each request,
     so it can be refreshed), with ``mode`` (``live``/``test``, default live, sent as
     ``Vidgen-Mode``) choosing the data it works on; with a key, a ``mode`` other than the key's
-    own is refused. ``base_url`` ends with /api/v1 (default ``VIDGEN_BASE_URL``, else the
+    own is refused. ``account`` (a session only; an ``acc_…`` id from ``list_accounts()``, sent as
+    ``Vidgen-Account``) picks the account a session acts on, default the holder's default
+    account; with a key it is refused, as a key belongs to one account. ``base_url`` ends with /api/v1 (default ``VIDGEN_BASE_URL``, else the
     local stack). ``timeout``: seconds a request may wait for the server without any answer (0 or
     None: no limit). ``sleep`` is used for retry delays and polling (injectable for tests);
     ``on_retry`` is called before each retry, e.g. to log it.
@@ -160,6 +168,7 @@ class VidgenClient:
         base_url: Optional[str] = None,
         session_token: Union[str, Callable[[], str], None] = None,
         mode: Optional[KeyMode] = None,
+        account: Optional[str] = None,
         retry: Optional[RetryOptions] = None,
         timeout: Optional[float] = DEFAULT_TIMEOUT,
         sleep: Callable[[float], None] = time.sleep,
@@ -167,6 +176,12 @@ class VidgenClient:
     ) -> None:
         if mode not in (None, "live", "test"):
             raise ValueError(f'VidgenClient: mode is "live" or "test"; got {mode!r}.')
+        if account is not None and (not isinstance(account, str) or not account.strip()):
+            raise ValueError(f'VidgenClient: account is an account id such as "acc_…"; got {account!r}.')
+        if account is not None and session_token is None:
+            raise ValueError("VidgenClient: an API key acts on its own account; account needs a session (session_token).")
+        #: With a session: the account requests act on (``Vidgen-Account``); None, the holder's default.
+        self.account: Optional[str] = account.strip() if account is not None else None
         if session_token is not None:
             if api_key is not None:
                 raise ValueError("VidgenClient: pass api_key or session_token, not both.")
@@ -484,6 +499,27 @@ class VidgenClient:
         body: UpdateAccountParams = {"output_retention_days": output_retention_days}
         return cast(Account, self._request(_Call("PATCH", "/account", idempotent=True, json=body)))
 
+    # Teams (a session only)
+
+    def list_accounts(self) -> AccountList:
+        """GET /accounts: every account the holder belongs to, the default first, with their role."""
+        return cast(AccountList, self._request(_Call("GET", "/accounts", idempotent=True)))
+
+    def list_members(self) -> MemberList:
+        """GET /account/members: the members, earliest joined first, and open invitations (an owner or admin)."""
+        return cast(MemberList, self._request(_Call("GET", "/account/members", idempotent=True)))
+
+    def update_member(self, holder_id: str, *, role: Role) -> Member:
+        """PATCH /account/members/{holder_id}: the member's new ``role`` (409 ``last_owner`` when no
+        owner would remain). The same change twice is harmless: retried."""
+        body: UpdateMemberParams = {"role": role}
+        return cast(Member, self._request(_Call("PATCH", f"/account/members/{_id(holder_id)}", idempotent=True, json=body)))
+
+    def remove_member(self, holder_id: str) -> MemberRemoved:
+        """DELETE /account/members/{holder_id}: removes a member (oneself too; 409 ``last_owner`` for
+        the last owner). Not retried after a 5xx: a repeat of a removal that went through answers 404."""
+        return cast(MemberRemoved, self._request(_Call("DELETE", f"/account/members/{_id(holder_id)}", idempotent=False)))
+
     def list_keys(self) -> ApiKeyList:
         """GET /keys: the account's API keys, newest first, revoked ones included (a session only)."""
         return cast(ApiKeyList, self._request(_Call("GET", "/keys", idempotent=True)))
@@ -603,6 +639,8 @@ class VidgenClient:
             headers["Accept"] = "text/csv" if call.csv else "application/json"
             if self._mode_header is not None:
                 headers["Vidgen-Mode"] = self._mode_header
+            if self.account is not None:
+                headers["Vidgen-Account"] = self.account
         headers.update(call.headers)
         body: Optional[bytes] = None
         if call.json is not None:

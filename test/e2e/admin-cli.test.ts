@@ -8,6 +8,9 @@ import { DynamoCircuitStore } from '#adapters/dynamodb/circuit-repository';
 import type { Db } from '#adapters/dynamodb/dynamo-client';
 import { startTask } from '#domain/tasks/start-task';
 import { runScript } from '#test-support/run-script';
+import type { LocalStack } from '#bin/local-stack/stack';
+import { signedInHolder } from '#test-support/identity';
+import { call, startTestApi, type Json } from '#test-support/local-api';
 import { createTestDb, dropTestDb, testConfig, testDynamoEndpoint } from '#test-support/test-db';
 
 // Each test spawns the CLI (tsx) several times: on a loaded 2-core machine that takes a while.
@@ -163,6 +166,11 @@ describe('admin CLI', () => {
       [['account', 'create', '--colour', 'blue'], /^admin: Unknown option --colour\.$/m],
       [['account', 'create', '--credts', '5'], /^admin: Unknown option --credts\. Did you mean --credits\?$/m],
       [[], /^admin: No command given\.$/m],
+      [['member', 'add', '--account', 'acc_x', '--email', 'a@example.com'], /--role is required/],
+      [['member', 'add', '--account', 'acc_x', '--email', 'a@example.com', '--role', 'boss'], /--role must be one of owner, admin, developer, billing, viewer; got "boss"/],
+      [['member', 'add', '--email', 'a@example.com', '--role', 'viewer'], /--account is required/],
+      [['member', 'remove', '--account', 'acc_x'], /member remove needs exactly one of --email and --holder/],
+      [['member', 'remove', '--account', 'acc_x', '--email', 'a@example.com', '--holder', 'h'], /member remove needs exactly one of --email and --holder/],
     ];
     const results = await Promise.all(cases.map(([args]) => admin(...args)));
     results.forEach((result, i) => {
@@ -256,4 +264,83 @@ describe('admin CLI', () => {
     });
   });
 
+});
+
+describe('admin member commands (through the identity server, as with --aws through Cognito)', () => {
+  let stack: LocalStack;
+  beforeAll(async () => {
+    stack = await startTestApi();
+  });
+  afterAll(async () => {
+    await stack.stop();
+  });
+
+  const member = async (...args: string[]) => {
+    const result = await runScript('bin/admin.ts', ['member', ...args], {
+      DATA_DIR: stack.dataDir,
+      TABLE_NAME: stack.context.db.tableName,
+      AWS_REGION: 'local',
+      DYNAMODB_ENDPOINT: stack.dynamodbEndpoint,
+      IDENTITY_ENDPOINT: stack.identity.endpoint,
+      USER_POOL_ID: stack.identity.userPoolId,
+      USER_POOL_CLIENT_ID: stack.identity.clientId,
+    });
+    return { ...result, json: result.code === 0 ? (JSON.parse(result.stdout) as Record<string, any>) : undefined };
+  };
+  /** A holder recorded by their first request, which opened their own account. */
+  const recorded = async () => {
+    const signedIn = await signedInHolder(stack);
+    const own = (await call<Json>(stack.baseUrl, '/account', { key: signedIn.accessToken })).body.data!.account_id as string;
+    return { ...signedIn, own };
+  };
+  const roles = async (accountId: string) => Object.fromEntries((await stack.context.team.list(accountId)).map((each) => [each.email, each.role]));
+
+  it('adds a member by email with a role and removes them, audited as the operator; the last owner stays', async () => {
+    const [alice, bob] = [await recorded(), await recorded()];
+
+    const added = await member('add', '--account', alice.own, '--email', bob.email.toUpperCase(), '--role', 'developer');
+    expect(added.stderr).toBe('');
+    expect(added.json).toEqual({ account_id: alice.own, holder_id: bob.holderId, email: bob.email, role: 'developer' });
+    expect(await roles(alice.own)).toEqual({ [alice.email]: 'owner', [bob.email]: 'developer' });
+    // The owner sees them in GET /account/members too.
+    const listed = await call<Json>(stack.baseUrl, '/account/members', { key: alice.accessToken });
+    expect(listed.status).toBe(200);
+    expect(JSON.stringify(listed.body)).toContain(bob.holderId);
+
+    const again = await member('add', '--account', alice.own, '--email', bob.email, '--role', 'viewer');
+    expect(again.code).toBe(1);
+    expect(again.stdout).toBe('');
+
+    const removed = await member('remove', '--account', alice.own, '--email', bob.email);
+    expect(removed.stderr).toBe('');
+    expect(removed.json).toEqual({ account_id: alice.own, holder_id: bob.holderId, email: bob.email, removed: true });
+    expect(await roles(alice.own)).toEqual({ [alice.email]: 'owner' });
+
+    const audit = await stack.context.auditLog.page(alice.own, undefined, 10);
+    expect(audit.entries.map((entry) => [entry.action, entry.actor.type])).toEqual(
+      expect.arrayContaining([['member.joined', 'operator'], ['member.removed', 'operator']]),
+    );
+
+    const lastOwner = await member('remove', '--account', alice.own, '--holder', alice.holderId);
+    expect({ code: lastOwner.code, stdout: lastOwner.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(lastOwner.stderr).toMatch(/would be left without an owner/);
+    expect(await roles(alice.own)).toEqual({ [alice.email]: 'owner' });
+  });
+
+  it('refuses, exit 1, an unknown email, a user who never signed in, and a non-member to remove', async () => {
+    const alice = await recorded();
+    const unknown = await member('add', '--account', alice.own, '--email', `nobody-${Date.now()}@example.com`, '--role', 'viewer');
+    expect({ code: unknown.code, stdout: unknown.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(unknown.stderr).toMatch(/No user nobody-.* in the identity provider/);
+
+    const fresh = await signedInHolder(stack);
+    const never = await member('add', '--account', alice.own, '--email', fresh.email, '--role', 'viewer');
+    expect({ code: never.code, stdout: never.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(never.stderr).toMatch(/has never signed in/);
+
+    const stranger = await member('remove', '--account', alice.own, '--email', fresh.email);
+    expect(stranger.code).toBe(1);
+    expect(stranger.stderr).toMatch(/is not a member of/);
+    expect(await roles(alice.own)).toEqual({ [alice.email]: 'owner' });
+  });
 });

@@ -54,6 +54,34 @@ describe('VidgenClient key methods', () => {
   });
 });
 
+const MEMBER = { holder_id: 'holder-2', email: 'dev@example.com', role: 'developer', joined_at: '2026-11-21T17:00:00.000Z' } as const;
+
+describe('VidgenClient team methods', () => {
+  it('list accounts and members, change a role and remove a member with the documented methods and paths', async () => {
+    const accounts = { accounts: [{ account_id: 'acc_1', role: 'owner' }] };
+    const { api, sent } = setup(ok(accounts), ok({ members: [MEMBER], invitations: [] }), ok({ ...MEMBER, role: 'admin' }), ok({ holder_id: 'holder-2', removed: true }));
+    expect(await api.listAccounts()).toEqual(accounts);
+    expect((await api.listMembers()).members).toEqual([MEMBER]);
+    expect((await api.updateMember('holder-2', { role: 'admin' })).role).toBe('admin');
+    expect(await api.removeMember('holder-2')).toEqual({ holder_id: 'holder-2', removed: true });
+    expect(sent).toEqual([
+      { url: 'https://api.example.test/api/v1/accounts', method: 'GET', body: undefined },
+      { url: 'https://api.example.test/api/v1/account/members', method: 'GET', body: undefined },
+      { url: 'https://api.example.test/api/v1/account/members/holder-2', method: 'PATCH', body: { role: 'admin' } },
+      { url: 'https://api.example.test/api/v1/account/members/holder-2', method: 'DELETE', body: undefined },
+    ]);
+  });
+
+  it('retries a role change after a 5xx (the same change twice is harmless) but never a removal (a repeat would answer 404)', async () => {
+    const update = setup(serverError(), ok(MEMBER));
+    await expect(update.api.updateMember('holder-2', { role: 'developer' })).resolves.toEqual(MEMBER);
+    expect(update.sent).toHaveLength(2);
+    const remove = setup(serverError(), ok({ holder_id: 'holder-2', removed: true }));
+    await expect(remove.api.removeMember('holder-2')).rejects.toBeInstanceOf(ApiError);
+    expect(remove.sent).toHaveLength(1);
+  });
+});
+
 describe('VidgenClient for platforms', () => {
   it('sends end_user and metadata with a start, and a limit per end user with a key', async () => {
     const { api, sent } = setup(ok({ video_id: 'vid_1' }), ok({ image_id: 'img_1' }), ok({ ...KEY, api_key: 'vg_live_x' }), ok(KEY));

@@ -45,4 +45,18 @@ describe('VidgenClient with a session', () => {
     expect(() => new VidgenClient({ apiKey: 'vg_live_x', mode: 'test' })).toThrow(/a live key always acts in live mode/);
     expect(() => new VidgenClient({ sessionToken: 'a.b.c', mode: 'prod' as never })).toThrow(/mode must be "live" or "test"/);
   });
+
+  it('sends the chosen account as Vidgen-Account, and none without one (the default account)', async () => {
+    const { seen, fetch } = recorder();
+    const client = new VidgenClient({ sessionToken: 'a.b.c', account: 'acc_team', fetch });
+    expect(client.account).toBe('acc_team');
+    await client.getAccount();
+    await new VidgenClient({ sessionToken: 'a.b.c', fetch }).getAccount();
+    expect(seen.map((headers) => headers['Vidgen-Account'])).toEqual(['acc_team', undefined]);
+  });
+
+  it('refuses an account with an API key (a key acts on its own account) and an empty account', () => {
+    expect(() => new VidgenClient({ apiKey: 'vg_live_x', account: 'acc_team' })).toThrow(/an API key acts on its own account; account needs a session/);
+    expect(() => new VidgenClient({ sessionToken: 'a.b.c', account: ' ' })).toThrow(/account must be an account id/);
+  });
 });

@@ -42,6 +42,29 @@ class RequestsTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             VidgenClient("vg_live_x", session_token="t")
 
+    def test_account_sends_vidgen_account_with_a_session_only(self) -> None:
+        chosen = VidgenClient(session_token="eyJ.token", account=" acc_team ", base_url=self.server.url)
+        self.assertEqual(chosen.account, "acc_team")
+        self.server.reply(envelope({}), envelope({}))
+        chosen.get_account()
+        VidgenClient(session_token="eyJ.token", base_url=self.server.url).get_account()
+        self.assertEqual([r.headers.get("Vidgen-Account") for r in self.server.received], ["acc_team", None])
+        with self.assertRaisesRegex(ValueError, "an API key acts on its own account"):
+            VidgenClient("vg_live_x", account="acc_team")
+        with self.assertRaisesRegex(ValueError, "account is an account id"):
+            VidgenClient(session_token="t", account=" ")
+
+    def test_a_role_change_is_retried_after_a_5xx_but_a_removal_is_not(self) -> None:
+        member = {"holder_id": "h", "email": "dev@example.com", "role": "admin", "joined_at": "t"}
+        self.server.reply(api_error(503, "service_unavailable", "busy"), envelope(member))
+        self.assertEqual(self.client.update_member("h", role="admin"), member)
+        self.assertEqual(len(self.server.received), 2)
+        self.server.received.clear()
+        self.server.reply(api_error(503, "service_unavailable", "busy"), envelope({"holder_id": "h", "removed": True}))
+        with self.assertRaises(ApiError):
+            self.client.remove_member("h")
+        self.assertEqual(len(self.server.received), 1)
+
     def test_the_key_and_base_url_default_to_the_environment(self) -> None:
         saved = {name: os.environ.get(name) for name in ("VIDGEN_API_KEY", "VIDGEN_BASE_URL")}
         self.addCleanup(lambda: [os.environ.pop(n, None) if v is None else os.environ.__setitem__(n, v) for n, v in saved.items()])
@@ -106,6 +129,10 @@ class RequestsTest(unittest.TestCase):
         calls = [
             (lambda: self.client.get_account(), "GET", "/api/v1/account", None),
             (lambda: self.client.list_keys(), "GET", "/api/v1/keys", None),
+            (lambda: self.client.list_accounts(), "GET", "/api/v1/accounts", None),
+            (lambda: self.client.list_members(), "GET", "/api/v1/account/members", None),
+            (lambda: self.client.update_member("holder/2", role="admin"), "PATCH", "/api/v1/account/members/holder%2F2", {"role": "admin"}),
+            (lambda: self.client.remove_member("holder-2"), "DELETE", "/api/v1/account/members/holder-2", None),
             (lambda: self.client.create_key(name="CI", scopes=["read"], monthly_spend_limit=500), "POST", "/api/v1/keys",
              {"name": "CI", "scopes": ["read"], "monthly_spend_limit": 500}),
             (lambda: self.client.create_key({"name": "nightly", "mode": "test"}), "POST", "/api/v1/keys", {"name": "nightly", "mode": "test"}),
