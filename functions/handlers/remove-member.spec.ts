@@ -9,5 +9,5 @@ export const spec = defineFunction({
   access: { callers: ['session'], capability: 'members' },
   // BatchGet TEAM and the two member items; TransactWriteItems [Update TEAM, Delete member,
   // ConditionCheck actor, Delete membership, Update holder, Put audit].
-  needs: { table: { actions: [...RATE_LIMITED, 'BatchGetItem', 'PutItem', 'DeleteItem', 'ConditionCheckItem'] } },
+  needs: { table: { actions: [...RATE_LIMITED, 'GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem', 'ConditionCheckItem'] } },
 });

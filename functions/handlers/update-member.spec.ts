@@ -9,5 +9,5 @@ export const spec = defineFunction({
   access: { callers: ['session'], capability: 'members' },
   // BatchGet TEAM and the two member items; TransactWriteItems [Update TEAM, Update member,
   // ConditionCheck actor, Update membership, Put audit]; the answer's Query and BatchGet.
-  needs: { table: { actions: [...RATE_LIMITED, 'BatchGetItem', 'PutItem', 'ConditionCheckItem', 'Query'], query: ['table'] } },
+  needs: { table: { actions: [...RATE_LIMITED, 'GetItem', 'BatchGetItem', 'PutItem', 'ConditionCheckItem', 'Query'], query: ['table'] } },
 });

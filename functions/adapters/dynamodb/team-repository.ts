@@ -1,4 +1,4 @@
-import { BatchGetCommand, type BatchGetCommandOutput, QueryCommand, type TransactWriteItem } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type BatchGetCommandOutput, QueryCommand, TransactGetCommand, type TransactWriteItem } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError, ValidationError } from '#domain/shared/errors';
 import { DynamoHolderStore } from './holder-repository';
 import type { AuditEntry } from '#domain/shared/audit';
@@ -86,7 +86,19 @@ export class DynamoTeamStore implements TeamStore {
   }
 
   async state(accountId: string, holderIds: readonly string[]): Promise<{ owners: number; roles: Map<string, Role> }> {
-    const items = await this.batchGet([teamKey(accountId), ...new Set(holderIds)].map((key) => (typeof key === 'string' ? memberKey(accountId, key) : key)));
+    // TransactGetItems, not BatchGetItem: a batch may read the counter before a member change and
+    // the roles after it (two owners demoting each other: the second judged as an admin with two
+    // owners, a 403 instead of 409 last_owner); a transactional read sees all of a change or none.
+    const keys = [teamKey(accountId), ...[...new Set(holderIds)].map((holderId) => memberKey(accountId, holderId))];
+    const answer = await withRetries('team state', async () => {
+      try {
+        return await this.db.doc.send(new TransactGetCommand({ TransactItems: keys.map((Key) => ({ Get: { TableName: this.db.tableName, Key } })) }));
+      } catch (error) {
+        if (error instanceof Error && error.name === 'TransactionCanceledException') return AGAIN;
+        throw error;
+      }
+    });
+    const items = (answer.Responses ?? []).flatMap((response) => (response.Item ? [response.Item] : []));
     const team = items.find((item) => item.sk === teamKey(accountId).sk);
     const roles = new Map<string, Role>();
     for (const item of items) if (item.sk !== teamKey(accountId).sk && isRole(item.role)) roles.set(item.holder_id as string, item.role);
