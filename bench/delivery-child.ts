@@ -2,18 +2,18 @@
  * The delivery worker for bench/delivery.ts, in its own process so its memory is its own: our
  * bucket (ObjectStorage.openForDelivery) streamed into safe-fetch's PUT through the OutputSender,
  * built as functions/app-context/deliveries.ts builds them. Run with `node --expose-gc --import tsx`.
- * Args: <source endpoint> <source bucket> <warm-up key> <warm-up URL> <key> <URL>
+ * Args: <source endpoint> <source bucket> <warm-up key> <warm-up URL> <key> <URL> [file to send instead of key]
  * Prints one JSON line: idle RSS, peak RSS (sampled every 2 ms and the kernel's VmHWM, reset after
  * the idle measurement), the send's duration and outcome, the RSS after a gc() and the time to read
  * our object alone.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createReadStream, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { outputSender } from '#adapters/output-sender';
 import { ObjectStorage } from '#adapters/s3/object-storage';
 import { createS3Client } from '#adapters/s3/s3-client';
 import { createSafeFetcher } from '#adapters/safe-fetch';
 
-const [endpoint, bucket, warmKey, warmUrl, key, url] = process.argv.slice(2) as [string, string, string, string, string, string];
+const [endpoint, bucket, warmKey, warmUrl, key, url, fromFile] = process.argv.slice(2) as [string, string, string, string, string, string, string?];
 const exposedGc = (globalThis as { gc?: () => void }).gc;
 if (!exposedGc) throw new Error('Run with node --expose-gc.');
 const gc: () => void = exposedGc;
@@ -21,7 +21,10 @@ const gc: () => void = exposedGc;
 const storage = new ObjectStorage(createS3Client({ region: 'local', endpoint }), bucket, 'http://127.0.0.1/media');
 // As deliveryDeps(): the answer's body bounded, loopback allowed as on the local stack.
 const fetcher = createSafeFetcher({ allowedOrigins: [], maxBytes: 64 * 1024, timeoutMs: 30_000, allowLoopback: true });
-const sender = outputSender((objectKey) => storage.openForDelivery(objectKey), fetcher);
+// With a 7th argument, the big object is read from that file instead (the PUT side alone, as curl reads).
+const open = (objectKey: string) =>
+  fromFile && objectKey === key ? Promise.resolve({ stream: createReadStream(fromFile), size: statSync(fromFile).size }) : storage.openForDelivery(objectKey);
+const sender = outputSender(open, fetcher);
 
 async function main(): Promise<void> {
   const warm = await sender.send({ url: warmUrl, headers: {} }, warmKey);

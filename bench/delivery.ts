@@ -3,7 +3,8 @@
  * two s3rver processes (ours as the source, the customer's store as the destination); the worker
  * (bench/delivery-child.ts, its own process) streams our object into a presigned PUT through the
  * OutputSender and safe-fetch, as deliveryDeps() builds them. Against `curl -T` of the same file to
- * the same kind of presigned URL: 3 runs each, alternating order, medians.
+ * the same kind of presigned URL: 3 runs each, alternating order, medians; then 3 runs of the worker
+ * sending the same local file as curl (the PUT side alone).
  * Prints the worker's peak RSS above its idle RSS (goal < 64 MB: streamed), MB/s of both and the
  * ratio (goal ≥ 0.8), whether the delivered bytes' sha256 equals the source's, and the load average.
  * Writes out/bench-delivery.json.
@@ -64,8 +65,9 @@ interface WorkerRun {
   sourceReadSeconds: number;
 }
 
-function workerRun(source: Store, warmUrl: string, url: string): WorkerRun {
+function workerRun(source: Store, warmUrl: string, url: string, fromFile?: string): WorkerRun {
   const args = ['--expose-gc', ...TSX, path.join(__dirname, 'delivery-child.ts'), source.endpoint, SOURCE_BUCKET, 'videos/warm.mp4', warmUrl, 'videos/bench.mp4', url];
+  if (fromFile) args.push(fromFile);
   const output = execFileSync(process.execPath, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   const run = JSON.parse(output.trim().split('\n').at(-1)!) as WorkerRun;
   if (run.outcome.type !== 'delivered') throw new Error(`Not delivered: ${JSON.stringify(run.outcome)}`);
@@ -108,6 +110,11 @@ async function main(): Promise<void> {
         else curls.push(curlRun(file, await presignedPut(customer, 'renders/curl.mp4')));
       }
     }
+    // The same worker sending the local file curl sends: the PUT side alone.
+    const fromFile: number[] = [];
+    for (let i = 0; i < RUNS; i += 1) {
+      fromFile.push(workerRun(source, await presignedPut(customer, `renders/warm-file-${i}.mp4`), await presignedPut(customer, 'renders/worker-file.mp4'), file).seconds);
+    }
     const sha256Equal = (await sha256Of(customer, CUSTOMER_BUCKET, 'renders/worker.mp4')) === expected;
 
     const above = workers.map((run) => mb(Math.max(run.sampledPeak, run.hwm) - run.idle));
@@ -125,6 +132,7 @@ async function main(): Promise<void> {
         sourceReadSeconds: workers.map((run) => run.sourceReadSeconds),
         medianMbPerSecond: mb(SIZE) / workerSeconds,
       },
+      workerFromFile: { seconds: fromFile, medianMbPerSecond: mb(SIZE) / median(fromFile), ratio: curlSeconds / median(fromFile) },
       curl: { seconds: curls, medianMbPerSecond: mb(SIZE) / curlSeconds },
       ratio: curlSeconds / workerSeconds,
       sha256Equal,
@@ -139,6 +147,7 @@ async function main(): Promise<void> {
     console.log(`  of which reading ours    ${figures.worker.sourceReadSeconds.map((s) => s.toFixed(2)).join(' / ')} s (GetObject from the source s3rver alone)`);
     console.log(`curl -T                    ${f1(figures.curl.medianMbPerSecond)} MB/s (${curls.map((s) => s.toFixed(2)).join(' / ')} s)`);
     console.log(`ratio worker / curl        ${figures.ratio.toFixed(2)} (goal ≥ 0.8)`);
+    console.log(`worker, from the file      ${f1(figures.workerFromFile.medianMbPerSecond)} MB/s (${fromFile.map((s) => s.toFixed(2)).join(' / ')} s), ratio ${figures.workerFromFile.ratio.toFixed(2)} (the PUT side alone)`);
     console.log(`sha256 equal               ${sha256Equal}`);
     console.log(`load average               ${figures.loadAverage.map((value) => value.toFixed(2)).join(' ')}`);
     mkdirSync('out', { recursive: true });
