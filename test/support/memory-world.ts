@@ -11,6 +11,8 @@ import { copyRequested } from '#domain/tasks/lifecycle/outputs';
 import type { SubmissionRequest } from '#domain/tasks/ports';
 import { CounterBudget } from '#domain/providers/budget';
 import { submitQueued } from '#domain/tasks/submission';
+import { startTask } from '#domain/tasks/start-task';
+import { getTask } from '#domain/tasks/get-task';
 import { SILENT_TELEMETRY } from '#domain/shared/telemetry';
 import { createMemoryStores, MemoryCopyQueue, MemoryMediaStore } from './memory-stores';
 import { ScriptedProvider } from './scripted-provider';
@@ -116,3 +118,13 @@ export function memoryWorld(start = '2026-03-01T12:00:00.000Z') {
 }
 
 export type MemoryWorld = ReturnType<typeof memoryWorld>;
+
+/** A video started with an output destination and driven to `delivering`: its outputs stored, its first delivery queued. */
+export async function deliveringVideo(world: MemoryWorld, accountId: string): Promise<Task> {
+  const started = await startTask(world.deps, accountId, { ...video(), destination: { output: { url: 'https://store.test/out.mp4?X-Amz-Signature=s', headers: {} } } });
+  world.provider.onFetch(async () => ({ type: 'completed', outputUrls: [`https://provider.test/${started.taskId}.out`] }));
+  world.advance(3_000);
+  await getTask(world.deps, accountId, 'video', started.taskId);
+  await world.copyQueue.drain();
+  return started;
+}

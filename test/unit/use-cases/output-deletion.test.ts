@@ -5,7 +5,7 @@ import { startTask } from '#domain/tasks/start-task';
 import { DELETING_GRACE_MS, sweep } from '#domain/tasks/sweep';
 import type { Task } from '#domain/tasks/task';
 import { videoView } from '#contract/tasks';
-import { image, memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
+import { image, memoryWorld, video, type MemoryWorld, deliveringVideo } from '#test-support/memory-world';
 
 /** DELETE of a task's outputs (design-35 §4) on the in-memory stores, with a scripted provider. */
 let world: MemoryWorld;
@@ -68,11 +68,7 @@ describe('deleting outputs', () => {
 
   it('refuses a completed task still being delivered to its destination (task_not_final, saying so), and deletes nothing', async () => {
     const accountId = await world.newAccount(100);
-    const started = await startTask(world.deps, accountId, { ...video(), destination: { output: { url: 'https://store.test/out.mp4?X-Amz-Signature=s', headers: {} } } });
-    world.provider.onFetch(async () => ({ type: 'completed', outputUrls: [`https://provider.test/${started.taskId}.out`] }));
-    world.advance(3_000);
-    await getTask(world.deps, accountId, 'video', started.taskId);
-    await world.copyQueue.drain();
+    const started = await deliveringVideo(world, accountId);
     expect(await world.stores.tasks.get(accountId, started.taskId)).toMatchObject({ phase: 'delivering', status: 'completed' });
     const refused = deleteTaskOutputs(world.deps, accountId, 'video', started.taskId);
     await expect(refused).rejects.toBeInstanceOf(TaskNotFinalError);

@@ -5,7 +5,7 @@ import { QUEUE_STALL_MS } from '#domain/tasks/submission';
 import { startTask } from '#domain/tasks/start-task';
 import { sweep } from '#domain/tasks/sweep';
 import { DELIVERY_STALL_MS } from '#domain/tasks/sweep-table';
-import { memoryWorld, video, type MemoryWorld } from '#test-support/memory-world';
+import { memoryWorld, video, type MemoryWorld, deliveringVideo } from '#test-support/memory-world';
 
 /** The sweeper on in-memory stores with a fixed clock (on DynamoDB Local: test/integration/task-lifecycle.test.ts). */
 let world: MemoryWorld;
@@ -189,11 +189,7 @@ it('asks about a job that calls back only once it has been silent for callbackSi
 
 it('queues again a delivery whose message went missing, only once it has not moved for DELIVERY_STALL_MS past its next attempt', async () => {
   const accountId = await world.newAccount(100);
-  const started = await startTask(world.deps, accountId, { ...video(), destination: { output: { url: 'https://store.test/out.mp4?X-Amz-Signature=s', headers: {} } } });
-  world.provider.onFetch(async () => ({ type: 'completed', outputUrls: [`https://provider.test/${started.taskId}.out`] }));
-  world.advance(3_000);
-  await getTask(world.deps, accountId, 'video', started.taskId);
-  await world.copyQueue.drain();
+  const started = await deliveringVideo(world, accountId);
   expect(await world.stores.tasks.get(accountId, started.taskId)).toMatchObject({ phase: 'delivering', delivery: { attempts: 0 } });
   // The process died after the move to `delivering`: its message never reached the queue.
   world.deliveries.splice(0);
@@ -211,11 +207,7 @@ it('queues again a delivery whose message went missing, only once it has not mov
 
 it('leaves a delivery alone while an attempt holds its lease or its next attempt is still to come', async () => {
   const accountId = await world.newAccount(100);
-  const started = await startTask(world.deps, accountId, { ...video(), destination: { output: { url: 'https://store.test/out.mp4?X-Amz-Signature=s', headers: {} } } });
-  world.provider.onFetch(async () => ({ type: 'completed', outputUrls: [`https://provider.test/${started.taskId}.out`] }));
-  world.advance(3_000);
-  await getTask(world.deps, accountId, 'video', started.taskId);
-  await world.copyQueue.drain();
+  const started = await deliveringVideo(world, accountId);
   const task = (await world.stores.tasks.get(accountId, started.taskId))!;
   const nextAttemptAt = new Date(world.now().getTime() + 15 * MINUTE).toISOString();
   await move(world.stores.tasks, task, 'deliveryFailed', { set: { delivery: { status: 'pending', attempts: 1, lastError: 'HTTP 500', nextAttemptAt } }, guard: { deliveryAttempts: 0 } });
