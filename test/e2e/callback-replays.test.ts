@@ -86,6 +86,11 @@ describe('a genuine callback replayed to another task', () => {
     fake.holdNext(1);
     const running = await startVideo(victim.key);
     victims['another job'] = { accountId: victim.accountId, taskId: running };
+    // Its 'start' callback comes a moment later: let it be made before dropCallbacks(2) below, or
+    // a loaded machine drops it in place of the source job's (CI saw exactly that).
+    const runningJob = await until('the running job', async () => (await stored(victim.accountId, running))?.provider?.jobId);
+    await until('the running job\'s start callback', async () =>
+      fake.messages.some((message) => message.predictionId === runningJob && message.event === 'start') ? true : undefined);
     // (c) One with no job yet: the create's answer was unreadable (a 2xx without an id).
     fake.behave({ kind: 'respond', status: 201, body: {} });
     const waiting = await startVideo(victim.key);
