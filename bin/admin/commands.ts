@@ -47,7 +47,7 @@ export const USAGE = `Usage: npm run -s admin -- <command> [options]
   audit          --account ID [--limit N] [--after AUD_ID]   its audit log, newest first
   member add     --account ID --email E --role ${ROLES.join('|')}
   member remove  --account ID (--email E | --holder HOLDER_ID)   an owner only while another remains
-  user create    --email E --password P [--account ID]
+  user create    --email E --password P [--account ID [--role R]]
   user sign-in   --email E --password P
   task show      --account ID --task TASK_ID [--test]
   circuits
@@ -57,7 +57,8 @@ Target: the running local stack by default. --aws uses the deployed table named 
 TABLE_NAME (or --table) in AWS_REGION (or --region) with your AWS credentials.
 user create makes a verified account holder in the identity provider (the local identity
 server, or with --aws the Cognito user pool named by USER_POOL_ID and USER_POOL_CLIENT_ID),
-attached to the account given or to a new one; user sign-in prints an access token for it.
+a member of the account given (as --role, owner unless said) or the owner of a new one; user
+sign-in prints an access token for it.
 task show prints a task as operators follow it: the provider and job it runs on, how its
 submission stands (queued, sent with its answer lost...) and that provider's circuit; circuits
 prints every provider's circuit breaker (closed, open until, half_open: the next start probes).
@@ -293,13 +294,16 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
       };
     }
     case 'user create': {
+      // Checked before the identity provider is asked for anything: a refused role makes nothing.
+      if (values.role !== undefined && !values.account) throw new UsageError('--role needs --account: a holder with a new account is its owner.');
+      const memberRole = values.account ? role(values.role ?? 'owner') : 'owner';
       const { holder, createdAccount } = await createUser(await identityTarget(stores.local), stores, {
         email: need(values, 'email'),
         password: need(values, 'password'),
-        ...(values.account && { accountId: values.account }),
+        ...(values.account && { accountId: values.account, role: memberRole }),
         signupCredits: loadSignupCredits(),
       });
-      return { holder_id: holder.holderId, email: holder.email, account_id: holder.accountId, created_account: createdAccount };
+      return { holder_id: holder.holderId, email: holder.email, account_id: holder.accountId, role: memberRole, created_account: createdAccount };
     }
     case 'member add': {
       const [accountId, email, memberRole] = [need(values, 'account'), need(values, 'email').trim().toLowerCase(), role(values.role)];

@@ -2,6 +2,7 @@ import type { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-iden
 import { openHolderAccount } from '#domain/accounts/authenticate-session';
 import { NotFoundError, ValidationError } from '#domain/shared/errors';
 import type { Holder } from '#domain/accounts/holder';
+import type { Role } from '#domain/accounts/roles';
 import type { HolderStore } from '#domain/accounts/ports';
 import { passwordProblem } from '#lib/identity-policy';
 import type { LocalTarget } from '../local-stack/discovery';
@@ -63,7 +64,7 @@ export interface CreatedUser {
 export async function createUser(
   target: IdentityTarget,
   stores: { holders: HolderStore; accounts: { get(id: string): Promise<unknown> } },
-  input: { email: string; password: string; accountId?: string; signupCredits: number },
+  input: { email: string; password: string; accountId?: string; role?: Role; signupCredits: number },
 ): Promise<CreatedUser> {
   const problem = passwordProblem(input.password);
   if (problem) throw new ValidationError(`--password: ${problem}.`, 'password');
@@ -87,7 +88,7 @@ export async function createUser(
     await target.client.send(new target.sdk.AdminSetUserPasswordCommand({ UserPoolId: target.userPoolId, Username: email, Password: input.password, Permanent: true }));
     if (input.accountId) {
       const holder: Holder = { holderId, accountId: input.accountId, email, createdAt: new Date().toISOString() };
-      await stores.holders.attach(holder, 'owner');
+      await stores.holders.attach(holder, input.role ?? 'owner');
       return { holder, createdAccount: false };
     }
     const holder = await openHolderAccount({ holders: stores.holders, signupCredits: input.signupCredits }, { holderId, email, emailVerified: true });

@@ -297,7 +297,7 @@ describe('admin user commands (through the identity server, as with --aws throug
     const email = `ops-${Date.now()}@example.com`;
     const created = await admin('user', 'create', '--email', email, '--password', GOOD_PASSWORD);
     expect(created.stderr).toBe('');
-    expect(created.json).toEqual({ holder_id: expect.any(String), email, account_id: expect.stringMatching(/^acc_/), created_account: true });
+    expect(created.json).toEqual({ holder_id: expect.any(String), email, account_id: expect.stringMatching(/^acc_/), role: 'owner', created_account: true });
     const signedIn = await admin('user', 'sign-in', '--email', email, '--password', GOOD_PASSWORD);
     expect(signedIn.json).toEqual({ access_token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/), expires_in: 3600 });
     const account = await get(signedIn.json!.access_token, '/account');
@@ -308,9 +308,25 @@ describe('admin user commands (through the identity server, as with --aws throug
     const { account } = await createAccount(stack.context, { credits: 42 });
     const email = `team-${Date.now()}@example.com`;
     const attached = await admin('user', 'create', '--email', email, '--password', GOOD_PASSWORD, '--account', account.accountId);
-    expect(attached.json).toMatchObject({ account_id: account.accountId, created_account: false });
+    expect(attached.json).toMatchObject({ account_id: account.accountId, role: 'owner', created_account: false });
     const token = (await admin('user', 'sign-in', '--email', email, '--password', GOOD_PASSWORD)).json!.access_token as string;
     expect((await get(token, '/account')).body.data).toMatchObject({ account_id: account.accountId, live: { credits: 42 } });
+
+    // --role makes them a member in that role: a viewer reads the account and is refused a start.
+    const viewerEmail = `viewer-${Date.now()}@example.com`;
+    const viewer = await admin('user', 'create', '--email', viewerEmail, '--password', GOOD_PASSWORD, '--account', account.accountId, '--role', 'viewer');
+    expect(viewer.json).toMatchObject({ account_id: account.accountId, role: 'viewer', created_account: false });
+    const viewerToken = (await admin('user', 'sign-in', '--email', viewerEmail, '--password', GOOD_PASSWORD)).json!.access_token as string;
+    expect((await get(viewerToken, '/accounts')).body.data).toEqual({ accounts: [{ account_id: account.accountId, role: 'viewer' }] });
+    const start = await call<any>(stack.baseUrl, '/generate', { method: 'POST', key: viewerToken, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ prompt: 'a heron' }) });
+    expect(start.status).toBe(403);
+    expect(start.body.error?.message).toMatch(/viewer.*developer/);
+    const badRole = await admin('user', 'create', '--email', `boss-${Date.now()}@example.com`, '--password', GOOD_PASSWORD, '--account', account.accountId, '--role', 'boss');
+    expect(badRole.code).toBe(2); // a usage error, as for any bad flag
+    expect(badRole.stderr).toMatch(/--role must be one of owner, admin, developer, billing, viewer; got "boss"/);
+    const roleAlone = await admin('user', 'create', '--email', `alone-${Date.now()}@example.com`, '--password', GOOD_PASSWORD, '--role', 'viewer');
+    expect(roleAlone.code).toBe(2);
+    expect(roleAlone.stderr).toMatch(/--role needs --account/);
 
     const weak = await admin('user', 'create', '--email', `weak-${Date.now()}@example.com`, '--password', 'short');
     expect(weak.code).toBe(1);
