@@ -6,7 +6,7 @@
  * error or failed task, 2 usage error, 130 interrupted.
  */
 import { ApiError, VidgenClient, WaitTimeoutError } from '#client';
-import { parseCommand, UsageError, USAGE, VIDGEN } from './vidgen/args';
+import { parseInvocation, SESSION_COMMANDS, UsageError, USAGE, VIDGEN } from './vidgen/args';
 import { runCommand } from './vidgen/commands';
 import { configPath, loadConfig } from './vidgen/config';
 import { login, logout, sessionPath, sessionToken } from './vidgen/session';
@@ -14,7 +14,7 @@ import { DownloadError } from './vidgen/download';
 import { serveMcp } from './vidgen/mcp';
 
 async function main(argv: string[], signal: AbortSignal): Promise<number> {
-  const command = parseCommand(argv);
+  const command = parseInvocation(argv);
   if (command.name === 'help') {
     process.stdout.write(`${USAGE}\n`);
     return 0;
@@ -31,21 +31,25 @@ async function main(argv: string[], signal: AbortSignal): Promise<number> {
     return 0;
   }
   const config = loadConfig();
-  // API keys cannot manage keys (403): `keys` acts as the signed-in holder even when a key is configured.
+  // API keys cannot manage keys or the team (403), and belong to one account: these commands, and
+  // any command given an account, act as the signed-in holder even when a key is configured.
   const credential =
-    command.name === 'keys'
-      ? await sessionCredential(`"keys" acts as the signed-in account holder (an API key cannot manage keys). Sign in first: ${VIDGEN} login --email E --password P.`)
+    command.account !== undefined
+      ? await sessionCredential(`--account ${command.account} acts as the signed-in account holder in one of their accounts (an API key belongs to one account). Sign in first: ${VIDGEN} login --email E --password P.`)
+      : SESSION_COMMANDS.has(command.name)
+      ? await sessionCredential(`"${command.name}" acts as the signed-in account holder (an API key cannot manage ${command.name === 'keys' ? 'keys' : 'the account\'s team'}). Sign in first: ${VIDGEN} login --email E --password P.`)
       : config.apiKey
         ? { apiKey: config.apiKey }
         : await sessionCredential(`No API key and no session. Set VIDGEN_API_KEY, put {"apiKey": "vg_live_..."} in ${configPath()}, or sign in: ${VIDGEN} login --email E --password P.`);
   const client = new VidgenClient({
     ...credential,
+    ...(command.account !== undefined && { account: command.account }),
     baseUrl: config.baseUrl,
     onRetry: ({ attempt, delayMs, error }) =>
       process.stderr.write(`retrying in ${(delayMs / 1000).toFixed(1)}s (attempt ${attempt}) after [${error.code}] ${error.message}\n`),
   });
   // Keys are managed for both modes at once (keys create takes --mode): the banner would mislead.
-  if (client.mode === 'test' && command.name !== 'keys') {
+  if (client.mode === 'test' && !SESSION_COMMANDS.has(command.name)) {
     // On stderr, so --json output stays JSON.
     process.stderr.write(`vidgen: TEST MODE (${'apiKey' in credential ? 'vg_test_ key' : 'VIDGEN_MODE=test'}): test data, test credits, simulated provider\n`);
   }

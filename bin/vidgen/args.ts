@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { KeyMode, KeyScope, UsageParams } from '#client';
+import type { KeyMode, KeyScope, MemberRole, UsageParams } from '#client';
 import { describeParseArgsError } from '../cli/parse-args-error';
 
 /** A mistake in how the command was called: exit code 2. */
@@ -75,6 +75,14 @@ Commands:
   keys revoke KEY_ID                  Revoke a key: it stops working within a minute.
       The keys commands act as the signed-in account holder (vidgen login), even when an API
       key is configured: API keys cannot manage keys.
+  accounts                            The accounts you belong to and your role in each (default first).
+  members                             The account's members and open invitations (owner or admin).
+  members set-role HOLDER_ID ROLE     A member's new role: owner, admin, developer, billing or viewer.
+  members remove HOLDER_ID            Remove a member (yourself too); the last owner cannot go.
+  audit [--after ID] [--limit N] [--csv]
+      The account's audit log, newest first (owner or admin): who changed keys, members,
+      webhooks, retention and billing. --after takes the next_after printed for older entries.
+      The accounts, members and audit commands act as the signed-in account holder.
   transactions [--page N] [--limit N] Every grant, charge and refund of your credits, newest first.
   usage [--from DATE] [--to DATE] [--group-by day|model|key|end_user] [--csv]
       What your tasks cost, per day (default), model, API key or end user, with totals; the
@@ -90,6 +98,8 @@ Options:
   --interval SEC    Seconds between polls while waiting (default 5).
   --timeout SEC     Stop waiting after SEC seconds (exit 1); the task carries on.
   --json            Print only JSON on stdout (the API's data, or {"error": ...}).
+  --account ACC_ID  Act as the signed-in holder in that account of theirs (see "accounts"),
+                    even when an API key is set (also VIDGEN_ACCOUNT). Default: their own.
   -h, --help        This help.
 
 Configuration: VIDGEN_API_KEY, or "apiKey" in ~/.config/vidgen/config.json (another file:
@@ -140,6 +150,7 @@ const OPTIONS = {
   scopes: { type: 'string' },
   'monthly-spend-limit': { type: 'string' },
   'expires-at': { type: 'string' },
+  account: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -177,6 +188,9 @@ const COMMANDS = {
   mcp: { operand: undefined, options: [] },
   // `keys` alone lists them; keysCommand checks each action's own options.
   keys: { operand: undefined, options: ['name', 'mode', 'scopes', 'monthly-spend-limit', 'expires-at'] },
+  accounts: { operand: undefined, options: [] },
+  members: { operand: undefined, options: [] },
+  audit: { operand: undefined, options: ['after', 'limit', 'csv'] },
 } satisfies Record<string, { operand: string | undefined; options: OptionName[] }>;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -251,7 +265,22 @@ export type Command =
   | { name: 'mcp'; json: boolean }
   | { name: 'logout'; json: boolean }
   | { name: 'login'; email: string; password: string; json: boolean }
-  | KeysCommand;
+  | { name: 'accounts'; json: boolean }
+  | { name: 'audit'; after?: string; limit?: number; csv: boolean; json: boolean }
+  | KeysCommand
+  | MembersCommand;
+
+/** `members ...`: the team of the account in use. */
+export type MembersCommand =
+  | { name: 'members'; action: 'list'; json: boolean }
+  | { name: 'members'; action: 'set-role'; holderId: string; role: MemberRole; json: boolean }
+  | { name: 'members'; action: 'remove'; holderId: string; json: boolean };
+
+/** The commands that act as the signed-in holder whatever credential is configured (API keys get 403 there). */
+export const SESSION_COMMANDS: ReadonlySet<CommandName> = new Set(['keys', 'accounts', 'members', 'audit']);
+
+/** A command and the account it acts in (--account or VIDGEN_ACCOUNT), when one is named. */
+export type Invocation = Command & { account?: string };
 
 /** `keys ...`; `keyName` is the key's --name (`name` names the command). */
 export type KeysCommand =
@@ -279,6 +308,24 @@ const isUsageGrouping = (value: string): value is UsageGrouping => Object.hasOwn
 const KEY_SCOPES: Record<KeyScope, true> = { generate: true, read: true, webhooks: true };
 const SCOPE_LIST = Object.keys(KEY_SCOPES).join(', ');
 
+/** The command line, and the account it names (--account, else VIDGEN_ACCOUNT). */
+export function parseInvocation(argv: string[], env: NodeJS.ProcessEnv = process.env): Invocation {
+  const command = parseCommand(argv);
+  if (command.name === 'help') return command;
+  const given = accountOption(argv) ?? (env.VIDGEN_ACCOUNT?.trim() || undefined);
+  if (given === undefined) return command;
+  if (command.name === 'login' || command.name === 'logout' || command.name === 'mcp') {
+    throw new UsageError(`--account (or VIDGEN_ACCOUNT) does not apply to "${command.name}".`);
+  }
+  if (!/^acc_[0-9A-Za-z]+$/.test(given)) throw new UsageError(`--account must be an account id such as acc_...; got "${given}".`);
+  return { ...command, account: given };
+}
+
+/** --account as given (parseCommand has already checked the whole line). */
+function accountOption(argv: string[]): string | undefined {
+  return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true }).values.account;
+}
+
 export function parseCommand(argv: string[]): Command {
   let parsed;
   try {
@@ -298,7 +345,7 @@ export function parseCommand(argv: string[]): Command {
     return quoteCommand([...argv.slice(0, at), ...argv.slice(at + 1)]);
   }
   const spec = COMMANDS[name];
-  const allowed = new Set<OptionName>([...spec.options, 'json', 'help']);
+  const allowed = new Set<OptionName>([...spec.options, 'json', 'help', 'account']);
   for (const option of Object.keys(values) as OptionName[]) {
     if (!allowed.has(option)) throw new UsageError(`--${option} is not an option of "${name}".`);
   }
@@ -424,6 +471,19 @@ export function parseCommand(argv: string[]): Command {
       return { name, json };
     case 'keys':
       return keysCommand(operands, values, json);
+    case 'accounts':
+      return { name, json };
+    case 'members':
+      return membersCommand(operands, json);
+    case 'audit':
+      if (values.csv && json) throw new UsageError('--csv and --json are two answers: pass one.');
+      return {
+        name,
+        ...(values.after !== undefined && { after: nonEmpty(values.after, '--after') }),
+        limit: number(values.limit, '--limit'),
+        csv: values.csv ?? false,
+        json,
+      };
     case 'login': {
       const password = values.password ?? process.env.VIDGEN_PASSWORD;
       if (!values.email) throw new UsageError('"login" needs --email.');
@@ -437,7 +497,26 @@ export function parseCommand(argv: string[]): Command {
 function operandCount(name: CommandName, first: string | undefined, hasOperand: boolean): number {
   if (name === 'webhooks') return first === 'deliveries' || first === 'delete' ? 2 : first === 'retry' ? 3 : 1;
   if (name === 'keys') return first === 'update' || first === 'revoke' ? 2 : 1;
+  if (name === 'members') return first === 'set-role' ? 3 : first === 'remove' ? 2 : 1;
   return hasOperand ? 1 : 0;
+}
+
+/** A Record, so the type check fails if the API gains a role this lacks. */
+const MEMBER_ROLES: Record<MemberRole, true> = { owner: true, admin: true, developer: true, billing: true, viewer: true };
+const isMemberRole = (value: string): value is MemberRole => Object.hasOwn(MEMBER_ROLES, value);
+
+/** `members [list]`, `members set-role HOLDER_ID ROLE`, `members remove HOLDER_ID`. */
+function membersCommand(operands: string[], json: boolean): MembersCommand {
+  const [action = 'list', holderId, role] = operands;
+  if (action === 'list') return { name: 'members', action, json };
+  if (action !== 'set-role' && action !== 'remove') {
+    throw new UsageError(`Unknown members command "${action}": use "members", "members set-role HOLDER_ID ROLE" or "members remove HOLDER_ID".`);
+  }
+  if (holderId === undefined || holderId.trim() === '') throw new UsageError(`"members ${action}" needs HOLDER_ID (the holder_id "members" prints).`);
+  if (action === 'remove') return { name: 'members', action, holderId, json };
+  if (role === undefined) throw new UsageError('"members set-role" needs HOLDER_ID and ROLE.');
+  if (!isMemberRole(role)) throw new UsageError(`ROLE must be one of ${Object.keys(MEMBER_ROLES).join(', ')}; got "${role}".`);
+  return { name: 'members', action, holderId, role, json };
 }
 
 type KeyOption = 'name' | 'mode' | 'scopes' | 'monthly-spend-limit' | 'expires-at';

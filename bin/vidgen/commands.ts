@@ -12,10 +12,13 @@ import type {
   VideoTask,
 } from '#client';
 import { verifyWebhook } from '#client';
-import { UsageError, VIDGEN, type Command, type GenerateCommand, type ImageCommand, type KeysCommand, type WaitSettings } from './args';
+import { UsageError, VIDGEN, type Command, type GenerateCommand, type ImageCommand, type KeysCommand, type MembersCommand, type WaitSettings } from './args';
 import { download, DownloadError, numberedFile } from './download';
 import {
   formatAccount,
+  formatAccountList,
+  formatAuditEvents,
+  formatMemberList,
   formatCredits,
   formatDeliveryList,
   formatFields,
@@ -129,6 +132,23 @@ export async function runCommand(command: Exclude<Command, { name: 'help' | 'log
       return events(client, command, io, print);
     case 'keys':
       return keys(client, command, io, printData);
+    case 'accounts': {
+      const list = await client.listAccounts({ signal });
+      printData(list, () => formatAccountList(list));
+      return 0;
+    }
+    case 'members':
+      return members(client, command, io, printData);
+    case 'audit': {
+      const params = { ...(command.after !== undefined && { after: command.after }), ...(command.limit !== undefined && { limit: command.limit }) };
+      if (command.csv) {
+        io.stdout.write(await client.getAuditEventsCsv(params, { signal }));
+        return 0;
+      }
+      const page = await client.listAuditEvents(params, { signal });
+      printData(page, () => formatAuditEvents(page));
+      return 0;
+    }
     case 'webhooks': {
       if (command.action === 'listen') return listen(client, command.port, command.json, io, print);
       if (command.action === 'list') {
@@ -195,6 +215,28 @@ async function keys(client: VidgenClient, command: KeysCommand, io: Io, printDat
     case 'revoke': {
       const revoked = await client.revokeKey(command.keyId, { signal });
       printData(revoked, () => `Revoked ${revoked.key_id} (${JSON.stringify(revoked.name)}, ${revoked.prefix ?? 'no prefix'}) at ${revoked.revoked_at}.`);
+      return 0;
+    }
+  }
+}
+
+/** `vidgen members ...`: list, set-role, remove. */
+async function members(client: VidgenClient, command: MembersCommand, io: Io, printData: (data: unknown, human: () => string) => void): Promise<number> {
+  const { signal } = io;
+  switch (command.action) {
+    case 'list': {
+      const list = await client.listMembers({ signal });
+      printData(list, () => formatMemberList(list));
+      return 0;
+    }
+    case 'set-role': {
+      const member = await client.updateMember(command.holderId, { role: command.role }, { signal });
+      printData(member, () => `${member.email} (${member.holder_id}) is now ${member.role}.`);
+      return 0;
+    }
+    case 'remove': {
+      const removed = await client.removeMember(command.holderId, { signal });
+      printData(removed, () => `Removed ${command.holderId}: their sessions lose the account within the authorization cache's TTL; the keys they made keep working until revoked.`);
       return 0;
     }
   }

@@ -1,4 +1,4 @@
-import type { Account, ApiKey, Credits, ImagePage, ImageTask, ModelList, Pagination, Quote, TransactionPage, UsageReport, VideoPage, VideoTask, Webhook, WebhookDeliveryPage } from '#client';
+import type { Account, AccountList, ApiKey, AuditEventPage, Credits, MemberList, ImagePage, ImageTask, ModelList, Pagination, Quote, TransactionPage, UsageReport, VideoPage, VideoTask, Webhook, WebhookDeliveryPage } from '#client';
 
 /** Human-readable output for stdout (without --json). */
 
@@ -125,6 +125,38 @@ export function formatUsage(report: UsageReport): string {
   const header = [report.group_by, 'tasks', 'charged', 'refunded', 'net'];
   const rows = report.rows.map((row) => [row.group ?? '-', ...figures(row)]);
   return [`Usage ${report.from} to ${report.to} (UTC), by ${report.group_by}:`, ...table([header, ...rows, ['total', ...figures(report.totals)]])].join('\n');
+}
+
+/** One line per account of the holder: id and role; the first is the default. */
+export function formatAccountList({ accounts }: AccountList): string {
+  if (accounts.length === 0) return 'You belong to no account: accept an invitation, or ask an owner to add you.';
+  const rows = accounts.map((account, i) => [account.account_id, account.role, i === 0 ? 'default' : '']);
+  return [...table(rows), 'Act in another with --account ACC_ID (or VIDGEN_ACCOUNT).'].join('\n');
+}
+
+/** The members (holder id, email, role, joined) and the open invitations. */
+export function formatMemberList({ members, invitations }: MemberList): string {
+  const lines = table(members.map((member) => [member.holder_id, member.email, member.role, `joined ${shortTime(member.joined_at)}`]));
+  lines.push(`${members.length} member${members.length === 1 ? '' : 's'}.`);
+  if (invitations.length > 0) {
+    lines.push('Open invitations:');
+    lines.push(...table(invitations.map((invitation) => [invitation.invitation_id, invitation.email, invitation.role, `until ${shortTime(invitation.expires_at)}`])));
+  }
+  return lines.join('\n');
+}
+
+/** One line per entry, newest first: when, who, what, on what, from where; then the cursor to older entries. */
+export function formatAuditEvents(page: AuditEventPage): string {
+  if (page.events.length === 0) return 'No audit entries.';
+  const rows = page.events.map((event) => [
+    shortTime(event.at),
+    event.actor.email ?? `${event.actor.type} ${event.actor.id ?? ''}`.trim(),
+    event.action,
+    `${event.target.type} ${event.target.id}`,
+    event.ip ?? '-',
+  ]);
+  const more = page.has_more && page.next_after ? `Older entries: --after ${page.next_after}` : 'No older entries.';
+  return [...table(rows), more].join('\n');
 }
 
 /** One line per webhook endpoint: id, URL, the events it gets ("every event" when all), added, description. */

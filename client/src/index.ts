@@ -524,6 +524,14 @@ export class VidgenClient {
     return this.request({ method: 'GET', path: '/audit-events', query: { ...params }, idempotent: true, signal: options.signal });
   }
 
+  /**
+   * GET /audit-events with `Accept: text/csv`: the same page as the API's own CSV (RFC 4180, CRLF,
+   * a header row first); its `Vidgen-Next-After` header is the cursor listAuditEvents answers as `next_after`.
+   */
+  getAuditEventsCsv(params: AuditEventsParams = {}, options: RequestOptions = {}): Promise<string> {
+    return this.request({ method: 'GET', path: '/audit-events', query: { ...params }, headers: { Accept: 'text/csv' }, idempotent: true, read: readCsv, signal: options.signal });
+  }
+
   /** GET /billing: packs, the plan, the subscription status and paid access (a session only: an API key gets 403). */
   getBilling(options: RequestOptions = {}): Promise<Billing> {
     return this.request({ method: 'GET', path: '/billing', idempotent: true, signal: options.signal });

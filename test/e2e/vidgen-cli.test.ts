@@ -5,6 +5,8 @@ import path from 'node:path';
 import sharp from 'sharp';
 import type { LocalStack } from '#bin/local-stack/stack';
 import { createAccount, createApiKey } from '#domain/accounts/account-admin';
+import { addMember } from '#domain/accounts/members';
+import { OPERATOR_STAMP } from '#domain/shared/audit';
 import { GOOD_PASSWORD, signedInHolder } from '#test-support/identity';
 import { startFakeStore } from '#test-support/fake-store';
 import { runScript, spawnScript } from '#test-support/run-script';
@@ -295,6 +297,14 @@ describe('vidgen CLI', () => {
       [['keys', 'create', '--name', 'x', '--scopes', 'read,admin'], /--scopes: unknown scope "admin"/],
       [['usage', '--group-by', 'week'], /--group-by must be one of day, model, key, end_user; got "week"/],
       [['usage', '--csv', '--json'], /--csv and --json are two answers/],
+      [['members'], /"members" acts as the signed-in account holder \(an API key cannot manage the account's team\)/],
+      [['credits', '--account', 'acc_01ANY'], /--account acc_01ANY acts as the signed-in account holder in one of their accounts/],
+      [['credits', '--account', 'someone'], /--account must be an account id such as acc_\.\.\.; got "someone"/],
+      [['login', '--email', 'a@b.c', '--password', 'x', '--account', 'acc_01ANY'], /--account \(or VIDGEN_ACCOUNT\) does not apply to "login"/],
+      [['members', 'set-role', 'h1', 'boss'], /ROLE must be one of owner, admin, developer, billing, viewer; got "boss"/],
+      [['members', 'promote'], /Unknown members command "promote"/],
+      [['members', 'remove'], /"members remove" needs HOLDER_ID/],
+      [['audit', '--csv', '--json'], /--csv and --json are two answers/],
     ];
     const results = await Promise.all(cases.map(([args, , extra]) => vidgen(args, extra)));
     results.forEach((result, i) => {
@@ -431,6 +441,65 @@ describe('vidgen events --follow', () => {
     expect(await closed).toBe(0);
     expect(stderr).toMatch(/Stopped\. Resume with: npx vidgen events --follow --after \S+/);
   }, 60_000);
+});
+
+describe('vidgen accounts, members and audit', () => {
+  it("an owner lists the team, a member acts in the owner's account with --account, the owner reads the audit log and changes the team", async () => {
+    const asHolder = async (who: { email: string }) => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'vidgen-team-'));
+      const holderEnv = { VIDGEN_CONFIG: path.join(dir, 'config.json'), VIDGEN_IDENTITY_ENDPOINT: stack.identity.endpoint, VIDGEN_CLIENT_ID: stack.identity.clientId };
+      expect((await vidgen(['login', '--email', who.email, '--password', GOOD_PASSWORD], holderEnv)).code).toBe(0);
+      return (...args: string[]) => vidgen(args, holderEnv);
+    };
+    const [owner, dev] = await Promise.all([signedInHolder(stack), signedInHolder(stack)]);
+    const asOwner = await asHolder(owner);
+    // An API key is configured too (env): the session commands act as the holder all the same.
+    const ownAccount = JSON.parse((await asOwner('accounts', '--json')).stdout).accounts[0].account_id as string;
+    let asDev = await asHolder(dev);
+    const devAccount = JSON.parse((await asDev('accounts', '--json')).stdout).accounts[0].account_id as string;
+    await addMember(stack.context.team, { accountId: ownAccount, holderId: dev.holderId, email: dev.email, role: 'developer' }, OPERATOR_STAMP);
+    asDev = await asHolder(dev); // a new session: the authorizer's cached answer for the old one lists one account
+
+    // Independent reads side by side: each run is a process start, slow on a loaded machine.
+    const [team, accounts, there] = await Promise.all([asOwner('members'), asDev('accounts'), asDev('account', '--json', '--account', ownAccount)]);
+    expect(team.code).toBe(0);
+    expect(team.stdout).toMatch(new RegExp(`^${owner.holderId}\\s+${owner.email}\\s+owner\\s+joined `, 'm'));
+    expect(team.stdout).toMatch(new RegExp(`^${dev.holderId}\\s+${dev.email}\\s+developer\\s+joined `, 'm'));
+    expect(team.stdout).toMatch(/^2 members\.$/m);
+
+    expect(accounts.stdout).toMatch(new RegExp(`^${devAccount}\\s+owner\\s+default\\n${ownAccount}\\s+developer\\n`));
+    // --account: any command acts as the member in the owner's account, though an API key is configured.
+    expect(JSON.parse(there.stdout).account_id).toBe(ownAccount);
+    const [made, refused] = await Promise.all([
+      asDev('keys', 'create', '--name', 'dev made this', '--account', ownAccount, '--json'),
+      // A developer may not manage the team: the API's 403, naming the roles that may.
+      asDev('members', '--account', ownAccount),
+    ]);
+    expect(made.code).toBe(0);
+    const key = JSON.parse(made.stdout) as { key_id: string; created_by: string };
+    expect(key.created_by).toBe(dev.holderId);
+    expect([refused.code, refused.stderr]).toEqual([1, expect.stringMatching(/^error \[forbidden\]: .*developer.*owner, admin/m)]);
+
+    const [audit, csv, older] = await Promise.all([asOwner('audit'), asOwner('audit', '--csv', '--limit', '2'), asOwner('audit', '--limit', '1', '--json')]);
+    expect(audit.code).toBe(0);
+    expect(audit.stdout).toMatch(new RegExp(`^\\S+ \\S+\\s+${dev.email}\\s+key\\.created\\s+key ${key.key_id}\\s+127\\.0\\.0\\.1$`, 'm'));
+    const lines = csv.stdout.trim().split('\r\n');
+    expect(lines[0]).toBe('id,at,actor_type,actor_id,actor_email,action,target_type,target_id,ip,user_agent,details');
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toContain(`,key.created,key,${key.key_id},`);
+    const newest = JSON.parse(older.stdout) as { has_more: boolean; next_after: string };
+    expect(newest.has_more).toBe(true);
+    const second = JSON.parse((await asOwner('audit', '--limit', '1', '--after', newest.next_after, '--json')).stdout) as { events: Array<{ id: string }> };
+    expect(second.events[0]!.id < newest.next_after).toBe(true);
+
+    const demoted = await asOwner('members', 'set-role', dev.holderId, 'viewer');
+    expect([demoted.code, demoted.stdout]).toEqual([0, `${dev.email} (${dev.holderId}) is now viewer.\n`]);
+    const lastOwner = await asOwner('members', 'set-role', owner.holderId, 'admin');
+    expect([lastOwner.code, lastOwner.stderr]).toEqual([1, expect.stringMatching(/^error \[last_owner\]: /m)]);
+    const removed = await asOwner('members', 'remove', dev.holderId);
+    expect([removed.code, removed.stdout]).toEqual([0, expect.stringMatching(new RegExp(`^Removed ${dev.holderId}: `))]);
+    expect(JSON.parse((await asOwner('members', '--json')).stdout).members.map((member: { holder_id: string }) => member.holder_id)).toEqual([owner.holderId]);
+  }, 240_000);
 });
 
 describe('vidgen keys', () => {
