@@ -72,6 +72,16 @@ describe('httpHandler with an injected rate limiter', () => {
     expect(takeLogs().map(({ level, message }) => `${level} ${message}`)).toEqual(['WARN request failed: a dependency was busy']);
   });
 
+  it("answers 503 with Retry-After, not 500, when the function's time runs out (middy's early timeout): a slow dependency, not a bug", async () => {
+    const injected = limiter({ allowed: true, limit: 7, remaining: 6, resetAt: 1795284300 });
+    // Never settles: the Lambda deadline (200 ms here) ends it, as a DynamoDB Local under heavy load once did after 28 s.
+    const handler = httpHandler(READ, () => new Promise(() => undefined), { rateLimiter: injected });
+    const response = (await handler(event, lambdaContext('test', { requestId: 'req_1', timeoutMs: 200 }))) as APIGatewayProxyResult;
+    expect([response.statusCode, response.headers?.['Retry-After']]).toEqual([503, '1']);
+    expect(JSON.parse(response.body)).toMatchObject({ data: null, error: { code: 'internal_error', message: new ServiceBusyError().message } });
+    expect(takeLogs()).toEqual([expect.objectContaining({ level: 'WARN', message: 'request failed: a dependency was busy', attributes: expect.objectContaining({ cause: 'TimeoutError', status: 503 }) })]);
+  });
+
   it('answers 403 forbidden naming the scope when the key lacks it, after counting the request, without running the logic', async () => {
     const injected = limiter({ allowed: true, limit: 7, remaining: 6, resetAt: 1795284300 });
     let ran = false;

@@ -33,6 +33,7 @@ export function apiResponse(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayPro
     after: (request) => decorate(request as ApiRequest),
     onError: (request) => {
       const typed = request as ApiRequest;
+      if (isDeadline(typed.error)) typed.error = Object.assign(new ServiceBusyError(), { cause: typed.error });
       const error = toHttpError(typed.error);
       logFailure(typed.error, error.status);
       const retryAfter =
@@ -43,6 +44,15 @@ export function apiResponse(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayPro
       decorate(typed);
     },
   };
+}
+
+/**
+ * middy's early timeout: the function's time ran out (a dependency slower than the function's
+ * timeout allows). A 503 to retry, not a 500: the message names the Idempotency-Key, since a
+ * start may have gone through before the deadline.
+ */
+function isDeadline(error: Error | null | undefined): boolean {
+  return error?.name === 'TimeoutError' && (error.cause as { package?: unknown } | undefined)?.package === '@middy/core';
 }
 
 /**
