@@ -7,7 +7,8 @@ import path from 'node:path';
 import { banner } from './local-stack/banner';
 import { SIMULATOR_FILE } from './local-stack/billing';
 import { startLocalStack } from './local-stack/stack';
-import { localSettings, type LocalSettings } from './local-stack/settings';
+import { CUSTOMER_BUCKET, localSettings, type LocalSettings } from './local-stack/settings';
+import { RETENTION } from '#config/retention';
 import { addressFile, removeAddresses, writeAddresses } from './local-stack/discovery';
 
 async function main(): Promise<void> {
@@ -40,6 +41,10 @@ async function main(): Promise<void> {
       tableName: settings.tableName,
       s3Endpoint: stack.s3Endpoint,
       mediaBucket: settings.mediaBucket,
+      customerBucket: CUSTOMER_BUCKET,
+      // What the stack gave the handlers (stack.ts sets the local schedule unless given).
+      deliveryRetrySchedule: process.env.DELIVERY_RETRY_SCHEDULE!,
+      retentionDaySeconds: process.env.RETENTION_DAY_SECONDS ?? String(RETENTION.daySeconds.default),
       identity: stack.identity,
       ...(stack.stripe && { stripeSimulatorUrl: stack.stripe.url }),
       stripeTokenFile: path.join(settings.dataDir, SIMULATOR_FILE),

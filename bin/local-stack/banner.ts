@@ -13,6 +13,11 @@ export interface BannerFacts {
   tableName: string;
   s3Endpoint: string;
   mediaBucket: string;
+  /** The second bucket, standing for a customer's storage (settings.ts CUSTOMER_BUCKET). */
+  customerBucket: string;
+  /** The local knobs of deliveries and retention, as the handlers read them. */
+  deliveryRetrySchedule: string;
+  retentionDaySeconds: string;
   identity: { endpoint: string; userPoolId: string; clientId: string };
   /** The Stripe simulator's URL; undefined when STRIPE_SECRET_KEY names a Stripe account. */
   stripeSimulatorUrl?: string;
@@ -33,6 +38,8 @@ export function banner(facts: BannerFacts): string {
     `  Demo account    ${facts.accountId} (${facts.credits} credits)${facts.created ? ', created now' : ''}`,
     `  DynamoDB Local  ${facts.dynamodbEndpoint} (table ${facts.tableName})`,
     `  S3 (s3rver)     ${facts.s3Endpoint} (bucket ${facts.mediaBucket})`,
+    `                  bucket ${facts.customerBucket} stands for your storage: npm run -s local:presign -- KEY`,
+    `  Deliveries      retried after ${facts.deliveryRetrySchedule} s (DELIVERY_RETRY_SCHEDULE); a retention day is ${facts.retentionDaySeconds} s (RETENTION_DAY_SECONDS)`,
     `  Identity        ${facts.identity.endpoint} (Cognito API; user pool ${facts.identity.userPoolId}, client ${facts.identity.clientId})`,
     '                  verification codes are printed here; npm run admin -- user create --email E --password P',
     facts.stripeSimulatorUrl

@@ -17,6 +17,12 @@ function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   return value;
 }
 
+/**
+ * A second bucket in the local s3rver, standing for a customer's own storage: deliveries
+ * (docs/storage.md) are tried by hand into it with `npm run -s local:presign -- KEY`.
+ */
+export const CUSTOMER_BUCKET = 'customer-deliveries';
+
 export interface LocalSettings {
   host: string;
   apiPort: number;

@@ -18,7 +18,7 @@ import { startS3Local } from './s3-local';
 import { startLocalBilling } from './billing';
 import type { StripeSimulator } from './stripe-simulator';
 import { startIdentityServer, type IdentityServer } from './identity/server';
-import type { LocalSettings } from './settings';
+import { CUSTOMER_BUCKET, type LocalSettings } from './settings';
 import { InProcessCopyQueue } from '#adapters/copy-queues';
 import { LOCAL_WEBHOOK_RETRY_SCHEDULE } from '#config';
 import { localQueue } from '#app-context/queues';
@@ -96,7 +96,7 @@ export async function startLocalStack(
         host: settings.host,
         port: settings.s3Port,
         directory: path.join(settings.dataDir, 's3'),
-        buckets: [settings.mediaBucket],
+        buckets: [settings.mediaBucket, CUSTOMER_BUCKET],
       });
       stops.push(s3.stop);
       s3Endpoint = s3.endpoint;

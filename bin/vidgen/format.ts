@@ -4,19 +4,29 @@ import type { Account, AccountList, ApiKey, AuditEventPage, Credits, MemberList,
 
 /** One "name  value" line per field, in the API's order; nested errors and lists readable. */
 export function formatFields(record: VideoTask | ImageTask | Credits | ApiKey): string {
-  const entries = Object.entries(record).filter(([, value]) => value !== undefined && value !== null);
+  // An empty object (metadata {}) says nothing, like a null.
+  const entries = Object.entries(record).filter(([, value]) => value !== undefined && value !== null && !isEmptyObject(value));
   const width = Math.max(...entries.map(([name]) => name.length));
   return entries
     .map(([name, value]) => {
       const label = name.padEnd(width);
       if (Array.isArray(value)) return value.map((item, i) => `${i === 0 ? label : ' '.repeat(width)}  ${String(item)}`).join('\n');
-      if (typeof value === 'object') {
-        const { code, message } = value as { code?: string; message?: string };
-        return `${label}  [${code}] ${message}`;
-      }
+      if (typeof value === 'object') return `${label}  ${formatObject(value as Record<string, unknown>)}`;
       return `${label}  ${String(value)}`;
     })
     .join('\n');
+}
+
+const isEmptyObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+
+/** An error as `[code] message`; any other object (delivery, metadata) as its non-null fields. */
+function formatObject(value: Record<string, unknown>): string {
+  const { code, message } = value;
+  if (typeof code === 'string' && typeof message === 'string') return `[${code}] ${message}`;
+  return Object.entries(value)
+    .filter(([, field]) => field !== undefined && field !== null)
+    .map(([field, fieldValue]) => `${field}: ${typeof fieldValue === 'object' ? JSON.stringify(fieldValue) : String(fieldValue)}`)
+    .join(', ');
 }
 
 export const formatCredits = (credits: Credits) => formatFields(credits);

@@ -365,7 +365,7 @@ export class VidgenClient {
   /**
    * DELETE /videos/{id}: deletes a final task's stored video and thumbnail (irreversible; charges
    * unchanged). The task stays, with `output_deleted_at`. Idempotent, so retried like a read;
-   * a processing task is 409 `task_not_final`.
+   * a processing task, or one still being delivered to its `output_destination`, is 409 `task_not_final`.
    */
   deleteVideo(videoId: string, options: RequestOptions = {}): Promise<VideoTask> {
     return this.request({ method: 'DELETE', path: `/videos/${encodeId(videoId)}`, idempotent: true, signal: options.signal });

@@ -20,7 +20,7 @@ export const ERROR_ADVICE: Readonly<Record<string, { title: string; action: stri
   internal_error: { title: 'Something went wrong on our side', action: 'Try again in a moment. If it keeps happening, contact support with the request id.' },
   upstream_error: { title: 'The generation provider failed the request', action: 'Your credits were refunded. Try again; if it keeps failing, try another model.' },
   task_not_cancelable: { title: 'This task has already ended', action: 'A completed or failed task cannot be canceled. Refresh to see its result.' },
-  task_not_final: { title: 'This task is still running', action: 'Its outputs can be deleted once it has completed or failed. Wait for it to finish, then try again.' },
+  task_not_final: { title: 'This task is still running', action: 'Its outputs can be deleted once it has completed or failed and any delivery to your storage has ended. Wait for it to finish, then try again.' },
   method_not_allowed: { title: 'This method is not allowed here', action: 'The MCP endpoint takes POST only; point an MCP client at it rather than a browser.' },
   network_error: { title: 'The API could not be reached', action: 'Check your connection, then try again.' },
   // Why a task failed (a task's `error.code`).

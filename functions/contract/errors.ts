@@ -39,7 +39,7 @@ export const ERROR_SUMMARIES: Readonly<Record<ErrorCode, string>> = {
   internal_error: 'a failure on our side',
   upstream_error: 'the generation provider refused or failed the submission (credits refunded)',
   task_not_cancelable: 'a cancel of a task that has already completed or failed',
-  task_not_final: "a deletion of a task's outputs while it is still processing",
+  task_not_final: "a deletion of a task's outputs while it is still processing, or still being delivered to its output_destination",
   forbidden: "outside the API key's scopes, or an endpoint only a signed-in account holder may call",
   spend_limit_exceeded: "the start would pass the API key's monthly spend limit, or the limit of the end user it names",
   method_not_allowed: '`GET` or `DELETE` on `/mcp`, which takes `POST` only (the `Allow` header says so)',
@@ -122,7 +122,7 @@ export const ERROR_STATUSES: Readonly<Record<ErrorStatus, ErrorStatusDoc>> = {
   409: {
     codes: ['idempotency_conflict', 'task_not_cancelable', 'task_not_final', 'last_owner'],
     description:
-      '`idempotency_conflict`: this Idempotency-Key was used with a different request body within 24 hours. `task_not_cancelable`: the task has already completed or failed. `task_not_final`: the task is still processing, so its outputs cannot be deleted yet. `last_owner`: the role change or removal would leave the account without an owner.',
+      '`idempotency_conflict`: this Idempotency-Key was used with a different request body within 24 hours. `task_not_cancelable`: the task has already completed or failed. `task_not_final`: the task is still processing, or its output is still being delivered to your storage (`delivery.status` `pending`), so its outputs cannot be deleted yet. `last_owner`: the role change or removal would leave the account without an owner.',
     example: 'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
   },
   413: {

@@ -125,7 +125,7 @@ export const TOOLS = {
   delete_task: {
     name: 'delete_task',
     description:
-      "Delete a finished task's stored result files (video and thumbnail, or images): their URLs stop working, the task stays with output_deleted_at, and nothing is refunded. Irreversible; calling it again changes nothing. A task still processing cannot be deleted (error task_not_final): wait for it or cancel it first.",
+      "Delete a finished task's stored result files (video and thumbnail, or images): their URLs stop working, the task stays with output_deleted_at, and nothing is refunded. Irreversible; calling it again changes nothing. A task still processing, or completed but still being delivered to its output_destination (delivery.status pending), cannot be deleted (error task_not_final): wait for it to finish (or cancel a processing one) first.",
     input: z.object({ id: taskId }),
   },
   list_tasks: {

@@ -265,7 +265,8 @@ class VidgenClient:
     def delete_video(self, video_id: str) -> VideoTask:
         """DELETE /videos/{id}: deletes a final task's stored video and thumbnail (irreversible;
         charges unchanged). The task stays, with ``output_deleted_at``; ``video_url`` is gone. A
-        repeat answers the same, so it is retried; 409 ``task_not_final`` while processing."""
+        repeat answers the same, so it is retried; 409 ``task_not_final`` while processing or
+        while still being delivered to its ``output_destination``."""
         return cast(VideoTask, self._request(_Call("DELETE", f"/videos/{_id(video_id)}", idempotent=True)))
 
     def wait_for_video(

@@ -349,6 +349,20 @@ describe('output', () => {
     expect(formatFields({ ...video, status: 'completed', error: undefined } as never)).not.toMatch(/^error/m);
   });
 
+  it('prints the delivery and metadata objects as their fields, never "[undefined] undefined"', () => {
+    const text = formatFields({
+      ...video,
+      status: 'completed',
+      error: undefined,
+      metadata: { order: '1001' },
+      delivery: { status: 'failed', attempts: 1, last_error: 'HTTP 403 (AccessDenied)', delivered_at: null },
+    } as never);
+    expect(text).not.toContain('undefined');
+    expect(text).toMatch(/^delivery {10}status: failed, attempts: 1, last_error: HTTP 403 \(AccessDenied\)$/m);
+    expect(text).toMatch(/^metadata {10}order: 1001$/m);
+    expect(formatFields(video)).not.toMatch(/^metadata/m);
+  });
+
   it('prints a page as a table with a footer', () => {
     const lines = formatVideoList({ videos: [video], pagination: { page: 1, limit: 20, total: 1, total_pages: 1, has_more: false } }).split('\n');
     expect(lines[0]).toMatch(/^vid_1 {2}failed {2}vid-1-5-pro {2}5s {2}720p {2}16:9 {2}2026-11-21 17:00Z {2}"a very long prompt .*…"$/);

@@ -62,7 +62,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a video task's outputs
-         * @description Deletes the stored video and its thumbnail of a final task. The task stays, with `output_deleted_at` and no result URLs; the old URLs answer 404 (through the CDN within 5 minutes). Charges are unchanged: nothing is refunded. A second call answers the same task. A failed task (nothing stored) takes `output_deleted_at` too. A `processing` task answers 409 `task_not_final`. This cannot be undone.
+         * @description Deletes the stored video and its thumbnail of a final task. The task stays, with `output_deleted_at` and no result URLs; the old URLs answer 404 (through the CDN within 5 minutes). Charges are unchanged: nothing is refunded. A second call answers the same task. A failed task (nothing stored) takes `output_deleted_at` too. A `processing` task answers 409 `task_not_final`, and so does a completed one still being delivered to its `output_destination` (`delivery.status` `pending`): retry once the delivery has ended. This cannot be undone.
          */
         delete: operations["deleteVideo"];
         options?: never;
@@ -148,7 +148,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an image task's outputs
-         * @description Deletes the stored images of a final task. The task stays, with `output_deleted_at` and no result URLs; the old URLs answer 404 (through the CDN within 5 minutes). Charges are unchanged: nothing is refunded. A second call answers the same task. A failed task (nothing stored) takes `output_deleted_at` too. A `processing` task answers 409 `task_not_final`. This cannot be undone.
+         * @description Deletes the stored images of a final task. The task stays, with `output_deleted_at` and no result URLs; the old URLs answer 404 (through the CDN within 5 minutes). Charges are unchanged: nothing is refunded. A second call answers the same task. A failed task (nothing stored) takes `output_deleted_at` too. A `processing` task answers 409 `task_not_final`, and so does a completed one still being delivered to its `output_destination` (`delivery.status` `pending`): retry once the delivery has ended. This cannot be undone.
          */
         delete: operations["deleteImage"];
         options?: never;
@@ -2435,7 +2435,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description `idempotency_conflict`: this Idempotency-Key was used with a different request body within 24 hours. `task_not_cancelable`: the task has already completed or failed. `task_not_final`: the task is still processing, so its outputs cannot be deleted yet. `last_owner`: the role change or removal would leave the account without an owner. */
+            /** @description `idempotency_conflict`: this Idempotency-Key was used with a different request body within 24 hours. `task_not_cancelable`: the task has already completed or failed. `task_not_final`: the task is still processing, or its output is still being delivered to your storage (`delivery.status` `pending`), so its outputs cannot be deleted yet. `last_owner`: the role change or removal would leave the account without an owner. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3497,7 +3497,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description `idempotency_conflict`: this Idempotency-Key was used with a different request body within 24 hours. `task_not_cancelable`: the task has already completed or failed. `task_not_final`: the task is still processing, so its outputs cannot be deleted yet. `last_owner`: the role change or removal would leave the account without an owner. */
+            /** @description `idempotency_conflict`: this Idempotency-Key was used with a different request body within 24 hours. `task_not_cancelable`: the task has already completed or failed. `task_not_final`: the task is still processing, or its output is still being delivered to your storage (`delivery.status` `pending`), so its outputs cannot be deleted yet. `last_owner`: the role change or removal would leave the account without an owner. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

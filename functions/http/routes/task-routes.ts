@@ -124,7 +124,7 @@ export function taskDocs<K extends TaskKind>(spec: TaskKindSpec<K>): RouteDoc[] 
       doc: {
         operationId: `delete${Kind}`,
         summary: `Delete ${a} task's outputs`,
-        description: `Deletes the stored ${kind === 'video' ? 'video and its thumbnail' : 'images'} of a final task. The task stays, with \`output_deleted_at\` and no result URLs; the old URLs answer 404 (through the CDN within 5 minutes). Charges are unchanged: nothing is refunded. A second call answers the same task. A failed task (nothing stored) takes \`output_deleted_at\` too. A \`processing\` task answers 409 \`task_not_final\`. This cannot be undone.`,
+        description: `Deletes the stored ${kind === 'video' ? 'video and its thumbnail' : 'images'} of a final task. The task stays, with \`output_deleted_at\` and no result URLs; the old URLs answer 404 (through the CDN within 5 minutes). Charges are unchanged: nothing is refunded. A second call answers the same task. A failed task (nothing stored) takes \`output_deleted_at\` too. A \`processing\` task answers 409 \`task_not_final\`, and so does a completed one still being delivered to its \`output_destination\` (\`delivery.status\` \`pending\`): retry once the delivery has ended. This cannot be undone.`,
         tag,
         request: { params: spec.idParam },
         success: { description: 'The task, its outputs deleted.', ...json(spec.taskResponse, ok(examples.deleted)) },
