@@ -56,6 +56,10 @@ export const NOT_SET_ON_AWS: Readonly<Record<string, string>> = {
   SUBMISSION_GRACE_SECONDS: "the default: an unanswered create waits 10 minutes for its job's callback",
   RETENTION_DAY_SECONDS: 'the local stack\'s tests only: a retention day is 86,400 s on every stage',
   OUTPUT_ALLOWED_ORIGINS: 'the local stack only: on AWS provider outputs are copied from public addresses (or our own media) only',
+  // Mail (issue 36): SES and its binder are a follow-up (docs/operations.md, "Invitation mail"); until then a deployed invite-member logs the mail.
+  MAIL_FROM: 'not yet set on AWS: bindMail and the SES identity are to come (docs/operations.md); unset, invite-member prints the mail in its log',
+  CONSOLE_URL: 'not yet set on AWS, with MAIL_FROM (bindMail, to come); unset, the mail names the console\'s Invitations page without its address',
+  MAIL_CONFIGURATION_SET: 'not yet set on AWS, with MAIL_FROM (bindMail, to come)',
   // Billing: set per billing function by its binder (billingEnvironment below).
   BILLING_PACKS: 'billing functions only, from context billingPacks (unset: no packs)',
   BILLING_PLAN: 'billing functions only, from context billingPlan (unset: no plan)',
