@@ -331,10 +331,12 @@ describe('StatelessStack', () => {
       expect(missing).toEqual([]);
     });
 
-    it("gives the authorizer (and only it) the user pool's issuer and client from SSM, and the sign-up credits", () => {
+    it("gives the authorizer, and the invitation routes that ask the identity provider afresh, the user pool's issuer and client from SSM, and the sign-up credits", () => {
+      // Issue 36: GET /invitations and accept bind to the verified address the provider gives now (GetUser).
+      expect(loadSpecs().filter((spec) => spec.needs.identity).map((spec) => spec.name).sort()).toEqual(['accept-invitation', 'authorizer', 'list-invitations']);
       for (const handler of handlers()) {
         const env = resources()[functionIdOf(template(), handler)].Properties.Environment.Variables;
-        if (handler === 'authorizer') {
+        if (['authorizer', 'accept-invitation', 'list-invitations'].includes(handler)) {
           expect(env).toMatchObject({
             IDENTITY_ISSUER: { Ref: 'IdentityIssuerParameter' },
             IDENTITY_CLIENT_ID: { Ref: 'UserPoolClientIdParameter' },
