@@ -9,6 +9,6 @@ export const spec = defineFunction({
   access: { callers: ['session'], capability: 'members' },
   // Query MEMBER# and BatchGet the holders (a member's address is refused); TransactGetItems the
   // actor's member item (GetItem); TransactWriteItems [Update INVITES#<day>, Put INVITATION#,
-  // ConditionCheck the actor, Put audit]. The mail: SES once bindMail lands (docs/operations.md).
-  needs: { table: { actions: [...RATE_LIMITED, 'Query', 'BatchGetItem', 'GetItem', 'PutItem', 'ConditionCheckItem'], query: ['table'] } },
+  // ConditionCheck the actor, Put audit]. Then the mail (SES SendEmail, or the log without a sender).
+  needs: { table: { actions: [...RATE_LIMITED, 'Query', 'BatchGetItem', 'GetItem', 'PutItem', 'ConditionCheckItem'], query: ['table'] }, mail: true },
 });

@@ -10,6 +10,7 @@ import { functionIdOf, resourcesOf, synthesize, type Synthesized } from './suppo
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:vidgen-alarms';
 const PROD = {
   stage: 'prod',
+  mailFromAddress: 'invites@example.com',
   replicateSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vidgen/prod/replicate-AbCdEf',
 };
 

@@ -13,6 +13,7 @@ import { readDeploySettings } from '#lib/deploy-settings';
 import {
   billingEnvironment,
   identityEnvironment,
+  mailEnvironment,
   mediaEnvironment,
   NOT_SET_ON_AWS,
   observabilityEnvironment,
@@ -317,6 +318,8 @@ describe('StatelessStack', () => {
         ...Object.keys(billingEnvironment(simulated, { secretKey: 'arn:key', webhookSecret: 'arn:webhook' })),
         // The authorizer's alone: sessions.
         ...Object.keys(identityEnvironment(simulated, { issuer: 'https://issuer', clientId: 'client' })),
+        // invite-member on a stage with a sender and a console domain (issue 36).
+        ...Object.keys(mailEnvironment(settings({ mailFromAddress: 'invites@example.com', consoleDomainName: 'console.example.com', consoleCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/x' }))),
         // Per function: the copy worker's name and the queues a function sends to.
         'COPY_WORKER_FUNCTION',
         'WEBHOOK_QUEUE_URL',
