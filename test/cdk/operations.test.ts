@@ -166,6 +166,18 @@ describe('operations: background functions, alarms, dashboard', () => {
       });
     });
 
+    it('alarm when an invitation mail could not be sent (InvitationMailFailed)', () => {
+      expect(named('invitation-mail-failed')).toMatchObject({
+        Namespace: 'VidGen',
+        MetricName: 'InvitationMailFailed',
+        Dimensions: [{ Name: 'service', Value: 'vidgen-dev' }],
+        Period: 300,
+        Statistic: 'Sum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+    });
+
     it('watch throttling on the table and both global indexes (API keys, the in-flight shards)', () => {
       const indexes = (named('dynamodb-throttles')!.Metrics as Array<{ MetricStat?: { Metric: { Dimensions: Array<{ Name: string; Value: unknown }> } } }>)
         .flatMap((m) => m.MetricStat?.Metric.Dimensions ?? [])
