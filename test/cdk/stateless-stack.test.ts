@@ -76,6 +76,18 @@ describe('StatelessStack', () => {
       expect(ROUTES.filter((r) => r.callers !== 'public').length).toBeGreaterThanOrEqual(10);
     });
 
+    it('keeps /account/members/invitations a literal resource beside {holder_id}: the revoke route is its own, never a holder named "invitations"', () => {
+      const children = (parentPath: string) =>
+        resourcesOf(template(), 'AWS::ApiGateway::Resource')
+          .map(([id]) => pathOf(id))
+          .filter((path) => path.startsWith(`${parentPath}/`) && !path.slice(parentPath.length + 1).includes('/'));
+      expect(children('/api/v1/account/members').sort()).toEqual(['/api/v1/account/members/invitations', '/api/v1/account/members/{holder_id}']);
+      const revoke = methods().find((m) => m.method === 'DELETE' && m.path === '/api/v1/account/members/invitations/{invitation_id}')!;
+      expect(revoke.functionId).toBe(functionIdOf(template(), 'revoke-invitation'));
+      // The literal resource has no method of its own: API Gateway answers it as an unknown route.
+      expect(methods().filter((m) => m.path === '/api/v1/account/members/invitations')).toEqual([]);
+    });
+
     it("streams the streamed routes' answers (MCP) through Lambda's streaming invoke, for as long as their function may run, and buffers the rest", () => {
       const byRoute = functionMethods().map(([, m]) => {
         const integration = m.Properties!.Integration;
