@@ -1,7 +1,8 @@
 #!/usr/bin/env -S npx tsx
 /**
  * The CDK app: `npm run synth` (offline, no credentials), `npx cdk deploy --all -c stage=prod
- * -c checkSecrets=true -c alarmEmail=...` (prod needs an alarm recipient; checkSecrets first asks
+ * -c checkSecrets=true -c alarmEmail=... -c mailFromAddress=...` (prod needs an alarm recipient and a
+ * sender for invitation mail; checkSecrets first asks
  * Secrets Manager for every secret the stage references and stops, naming the missing ones). Every
  * deploy setting comes from CDK context (cdk.json for the defaults, -c key=value to override);
  * lib/deploy-settings.ts lists and checks them and docs/operations.md explains them. cdk-nag's

@@ -11,6 +11,7 @@ import type { DeploySettings } from './deploy-settings';
 import {
   billingEnvironment,
   identityEnvironment,
+  mailEnvironment,
   mediaEnvironment,
   providerEnvironment,
   tableEnvironment,
@@ -39,6 +40,8 @@ export interface Bindings {
   functionNamed: (name: string) => ApiFunction;
   /** Where the ffmpeg layer puts its binary. */
   ffmpegBinary: string;
+  /** The stage's SES identity (the stateful stack's), when it sends mail. */
+  mailIdentityArn?: string;
 }
 
 /** The variable that tells a function where an invoked function is, by the invoked function's name. */
@@ -98,6 +101,18 @@ export function bindIdentity(fn: ApiFunction, b: Bindings): void {
   fn.addEnvironment(identityEnvironment(b.settings, b.identity));
 }
 
+/**
+ * `needs.mail`: on a stage with a sender, MAIL_FROM (and CONSOLE_URL), and ses:SendEmail on the
+ * stage's one SES identity, from that address only (`ses:FromAddress`): no wildcard, no other
+ * sender. Without a sender, nothing: the function prints its mail in its log.
+ */
+export function bindMail(fn: ApiFunction, b: Bindings): void {
+  const { mail } = b.settings;
+  if (!mail || !b.mailIdentityArn) return;
+  fn.addEnvironment(mailEnvironment(b.settings));
+  fn.grantSendEmail(b.mailIdentityArn, mail.fromAddress);
+}
+
 /** The ffmpeg layer (the function runs on its architecture: ApiFunction's `layers`) and where its binary is. */
 export function bindThumbnails(fn: ApiFunction, b: Bindings): void {
   fn.addEnvironment({ FFMPEG_PATH: b.ffmpegBinary });
@@ -114,5 +129,6 @@ export function bindAll(fn: ApiFunction, b: Bindings): void {
   for (const name of needs.invokes ?? []) bindInvoke(fn, b.functionNamed(name));
   if (needs.stripe) bindStripe(fn, b, needs.stripe);
   if (needs.identity) bindIdentity(fn, b);
+  if (needs.mail) bindMail(fn, b);
   if (needs.thumbnails) bindThumbnails(fn, b);
 }

@@ -80,6 +80,8 @@ export interface DeploySettings {
   };
   /** The web console's distribution (its web ACL is the CDN's `cdnWebAclArn`: both are CloudFront's). */
   console: { domain?: CustomDomain };
+  /** Invitation mail through SES (issue 36); absent: invite-member prints the mail in its log. */
+  mail?: MailDeploySettings;
   alarms: {
     /** An existing SNS topic for alarm and OK notifications. */
     topicArn?: string;
@@ -111,6 +113,12 @@ export interface DeploySettings {
    * (bin/deploy/check-secrets.ts); off by default, so synth stays offline.
    */
   checkSecrets: boolean;
+}
+
+/** The sender (MAIL_FROM) and the SES identity the stateful stack creates for it: a domain or that address. */
+export interface MailDeploySettings {
+  fromAddress: string;
+  identity: string;
 }
 
 /** Packs and plan as JSON text (checked against the runtime's schema), the return page, Stripe's two secrets. */
@@ -167,6 +175,7 @@ export function readDeploySettings(
       logs: deploy.cdnLogs,
     },
     console: { ...optional('domain', domain(context, 'console')) },
+    ...optional('mail', mailSettings(deploy)),
     billing: billingSettings(context, stage),
     alarms: alarmSettings(deploy),
     background: {
@@ -209,6 +218,30 @@ function billingSettings(context: ContextReader, stage: Stage): BillingDeploySet
       webhookSecret: secretReference(context, stage, STRIPE_SECRETS.webhookSecret.context, STRIPE_SECRETS.webhookSecret.defaultName),
     },
   };
+}
+
+/** Context `mailFromAddress` (required in prod) and `mailIdentity` (default: the address's domain), checked together. */
+function mailSettings(deploy: ValuesOf<typeof DEPLOY>): MailDeploySettings | undefined {
+  const fromAddress = deploy.mailFromAddress;
+  if (fromAddress === undefined) {
+    if (deploy.mailIdentity !== undefined) throw new DeploySettingsError('Context "mailIdentity" needs "mailFromAddress": the address invitations are sent from.');
+    // Invitations are mailed only through SES: prod does not deploy with its mail going to a log.
+    if (deploy.stage === 'prod') {
+      throw new DeploySettingsError(
+        'stage=prod needs a sender for invitation mail: pass -c mailFromAddress=invites@example.com (and -c mailIdentity=<domain or address> ' +
+          "when the SES identity is not the address's domain); docs/operations.md, \"Invitation mail (SES)\".",
+      );
+    }
+    return undefined;
+  }
+  const at = fromAddress.lastIndexOf('@');
+  if (at < 1 || !/^[^@\s]+@[a-z0-9.-]+\.[a-z]{2,}$/i.test(fromAddress)) throw new DeploySettingsError(`Context "mailFromAddress" must be an email address; got "${fromAddress}".`);
+  const identity = (deploy.mailIdentity ?? fromAddress.slice(at + 1)).toLowerCase();
+  const domainOf = fromAddress.slice(at + 1).toLowerCase();
+  if (identity !== fromAddress.toLowerCase() && identity !== domainOf) {
+    throw new DeploySettingsError(`Context "mailIdentity" must be "mailFromAddress" itself or its domain (${domainOf}); got "${identity}".`);
+  }
+  return { fromAddress, identity };
 }
 
 function alarmSettings(deploy: ValuesOf<typeof DEPLOY>): DeploySettings['alarms'] {

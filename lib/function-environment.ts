@@ -36,7 +36,9 @@ export type FunctionEnvName =
   | 'IDENTITY_CLIENT_ID'
   | 'SIGNUP_CREDITS'
   | 'CIRCUIT_FAILURE_THRESHOLD'
-  | 'CIRCUIT_COOL_DOWN_SECONDS';
+  | 'CIRCUIT_COOL_DOWN_SECONDS'
+  | 'MAIL_FROM'
+  | 'CONSOLE_URL';
 
 /** Besides these, each deployed provider's variables (its module names them: functions/providers/). */
 export type FunctionEnvironment = Partial<Record<FunctionEnvName, string>> & { readonly [providerVariable: string]: string | undefined };
@@ -56,6 +58,8 @@ export const NOT_SET_ON_AWS: Readonly<Record<string, string>> = {
   SUBMISSION_GRACE_SECONDS: "the default: an unanswered create waits 10 minutes for its job's callback",
   RETENTION_DAY_SECONDS: 'the local stack\'s tests only: a retention day is 86,400 s on every stage',
   OUTPUT_ALLOWED_ORIGINS: 'the local stack only: on AWS provider outputs are copied from public addresses (or our own media) only',
+  // Mail (issue 36): MAIL_FROM and CONSOLE_URL are bindMail's (mailEnvironment below).
+  MAIL_CONFIGURATION_SET: 'not set on AWS yet: a configuration set for bounces and complaints is a follow-up (docs/operations.md, "Invitation mail (SES)")',
   // Billing: set per billing function by its binder (billingEnvironment below).
   BILLING_PACKS: 'billing functions only, from context billingPacks (unset: no packs)',
   BILLING_PLAN: 'billing functions only, from context billingPlan (unset: no plan)',
@@ -154,6 +158,16 @@ export function identityEnvironment(settings: DeploySettings, identity: { issuer
     SIGNUP_CREDITS: String(settings.runtime.signupCredits),
     DEFAULT_RATE_LIMIT: String(settings.runtime.defaultRateLimit),
   };
+}
+
+/**
+ * `needs.mail` on a stage with a sender: MAIL_FROM, and CONSOLE_URL when the console has its own
+ * domain (its CloudFront name would be a cycle: that distribution fronts the API).
+ */
+export function mailEnvironment(settings: DeploySettings): FunctionEnvironment {
+  if (!settings.mail) return {};
+  const consoleDomain = settings.console.domain?.domainName;
+  return { MAIL_FROM: settings.mail.fromAddress, ...(consoleDomain && { CONSOLE_URL: `https://${consoleDomain}` }) };
 }
 
 /** `needs.stripe`: the catalogue and return page, and the ARNs of exactly the named secrets (functions/config/billing.ts reads each on use). */

@@ -103,6 +103,8 @@ export const DEPLOY = {
   alarmRefundRatio: setting({ context: 'alarmRefundRatio', kind: decimal({ above: 0, max: 1 }), default: 0.25, doc: 'TaskRefunded / TaskStarted over an hour that raises the alarm.' }),
   alarmRefundMinTasks: setting({ context: 'alarmRefundMinTasks', kind: wholeNumber(1), default: 5, doc: 'Started tasks before the refund ratio counts.' }),
   alarmProviderErrors: setting({ context: 'alarmProviderErrors', kind: wholeNumber(1), default: 3, doc: 'ProviderError count in 10 minutes that raises the alarm.' }),
+  mailFromAddress: setting({ context: 'mailFromAddress', kind: text, doc: 'The address invitations are sent from with SES (MAIL_FROM); required in prod, unset in dev: the mail is logged.' }),
+  mailIdentity: setting({ context: 'mailIdentity', kind: text, doc: "The SES identity the stack creates and invite-member may send from: a domain (Easy DKIM) or an address; default the from address's domain." }),
   copyWorkerConcurrency: setting({ context: 'copyWorkerConcurrency', kind: wholeNumber(0, 1000), default: 10, doc: 'Reserved concurrency of the copy worker (0: none).' }),
   sweeperConcurrency: setting({ context: 'sweeperConcurrency', kind: wholeNumber(0, 10), default: 2, doc: 'Reserved concurrency of the sweeper (0: none).' }),
   // Two consumers are plenty: the provider's budget, not they, sets the pace.

@@ -1,4 +1,5 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { EmailIdentity, Identity } from 'aws-cdk-lib/aws-ses';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import { AccountHolders } from './constructs/account-holders';
@@ -22,6 +23,8 @@ export class StatefulStack extends Stack {
   readonly media: MediaStorage;
   /** The account holders' Cognito user pool and the console's app client (users are data: they live here). */
   readonly holders: AccountHolders;
+  /** The SES identity invitations are sent from (issue 36), on a stage with a sender. */
+  readonly mailIdentity?: EmailIdentity;
   /** What the stateless stack needs, also written to SSM (lib/shared-parameters.ts). */
   readonly shared: SharedValues;
   /** Import expressions of the exports kept for stateless stacks deployed before SSM (see below). */
@@ -38,6 +41,12 @@ export class StatefulStack extends Stack {
       cdnLogs: settings.cdn.logs,
     });
     this.holders = new AccountHolders(this, 'AccountHolders', { production: settings.production });
+    if (settings.mail) {
+      // A domain gets Easy DKIM (publish the three CNAMEs SES lists); an address gets a verification mail.
+      const { identity } = settings.mail;
+      this.mailIdentity = new EmailIdentity(this, 'MailIdentity', { identity: identity.includes('@') ? Identity.email(identity) : Identity.domain(identity) });
+      new CfnOutput(this, 'MailIdentityName', { value: identity, description: 'The SES identity invitations are sent from: verify it, and leave the SES sandbox (docs/operations.md)' });
+    }
     this.shared = {
       tableName: this.table.tableName,
       mediaBucketName: this.media.bucket.bucketName,

@@ -164,6 +164,8 @@ export class StatelessStack extends Stack {
       identity: { issuer: data.identityIssuer, clientId: data.userPoolClientId },
       functionNamed: (name) => this.functions.get(name) ?? fail(`No function ${name}.`),
       ffmpegBinary: FFMPEG_LAYER_BINARY,
+      // The stateful stack's SES identity, by its ARN (named by the identity itself: no value to pass).
+      ...(settings.mail && { mailIdentityArn: this.formatArn({ service: 'ses', resource: 'identity', resourceName: settings.mail.identity }) }),
     };
     for (const fn of this.functions.values()) {
       bindAll(fn, bindings);

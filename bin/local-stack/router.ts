@@ -11,7 +11,10 @@ interface CompiledRoute {
   route: Route;
   pattern: RegExp;
   names: string[];
+  segments: string[];
 }
+
+const isParameter = (segment: string) => /^\{\w+\}$/.test(segment);
 
 /**
  * Matches a method and path against API Gateway style resource paths (`/videos/{video_id}`),
@@ -30,14 +33,23 @@ export function createRouter(routes: readonly Route[]) {
       })
       .join('/');
     // One trailing slash reaches the same route, as on API Gateway's REST APIs (`/docs/`).
-    return { route, pattern: new RegExp(`^${source}/?$`), names };
+    return { route, pattern: new RegExp(`^${source}/?$`), names, segments: route.path.split('/') };
   });
+  // Every resource of the API (each route's path and its parents): a literal one is taken
+  // before a {parameter} sibling, as API Gateway resolves resources.
+  const resources = new Set(compiled.flatMap(({ segments }) => segments.map((_, i) => segments.slice(0, i + 1).join('/'))));
+  /** A parameter of `route` stands where the path names a literal resource: API Gateway went there instead. */
+  const shadowed = ({ segments }: CompiledRoute, path: string) => {
+    const given = path.replace(/\/$/, '').split('/');
+    return segments.some((segment, i) => isParameter(segment) && resources.has([...segments.slice(0, i), given[i]].join('/')));
+  };
 
   return function match(method: string, path: string): RouteMatch | undefined {
-    for (const { route, pattern, names } of compiled) {
+    for (const entry of compiled) {
+      const { route, pattern, names } = entry;
       if (route.method !== method) continue;
       const found = pattern.exec(path);
-      if (!found) continue;
+      if (!found || shadowed(entry, path)) continue;
       const pathParameters =
         names.length === 0 ? null : Object.fromEntries(names.map((name, i) => [name, found[i + 1]!]));
       return { route, pathParameters };

@@ -140,6 +140,8 @@ export async function startLocalStack(
       PROVIDER: process.env.PROVIDER ?? 'simulated',
       // Checkout and the portal send the holder back to the console's Billing page.
       BILLING_RETURN_URL: process.env.BILLING_RETURN_URL ?? `${baseUrl}${CONSOLE_PATH}billing`,
+      // Invitation mail links to the console's Invitations page (printed in this log: no MAIL_FROM here).
+      CONSOLE_URL: process.env.CONSOLE_URL ?? `${baseUrl}${CONSOLE_PATH.slice(0, -1)}`,
       IDENTITY_ISSUER: identity.issuer,
       IDENTITY_CLIENT_ID: identity.clientId,
       // A developer's receiver runs on this machine, and retries should be seen while watching.

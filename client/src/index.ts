@@ -24,9 +24,14 @@ import type {
   AuditEventPage,
   AuditEventsParams,
   AccountList,
+  AccountMembership,
+  Invitation,
+  InvitationRevoked,
+  InviteMemberParams,
   Member,
   MemberList,
   MemberRemoved,
+  ReceivedInvitationList,
   UpdateMemberParams,
   EventsParams,
   FollowEventsOptions,
@@ -514,6 +519,34 @@ export class VidgenClient {
    */
   removeMember(holderId: string, options: RequestOptions = {}): Promise<MemberRemoved> {
     return this.request({ method: 'DELETE', path: `/account/members/${encodeId(holderId)}`, idempotent: false, signal: options.signal });
+  }
+
+  /**
+   * POST /account/members: invites an address with a role for 7 days (an owner's or admin's
+   * session); inviting the same address again replaces the open invitation (and resends it), so
+   * a repeat is harmless: retried.
+   */
+  inviteMember(params: InviteMemberParams, options: RequestOptions = {}): Promise<Invitation> {
+    return this.request({ method: 'POST', path: '/account/members', json: params, idempotent: true, signal: options.signal });
+  }
+
+  /** DELETE /account/members/invitations/{invitation_id}: withdraws an open invitation. Not retried after a 5xx: a repeat of a revoke that went through answers 404. */
+  revokeInvitation(invitationId: string, options: RequestOptions = {}): Promise<InvitationRevoked> {
+    return this.request({ method: 'DELETE', path: `/account/members/invitations/${encodeId(invitationId)}`, idempotent: false, signal: options.signal });
+  }
+
+  /** GET /invitations: the open invitations to the signed-in holder's verified address, newest first (a session, whatever its account). */
+  listInvitations(options: RequestOptions = {}): Promise<ReceivedInvitationList> {
+    return this.request({ method: 'GET', path: '/invitations', idempotent: true, signal: options.signal });
+  }
+
+  /**
+   * POST /invitations/{invitation_id}/accept: joins the invitation's account; answers it with the
+   * role. Not retried after a 5xx: a repeat of an accept that went through answers 404. Refresh
+   * the session's token to act on the new account at once.
+   */
+  acceptInvitation(invitationId: string, options: RequestOptions = {}): Promise<AccountMembership> {
+    return this.request({ method: 'POST', path: `/invitations/${encodeId(invitationId)}/accept`, idempotent: false, signal: options.signal });
   }
 
   /**

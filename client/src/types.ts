@@ -227,3 +227,18 @@ export type UpdateMemberParams = Schemas['UpdateMemberRequest'];
 
 /** DELETE /account/members/{holder_id}. */
 export type MemberRemoved = Schemas['MemberRemoved'];
+
+/** An open invitation to the account (POST /account/members answers one). */
+export type Invitation = Schemas['Invitation'];
+
+/** Body of POST /account/members: the address to invite and the role it gets. */
+export type InviteMemberParams = Schemas['InviteMemberRequest'];
+
+/** DELETE /account/members/invitations/{invitation_id}. */
+export type InvitationRevoked = Schemas['InvitationRevoked'];
+
+/** GET /invitations: the open invitations to the signed-in holder's verified address, each with its account. */
+export type ReceivedInvitationList = Schemas['ReceivedInvitationList'];
+
+/** One invitation the signed-in holder received. */
+export type ReceivedInvitation = Schemas['ReceivedInvitation'];

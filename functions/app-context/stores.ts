@@ -7,6 +7,7 @@ import { DynamoCircuitStore } from '#adapters/dynamodb/circuit-repository';
 import { createDb, type Db } from '#adapters/dynamodb/dynamo-client';
 import { DynamoHolderStore } from '#adapters/dynamodb/holder-repository';
 import { DynamoTeamStore } from '#adapters/dynamodb/team-repository';
+import { DynamoInvitationStore } from '#adapters/dynamodb/invitation-repository';
 import { DynamoIdempotencyStore } from '#adapters/dynamodb/idempotency-repository';
 import { DynamoLedgerStore } from '#adapters/dynamodb/ledger-repository';
 import { DynamoRateCounter } from '#adapters/dynamodb/rate-counter-repository';
@@ -15,7 +16,7 @@ import { DynamoTaskStore } from '#adapters/dynamodb/task-repository';
 import { DynamoUploadPublications } from '#adapters/dynamodb/upload-publication-repository';
 import { DynamoUsageReader } from '#adapters/dynamodb/usage/usage-reader';
 import type { TableConfig } from '#config/service';
-import type { AccountStore, ApiKeyStore, HolderStore, LedgerStore, TeamStore } from '#domain/accounts/ports';
+import type { AccountStore, ApiKeyStore, HolderStore, InvitationStore, LedgerStore, TeamStore } from '#domain/accounts/ports';
 import type { BillingStore } from '#domain/billing/ports';
 import type { CallbackReceipts, IdempotencyStore, TaskDurations, TaskStore } from '#domain/tasks/ports';
 import type { UploadPublications } from '#domain/uploads/ports';
@@ -35,6 +36,8 @@ export interface Stores {
   holders: HolderStore;
   /** An account's members (issue 36). */
   team: TeamStore;
+  /** Invitations to join an account (issue 36). */
+  invitations: InvitationStore;
   ledger: LedgerStore;
   rateCounter: RateCounter;
   tasks: TaskStore;
@@ -68,6 +71,7 @@ export function buildStores(db: Db, telemetry: Telemetry): Stores {
     apiKeys: new DynamoApiKeyStore(db),
     holders: new DynamoHolderStore(db),
     team: new DynamoTeamStore(db),
+    invitations: new DynamoInvitationStore(db),
     ledger: new DynamoLedgerStore(db),
     rateCounter: new DynamoRateCounter(db),
     tasks: new DynamoTaskStore(db, telemetry),

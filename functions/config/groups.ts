@@ -1,6 +1,7 @@
 import { PROVIDER_SETTINGS_LIST } from '#providers/settings-registry';
 import { BILLING, STRIPE_SECRET_SETTINGS } from './billing';
 import { PROVIDERS } from './providers';
+import { MAIL } from './mail';
 import { OUTPUT_DELIVERY } from './output-delivery';
 import { RETENTION } from './retention';
 import { CIRCUIT, COPIES, EVENTS, GATEWAY, IDENTITY, LIFECYCLE, MEDIA, REFERENCE, REGION, SUBMISSIONS, TABLE, THUMBNAILS, WEBHOOK_DELIVERY } from './service';
@@ -28,6 +29,7 @@ export const SETTING_GROUPS = {
   REFERENCE,
   RETENTION,
   PROVIDERS,
+  MAIL,
   BILLING,
   STRIPE_SECRETS: STRIPE_SECRET_SETTINGS,
   ...Object.fromEntries(PROVIDER_SETTINGS_LIST.map((module) => [`PROVIDER:${module.name}`, module.settings])),

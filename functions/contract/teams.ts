@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { ROLES } from '#domain/accounts/roles';
 import type { AccountChoice } from '#domain/accounts/list-accounts';
-import type { Member } from '#domain/accounts/ports';
+import type { Invitation, Member } from '#domain/accounts/ports';
+import { MAX_EMAIL_LENGTH } from '#domain/accounts/invitations';
 import { successEnvelopeSchema } from './envelope';
 import { jsonObject, oneOf, timestamp } from './fields';
 
@@ -61,7 +62,50 @@ export const holderIdParam = z.object({
 });
 
 export const memberView = (each: Member) => ({ holder_id: each.holderId, email: each.email, role: each.role, joined_at: each.joinedAt });
-export const memberListView = (members: readonly Member[]) => ({ members: members.map(memberView), invitations: [] });
+export const invitationView = (each: Invitation) => ({
+  invitation_id: each.invitationId,
+  email: each.email,
+  role: each.role,
+  invited_by: each.invitedBy,
+  created_at: each.createdAt,
+  expires_at: each.expiresAt,
+});
+export const memberListView = (members: readonly Member[], invitations: readonly Invitation[]) => ({ members: members.map(memberView), invitations: invitations.map(invitationView) });
+
+/** POST /account/members. */
+export const inviteMemberBody = jsonObject({
+  email: z
+    .string({ error: 'must be a string' })
+    .max(MAX_EMAIL_LENGTH, { error: `must be at most ${MAX_EMAIL_LENGTH} characters` })
+    .meta({ description: 'The address to invite (case does not matter). Whoever signs in with this address, verified, may accept.', examples: ['dev@example.com'] }),
+  role: oneOf(ROLES).meta({ description: 'The role they get on accepting (an admin may not invite an owner).' }),
+});
+export const inviteMemberRequest = inviteMemberBody.meta({ id: 'InviteMemberRequest' });
+export const invitationResponse = successEnvelopeSchema('InvitationResponse', invitation);
+
+/** An invitation as its invitee sees it (GET /invitations): which account it is for. */
+export const receivedInvitation = invitation
+  .extend({ account_id: z.string().meta({ description: 'The account you are invited to.', examples: ['acc_01M8EKZ4Q9V2H7T3R6N0B5C1DX'] }) })
+  .meta({ id: 'ReceivedInvitation' });
+export const receivedInvitationList = z
+  .object({ invitations: z.array(receivedInvitation).meta({ description: 'Open invitations to your verified email address, newest first.' }) })
+  .meta({ id: 'ReceivedInvitationList' });
+export const receivedInvitationListResponse = successEnvelopeSchema('ReceivedInvitationListResponse', receivedInvitationList);
+export const receivedInvitationListView = (invitations: readonly Invitation[]) => ({ invitations: invitations.map((each) => ({ ...invitationView(each), account_id: each.accountId })) });
+
+/** POST /invitations/{invitation_id}/accept: the account joined, with the role. */
+export const accountChoiceResponse = successEnvelopeSchema('AccountMembershipResponse', accountChoice);
+export const accountChoiceView = (choice: AccountChoice) => ({ account_id: choice.accountId, role: choice.role });
+
+/** POST /invitations/{invitation_id}/accept and DELETE /account/members/invitations/{invitation_id}. */
+export const invitationIdParam = z.object({
+  invitation_id: z.string().meta({ description: 'The invitation id (`inv_…`).', examples: ['inv_01M8EN2K7Q4R6T8V0X2Z4B6D8F'] }),
+});
+
+export const invitationRevoked = z
+  .object({ invitation_id: z.string().meta({ description: 'The invitation revoked.' }), revoked: z.literal(true) })
+  .meta({ id: 'InvitationRevoked' });
+export const invitationRevokedResponse = successEnvelopeSchema('InvitationRevokedResponse', invitationRevoked);
 
 export const memberRemoved = z
   .object({ holder_id: z.string().meta({ description: 'The member removed.' }), removed: z.literal(true) })

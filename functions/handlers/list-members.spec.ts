@@ -7,6 +7,6 @@ export const spec = defineFunction({
   area: 'account',
   trigger: { kind: 'http', method: 'GET', path: '/account/members' },
   access: { callers: ['session'], capability: 'members' },
-  // Query ACCOUNT#a begins_with MEMBER#, then one BatchGet of the holders for their emails.
+  // Query ACCOUNT#a begins_with MEMBER#, then one BatchGet of the holders for their emails; beside it, Query begins_with INVITATION#.
   needs: { table: { actions: [...RATE_LIMITED, 'Query', 'BatchGetItem'], query: ['table'] } },
 });

@@ -73,6 +73,8 @@ export interface Needs {
   readonly stripe?: readonly StripeSecretName[];
   /** Checks sessions: the user pool (issuer, app client) and what a new holder's account opens with. */
   readonly identity?: true;
+  /** Sends the service's mail: MAIL_FROM and CONSOLE_URL, and ses:SendEmail on the stage's SES identity from that address only (none without one: the mail is logged). */
+  readonly mail?: true;
 }
 
 /** Every API handler counts the request in its caller's rate window first. */
@@ -129,5 +131,6 @@ export function mergeNeeds(parts: readonly Needs[]): Needs {
     ...(invokes.length > 0 && { invokes }),
     ...(stripe.length > 0 && { stripe }),
     ...(parts.some((needs) => needs.identity) && { identity: true as const }),
+    ...(parts.some((needs) => needs.mail) && { mail: true as const }),
   };
 }

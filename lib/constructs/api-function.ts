@@ -237,6 +237,13 @@ export class ApiFunction extends Construct {
   }
 
   /** lambda:InvokeFunction on that function only (no versions or aliases). */
+  /** ses:SendEmail on one SES identity, from one address only (the `ses:FromAddress` condition). */
+  grantSendEmail(identityArn: string, fromAddress: string): void {
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['ses:SendEmail'], resources: [identityArn], conditions: { StringEquals: { 'ses:FromAddress': fromAddress } } }),
+    );
+  }
+
   grantInvoke(target: IFunction): void {
     this.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [target.functionArn] }));
   }

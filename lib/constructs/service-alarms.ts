@@ -249,6 +249,17 @@ export class ServiceAlarms extends Construct {
       evaluationPeriods: 1,
     });
 
+    // An invitation whose mail SES refused or never took: the invitation stands, the invitee does not know (issue 36).
+    alarm('InvitationMailFailed', {
+      alarmName: 'invitation-mail-failed',
+      alarmDescription:
+        'An invitation mail could not be sent (InvitationMailFailed): the invitation is valid but its invitee was not told; SES may be in the sandbox, paused or refusing the sender. See docs/operations.md, "Invitation mail (SES)".',
+      metric: businessMetric(props.stage, 'InvitationMailFailed', { period: FIVE_MINUTES, statistic: 'Sum' }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+    });
+
     for (const dlq of props.deadLetterQueues) {
       // By name: the DLQs inside work queues share the construct id `DeadLetters`.
       const id = dlq.name.replace(/(^|-)([a-z0-9])/g, (_, __, letter: string) => letter.toUpperCase());

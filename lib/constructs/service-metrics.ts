@@ -23,7 +23,8 @@ export type BusinessMetricName =
   | 'ProviderSkipped'
   | 'CircuitOpened'
   | 'SweeperTasksExamined'
-  | 'ReversalShortfall';
+  | 'ReversalShortfall'
+  | 'InvitationMailFailed';
 
 export function businessMetric(
   stage: string,

@@ -25,6 +25,7 @@ from .retry import RetryInfo, RetryOptions, parse_retry_after, retry_delay
 from .types import (
     Account,
     AccountList,
+    AccountMembership,
     ApiKey,
     ApiKeyList,
     Billing,
@@ -45,6 +46,9 @@ from .types import (
     OutputDestination,
     ImagePage,
     ImageTask,
+    Invitation,
+    InvitationRevoked,
+    InviteMemberParams,
     KeyMode,
     Member,
     MemberList,
@@ -52,6 +56,7 @@ from .types import (
     ModelList,
     Quote,
     QuoteParams,
+    ReceivedInvitationList,
     Role,
     TaskEvent,
     TransactionPage,
@@ -520,6 +525,27 @@ class VidgenClient:
         """DELETE /account/members/{holder_id}: removes a member (oneself too; 409 ``last_owner`` for
         the last owner). Not retried after a 5xx: a repeat of a removal that went through answers 404."""
         return cast(MemberRemoved, self._request(_Call("DELETE", f"/account/members/{_id(holder_id)}", idempotent=False)))
+
+    def invite_member(self, email: str, *, role: Role) -> Invitation:
+        """POST /account/members: invites ``email`` with ``role`` for 7 days (an owner or admin).
+        Inviting the same address again replaces its open invitation (and resends it): retried."""
+        body: InviteMemberParams = {"email": email, "role": role}
+        return cast(Invitation, self._request(_Call("POST", "/account/members", idempotent=True, json=body)))
+
+    def revoke_invitation(self, invitation_id: str) -> InvitationRevoked:
+        """DELETE /account/members/invitations/{invitation_id}: withdraws an open invitation. Not
+        retried after a 5xx: a repeat of a revoke that went through answers 404."""
+        return cast(InvitationRevoked, self._request(_Call("DELETE", f"/account/members/invitations/{_id(invitation_id)}", idempotent=False)))
+
+    def list_invitations(self) -> ReceivedInvitationList:
+        """GET /invitations: the open invitations to the signed-in holder's verified address, newest first."""
+        return cast(ReceivedInvitationList, self._request(_Call("GET", "/invitations", idempotent=True)))
+
+    def accept_invitation(self, invitation_id: str) -> AccountMembership:
+        """POST /invitations/{invitation_id}/accept: joins the invitation's account (the answer
+        names it, with the role). Not retried after a 5xx: a repeat of an accept that went through
+        answers 404. Refresh the session token to act on the new account at once."""
+        return cast(AccountMembership, self._request(_Call("POST", f"/invitations/{_id(invitation_id)}/accept", idempotent=False)))
 
     def list_keys(self) -> ApiKeyList:
         """GET /keys: the account's API keys, newest first, revoked ones included (a session only)."""

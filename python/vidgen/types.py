@@ -614,6 +614,32 @@ class UpdateMemberParams(TypedDict):
     role: Role
 
 
+class InviteMemberParams(TypedDict):
+    """POST /account/members: the address to invite and the role it gets."""
+
+    email: str
+    role: Role
+
+
+class InvitationRevoked(TypedDict):
+    """DELETE /account/members/invitations/{invitation_id}."""
+
+    invitation_id: str
+    revoked: bool
+
+
+class ReceivedInvitation(Invitation):
+    """An open invitation to your verified address (GET /invitations), with the account it is for."""
+
+    account_id: str
+
+
+class ReceivedInvitationList(TypedDict):
+    """GET /invitations: the open invitations to your verified address, newest first."""
+
+    invitations: List[ReceivedInvitation]
+
+
 class CreatedApiKey(ApiKey):
     """POST /keys: the key object plus ``api_key``, the key itself, shown only in this answer."""
 

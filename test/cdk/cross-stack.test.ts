@@ -113,6 +113,7 @@ describe('cross-stack values survive changes of deploy settings', () => {
         stage: 'prod',
         replicateSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vidgen/prod/replicate-AbCdEf',
         alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:vidgen-alarms',
+        mailFromAddress: 'invites@example.com',
       },
     });
     const names = resourcesOf(prod.statefulTemplate, 'AWS::SSM::Parameter').map(([, p]) => p.Properties!.Name as string);

@@ -15,7 +15,7 @@ import { cdkJsonContext, synthesize } from './support/cdk-app';
  */
 jest.setTimeout(180_000);
 
-const PROD = { stage: 'prod', alarmEmail: 'ops@example.com' };
+const PROD = { stage: 'prod', alarmEmail: 'ops@example.com', mailFromAddress: 'invites@example.com' };
 const settingsFrom = (context: Record<string, unknown>) => readDeploySettings((key) => ({ ...cdkJsonContext(), ...context })[key], {});
 const FAKE_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'AKIAFAKE', AWS_SECRET_ACCESS_KEY: 'fake', AWS_SESSION_TOKEN: '', AWS_PROFILE: '' };
 

@@ -43,6 +43,7 @@ describe('deploy settings from CDK context', () => {
         stage: 'prod',
         replicateSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:x-AbCdEf',
         alarmEmail: 'ops@example.com',
+        mailFromAddress: 'invites@example.com',
         replicateModels: { 'vid-1-5-pro': { model: 'owner/name' } },
         replicateTimeoutMs: '15000',
         apiThrottleRateLimit: 50,
@@ -77,9 +78,22 @@ describe('deploy settings from CDK context', () => {
     [{ replicateModels: '{not json' }, /"replicateModels" must be JSON text/],
     [{ bundleAwsSdk: 'yes' }, /"bundleAwsSdk" must be true or false/],
     [{ alarmTopicArn: 'my-topic' }, /"alarmTopicArn" must be an ARN/],
+    // Issue 36: prod mails its invitations through SES, from an identity the stack creates.
+    [{ stage: 'prod', alarmEmail: 'ops@example.com' }, /stage=prod needs a sender for invitation mail: pass -c mailFromAddress=/],
+    [{ mailFromAddress: 'invites' }, /"mailFromAddress" must be an email address/],
+    [{ mailFromAddress: 'invites@example.com', mailIdentity: 'other.example' }, /"mailIdentity" must be "mailFromAddress" itself or its domain \(example.com\)/],
+    [{ mailIdentity: 'example.com' }, /"mailIdentity" needs "mailFromAddress"/],
   ])('refuses %j', (context, message) => {
     expect(() => settingsFrom(context)).toThrow(DeploySettingsError);
     expect(() => settingsFrom(context)).toThrow(message);
+  });
+});
+
+describe('invitation mail', () => {
+  it("sends from the address, through its domain's identity unless another is named; dev without a sender logs the mail", () => {
+    expect(settingsFrom({ mailFromAddress: 'Invites@Example.com' }).mail).toEqual({ fromAddress: 'Invites@Example.com', identity: 'example.com' });
+    expect(settingsFrom({ mailFromAddress: 'invites@example.com', mailIdentity: 'invites@example.com' }).mail).toEqual({ fromAddress: 'invites@example.com', identity: 'invites@example.com' });
+    expect(settingsFrom({}).mail).toBeUndefined();
   });
 });
 

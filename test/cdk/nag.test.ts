@@ -20,6 +20,7 @@ function acknowledgments(root: IConstruct) {
 
 const PROD_CONTEXT = {
   stage: 'prod',
+  mailFromAddress: 'invites@example.com',
   replicateSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vidgen/prod/replicate-AbCdEf',
   replicateWebhookSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vidgen/prod/replicate-webhook-GhIjKl',
   apiDomainName: 'api.example.com',

@@ -10,6 +10,7 @@ import { functionIdOf, resourcesOf, synthesize, type Synthesized } from './suppo
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:vidgen-alarms';
 const PROD = {
   stage: 'prod',
+  mailFromAddress: 'invites@example.com',
   replicateSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vidgen/prod/replicate-AbCdEf',
 };
 
@@ -157,6 +158,18 @@ describe('operations: background functions, alarms, dashboard', () => {
       expect(named('provider-circuit-opened')).toMatchObject({
         Namespace: 'VidGen',
         MetricName: 'CircuitOpened',
+        Dimensions: [{ Name: 'service', Value: 'vidgen-dev' }],
+        Period: 300,
+        Statistic: 'Sum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+    });
+
+    it('alarm when an invitation mail could not be sent (InvitationMailFailed)', () => {
+      expect(named('invitation-mail-failed')).toMatchObject({
+        Namespace: 'VidGen',
+        MetricName: 'InvitationMailFailed',
         Dimensions: [{ Name: 'service', Value: 'vidgen-dev' }],
         Period: 300,
         Statistic: 'Sum',

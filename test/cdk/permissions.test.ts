@@ -211,6 +211,24 @@ describe('least privilege', () => {
     }
   });
 
+  it('lets invite-member alone send mail: ses:SendEmail on the stage\'s one SES identity, from MAIL_FROM only; none without a sender', () => {
+    const withMail = synthesize({ context: { provider: 'simulated', mailFromAddress: 'invites@example.com' } });
+    const senders = loadSpecs().filter((spec) => grantsOf(withMail.statelessTemplate, spec.name).some((grant) => grant.action.startsWith('ses:')));
+    expect(senders.map((spec) => spec.name)).toEqual(['invite-member']);
+    const [send, ...others] = grantsOf(withMail.statelessTemplate, 'invite-member').filter((grant) => grant.action.startsWith('ses:'));
+    expect(others).toEqual([]);
+    expect(send).toMatchObject({ action: 'ses:SendEmail', condition: { StringEquals: { 'ses:FromAddress': 'invites@example.com' } } });
+    expect(send!.resource).toContain(':identity/example.com');
+    expect(send!.resource).not.toContain('*');
+    const env = withMail.statelessTemplate.toJSON().Resources[functionIdOf(withMail.statelessTemplate, 'invite-member')].Properties.Environment.Variables;
+    expect(env.MAIL_FROM).toBe('invites@example.com');
+    // The identity itself is the stateful stack's (a domain: Easy DKIM).
+    expect(resourcesOf(withMail.statefulTemplate, 'AWS::SES::EmailIdentity').map(([, identity]) => identity.Properties!.EmailIdentity)).toEqual(['example.com']);
+    // Without a sender (dev): no grant, no variable, no identity; the function logs the mail.
+    expect(grantsOf(simulated.statelessTemplate, 'invite-member').filter((grant) => grant.action.startsWith('ses:'))).toEqual([]);
+    expect(resourcesOf(simulated.statefulTemplate, 'AWS::SES::EmailIdentity')).toEqual([]);
+  });
+
   it('reads the token by full ARN (no wildcard) when given one', () => {
     const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vidgen/prod/replicate-AbCdEf';
     const webhookArn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vidgen/prod/replicate-webhook-GhIjKl';

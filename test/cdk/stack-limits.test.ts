@@ -16,7 +16,7 @@ function templatesOf(s: Synthesized): Map<string, Template> {
 describe('stack limits', () => {
   it.each([
     ['dev', {}],
-    ['prod', { stage: 'prod', alarmEmail: 'ops@example.com' }],
+    ['prod', { stage: 'prod', alarmEmail: 'ops@example.com', mailFromAddress: 'invites@example.com' }],
   ])('keep every %s template within the limits, the functions in one nested stack per area', (_stage, context) => {
     const s = synthesize({ context });
     const templates = templatesOf(s);

@@ -12,6 +12,7 @@ describe('StatefulStack', () => {
         stage: 'prod',
         replicateSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vidgen/prod/replicate-AbCdEf',
         alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:vidgen-alarms',
+        mailFromAddress: 'invites@example.com',
       },
     });
   });

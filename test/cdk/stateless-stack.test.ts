@@ -13,6 +13,7 @@ import { readDeploySettings } from '#lib/deploy-settings';
 import {
   billingEnvironment,
   identityEnvironment,
+  mailEnvironment,
   mediaEnvironment,
   NOT_SET_ON_AWS,
   observabilityEnvironment,
@@ -73,6 +74,18 @@ describe('StatelessStack', () => {
         }
       }
       expect(ROUTES.filter((r) => r.callers !== 'public').length).toBeGreaterThanOrEqual(10);
+    });
+
+    it('keeps /account/members/invitations a literal resource beside {holder_id}: the revoke route is its own, never a holder named "invitations"', () => {
+      const children = (parentPath: string) =>
+        resourcesOf(template(), 'AWS::ApiGateway::Resource')
+          .map(([id]) => pathOf(id))
+          .filter((path) => path.startsWith(`${parentPath}/`) && !path.slice(parentPath.length + 1).includes('/'));
+      expect(children('/api/v1/account/members').sort()).toEqual(['/api/v1/account/members/invitations', '/api/v1/account/members/{holder_id}']);
+      const revoke = methods().find((m) => m.method === 'DELETE' && m.path === '/api/v1/account/members/invitations/{invitation_id}')!;
+      expect(revoke.functionId).toBe(functionIdOf(template(), 'revoke-invitation'));
+      // The literal resource has no method of its own: API Gateway answers it as an unknown route.
+      expect(methods().filter((m) => m.path === '/api/v1/account/members/invitations')).toEqual([]);
     });
 
     it("streams the streamed routes' answers (MCP) through Lambda's streaming invoke, for as long as their function may run, and buffers the rest", () => {
@@ -317,6 +330,8 @@ describe('StatelessStack', () => {
         ...Object.keys(billingEnvironment(simulated, { secretKey: 'arn:key', webhookSecret: 'arn:webhook' })),
         // The authorizer's alone: sessions.
         ...Object.keys(identityEnvironment(simulated, { issuer: 'https://issuer', clientId: 'client' })),
+        // invite-member on a stage with a sender and a console domain (issue 36).
+        ...Object.keys(mailEnvironment(settings({ mailFromAddress: 'invites@example.com', consoleDomainName: 'console.example.com', consoleCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/x' }))),
         // Per function: the copy worker's name and the queues a function sends to.
         'COPY_WORKER_FUNCTION',
         'WEBHOOK_QUEUE_URL',
@@ -331,10 +346,12 @@ describe('StatelessStack', () => {
       expect(missing).toEqual([]);
     });
 
-    it("gives the authorizer (and only it) the user pool's issuer and client from SSM, and the sign-up credits", () => {
+    it("gives the authorizer, and the invitation routes that ask the identity provider afresh, the user pool's issuer and client from SSM, and the sign-up credits", () => {
+      // Issue 36: GET /invitations and accept bind to the verified address the provider gives now (GetUser).
+      expect(loadSpecs().filter((spec) => spec.needs.identity).map((spec) => spec.name).sort()).toEqual(['accept-invitation', 'authorizer', 'list-invitations']);
       for (const handler of handlers()) {
         const env = resources()[functionIdOf(template(), handler)].Properties.Environment.Variables;
-        if (handler === 'authorizer') {
+        if (['authorizer', 'accept-invitation', 'list-invitations'].includes(handler)) {
           expect(env).toMatchObject({
             IDENTITY_ISSUER: { Ref: 'IdentityIssuerParameter' },
             IDENTITY_CLIENT_ID: { Ref: 'UserPoolClientIdParameter' },

@@ -370,6 +370,20 @@ describe('every operation answers as documented', () => {
     await api(`/account/members/${other.holderId}`, { method: 'DELETE', key: session }, { status: 404, code: 'not_found' });
   });
 
+  it('POST /account/members, DELETE /account/members/invitations/{invitation_id}, GET /invitations, POST /invitations/{invitation_id}/accept (issue 36)', async () => {
+    const [owner, invitee] = [await signedInHolder(stack), await signedInHolder(stack)];
+    await api('/account', { key: invitee.accessToken });
+    const made = await api<{ invitation_id: string }>('/account/members', { ...post({ email: invitee.email, role: 'viewer' }), key: owner.accessToken }, { status: 200 });
+    await api('/account/members', { ...post({ email: 'not an address', role: 'viewer' }), key: owner.accessToken }, { status: 400, code: 'validation_error' });
+    await api('/invitations', { key: invitee.accessToken }, { status: 200 });
+    await api('/invitations', { key }, { status: 403, code: 'forbidden' });
+    await api('/invitations/inv_01M8EN2K7Q4R6T8V0X2Z4B6D8F/accept', { method: 'POST', key: invitee.accessToken }, { status: 404, code: 'not_found' });
+    await api(`/invitations/${made.body.data!.invitation_id}/accept`, { method: 'POST', key: invitee.accessToken }, { status: 200 });
+    const other = await api<{ invitation_id: string }>('/account/members', { ...post({ email: 'someone@example.com', role: 'viewer' }), key: owner.accessToken }, { status: 200 });
+    await api(`/account/members/invitations/${other.body.data!.invitation_id}`, { method: 'DELETE', key: owner.accessToken }, { status: 200 });
+    await api(`/account/members/invitations/${other.body.data!.invitation_id}`, { method: 'DELETE', key: owner.accessToken }, { status: 404, code: 'not_found' });
+  });
+
   it('GET /billing, POST /billing/checkout, /billing/portal, /billing/test-credits and /billing/test-subscription (and its DELETE): a signed-in holder only', async () => {
     const session = (await signedInHolder(stack)).accessToken;
     await api('/billing', { key: session }, { status: 200 });
@@ -510,13 +524,19 @@ describe('the curl examples in the document', () => {
         })
       ).body.data!.webhook_id,
     };
-    const holder = (await signedInHolder(stack)).accessToken;
+    const signedIn = await signedInHolder(stack);
+    const holder = signedIn.accessToken;
     // A member of the holder's account for the members examples (issue 36): made a holder by their first request.
     const member = await signedInHolder(stack);
     await api('/account', { key: member.accessToken });
     const holderAccount = (await api<{ account_id: string }>('/account', { key: holder })).body.data!.account_id;
     await addMember(stack.context.team, { accountId: holderAccount, holderId: member.holderId, email: member.email, role: 'developer' }, OPERATOR_STAMP);
+    // The invitations examples: one the holder sent (revoked last), one to the holder from the member's own account (accepted).
+    const invitationFrom = async (token: string, email: string) =>
+      (await api<{ invitation_id: string }>('/account/members', { ...post({ email, role: 'viewer' }), key: token })).body.data!.invitation_id;
     Object.assign(env, {
+      SENT_INVITATION_ID: await invitationFrom(holder, 'pending@example.com'),
+      INVITATION_ID: await invitationFrom(member.accessToken, signedIn.email),
       HOLDER_ID: member.holderId,
       SESSION_TOKEN: holder,
       KEY_ID: (await api<{ key_id: string }>('/keys', { ...post({ name: 'for curl' }), key: holder })).body.data!.key_id,

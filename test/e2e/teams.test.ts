@@ -3,13 +3,14 @@ import { addMember } from '#domain/accounts/members';
 import { OPERATOR_STAMP } from '#domain/shared/audit';
 import { signedInHolder, type SignedIn } from '#test-support/identity';
 import { call, startTestApi, type Json } from '#test-support/local-api';
-import { pollFor } from '#test-support/wait';
+import { pollFor, pollUntil } from '#test-support/wait';
 
 /**
  * Teams end to end (issue 36, CONTRACT.md "Teams") through the local gateway with the
  * authorizer's cache on and a TTL of 2 s: members listed, roles changed and members removed by
  * real concurrent requests, the owner invariant under them, and a removed member locked out
- * within the TTL. Members join through the operator's add until invitations exist.
+ * within the TTL. Members join through the operator's add, or by invitation (the mail printed in
+ * the stack's log, as the identity server prints its codes).
  */
 const TTL_S = 2;
 let stack: LocalStack;
@@ -140,5 +141,76 @@ describe('members', () => {
     const stepDown = await send(alice.accessToken, 'PATCH', `/account/members/${alice.holderId}`, { body: { role: 'admin' } });
     expect([stepDown.status, stepDown.body.error?.code]).toEqual([409, 'last_owner']);
     expect((await send(alice.accessToken, 'GET', '/audit-events')).body.data!.events[0]).toMatchObject({ action: 'member.removed', target: { type: 'member', id: dev.holderId }, details: { role: 'developer' } });
+  });
+});
+
+describe('invitations', () => {
+  it('invite, the mail in the log, GET /invitations, accept, GET /accounts lists both; another address gets 404; revoke', async () => {
+    const [alice, bob, mallory] = [await holder(), await holder(), await holder()];
+    const logged: string[] = [];
+    const log = jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void logged.push(args.join(' ')));
+    let invitation: Json;
+    try {
+      const invited = await send(alice.accessToken, 'POST', '/account/members', { body: { email: bob.email.toUpperCase(), role: 'developer' } });
+      expect([invited.status, invited.body.data]).toEqual([
+        200,
+        { invitation_id: expect.stringMatching(/^inv_[0-9A-Z]{26}$/), email: bob.email, role: 'developer', invited_by: alice.holderId, created_at: expect.any(String), expires_at: expect.any(String) },
+      ]);
+      invitation = invited.body.data!;
+      expect(Date.parse(invitation.expires_at as string) - Date.parse(invitation.created_at as string)).toBe(7 * 24 * 60 * 60 * 1000);
+      const line = await pollUntil(() => logged.find((entry) => entry.startsWith(`mail: invitation for ${bob.email} `)), { what: 'the invitation mail in the log' });
+      expect(line).toBe(
+        `mail: invitation for ${bob.email} to join ${alice.own} as developer, from ${alice.email}, until ${invitation.expires_at}: ${new URL(stack.baseUrl).origin}/console/invitations (a deployed stack sends this with SES)`,
+      );
+    } finally {
+      log.mockRestore();
+    }
+    expect((await send(alice.accessToken, 'GET', '/account/members')).body.data!.invitations).toEqual([invitation]);
+    // A member's own address, and a bad one, are refused naming the field.
+    const member = await send(alice.accessToken, 'POST', '/account/members', { body: { email: alice.email, role: 'viewer' } });
+    expect([member.status, member.body.error?.code, member.body.error?.message]).toEqual([400, 'validation_error', `email: ${alice.email} is already a member of ${alice.own}.`]);
+    const badEmail = await send(alice.accessToken, 'POST', '/account/members', { body: { email: 'nobody', role: 'viewer' } });
+    expect([badEmail.status, badEmail.body.error?.message]).toEqual([400, expect.stringMatching(/^email: /)]);
+
+    // Bound to the verified address: another holder neither sees it nor can accept it, and learns nothing.
+    expect((await send(mallory.accessToken, 'GET', '/invitations')).body.data).toEqual({ invitations: [] });
+    const stolen = await send(mallory.accessToken, 'POST', `/invitations/${invitation.invitation_id}/accept`);
+    expect([stolen.status, stolen.body.error]).toEqual([404, { code: 'not_found', message: `No open invitation ${invitation.invitation_id} for you.` }]);
+
+    const mine = await pollFor(() => send(bob.accessToken, 'GET', '/invitations'), (answer) => (answer.body.data?.invitations as Json[] | undefined)?.length === 1);
+    expect(mine.body.data).toEqual({ invitations: [{ ...invitation, account_id: alice.own }] });
+    const accepted = await send(bob.accessToken, 'POST', `/invitations/${invitation.invitation_id}/accept`);
+    expect([accepted.status, accepted.body.data]).toEqual([200, { account_id: alice.own, role: 'developer' }]);
+    expect((await send(bob.accessToken, 'GET', '/accounts')).body.data).toEqual({ accounts: [{ account_id: bob.own, role: 'owner' }, { account_id: alice.own, role: 'developer' }] });
+    expect((await send(bob.accessToken, 'POST', `/invitations/${invitation.invitation_id}/accept`)).status).toBe(404);
+    const members = (await send(alice.accessToken, 'GET', '/account/members')).body.data!;
+    expect([(members.members as Json[]).map((each) => [each.holder_id, each.role]), members.invitations]).toEqual([
+      [
+        [alice.holderId, 'owner'],
+        [bob.holderId, 'developer'],
+      ],
+      [],
+    ]);
+    // Bob acts on alice's account once his cached authorization expires.
+    await pollFor(() => send(bob.accessToken, 'GET', '/account', { account: alice.own }), (answer) => answer.status === 200, { timeoutMs: (TTL_S + 5) * 1000, everyMs: 200 });
+    // A developer may not invite.
+    const byDeveloper = await send(bob.accessToken, 'POST', '/account/members', { account: alice.own, body: { email: 'carol@example.com', role: 'viewer' } });
+    expect([byDeveloper.status, byDeveloper.body.error?.message]).toEqual([403, `Your role in ${alice.own} (developer) may not manage members or account settings; a role that may: owner, admin.`]);
+
+    // Revoke: gone from the list, no longer accepted, a second revoke 404.
+    const carol = (await send(alice.accessToken, 'POST', '/account/members', { body: { email: 'carol@example.com', role: 'viewer' } })).body.data!;
+    const revoked = await send(alice.accessToken, 'DELETE', `/account/members/invitations/${carol.invitation_id}`);
+    expect([revoked.status, revoked.body.data]).toEqual([200, { invitation_id: carol.invitation_id, revoked: true }]);
+    const again = await send(alice.accessToken, 'DELETE', `/account/members/invitations/${carol.invitation_id}`);
+    expect([again.status, again.body.error]).toEqual([404, { code: 'not_found', message: `No open invitation ${carol.invitation_id} in ${alice.own}.` }]);
+    expect((await send(alice.accessToken, 'GET', '/account/members')).body.data!.invitations).toEqual([]);
+
+    const audit = (await send(alice.accessToken, 'GET', '/audit-events')).body.data!.events as Json[];
+    expect(audit.map((event) => [event.action, event.actor.id, event.target.id])).toEqual([
+      ['invitation.revoked', alice.holderId, carol.invitation_id],
+      ['member.invited', alice.holderId, carol.invitation_id],
+      ['member.joined', bob.holderId, bob.holderId],
+      ['member.invited', alice.holderId, invitation.invitation_id],
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoHolderStore } from '#adapters/dynamodb/holder-repository';
 import { DynamoTeamStore } from '#adapters/dynamodb/team-repository';
+import { DynamoInvitationStore } from '#adapters/dynamodb/invitation-repository';
 import { newHolderAccount } from '#domain/accounts/holder';
 import { DynamoAccountDirectory } from '#adapters/dynamodb/account-directory';
 import { DynamoAccountStore, PENDING_STARTS } from '#adapters/dynamodb/account-repository';
@@ -53,6 +54,7 @@ describeStoreContract('DynamoDB stores', async () => {
       usage: new DynamoUsageReader(db),
       holders: new DynamoHolderStore(db),
       team: new DynamoTeamStore(db),
+      invitations: new DynamoInvitationStore(db),
     },
     close: () => dropTestDb(db),
     // As the holder repository wrote a holder before issue 36: the item alone.

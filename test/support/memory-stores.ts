@@ -3,7 +3,7 @@ import type { ApiKeyRecord } from '#domain/accounts/api-key';
 import { NotFoundError, ValidationError } from '#domain/shared/errors';
 import type { LedgerEntry } from '#domain/accounts/ledger';
 import type { MediaKind } from '#domain/catalogue/media-type';
-import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, HolderStore, KeyChangeAudit, LedgerStore, Member, MemberActor, TeamStore } from '#domain/accounts/ports';
+import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, HolderStore, Invitation, InvitationStore, KeyChangeAudit, LedgerStore, Member, MemberActor, TeamStore } from '#domain/accounts/ports';
 import { HolderExistsError, type Holder } from '#domain/accounts/holder';
 import { AlreadyMemberError, MAX_MEMBERS, MAX_MEMBERSHIPS, type Membership, type Role } from '#domain/accounts/roles';
 import { applyKeyChanges } from '#domain/accounts/key-management';
@@ -88,6 +88,17 @@ export class MemoryTable {
     let members = this.members.get(accountId);
     if (!members) this.members.set(accountId, (members = new Map()));
     return members;
+  }
+
+  /** Open invitations by account, then address (the adapter's ACCOUNT#a/INVITATION#<hash of the address>). */
+  readonly invitations = new Map<string, Map<string, Invitation>>();
+  /** Invitations sent per account and UTC day, by `account#yyyy-mm-dd` (the adapter's INVITES# items). */
+  readonly invitesSent = new Map<string, number>();
+
+  invitationsOf(accountId: string): Map<string, Invitation> {
+    let invitations = this.invitations.get(accountId);
+    if (!invitations) this.invitations.set(accountId, (invitations = new Map()));
+    return invitations;
   }
 
   /** Audit entries per account, in id order (the adapter's AUDIT#<account> partition). */
@@ -844,6 +855,70 @@ export class MemoryTeamStore implements TeamStore {
   }
 }
 
+/** Newest first, as the adapter's reads answer (ties by id). */
+const newestFirst = (a: Invitation, b: Invitation) => (a.createdAt === b.createdAt ? (a.invitationId < b.invitationId ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1);
+
+export class MemoryInvitationStore implements InvitationStore {
+  constructor(readonly table = new MemoryTable()) {}
+
+  async invite(invitation: Invitation, actor: MemberActor, entry: AuditEntry, quota: { day: string; max: number }): Promise<'invited' | 'quota' | 'moved'> {
+    await turn();
+    this.table.checkAudit(entry);
+    // The adapter's part order: the quota answers first.
+    const day = `${invitation.accountId}#${quota.day}`;
+    const sent = this.table.invitesSent.get(day) ?? 0;
+    if (sent >= quota.max) return 'quota';
+    if (actor && this.table.membersOf(invitation.accountId).get(actor.holderId)?.role !== actor.role) return 'moved';
+    this.table.invitesSent.set(day, sent + 1);
+    this.table.invitationsOf(invitation.accountId).set(invitation.email, copy(invitation));
+    this.table.addAudit(entry);
+    return 'invited';
+  }
+
+  async forAccount(accountId: string, now: string): Promise<Invitation[]> {
+    await turn();
+    return copy([...this.table.invitationsOf(accountId).values()].filter((each) => each.expiresAt > now).sort(newestFirst));
+  }
+
+  async forEmail(email: string, now: string): Promise<Invitation[]> {
+    await turn();
+    const found = [...this.table.invitations.values()].flatMap((byEmail) => {
+      const invitation = byEmail.get(email);
+      return invitation && invitation.expiresAt > now ? [invitation] : [];
+    });
+    return copy(found.sort(newestFirst));
+  }
+
+  async accept(invitation: Invitation, holderId: string, now: string, entry: AuditEntry): Promise<'joined' | 'gone' | 'member'> {
+    await turn();
+    this.table.checkAudit(entry);
+    const open = this.table.invitationsOf(invitation.accountId);
+    const stored = open.get(invitation.email);
+    if (!stored || stored.invitationId !== invitation.invitationId || stored.expiresAt <= now) return 'gone';
+    const members = this.table.membersOf(invitation.accountId);
+    if (members.has(holderId)) return 'member';
+    if (!this.table.holders.has(holderId)) throw new NotFoundError(`No holder ${holderId}.`);
+    const memberships = [...this.table.members.values()].filter((each) => each.has(holderId)).length;
+    if (memberships >= MAX_MEMBERSHIPS) throw new ValidationError(`A holder may belong to at most ${MAX_MEMBERSHIPS} accounts.`, 'accounts');
+    if (members.size >= MAX_MEMBERS) throw new ValidationError(`An account may have at most ${MAX_MEMBERS} members.`, 'members');
+    open.delete(invitation.email);
+    members.set(holderId, { role: invitation.role, joinedAt: now });
+    this.table.addAudit(entry);
+    return 'joined';
+  }
+
+  async revoke(invitation: Invitation, actor: MemberActor, entry: AuditEntry): Promise<'revoked' | 'gone' | 'moved'> {
+    await turn();
+    this.table.checkAudit(entry);
+    const open = this.table.invitationsOf(invitation.accountId);
+    if (open.get(invitation.email)?.invitationId !== invitation.invitationId) return 'gone';
+    if (actor && this.table.membersOf(invitation.accountId).get(actor.holderId)?.role !== actor.role) return 'moved';
+    open.delete(invitation.email);
+    this.table.addAudit(entry);
+    return 'revoked';
+  }
+}
+
 /** Every store of one table, wired together as the app context wires the DynamoDB ones. */
 export function createMemoryStores() {
   const table = new MemoryTable();
@@ -864,6 +939,7 @@ export function createMemoryStores() {
     usage: new MemoryUsageReader(table),
     holders: new MemoryHolderStore(table),
     team: new MemoryTeamStore(table),
+    invitations: new MemoryInvitationStore(table),
   };
 }
 export type MemoryStores = ReturnType<typeof createMemoryStores>;

@@ -6,7 +6,7 @@ import { grantAudit, ledgerSum, type LedgerEntry } from '#domain/accounts/ledger
 import { accessChangeAudit } from '#domain/accounts/account-admin';
 import { retentionChangeAudit } from '#domain/accounts/get-account';
 import { refundEntry } from '#domain/tasks/charges';
-import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, HolderStore, LedgerStore, TeamStore } from '#domain/accounts/ports';
+import type { AccountDirectory, AccountStore, ApiKeyChanges, ApiKeyStore, HolderStore, Invitation, InvitationStore, LedgerStore, TeamStore } from '#domain/accounts/ports';
 import { changeMemberRole, removeMember } from '#domain/accounts/members';
 import { LastOwnerError } from '#domain/accounts/roles';
 import { HolderExistsError, newHolderAccount, type Holder } from '#domain/accounts/holder';
@@ -53,6 +53,7 @@ export interface StoreSet {
   usage: UsageReader;
   holders: HolderStore;
   team: TeamStore;
+  invitations: InvitationStore;
 }
 
 /**
@@ -1747,6 +1748,131 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           const last = list.find((member) => member.role === 'owner')!.holderId;
           await expect(removeMember(stores.team, { accountId, holderId: last, actor: { holderId: last, role: 'owner' } }, stamp)).rejects.toBeInstanceOf(LastOwnerError);
         }
+      });
+    });
+
+    // Issue 36: invitations (ACCOUNT#a/INVITATION#<hash>, the daily INVITES# quota), each write with its entry.
+    describe('team: invitations', () => {
+      const DAY = 24 * 60 * 60 * 1000;
+      const stamp: AuditStamp = { actor: { type: 'holder', id: 'i-a', email: 'a@example.com' }, origin: { ip: null, userAgent: null } };
+      const owner = { holderId: 'i-a', role: 'owner' as const };
+      const quota = (max = 100, day = '2026-03-01') => ({ day, max });
+      let n = 0;
+      /** An invitation made `ms` after T0, open for 7 days. */
+      const invitationOf = (accountId: string, email: string, ms: number, overrides: Partial<Invitation> = {}): Invitation => ({
+        invitationId: `inv_${String((n += 1)).padStart(26, '0')}`,
+        accountId,
+        email,
+        role: 'developer',
+        invitedBy: 'i-a',
+        createdAt: at(ms),
+        expiresAt: at(ms + 7 * DAY),
+        ...overrides,
+      });
+      const entryOf = (invitation: Invitation, action: 'member.invited' | 'member.joined' | 'invitation.revoked' = 'member.invited') =>
+        auditEntry(stamp, invitation.accountId, action, { type: 'invitation', id: invitation.invitationId }, { email: invitation.email }, new Date(T0 + (n += 1)));
+      const actions = async (accountId: string) => (await stores.auditLog.page(accountId, undefined, 100)).entries.map((entry) => entry.action).reverse();
+      /** i-a's account (its owner), and i-x, a holder with an account of their own. */
+      async function accounts() {
+        const account = newHolderAccount(newAccountId(), 0, at(0));
+        await stores.holders.createWithAccount({ holderId: 'i-a', accountId: account.accountId, email: 'a@example.com', createdAt: at(0) }, account);
+        const own = newHolderAccount(newAccountId(), 0, at(0));
+        await stores.holders.createWithAccount({ holderId: 'i-x', accountId: own.accountId, email: 'x@example.com', createdAt: at(0) }, own);
+        return { accountId: account.accountId, own: own.accountId };
+      }
+      /** The address's invitations (gsi1: a moment behind a write). */
+      const forEmail = (email: string, now: string, count: number) =>
+        pollUntil(async () => {
+          const found = await stores.invitations.forEmail(email, now);
+          return found.length === count && found;
+        }, { what: `${count} invitations to ${email}` });
+
+      it('stores an invitation with its entry and replaces the open one to the same address; by account and by address, newest first', async () => {
+        const { accountId, own } = await accounts();
+        const first = invitationOf(accountId, 'x@example.com', 1);
+        expect(await stores.invitations.invite(first, owner, entryOf(first), quota())).toBe('invited');
+        const other = invitationOf(accountId, 'y@example.com', 2, { role: 'viewer' });
+        expect(await stores.invitations.invite(other, owner, entryOf(other), quota())).toBe('invited');
+        expect(await stores.invitations.forAccount(accountId, at(3))).toEqual([other, first]);
+        expect(await forEmail('x@example.com', at(3), 1)).toEqual([first]);
+        const again = invitationOf(accountId, 'x@example.com', 4, { role: 'admin' });
+        expect(await stores.invitations.invite(again, owner, entryOf(again), quota())).toBe('invited');
+        expect(await stores.invitations.forAccount(accountId, at(5))).toEqual([again, other]);
+        expect(await pollUntil(async () => {
+          const found = await stores.invitations.forEmail('x@example.com', at(5));
+          return found[0]?.invitationId === again.invitationId && found;
+        })).toEqual([again]);
+        expect(await actions(accountId)).toEqual(['member.invited', 'member.invited', 'member.invited']);
+        expect(await stores.invitations.forAccount(own, at(5))).toEqual([]);
+      });
+
+      it('counts invitations per account and day: past the quota, or with the actor moved, nothing is written', async () => {
+        const { accountId, own } = await accounts();
+        const made = [1, 2].map((ms) => invitationOf(accountId, `q${ms}@example.com`, ms));
+        for (const invitation of made) expect(await stores.invitations.invite(invitation, owner, entryOf(invitation), quota(2))).toBe('invited');
+        const third = invitationOf(accountId, 'q3@example.com', 3);
+        expect(await stores.invitations.invite(third, owner, entryOf(third), quota(2))).toBe('quota');
+        // Another day, another count; another account, its own.
+        expect(await stores.invitations.invite(third, owner, entryOf(third), quota(2, '2026-03-02'))).toBe('invited');
+        const elsewhere = invitationOf(own, 'q4@example.com', 4);
+        expect(await stores.invitations.invite(elsewhere, { holderId: 'i-x', role: 'owner' }, entryOf(elsewhere), quota(2))).toBe('invited');
+        // The actor as read is no longer so (i-a is an owner, not an admin).
+        const moved = invitationOf(accountId, 'q5@example.com', 5);
+        expect(await stores.invitations.invite(moved, { holderId: 'i-a', role: 'admin' }, entryOf(moved), quota(10, '2026-03-03'))).toBe('moved');
+        expect((await stores.invitations.forAccount(accountId, at(6))).map((each) => each.email).sort()).toEqual(['q1@example.com', 'q2@example.com', 'q3@example.com']);
+        expect(await actions(accountId)).toEqual(['member.invited', 'member.invited', 'member.invited']);
+      });
+
+      it('leaves out expired invitations from both reads', async () => {
+        const { accountId } = await accounts();
+        const invitation = invitationOf(accountId, 'e@example.com', 1, { expiresAt: at(100) });
+        await stores.invitations.invite(invitation, owner, entryOf(invitation), quota());
+        expect(await forEmail('e@example.com', at(99), 1)).toEqual([invitation]);
+        expect(await stores.invitations.forAccount(accountId, at(99))).toEqual([invitation]);
+        expect(await stores.invitations.forAccount(accountId, at(100))).toEqual([]);
+        expect(await stores.invitations.forEmail('e@example.com', at(100))).toEqual([]);
+        // Nor can it be accepted then.
+        expect(await stores.invitations.accept(invitation, 'i-x', at(100), entryOf(invitation, 'member.joined'))).toBe('gone');
+      });
+
+      it('accepts once: the invitation used up, both sides of the membership, the counters and the entry in one write', async () => {
+        const { accountId, own } = await accounts();
+        const replaced = invitationOf(accountId, 'x@example.com', 1, { role: 'owner' });
+        await stores.invitations.invite(replaced, owner, entryOf(replaced), quota());
+        const invitation = invitationOf(accountId, 'x@example.com', 2, { role: 'owner' });
+        await stores.invitations.invite(invitation, owner, entryOf(invitation), quota());
+        // The replaced one is gone, whoever holds its id.
+        expect(await stores.invitations.accept(replaced, 'i-x', at(3), entryOf(replaced, 'member.joined'))).toBe('gone');
+        const joined = entryOf(invitation, 'member.joined');
+        expect(await stores.invitations.accept(invitation, 'i-x', at(3), joined)).toBe('joined');
+        expect((await stores.holders.withMemberships('i-x'))?.memberships.map((each) => [each.accountId, each.role]).sort()).toEqual(
+          [[accountId, 'owner'], [own, 'owner']].sort(),
+        );
+        expect((await stores.team.list(accountId)).map((member) => [member.holderId, member.role])).toEqual([['i-a', 'owner'], ['i-x', 'owner']]);
+        expect((await stores.team.state(accountId, [])).owners).toBe(2);
+        expect(await stores.invitations.forAccount(accountId, at(4))).toEqual([]);
+        expect((await stores.auditLog.page(accountId, undefined, 10)).entries[0]).toEqual(joined);
+        expect(await stores.invitations.accept(invitation, 'i-x', at(4), entryOf(invitation, 'member.joined'))).toBe('gone');
+        // A member invited again (an operator's invitation, say) cannot use it: nothing is written.
+        const twice = invitationOf(accountId, 'x@example.com', 5);
+        await stores.invitations.invite(twice, null, entryOf(twice), quota());
+        expect(await stores.invitations.accept(twice, 'i-x', at(6), entryOf(twice, 'member.joined'))).toBe('member');
+        expect(await stores.invitations.forAccount(accountId, at(6))).toEqual([twice]);
+        expect(await actions(accountId)).toEqual(['member.invited', 'member.invited', 'member.joined', 'member.invited']);
+      });
+
+      it('revokes only the invitation read, while the actor holds the role read, with its entry', async () => {
+        const { accountId } = await accounts();
+        const invitation = invitationOf(accountId, 'r@example.com', 1);
+        await stores.invitations.invite(invitation, owner, entryOf(invitation), quota());
+        expect(await stores.invitations.revoke(invitation, { holderId: 'i-a', role: 'admin' }, entryOf(invitation, 'invitation.revoked'))).toBe('moved');
+        const replacement = invitationOf(accountId, 'r@example.com', 2);
+        await stores.invitations.invite(replacement, owner, entryOf(replacement), quota());
+        expect(await stores.invitations.revoke(invitation, owner, entryOf(invitation, 'invitation.revoked'))).toBe('gone');
+        expect(await stores.invitations.revoke(replacement, owner, entryOf(replacement, 'invitation.revoked'))).toBe('revoked');
+        expect(await stores.invitations.forAccount(accountId, at(3))).toEqual([]);
+        expect(await stores.invitations.revoke(replacement, owner, entryOf(replacement, 'invitation.revoked'))).toBe('gone');
+        expect(await actions(accountId)).toEqual(['member.invited', 'member.invited', 'invitation.revoked']);
       });
     });
 

@@ -82,6 +82,43 @@ describe('VidgenClient team methods', () => {
   });
 });
 
+const INVITATION = {
+  invitation_id: 'inv_01M8EN2K7Q4R6T8V0X2Z4B6D8F',
+  email: 'new@example.com',
+  role: 'developer',
+  invited_by: 'holder-1',
+  created_at: '2026-11-27T14:03:11.482Z',
+  expires_at: '2026-12-04T14:03:11.482Z',
+} as const;
+
+describe('VidgenClient invitation methods', () => {
+  it('invite, revoke, list one\'s own and accept with the documented methods and paths', async () => {
+    const received = { invitations: [{ ...INVITATION, account_id: 'acc_2' }] };
+    const { api, sent } = setup(ok(INVITATION), ok({ invitation_id: INVITATION.invitation_id, revoked: true }), ok(received), ok({ account_id: 'acc_2', role: 'developer' }));
+    expect(await api.inviteMember({ email: 'new@example.com', role: 'developer' })).toEqual(INVITATION);
+    expect(await api.revokeInvitation(INVITATION.invitation_id)).toEqual({ invitation_id: INVITATION.invitation_id, revoked: true });
+    expect(await api.listInvitations()).toEqual(received);
+    expect(await api.acceptInvitation(INVITATION.invitation_id)).toEqual({ account_id: 'acc_2', role: 'developer' });
+    expect(sent).toEqual([
+      { url: 'https://api.example.test/api/v1/account/members', method: 'POST', body: { email: 'new@example.com', role: 'developer' } },
+      { url: `https://api.example.test/api/v1/account/members/invitations/${INVITATION.invitation_id}`, method: 'DELETE', body: undefined },
+      { url: 'https://api.example.test/api/v1/invitations', method: 'GET', body: undefined },
+      { url: `https://api.example.test/api/v1/invitations/${INVITATION.invitation_id}/accept`, method: 'POST', body: undefined },
+    ]);
+  });
+
+  it('retries an invite after a 5xx (a new one replaces the open one) but never an accept or a revoke (a repeat would answer 404)', async () => {
+    const invite = setup(serverError(), ok(INVITATION));
+    await expect(invite.api.inviteMember({ email: 'new@example.com', role: 'developer' })).resolves.toEqual(INVITATION);
+    expect(invite.sent).toHaveLength(2);
+    for (const call of [(api: VidgenClient) => api.acceptInvitation('inv_1'), (api: VidgenClient) => api.revokeInvitation('inv_1')]) {
+      const once = setup(serverError(), ok({}));
+      await expect(call(once.api)).rejects.toBeInstanceOf(ApiError);
+      expect(once.sent).toHaveLength(1);
+    }
+  });
+});
+
 describe('VidgenClient for platforms', () => {
   it('sends end_user and metadata with a start, and a limit per end user with a key', async () => {
     const { api, sent } = setup(ok({ video_id: 'vid_1' }), ok({ image_id: 'img_1' }), ok({ ...KEY, api_key: 'vg_live_x' }), ok(KEY));

@@ -72,6 +72,22 @@ describe('local router', () => {
   });
 });
 
+describe('local router: a literal resource wins over a parameter, as on API Gateway', () => {
+  // API Gateway matches a request resource by resource, a literal child before a {parameter}
+  // sibling: /account/members/invitations is the revoke route's parent, never a holder id.
+  const match = createRouter([
+    { method: 'DELETE', path: '/api/v1/account/members/{holder_id}', handler: 'remove-member', callers: 'session' },
+    { method: 'DELETE', path: '/api/v1/account/members/invitations/{invitation_id}', handler: 'revoke-invitation', callers: 'session' },
+  ]);
+
+  it('routes the literal path to its own route and keeps the parameter route for other values', () => {
+    expect(match('DELETE', '/api/v1/account/members/invitations/inv_1')).toEqual({ route: expect.objectContaining({ handler: 'revoke-invitation' }), pathParameters: { invitation_id: 'inv_1' } });
+    expect(match('DELETE', '/api/v1/account/members/h-1')).toEqual({ route: expect.objectContaining({ handler: 'remove-member' }), pathParameters: { holder_id: 'h-1' } });
+    // The literal resource has no DELETE of its own: no route, not a holder named "invitations".
+    expect(match('DELETE', '/api/v1/account/members/invitations')).toBeUndefined();
+  });
+});
+
 describe('local gateway maps of client-chosen names', () => {
   // Names an ordinary object already "has": as keys of a plain {} they broke every route (500).
   const NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'];

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { InFlightPhase } from '#domain/tasks/phase';
 
 /**
@@ -50,6 +51,20 @@ export const MEMBER_SK_PREFIX = 'MEMBER#';
 export const memberKey = (accountId: string, holderId: string): PrimaryKey => ({ pk: accountPartition(accountId), sk: `${MEMBER_SK_PREFIX}${holderId}` });
 /** An account's member and owner counts: the "at least one owner" condition lives here, off the hot account item. */
 export const teamKey = (accountId: string): PrimaryKey => ({ pk: accountPartition(accountId), sk: 'TEAM' });
+/**
+ * An open invitation, one per account and address: keyed by the address's hash (a fixed length
+ * whatever the address), so a new invitation to the same address replaces the open one.
+ */
+export const INVITATION_SK_PREFIX = 'INVITATION#';
+export const invitationKey = (accountId: string, email: string): PrimaryKey => ({
+  pk: accountPartition(accountId),
+  sk: `${INVITATION_SK_PREFIX}${createHash('sha256').update(email).digest('hex').slice(0, 32)}`,
+});
+/** gsi1 entry that lists an address's invitations, newest first (GET /invitations). */
+export const inviteePartition = (email: string): string => `INVITEE#${email}`;
+export const inviteeEntry = (email: string, createdAt: string, accountId: string) => ({ gsi1pk: inviteePartition(email), gsi1sk: `INVITATION#${createdAt}#${accountId}` });
+/** Invitations an account sent on one UTC day (`yyyy-mm-dd`): the daily quota's condition. */
+export const inviteQuotaKey = (accountId: string, day: string): PrimaryKey => ({ pk: accountPartition(accountId), sk: `INVITES#${day}` });
 /** How many unrevoked keys an account has (apart from the account item, which every start writes). */
 export const apiKeyCountKey = (accountId: string): PrimaryKey => ({ pk: accountPartition(accountId), sk: 'APIKEYCOUNT' });
 

@@ -46,7 +46,30 @@ export class DynamoTeamStore implements TeamStore {
   }
 
   async add(accountId: string, holderId: string, role: Role, now: string, entry: AuditEntry): Promise<void> {
-    const table = this.db.tableName;
+    const [member, holder, team, membership] = this.joinParts(accountId, holderId, role, now);
+    const account: TransactWriteItem = { ConditionCheck: { TableName: this.db.tableName, Key: accountKey(accountId), ConditionExpression: 'attribute_exists(pk)' } };
+    await withRetries('member add', async () => {
+      try {
+        // Part order: the refusal that answers first, should AWS report only one.
+        await transact(this.db, [['account', account], member, holder, team, membership, auditPart(this.db, entry)]);
+        return undefined;
+      } catch (error) {
+        if (!(error instanceof TransactionRefused)) throw error;
+        if (error.failed('account')) throw new NotFoundError(`No account ${accountId}.`);
+        if (error.failed('member')) throw new AlreadyMemberError(`${holderId} is already a member of ${accountId}.`, 'email');
+        await this.joinRefused(error, holderId);
+        if (error.conflict) return AGAIN;
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * The parts of `holderId` joining `accountId` as `role` (an operator's add, an accepted
+   * invitation): the member (cond: not one yet), the holder's membership count (cond: under
+   * MAX_MEMBERSHIPS), the TEAM counter (cond: under MAX_MEMBERS) and the membership.
+   */
+  joinParts(accountId: string, holderId: string, role: Role, now: string): [readonly ['member', TransactWriteItem], readonly ['holder', TransactWriteItem], readonly ['team', TransactWriteItem], readonly ['membership', TransactWriteItem]] {
     const [member, membership, team] = new DynamoHolderStore(this.db).membershipParts(holderId, accountId, role, now) as [readonly ['member', TransactWriteItem], readonly ['membership', TransactWriteItem], readonly ['team', TransactWriteItem]];
     const capped: TransactWriteItem = {
       Update: {
@@ -57,32 +80,23 @@ export class DynamoTeamStore implements TeamStore {
     };
     const holder: TransactWriteItem = {
       Update: {
-        TableName: table,
+        TableName: this.db.tableName,
         Key: holderKey(holderId),
         UpdateExpression: 'ADD accounts :one',
         ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(accounts) OR accounts < :max)',
         ExpressionAttributeValues: { ':one': 1, ':max': MAX_MEMBERSHIPS },
       },
     };
-    const account: TransactWriteItem = { ConditionCheck: { TableName: table, Key: accountKey(accountId), ConditionExpression: 'attribute_exists(pk)' } };
-    await withRetries('member add', async () => {
-      try {
-        // Part order: the refusal that answers first, should AWS report only one.
-        await transact(this.db, [['account', account], member, ['holder', holder], ['team', capped], membership, auditPart(this.db, entry)]);
-        return undefined;
-      } catch (error) {
-        if (!(error instanceof TransactionRefused)) throw error;
-        if (error.failed('account')) throw new NotFoundError(`No account ${accountId}.`);
-        if (error.failed('member')) throw new AlreadyMemberError(`${holderId} is already a member of ${accountId}.`, 'email');
-        if (error.failed('holder')) {
-          if (!(await new DynamoHolderStore(this.db).get(holderId))) throw new NotFoundError(`No holder ${holderId}.`);
-          throw new ValidationError(`A holder may belong to at most ${MAX_MEMBERSHIPS} accounts.`, 'accounts');
-        }
-        if (error.failed('team')) throw new ValidationError(`An account may have at most ${MAX_MEMBERS} members.`, 'members');
-        if (error.conflict) return AGAIN;
-        throw error;
-      }
-    });
+    return [member, ['holder', holder], ['team', capped], membership];
+  }
+
+  /** Throws what a refused `holder` or `team` part of joinParts means (no holder; a cap reached). */
+  async joinRefused(error: TransactionRefused, holderId: string): Promise<void> {
+    if (error.failed('holder')) {
+      if (!(await new DynamoHolderStore(this.db).get(holderId))) throw new NotFoundError(`No holder ${holderId}.`);
+      throw new ValidationError(`A holder may belong to at most ${MAX_MEMBERSHIPS} accounts.`, 'accounts');
+    }
+    if (error.failed('team')) throw new ValidationError(`An account may have at most ${MAX_MEMBERS} members.`, 'members');
   }
 
   async state(accountId: string, holderIds: readonly string[]): Promise<{ owners: number; roles: Map<string, Role> }> {

@@ -117,6 +117,63 @@ export interface TeamStore {
   remove(accountId: string, holderId: string, from: Role, actor: MemberActor, entry: AuditEntry): Promise<boolean>;
 }
 
+/** An invitation to join an account (accounts/invitations.ts). */
+export interface Invitation {
+  /** `inv_` + ULID. */
+  invitationId: string;
+  accountId: string;
+  /** Lowercased. */
+  email: string;
+  role: Role;
+  /** The inviter's holder id, or `operator`. */
+  invitedBy: string;
+  createdAt: string;
+  /** ISO; it can no longer be accepted from then on. */
+  expiresAt: string;
+}
+
+/**
+ * An account's open invitations (docs/data-model.md: invitation, invite quota): one per address
+ * and account (a new one replaces it), found by account (consistent) and by address (gsi1: a new
+ * one may take a moment to show). Reads leave out expired ones (the table's TTL lags).
+ */
+export interface InvitationStore {
+  /**
+   * Stores the invitation in place of an open one to the same address, with its entry, counting
+   * it against the account's `quota.max` for `quota.day`, while the actor (null: the operator)
+   * still has the role read: 'quota' or 'moved' when not, and nothing is written.
+   */
+  invite(invitation: Invitation, actor: MemberActor, entry: AuditEntry, quota: { day: string; max: number }): Promise<'invited' | 'quota' | 'moved'>;
+  /** Open invitations of the account at `now`, newest first. */
+  forAccount(accountId: string, now: string): Promise<Invitation[]>;
+  /** Open invitations to the (lowercased) address at `now`, newest first. */
+  forEmail(email: string, now: string): Promise<Invitation[]>;
+  /**
+   * Uses the invitation up: the holder joins with its role (both sides of the membership, the
+   * counters), with its entry, in one write. 'gone' when it is no longer open (accepted,
+   * replaced, revoked, expired at `now`), 'member' when the holder is one already; nothing is
+   * written then. Throws ValidationError past MAX_MEMBERS (field `members`) or MAX_MEMBERSHIPS (`accounts`).
+   */
+  accept(invitation: Invitation, holderId: string, now: string, entry: AuditEntry): Promise<'joined' | 'gone' | 'member'>;
+  /** Deletes this invitation (by id: not one that replaced it) with its entry, while the actor has the role read. */
+  revoke(invitation: Invitation, actor: MemberActor, entry: AuditEntry): Promise<'revoked' | 'gone' | 'moved'>;
+}
+
+/** What an invitation mail says: who invites whom to which account as what, until when. No secret: acceptance is bound to the verified address. */
+export interface InvitationMail {
+  to: string;
+  accountId: string;
+  role: Role;
+  /** The inviter's address (null: the operator). */
+  inviterEmail: string | null;
+  expiresAt: string;
+}
+
+/** Sends the service's own mail (locally: a line in the stack's log; deployed: SES). */
+export interface Mailer {
+  sendInvitation(mail: InvitationMail): Promise<void>;
+}
+
 /**
  * The identity provider, as sessions need it. `verifyAccessToken` checks the token itself (the
  * signature against the provider's published keys, issuer, client, token use, expiry) and

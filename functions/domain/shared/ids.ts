@@ -14,3 +14,5 @@ export const newEventId = (): string => `evt_${ulid()}`;
 export const taskEventId = (taskId: string): string => `evt_${taskId.replace(/^[a-z]+_/, '')}`;
 /** Audit entries (issue 36): monotonic, so two entries of one millisecond keep their order. */
 export const newAuditId = (): string => `aud_${nextUlid()}`;
+/** Invitations (issue 36): a fresh random part each (the id is named in URLs and mail, never guessed from a neighbour). */
+export const newInvitationId = (): string => `inv_${ulid()}`;

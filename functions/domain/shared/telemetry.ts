@@ -42,7 +42,9 @@ export type BusinessEvent =
   /** Credits a refunded or disputed pack should have taken back but the balance no longer had. */
   | 'ReversalShortfall'
   /** A completed video whose first frame could not be made into a thumbnail (it completes without one). */
-  | 'ThumbnailFailed';
+  | 'ThumbnailFailed'
+  /** An invitation whose mail could not be sent (the invitation stays valid; inviting again resends it). */
+  | 'InvitationMailFailed';
 
 /** Extra fields of a log line, snake_case (`task_id`, `account_id`, `model`...). */
 export type LogFields = Record<string, unknown>;

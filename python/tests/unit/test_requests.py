@@ -65,6 +65,18 @@ class RequestsTest(unittest.TestCase):
             self.client.remove_member("h")
         self.assertEqual(len(self.server.received), 1)
 
+    def test_an_invite_is_retried_after_a_5xx_but_an_accept_or_a_revoke_is_not(self) -> None:
+        invitation = {"invitation_id": "inv_1", "email": "new@example.com", "role": "viewer", "invited_by": "h", "created_at": "t", "expires_at": "t"}
+        self.server.reply(api_error(503, "service_unavailable", "busy"), envelope(invitation))
+        self.assertEqual(self.client.invite_member("new@example.com", role="viewer"), invitation)
+        self.assertEqual(len(self.server.received), 2)
+        for call in (lambda: self.client.accept_invitation("inv_1"), lambda: self.client.revoke_invitation("inv_1")):
+            self.server.received.clear()
+            self.server.reply(api_error(503, "service_unavailable", "busy"))
+            with self.assertRaises(ApiError):
+                call()
+            self.assertEqual(len(self.server.received), 1)
+
     def test_the_key_and_base_url_default_to_the_environment(self) -> None:
         saved = {name: os.environ.get(name) for name in ("VIDGEN_API_KEY", "VIDGEN_BASE_URL")}
         self.addCleanup(lambda: [os.environ.pop(n, None) if v is None else os.environ.__setitem__(n, v) for n, v in saved.items()])
@@ -133,6 +145,11 @@ class RequestsTest(unittest.TestCase):
             (lambda: self.client.list_members(), "GET", "/api/v1/account/members", None),
             (lambda: self.client.update_member("holder/2", role="admin"), "PATCH", "/api/v1/account/members/holder%2F2", {"role": "admin"}),
             (lambda: self.client.remove_member("holder-2"), "DELETE", "/api/v1/account/members/holder-2", None),
+            (lambda: self.client.invite_member("new@example.com", role="developer"), "POST", "/api/v1/account/members",
+             {"email": "new@example.com", "role": "developer"}),
+            (lambda: self.client.revoke_invitation("inv_1"), "DELETE", "/api/v1/account/members/invitations/inv_1", None),
+            (lambda: self.client.list_invitations(), "GET", "/api/v1/invitations", None),
+            (lambda: self.client.accept_invitation("inv/1"), "POST", "/api/v1/invitations/inv%2F1/accept", None),
             (lambda: self.client.create_key(name="CI", scopes=["read"], monthly_spend_limit=500), "POST", "/api/v1/keys",
              {"name": "CI", "scopes": ["read"], "monthly_spend_limit": 500}),
             (lambda: self.client.create_key({"name": "nightly", "mode": "test"}), "POST", "/api/v1/keys", {"name": "nightly", "mode": "test"}),

@@ -81,6 +81,10 @@ MIRRORS: Dict[str, Union[str, Tuple[str, ...]]] = {
     "MemberList": "MemberList",
     "MemberRemoved": "MemberRemoved",
     "UpdateMemberParams": "UpdateMemberRequest",
+    "InviteMemberParams": "InviteMemberRequest",
+    "InvitationRevoked": "InvitationRevoked",
+    "ReceivedInvitation": "ReceivedInvitation",
+    "ReceivedInvitationList": "ReceivedInvitationList",
 }
 
 
