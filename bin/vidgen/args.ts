@@ -79,10 +79,14 @@ Commands:
   members                             The account's members and open invitations (owner or admin).
   members set-role HOLDER_ID ROLE     A member's new role: owner, admin, developer, billing or viewer.
   members remove HOLDER_ID            Remove a member (yourself too); the last owner cannot go.
+  members invite EMAIL ROLE           Invite an address (valid 7 days; inviting again resends).
+  members revoke INVITATION_ID        Withdraw an open invitation.
+  invitations                         The open invitations to your (verified) address.
+  invitations accept INVITATION_ID    Join that account in the role offered.
   audit [--after ID] [--limit N] [--csv]
       The account's audit log, newest first (owner or admin): who changed keys, members,
       webhooks, retention and billing. --after takes the next_after printed for older entries.
-      The accounts, members and audit commands act as the signed-in account holder.
+      The accounts, members, invitations and audit commands act as the signed-in account holder.
   transactions [--page N] [--limit N] Every grant, charge and refund of your credits, newest first.
   usage [--from DATE] [--to DATE] [--group-by day|model|key|end_user] [--csv]
       What your tasks cost, per day (default), model, API key or end user, with totals; the
@@ -190,6 +194,7 @@ const COMMANDS = {
   keys: { operand: undefined, options: ['name', 'mode', 'scopes', 'monthly-spend-limit', 'expires-at'] },
   accounts: { operand: undefined, options: [] },
   members: { operand: undefined, options: [] },
+  invitations: { operand: undefined, options: [] },
   audit: { operand: undefined, options: ['after', 'limit', 'csv'] },
 } satisfies Record<string, { operand: string | undefined; options: OptionName[] }>;
 
@@ -267,6 +272,8 @@ export type Command =
   | { name: 'login'; email: string; password: string; json: boolean }
   | { name: 'accounts'; json: boolean }
   | { name: 'audit'; after?: string; limit?: number; csv: boolean; json: boolean }
+  | { name: 'invitations'; action: 'list'; json: boolean }
+  | { name: 'invitations'; action: 'accept'; invitationId: string; json: boolean }
   | KeysCommand
   | MembersCommand;
 
@@ -274,10 +281,12 @@ export type Command =
 export type MembersCommand =
   | { name: 'members'; action: 'list'; json: boolean }
   | { name: 'members'; action: 'set-role'; holderId: string; role: MemberRole; json: boolean }
-  | { name: 'members'; action: 'remove'; holderId: string; json: boolean };
+  | { name: 'members'; action: 'remove'; holderId: string; json: boolean }
+  | { name: 'members'; action: 'invite'; email: string; role: MemberRole; json: boolean }
+  | { name: 'members'; action: 'revoke'; invitationId: string; json: boolean };
 
 /** The commands that act as the signed-in holder whatever credential is configured (API keys get 403 there). */
-export const SESSION_COMMANDS: ReadonlySet<CommandName> = new Set(['keys', 'accounts', 'members', 'audit']);
+export const SESSION_COMMANDS: ReadonlySet<CommandName> = new Set(['keys', 'accounts', 'members', 'invitations', 'audit']);
 
 /** A command and the account it acts in (--account or VIDGEN_ACCOUNT), when one is named. */
 export type Invocation = Command & { account?: string };
@@ -475,6 +484,13 @@ export function parseCommand(argv: string[]): Command {
       return { name, json };
     case 'members':
       return membersCommand(operands, json);
+    case 'invitations': {
+      const [action = 'list', invitationId] = operands;
+      if (action === 'list') return { name, action, json };
+      if (action !== 'accept') throw new UsageError(`Unknown invitations command "${action}": use "invitations" or "invitations accept INVITATION_ID".`);
+      if (invitationId === undefined || invitationId.trim() === '') throw new UsageError('"invitations accept" needs INVITATION_ID (inv_...).');
+      return { name, action, invitationId, json };
+    }
     case 'audit':
       if (values.csv && json) throw new UsageError('--csv and --json are two answers: pass one.');
       return {
@@ -497,7 +513,8 @@ export function parseCommand(argv: string[]): Command {
 function operandCount(name: CommandName, first: string | undefined, hasOperand: boolean): number {
   if (name === 'webhooks') return first === 'deliveries' || first === 'delete' ? 2 : first === 'retry' ? 3 : 1;
   if (name === 'keys') return first === 'update' || first === 'revoke' ? 2 : 1;
-  if (name === 'members') return first === 'set-role' ? 3 : first === 'remove' ? 2 : 1;
+  if (name === 'members') return first === 'set-role' || first === 'invite' ? 3 : first === 'remove' || first === 'revoke' ? 2 : 1;
+  if (name === 'invitations') return first === 'accept' ? 2 : 1;
   return hasOperand ? 1 : 0;
 }
 
@@ -509,14 +526,28 @@ const isMemberRole = (value: string): value is MemberRole => Object.hasOwn(MEMBE
 function membersCommand(operands: string[], json: boolean): MembersCommand {
   const [action = 'list', holderId, role] = operands;
   if (action === 'list') return { name: 'members', action, json };
+  if (action === 'invite') {
+    if (holderId === undefined || role === undefined) throw new UsageError('"members invite" needs EMAIL and ROLE.');
+    return { name: 'members', action, email: nonEmpty(holderId, 'EMAIL'), role: memberRole(role), json };
+  }
+  if (action === 'revoke') {
+    if (holderId === undefined || holderId.trim() === '') throw new UsageError('"members revoke" needs INVITATION_ID (inv_..., as "members" lists them).');
+    return { name: 'members', action, invitationId: holderId, json };
+  }
   if (action !== 'set-role' && action !== 'remove') {
-    throw new UsageError(`Unknown members command "${action}": use "members", "members set-role HOLDER_ID ROLE" or "members remove HOLDER_ID".`);
+    throw new UsageError(
+      `Unknown members command "${action}": use "members", "members set-role HOLDER_ID ROLE", "members remove HOLDER_ID", "members invite EMAIL ROLE" or "members revoke INVITATION_ID".`,
+    );
   }
   if (holderId === undefined || holderId.trim() === '') throw new UsageError(`"members ${action}" needs HOLDER_ID (the holder_id "members" prints).`);
   if (action === 'remove') return { name: 'members', action, holderId, json };
   if (role === undefined) throw new UsageError('"members set-role" needs HOLDER_ID and ROLE.');
+  return { name: 'members', action, holderId, role: memberRole(role), json };
+}
+
+function memberRole(role: string): MemberRole {
   if (!isMemberRole(role)) throw new UsageError(`ROLE must be one of ${Object.keys(MEMBER_ROLES).join(', ')}; got "${role}".`);
-  return { name: 'members', action, holderId, role, json };
+  return role;
 }
 
 type KeyOption = 'name' | 'mode' | 'scopes' | 'monthly-spend-limit' | 'expires-at';

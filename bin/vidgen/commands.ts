@@ -19,6 +19,7 @@ import {
   formatAccountList,
   formatAuditEvents,
   formatMemberList,
+  formatReceivedInvitations,
   formatCredits,
   formatDeliveryList,
   formatFields,
@@ -139,6 +140,16 @@ export async function runCommand(command: Exclude<Command, { name: 'help' | 'log
     }
     case 'members':
       return members(client, command, io, printData);
+    case 'invitations': {
+      if (command.action === 'accept') {
+        const joined = await client.acceptInvitation(command.invitationId, { signal });
+        printData(joined, () => `You are now ${joined.role} in ${joined.account_id}: act there with --account ${joined.account_id} (after ${VIDGEN} login again, or within the authorization cache's TTL).`);
+        return 0;
+      }
+      const list = await client.listInvitations({ signal });
+      printData(list, () => formatReceivedInvitations(list));
+      return 0;
+    }
     case 'audit': {
       const params = { ...(command.after !== undefined && { after: command.after }), ...(command.limit !== undefined && { limit: command.limit }) };
       if (command.csv) {
@@ -232,6 +243,16 @@ async function members(client: VidgenClient, command: MembersCommand, io: Io, pr
     case 'set-role': {
       const member = await client.updateMember(command.holderId, { role: command.role }, { signal });
       printData(member, () => `${member.email} (${member.holder_id}) is now ${member.role}.`);
+      return 0;
+    }
+    case 'invite': {
+      const invitation = await client.inviteMember({ email: command.email, role: command.role }, { signal });
+      printData(invitation, () => `Invited ${invitation.email} as ${invitation.role} (${invitation.invitation_id}, until ${invitation.expires_at}): they accept with ${VIDGEN} invitations accept ${invitation.invitation_id}, signed in as that address.`);
+      return 0;
+    }
+    case 'revoke': {
+      const revoked = await client.revokeInvitation(command.invitationId, { signal });
+      printData(revoked, () => `Revoked ${revoked.invitation_id}.`);
       return 0;
     }
     case 'remove': {

@@ -1,4 +1,4 @@
-import type { Account, AccountList, ApiKey, AuditEventPage, Credits, MemberList, ImagePage, ImageTask, ModelList, Pagination, Quote, TransactionPage, UsageReport, VideoPage, VideoTask, Webhook, WebhookDeliveryPage } from '#client';
+import type { Account, AccountList, ApiKey, AuditEventPage, Credits, MemberList, ReceivedInvitationList, ImagePage, ImageTask, ModelList, Pagination, Quote, TransactionPage, UsageReport, VideoPage, VideoTask, Webhook, WebhookDeliveryPage } from '#client';
 
 /** Human-readable output for stdout (without --json). */
 
@@ -153,6 +153,13 @@ export function formatMemberList({ members, invitations }: MemberList): string {
     lines.push(...table(invitations.map((invitation) => [invitation.invitation_id, invitation.email, invitation.role, `until ${shortTime(invitation.expires_at)}`])));
   }
   return lines.join('\n');
+}
+
+/** The invitations to the holder: id, account, role, who invited, until when. */
+export function formatReceivedInvitations({ invitations }: ReceivedInvitationList): string {
+  if (invitations.length === 0) return 'No open invitations to your address.';
+  const rows = invitations.map((invitation) => [invitation.invitation_id, invitation.account_id, invitation.role, `until ${shortTime(invitation.expires_at)}`]);
+  return [...table(rows), 'Accept one with: invitations accept INVITATION_ID'].join('\n');
 }
 
 /** One line per entry, newest first: when, who, what, on what, from where; then the cursor to older entries. */

@@ -5,8 +5,6 @@ import path from 'node:path';
 import sharp from 'sharp';
 import type { LocalStack } from '#bin/local-stack/stack';
 import { createAccount, createApiKey } from '#domain/accounts/account-admin';
-import { addMember } from '#domain/accounts/members';
-import { OPERATOR_STAMP } from '#domain/shared/audit';
 import { GOOD_PASSWORD, signedInHolder } from '#test-support/identity';
 import { startFakeStore } from '#test-support/fake-store';
 import { runScript, spawnScript } from '#test-support/run-script';
@@ -304,6 +302,8 @@ describe('vidgen CLI', () => {
       [['members', 'set-role', 'h1', 'boss'], /ROLE must be one of owner, admin, developer, billing, viewer; got "boss"/],
       [['members', 'promote'], /Unknown members command "promote"/],
       [['members', 'remove'], /"members remove" needs HOLDER_ID/],
+      [['members', 'invite', 'a@b.c'], /"members invite" needs EMAIL and ROLE/],
+      [['invitations', 'accept'], /"invitations accept" needs INVITATION_ID/],
       [['audit', '--csv', '--json'], /--csv and --json are two answers/],
     ];
     const results = await Promise.all(cases.map(([args, , extra]) => vidgen(args, extra)));
@@ -444,7 +444,7 @@ describe('vidgen events --follow', () => {
 });
 
 describe('vidgen accounts, members and audit', () => {
-  it("an owner lists the team, a member acts in the owner's account with --account, the owner reads the audit log and changes the team", async () => {
+  it("an owner invites a developer who accepts, lists the team, a member acts in the owner's account with --account, the owner reads the audit log and changes the team", async () => {
     const asHolder = async (who: { email: string }) => {
       const dir = mkdtempSync(path.join(os.tmpdir(), 'vidgen-team-'));
       const holderEnv = { VIDGEN_CONFIG: path.join(dir, 'config.json'), VIDGEN_IDENTITY_ENDPOINT: stack.identity.endpoint, VIDGEN_CLIENT_ID: stack.identity.clientId };
@@ -457,7 +457,19 @@ describe('vidgen accounts, members and audit', () => {
     const ownAccount = JSON.parse((await asOwner('accounts', '--json')).stdout).accounts[0].account_id as string;
     let asDev = await asHolder(dev);
     const devAccount = JSON.parse((await asDev('accounts', '--json')).stdout).accounts[0].account_id as string;
-    await addMember(stack.context.team, { accountId: ownAccount, holderId: dev.holderId, email: dev.email, role: 'developer' }, OPERATOR_STAMP);
+    // The owner invites the developer (and someone else, withdrawn); the developer finds the invitation and accepts it.
+    const [invited, other] = await Promise.all([
+      asOwner('members', 'invite', dev.email, 'developer', '--json'),
+      asOwner('members', 'invite', `someone-${Date.now()}@example.com`, 'viewer', '--json'),
+    ]);
+    const invitation = JSON.parse(invited.stdout) as { invitation_id: string; email: string; role: string };
+    expect(invitation).toMatchObject({ email: dev.email, role: 'developer', invitation_id: expect.stringMatching(/^inv_/) });
+    const withdrawn = await asOwner('members', 'revoke', JSON.parse(other.stdout).invitation_id);
+    expect(withdrawn.stdout).toMatch(/^Revoked inv_\w+\.$/m);
+    const mine = await asDev('invitations');
+    expect(mine.stdout).toMatch(new RegExp(`^${invitation.invitation_id}\\s+${ownAccount}\\s+developer\\s+until `, 'm'));
+    const accepted = await asDev('invitations', 'accept', invitation.invitation_id);
+    expect([accepted.code, accepted.stdout]).toEqual([0, expect.stringMatching(new RegExp(`^You are now developer in ${ownAccount}: `))]);
     asDev = await asHolder(dev); // a new session: the authorizer's cached answer for the old one lists one account
 
     // Independent reads side by side: each run is a process start, slow on a loaded machine.
