@@ -224,16 +224,17 @@ export function App({ config, session }: { config: ConsoleConfig; session: Sessi
           </nav>
           <div className="topbar-actions">
             {accounts && accounts.length > 1 && account && (
-              <label className="account-switch">
-                <span>Account</span>
-                <select name="account" value={account} onChange={(event) => setAccount(event.target.value)}>
+              // Labelled by id, not by wrapping: a wrapping label would add the chosen option to the name.
+              <div className="account-switch">
+                <label htmlFor="account-switch">Account</label>
+                <select id="account-switch" name="account" value={account} onChange={(event) => setAccount(event.target.value)}>
                   {accounts.map((each) => (
                     <option key={each.account_id} value={each.account_id}>
                       {each.account_id} ({each.role})
                     </option>
                   ))}
                 </select>
-              </label>
+              </div>
             )}
             <label className="switch">
               <input type="checkbox" role="switch" checked={mode === 'test'} onChange={(event) => setMode(event.target.checked ? 'test' : 'live')} />
