@@ -426,6 +426,7 @@ describe('375 px', () => {
     await visit('/usage', 'usage', () => page.getByTestId('transactions').locator('tbody tr').first().waitFor());
     await visit('/billing', 'billing (test)', () => page.getByTestId('billing-history').waitFor());
     await visit('/settings', 'settings', () => page.getByRole('radio', { name: 'for good' }).waitFor());
+    await visit('/members', 'members', () => page.getByTestId('members').locator('tbody tr').first().waitFor());
     await visit('/audit-log', 'audit log', () => page.getByTestId('audit-events').locator('tbody tr').first().waitFor());
     await visit('/nowhere', 'page not found', () => page.getByRole('heading', { name: 'Page not found' }).waitFor());
     await page.getByRole('switch', { name: 'Test mode' }).uncheck();
@@ -495,7 +496,7 @@ describe('focus, titles and feedback', () => {
   it('names each page in the title, and skips to the content from the first Tab', async () => {
     const { page } = await holderIn();
     await expect(page.title()).resolves.toBe('Overview · vidgen console');
-    for (const label of ['API keys', 'Generations', 'Playground', 'Webhooks', 'Usage', 'Billing', 'Settings', 'Audit log']) {
+    for (const label of ['API keys', 'Generations', 'Playground', 'Webhooks', 'Usage', 'Billing', 'Settings', 'Members', 'Audit log']) {
       await openConsolePage(page, label);
       await expect(page.title()).resolves.toBe(`${label} · vidgen console`);
     }

@@ -174,6 +174,10 @@ it('a viewer switches to the account and is refused a Playground start, with the
   const { page } = tab;
   await switchAccount(page, owner.own);
   await expect(navigation(page)).resolves.toEqual(['Overview', 'Generations', 'Usage', 'Invitations']);
+  // The switcher (two long account ids) fits 375 px: no sideways scrolling.
+  await page.setViewportSize({ width: 375, height: 800 });
+  await expect(page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth')).resolves.toBe(0);
+  await page.setViewportSize({ width: 1280, height: 900 });
 
   // Not offered, yet reachable by its address: the API decides.
   await page.goto(`${origin}/console/playground`);
