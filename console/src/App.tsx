@@ -86,7 +86,12 @@ export function App({ config, session }: { config: ConsoleConfig; session: Sessi
     () =>
       session.onChange((now) => {
         setSignedIn(now);
-        if (!now) queries.clear();
+        if (now) return;
+        queries.clear();
+        // The account chosen was this holder's: the next one to sign in here starts on their own default.
+        sessionStorage.removeItem(ACCOUNT_KEY);
+        setChosen(undefined);
+        setNotice(undefined);
       }),
     [session, queries],
   );

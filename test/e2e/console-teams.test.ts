@@ -189,6 +189,14 @@ it('a viewer switches to the account and is refused a Playground start, with the
   await page.getByRole('alert').getByText(`Your role in ${owner.own} (viewer) may not generate; a role that may: owner, admin, developer.`).waitFor();
   await page.getByRole('alert').getByText('Ask an owner or admin of the account for a role that may').waitFor();
   expect(takeRefusals(tab.problems, new RegExp(`^${origin}/api/v1/generate$`), 403)).toBe(1);
+
+  // Signed out, the tab forgets the account chosen: the next holder signing in here starts on their own, with no notice.
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  const next = await holder();
+  await signInToConsole(page, origin, next.email, GOOD_PASSWORD);
+  await expect(page.evaluate(`sessionStorage.getItem('vidgen.console.account')`)).resolves.toBeNull();
+  await expect(page.getByTestId('account-notice').count()).resolves.toBe(0);
+  await expect(switcher(page).count()).resolves.toBe(0);
   await done(tab);
 });
 
