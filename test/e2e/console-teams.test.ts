@@ -142,6 +142,16 @@ it("a developer switches to the owner's account, keeps a mode per account, makes
   await removed.getByText('Their keys are revoked.').waitFor();
   await row.waitFor({ state: 'detached' });
   await expect((await api<{ keys: Array<{ revoked_at: string | null }> }>(owner, '/keys')).keys.map((key) => key.revoked_at !== null)).toEqual([true]);
+  // The audit log says who did each: the operator's add, the developer's key, the owner's removal and revocation.
+  await openConsolePage(ownerTab.page, 'Audit log');
+  const entries = ownerTab.page.getByTestId('audit-events').locator('tbody tr');
+  await entries.filter({ hasText: 'member.removed' }).filter({ hasText: owner.email }).waitFor();
+  await expect(entries.evaluateAll((rows) => rows.map((row) => [row.children[2]!.textContent, row.children[1]!.textContent]))).resolves.toEqual([
+    ['key.revoked', owner.email],
+    ['member.removed', owner.email],
+    ['key.created', dev.email],
+    ['member.joined', 'an operator'],
+  ]);
 
   // The developer's console, still on the owner's account, meets "not a member" within the TTL
   // (each opening of Generations reads the gallery again) and falls back to their own account, in its own mode.
