@@ -212,7 +212,7 @@ it('a viewer switches to the account and is refused a Playground start, with the
   await done(tab);
 });
 
-it("keeps the last owner: the owner's own demotion shows the last_owner message, and the role stays", async () => {
+it("keeps the last owner: the owner's own demotion shows the last_owner message, and the role stays; a member who joins shows on the next opening of Members", async () => {
   const owner = await holder();
   const tab = await signedInTab(owner);
   const { page } = tab;
@@ -226,5 +226,12 @@ it("keeps the last owner: the owner's own demotion shows the last_owner message,
   await expect(role.inputValue()).resolves.toBe('owner');
   expect((await api<{ members: Array<{ role: string }> }>(owner, '/account/members')).members.map((member) => member.role)).toEqual(['owner']);
   expect(takeRefusals(tab.problems, new RegExp(`^${origin}/api/v1/account/members/${owner.holderId}$`), 409)).toBe(1);
+
+  // Someone who joins meanwhile (an accepted invitation, here the operator's add) shows on the next opening of the page.
+  const joiner = await holder();
+  await join(joiner, owner.own, 'billing');
+  await openConsolePage(page, 'Overview');
+  await openConsolePage(page, 'Members');
+  await page.locator(`tr[data-holder-id="${joiner.holderId}"]`).getByText(joiner.email).waitFor({ timeout: 5_000 });
   await done(tab);
 });

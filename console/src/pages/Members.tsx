@@ -11,7 +11,8 @@ import { useTeamCalls, type Invitation } from '../team-calls';
 export default function Members() {
   const { client, account } = useConsole();
   const queries = useQueryClient();
-  const list = useQuery({ queryKey: ['members'], queryFn: async () => (await client()).listMembers() });
+  // Read on every opening: members join by accepting elsewhere, and invitations are made by other admins.
+  const list = useQuery({ queryKey: ['members'], queryFn: async () => (await client()).listMembers(), refetchOnMount: 'always' });
   const [removed, setRemoved] = useState<Member>();
   // A role change may be the holder's own: the switcher and the navigation read GET /accounts again.
   const refresh = () => Promise.all([['members'], ['accounts']].map((queryKey) => queries.invalidateQueries({ queryKey })));
