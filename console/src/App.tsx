@@ -262,6 +262,14 @@ export function App({ config, session }: { config: ConsoleConfig; session: Sessi
           <Suspense fallback={loading}>
             {!accountKnown ? (
               loading
+            ) : page && accounts?.length === 0 && page.needs !== 'holder' ? (
+              // A holder who left their last account (or handed it over): only their invitations are theirs.
+              <>
+                <h1>{page.label}</h1>
+                <p className="notice warn" role="status" data-testid="no-account">
+                  You are not a member of any account. Accept an invitation to join one: <Link to="/invitations">your invitations</Link>.
+                </p>
+              </>
             ) : page ? (
               // A new mode or account is a new page: nothing of the other one's data stays on screen.
               <div key={`${account ?? ''}:${mode}`}>{page.render()}</div>

@@ -235,3 +235,16 @@ it("keeps the last owner: the owner's own demotion shows the last_owner message,
   await page.locator(`tr[data-holder-id="${joiner.holderId}"]`).getByText(joiner.email).waitFor({ timeout: 5_000 });
   await done(tab);
 });
+
+it('a holder who left their only account is offered their invitations, and no page that would be refused', async () => {
+  const [leaver, successor] = [await holder(), await holder()];
+  await join(successor, leaver.own, 'owner');
+  const left = await call(stack.baseUrl, `/account/members/${leaver.holderId}`, { method: 'DELETE', key: leaver.accessToken });
+  expect(left.status).toBe(200);
+  const tab = await signedInTab(leaver);
+  const { page } = tab;
+  await page.getByTestId('no-account').getByRole('link', { name: 'your invitations' }).waitFor();
+  await expect(navigation(page)).resolves.toEqual(['Invitations']);
+  await expect(switcher(page).count()).resolves.toBe(0);
+  await done(tab);
+});
