@@ -1,5 +1,7 @@
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useCallback, useEffect, useMemo, useState, type MouseEvent, type ReactNode } from 'react';
+import type { MemberRole } from '#client';
+import { lostAccount, mayUse, type Capability } from './accounts';
 import { sessionClient } from './api';
 import type { Session } from './auth/session';
 import type { ConsoleConfig } from './config';
@@ -16,18 +18,25 @@ const Usage = lazy(() => import('./pages/Usage'));
 const Billing = lazy(() => import('./pages/Billing'));
 const Settings = lazy(() => import('./pages/Settings'));
 const AuditLog = lazy(() => import('./pages/AuditLog'));
+const Members = lazy(() => import('./pages/Members'));
+const Invitations = lazy(() => import('./pages/Invitations'));
 
-/** The signed-in pages, in the navigation's order. */
-const PAGES: ReadonlyArray<{ path: string; label: string; render: () => ReactNode }> = [
-  { path: '/', label: 'Overview', render: () => <Overview /> },
-  { path: '/keys', label: 'API keys', render: () => <Keys /> },
-  { path: '/generations', label: 'Generations', render: () => <Generations /> },
-  { path: '/playground', label: 'Playground', render: () => <Playground /> },
-  { path: '/webhooks', label: 'Webhooks', render: () => <Webhooks /> },
-  { path: '/usage', label: 'Usage', render: () => <Usage /> },
-  { path: '/billing', label: 'Billing', render: () => <Billing /> },
-  { path: '/settings', label: 'Settings', render: () => <Settings /> },
-  { path: '/audit-log', label: 'Audit log', render: () => <AuditLog /> },
+/**
+ * The signed-in pages, in the navigation's order, each with what a role needs to use it (CONTRACT.md,
+ * "Teams"): the navigation offers only those the holder's role may use; the API decides the rest.
+ */
+const PAGES: ReadonlyArray<{ path: string; label: string; needs: Capability; render: () => ReactNode }> = [
+  { path: '/', label: 'Overview', needs: 'read', render: () => <Overview /> },
+  { path: '/keys', label: 'API keys', needs: 'keys', render: () => <Keys /> },
+  { path: '/generations', label: 'Generations', needs: 'read', render: () => <Generations /> },
+  { path: '/playground', label: 'Playground', needs: 'generate', render: () => <Playground /> },
+  { path: '/webhooks', label: 'Webhooks', needs: 'webhooks', render: () => <Webhooks /> },
+  { path: '/usage', label: 'Usage', needs: 'read', render: () => <Usage /> },
+  { path: '/billing', label: 'Billing', needs: 'billing', render: () => <Billing /> },
+  { path: '/settings', label: 'Settings', needs: 'members', render: () => <Settings /> },
+  { path: '/members', label: 'Members', needs: 'members', render: () => <Members /> },
+  { path: '/audit-log', label: 'Audit log', needs: 'members', render: () => <AuditLog /> },
+  { path: '/invitations', label: 'Invitations', needs: 'holder', render: () => <Invitations /> },
 ];
 
 /** The signed-out pages and their titles (each page's heading). */
@@ -37,36 +46,114 @@ const AUTH_TITLES: Readonly<Record<string, string>> = {
   '/verify': 'Verify your email',
   '/forgot-password': 'Reset your password',
 };
-const MODE_KEY = 'vidgen.console.mode';
-/** Query parameters that name the current mode's data, dropped when the mode switches. */
+/** The account chosen in the switcher, kept in the tab (none: the holder's default). */
+const ACCOUNT_KEY = 'vidgen.console.account';
+/** Each account's own live/test switch. */
+const modeKey = (account: string | undefined) => `vidgen.console.mode.${account ?? 'default'}`;
+const storedMode = (account: string | undefined): Mode => (sessionStorage.getItem(modeKey(account)) === 'test' ? 'test' : 'live');
+/** Query parameters that name the current mode's data, dropped when the mode or the account switches. */
 const MODE_BOUND_PARAMS = ['id', 'page'];
+
+/** Drops the ids and page numbers in the address: they belong to the data of the mode or account left. */
+function dropBoundParams(): void {
+  const query = new URLSearchParams(window.location.search);
+  if (!MODE_BOUND_PARAMS.some((name) => query.has(name))) return;
+  for (const name of MODE_BOUND_PARAMS) query.delete(name);
+  const search = query.toString();
+  navigate(`${window.location.pathname.slice(href('').length) || '/'}${search ? `?${search}` : ''}`, { replace: true });
+}
 
 export function App({ config, session }: { config: ConsoleConfig; session: Session }) {
   const location = useLocation();
   const queries = useQueryClient();
   const [signedIn, setSignedIn] = useState(session.signedIn);
-  const [mode, setModeState] = useState<Mode>(() => (sessionStorage.getItem(MODE_KEY) === 'test' ? 'test' : 'live'));
+  const [chosen, setChosen] = useState<string | undefined>(() => sessionStorage.getItem(ACCOUNT_KEY) ?? undefined);
+  const [notice, setNotice] = useState<string>();
+
+  // The switcher's list, read afresh (not from the authorizer's cache): a new or lost membership shows at once.
+  const accountList = useQuery({
+    queryKey: ['accounts'],
+    queryFn: async () => (await sessionClient(session, config.apiBaseUrl, 'live').listAccounts()).accounts,
+    enabled: signedIn,
+  });
+  const accounts = accountList.data;
+  const account = chosen ?? accounts?.[0]?.account_id;
+  const role: MemberRole | null | undefined = accounts && (account ? (accounts.find((each) => each.account_id === account)?.role ?? null) : null);
+  const [modes, setModes] = useState<Record<string, Mode>>({});
+  const mode = modes[modeKey(account)] ?? storedMode(account);
 
   useEffect(
     () =>
       session.onChange((now) => {
         setSignedIn(now);
-        if (!now) queries.clear();
+        if (now) return;
+        queries.clear();
+        // The account chosen was this holder's: the next one to sign in here starts on their own default.
+        sessionStorage.removeItem(ACCOUNT_KEY);
+        setChosen(undefined);
+        setNotice(undefined);
       }),
     [session, queries],
   );
 
-  const setMode = useCallback((next: Mode) => {
-    sessionStorage.setItem(MODE_KEY, next);
-    setModeState(next);
-    // Ids and page numbers in the address belong to the other mode's data; filters (kind, status) hold in both.
-    const query = new URLSearchParams(window.location.search);
-    if (MODE_BOUND_PARAMS.some((name) => query.has(name))) {
-      for (const name of MODE_BOUND_PARAMS) query.delete(name);
-      const search = query.toString();
-      navigate(`${window.location.pathname.slice(href('').length) || '/'}${search ? `?${search}` : ''}`, { replace: true });
-    }
-  }, []);
+  const setMode = useCallback(
+    (next: Mode) => {
+      sessionStorage.setItem(modeKey(account), next);
+      setModes((all) => ({ ...all, [modeKey(account)]: next }));
+      // Ids and page numbers in the address belong to the other mode's data; filters (kind, status) hold in both.
+      dropBoundParams();
+    },
+    [account],
+  );
+
+  /** A new account is a new page: nothing read for the other one stays, in the cache or on screen. */
+  const switchTo = useCallback(
+    (next: string | undefined) => {
+      if (next === undefined) sessionStorage.removeItem(ACCOUNT_KEY);
+      else sessionStorage.setItem(ACCOUNT_KEY, next);
+      queries.removeQueries({ predicate: (query) => query.queryKey[0] !== 'accounts' });
+      setChosen(next);
+      dropBoundParams();
+    },
+    [queries],
+  );
+  const setAccount = useCallback(
+    (next: string) => {
+      setNotice(undefined);
+      switchTo(next);
+    },
+    [switchTo],
+  );
+
+  // A removed member: the API refuses the account ("not a member"), or the fresh list no longer has
+  // it. Back to the default account, saying why; the list is read again for the default.
+  const fallBack = useCallback(
+    (lost: string) => {
+      setNotice(`You are no longer a member of ${lost}.`);
+      switchTo(undefined);
+      // Forgotten, not just stale: the lost account may be the list's first, the default until it is read again.
+      void queries.resetQueries({ queryKey: ['accounts'] });
+    },
+    [switchTo, queries],
+  );
+  useEffect(() => {
+    if (chosen && accounts && !accounts.some((each) => each.account_id === chosen)) fallBack(chosen);
+  }, [chosen, accounts, fallBack]);
+  useEffect(() => {
+    const check = (error: unknown) => {
+      const lost = lostAccount(error);
+      if (lost && lost === account) fallBack(lost);
+    };
+    const unsubscribe = [
+      queries.getQueryCache().subscribe((event) => {
+        if (event.type === 'updated' && event.action.type === 'error') check(event.action.error);
+      }),
+      queries.getMutationCache().subscribe((event) => {
+        if (event.type === 'updated' && event.action.type === 'error') check(event.action.error);
+      }),
+    ];
+    return () => unsubscribe.forEach((stop) => stop());
+  }, [queries, account, fallBack]);
 
   const context = useMemo<ConsoleContext>(
     () => ({
@@ -74,10 +161,14 @@ export function App({ config, session }: { config: ConsoleConfig; session: Sessi
       session,
       mode,
       setMode,
-      client: async () => sessionClient(session, config.apiBaseUrl, mode),
-      clientIn: async (other: Mode) => sessionClient(session, config.apiBaseUrl, other),
+      account,
+      accounts,
+      role,
+      setAccount,
+      client: async () => sessionClient(session, config.apiBaseUrl, mode, account),
+      clientIn: async (other: Mode) => sessionClient(session, config.apiBaseUrl, other, account),
     }),
-    [config, session, mode, setMode],
+    [config, session, mode, setMode, account, accounts, role, setAccount],
   );
 
   const isAuthPage = Object.hasOwn(AUTH_TITLES, location.path);
@@ -87,6 +178,9 @@ export function App({ config, session }: { config: ConsoleConfig; session: Sessi
   }, [signedIn, isAuthPage, location.path, location.query]);
 
   const page = PAGES.find((candidate) => candidate.path === location.path);
+  const offered = PAGES.filter((candidate) => mayUse(role, candidate.needs));
+  // Pages wait for the account they act on; if the list cannot be read, they act on the default (no header).
+  const accountKnown = account !== undefined || accountList.isError || (accounts !== undefined && accounts.length === 0);
   const loading = <p className="muted" aria-live="polite">Loading…</p>;
 
   // Each page names itself in the tab and the history (a generation by its id).
@@ -124,7 +218,7 @@ export function App({ config, session }: { config: ConsoleConfig; session: Sessi
           </Link>
           <nav aria-label="Main">
             <ul>
-              {PAGES.map((item) => (
+              {offered.map((item) => (
                 <li key={item.path}>
                   <Link to={item.path} aria-current={item.path === location.path ? 'page' : undefined}>
                     {item.label}
@@ -134,6 +228,19 @@ export function App({ config, session }: { config: ConsoleConfig; session: Sessi
             </ul>
           </nav>
           <div className="topbar-actions">
+            {accounts && accounts.length > 1 && account && (
+              // Labelled by id, not by wrapping: a wrapping label would add the chosen option to the name.
+              <div className="account-switch">
+                <label htmlFor="account-switch">Account</label>
+                <select id="account-switch" name="account" value={account} onChange={(event) => setAccount(event.target.value)}>
+                  {accounts.map((each) => (
+                    <option key={each.account_id} value={each.account_id}>
+                      {each.account_id} ({each.role})
+                    </option>
+                  ))}
+                </select>
+              </div>
+            )}
             <label className="switch">
               <input type="checkbox" role="switch" checked={mode === 'test'} onChange={(event) => setMode(event.target.checked ? 'test' : 'live')} />
               <span>Test mode</span>
@@ -144,10 +251,28 @@ export function App({ config, session }: { config: ConsoleConfig; session: Sessi
           </div>
         </header>
         <main className="page" id="main" tabIndex={-1}>
+          {notice && (
+            <div className="notice warn" role="status" data-testid="account-notice">
+              {notice} The console is showing your default account.{' '}
+              <button type="button" className="secondary" onClick={() => setNotice(undefined)}>
+                Dismiss
+              </button>
+            </div>
+          )}
           <Suspense fallback={loading}>
-            {page ? (
-              // A new mode is a new page: nothing of the other mode's data stays on screen.
-              <div key={mode}>{page.render()}</div>
+            {!accountKnown ? (
+              loading
+            ) : page && accounts?.length === 0 && page.needs !== 'holder' ? (
+              // A holder who left their last account (or handed it over): only their invitations are theirs.
+              <>
+                <h1>{page.label}</h1>
+                <p className="notice warn" role="status" data-testid="no-account">
+                  You are not a member of any account. Accept an invitation to join one: <Link to="/invitations">your invitations</Link>.
+                </p>
+              </>
+            ) : page ? (
+              // A new mode or account is a new page: nothing of the other one's data stays on screen.
+              <div key={`${account ?? ''}:${mode}`}>{page.render()}</div>
             ) : (
               <>
                 <h1>Page not found</h1>

@@ -38,6 +38,13 @@ export function remedyLink(code: string | undefined): typeof BILLING_LINK | unde
   return code && BILLING_ERROR_CODES.has(code) ? BILLING_LINK : undefined;
 }
 
+/** A session refused for its role in the account, or for not being a member: what to do instead of fixing a key. */
+function roleAdvice(message: string): string | undefined {
+  if (/^Your role in /.test(message) || /^Only an owner /.test(message)) return 'Ask an owner or admin of the account for a role that may, or choose another account at the top.';
+  if (/not a member of /.test(message)) return 'Choose another account at the top.';
+  return undefined;
+}
+
 export interface DescribedError {
   title: string;
   message: string;
@@ -53,7 +60,10 @@ export function describeError(error: unknown): DescribedError {
     const advice = ERROR_ADVICE[error.code] ?? { title: `Error (${error.code})`, action: 'Try again; contact support with the request id if it persists.' };
     const link = remedyLink(error.code);
     // The API says how long its rate window has left (Retry-After): say it in the advice.
-    const action = error.code === 'rate_limit_exceeded' && error.retryAfter !== undefined ? `Wait ${error.retryAfter} seconds and try again.` : advice.action;
+    const action =
+      error.code === 'rate_limit_exceeded' && error.retryAfter !== undefined
+        ? `Wait ${error.retryAfter} seconds and try again.`
+        : (error.code === 'forbidden' && roleAdvice(error.message)) || advice.action;
     return { ...advice, action, message: error.message, code: error.code, ...(error.requestId && { requestId: error.requestId }), ...(link && { link }) };
   }
   if (error instanceof IdentityError) return { title: 'Sign-in service', message: describeIdentityError(error), action: '', code: error.type };

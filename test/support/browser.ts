@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Page, Request } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { findChromium } from '#bin/prerequisites/chromium';
 import { chromiumProblem, describeMissing } from '#bin/prerequisites/checks';
 import { REPO_ROOT } from './run-script';
@@ -106,4 +106,55 @@ export function recordApiRequests(page: Page) {
       Object.entries(countBy((request) => `${request.mode} ${request.target}`, seen.filter((request) => request.method === 'GET'))).filter(([, count]) => count > 1),
     stop: () => page.off('request', listener),
   };
+}
+
+/** A browser context of a test, with what went wrong in its pages. */
+export interface WatchedTab {
+  context: BrowserContext;
+  page: Page;
+  /** Console errors, page errors, failed requests and 4xx/5xx answers so far (of every page of the context). */
+  problems: string[];
+}
+
+/** A fresh browser context (no storage) with one page, watched for errors. */
+export async function watchedTab(browser: Browser): Promise<WatchedTab> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const problems: string[] = [];
+  const watch = (page: Page) => {
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`${message.text()} (${message.location().url})`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('response', (response) => {
+      if (response.status() >= 400) problems.push(`${response.request().method()} ${response.url()} ${response.status()}`);
+    });
+    page.on('requestfailed', (request) => {
+      if (request.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`${request.url()} ${request.failure()?.errorText ?? ''}`);
+    });
+  };
+  context.on('page', watch);
+  const page = await context.newPage();
+  return { context, page, problems };
+}
+
+/**
+ * Takes out of `problems` (a WatchedTab's) the refusals a test caused on purpose: every answer of
+ * `status` from a URL `url` matches, and the console line Chromium logs for each. Answers how many
+ * answers it took; the lines left are the unexpected ones.
+ */
+export function takeRefusals(problems: string[], url: RegExp, status: number): number {
+  const answer = new RegExp(`^[A-Z]+ (\\S+) ${status}$`);
+  const logged = new RegExp(`status of ${status} .*\\((\\S+)\\)$`);
+  let answers = 0;
+  const kept = problems.filter((line) => {
+    const asAnswer = answer.exec(line);
+    if (asAnswer && url.test(asAnswer[1]!)) {
+      answers += 1;
+      return false;
+    }
+    const asLog = logged.exec(line);
+    return !(asLog && url.test(asLog[1]!));
+  });
+  problems.splice(0, problems.length, ...kept);
+  return answers;
 }

@@ -1,3 +1,4 @@
+import { cognito } from '#console/auth/cognito';
 import { Session, type SessionChannel, type SessionMessage } from '#console/auth/session';
 
 /**
@@ -70,5 +71,27 @@ describe('a console session across tabs', () => {
     talker.postMessage({ type: 'share', refreshToken: 'someone-elses' });
     for (let i = 0; i < 10; i += 1) await new Promise((resolve) => setImmediate(resolve));
     expect(signedOut.signedIn).toBe(false);
+  });
+});
+
+describe('a console session after joining an account', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('renews its access token on demand, long before it is due (the API reads memberships once per token)', async () => {
+    const refresh = jest
+      .spyOn(cognito, 'refresh')
+      .mockResolvedValueOnce({ accessToken: 'before-joining', expiresIn: 3600 })
+      .mockResolvedValueOnce({ accessToken: 'after-joining', expiresIn: 3600 });
+    const tab = storage();
+    tab.setItem('vidgen.console.refresh', 'refresh-token');
+    const session = new Session(SETTINGS, tab);
+    await expect(session.token()).resolves.toBe('before-joining');
+    await expect(session.token()).resolves.toBe('before-joining');
+    await expect(session.renew()).resolves.toBe('after-joining');
+    await expect(session.token()).resolves.toBe('after-joining');
+    expect(refresh.mock.calls).toEqual([
+      [SETTINGS, 'refresh-token'],
+      [SETTINGS, 'refresh-token'],
+    ]);
   });
 });

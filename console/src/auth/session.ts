@@ -93,6 +93,15 @@ export class Session {
     return this.refreshing;
   }
 
+  /**
+   * A new access token now, whatever the current one's expiry. The API reads a holder's accounts
+   * once per token (its authorizer's cache): after joining an account, a new token acts there at once.
+   */
+  async renew(): Promise<string | undefined> {
+    this.expiresAt = 0;
+    return this.token();
+  }
+
   async signOut(): Promise<void> {
     const token = this.accessToken;
     this.forget();

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent, type RefObject } from 'react';
-import type { ApiKey, CreatedApiKey, KeyScope } from '#client';
+import type { ApiKey, CreatedApiKey, KeyScope, Member } from '#client';
+import { createdByLabel, mayUse } from '../accounts';
 import { CopyButton, ErrorNotice, FocusedNotice, formatTime, Loaded, Section } from '../components';
 import { useConsole } from '../context';
 import { useAction } from '../queries';
@@ -18,9 +19,11 @@ const SCOPE_HELP: Record<KeyScope, string> = {
 
 /** API keys of the account (both modes: a key's own mode decides what it sees). */
 export default function Keys() {
-  const { client } = useConsole();
+  const { client, role } = useConsole();
   const queries = useQueryClient();
   const list = useQuery({ queryKey: ['keys'], queryFn: async () => (await client()).listKeys() });
+  // Who made each key, by email: the members list, which only owners and admins may read (the Members page's query).
+  const members = useQuery({ queryKey: ['members'], queryFn: async () => (await client()).listMembers(), enabled: role !== undefined && mayUse(role, 'members') });
   const [created, setCreated] = useState<CreatedApiKey>();
   const [editing, setEditing] = useState<string>();
   const refresh = () => queries.invalidateQueries({ queryKey: ['keys'] });
@@ -49,7 +52,7 @@ export default function Keys() {
           keys.length === 0 ? (
             <p className="muted">No keys yet: create one above.</p>
           ) : (
-            <KeyTable keys={keys} editing={editing} onEdit={(keyId) => setEditing(editing === keyId ? undefined : keyId)} onChanged={() => { setEditing(undefined); void refresh(); }} />
+            <KeyTable keys={keys} members={members.data?.members} editing={editing} onEdit={(keyId) => setEditing(editing === keyId ? undefined : keyId)} onChanged={() => { setEditing(undefined); void refresh(); }} />
           )
         }
       </Loaded>
@@ -57,7 +60,19 @@ export default function Keys() {
   );
 }
 
-function KeyTable({ keys, editing, onEdit, onChanged }: { keys: ApiKey[]; editing: string | undefined; onEdit: (keyId: string) => void; onChanged: () => void }) {
+function KeyTable({
+  keys,
+  members,
+  editing,
+  onEdit,
+  onChanged,
+}: {
+  keys: ApiKey[];
+  members: readonly Member[] | undefined;
+  editing: string | undefined;
+  onEdit: (keyId: string) => void;
+  onChanged: () => void;
+}) {
   return (
     <div className="table-wrap">
       <table data-testid="keys">
@@ -71,6 +86,7 @@ function KeyTable({ keys, editing, onEdit, onChanged }: { keys: ApiKey[]; editin
             <th>Last used</th>
             <th>Expires</th>
             <th>Created</th>
+            <th>Created by</th>
             <th>
               <span className="visually-hidden">Actions</span>
             </th>
@@ -78,7 +94,7 @@ function KeyTable({ keys, editing, onEdit, onChanged }: { keys: ApiKey[]; editin
         </thead>
         <tbody>
           {keys.map((key) => (
-            <KeyRow key={key.key_id} apiKey={key} editing={editing === key.key_id} onEdit={() => onEdit(key.key_id)} onChanged={onChanged} />
+            <KeyRow key={key.key_id} apiKey={key} createdBy={createdByLabel(key.created_by, members)} editing={editing === key.key_id} onEdit={() => onEdit(key.key_id)} onChanged={onChanged} />
           ))}
         </tbody>
       </table>
@@ -161,7 +177,7 @@ function CreateKey({ nameInput, onCreated }: { nameInput: RefObject<HTMLInputEle
   );
 }
 
-function KeyRow({ apiKey, editing, onEdit, onChanged }: { apiKey: ApiKey; editing: boolean; onEdit: () => void; onChanged: () => void }) {
+function KeyRow({ apiKey, createdBy, editing, onEdit, onChanged }: { apiKey: ApiKey; createdBy: string; editing: boolean; onEdit: () => void; onChanged: () => void }) {
   const { client } = useConsole();
   const [confirming, setConfirming] = useState(false);
   const revoke = useMutation({ mutationFn: async () => (await client()).revokeKey(apiKey.key_id), onSuccess: onChanged });
@@ -185,6 +201,7 @@ function KeyRow({ apiKey, editing, onEdit, onChanged }: { apiKey: ApiKey; editin
           {expired && !revoked && <span className="badge status-revoked">expired</span>}
         </td>
         <td>{formatTime(apiKey.created_at)}</td>
+        <td data-testid="created-by">{createdBy}</td>
         <td>
           {revoked ? (
             <span className="badge status-revoked">revoked {formatTime(apiKey.revoked_at)}</span>
@@ -212,7 +229,7 @@ function KeyRow({ apiKey, editing, onEdit, onChanged }: { apiKey: ApiKey; editin
       </tr>
       {editing && !revoked && (
         <tr>
-          <td colSpan={9}>
+          <td colSpan={10}>
             <EditKey apiKey={apiKey} onSaved={onChanged} onCancel={onEdit} />
           </td>
         </tr>
