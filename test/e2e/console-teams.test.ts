@@ -11,8 +11,9 @@ import { pollUntil } from '#test-support/wait';
  * Teams in the console (issue 36), in a real headless Chromium against the local stack with the
  * authorizer's cache on and a short TTL: the account switcher, each account's own mode switch,
  * the navigation by role, "Created by" on the keys, a viewer refused with the role that may, a
- * removed member's console falling back to their own account, and the last owner kept. Members
- * join through the operator's add (invitations are another branch's). No console error and no
+ * removed member's console falling back to their own account, and the last owner kept; and an
+ * invitation made, withdrawn and accepted in a second browser context. Past the invitation test,
+ * members join through the operator's add, which is quicker to set up. No console error and no
  * failed request, except the refusals each test causes on purpose, allowed by URL.
  */
 jest.setTimeout(240_000);
@@ -247,4 +248,53 @@ it('a holder who left their only account is offered their invitations, and no pa
   await expect(navigation(page)).resolves.toEqual(['Invitations']);
   await expect(switcher(page).count()).resolves.toBe(0);
   await done(tab);
+});
+
+describe('invitations', () => {
+  it('an owner invites (one POST on a double click) and withdraws one (one DELETE); the invitee accepts in a second browser and lands in the account with their role', async () => {
+    const [owner, dev] = await Promise.all([holder(), holder()]);
+    const ownerTab = await signedInTab(owner);
+    const p = ownerTab.page;
+    await openConsolePage(p, 'Members');
+    await expect(p.locator('select[name="invite-role"]').locator('option').allInnerTexts()).resolves.toEqual(['owner', 'admin', 'developer', 'billing', 'viewer']);
+    const sent = recordApiRequests(p);
+    await p.getByLabel('Email', { exact: true }).fill(dev.email);
+    await p.getByRole('button', { name: 'Invite' }).dblclick();
+    await p.getByText(`Invited ${dev.email} as developer`).waitFor();
+    await p.getByTestId('invitations').getByText(dev.email).waitFor();
+    const elsewhere = `someone-${Date.now()}@example.com`;
+    await p.getByLabel('Email', { exact: true }).fill(elsewhere);
+    await p.locator('select[name="invite-role"]').selectOption('viewer');
+    await p.getByRole('button', { name: 'Invite' }).click();
+    const other = p.getByTestId('invitations').locator('tr', { hasText: elsewhere });
+    await other.waitFor();
+    await other.getByRole('button', { name: 'Revoke' }).dblclick();
+    await other.waitFor({ state: 'detached' });
+    await sent.answered();
+    const writes = sent.seen.filter((request) => request.method !== 'GET').map((request) => `${request.method} ${request.path}`);
+    expect(writes).toEqual([
+      'POST /account/members',
+      'POST /account/members',
+      expect.stringMatching(/^DELETE \/account\/members\/invitations\/inv_\w+$/),
+    ]);
+
+    // The invitee, in a browser of their own: the invitation, accepted once on a double click, and the account switched to.
+    const devTab = await signedInTab(dev);
+    const d = devTab.page;
+    await openConsolePage(d, 'Invitations');
+    const row = d.getByTestId('my-invitations').locator('tr', { hasText: owner.own });
+    await row.waitFor();
+    await row.getByRole('button', { name: 'Accept' }).dblclick();
+    await d.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await expect(d.getByLabel('Account', { exact: true }).inputValue()).resolves.toBe(owner.own);
+    await expect(navigation(d)).resolves.toEqual(['Overview', 'API keys', 'Generations', 'Playground', 'Webhooks', 'Usage', 'Invitations']);
+    await openConsolePage(d, 'Invitations');
+    await d.getByText('No open invitations.').waitFor();
+    await openConsolePage(p, 'Overview');
+    await openConsolePage(p, 'Members');
+    await p.locator(`tr[data-holder-id="${dev.holderId}"]`).waitFor();
+    await devTab.context.close();
+    await ownerTab.context.close();
+    expect({ dev: devTab.problems, owner: ownerTab.problems }).toEqual({ dev: [], owner: [] });
+  });
 });

@@ -1,14 +1,14 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import type { ReceivedInvitation } from '#client';
 import { ErrorNotice, formatTime, Loaded } from '../components';
 import { useConsole } from '../context';
 import { useAction } from '../queries';
 import { navigate } from '../router';
-import { useTeamCalls, type HolderInvitation } from '../team-calls';
 
 /** The signed-in holder's open invitations, whatever account the console is on. */
 export default function Invitations() {
-  const calls = useTeamCalls();
-  const list = useQuery({ queryKey: ['invitations'], queryFn: async () => (await calls.listInvitations()).invitations });
+  const { client } = useConsole();
+  const list = useQuery({ queryKey: ['invitations'], queryFn: async () => (await (await client()).listInvitations()).invitations });
   return (
     <>
       <h1>Invitations</h1>
@@ -44,13 +44,12 @@ export default function Invitations() {
   );
 }
 
-function InvitationRow({ invitation }: { invitation: HolderInvitation }) {
-  const { session, setAccount } = useConsole();
-  const calls = useTeamCalls();
+function InvitationRow({ invitation }: { invitation: ReceivedInvitation }) {
+  const { client, session, setAccount } = useConsole();
   const queries = useQueryClient();
   const accept = useAction({
     mutationFn: async () => {
-      await calls.acceptInvitation(invitation.invitation_id);
+      await (await client()).acceptInvitation(invitation.invitation_id);
       // The API reads a holder's accounts once per access token: a new one acts on the new account at once.
       await session.renew();
       await queries.invalidateQueries({ queryKey: ['accounts'] });

@@ -1,11 +1,10 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import type { Member, MemberRole } from '#client';
+import type { Invitation, Member, MemberRole } from '#client';
 import { createdByLabel, rolesOffered } from '../accounts';
 import { ErrorNotice, FocusedNotice, formatTime, Loaded, Section } from '../components';
 import { useConsole } from '../context';
 import { useAction } from '../queries';
-import { useTeamCalls, type Invitation } from '../team-calls';
 
 /** The account's members and open invitations (an owner's or admin's page). */
 export default function Members() {
@@ -92,12 +91,11 @@ export default function Members() {
 }
 
 function Invite({ onInvited }: { onInvited: () => void }) {
-  const { role } = useConsole();
-  const calls = useTeamCalls();
+  const { client, role } = useConsole();
   const [email, setEmail] = useState('');
   const [invitedRole, setInvitedRole] = useState<MemberRole>('developer');
   const invite = useAction({
-    mutationFn: async () => calls.inviteMember({ email: email.trim(), role: invitedRole }),
+    mutationFn: async () => (await client()).inviteMember({ email: email.trim(), role: invitedRole }),
     onSuccess: () => {
       setEmail('');
       onInvited();
@@ -193,8 +191,8 @@ function MemberRow({ member, onChanged, onRemoved }: { member: Member; onChanged
 }
 
 function InvitationRow({ invitation, members, onRevoked }: { invitation: Invitation; members: readonly Member[]; onRevoked: () => void }) {
-  const calls = useTeamCalls();
-  const revoke = useAction({ mutationFn: async () => calls.revokeInvitation(invitation.invitation_id), onSuccess: onRevoked });
+  const { client } = useConsole();
+  const revoke = useAction({ mutationFn: async () => (await client()).revokeInvitation(invitation.invitation_id), onSuccess: onRevoked });
   return (
     <tr data-invitation-id={invitation.invitation_id}>
       <td>{invitation.email}</td>
