@@ -44,9 +44,15 @@ api "${token[alice]}" POST /account/members "{\"email\":\"view-$run_id@example.c
 
 echo; echo '# 3. Each finds the invitation and accepts it; then has two accounts.' >&2
 for who in dev view; do
-  invitation=$(api "${token[$who]}" GET /invitations | tee /dev/stderr | jq -r '.data.invitations[0].invitation_id')
+  invitations=$(api "${token[$who]}" GET /invitations)
+  echo "$invitations" | jq -c '.data.invitations[] | {invitation_id, account_id, role, invited_by, expires_at}'
+  invitation=$(echo "$invitations" | jq -r '.data.invitations[0].invitation_id')
   api "${token[$who]}" POST "/invitations/$invitation/accept" | jq -c .data
   api "${token[$who]}" GET /accounts | jq -c .data
+  # A new token, as the console takes one after accepting: the old token's authorization, cached
+  # up to the TTL, lists the accounts it had.
+  show npm run -s admin -- user sign-in --email "$who-$run_id@example.com" --password '…'
+  token[$who]=$(admin user sign-in --email "$who-$run_id@example.com" --password "$PASSWORD" | jq -r .access_token)
 done
 
 echo; echo "# 4. The viewer may not generate in alice's account: 403 naming the roles that may." >&2
@@ -75,5 +81,5 @@ api "${token[alice]}" DELETE "/account/members/${holder[alice]}" | jq -c .
 api "${token[alice]}" PATCH "/account/members/${holder[alice]}" '{"role":"admin"}' | jq -c .
 
 echo; echo "# 8. Alice's audit log, as JSON and as CSV." >&2
-api "${token[alice]}" GET '/audit-events' | jq -c '.data.events[] | {at, action, actor: .actor.email // .actor.type, target: "\(.target.type) \(.target.id)"}'
+api "${token[alice]}" GET '/audit-events' | jq -c '.data.events[] | {at, action, actor: (.actor.email // .actor.type), target: "\(.target.type) \(.target.id)"}'
 api "${token[alice]}" GET '/audit-events' '' -H 'Accept: text/csv'
