@@ -498,6 +498,12 @@ class VidgenClient:
         ``after``: a page's ``next_after``, for the next, older page. ``limit``: 1-100."""
         return cast(AuditEventPage, self._request(_Call("GET", "/audit-events", idempotent=True, query={"after": after, "limit": limit})))
 
+    def get_audit_events_csv(self, *, after: Optional[str] = None, limit: Optional[int] = None) -> str:
+        """GET /audit-events with ``Accept: text/csv``: the same page as the API's own CSV text
+        (RFC 4180, CRLF line ends, a header row first); ``list_audit_events``' ``next_after`` pages on."""
+        query = {"after": after, "limit": limit}
+        return cast(str, self._request(_Call("GET", "/audit-events", idempotent=True, query=query, csv=True)))
+
     def update_account(self, *, output_retention_days: Optional[int]) -> Account:
         """PATCH /account (a session of an owner or admin): outputs of tasks completed more than
         ``output_retention_days`` ago are deleted; None keeps them for good. Retried: the same

@@ -198,6 +198,16 @@ class RequestsTest(unittest.TestCase):
             self.client.get_usage_csv(group_by="week")
         self.assertEqual((raised.exception.status, raised.exception.code), (400, "validation_error"))
 
+    def test_audit_events_csv_is_the_answer_text_with_the_page_query(self) -> None:
+        csv = "id,at,actor_type,actor_id,actor_email,action,target_type,target_id,ip,user_agent,details\r\n"
+        self.server.reply(Reply(200, csv, {"Content-Type": "text/csv; charset=utf-8"}), api_error(403, "forbidden", "an API key may not"))
+        self.assertEqual(self.client.get_audit_events_csv(after="aud_1", limit=2), csv)
+        sent = self.server.received[0]
+        self.assertEqual((sent.path, sent.headers.get("Accept")), ("/api/v1/audit-events?after=aud_1&limit=2", "text/csv"))
+        with self.assertRaises(ApiError) as raised:
+            self.client.get_audit_events_csv()
+        self.assertEqual((raised.exception.status, raised.exception.code), (403, "forbidden"))
+
     def test_follow_events_reads_on_with_each_cursor_and_waits_once_caught_up(self) -> None:
         def page(ids: List[str], has_more: bool, cursor: str) -> Any:
             return envelope({"events": [{"id": i} for i in ids], "has_more": has_more, "next_after": cursor})
