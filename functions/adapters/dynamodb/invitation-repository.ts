@@ -4,10 +4,10 @@ import type { Invitation, InvitationStore, MemberActor } from '#domain/accounts/
 import { isRole } from '#domain/accounts/roles';
 import { auditPart } from './audit/audit-put';
 import type { Db } from './dynamo-client';
-import { accountPartition, INVITATION_SK_PREFIX, invitationKey, inviteeEntry, inviteePartition, inviteQuotaKey, memberKey } from './keys';
+import { accountPartition, INVITATION_SK_PREFIX, invitationKey, inviteeEntry, inviteePartition, inviteQuotaKey } from './keys';
 import { AGAIN, withRetries } from './retry';
 import { TABLE_DEFINITION } from './table-definition';
-import { DynamoTeamStore } from './team-repository';
+import { actorStillMember, DynamoTeamStore } from './team-repository';
 import { transact, TransactionRefused, type NamedPart } from './transaction';
 
 const DAY_S = 24 * 60 * 60;
@@ -76,7 +76,7 @@ export class DynamoInvitationStore implements InvitationStore {
         ExpressionAttributeValues: { ':type': 'invite_quota', ':ttl': Date.parse(`${quota.day}T00:00:00.000Z`) / 1000 + 2 * DAY_S, ':one': 1, ':max': quota.max },
       },
     };
-    return this.attempt('invite', [['quota', quotaPart], ['invitation', { Put: { TableName: table, Item: toItem(invitation) } }], this.actorCheck(invitation.accountId, actor), auditPart(this.db, entry)], (error) => {
+    return this.attempt('invite', [['quota', quotaPart], ['invitation', { Put: { TableName: table, Item: toItem(invitation) } }], actorStillMember(this.db, invitation.accountId, actor), auditPart(this.db, entry)], (error) => {
       if (error.failed('quota')) return 'quota';
       if (error.failed('actor')) return 'moved';
       return undefined;
@@ -140,28 +140,11 @@ export class DynamoInvitationStore implements InvitationStore {
         ExpressionAttributeValues: { ':id': invitation.invitationId },
       },
     };
-    return this.attempt('invitation revoke', [['invitation', withdrawn], this.actorCheck(invitation.accountId, actor), auditPart(this.db, entry)], (error) => {
+    return this.attempt('invitation revoke', [['invitation', withdrawn], actorStillMember(this.db, invitation.accountId, actor), auditPart(this.db, entry)], (error) => {
       if (error.failed('invitation')) return 'gone';
       if (error.failed('actor')) return 'moved';
       return undefined;
     }, 'revoked');
-  }
-
-  /** The actor is still a member with the role read (none for the operator). */
-  private actorCheck(accountId: string, actor: MemberActor): NamedPart<'actor'> {
-    if (!actor) return undefined;
-    return [
-      'actor',
-      {
-        ConditionCheck: {
-          TableName: this.db.tableName,
-          Key: memberKey(accountId, actor.holderId),
-          ConditionExpression: '#role = :actor',
-          ExpressionAttributeNames: { '#role': 'role' },
-          ExpressionAttributeValues: { ':actor': actor.role },
-        },
-      },
-    ];
   }
 
   /** One transaction, tried again on a conflict; a refused part answers what `refused` reads from it. */

@@ -193,21 +193,9 @@ export class DynamoTeamStore implements TeamStore {
     };
   }
 
-  /** The actor is still a member with the role read; none for the operator, nor for a change of one's own (the member part checks that item). */
+  /** The actor is still a member with the role read; none for a change of one's own (the member part checks that item). */
   private actorCheck(accountId: string, holderId: string, actor: MemberActor): NamedPart<'actor'> {
-    if (!actor || actor.holderId === holderId) return undefined;
-    return [
-      'actor',
-      {
-        ConditionCheck: {
-          TableName: this.db.tableName,
-          Key: memberKey(accountId, actor.holderId),
-          ConditionExpression: '#role = :actor',
-          ExpressionAttributeNames: { '#role': 'role' },
-          ExpressionAttributeValues: { ':actor': actor.role },
-        },
-      },
-    ];
+    return actor?.holderId === holderId ? undefined : actorStillMember(this.db, accountId, actor);
   }
 
   private async attempt(parts: NamedPart<string>[]): Promise<boolean> {
@@ -241,4 +229,24 @@ export class DynamoTeamStore implements TeamStore {
     }
     return items;
   }
+}
+
+/**
+ * A team write's `actor` part: whoever makes the change is still a member with the role the use
+ * case read (an admin demoted a moment ago changes nothing). None for the operator.
+ */
+export function actorStillMember(db: Db, accountId: string, actor: MemberActor): NamedPart<'actor'> {
+  if (!actor) return undefined;
+  return [
+    'actor',
+    {
+      ConditionCheck: {
+        TableName: db.tableName,
+        Key: memberKey(accountId, actor.holderId),
+        ConditionExpression: '#role = :actor',
+        ExpressionAttributeNames: { '#role': 'role' },
+        ExpressionAttributeValues: { ':actor': actor.role },
+      },
+    },
+  ];
 }
