@@ -71,8 +71,8 @@ const ROUTE_TABLE_BAN = {
 };
 
 /**
- * The old paths of the domain's files (one-line shims left by bin/codemods/domain-moves.ts for
- * branches written before issue 32): our own files import the aggregate folders.
+ * The old paths of the domain's files (before issue 32; their shims are gone): our own files
+ * import the aggregate folders.
  */
 const DOMAIN_SHIM_BAN = {
   regex: '^#domain/[^/]+$',

@@ -7,7 +7,8 @@
  *
  * Idempotent: run it again after merging a branch that still imports the old paths. A moved
  * file leaves a shim at its old path (`export * from './tasks/task';`) so code written against
- * the old paths keeps compiling until this runs; the shims go a release later (issue 32, C15).
+ * the old paths keeps compiling until this runs. The shims of issue 32's moves are gone (stop 42):
+ * a branch written before them runs this with --no-move to rewrite its imports.
  *
  * Run: npx tsx bin/codemods/domain-moves.ts [--no-move]   (--no-move: rewrite imports only)
  */

@@ -33,7 +33,7 @@ function files(dir: string): string[] {
   });
 }
 
-/** The domain's own files: the folders (the top level holds only the old paths' shims). */
+/** The domain's own files, each in an aggregate's folder. */
 const modules = files(DOMAIN).filter((file) => path.dirname(file) !== DOMAIN);
 const folderOf = (file: string) => path.relative(DOMAIN, file).split(path.sep)[0]!;
 
@@ -55,10 +55,8 @@ function importsOf(file: string): Edge[] {
 const graph = new Map(modules.map((file) => [file, importsOf(file)]));
 
 describe('functions/domain', () => {
-  it('has only the shims of moved files at its top level', () => {
-    for (const file of files(DOMAIN).filter((candidate) => path.dirname(candidate) === DOMAIN)) {
-      expect(readFileSync(file, 'utf8')).toMatch(/^\/\/ Moved \(issue 32\)/);
-    }
+  it('has no file at its top level: each lives in its aggregate\'s folder (the old paths\' shims are gone)', () => {
+    expect(files(DOMAIN).filter((candidate) => path.dirname(candidate) === DOMAIN)).toEqual([]);
   });
 
   it('keeps every file in a known folder, importing only the folders below it (never a shim)', () => {

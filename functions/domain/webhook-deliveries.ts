@@ -1,2 +1,0 @@
-// Moved (issue 32): the old path for code not rewritten yet (bin/codemods/domain-moves.ts); removed in C15.
-export * from './webhooks/deliveries';
