@@ -17,7 +17,7 @@ import type { UploadPublications } from '#domain/uploads/ports';
 import { windowAt } from '#domain/accounts/rate-limit';
 import { type RateCounter } from '#domain/shared/counter';
 import type { Task, TaskKind } from '#domain/tasks/task';
-import type { KeySpend } from '#domain/accounts/spending-key';
+import type { MonthlyKeySpend } from '#domain/accounts/spending-key';
 import { move, TRANSITIONS, type TaskEvent, type TaskPatch } from '#domain/tasks/transitions';
 import { PHASE_NAMES, type Phase } from '#domain/tasks/phase';
 import { SWEPT_LISTS } from '#domain/tasks/sweep-table';
@@ -115,7 +115,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         claim?: string;
         paidAccess?: true;
         unsent?: true;
-        keySpend?: KeySpend;
+        keySpend?: MonthlyKeySpend;
         endUser?: string;
       } = {},
     ): StartWrite {
@@ -559,7 +559,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
 
     describe("an end user's month through a key", () => {
       const month = '2026-11';
-      const forUser = (endUser: string, extra: Partial<KeySpend> = {}): KeySpend => ({ keyId: 'key_eu', month, endUser, endUserLimit: 100, ...extra });
+      const forUser = (endUser: string, extra: Partial<MonthlyKeySpend> = {}): MonthlyKeySpend => ({ keyId: 'key_eu', month, endUser, endUserLimit: 100, ...extra });
 
       it('lets exactly the allowed number of racing starts for one end user through, while another goes on; a refund gives the room back', async () => {
         const accountId = await newAccount(10_000);

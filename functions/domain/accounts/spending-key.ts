@@ -14,7 +14,7 @@ export function spendMonthOf(at: Date): string {
 }
 
 /** What a start through an API key tells the store, so it counts (and limits) the key's spend. */
-export interface KeySpend {
+export interface MonthlyKeySpend {
   keyId: string;
   /** `yyyy-mm`, the month the charge counts in (a refund gives it back to the same month). */
   month: string;

@@ -1,4 +1,4 @@
-import type { KeySpend } from '../accounts/spending-key';
+import type { MonthlyKeySpend } from '../accounts/spending-key';
 import type { LedgerEntry } from '../accounts/ledger';
 import type { MediaKind } from '../catalogue/media-type';
 import type { Task, TaskError, TaskKind } from './task';
@@ -22,7 +22,7 @@ export interface StartWrite {
    * A start through an API key: its spend this month is counted with the charge, and with a
    * limit the start is refused when the charge would pass it.
    */
-  keySpend?: KeySpend;
+  keySpend?: MonthlyKeySpend;
   idempotency?: IdempotencyClaim;
   /** The partition's own account must have paid access and an active subscription (a live partition). */
   paidAccess?: boolean;

@@ -4,7 +4,7 @@ import { admit, checkReferenceUrls, judgeStart, needsPaidAccess, priceOf, type S
 import { AccountBusyError, IdempotencyConflictError, PaidAccessRequiredError, UnauthorizedError, UpstreamError } from '../shared/errors';
 import { isTestPartition } from '../shared/partition';
 import { newTaskId } from '../shared/ids';
-import { spendMonthOf, type KeySpend, type SpendingKey } from '../accounts/spending-key';
+import { spendMonthOf, type MonthlyKeySpend, type SpendingKey } from '../accounts/spending-key';
 import { chargeEntry } from './charges';
 import type { AccountStore } from '../accounts/ports';
 import type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore, ReferenceUrlPolicy, StartWrite } from './ports';
@@ -185,7 +185,7 @@ async function startAnyTask(
  * What a start through a key counts: the key's month, and its end user's month through the key
  * whenever it names one, limited or not (a limit set mid-month then counts that month's spend).
  */
-function keySpendOf(key: SpendingKey, request: StartRequest, now: Date): KeySpend {
+function keySpendOf(key: SpendingKey, request: StartRequest, now: Date): MonthlyKeySpend {
   const { monthlySpendLimit: limit, endUserMonthlySpendLimit: endUserLimit } = key;
   return {
     keyId: key.keyId,

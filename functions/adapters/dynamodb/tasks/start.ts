@@ -2,7 +2,7 @@ import { GetCommand, UpdateCommand, type TransactWriteItem } from '@aws-sdk/lib-
 import { AccountBusyError } from '#domain/shared/errors';
 import type { StartRefusals, StartResult, StartWrite } from '#domain/tasks/ports';
 import type { Task, TaskKind } from '#domain/tasks/task';
-import type { KeySpend } from '#domain/accounts/spending-key';
+import type { MonthlyKeySpend } from '#domain/accounts/spending-key';
 import { PENDING_STARTS } from '../account-repository';
 import { isConditionFailure, type Db } from '../dynamo-client';
 import { fromIdempotencyItem, toIdempotencyItem } from '../idempotency-repository';
@@ -150,7 +150,7 @@ function startParts(db: Db, write: StartWrite): [StartPart, TransactWriteItem][]
 }
 
 /** One end user's month through the key takes the price: exact for the reason the key's month is (one condition, in T). */
-function endUserSpendPart(db: Db, keySpend: KeySpend, endUser: string, price: number): TransactWriteItem {
+function endUserSpendPart(db: Db, keySpend: MonthlyKeySpend, endUser: string, price: number): TransactWriteItem {
   const most = keySpend.endUserLimit === undefined ? undefined : keySpend.endUserLimit - price;
   const [year, month] = keySpend.month.split('-').map(Number) as [number, number];
   const expiresAt = Math.floor(Date.UTC(year, month - 1 + END_USER_SPEND_KEPT_MONTHS, 1) / 1000);
