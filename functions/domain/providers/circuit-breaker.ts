@@ -64,7 +64,7 @@ export class CircuitBreaker {
   ) {}
 
   /**
-   * Reads the circuit into this container's cache if what it knows is stale, so the `admit` that
+   * Reads the circuit into this container's cache if what it knows is stale, so the `gate` that
    * follows within CIRCUIT_CACHE_MS reads nothing (a start warms it alongside its charge).
    */
   async warm(provider: string, now: number): Promise<void> {
@@ -72,7 +72,7 @@ export class CircuitBreaker {
   }
 
   /** May a create go to `provider` now? A half-open circuit admits one caller as its probe. */
-  async admit(provider: string, now: number): Promise<CircuitGate> {
+  async gate(provider: string, now: number): Promise<CircuitGate> {
     const record = await this.read(provider, now);
     if (record.openUntil === undefined) return { state: 'closed', failures: record.failures };
     if (now < record.openUntil) return { state: 'open', failures: record.failures };

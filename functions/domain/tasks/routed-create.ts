@@ -70,7 +70,7 @@ export async function sendCreate(
   for (const [index, provider] of routes.entries()) {
     // The first route's circuit and turn, when the start took them alongside its transaction.
     const ready = index === 0 && prepared?.provider === provider.name ? prepared : undefined;
-    const gate = ready?.gate ?? (await admit(deps, provider, unsent));
+    const gate = ready?.gate ?? (await gateOf(deps, provider, unsent));
     if (gate.state === 'open') {
       refusedEverywhere = false;
       deps.telemetry.info('route skipped: its circuit is open', { task_id: unsent.taskId, provider: provider.name, model: unsent.params.model });
@@ -151,7 +151,7 @@ export async function prepareFirstRoute(deps: LifecycleDeps, task: Task, turnWai
       (reserved) => ({ turn: reserved }),
       (turnError: unknown) => ({ turnError }),
     );
-    const gate = await admit(deps, first, task);
+    const gate = await gateOf(deps, first, task);
     // An open circuit skips the route: its turn goes unused (the per-second cap still holds).
     if (gate.state === 'open') return { provider: first.name, gate };
     return { provider: first.name, gate, ...(await turn) };
@@ -162,9 +162,9 @@ export async function prepareFirstRoute(deps: LifecycleDeps, task: Task, turnWai
 }
 
 /** The circuit's word on a provider; a test-mode task's simulated provider has no circuit. */
-async function admit(deps: LifecycleDeps, provider: GenerationProvider, task: Task): Promise<CircuitGate> {
+async function gateOf(deps: LifecycleDeps, provider: GenerationProvider, task: Task): Promise<CircuitGate> {
   if (!deps.circuits || isTestPartition(task.partitionId)) return { state: 'closed', failures: 0 };
-  return deps.circuits.admit(provider.name, deps.clock().getTime());
+  return deps.circuits.gate(provider.name, deps.clock().getTime());
 }
 
 /** ProviderFailure's `kind` for a create that did not take: `unavailable` is a 5xx or no answer. */

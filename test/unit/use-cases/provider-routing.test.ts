@@ -44,7 +44,7 @@ describe('the circuit on the hot path', () => {
     const start = world.stores.tasks.start.bind(world.stores.tasks);
     jest.spyOn(world.stores.tasks, 'start').mockImplementation(async (write) => (order.push('charge'), start(write)));
     await startTask(world.deps, accountId, video());
-    // Started before the charge's write, read once: the admit found it in the container's cache.
+    // Started before the charge's write, read once: the gate found it in the container's cache.
     expect(order).toEqual(['read scripted', 'charge']);
   });
 });
