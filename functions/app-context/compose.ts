@@ -16,7 +16,7 @@ import type {
   MediaStore,
   ReferenceUrlPolicy,
   SubmissionRequest,
-  TaskEvents,
+  TaskEndings,
   TaskStore,
   Thumbnails,
 } from '#domain/tasks/ports';
@@ -56,7 +56,7 @@ export interface LifecycleParts {
   /** Where a completion with a destination asks for its delivery. */
   deliveries?: MessageQueue<DeliveryRef>;
   budget: ProviderBudget;
-  events: TaskEvents;
+  events: TaskEndings;
   telemetry: Telemetry;
   /** Task time (tests move it) and real time (what pacing and waits use). */
   clock: () => Date;

@@ -30,7 +30,7 @@ export function deliveryDeps(): DeliveryDeps {
     media: storage,
     sender: outputSender((key) => storage.openForDelivery(key), fetcher),
     queue: lazyMessageQueue<DeliveryRef>('output-deliveries', config.queueUrl, config.region),
-    events: { taskEnded: (task) => publishTaskEnded(publishing, task), deliveryFailed: (task) => publishDeliveryFailed(publishing, task) },
+    events: { ended: (task) => publishTaskEnded(publishing, task), deliveryFailed: (task) => publishDeliveryFailed(publishing, task) },
     clock: () => new Date(),
     telemetry: powertoolsTelemetry,
     retrySchedule: config.retrySchedule,

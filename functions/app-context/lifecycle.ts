@@ -68,7 +68,7 @@ export function lifecycleParts(config: TaskConfig, sources: LifecycleSources): O
     submissions: lazyMessageQueue<SubmissionRequest>('submissions', submissions.queueUrl, config.region),
     deliveries: lazyMessageQueue<DeliveryRef>('output-deliveries', readSetting(OUTPUT_DELIVERY.queueUrl), config.region),
     budget: lazyBudget(sources.stores.rateCounter),
-    events: { taskEnded: (task) => publishTaskEnded(sources.webhooks, task) },
+    events: { ended: (task) => publishTaskEnded(sources.webhooks, task) },
     telemetry: powertoolsTelemetry,
     clock: () => new Date(),
     realTime: Date.now,

@@ -12,7 +12,7 @@ export function outputDeletion(): OutputDeletionDeps {
   current ??= {
     tasks: stores().tasks,
     media: appMediaStorage(),
-    events: { taskEnded: (task) => publishTaskEnded(webhookEvents(), task) },
+    events: { ended: (task) => publishTaskEnded(webhookEvents(), task) },
     clock: () => new Date(),
     telemetry: powertoolsTelemetry,
   };

@@ -69,7 +69,7 @@ export function memoryWorld(start = '2026-03-01T12:00:00.000Z') {
     deliveries: { send: async (message, options) => void deliveries.push({ message, delaySeconds: options?.delaySeconds ?? 0 }) },
     budget: new CounterBudget(stores.rates),
     events: {
-      taskEnded: async (task) => {
+      ended: async (task) => {
         if (refuseEvents) throw new Error('event queue unreachable');
         published.push(task);
       },

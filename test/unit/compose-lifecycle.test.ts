@@ -21,7 +21,7 @@ function parts(overrides: Partial<LifecycleParts> = {}): LifecycleParts {
     copies: new MemoryCopyQueue(),
     submissions: { send: async () => undefined },
     budget: new CounterBudget(stores.rates),
-    events: { taskEnded: async () => undefined },
+    events: { ended: async () => undefined },
     telemetry: SILENT_TELEMETRY,
     clock: () => new Date('2026-03-01T12:00:00.000Z'),
     realTime: () => 0,

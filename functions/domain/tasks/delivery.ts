@@ -4,7 +4,7 @@ import type { Delivery, DeliveryPart, Destination } from './destinations';
 import { announceEnded } from './lifecycle/endings';
 import { outputKeyOf, thumbnailKeyOf } from './lifecycle/outputs';
 import { purgeOutputs } from './output-deletion';
-import type { DeliveryRef, MediaStore, TaskEvents, TaskStore } from './ports';
+import type { DeliveryRef, MediaStore, TaskEndings, TaskStore } from './ports';
 import type { Task } from './task';
 import { move } from './transitions';
 import { newEventId } from '../shared/ids';
@@ -32,8 +32,8 @@ export interface DeliveryDeps {
   sender: OutputSender;
   /** Where the next attempt waits (SQS with a delay on AWS). */
   queue: MessageQueue<DeliveryRef>;
-  /** `taskEnded` publishes a completion not announced yet; `deliveryFailed` the `*.delivery_failed` event. */
-  events: TaskEvents & { deliveryFailed(task: Task): Promise<void> };
+  /** `ended` publishes a completion not announced yet; `deliveryFailed` the `*.delivery_failed` event. */
+  events: TaskEndings & { deliveryFailed(task: Task): Promise<void> };
   clock: () => Date;
   telemetry: Telemetry;
   /** Seconds before each retry (the wait after attempt n is schedule[n-1]); after the last, the delivery fails. */

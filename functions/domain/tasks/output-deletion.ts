@@ -3,7 +3,7 @@ import type { Telemetry } from '../shared/telemetry';
 import { ownTask } from './get-task';
 import { announceEnded } from './lifecycle/endings';
 import { storedKeys } from './lifecycle/outputs';
-import type { MediaStore, TaskEvents, TaskStore } from './ports';
+import type { MediaStore, TaskEndings, TaskStore } from './ports';
 import { narrowTask, type Task, type TaskKind, type TaskOfKind } from './task';
 import { move } from './transitions';
 import { withProgress } from './progress';
@@ -12,7 +12,7 @@ import { withProgress } from './progress';
 export interface OutputDeletionDeps {
   tasks: TaskStore;
   media: Pick<MediaStore, 'remove'>;
-  events: TaskEvents;
+  events: TaskEndings;
   clock: () => Date;
   telemetry: Telemetry;
 }

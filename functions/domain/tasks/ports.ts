@@ -132,8 +132,8 @@ export interface SubmissionRequest {
 }
 
 /** Publishes a task's ending to whoever listens (the customer's webhooks). Safe to repeat. */
-export interface TaskEvents {
-  taskEnded(task: Task): Promise<void>;
+export interface TaskEndings {
+  ended(task: Task): Promise<void>;
 }
 
 /** A request's claim on an Idempotency-Key (24 h; same body -> same answer). */

@@ -30,7 +30,7 @@ beforeEach(() => {
     },
     queue: { send: async (message, options) => void world.deliveries.push({ message, delaySeconds: options?.delaySeconds ?? 0 }) },
     events: {
-      taskEnded: async (task) => void world.published.push(task),
+      ended: async (task) => void world.published.push(task),
       deliveryFailed: async (task) => void failedEvents.push(task),
     },
     clock: () => world.now(),

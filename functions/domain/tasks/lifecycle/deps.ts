@@ -1,7 +1,7 @@
 import type { CircuitBreaker } from '../../providers/circuit-breaker';
 import type { ProviderRoutes } from '../../providers/choice';
 import type { GenerationProvider } from '../../providers/provider';
-import type { CopyQueue, DeliveryRef, MediaStore, SubmissionRequest, TaskDurations, TaskEvents, TaskStore, Thumbnails } from '../ports';
+import type { CopyQueue, DeliveryRef, MediaStore, SubmissionRequest, TaskDurations, TaskEndings, TaskStore, Thumbnails } from '../ports';
 import type { MessageQueue } from '../../shared/ports';
 import type { ProviderBudget } from '../../providers/ports';
 import type { Task } from '../task';
@@ -39,7 +39,7 @@ export interface LifecycleDeps {
   realTime: () => number;
   settings: LifecycleSettings;
   /** Where a task's ending is published (webhooks), at least once. */
-  events: TaskEvents;
+  events: TaskEndings;
   telemetry: Telemetry;
   /** Turns for calls to a paced provider, shared by every function. */
   budget: ProviderBudget;

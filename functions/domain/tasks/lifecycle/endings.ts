@@ -50,7 +50,7 @@ export async function failTask(
  */
 export async function announceEnded(deps: Pick<LifecycleDeps, 'tasks' | 'telemetry' | 'events'>, task: Task): Promise<Task> {
   try {
-    await deps.events.taskEnded(task);
+    await deps.events.ended(task);
     // A delivery read goes to its own list (the sweeper's) only while it still is one.
     return (await move(deps.tasks, task, 'announce', { announced: true, ...(task.phase === 'delivering' && { guard: { stillDelivering: true } }) })) ?? task;
   } catch (error) {
