@@ -65,7 +65,7 @@ function tasksOf(accountId: string, count: number, endUsers: number, keyIds: str
       copyAttempts: 0,
       params: { model, generationType: 'text_to_video', prompt: `bench ${index}`, aspectRatio: '16:9', duration: 5, resolution: '720p' },
       endUser,
-      ...(keyId !== undefined && { keySpend: { keyId, month: createdAt.slice(0, 7), endUser } }),
+      ...(keyId !== undefined && { chargedTo: { keyId, month: createdAt.slice(0, 7), endUser } }),
       usageCounted: true,
       ...(failed ? { error: { code: 'upstream_error', message: 'bench' } } : { outputUrls: ['https://media.test/x.mp4'] }),
       createdAt,

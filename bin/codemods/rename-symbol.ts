@@ -2,7 +2,8 @@
  * Renames one symbol everywhere TypeScript sees it (issue 32, design §9 "Symbol renames"): the
  * language service's own rename locations over the root project and the console's, so a rename
  * is exactly what an editor's "rename symbol" does, tests and console included. One symbol per
- * run (and per commit); `npx tsc --noEmit` afterwards says whether anything was missed.
+ * run (and per commit); `npx tsc --noEmit` afterwards says whether anything was missed (a
+ * property named in a string literal, as in `Pick<Task, 'old'>`, is one such place).
  *
  * Run: npx tsx bin/codemods/rename-symbol.ts FILE SYMBOL NEW_NAME [--nth N]
  *   FILE: where the symbol is declared; SYMBOL: its name there (the Nth occurrence as an

@@ -371,11 +371,11 @@ export class MemoryTaskStore implements TaskStore {
       account.updatedAt = patch.at ?? account.updatedAt;
       this.table.addEntry(patch.refund);
       if (stored.usageCounted) this.table.addUsage(stored, 'refund');
-      if (stored.keySpend) {
-        const spendId = `${stored.keySpend.keyId}#${stored.keySpend.month}`;
+      if (stored.chargedTo) {
+        const spendId = `${stored.chargedTo.keyId}#${stored.chargedTo.month}`;
         this.table.keySpend.set(spendId, (this.table.keySpend.get(spendId) ?? 0) - patch.refund.amount);
-        if (stored.keySpend.endUser !== undefined) {
-          const endUserSpendId = `${spendId}#${stored.keySpend.endUser}`;
+        if (stored.chargedTo.endUser !== undefined) {
+          const endUserSpendId = `${spendId}#${stored.chargedTo.endUser}`;
           this.table.endUserSpend.set(endUserSpendId, (this.table.endUserSpend.get(endUserSpendId) ?? 0) - patch.refund.amount);
         }
       }

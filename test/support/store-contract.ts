@@ -142,7 +142,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           ...(options.unsent && { unsent: true }),
           ...(options.endUser !== undefined && { endUser: options.endUser }),
           ...(options.keySpend && {
-            keySpend: { keyId: options.keySpend.keyId, month: options.keySpend.month, ...(options.keySpend.endUser !== undefined && { endUser: options.keySpend.endUser }) },
+            chargedTo: { keyId: options.keySpend.keyId, month: options.keySpend.month, ...(options.keySpend.endUser !== undefined && { endUser: options.keySpend.endUser }) },
           }),
           createdAt,
           updatedAt: createdAt,
@@ -550,7 +550,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(await move(stores.tasks, november, 'timeout', ending(november, 2, 'timeout'))).toMatchObject({ phase: 'failed' });
         expect(Object.fromEntries(await stores.apiKeys.spentInMonth(['key_m'], '2026-11'))).toEqual({ key_m: 25 });
         expect(Object.fromEntries(await stores.apiKeys.spentInMonth(['key_m'], '2026-12'))).toEqual({ key_m: 25 });
-        expect((await stores.tasks.get(accountId, november.taskId))?.keySpend).toEqual({ keyId: 'key_m', month: '2026-11' });
+        expect((await stores.tasks.get(accountId, november.taskId))?.chargedTo).toEqual({ keyId: 'key_m', month: '2026-11' });
         await started(accountId, { price: 25, keySpend: { keyId: 'key_m', month: '2026-11', limit: 50 } });
         await started(accountId, { price: 40, keySpend: { keyId: 'key_free', month: '2026-11' } });
         expect(Object.fromEntries(await stores.apiKeys.spentInMonth(['key_m', 'key_free'], '2026-11'))).toEqual({ key_m: 50, key_free: 40 });
@@ -576,7 +576,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(await money(accountId)).toMatchObject({ balance: 10_000 - 7 * 25, ledger: 10_000 - 7 * 25 });
         // The key's own month counts every end user's charges.
         expect((await stores.apiKeys.spentInMonth(['key_eu'], month)).get('key_eu')).toBe(7 * 25);
-        expect((await stores.tasks.get(accountId, aliceStarted[0]!.taskId))?.keySpend).toEqual({ keyId: 'key_eu', month, endUser: 'alice' });
+        expect((await stores.tasks.get(accountId, aliceStarted[0]!.taskId))?.chargedTo).toEqual({ keyId: 'key_eu', month, endUser: 'alice' });
 
         expect(await move(stores.tasks, aliceStarted[0]!, 'timeout', ending(aliceStarted[0]!, 2, 'timeout'))).toMatchObject({ phase: 'failed' });
         await started(accountId, { price: 25, keySpend: forUser('alice') });

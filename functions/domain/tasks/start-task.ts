@@ -130,7 +130,7 @@ async function startAnyTask(
     ...(request.destination && { delivery: { status: 'pending', attempts: 0 } }),
     // Until the moment its create is sent (submission.ts): then no job can exist upstream.
     unsent: true,
-    ...(keySpend && { keySpend: { keyId: keySpend.keyId, month: keySpend.month, ...(keySpend.endUser !== undefined && { endUser: keySpend.endUser }) } }),
+    ...(keySpend && { chargedTo: { keyId: keySpend.keyId, month: keySpend.month, ...(keySpend.endUser !== undefined && { endUser: keySpend.endUser }) } }),
     createdAt,
     updatedAt: createdAt,
   } as Omit<Task, 'seq'>;

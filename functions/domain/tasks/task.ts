@@ -79,7 +79,7 @@ interface TaskBase extends Attribution, DeliveryRequest {
    * in against the key's spend (key-spend.ts), and the end user's spend through that key when
    * it names one: its refund gives the credits back to both.
    */
-  keySpend?: { keyId: string; month: string; endUser?: string };
+  chargedTo?: { keyId: string; month: string; endUser?: string };
   /**
    * Its charge was counted in the usage roll-ups (domain/usage/cells.ts) by its start, so its
    * refund is counted there too. Absent on tasks started before the roll-ups existed.

@@ -30,11 +30,11 @@ export interface UsageCell {
   add: Record<string, number>;
 }
 
-export type UsageTask = Pick<Task, 'createdAt' | 'creditsUsed' | 'params' | 'keySpend' | 'endUser'>;
+export type UsageTask = Pick<Task, 'createdAt' | 'creditsUsed' | 'params' | 'chargedTo' | 'endUser'>;
 
 export function groupOf(task: UsageTask, kind: GroupKind): string | null {
   if (kind === 'model') return task.params.model;
-  if (kind === 'key') return task.keySpend?.keyId ?? null;
+  if (kind === 'key') return task.chargedTo?.keyId ?? null;
   return task.endUser ?? null;
 }
 

@@ -220,7 +220,7 @@ describe("a key's limit per end user", () => {
     expect((await through(accountId, 'bob')).endUser).toBe('bob');
     expect(await world.money(accountId)).toMatchObject({ balance: 925, ledger: 925 });
     await failTask(world.deps, first, { code: 'canceled', message: 'canceled' });
-    expect((await through(accountId, 'alice')).keySpend).toEqual({ keyId: 'key_1', month: world.now().toISOString().slice(0, 7), endUser: 'alice' });
+    expect((await through(accountId, 'alice')).chargedTo).toEqual({ keyId: 'key_1', month: world.now().toISOString().slice(0, 7), endUser: 'alice' });
     await expect(through(accountId, 'alice')).rejects.toBeInstanceOf(EndUserSpendLimitExceededError);
   });
 

@@ -96,24 +96,24 @@ export async function writeFailedEnding(db: Db, ending: FailedEnding): Promise<v
     start && ['charge', { Put: ledgerEntryPut(db, start.charge, start.chargePosition) }],
     endUser?.part,
     // A task started through an API key gives its credits back to the month its charge counted in.
-    task.keySpend && [
+    task.chargedTo && [
       'keySpend',
       {
         Update: {
           TableName: db.tableName,
-          Key: keySpendKey(task.keySpend.keyId, task.keySpend.month),
+          Key: keySpendKey(task.chargedTo.keyId, task.chargedTo.month),
           UpdateExpression: 'ADD spent :back',
           ExpressionAttributeValues: { ':back': -refund.amount },
         },
       },
     ],
     // And to the month of the end user it named, through that key (the room under its limit comes back).
-    task.keySpend?.endUser !== undefined && [
+    task.chargedTo?.endUser !== undefined && [
       'endUserSpend',
       {
         Update: {
           TableName: db.tableName,
-          Key: endUserSpendKey(task.keySpend.keyId, task.keySpend.month, task.keySpend.endUser),
+          Key: endUserSpendKey(task.chargedTo.keyId, task.chargedTo.month, task.chargedTo.endUser),
           UpdateExpression: 'ADD spent :back',
           ExpressionAttributeValues: { ':back': -refund.amount },
         },
