@@ -6,7 +6,7 @@
  * error or failed task, 2 usage error, 130 interrupted.
  */
 import { ApiError, VidgenClient, WaitTimeoutError } from '#client';
-import { parseInvocation, SESSION_COMMANDS, UsageError, USAGE, VIDGEN } from './vidgen/args';
+import { actsAsHolder, parseInvocation, UsageError, USAGE, VIDGEN } from './vidgen/args';
 import { runCommand } from './vidgen/commands';
 import { configPath, loadConfig } from './vidgen/config';
 import { login, logout, sessionPath, sessionToken } from './vidgen/session';
@@ -36,8 +36,8 @@ async function main(argv: string[], signal: AbortSignal): Promise<number> {
   const credential =
     command.account !== undefined
       ? await sessionCredential(`--account ${command.account} acts as the signed-in account holder in one of their accounts (an API key belongs to one account). Sign in first: ${VIDGEN} login --email E --password P.`)
-      : SESSION_COMMANDS.has(command.name)
-      ? await sessionCredential(`"${command.name}" acts as the signed-in account holder (an API key cannot manage ${command.name === 'keys' ? 'keys' : 'the account\'s team'}). Sign in first: ${VIDGEN} login --email E --password P.`)
+      : actsAsHolder(command)
+      ? await sessionCredential(`"${command.name}${command.name === 'account' ? ' retention' : ''}" acts as the signed-in account holder (an API key cannot manage ${command.name === 'keys' ? 'keys' : command.name === 'account' ? 'retention' : 'the account\'s team'}). Sign in first: ${VIDGEN} login --email E --password P.`)
       : config.apiKey
         ? { apiKey: config.apiKey }
         : await sessionCredential(`No API key and no session. Set VIDGEN_API_KEY, put {"apiKey": "vg_live_..."} in ${configPath()}, or sign in: ${VIDGEN} login --email E --password P.`);
@@ -49,7 +49,7 @@ async function main(argv: string[], signal: AbortSignal): Promise<number> {
       process.stderr.write(`retrying in ${(delayMs / 1000).toFixed(1)}s (attempt ${attempt}) after [${error.code}] ${error.message}\n`),
   });
   // Keys are managed for both modes at once (keys create takes --mode): the banner would mislead.
-  if (client.mode === 'test' && !SESSION_COMMANDS.has(command.name)) {
+  if (client.mode === 'test' && !actsAsHolder(command)) {
     // On stderr, so --json output stays JSON.
     process.stderr.write(`vidgen: TEST MODE (${'apiKey' in credential ? 'vg_test_ key' : 'VIDGEN_MODE=test'}): test data, test credits, simulated provider\n`);
   }

@@ -61,6 +61,9 @@ Commands:
   upload FILE                         Upload a JPEG, PNG or WebP; prints its URL.
   credits                             Credits, paid access and subscription.
   account                             Your account: id, both balances, access (and email when signed in).
+  account retention DAYS|off          Keep results DAYS days after they complete, or for good (off);
+                                      as the signed-in holder (owner or admin). Irreversible for
+                                      results already older: they are deleted within minutes.
   login --email E --password P        Sign in as an account holder; vidgen then uses this session
                                       when no API key is set (VIDGEN_MODE=test for test mode).
   logout                              Forget the session.
@@ -267,6 +270,7 @@ export type Command =
   | { name: 'usage'; from?: string; to?: string; groupBy?: UsageGrouping; csv: boolean; json: boolean }
   | { name: 'upload'; file: string; json: boolean }
   | { name: 'credits' | 'account'; json: boolean }
+  | { name: 'account'; retentionDays: number | null; json: boolean }
   | { name: 'mcp'; json: boolean }
   | { name: 'logout'; json: boolean }
   | { name: 'login'; email: string; password: string; json: boolean }
@@ -287,6 +291,11 @@ export type MembersCommand =
 
 /** The commands that act as the signed-in holder whatever credential is configured (API keys get 403 there). */
 export const SESSION_COMMANDS: ReadonlySet<CommandName> = new Set(['keys', 'accounts', 'members', 'invitations', 'audit']);
+
+/** Whether a command acts as the signed-in holder whatever credential is configured. */
+export function actsAsHolder(command: Command): boolean {
+  return command.name !== 'help' && (SESSION_COMMANDS.has(command.name) || (command.name === 'account' && 'retentionDays' in command));
+}
 
 /** A command and the account it acts in (--account or VIDGEN_ACCOUNT), when one is named. */
 export type Invocation = Command & { account?: string };
@@ -472,10 +481,16 @@ export function parseCommand(argv: string[]): Command {
     }
     case 'upload':
       return { name, file: nonEmpty(operand, 'FILE'), json };
+    case 'account': {
+      if (operands.length === 0) return { name, json };
+      const [action, days] = operands;
+      if (action !== 'retention') throw new UsageError(`Unknown account command "${action}": use "account" or "account retention DAYS|off".`);
+      if (days === undefined) throw new UsageError('"account retention" needs DAYS (1 to 3650) or off.');
+      return { name, retentionDays: days === 'off' ? null : number(days, 'DAYS')!, json };
+    }
     case 'credits':
     case 'mcp':
     case 'models':
-    case 'account':
     case 'logout':
       return { name, json };
     case 'keys':
@@ -515,6 +530,7 @@ function operandCount(name: CommandName, first: string | undefined, hasOperand: 
   if (name === 'keys') return first === 'update' || first === 'revoke' ? 2 : 1;
   if (name === 'members') return first === 'set-role' || first === 'invite' ? 3 : first === 'remove' || first === 'revoke' ? 2 : 1;
   if (name === 'invitations') return first === 'accept' ? 2 : 1;
+  if (name === 'account') return first === 'retention' ? 2 : 0;
   return hasOperand ? 1 : 0;
 }
 

@@ -57,6 +57,12 @@ export async function runCommand(command: Exclude<Command, { name: 'help' | 'log
       return 0;
     }
     case 'account': {
+      if ('retentionDays' in command) {
+        const changed = await client.updateAccount({ output_retention_days: command.retentionDays }, { signal });
+        const days = changed.output_retention_days;
+        printData(changed, () => (days === null ? `${changed.account_id} keeps results for good.` : `${changed.account_id} keeps results ${days} day${days === 1 ? '' : 's'} after they complete; older ones are deleted within minutes.`));
+        return 0;
+      }
       const account = await client.getAccount({ signal });
       printData(account, () => formatAccount(account));
       return 0;

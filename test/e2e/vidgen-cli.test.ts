@@ -305,6 +305,9 @@ describe('vidgen CLI', () => {
       [['members', 'invite', 'a@b.c'], /"members invite" needs EMAIL and ROLE/],
       [['invitations', 'accept'], /"invitations accept" needs INVITATION_ID/],
       [['audit', '--csv', '--json'], /--csv and --json are two answers/],
+      [['account', 'retention'], /"account retention" needs DAYS \(1 to 3650\) or off/],
+      [['account', 'retention', 'forever'], /DAYS must be a number, got "forever"/],
+      [['account', 'retention', '30'], /"account retention" acts as the signed-in account holder \(an API key cannot manage retention\)/],
     ];
     const results = await Promise.all(cases.map(([args, , extra]) => vidgen(args, extra)));
     results.forEach((result, i) => {
@@ -508,6 +511,13 @@ describe('vidgen accounts, members and audit', () => {
     expect([demoted.code, demoted.stdout]).toEqual([0, `${dev.email} (${dev.holderId}) is now viewer.\n`]);
     const lastOwner = await asOwner('members', 'set-role', owner.holderId, 'admin');
     expect([lastOwner.code, lastOwner.stderr]).toEqual([1, expect.stringMatching(/^error \[last_owner\]: /m)]);
+    // Retention, as the owner: set, refused out of range (the API's 400 naming the field), then off.
+    const kept = await asOwner('account', 'retention', '30');
+    expect([kept.code, kept.stdout]).toEqual([0, `${ownAccount} keeps results 30 days after they complete; older ones are deleted within minutes.\n`]);
+    const tooLong = await asOwner('account', 'retention', '5000');
+    expect([tooLong.code, tooLong.stderr]).toEqual([1, expect.stringMatching(/^error \[validation_error\]: output_retention_days/m)]);
+    expect(JSON.parse((await asOwner('account', 'retention', 'off', '--json')).stdout)).toMatchObject({ account_id: ownAccount, output_retention_days: null });
+
     const removed = await asOwner('members', 'remove', dev.holderId);
     expect([removed.code, removed.stdout]).toEqual([0, expect.stringMatching(new RegExp(`^Removed ${dev.holderId}: `))]);
     expect(JSON.parse((await asOwner('members', '--json')).stdout).members.map((member: { holder_id: string }) => member.holder_id)).toEqual([owner.holderId]);
