@@ -2,7 +2,7 @@ import { outputSender } from '#adapters/output-sender';
 import { createSafeFetcher } from '#adapters/safe-fetch';
 import { destinationLoopback, outputDeliveryConfig } from '#config/output-delivery';
 import type { DeliveryDeps, DeliveryRef } from '#domain/tasks/delivery';
-import { publishDeliveryFailed, publishTaskEnded } from '#domain/webhooks/deliveries';
+import { publishDeliveryFailed, taskEndingsOf } from '#domain/webhooks/deliveries';
 import { powertoolsTelemetry } from '#observability/telemetry';
 import { appMediaStorage } from './media';
 import { lazyMessageQueue } from './queues';
@@ -30,7 +30,7 @@ export function deliveryDeps(): DeliveryDeps {
     media: storage,
     sender: outputSender((key) => storage.openForDelivery(key), fetcher),
     queue: lazyMessageQueue<DeliveryRef>('output-deliveries', config.queueUrl, config.region),
-    events: { ended: (task) => publishTaskEnded(publishing, task), deliveryFailed: (task) => publishDeliveryFailed(publishing, task) },
+    events: { ...taskEndingsOf(publishing), deliveryFailed: (task) => publishDeliveryFailed(publishing, task) },
     clock: () => new Date(),
     telemetry: powertoolsTelemetry,
     retrySchedule: config.retrySchedule,

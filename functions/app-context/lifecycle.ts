@@ -11,7 +11,7 @@ import type { GenerationProvider } from '#domain/providers/provider';
 import type { RateCounter } from '#domain/shared/counter';
 import type { CopyQueue, CopyRequest, SubmissionRequest } from '#domain/tasks/ports';
 import { copyRequested } from '#domain/tasks/lifecycle/outputs';
-import { publishTaskEnded } from '#domain/webhooks/deliveries';
+import { taskEndingsOf } from '#domain/webhooks/deliveries';
 import { traced } from '#observability/client-tracing';
 import { powertoolsTelemetry } from '#observability/telemetry';
 import { instrumentedProvider } from '#providers/instrumented-provider';
@@ -68,7 +68,7 @@ export function lifecycleParts(config: TaskConfig, sources: LifecycleSources): O
     submissions: lazyMessageQueue<SubmissionRequest>('submissions', submissions.queueUrl, config.region),
     deliveries: lazyMessageQueue<DeliveryRef>('output-deliveries', readSetting(OUTPUT_DELIVERY.queueUrl), config.region),
     budget: lazyBudget(sources.stores.rateCounter),
-    events: { ended: (task) => publishTaskEnded(sources.webhooks, task) },
+    events: taskEndingsOf(sources.webhooks),
     telemetry: powertoolsTelemetry,
     clock: () => new Date(),
     realTime: Date.now,

@@ -1,5 +1,5 @@
 import type { OutputDeletionDeps } from '#domain/tasks/output-deletion';
-import { publishTaskEnded } from '#domain/webhooks/deliveries';
+import { taskEndingsOf } from '#domain/webhooks/deliveries';
 import { powertoolsTelemetry } from '#observability/telemetry';
 import { appMediaStorage } from './media';
 import { stores } from './stores';
@@ -12,7 +12,7 @@ export function outputDeletion(): OutputDeletionDeps {
   current ??= {
     tasks: stores().tasks,
     media: appMediaStorage(),
-    events: { ended: (task) => publishTaskEnded(webhookEvents(), task) },
+    events: taskEndingsOf(webhookEvents()),
     clock: () => new Date(),
     telemetry: powertoolsTelemetry,
   };

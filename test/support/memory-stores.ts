@@ -11,8 +11,8 @@ import type { CallbackReceipts, CopyQueue, InFlightList, IdempotencyClaim, Idemp
 import type { PublishedUpload, UploadPublications, UploadStorage } from '#domain/uploads/ports';
 import type { RateCounter, RateWindow } from '#domain/shared/counter';
 import type { Task, TaskKind } from '#domain/tasks/task';
-import { endsTask, isFinal, statusOf, type Phase } from '#domain/tasks/phase';
-import { admits, type TaskPatch } from '#domain/tasks/transitions';
+import { type Phase } from '#domain/tasks/phase';
+import { admits, afterMove, type EndingEntry, type TaskPatch } from '#domain/tasks/transitions';
 import type { AttemptOutcome, Delivery, DeliveryMessage } from '#domain/webhooks/deliveries';
 import type { DeliveryStore } from '#domain/webhooks/ports';
 import type { WebhookEndpoint } from '#domain/webhooks/webhooks';
@@ -60,6 +60,20 @@ export class MemoryTable {
   readonly keySpend = new Map<string, number>();
   /** Per key, month and end user (`keyId#month#endUser`): as the adapter's EUSPEND items. */
   readonly endUserSpend = new Map<string, number>();
+
+  /** Endings' feed entries written with their announce (TaskPatch.feedEntry), per partition, in position order. */
+  readonly feed = new Map<string, EndingEntry[]>();
+
+  feedHas(partitionId: string, eventId: string): boolean {
+    return (this.feed.get(partitionId) ?? []).some((entry) => entry.eventId === eventId);
+  }
+
+  appendToFeed(partitionId: string, entry: EndingEntry): void {
+    const entries = this.feed.get(partitionId) ?? [];
+    // Its position is the next one, whatever the caller read: as the adapter's retry ends.
+    entries.push({ ...entry, after: entries.length });
+    this.feed.set(partitionId, entries);
+  }
 
   /** Usage roll-up cells, by `partition#kind#period` then group ('' = none): as the adapter's USAGE# items. */
   readonly usage = new Map<string, Map<string, Record<string, number>>>();
@@ -356,6 +370,11 @@ export class MemoryTaskStore implements TaskStore {
     return task && copy(task);
   }
 
+  /** The ledger count is the adapter's hint only: the memory store takes the next position whatever it is. */
+  async getForRefund(accountId: string, id: string): Promise<{ task: Task | undefined; ledgerSeen?: number }> {
+    return { task: await this.get(accountId, id), ledgerSeen: this.table.ledgerPositions.get(accountId)?.length ?? 0 };
+  }
+
   /** As the adapter's one conditional write: phase and guards checked, the patch applied at once (with its refund). */
   async transition(task: Task, from: readonly Phase[], to: Phase | 'same', patch: TaskPatch): Promise<Task | undefined> {
     await turn();
@@ -380,20 +399,10 @@ export class MemoryTaskStore implements TaskStore {
         }
       }
     }
-    const was = stored.phase;
-    Object.assign(stored, copy(patch.set ?? {}));
-    for (const field of patch.remove ?? []) delete stored[field];
-    if (patch.countCopyFailure) stored.copyAttempts += 1;
-    if (to !== 'same') {
-      if (patch.at === undefined) throw new Error(`A move of task ${task.taskId} to ${to} needs its instant.`);
-      Object.assign(stored, { phase: to, status: statusOf(to), updatedAt: patch.at });
-      // The adapter's dual write of the `unsent` mark.
-      if (to === 'claimed' || to === 'queued') stored.unsent = true;
-      else if (!isFinal(to)) delete stored.unsent;
-      if (endsTask(was, to)) stored.unannounced = true;
-    }
-    if (patch.announced) delete stored.unannounced;
-    return copy(stored);
+    if (patch.feedEntry && !this.table.feedHas(task.partitionId, patch.feedEntry.eventId)) this.table.appendToFeed(task.partitionId, patch.feedEntry);
+    const moved = afterMove(stored, to, patch);
+    this.table.tasks.set(id, moved);
+    return copy(moved);
   }
 
   async listPage(accountId: string, kind: TaskKind, page: number, limit: number) {

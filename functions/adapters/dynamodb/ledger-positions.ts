@@ -93,8 +93,10 @@ export function appendWithRetries<T>(
   db: Db,
   accountId: string,
   attempt: (seen: number | undefined) => Promise<T | LedgerMoved | typeof SAME_POSITION | typeof AGAIN>,
+  /** The count if already read (alongside the task, for a cancel): the first try reads nothing. */
+  alreadySeen?: number,
 ): Promise<T> {
-  let known: number | undefined;
+  let known: number | undefined = alreadySeen;
   return withRetries(`ledger append of ${accountId}`, async () => {
     const seen = known ?? (await readLedgerCount(db, accountId));
     known = undefined;

@@ -1,6 +1,7 @@
 import type { InFlightList, StartRepair, StartResult, StartWrite, TaskRef, TaskStore } from '#domain/tasks/ports';
 import type { Task, TaskError, TaskKind } from '#domain/tasks/task';
 import type { Telemetry } from '#domain/shared/telemetry';
+import { readLedgerCount } from './ledger-positions';
 import type { Db } from './dynamo-client';
 import { getTask, listCompletedBefore, listInFlight, listTaskPage, listUnannounced } from './tasks/queries';
 import { settlePositions, startTask } from './tasks/start';
@@ -32,6 +33,11 @@ export class DynamoTaskStore implements TaskStore {
 
   get(accountId: string, taskId: string): Promise<Task | undefined> {
     return getTask(this.db, accountId, taskId);
+  }
+
+  async getForRefund(accountId: string, taskId: string): Promise<{ task: Task | undefined; ledgerSeen?: number }> {
+    const [task, ledgerSeen] = await Promise.all([getTask(this.db, accountId, taskId), readLedgerCount(this.db, accountId)]);
+    return { task, ...(ledgerSeen !== undefined && { ledgerSeen }) };
   }
 
   listPage(accountId: string, kind: TaskKind, page: number, limit: number): Promise<{ tasks: Task[]; total: number }> {

@@ -1,5 +1,5 @@
 import { TaskNotCancelableError } from '../shared/errors';
-import { ownTask } from './get-task';
+import { isTaskId, owned } from './get-task';
 import { withProgress } from './progress';
 import { providerOfTask } from '../providers/choice';
 import { narrowTask, type TaskKind, type TaskOfKind } from './task';
@@ -19,13 +19,18 @@ export async function cancelTask<K extends TaskKind>(
   kind: K,
   taskId: string,
 ): Promise<TaskOfKind<K>> {
-  const task = await ownTask(deps.tasks, partitionId, kind, taskId);
+  // One round (design 32, 5.6): the task with the account's ledger count, and what publishing its ending reads.
+  const prepared = deps.events.prepare?.(partitionId);
+  void prepared?.catch(() => undefined); // awaited by announceEnded; a refused cancel does not need it
+  const { task: stored, ledgerSeen } = isTaskId(taskId) ? await deps.tasks.getForRefund(partitionId, taskId) : { task: undefined, ledgerSeen: undefined };
+  const task = owned(stored, kind, taskId);
   const refuse = (status: string) =>
     new TaskNotCancelableError(`The ${kind} ${taskId} has already ${status === 'completed' ? 'completed' : 'failed'}: only a processing task can be canceled.`);
   // Once its outputs are recorded (storing) a task completes: it counts as completed here.
   if (task.status !== 'processing' || task.pendingOutputs) throw refuse(task.pendingOutputs ? 'completed' : task.status);
 
-  const canceled = await move(deps.tasks, task, 'cancel', failure(task, { code: 'canceled', message: FAILURE_MESSAGES.canceled }, deps.clock()));
+  const ending = failure(task, { code: 'canceled', message: FAILURE_MESSAGES.canceled }, deps.clock());
+  const canceled = await move(deps.tasks, task, 'cancel', { ...ending, ...(ledgerSeen !== undefined && { ledgerSeen }) });
   if (!canceled) {
     const latest = (await deps.tasks.get(partitionId, taskId)) ?? task;
     throw refuse(latest.pendingOutputs ? 'completed' : latest.status);
@@ -33,7 +38,7 @@ export async function cancelTask<K extends TaskKind>(
   const model = task.params.model;
   deps.telemetry.info('task canceled and refunded', { task_id: taskId, account_id: partitionId, model, credits: task.creditsUsed });
   for (const metric of ['TaskCanceled', 'TaskFailed', 'TaskRefunded'] as const) deps.telemetry.count(metric, { model });
-  const latest = await announceEnded(deps, canceled);
+  const latest = await announceEnded(deps, canceled, prepared);
 
   if (task.provider) {
     try {

@@ -45,8 +45,14 @@ export async function ownTask<K extends TaskKind>(
   kind: K,
   taskId: string,
 ): Promise<TaskOfKind<K>> {
-  const notFound = () => new NotFoundError(`No ${kind} with id "${taskId.slice(0, 64)}".`);
-  const task = TASK_ID.test(taskId) ? await tasks.get(partitionId, taskId) : undefined;
-  if (!task || !isTaskOfKind(task, kind)) throw notFound();
+  return owned(isTaskId(taskId) ? await tasks.get(partitionId, taskId) : undefined, kind, taskId);
+}
+
+/** An id as we issue them: anything else cannot exist, and is not looked up. */
+export const isTaskId = (taskId: string): boolean => TASK_ID.test(taskId);
+
+/** The task as read, if it is the caller's of this kind; the same 404 otherwise. */
+export function owned<K extends TaskKind>(task: Task | undefined, kind: K, taskId: string): TaskOfKind<K> {
+  if (!task || !isTaskOfKind(task, kind)) throw new NotFoundError(`No ${kind} with id "${taskId.slice(0, 64)}".`);
   return task;
 }

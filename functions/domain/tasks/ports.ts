@@ -3,7 +3,7 @@ import type { LedgerEntry } from '../accounts/ledger';
 import type { MediaKind } from '../catalogue/media-type';
 import type { Task, TaskError, TaskKind } from './task';
 import type { InFlightPhase, Phase } from './phase';
-import type { TaskPatch } from './transitions';
+import type { EndingEntry, TaskPatch } from './transitions';
 
 /**
  * What the task use cases need from storage, queues and media. The adapters in
@@ -83,6 +83,11 @@ export interface TaskStore {
   settlePositions(task: Task): Promise<Task>;
   get(partitionId: string, taskId: string): Promise<Task | undefined>;
   /**
+   * The task, and with it in the same round what a refund of it needs (a cancel, design 32
+   * §5.6): the account's ledger count, which the failure's patch hands back (`ledgerSeen`).
+   */
+  getForRefund(partitionId: string, taskId: string): Promise<{ task: Task | undefined; ledgerSeen?: number }>;
+  /**
    * The one conditional write of a task (transitions.ts `move`): only while its stored phase is
    * one of `from` and `patch.guard` holds, it enters `to` at `patch.at` ('same': a touch that keeps
    * the phase and its instant) with the patch applied; a refund goes in the same transaction.
@@ -131,8 +136,24 @@ export interface SubmissionRequest {
   taskId: string;
 }
 
-/** Publishes a task's ending to whoever listens (the customer's webhooks). Safe to repeat. */
+/** Publishes a task's ending to whoever listens (its events feed, the customer's webhooks). Safe to repeat. */
 export interface TaskEndings {
+  ended(task: Task): Promise<void>;
+  /**
+   * Where publishing reads the store (the partition's endpoints, the feed's position): those
+   * reads, made now, so a cancel makes them alongside its own (endings.ts announceEnded).
+   */
+  prepare?(partitionId: string): Promise<PreparedEndings>;
+}
+
+/** A partition's endings, with what publishing them reads already read. */
+export interface PreparedEndings {
+  /**
+   * The ending's feed entry when that entry is its whole publication (no endpoint wants the
+   * event): the announce writes it (TaskPatch.feedEntry). Undefined when endpoints want it.
+   */
+  quietEntry(task: Task): EndingEntry | undefined;
+  /** TaskEndings.ended, with what was read ahead. */
   ended(task: Task): Promise<void>;
 }
 

@@ -1,5 +1,5 @@
 import type { LedgerEntry } from '../accounts/ledger';
-import { statusOf, type Phase } from './phase';
+import { endsTask, isFinal, statusOf, type Phase } from './phase';
 import type { TaskStore } from './ports';
 import type { Task } from './task';
 
@@ -69,6 +69,47 @@ export interface TaskPatch {
   refund?: LedgerEntry;
   /** The task leaves the outbox (its ending was announced). */
   announced?: true;
+  /**
+   * With `announced`: the ending's event, added to the partition's events feed in the same write,
+   * so the task leaves the outbox exactly when its event is in the feed. Skipped when the event
+   * is there already (a repeat); a feed that moved past `entry.after` costs a retry, not an error.
+   */
+  feedEntry?: EndingEntry;
+  /**
+   * Failure events: the account's ledger count as read alongside the task (TaskStore.getForRefund),
+   * so the refund's first try takes the next position without a read of its own.
+   */
+  ledgerSeen?: number;
+}
+
+/** A task ending's event as the events feed keeps it (webhooks/events-feed.ts), and the feed's last position as read. */
+export interface EndingEntry {
+  eventId: string;
+  type: string;
+  /** The exact body its webhooks would carry. */
+  payload: string;
+  createdAt: string;
+  after: number;
+}
+
+/**
+ * The task as a move leaves it, the patch applied: the store's answer when its write hands
+ * nothing back (a transaction), and the memory store's write itself.
+ */
+export function afterMove(stored: Task, to: Phase | 'same', patch: TaskPatch): Task {
+  const next = { ...stored, ...structuredClone(patch.set ?? {}) } as Task;
+  for (const field of patch.remove ?? []) delete next[field];
+  if (patch.countCopyFailure) next.copyAttempts += 1;
+  if (to !== 'same') {
+    if (patch.at === undefined) throw new Error(`A move of task ${stored.taskId} to ${to} needs its instant.`);
+    Object.assign(next, { phase: to, status: statusOf(to), updatedAt: patch.at });
+    // The `unsent` mark is written with the phases that have it.
+    if (to === 'claimed' || to === 'queued') next.unsent = true;
+    else if (!isFinal(to)) delete next.unsent;
+    if (endsTask(stored.phase, to)) next.unannounced = true;
+  }
+  if (patch.announced) delete next.unannounced;
+  return next;
 }
 
 const NO_JOB = ['claimed', 'queued', 'sending'] as const satisfies readonly Phase[];

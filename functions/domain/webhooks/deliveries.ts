@@ -6,6 +6,7 @@ import { MAX_QUEUE_DELAY_SECONDS } from '../shared/ports';
 import { deliveryFailedEvent, getWebhook, taskEndedEvent, testEvent, wants, type EventRenderer, type EventType, type WebhookEndpoint, type WebhookEvent } from './webhooks';
 import { type WebhookStore } from './ports';
 import type { Page } from '../shared/page';
+import type { PreparedEndings, TaskEndings } from '../tasks/ports';
 import type { Task } from '../tasks/task';
 
 /**
@@ -118,13 +119,47 @@ export async function publishDeliveryFailed(deps: Pick<DeliveryDeps, 'webhooks' 
   await publishTaskEvent(deps, task, deliveryFailedEvent(task));
 }
 
-async function publishTaskEvent(deps: Pick<DeliveryDeps, 'webhooks' | 'deliveries' | 'queue' | 'render' | 'feed'>, task: Task, event: WebhookEvent): Promise<void> {
+async function publishTaskEvent(
+  deps: Pick<DeliveryDeps, 'webhooks' | 'deliveries' | 'queue' | 'render' | 'feed'>,
+  task: Task,
+  event: WebhookEvent,
+  ahead?: ReadAhead,
+): Promise<void> {
   // The endpoints are read while the feed append runs (a round trip less for every ending); the
   // deliveries still go out after it, so an endpoint told of an event finds it in GET /events.
-  const endpoints = deps.webhooks.list(task.partitionId);
-  endpoints.catch(() => undefined); // awaited below; a failed append must not leave it unhandled
-  await appendToFeed(deps.feed, task.partitionId, event, deps.render(event));
+  const endpoints = ahead?.endpoints ?? deps.webhooks.list(task.partitionId);
+  if (endpoints instanceof Promise) endpoints.catch(() => undefined); // awaited below; a failed append must not leave it unhandled
+  await appendToFeed(deps.feed, task.partitionId, event, deps.render(event), ahead?.feedPosition);
   await publishEvent(deps, task.partitionId, event, endpoints);
+}
+
+/** What publishing a partition's endings reads, read once. */
+interface ReadAhead {
+  endpoints: readonly WebhookEndpoint[];
+  feedPosition: number;
+}
+
+/** The tasks' TaskEndings port, published through these deps. */
+export function taskEndingsOf(deps: Pick<DeliveryDeps, 'webhooks' | 'deliveries' | 'queue' | 'render' | 'feed'>): TaskEndings {
+  return { ended: (task) => publishTaskEnded(deps, task), prepare: (partitionId) => prepareTaskEndings(deps, partitionId) };
+}
+
+/**
+ * TaskEndings.prepare: the partition's endpoints and its feed's position, read at once. An
+ * ending no endpoint wants is then only its feed entry, which its announce writes (the task
+ * leaves the outbox in the same step); any other is published as usual, without those reads.
+ */
+async function prepareTaskEndings(deps: Pick<DeliveryDeps, 'webhooks' | 'deliveries' | 'queue' | 'render' | 'feed'>, partitionId: string): Promise<PreparedEndings> {
+  const [endpoints, feedPosition] = await Promise.all([deps.webhooks.list(partitionId), deps.feed.lastPosition(partitionId)]);
+  const ahead: ReadAhead = { endpoints, feedPosition };
+  return {
+    quietEntry(task) {
+      const event = taskEndedEvent(task);
+      if (endpoints.some((endpoint) => wants(endpoint, event.type))) return undefined;
+      return { eventId: event.id, type: event.type, payload: deps.render(event), createdAt: event.createdAt, after: feedPosition };
+    },
+    ended: (task) => publishTaskEvent(deps, task, taskEndedEvent(task), ahead),
+  };
 }
 
 /**

@@ -22,8 +22,8 @@ export const EVENT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
 export const EVENTS_PAGE = { defaultLimit: 50, maxLimit: 100 } as const;
 
 /** Adds an ending to its scope's feed, once however often it is announced. */
-export async function appendToFeed(feed: EventFeedStore, accountId: string, event: WebhookEvent, payload: string): Promise<void> {
-  await feed.append(accountId, { eventId: event.id, type: event.type, payload, createdAt: event.createdAt });
+export async function appendToFeed(feed: EventFeedStore, accountId: string, event: WebhookEvent, payload: string, after?: number): Promise<void> {
+  await feed.append(accountId, { eventId: event.id, type: event.type, payload, createdAt: event.createdAt }, after);
 }
 
 export interface EventsPage {

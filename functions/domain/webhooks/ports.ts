@@ -46,8 +46,11 @@ export interface DeliveryStore {
 }
 
 export interface EventFeedStore {
-  /** Appends the event at the next position; false (and nothing written) when its id is already there. */
-  append(accountId: string, event: Omit<FeedEvent, 'position'>): Promise<boolean>;
+  /**
+   * Appends the event at the next position; false (and nothing written) when its id is already
+   * there. `after`: the last position if already read (lastPosition), so the first try reads nothing.
+   */
+  append(accountId: string, event: Omit<FeedEvent, 'position'>, after?: number): Promise<boolean>;
   /**
    * Up to `limit` events after position `after`, oldest first, and the last position taken so
    * far. Every event at or below that last position is committed before it is read, so a page
@@ -55,4 +58,6 @@ export interface EventFeedStore {
    */
   after(accountId: string, after: number, limit: number): Promise<{ events: FeedEvent[]; last: number }>;
   get(accountId: string, eventId: string): Promise<FeedEvent | undefined>;
+  /** The last position taken: an append made next takes the one after it (TaskPatch.feedEntry). */
+  lastPosition(accountId: string): Promise<number>;
 }

@@ -1,15 +1,15 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { endsTask, isFinal, statusOf, type Phase } from '#domain/tasks/phase';
 import type { Delivery } from '#domain/tasks/destinations';
-import type { TaskPatch, TaskPatchFields, TransitionGuard } from '#domain/tasks/transitions';
+import { afterMove, type TaskPatch, type TaskPatchFields, type TransitionGuard } from '#domain/tasks/transitions';
 import type { Task } from '#domain/tasks/task';
 import { isConditionFailure, type Db } from '../dynamo-client';
 import { endedEntryValues, type ListedPhase, OUTBOX_PREFIX, outputsPartition, phaseEntryValues, taskKey } from '../keys';
 import { appendWithRetries, ledgerMoved, SAME_POSITION, slotAfter } from '../ledger-positions';
-import { retryOnConflict } from '../retry';
+import { AGAIN, retryOnConflict, withRetries } from '../retry';
+import { feedAppendParts, feedRefusal, readFeedPosition } from '../event-feed-repository';
 import { deliveryItem, fromTaskItem } from '../task-item';
-import type { TransactionRefused } from '../transaction';
-import { getTask } from './queries';
+import { transact, TransactionRefused } from '../transaction';
 import { refusalOf, writeFailedEnding } from './refund-transaction';
 
 /**
@@ -225,7 +225,8 @@ export function used<T>(entries: Record<string, T>, ...expressions: string[]): R
 
 export async function transition(db: Db, task: Task, from: readonly Phase[], to: Phase | 'same', patch: TaskPatch): Promise<Task | undefined> {
   const condition = transitionCondition(from, patch.guard);
-  if (patch.refund) return failWithRefund(db, task, from, condition, patch);
+  if (patch.refund) return failWithRefund(db, task, to, condition, patch);
+  if (patch.feedEntry) return announceWithEntry(db, task, from, to, condition, patch);
   const update = transitionUpdate(task, from, to, patch);
   const names = { ...condition.names, ...update.names };
   const values = { ...condition.values, ...update.values };
@@ -251,8 +252,12 @@ export async function transition(db: Db, task: Task, from: readonly Phase[], to:
   }
 }
 
-/** A failure event: the ending and its refund in one transaction (refund-transaction.ts), at the ledger's next position. */
-async function failWithRefund(db: Db, task: Task, from: readonly Phase[], condition: Condition, patch: TaskPatch): Promise<Task | undefined> {
+/**
+ * A failure event: the ending and its refund in one transaction (refund-transaction.ts), at the
+ * ledger's next position. The answer is the task as written, built from the patch: a
+ * transaction hands nothing back, and a read after it would be one more round (design 32, 5.6).
+ */
+async function failWithRefund(db: Db, task: Task, to: Phase | 'same', condition: Condition, patch: TaskPatch): Promise<Task | undefined> {
   const { refund, at, set = {} } = patch;
   if (!refund || at === undefined || !set.error) throw new Error(`A failure of task ${task.taskId} needs its refund, its instant and its error.`);
   const guard = {
@@ -260,22 +265,75 @@ async function failWithRefund(db: Db, task: Task, from: readonly Phase[], condit
     names: used(condition.names, condition.expression),
     values: used(condition.values, condition.expression),
   };
-  const written = await appendWithRetries(db, task.partitionId, async (seen) => {
-    const slot = slotAfter(seen ?? 0);
+  const written = await appendWithRetries(
+    db,
+    task.partitionId,
+    async (seen) => {
+      const slot = slotAfter(seen ?? 0);
+      try {
+        await writeFailedEnding(db, { task, error: set.error!, refund, refundPosition: slot.position, now: at, slot, guard, progress: set.progress });
+        return true;
+      } catch (caught) {
+        const refused = refusalOf(caught);
+        if (refused?.task) return false;
+        // Another ledger write took the position: append again after it.
+        if (refused?.account) return ledgerMoved(caught as TransactionRefused<'account'>, 'account');
+        // Another writer held an item (the account: a start, another refund; or the task). Try
+        // the same position again, no read: if the task moved meanwhile, the next try's task
+        // condition says so (and we stop); if the count moved, its refusal hands back the new one.
+        if (refused?.conflict) return SAME_POSITION;
+        throw caught;
+      }
+    },
+    patch.ledgerSeen,
+  );
+  return written ? afterMove(task, to, patch) : undefined;
+}
+
+/**
+ * An announce that writes the ending's feed entry (TaskPatch.feedEntry): the task's update and
+ * the feed's two parts in one transaction. An entry already there (a repeat) leaves the announce
+ * alone to do; a feed that moved is tried again after the position its refusal hands back.
+ */
+async function announceWithEntry(db: Db, task: Task, from: readonly Phase[], to: Phase | 'same', condition: Condition, patch: TaskPatch): Promise<Task | undefined> {
+  const { feedEntry: entry, ...announce } = patch;
+  if (!entry || !patch.announced) throw new Error(`A feed entry of task ${task.taskId} goes with its announce.`);
+  const update = transitionUpdate(task, from, to, announce);
+  const names = { ...condition.names, ...update.names };
+  const values = { ...condition.values, ...update.values };
+  const event = { eventId: entry.eventId, type: entry.type, payload: entry.payload, createdAt: entry.createdAt };
+  let seen: number | undefined = entry.after;
+  const outcome = await withRetries(`announce of ${task.taskId} with its feed entry`, async () => {
+    const after = seen ?? (await readFeedPosition(db, task.partitionId));
+    seen = undefined;
     try {
-      await writeFailedEnding(db, { task, error: set.error!, refund, refundPosition: slot.position, now: at, slot, guard, progress: set.progress });
-      return true;
-    } catch (caught) {
-      const refused = refusalOf(caught);
-      if (refused?.task) return false;
-      // Another ledger write took the position: append again after it.
-      if (refused?.account) return ledgerMoved(caught as TransactionRefused<'account'>, 'account');
-      // Another writer held an item (the account: a start, another refund; or the task). Try
-      // the same position again, no read: if the task moved meanwhile, the next try's task
-      // condition says so (and we stop); if the count moved, its refusal hands back the new one.
-      if (refused?.conflict) return SAME_POSITION;
-      throw caught;
+      await transact(db, [
+        [
+          'task',
+          {
+            Update: {
+              TableName: db.tableName,
+              Key: taskKey(task.partitionId, task.taskId),
+              UpdateExpression: update.expression,
+              ConditionExpression: condition.expression,
+              ExpressionAttributeNames: used(names, update.expression, condition.expression),
+              ExpressionAttributeValues: used(values, update.expression, condition.expression),
+            },
+          },
+        ],
+        ...feedAppendParts(db, task.partitionId, event, after),
+      ]);
+      return 'written' as const;
+    } catch (error) {
+      if (error instanceof TransactionRefused && error.failed('task')) return 'refused' as const;
+      const feed = feedRefusal(error, after);
+      if (feed === undefined) throw error;
+      if (feed === 'exists') return 'published before' as const;
+      if (typeof feed === 'number') seen = feed;
+      return AGAIN;
     }
   });
-  return written ? getTask(db, task.partitionId, task.taskId) : undefined;
+  if (outcome === 'refused') return undefined;
+  if (outcome === 'published before') return transition(db, task, from, to, announce);
+  return afterMove(task, to, announce);
 }

@@ -3,6 +3,7 @@ import { progressOf } from '../progress';
 import type { Task, TaskError } from '../task';
 import { move, type FailureEvent, type TaskPatch } from '../transitions';
 import type { LifecycleDeps } from './deps';
+import type { PreparedEndings } from '../ports';
 
 /** A failure event's patch: the error, the progress it showed when it ended, the refund. */
 export function failure(task: Task, error: TaskError, now: Date): TaskPatch {
@@ -44,15 +45,28 @@ export async function failTask(
 }
 
 /**
- * Publishes an ended task's events, then takes it out of the outbox. A failure leaves it there:
- * the sweeper publishes it on its next run (events are keyed by task, so a repeat is harmless).
+ * Publishes an ended task's events, then takes it out of the outbox. When its feed entry is its
+ * whole publication (no endpoint wants it), the entry is written with the announce in one step.
+ * A failure leaves it in the outbox: the sweeper publishes it on its next run (events are keyed
+ * by task, so a repeat is harmless). `prepared`: the publication's reads, made ahead (a cancel).
  * The task as stored after it (announced, or as given when it is still in the outbox).
  */
-export async function announceEnded(deps: Pick<LifecycleDeps, 'tasks' | 'telemetry' | 'events'>, task: Task): Promise<Task> {
+export async function announceEnded(
+  deps: Pick<LifecycleDeps, 'tasks' | 'telemetry' | 'events'>,
+  task: Task,
+  prepared?: Promise<PreparedEndings>,
+): Promise<Task> {
   try {
-    await deps.events.ended(task);
-    // A delivery read goes to its own list (the sweeper's) only while it still is one.
-    return (await move(deps.tasks, task, 'announce', { announced: true, ...(task.phase === 'delivering' && { guard: { stillDelivering: true } }) })) ?? task;
+    const endings = (await (prepared ?? deps.events.prepare?.(task.partitionId))) ?? deps.events;
+    const feedEntry = 'quietEntry' in endings ? endings.quietEntry(task) : undefined;
+    if (!feedEntry) await endings.ended(task);
+    const patch: TaskPatch = {
+      announced: true,
+      ...(feedEntry && { feedEntry }),
+      // A delivery read goes to its own list (the sweeper's) only while it still is one.
+      ...(task.phase === 'delivering' && { guard: { stillDelivering: true } }),
+    };
+    return (await move(deps.tasks, task, 'announce', patch)) ?? task;
   } catch (error) {
     deps.telemetry.warn('task events not published yet; the sweeper retries', { task_id: task.taskId, error: String(error) });
     return task;
