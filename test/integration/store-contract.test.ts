@@ -11,6 +11,7 @@ import { toTaskItem } from '#adapters/dynamodb/task-item';
 import { DynamoApiKeyStore } from '#adapters/dynamodb/api-key-repository';
 import { DynamoCallbackReceipts } from '#adapters/dynamodb/callback-receipt-repository';
 import { DynamoDeliveryStore } from '#adapters/dynamodb/delivery-repository';
+import { DynamoEventFeedStore } from '#adapters/dynamodb/event-feed-repository';
 import { DynamoIdempotencyStore } from '#adapters/dynamodb/idempotency-repository';
 import { DynamoLedgerStore } from '#adapters/dynamodb/ledger-repository';
 import { DynamoRateCounter } from '#adapters/dynamodb/rate-counter-repository';
@@ -55,6 +56,9 @@ describeStoreContract('DynamoDB stores', async () => {
       holders: new DynamoHolderStore(db),
       team: new DynamoTeamStore(db),
       invitations: new DynamoInvitationStore(db),
+      feed: {
+        entries: async (partitionId) => (await new DynamoEventFeedStore(db).after(partitionId, 0, 100)).events.map(({ eventId, position }) => ({ eventId, position })),
+      },
     },
     close: () => dropTestDb(db),
     // As the holder repository wrote a holder before issue 36: the item alone.

@@ -949,6 +949,9 @@ export function createMemoryStores() {
     holders: new MemoryHolderStore(table),
     team: new MemoryTeamStore(table),
     invitations: new MemoryInvitationStore(table),
+    feed: {
+      entries: async (partitionId: string) => (table.feed.get(partitionId) ?? []).map((entry, index) => ({ eventId: entry.eventId, position: index + 1 })),
+    },
   };
 }
 export type MemoryStores = ReturnType<typeof createMemoryStores>;

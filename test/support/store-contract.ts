@@ -54,6 +54,8 @@ export interface StoreSet {
   holders: HolderStore;
   team: TeamStore;
   invitations: InvitationStore;
+  /** The events feed as the announce writes it (TaskPatch.feedEntry): each entry's id and position, in order. */
+  feed: { entries(partitionId: string): Promise<{ eventId: string; position: number }[]> };
 }
 
 /**
@@ -961,6 +963,52 @@ export function describeStoreContract(name: string, open: OpenStores): void {
         expect(after).toMatchObject({ balance: 100, ledger: 100 });
         expect(after.entries.filter((entry) => entry.kind === 'refund')).toHaveLength(1);
         expect(await move(stores.tasks, task, 'complete', { at: at(30), set: { outputUrls: ['u'], completedAt: at(30) } })).toBeUndefined();
+      });
+
+      it('refunds with the ledger count read alongside the task, and after a count that moved meanwhile', async () => {
+        const accountId = await newAccount(1000);
+        const task = await inPhase(accountId, 'running');
+        const { task: read, ledgerSeen } = await stores.tasks.getForRefund(accountId, task.taskId);
+        expect(read).toEqual(await stores.tasks.get(accountId, task.taskId));
+        // Another charge after the read: the count handed in is one behind.
+        await inPhase(accountId, 'running');
+        const canceled = await move(stores.tasks, read!, 'cancel', { ...ending(read!, 20, 'canceled'), ledgerSeen });
+        expect(canceled).toMatchObject({ phase: 'failed', status: 'failed', error: { code: 'canceled' }, unannounced: true });
+        // The answer is the task as stored, though the transaction handed nothing back.
+        expect(canceled).toEqual(await stores.tasks.get(accountId, task.taskId));
+        const fresh = await stores.tasks.getForRefund(accountId, (await inPhase(accountId, 'sending')).taskId);
+        expect(await move(stores.tasks, fresh.task!, 'cancel', { ...ending(fresh.task!, 30, 'canceled'), ledgerSeen: fresh.ledgerSeen })).toMatchObject({ phase: 'failed' });
+        const { balance, ledger, entries } = await money(accountId);
+        expect(balance).toBe(ledger);
+        expect(entries.filter((entry) => entry.kind === 'refund')).toHaveLength(2);
+        expect(await stores.tasks.getForRefund(accountId, 'vid_01M8FJFHJ15J7GEHVNQV7GWYEX')).toMatchObject({ task: undefined });
+      });
+
+      it("announces with the ending's feed entry in one step: each once, at the next position; a repeat announces alone; a refusal writes none", async () => {
+        const accountId = await newAccount(1000);
+        const failed = async () => {
+          const task = await inPhase(accountId, 'running');
+          return (await move(stores.tasks, task, 'fail', ending(task, 20)))!;
+        };
+        const entry = (task: Task, after: number) => ({ eventId: `evt_of_${task.taskId}`, type: 'video.failed', payload: `{"id":"${task.taskId}"}`, createdAt: at(20), after });
+        const [a, b] = [await failed(), await failed()];
+        // Two endings from the same read of the feed: both get in, one after the other.
+        const announced = await Promise.all([a, b].map((task) => move(stores.tasks, task, 'announce', { announced: true, feedEntry: entry(task, 0) })));
+        for (const [index, task] of [a, b].entries()) {
+          expect(announced[index]).toMatchObject({ phase: 'failed' });
+          expect(announced[index]!.unannounced).toBeUndefined();
+          expect(announced[index]).toEqual(await stores.tasks.get(accountId, task.taskId));
+        }
+        const feed = await stores.feed.entries(accountId);
+        expect(feed.map((found) => found.position)).toEqual([1, 2]);
+        expect(new Set(feed.map((found) => found.eventId))).toEqual(new Set([entry(a, 0).eventId, entry(b, 0).eventId]));
+        // Announced again with its entry (the sweeper's repeat): the entry is there, so the announce alone.
+        expect(await move(stores.tasks, a, 'announce', { announced: true, feedEntry: entry(a, 2) })).toMatchObject({ phase: 'failed' });
+        // Refused (its guard does not hold): no entry either.
+        const c = await failed();
+        expect(await move(stores.tasks, c, 'announce', { announced: true, feedEntry: entry(c, 2), guard: { stillDelivering: true } })).toBeUndefined();
+        expect((await stores.feed.entries(accountId)).map((found) => found.position)).toEqual([1, 2]);
+        expect((await stores.tasks.get(accountId, c.taskId))?.unannounced).toBe(true);
       });
 
       it('loses only a task with no job, and cancels only before its outputs', async () => {
