@@ -98,6 +98,8 @@ export interface EndingEntry {
  */
 export function afterMove(stored: Task, to: Phase | 'same', patch: TaskPatch): Task {
   const next = { ...stored, ...structuredClone(patch.set ?? {}) } as Task;
+  // Computed when a task is read, never stored (timing.ts): a caller's view may carry it.
+  delete next.timing;
   for (const field of patch.remove ?? []) delete next[field];
   if (patch.countCopyFailure) next.copyAttempts += 1;
   if (to !== 'same') {
