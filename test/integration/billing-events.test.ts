@@ -46,7 +46,7 @@ beforeEach(() => {
     count: (event, options) => counted.push({ event, value: options?.value ?? 1 }),
     providerLatency: () => undefined,
   };
-  deps = { gateway: { readEvent: async () => ({ type: 'ignored', eventId: 'evt_x', eventType: 'x' }) }, billing, catalogue: CATALOGUE, telemetry };
+  deps = { gateway: { readEvent: async () => ({ type: 'ignored', eventId: 'evt_x', eventType: 'x' }) }, billing, catalogue: CATALOGUE, telemetry, clock: () => new Date() };
 });
 
 async function newAccount(credits = 0): Promise<string> {

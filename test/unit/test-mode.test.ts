@@ -94,7 +94,7 @@ describe('the test balance', () => {
 });
 
 describe('the test subscription', () => {
-  const billingDeps = (stores: ReturnType<typeof createMemoryStores>) => ({ accounts: modeAwareAccounts(stores.accounts) });
+  const billingDeps = (stores: ReturnType<typeof createMemoryStores>) => ({ accounts: modeAwareAccounts(stores.accounts), clock: () => new Date() });
 
   it('started in test mode, gives the test scope every model; live is unaffected; ended, the refusals are back', async () => {
     const stores = createMemoryStores();
