@@ -50,7 +50,7 @@ beforeEach(() => {
 });
 
 async function newAccount(credits = 0): Promise<string> {
-  const { account } = await createAccount({ accounts, apiKeys: new DynamoApiKeyStore(db), ledger }, { credits });
+  const { account } = await createAccount({ accounts, apiKeys: new DynamoApiKeyStore(db), ledger, clock: () => new Date() }, { credits });
   return account.accountId;
 }
 
