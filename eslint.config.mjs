@@ -179,8 +179,11 @@ export default defineConfig(
   ...layering(),
   ...consoleLayering(),
   {
-    // Time is injected (a task clock, a real-time clock), so tests can move it; issue 32.
-    files: ['functions/adapters/**/*.ts', 'functions/domain/tasks/**/*.ts'],
+    // Time is injected (a task clock, a real-time clock), so tests can move it; issue 32. The
+    // domain takes it from its caller; the wiring (functions/app-context, bin) holds the real one.
+    files: ['functions/adapters/**/*.ts', 'functions/domain/**/*.ts'],
+    // members.ts still defaults `now`: its callers in test/support/store-contract.ts pass none yet.
+    ignores: ['functions/domain/accounts/members.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',

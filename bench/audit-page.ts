@@ -126,7 +126,7 @@ async function main(): Promise<void> {
     const a = first.data.account_id;
     const { account } = await createAccount(stack.context, { credits: 0 });
     const b = account.accountId;
-    await addMember(stack.context.team, { accountId: b, holderId: holder.holderId, email: holder.email, role: 'owner' }, OPERATOR_STAMP);
+    await addMember(stack.context.team, { accountId: b, holderId: holder.holderId, email: holder.email, role: 'owner' }, OPERATOR_STAMP, stack.context.clock());
     // A fresh token, as the console refreshes after joining: the cached answer of the first lists A only.
     token = await refreshedToken(stack, holder.refreshToken);
 

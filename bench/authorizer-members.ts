@@ -42,7 +42,7 @@ async function memberOfFive(stack: LocalStack): Promise<SignedIn> {
   await stack.context.holders.attach({ holderId: member.holderId, accountId: accounts[0]!, email: member.email, createdAt: new Date().toISOString() }, MEMBER_ROLES[0]!);
   for (const [index, accountId] of accounts.entries()) {
     if (index === 0) continue;
-    await addMember(stack.context.team, { accountId, holderId: member.holderId, email: member.email, role: MEMBER_ROLES[index]! }, OPERATOR_STAMP);
+    await addMember(stack.context.team, { accountId, holderId: member.holderId, email: member.email, role: MEMBER_ROLES[index]! }, OPERATOR_STAMP, stack.context.clock());
   }
   return member;
 }

@@ -523,6 +523,7 @@ async function main(): Promise<number> {
       ledger: new DynamoLedgerStore(db),
       // Read only here (the invariants): nothing for telemetry to hear.
       tasks: new DynamoTaskStore(db, SILENT_TELEMETRY),
+      clock: () => new Date(),
     };
     const actors: Actor[] = [];
     for (const [name, credits, paid] of [

@@ -310,7 +310,7 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
       // The pool's sub is the holder's id; the team store refuses a holder never recorded (never signed in).
       const holderId = await holderIdOf(await identityTarget(stores.local), email);
       if (!(await stores.holders.get(holderId))) throw new NotFoundError(`${email} has never signed in: they sign in once (or use user create --account ${accountId} --email ${email}), then add them.`);
-      await addMember(stores.team, { accountId, holderId, email, role: memberRole }, OPERATOR);
+      await addMember(stores.team, { accountId, holderId, email, role: memberRole }, OPERATOR, stores.clock());
       return { account_id: accountId, holder_id: holderId, email, role: memberRole };
     }
     case 'member remove': {
@@ -320,7 +320,7 @@ export async function runCommand(command: ParsedCommand, stores: AdminConnection
       const email = values.email?.trim().toLowerCase();
       const member = (await stores.team.list(accountId)).find((each) => (email ? each.email.toLowerCase() === email : each.holderId === values.holder));
       if (!member) throw new NotFoundError(`${email ?? values.holder} is not a member of ${accountId}.`);
-      await removeMember(stores.team, { accountId, holderId: member.holderId, actor: null }, OPERATOR);
+      await removeMember(stores.team, { accountId, holderId: member.holderId, actor: null }, OPERATOR, stores.clock());
       return { account_id: accountId, holder_id: member.holderId, email: member.email, removed: true };
     }
     case 'task show': {

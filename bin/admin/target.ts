@@ -62,10 +62,13 @@ export function connect(options: TargetOptions, env: NodeJS.ProcessEnv = process
       endpoint: local.dynamodbEndpoint,
     });
   }
+  // The operator's changes are stamped with real time.
+  const clock = () => new Date();
   return {
     db,
     ...(local && { local }),
-    accounts: modeAwareAccounts(new DynamoAccountStore(db)),
+    clock,
+    accounts: modeAwareAccounts(new DynamoAccountStore(db), clock),
     apiKeys: new DynamoApiKeyStore(db),
     holders: new DynamoHolderStore(db),
     directory: new DynamoAccountDirectory(db),

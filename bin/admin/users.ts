@@ -63,7 +63,7 @@ export interface CreatedUser {
  */
 export async function createUser(
   target: IdentityTarget,
-  stores: { holders: HolderStore; accounts: { get(id: string): Promise<unknown> } },
+  stores: { holders: HolderStore; accounts: { get(id: string): Promise<unknown> }; clock: () => Date },
   input: { email: string; password: string; accountId?: string; role?: Role; signupCredits: number },
 ): Promise<CreatedUser> {
   const problem = passwordProblem(input.password);
@@ -87,11 +87,11 @@ export async function createUser(
     if (!holderId) throw new Error('The identity provider created the user without a sub.');
     await target.client.send(new target.sdk.AdminSetUserPasswordCommand({ UserPoolId: target.userPoolId, Username: email, Password: input.password, Permanent: true }));
     if (input.accountId) {
-      const holder: Holder = { holderId, accountId: input.accountId, email, createdAt: new Date().toISOString() };
+      const holder: Holder = { holderId, accountId: input.accountId, email, createdAt: stores.clock().toISOString() };
       await stores.holders.attach(holder, input.role ?? 'owner');
       return { holder, createdAccount: false };
     }
-    const holder = await openHolderAccount({ holders: stores.holders, signupCredits: input.signupCredits }, { holderId, email, emailVerified: true });
+    const holder = await openHolderAccount({ holders: stores.holders, signupCredits: input.signupCredits, clock: stores.clock }, { holderId, email, emailVerified: true });
     return { holder, createdAccount: true };
   } catch (error) {
     await target.client.send(new target.sdk.AdminDeleteUserCommand({ UserPoolId: target.userPoolId, Username: email })).catch(() => undefined);

@@ -22,14 +22,14 @@ export async function ensureDemoAccount(ctx: AppContext, dataDir: string): Promi
   if (saved) {
     try {
       // Still valid in this table (the table may have been wiped while the file survived).
-      await authenticate(ctx.apiKeys, `Bearer ${saved.apiKey}`, ctx.config.defaultRateLimit);
+      await authenticate(ctx.apiKeys, `Bearer ${saved.apiKey}`, ctx.config.defaultRateLimit, ctx.clock());
       return { ...saved, created: false };
     } catch {
       // fall through: seed a new one
     }
   }
   const { account, key } = await createAccount(
-    { accounts: ctx.accounts, apiKeys: ctx.apiKeys, ledger: ctx.ledger },
+    { accounts: ctx.accounts, apiKeys: ctx.apiKeys, ledger: ctx.ledger, clock: ctx.clock },
     { credits: 1000, paidAccess: true, subscriptionStatus: 'active' },
   );
   mkdirSync(dataDir, { recursive: true });

@@ -30,10 +30,11 @@ export function buildBilling(config: BillingConfig, parts: Pick<Stores, 'account
     webhookSecret: reveal(config.webhookSecret, 'webhookSecret'),
     ...(config.stripeApiBase && { apiBase: config.stripeApiBase }),
   });
+  const clock = () => new Date();
   return {
     config,
-    events: { gateway, billing: parts.billing, catalogue: config.catalogue, telemetry: powertoolsTelemetry },
-    account: { accounts: parts.accounts, billing: parts.billing, gateway, catalogue: config.catalogue, auditLog: parts.auditLog },
+    events: { gateway, billing: parts.billing, catalogue: config.catalogue, telemetry: powertoolsTelemetry, clock },
+    account: { accounts: parts.accounts, billing: parts.billing, gateway, catalogue: config.catalogue, auditLog: parts.auditLog, clock },
   };
 }
 

@@ -1,6 +1,8 @@
 import { CognitoIdentity } from '#adapters/identity/cognito-identity';
+import type { CallerDependencies } from '#domain/accounts/authenticate-caller';
 import type { IdentityProvider } from '#domain/accounts/ports';
 import { appIdentityConfig } from './config';
+import { identityStores } from './stores';
 
 let current: IdentityProvider | undefined | null;
 
@@ -14,4 +16,11 @@ export function identityProvider(): IdentityProvider | undefined {
     current = settings ? new CognitoIdentity(settings) : null;
   }
   return current ?? undefined;
+}
+
+/** The authorizer's dependencies: the key and holder stores, the identity provider, the configured limits, the clock. */
+export function callerDependencies(): CallerDependencies {
+  const { apiKeys, holders } = identityStores();
+  const { defaultRateLimit, signupCredits } = appIdentityConfig();
+  return { apiKeys, holders, identity: identityProvider(), defaultRateLimit, signupCredits, clock: () => new Date() };
 }

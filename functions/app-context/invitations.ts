@@ -5,6 +5,6 @@ import { stores } from './stores';
 
 /** What inviting needs: the team and invitation stores, the mailer, and telemetry for a mail that fails. */
 export function invitationDeps(): InvitationDeps {
-  const { team, invitations } = stores();
-  return { team, invitations, mailer: mailer(), telemetry: powertoolsTelemetry };
+  const { team, invitations, clock } = stores();
+  return { team, invitations, mailer: mailer(), telemetry: powertoolsTelemetry, clock };
 }

@@ -53,6 +53,8 @@ export interface Stores {
   auditLog: AuditLog;
   /** The usage roll-ups (GET /usage); the task store writes them with each charge and refund. */
   usage: UsageReader;
+  /** What the stores' use cases stamp their changes with: the one real clock (the domain reads none). */
+  clock: () => Date;
 }
 
 export function buildDb(config: TableConfig): Db {
@@ -65,9 +67,10 @@ export function buildDb(config: TableConfig): Db {
 
 /** `telemetry` hears what a store notices but cannot answer for (a note left behind by a start). */
 export function buildStores(db: Db, telemetry: Telemetry): Stores {
+  const clock = () => new Date();
   return {
     // Test keys' scopes answer with their own balance, and the live account's access or their test subscription.
-    accounts: modeAwareAccounts(new DynamoAccountStore(db)),
+    accounts: modeAwareAccounts(new DynamoAccountStore(db), clock),
     apiKeys: new DynamoApiKeyStore(db),
     holders: new DynamoHolderStore(db),
     team: new DynamoTeamStore(db),
@@ -83,6 +86,7 @@ export function buildStores(db: Db, telemetry: Telemetry): Stores {
     billing: new DynamoBillingStore(db),
     auditLog: new DynamoAuditLog(db),
     usage: new DynamoUsageReader(db),
+    clock,
   };
 }
 

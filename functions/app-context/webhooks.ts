@@ -15,7 +15,8 @@ const DELIVERY_TIMEOUT_MS = 10_000;
 /** Of an answer's body, read and dropped. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
-export type WebhookDeps = DeliveryDeps & { destinations: DestinationPolicy };
+/** `realTime`: what the sweeper's resends are paced by. */
+export type WebhookDeps = DeliveryDeps & { destinations: DestinationPolicy; realTime: () => number };
 
 export function buildWebhookDeps(config: { region: string; webhooks: WebhookConfig }, db: Db): WebhookDeps {
   const { retrySchedule, allowLoopback } = config.webhooks;
@@ -25,6 +26,7 @@ export function buildWebhookDeps(config: { region: string; webhooks: WebhookConf
     sign: signWebhook,
     send: webhookSender(fetcher, DELIVERY_TIMEOUT_MS),
     clock: () => new Date(),
+    realTime: Date.now,
     retrySchedule,
     destinations: webhookDestinations({ allowLoopback }),
   };

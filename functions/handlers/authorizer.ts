@@ -1,7 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { appIdentityConfig } from '#app-context/config';
-import { identityProvider } from '#app-context/identity';
-import { identityStores } from '#app-context/stores';
+import { callerDependencies } from '#app-context/identity';
 import { authenticateCaller } from '#domain/accounts/authenticate-caller';
 import { KeyExpiredError, UnauthorizedError } from '#domain/shared/errors';
 import { authorizerContext } from '#http/principal';
@@ -28,12 +26,7 @@ export const handler = observe(authorize, {
 
 async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   try {
-    const { apiKeys, holders } = identityStores();
-    const { defaultRateLimit, signupCredits } = appIdentityConfig();
-    const principal = await authenticateCaller(
-      { apiKeys, holders, identity: identityProvider(), defaultRateLimit, signupCredits },
-      headerValue(event, 'authorization'),
-    );
+    const principal = await authenticateCaller(callerDependencies(), headerValue(event, 'authorization'));
     return {
       // A session's answer serves every account the holder belongs to: it names the holder.
       principalId: principal.kind === 'session' ? principal.holderId : principal.partitionId,

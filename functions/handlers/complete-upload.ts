@@ -1,6 +1,5 @@
-import { uploadStorage } from '#app-context/media';
 import { rateLimiter } from '#app-context/rate-limiter';
-import { stores } from '#app-context/stores';
+import { directUploads } from '#app-context/uploads';
 import { uploadedImageView } from '#contract/uploads';
 import { completeDirectUpload } from '#domain/uploads/uploads';
 import { httpHandler } from '#http/http-handler';
@@ -10,9 +9,6 @@ import { spec } from './complete-upload.spec';
 /** POST /api/v1/uploads/{upload_id}/complete: check a direct upload's bytes and publish it. */
 export const handler = httpHandler(
   spec,
-  async ({ event, principal }) => {
-    const deps = { storage: uploadStorage(), publications: stores().uploadPublications };
-    return uploadedImageView(await completeDirectUpload(deps, principal.partitionId, pathParameter(event, 'upload_id')));
-  },
+  async ({ event, principal }) => uploadedImageView(await completeDirectUpload(directUploads(), principal.partitionId, pathParameter(event, 'upload_id'))),
   { rateLimiter },
 );

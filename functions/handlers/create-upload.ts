@@ -1,5 +1,5 @@
-import { uploadStorage } from '#app-context/media';
 import { rateLimiter } from '#app-context/rate-limiter';
+import { directUploads } from '#app-context/uploads';
 import { directUploadView } from '#contract/uploads';
 import { createDirectUpload } from '#domain/uploads/uploads';
 import { httpHandler } from '#http/http-handler';
@@ -8,7 +8,9 @@ import { spec } from './create-upload.spec';
 /** POST /api/v1/uploads: a presigned direct upload to storage, for files of any allowed size. */
 export const handler = httpHandler(
   spec,
-  async ({ principal }) =>
-    directUploadView(await createDirectUpload(uploadStorage(), principal.partitionId)),
+  async ({ principal }) => {
+    const { storage, clock } = directUploads();
+    return directUploadView(await createDirectUpload(storage, principal.partitionId, clock()));
+  },
   { rateLimiter },
 );

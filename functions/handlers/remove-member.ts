@@ -12,7 +12,7 @@ export const handler = httpHandler(
   spec,
   async ({ event, principal }) => {
     const holderId = pathParameter(event, 'holder_id');
-    await removeMember(stores().team, { accountId: accountOfPartition(principal.partitionId), holderId, actor: sessionActor(principal) }, stampOf(principal, event));
+    await removeMember(stores().team, { accountId: accountOfPartition(principal.partitionId), holderId, actor: sessionActor(principal) }, stampOf(principal, event), stores().clock());
     return { holder_id: holderId, removed: true };
   },
   { rateLimiter },

@@ -14,7 +14,7 @@ export const handler = httpHandler(
   async ({ event, principal, body }) => {
     const { role } = updateMemberBody.parse(body);
     const change = { accountId: accountOfPartition(principal.partitionId), holderId: pathParameter(event, 'holder_id'), role, actor: sessionActor(principal) };
-    return memberView(await changeMemberRole(stores().team, change, stampOf(principal, event)));
+    return memberView(await changeMemberRole(stores().team, change, stampOf(principal, event), stores().clock()));
   },
   { rateLimiter },
 );

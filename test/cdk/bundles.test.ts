@@ -81,7 +81,7 @@ beforeAll(async () => {
   db = await createTestDb();
   const context = buildAppContext(testConfig(db.tableName));
   const created = await createAccount(
-    { accounts: context.accounts, apiKeys: context.apiKeys, ledger: context.ledger },
+    { accounts: context.accounts, apiKeys: context.apiKeys, ledger: context.ledger, clock: context.clock },
     { credits: 100, paidAccess: true, subscriptionStatus: 'active' },
   );
   account = {

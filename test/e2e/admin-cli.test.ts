@@ -106,8 +106,8 @@ describe('admin CLI', () => {
 
     // The printed keys are the real thing: one works, the revoked one does not.
     const ctx = buildAppContext(testConfig(db.tableName));
-    await expect(authenticate(ctx.apiKeys, `Bearer ${created.api_key}`, 60)).resolves.toMatchObject({ partitionId: account });
-    await expect(authenticate(ctx.apiKeys, `Bearer ${key.api_key}`, 60)).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(authenticate(ctx.apiKeys, `Bearer ${created.api_key}`, 60, new Date())).resolves.toMatchObject({ partitionId: account });
+    await expect(authenticate(ctx.apiKeys, `Bearer ${key.api_key}`, 60, new Date())).rejects.toBeInstanceOf(UnauthorizedError);
     ctx.db.doc.destroy();
   });
 

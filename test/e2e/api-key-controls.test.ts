@@ -8,7 +8,7 @@ import { awaitRoomInWindow, call, startTestApi } from '#test-support/local-api';
 
 /** Scopes, expiry and monthly spend limits of API keys, over real HTTP on the local stack. */
 let stack: LocalStack;
-let stores: Pick<LocalStack['context'], 'accounts' | 'apiKeys' | 'ledger'>;
+let stores: Pick<LocalStack['context'], 'accounts' | 'apiKeys' | 'ledger' | 'clock'>;
 
 beforeAll(async () => {
   // Jobs that finish long after the test: no output is rendered while the starts race.

@@ -6,7 +6,7 @@ import { awaitRoomInWindow, call, startTestApi } from '#test-support/local-api';
 
 let stack: LocalStack;
 const CACHE_TTL_SECONDS = 4;
-let stores: Pick<LocalStack['context'], 'accounts' | 'apiKeys' | 'ledger'>;
+let stores: Pick<LocalStack['context'], 'accounts' | 'apiKeys' | 'ledger' | 'clock'>;
 
 beforeAll(async () => {
   // A short authorizer cache, so the revocation test can watch it expire.

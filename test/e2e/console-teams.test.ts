@@ -50,7 +50,7 @@ async function holder(): Promise<Holder> {
 }
 
 /** Joins `who` to `accountId` as the operator does; their console signs in afterwards, with a token read afresh. */
-const join = (who: SignedIn, accountId: string, role: Role) => addMember(stack.context.team, { accountId, holderId: who.holderId, email: who.email, role }, OPERATOR_STAMP);
+const join = (who: SignedIn, accountId: string, role: Role) => addMember(stack.context.team, { accountId, holderId: who.holderId, email: who.email, role }, OPERATOR_STAMP, stack.context.clock());
 
 async function signedInTab(who: SignedIn): Promise<WatchedTab> {
   const tab = await watchedTab(browser);

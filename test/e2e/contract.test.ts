@@ -361,7 +361,7 @@ describe('every operation answers as documented', () => {
     // Their first request records the holder.
     await api('/account', { key: other.accessToken });
     const own = (await api<{ account_id: string }>('/account', { key: session }, { status: 200 })).body.data!.account_id;
-    await addMember(stack.context.team, { accountId: own, holderId: other.holderId, email: other.email, role: 'developer' }, OPERATOR_STAMP);
+    await addMember(stack.context.team, { accountId: own, holderId: other.holderId, email: other.email, role: 'developer' }, OPERATOR_STAMP, stack.context.clock());
     await api('/account/members', { key: session }, { status: 200 });
     await api('/account/members', { key }, { status: 403, code: 'forbidden' });
     await api(`/account/members/${other.holderId}`, { ...post({ role: 'viewer' }), method: 'PATCH', key: session }, { status: 200 });
@@ -530,7 +530,7 @@ describe('the curl examples in the document', () => {
     const member = await signedInHolder(stack);
     await api('/account', { key: member.accessToken });
     const holderAccount = (await api<{ account_id: string }>('/account', { key: holder })).body.data!.account_id;
-    await addMember(stack.context.team, { accountId: holderAccount, holderId: member.holderId, email: member.email, role: 'developer' }, OPERATOR_STAMP);
+    await addMember(stack.context.team, { accountId: holderAccount, holderId: member.holderId, email: member.email, role: 'developer' }, OPERATOR_STAMP, stack.context.clock());
     // The invitations examples: one the holder sent (revoked last), one to the holder from the member's own account (accepted).
     const invitationFrom = async (token: string, email: string) =>
       (await api<{ invitation_id: string }>('/account/members', { ...post({ email, role: 'viewer' }), key: token })).body.data!.invitation_id;

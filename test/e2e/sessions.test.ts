@@ -98,7 +98,7 @@ describe('sessions', () => {
     const holder = await signedInHolder(stack);
     const own = (await get(holder.accessToken, '/account')).body.data.account_id as string;
     const { account: other } = await createAccount(stack.context, { credits: 42 });
-    await addMember(stack.context.team, { accountId: other.accountId, holderId: holder.holderId, email: holder.email, role: 'viewer' }, OPERATOR_STAMP);
+    await addMember(stack.context.team, { accountId: other.accountId, holderId: holder.holderId, email: holder.email, role: 'viewer' }, OPERATOR_STAMP, stack.context.clock());
     // GET /accounts reads afresh; the authorizer's answer for this token is cached (TTL 300 s) with the old list.
     expect((await get(holder.accessToken, '/accounts')).body.data).toEqual({ accounts: [{ account_id: own, role: 'owner' }, { account_id: other.accountId, role: 'viewer' }] });
     const stale = await get(holder.accessToken, '/account', { 'Vidgen-Account': other.accountId });

@@ -39,7 +39,7 @@ async function holder(): Promise<SignedIn & { own: string }> {
 
 /** Joins `who` to `accountId` as `role`, then waits out the cached authorization until their token acts there. */
 async function join(who: SignedIn, accountId: string, role: 'owner' | 'admin' | 'developer' | 'billing' | 'viewer') {
-  await addMember(stack.context.team, { accountId, holderId: who.holderId, email: who.email, role }, OPERATOR_STAMP);
+  await addMember(stack.context.team, { accountId, holderId: who.holderId, email: who.email, role }, OPERATOR_STAMP, stack.context.clock());
   const reply = await pollFor(() => send(who.accessToken, 'GET', '/account', { account: accountId }), (answer) => answer.status === 200, { timeoutMs: (TTL_S + 5) * 1000, everyMs: 200 });
   expect(reply.status).toBe(200);
 }

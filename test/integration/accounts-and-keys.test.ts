@@ -15,12 +15,12 @@ import { countingCommands } from '#test-support/command-counter';
 import { createTestDb, dropTestDb, testConfig } from '#test-support/test-db';
 
 let ctx: AppContext;
-let stores: Pick<AppContext, 'accounts' | 'apiKeys' | 'ledger'>;
+let stores: Pick<AppContext, 'accounts' | 'apiKeys' | 'ledger' | 'clock'>;
 
 beforeAll(async () => {
   const db = await createTestDb();
   ctx = buildAppContext(testConfig(db.tableName));
-  stores = { accounts: ctx.accounts, apiKeys: ctx.apiKeys, ledger: ctx.ledger };
+  stores = { accounts: ctx.accounts, apiKeys: ctx.apiKeys, ledger: ctx.ledger, clock: ctx.clock };
   db.doc.destroy();
 });
 
@@ -47,7 +47,7 @@ describe('accounts', () => {
     expect(await ctx.accounts.get(account.accountId)).toEqual(account);
     const entries = await ctx.ledger.listForAccount(account.accountId);
     expect(entries).toEqual([expect.objectContaining({ kind: 'grant', amount: 250, reason: 'opening balance' })]);
-    const principal = await authenticate(ctx.apiKeys, `Bearer ${key.apiKey}`, 60);
+    const principal = await authenticate(ctx.apiKeys, `Bearer ${key.apiKey}`, 60, new Date());
     expect(principal).toEqual({
       kind: 'apiKey',
       partitionId: account.accountId,
@@ -127,7 +127,7 @@ describe('API keys', () => {
     const first = await revokeApiKey(stores, key.keyId, '2026-11-21T10:00:00.000Z');
     const again = await revokeApiKey(stores, key.keyId, '2026-11-21T11:00:00.000Z');
     expect(again.revokedAt).toBe(first.revokedAt);
-    await expect(authenticate(ctx.apiKeys, `Bearer ${key.apiKey}`, 60)).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(authenticate(ctx.apiKeys, `Bearer ${key.apiKey}`, 60, new Date())).rejects.toBeInstanceOf(UnauthorizedError);
   });
 
   it('cannot be made for an unknown account, revoked when unknown, or given a bad rate limit', async () => {

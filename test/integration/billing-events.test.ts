@@ -46,11 +46,11 @@ beforeEach(() => {
     count: (event, options) => counted.push({ event, value: options?.value ?? 1 }),
     providerLatency: () => undefined,
   };
-  deps = { gateway: { readEvent: async () => ({ type: 'ignored', eventId: 'evt_x', eventType: 'x' }) }, billing, catalogue: CATALOGUE, telemetry };
+  deps = { gateway: { readEvent: async () => ({ type: 'ignored', eventId: 'evt_x', eventType: 'x' }) }, billing, catalogue: CATALOGUE, telemetry, clock: () => new Date() };
 });
 
 async function newAccount(credits = 0): Promise<string> {
-  const { account } = await createAccount({ accounts, apiKeys: new DynamoApiKeyStore(db), ledger }, { credits });
+  const { account } = await createAccount({ accounts, apiKeys: new DynamoApiKeyStore(db), ledger, clock: () => new Date() }, { credits });
   return account.accountId;
 }
 

@@ -26,7 +26,7 @@ afterAll(async () => {
   await dropTestDb(ctx.db);
 });
 
-const newAccount = async () => (await createAccount({ accounts: ctx.accounts, apiKeys: ctx.apiKeys, ledger: ctx.ledger }, { credits: 100 })).account.accountId;
+const newAccount = async () => (await createAccount({ accounts: ctx.accounts, apiKeys: ctx.apiKeys, ledger: ctx.ledger, clock: ctx.clock }, { credits: 100 })).account.accountId;
 /** The holder signed in to the console, as the handlers stamp their changes. */
 const STAMP: AuditStamp = { actor: { type: 'holder', id: 'holder-alice', email: 'alice@example.com' }, origin: { ip: '127.0.0.1', userAgent: 'jest' } };
 const createKey = (d: KeyManagementDeps, partitionId: string, input: NewKey) => keys.createKey(d, partitionId, input, STAMP);
@@ -62,7 +62,7 @@ describe('an account holder managing keys', () => {
       created_by: 'holder-alice',
       revoked_at: null,
     });
-    await expect(authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60)).resolves.toMatchObject({ partitionId: accountId, keyId: details.record.keyId });
+    await expect(authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60, new Date())).resolves.toMatchObject({ partitionId: accountId, keyId: details.record.keyId });
     const [listed] = await listKeys(deps, accountId);
     expect(JSON.stringify(keyView(listed!))).not.toContain(apiKey);
   });
@@ -95,11 +95,11 @@ describe('an account holder managing keys', () => {
     const { details, apiKey } = await createKey(deps, accountId, parseCreateKey({ name: 'platform', end_user_monthly_spend_limit: 50 }));
     const keyId = details.record.keyId;
     expect(keyView(details)).toMatchObject({ monthly_spend_limit: null, end_user_monthly_spend_limit: 50 });
-    await expect(authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60)).resolves.toMatchObject({ endUserMonthlySpendLimit: 50 });
+    await expect(authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60, new Date())).resolves.toMatchObject({ endUserMonthlySpendLimit: 50 });
     expect(keyView(await updateKey(deps, accountId, keyId, parseUpdateKey({ name: 'renamed' })))).toMatchObject({ end_user_monthly_spend_limit: 50 });
     expect(keyView(await updateKey(deps, accountId, keyId, parseUpdateKey({ end_user_monthly_spend_limit: 80 })))).toMatchObject({ end_user_monthly_spend_limit: 80 });
     expect(keyView(await updateKey(deps, accountId, keyId, parseUpdateKey({ end_user_monthly_spend_limit: null }))).end_user_monthly_spend_limit).toBeNull();
-    expect((await authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60)).endUserMonthlySpendLimit).toBeUndefined();
+    expect((await authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60, new Date())).endUserMonthlySpendLimit).toBeUndefined();
   });
 
   it("changes a key's name, scopes and limit; null removes the limit; the change reaches the authorizer", async () => {
@@ -112,7 +112,7 @@ describe('an account holder managing keys', () => {
       monthly_spend_limit: 10,
     });
     expect(keyView(await updateKey(deps, accountId, keyId, parseUpdateKey({ monthly_spend_limit: null }))).monthly_spend_limit).toBeNull();
-    const principal = await authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60);
+    const principal = await authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60, new Date());
     expect(principal.scopes).toEqual(['read']);
     expect(principal.monthlySpendLimit).toBeUndefined();
   });
@@ -125,7 +125,7 @@ describe('an account holder managing keys', () => {
     const second = keyView(await revokeKey(deps, accountId, details.record.keyId));
     expect(second).toEqual(first);
     expect(first.revoked_at).not.toBeNull();
-    await expect(authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60)).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60, new Date())).rejects.toBeInstanceOf(UnauthorizedError);
   });
 
   it("never reads, changes or revokes another account's key: 404 as for an unknown key", async () => {
@@ -140,7 +140,7 @@ describe('an account holder managing keys', () => {
       expect(await answerTo(attempt())).toMatchObject({ status: 404, code: 'not_found' });
     }
     expect(await answerTo(revokeKey(deps, a, keyId))).toMatchObject({ message: `No API key with id "${keyId}".` });
-    await expect(authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60)).resolves.toMatchObject({ partitionId: b });
+    await expect(authenticate(ctx.apiKeys, `Bearer ${apiKey}`, 60, new Date())).resolves.toMatchObject({ partitionId: b });
     expect((await ctx.apiKeys.get(keyId))?.name).toBe("b's");
   });
 
@@ -161,7 +161,7 @@ describe('an account holder managing keys', () => {
     await expect(createKey(deps, accountId, { name: 'again' })).resolves.toBeDefined();
     expect(await answerTo(createKey(deps, accountId, { name: 'one too many' }))).toMatchObject({ status: 400 });
     // The admin CLI is held to the same count.
-    await expect(createApiKey({ accounts: ctx.accounts, apiKeys: ctx.apiKeys, ledger: ctx.ledger }, accountId)).rejects.toBeInstanceOf(ValidationError);
+    await expect(createApiKey({ accounts: ctx.accounts, apiKeys: ctx.apiKeys, ledger: ctx.ledger, clock: ctx.clock }, accountId)).rejects.toBeInstanceOf(ValidationError);
   });
 
   it('refuses an expired key as expired, from the instant it expires', async () => {

@@ -60,7 +60,7 @@ describe('SesMailer', () => {
     const logged: string[] = [];
     const counted: string[] = [];
     ses.failNext({ type: 'SendingPausedException', status: 400, message: 'Sending is paused for this account.' });
-    const deps = { team: stores.team, invitations: stores.invitations, mailer: sesMailer(), telemetry: { error: (message: string, error: unknown) => void logged.push(`${message}: ${(error as Error).name}`), count: (event: string) => void counted.push(event) } };
+    const deps = { team: stores.team, invitations: stores.invitations, mailer: sesMailer(), clock: () => new Date(), telemetry: { error: (message: string, error: unknown) => void logged.push(`${message}: ${(error as Error).name}`), count: (event: string) => void counted.push(event) } };
     const invitation = await invite(deps, { accountId: account.accountId, actor: { holderId: 'h-a', role: 'owner' }, email: 'bob@example.com', role: 'viewer' }, { actor: { type: 'holder', id: 'h-a', email: 'alice@example.com' }, origin: { ip: null, userAgent: null } });
     expect([logged, counted]).toEqual([['invitation mail not sent: SendingPausedException'], ['InvitationMailFailed']]);
     expect(await listAccountInvitations(deps, account.accountId)).toEqual([invitation]);

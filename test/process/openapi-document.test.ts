@@ -357,7 +357,7 @@ describe('OpenAPI document: response schemas match what the code answers', () =>
     const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), Buffer.from('IHDR'), Buffer.alloc(64)]);
     expect(problems('POST', '/api/v1/upload', envelope(uploadedImageView(await storeUpload(storage, 'acc_1', png))))).toEqual([]);
     expect(problems('POST', '/api/v1/uploads/upl_x/complete', envelope(uploadedImageView(await storeUpload(storage, 'acc_1', png))))).toEqual([]);
-    expect(problems('POST', '/api/v1/uploads', envelope(directUploadView(await createDirectUpload(storage, 'acc_1'))))).toEqual([]);
+    expect(problems('POST', '/api/v1/uploads', envelope(directUploadView(await createDirectUpload(storage, 'acc_1', new Date()))))).toEqual([]);
 
     const account: Account = {
       accountId: 'acc_1',

@@ -105,7 +105,7 @@ export function memoryWorld(start = '2026-03-01T12:00:00.000Z') {
       now = new Date(now.getTime() + ms);
     },
     async newAccount(credits: number, access: Partial<Pick<Account, 'paidAccess' | 'subscriptionStatus'>> = {}): Promise<string> {
-      const { account } = await createAccount(stores, { credits, ...access }, now.toISOString());
+      const { account } = await createAccount({ ...stores, clock: () => now }, { credits, ...access }, now.toISOString());
       return account.accountId;
     },
     /** The balance, the ledger's sum and its entries: the two must always agree. */

@@ -6,6 +6,9 @@ import { authorizerContext, principalFrom } from '#http/principal';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { auditEntry, OPERATOR_STAMP } from '#domain/shared/audit';
 
+/** When the keys are presented (the authorizer passes the real clock's now). */
+const NOW = new Date('2026-06-01T00:00:00.000Z');
+
 async function storeWithKey(overrides: Partial<ApiKeyRecord> = {}, mode: 'live' | 'test' = 'live') {
   const store = new MemoryApiKeyStore();
   const apiKey = generateApiKey(mode);
@@ -24,7 +27,7 @@ async function storeWithKey(overrides: Partial<ApiKeyRecord> = {}, mode: 'live' 
 describe('authenticate', () => {
   it('resolves a valid key to its account with the default rate limit', async () => {
     const { store, apiKey } = await storeWithKey();
-    await expect(authenticate(store, `Bearer ${apiKey}`, 60)).resolves.toEqual({
+    await expect(authenticate(store, `Bearer ${apiKey}`, 60, NOW)).resolves.toEqual({
       kind: 'apiKey',
       partitionId: 'acc_1',
       mode: 'live',
@@ -37,7 +40,7 @@ describe('authenticate', () => {
   it('resolves a test key to its account\'s test scope, in test mode', async () => {
     const { store, apiKey } = await storeWithKey({}, 'test');
     expect(apiKey).toMatch(/^vg_test_[0-9A-Za-z]{40}$/);
-    await expect(authenticate(store, `Bearer ${apiKey}`, 60)).resolves.toEqual({
+    await expect(authenticate(store, `Bearer ${apiKey}`, 60, NOW)).resolves.toEqual({
       kind: 'apiKey',
       partitionId: 'acc_1_test',
       mode: 'test',
@@ -49,12 +52,12 @@ describe('authenticate', () => {
 
   it("carries the key's scopes and monthly spend limits", async () => {
     const { store, apiKey } = await storeWithKey({ scopes: ['read'], monthlySpendLimit: 20, endUserMonthlySpendLimit: 5 });
-    await expect(authenticate(store, `Bearer ${apiKey}`, 60)).resolves.toMatchObject({ scopes: ['read'], monthlySpendLimit: 20, endUserMonthlySpendLimit: 5 });
+    await expect(authenticate(store, `Bearer ${apiKey}`, 60, NOW)).resolves.toMatchObject({ scopes: ['read'], monthlySpendLimit: 20, endUserMonthlySpendLimit: 5 });
   });
 
   it('passes both limits through the authorizer context to the handler; a context cached before the limit per end user existed has none', async () => {
     const { store, apiKey } = await storeWithKey({ monthlySpendLimit: 20, endUserMonthlySpendLimit: 5 });
-    const principal = await authenticate(store, `Bearer ${apiKey}`, 60);
+    const principal = await authenticate(store, `Bearer ${apiKey}`, 60, NOW);
     const eventWith = (context: Record<string, string>) =>
       ({ headers: {}, requestContext: { authorizer: { principalId: principal.partitionId, ...context } } }) as unknown as APIGatewayProxyEvent;
     expect(principalFrom(eventWith(authorizerContext(principal)))).toEqual(principal);
@@ -71,39 +74,39 @@ describe('authenticate', () => {
 
   it('refuses a revoked key that has also expired as revoked (nothing said about expiry)', async () => {
     const { store, apiKey } = await storeWithKey({ expiresAt: '2020-01-01T00:00:00.000Z', revokedAt: '2020-01-01T00:00:00.000Z' });
-    const error = await authenticate(store, `Bearer ${apiKey}`, 60).catch((caught: unknown) => caught);
+    const error = await authenticate(store, `Bearer ${apiKey}`, 60, NOW).catch((caught: unknown) => caught);
     expect([error instanceof UnauthorizedError, error instanceof KeyExpiredError]).toEqual([true, false]);
   });
 
   it("uses the key's own rate limit when it has one", async () => {
     const { store, apiKey } = await storeWithKey({ rateLimit: 5 });
-    await expect(authenticate(store, `Bearer ${apiKey}`, 60)).resolves.toMatchObject({ rateLimit: 5 });
+    await expect(authenticate(store, `Bearer ${apiKey}`, 60, NOW)).resolves.toMatchObject({ rateLimit: 5 });
   });
 
   it.each([undefined, '', 'Bearer', 'Basic dXNlcjpwYXNz', 'Bearer not-a-key', `Bearer vg_live_${'x'.repeat(10)}`])(
     'refuses %j without a lookup',
     async (header) => {
       const { store } = await storeWithKey();
-      await expect(authenticate(store, header, 60)).rejects.toBeInstanceOf(UnauthorizedError);
+      await expect(authenticate(store, header, 60, NOW)).rejects.toBeInstanceOf(UnauthorizedError);
       expect(store.lookups).toBe(0);
     },
   );
 
   it('refuses an unknown well-formed key', async () => {
     const { store } = await storeWithKey();
-    await expect(authenticate(store, `Bearer ${generateApiKey()}`, 60)).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(authenticate(store, `Bearer ${generateApiKey()}`, 60, NOW)).rejects.toBeInstanceOf(UnauthorizedError);
     expect(store.lookups).toBe(1);
   });
 
   it('refuses a revoked key', async () => {
     const { store, apiKey } = await storeWithKey({ revokedAt: '2026-01-02T00:00:00.000Z' });
-    await expect(authenticate(store, `Bearer ${apiKey}`, 60)).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(authenticate(store, `Bearer ${apiKey}`, 60, NOW)).rejects.toBeInstanceOf(UnauthorizedError);
   });
 
   it('refuses a key whose id matches but whose full hash does not', async () => {
     const { store, apiKey } = await storeWithKey();
     const record = [...store.records.values()][0]!;
     record.keyHash = hashApiKey('something else');
-    await expect(authenticate(store, `Bearer ${apiKey}`, 60)).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(authenticate(store, `Bearer ${apiKey}`, 60, NOW)).rejects.toBeInstanceOf(UnauthorizedError);
   });
 });

@@ -155,7 +155,7 @@ describe('the task state machine (property)', () => {
       fc.asyncProperty(scenario, async ({ tasks: starts, steps }) => {
         const stores = createMemoryStores();
         let now = T0;
-        const { account } = await createAccount(stores, { credits: GRANT }, iso(now));
+        const { account } = await createAccount({ ...stores, clock: () => new Date(now) }, { credits: GRANT }, iso(now));
         const accountId = account.accountId;
 
         const tasks: Task[] = [];
@@ -255,7 +255,7 @@ describe('the task state machine (property)', () => {
 
   it('admits, from each phase, exactly the events the table lists for it', async () => {
     const stores = createMemoryStores();
-    const { account } = await createAccount(stores, { credits: GRANT }, iso(T0));
+    const { account } = await createAccount({ ...stores, clock: () => new Date(T0) }, { credits: GRANT }, iso(T0));
     const admitted: Record<string, TaskEvent[]> = {};
     for (const phase of PHASE_NAMES) {
       admitted[phase] = [];

@@ -8,11 +8,13 @@ import { listTransactions } from '#domain/accounts/list-transactions';
 import { accountOfPartition, isLivemode, modeOfPartition, partitionOf } from '#domain/shared/partition';
 import { modeAwareAccounts, TEST_OPENING_CREDITS } from '#domain/accounts/partition-accounts';
 import { providerFor } from '#domain/providers/choice';
-import { createMemoryStores } from '#test-support/memory-stores';
+import { createMemoryStores as memoryStores } from '#test-support/memory-stores';
 import { image, video } from '#test-support/memory-world';
 import { ScriptedProvider } from '#test-support/scripted-provider';
 
 /** Starts refused without paid access (images) or an active subscription (the subscription models). */
+/** The memory stores with the real clock the wiring gives the admin use cases. */
+const createMemoryStores = () => ({ ...memoryStores(), clock: () => new Date() });
 const PAID_REQUESTS = [image(), video({ model: 'vid-2-0' }), video({ model: 'vid-2-0-fast' })];
 
 describe('scopes', () => {
@@ -43,7 +45,7 @@ describe('the test balance', () => {
   it('opens once with 1000 and its grant, however many first uses race', async () => {
     const stores = createMemoryStores();
     const { account } = await createAccount(stores, { credits: 7, paidAccess: true, subscriptionStatus: 'active' });
-    const accounts = modeAwareAccounts(stores.accounts);
+    const accounts = modeAwareAccounts(stores.accounts, stores.clock);
     const scope = partitionOf(account.accountId, 'test');
     const seen = await Promise.all(Array.from({ length: 10 }, () => accounts.get(scope)));
     expect(seen.every((a) => a?.credits === TEST_OPENING_CREDITS)).toBe(true);
@@ -53,7 +55,7 @@ describe('the test balance', () => {
 
   it("has the live account's access: without a test subscription, the same refusals as live", async () => {
     const stores = createMemoryStores();
-    const accounts = modeAwareAccounts(stores.accounts);
+    const accounts = modeAwareAccounts(stores.accounts, stores.clock);
     const plain = (await createAccount(stores, { credits: 0 })).account.accountId;
     const paid = (await createAccount(stores, { credits: 0, paidAccess: true, subscriptionStatus: 'active' })).account.accountId;
     expect(await accounts.get(partitionOf(plain, 'test'))).toMatchObject({ paidAccess: false, subscriptionStatus: 'none' });
@@ -69,7 +71,7 @@ describe('the test balance', () => {
   it('leaves access changes to the live account, whichever scope names them', async () => {
     const stores = createMemoryStores();
     const { account } = await createAccount(stores, { credits: 7, paidAccess: true, subscriptionStatus: 'active' });
-    const accounts = modeAwareAccounts(stores.accounts);
+    const accounts = modeAwareAccounts(stores.accounts, stores.clock);
     const scope = partitionOf(account.accountId, 'test');
     await accounts.updateAccess(scope, { paidAccess: false, subscriptionStatus: 'canceled' }, 'now', accessChangeAudit(OPERATOR_STAMP, new Date()));
     expect(await accounts.get(account.accountId)).toMatchObject({ paidAccess: false, subscriptionStatus: 'canceled' });
@@ -89,12 +91,12 @@ describe('the test balance', () => {
 
   it('does not exist for an unknown account', async () => {
     const stores = createMemoryStores();
-    expect(await modeAwareAccounts(stores.accounts).get(partitionOf('acc_01M7ZMF8J1P87E686TGQYTVN2H', 'test'))).toBeUndefined();
+    expect(await modeAwareAccounts(stores.accounts, stores.clock).get(partitionOf('acc_01M7ZMF8J1P87E686TGQYTVN2H', 'test'))).toBeUndefined();
   });
 });
 
 describe('the test subscription', () => {
-  const billingDeps = (stores: ReturnType<typeof createMemoryStores>) => ({ accounts: modeAwareAccounts(stores.accounts) });
+  const billingDeps = (stores: ReturnType<typeof createMemoryStores>) => ({ accounts: modeAwareAccounts(stores.accounts, stores.clock), clock: stores.clock });
 
   it('started in test mode, gives the test scope every model; live is unaffected; ended, the refusals are back', async () => {
     const stores = createMemoryStores();
@@ -143,7 +145,7 @@ describe('the test subscription', () => {
   it('is set by one write however many starts race (a conditional write)', async () => {
     const stores = createMemoryStores();
     const { account } = await createAccount(stores, {});
-    const accounts = modeAwareAccounts(stores.accounts);
+    const accounts = modeAwareAccounts(stores.accounts, stores.clock);
     const scope = partitionOf(account.accountId, 'test');
     await accounts.get(scope);
     const changed = await Promise.all(Array.from({ length: 10 }, () => accounts.setTestSubscription(scope, true, 'now')));
@@ -174,7 +176,7 @@ describe('listTransactions', () => {
   it("opens a test balance when it is the test key's first call, and lists the opening grant", async () => {
     const stores = createMemoryStores();
     const { account } = await createAccount(stores, { credits: 7, paidAccess: true, subscriptionStatus: 'active' });
-    const deps = { accounts: modeAwareAccounts(stores.accounts), ledger: stores.ledger };
+    const deps = { accounts: modeAwareAccounts(stores.accounts, stores.clock), ledger: stores.ledger };
     const page = await listTransactions(deps, partitionOf(account.accountId, 'test'), 1, 20);
     expect(page).toMatchObject({ total: 1, totalPages: 1, hasMore: false });
     expect(page.items.map((entry) => [entry.kind, entry.amount])).toEqual([['grant', TEST_OPENING_CREDITS]]);
@@ -184,7 +186,7 @@ describe('listTransactions', () => {
 
   it('refuses a scope whose account does not exist', async () => {
     const stores = createMemoryStores();
-    const deps = { accounts: modeAwareAccounts(stores.accounts), ledger: stores.ledger };
+    const deps = { accounts: modeAwareAccounts(stores.accounts, stores.clock), ledger: stores.ledger };
     await expect(listTransactions(deps, partitionOf('acc_01M7ZMF8J1P87E686TGQYTVN2H', 'test'), 1, 20)).rejects.toBeInstanceOf(UnauthorizedError);
   });
 });

@@ -15,6 +15,8 @@ export interface AdminStores {
   accounts: AccountStore;
   apiKeys: ApiKeyStore;
   ledger: LedgerStore;
+  /** What an operator's change is stamped with when no time is given (the domain never reads the system clock). */
+  clock: () => Date;
 }
 
 const MAX_GRANT = 1_000_000_000;
@@ -39,7 +41,7 @@ export async function createApiKey(
   stores: AdminStores,
   accountId: string,
   options: Partial<NewKey> = {},
-  now = new Date().toISOString(),
+  now = stores.clock().toISOString(),
   stamp: AuditStamp = OPERATOR_STAMP,
 ): Promise<IssuedKey> {
   if (options.rateLimit !== undefined) {
@@ -66,7 +68,7 @@ export interface NewAccountOptions {
 export async function createAccount(
   stores: AdminStores,
   options: NewAccountOptions = {},
-  now = new Date().toISOString(),
+  now = stores.clock().toISOString(),
   stamp: AuditStamp = OPERATOR_STAMP,
 ): Promise<{ account: Account; key: IssuedKey }> {
   const credits = options.credits ?? 0;
@@ -106,7 +108,7 @@ export async function grantCredits(
   accountId: string,
   amount: number,
   reason: string,
-  { mode = 'live', now = new Date().toISOString(), stamp = OPERATOR_STAMP }: { mode?: KeyMode; now?: string; stamp?: AuditStamp } = {},
+  { mode = 'live', now = stores.clock().toISOString(), stamp = OPERATOR_STAMP }: { mode?: KeyMode; now?: string; stamp?: AuditStamp } = {},
 ): Promise<Account> {
   requireWholeNumber(amount, 'amount', 1, MAX_GRANT);
   if (!reason.trim()) throw new ValidationError('reason must not be empty.', 'reason');
@@ -121,7 +123,7 @@ export async function setAccess(
   stores: AdminStores,
   accountId: string,
   changes: { paidAccess?: boolean; subscriptionStatus?: SubscriptionStatus },
-  now = new Date().toISOString(),
+  now = stores.clock().toISOString(),
   stamp: AuditStamp = OPERATOR_STAMP,
 ): Promise<Account> {
   if (changes.paidAccess === undefined && changes.subscriptionStatus === undefined) {
@@ -188,7 +190,7 @@ export async function listAccountKeys(stores: AdminStores, accountId: string): P
 export async function revokeApiKey(
   stores: AdminStores,
   keyId: string,
-  now = new Date().toISOString(),
+  now = stores.clock().toISOString(),
   stamp: AuditStamp = OPERATOR_STAMP,
 ): Promise<ApiKeyRecord> {
   return stores.apiKeys.revoke(keyId, now, keyRevokeAudit(stamp, new Date(now)));

@@ -27,5 +27,5 @@ export async function authenticateCaller(deps: CallerDependencies, authorization
     if (!deps.identity) throw new UnauthorizedError();
     return authenticateSession({ ...deps, identity: deps.identity }, credential);
   }
-  return authenticate(deps.apiKeys, authorizationHeader, deps.defaultRateLimit);
+  return authenticate(deps.apiKeys, authorizationHeader, deps.defaultRateLimit, deps.clock());
 }

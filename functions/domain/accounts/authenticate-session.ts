@@ -13,7 +13,8 @@ export interface SessionDependencies {
   /** The live balance a first sign-in opens with (SIGNUP_CREDITS). */
   signupCredits: number;
   defaultRateLimit: number;
-  clock?: () => Date;
+  /** Time, from the caller (the domain never reads the system clock). */
+  clock: () => Date;
 }
 
 const SIGNUP_REASON = 'sign-up credits';
@@ -51,7 +52,7 @@ async function holderWithMemberships(deps: SessionDependencies, current: Identit
     await openHolderAccount(deps, current);
     found = await deps.holders.withMemberships(current.holderId);
   } else if (!found.holder.teamsAt) {
-    await deps.holders.adoptLegacy(found.holder, (deps.clock?.() ?? new Date()).toISOString());
+    await deps.holders.adoptLegacy(found.holder, deps.clock().toISOString());
     found = await deps.holders.withMemberships(current.holderId);
   }
   // Written in the same transaction as the holder item: only a concurrent removal can get here.
@@ -70,7 +71,7 @@ export async function openHolderAccount(
   // Only a verified email opens an account (the pool lets no unverified holder sign in; an
   // operator could still make one).
   if (!current.emailVerified) throw new UnauthorizedError('Verify your email address before signing in.');
-  const now = (deps.clock?.() ?? new Date()).toISOString();
+  const now = deps.clock().toISOString();
   const account = newHolderAccount(newAccountId(), deps.signupCredits, now);
   const holder: Holder = { holderId: current.holderId, accountId: account.accountId, email: current.email, createdAt: now };
   const grant: LedgerEntry | undefined =

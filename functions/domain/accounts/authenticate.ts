@@ -14,7 +14,7 @@ export async function authenticate(
   keys: ApiKeyStore,
   authorizationHeader: string | undefined,
   defaultRateLimit: number,
-  now: Date = new Date(),
+  now: Date,
 ): Promise<ApiKeyPrincipal> {
   const apiKey = parseBearer(authorizationHeader);
   if (!apiKey || !isWellFormedApiKey(apiKey)) throw new UnauthorizedError();

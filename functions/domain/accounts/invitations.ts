@@ -31,10 +31,11 @@ export interface InvitationDeps {
   invitations: InvitationStore;
   mailer: Mailer;
   telemetry: Pick<Telemetry, 'error' | 'count'>;
-  clock?: () => Date;
+  /** Time, from the caller (the domain never reads the system clock). */
+  clock: () => Date;
 }
 
-const nowOf = (deps: Pick<InvitationDeps, 'clock'>) => deps.clock?.() ?? new Date();
+const nowOf = (deps: Pick<InvitationDeps, 'clock'>) => deps.clock();
 
 /** The address as invitations keep it: trimmed and lowercased, at most 254 characters, one `@` with a dotted domain. */
 export function invitationEmail(raw: string): string {

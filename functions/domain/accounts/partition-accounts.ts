@@ -17,7 +17,7 @@ const OPENING_REASON = 'test mode opening balance';
  * changes are the customer's, so they go to the live account whichever partition names them; the
  * test subscription is the test item's own.
  */
-export function modeAwareAccounts(store: AccountStore, clock: () => Date = () => new Date()): AccountStore {
+export function modeAwareAccounts(store: AccountStore, clock: () => Date): AccountStore {
   return {
     get: (partitionId) => (isTestPartition(partitionId) ? testAccount(store, partitionId, clock) : store.get(partitionId)),
     create: (account, openingGrant, entry) => store.create(account, openingGrant, entry),

@@ -32,7 +32,7 @@ export async function consumeRequest(
   counter: RateCounter,
   keyId: string,
   limit: number,
-  nowMs: number = Date.now(),
+  nowMs: number,
 ): Promise<RateDecision> {
   const window = windowAt(nowMs);
   const count = await counter.increment(keyId, window, limit);

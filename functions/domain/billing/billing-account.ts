@@ -20,7 +20,8 @@ export interface BillingDeps {
   auditLog: Pick<AuditLog, 'record'>;
   /** Where checkout and the portal send the holder back (the console's billing page). */
   returnUrl: string;
-  clock?: () => Date;
+  /** Time, from the caller (the domain never reads the system clock). */
+  clock: () => Date;
 }
 
 export interface BillingOverview {
@@ -74,7 +75,7 @@ export async function startCheckout(deps: BillingDeps, partitionId: string, choi
   });
   // Recorded before the URL is handed out: a Put that fails answers 5xx, so no usable checkout lacks its entry.
   const details: AuditDetails = item.kind === 'pack' ? { pack_id: item.packId, credits: item.credits } : { plan: true };
-  await deps.auditLog.record(auditEntry(stamp, account.accountId, 'billing.checkout_started', { type: 'account', id: account.accountId }, details, (deps.clock ?? (() => new Date()))()));
+  await deps.auditLog.record(auditEntry(stamp, account.accountId, 'billing.checkout_started', { type: 'account', id: account.accountId }, details, deps.clock()));
   return url;
 }
 
@@ -98,7 +99,7 @@ export async function addTestCredits(deps: Pick<BillingDeps, 'accounts' | 'clock
     kind: 'grant',
     amount: TEST_CREDITS_GRANT,
     reason: 'test credits',
-    createdAt: (deps.clock ?? (() => new Date()))().toISOString(),
+    createdAt: deps.clock().toISOString(),
   };
   await deps.accounts.grant(entry, grantAudit(stamp, 'credits.test_added', entry));
   return requireAccount(deps, partitionId);
@@ -129,7 +130,7 @@ async function setTestSubscription(deps: Pick<BillingDeps, 'accounts' | 'clock'>
   if (!isTestPartition(partitionId)) throw new ValidationError(active ? TEST_SUBSCRIPTION_REFUSED.start : TEST_SUBSCRIPTION_REFUSED.end, 'Vidgen-Mode');
   // Opens the test balance on first use, so the write below finds its item.
   await requireAccount(deps, partitionId);
-  await deps.accounts.setTestSubscription(partitionId, active, (deps.clock ?? (() => new Date()))().toISOString());
+  await deps.accounts.setTestSubscription(partitionId, active, deps.clock().toISOString());
   return requireAccount(deps, partitionId);
 }
 
@@ -142,7 +143,7 @@ async function customerFor(deps: Pick<BillingDeps, 'billing' | 'gateway' | 'cloc
   const existing = await deps.billing.customerOf(accountId);
   if (existing) return existing;
   const created = await deps.gateway.createCustomer(accountId);
-  return deps.billing.attachCustomer(accountId, created, (deps.clock ?? (() => new Date()))().toISOString());
+  return deps.billing.attachCustomer(accountId, created, deps.clock().toISOString());
 }
 
 async function requireAccount(deps: Pick<BillingDeps, 'accounts'>, partitionId: string): Promise<Account> {

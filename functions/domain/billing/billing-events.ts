@@ -10,7 +10,8 @@ export interface BillingEventDeps {
   billing: BillingStore;
   catalogue: BillingCatalogue;
   telemetry: Telemetry;
-  clock?: () => Date;
+  /** Time, from the caller (the domain never reads the system clock). */
+  clock: () => Date;
 }
 
 /**
@@ -30,7 +31,7 @@ export async function receiveBillingEvent(deps: BillingEventDeps, rawBody: strin
 }
 
 export async function applyBillingEvent(deps: BillingEventDeps, event: BillingEvent, origin: AuditOrigin = NO_ORIGIN): Promise<BillingEventResult> {
-  const clockNow = (deps.clock ?? (() => new Date()))();
+  const clockNow = deps.clock();
   const now = clockNow.toISOString();
   // Every change an event makes is Stripe's, named by the event's id.
   const stamp: AuditStamp = { actor: stripeActor(event.eventId), origin };

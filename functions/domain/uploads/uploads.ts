@@ -66,7 +66,8 @@ export interface DirectUpload {
 export async function createDirectUpload(
   storage: UploadStorage,
   accountId: string,
-  now = new Date(),
+  /** When the form is made: it expires 15 minutes later. */
+  now: Date,
 ): Promise<DirectUpload> {
   const uploadId = `upl_${token()}`;
   const { url, fields } = await storage.presignUpload(incomingKey(accountId, uploadId), {
@@ -85,7 +86,10 @@ export async function createDirectUpload(
 export interface CompleteUploadDeps {
   storage: UploadStorage;
   publications: UploadPublications;
-  clock?: () => Date;
+  /** Claim and answer times. */
+  clock: () => Date;
+  /** Real time in ms (what the wait for another completion's answer is paced by). */
+  realTime: () => number;
   /** How long a completion that lost the claim waits for the winner's answer (default 10 s). */
   waitMs?: number;
 }
@@ -106,18 +110,18 @@ export async function completeDirectUpload(
   uploadId: string,
 ): Promise<StoredImage> {
   const { storage, publications } = deps;
-  const now = () => (deps.clock ?? (() => new Date()))();
+  const now = deps.clock;
   const notFound = new NotFoundError(`No upload "${uploadId}" was received. POST the file to its upload_url first.`);
   if (!UPLOAD_ID.test(uploadId)) throw notFound;
   const key = incomingKey(accountId, uploadId);
 
   /** The recorded answer, waiting while another completion holds the claim; else 404. */
   const recordedAnswer = async (): Promise<StoredImage> => {
-    const deadline = Date.now() + (deps.waitMs ?? 10_000);
+    const deadline = deps.realTime() + (deps.waitMs ?? 10_000);
     for (;;) {
       const record = await publications.get(accountId, uploadId);
       if (record?.answer) return viewOf(record.answer);
-      if (!record || Date.now() >= deadline) throw notFound;
+      if (!record || deps.realTime() >= deadline) throw notFound;
       await new Promise((resolve) => setTimeout(resolve, ANSWER_POLL_MS));
     }
   };

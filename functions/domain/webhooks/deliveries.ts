@@ -309,16 +309,19 @@ export async function attemptDelivery(deps: DeliveryDeps, message: DeliveryMessa
  */
 export const DELIVERY_STALL_MS = 60_000;
 
-/** The sweeper's part: queues every delivery overdue by DELIVERY_STALL_MS again. Returns how many. */
+/**
+ * The sweeper's part: queues every delivery overdue by DELIVERY_STALL_MS again. Returns how many.
+ * Stops at `stopAt` on `realTime` (ms), the run's budget.
+ */
 export async function resendStalledDeliveries(
-  deps: Pick<DeliveryDeps, 'deliveries' | 'queue' | 'clock'>,
+  deps: Pick<DeliveryDeps, 'deliveries' | 'queue' | 'clock'> & { realTime: () => number },
   options: { stopAt?: number } = {},
 ): Promise<number> {
   const before = new Date(deps.clock().getTime() - DELIVERY_STALL_MS).toISOString();
   let resent = 0;
   for (const shard of deps.deliveries.listDue(before)) {
     for await (const message of shard) {
-      if (options.stopAt !== undefined && Date.now() > options.stopAt) return resent;
+      if (options.stopAt !== undefined && deps.realTime() > options.stopAt) return resent;
       await deps.queue.send(message);
       resent += 1;
     }

@@ -114,13 +114,14 @@ export type EventRenderer = (event: WebhookEvent) => string;
 
 /** The event of a task that ended: one per task (its id comes from the task's), completed or failed. */
 export function taskEndedEvent(task: Task): WebhookEvent {
+  const createdAt = task.completedAt ?? task.updatedAt;
   return {
     id: taskEventId(task.taskId),
     type: `${task.kind}.${task.status === 'completed' ? 'completed' : 'failed'}`,
-    createdAt: task.completedAt ?? task.updatedAt,
+    createdAt,
     livemode: isLivemode(task.partitionId),
     // As GET answers it: a final task's progress is 100 when completed, its last value when failed.
-    subject: { kind: 'task', task: { ...task, progress: progressOf(task, new Date()) } },
+    subject: { kind: 'task', task: asOf(task, createdAt) },
   };
 }
 
@@ -134,9 +135,15 @@ export function deliveryFailedEvent(task: Task): WebhookEvent {
     type: `${task.kind}.delivery_failed`,
     createdAt: task.updatedAt,
     livemode: isLivemode(task.partitionId),
-    subject: { kind: 'task', task: { ...task, progress: progressOf(task, new Date()) } },
+    subject: { kind: 'task', task: asOf(task, task.updatedAt) },
   };
 }
+
+/**
+ * The task with its progress at the event's own time, so an event's body does not depend on when
+ * it is built or rebuilt (for a final task that time does not matter: see progressOf).
+ */
+const asOf = (task: Task, at: string): Task => ({ ...task, progress: progressOf(task, new Date(at)) });
 
 export function testEvent(endpoint: WebhookEndpoint, now: Date): WebhookEvent {
   return {

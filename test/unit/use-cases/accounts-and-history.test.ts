@@ -10,35 +10,37 @@ let world: MemoryWorld;
 beforeEach(() => {
   world = memoryWorld();
 });
+/** The admin use cases' stores, on the world's clock. */
+const admin = () => ({ ...world.stores, clock: world.now });
 
 describe('accounts', () => {
   it('open with their grant, take further grants, and always sum to their ledger', async () => {
-    const { account, key } = await createAccount(world.stores, { credits: 10 }, '2026-03-01T00:00:00.000Z');
+    const { account, key } = await createAccount(admin(), { credits: 10 }, '2026-03-01T00:00:00.000Z');
     expect(account).toMatchObject({ credits: 10, paidAccess: false, subscriptionStatus: 'none', taskCounts: { video: 0, image: 0 } });
-    expect((await authenticate(world.stores.apiKeys, `Bearer ${key.apiKey}`, 60)).partitionId).toBe(account.accountId);
-    expect(await grantCredits(world.stores, account.accountId, 5, '  promo  ')).toMatchObject({ credits: 15 });
-    expect(await describeAccount(world.stores, account.accountId)).toMatchObject({ ledgerSum: 15, ledgerEntries: 2, keys: [{ keyId: key.keyId }] });
+    expect((await authenticate(world.stores.apiKeys, `Bearer ${key.apiKey}`, 60, world.now())).partitionId).toBe(account.accountId);
+    expect(await grantCredits(admin(), account.accountId, 5, '  promo  ')).toMatchObject({ credits: 15 });
+    expect(await describeAccount(admin(), account.accountId)).toMatchObject({ ledgerSum: 15, ledgerEntries: 2, keys: [{ keyId: key.keyId }] });
     expect((await world.money(account.accountId)).entries.map((entry) => entry.reason)).toEqual(['opening balance', 'promo']);
   });
 
   it('refuse bad grants and unknown accounts without writing anything', async () => {
-    const { account } = await createAccount(world.stores);
-    await expect(grantCredits(world.stores, account.accountId, 0, 'x')).rejects.toBeInstanceOf(ValidationError);
-    await expect(grantCredits(world.stores, account.accountId, 1.5, 'x')).rejects.toBeInstanceOf(ValidationError);
-    await expect(grantCredits(world.stores, account.accountId, 5, ' ')).rejects.toBeInstanceOf(ValidationError);
-    await expect(grantCredits(world.stores, 'acc_nobody', 5, 'x')).rejects.toBeInstanceOf(NotFoundError);
-    await expect(setAccess(world.stores, account.accountId, {})).rejects.toBeInstanceOf(ValidationError);
-    await expect(setAccess(world.stores, 'acc_nobody', { paidAccess: true })).rejects.toBeInstanceOf(NotFoundError);
-    await expect(createApiKey(world.stores, 'acc_nobody')).rejects.toBeInstanceOf(NotFoundError);
-    expect(await describeAccount(world.stores, account.accountId)).toMatchObject({ ledgerSum: 0, ledgerEntries: 0 });
+    const { account } = await createAccount(admin());
+    await expect(grantCredits(admin(), account.accountId, 0, 'x')).rejects.toBeInstanceOf(ValidationError);
+    await expect(grantCredits(admin(), account.accountId, 1.5, 'x')).rejects.toBeInstanceOf(ValidationError);
+    await expect(grantCredits(admin(), account.accountId, 5, ' ')).rejects.toBeInstanceOf(ValidationError);
+    await expect(grantCredits(admin(), 'acc_nobody', 5, 'x')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(setAccess(admin(), account.accountId, {})).rejects.toBeInstanceOf(ValidationError);
+    await expect(setAccess(admin(), 'acc_nobody', { paidAccess: true })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(createApiKey(admin(), 'acc_nobody')).rejects.toBeInstanceOf(NotFoundError);
+    expect(await describeAccount(admin(), account.accountId)).toMatchObject({ ledgerSum: 0, ledgerEntries: 0 });
   });
 
   it('stop authenticating a revoked key', async () => {
-    const { account, key } = await createAccount(world.stores);
-    const second = await createApiKey(world.stores, account.accountId, { rateLimit: 5 });
-    await revokeApiKey(world.stores, key.keyId);
-    await expect(authenticate(world.stores.apiKeys, `Bearer ${key.apiKey}`, 60)).rejects.toBeInstanceOf(UnauthorizedError);
-    expect(await authenticate(world.stores.apiKeys, `Bearer ${second.apiKey}`, 60)).toMatchObject({ partitionId: account.accountId, rateLimit: 5 });
+    const { account, key } = await createAccount(admin());
+    const second = await createApiKey(admin(), account.accountId, { rateLimit: 5 });
+    await revokeApiKey(admin(), key.keyId);
+    await expect(authenticate(world.stores.apiKeys, `Bearer ${key.apiKey}`, 60, world.now())).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(await authenticate(world.stores.apiKeys, `Bearer ${second.apiKey}`, 60, world.now())).toMatchObject({ partitionId: account.accountId, rateLimit: 5 });
   });
 });
 
