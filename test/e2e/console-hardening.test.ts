@@ -395,7 +395,15 @@ describe('375 px', () => {
   const overflow = (page: Page) => page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
 
   it('every page fits: no sideways scrolling', async () => {
-    const { page, api } = await holderIn({ width: 375, height: 800 });
+    const { page, api, holder } = await holderIn({ width: 375, height: 800 });
+    // An invitation to this holder from another account's owner, for the Invitations page.
+    const inviter = await signedInHolder(stack);
+    const invited = await call(stack.baseUrl, '/account/members', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${inviter.accessToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email: holder.email, role: 'developer' }),
+    });
+    expect(invited.status).toBe(200);
     // Something on every page: a key, a webhook endpoint with a delivery, a finished video.
     const key = await api<{ api_key: string }>('test', '/keys', { method: 'POST', body: { name: 'a key with a rather long name for a narrow screen', mode: 'test', scopes: ['generate', 'read', 'webhooks'] } });
     const webhook = await api<{ webhook_id: string }>('test', '/webhooks', { method: 'POST', body: { url: 'http://127.0.0.1:9/a/rather/long/path/for/a/narrow/screen', events: ['video.completed'] } });
@@ -428,6 +436,7 @@ describe('375 px', () => {
     await visit('/settings', 'settings', () => page.getByRole('radio', { name: 'for good' }).waitFor());
     await visit('/members', 'members', () => page.getByTestId('members').locator('tbody tr').first().waitFor());
     await visit('/audit-log', 'audit log', () => page.getByTestId('audit-events').locator('tbody tr').first().waitFor());
+    await visit('/invitations', 'invitations', () => page.getByTestId('my-invitations').locator('tbody tr').first().waitFor());
     await visit('/nowhere', 'page not found', () => page.getByRole('heading', { name: 'Page not found' }).waitFor());
     await page.getByRole('switch', { name: 'Test mode' }).uncheck();
     await visit('/billing', 'billing (live)', () => page.getByTestId('packs').waitFor());
