@@ -182,8 +182,6 @@ export default defineConfig(
     // Time is injected (a task clock, a real-time clock), so tests can move it; issue 32. The
     // domain takes it from its caller; the wiring (functions/app-context, bin) holds the real one.
     files: ['functions/adapters/**/*.ts', 'functions/domain/**/*.ts'],
-    // members.ts still defaults `now`: its callers in test/support/store-contract.ts pass none yet.
-    ignores: ['functions/domain/accounts/members.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',

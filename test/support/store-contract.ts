@@ -1783,8 +1783,8 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           const accountId = await team({ b: 'owner', c: 'viewer' }, `r${round}`);
           const [a, b] = [`r${round}-a`, `r${round}-b`];
           const results = await Promise.allSettled([
-            changeMemberRole(stores.team, { accountId, holderId: b, role: 'admin', actor: { holderId: a, role: 'owner' } }, stamp),
-            changeMemberRole(stores.team, { accountId, holderId: a, role: 'admin', actor: { holderId: b, role: 'owner' } }, stamp),
+            changeMemberRole(stores.team, { accountId, holderId: b, role: 'admin', actor: { holderId: a, role: 'owner' } }, stamp, new Date(T0)),
+            changeMemberRole(stores.team, { accountId, holderId: a, role: 'admin', actor: { holderId: b, role: 'owner' } }, stamp, new Date(T0)),
           ]);
           expect(results.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
           expect(results.find((result) => result.status === 'rejected')).toMatchObject({ reason: expect.any(LastOwnerError) });
@@ -1794,7 +1794,7 @@ export function describeStoreContract(name: string, open: OpenStores): void {
           expect((await stores.auditLog.page(accountId, undefined, 10)).entries.map((entry) => entry.action)).toEqual(['member.role_changed']);
           // Then the remaining owner cannot leave either way.
           const last = list.find((member) => member.role === 'owner')!.holderId;
-          await expect(removeMember(stores.team, { accountId, holderId: last, actor: { holderId: last, role: 'owner' } }, stamp)).rejects.toBeInstanceOf(LastOwnerError);
+          await expect(removeMember(stores.team, { accountId, holderId: last, actor: { holderId: last, role: 'owner' } }, stamp, new Date(T0))).rejects.toBeInstanceOf(LastOwnerError);
         }
       });
     });

@@ -12,7 +12,7 @@ export async function addMember(
   team: TeamStore,
   member: { accountId: string; holderId: string; email: string; role: Role },
   stamp: AuditStamp,
-  now: Date = new Date(),
+  now: Date,
 ): Promise<void> {
   const entry = auditEntry(stamp, member.accountId, 'member.joined', { type: 'member', id: member.holderId }, { email: member.email, role: member.role }, now);
   await team.add(member.accountId, member.holderId, member.role, now.toISOString(), entry);
@@ -39,7 +39,7 @@ export async function changeMemberRole(
   team: TeamStore,
   change: { accountId: string; holderId: string; role: Role; actor: ChangeActor },
   stamp: AuditStamp,
-  now: Date = new Date(),
+  now: Date,
 ): Promise<Member> {
   const { accountId, holderId, role, actor } = change;
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
@@ -54,7 +54,7 @@ export async function changeMemberRole(
 }
 
 /** `DELETE /account/members/{holder_id}` (one's own too): as a role change, with `member.removed`. */
-export async function removeMember(team: TeamStore, change: { accountId: string; holderId: string; actor: ChangeActor }, stamp: AuditStamp, now: Date = new Date()): Promise<void> {
+export async function removeMember(team: TeamStore, change: { accountId: string; holderId: string; actor: ChangeActor }, stamp: AuditStamp, now: Date): Promise<void> {
   const { accountId, holderId, actor } = change;
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
     const { target, actorRole, owners } = await readState(team, accountId, holderId, actor);
