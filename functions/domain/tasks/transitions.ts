@@ -149,7 +149,7 @@ export const TRANSITIONS = {                                                    
   lose:       { from: NO_JOB, to: 'failed', refund: true },                        // unanswered create, no job adopted in the grace
   cancel:     { from: BEFORE_OUTPUTS, to: 'failed', refund: true },                // once outputs are recorded it completes (409)
   timeout:    { from: IN_FLIGHT, to: 'failed', refund: true },
-  announce:   { from: ['completed', 'failed', 'delivering'], to: 'same', guards: ['stillDelivering'] }, // announced: out of the outbox (delivering: into its list)
+  announce:   { from: ['completed', 'failed', 'delivering'], to: 'same', guards: ['stillDelivering'] }, // announced (+ feedEntry when it is the whole publication): out of the outbox
   deleteOutputs: { from: ['completed'], to: 'deleting', guards: ['announced'] },   // set {outputDeletedAt}: DELETE or retention; objects removed next
   purge:      { from: ['deleting'], to: 'output_deleted' },                        // remove [outputUrls, thumbnailUrl] once the objects are gone
   markDeleted: { from: ['failed'], to: 'same' },                                   // set {outputDeletedAt}: a DELETE of a failed task (nothing stored)
