@@ -223,28 +223,28 @@ export function used<T>(entries: Record<string, T>, ...expressions: string[]): R
   return Object.fromEntries(Object.entries(entries).filter(([key]) => new RegExp(`${key}(?![A-Za-z0-9_])`).test(text)));
 }
 
+/** The task's conditional update: the condition and the update with only the names and values they use. */
+function taskUpdate(db: Db, task: Task, condition: Condition, update: Update) {
+  const names = { ...condition.names, ...update.names };
+  const values = { ...condition.values, ...update.values };
+  return {
+    TableName: db.tableName,
+    Key: taskKey(task.partitionId, task.taskId),
+    UpdateExpression: update.expression,
+    ConditionExpression: condition.expression,
+    ExpressionAttributeNames: used(names, update.expression, condition.expression),
+    ExpressionAttributeValues: used(values, update.expression, condition.expression),
+  };
+}
+
 export async function transition(db: Db, task: Task, from: readonly Phase[], to: Phase | 'same', patch: TaskPatch): Promise<Task | undefined> {
   const condition = transitionCondition(from, patch.guard);
   if (patch.refund) return failWithRefund(db, task, to, condition, patch);
   if (patch.feedEntry) return announceWithEntry(db, task, from, to, condition, patch);
-  const update = transitionUpdate(task, from, to, patch);
-  const names = { ...condition.names, ...update.names };
-  const values = { ...condition.values, ...update.values };
+  const update = taskUpdate(db, task, condition, transitionUpdate(task, from, to, patch));
   try {
     // A transaction on the task (a cancel's or a timeout's refund) refuses this write while it runs.
-    const { Attributes } = await retryOnConflict('task transition', () =>
-      db.doc.send(
-        new UpdateCommand({
-          TableName: db.tableName,
-          Key: taskKey(task.partitionId, task.taskId),
-          UpdateExpression: update.expression,
-          ConditionExpression: condition.expression,
-          ExpressionAttributeNames: used(names, update.expression, condition.expression),
-          ExpressionAttributeValues: used(values, update.expression, condition.expression),
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
-    );
+    const { Attributes } = await retryOnConflict('task transition', () => db.doc.send(new UpdateCommand({ ...update, ReturnValues: 'ALL_NEW' })));
     return Attributes && fromTaskItem(Attributes);
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
@@ -298,9 +298,7 @@ async function failWithRefund(db: Db, task: Task, to: Phase | 'same', condition:
 async function announceWithEntry(db: Db, task: Task, from: readonly Phase[], to: Phase | 'same', condition: Condition, patch: TaskPatch): Promise<Task | undefined> {
   const { feedEntry: entry, ...announce } = patch;
   if (!entry || !patch.announced) throw new Error(`A feed entry of task ${task.taskId} goes with its announce.`);
-  const update = transitionUpdate(task, from, to, announce);
-  const names = { ...condition.names, ...update.names };
-  const values = { ...condition.values, ...update.values };
+  const update = taskUpdate(db, task, condition, transitionUpdate(task, from, to, announce));
   const event = { eventId: entry.eventId, type: entry.type, payload: entry.payload, createdAt: entry.createdAt };
   let seen: number | undefined = entry.after;
   const outcome = await withRetries(`announce of ${task.taskId} with its feed entry`, async () => {
@@ -308,19 +306,7 @@ async function announceWithEntry(db: Db, task: Task, from: readonly Phase[], to:
     seen = undefined;
     try {
       await transact(db, [
-        [
-          'task',
-          {
-            Update: {
-              TableName: db.tableName,
-              Key: taskKey(task.partitionId, task.taskId),
-              UpdateExpression: update.expression,
-              ConditionExpression: condition.expression,
-              ExpressionAttributeNames: used(names, update.expression, condition.expression),
-              ExpressionAttributeValues: used(values, update.expression, condition.expression),
-            },
-          },
-        ],
+        ['task', { Update: update }],
         ...feedAppendParts(db, task.partitionId, event, after),
       ]);
       return 'written' as const;
