@@ -1,4 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { AccountBusyError } from '#domain/shared/errors';
 import { endsTask, isFinal, statusOf, type Phase } from '#domain/tasks/phase';
 import type { Delivery } from '#domain/tasks/destinations';
 import type { TaskPatch, TaskPatchFields, TransitionGuard } from '#domain/tasks/transitions';
@@ -6,7 +7,7 @@ import type { Task } from '#domain/tasks/task';
 import { isConditionFailure, type Db } from '../dynamo-client';
 import { endedEntryValues, type ListedPhase, OUTBOX_PREFIX, outputsPartition, phaseEntryValues, taskKey } from '../keys';
 import { appendWithRetries, ledgerMoved, SAME_POSITION, slotAfter } from '../ledger-positions';
-import { retryOnConflict } from '../retry';
+import { RetriesExhaustedError, retryOnConflict } from '../retry';
 import { deliveryItem, fromTaskItem } from '../task-item';
 import type { TransactionRefused } from '../transaction';
 import { getTask } from './queries';
@@ -276,6 +277,11 @@ async function failWithRefund(db: Db, task: Task, from: readonly Phase[], condit
       if (refused?.conflict) return SAME_POSITION;
       throw caught;
     }
+  }).catch((error: unknown) => {
+    // Past the bound (a burst of starts on the account kept it): as a start's, a clean 429; the
+    // transaction never committed, so the task is as it was and nothing is refunded.
+    if (error instanceof RetriesExhaustedError) throw new AccountBusyError('Too many writes to this account at once. Nothing was changed; retry in a second.');
+    throw error;
   });
   return written ? getTask(db, task.partitionId, task.taskId) : undefined;
 }
