@@ -8,11 +8,15 @@
  *   5. the events feed: page 1 vs a page 5,000 events deep (bench/events-feed.ts).
  * Run: npm run bench:scale   (figures only; no pass/fail; `npm run bench:scale -- events`: only 5).
  * `-- --limited-key`: every key has a monthly spend limit (too high to be reached), so each start
- * also passes the limit's condition. DynamoDB Local is far slower than
+ * also passes the limit's condition. `-- --aws-conflicts`: DynamoDB's transaction conflicts,
+ * which DynamoDB Local never reports, emulated on the stack's shared client
+ * (test/support/aws-conflicts.ts; design 32, 5.4), and the conflicts it raised printed after each
+ * one/ten pair and at the end. DynamoDB Local is far slower than
  * DynamoDB: read these as relative figures.
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { sweep } from '#domain/tasks/sweep';
+import { emulateTransactionConflicts, type ConflictEmulator } from '#test-support/aws-conflicts';
 import { eventsFeedFigures } from './events-feed';
 import { load, ms, newApiKey, percentile, runBench, startBenchStack, type Figures } from './load';
 
@@ -31,6 +35,9 @@ async function main(): Promise<void> {
   // Simulated tasks stay processing (startBenchStack): the sweeper has them all to examine.
   const stack = await startBenchStack('vidgen-bench-scale');
   let started = 0;
+  const emulator: ConflictEmulator | undefined = process.argv.includes('--aws-conflicts') ? emulateTransactionConflicts(stack.context.db) : undefined;
+  const conflicts = () => (emulator ? `${emulator.raised.transactions} transactions cancelled, ${emulator.raised.writes} single writes refused` : '');
+  if (emulator) console.log("(DynamoDB's transaction conflicts emulated: --aws-conflicts)");
   try {
     if (process.argv[2] === 'events') return await eventsFeedFigures(stack, line);
     const spendLimit = process.argv.includes('--limited-key') ? 1_000_000_000 : undefined;
@@ -67,6 +74,7 @@ async function main(): Promise<void> {
       console.log(line(`ten accounts (c=${concurrency})`, spread));
       console.log(line(`one account  (c=${concurrency})`, one));
       console.log(`ratio one/ten at c=${concurrency}: ${(okRate(one) / okRate(spread)).toFixed(2)} (successful starts per second)`);
+      if (emulator) console.log(`emulated conflicts so far: ${conflicts()}`);
     }
 
     console.log('== 50 concurrent starts on one account (enough credits) ==');
@@ -123,6 +131,8 @@ async function main(): Promise<void> {
 
     await eventsFeedFigures(stack, line);
   } finally {
+    if (emulator) console.log(`emulated conflicts in all: ${conflicts()}`);
+    emulator?.();
     await stack.stop();
   }
 }

@@ -2,6 +2,8 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { buildAppContext, type AppContext } from '#app-context';
 import { createAccount } from '#domain/accounts/account-admin';
 import { ledgerSum } from '#domain/accounts/ledger';
+import { AccountBusyError } from '#domain/shared/errors';
+import { cancelTask } from '#domain/tasks/cancel-task';
 import { failTask } from '#domain/tasks/lifecycle/endings';
 import { startTask, type StartDeps } from '#domain/tasks/start-task';
 import { ScriptedProvider } from '#test-support/scripted-provider';
@@ -74,4 +76,30 @@ it('tries again after a conflict with one call a try: no task read, no count rea
   expect(account2!.credits).toBe(100);
   expect(ledgerSum(entries)).toBe(100);
   expect(entries.map((entry) => entry.kind).sort()).toEqual(['charge', 'grant', 'refund']);
+});
+
+it('past the retry bound, a cancel is refused as AccountBusy (429), the task unchanged and nothing refunded', async () => {
+  const { account } = await createAccount(ctx, { credits: 100 });
+  const task = await startTask(deps, account.accountId, {
+    kind: 'video',
+    params: { model: 'vid-1-5-pro', generationType: 'text_to_video', prompt: 'a lighthouse at dusk', aspectRatio: '16:9', duration: 5, resolution: '720p' },
+  });
+  // Every refund meets another transaction: a burst of starts that never lets up.
+  const injected = conflictOnRefund(Number.POSITIVE_INFINITY);
+  try {
+    await expect(cancelTask(deps, account.accountId, 'video', task.taskId)).rejects.toBeInstanceOf(AccountBusyError);
+  } finally {
+    injected.remove();
+  }
+  const [stored, account2, entries] = await Promise.all([
+    ctx.tasks.get(account.accountId, task.taskId),
+    ctx.accounts.get(account.accountId),
+    ctx.ledger.listForAccount(account.accountId),
+  ]);
+  expect(stored!.status).toBe('processing');
+  expect(account2!.credits).toBe(100 - task.creditsUsed);
+  expect(ledgerSum(entries)).toBe(account2!.credits);
+  // Once the account is free, the same cancel goes through, refunded once.
+  expect((await cancelTask(deps, account.accountId, 'video', task.taskId)).status).toBe('failed');
+  expect((await ctx.accounts.get(account.accountId))!.credits).toBe(100);
 });

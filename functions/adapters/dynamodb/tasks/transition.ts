@@ -1,4 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { AccountBusyError } from '#domain/shared/errors';
 import { endsTask, isFinal, statusOf, type Phase } from '#domain/tasks/phase';
 import type { Delivery } from '#domain/tasks/destinations';
 import { afterMove, type TaskPatch, type TaskPatchFields, type TransitionGuard } from '#domain/tasks/transitions';
@@ -6,7 +7,7 @@ import type { Task } from '#domain/tasks/task';
 import { isConditionFailure, type Db } from '../dynamo-client';
 import { endedEntryValues, type ListedPhase, OUTBOX_PREFIX, outputsPartition, phaseEntryValues, taskKey } from '../keys';
 import { appendWithRetries, ledgerMoved, SAME_POSITION, slotAfter } from '../ledger-positions';
-import { AGAIN, retryOnConflict, withRetries } from '../retry';
+import { AGAIN, RetriesExhaustedError, retryOnConflict, withRetries } from '../retry';
 import { feedAppendParts, feedRefusal, readFeedPosition } from '../event-feed-repository';
 import { deliveryItem, fromTaskItem } from '../task-item';
 import { transact, TransactionRefused } from '../transaction';
@@ -286,7 +287,12 @@ async function failWithRefund(db: Db, task: Task, to: Phase | 'same', condition:
       }
     },
     patch.ledgerSeen,
-  );
+  ).catch((error: unknown) => {
+    // Past the bound (a burst of starts on the account kept it): as a start's, a clean 429; the
+    // transaction never committed, so the task is as it was and nothing is refunded.
+    if (error instanceof RetriesExhaustedError) throw new AccountBusyError('Too many writes to this account at once. Nothing was changed; retry in a second.');
+    throw error;
+  });
   return written ? afterMove(task, to, patch) : undefined;
 }
 
