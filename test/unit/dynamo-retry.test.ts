@@ -1,6 +1,7 @@
 import { ledgerMoved, LedgerMoved } from '#adapters/dynamodb/ledger-positions';
 import { AGAIN, isConflict, RETRY_LIMITS, RetriesExhaustedError, retryOnConflict, withRetries } from '#adapters/dynamodb/retry';
 import { TransactionRefused } from '#adapters/dynamodb/transaction';
+import { ServiceBusyError } from '#domain/shared/errors';
 
 /** The one retry policy of the DynamoDB adapters, and cancellation reasons read by name (issue 32). */
 describe('withRetries', () => {
@@ -13,11 +14,12 @@ describe('withRetries', () => {
     expect(rounds).toEqual([0, 1, 2, 3]);
   });
 
-  it('gives up after maxAttempts with RetriesExhaustedError naming what it tried', async () => {
+  it('gives up after maxAttempts with RetriesExhaustedError naming what it tried, a busy service to the API (503, never 500)', async () => {
     let attempts = 0;
-    await expect(withRetries('ledger append of acc_1', async () => (attempts++, AGAIN), noSleep)).rejects.toThrow(
-      new RetriesExhaustedError('ledger append of acc_1', RETRY_LIMITS.maxAttempts),
-    );
+    const error = await withRetries('ledger append of acc_1', async () => (attempts++, AGAIN), noSleep).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RetriesExhaustedError);
+    expect(error).toBeInstanceOf(ServiceBusyError);
+    expect(error).toMatchObject({ retryAfterSeconds: 1, detail: `ledger append of acc_1: still contended after ${RETRY_LIMITS.maxAttempts} attempts.` });
     expect(attempts).toBe(RETRY_LIMITS.maxAttempts);
   });
 

@@ -1,3 +1,4 @@
+import { ServiceBusyError } from '#domain/shared/errors';
 import { TransactionRefused } from './transaction';
 
 /**
@@ -15,11 +16,18 @@ export const RETRY_LIMITS = { baseMs: 5, capMs: 200, maxAttempts: 50 } as const;
 /** What an attempt answers when it should be tried again after a pause. */
 export const AGAIN = Symbol('again');
 
-/** The bound was reached: another writer kept the item (or the position) for too long. */
-export class RetriesExhaustedError extends Error {
+/**
+ * The bound was reached: another writer kept the item (or the position) for too long. The API
+ * answers it as the busy service it is (503, retry in a second), never a 500; what was tried is
+ * for the logs, not the client.
+ */
+export class RetriesExhaustedError extends ServiceBusyError {
+  readonly detail: string;
+
   constructor(what: string, attempts: number) {
-    super(`${what}: still contended after ${attempts} attempts.`);
+    super();
     this.name = 'RetriesExhaustedError';
+    this.detail = `${what}: still contended after ${attempts} attempts.`;
   }
 }
 
