@@ -57,9 +57,9 @@ export async function announceEnded(
   prepared?: Promise<PreparedEndings>,
 ): Promise<Task> {
   try {
-    const endings = (await (prepared ?? deps.events.prepare?.(task.partitionId))) ?? deps.events;
-    const feedEntry = 'quietEntry' in endings ? endings.quietEntry(task) : undefined;
-    if (!feedEntry) await endings.ended(task);
+    const ahead = await (prepared ?? deps.events.prepare?.(task.partitionId));
+    const feedEntry = ahead?.quietEntry(task);
+    if (!feedEntry) await (ahead ?? deps.events).ended(task);
     const patch: TaskPatch = {
       announced: true,
       ...(feedEntry && { feedEntry }),
