@@ -109,6 +109,41 @@ export function Section({ title, children, actions }: { title: string; children:
   );
 }
 
+/** A column of DataTable: its heading, right-aligned when it holds numbers. */
+export type Column = string | { label: string; num: true };
+
+/**
+ * A table in its sideways-scrolling frame (375 px): the heading row from `columns`, then, with
+ * `actions`, a last column whose heading only screen readers hear; `children` are the rows.
+ */
+export function DataTable({ testId, columns, actions, children }: { testId: string; columns: readonly Column[]; actions?: boolean; children: ReactNode }) {
+  return (
+    <div className="table-wrap">
+      <table data-testid={testId}>
+        <thead>
+          <tr>
+            {columns.map((column) =>
+              typeof column === 'string' ? (
+                <th key={column}>{column}</th>
+              ) : (
+                <th key={column.label} className="num">
+                  {column.label}
+                </th>
+              ),
+            )}
+            {actions && (
+              <th>
+                <span className="visually-hidden">Actions</span>
+              </th>
+            )}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
 export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '—';
   return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });

@@ -1,6 +1,6 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { ErrorNotice, formatTime } from '../components';
+import { DataTable, ErrorNotice, formatTime } from '../components';
 import { useConsole } from '../context';
 import { download } from '../download';
 import { actionsIn, actorLabel, auditCsv, detailsLine, matchesFilter, type AuditFilter } from '../audit';
@@ -65,36 +65,22 @@ export default function AuditLog() {
       ) : shown.length === 0 ? (
         <p className="muted">{events.length === 0 ? 'No changes yet.' : 'No event matches these filters among those loaded.'}</p>
       ) : (
-        <div className="table-wrap">
-          <table data-testid="audit-events">
-            <thead>
-              <tr>
-                <th>When</th>
-                <th>Who</th>
-                <th>Action</th>
-                <th>Target</th>
-                <th>From</th>
-                <th>Details</th>
-              </tr>
-            </thead>
-            <tbody>
-              {shown.map((event) => (
-                <tr key={event.id} data-audit-id={event.id}>
-                  <td>{formatTime(event.at)}</td>
-                  <td>{actorLabel(event.actor)}</td>
-                  <td>
-                    <code>{event.action}</code>
-                  </td>
-                  <td>
-                    {event.target.type} <code>{event.target.id}</code>
-                  </td>
-                  <td>{event.ip ?? '—'}</td>
-                  <td className="small">{detailsLine(event.details) || '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable testId="audit-events" columns={['When', 'Who', 'Action', 'Target', 'From', 'Details']}>
+          {shown.map((event) => (
+            <tr key={event.id} data-audit-id={event.id}>
+              <td>{formatTime(event.at)}</td>
+              <td>{actorLabel(event.actor)}</td>
+              <td>
+                <code>{event.action}</code>
+              </td>
+              <td>
+                {event.target.type} <code>{event.target.id}</code>
+              </td>
+              <td>{event.ip ?? '—'}</td>
+              <td className="small">{detailsLine(event.details) || '—'}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {log.hasNextPage && (
         <button type="button" onClick={() => void log.fetchNextPage()} disabled={log.isFetchingNextPage}>

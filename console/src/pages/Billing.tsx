@@ -15,7 +15,7 @@ import {
   type CheckoutWatch,
   type HistoryLine,
 } from '../billing';
-import { ErrorNotice, formatTime, Loaded, Section, StatusBadge } from '../components';
+import { DataTable, ErrorNotice, formatTime, Loaded, Section, StatusBadge } from '../components';
 import { useConsole } from '../context';
 import { LEDGER_PAGE_SIZE, ledgerKey, ledgerPage, readLedger } from '../ledger';
 import { useAction } from '../queries';
@@ -143,28 +143,16 @@ function History({ lines, complete }: { lines: HistoryLine[]; complete: boolean 
     <>
       {lines.length === 0 && <p className="muted">Nothing bought or granted yet.</p>}
       {lines.length > 0 && (
-        <div className="table-wrap">
-          <table data-testid="billing-history">
-            <thead>
-              <tr>
-                <th>When</th>
-                <th>What</th>
-                <th className="num">Credits</th>
-                <th>Details</th>
-              </tr>
-            </thead>
-            <tbody>
-              {lines.map((line) => (
-                <tr key={line.key} data-type={line.kind}>
-                  <td>{formatTime(line.at)}</td>
-                  <td>{line.what}</td>
-                  <td className="num">{line.credits === null ? '—' : line.credits > 0 ? `+${line.credits}` : line.credits}</td>
-                  <td>{line.details}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable testId="billing-history" columns={['When', 'What', { label: 'Credits', num: true }, 'Details']}>
+          {lines.map((line) => (
+            <tr key={line.key} data-type={line.kind}>
+              <td>{formatTime(line.at)}</td>
+              <td>{line.what}</td>
+              <td className="num">{line.credits === null ? '—' : line.credits > 0 ? `+${line.credits}` : line.credits}</td>
+              <td>{line.details}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {!complete && (
         <p className="muted small">

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ReceivedInvitation } from '#client';
-import { ErrorNotice, formatTime, Loaded } from '../components';
+import { DataTable, ErrorNotice, formatTime, Loaded } from '../components';
 import { useConsole } from '../context';
 import { useAction } from '../queries';
 import { navigate } from '../router';
@@ -18,25 +18,11 @@ export default function Invitations() {
           invitations.length === 0 ? (
             <p className="muted">No open invitations.</p>
           ) : (
-            <div className="table-wrap">
-              <table data-testid="my-invitations">
-                <thead>
-                  <tr>
-                    <th>Account</th>
-                    <th>Role</th>
-                    <th>Expires</th>
-                    <th>
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {invitations.map((invitation) => (
-                    <InvitationRow key={invitation.invitation_id} invitation={invitation} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable testId="my-invitations" columns={['Account', 'Role', 'Expires']} actions>
+              {invitations.map((invitation) => (
+                <InvitationRow key={invitation.invitation_id} invitation={invitation} />
+              ))}
+            </DataTable>
           )
         }
       </Loaded>

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent, type RefObject } from 'react';
 import type { ApiKey, CreatedApiKey, KeyScope, Member } from '#client';
 import { createdByLabel, mayUse } from '../accounts';
-import { CopyButton, ErrorNotice, FocusedNotice, formatTime, Loaded, Section } from '../components';
+import { CopyButton, DataTable, ErrorNotice, FocusedNotice, formatTime, Loaded, Section } from '../components';
 import { useConsole } from '../context';
 import { useAction } from '../queries';
 
@@ -74,31 +74,11 @@ function KeyTable({
   onChanged: () => void;
 }) {
   return (
-    <div className="table-wrap">
-      <table data-testid="keys">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Key</th>
-            <th>Mode</th>
-            <th>Scopes</th>
-            <th className="num">Limit / spent this month</th>
-            <th>Last used</th>
-            <th>Expires</th>
-            <th>Created</th>
-            <th>Created by</th>
-            <th>
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {keys.map((key) => (
-            <KeyRow key={key.key_id} apiKey={key} createdBy={createdByLabel(key.created_by, members)} editing={editing === key.key_id} onEdit={() => onEdit(key.key_id)} onChanged={onChanged} />
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable testId="keys" columns={['Name', 'Key', 'Mode', 'Scopes', { label: 'Limit / spent this month', num: true }, 'Last used', 'Expires', 'Created', 'Created by']} actions>
+      {keys.map((key) => (
+        <KeyRow key={key.key_id} apiKey={key} createdBy={createdByLabel(key.created_by, members)} editing={editing === key.key_id} onEdit={() => onEdit(key.key_id)} onChanged={onChanged} />
+      ))}
+    </DataTable>
   );
 }
 

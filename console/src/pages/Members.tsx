@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import type { Invitation, Member, MemberRole } from '#client';
 import { createdByLabel, rolesOffered } from '../accounts';
-import { ErrorNotice, FocusedNotice, formatTime, Loaded, Section } from '../components';
+import { DataTable, ErrorNotice, FocusedNotice, formatTime, Loaded, Section } from '../components';
 import { useConsole } from '../context';
 import { useAction } from '../queries';
 
@@ -29,58 +29,29 @@ export default function Members() {
         {({ members, invitations }) => (
           <>
             <Section title="Members">
-              <div className="table-wrap">
-                <table data-testid="members">
-                  <thead>
-                    <tr>
-                      <th>Email</th>
-                      <th>Role</th>
-                      <th>Joined</th>
-                      <th>
-                        <span className="visually-hidden">Actions</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {members.map((member) => (
-                      <MemberRow
-                        key={member.holder_id}
-                        member={member}
-                        onChanged={() => void refresh()}
-                        onRemoved={() => {
-                          setRemoved(member);
-                          void refresh();
-                        }}
-                      />
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable testId="members" columns={['Email', 'Role', 'Joined']} actions>
+                {members.map((member) => (
+                  <MemberRow
+                    key={member.holder_id}
+                    member={member}
+                    onChanged={() => void refresh()}
+                    onRemoved={() => {
+                      setRemoved(member);
+                      void refresh();
+                    }}
+                  />
+                ))}
+              </DataTable>
             </Section>
             <Section title="Open invitations">
               {invitations.length === 0 ? (
                 <p className="muted">No open invitations.</p>
               ) : (
-                <div className="table-wrap">
-                  <table data-testid="invitations">
-                    <thead>
-                      <tr>
-                        <th>Email</th>
-                        <th>Role</th>
-                        <th>Invited by</th>
-                        <th>Expires</th>
-                        <th>
-                          <span className="visually-hidden">Actions</span>
-                        </th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {invitations.map((invitation) => (
-                        <InvitationRow key={invitation.invitation_id} invitation={invitation} members={members} onRevoked={() => void queries.invalidateQueries({ queryKey: ['members'] })} />
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
+                <DataTable testId="invitations" columns={['Email', 'Role', 'Invited by', 'Expires']} actions>
+                  {invitations.map((invitation) => (
+                    <InvitationRow key={invitation.invitation_id} invitation={invitation} members={members} onRevoked={() => void queries.invalidateQueries({ queryKey: ['members'] })} />
+                  ))}
+                </DataTable>
               )}
             </Section>
           </>

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { CreditTransaction } from '#client';
-import { ErrorNotice, formatTime, Loaded, Pager } from '../components';
+import { DataTable, ErrorNotice, formatTime, Loaded, Pager } from '../components';
 import { useConsole } from '../context';
 import { download } from '../download';
 import { LEDGER_PAGE_SIZE, ledgerPage } from '../ledger';
@@ -47,30 +47,17 @@ export default function Usage() {
           transactions.length === 0 ? (
             <p className="muted">No transactions yet.</p>
           ) : (
-            <div className="table-wrap">
-              <table data-testid="transactions">
-                <thead>
-                  <tr>
-                    <th>When</th>
-                    <th>Type</th>
-                    <th className="num">Credits</th>
-                    <th>Task</th>
-                    <th>Reason</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {transactions.map((transaction) => (
-                    <tr key={transaction.transaction_id}>
-                      <td>{formatTime(transaction.created_at)}</td>
-                      <td>{transaction.type}</td>
-                      <td className="num">{transaction.amount > 0 ? `+${transaction.amount}` : transaction.amount}</td>
-                      <td>{transaction.task_id ? <code>{transaction.task_id}</code> : '—'}</td>
-                      <td>{transaction.reason ?? '—'}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable testId="transactions" columns={['When', 'Type', { label: 'Credits', num: true }, 'Task', 'Reason']}>
+              {transactions.map((transaction) => (
+                <tr key={transaction.transaction_id}>
+                  <td>{formatTime(transaction.created_at)}</td>
+                  <td>{transaction.type}</td>
+                  <td className="num">{transaction.amount > 0 ? `+${transaction.amount}` : transaction.amount}</td>
+                  <td>{transaction.task_id ? <code>{transaction.task_id}</code> : '—'}</td>
+                  <td>{transaction.reason ?? '—'}</td>
+                </tr>
+              ))}
+            </DataTable>
           )
         }
       </Loaded>
