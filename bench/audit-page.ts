@@ -19,10 +19,9 @@ import type { LocalStack } from '#bin/local-stack/stack';
 import { createAccount } from '#domain/accounts/account-admin';
 import { addMember } from '#domain/accounts/members';
 import { auditEntry, OPERATOR_STAMP, type AuditEntry, type AuditStamp } from '#domain/shared/audit';
-import { ServiceBusyError } from '#domain/shared/errors';
 import { recordDynamoCalls } from '#test-support/dynamo-calls';
 import { identityClient, signedInHolder } from '#test-support/identity';
-import { load, ms, percentile, runBench, startBenchStack } from './load';
+import { load, ms, patiently, percentile, runBench, startBenchStack } from './load';
 
 const BIG = Number(process.env.BENCH_AUDIT_ENTRIES ?? 100_000);
 const SMALL = 100;
@@ -50,17 +49,6 @@ function entriesOf(accountId: string, count: number, stamp: AuditStamp): AuditEn
         return auditEntry(stamp, accountId, 'member.role_changed', { type: 'member', id: `holder-${n}` }, { role: { from: 'viewer', to: 'developer' } }, at);
     }
   });
-}
-
-/** DynamoDB Local on a loaded machine can take longer than the client's timeout: try again (the Puts are idempotent). */
-async function patiently<T>(send: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await send();
-    } catch (error) {
-      if (attempt >= 6 || !(error instanceof ServiceBusyError)) throw error;
-    }
-  }
 }
 
 /** The entries' items exactly as `auditPart` puts them, BatchWriteItem 25 at a time, SEED_CONCURRENCY batches in flight. */

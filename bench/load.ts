@@ -8,6 +8,7 @@ import path from 'node:path';
 import { startLocalStack, type LocalStack } from '#bin/local-stack/stack';
 import { freePort } from '#bin/local-stack/wait-for-port';
 import { createAccount, createApiKey } from '#domain/accounts/account-admin';
+import { ServiceBusyError } from '#domain/shared/errors';
 
 export interface Figures {
   requests: number;
@@ -81,6 +82,17 @@ export async function newApiKey(
 }
 
 /** Runs a bench's `main`, ending the process with status 1 when it throws. */
+/** DynamoDB Local on a loaded machine can take longer than the client's timeout: try again (for idempotent writes, such as a seed's Puts). */
+export async function patiently<T>(send: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await send();
+    } catch (error) {
+      if (attempt >= 6 || !(error instanceof ServiceBusyError)) throw error;
+    }
+  }
+}
+
 export function runBench(main: () => Promise<void>): void {
   main().catch((error: unknown) => {
     console.error(error);

@@ -17,11 +17,10 @@ import type { Db } from '#adapters/dynamodb/dynamo-client';
 import { usageCellKey } from '#adapters/dynamodb/keys';
 import { toTaskItem } from '#adapters/dynamodb/task-item';
 import { createAccount, createApiKey } from '#domain/accounts/account-admin';
-import { ServiceBusyError } from '#domain/shared/errors';
 import { newTaskId } from '#domain/shared/ids';
 import type { Task } from '#domain/tasks/task';
 import { usageCellsOf } from '#domain/usage/cells';
-import { ms, percentile, runBench, startBenchStack } from './load';
+import { ms, patiently, percentile, runBench, startBenchStack } from './load';
 
 const YEAR_START = Date.parse('2025-01-01T00:00:00.000Z');
 const YEAR_MS = 365 * 86_400_000;
@@ -73,17 +72,6 @@ function tasksOf(accountId: string, count: number, endUsers: number, keyIds: str
       completedAt: createdAt,
     } as Task;
   });
-}
-
-/** DynamoDB Local on a loaded machine can take longer than the client's timeout: try again (writes here are idempotent Puts). */
-async function patiently<T>(send: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await send();
-    } catch (error) {
-      if (attempt >= 6 || !(error instanceof ServiceBusyError)) throw error;
-    }
-  }
 }
 
 async function batchWrite(db: Db, items: Record<string, unknown>[]): Promise<void> {
