@@ -59,6 +59,14 @@ describe('DynamoDB round trips per request (issue 32)', () => {
     expect(final.rounds <= 2 ? 'at most 2 rounds' : final.trace).toBe('at most 2 rounds');
   });
 
+  it('refuses the cancel of an id we never issue with the same 404, reading nothing but the rate window', async () => {
+    const { key } = await newAccount(stack, { credits: 1000 });
+    const cancel = await measured(() => post(stack, key, '/videos/nonsense/cancel'));
+    expect(cancel.answer.status).toBe(404);
+    expect(cancel.answer.body.error).toMatchObject({ code: 'not_found' });
+    expect(cancel.calls === 1 ? 'the rate window only' : cancel.trace).toBe('the rate window only');
+  });
+
   it('answers GET /credits in 2 rounds', async () => {
     const { key } = await newAccount(stack, { credits: 1000 });
     const credits = await measured(() => call(stack.baseUrl, '/credits', { key }));

@@ -1,5 +1,5 @@
 import { TaskNotCancelableError } from '../shared/errors';
-import { isTaskId, owned } from './get-task';
+import { isTaskId, notFound, owned } from './get-task';
 import { withProgress } from './progress';
 import { providerOfTask } from '../providers/choice';
 import { narrowTask, type TaskKind, type TaskOfKind } from './task';
@@ -19,10 +19,12 @@ export async function cancelTask<K extends TaskKind>(
   kind: K,
   taskId: string,
 ): Promise<TaskOfKind<K>> {
+  // An id we never issue cannot exist: the same 404, and nothing read.
+  if (!isTaskId(taskId)) throw notFound(kind, taskId);
   // One round (design 32, 5.6): the task with the account's ledger count, and what publishing its ending reads.
   const prepared = deps.events.prepare?.(partitionId);
   void prepared?.catch(() => undefined); // awaited by announceEnded; a refused cancel does not need it
-  const { task: stored, ledgerSeen } = isTaskId(taskId) ? await deps.tasks.getForRefund(partitionId, taskId) : { task: undefined, ledgerSeen: undefined };
+  const { task: stored, ledgerSeen } = await deps.tasks.getForRefund(partitionId, taskId);
   const task = owned(stored, kind, taskId);
   const refuse = (status: string) =>
     new TaskNotCancelableError(`The ${kind} ${taskId} has already ${status === 'completed' ? 'completed' : 'failed'}: only a processing task can be canceled.`);

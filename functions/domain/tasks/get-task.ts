@@ -53,6 +53,9 @@ export const isTaskId = (taskId: string): boolean => TASK_ID.test(taskId);
 
 /** The task as read, if it is the caller's of this kind; the same 404 otherwise. */
 export function owned<K extends TaskKind>(task: Task | undefined, kind: K, taskId: string): TaskOfKind<K> {
-  if (!task || !isTaskOfKind(task, kind)) throw new NotFoundError(`No ${kind} with id "${taskId.slice(0, 64)}".`);
+  if (!task || !isTaskOfKind(task, kind)) throw notFound(kind, taskId);
   return task;
 }
+
+/** The one 404 of a task id: unknown, malformed, another account's or the other kind's alike. */
+export const notFound = (kind: TaskKind, taskId: string): NotFoundError => new NotFoundError(`No ${kind} with id "${taskId.slice(0, 64)}".`);
